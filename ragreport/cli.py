@@ -1,0 +1,125 @@
+"""Command line: parse arguments, call the library, turn a ragreport error into one line and exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from typing import Sequence
+
+from . import __version__
+from .api import evaluate
+from .errors import RagreportError
+from .loaders import FORMATS
+from .model import Conventions, Denominator, Gain, Missing, Order
+from .report import report_document
+from .text import markdown, table
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def _choices(enum) -> list[str]:
+    return [m.value for m in enum]
+
+
+def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="*", metavar="INPUT",
+                        help="run files (RAG JSONL, TREC run, or JSON {qid: {docid: score}}), optionally "
+                             ".gz; none: the preloaded sample")
+    parser.add_argument("--qrels", metavar="FILE", help="judgments for every run: TREC qrels or JSON "
+                                                        "{qid: {docid: grade}}")
+    parser.add_argument("-k", type=_positive_int, metavar="K", help="the cutoff (default 10; the sample's 5)")
+    parser.add_argument("--kmax", type=_positive_int, metavar="KMAX",
+                        help="largest cutoff of the K sweep (default max(10, 2K))")
+    parser.add_argument("--denominator", choices=_choices(Denominator), default="relevant",
+                        help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)")
+    parser.add_argument("--gain", choices=_choices(Gain), default="linear",
+                        help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)")
+    parser.add_argument("--missing", choices=_choices(Missing), default="zero",
+                        help="judged queries the run lacks: scored as empty lists (zero, default) or "
+                             "left out (skip)")
+    parser.add_argument("--order", choices=_choices(Order), default="score",
+                        help="scored runs: by score with trec_eval's tie rule (default) or file order")
+    parser.add_argument("--resamples", type=_positive_int, default=1000, help="bootstrap resamples (1000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    parser.add_argument("--confidence", type=_confidence, default=0.95, help="band confidence (0.95)")
+    parser.add_argument("--meta", action="append", default=[], metavar="FILE",
+                        help="run metadata (TOML or JSON); once per run, in order. Default: "
+                             "RUN.meta.toml or RUN.meta.json beside each run")
+    parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragreport",
+        description="Score retrieval runs with every convention stated and an interval on every mean.")
+    parser.add_argument("--version", action="version", version=f"ragreport {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    score = commands.add_parser("score", help="score runs and print the figures",
+                                description="Score runs and print every metric with its band and convention.")
+    _add_scoring_arguments(score)
+    score.add_argument("--format", choices=("table", "json", "markdown"), default="table",
+                       help="output: a terminal table (default), the JSON document, or Markdown")
+    return parser
+
+
+def conventions_from(args: argparse.Namespace) -> Conventions:
+    return Conventions(
+        denominator=Denominator(args.denominator),
+        gain=Gain(args.gain),
+        missing=Missing(args.missing),
+        order=Order(args.order),
+        confidence=args.confidence,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+
+
+def _score(args: argparse.Namespace) -> int:
+    summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
+                         kmax=args.kmax, metas=args.meta, input_format=args.input_format)
+    document = report_document(summaries)
+    if args.format == "json":
+        text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    elif args.format == "markdown":
+        text = markdown(document)
+    else:
+        text = table(document, width=shutil.get_terminal_size((100, 24)).columns)
+    sys.stdout.write(text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "score":
+            return _score(args)
+    except RagreportError as exc:
+        print(f"ragreport: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `ragreport score | head`
+        return 0
+    parser.error(f"unknown command {args.command!r}")
+    return 2

@@ -1,0 +1,597 @@
+"""Read runs, judgments and run metadata into :mod:`ragreport.model` objects.
+
+Formats (each may be gzip-compressed; detected from the extension and the content):
+
+- RAG JSONL: one query per line, ``{"id": "q01", "retrieved": [...], "relevant": [...] | {...}}``.
+- TREC run (``qid Q0 docid rank score tag``) with TREC qrels (``qid iter docid grade``).
+- JSON dicts as pytrec_eval and ranx use them: run ``{qid: {docid: score}}``, qrels
+  ``{qid: {docid: grade}}``.
+
+Every problem is an :class:`~ragreport.errors.InputError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import gzip
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .errors import InputError, UsageError, shorten
+from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+FORMATS = ("jsonl", "trec", "json")
+_ID_KEYS = ("id", "query_id", "qid")
+
+
+# ---------------------------------------------------------------------------------------------
+# Text and format detection
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "a readable file", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "a file", "a directory") from None
+    except OSError as exc:
+        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputError(path, None, "a complete gzip file", str(exc)) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+
+
+def _data_lines(text: str) -> Iterable[tuple[int, str]]:
+    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            yield number, line
+
+
+def _bare_name(path: Path) -> str:
+    name = path.name
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return name
+
+
+def detect_format(path: str | Path, text: str) -> str:
+    """``jsonl``, ``json`` or ``trec``, from the extension (``.gz`` aside), else from the content."""
+    name = _bare_name(Path(path)).lower()
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".json"):
+        return "json"
+    first = next(iter(_data_lines(text)), None)
+    if first is None:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    if first[1].lstrip().startswith("{"):
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            return "jsonl"
+        if isinstance(whole, dict) and not any(k in whole for k in ("retrieved",) + _ID_KEYS):
+            return "json"
+        return "jsonl"
+    return "trec"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing helpers
+
+
+def _parse_grade(token: Any, path: Path, line: int | None, what: str) -> int:
+    """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, booleans and text are errors."""
+    if isinstance(token, bool):
+        raise InputError(path, line, f"an integer grade for {what}", shorten(str(token).lower()))
+    if isinstance(token, int):
+        return token
+    value: float
+    if isinstance(token, float):
+        value = token
+    else:
+        try:
+            return int(token)
+        except (TypeError, ValueError):
+            try:
+                value = float(token)
+            except (TypeError, ValueError):
+                raise InputError(path, line, f"an integer grade for {what}", shorten(str(token))) from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise InputError(path, line, f"an integer grade for {what}", shorten(str(token)))
+    return int(value)
+
+
+def _parse_score(token: Any, path: Path, line: int | None, what: str) -> float:
+    if isinstance(token, bool):
+        raise InputError(path, line, f"a numeric score for {what}", str(token).lower())
+    try:
+        value = float(token)
+    except (TypeError, ValueError):
+        raise InputError(path, line, f"a numeric score for {what}", shorten(str(token))) from None
+    if not math.isfinite(value):
+        raise InputError(path, line, f"a finite numeric score for {what}", shorten(str(token)))
+    return value
+
+
+def _parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
+    text = str(value)
+    if not text:
+        raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
+    return text
+
+
+def _order_run(query_index: np.ndarray, doc_ids: np.ndarray, scores: np.ndarray | None,
+               order: Order) -> np.ndarray:
+    """Permutation putting slots in query order, then by score high to low, ties by id descending.
+
+    Under ``Order.FILE`` (or without scores) slots keep file order within their query.
+    """
+    if scores is None or order is Order.FILE:
+        return np.argsort(query_index, kind="stable")
+    _, codes = np.unique(doc_ids, return_inverse=True) if len(doc_ids) else (None, np.zeros(0, np.int64))
+    return np.lexsort((-codes.reshape(-1), -scores, query_index))
+
+
+def _run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_query: list[int],
+                    slot_docs: list[str], slot_scores: list[float] | None, order: Order,
+                    query_text: tuple[str | None, ...] = ()) -> Run:
+    query_index = np.asarray(slot_query, dtype=np.int64)
+    docs = np.asarray(slot_docs, dtype=object)
+    scores = None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64)
+    perm = _order_run(query_index, docs, scores, order)
+    counts = np.bincount(query_index, minlength=len(qids_in_order))
+    return Run(
+        name=name,
+        query_ids=np.asarray(qids_in_order, dtype=object),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        doc_ids=docs[perm] if len(docs) else docs,
+        query_text=query_text or (None,) * len(qids_in_order),
+        source=str(source),
+    )
+
+
+class _JudgmentCollector:
+    """Gathers (query, id, grade) with the line each came from; rejects conflicting grades."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.queries: dict[str, dict[str, tuple[int, int | None]]] = {}
+
+    def add_query(self, qid: str) -> None:
+        self.queries.setdefault(qid, {})
+
+    def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
+        per_query = self.queries.setdefault(qid, {})
+        seen = per_query.get(doc)
+        if seen is not None:
+            if seen[0] != grade:
+                raise InputError(
+                    self.path, line,
+                    f"one grade per query and id (query {qid!r} id {doc!r} was graded {seen[0]} on line {seen[1]})",
+                    f"grade {grade}",
+                )
+            return
+        per_query[doc] = (grade, line)
+
+    def judgments(self) -> Judgments:
+        return Judgments.from_lists(
+            [(q, list(d), [g for g, _ in d.values()]) for q, d in self.queries.items()],
+            source=str(self.path),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# TREC
+
+
+def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A TREC run: six whitespace-separated fields ``qid Q0 docid rank score tag`` per line.
+
+    The rank column is ignored (as trec_eval does); ``#`` lines and blank lines are skipped.
+    """
+    path = Path(path)
+    qids: dict[str, int] = {}
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    slot_scores: list[float] = []
+    for number, line in _data_lines(text):
+        fields = line.split()
+        if len(fields) != 6:
+            hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
+            raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'",
+                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+        qid, _, doc, _, score_text, _ = fields
+        score = _parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
+        slot_query.append(qids.setdefault(qid, len(qids)))
+        slot_docs.append(doc)
+        slot_scores.append(score)
+    if not qids:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    return _run_from_slots(name or _stem(path), path, list(qids), slot_query, slot_docs,
+                           slot_scores, order)
+
+
+def load_trec_qrels(path: str | Path, text: str) -> Judgments:
+    """TREC qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers."""
+    path = Path(path)
+    collector = _JudgmentCollector(path)
+    for number, line in _data_lines(text):
+        fields = line.split()
+        if len(fields) != 4:
+            hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
+            raise InputError(path, number, "4 fields 'qid iter docid grade'",
+                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+        qid, _, doc, grade_text = fields
+        grade = _parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
+        collector.add(qid, doc, grade, number)
+    if not collector.queries:
+        raise InputError(path, None, "at least one judgment line", "an empty file")
+    return collector.judgments()
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON dicts (pytrec_eval / ranx)
+
+
+def _line_of(text: str, *keys: str) -> int | None:
+    """Line of the first JSON key ``keys[-1]`` found after each earlier key in turn (best effort)."""
+    position = 0
+    for key in keys:
+        found = text.find(json.dumps(key), position)
+        if found < 0:
+            return None
+        position = found
+    return text.count("\n", 0, position) + 1
+
+
+def _load_json_object(path: Path, text: str, what: str) -> dict:
+    if not text.strip():
+        raise InputError(path, None, what, "an empty file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, f"valid JSON ({what})", exc.msg) from None
+    if not isinstance(data, dict):
+        raise InputError(path, 1, what, f"a JSON {type(data).__name__}")
+    return data
+
+
+def load_json_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A run as ``{qid: {docid: score}}`` (pytrec_eval, ranx), ordered like a TREC run."""
+    path = Path(path)
+    data = _load_json_object(path, text, "a run object {qid: {docid: score}}")
+    qids: list[str] = []
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    slot_scores: list[float] = []
+    for qid, ranked in data.items():
+        if not isinstance(ranked, dict):
+            raise InputError(path, _line_of(text, qid), f"query {qid!r} to map ids to scores",
+                             f"a JSON {type(ranked).__name__}")
+        index = len(qids)
+        qids.append(qid)
+        for doc, value in ranked.items():
+            slot_query.append(index)
+            slot_docs.append(doc)
+            slot_scores.append(_parse_score(value, path, _line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))
+    if not qids:
+        raise InputError(path, 1, "at least one query", "an empty object")
+    return _run_from_slots(name or _stem(path), path, qids, slot_query, slot_docs, slot_scores, order)
+
+
+def load_json_qrels(path: str | Path, text: str) -> Judgments:
+    """Judgments as ``{qid: {docid: grade}}`` (pytrec_eval, ranx); grades are integers."""
+    path = Path(path)
+    data = _load_json_object(path, text, "a qrels object {qid: {docid: grade}}")
+    collector = _JudgmentCollector(path)
+    for qid, graded in data.items():
+        if not isinstance(graded, dict):
+            raise InputError(path, _line_of(text, qid), f"query {qid!r} to map ids to grades",
+                             f"a JSON {type(graded).__name__}")
+        collector.add_query(qid)
+        for doc, value in graded.items():
+            line = _line_of(text, qid, doc)
+            collector.add(qid, doc, _parse_grade(value, path, line, f"query {qid!r} id {doc!r}"), line)
+    if not collector.queries:
+        raise InputError(path, 1, "at least one judged query", "an empty object")
+    return collector.judgments()
+
+
+# ---------------------------------------------------------------------------------------------
+# RAG JSONL
+
+
+class _ConflictingKey(Exception):
+    def __init__(self, key: str, first: Any, second: Any):
+        self.key, self.first, self.second = key, first, second
+
+
+def _no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise _ConflictingKey(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
+               name: str = "") -> tuple[Run, Judgments | None]:
+    """RAG JSONL: one object per line with an id, a ``retrieved`` list and ``relevant`` ids.
+
+    ``relevant`` is a list of ids (grade 1 each) or an object ``{id: grade}``. ``query`` (text)
+    and ``meta`` (an object) are optional. With ``with_judgments=False`` (judgments come from
+    ``--qrels``) a line must not carry ``relevant``.
+    """
+    path = Path(path)
+    seen: dict[str, int] = {}
+    qids: list[str] = []
+    texts: list[str | None] = []
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    collector = _JudgmentCollector(path)
+    for number, line in _data_lines(text):
+        try:
+            record = json.loads(line, object_pairs_hook=_no_conflicting_keys)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, number, "one JSON object per line", exc.msg) from None
+        except _ConflictingKey as exc:
+            raise InputError(path, number, f"one value for key {exc.key!r}",
+                             f"{shorten(json.dumps(exc.first))} and {shorten(json.dumps(exc.second))}") from None
+        if not isinstance(record, dict):
+            raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
+        id_key = next((k for k in _ID_KEYS if k in record), None)
+        if id_key is None:
+            raise InputError(path, number, "a query id under 'id', 'query_id' or 'qid'",
+                             f"keys {shorten(', '.join(record))}")
+        qid = _parse_id(record[id_key], path, number, f"'{id_key}'")
+        if qid in seen:
+            raise InputError(path, number, f"each query once (query {qid!r} is also on line {seen[qid]})",
+                             "it again")
+        seen[qid] = number
+        if "retrieved" not in record:
+            raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
+        retrieved = record["retrieved"]
+        if not isinstance(retrieved, list):
+            raise InputError(path, number, f"'retrieved' as a list of ids for query {qid!r}",
+                             f"a JSON {type(retrieved).__name__}")
+        query_text = record.get("query")
+        if query_text is not None and not isinstance(query_text, str):
+            raise InputError(path, number, f"'query' as text for query {qid!r}", f"a JSON {type(query_text).__name__}")
+        meta = record.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
+        index = len(qids)
+        qids.append(qid)
+        texts.append(query_text)
+        for doc in retrieved:
+            slot_query.append(index)
+            slot_docs.append(_parse_id(doc, path, number, f"every retrieved id of query {qid!r}"))
+        if with_judgments:
+            if "relevant" not in record:
+                raise InputError(path, number, f"'relevant' ids for query {qid!r} (or give --qrels)",
+                                 "no 'relevant' key")
+            _collect_relevant(collector, record["relevant"], qid, path, number)
+        elif "relevant" in record:
+            raise InputError(path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments",
+                             "both")
+    if not qids:
+        raise InputError(path, None, "at least one JSON line", "an empty file")
+    run = _run_from_slots(name or _stem(path), path, qids, slot_query, slot_docs, None, Order.FILE,
+                          tuple(texts))
+    return run, (collector.judgments() if with_judgments else None)
+
+
+def _collect_relevant(collector: _JudgmentCollector, relevant: Any, qid: str, path: Path, line: int) -> None:
+    collector.add_query(qid)
+    if isinstance(relevant, list):
+        for doc in relevant:
+            collector.add(qid, _parse_id(doc, path, line, f"every relevant id of query {qid!r}"), 1, line)
+    elif isinstance(relevant, dict):
+        for doc, grade in relevant.items():
+            collector.add(qid, doc, _parse_grade(grade, path, line, f"query {qid!r} id {doc!r}"), line)
+    else:
+        raise InputError(path, line, f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
+                         f"a JSON {type(relevant).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Metadata
+
+
+_META_KEYS = ("name", "retriever", "date", "label_source", "judge", "judge_error_rate",
+              "pool_depth", "retriever_kind", "notes")
+
+
+def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
+    pattern = rf'^\s*"?{re.escape(key)}"?\s*=' if is_toml else rf'"{re.escape(key)}"\s*:'
+    match = re.search(pattern, text, flags=re.MULTILINE)
+    return None if match is None else text.count("\n", 0, match.start()) + 1
+
+
+def load_meta(path: str | Path) -> RunMeta:
+    """Run metadata from TOML (``.toml``) or JSON, with the known keys validated.
+
+    Known keys: ``name``, ``retriever``, ``judge``, ``notes`` (text); ``date`` (ISO 8601);
+    ``label_source`` (``human`` | ``model``); ``judge_error_rate`` (0..1); ``pool_depth``
+    (a positive integer); ``retriever_kind`` (``single`` | ``multi-hop`` | ``agentic``).
+    Any other key is kept as given.
+    """
+    path = Path(path)
+    text = read_text(path)
+    is_toml = _bare_name(path).lower().endswith(".toml")
+    if is_toml:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            match = re.search(r"line (\d+)", str(exc))
+            raise InputError(path, int(match.group(1)) if match else None, "valid TOML metadata", str(exc)) from None
+    else:
+        data = _load_json_object(path, text, "a metadata object")
+
+    def fail(key: str, expected: str, value: Any) -> InputError:
+        shown = shorten(value if isinstance(value, str) else json.dumps(value, default=str))
+        return InputError(path, _meta_line(text, key, is_toml), f"metadata '{key}' {expected}", shown)
+
+    known: dict[str, Any] = {}
+    for key in ("name", "retriever", "judge", "notes"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise fail(key, "as text", data[key])
+            known[key] = data[key]
+    if "name" in known and not known["name"].strip():
+        raise fail("name", "as non-empty text", known["name"])
+    if "date" in data:
+        known["date"] = _parse_date(data["date"], fail)
+    for key, enum in (("label_source", LabelSource), ("retriever_kind", RetrieverKind)):
+        if key in data:
+            try:
+                known[key] = enum(data[key])
+            except ValueError:
+                raise fail(key, "to be one of " + ", ".join(m.value for m in enum), data[key]) from None
+    if "judge_error_rate" in data:
+        rate = data["judge_error_rate"]
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0.0 <= rate <= 1.0:
+            raise fail("judge_error_rate", "as a number from 0 to 1", rate)
+        known["judge_error_rate"] = float(rate)
+    if "pool_depth" in data:
+        depth = data["pool_depth"]
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise fail("pool_depth", "as a positive integer", depth)
+        known["pool_depth"] = depth
+    extra = tuple((k, v) for k, v in data.items() if k not in _META_KEYS)
+    return RunMeta(**known, extra=extra, source=str(path))
+
+
+def _parse_date(value: Any, fail) -> _dt.date:
+    if isinstance(value, _dt.date):  # TOML dates and date-times arrive parsed
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        for parse in (_dt.date.fromisoformat, _dt.datetime.fromisoformat):
+            try:
+                return parse(text.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+    raise fail("date", "as an ISO 8601 date (2026-11-30)", value)
+
+
+def find_meta(run_path: str | Path) -> Path | None:
+    """``RUN.meta.toml`` or ``RUN.meta.json`` beside the run (RUN with or without its extension)."""
+    run_path = Path(run_path)
+    bare = _bare_name(run_path)
+    stems = [bare]
+    if "." in bare:
+        stems.insert(0, bare.rsplit(".", 1)[0])
+    for stem in stems:
+        for suffix in (".meta.toml", ".meta.json"):
+            candidate = run_path.with_name(stem + suffix)
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _stem(path: Path) -> str:
+    bare = _bare_name(path)
+    return bare.rsplit(".", 1)[0] if "." in bare.lstrip(".") else bare
+
+
+# ---------------------------------------------------------------------------------------------
+# Putting it together
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run with the judgments it is to be scored against."""
+
+    run: Run
+    judgments: Judgments
+
+
+def sample_path() -> Path:
+    """The preloaded sample's JSONL file, inside the installed package."""
+    return Path(str(resources.files("ragreport") / "sample" / "sample.jsonl"))
+
+
+def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
+    """Judgments from TREC qrels or a JSON ``{qid: {docid: grade}}`` file."""
+    text = read_text(path)
+    fmt = input_format or detect_format(path, text)
+    if fmt == "json":
+        return load_json_qrels(path, text)
+    if fmt == "jsonl":
+        raise InputError(path, None, "qrels as TREC lines or a JSON object", "JSON lines")
+    return load_trec_qrels(path, text)
+
+
+def load_runs(inputs: Sequence[str | Path], *, qrels: str | Path | None = None,
+              metas: Sequence[str | Path] = (), input_format: str | None = None,
+              order: Order = Order.SCORE) -> list[LoadedRun]:
+    """Load every input run with its judgments and metadata; the sample when ``inputs`` is empty.
+
+    Judgments come from ``qrels`` when given, else from the JSONL lines themselves. Metadata comes
+    from ``metas`` (one per input, in order) or from ``RUN.meta.toml`` / ``RUN.meta.json`` beside
+    the run. A run is named by its metadata ``name``, else its file stem; names must be unique.
+    """
+    paths = [Path(p) for p in inputs] or [sample_path()]
+    if metas and len(metas) != len(paths):
+        raise UsageError(f"--meta was given {len(metas)} time(s) for {len(paths)} run(s); give one per run, in order")
+    if input_format is not None and input_format not in FORMATS:
+        raise UsageError(f"--input-format must be one of {', '.join(FORMATS)}, got {input_format!r}")
+    shared = load_qrels(qrels) if qrels is not None else None
+
+    loaded: list[LoadedRun] = []
+    for i, path in enumerate(paths):
+        text = read_text(path)
+        fmt = input_format or detect_format(path, text)
+        judgments: Judgments | None = shared
+        if fmt == "jsonl":
+            run, own = load_jsonl(path, text, with_judgments=shared is None)
+            judgments = shared if shared is not None else own
+        elif fmt == "json":
+            run = load_json_run(path, text, order)
+        else:
+            run = load_trec_run(path, text, order)
+        if judgments is None:
+            raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
+        meta_path = Path(metas[i]) if metas else find_meta(path)
+        meta = load_meta(meta_path) if meta_path is not None else RunMeta()
+        run = run.with_meta(meta, meta.name or run.name)
+        if not inputs:  # an install path would make the report differ between machines
+            run = replace(run, source="preloaded sample (ragreport/sample/sample.jsonl)")
+        loaded.append(LoadedRun(run, judgments))
+
+    names: dict[str, str] = {}
+    for item in loaded:
+        if item.run.name in names:
+            raise UsageError(
+                f"two runs are named {item.run.name!r} ({names[item.run.name]} and {item.run.source}); "
+                "set 'name' in their metadata or rename a file")
+        names[item.run.name] = item.run.source
+    return loaded

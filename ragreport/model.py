@@ -1,0 +1,260 @@
+"""The typed, immutable objects data flows through: conventions, judgments, runs, run metadata.
+
+Loaders build these; scoring reads them; nothing downstream mutates them. Id lists are numpy
+arrays of Python strings in CSR layout (``offsets[i]:offsets[i + 1]`` is query ``i``'s slice).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+
+class Choice(Enum):
+    """An enum whose members carry the sentence the report prints and what the other choice does."""
+
+    def __new__(cls, value: str, meaning: str, alternative: str):
+        member = object.__new__(cls)
+        member._value_ = value
+        member.meaning = meaning
+        member.alternative = alternative
+        return member
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Denominator(Choice):
+    RELEVANT = (
+        "relevant",
+        "Recall@K and AP@K divide by R, the number of ids judged relevant, as trec_eval's "
+        "recall_K and map_cut_K do; a query with more than K relevant ids can never reach 1.",
+        "With --denominator min they would divide by min(R, K), so a top K made only of "
+        "relevant ids scores 1 even when R > K.",
+    )
+    MIN = (
+        "min",
+        "Recall@K and AP@K divide by min(R, K), so a top K made only of relevant ids scores 1 "
+        "even when R > K (not trec_eval's convention).",
+        "With --denominator relevant they would divide by R, as trec_eval does, and queries "
+        "with more than K relevant ids could not reach 1.",
+    )
+
+
+class Gain(Choice):
+    LINEAR = (
+        "linear",
+        "nDCG@K gains are the grades themselves (linear gain), as trec_eval's ndcg_cut and "
+        "scikit-learn's ndcg_score use.",
+        "With --gain exp the gain of grade g would be 2^g - 1 (Burges et al. 2005), which weighs "
+        "highly graded ids more; for 0/1 grades both agree.",
+    )
+    EXP = (
+        "exp",
+        "nDCG@K gains are 2^grade - 1 (exponential gain, Burges et al. 2005).",
+        "With --gain linear the gain would be the grade itself, as trec_eval's ndcg_cut uses; "
+        "for 0/1 grades both agree.",
+    )
+
+    def apply(self, grades: np.ndarray) -> np.ndarray:
+        """Gain of each grade; grades below 1 (judged non-relevant, negative) gain nothing."""
+        grades = np.asarray(grades, dtype=np.float64)
+        positive = np.maximum(grades, 0.0)
+        if self is Gain.EXP:
+            return np.where(grades >= 1, np.exp2(positive) - 1.0, 0.0)
+        return np.where(grades >= 1, positive, 0.0)
+
+
+class Missing(Choice):
+    ZERO = (
+        "zero",
+        "A judged query that the run has no entry for is scored as an empty list (every metric "
+        "0) and counted, as trec_eval -c does.",
+        "With --missing skip such queries would be left out of every average, as trec_eval does "
+        "without -c.",
+    )
+    SKIP = (
+        "skip",
+        "A judged query that the run has no entry for is left out of every average and counted, "
+        "as trec_eval does without -c.",
+        "With --missing zero such queries would count as empty lists scoring 0, as trec_eval -c "
+        "does.",
+    )
+
+
+class Order(Choice):
+    SCORE = (
+        "score",
+        "Scored runs are ordered by score, high to low, with ties broken by id in descending "
+        "byte order, as trec_eval does; the rank column is ignored. Lists given as lists keep "
+        "their order.",
+        "With --order file each query's ids would keep the order of the file.",
+    )
+    FILE = (
+        "file",
+        "Each query's ids keep the order of the file; scores and the rank column are ignored.",
+        "With --order score they would be ordered by score, high to low, ties broken by id in "
+        "descending byte order, as trec_eval does.",
+    )
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Every switch that changes a figure, with the defaults of SPEC.md."""
+
+    denominator: Denominator = Denominator.RELEVANT
+    gain: Gain = Gain.LINEAR
+    missing: Missing = Missing.ZERO
+    order: Order = Order.SCORE
+    confidence: float = 0.95
+    resamples: int = 1000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence must lie strictly between 0 and 1, got {self.confidence}")
+        if self.resamples < 1:
+            raise ValueError(f"resamples must be at least 1, got {self.resamples}")
+
+    def choices(self) -> tuple[Choice, ...]:
+        return (self.denominator, self.gain, self.missing, self.order)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "denominator": self.denominator.value,
+            "gain": self.gain.value,
+            "missing": self.missing.value,
+            "order": self.order.value,
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+
+
+class LabelSource(Choice):
+    HUMAN = ("human", "Judgments made by people.", "")
+    MODEL = ("model", "Judgments made by a model (an LLM judge).", "")
+
+
+class RetrieverKind(Choice):
+    SINGLE = ("single", "One ranked list per query.", "")
+    MULTI_HOP = ("multi-hop", "Several retrieval steps per query; their union was scored.", "")
+    AGENTIC = ("agentic", "An agent decided what to retrieve; the union of what it pulled was scored.", "")
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """Run metadata as validated from ``RUN.meta.toml`` / ``RUN.meta.json`` (all optional)."""
+
+    name: str | None = None
+    retriever: str | None = None
+    date: _dt.date | None = None
+    label_source: LabelSource | None = None
+    judge: str | None = None
+    judge_error_rate: float | None = None
+    pool_depth: int | None = None
+    retriever_kind: RetrieverKind | None = None
+    notes: str | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+    source: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values, known keys first, then the others as given."""
+        out: dict[str, Any] = {}
+        for key in ("name", "retriever", "date", "label_source", "judge", "judge_error_rate",
+                    "pool_depth", "retriever_kind", "notes"):
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, Choice):
+                value = value.value
+            elif isinstance(value, _dt.date):
+                value = value.isoformat()
+            out[key] = value
+        for key, value in self.extra:
+            out[key] = _plain(value)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _frozen_array(values: Any, dtype: Any) -> np.ndarray:
+    array = np.asarray(values, dtype=dtype)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Graded judgments in CSR layout: query ``i`` judged ``doc_ids[offsets[i]:offsets[i+1]]``.
+
+    Grades are integers; >= 1 is relevant, 0 and negative are judged non-relevant. Each
+    (query, id) pair appears once (loaders reject conflicting duplicates and drop identical ones).
+    """
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    doc_ids: np.ndarray
+    grades: np.ndarray
+    source: str = ""
+
+    @classmethod
+    def from_lists(cls, per_query: list[tuple[str, list[str], list[int]]], source: str = "") -> "Judgments":
+        query_ids = [q for q, _, _ in per_query]
+        lengths = [len(d) for _, d, _ in per_query]
+        docs = [d for _, ds, _ in per_query for d in ds]
+        grades = [g for _, _, gs in per_query for g in gs]
+        return cls(
+            query_ids=_frozen_array(query_ids, object),
+            offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
+            doc_ids=_frozen_array(docs, object),
+            grades=_frozen_array(grades, np.int64),
+            source=source,
+        )
+
+
+@dataclass(frozen=True)
+class Run:
+    """Ranked lists in CSR layout, already in ranking order (best first).
+
+    ``query_text`` holds the optional query text per query (``None`` where not given).
+    """
+
+    name: str
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    doc_ids: np.ndarray
+    query_text: tuple[str | None, ...] = ()
+    meta: RunMeta = field(default_factory=RunMeta)
+    source: str = ""
+
+    @classmethod
+    def from_lists(cls, name: str, per_query: list[tuple[str, list[str]]], *,
+                   query_text: tuple[str | None, ...] = (), meta: RunMeta | None = None,
+                   source: str = "") -> "Run":
+        lengths = [len(d) for _, d in per_query]
+        return cls(
+            name=name,
+            query_ids=_frozen_array([q for q, _ in per_query], object),
+            offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
+            doc_ids=_frozen_array([d for _, ds in per_query for d in ds], object),
+            query_text=query_text or (None,) * len(per_query),
+            meta=meta or RunMeta(),
+            source=source,
+        )
+
+    def with_meta(self, meta: RunMeta, name: str) -> "Run":
+        return Run(self.name if not name else name, self.query_ids, self.offsets, self.doc_ids,
+                   self.query_text, meta, self.source)

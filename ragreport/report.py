@@ -1,0 +1,95 @@
+"""The plain-data report: what ``report.json`` and ``ragreport score --format json`` hold."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from . import __version__
+from .metrics import METRICS
+from .summary import RunSummary, repeats_per_query
+
+SCHEMA = "ragreport/1"
+
+
+def _number(value: Any) -> Any:
+    """JSON-ready number: NaN becomes null, numpy scalars become Python ones."""
+    if value is None:
+        return None
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _interval_dict(mean: Any, low: Any, high: Any, method: str) -> dict[str, Any]:
+    return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method}
+
+
+def run_document(summary: RunSummary) -> dict[str, Any]:
+    """One run's entry of the report document (the schema of ``ragreport/1``)."""
+    judged, scores, k = summary.judged, summary.scores, summary.k
+    conventions = summary.conventions
+    column = scores.column(k)
+    metrics = {}
+    for metric in METRICS:
+        label = metric.label(k)
+        interval = summary.at_k[label]
+        entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+        entry["convention"] = metric.convention(k, conventions)
+        entry["trec_eval"] = metric.trec_eval_name(k)
+        metrics[label] = entry
+
+    sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
+    for metric in METRICS:
+        sweep[metric.key] = {
+            "mean": [_number(v) for v in summary.sweep.mean[metric.key]],
+            "low": [_number(v) for v in summary.sweep.low[metric.key]],
+            "high": [_number(v) for v in summary.sweep.high[metric.key]],
+        }
+
+    repeats = repeats_per_query(judged)
+    lengths = judged.lengths
+    queries = []
+    for q in range(judged.n_queries):
+        scored = bool(scores.scored[q])
+        row: dict[str, Any] = {
+            "id": str(judged.query_ids[q]),
+            "scored": scored,
+            "status": summary.status[q].label,
+            "relevant": int(judged.relevant[q]),
+            "retrieved": int(lengths[q]),
+            "repeats": int(repeats[q]),
+            "first_relevant_rank": int(scores.first_relevant_rank[q]) or None,
+        }
+        if judged.query_text[q] is not None:
+            row["query"] = judged.query_text[q]
+        for m, metric in enumerate(METRICS):
+            value = scores.values[m, q, column]
+            if metric.interval == "wilson":
+                value = int(value)
+            row[metric.label(k)] = _number(value) if scored else None
+        queries.append(row)
+
+    return {
+        "name": summary.name,
+        "k": k,
+        "source": judged.source,
+        "meta": judged.meta.as_dict(),
+        "conventions": conventions.as_dict(),
+        "convention_text": {choice.__class__.__name__.lower(): choice.meaning for choice in conventions.choices()},
+        "counts": summary.counts.as_dict(),
+        "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        "metrics": metrics,
+        "sweep": sweep,
+        "queries": queries,
+    }
+
+
+def report_document(summaries: Sequence[RunSummary]) -> dict[str, Any]:
+    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "runs": [...]}``."""
+    return {
+        "schema": SCHEMA,
+        "generator": f"ragreport {__version__}",
+        "runs": [run_document(s) for s in summaries],
+    }

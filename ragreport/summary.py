@@ -1,0 +1,184 @@
+"""Summarise scored queries: suite means with their bands, the K sweep, counts and query statuses."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from .errors import UsageError
+from .intervals import Interval, bootstrap_interval, wilson_interval
+from .join import JudgedRun
+from .metrics import METRICS, QueryScores, score
+from .model import Conventions
+
+
+class Status(Enum):
+    """Where a query stands at the cutoff K, with the sentence a report prints for it."""
+
+    FULL = ("full", "Every relevant id is in the top K.")
+    PARTIAL = ("partial", "Some but not all relevant ids are in the top K.")
+    LATE_HIT = ("late hit", "No relevant id in the top K, but one further down the list.")
+    COMPLETE_MISS = ("complete miss", "No relevant id anywhere in the list.")
+    EXCLUDED = ("excluded", "No id judged relevant: left out of every average.")
+    MISSING = ("missing from run", "Judged, but the run has no entry for it.")
+
+    def __init__(self, label: str, meaning: str):
+        self.label = label
+        self.meaning = meaning
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The edge-rule counts of SPEC.md section 3."""
+
+    queries: int
+    scored: int
+    excluded_no_relevant: int
+    missing_from_run: int
+    unjudged_in_run: int
+    repeats: int
+    queries_with_repeats: int
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Every metric's mean and band at each cutoff of ``cutoffs`` (arrays indexed like it)."""
+
+    cutoffs: np.ndarray
+    mean: dict[str, np.ndarray]
+    low: dict[str, np.ndarray]
+    high: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Everything the reports say about one run, as plain values."""
+
+    judged: JudgedRun
+    scores: QueryScores
+    k: int
+    conventions: Conventions
+    counts: Counts
+    at_k: dict[str, Interval]
+    sweep: Sweep
+    status: tuple[Status, ...]
+    query_fingerprint: str
+    label_fingerprint: str
+
+    @property
+    def name(self) -> str:
+        return self.judged.name
+
+
+def default_kmax(k: int) -> int:
+    return max(10, 2 * k)
+
+
+def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
+    """Every cutoff from 1 to ``kmax``; past 100, 1..10 then a log-spaced grid holding K and Kmax."""
+    if kmax <= 100:
+        return np.arange(1, kmax + 1, dtype=np.int64)
+    grid = np.unique(np.round(np.logspace(0, np.log10(kmax), 60)).astype(np.int64))
+    return np.unique(np.concatenate([np.arange(1, 11), grid, [k, kmax]])).astype(np.int64)
+
+
+def fingerprint(items: list[str]) -> str:
+    """``sha256:`` of the sorted items joined by newlines."""
+    digest = hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
+    return f"sha256:{digest}"
+
+
+def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
+    hits = scores.hits[:, scores.column(k)]
+    out = []
+    for relevant, in_run, hit, first in zip(judged.relevant, judged.in_run, hits, scores.first_relevant_rank):
+        if relevant == 0:
+            out.append(Status.EXCLUDED)
+        elif not in_run:
+            out.append(Status.MISSING)
+        elif hit == relevant:
+            out.append(Status.FULL)
+        elif hit > 0:
+            out.append(Status.PARTIAL)
+        elif first > 0:
+            out.append(Status.LATE_HIT)
+        else:
+            out.append(Status.COMPLETE_MISS)
+    return tuple(out)
+
+
+def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | None = None) -> RunSummary:
+    """Score ``judged`` at K and over the sweep, and put a band on every mean.
+
+    Hit@K gets the Wilson interval (its per-query values are 0/1); every other metric a
+    percentile bootstrap over the scored queries, one resample matrix shared by every metric and
+    every cutoff of the run.
+    """
+    kmax = default_kmax(k) if kmax is None else kmax
+    if k < 1:
+        raise UsageError(f"K must be at least 1, got {k}")
+    if kmax < k:
+        raise UsageError(f"--kmax ({kmax}) must be at least K ({k})")
+    cutoffs = sweep_cutoffs(k, kmax)
+    scores = score(judged, cutoffs, conventions)
+
+    mask = scores.scored
+    n = int(mask.sum())
+    block = scores.values[:, mask, :]  # metrics x scored x cutoffs
+    n_metrics, _, n_cut = block.shape
+    flat = block.transpose(1, 0, 2).reshape(n, n_metrics * n_cut)
+    mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
+    mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
+
+    hit_row = METRICS.index(next(m for m in METRICS if m.interval == "wilson"))
+    successes = (block[hit_row] > 0).sum(axis=0)
+    w_low, w_high = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
+    low[hit_row], high[hit_row] = w_low, w_high
+
+    sweep = Sweep(
+        cutoffs=cutoffs,
+        mean={m.key: mean[i] for i, m in enumerate(METRICS)},
+        low={m.key: low[i] for i, m in enumerate(METRICS)},
+        high={m.key: high[i] for i, m in enumerate(METRICS)},
+    )
+    column = scores.column(k)
+    at_k = {
+        m.label(k): Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]), m.interval)
+        for i, m in enumerate(METRICS)
+    }
+
+    per_query_repeats = repeats_per_query(judged)
+    counts = Counts(
+        queries=judged.n_queries,
+        scored=n,
+        excluded_no_relevant=int((judged.relevant == 0).sum()),
+        missing_from_run=int((~judged.in_run).sum()),
+        unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
+        repeats=int(judged.repeat.sum()),
+        queries_with_repeats=int((per_query_repeats > 0).sum()),
+    )
+    labels = [f"{q}\t{d}\t{g}" for q, d, g in judged.judgment_pairs]
+    return RunSummary(
+        judged=judged,
+        scores=scores,
+        k=k,
+        conventions=conventions,
+        counts=counts,
+        at_k=at_k,
+        sweep=sweep,
+        status=query_status(judged, scores, k),
+        query_fingerprint=fingerprint([str(q) for q in judged.query_ids]),
+        label_fingerprint=fingerprint(labels),
+    )
+
+
+def repeats_per_query(judged: JudgedRun) -> np.ndarray:
+    """How many slots of each query's list repeat an id that stood higher in the same list."""
+    return np.bincount(np.repeat(np.arange(judged.n_queries), judged.lengths)[judged.repeat],
+                       minlength=judged.n_queries)

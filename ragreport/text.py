@@ -1,0 +1,79 @@
+"""Plain-text renderings of the report document: a terminal table and a Markdown table."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+
+def _band(entry: dict[str, Any]) -> str:
+    if entry["low"] is None:
+        return "[  n/a,   n/a]"
+    return f"[{entry['low']:.3f}, {entry['high']:.3f}]"
+
+
+def _mean(entry: dict[str, Any]) -> str:
+    return "  n/a" if entry["mean"] is None else f"{entry['mean']:.3f}"
+
+
+def counts_line(run: dict[str, Any]) -> str:
+    c = run["counts"]
+    parts = [
+        f"{c['queries']} queries",
+        f"{c['scored']} scored",
+        f"{c['excluded_no_relevant']} excluded (no relevant id)",
+        f"{c['missing_from_run']} judged but missing from the run",
+        f"{c['repeats']} repeated id{'s' if c['repeats'] != 1 else ''} in {c['queries_with_repeats']} "
+        f"quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+    ]
+    return ", ".join(parts)
+
+
+def bands_line(run: dict[str, Any]) -> str:
+    conv = run["conventions"]
+    return (f"Bands at {conv['confidence']:.0%}: Wilson score interval for Hit@{run['k']} (queries as trials); "
+            f"percentile bootstrap over queries for the rest ({conv['resamples']} resamples, seed {conv['seed']}).")
+
+
+def table(document: dict[str, Any], width: int = 100) -> str:
+    """A readable terminal table per run: metric, mean, band, interval, convention (wrapped)."""
+    blocks = []
+    for run in document["runs"]:
+        conf = f"{run['conventions']['confidence']:.0%}"
+        lines = [f"{run['name']}  (K = {run['k']})", counts_line(run), ""]
+        head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
+        indent = len(head)
+        lines.append(head + "convention")
+        lines.append("-" * min(width, indent + 40))
+        wrap_width = max(30, width - indent)
+        for label, entry in run["metrics"].items():
+            wrapped = textwrap.wrap(entry["convention"], wrap_width) or [""]
+            lines.append(f"{label:<9} {_mean(entry):>5}  {_band(entry):<16} {entry['interval']:<10} {wrapped[0]}")
+            lines.extend(" " * indent + more for more in wrapped[1:])
+        lines.append("")
+        for sentence in list(run["convention_text"].values()) + [bands_line(run)]:
+            lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: pipes, backslashes, angle brackets escaped."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\n", " "))
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """A Markdown table per run, fit for a pull-request comment or a CI job summary."""
+    blocks = []
+    for run in document["runs"]:
+        conf = f"{run['conventions']['confidence']:.0%}"
+        lines = [f"### {_md_cell(run['name'])} (K = {run['k']})", "", _md_cell(counts_line(run)) + ".", "",
+                 f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
+        for label, entry in run["metrics"].items():
+            lines.append(f"| {label} | {_mean(entry)} | {_band(entry)} | {entry['interval']} | "
+                         f"{_md_cell(entry['convention'])} |")
+        lines.append("")
+        lines.append(_md_cell(bands_line(run)))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
