@@ -35,7 +35,8 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
         centre = (p + z^2 / 2n) / (1 + z^2 / n)
         half   = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2)
 
-    returns ``(low, high) = (centre - half, centre + half)``, clipped to [0, 1]. Works on scalars
+    returns ``(low, high) = (centre - half, centre + half)``, exactly 0 at ``s = 0`` and 1 at
+    ``s = n``. Works on scalars
     or arrays; ``trials = 0`` gives NaN. Example: 7 of 9 at 95 % gives (0.453, 0.937).
     """
     s = np.asarray(successes, dtype=np.float64)
@@ -46,8 +47,9 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
         denom = 1.0 + z * z / n
         centre = (p + z * z / (2.0 * n)) / denom
         half = z / denom * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
-        low = np.clip(centre - half, 0.0, 1.0)
-        high = np.clip(centre + half, 0.0, 1.0)
+        # At p = 0 and p = 1 the bound is exactly 0 or 1; rounding alone would leave 1e-17.
+        low = np.where(s <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        high = np.where(s >= n, 1.0, np.clip(centre + half, 0.0, 1.0))
     low = np.where(n > 0, low, np.nan)
     high = np.where(n > 0, high, np.nan)
     if low.ndim == 0:
@@ -58,17 +60,19 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
 def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of bootstrap resamples of ``n`` items as count matrices (block x n), in order.
 
-    Resample ``b`` draws ``n`` indices uniformly with replacement from
-    ``numpy.random.default_rng(seed)``, in resample order, so the same ``(n, resamples, seed)``
-    gives the same resamples whatever the block size, and two runs over the same ``n`` queries
-    get the same resampled query sets (the pairing a paired comparison needs).
+    Resample ``b`` draws ``n`` indices uniformly with replacement as ``floor(u * n)`` from
+    ``n`` consecutive doubles ``u`` of ``numpy.random.default_rng(seed).random``. Each double
+    uses exactly one 64-bit draw of the generator, so the stream does not depend on how the
+    resamples are split into blocks: the same ``(n, resamples, seed)`` gives the same resamples
+    at any block size, and two runs over the same ``n`` queries get the same resampled query sets
+    (the pairing a paired comparison needs).
     """
     rng = np.random.default_rng(seed)
     block = max(1, min(resamples, _BLOCK_CELLS // max(n, 1)))
     done = 0
     while done < resamples:
         size = min(block, resamples - done)
-        draws = rng.integers(0, n, size=(size, n))
+        draws = np.minimum((rng.random((size, n)) * n).astype(np.int64), n - 1)
         flat = draws + (np.arange(size, dtype=np.int64) * n)[:, None]
         yield np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
         done += size

@@ -139,6 +139,16 @@ def _padded(offsets: np.ndarray, depth: int, *slot_arrays: np.ndarray) -> tuple[
     return tuple(out)
 
 
+def cumulative_dcg(gains: np.ndarray) -> np.ndarray:
+    """DCG at every depth: ``out[q, k-1] = sum_{i<=k} gains[q, i-1] / log2(i + 1)``.
+
+    Example: gains 3, 2, 3, 0, 1, 2 give DCG@6 = 6.861; their ideal order 3, 3, 2, 2, 1 gives 7.141.
+    """
+    gains = np.atleast_2d(np.asarray(gains, dtype=np.float64))
+    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2, dtype=np.float64))
+    return np.cumsum(gains * discount, axis=1)
+
+
 def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -> QueryScores:
     """Score every query of ``judged`` at every cutoff in ``cutoffs``.
 
@@ -169,15 +179,14 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
     gain_mat = np.where(valid, gain_mat, 0.0)
 
     ranks = np.arange(1, depth + 1, dtype=np.float64)
-    discount = 1.0 / np.log2(ranks + 1.0)
 
     cum_hits = np.cumsum(relevant_mat, axis=1, dtype=np.int64)
     precision_at_rank = cum_hits / ranks
     cum_ap = np.cumsum(np.where(relevant_mat, precision_at_rank, 0.0), axis=1)
-    cum_dcg = np.cumsum(gain_mat * discount, axis=1)
+    cum_dcg = cumulative_dcg(gain_mat)
     ideal_valid, ideal_gain = _padded(judged.ideal_offsets, depth,
                                       conventions.gain.apply(judged.ideal_grades))
-    cum_idcg = np.cumsum(np.where(ideal_valid, ideal_gain, 0.0) * discount, axis=1)
+    cum_idcg = cumulative_dcg(np.where(ideal_valid, ideal_gain, 0.0))
 
     hits = cum_hits[:, columns]
     k = cutoffs[None, :].astype(np.float64)

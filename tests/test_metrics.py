@@ -1,0 +1,173 @@
+"""Metric kernels: SPEC.md section 5 by hand, a naive reference loop, and registry-wide properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import judged_run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import metrics_at
+
+from ragreport.metrics import METRICS, NDCG, AVERAGE_PRECISION, cumulative_dcg, score
+from ragreport.model import Conventions, Denominator, Gain
+from ragreport.summary import summarise
+
+KEYS = [m.key for m in METRICS]
+
+
+# --- SPEC.md section 5 -------------------------------------------------------------------------
+
+def test_dcg_of_grades_3_2_3_0_1_2_is_6_861():
+    assert round(cumulative_dcg([[3, 2, 3, 0, 1, 2]])[0, 5], 3) == 6.861
+
+
+def test_idcg_of_ideal_order_3_3_2_2_1_is_7_141():
+    assert round(cumulative_dcg([[3, 3, 2, 2, 1, 0]])[0, 5], 3) == 7.141
+
+
+def test_idcg_with_two_unretrieved_relevant_ids_is_8_740():
+    assert round(cumulative_dcg([[3, 3, 3, 2, 2, 2]])[0, 5], 3) == 8.740
+
+
+SIX = ["a", "b", "c", "d", "e", "f"]
+SIX_GRADES = {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}
+
+
+def test_ndcg_at_6_is_0_961():
+    scores = score(judged_run([("q", SIX, SIX_GRADES)]), [6], Conventions())
+    assert round(float(scores.of(NDCG, 6)[0]), 3) == 0.961
+
+
+def test_ndcg_at_6_with_two_unretrieved_relevant_ids_is_0_785():
+    grades = dict(SIX_GRADES, g=3, h=2)
+    scores = score(judged_run([("q", SIX, grades)]), [6], Conventions())
+    assert round(float(scores.of(NDCG, 6)[0]), 3) == 0.785
+
+
+def _ranked(relevant_ranks: list[int], length: int = 10) -> tuple[list[str], dict[str, int]]:
+    docs = [f"d{i}" for i in range(1, length + 1)]
+    return docs, {f"d{i}": 1 for i in relevant_ranks}
+
+
+def test_ap_at_10_relevant_at_1_3_6_9_10_is_0_622():
+    docs, grades = _ranked([1, 3, 6, 9, 10])
+    scores = score(judged_run([("q", docs, grades)]), [10], Conventions())
+    assert round(float(scores.of(AVERAGE_PRECISION, 10)[0]), 3) == 0.622
+
+
+def test_ap_at_10_relevant_at_2_5_7_is_0_443():
+    docs, grades = _ranked([2, 5, 7])
+    scores = score(judged_run([("q", docs, grades)]), [10], Conventions())
+    assert round(float(scores.of(AVERAGE_PRECISION, 10)[0]), 3) == 0.443
+
+
+def test_map_at_10_of_the_two_is_0_533():
+    one, two = _ranked([1, 3, 6, 9, 10]), _ranked([2, 5, 7])
+    summary = summarise(judged_run([("q1", *one), ("q2", *two)]), 10, Conventions())
+    assert round(summary.at_k["AP@10"].mean, 3) == 0.533
+
+
+# --- Against a naive per-query loop --------------------------------------------------------------
+
+DOCS = [f"d{i}" for i in range(12)]
+
+query_strategy = st.tuples(
+    st.lists(st.sampled_from(DOCS), max_size=15),  # repeats and short lists included
+    st.dictionaries(st.sampled_from(DOCS), st.integers(-1, 3), max_size=8),  # empty relevant sets too
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(queries=st.lists(query_strategy, min_size=1, max_size=6),
+       cutoffs=st.lists(st.integers(1, 16), min_size=1, max_size=4),
+       denominator=st.sampled_from(list(Denominator)), gain=st.sampled_from(list(Gain)))
+def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain):
+    judged = judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)])
+    conventions = Conventions(denominator=denominator, gain=gain)
+    scores = score(judged, cutoffs, conventions)
+    for q, (retrieved, grades) in enumerate(queries):
+        for c, k in enumerate(scores.cutoffs):
+            expected = metrics_at(retrieved, grades, int(k), denominator.value, gain.value)
+            for m, key in enumerate(KEYS):
+                assert scores.values[m, q, c] == pytest.approx(expected[key], abs=1e-12), (key, k, q)
+        assert bool(scores.scored[q]) == any(g >= 1 for g in grades.values())
+
+
+# --- Properties over the whole registry ---------------------------------------------------------
+
+@settings(max_examples=150, deadline=None)
+@given(queries=st.lists(query_strategy, min_size=1, max_size=6))
+def test_every_score_lies_in_0_1_and_recall_and_hit_never_fall_as_k_grows(queries):
+    judged = judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)])
+    scores = score(judged, range(1, 17), Conventions())
+    assert np.all(scores.values >= 0) and np.all(scores.values <= 1 + 1e-12)
+    for key in ("R", "Hit", "RR"):
+        values = scores.values[KEYS.index(key)]
+        assert np.all(np.diff(values, axis=1) >= -1e-12), key
+
+
+@settings(max_examples=100, deadline=None)
+@given(grades=st.lists(st.integers(1, 3), min_size=1, max_size=8), k=st.integers(1, 10))
+def test_the_ideal_ranking_scores_one(grades, k):
+    docs = [f"d{i}" for i in range(len(grades))]
+    order = sorted(range(len(grades)), key=lambda i: -grades[i])
+    judged = judged_run([("q", [docs[i] for i in order], dict(zip(docs, grades)))])
+    scores = score(judged, [k], Conventions(denominator=Denominator.MIN))
+    for key in ("R", "Hit", "RR", "AP", "nDCG", "CP"):
+        assert scores.values[KEYS.index(key), 0, 0] == pytest.approx(1.0), key
+    assert scores.values[KEYS.index("P"), 0, 0] == pytest.approx(min(len(grades), k) / k)
+
+
+def test_recall_under_relevant_denominator_cannot_reach_one_when_r_exceeds_k():
+    docs = [f"d{i}" for i in range(6)]
+    judged = judged_run([("q", docs, {d: 1 for d in docs})])
+    relevant = score(judged, [5], Conventions()).values[KEYS.index("R"), 0, 0]
+    minimum = score(judged, [5], Conventions(denominator=Denominator.MIN)).values[KEYS.index("R"), 0, 0]
+    assert relevant == pytest.approx(5 / 6) and minimum == 1.0
+
+
+def test_a_repeat_keeps_its_slot_and_scores_nothing():
+    judged = judged_run([("q", ["a", "a", "b"], {"a": 2, "b": 1})])
+    scores = score(judged, [3], Conventions())
+    assert scores.values[KEYS.index("P"), 0, 0] == pytest.approx(2 / 3)
+    # DCG: a at rank 1 (gain 2), the repeat nothing, b at rank 3 (gain 1 / log2 4).
+    assert scores.values[KEYS.index("nDCG"), 0, 0] == pytest.approx((2 + 0.5) / (2 + 1 / np.log2(3)))
+    assert list(judged.repeat) == [False, True, False]
+
+
+def test_exponential_gain_weighs_high_grades_more():
+    judged = judged_run([("q", ["b", "a"], {"a": 3, "b": 1})])
+    linear = score(judged, [2], Conventions()).values[KEYS.index("nDCG"), 0, 0]
+    exp = score(judged, [2], Conventions(gain=Gain.EXP)).values[KEYS.index("nDCG"), 0, 0]
+    assert linear == pytest.approx((1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3)))
+    assert exp == pytest.approx((1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3)))
+
+
+def test_context_precision_equals_ap_only_when_every_relevant_id_is_within_k():
+    judged = judged_run([("all", ["a", "x", "b"], {"a": 1, "b": 1}), ("some", ["a", "x", "y"], {"a": 1, "b": 1})])
+    scores = score(judged, [3], Conventions())
+    ap, cp = scores.values[KEYS.index("AP"), :, 0], scores.values[KEYS.index("CP"), :, 0]
+    assert ap[0] == pytest.approx(cp[0]) == pytest.approx((1 + 2 / 3) / 2)
+    assert cp[1] == 1.0 and ap[1] == 0.5
+
+
+def test_first_relevant_rank_looks_past_the_deepest_cutoff():
+    judged = judged_run([("q", ["x", "y", "z", "a"], {"a": 1}), ("none", ["x"], {"a": 1})])
+    scores = score(judged, [2], Conventions())
+    assert list(scores.first_relevant_rank) == [4, 0]
+
+
+def test_registry_names_every_convention():
+    conventions = Conventions()
+    for metric in METRICS:
+        text = metric.convention(5, conventions)
+        assert "5" in text and text.endswith(".")
+    assert [m.key for m in METRICS] == ["P", "R", "Hit", "RR", "AP", "nDCG", "CP"]
+    assert [m.trec_eval_name(5) for m in METRICS] == ["P_5", "recall_5", "success_5", "recip_rank",
+                                                      "map_cut_5", "ndcg_cut_5", None]
+
+
+def test_cutoffs_must_be_positive():
+    with pytest.raises(ValueError):
+        score(judged_run([("q", ["a"], {"a": 1})]), [0], Conventions())
