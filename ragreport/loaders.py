@@ -213,7 +213,8 @@ class _JudgmentCollector:
 def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
     """A TREC run: six whitespace-separated fields ``qid Q0 docid rank score tag`` per line.
 
-    The rank column is ignored (as trec_eval does); ``#`` lines and blank lines are skipped.
+    The rank column is ignored and text after the sixth field (a comment some tools append) is
+    ignored, as trec_eval does; ``#`` lines and blank lines are skipped.
     """
     path = Path(path)
     qids: dict[str, int] = {}
@@ -222,11 +223,11 @@ def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name:
     slot_scores: list[float] = []
     for number, line in _data_lines(text):
         fields = line.split()
-        if len(fields) != 6:
+        if len(fields) < 6:
             hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
             raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'",
                              f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
-        qid, _, doc, _, score_text, _ = fields
+        qid, _, doc, _, score_text = fields[:5]
         score = _parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
