@@ -32,7 +32,7 @@ class UsageError(RagreportError):
     """Arguments that do not fit together (two runs with one name, K above Kmax, ...)."""
 
 
-def shorten(text: str, limit: int = 60) -> str:
-    """``repr`` of a found value, cut to ``limit`` characters so one bad line stays one line."""
-    shown = repr(text)
+def shorten(text: str, limit: int = 60, quote: bool = True) -> str:
+    """A found value (its ``repr`` when ``quote``), cut to ``limit`` characters and to one line."""
+    shown = repr(text) if quote else text.replace("\n", " ")
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."

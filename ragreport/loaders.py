@@ -78,8 +78,11 @@ def _bare_name(path: Path) -> str:
     return name
 
 
-def detect_format(path: str | Path, text: str) -> str:
-    """``jsonl``, ``json`` or ``trec``, from the extension (``.gz`` aside), else from the content."""
+def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
+    """``jsonl``, ``json`` or ``trec``, from the extension (``.gz`` aside), else from the content.
+
+    ``what`` names a line of the file in the error an empty file gets.
+    """
     name = _bare_name(Path(path)).lower()
     if name.endswith((".jsonl", ".ndjson")):
         return "jsonl"
@@ -87,7 +90,7 @@ def detect_format(path: str | Path, text: str) -> str:
         return "json"
     first = next(iter(_data_lines(text)), None)
     if first is None:
-        raise InputError(path, None, "at least one run line", "an empty file")
+        raise InputError(path, None, f"at least one {what}", "an empty file")
     if first[1].lstrip().startswith("{"):
         try:
             whole = json.loads(text)
@@ -106,7 +109,7 @@ def detect_format(path: str | Path, text: str) -> str:
 def _parse_grade(token: Any, path: Path, line: int | None, what: str) -> int:
     """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, booleans and text are errors."""
     if isinstance(token, bool):
-        raise InputError(path, line, f"an integer grade for {what}", shorten(str(token).lower()))
+        raise InputError(path, line, f"an integer grade for {what}", str(token).lower())
     if isinstance(token, int):
         return token
     value: float
@@ -364,7 +367,8 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
             raise InputError(path, number, "one JSON object per line", exc.msg) from None
         except _ConflictingKey as exc:
             raise InputError(path, number, f"one value for key {exc.key!r}",
-                             f"{shorten(json.dumps(exc.first))} and {shorten(json.dumps(exc.second))}") from None
+                             f"{shorten(json.dumps(exc.first), quote=False)} and "
+                             f"{shorten(json.dumps(exc.second), quote=False)}") from None
         if not isinstance(record, dict):
             raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
         id_key = next((k for k in _ID_KEYS if k in record), None)
@@ -543,7 +547,7 @@ def sample_path() -> Path:
 def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     """Judgments from TREC qrels or a JSON ``{qid: {docid: grade}}`` file."""
     text = read_text(path)
-    fmt = input_format or detect_format(path, text)
+    fmt = input_format or detect_format(path, text, "judgment line")
     if fmt == "json":
         return load_json_qrels(path, text)
     if fmt == "jsonl":

@@ -1,0 +1,79 @@
+"""summarise(): counts, statuses, the sweep grid, bands at K, fingerprints, the missing switch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import judged_run
+
+from ragreport.errors import UsageError
+from ragreport.model import Conventions, Missing
+from ragreport.summary import Status, fingerprint, summarise, sweep_cutoffs
+
+
+def _mixed():
+    return judged_run(
+        [("full", ["a", "b"], {"a": 1}), ("none", ["x", "x"], {"x": 0}), ("miss", ["y"], {"a": 1}),
+         ("unjudged", ["z"], None)],
+        extra_judged=[("absent", {"a": 2})])
+
+
+def test_counts_and_statuses():
+    summary = summarise(_mixed(), 1, Conventions())
+    assert summary.counts.as_dict() == {
+        "queries": 5, "scored": 3, "excluded_no_relevant": 2, "missing_from_run": 1, "unjudged_in_run": 1,
+        "repeats": 1, "queries_with_repeats": 1}
+    assert summary.status == (Status.FULL, Status.EXCLUDED, Status.COMPLETE_MISS, Status.EXCLUDED, Status.MISSING)
+
+
+def test_missing_zero_averages_the_absent_query_as_zero_and_skip_leaves_it_out():
+    zero = summarise(_mixed(), 1, Conventions())
+    skip = summarise(_mixed(), 1, Conventions(missing=Missing.SKIP))
+    assert zero.at_k["P@1"].mean == pytest.approx(1 / 3)
+    assert skip.at_k["P@1"].mean == pytest.approx(1 / 2)
+    assert skip.counts.scored == 2 and skip.counts.missing_from_run == 1
+
+
+def test_partial_and_late_hit():
+    judged = judged_run([("p", ["a", "x", "b"], {"a": 1, "b": 1}), ("late", ["x", "a"], {"a": 1})])
+    assert summarise(judged, 1, Conventions()).status == (Status.PARTIAL, Status.LATE_HIT)
+
+
+def test_sweep_is_every_k_up_to_100_then_a_log_grid_holding_k_and_kmax():
+    assert sweep_cutoffs(5, 10).tolist() == list(range(1, 11))
+    grid = sweep_cutoffs(37, 1000)
+    assert grid[0] == 1 and grid[-1] == 1000 and 37 in grid and list(grid[:10]) == list(range(1, 11))
+    assert len(grid) < 80 and np.all(np.diff(grid) > 0)
+
+
+def test_default_kmax_is_max_10_2k_and_k_above_kmax_is_refused():
+    judged = judged_run([("q", ["a"], {"a": 1})])
+    assert summarise(judged, 8, Conventions()).sweep.cutoffs[-1] == 16
+    assert summarise(judged, 3, Conventions()).sweep.cutoffs[-1] == 10
+    with pytest.raises(UsageError, match=r"--kmax \(4\) must be at least K \(5\)"):
+        summarise(judged, 5, Conventions(), kmax=4)
+
+
+def test_hit_uses_wilson_and_the_rest_the_bootstrap_at_every_k():
+    judged = judged_run([(f"q{i}", ["a", "b"], {"b" if i % 3 else "a": 1}) for i in range(12)])
+    summary = summarise(judged, 2, Conventions())
+    assert {label: iv.method for label, iv in summary.at_k.items()} == {
+        "P@2": "bootstrap", "R@2": "bootstrap", "Hit@2": "wilson", "RR@2": "bootstrap", "AP@2": "bootstrap",
+        "nDCG@2": "bootstrap", "CP@2": "bootstrap"}
+    # Hit@1 is 4 of 12: its band is Wilson's, at K = 1 of the sweep as well.
+    assert summary.sweep.low["Hit"][0] == pytest.approx(0.1381, abs=1e-4)
+    assert summary.sweep.high["Hit"][0] == pytest.approx(0.6093, abs=1e-4)
+
+
+def test_no_scored_query_gives_nan_not_an_error():
+    summary = summarise(judged_run([("q", ["a"], {"a": 0})]), 1, Conventions())
+    assert summary.counts.scored == 0 and np.isnan(summary.at_k["P@1"].mean)
+
+
+def test_fingerprints_follow_the_sorted_ids_and_triples():
+    one = summarise(judged_run([("a", ["x"], {"x": 1}), ("b", [], {"y": 2})]), 1, Conventions())
+    two = summarise(judged_run([("b", [], {"y": 2}), ("a", ["z"], {"x": 1})]), 1, Conventions())
+    three = summarise(judged_run([("a", ["x"], {"x": 2}), ("b", [], {"y": 2})]), 1, Conventions())
+    assert one.query_fingerprint == two.query_fingerprint == fingerprint(["a", "b"])
+    assert one.label_fingerprint == two.label_fingerprint != three.label_fingerprint
+    assert one.query_fingerprint.startswith("sha256:") and len(one.query_fingerprint) == 71
