@@ -184,3 +184,17 @@ def test_json_dict_run_scores_like_the_same_trec_run(tmp_path_factory, run, qrel
     judged_b, scores_b = ours(tmp_path / "run.json", tmp_path / "qrels.json", CUTS)
     assert list(judged_a.query_ids) == list(judged_b.query_ids)
     assert (scores_a.values == scores_b.values).all()
+
+
+def test_cli_means_at_10_with_missing_skip_equal_trec_eval(capsys):
+    from ragreport.cli import main
+
+    folder = oracle_dir("trec_eval_test")
+    expected = read_trec_eval(folder / "out.test.aq")
+    assert main(["score", "--qrels", str(folder / "qrels.test"), str(folder / "results.test"), "-k", "10",
+                 "--missing", "skip", "--format", "json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)["runs"][0]["metrics"]
+    for label, measure in [("P@10", "P_10"), ("R@10", "recall_10"), ("Hit@10", "success_10"),
+                           ("AP@10", "map_cut_10"), ("nDCG@10", "ndcg_cut_10")]:
+        assert metrics[label]["mean"] == pytest.approx(expected[measure]["all"], abs=5.1e-5), label
+        assert metrics[label]["trec_eval"] == measure
