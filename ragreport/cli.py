@@ -101,7 +101,7 @@ def _score(args: argparse.Namespace) -> int:
                          kmax=args.kmax, metas=args.meta, input_format=args.input_format)
     document = report_document(summaries)
     if args.format == "json":
-        text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     elif args.format == "markdown":
         text = markdown(document)
     else:

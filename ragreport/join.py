@@ -39,7 +39,9 @@ class JudgedRun:
     repeat: np.ndarray
     ideal_offsets: np.ndarray
     ideal_grades: np.ndarray
-    judgment_pairs: np.ndarray  # (query, id, grade) of every judgment, for the label fingerprint
+    judgment_query: np.ndarray  # every judgment as (query index, id, grade): the label set
+    judgment_doc_ids: np.ndarray
+    judgment_grades: np.ndarray
 
     @property
     def n_queries(self) -> int:
@@ -57,21 +59,21 @@ def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:
 
 def join(run: Run, judgments: Judgments) -> JudgedRun:
     """Align ``run`` with ``judgments`` (see :class:`JudgedRun`)."""
-    run_qids = [str(q) for q in run.query_ids]
+    run_qids = run.query_ids.tolist()
     known = dict.fromkeys(run_qids)
-    judged_only = [q for q in judgments.query_ids if q not in known]
-    query_ids = np.array(run_qids + judged_only, dtype=object)
-    index = {q: i for i, q in enumerate(query_ids)}
+    judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
+    query_ids = np.array(run_qids + judged_only, dtype=str)
+    index = {q: i for i, q in enumerate(query_ids.tolist())}
     n_q = len(query_ids)
     n_run = len(run_qids)
 
     run_lengths = np.diff(run.offsets)
     slot_query = np.repeat(np.arange(n_run, dtype=np.int64), run_lengths)
     j_lengths = np.diff(judgments.offsets)
-    j_query_local = np.array([index[q] for q in judgments.query_ids], dtype=np.int64)
+    j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
 
-    all_docs = np.concatenate([run.doc_ids, judgments.doc_ids]).astype(object)
+    all_docs = np.concatenate([np.asarray(run.doc_ids, dtype=str), np.asarray(judgments.doc_ids, dtype=str)])
     if len(all_docs):
         _, codes = np.unique(all_docs, return_inverse=True)
         codes = codes.reshape(-1).astype(np.int64)
@@ -107,11 +109,6 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     has_judgments[j_query_local[j_lengths > 0]] = True
 
     texts = tuple(run.query_text) if run.query_text else (None,) * n_run
-    pairs = np.empty((len(judgments.doc_ids), 3), dtype=object)
-    if len(pairs):
-        pairs[:, 0] = np.asarray(query_ids)[j_query]
-        pairs[:, 1] = judgments.doc_ids
-        pairs[:, 2] = judgments.grades
 
     return JudgedRun(
         name=run.name,
@@ -123,11 +120,13 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         has_judgments=has_judgments,
         relevant=relevant,
         offsets=np.concatenate([run.offsets, np.full(len(judged_only), run.offsets[-1])]).astype(np.int64),
-        doc_ids=np.asarray(run.doc_ids, dtype=object),
+        doc_ids=np.asarray(run.doc_ids, dtype=str),
         grades=grades,
         judged=judged,
         repeat=repeat,
         ideal_offsets=_offsets(ideal_q, n_q),
         ideal_grades=ideal_g[ideal_order].astype(np.int64),
-        judgment_pairs=pairs,
+        judgment_query=j_query,
+        judgment_doc_ids=np.asarray(judgments.doc_ids, dtype=str),
+        judgment_grades=np.asarray(judgments.grades, dtype=np.int64),
     )

@@ -165,13 +165,13 @@ def _run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_quer
                     slot_docs: list[str], slot_scores: list[float] | None, order: Order,
                     query_text: tuple[str | None, ...] = ()) -> Run:
     query_index = np.asarray(slot_query, dtype=np.int64)
-    docs = np.asarray(slot_docs, dtype=object)
+    docs = np.array(slot_docs, dtype=str)
     scores = None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64)
     perm = _order_run(query_index, docs, scores, order)
     counts = np.bincount(query_index, minlength=len(qids_in_order))
     return Run(
         name=name,
-        query_ids=np.asarray(qids_in_order, dtype=object),
+        query_ids=np.array(qids_in_order, dtype=str),
         offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
         doc_ids=docs[perm] if len(docs) else docs,
         query_text=query_text or (None,) * len(qids_in_order),
@@ -359,7 +359,7 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
     texts: list[str | None] = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
-    collector = _JudgmentCollector(path)
+    judged: list[tuple[str, list[str], list[int]]] = []
     for number, line in _data_lines(text):
         try:
             record = json.loads(line, object_pairs_hook=_no_conflicting_keys)
@@ -395,14 +395,14 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
         index = len(qids)
         qids.append(qid)
         texts.append(query_text)
-        for doc in retrieved:
-            slot_query.append(index)
-            slot_docs.append(_parse_id(doc, path, number, f"every retrieved id of query {qid!r}"))
+        slot_query.extend([index] * len(retrieved))
+        slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
             if "relevant" not in record:
                 raise InputError(path, number, f"'relevant' ids for query {qid!r} (or give --qrels)",
                                  "no 'relevant' key")
-            _collect_relevant(collector, record["relevant"], qid, path, number)
+            docs, grades = _relevant(record["relevant"], qid, path, number)
+            judged.append((qid, docs, grades))
         elif "relevant" in record:
             raise InputError(path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments",
                              "both")
@@ -410,20 +410,31 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
         raise InputError(path, None, "at least one JSON line", "an empty file")
     run = _run_from_slots(name or _stem(path), path, qids, slot_query, slot_docs, None, Order.FILE,
                           tuple(texts))
-    return run, (collector.judgments() if with_judgments else None)
+    return run, (Judgments.from_lists(judged, source=str(path)) if with_judgments else None)
 
 
-def _collect_relevant(collector: _JudgmentCollector, relevant: Any, qid: str, path: Path, line: int) -> None:
-    collector.add_query(qid)
+def _id_list(values: list, path: Path, line: int, what: str) -> list[str]:
+    """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
+    if all(type(v) is str and v for v in values):
+        return values
+    return [_parse_id(v, path, line, what) for v in values]
+
+
+def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str], list[int]]:
+    """(ids, grades) of one line's ``relevant``: a list (grade 1 each) or an object of grades.
+
+    An id listed twice is one judgment; an object's repeated key with another grade was already
+    refused by the JSON hook.
+    """
     if isinstance(relevant, list):
-        for doc in relevant:
-            collector.add(qid, _parse_id(doc, path, line, f"every relevant id of query {qid!r}"), 1, line)
-    elif isinstance(relevant, dict):
-        for doc, grade in relevant.items():
-            collector.add(qid, doc, _parse_grade(grade, path, line, f"query {qid!r} id {doc!r}"), line)
-    else:
-        raise InputError(path, line, f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
-                         f"a JSON {type(relevant).__name__}")
+        docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
+        return docs, [1] * len(docs)
+    if isinstance(relevant, dict):
+        grades = [g if type(g) is int else _parse_grade(g, path, line, f"query {qid!r} id {d!r}")
+                  for d, g in relevant.items()]
+        return list(relevant), grades
+    raise InputError(path, line, f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
+                     f"a JSON {type(relevant).__name__}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The typed, immutable objects data flows through: conventions, judgments, runs, run metadata.
 
-Loaders build these; scoring reads them; nothing downstream mutates them. Id lists are numpy
-arrays of Python strings in CSR layout (``offsets[i]:offsets[i + 1]`` is query ``i``'s slice).
+Loaders build these; scoring reads them; nothing downstream mutates them. Ids are numpy unicode
+arrays (sorted and compared in C, in code-point order, which is UTF-8 byte order) in CSR layout
+(``offsets[i]:offsets[i + 1]`` is query ``i``'s slice).
 """
 
 from __future__ import annotations
@@ -217,9 +218,9 @@ class Judgments:
         docs = [d for _, ds, _ in per_query for d in ds]
         grades = [g for _, _, gs in per_query for g in gs]
         return cls(
-            query_ids=_frozen_array(query_ids, object),
+            query_ids=_frozen_array(query_ids, str),
             offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
-            doc_ids=_frozen_array(docs, object),
+            doc_ids=_frozen_array(docs, str),
             grades=_frozen_array(grades, np.int64),
             source=source,
         )
@@ -247,9 +248,9 @@ class Run:
         lengths = [len(d) for _, d in per_query]
         return cls(
             name=name,
-            query_ids=_frozen_array([q for q, _ in per_query], object),
+            query_ids=_frozen_array([q for q, _ in per_query], str),
             offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
-            doc_ids=_frozen_array([d for _, ds in per_query for d in ds], object),
+            doc_ids=_frozen_array([d for _, ds in per_query for d in ds], str),
             query_text=query_text or (None,) * len(per_query),
             meta=meta or RunMeta(),
             source=source,

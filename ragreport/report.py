@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 from . import __version__
 from .metrics import METRICS
 from .summary import RunSummary, repeats_per_query
@@ -28,9 +30,7 @@ def _interval_dict(mean: Any, low: Any, high: Any, method: str) -> dict[str, Any
 
 def run_document(summary: RunSummary) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/1``)."""
-    judged, scores, k = summary.judged, summary.scores, summary.k
-    conventions = summary.conventions
-    column = scores.column(k)
+    judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
     for metric in METRICS:
         label = metric.label(k)
@@ -48,29 +48,7 @@ def run_document(summary: RunSummary) -> dict[str, Any]:
             "high": [_number(v) for v in summary.sweep.high[metric.key]],
         }
 
-    repeats = repeats_per_query(judged)
-    lengths = judged.lengths
-    queries = []
-    for q in range(judged.n_queries):
-        scored = bool(scores.scored[q])
-        row: dict[str, Any] = {
-            "id": str(judged.query_ids[q]),
-            "scored": scored,
-            "status": summary.status[q].label,
-            "relevant": int(judged.relevant[q]),
-            "retrieved": int(lengths[q]),
-            "repeats": int(repeats[q]),
-            "first_relevant_rank": int(scores.first_relevant_rank[q]) or None,
-        }
-        if judged.query_text[q] is not None:
-            row["query"] = judged.query_text[q]
-        for m, metric in enumerate(METRICS):
-            value = scores.values[m, q, column]
-            if metric.interval == "wilson":
-                value = int(value)
-            row[metric.label(k)] = _number(value) if scored else None
-        queries.append(row)
-
+    queries = _query_rows(summary)
     return {
         "name": summary.name,
         "k": k,
@@ -84,6 +62,32 @@ def run_document(summary: RunSummary) -> dict[str, Any]:
         "sweep": sweep,
         "queries": queries,
     }
+
+
+def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
+    """One plain dict per query; columns are converted to Python values once, not per cell."""
+    judged, scores, k = summary.judged, summary.scores, summary.k
+    column = scores.column(k)
+    scored = scores.scored.tolist()
+    columns: dict[str, list[Any]] = {
+        "id": judged.query_ids.tolist(),
+        "scored": scored,
+        "status": [s.label for s in summary.status],
+        "relevant": judged.relevant.tolist(),
+        "retrieved": judged.lengths.tolist(),
+        "repeats": repeats_per_query(judged).tolist(),
+        "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
+    }
+    for m, metric in enumerate(METRICS):
+        values = scores.values[m, :, column]
+        values = values.astype(np.int64) if metric.interval == "wilson" else values
+        columns[metric.label(k)] = [v if s else None for v, s in zip(values.tolist(), scored)]
+    names = list(columns)
+    rows = [dict(zip(names, cells)) for cells in zip(*columns.values())]
+    for row, text in zip(rows, judged.query_text):
+        if text is not None:
+            row["query"] = text
+    return rows
 
 
 def report_document(summaries: Sequence[RunSummary]) -> dict[str, Any]:

@@ -163,7 +163,9 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         repeats=int(judged.repeat.sum()),
         queries_with_repeats=int((per_query_repeats > 0).sum()),
     )
-    labels = [f"{q}\t{d}\t{g}" for q, d, g in judged.judgment_pairs]
+    query_of = judged.query_ids[judged.judgment_query].tolist()
+    labels = [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, judged.judgment_doc_ids.tolist(),
+                                                   judged.judgment_grades.tolist())]
     return RunSummary(
         judged=judged,
         scores=scores,
@@ -173,7 +175,7 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         at_k=at_k,
         sweep=sweep,
         status=query_status(judged, scores, k),
-        query_fingerprint=fingerprint([str(q) for q in judged.query_ids]),
+        query_fingerprint=fingerprint(judged.query_ids.tolist()),
         label_fingerprint=fingerprint(labels),
     )
 
