@@ -1,25 +1,61 @@
-"""The library entry point: files in, one :class:`~ragreport.summary.RunSummary` per run out."""
+"""The library entry points: files in, run summaries out; summaries in, a site out."""
 
 from __future__ import annotations
 
+import datetime as _dt
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .join import join
+from .limits import limits
 from .loaders import load_runs
 from .model import Conventions
+from .report import report_document
 from .summary import RunSummary, summarise
 
 #: K when none is given: 10, except the preloaded sample's 5 (SPEC.md section 7).
 DEFAULT_K = 10
 SAMPLE_K = 5
 
+Progress = Callable[[str], None]
+
+
+def _quiet(stage: str) -> None:
+    return None
+
 
 def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = None, k: int | None = None,
              conventions: Conventions = Conventions(), kmax: int | None = None,
-             metas: Sequence[str | Path] = (), input_format: str | None = None) -> list[RunSummary]:
+             metas: Sequence[str | Path] = (), input_format: str | None = None,
+             progress: Progress = _quiet) -> list[RunSummary]:
     """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty."""
+    progress("reading")
     loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
     if k is None:
         k = DEFAULT_K if inputs else SAMPLE_K
+    progress("scoring and bands")
     return [summarise(join(item.run, item.judgments), k, conventions, kmax) for item in loaded]
+
+
+def document(summaries: Sequence[RunSummary], today: _dt.date) -> dict:
+    """The report document (what ``report.json`` holds), honest limits included."""
+    return report_document(summaries, [limits(s, today) for s in summaries])
+
+
+def build(summaries: Sequence[RunSummary], *, out: str | Path | None = "site", single_file: str | Path | None = None,
+          title: str | None = None, today: _dt.date | None = None, progress: Progress = _quiet) -> list[Path]:
+    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
+    from .site import build_day, prepare, render_single, render_site, write_file, write_site
+
+    today = today or build_day()
+    progress("rendering")
+    report = prepare(summaries, title=title, today=today)
+    outputs = []
+    site_files = render_site(report) if out is not None else None
+    single = render_single(report) if single_file is not None else None
+    progress("writing")
+    if site_files is not None:
+        outputs.append(write_site(site_files, out))
+    if single is not None:
+        outputs.append(write_file(single, single_file))
+    return outputs

@@ -6,14 +6,15 @@ import argparse
 import json
 import shutil
 import sys
-from typing import Sequence
+import time
+from typing import Callable, Sequence
 
 from . import __version__
-from .api import evaluate
+from .api import build, document as report_document, evaluate
 from .errors import RagreportError
 from .loaders import FORMATS
 from .model import Conventions, Denominator, Gain, Missing, Order
-from .report import report_document
+from .site import build_day
 from .text import markdown, table
 
 
@@ -81,6 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring_arguments(score)
     score.add_argument("--format", choices=("table", "json", "markdown"), default="table",
                        help="output: a terminal table (default), the JSON document, or Markdown")
+
+    build = commands.add_parser("build", help="build the static report site",
+                                description="Build a self-contained static report site (opens offline, "
+                                            "from a file, in any browser).")
+    _add_scoring_arguments(build)
+    build.add_argument("--out", metavar="DIR", help="site folder (default: site); replaced only when it holds "
+                                                    "an earlier ragreport build")
+    build.add_argument("--title", metavar="TEXT", help="the report's title")
+    build.add_argument("--single-file", metavar="FILE",
+                       help="write one HTML file holding everything (for a pull request or an e-mail); the "
+                            "site folder is then written only when --out is given too")
+    build.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
 
@@ -96,10 +109,38 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
     )
 
 
+def _progress(quiet: bool) -> Callable[[str], None]:
+    """A progress line per stage on stderr, only when stderr is a terminal and not --quiet."""
+    if quiet or not sys.stderr.isatty():
+        return lambda stage: None
+    started = time.monotonic()
+
+    def show(stage: str) -> None:
+        print(f"ragreport: {stage}... ({time.monotonic() - started:.1f} s)", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _evaluate(args: argparse.Namespace, progress: Callable[[str], None]):
+    return evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
+                    kmax=args.kmax, metas=args.meta, input_format=args.input_format, progress=progress)
+
+
+def _build(args: argparse.Namespace) -> int:
+    progress = _progress(args.quiet)
+    summaries = _evaluate(args, progress)
+    out = args.out or (None if args.single_file else "site")
+    written = build(summaries, out=out, single_file=args.single_file, title=args.title, progress=progress)
+    if not args.quiet:
+        for path in written:
+            target = path / "index.html" if path.is_dir() else path
+            print(f"ragreport: wrote {target}", file=sys.stderr)
+    return 0
+
+
 def _score(args: argparse.Namespace) -> int:
-    summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
-                         kmax=args.kmax, metas=args.meta, input_format=args.input_format)
-    document = report_document(summaries)
+    summaries = _evaluate(args, _progress(True))
+    document = report_document(summaries, build_day())
     if args.format == "json":
         text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     elif args.format == "markdown":
@@ -116,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "score":
             return _score(args)
+        if args.command == "build":
+            return _build(args)
     except RagreportError as exc:
         print(f"ragreport: error: {exc}", file=sys.stderr)
         return 2

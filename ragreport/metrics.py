@@ -93,6 +93,21 @@ METRICS: tuple[Metric, ...] = (PRECISION, RECALL, HIT, RECIPROCAL_RANK, AVERAGE_
 METRIC_BY_KEY: dict[str, Metric] = {m.key: m for m in METRICS}
 
 
+#: The rules no switch changes, stated where the kernel below implements them (SPEC.md sections 1-3).
+FIXED_RULES: tuple[tuple[str, str], ...] = (
+    ("Relevance", "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
+                  "relevant and gain nothing. An id nobody judged counts as not relevant."),
+    ("Precision denominator", "Precision@K always divides by K, also when fewer than K ids came back: empty "
+                              "slots cost Precision like wrong ids, as in trec_eval's P_K."),
+    ("Repeated ids", "A repeated id keeps its rank slot, only its first occurrence can score, and the repeat "
+                     "counts as a non-relevant slot. trec_eval refuses such a run instead."),
+    ("Queries with no relevant id", "A query without any id judged relevant (R = 0) cannot be scored: it is "
+                                    "left out of every average and counted. trec_eval averages it in as 0."),
+    ("Queries without judgments", "A query the run has but the judgments lack has R = 0: left out and counted."),
+    ("Ideal ranking", "IDCG@K sorts every judged grade of the query high to low, whether it was retrieved or not."),
+)
+
+
 @dataclass(frozen=True)
 class QueryScores:
     """Per-query scores of one run at several cutoffs.

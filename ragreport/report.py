@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import __version__
+from .limits import Limit
 from .metrics import METRICS
 from .summary import RunSummary, repeats_per_query
 
@@ -28,7 +29,7 @@ def _interval_dict(mean: Any, low: Any, high: Any, method: str) -> dict[str, Any
     return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method}
 
 
-def run_document(summary: RunSummary) -> dict[str, Any]:
+def run_document(summary: RunSummary, run_limits: Sequence[Limit] = ()) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/1``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
@@ -60,6 +61,7 @@ def run_document(summary: RunSummary) -> dict[str, Any]:
         "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
         "metrics": metrics,
         "sweep": sweep,
+        "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
     }
 
@@ -90,10 +92,15 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     return rows
 
 
-def report_document(summaries: Sequence[RunSummary]) -> dict[str, Any]:
-    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "runs": [...]}``."""
+def report_document(summaries: Sequence[RunSummary],
+                    run_limits: Sequence[Sequence[Limit]] | None = None) -> dict[str, Any]:
+    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "runs": [...]}``.
+
+    ``run_limits`` holds each run's honest-limit statements (see :mod:`ragreport.limits`).
+    """
+    run_limits = run_limits if run_limits is not None else [()] * len(summaries)
     return {
         "schema": SCHEMA,
         "generator": f"ragreport {__version__}",
-        "runs": [run_document(s) for s in summaries],
+        "runs": [run_document(s, lim) for s, lim in zip(summaries, run_limits)],
     }

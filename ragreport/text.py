@@ -63,17 +63,36 @@ def _md_cell(text: str) -> str:
             .replace("\n", " "))
 
 
+def _md_figure(entry: dict[str, Any]) -> str:
+    return f"{_mean(entry)} {_band(entry)}"
+
+
 def markdown(document: dict[str, Any]) -> str:
-    """A Markdown table per run, fit for a pull-request comment or a CI job summary."""
-    blocks = []
-    for run in document["runs"]:
-        conf = f"{run['conventions']['confidence']:.0%}"
-        lines = [f"### {_md_cell(run['name'])} (K = {run['k']})", "", _md_cell(counts_line(run)) + ".", "",
-                 f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
-        for label, entry in run["metrics"].items():
+    """Markdown fit for a pull-request comment or a CI job summary.
+
+    One run: a table of metric, mean, band, interval and convention. Several runs: one table with
+    the runs side by side. Then each run's counts and its honest limits, when the document has them.
+    """
+    runs = document["runs"]
+    first = runs[0]
+    conf = f"{first['conventions']['confidence']:.0%}"
+    lines: list[str] = []
+    if len(runs) == 1:
+        lines += [f"### {_md_cell(first['name'])} (K = {first['k']})", "",
+                  f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
+        for label, entry in first["metrics"].items():
             lines.append(f"| {label} | {_mean(entry)} | {_band(entry)} | {entry['interval']} | "
                          f"{_md_cell(entry['convention'])} |")
-        lines.append("")
-        lines.append(_md_cell(bands_line(run)))
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
+    else:
+        lines += [f"### {len(runs)} runs at K = {first['k']} (mean and {conf} band)", "",
+                  "| metric | " + " | ".join(_md_cell(r["name"]) for r in runs) + " | interval |",
+                  "|---|" + "---:|" * len(runs) + "---|"]
+        for label, entry in first["metrics"].items():
+            cells = " | ".join(_md_figure(r["metrics"][label]) for r in runs)
+            lines.append(f"| {label} | {cells} | {entry['interval']} |")
+    lines += ["", _md_cell(bands_line(first))]
+    for run in runs:
+        lines += ["", f"**{_md_cell(run['name'])}**: {_md_cell(counts_line(run))}."]
+        for limit in run.get("limits", []):
+            lines.append(f"- **{_md_cell(limit['title'])}.** {_md_cell(limit['text'])}")
+    return "\n".join(lines) + "\n"

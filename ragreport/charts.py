@@ -1,0 +1,132 @@
+"""K-sweep charts as plotly figure dictionaries (plain data; plotly.js draws them in the page).
+
+Figures are built as dicts rather than through ``plotly.graph_objects`` so that building a site
+needs no plotly import on the hot path; the tests validate every figure with ``go.Figure``.
+Text that comes from the user's files (run names) is HTML-escaped: plotly renders a small subset
+of HTML in labels and decodes entities, so an escaped name shows as the text it is.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Sequence
+
+from .metrics import METRICS
+from .summary import RunSummary
+
+# Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a run page and for runs on the index.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
+DEFAULT_INDEX_METRIC = "R"
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _clean(values) -> list[float | None]:
+    return [None if (v is None or (isinstance(v, float) and math.isnan(v))) else float(v) for v in values]
+
+
+def _band_and_line(summary: RunSummary, key: str, name: str, colour: str, group: str,
+                   visible: bool = True, axes: tuple[str, str] = ("x", "y")) -> list[dict[str, Any]]:
+    """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover."""
+    sweep = summary.sweep
+    ks = [int(k) for k in sweep.cutoffs]
+    low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
+    method = "Wilson" if key == "Hit" else "bootstrap"
+    band = {
+        "type": "scatter", "mode": "lines", "x": ks + ks[::-1], "y": high + low[::-1],
+        "fill": "toself", "fillcolor": _rgba(colour, 0.16), "line": {"width": 0, "color": colour},
+        "hoverinfo": "skip", "showlegend": False, "legendgroup": group, "name": f"{name} band",
+        "visible": visible, "xaxis": axes[0], "yaxis": axes[1],
+    }
+    line = {
+        "type": "scatter", "mode": "lines+markers", "x": ks, "y": mean, "name": name, "legendgroup": group,
+        "line": {"color": colour, "width": 2}, "marker": {"size": 4, "color": colour},
+        "customdata": [[lo, hi] for lo, hi in zip(low, high)],
+        "hovertemplate": (f"{name}<br>{key}@%{{x}}: %{{y:.3f}}<br>{method} band "
+                          "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"),
+        "visible": visible, "xaxis": axes[0], "yaxis": axes[1],
+    }
+    return [band, line]
+
+
+def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
+    ks = [int(k) for k in summary.sweep.cutoffs]
+    log = ks[-1] > 100
+    return {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": {"title": {"text": "K (cutoff)"}, "type": "log" if log else "linear",
+                  "range": None if log else [0.5, ks[-1] + 0.5], "dtick": None if log else max(1, len(ks) // 10),
+                  "zeroline": False},
+        "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},
+        "shapes": [{"type": "line", "x0": summary.k, "x1": summary.k, "y0": 0, "y1": 1, "yref": "paper",
+                    "line": {"dash": "dot", "width": 1.5, "color": "#888888"}}],
+        "annotations": [{"x": summary.k, "y": 1, "yref": "paper", "text": f"K = {summary.k}", "showarrow": False,
+                         "xanchor": "left", "yanchor": "bottom", "font": {"size": 11}}],
+        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
+        "hovermode": "closest",
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 420,
+    }
+
+
+CONFIG = {"displaylogo": False, "responsive": True, "showLink": False, "showSendToCloud": False,
+          "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+
+
+GRID_COLUMNS = 3
+
+
+def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
+    """Small multiples: one panel per metric against K with its band, the chosen K marked in each."""
+    traces: list[dict[str, Any]] = []
+    rows = math.ceil(len(METRICS) / GRID_COLUMNS)
+    ks = [int(k) for k in summary.sweep.cutoffs]
+    log = ks[-1] > 100
+    layout: dict[str, Any] = {
+        "title": {"text": f"K sweep of {html.escape(summary.name)}: each metric with its "
+                          f"{summary.conventions.confidence:.0%} band", "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "grid": {"rows": rows, "columns": GRID_COLUMNS, "pattern": "independent", "ygap": 0.32, "xgap": 0.12},
+        "showlegend": False, "shapes": [], "annotations": [], "hovermode": "closest",
+        "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", "height": 250 * rows + 40,
+    }
+    for i, metric in enumerate(METRICS):
+        suffix = "" if i == 0 else str(i + 1)
+        x, y = f"x{suffix}", f"y{suffix}"
+        traces += _band_and_line(summary, metric.key, metric.key, PALETTE[i], metric.key, axes=(x, y))
+        layout[f"xaxis{suffix}"] = {"type": "log" if log else "linear", "zeroline": False,
+                                    "range": None if log else [0.5, ks[-1] + 0.5],
+                                    "title": {"text": "K", "standoff": 2}}
+        layout[f"yaxis{suffix}"] = {"range": [0, 1.02], "zeroline": False}
+        layout["shapes"].append({"type": "line", "xref": x, "yref": f"{y} domain", "x0": summary.k, "x1": summary.k,
+                                 "y0": 0, "y1": 1, "line": {"dash": "dot", "width": 1.2, "color": "#888888"}})
+        layout["annotations"].append({"xref": f"{x} domain", "yref": f"{y} domain", "x": 0, "y": 1.02,
+                                      "xanchor": "left", "yanchor": "bottom", "showarrow": False,
+                                      "text": f"<b>{metric.key}@K</b> ({metric.name})", "font": {"size": 12}})
+    return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAULT_INDEX_METRIC) -> dict[str, Any]:
+    """Every run overlaid, one metric at a time, with a selector for the metric."""
+    traces: list[dict[str, Any]] = []
+    for metric in METRICS:
+        for r, summary in enumerate(summaries):
+            traces += _band_and_line(summary, metric.key, html.escape(summary.name), PALETTE[r % len(PALETTE)],
+                                     f"{metric.key}-{r}", visible=metric.key == metric_key)
+    per_metric = 2 * len(summaries)
+    buttons = []
+    for m, metric in enumerate(METRICS):
+        visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
+        buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
+    layout = _layout(summaries[0], "K sweep of every run, one metric at a time")
+    layout["updatemenus"] = [{
+        "type": "dropdown", "buttons": buttons, "x": 1, "xanchor": "right", "y": 1.16, "yanchor": "top",
+        "active": [m.key for m in METRICS].index(metric_key), "showactive": True,
+    }]
+    return {"data": traces, "layout": layout, "config": CONFIG}

@@ -1,0 +1,224 @@
+"""Honest limits (SPEC.md section 8): statements written from a run's own data and metadata.
+
+Each rule looks at one :class:`~ragreport.summary.RunSummary` and returns a :class:`Limit` when
+it applies, or ``None``; the report shows only those that apply, each with the run's own figures.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .metrics import METRICS
+from .model import Denominator, LabelSource, Missing, RetrieverKind
+from .summary import RunSummary, repeats_per_query
+
+#: Below this many scored queries the report says outright that the sample is small.
+SMALL_QUERY_COUNT = 50
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One statement: a stable key (tests and CSS use it), a short title and the full text."""
+
+    key: str
+    title: str
+    text: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"key": self.key, "title": self.title, "text": self.text}
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def _ids(ids: list[str], most: int = 5) -> str:
+    shown = ", ".join(ids[:most])
+    return shown + (f" and {len(ids) - most:,} more" if len(ids) > most else "")
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f} %" if whole else "0 %"
+
+
+def run_date(summary: RunSummary, fallback: _dt.date) -> _dt.date:
+    """The day the run is tied to: its metadata ``date``, else ``fallback``."""
+    meta_date = summary.judged.meta.date
+    if isinstance(meta_date, _dt.datetime):
+        return meta_date.date()
+    return meta_date or fallback
+
+
+def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
+    """(judged, repeat) flags of every filled top-K slot of the scored queries."""
+    judged = summary.judged
+    lengths = judged.lengths
+    slot_query = np.repeat(np.arange(judged.n_queries), lengths)
+    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query]
+    keep = (rank < summary.k) & summary.scores.scored[slot_query]
+    return judged.judged[keep], judged.repeat[keep]
+
+
+def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
+    judged_flags, repeat = top_k_slots(summary)
+    slots = int((~repeat).sum())
+    unjudged = int((~judged_flags & ~repeat).sum())
+    if unjudged == 0:
+        return None
+    k = summary.k
+    text = (f"{unjudged:,} of the {slots:,} top-{k} slots of the scored queries ({_share(unjudged, slots)}) hold "
+            f"ids that nobody judged. They count as not relevant, so if any of them is relevant, "
+            f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
+            f"undercounts R and can misplace the ideal ranking behind nDCG.")
+    if summary.judged.meta.pool_depth is not None:
+        text += f" The metadata gives a judging pool depth of {summary.judged.meta.pool_depth}."
+    return Limit("unjudged", "Scores trust the labels", text)
+
+
+def model_judge(summary: RunSummary, today: _dt.date) -> Limit | None:
+    meta = summary.judged.meta
+    if meta.label_source is not LabelSource.MODEL:
+        return None
+    who = f" ({meta.judge})" if meta.judge else ""
+    text = f"The labels come from a model judge{who}: its mistakes carry into every figure here."
+    if meta.judge_error_rate is not None:
+        judged_flags, repeat = top_k_slots(summary)
+        labelled = int((judged_flags & ~repeat).sum())
+        expected = meta.judge_error_rate * labelled
+        text += (f" At the error rate the metadata states ({meta.judge_error_rate:.1%}), about {expected:,.0f} of "
+                 f"the {labelled:,} judged top-{summary.k} slots may carry a wrong label.")
+    else:
+        text += " The metadata gives no error rate for it, so its effect cannot be sized."
+    return Limit("model_judge", "Labels from a model judge", text)
+
+
+def scope(summary: RunSummary, today: _dt.date) -> Limit:
+    c = summary.counts
+    n_labels = len(summary.judged.judgment_grades)
+    text = (f"Every figure holds for K = {summary.k}, for this query set ({_plural(c.queries, 'query', 'queries')}, "
+            f"{summary.query_fingerprint[:19]}…), this label set ({_plural(n_labels, 'judgment')}, "
+            f"{summary.label_fingerprint[:19]}…) and the run of {run_date(summary, today).isoformat()}. "
+            f"Retrieval drift shows only when the same frozen query set is scored again later; one run "
+            f"cannot show it.")
+    return Limit("scope", "Tied to its K, its labels, its queries and its day", text)
+
+
+def k_dependence(summary: RunSummary, today: _dt.date) -> Limit | None:
+    sweep = summary.sweep
+    if len(sweep.cutoffs) < 2 or summary.counts.scored == 0:
+        return None
+    first, last = int(sweep.cutoffs[0]), int(sweep.cutoffs[-1])
+    r, p = sweep.mean["R"], sweep.mean["P"]
+    if summary.conventions.denominator is Denominator.RELEVANT:
+        rule = "Under the default denominator Recall never falls as K grows, while Precision tends to"
+    else:
+        rule = "Recall@K and Precision@K both move with K (under --denominator min Recall can fall too)"
+    text = (f"{rule}: here Recall goes from {r[0]:.3f} at K = {first} to {r[-1]:.3f} at K = {last}, and "
+            f"Precision from {p[0]:.3f} to {p[-1]:.3f}. A gain quoted without its K is not evidence, and "
+            f"runs compare only on the same queries at the same K.")
+    return Limit("k_dependence", "Every figure depends on K", text)
+
+
+def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
+    scored = summary.scores.scored
+    if not scored.any():
+        return None
+    relevant = summary.judged.relevant[scored]
+    k = summary.k
+    single = int((relevant == 1).sum())
+    several = int((relevant > 1).sum())
+    text = (f"Averages weigh every query equally: of the {_plural(int(scored.sum()), 'scored query', 'scored queries')}, "
+            f"{single:,} {'has' if single == 1 else 'have'} a single relevant id and {several:,} "
+            f"{'has' if several == 1 else 'have'} several (up to {int(relevant.max()):,}).")
+    over = summary.judged.query_ids[scored & (summary.judged.relevant > k)].tolist()
+    if over:
+        if summary.conventions.denominator is Denominator.RELEVANT:
+            text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) "
+                     f"{'has' if len(over) == 1 else 'have'} more relevant ids than K = {k}: "
+                     f"{'its' if len(over) == 1 else 'their'} Recall@{k} and AP@{k} can never reach 1.")
+        else:
+            text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) "
+                     f"{'has' if len(over) == 1 else 'have'} more relevant ids than K = {k}; they can reach 1 only "
+                     f"because the min(R, K) denominator forgives the relevant ids beyond K.")
+    return Limit("query_weights", "Every query weighs the same", text)
+
+
+def union_scored(summary: RunSummary, today: _dt.date) -> Limit | None:
+    kind = summary.judged.meta.retriever_kind
+    if kind not in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC):
+        return None
+    text = (f"The metadata says the retriever is {kind.value}: it has no single top-K. What was scored is the "
+            f"union of what it pulled, in the order given, cut at K = {summary.k}; a different merge of its "
+            f"steps would give different figures.")
+    return Limit("union", "No single top-K", text)
+
+
+def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
+    n = summary.counts.scored
+    if n == 0:
+        return None
+    widths = {label: iv.high - iv.low for label, iv in summary.at_k.items()}
+    narrow = min(widths, key=widths.get)
+    wide = max(widths, key=widths.get)
+    hit = summary.at_k[METRICS[2].label(summary.k)]
+    spread = (f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
+              f"{widths[wide]:.3f} wide ({wide}); Hit@{summary.k} lies somewhere between {hit.low:.3f} and "
+              f"{hit.high:.3f}.")
+    if n < SMALL_QUERY_COUNT:
+        return Limit("small_sample", f"Only {n} scored quer{'y' if n == 1 else 'ies'}",
+                     f"{_plural(n, 'scored query', 'scored queries')} certify very little: {spread} "
+                     f"Differences smaller than the bands are not evidence.")
+    return Limit("band_width", "How wide the bands are", f"With {n:,} scored queries, {spread}")
+
+
+def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
+    judged = summary.judged
+    ids = judged.query_ids[judged.relevant == 0].tolist()
+    if not ids:
+        return None
+    return Limit("excluded", "Queries with no relevant id",
+                 f"{_plural(len(ids), 'query', 'queries')} ({_ids(ids)}) {'has' if len(ids) == 1 else 'have'} no "
+                 f"id judged relevant and {'is' if len(ids) == 1 else 'are'} left out of every average. That the "
+                 f"corpus may hold no answer is a finding of its own.")
+
+
+def missing(summary: RunSummary, today: _dt.date) -> Limit | None:
+    judged = summary.judged
+    ids = judged.query_ids[~judged.in_run].tolist()
+    if not ids:
+        return None
+    if summary.conventions.missing is Missing.ZERO:
+        how = "each is scored as an empty list, 0 on every metric (trec_eval -c)"
+    else:
+        how = "they are left out of every average (trec_eval without -c), which flatters the run"
+    return Limit("missing", "Judged queries the run lacks",
+                 f"The run has no entry for {_plural(len(ids), 'judged query', 'judged queries')} ({_ids(ids)}): {how}.")
+
+
+def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
+    c = summary.counts
+    if c.repeats == 0:
+        return None
+    ids = summary.judged.query_ids[repeats_per_query(summary.judged) > 0].tolist()
+    return Limit("repeats", "Repeated ids",
+                 f"{_plural(c.repeats, 'repeated id')} in {_plural(c.queries_with_repeats, 'query', 'queries')} "
+                 f"({_ids(ids)}) {'keeps its slot' if c.repeats == 1 else 'keep their slots'} and "
+                 f"score{'s' if c.repeats == 1 else ''} nothing, costing Precision like a wrong id; trec_eval would "
+                 f"refuse this run.")
+
+
+#: Every rule, in the order the report lists what applies.
+RULES: tuple[Callable[[RunSummary, _dt.date], Limit | None], ...] = (
+    unjudged_in_top_k, model_judge, scope, k_dependence, query_weights, union_scored, band_width, excluded,
+    missing, repeats,
+)
+
+
+def limits(summary: RunSummary, today: _dt.date) -> tuple[Limit, ...]:
+    """The statements that apply to ``summary``; ``today`` dates a run whose metadata has no date."""
+    found = (rule(summary, today) for rule in RULES)
+    return tuple(limit for limit in found if limit is not None)

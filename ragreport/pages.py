@@ -1,0 +1,224 @@
+"""Build the plain data every page template receives: strings already formatted, no decisions left.
+
+This is the summarise -> render boundary for the site: it reads run summaries and limits and
+returns dictionaries of text, numbers and pre-serialised JSON. Templates only lay them out.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import re
+from typing import Any, Sequence
+
+import numpy as np
+from markupsafe import Markup
+
+from .charts import index_sweep_figure, run_sweep_figure
+from .limits import Limit, run_date
+from .metrics import FIXED_RULES, METRICS
+from .model import Choice
+from .summary import RunSummary, Status, repeats_per_query
+
+MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
+SWITCHES = {"Denominator": "--denominator", "Gain": "--gain", "Missing": "--missing", "Order": "--order"}
+INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
+
+
+def fmt(value: float | None) -> str:
+    """Three decimals, or ``n/a`` for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.3f}"
+
+
+def script_json(value: Any) -> Markup:
+    """JSON safe inside ``<script type="application/json">``: ``<``, ``>`` and ``&`` escaped, so no
+    id or name can close the element or start another."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
+
+
+def content_id(prefix: str, value: Any) -> str:
+    """An element id derived from content (never random), so two builds give the same bytes."""
+    digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return f"{prefix}-{digest[:12]}"
+
+
+def slug(name: str, taken: set[str]) -> str:
+    """A file-name-safe slug of a run name, unique among ``taken``.
+
+    A name that is already a clean slug stays as it is; any other gets a short hash of the name,
+    so two names that clean up alike (``A/B`` and ``a b``) still get two files.
+    """
+    base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
+    if base != name or base in taken:
+        base = f"{base}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+    taken.add(base)
+    return base
+
+
+def _cell(interval) -> dict[str, Any]:
+    low, high, mean = interval.low, interval.high, interval.mean
+    valid = not any(math.isnan(v) for v in (low, high, mean))
+    return {
+        "mean": fmt(mean), "low": fmt(low), "high": fmt(high),
+        "interval": INTERVAL_NAMES[interval.method],
+        "bar": {"x": f"{100 * low:.1f}", "w": f"{max(100 * (high - low), 0.6):.1f}",
+                "m": f"{100 * mean - 0.6:.1f}"} if valid else None,
+        "aria": (f"{fmt(mean)}, band {fmt(low)} to {fmt(high)}" if valid else "not available"),
+    }
+
+
+def metric_rows(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
+    """One row per metric at K: its label, convention and one cell per run."""
+    first = summaries[0]
+    rows = []
+    for metric in METRICS:
+        label = metric.label(first.k)
+        rows.append({
+            "label": label,
+            "name": metric.name,
+            "convention": metric.convention(first.k, first.conventions),
+            "trec_eval": metric.trec_eval_name(first.k) or "none",
+            "cells": [_cell(s.at_k[metric.label(s.k)]) for s in summaries],
+        })
+    return rows
+
+
+def conventions(summary: RunSummary) -> dict[str, Any]:
+    """Every switch in force with its meaning and what the other choice would do, then fixed rules."""
+    c = summary.conventions
+    switches = []
+    for choice in c.choices():
+        kind = type(choice).__name__
+        switches.append({"name": kind, "switch": f"{SWITCHES[kind]} {choice.value}", "meaning": choice.meaning,
+                         "alternative": choice.alternative})
+    switches.append({
+        "name": "Bands", "switch": f"--confidence {c.confidence:g} --resamples {c.resamples} --seed {c.seed}",
+        "meaning": (f"Hit@K carries the Wilson score interval at {c.confidence:.0%} with the query as the trial; "
+                    f"every other mean a percentile bootstrap over the scored queries, {c.resamples:,} resamples "
+                    f"with seed {c.seed}, reproducible to the last digit."),
+        "alternative": "Another seed moves a bootstrap band slightly; more resamples steady it.",
+    })
+    return {"switches": switches, "fixed": [{"name": n, "text": t} for n, t in FIXED_RULES]}
+
+
+def _choice_text(value: Any) -> str:
+    if isinstance(value, Choice):
+        return value.value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+def meta_rows(summary: RunSummary) -> list[dict[str, str]]:
+    meta = summary.judged.meta.as_dict()
+    return [{"key": k, "value": _choice_text(v)} for k, v in meta.items() if k != "notes"]
+
+
+def query_table(summary: RunSummary) -> dict[str, Any]:
+    """The per-query table as compact arrays for the page's script (rows and top-K details)."""
+    judged, scores, k = summary.judged, summary.scores, summary.k
+    column = scores.column(k)
+    statuses = list(Status)
+    status_index = {s: i for i, s in enumerate(statuses)}
+    scored = scores.scored.tolist()
+    metric_columns = []
+    for m, metric in enumerate(METRICS):
+        values = scores.values[m, :, column]
+        if metric.interval == "wilson":
+            metric_columns.append([int(v) if s else None for v, s in zip(values.tolist(), scored)])
+        else:
+            metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
+    rows = []
+    first = scores.first_relevant_rank.tolist()
+    for q, (qid, text, relevant, length, repeats, status) in enumerate(zip(
+            judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.lengths.tolist(),
+            repeats_per_query(judged).tolist(), summary.status)):
+        rows.append([qid, text, relevant, length, first[q] or None]
+                    + [col[q] for col in metric_columns] + [repeats, status_index[status]])
+
+    lengths = judged.lengths
+    slot_query = np.repeat(np.arange(judged.n_queries), lengths)
+    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query]
+    keep = rank < k
+    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
+    docs = judged.doc_ids[keep].tolist()
+    grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
+    marks = mark.tolist()
+    bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
+    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])]
+           for q in range(judged.n_queries)]
+
+    counts = {s: 0 for s in statuses}
+    for s in summary.status:
+        counts[s] += 1
+    return {
+        "data": {
+            "k": k,
+            "columns": ["id", "query", "R", "retrieved", "first relevant"] + [m.label(k) for m in METRICS]
+                       + ["repeats", "status"],
+            "statuses": [s.label for s in statuses],
+            "marks": list(MARKS),
+            "rows": rows,
+            "top": top,
+        },
+        "status_options": [{"value": i, "label": s.label, "meaning": s.meaning, "count": counts[s]}
+                           for i, s in enumerate(statuses) if counts[s]],
+        "headers": (["id", "query", "R", "retrieved", "first relevant rank"] + [m.label(k) for m in METRICS]
+                    + ["repeats", "status"]),
+        "total": judged.n_queries,
+    }
+
+
+def run_context(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit], today: _dt.date,
+                notes_html: str) -> dict[str, Any]:
+    c = summary.counts
+    figure = run_sweep_figure(summary)
+    table = query_table(summary)
+    return {
+        "name": summary.name,
+        "slug": slug_name,
+        "source": summary.judged.source,
+        "k": summary.k,
+        "kmax": int(summary.sweep.cutoffs[-1]),
+        "date": run_date(summary, today).isoformat(),
+        "counts": {key: f"{value:,}" for key, value in c.as_dict().items()},
+        "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        "metric_rows": metric_rows([summary]),
+        "figure": {"id": content_id("fig", figure), "json": script_json(figure)},
+        "table": {"id": content_id("queries", [summary.name, summary.query_fingerprint]),
+                  "json": script_json(table["data"]), "status_options": table["status_options"],
+                  "headers": table["headers"], "total": f"{table['total']:,}"},
+        "conventions": conventions(summary),
+        "limits": [limit.as_dict() for limit in run_limits],
+        "meta": meta_rows(summary),
+        "notes_html": Markup(notes_html) if notes_html else None,
+        "confidence": f"{summary.conventions.confidence:.0%}",
+    }
+
+
+def site_context(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[Limit]], *, title: str,
+                 today: _dt.date, generator: str, notes_html: Sequence[str]) -> dict[str, Any]:
+    """Everything the index and the run pages show, for every run."""
+    taken: set[str] = set()
+    runs = [run_context(s, slug(s.name, taken), lim, today, notes)
+            for s, lim, notes in zip(summaries, run_limits, notes_html)]
+    figure = index_sweep_figure(summaries)
+    dates = sorted({r["date"] for r in runs})
+    return {
+        "title": title,
+        "date": dates[-1],
+        "generator": generator,
+        "k": summaries[0].k,
+        "confidence": f"{summaries[0].conventions.confidence:.0%}",
+        "runs": runs,
+        "metric_rows": metric_rows(summaries),
+        "figure": {"id": content_id("fig", figure), "json": script_json(figure)},
+        "several": len(runs) > 1,
+    }

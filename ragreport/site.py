@@ -1,0 +1,303 @@
+"""Render the static report site and write it atomically.
+
+Two phases, one direction: :func:`render_site` turns run summaries into a mapping of relative
+path -> bytes (every page rendered before anything touches the disk), then :func:`write_site`
+writes that mapping into a temporary folder beside the target and moves it into place in one
+rename. A failed build leaves the previous site untouched; a folder that is not an earlier
+ragreport build is never replaced.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from . import __version__
+from .errors import UsageError
+from .limits import Limit, limits
+from .pages import site_context
+from .report import report_document
+from .sanitize import render_notes
+from .summary import RunSummary
+from .text import markdown
+
+MARKER = ".ragreport-site"
+MARKER_TEXT = "This folder is written by `ragreport build`; the next build replaces all of it.\n"
+PLOTLY_ASSET = "assets/plotly.min.js"
+
+
+def template_dir() -> Path:
+    """The templates shipped inside the package, or the checkout's ``templates/`` when run from source."""
+    packaged = Path(str(resources.files("ragreport") / "templates"))
+    if (packaged / "base.html").is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "templates"
+    if (checkout / "base.html").is_file():
+        return checkout
+    raise FileNotFoundError("ragreport's templates are missing from the installation")
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir())),
+        autoescape=True,  # every template, every value: ids, names and notes are never trusted
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+@dataclass(frozen=True)
+class Assets:
+    css: str
+    js: str
+
+
+@lru_cache(maxsize=1)
+def assets() -> Assets:
+    folder = template_dir() / "assets"
+    return Assets(css=(folder / "site.css").read_text("utf-8"), js=(folder / "site.js").read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def plotly_js() -> str:
+    """plotly.js from the installed plotly package (never a CDN), safe to inline in a script element."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs().replace("</script", "<\\/script")
+
+
+@lru_cache(maxsize=1)
+def plotly_injected_style_ids() -> tuple[str, ...]:
+    """Ids of the style elements plotly.js injects at load time unless an element with the id exists.
+
+    They hold CSS for trace types a report never draws (map tiles); the pages pre-empt them with
+    empty style elements, which the policy admits, so strict CSP sees no violation.
+    """
+    pattern = r'if\(!document\.getElementById\("([^"]+)"\)\)\{var \w+=document\.createElement\("style"\)'
+    return tuple(dict.fromkeys(re.findall(pattern, plotly_js())))
+
+
+def source_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: Sequence[str], styles: Sequence[str], external_scripts: bool) -> str:
+    """A policy that runs only the page's own scripts and styles and forbids every fetch.
+
+    Inline scripts and style elements are allowed by hash; the shared plotly.js file by 'self'
+    (the report's own folder). Nothing may connect, load fonts or frames, or submit forms;
+    images only from data: URLs (plotly's download button).
+    """
+    script_src = " ".join((["'self'"] if external_scripts else []) + [source_hash(s) for s in scripts])
+    # plotly.js adds an empty <style> element and fills it through the CSSOM (not subject to CSP);
+    # the hash of the empty string admits exactly that empty element and nothing else.
+    style_src = " ".join(source_hash(s) for s in [*styles, ""])
+    return "; ".join([
+        "default-src 'none'",
+        f"script-src {script_src}",
+        # plotly.js sets style attributes on the SVG it draws; element styles stay hash-only.
+        f"style-src-elem {style_src}",
+        "style-src-attr 'unsafe-inline'",
+        "img-src data:",
+        "font-src 'none'",
+        "connect-src 'none'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ])
+
+
+def build_day(env: dict[str, str] | None = None) -> _dt.date:
+    """``SOURCE_DATE_EPOCH`` as a UTC date when set (reproducible builds), else today."""
+    env = os.environ if env is None else env
+    epoch = env.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).date()
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {epoch!r}") from None
+    return _dt.date.today()
+
+
+def _run_extras(run: dict[str, Any]) -> None:
+    """Captions and facts of a run page, worded from its figures."""
+    c = run["counts"]
+    run["fact_items"] = [
+        {"label": "queries", "value": c["queries"]},
+        {"label": "scored", "value": c["scored"]},
+        {"label": "no relevant id (excluded)", "value": c["excluded_no_relevant"]},
+        {"label": "judged, missing from run", "value": c["missing_from_run"]},
+        {"label": "repeated ids", "value": c["repeats"]},
+        {"label": "K (sweep to)", "value": f"{run['k']} ({run['kmax']})"},
+    ]
+    run["suite_caption"] = (f"Means over the {c['scored']} scored queries at K = {run['k']}, each with its "
+                            f"{run['confidence']} band, the interval that made it and the convention behind it.")
+    run["sweep_caption"] = (f"Every metric at every K from 1 to {run['kmax']} with its {run['confidence']} band; "
+                            f"the dotted line marks K = {run['k']}. Hover a point for its mean and band.")
+    run["table_caption"] = (f"Every query at K = {run['k']}. Sort by any column; filter by status or id; open a "
+                            f"row for its top {run['k']} ids, each marked relevant, judged non-relevant, "
+                            f"unjudged or repeat.")
+
+
+@dataclass(frozen=True)
+class BuiltReport:
+    """What one build produces, before anything is written."""
+
+    document: dict[str, Any]
+    context: dict[str, Any]
+    limits: tuple[tuple[Limit, ...], ...]
+
+
+def prepare(summaries: Sequence[RunSummary], *, title: str | None, today: _dt.date) -> BuiltReport:
+    run_limits = tuple(limits(s, today) for s in summaries)
+    notes = [render_notes(s.judged.meta.notes) if s.judged.meta.notes else "" for s in summaries]
+    title = title or (f"Retrieval report: {summaries[0].name}" if len(summaries) == 1
+                      else f"Retrieval report: {len(summaries)} runs")
+    context = site_context(summaries, run_limits, title=title, today=today,
+                           generator=f"ragreport {__version__}", notes_html=notes)
+    for run in context["runs"]:
+        _run_extras(run)
+    document = report_document(summaries, run_limits)
+    return BuiltReport(document=document, context=context, limits=run_limits)
+
+
+def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[str, Any]:
+    runs = site["runs"]
+    hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
+    nav = [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
+    nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
+    names = [r["name"] for r in runs]
+    n = len(runs)
+    return {
+        "home": "#main" if single else "index.html",
+        "nav": nav,
+        "run_hrefs": hrefs,
+        "run_names": names,
+        "downloads": [] if single else [{"href": "report.json", "text": "report.json"},
+                                        {"href": "summary.md", "text": "summary.md"}],
+        "lede": (f"{n} run{'s' if n != 1 else ''} scored at K = {site['k']}, dated {site['date']}. Every mean "
+                 f"carries its {site['confidence']} band and the convention that produced it."),
+        "suite_caption": (f"Means at K = {site['k']} with their {site['confidence']} bands"
+                          + (", runs side by side." if n > 1 else ".")),
+        "sweep_caption": (f"Every run's mean at each K with its {site['confidence']} band; choose the metric "
+                          f"from the menu. The dotted line marks K = {site['k']}."),
+    }
+
+
+def _render(env: jinja2.Environment, template: str, *, site: dict[str, Any], page: dict[str, Any],
+            scripts: list[dict[str, Any]], external: bool, **extra: Any) -> bytes:
+    css, js = assets().css, assets().js
+    inline = [s["inline"] for s in scripts if s["inline"] is not None]
+    page = dict(page, scripts=scripts, csp=content_security_policy(inline, [css], external_scripts=external),
+                preempted_styles=plotly_injected_style_ids())
+    text = env.get_template(template).render(site=site, page=page, assets={"css": Markup(css)}, **extra)
+    return text.encode("utf-8")
+
+
+def render_site(report: BuiltReport) -> dict[str, bytes]:
+    """Every file of the site: pages, the shared plotly.js, report.json, summary.md and the marker."""
+    env = environment()
+    site = report.context
+    js = assets().js
+    files: dict[str, bytes] = {}
+
+    def add(path: str, data: bytes) -> None:
+        if path in files:
+            raise RuntimeError(f"the site would write {path} twice")
+        files[path] = data
+
+    scripts = [{"src": PLOTLY_ASSET, "inline": None}, {"src": None, "inline": Markup(js)}]
+    add("index.html", _render(env, "index.html", site=site, page=_page(site, single=False, current="index"),
+                              scripts=scripts, external=True))
+    for run in site["runs"]:
+        add(f"run-{run['slug']}.html", _render(env, "run.html", site=site, run=run,
+                                               page=_page(site, single=False, current=run["slug"]),
+                                               scripts=scripts, external=True))
+    add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
+    add("report.json", (json.dumps(report.document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
+    add("summary.md", markdown(report.document).encode("utf-8"))
+    add(MARKER, MARKER_TEXT.encode("utf-8"))
+    return files
+
+
+def render_single(report: BuiltReport) -> bytes:
+    """One HTML file holding everything: the overview, every run, plotly.js and the data."""
+    env = environment()
+    scripts = [{"src": None, "inline": Markup(plotly_js())}, {"src": None, "inline": Markup(assets().js)}]
+    return _render(env, "single.html", site=report.context, page=_page(report.context, single=True, current=None),
+                   scripts=scripts, external=False)
+
+
+def _is_replaceable(out: Path) -> bool:
+    if not out.exists():
+        return True
+    if not out.is_dir():
+        return False
+    return (out / MARKER).is_file() or not any(out.iterdir())
+
+
+def write_site(files: dict[str, bytes], out: str | Path) -> Path:
+    """Write ``files`` into a temporary folder beside ``out``, then move it into place.
+
+    ``out`` is replaced only when it is missing, empty or an earlier ragreport build (it holds
+    the marker file); otherwise the build refuses and writes nothing.
+    """
+    out = Path(out)
+    if not _is_replaceable(out):
+        raise UsageError(f"refusing to replace {out}: it is not an earlier ragreport build (no {MARKER} file "
+                         f"inside); choose another --out or remove it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        for relative, data in sorted(files.items()):
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        for folder in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
+            folder.chmod(0o755)  # mkdtemp makes 0700; a published site must be readable
+        if out.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.rename(out, retired / "site")
+            os.rename(staging, out)
+            shutil.rmtree(retired, ignore_errors=True)
+        else:
+            os.rename(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def write_file(data: bytes, path: str | Path) -> Path:
+    """Write one file atomically: a temporary file beside it, then a rename."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,201 @@
+/* ragreport: draws the K-sweep charts and runs the per-query tables. Plain JavaScript, no network. */
+(function () {
+  "use strict";
+
+  function readJSON(id) {
+    return JSON.parse(document.getElementById(id).textContent);
+  }
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+
+  function drawCharts() {
+    var holders = document.querySelectorAll("[data-figure]");
+    if (!holders.length) { return; }
+    if (typeof window.Plotly === "undefined") {
+      holders.forEach(function (holder) {
+        holder.appendChild(el("p", { "class": "chart-missing" }, "The chart needs plotly.js, which did not load."));
+      });
+      return;
+    }
+    var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    holders.forEach(function (holder) {
+      var figure = readJSON(holder.getAttribute("data-figure"));
+      var ink = dark ? "#e4e7eb" : "#1d2126";
+      var grid = dark ? "#30363d" : "#e6e9ec";
+      figure.layout.font = { color: ink, family: "system-ui, sans-serif" };
+      figure.layout.xaxis.gridcolor = grid;
+      figure.layout.yaxis.gridcolor = grid;
+      window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
+    });
+  }
+
+  function fmt(value, isCount) {
+    if (value === null || value === undefined) { return "\u2013"; }
+    if (typeof value === "number" && !isCount) { return value.toFixed(3); }
+    return String(value);
+  }
+
+  function QueryTable(root) {
+    var data = readJSON(root.getAttribute("data-query-table"));
+    var body = root.querySelector("tbody");
+    var statusSelect = root.querySelector("select[name=status]");
+    var idInput = root.querySelector("input[name=id]");
+    var where = root.querySelector(".where");
+    var prev = root.querySelector("button[data-page=prev]");
+    var next = root.querySelector("button[data-page=next]");
+    var headers = root.querySelectorAll("thead th[data-col]");
+    var pageSize = 50;
+    var metricStart = 5;
+    var metricEnd = data.columns.length - 2;
+    var statusCol = data.columns.length - 1;
+    var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
+
+    function isMetric(col) { return col >= metricStart && col < metricEnd; }
+    function isHitColumn(col) { return data.columns[col].indexOf("Hit@") === 0; }
+
+    function compare(a, b, col) {
+      var x = data.rows[a][col], y = data.rows[b][col];
+      if (col === statusCol) { x = data.statuses[x]; y = data.statuses[y]; }
+      if (x === y) { return a - b; }
+      if (x === null || x === undefined) { return 1; }
+      if (y === null || y === undefined) { return -1; }
+      var result = x < y ? -1 : 1;
+      return state.ascending ? result : -result;
+    }
+
+    function filtered() {
+      var status = statusSelect.value;
+      var needle = idInput.value.trim().toLowerCase();
+      var out = [];
+      for (var i = 0; i < data.rows.length; i++) {
+        var row = data.rows[i];
+        if (status !== "" && String(row[statusCol]) !== status) { continue; }
+        if (needle && String(row[0]).toLowerCase().indexOf(needle) < 0 &&
+            (row[1] === null || String(row[1]).toLowerCase().indexOf(needle) < 0)) { continue; }
+        out.push(i);
+      }
+      if (state.sortCol >= 0) {
+        var col = state.sortCol;
+        out.sort(function (a, b) {
+          var x = data.rows[a][col], y = data.rows[b][col];
+          if ((x === null) !== (y === null)) { return x === null ? 1 : -1; }
+          return compare(a, b, col);
+        });
+      }
+      return out;
+    }
+
+    function detailRow(index) {
+      var tr = el("tr", { "class": "detail" });
+      var td = el("td", { colspan: String(data.columns.length + 1) });
+      var top = data.top[index];
+      if (!top.length) {
+        td.appendChild(el("p", null, "Nothing was retrieved for this query."));
+      } else {
+        var table = el("table");
+        table.appendChild(el("caption", null, "Top " + data.k + " of " + data.rows[index][0]));
+        var head = el("tr");
+        ["rank", "id", "grade", "mark"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
+        var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+        var tbody = el("tbody");
+        top.forEach(function (slot, rank) {
+          var r = el("tr");
+          r.appendChild(el("td", { "class": "num" }, rank + 1));
+          r.appendChild(el("td", { "class": "mono" }, slot[0]));
+          r.appendChild(el("td", { "class": "num" }, slot[1] === null ? "\u2013" : slot[1]));
+          var mark = data.marks[slot[2]];
+          r.appendChild(el("td", { "class": "mark-" + mark.replace(/ /g, "-") }, mark));
+          tbody.appendChild(r);
+        });
+        table.appendChild(tbody);
+        td.appendChild(table);
+      }
+      tr.appendChild(td);
+      return tr;
+    }
+
+    function render() {
+      var order = state.order;
+      var pages = Math.max(1, Math.ceil(order.length / pageSize));
+      if (state.page >= pages) { state.page = pages - 1; }
+      var start = state.page * pageSize;
+      var stop = Math.min(order.length, start + pageSize);
+      var fragment = document.createDocumentFragment();
+      for (var i = start; i < stop; i++) {
+        var index = order[i];
+        var row = data.rows[index];
+        var tr = el("tr");
+        var cell = el("td");
+        var open = !!state.open[index];
+        var button = el("button", { type: "button", "class": "expand", "aria-expanded": open ? "true" : "false",
+          "aria-label": "Show the top " + data.k + " of " + row[0], "data-index": String(index) }, "\u25B6");
+        cell.appendChild(button);
+        tr.appendChild(cell);
+        for (var c = 0; c < row.length; c++) {
+          var value = row[c];
+          var cls = c === 1 ? "query-text" : (c >= 2 && c < statusCol ? "num" : (c === statusCol ? "status" : "mono"));
+          var text = c === statusCol ? data.statuses[value] : fmt(value, !isMetric(c) || isHitColumn(c));
+          tr.appendChild(el(c === 0 ? "th" : "td", c === 0 ? { scope: "row", "class": cls } : { "class": cls },
+            c === 1 && value === null ? "" : text));
+        }
+        fragment.appendChild(tr);
+        if (open) { fragment.appendChild(detailRow(index)); }
+      }
+      body.replaceChildren(fragment);
+      where.textContent = order.length
+        ? "Rows " + (start + 1).toLocaleString("en") + "\u2013" + stop.toLocaleString("en") + " of " +
+          order.length.toLocaleString("en") + (order.length < data.rows.length ? " (filtered from " +
+          data.rows.length.toLocaleString("en") + ")" : "")
+        : "No query matches.";
+      prev.disabled = state.page === 0;
+      next.disabled = state.page >= pages - 1;
+    }
+
+    function refresh() {
+      state.order = filtered();
+      state.page = 0;
+      render();
+    }
+
+    headers.forEach(function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        var col = Number(th.getAttribute("data-col"));
+        state.ascending = state.sortCol === col ? !state.ascending : true;
+        state.sortCol = col;
+        headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", state.ascending ? "ascending" : "descending");
+        refresh();
+      });
+    });
+    statusSelect.addEventListener("change", refresh);
+    idInput.addEventListener("input", refresh);
+    prev.addEventListener("click", function () { state.page -= 1; render(); });
+    next.addEventListener("click", function () { state.page += 1; render(); });
+    body.addEventListener("click", function (event) {
+      var button = event.target.closest("button.expand");
+      if (!button) { return; }
+      var index = Number(button.getAttribute("data-index"));
+      state.open[index] = !state.open[index];
+      render();
+    });
+    refresh();
+  }
+
+  function start() {
+    drawCharts();
+    document.querySelectorAll("[data-query-table]").forEach(function (root) { QueryTable(root); });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
