@@ -19,8 +19,8 @@ ALLOWED_TAGS = frozenset({
     "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "del", "sup", "sub",
 })
 VOID_TAGS = frozenset({"br", "hr"})
-DROP_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "embed", "template", "noscript",
-                               "textarea", "title", "svg", "math", "frameset", "frame"})
+DROP_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "template", "noscript",
+                               "textarea", "title", "svg", "math", "frameset"})  # void tags (embed) have no content
 ALLOWED_ATTRIBUTES = {"a": frozenset({"href", "title"}), "th": frozenset({"align"}), "td": frozenset({"align"})}
 SAFE_SCHEMES = ("http://", "https://", "mailto:", "#")
 # Headings in notes sit inside the report's own sections: shift them below its h2/h3.

@@ -1,0 +1,72 @@
+"""Helpers for tests that build sites and read the HTML back."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+INJECTIONS = ("<img src=x onerror=alert(1)>", "</script><script>alert(1)</script>")
+
+
+class Page(HTMLParser):
+    """A parsed page: its text (scripts and styles aside), inline scripts, styles, JSON blocks, tags."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.source = text
+        self.text_parts: list[str] = []
+        self.inline_scripts: list[str] = []
+        self.styles: list[str] = []
+        self.json_blocks: dict[str, str] = {}
+        self.tags: list[tuple[str, dict]] = []
+        self._in: tuple[str, dict] | None = None
+        self._buffer: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if tag in ("script", "style"):
+            self._in, self._buffer = (tag, attrs), []
+
+    def handle_endtag(self, tag):
+        if self._in and tag == self._in[0]:
+            content = "".join(self._buffer)
+            kind, attrs = self._in
+            if kind == "style":
+                self.styles.append(content)
+            elif attrs.get("type") == "application/json":
+                self.json_blocks[attrs["id"]] = content
+            elif "src" not in attrs:
+                self.inline_scripts.append(content)
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in:
+            self._buffer.append(data)
+        else:
+            self.text_parts.append(data)
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"\s+", " ", " ".join(self.text_parts))
+
+    def attrs_of(self, tag: str) -> list[dict]:
+        return [a for t, a in self.tags if t == tag]
+
+    def csp(self) -> str:
+        return next(a["content"] for a in self.attrs_of("meta") if a.get("http-equiv") == "Content-Security-Policy")
+
+    def json(self, block_id: str):
+        return json.loads(self.json_blocks[block_id])
+
+
+def read_page(path: Path) -> Page:
+    return Page(path.read_text("utf-8"))
+
+
+def site_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}

@@ -1,0 +1,50 @@
+"""Chart figures are valid plotly figures with a band per line and the chosen K marked."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from helpers import judged_run
+
+from ragreport.api import evaluate
+from ragreport.charts import index_sweep_figure, run_sweep_figure
+from ragreport.model import Conventions
+from ragreport.summary import summarise
+
+
+def _valid(figure):
+    go.Figure(data=figure["data"], layout=figure["layout"])  # raises on any unknown property
+
+
+def test_run_figure_has_a_panel_a_band_and_a_line_per_metric():
+    summary = evaluate()[0]
+    figure = run_sweep_figure(summary)
+    _valid(figure)
+    assert len(figure["data"]) == 14
+    bands, lines = figure["data"][0::2], figure["data"][1::2]
+    assert all(b["fill"] == "toself" and b["hoverinfo"] == "skip" for b in bands)
+    assert [line["name"] for line in lines] == ["P", "R", "Hit", "RR", "AP", "nDCG", "CP"]
+    hit = lines[2]
+    assert hit["x"] == list(range(1, 11))
+    assert round(hit["y"][4], 3) == 0.778 and [round(v, 3) for v in hit["customdata"][4]] == [0.453, 0.937]
+    assert "Wilson band" in hit["hovertemplate"] and "bootstrap band" in lines[0]["hovertemplate"]
+    assert all(shape["x0"] == 5 for shape in figure["layout"]["shapes"])
+    assert len(figure["layout"]["shapes"]) == 7
+
+
+def test_index_figure_overlays_runs_with_a_metric_selector():
+    summaries = evaluate()
+    figure = index_sweep_figure(summaries)
+    _valid(figure)
+    buttons = figure["layout"]["updatemenus"][0]["buttons"]
+    assert len(buttons) == 7
+    recall = buttons[1]["args"][0]["visible"]
+    assert recall == [t["visible"] for t in figure["data"]]  # Recall is the one shown first
+    assert sum(recall) == 2
+
+
+def test_a_long_sweep_uses_a_log_axis():
+    judged = judged_run([("q", [f"d{i}" for i in range(300)], {"d5": 1, "d250": 1})])
+    figure = run_sweep_figure(summarise(judged, 100, Conventions(resamples=50), kmax=1000))
+    _valid(figure)
+    assert figure["layout"]["xaxis"]["type"] == "log"
+    assert figure["data"][1]["x"][-1] == 1000 and 100 in figure["data"][1]["x"]

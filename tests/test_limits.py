@@ -1,0 +1,94 @@
+"""Honest limits: each statement appears only when it applies, with the run's own figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from helpers import judged_run
+
+from ragreport.limits import limits
+from ragreport.model import Conventions, Denominator, LabelSource, Missing, RetrieverKind, RunMeta
+from ragreport.summary import summarise
+
+TODAY = dt.date(2026, 11, 30)
+
+
+def _summary(queries, meta=RunMeta(), conventions=Conventions(), k=2, extra_judged=()):
+    judged = judged_run(queries, extra_judged=extra_judged)
+    judged = type(judged)(**{**judged.__dict__, "meta": meta})
+    return summarise(judged, k, conventions)
+
+
+def _by_key(summary):
+    return {limit.key: limit for limit in limits(summary, TODAY)}
+
+
+CLEAN = [(f"q{i}", ["a", "b"], {"a": 1, "b": 0}) for i in range(60)]
+
+
+def test_a_clean_large_run_gets_only_the_statements_that_always_apply():
+    found = _by_key(_summary(CLEAN))
+    assert list(found) == ["scope", "k_dependence", "query_weights", "band_width"]
+    assert "With 60 scored queries" in found["band_width"].text
+    assert "the run of 2026-11-30" in found["scope"].text
+
+
+def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
+    queries = [("q1", ["a", "x", "y"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 0})]
+    found = _by_key(_summary(queries, meta=RunMeta(pool_depth=10)))
+    assert found["unjudged"].text.startswith("1 of the 4 top-2 slots of the scored queries (25.0 %)")
+    assert "pool depth of 10" in found["unjudged"].text
+
+
+def test_model_judge_with_and_without_an_error_rate():
+    with_rate = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL, judge="judge-x",
+                                                     judge_error_rate=0.1)))["model_judge"].text
+    assert "model judge (judge-x)" in with_rate
+    assert "(10.0%), about 12 of the 120 judged top-2 slots" in with_rate
+    without = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL)))["model_judge"].text
+    assert "no error rate" in without
+    assert "model_judge" not in _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.HUMAN)))
+
+
+def test_union_statement_for_multi_hop_and_agentic_only():
+    for kind in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC):
+        found = _by_key(_summary(CLEAN, meta=RunMeta(retriever_kind=kind)))
+        assert f"retriever is {kind.value}" in found["union"].text
+    assert "union" not in _by_key(_summary(CLEAN, meta=RunMeta(retriever_kind=RetrieverKind.SINGLE)))
+
+
+def test_queries_with_more_relevant_ids_than_k_under_both_denominators():
+    queries = CLEAN[:3] + [("big", ["a", "b", "c"], {"a": 1, "b": 1, "c": 1})]
+    relevant = _by_key(_summary(queries))["query_weights"].text
+    assert "3 have a single relevant id and 1 has several (up to 3)" in relevant
+    assert "1 query (big) has more relevant ids than K = 2: its Recall@2 and AP@2 can never reach 1." in relevant
+    minimum = _by_key(_summary(queries, conventions=Conventions(denominator=Denominator.MIN)))["query_weights"].text
+    assert "min(R, K) denominator forgives" in minimum
+
+
+def test_small_sample_names_the_band_widths():
+    found = _by_key(_summary(CLEAN[:5]))
+    assert "small_sample" in found and "band_width" not in found
+    assert found["small_sample"].title == "Only 5 scored queries"
+
+
+def test_excluded_missing_and_repeats():
+    queries = [("q1", ["a", "a"], {"a": 1}), ("none", ["x"], {"x": 0})]
+    found = _by_key(_summary(queries, extra_judged=[("gone", {"z": 1})]))
+    assert "1 query (none) has no id judged relevant" in found["excluded"].text
+    assert "no entry for 1 judged query (gone): each is scored as an empty list" in found["missing"].text
+    assert "1 repeated id in 1 query (q1) keeps its slot and scores nothing" in found["repeats"].text
+    skipped = _by_key(_summary(queries, conventions=Conventions(missing=Missing.SKIP),
+                               extra_judged=[("gone", {"z": 1})]))
+    assert "left out of every average (trec_eval without -c)" in skipped["missing"].text
+
+
+def test_k_dependence_quotes_the_sweep():
+    text = _by_key(_summary([("q", ["a", "x", "b"], {"a": 1, "b": 1})]))["k_dependence"].text
+    assert "Recall goes from 0.500 at K = 1 to 1.000 at K = 10" in text
+    assert "Precision from 1.000 to 0.200" in text
+
+
+def test_long_id_lists_are_cut():
+    queries = [(f"z{i}", ["x"], {"x": 0}) for i in range(8)] + CLEAN[:2]
+    assert "(z0, z1, z2, z3, z4 and 3 more)" in _by_key(_summary(queries))["excluded"].text

@@ -1,0 +1,292 @@
+"""The built site, read back as a user's browser would get it (no browser here: see test_browser)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from sitetools import INJECTIONS, Page, read_page, site_files
+
+from ragreport import site as site_module
+from ragreport.api import build, document, evaluate
+from ragreport.cli import main
+from ragreport.errors import UsageError
+from ragreport.site import MARKER, build_day
+
+EPOCH = "1790000000"  # 2026-09-21
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("built") / "site"
+    assert main(["build", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_the_sample_site_has_every_page_and_companion(sample_site):
+    assert sorted(site_files(sample_site)) == [MARKER, "assets/plotly.min.js", "index.html", "report.json",
+                                               "run-sample.html", "summary.md"]
+
+
+def test_index_shows_every_section_7_figure_with_band_interval_and_convention(sample_site):
+    page = read_page(sample_site / "index.html")
+    text = page.text
+    assert "Hit@5 0.778 [0.453, 0.937]" in text and "Wilson" in text
+    assert "R@5 0.676 [" in text
+    assert "Distinct relevant ids in the top 5 divided by 5, even when fewer than 5 came back" in text
+    assert "as trec_eval's P_5" in text
+    for label in ("P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"):
+        assert f"{label} " in text
+    assert "10 9 1 0 1 5 2026-11-02" in text  # queries, scored, excluded, missing, repeats, K, date
+    report = json.loads((sample_site / "report.json").read_text())
+    fingerprints = report["runs"][0]["fingerprints"]
+    assert fingerprints["queries"] in text and fingerprints["labels"] in text
+    assert 'href="run-sample.html"' in page.source
+
+
+def test_run_page_sections_and_per_query_data(sample_site):
+    page = read_page(sample_site / "run-sample.html")
+    for heading in ("Summary at K = 5", "K sweep", "Per query", "Conventions", "Honest limits", "Metadata and notes"):
+        assert heading in page.text
+    (table_id,) = [k for k in page.json_blocks if k.startswith("queries-")]
+    data = page.json(table_id)
+    assert [row[0] for row in data["rows"]] == [f"q{i:02d}" for i in range(1, 11)]
+    status = {row[0]: data["statuses"][row[-1]] for row in data["rows"]}
+    assert status["q03"] == "late hit" and status["q06"] == "complete miss" and status["q08"] == "excluded"
+    q10 = data["top"][9]
+    assert [data["marks"][slot[2]] for slot in q10[:3]] == ["relevant", "repeat", "relevant"]
+    assert data["rows"][9][data["columns"].index("P@5")] == 0.4
+    q01 = data["top"][0]
+    assert {data["marks"][s[2]] for s in q01} == {"relevant", "judged non-relevant", "unjudged"}
+
+
+def test_conventions_section_names_every_switch_and_its_alternative(sample_site):
+    text = read_page(sample_site / "run-sample.html").text
+    for switch in ("--denominator relevant", "--gain linear", "--missing zero", "--order score",
+                   "--confidence 0.95 --resamples 1000 --seed 0"):
+        assert switch in text
+    assert "With --denominator min they would divide by min(R, K)" in text
+    assert "With --missing skip such queries would be left out of every average" in text
+    assert "Precision@K always divides by K" in text and "A repeated id keeps its rank slot" in text
+
+
+def test_honest_limits_shown_are_exactly_those_that_apply(sample_site):
+    page = read_page(sample_site / "run-sample.html")
+    keys = [a["data-limit"] for a in page.attrs_of("li") if "data-limit" in a]
+    assert keys == ["unjudged", "scope", "k_dependence", "query_weights", "small_sample", "excluded", "repeats"]
+    text = page.text
+    assert "18 of the 42 top-5 slots of the scored queries (42.9 %) hold ids that nobody judged" in text
+    assert "1 query (q09) has more relevant ids than K = 5" in text
+    assert "9 scored queries certify very little" in text and "between 0.453 and 0.937" in text
+    assert "model judge" not in text and "no single top-K" not in text.lower()
+
+
+def test_metadata_table_and_sanitised_notes(sample_site):
+    page = read_page(sample_site / "run-sample.html")
+    assert "label_source human" in page.text and "corpus help-centre snapshot 2026-10" in page.text
+    assert "<strong>preloaded sample</strong>" in page.source
+
+
+def test_every_page_has_a_csp_that_hashes_its_own_inline_code_and_forbids_fetches(sample_site, tmp_path):
+    single = tmp_path / "one.html"
+    assert main(["build", "--single-file", str(single), "--quiet"]) == 0
+    for path in [sample_site / "index.html", sample_site / "run-sample.html", single]:
+        page = read_page(path)
+        csp = page.csp()
+        for directive in ("default-src 'none'", "connect-src 'none'", "font-src 'none'", "object-src 'none'",
+                          "img-src data:", "base-uri 'none'", "form-action 'none'"):
+            assert directive in csp, (path.name, directive)
+        for code in page.inline_scripts + page.styles:
+            digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+            assert f"'sha256-{digest}'" in csp, path.name
+        assert "unsafe-inline" not in csp.split("style-src-attr")[0]
+        assert "unsafe-eval" not in csp and "http" not in csp
+        for tag, attrs in page.tags:
+            for name in ("src", "href"):
+                assert not attrs.get(name, "").startswith(("http:", "https:", "//")), (tag, attrs)
+        assert not page.attrs_of("link") and not page.attrs_of("iframe")
+
+
+def test_single_file_holds_everything(tmp_path):
+    single = tmp_path / "one.html"
+    assert main(["build", "--single-file", str(single), "--quiet"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.html"]
+    page = read_page(single)
+    assert not [a for a in page.attrs_of("script") if "src" in a]
+    assert any("plotly.js v" in s[:300] for s in page.inline_scripts)
+    assert 'href="#run-sample"' in page.source and 'id="run-sample"' in page.source
+    assert "Hit@5 0.778 [0.453, 0.937]" in page.text and "Honest limits" in page.text
+
+
+def test_report_json_is_the_score_document_and_summary_md_has_bands_and_limits(sample_site, capsys):
+    assert main(["score", "--format", "json"]) == 0
+    assert json.loads((sample_site / "report.json").read_text()) == json.loads(capsys.readouterr().out)
+    summary = (sample_site / "summary.md").read_text()
+    assert "| Hit@5 | 0.778 | [0.453, 0.937] | wilson |" in summary
+    assert "- **Only 9 scored queries.**" in summary and "- **Repeated ids.**" in summary
+
+
+def test_two_builds_are_byte_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    assert main(["build", "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    assert main(["build", "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    assert main(["build", "--single-file", str(tmp_path / "a.html"), "--quiet"]) == 0
+    assert main(["build", "--single-file", str(tmp_path / "b.html"), "--quiet"]) == 0
+    assert site_files(tmp_path / "a") == site_files(tmp_path / "b")
+    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+
+
+def test_the_date_is_the_metadata_date_else_source_date_epoch(write, tmp_path, monkeypatch):
+    run = write("r.jsonl", '{"id": "a", "retrieved": ["x"], "relevant": ["x"]}\n')
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    assert build_day() == build_day({"SOURCE_DATE_EPOCH": EPOCH})
+    assert main(["build", str(run), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    assert "dated 2026-09-21" in read_page(tmp_path / "s" / "index.html").text
+    write("r.meta.toml", "date = 2025-01-31\n")
+    assert main(["build", str(run), "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    assert "dated 2025-01-31" in read_page(tmp_path / "s" / "index.html").text
+    with pytest.raises(UsageError):
+        build_day({"SOURCE_DATE_EPOCH": "soon"})
+
+
+def _hostile_inputs(write):
+    bad, close = INJECTIONS
+    line = {"id": bad, "query": close, "retrieved": [bad, close, "ok"], "relevant": {bad: 2, close: 1}}
+    other = {"id": close, "retrieved": ["x"], "relevant": ["x"], "meta": {"k": bad}}
+    run = write("hostile.jsonl", json.dumps(line) + "\n" + json.dumps(other) + "\n")
+    write("hostile.meta.toml", "\n".join([
+        f"name = {json.dumps(bad)}", f"retriever = {json.dumps(close)}", f"judge = {json.dumps(bad)}",
+        'label_source = "model"', f"{json.dumps(bad)} = {json.dumps(close)}",
+        "notes = " + json.dumps(f"{bad}\n\n{close}\n\n[x](javascript:alert(1)) <iframe src=x></iframe> "
+                                "<p onclick=alert(1) style=color:red>p</p>"),
+    ]) + "\n")
+    return run
+
+
+def test_injection_payloads_render_as_text_everywhere(write, tmp_path):
+    run = _hostile_inputs(write)
+    out = tmp_path / "site"
+    assert main(["build", str(run), "--out", str(out), "--title", INJECTIONS[0], "--quiet"]) == 0
+    assert main(["build", str(run), "--single-file", str(tmp_path / "one.html"), "--quiet"]) == 0
+    pages = [p for p in out.glob("*.html")] + [tmp_path / "one.html"]
+    assert len(pages) == 3
+    for path in pages:
+        page = read_page(path)
+        for payload in INJECTIONS:
+            assert payload not in page.source, path.name
+            assert payload in page.text or path.name == "index.html" and INJECTIONS[0] in page.text
+        markup = page.source
+        for script in page.inline_scripts:
+            markup = markup.replace(script, "")
+        assert "javascript:" not in markup
+        assert "<iframe" not in markup and "onclick" not in markup and "onerror=alert(1)>" not in markup
+        for block in page.json_blocks.values():
+            assert "<" not in block and ">" not in block
+        assert any(INJECTIONS[0] in json.dumps(json.loads(b)) or INJECTIONS[0].replace("<", "&lt;").replace(">", "&gt;")
+                   in json.dumps(json.loads(b)) for b in page.json_blocks.values())
+    run_page = read_page(next(out.glob("run-*.html")))
+    assert "&lt;img src=x onerror=alert(1)&gt;" in run_page.source
+    assert f"{INJECTIONS[0]} {INJECTIONS[1]}" in run_page.text  # an unknown metadata key and its value, as text
+
+
+def test_chart_labels_escape_names(write, tmp_path):
+    run = _hostile_inputs(write)
+    summaries = evaluate([run])
+    from ragreport.charts import index_sweep_figure, run_sweep_figure
+
+    for figure in (run_sweep_figure(summaries[0]), index_sweep_figure(summaries)):
+        text = json.dumps(figure)
+        assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path):
+    precious = tmp_path / "docs"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    assert main(["build", "--out", str(precious), "--quiet"]) == 2
+    assert [p.name for p in precious.iterdir()] == ["thesis.tex"]
+    assert [p.name for p in tmp_path.iterdir()] == ["docs"]
+
+
+def test_replaces_an_earlier_build_and_an_empty_folder(tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    assert main(["build", "--out", str(out), "--quiet"]) == 0
+    (out / "stale.html").write_text("old")
+    assert main(["build", "--out", str(out), "--quiet"]) == 0
+    assert not (out / "stale.html").exists() and (out / "index.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert oct(out.stat().st_mode & 0o777) == "0o755"
+
+
+def test_a_failed_build_leaves_the_old_site_intact(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    assert main(["build", "--out", str(out), "--quiet"]) == 0
+    before = site_files(out)
+    written = []
+    real = Path.write_bytes
+
+    def failing(self, data):
+        written.append(self.name)
+        if len(written) == 3:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    with pytest.raises(OSError):
+        build(evaluate(), out=out)
+    monkeypatch.undo()
+    assert site_files(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_bad_input_writes_nothing(tmp_path, write):
+    bad = write("bad.jsonl", "{not json}\n")
+    assert main(["build", str(bad), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_several_runs_stand_side_by_side(tmp_path, write):
+    qrels = write("qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    first = write("bm25.trec", "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 y 1 2 t\nq2 Q0 b 2 1 t\n")
+    second = write("dense.trec", "q1 Q0 x 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 b 1 2 t\n")
+    out = tmp_path / "site"
+    assert main(["build", "--qrels", str(qrels), str(first), str(second), "--out", str(out), "--quiet"]) == 0
+    assert {"run-bm25.html", "run-dense.html", "index.html"} <= set(os.listdir(out))
+    page = read_page(out / "index.html")
+    assert "bm25: mean" in page.text and "dense: mean" in page.text
+    (figure_id,) = [k for k in page.json_blocks if k.startswith("fig-")]
+    figure = page.json(figure_id)
+    assert len(figure["data"]) == 7 * 2 * 2
+    assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == [
+        "P@K", "R@K", "Hit@K", "RR@K", "AP@K", "nDCG@K", "CP@K"]
+    summary = (out / "summary.md").read_text()
+    assert "| metric | bm25 | dense | interval |" in summary
+
+
+def test_the_default_output_folder_is_site(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--quiet"]) == 0
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_progress_lines_only_on_a_terminal(tmp_path, capsys):
+    assert main(["build", "--out", str(tmp_path / "s")]) == 0
+    err = capsys.readouterr().err
+    assert "reading" not in err and "wrote" in err
+    assert main(["build", "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_limits_are_in_report_json(sample_site):
+    limits = json.loads((sample_site / "report.json").read_text())["runs"][0]["limits"]
+    assert [entry["key"] for entry in limits][:2] == ["unjudged", "scope"]
+    assert document(evaluate(), build_day())["runs"][0]["limits"] == limits
+
+
+def test_templates_are_found(sample_site):
+    assert (site_module.template_dir() / "base.html").is_file()
