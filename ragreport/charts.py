@@ -125,8 +125,10 @@ def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAUL
         visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
         buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
     layout = _layout(summaries[0], "K sweep of every run, one metric at a time")
+    # Top left, under the title: the mode bar appears top right on hover and would cover it.
+    layout["margin"]["t"] = 96
     layout["updatemenus"] = [{
-        "type": "dropdown", "buttons": buttons, "x": 1, "xanchor": "right", "y": 1.16, "yanchor": "top",
+        "type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06, "yanchor": "bottom",
         "active": [m.key for m in METRICS].index(metric_key), "showactive": True,
     }]
     return {"data": traces, "layout": layout, "config": CONFIG}

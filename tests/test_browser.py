@@ -1,0 +1,197 @@
+"""The built site in a real browser: headless Chromium opens it from file:// with the network off.
+
+Needs Debian's ``chromium`` and the ``playwright`` package (a test dependency; it drives the
+system Chromium, it downloads no browser). Outside CI a missing Chromium skips these tests; in CI
+(``CI`` set) it is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from sitetools import INJECTIONS
+
+from ragreport.cli import main
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None
+
+if CHROMIUM is None or sync_playwright is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser tests: install Debian's chromium and the playwright package")
+    pytest.skip("Chromium or playwright is not installed (CI installs both)", allow_module_level=True)
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-extensions"]
+WATCH_CSP = """
+window.__csp = [];
+document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """One page opened offline, with its console, requests, dialogs and CSP violations recorded."""
+
+    def __init__(self, browser, path: Path, width: int = 1200):
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, offline=True,
+                                           java_script_enabled=True)
+        self.context.add_init_script(WATCH_CSP)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.console: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_load_state("load")
+
+    def charts(self, count: int) -> list[tuple[int, int]]:
+        """Wait for ``count`` plotly charts; return (traces given, traces drawn) for each."""
+        self.page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}")
+        return [tuple(pair) for pair in self.page.evaluate(
+            "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
+            "[gd.data.length, gd.querySelectorAll('.scatterlayer .trace').length])")]
+
+    def hover_first_point(self) -> str:
+        """Move the mouse onto the first mean marker of the first chart; return the hover label."""
+        point = self.page.locator(".js-plotly-plot .scatterlayer .trace .point").first
+        point.scroll_into_view_if_needed()
+        box = point.bounding_box()
+        self.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        self.page.wait_for_selector(".hoverlayer .hovertext")
+        return self.page.evaluate("document.querySelector('.hoverlayer').textContent")
+
+    def rows(self, scope: str = "") -> list[str]:
+        return self.page.eval_on_selector_all(f"{scope} table.queries tbody > tr:not(.detail) > th",
+                                              "cells => cells.map(c => c.textContent)")
+
+    def assert_clean(self):
+        assert self.console == [], self.console
+        assert self.page.evaluate("window.__csp") == []
+        assert [u for u in self.requests if not u.startswith(("file:", "data:"))] == []
+        assert self.dialogs == []
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser")
+    assert main(["build", "--out", str(root / "site"), "--single-file", str(root / "one.html"), "--quiet"]) == 0
+    return root
+
+
+def test_index_chart_renders_and_the_metric_selector_switches(browser, sample_site):
+    visit = Visit(browser, sample_site / "site" / "index.html")
+    assert visit.charts(1) == [(14, 2)]  # every metric's band and mean; one metric shown at a time
+    visible = visit.page.evaluate("document.querySelector('.js-plotly-plot').data.map(t => t.visible)")
+    assert sum(v is True for v in visible) == 2
+    visit.page.click(".updatemenu-header-group")
+    visit.page.locator(".updatemenu-dropdown-button", has_text="nDCG@K").click()
+    visit.page.wait_for_function(
+        "document.querySelector('.js-plotly-plot').data.filter(t => t.visible === true)[1].name === 'sample'")
+    shown = visit.page.evaluate(
+        "document.querySelector('.js-plotly-plot').data.map((t, i) => t.visible === true ? i : -1).filter(i => i >= 0)")
+    assert shown == [10, 11]  # nDCG is the sixth metric: traces 10 (band) and 11 (mean)
+    assert "Hit@5" in visit.page.inner_text("#suite") and "0.778" in visit.page.inner_text("#suite")
+    visit.assert_clean()
+
+
+def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
+    visit = Visit(browser, sample_site / "site" / "run-sample.html")
+    assert visit.charts(1) == [(14, 14)]
+    label = visit.hover_first_point()
+    assert "P@1: 0.556" in label and "bootstrap band" in label
+    page = visit.page
+    assert visit.rows() == [f"q{i:02d}" for i in range(1, 11)]
+
+    page.click("th[data-col='6'] button")  # R@5, ascending: zeros first, excluded (null) last
+    assert visit.rows()[:2] == ["q03", "q06"] and visit.rows()[-1] == "q08"
+    assert page.get_attribute("th[data-col='6']", "aria-sort") == "ascending"
+    page.click("th[data-col='6'] button")
+    assert visit.rows()[0] == "q01" and visit.rows()[-1] == "q08"
+    assert page.get_attribute("th[data-col='6']", "aria-sort") == "descending"
+
+    page.select_option("select[name=status]", label="partial (2)")
+    assert sorted(visit.rows()) == ["q04", "q09"]
+    page.select_option("select[name=status]", value="")
+    page.fill("input[name=id]", "q1")
+    assert visit.rows() == ["q10"]
+    assert "Rows 1–1 of 1 (filtered from 10)" in page.inner_text(".where")
+
+    page.click("button.expand[aria-label='Show the top 5 of q10']")
+    marks = page.eval_on_selector_all("tr.detail tbody tr td:last-child", "cells => cells.map(c => c.textContent)")
+    assert marks == ["relevant", "repeat", "relevant", "judged non-relevant", "unjudged"]
+    assert page.get_attribute("button.expand", "aria-expanded") == "true"
+    page.fill("input[name=id]", "")
+    assert len(visit.rows()) == 10 and page.locator("tr.detail").count() == 1  # q10 stays open
+    visit.assert_clean()
+
+
+def test_single_file_works_on_its_own(browser, sample_site):
+    visit = Visit(browser, sample_site / "one.html")
+    assert visit.charts(2) == [(14, 2), (14, 14)]
+    assert len(visit.rows("#run-sample")) == 10
+    visit.page.click("a[href='#run-sample']")
+    assert visit.page.evaluate("location.hash") == "#run-sample"
+    visit.assert_clean()
+
+
+def test_hostile_inputs_stay_text_in_the_browser(browser, tmp_path):
+    bad, close = INJECTIONS
+    line = {"id": bad, "query": close, "retrieved": [bad, "ok"], "relevant": {bad: 1}}
+    run = tmp_path / "hostile.jsonl"
+    run.write_text(json.dumps(line) + "\n")
+    (tmp_path / "hostile.meta.toml").write_text(f"name = {json.dumps(bad)}\nnotes = {json.dumps(bad + close)}\n")
+    assert main(["build", str(run), "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    for page_path in sorted((tmp_path / "site").glob("*.html")):
+        visit = Visit(browser, page_path)
+        visit.charts(1)
+        assert bad in visit.page.inner_text("main")
+        assert visit.page.evaluate("document.querySelectorAll('main img, main iframe').length") == 0
+        # The name shows as text in the chart: the run chart's title, the index chart's legend and hover.
+        assert bad in visit.page.evaluate("document.querySelector('.js-plotly-plot').textContent")
+        hover = visit.hover_first_point()
+        assert bad in hover if page_path.name == "index.html" else "P@1: 1.000" in hover
+        visit.assert_clean()
+
+
+def test_a_large_run_is_paged_not_a_huge_dom(browser, tmp_path):
+    lines = [json.dumps({"id": f"q{i:05d}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i % 3 * i}"]})
+             for i in range(3000)]
+    run = tmp_path / "large.jsonl"
+    run.write_text("\n".join(lines) + "\n")
+    assert main(["build", str(run), "--out", str(tmp_path / "site"), "--quiet", "--resamples", "100"]) == 0
+    visit = Visit(browser, tmp_path / "site" / "run-large.html")
+    visit.charts(1)
+    assert len(visit.rows()) == 50
+    assert visit.page.inner_text(".where") == "Rows 1–50 of 3,000"
+    visit.page.click("button[data-page=next]")
+    assert visit.rows()[0] == "q00050"
+    assert visit.page.evaluate("document.querySelectorAll('table.queries tr').length") <= 52
+    visit.assert_clean()
+
+
+def test_narrow_screen_has_no_console_errors(browser, sample_site):
+    visit = Visit(browser, sample_site / "site" / "index.html", width=390)
+    visit.charts(1)
+    assert visit.page.evaluate("getComputedStyle(document.querySelector('table.suite thead')).display") == "none"
+    visit.assert_clean()
