@@ -136,14 +136,13 @@ def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
             f"{'has' if several == 1 else 'have'} several (up to {int(relevant.max()):,}).")
     over = summary.judged.query_ids[scored & (summary.judged.relevant > k)].tolist()
     if over:
+        one = len(over) == 1
+        text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) {'has' if one else 'have'} more "
+                 f"relevant ids than K = {k}")
         if summary.conventions.denominator is Denominator.RELEVANT:
-            text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) "
-                     f"{'has' if len(over) == 1 else 'have'} more relevant ids than K = {k}: "
-                     f"{'its' if len(over) == 1 else 'their'} Recall@{k} and AP@{k} can never reach 1.")
+            text += f": {'its' if one else 'their'} Recall@{k} and AP@{k} can never reach 1."
         else:
-            text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) "
-                     f"{'has' if len(over) == 1 else 'have'} more relevant ids than K = {k}; they can reach 1 only "
-                     f"because the min(R, K) denominator forgives the relevant ids beyond K.")
+            text += "; they can reach 1 only because the min(R, K) denominator forgives the relevant ids beyond K."
     return Limit("query_weights", "Every query weighs the same", text)
 
 

@@ -181,12 +181,14 @@ def run_context(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit]
     c = summary.counts
     figure = run_sweep_figure(summary)
     table = query_table(summary)
+    k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
+    confidence = f"{summary.conventions.confidence:.0%}"
     return {
         "name": summary.name,
         "slug": slug_name,
         "source": summary.judged.source,
-        "k": summary.k,
-        "kmax": int(summary.sweep.cutoffs[-1]),
+        "k": k,
+        "kmax": kmax,
         "date": run_date(summary, today).isoformat(),
         "counts": {key: f"{value:,}" for key, value in c.as_dict().items()},
         "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
@@ -199,7 +201,21 @@ def run_context(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit]
         "limits": [limit.as_dict() for limit in run_limits],
         "meta": meta_rows(summary),
         "notes_html": Markup(notes_html) if notes_html else None,
-        "confidence": f"{summary.conventions.confidence:.0%}",
+        "confidence": confidence,
+        "fact_items": [
+            {"label": "queries", "value": f"{c.queries:,}"},
+            {"label": "scored", "value": f"{c.scored:,}"},
+            {"label": "no relevant id (excluded)", "value": f"{c.excluded_no_relevant:,}"},
+            {"label": "judged, missing from run", "value": f"{c.missing_from_run:,}"},
+            {"label": "repeated ids", "value": f"{c.repeats:,}"},
+            {"label": "K (sweep to)", "value": f"{k} ({kmax})"},
+        ],
+        "suite_caption": (f"Means over the {c.scored:,} scored queries at K = {k}, each with its {confidence} "
+                          f"band, the interval that made it and the convention behind it."),
+        "sweep_caption": (f"Every metric at every K from 1 to {kmax} with its {confidence} band; the dotted line "
+                          f"marks K = {k}. Hover a point for its mean and band."),
+        "table_caption": (f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
+                          f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat."),
     }
 
 

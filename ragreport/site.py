@@ -136,26 +136,6 @@ def build_day(env: dict[str, str] | None = None) -> _dt.date:
     return _dt.date.today()
 
 
-def _run_extras(run: dict[str, Any]) -> None:
-    """Captions and facts of a run page, worded from its figures."""
-    c = run["counts"]
-    run["fact_items"] = [
-        {"label": "queries", "value": c["queries"]},
-        {"label": "scored", "value": c["scored"]},
-        {"label": "no relevant id (excluded)", "value": c["excluded_no_relevant"]},
-        {"label": "judged, missing from run", "value": c["missing_from_run"]},
-        {"label": "repeated ids", "value": c["repeats"]},
-        {"label": "K (sweep to)", "value": f"{run['k']} ({run['kmax']})"},
-    ]
-    run["suite_caption"] = (f"Means over the {c['scored']} scored queries at K = {run['k']}, each with its "
-                            f"{run['confidence']} band, the interval that made it and the convention behind it.")
-    run["sweep_caption"] = (f"Every metric at every K from 1 to {run['kmax']} with its {run['confidence']} band; "
-                            f"the dotted line marks K = {run['k']}. Hover a point for its mean and band.")
-    run["table_caption"] = (f"Every query at K = {run['k']}. Sort by any column; filter by status or id; open a "
-                            f"row for its top {run['k']} ids, each marked relevant, judged non-relevant, "
-                            f"unjudged or repeat.")
-
-
 @dataclass(frozen=True)
 class BuiltReport:
     """What one build produces, before anything is written."""
@@ -172,8 +152,6 @@ def prepare(summaries: Sequence[RunSummary], *, title: str | None, today: _dt.da
                       else f"Retrieval report: {len(summaries)} runs")
     context = site_context(summaries, run_limits, title=title, today=today,
                            generator=f"ragreport {__version__}", notes_html=notes)
-    for run in context["runs"]:
-        _run_extras(run)
     document = report_document(summaries, run_limits)
     return BuiltReport(document=document, context=context, limits=run_limits)
 
