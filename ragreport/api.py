@@ -6,7 +6,8 @@ import datetime as _dt
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .join import join
+from .errors import UsageError
+from .join import JudgedRun, join
 from .limits import limits
 from .loaders import load_runs
 from .model import Conventions
@@ -34,12 +35,34 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     if k is None:
         k = DEFAULT_K if inputs else SAMPLE_K
     progress("scoring and bands")
-    return [summarise(join(item.run, item.judgments), k, conventions, kmax) for item in loaded]
+    summaries = []
+    for item in loaded:
+        judged = join(item.run, item.judgments)
+        check_scorable(judged, item.judgments.source or "the judgments")
+        summaries.append(summarise(judged, k, conventions, kmax))
+    return summaries
+
+
+def _some(ids) -> str:
+    shown = ", ".join(repr(str(q)) for q in list(ids)[:3])
+    return shown + (", ..." if len(ids) > 3 else "")
+
+
+def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
+    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0."""
+    run_ids = judged.query_ids[judged.in_run]
+    judged_ids = judged.query_ids[judged.has_judgments]
+    where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
+    if not (judged.in_run & judged.has_judgments).any():
+        raise UsageError(f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
+                         f"{_some(judged_ids)}): check that both use the same ids")
+    if not (judged.relevant > 0).any():
+        raise UsageError(f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored")
 
 
 def document(summaries: Sequence[RunSummary], today: _dt.date) -> dict:
     """The report document (what ``report.json`` holds), honest limits included."""
-    return report_document(summaries, [limits(s, today) for s in summaries])
+    return report_document(summaries, [limits(s, today) for s in summaries], today)
 
 
 def build(summaries: Sequence[RunSummary], *, out: str | Path | None = "site", single_file: str | Path | None = None,

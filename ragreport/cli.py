@@ -28,6 +28,27 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 up, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 up, got {text!r}")
+    return value
+
+
+#: Fewer bootstrap resamples than this give bands that move with every seed.
+MIN_RESAMPLES = 100
+
+
+def _resamples(text: str) -> int:
+    value = _positive_int(text)
+    if value < MIN_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"expected at least {MIN_RESAMPLES} resamples, got {text!r}")
+    return value
+
+
 def _confidence(text: str) -> float:
     try:
         value = float(text)
@@ -60,8 +81,9 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
                              "left out (skip)")
     parser.add_argument("--order", choices=_choices(Order), default="score",
                         help="scored runs: by score with trec_eval's tie rule (default) or file order")
-    parser.add_argument("--resamples", type=_positive_int, default=1000, help="bootstrap resamples (1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    parser.add_argument("--resamples", type=_resamples, default=1000,
+                        help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})")
+    parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="band confidence (0.95)")
     parser.add_argument("--meta", action="append", default=[], metavar="FILE",
                         help="run metadata (TOML or JSON); once per run, in order. Default: "

@@ -21,7 +21,8 @@ class JudgedRun:
     order. Per slot (CSR by ``offsets``): ``doc_ids``, ``grades`` (0 where unjudged), ``judged``
     and ``repeat`` (the id already appeared higher in the same list). Per query: ``relevant``
     (R, ids graded >= 1), ``in_run``, ``has_judgments``, and the positive grades sorted high to
-    low in ``ideal_offsets``/``ideal_grades`` for the ideal DCG.
+    low in ``ideal_offsets``/``ideal_grades`` for the ideal DCG. ``has_judgments`` marks queries the
+    judgments list (even with no id): the frozen query set a report is tied to.
     """
 
     name: str
@@ -106,7 +107,7 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     in_run = np.zeros(n_q, dtype=bool)
     in_run[:n_run] = True
     has_judgments = np.zeros(n_q, dtype=bool)
-    has_judgments[j_query_local[j_lengths > 0]] = True
+    has_judgments[j_query_local] = True  # listed in the judgments, even with no id
 
     texts = tuple(run.query_text) if run.query_text else (None,) * n_run
 

@@ -70,8 +70,9 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
     if unjudged == 0:
         return None
     k = summary.k
-    text = (f"{unjudged:,} of the {slots:,} top-{k} slots of the scored queries ({_share(unjudged, slots)}) hold "
-            f"ids that nobody judged. They count as not relevant, so if any of them is relevant, "
+    text = (f"{unjudged:,} of the {slots:,} filled top-{k} slots of the scored queries (repeats aside; "
+            f"{_share(unjudged, slots)}) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
+            f"They count as not relevant, so if any of them is relevant, "
             f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
             f"undercounts R and can misplace the ideal ranking behind nDCG.")
     if summary.judged.meta.pool_depth is not None:
@@ -79,21 +80,28 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
     return Limit("unjudged", "Scores trust the labels", text)
 
 
-def model_judge(summary: RunSummary, today: _dt.date) -> Limit | None:
+def judge_error(summary: RunSummary, today: _dt.date) -> Limit | None:
+    """A model judge, or any judge whose error rate the metadata states."""
     meta = summary.judged.meta
-    if meta.label_source is not LabelSource.MODEL:
+    model = meta.label_source is LabelSource.MODEL
+    if not model and meta.judge_error_rate is None:
         return None
     who = f" ({meta.judge})" if meta.judge else ""
-    text = f"The labels come from a model judge{who}: its mistakes carry into every figure here."
+    if model:
+        text = f"The labels come from a model judge{who}: its mistakes carry into every figure here."
+    else:
+        source = "people" if meta.label_source is LabelSource.HUMAN else "the judges"
+        text = f"The labels come from {source}{who}, and the metadata states that they err."
     if meta.judge_error_rate is not None:
         judged_flags, repeat = top_k_slots(summary)
         labelled = int((judged_flags & ~repeat).sum())
         expected = meta.judge_error_rate * labelled
-        text += (f" At the error rate the metadata states ({meta.judge_error_rate:.1%}), about {expected:,.0f} of "
-                 f"the {labelled:,} judged top-{summary.k} slots may carry a wrong label.")
+        shown = f"{expected:,.0f}" if expected >= 10 else f"{expected:.1f}"
+        text += (f" At the error rate the metadata states ({meta.judge_error_rate:.1%}), about {shown} of the "
+                 f"{labelled:,} judged top-{summary.k} slots may carry a wrong label.")
     else:
         text += " The metadata gives no error rate for it, so its effect cannot be sized."
-    return Limit("model_judge", "Labels from a model judge", text)
+    return Limit("judge_error", "Labels from a model judge" if model else "Labels with a stated error rate", text)
 
 
 def scope(summary: RunSummary, today: _dt.date) -> Limit:
@@ -117,9 +125,11 @@ def k_dependence(summary: RunSummary, today: _dt.date) -> Limit | None:
         rule = "Under the default denominator Recall never falls as K grows, while Precision tends to"
     else:
         rule = "Recall@K and Precision@K both move with K (under --denominator min Recall can fall too)"
-    text = (f"{rule}: here Recall goes from {r[0]:.3f} at K = {first} to {r[-1]:.3f} at K = {last}, and "
-            f"Precision from {p[0]:.3f} to {p[-1]:.3f}. A gain quoted without its K is not evidence, and "
-            f"runs compare only on the same queries at the same K.")
+    if f"{r[0]:.3f}{p[0]:.3f}" != f"{r[-1]:.3f}{p[-1]:.3f}":
+        rule += (f": here Recall goes from {r[0]:.3f} at K = {first} to {r[-1]:.3f} at K = {last}, and "
+                 f"Precision from {p[0]:.3f} to {p[-1]:.3f}")
+    text = (f"{rule}. A gain quoted without its K is not evidence, and runs compare only on the same queries "
+            f"at the same K.")
     return Limit("k_dependence", "Every figure depends on K", text)
 
 
@@ -151,7 +161,7 @@ def union_scored(summary: RunSummary, today: _dt.date) -> Limit | None:
     if kind not in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC):
         return None
     text = (f"The metadata says the retriever is {kind.value}: it has no single top-K. What was scored is the "
-            f"union of what it pulled, in the order given, cut at K = {summary.k}; a different merge of its "
+            f"union of what it pulled, in the order it was scored, cut at K = {summary.k}; a different merge of its "
             f"steps would give different figures.")
     return Limit("union", "No single top-K", text)
 
@@ -176,18 +186,27 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
     judged = summary.judged
-    ids = judged.query_ids[judged.relevant == 0].tolist()
-    if not ids:
+    none_relevant = judged.query_ids[(judged.relevant == 0) & judged.has_judgments].tolist()
+    unjudged = judged.query_ids[~judged.has_judgments].tolist()
+    if not none_relevant and not unjudged:
         return None
-    return Limit("excluded", "Queries with no relevant id",
-                 f"{_plural(len(ids), 'query', 'queries')} ({_ids(ids)}) {'has' if len(ids) == 1 else 'have'} no "
-                 f"id judged relevant and {'is' if len(ids) == 1 else 'are'} left out of every average. That the "
-                 f"corpus may hold no answer is a finding of its own.")
+    parts = []
+    if none_relevant:
+        one = len(none_relevant) == 1
+        parts.append(f"{_plural(len(none_relevant), 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
+                     f"{'has' if one else 'have'} no id judged relevant: the corpus may hold no answer, a finding "
+                     f"of its own.")
+    if unjudged:
+        one = len(unjudged) == 1
+        parts.append(f"{_plural(len(unjudged), 'query', 'queries')} of the run ({_ids(unjudged)}) "
+                     f"{'has' if one else 'have'} no judgments at all: nobody judged {'it' if one else 'them'}.")
+    return Limit("excluded", "Queries that cannot be scored",
+                 " ".join(parts) + " Both are left out of every average.")
 
 
 def missing(summary: RunSummary, today: _dt.date) -> Limit | None:
     judged = summary.judged
-    ids = judged.query_ids[~judged.in_run].tolist()
+    ids = judged.query_ids[~judged.in_run & (judged.relevant > 0)].tolist()
     if not ids:
         return None
     if summary.conventions.missing is Missing.ZERO:
@@ -212,7 +231,7 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 #: Every rule, in the order the report lists what applies.
 RULES: tuple[Callable[[RunSummary, _dt.date], Limit | None], ...] = (
-    unjudged_in_top_k, model_judge, scope, k_dependence, query_weights, union_scored, band_width, excluded,
+    unjudged_in_top_k, judge_error, scope, k_dependence, query_weights, union_scored, band_width, excluded,
     missing, repeats,
 )
 

@@ -51,6 +51,8 @@ def read_text(path: str | Path) -> str:
         raise InputError(path, None, "a file", "a directory") from None
     except OSError as exc:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
+    if path.name.endswith(".gz") and raw[:2] != b"\x1f\x8b":
+        raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
@@ -278,9 +280,13 @@ def _load_json_object(path: Path, text: str, what: str) -> dict:
     if not text.strip():
         raise InputError(path, None, what, "an empty file")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_conflicting_keys)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"valid JSON ({what})", exc.msg) from None
+    except _ConflictingKey as exc:
+        raise InputError(path, _line_of(text, exc.key), f"one value for key {exc.key!r}",
+                         f"{shorten(json.dumps(exc.first), quote=False)} and "
+                         f"{shorten(json.dumps(exc.second), quote=False)}") from None
     if not isinstance(data, dict):
         raise InputError(path, 1, what, f"a JSON {type(data).__name__}")
     return data

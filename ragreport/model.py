@@ -120,6 +120,8 @@ class Conventions:
             raise ValueError(f"confidence must lie strictly between 0 and 1, got {self.confidence}")
         if self.resamples < 1:
             raise ValueError(f"resamples must be at least 1, got {self.resamples}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be 0 or more, got {self.seed}")
 
     def choices(self) -> tuple[Choice, ...]:
         return (self.denominator, self.gain, self.missing, self.order)

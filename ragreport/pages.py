@@ -140,8 +140,8 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
     for q, (qid, text, relevant, length, repeats, status) in enumerate(zip(
             judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.lengths.tolist(),
             repeats_per_query(judged).tolist(), summary.status)):
-        rows.append([qid, text, relevant, length, first[q] or None]
-                    + [col[q] for col in metric_columns] + [repeats, status_index[status]])
+        rows.append([qid, status_index[status], text, relevant, length, first[q] or None]
+                    + [col[q] for col in metric_columns] + [repeats])
 
     lengths = judged.lengths
     slot_query = np.repeat(np.arange(judged.n_queries), lengths)
@@ -158,11 +158,16 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
     counts = {s: 0 for s in statuses}
     for s in summary.status:
         counts[s] += 1
+    headers = (["id", "status", "query", "R", "retrieved", "first relevant rank"] + [m.label(k) for m in METRICS]
+               + ["repeats"])
+    # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
+    kinds = (["id", "status", "text", "count", "count", "count"]
+             + ["count" if m.interval == "wilson" else "score" for m in METRICS] + ["count"])
     return {
         "data": {
             "k": k,
-            "columns": ["id", "query", "R", "retrieved", "first relevant"] + [m.label(k) for m in METRICS]
-                       + ["repeats", "status"],
+            "columns": headers,
+            "kinds": kinds,
             "statuses": [s.label for s in statuses],
             "marks": list(MARKS),
             "rows": rows,
@@ -170,8 +175,7 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
         },
         "status_options": [{"value": i, "label": s.label, "meaning": s.meaning, "count": counts[s]}
                            for i, s in enumerate(statuses) if counts[s]],
-        "headers": (["id", "query", "R", "retrieved", "first relevant rank"] + [m.label(k) for m in METRICS]
-                    + ["repeats", "status"]),
+        "headers": headers,
         "total": judged.n_queries,
     }
 
@@ -229,7 +233,7 @@ def site_context(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[
     dates = sorted({r["date"] for r in runs})
     return {
         "title": title,
-        "date": dates[-1],
+        "date": dates[-1] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}",
         "generator": generator,
         "k": summaries[0].k,
         "confidence": f"{summaries[0].conventions.confidence:.0%}",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import __version__
-from .limits import Limit
+from .limits import Limit, run_date
 from .metrics import METRICS
 from .summary import RunSummary, repeats_per_query
 
@@ -29,7 +30,8 @@ def _interval_dict(mean: Any, low: Any, high: Any, method: str) -> dict[str, Any
     return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method}
 
 
-def run_document(summary: RunSummary, run_limits: Sequence[Limit] = ()) -> dict[str, Any]:
+def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
+                 today: _dt.date | None = None) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/1``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
@@ -53,6 +55,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = ()) -> dict[
     return {
         "name": summary.name,
         "k": k,
+        "date": run_date(summary, today or _dt.date.today()).isoformat(),
         "source": judged.source,
         "meta": judged.meta.as_dict(),
         "conventions": conventions.as_dict(),
@@ -92,15 +95,18 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     return rows
 
 
-def report_document(summaries: Sequence[RunSummary],
-                    run_limits: Sequence[Sequence[Limit]] | None = None) -> dict[str, Any]:
-    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "runs": [...]}``.
+def report_document(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[Limit]] | None = None,
+                    today: _dt.date | None = None) -> dict[str, Any]:
+    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "date": ..., "runs": [...]}``.
 
-    ``run_limits`` holds each run's honest-limit statements (see :mod:`ragreport.limits`).
+    ``run_limits`` holds each run's honest-limit statements (see :mod:`ragreport.limits`); ``today``
+    dates runs whose metadata has no ``date`` (the report's date is the latest run's).
     """
     run_limits = run_limits if run_limits is not None else [()] * len(summaries)
+    runs = [run_document(s, lim, today) for s, lim in zip(summaries, run_limits)]
     return {
         "schema": SCHEMA,
         "generator": f"ragreport {__version__}",
-        "runs": [run_document(s, lim) for s, lim in zip(summaries, run_limits)],
+        "date": max(r["date"] for r in runs),
+        "runs": runs,
     }

@@ -152,7 +152,7 @@ def prepare(summaries: Sequence[RunSummary], *, title: str | None, today: _dt.da
                       else f"Retrieval report: {len(summaries)} runs")
     context = site_context(summaries, run_limits, title=title, today=today,
                            generator=f"ragreport {__version__}", notes_html=notes)
-    document = report_document(summaries, run_limits)
+    document = report_document(summaries, run_limits, today)
     return BuiltReport(document=document, context=context, limits=run_limits)
 
 
@@ -263,11 +263,20 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
     return out
 
 
+def _is_report_file(path: Path) -> bool:
+    with path.open("rb") as stream:
+        head = stream.read(4096)
+    return b'<meta name="generator" content="ragreport ' in head
+
+
 def write_file(data: bytes, path: str | Path) -> Path:
     """Write one file atomically: a temporary file beside it, then a rename."""
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
+    if path.exists() and not _is_report_file(path):
+        raise UsageError(f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
+                         f"--single-file or remove it")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -80,12 +80,21 @@ def default_kmax(k: int) -> int:
     return max(10, 2 * k)
 
 
+#: Cutoffs people quote, always in a long sweep when they fit.
+USUAL_CUTOFFS = (25, 30, 50, 100, 200, 250, 500, 1000)
+
+
 def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
-    """Every cutoff from 1 to ``kmax``; past 100, 1..10 then a log-spaced grid holding K and Kmax."""
+    """Every cutoff from 1 to ``kmax`` when ``kmax`` <= 100.
+
+    Past 100: every cutoff to 20, the usual ones (25, 30, 50, 100, 200, 250, 500, 1000) up to
+    ``kmax``, a log-spaced grid of 40 more, and always K and ``kmax``.
+    """
     if kmax <= 100:
         return np.arange(1, kmax + 1, dtype=np.int64)
-    grid = np.unique(np.round(np.logspace(0, np.log10(kmax), 60)).astype(np.int64))
-    return np.unique(np.concatenate([np.arange(1, 11), grid, [k, kmax]])).astype(np.int64)
+    grid = np.round(np.logspace(np.log10(20), np.log10(kmax), 40)).astype(np.int64)
+    usual = [c for c in USUAL_CUTOFFS if c <= kmax]
+    return np.unique(np.concatenate([np.arange(1, 21), usual, grid, [k, kmax]])).astype(np.int64)
 
 
 def fingerprint(items: list[str]) -> str:
@@ -130,7 +139,10 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
 
     mask = scores.scored
     n = int(mask.sum())
-    block = scores.values[:, mask, :]  # metrics x scored x cutoffs
+    # Resample the scored queries in id order, not file order: the same queries give the same band
+    # whatever order the file lists them in, and two runs over one query set get paired resamples.
+    by_id = np.flatnonzero(mask)[np.argsort(judged.query_ids[mask], kind="stable")]
+    block = scores.values[:, by_id, :]  # metrics x scored (by id) x cutoffs
     n_metrics, _, n_cut = block.shape
     flat = block.transpose(1, 0, 2).reshape(n, n_metrics * n_cut)
     mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
@@ -158,7 +170,7 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         queries=judged.n_queries,
         scored=n,
         excluded_no_relevant=int((judged.relevant == 0).sum()),
-        missing_from_run=int((~judged.in_run).sum()),
+        missing_from_run=int((~judged.in_run & (judged.relevant > 0)).sum()),
         unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
         repeats=int(judged.repeat.sum()),
         queries_with_repeats=int((per_query_repeats > 0).sum()),
@@ -175,7 +187,7 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         at_k=at_k,
         sweep=sweep,
         status=query_status(judged, scores, k),
-        query_fingerprint=fingerprint(judged.query_ids.tolist()),
+        query_fingerprint=fingerprint(judged.query_ids[judged.has_judgments].tolist()),
         label_fingerprint=fingerprint(labels),
     )
 

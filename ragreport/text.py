@@ -40,7 +40,7 @@ def table(document: dict[str, Any], width: int = 100) -> str:
     blocks = []
     for run in document["runs"]:
         conf = f"{run['conventions']['confidence']:.0%}"
-        lines = [f"{run['name']}  (K = {run['k']})", counts_line(run), ""]
+        lines = [f"{run['name']}  (K = {run['k']})", *textwrap.wrap(counts_line(run), width), ""]
         head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
         indent = len(head)
         lines.append(head + "convention")
@@ -58,9 +58,17 @@ def table(document: dict[str, Any], width: int = 100) -> str:
 
 
 def _md_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: pipes, backslashes, angle brackets escaped."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
+    """Our own sentences inside a Markdown table cell: pipes escaped, one line."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]()#!|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;",
+                                                                            "\n": " "})
+
+
+def _md_user(text: str) -> str:
+    """Text from the user's files (names, ids in limits) as literal Markdown: every marker escaped."""
+    return str(text).translate(_MARKDOWN_SPECIAL)
 
 
 def _md_figure(entry: dict[str, Any]) -> str:
@@ -78,21 +86,21 @@ def markdown(document: dict[str, Any]) -> str:
     conf = f"{first['conventions']['confidence']:.0%}"
     lines: list[str] = []
     if len(runs) == 1:
-        lines += [f"### {_md_cell(first['name'])} (K = {first['k']})", "",
+        lines += [f"### {_md_user(first['name'])} (K = {first['k']})", "",
                   f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
         for label, entry in first["metrics"].items():
             lines.append(f"| {label} | {_mean(entry)} | {_band(entry)} | {entry['interval']} | "
                          f"{_md_cell(entry['convention'])} |")
     else:
         lines += [f"### {len(runs)} runs at K = {first['k']} (mean and {conf} band)", "",
-                  "| metric | " + " | ".join(_md_cell(r["name"]) for r in runs) + " | interval |",
+                  "| metric | " + " | ".join(_md_user(r["name"]) for r in runs) + " | interval |",
                   "|---|" + "---:|" * len(runs) + "---|"]
         for label, entry in first["metrics"].items():
             cells = " | ".join(_md_figure(r["metrics"][label]) for r in runs)
             lines.append(f"| {label} | {cells} | {entry['interval']} |")
     lines += ["", _md_cell(bands_line(first))]
     for run in runs:
-        lines += ["", f"**{_md_cell(run['name'])}**: {_md_cell(counts_line(run))}."]
+        lines += ["", f"**{_md_user(run['name'])}**: {_md_cell(counts_line(run))}."]
         for limit in run.get("limits", []):
-            lines.append(f"- **{_md_cell(limit['title'])}.** {_md_cell(limit['text'])}")
+            lines.append(f"- **{_md_user(limit['title'])}.** {_md_user(limit['text'])}")
     return "\n".join(lines) + "\n"

@@ -123,12 +123,12 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
     page = visit.page
     assert visit.rows() == [f"q{i:02d}" for i in range(1, 11)]
 
-    page.click("th[data-col='6'] button")  # R@5, ascending: zeros first, excluded (null) last
+    page.click("th[data-col='7'] button")  # R@5 (column 7), ascending: zeros first, excluded (null) last
     assert visit.rows()[:2] == ["q03", "q06"] and visit.rows()[-1] == "q08"
-    assert page.get_attribute("th[data-col='6']", "aria-sort") == "ascending"
-    page.click("th[data-col='6'] button")
+    assert page.get_attribute("th[data-col='7']", "aria-sort") == "ascending"
+    page.click("th[data-col='7'] button")
     assert visit.rows()[0] == "q01" and visit.rows()[-1] == "q08"
-    assert page.get_attribute("th[data-col='6']", "aria-sort") == "descending"
+    assert page.get_attribute("th[data-col='7']", "aria-sort") == "descending"
 
     page.select_option("select[name=status]", label="partial (2)")
     assert sorted(visit.rows()) == ["q04", "q09"]

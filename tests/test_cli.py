@@ -110,12 +110,25 @@ def test_several_runs_in_one_call(tmp_path, capsys):
     (["-k", "0"], "expected a positive integer, got '0'"),
     (["--confidence", "1.5"], "expected a number strictly between 0 and 1"),
     (["--denominator", "all"], "invalid choice: 'all'"),
+    (["--seed", "-1"], "expected a whole number from 0 up, got '-1'"),
+    (["--resamples", "10"], "expected at least 100 resamples, got '10'"),
 ])
 def test_bad_switches_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["score", *args])
     assert caught.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_ids_that_never_meet_are_an_error_not_a_score_of_zero(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text(QRELS.upper())
+    (tmp_path / "run.txt").write_text(RUN)
+    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "share no query id (the run has 'q1', 'q2'; the judgments have 'Q1', 'Q2', 'Q3')" in err
+    (tmp_path / "zero.txt").write_text("q1 0 d1 0\n")
+    assert main(["score", "--qrels", str(tmp_path / "zero.txt"), str(tmp_path / "run.txt")]) == 2
+    assert "no query has an id judged relevant" in capsys.readouterr().err
 
 
 def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):

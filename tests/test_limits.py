@@ -36,18 +36,26 @@ def test_a_clean_large_run_gets_only_the_statements_that_always_apply():
 def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
     queries = [("q1", ["a", "x", "y"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 0})]
     found = _by_key(_summary(queries, meta=RunMeta(pool_depth=10)))
-    assert found["unjudged"].text.startswith("1 of the 4 top-2 slots of the scored queries (25.0 %)")
+    assert found["unjudged"].text.startswith(
+        "1 of the 4 filled top-2 slots of the scored queries (repeats aside; 25.0 %) holds an id that nobody judged")
     assert "pool depth of 10" in found["unjudged"].text
 
 
 def test_model_judge_with_and_without_an_error_rate():
     with_rate = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL, judge="judge-x",
-                                                     judge_error_rate=0.1)))["model_judge"].text
-    assert "model judge (judge-x)" in with_rate
-    assert "(10.0%), about 12 of the 120 judged top-2 slots" in with_rate
-    without = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL)))["model_judge"].text
+                                                     judge_error_rate=0.1)))["judge_error"]
+    assert with_rate.title == "Labels from a model judge"
+    assert "model judge (judge-x)" in with_rate.text
+    assert "(10.0%), about 12 of the 120 judged top-2 slots" in with_rate.text
+    without = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL)))["judge_error"].text
     assert "no error rate" in without
-    assert "model_judge" not in _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.HUMAN)))
+    assert "judge_error" not in _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.HUMAN)))
+
+
+def test_a_stated_error_rate_counts_for_human_judges_too_and_small_counts_keep_a_decimal():
+    found = _by_key(_summary(CLEAN[:3], meta=RunMeta(label_source=LabelSource.HUMAN, judge_error_rate=0.08)))
+    assert found["judge_error"].title == "Labels with a stated error rate"
+    assert "come from people" in found["judge_error"].text and "about 0.5 of the 6 judged" in found["judge_error"].text
 
 
 def test_union_statement_for_multi_hop_and_agentic_only():
@@ -73,9 +81,10 @@ def test_small_sample_names_the_band_widths():
 
 
 def test_excluded_missing_and_repeats():
-    queries = [("q1", ["a", "a"], {"a": 1}), ("none", ["x"], {"x": 0})]
-    found = _by_key(_summary(queries, extra_judged=[("gone", {"z": 1})]))
-    assert "1 query (none) has no id judged relevant" in found["excluded"].text
+    queries = [("q1", ["a", "a"], {"a": 1}), ("none", ["x"], {"x": 0}), ("nobody", ["y"], None)]
+    found = _by_key(_summary(queries, extra_judged=[("gone", {"z": 1}), ("gone-too", {"z": 0})]))
+    assert "2 judged queries (none, gone-too) have no id judged relevant" in found["excluded"].text
+    assert "1 query of the run (nobody) has no judgments at all" in found["excluded"].text
     assert "no entry for 1 judged query (gone): each is scored as an empty list" in found["missing"].text
     assert "1 repeated id in 1 query (q1) keeps its slot and scores nothing" in found["repeats"].text
     skipped = _by_key(_summary(queries, conventions=Conventions(missing=Missing.SKIP),
@@ -92,3 +101,11 @@ def test_k_dependence_quotes_the_sweep():
 def test_long_id_lists_are_cut():
     queries = [(f"z{i}", ["x"], {"x": 0}) for i in range(8)] + CLEAN[:2]
     assert "(z0, z1, z2, z3, z4 and 3 more)" in _by_key(_summary(queries))["excluded"].text
+
+
+def test_k_dependence_without_movement_quotes_no_figures():
+    text = _by_key(_summary([("q", ["x", "y"], {"a": 1}), ("r", ["a"], {"a": 1})], k=1))["k_dependence"].text
+    assert "here Recall goes" in text
+    flat = _by_key(_summary([("q", ["a"] + [f"x{i}" for i in range(12)], {"a": 1})], k=1))
+    assert "here Recall goes from 1.000 at K = 1 to 1.000" in flat["k_dependence"].text  # Precision moved
+

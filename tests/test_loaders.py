@@ -167,6 +167,8 @@ ERRORS = [
     ("run.json", '{"q1": [1, 2]}', "run", "run.json:1: expected query 'q1' to map ids to scores, got a JSON list"),
     ("run.json", '{"q1": {"d1": 1.0}', "run", "run.json:1: expected valid JSON (a run object {qid: {docid: score}})"),
     ("qrels.json", '{\n"q1": {"d1": true}}', "qrels", "qrels.json:2: expected an integer grade for query 'q1' id 'd1', got true"),
+    ("qrels.json", '{"q1": {"d1": 1,\n "d1": 0}}', "qrels", "qrels.json:1: expected one value for key 'd1', got 1 and 0"),
+    ("run.json", '{"q1": {"d1": 1.0},\n "q1": {"d2": 2.0}}', "run", "run.json:1: expected one value for key 'q1'"),
 ]
 
 
@@ -193,6 +195,12 @@ def test_gzip_that_is_cut_short(tmp_path):
     (tmp_path / "run.gz").write_bytes(gzip.compress(b"q1 Q0 d1 1 1 t\n" * 100)[:30])
     with pytest.raises(InputError, match="run.gz: expected a complete gzip file"):
         read_text(tmp_path / "run.gz")
+
+
+def test_a_gz_name_without_gzip_data(tmp_path):
+    (tmp_path / "run.txt.gz").write_text("q1 Q0 d1 1 1 t\n")
+    with pytest.raises(InputError, match=r"run.txt.gz: expected gzip data \(the name ends in .gz\)"):
+        read_text(tmp_path / "run.txt.gz")
 
 
 def test_text_that_is_not_utf8(tmp_path):

@@ -55,7 +55,7 @@ def test_run_page_sections_and_per_query_data(sample_site):
     (table_id,) = [k for k in page.json_blocks if k.startswith("queries-")]
     data = page.json(table_id)
     assert [row[0] for row in data["rows"]] == [f"q{i:02d}" for i in range(1, 11)]
-    status = {row[0]: data["statuses"][row[-1]] for row in data["rows"]}
+    status = {row[0]: data["statuses"][row[1]] for row in data["rows"]}
     assert status["q03"] == "late hit" and status["q06"] == "complete miss" and status["q08"] == "excluded"
     q10 = data["top"][9]
     assert [data["marks"][slot[2]] for slot in q10[:3]] == ["relevant", "repeat", "relevant"]
@@ -79,7 +79,7 @@ def test_honest_limits_shown_are_exactly_those_that_apply(sample_site):
     keys = [a["data-limit"] for a in page.attrs_of("li") if "data-limit" in a]
     assert keys == ["unjudged", "scope", "k_dependence", "query_weights", "small_sample", "excluded", "repeats"]
     text = page.text
-    assert "18 of the 42 top-5 slots of the scored queries (42.9 %) hold ids that nobody judged" in text
+    assert "18 of the 42 filled top-5 slots of the scored queries (repeats aside; 42.9 %) hold ids that nobody" in text
     assert "1 query (q09) has more relevant ids than K = 5" in text
     assert "9 scored queries certify very little" in text and "between 0.453 and 0.937" in text
     assert "model judge" not in text and "no single top-K" not in text.lower()
@@ -203,6 +203,16 @@ def test_chart_labels_escape_names(write, tmp_path):
         assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
 
 
+def test_single_file_refuses_to_replace_a_file_that_is_not_a_report(tmp_path):
+    precious = tmp_path / "notes.html"
+    precious.write_text("<html>mine</html>")
+    assert main(["build", "--single-file", str(precious), "--quiet"]) == 2
+    assert precious.read_text() == "<html>mine</html>"
+    report = tmp_path / "report.html"
+    assert main(["build", "--single-file", str(report), "--quiet"]) == 0
+    assert main(["build", "--single-file", str(report), "--quiet"]) == 0  # an earlier report is replaced
+
+
 def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path):
     precious = tmp_path / "docs"
     precious.mkdir()
@@ -280,6 +290,11 @@ def test_progress_lines_only_on_a_terminal(tmp_path, capsys):
     assert "reading" not in err and "wrote" in err
     assert main(["build", "--out", str(tmp_path / "s"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_report_json_carries_the_dates(sample_site):
+    report = json.loads((sample_site / "report.json").read_text())
+    assert report["date"] == "2026-11-02" and report["runs"][0]["date"] == "2026-11-02"
 
 
 def test_limits_are_in_report_json(sample_site):

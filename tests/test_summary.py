@@ -39,11 +39,14 @@ def test_partial_and_late_hit():
     assert summarise(judged, 1, Conventions()).status == (Status.PARTIAL, Status.LATE_HIT)
 
 
-def test_sweep_is_every_k_up_to_100_then_a_log_grid_holding_k_and_kmax():
+def test_sweep_is_every_k_up_to_100_then_a_grid_holding_the_usual_cutoffs_k_and_kmax():
     assert sweep_cutoffs(5, 10).tolist() == list(range(1, 11))
-    grid = sweep_cutoffs(37, 1000)
-    assert grid[0] == 1 and grid[-1] == 1000 and 37 in grid and list(grid[:10]) == list(range(1, 11))
-    assert len(grid) < 80 and np.all(np.diff(grid) > 0)
+    assert sweep_cutoffs(5, 100).tolist() == list(range(1, 101))
+    grid = sweep_cutoffs(37, 1000).tolist()
+    assert grid[:20] == list(range(1, 21)) and grid[-1] == 1000 and 37 in grid
+    assert {25, 30, 50, 100, 200, 500} <= set(grid)
+    assert len(grid) < 90 and grid == sorted(set(grid))
+    assert sweep_cutoffs(10, 101).tolist()[-2:] == [100, 101]
 
 
 def test_default_kmax_is_max_10_2k_and_k_above_kmax_is_refused():
@@ -63,6 +66,13 @@ def test_hit_uses_wilson_and_the_rest_the_bootstrap_at_every_k():
     # Hit@1 is 4 of 12: its band is Wilson's, at K = 1 of the sweep as well.
     assert summary.sweep.low["Hit"][0] == pytest.approx(0.1381, abs=1e-4)
     assert summary.sweep.high["Hit"][0] == pytest.approx(0.6093, abs=1e-4)
+
+
+def test_bands_do_not_depend_on_the_order_queries_come_in():
+    queries = [(f"q{i:02d}", ["a", "b", "c"], {"abc"[i % 3]: 1, "b": i % 2}) for i in range(25)]
+    forward = summarise(judged_run(queries), 2, Conventions())
+    backward = summarise(judged_run(queries[::-1]), 2, Conventions())
+    assert forward.at_k == backward.at_k
 
 
 def test_no_scored_query_gives_nan_not_an_error():

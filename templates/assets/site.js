@@ -36,11 +36,14 @@
     });
   }
 
-  function fmt(value, isCount) {
-    if (value === null || value === undefined) { return "\u2013"; }
-    if (typeof value === "number" && !isCount) { return value.toFixed(3); }
+  function formatCell(value, kind, statuses) {
+    if (kind === "status") { return statuses[value]; }
+    if (value === null || value === undefined) { return kind === "text" ? "" : "\u2013"; }
+    if (kind === "score") { return value.toFixed(3); }
     return String(value);
   }
+
+  var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num" };
 
   function QueryTable(root) {
     var data = readJSON(root.getAttribute("data-query-table"));
@@ -52,22 +55,21 @@
     var next = root.querySelector("button[data-page=next]");
     var headers = root.querySelectorAll("thead th[data-col]");
     var pageSize = 50;
-    var metricStart = 5;
-    var metricEnd = data.columns.length - 2;
-    var statusCol = data.columns.length - 1;
+    var statusCol = data.kinds.indexOf("status");
+    var textCol = data.kinds.indexOf("text");
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
 
-    function isMetric(col) { return col >= metricStart && col < metricEnd; }
-    function isHitColumn(col) { return data.columns[col].indexOf("Hit@") === 0; }
+    function sortValue(index, col) {
+      var value = data.rows[index][col];
+      return col === statusCol ? data.statuses[value] : value;
+    }
 
-    function compare(a, b, col) {
-      var x = data.rows[a][col], y = data.rows[b][col];
-      if (col === statusCol) { x = data.statuses[x]; y = data.statuses[y]; }
+    function compare(a, b) {
+      var x = sortValue(a, state.sortCol), y = sortValue(b, state.sortCol);
+      var xMissing = x === null || x === undefined, yMissing = y === null || y === undefined;
+      if (xMissing || yMissing) { return xMissing === yMissing ? a - b : (xMissing ? 1 : -1); }  // blanks last
       if (x === y) { return a - b; }
-      if (x === null || x === undefined) { return 1; }
-      if (y === null || y === undefined) { return -1; }
-      var result = x < y ? -1 : 1;
-      return state.ascending ? result : -result;
+      return (x < y ? -1 : 1) * (state.ascending ? 1 : -1);
     }
 
     function filtered() {
@@ -78,17 +80,10 @@
         var row = data.rows[i];
         if (status !== "" && String(row[statusCol]) !== status) { continue; }
         if (needle && String(row[0]).toLowerCase().indexOf(needle) < 0 &&
-            (row[1] === null || String(row[1]).toLowerCase().indexOf(needle) < 0)) { continue; }
+            (row[textCol] === null || String(row[textCol]).toLowerCase().indexOf(needle) < 0)) { continue; }
         out.push(i);
       }
-      if (state.sortCol >= 0) {
-        var col = state.sortCol;
-        out.sort(function (a, b) {
-          var x = data.rows[a][col], y = data.rows[b][col];
-          if ((x === null) !== (y === null)) { return x === null ? 1 : -1; }
-          return compare(a, b, col);
-        });
-      }
+      if (state.sortCol >= 0) { out.sort(compare); }
       return out;
     }
 
@@ -139,11 +134,9 @@
         cell.appendChild(button);
         tr.appendChild(cell);
         for (var c = 0; c < row.length; c++) {
-          var value = row[c];
-          var cls = c === 1 ? "query-text" : (c >= 2 && c < statusCol ? "num" : (c === statusCol ? "status" : "mono"));
-          var text = c === statusCol ? data.statuses[value] : fmt(value, !isMetric(c) || isHitColumn(c));
-          tr.appendChild(el(c === 0 ? "th" : "td", c === 0 ? { scope: "row", "class": cls } : { "class": cls },
-            c === 1 && value === null ? "" : text));
+          var kind = data.kinds[c];
+          var attrs = c === 0 ? { scope: "row", "class": CELL_CLASS[kind] } : { "class": CELL_CLASS[kind] };
+          tr.appendChild(el(c === 0 ? "th" : "td", attrs, formatCell(row[c], kind, data.statuses)));
         }
         fragment.appendChild(tr);
         if (open) { fragment.appendChild(detailRow(index)); }
