@@ -11,7 +11,9 @@ from .join import JudgedRun, join
 from .limits import limits
 from .loaders import load_runs
 from .model import Conventions
-from .report import report_document
+from .compare import Correction, compare
+from .drift import drift, load_previous
+from .report import Analysis, report_document
 from .summary import RunSummary, summarise
 
 #: K when none is given: 10, except the preloaded sample's 5 (SPEC.md section 7).
@@ -60,19 +62,34 @@ def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
         raise UsageError(f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored")
 
 
-def document(summaries: Sequence[RunSummary], today: _dt.date) -> dict:
-    """The report document (what ``report.json`` holds), honest limits included."""
-    return report_document(summaries, [limits(s, today) for s in summaries], today)
-
-
-def build(summaries: Sequence[RunSummary], *, out: str | Path | None = "site", single_file: str | Path | None = None,
-          title: str | None = None, today: _dt.date | None = None, progress: Progress = _quiet) -> list[Path]:
-    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
-    from .site import build_day, prepare, render_single, render_site, write_file, write_site
+def analyse(summaries: Sequence[RunSummary], *, today: _dt.date | None = None, baseline: str | None = None,
+            correction: Correction = Correction.HOLM, permutations: int = 10_000,
+            previous: str | Path | None = None, progress: Progress = _quiet) -> Analysis:
+    """Limits for every run, the comparison with the baseline (several runs), drift (``previous``)."""
+    from .site import build_day
 
     today = today or build_day()
+    if len(summaries) > 1:
+        progress("comparing runs")
+    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations)
+    found_drift = None
+    if previous is not None:
+        found_drift = drift(load_previous(previous), str(previous), summaries)
+    return Analysis(tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift)
+
+
+def document(analysis: Analysis) -> dict:
+    """The report document (what ``report.json`` holds)."""
+    return report_document(analysis)
+
+
+def build(analysis: Analysis, *, out: str | Path | None = "site", single_file: str | Path | None = None,
+          title: str | None = None, progress: Progress = _quiet) -> list[Path]:
+    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
+    from .site import prepare, render_single, render_site, write_file, write_site
+
     progress("rendering")
-    report = prepare(summaries, title=title, today=today)
+    report = prepare(analysis, title=title)
     outputs = []
     site_files = render_site(report) if out is not None else None
     single = render_single(report) if single_file is not None else None

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any, Sequence
+
+import numpy as np
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .metrics import METRICS
 from .summary import RunSummary
 
+if TYPE_CHECKING:
+    from .compare import RunComparison
+
 # Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
 DEFAULT_INDEX_METRIC = "R"
+DEFAULT_SCATTER_METRIC = "nDCG"
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -132,3 +138,93 @@ def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAUL
         "active": [m.key for m in METRICS].index(metric_key), "showactive": True,
     }]
     return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+#: Above this many queries the per-query scatter becomes a grid of counts (a page stays light).
+SCATTER_POINTS = 2000
+GRID_BINS = 20
+
+
+def _count_grid(x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_name: str,
+                visible: bool) -> dict[str, Any]:
+    edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
+    counts, _, _ = np.histogram2d(y, x, bins=[edges, edges])
+    centres = ((edges[:-1] + edges[1:]) / 2).round(4).tolist()
+    return {
+        "type": "heatmap", "name": metric, "x": centres, "y": centres,
+        "z": [[int(c) or None for c in row] for row in counts], "visible": visible,
+        "colorscale": "Blues", "showscale": True, "colorbar": {"title": {"text": "queries"}},
+        "hovertemplate": (f"{base_name} about %{{x:.2f}}, {run_name} about %{{y:.2f}}: %{{z}} queries"
+                          "<extra></extra>"),
+    }
+
+
+def scatter_figure(comparison: "RunComparison", ids: list[str]) -> dict[str, Any]:
+    """Per-query score of the baseline (x) against the run (y), one metric at a time, y = x drawn.
+
+    Up to ``SCATTER_POINTS`` queries each is a point (hover names it); beyond, the plane is a
+    20 x 20 grid of query counts, which stays readable and light at any size.
+    """
+    base, run = comparison.baseline, comparison.run
+    base_name, run_name = html.escape(base.name), html.escape(run.name)
+    traces = []
+    safe_ids = [html.escape(q) for q in ids]
+    for m, metric in enumerate(METRICS):
+        if len(ids) > SCATTER_POINTS:
+            traces.append(_count_grid(comparison.baseline_scores[:, m], comparison.run_scores[:, m],
+                                      metric.label(base.k), base_name, run_name,
+                                      metric.key == DEFAULT_SCATTER_METRIC))
+            continue
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": metric.label(base.k),
+            "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
+            "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
+            "customdata": safe_ids, "visible": metric.key == DEFAULT_SCATTER_METRIC,
+            "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
+            "hovertemplate": (f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}"
+                              "<extra></extra>"),
+        })
+    buttons = [{"label": metric.label(base.k), "method": "update",
+                "args": [{"visible": [i == m for i in range(len(METRICS))]}]} for m, metric in enumerate(METRICS)]
+    return {
+        "data": traces,
+        "layout": {
+            "title": {"text": f"Per query at K = {base.k}: {run_name} against {base_name}", "x": 0, "xanchor": "left",
+                      "font": {"size": 15}},
+            "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
+            "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
+            "shapes": [{"type": "line", "x0": 0, "y0": 0, "x1": 1, "y1": 1,
+                        "line": {"dash": "dot", "width": 1, "color": "#888888"}}],
+            "annotations": [{"x": 0.98, "y": 0.02, "xref": "paper", "yref": "paper", "showarrow": False,
+                             "xanchor": "right", "yanchor": "bottom", "font": {"size": 11},
+                             "text": f"above the line: {run_name} scores higher"}],
+            "updatemenus": [{"type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06,
+                             "yanchor": "bottom", "showactive": True,
+                             "active": [m.key for m in METRICS].index(DEFAULT_SCATTER_METRIC)}],
+            "margin": {"l": 56, "r": 16, "t": 96, "b": 48}, "height": 480, "hovermode": "closest",
+            "showlegend": False, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        },
+        "config": CONFIG,
+    }
+
+
+def outcome_figure(comparison: "RunComparison") -> dict[str, Any]:
+    """Wins, ties and losses over the queries, one bar per metric."""
+    labels = [c.metric for c in comparison.comparisons]
+    traces = []
+    for field, name, colour in (("wins", "wins", "#009E73"), ("ties", "ties", "#AAAAAA"),
+                                ("losses", "losses", "#D55E00")):
+        values = [getattr(c, field) for c in comparison.comparisons]
+        traces.append({"type": "bar", "orientation": "h", "name": name, "y": labels, "x": values,
+                       "marker": {"color": colour}, "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>"})
+    return {
+        "data": traces,
+        "layout": {
+            "title": {"text": f"Queries won, tied and lost by {html.escape(comparison.run.name)}", "x": 0,
+                      "xanchor": "left", "font": {"size": 15}},
+            "barmode": "stack", "xaxis": {"title": {"text": "queries"}}, "yaxis": {"autorange": "reversed"},
+            "legend": {"orientation": "h", "y": -0.25}, "margin": {"l": 70, "r": 16, "t": 48, "b": 40},
+            "height": 320, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        },
+        "config": CONFIG,
+    }

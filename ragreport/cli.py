@@ -10,11 +10,12 @@ import time
 from typing import Callable, Sequence
 
 from . import __version__
-from .api import build, document as report_document, evaluate
+from .api import analyse, build, document as report_document, evaluate
+from .compare import Correction
+from .report import Analysis
 from .errors import RagreportError
 from .loaders import FORMATS
 from .model import Conventions, Denominator, Gain, Missing, Order
-from .site import build_day
 from .text import markdown, table
 
 
@@ -89,6 +90,15 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run metadata (TOML or JSON); once per run, in order. Default: "
                              "RUN.meta.toml or RUN.meta.json beside each run")
     parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+    compare = parser.add_argument_group("comparing runs and reports")
+    compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
+    compare.add_argument("--correction", choices=_choices(Correction), default="holm",
+                         help="multiple-comparison correction of the p-values (holm)")
+    compare.add_argument("--permutations", type=_positive_int, default=10_000,
+                         help="sign flips of the randomization test (10000; every one of them when fewer)")
+    compare.add_argument("--previous", metavar="REPORT_JSON",
+                         help="report.json of an earlier build: figures then and now when the query set and the "
+                              "label set are the same")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,16 +153,18 @@ def _progress(quiet: bool) -> Callable[[str], None]:
     return show
 
 
-def _evaluate(args: argparse.Namespace, progress: Callable[[str], None]):
-    return evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
-                    kmax=args.kmax, metas=args.meta, input_format=args.input_format, progress=progress)
+def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
+    summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
+                         kmax=args.kmax, metas=args.meta, input_format=args.input_format, progress=progress)
+    return analyse(summaries, baseline=args.baseline, correction=Correction(args.correction),
+                   permutations=args.permutations, previous=args.previous, progress=progress)
 
 
 def _build(args: argparse.Namespace) -> int:
     progress = _progress(args.quiet)
-    summaries = _evaluate(args, progress)
+    analysis = _analyse(args, progress)
     out = args.out or (None if args.single_file else "site")
-    written = build(summaries, out=out, single_file=args.single_file, title=args.title, progress=progress)
+    written = build(analysis, out=out, single_file=args.single_file, title=args.title, progress=progress)
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
@@ -161,8 +173,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    summaries = _evaluate(args, _progress(True))
-    document = report_document(summaries, build_day())
+    document = report_document(_analyse(args, _progress(True)))
     if args.format == "json":
         text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     elif args.format == "markdown":

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from markupsafe import Markup
 
-from .charts import index_sweep_figure, run_sweep_figure
+from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .limits import Limit, run_date
 from .metrics import FIXED_RULES, METRICS
 from .model import Choice
@@ -223,14 +223,124 @@ def run_context(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit]
     }
 
 
-def site_context(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[Limit]], *, title: str,
-                 today: _dt.date, generator: str, notes_html: Sequence[str]) -> dict[str, Any]:
+def _p_text(p: float) -> str:
+    return "n/a" if math.isnan(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _signed(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.3f}"
+
+
+VERDICTS = {"better": ("▲ band above 0", "better"), "worse": ("▼ band below 0", "worse"),
+            "unclear": ("no clear difference", "unclear")}
+#: The metric the gained and lost queries are ranked by.
+PRIMARY_METRIC = "nDCG"
+
+
+def _diverging_bar(low: float, high: float, mean: float) -> dict[str, str] | None:
+    """A band on the axis from -1 to 1, as SVG coordinates 0 to 100 (0 at 50)."""
+    if any(math.isnan(v) for v in (low, high, mean)):
+        return None
+    x = lambda v: 50 + 50 * max(-1.0, min(1.0, v))  # noqa: E731
+    return {"x": f"{x(low):.1f}", "w": f"{max(x(high) - x(low), 0.6):.1f}", "m": f"{x(mean) - 0.6:.1f}"}
+
+
+def _movers(rc, k: int, ids: list[str], texts: list[str | None], sign: int, most: int = 10) -> list[dict[str, str]]:
+    m = [metric.key for metric in METRICS].index(PRIMARY_METRIC)
+    delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+    order = np.argsort(-sign * delta, kind="stable")
+    out = []
+    for i in order[:most]:
+        if sign * delta[i] <= 1e-12:
+            break
+        out.append({"id": ids[i], "query": texts[i] or "", "baseline": fmt(float(rc.baseline_scores[i, m])),
+                    "run": fmt(float(rc.run_scores[i, m])), "delta": _signed(float(delta[i]))})
+    return out
+
+
+def comparison_context(comparison, slugs: dict[str, str]) -> dict[str, Any]:
+    """The comparison section: how it was made, the table, and per run the per-query view."""
+    base = comparison.runs[0].baseline
+    confidence = f"{base.conventions.confidence:.0%}"
+    rows, views = [], []
+    for rc in comparison.runs:
+        for c in rc.comparisons:
+            label, css = VERDICTS[c.verdict]
+            rows.append({"run": c.run, "metric": c.metric, "delta": _signed(c.delta),
+                         "band": f"[{_signed(c.low)}, {_signed(c.high)}]",
+                         "bar": _diverging_bar(c.low, c.high, c.delta), "p": _p_text(c.p),
+                         "p_adjusted": _p_text(c.p_adjusted), "wtl": f"{c.wins}/{c.ties}/{c.losses}",
+                         "verdict": label, "verdict_class": css,
+                         "aria": f"difference {_signed(c.delta)}, band {_signed(c.low)} to {_signed(c.high)}"})
+        ids = rc.pairing.query_ids.tolist()
+        text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
+        texts = [text_of.get(q) for q in ids]
+        scatter, outcome = scatter_figure(rc, ids), outcome_figure(rc)
+        pairing = rc.pairing
+        views.append({
+            "run": rc.run.name,
+            "anchor": f"compare-{slugs[rc.run.name]}",
+            "queries": f"{len(ids):,}",
+            "left_out": ({"baseline": list(pairing.only_baseline[:50]), "run": list(pairing.only_run[:50]),
+                          "baseline_count": f"{len(pairing.only_baseline):,}",
+                          "run_count": f"{len(pairing.only_run):,}"}
+                         if not pairing.same_queries else None),
+            "gains": _movers(rc, base.k, ids, texts, +1),
+            "losses": _movers(rc, base.k, ids, texts, -1),
+            "scatter": {"id": content_id("fig", scatter), "json": script_json(scatter)},
+            "outcome": {"id": content_id("fig", outcome), "json": script_json(outcome)},
+        })
+    return {
+        "baseline": comparison.baseline,
+        "baseline_anchor": f"compare-{slugs[comparison.baseline]}",
+        "confidence": confidence,
+        "k": base.k,
+        "primary": f"{PRIMARY_METRIC}@{base.k}",
+        "correction": comparison.correction.value,
+        "method": [
+            f"Each run is compared with the baseline {comparison.baseline} on the queries both scored, at K = "
+            f"{base.k}. The delta is the mean per-query difference (run minus baseline); its {confidence} band "
+            f"is a paired percentile bootstrap ({base.conventions.resamples:,} resamples, seed "
+            f"{base.conventions.seed}): every resample draws the same queries for both runs.",
+            f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
+            f"flipped at random {comparison.permutations:,} times (every combination when there are fewer), "
+            f"and p counts the observed difference among them, so it is never 0.",
+            comparison.correction.meaning + f" {len(comparison.comparisons)} comparisons are corrected together.",
+            "A marker shows where the band excludes 0. Hit@K differences use the same paired bootstrap.",
+        ],
+        "rows": rows,
+        "views": views,
+    }
+
+
+def drift_context(found) -> dict[str, Any]:
+    rows = [{"run": r.run, "metric": r.metric, "then": fmt(r.then), "now": fmt(r.now),
+             "delta": "n/a" if r.delta is None else f"{r.delta:+.3f}",
+             "band": "n/a" if r.low is None else f"[{r.low:+.3f}, {r.high:+.3f}]",
+             "queries": f"{r.queries:,}"} for r in found.rows]
+    return {"previous": found.source, "previous_date": found.previous_date or "unknown",
+            "comparable": found.comparable, "reasons": list(found.reasons), "notes": list(found.notes),
+            "rows": rows}
+
+
+def site_context(analysis, *, title: str, generator: str, notes_html: Sequence[str]) -> dict[str, Any]:
     """Everything the index and the run pages show, for every run."""
+    summaries, today = analysis.summaries, analysis.today
     taken: set[str] = set()
-    runs = [run_context(s, slug(s.name, taken), lim, today, notes)
-            for s, lim, notes in zip(summaries, run_limits, notes_html)]
+    slugs = {s.name: slug(s.name, taken) for s in summaries}
+    runs = [run_context(s, slugs[s.name], lim, today, notes)
+            for s, lim, notes in zip(summaries, analysis.limits, notes_html)]
     figure = index_sweep_figure(summaries)
     dates = sorted({r["date"] for r in runs})
+    comparison = comparison_context(analysis.comparison, slugs) if analysis.comparison is not None else None
+    for run in runs:
+        if comparison is None:
+            run["compare_anchor"] = None
+        elif run["name"] == comparison["baseline"]:
+            run["compare_anchor"] = "compare"
+        else:
+            run["compare_anchor"] = f"compare-{run['slug']}"
+        run["is_baseline"] = comparison is not None and run["name"] == comparison["baseline"]
     return {
         "title": title,
         "date": dates[-1] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}",
@@ -241,4 +351,6 @@ def site_context(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[
         "metric_rows": metric_rows(summaries),
         "figure": {"id": content_id("fig", figure), "json": script_json(figure)},
         "several": len(runs) > 1,
+        "comparison": comparison,
+        "drift": drift_context(analysis.drift) if analysis.drift is not None else None,
     }

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import __version__
 from .limits import Limit, run_date
 from .metrics import METRICS
-from .summary import RunSummary, repeats_per_query
+from .summary import RunSummary, repeats_per_query, report_fingerprints
+
+if TYPE_CHECKING:  # the comparison and drift modules read reports too; no import cycle at run time
+    from .compare import ComparisonReport
+    from .drift import Drift
 
 SCHEMA = "ragreport/1"
 
@@ -95,18 +100,52 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     return rows
 
 
-def report_document(summaries: Sequence[RunSummary], run_limits: Sequence[Sequence[Limit]] | None = None,
-                    today: _dt.date | None = None) -> dict[str, Any]:
-    """The whole report document: ``{"schema": "ragreport/1", "generator": ..., "date": ..., "runs": [...]}``.
+@dataclass(frozen=True)
+class Analysis:
+    """Everything a report says, as computed: the runs, their limits, the comparison and the drift.
 
-    ``run_limits`` holds each run's honest-limit statements (see :mod:`ragreport.limits`); ``today``
-    dates runs whose metadata has no ``date`` (the report's date is the latest run's).
+    ``today`` dates runs whose metadata has no ``date``. This is what every renderer reads.
     """
-    run_limits = run_limits if run_limits is not None else [()] * len(summaries)
-    runs = [run_document(s, lim, today) for s, lim in zip(summaries, run_limits)]
+
+    summaries: tuple[RunSummary, ...]
+    limits: tuple[tuple[Limit, ...], ...]
+    today: _dt.date
+    comparison: ComparisonReport | None = None
+    drift: Drift | None = None
+
+
+def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    return {
+        "baseline": comparison.baseline,
+        "test": "two-sided paired randomization test (sign flips of the per-query differences)",
+        "permutations": comparison.permutations,
+        "band": "paired percentile bootstrap of the mean per-query difference (run minus baseline)",
+        "correction": comparison.correction.value,
+        "correction_text": comparison.correction.meaning,
+        "pairs": [{"run": rc.run.name, "queries": int(len(rc.pairing.query_ids)),
+                   "only_baseline": list(rc.pairing.only_baseline), "only_run": list(rc.pairing.only_run)}
+                  for rc in comparison.runs],
+    }
+
+
+def report_document(analysis: Analysis) -> dict[str, Any]:
+    """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
+
+    Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
+    and label set, ``runs``, ``comparisons`` (one per run and metric against the baseline; empty for
+    one run), ``comparison`` (how they were made) and ``drift`` (null without ``--previous``).
+    """
+    runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
+    comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
     return {
         "schema": SCHEMA,
         "generator": f"ragreport {__version__}",
         "date": max(r["date"] for r in runs),
+        "fingerprints": report_fingerprints(analysis.summaries),
         "runs": runs,
+        "comparison": comparison_document(analysis.comparison),
+        "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
+        "drift": None if analysis.drift is None else analysis.drift.as_dict(),
     }

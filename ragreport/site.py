@@ -28,9 +28,9 @@ from markupsafe import Markup
 
 from . import __version__
 from .errors import UsageError
-from .limits import Limit, limits
+from .limits import Limit
 from .pages import site_context
-from .report import report_document
+from .report import Analysis, report_document
 from .sanitize import render_notes
 from .summary import RunSummary
 from .text import markdown
@@ -145,14 +145,13 @@ class BuiltReport:
     limits: tuple[tuple[Limit, ...], ...]
 
 
-def prepare(summaries: Sequence[RunSummary], *, title: str | None, today: _dt.date) -> BuiltReport:
-    run_limits = tuple(limits(s, today) for s in summaries)
+def prepare(analysis: Analysis, *, title: str | None) -> BuiltReport:
+    summaries, run_limits = analysis.summaries, analysis.limits
     notes = [render_notes(s.judged.meta.notes) if s.judged.meta.notes else "" for s in summaries]
     title = title or (f"Retrieval report: {summaries[0].name}" if len(summaries) == 1
                       else f"Retrieval report: {len(summaries)} runs")
-    context = site_context(summaries, run_limits, title=title, today=today,
-                           generator=f"ragreport {__version__}", notes_html=notes)
-    document = report_document(summaries, run_limits, today)
+    context = site_context(analysis, title=title, generator=f"ragreport {__version__}", notes_html=notes)
+    document = report_document(analysis)
     return BuiltReport(document=document, context=context, limits=run_limits)
 
 
@@ -165,6 +164,7 @@ def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[st
     n = len(runs)
     return {
         "home": "#main" if single else "index.html",
+        "index_prefix": "" if single else "index.html",
         "nav": nav,
         "run_hrefs": hrefs,
         "run_names": names,

@@ -103,6 +103,25 @@ def fingerprint(items: list[str]) -> str:
     return f"sha256:{digest}"
 
 
+def judged_query_ids(judged: JudgedRun) -> list[str]:
+    """The query set a run is tied to: every query the judgments list."""
+    return judged.query_ids[judged.has_judgments].tolist()
+
+
+def label_lines(judged: JudgedRun) -> list[str]:
+    """The label set as ``query<TAB>id<TAB>grade`` lines, one per judgment."""
+    query_of = judged.query_ids[judged.judgment_query].tolist()
+    return [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, judged.judgment_doc_ids.tolist(),
+                                                 judged.judgment_grades.tolist())]
+
+
+def report_fingerprints(summaries) -> dict[str, str]:
+    """Fingerprints of the whole report: the union of its runs' query sets and label sets."""
+    queries = sorted({q for s in summaries for q in judged_query_ids(s.judged)})
+    labels = sorted({line for s in summaries for line in label_lines(s.judged)})
+    return {"queries": fingerprint(queries), "labels": fingerprint(labels)}
+
+
 def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
     hits = scores.hits[:, scores.column(k)]
     out = []
@@ -175,9 +194,6 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         repeats=int(judged.repeat.sum()),
         queries_with_repeats=int((per_query_repeats > 0).sum()),
     )
-    query_of = judged.query_ids[judged.judgment_query].tolist()
-    labels = [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, judged.judgment_doc_ids.tolist(),
-                                                   judged.judgment_grades.tolist())]
     return RunSummary(
         judged=judged,
         scores=scores,
@@ -187,8 +203,8 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         at_k=at_k,
         sweep=sweep,
         status=query_status(judged, scores, k),
-        query_fingerprint=fingerprint(judged.query_ids[judged.has_judgments].tolist()),
-        label_fingerprint=fingerprint(labels),
+        query_fingerprint=fingerprint(judged_query_ids(judged)),
+        label_fingerprint=fingerprint(label_lines(judged)),
     )
 
 

@@ -35,6 +35,48 @@ def bands_line(run: dict[str, Any]) -> str:
             f"percentile bootstrap over queries for the rest ({conv['resamples']} resamples, seed {conv['seed']}).")
 
 
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def comparison_lines(document: dict[str, Any], name=str) -> list[str]:
+    """Sentences that frame the comparison table: baseline, method, and any queries left out.
+
+    ``name`` formats names and ids taken from the user's files (escaping them for Markdown).
+    """
+    how = document.get("comparison")
+    if not how:
+        return []
+    conf = f"{document['runs'][0]['conventions']['confidence']:.0%}"
+    lines = [f"Compared with the baseline {name(how['baseline'])} on the queries both runs scored: the {conf} band is a "
+             f"{how['band']}; p from a {how['test']}, {how['permutations']:,} of them (all of them when fewer "
+             f"exist); {how['correction_text']}"]
+    for pair in how["pairs"]:
+        if pair["only_baseline"] or pair["only_run"]:
+            lines.append(
+                f"{name(pair['run'])} is compared on {pair['queries']} shared queries only; left out: "
+                f"{len(pair['only_baseline'])} scored only in {name(how['baseline'])} "
+                f"({name(', '.join(pair['only_baseline'][:10])) or 'none'}), {len(pair['only_run'])} only in "
+                f"{name(pair['run'])} ({name(', '.join(pair['only_run'][:10])) or 'none'}).")
+    return lines
+
+
+def drift_lines(document: dict[str, Any], name=str) -> list[str]:
+    found = document.get("drift")
+    if not found:
+        return []
+    head = f"Since the previous report ({name(found['previous'])}, dated {found['previous_date'] or 'unknown'})"
+    if not found["comparable"]:
+        return [f"{head}: no drift can be claimed, because " + " and ".join(found["reasons"]) + "."]
+    return [f"{head}: the same query set and label set were scored again."] + [name(n) for n in found["notes"]]
+
+
 def table(document: dict[str, Any], width: int = 100) -> str:
     """A readable terminal table per run: metric, mean, band, interval, convention (wrapped)."""
     blocks = []
@@ -54,7 +96,42 @@ def table(document: dict[str, Any], width: int = 100) -> str:
         for sentence in list(run["convention_text"].values()) + [bands_line(run)]:
             lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
         blocks.append("\n".join(lines))
+    if document.get("comparisons"):
+        lines = []
+        for sentence in comparison_lines(document):
+            lines.extend(textwrap.wrap(sentence, width))
+        conf = f"{document['runs'][0]['conventions']['confidence']:.0%}"
+        lines += ["", f"{'run':<16} {'metric':<9} {'delta':>7}  {conf + ' band':<18} {'p':>7} {'p adj.':>7}  "
+                      f"{'W/T/L':<11} verdict"]
+        for c in document["comparisons"]:
+            band = f"[{_signed(c['low'])}, {_signed(c['high'])}]"
+            lines.append(f"{c['run'][:16]:<16} {c['metric']:<9} {_signed(c['delta']):>7}  {band:<18} {_p(c['p']):>7} "
+                         f"{_p(c['p_adjusted']):>7}  {c['wins']}/{c['ties']}/{c['losses']:<7} {_verdict(c)}")
+        blocks.append("\n".join(lines))
+    if document.get("drift"):
+        blocks.append("\n".join(line for sentence in drift_lines(document) for line in textwrap.wrap(sentence, width))
+                      + _drift_table(document))
     return "\n\n".join(blocks) + "\n"
+
+
+def _verdict(c: dict[str, Any]) -> str:
+    if c["low"] is not None and c["low"] > 0:
+        return "better (band above 0)"
+    if c["high"] is not None and c["high"] < 0:
+        return "worse (band below 0)"
+    return "no clear difference"
+
+
+def _drift_table(document: dict[str, Any]) -> str:
+    rows = document["drift"]["rows"]
+    if not rows:
+        return ""
+    lines = ["", f"{'run':<16} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  band"]
+    for r in rows:
+        band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
+        then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
+        lines.append(f"{r['run'][:16]:<16} {r['metric']:<9} {then:>6} {r['now']:6.3f} {_signed(r['delta']):>7}  {band}")
+    return "\n".join(lines)
 
 
 def _md_cell(text: str) -> str:
@@ -99,6 +176,20 @@ def markdown(document: dict[str, Any]) -> str:
             cells = " | ".join(_md_figure(r["metrics"][label]) for r in runs)
             lines.append(f"| {label} | {cells} | {entry['interval']} |")
     lines += ["", _md_cell(bands_line(first))]
+    if document.get("comparisons"):
+        conf = f"{first['conventions']['confidence']:.0%}"
+        framing = comparison_lines(document, _md_user)
+        lines += ["", f"#### Against the baseline {_md_user(document['comparison']['baseline'])}"]
+        lines += [line for sentence in framing[1:] for line in ("", _md_cell(sentence))]
+        lines += ["", f"| run | metric | delta | {conf} band | p | p ({_md_cell(document['comparison']['correction'])}) "
+                      "| W/T/L | |", "|---|---|---:|---|---:|---:|---|---|"]
+        for c in document["comparisons"]:
+            lines.append(f"| {_md_user(c['run'])} | {c['metric']} | {_signed(c['delta'])} | "
+                         f"[{_signed(c['low'])}, {_signed(c['high'])}] | {_p(c['p'])} | {_p(c['p_adjusted'])} | "
+                         f"{c['wins']}/{c['ties']}/{c['losses']} | {_verdict(c)} |")
+        lines += ["", _md_cell(framing[0])]
+    for sentence in drift_lines(document, _md_user):
+        lines += ["", _md_cell(sentence)]
     for run in runs:
         lines += ["", f"**{_md_user(run['name'])}**: {_md_cell(counts_line(run))}."]
         for limit in run.get("limits", []):

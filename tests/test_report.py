@@ -7,17 +7,24 @@ import json
 
 from helpers import judged_run
 
+from ragreport.limits import limits
 from ragreport.model import Conventions
-from ragreport.report import SCHEMA, report_document
+from ragreport.report import SCHEMA, Analysis, report_document
 from ragreport.summary import summarise
+
+DAY = dt.date(2026, 1, 1)
 
 
 def _summary():
     return summarise(judged_run([("a", ["x", "y"], {"x": 1}), ("b", ["y"], {"y": 0})]), 2, Conventions())
 
 
+def _analysis(*summaries):
+    return Analysis(summaries, tuple(limits(s, DAY) for s in summaries), DAY)
+
+
 def test_excluded_queries_have_null_metrics_and_the_document_is_strict_json():
-    doc = report_document([_summary()], today=dt.date(2026, 1, 1))
+    doc = report_document(_analysis(_summary()))
     assert doc["schema"] == SCHEMA and doc["date"] == "2026-01-01"
     run = doc["runs"][0]
     a, b = run["queries"]
@@ -27,6 +34,13 @@ def test_excluded_queries_have_null_metrics_and_the_document_is_strict_json():
 
 
 def test_metric_entries_name_their_trec_eval_twin_and_convention():
-    metrics = report_document([_summary()])["runs"][0]["metrics"]
+    metrics = report_document(_analysis(_summary()))["runs"][0]["metrics"]
     assert metrics["nDCG@2"]["trec_eval"] == "ndcg_cut_2" and metrics["CP@2"]["trec_eval"] is None
     assert metrics["Hit@2"]["interval"] == "wilson" and "success_2" in metrics["Hit@2"]["convention"]
+
+
+def test_top_level_fingerprints_comparisons_and_drift_keys():
+    doc = report_document(_analysis(_summary()))
+    assert set(doc["fingerprints"]) == {"queries", "labels"}
+    assert doc["fingerprints"]["queries"] == doc["runs"][0]["fingerprints"]["queries"]
+    assert doc["comparisons"] == [] and doc["comparison"] is None and doc["drift"] is None

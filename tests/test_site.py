@@ -12,7 +12,7 @@ import pytest
 from sitetools import INJECTIONS, Page, read_page, site_files
 
 from ragreport import site as site_module
-from ragreport.api import build, document, evaluate
+from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.errors import UsageError
 from ragreport.site import MARKER, build_day
@@ -248,7 +248,7 @@ def test_a_failed_build_leaves_the_old_site_intact(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Path, "write_bytes", failing)
     with pytest.raises(OSError):
-        build(evaluate(), out=out)
+        build(analyse(evaluate()), out=out)
     monkeypatch.undo()
     assert site_files(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
@@ -269,8 +269,8 @@ def test_several_runs_stand_side_by_side(tmp_path, write):
     assert {"run-bm25.html", "run-dense.html", "index.html"} <= set(os.listdir(out))
     page = read_page(out / "index.html")
     assert "bm25: mean" in page.text and "dense: mean" in page.text
-    (figure_id,) = [k for k in page.json_blocks if k.startswith("fig-")]
-    figure = page.json(figure_id)
+    figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
+    (figure,) = [f for f in figures if f["layout"]["title"]["text"].startswith("K sweep of every run")]
     assert len(figure["data"]) == 7 * 2 * 2
     assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == [
         "P@K", "R@K", "Hit@K", "RR@K", "AP@K", "nDCG@K", "CP@K"]
@@ -300,7 +300,7 @@ def test_report_json_carries_the_dates(sample_site):
 def test_limits_are_in_report_json(sample_site):
     limits = json.loads((sample_site / "report.json").read_text())["runs"][0]["limits"]
     assert [entry["key"] for entry in limits][:2] == ["unjudged", "scope"]
-    assert document(evaluate(), build_day())["runs"][0]["limits"] == limits
+    assert document(analyse(evaluate()))["runs"][0]["limits"] == limits
 
 
 def test_templates_are_found(sample_site):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from ragreport.api import document, evaluate
-from ragreport.site import build_day
+from ragreport.api import analyse, document, evaluate
 from ragreport.text import markdown, table
 
 
 def _doc():
-    return document(evaluate(), build_day())
+    return document(analyse(evaluate()))
 
 
 def test_table_wraps_conventions_under_their_column():

@@ -1,0 +1,250 @@
+"""Several runs against a baseline: paired differences, a randomization test, corrected p-values.
+
+For every run other than the baseline and every metric at K:
+
+- the mean per-query difference (run minus baseline) over the queries both runs scored, with a
+  *paired* percentile bootstrap band: each resample draws the same queries for both runs, which is
+  a bootstrap of the per-query differences;
+- a two-sided paired randomization test: under the null hypothesis each difference is as likely
+  to have either sign, so the statistic |mean difference| is compared with its value under random
+  sign flips (all 2^n of them when that is no more than the number asked for, else that many drawn
+  with the seed). The p-value counts the observed statistic, so it is never exactly 0;
+- p-values corrected across every comparison of the report (Holm, Bonferroni or none);
+- wins, ties and losses over the queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .errors import UsageError
+from .intervals import bootstrap_interval
+from .metrics import METRICS
+from .model import Choice, Conventions
+from .summary import RunSummary
+
+#: Differences smaller than this are ties (scores are sums of floating-point fractions).
+TIE = 1e-12
+_BLOCK_CELLS = 1 << 22
+
+
+class Correction(Choice):
+    HOLM = ("holm", "p-values are corrected for the number of comparisons with Holm's step-down method, "
+                    "which controls the family-wise error rate.",
+            "With --correction bonferroni every p-value would be multiplied by the number of comparisons "
+            "(more conservative); with none they would stand uncorrected.")
+    BONFERRONI = ("bonferroni", "p-values are multiplied by the number of comparisons (Bonferroni), capped at 1.",
+                  "With --correction holm the correction would be step-down (never more conservative); with none "
+                  "they would stand uncorrected.")
+    NONE = ("none", "p-values are not corrected for the number of comparisons.",
+            "With --correction holm they would be corrected with Holm's step-down method, as a report with "
+            "many comparisons needs.")
+
+
+def adjust(p_values: Sequence[float], correction: Correction) -> np.ndarray:
+    """Correct p-values for multiple comparisons.
+
+    Holm: sort ascending, ``p_(i) * (m - i + 1)``, made non-decreasing by a running maximum, capped
+    at 1. Bonferroni: ``min(1, m * p)``. Example: Holm of (0.01, 0.04, 0.03) is (0.03, 0.06, 0.06).
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    if correction is Correction.NONE or m == 0:
+        return p.copy()
+    if correction is Correction.BONFERRONI:
+        return np.minimum(1.0, p * m)
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(1.0, stepped)
+    return out
+
+
+def _sign_blocks(n: int, permutations: int, seed: int):
+    """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
+    than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``."""
+    if n <= 30 and 2 ** n <= permutations:
+        codes = np.arange(2 ** n, dtype=np.int64)
+        bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
+        yield 1.0 - 2.0 * bits
+        return
+    rng = np.random.default_rng(seed)
+    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
+    done = 0
+    while done < permutations:
+        size = min(block, permutations - done)
+        yield 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
+        done += size
+
+
+def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed: int = 0) -> np.ndarray:
+    """Two-sided paired randomization (sign-flip) test of a zero mean, per column of ``differences``.
+
+    With ``d`` the n per-query differences and ``T = |sum d| / n``, the p-value is the share of sign
+    vectors ``s`` with ``|sum s_i d_i| / n >= T``. When ``2^n <= permutations`` every sign vector
+    is enumerated (the exact p-value, the identity among them); otherwise ``permutations`` random
+    ones are drawn and ``p = (1 + #{T* >= T}) / (1 + permutations)``. Either way p > 0.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim == 1:
+        d = d[:, None]
+    n, m = d.shape
+    if n == 0:
+        return np.full(m, np.nan)
+    observed = np.abs(d.sum(axis=0)) / n
+    threshold = observed - TIE
+    exact = n <= 30 and 2 ** n <= permutations
+    count = np.zeros(m, dtype=np.int64)
+    total = 0
+    for signs in _sign_blocks(n, permutations, seed):
+        count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
+        total += len(signs)
+    if exact:
+        return count / total
+    return (1.0 + count) / (1.0 + total)
+
+
+@dataclass(frozen=True)
+class QueryPairing:
+    """The queries two runs both scored, in id order, and those only one of them scored."""
+
+    query_ids: np.ndarray
+    baseline_rows: np.ndarray
+    run_rows: np.ndarray
+    only_baseline: tuple[str, ...]
+    only_run: tuple[str, ...]
+
+    @property
+    def same_queries(self) -> bool:
+        return not self.only_baseline and not self.only_run
+
+
+def pair_queries(baseline: RunSummary, run: RunSummary) -> QueryPairing:
+    def scored_ids(summary: RunSummary) -> dict[str, int]:
+        rows = np.flatnonzero(summary.scores.scored)
+        return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
+
+    base, other = scored_ids(baseline), scored_ids(run)
+    common = sorted(set(base) & set(other))
+    return QueryPairing(
+        query_ids=np.array(common, dtype=str),
+        baseline_rows=np.array([base[q] for q in common], dtype=np.int64),
+        run_rows=np.array([other[q] for q in common], dtype=np.int64),
+        only_baseline=tuple(sorted(set(base) - set(other))),
+        only_run=tuple(sorted(set(other) - set(base))),
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One run against the baseline on one metric at K."""
+
+    baseline: str
+    run: str
+    metric: str
+    delta: float
+    low: float
+    high: float
+    p: float
+    p_adjusted: float
+    wins: int
+    ties: int
+    losses: int
+    queries: int
+
+    @property
+    def verdict(self) -> str:
+        """``better`` or ``worse`` when the band excludes 0, else ``unclear``."""
+        if self.low > 0:
+            return "better"
+        if self.high < 0:
+            return "worse"
+        return "unclear"
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """A run against the baseline: the pairing, per-query scores at K of both, every metric's comparison."""
+
+    baseline: RunSummary
+    run: RunSummary
+    pairing: QueryPairing
+    baseline_scores: np.ndarray  # paired queries x metrics, at K
+    run_scores: np.ndarray
+    comparisons: tuple[Comparison, ...]
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    baseline: str
+    correction: Correction
+    permutations: int
+    runs: tuple[RunComparison, ...]
+
+    @property
+    def comparisons(self) -> tuple[Comparison, ...]:
+        return tuple(c for run in self.runs for c in run.comparisons)
+
+
+def scores_at_k(summary: RunSummary, rows: np.ndarray) -> np.ndarray:
+    """Every metric at K for the given query rows: (rows x metrics)."""
+    column = summary.scores.column(summary.k)
+    return summary.scores.values[:, rows, column].T
+
+
+def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
+            correction: Correction = Correction.HOLM, permutations: int = 10_000) -> ComparisonReport | None:
+    """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
+
+    Bands and the test use each run's own conventions (confidence, resamples, seed), which a
+    report shares across its runs.
+    """
+    if len(summaries) < 2:
+        if baseline is not None and summaries and baseline != summaries[0].name:
+            raise UsageError(f"--baseline {baseline!r} names no run (the run is {summaries[0].name!r})")
+        return None
+    names = [s.name for s in summaries]
+    if baseline is None:
+        base = summaries[0]
+    elif baseline in names:
+        base = summaries[names.index(baseline)]
+    else:
+        raise UsageError(f"--baseline {baseline!r} names no run; the runs are {', '.join(map(repr, names))}")
+    if len({s.k for s in summaries}) > 1:
+        raise UsageError("runs compared in one report must share K")
+    conventions: Conventions = base.conventions
+    partial = []
+    for summary in summaries:
+        if summary is base:
+            continue
+        pairing = pair_queries(base, summary)
+        if len(pairing.query_ids) == 0:
+            raise UsageError(f"runs {base.name!r} and {summary.name!r} share no scored query: nothing to compare")
+        base_scores = scores_at_k(base, pairing.baseline_rows)
+        run_scores = scores_at_k(summary, pairing.run_rows)
+        differences = run_scores - base_scores
+        delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed,
+                                              conventions.confidence)
+        p = randomization_test(differences, permutations, conventions.seed)
+        partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p))
+
+    adjusted = adjust(np.concatenate([item[-1] for item in partial]), correction)
+    runs = []
+    for i, (summary, pairing, base_scores, run_scores, differences, delta, low, high, p) in enumerate(partial):
+        comparisons = []
+        for m, metric in enumerate(METRICS):
+            column = differences[:, m]
+            comparisons.append(Comparison(
+                baseline=base.name, run=summary.name, metric=metric.label(base.k),
+                delta=float(delta[m]), low=float(low[m]), high=float(high[m]), p=float(p[m]),
+                p_adjusted=float(adjusted[i * len(METRICS) + m]),
+                wins=int((column > TIE).sum()), ties=int((np.abs(column) <= TIE).sum()),
+                losses=int((column < -TIE).sum()), queries=len(column)))
+        runs.append(RunComparison(base, summary, pairing, base_scores, run_scores, tuple(comparisons)))
+    return ComparisonReport(base.name, correction, permutations, tuple(runs))

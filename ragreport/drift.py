@@ -1,0 +1,136 @@
+"""Drift since a previous report: the same frozen query set and label set, scored again later.
+
+A previous ``report.json`` is comparable only when its query-set and label-set fingerprints both
+equal this report's; otherwise the section says which one differs and claims no drift. For each
+run found in both (by name) at the same K and conventions, every metric's figure then and now is
+shown with the difference; where both reports hold per-query scores, the difference gets a paired
+bootstrap band over the queries scored in both.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .intervals import bootstrap_interval
+from .loaders import read_text
+from .metrics import METRICS
+from .report import SCHEMA
+from .summary import RunSummary, report_fingerprints
+
+# Conventions that change figures; confidence, resamples and seed only change bands.
+FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "order")
+
+
+@dataclass(frozen=True)
+class DriftRow:
+    run: str
+    metric: str
+    then: float | None
+    now: float
+    delta: float | None
+    low: float | None
+    high: float | None
+    queries: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What can be said about drift against one previous report."""
+
+    source: str
+    previous_date: str | None
+    comparable: bool
+    reasons: tuple[str, ...]
+    notes: tuple[str, ...]
+    rows: tuple[DriftRow, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"previous": self.source, "previous_date": self.previous_date, "comparable": self.comparable,
+                "reasons": list(self.reasons), "notes": list(self.notes), "rows": [r.as_dict() for r in self.rows]}
+
+
+def load_previous(path: str | Path) -> dict[str, Any]:
+    """A ``report.json`` of an earlier build, checked for the keys drift needs."""
+    path = Path(path)
+    text = read_text(path)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, "a report.json written by ragreport build", exc.msg) from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise InputError(path, 1, f"a report.json with schema {SCHEMA!r}", repr(found))
+    fingerprints = document.get("fingerprints")
+    if not isinstance(fingerprints, dict) or not {"queries", "labels"} <= set(fingerprints):
+        raise InputError(path, 1, "top-level 'fingerprints' with 'queries' and 'labels' (a report from ragreport "
+                                  "0.1 or later)", "none")
+    if not isinstance(document.get("runs"), list):
+        raise InputError(path, 1, "a 'runs' list", "none")
+    return document
+
+
+def _per_query(run: dict[str, Any], label: str) -> dict[str, float]:
+    return {q["id"]: q[label] for q in run.get("queries", []) if q.get("scored") and q.get(label) is not None}
+
+
+def drift(previous: dict[str, Any], source: str, summaries: Sequence[RunSummary]) -> Drift:
+    now_prints = report_fingerprints(summaries)
+    then_prints = previous["fingerprints"]
+    reasons = []
+    if then_prints["queries"] != now_prints["queries"]:
+        reasons.append(f"the query set differs (then {then_prints['queries'][:19]}…, now "
+                       f"{now_prints['queries'][:19]}…)")
+    if then_prints["labels"] != now_prints["labels"]:
+        reasons.append(f"the label set differs (then {then_prints['labels'][:19]}…, now "
+                       f"{now_prints['labels'][:19]}…)")
+    if reasons:
+        return Drift(source, previous.get("date"), False, tuple(reasons), (), ())
+
+    previous_runs = {r.get("name"): r for r in previous["runs"] if isinstance(r, dict)}
+    notes, rows = [], []
+    for summary in summaries:
+        then = previous_runs.get(summary.name)
+        if then is None:
+            notes.append(f"{summary.name} is new: the previous report has no run of that name.")
+            continue
+        if then.get("k") != summary.k:
+            notes.append(f"{summary.name} was scored at K = {then.get('k')} then and K = {summary.k} now: "
+                         f"figures at different K do not compare.")
+            continue
+        then_conventions = then.get("conventions", {})
+        now_conventions = summary.conventions.as_dict()
+        changed = [key for key in FIGURE_CONVENTIONS if then_conventions.get(key) != now_conventions[key]]
+        if changed:
+            notes.append(f"{summary.name} was scored under other conventions then ({', '.join(changed)}): "
+                         f"its figures do not compare.")
+            continue
+        conventions = summary.conventions
+        for metric in METRICS:
+            label = metric.label(summary.k)
+            now = summary.at_k[label].mean
+            then_entry = then.get("metrics", {}).get(label, {})
+            then_mean = then_entry.get("mean")
+            before = _per_query(then, label)
+            current = summary.scores.of(metric, summary.k)
+            ids = summary.judged.query_ids
+            after = {q: float(v) for q, v, s in zip(ids.tolist(), current.tolist(), summary.scores.scored.tolist()) if s}
+            common = sorted(set(before) & set(after))
+            if common:
+                differences = np.array([after[q] - before[q] for q in common])
+                mean, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed,
+                                                     conventions.confidence)
+                delta, band = float(mean[0]), (float(low[0]), float(high[0]))
+            else:
+                delta = None if then_mean is None else now - then_mean
+                band = (None, None)
+            rows.append(DriftRow(summary.name, label, then_mean, now, delta, band[0], band[1], len(common)))
+    return Drift(source, previous.get("date"), True, (), tuple(notes), tuple(rows))
