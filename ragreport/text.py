@@ -190,6 +190,13 @@ def markdown(document: dict[str, Any]) -> str:
         lines += ["", _md_cell(framing[0])]
     for sentence in drift_lines(document, _md_user):
         lines += ["", _md_cell(sentence)]
+    if document.get("drift") and document["drift"]["rows"]:
+        lines += ["", "| run | metric | then | now | change | band |", "|---|---|---:|---:|---:|---|"]
+        for r in document["drift"]["rows"]:
+            then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
+            band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
+            lines.append(f"| {_md_user(r['run'])} | {r['metric']} | {then} | {r['now']:.3f} | {_signed(r['delta'])} | "
+                         f"{band} |")
     for run in runs:
         lines += ["", f"**{_md_user(run['name'])}**: {_md_cell(counts_line(run))}."]
         for limit in run.get("limits", []):

@@ -70,3 +70,18 @@ def read_page(path: Path) -> Page:
 
 def site_files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def second_sample_run(folder: Path) -> Path:
+    """The sample with its lists reversed in their top 3 and another name: a second run to compare."""
+    from ragreport.loaders import sample_path
+
+    lines = []
+    for line in sample_path().read_text().splitlines():
+        record = json.loads(line)
+        record["retrieved"] = record["retrieved"][:3][::-1] + record["retrieved"][3:]
+        lines.append(json.dumps(record))
+    path = folder / "reversed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (folder / "reversed.meta.toml").write_text('name = "sample-reversed"\ndate = 2026-11-09\n')
+    return path

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sitetools import INJECTIONS
+from sitetools import INJECTIONS, second_sample_run
 
 from ragreport.cli import main
 
@@ -69,7 +69,7 @@ class Visit:
         self.page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}")
         return [tuple(pair) for pair in self.page.evaluate(
             "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
-            "[gd.data.length, gd.querySelectorAll('.scatterlayer .trace').length])")]
+            "[gd.data.length, gd.querySelectorAll('.cartesianlayer g.trace').length])")]
 
     def hover_first_point(self) -> str:
         """Move the mouse onto the first mean marker of the first chart; return the hover label."""
@@ -194,4 +194,28 @@ def test_narrow_screen_has_no_console_errors(browser, sample_site):
     visit = Visit(browser, sample_site / "site" / "index.html", width=390)
     visit.charts(1)
     assert visit.page.evaluate("getComputedStyle(document.querySelector('table.suite thead')).display") == "none"
+    visit.assert_clean()
+
+
+def test_comparison_view_draws_its_charts(browser, tmp_path):
+    from ragreport.loaders import sample_path
+
+    second = second_sample_run(tmp_path)
+    assert main(["build", str(sample_path()), str(second), "-k", "5", "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    visit = Visit(browser, tmp_path / "site" / "index.html")
+    charts = visit.charts(3)
+    titles = visit.page.evaluate(
+        "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)")
+    drawn = dict(zip(titles, charts))
+    assert drawn["Per query at K = 5: sample-reversed against sample"] == (7, 1)
+    assert drawn["Queries won, tied and lost by sample-reversed"] == (3, 3)
+    assert drawn["K sweep of every run, one metric at a time"] == (28, 4)
+    point = visit.page.locator(".chart-scatter .scatterlayer .trace .point").first
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    visit.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    visit.page.wait_for_selector(".chart-scatter .hoverlayer .hovertext")
+    label = visit.page.evaluate("document.querySelector('.chart-scatter .hoverlayer').textContent")
+    assert label.startswith("q") and "sample:" in label and "sample-reversed:" in label
+    assert visit.page.locator("tr.verdict-unclear, tr.verdict-better, tr.verdict-worse").count() == 7
     visit.assert_clean()

@@ -305,3 +305,49 @@ def test_limits_are_in_report_json(sample_site):
 
 def test_templates_are_found(sample_site):
     assert (site_module.template_dir() / "base.html").is_file()
+
+
+def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_path):
+    from sitetools import second_sample_run
+
+    from ragreport.loaders import sample_path
+
+    second = second_sample_run(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", str(sample_path()), str(second), "-k", "5", "--out", str(out), "--quiet"]) == 0
+    page = read_page(out / "index.html")
+    text = page.text
+    assert "Against the baseline sample" in text
+    assert "paired percentile bootstrap" in text and "two-sided paired randomization test" in text
+    assert "Holm's step-down method" in text and "7 comparisons are corrected together" in text
+    rows = [a for a in page.attrs_of("tr") if a.get("class", "").startswith("verdict-")]
+    assert len(rows) == 7
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["comparisons"]) == 7 and report["comparison"]["baseline"] == "sample"
+    hit = next(c for c in report["comparisons"] if c["metric"] == "Hit@5")
+    assert hit["delta"] == 0.0 and (hit["wins"], hit["ties"], hit["losses"]) == (0, 9, 0)  # same ids in the top 3
+    rr = next(c for c in report["comparisons"] if c["metric"] == "RR@5")
+    assert f"{rr['delta']:+.3f}" in text and f"{rr['p_adjusted']:.3f}" in text
+    figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
+    titles = [f["layout"]["title"]["text"] for f in figures]
+    assert "Per query at K = 5: sample-reversed against sample" in titles
+    assert "Queries won, tied and lost by sample-reversed" in titles
+    assert "Gained most on nDCG@5" in text and "Lost most on nDCG@5" in text
+    assert 'id="compare-sample-reversed"' in page.source
+    run_page = read_page(out / "run-sample-reversed.html")
+    assert 'href="index.html#compare-sample-reversed"' in run_page.source
+    assert 'href="index.html#compare"' in read_page(out / "run-sample.html").source
+    summary = (out / "summary.md").read_text()
+    assert "#### Against the baseline sample" in summary and "| sample-reversed | RR@5 |" in summary
+
+
+def test_runs_on_different_queries_say_so_at_the_top_of_the_comparison(tmp_path, write):
+    qrels = write("qrels.txt", "".join(f"q{i} 0 a 1\n" for i in range(6)))
+    first = write("one.trec", "".join(f"q{i} Q0 a 1 2 t\n" for i in range(5)))
+    second = write("two.trec", "".join(f"q{i} Q0 a 1 2 t\n" for i in range(1, 6)))
+    out = tmp_path / "site"
+    assert main(["build", "--qrels", str(qrels), str(first), str(second), "--missing", "skip", "--out", str(out),
+                 "--quiet"]) == 0
+    text = read_page(out / "index.html").text
+    assert ("two and one did not score the same queries: they are compared on the 4 both scored. Left out: 1 scored "
+            "only by one (q0), 1 only by two (q5).") in text

@@ -1,0 +1,135 @@
+"""Comparisons: paired bootstrap, randomization test, corrections, intersections."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from helpers import judged_run
+
+from ragreport.compare import Correction, adjust, compare, pair_queries, randomization_test
+from ragreport.errors import UsageError
+from ragreport.model import Conventions
+from ragreport.summary import summarise
+
+
+def _summary(name, queries, k=3, conventions=Conventions()):
+    return summarise(judged_run(queries, name=name), k, conventions)
+
+
+def _exact_p(d):
+    """|mean| of every sign vector against the observed one, by brute force."""
+    observed = abs(sum(d)) / len(d)
+    flips = [abs(sum(s * x for s, x in zip(signs, d))) / len(d) for signs in itertools.product((1, -1), repeat=len(d))]
+    return sum(f >= observed - 1e-12 for f in flips) / len(flips)
+
+
+# --- Corrections, by hand ------------------------------------------------------------------------
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04; running max 0.03, 0.06, 0.06
+    assert adjust([0.01, 0.04, 0.03], Correction.HOLM).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert adjust([0.2, 0.5, 0.01, 0.9], Correction.HOLM).tolist() == pytest.approx([0.6, 1.0, 0.04, 1.0])
+
+
+def test_bonferroni_and_none_by_hand():
+    assert adjust([0.01, 0.04, 0.5], Correction.BONFERRONI).tolist() == pytest.approx([0.03, 0.12, 1.0])
+    assert adjust([0.01, 0.04], Correction.NONE).tolist() == [0.01, 0.04]
+
+
+# --- Randomization test -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("d", [[0.5, 0.2, -0.1, 0.3, 0.4], [1, 1, 1, 1], [0.1, -0.1], [0.0, 0.0, 0.3],
+                               [0.25, -0.5, 0.75, 0.1, -0.2, 0.6, 0.33]])
+def test_small_samples_are_enumerated_exactly(d):
+    assert randomization_test(np.array(d)).tolist() == [pytest.approx(_exact_p(d))]
+
+
+def test_monte_carlo_p_is_close_to_the_exact_one_and_reproducible():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.08, 0.3, size=16)  # 65,536 sign vectors: more than 10,000, so drawn at random
+    exact = _exact_p(d.tolist())
+    p = randomization_test(d, permutations=10_000, seed=0)[0]
+    assert abs(p - exact) < 0.015
+    assert randomization_test(d, permutations=10_000, seed=0)[0] == p
+    assert p > 0
+
+
+def test_p_is_never_zero_and_columns_are_independent():
+    d = np.column_stack([np.full(40, 0.1), np.zeros(40)])
+    p = randomization_test(d, permutations=1000, seed=1)
+    assert p[0] == pytest.approx(1 / 1001) and p[1] == 1.0
+
+
+# --- Whole comparisons --------------------------------------------------------------------------
+
+QUERIES = [(f"q{i:02d}", ["a", "b", "c", "d"], {"abcd"[i % 4]: 1, "abcd"[(i + 1) % 4]: 2}) for i in range(40)]
+
+
+def test_a_run_compared_with_itself_gives_zero_band_and_p_one():
+    base = _summary("base", QUERIES)
+    same = _summary("same", QUERIES)
+    report = compare([base, same])
+    for c in report.comparisons:
+        assert (c.delta, c.low, c.high, c.p, c.p_adjusted) == (0.0, 0.0, 0.0, 1.0, 1.0)
+        assert (c.wins, c.ties, c.losses, c.queries) == (0, 40, 0, 40)
+        assert c.verdict == "unclear"
+
+
+def test_a_run_better_on_every_query_gets_a_band_above_zero_and_a_small_p():
+    worse = [(q, ["x", "y", "z"] + r, g) for q, r, g in QUERIES]  # relevant ids pushed down
+    report = compare([_summary("worse", worse), _summary("better", QUERIES)])
+    ndcg = next(c for c in report.comparisons if c.metric == "nDCG@3")
+    assert ndcg.low > 0 and ndcg.p < 0.001 and ndcg.p_adjusted < 0.01 and ndcg.verdict == "better"
+    assert (ndcg.wins, ndcg.losses) == (40, 0)
+    assert ndcg.delta == pytest.approx(np.mean(_summary("better", QUERIES).scores.values[5, :, 2])
+                                       - np.mean(_summary("worse", worse).scores.values[5, :, 2]))
+
+
+def test_paired_bootstrap_matches_a_naive_loop():
+    rng = np.random.default_rng(5)
+    shuffled = [(q, list(rng.permutation(list(r))), g) for q, r, g in QUERIES]
+    base, run = _summary("base", QUERIES), _summary("run", shuffled)
+    report = compare([base, run])
+    pairing = pair_queries(base, run)
+    column = base.scores.column(3)
+    b = base.scores.values[:, pairing.baseline_rows, column]
+    r = run.scores.values[:, pairing.run_rows, column]
+    n = len(pairing.query_ids)
+    draws = np.random.default_rng(0)
+    means = []
+    for _ in range(1000):  # one resample at a time, the same queries for both runs
+        idx = np.minimum((draws.random(n) * n).astype(int), n - 1)
+        means.append([(r[m, idx] - b[m, idx]).mean() for m in range(7)])
+    low, high = np.percentile(np.array(means), [2.5, 97.5], axis=0)
+    for m, c in enumerate(report.comparisons):
+        assert c.low == pytest.approx(low[m], abs=1e-12) and c.high == pytest.approx(high[m], abs=1e-12)
+
+
+def test_runs_on_different_query_sets_are_compared_on_the_intersection():
+    base = _summary("base", QUERIES[:30])
+    run = _summary("run", QUERIES[10:])
+    pairing = pair_queries(base, run)
+    assert len(pairing.query_ids) == 20 and pairing.query_ids[0] == "q10"
+    assert pairing.only_baseline == tuple(f"q{i:02d}" for i in range(10))
+    assert pairing.only_run == tuple(f"q{i:02d}" for i in range(30, 40))
+    assert all(c.queries == 20 for c in compare([base, run]).comparisons)
+
+
+def test_holm_runs_over_every_comparison_of_the_report():
+    a, b, c = _summary("a", QUERIES), _summary("b", QUERIES[::-1]), _summary("c", QUERIES)
+    report = compare([a, b, c], correction=Correction.BONFERRONI)
+    assert len(report.comparisons) == 14
+    for comparison in report.comparisons:
+        assert comparison.p_adjusted == pytest.approx(min(1.0, comparison.p * 14))
+
+
+def test_baseline_by_name_and_errors():
+    a, b = _summary("a", QUERIES), _summary("b", QUERIES)
+    assert compare([a, b], baseline="b").baseline == "b"
+    assert compare([a]) is None
+    with pytest.raises(UsageError, match="--baseline 'z' names no run"):
+        compare([a, b], baseline="z")
+    with pytest.raises(UsageError, match="share no scored query"):
+        compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10])])
