@@ -15,7 +15,7 @@ from .compare import Correction
 from .report import Analysis
 from .errors import RagreportError
 from .loaders import FORMATS
-from .model import Conventions, Denominator, Gain, Missing, Order
+from .model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .text import markdown, table
 
 
@@ -73,14 +73,19 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-k", type=_positive_int, metavar="K", help="the cutoff (default 10; the sample's 5)")
     parser.add_argument("--kmax", type=_positive_int, metavar="KMAX",
                         help="largest cutoff of the K sweep (default max(10, 2K))")
-    parser.add_argument("--denominator", choices=_choices(Denominator), default="relevant",
+    parser.add_argument("--compat", choices=sorted(COMPAT_PRESETS),
+                        help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
+                             "zero, R denominators, linear gain, score order); explicit switches still win")
+    parser.add_argument("--denominator", choices=_choices(Denominator),
                         help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)")
-    parser.add_argument("--gain", choices=_choices(Gain), default="linear",
-                        help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)")
-    parser.add_argument("--missing", choices=_choices(Missing), default="zero",
+    parser.add_argument("--gain", choices=_choices(Gain), help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)")
+    parser.add_argument("--missing", choices=_choices(Missing),
                         help="judged queries the run lacks: scored as empty lists (zero, default) or "
                              "left out (skip)")
-    parser.add_argument("--order", choices=_choices(Order), default="score",
+    parser.add_argument("--no-relevant", choices=_choices(NoRelevant),
+                        help="judged queries with no relevant id: left out (exclude, default) or averaged in "
+                             "as 0 (zero, as trec_eval)")
+    parser.add_argument("--order", choices=_choices(Order),
                         help="scored runs: by score with trec_eval's tie rule (default) or file order")
     parser.add_argument("--resamples", type=_resamples, default=1000,
                         help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})")
@@ -130,11 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
+    """The switches given, over the ``--compat`` preset when one is named, over the defaults."""
+    base = COMPAT_PRESETS[args.compat] if args.compat else Conventions()
     return Conventions(
-        denominator=Denominator(args.denominator),
-        gain=Gain(args.gain),
-        missing=Missing(args.missing),
-        order=Order(args.order),
+        denominator=Denominator(args.denominator) if args.denominator else base.denominator,
+        gain=Gain(args.gain) if args.gain else base.gain,
+        missing=Missing(args.missing) if args.missing else base.missing,
+        order=Order(args.order) if args.order else base.order,
+        no_relevant=NoRelevant(args.no_relevant) if args.no_relevant else base.no_relevant,
         confidence=args.confidence,
         resamples=args.resamples,
         seed=args.seed,

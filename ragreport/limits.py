@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from .metrics import METRICS
-from .model import Denominator, LabelSource, Missing, RetrieverKind
+from .model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from .summary import RunSummary, repeats_per_query
 
 #: Below this many scored queries the report says outright that the sample is small.
@@ -191,17 +191,21 @@ def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
     if not none_relevant and not unjudged:
         return None
     parts = []
+    averaged_in = summary.conventions.no_relevant is NoRelevant.ZERO
     if none_relevant:
         one = len(none_relevant) == 1
+        fate = ("averaged in as 0 on every metric (--no-relevant zero), which pulls every mean down"
+                if averaged_in else "left out of every average")
         parts.append(f"{_plural(len(none_relevant), 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
-                     f"{'has' if one else 'have'} no id judged relevant: the corpus may hold no answer, a finding "
-                     f"of its own.")
+                     f"{'has' if one else 'have'} no id judged relevant and {'is' if one else 'are'} {fate}: the "
+                     f"corpus may hold no answer, a finding of its own.")
     if unjudged:
         one = len(unjudged) == 1
         parts.append(f"{_plural(len(unjudged), 'query', 'queries')} of the run ({_ids(unjudged)}) "
-                     f"{'has' if one else 'have'} no judgments at all: nobody judged {'it' if one else 'them'}.")
-    return Limit("excluded", "Queries that cannot be scored",
-                 " ".join(parts) + " Both are left out of every average.")
+                     f"{'has' if one else 'have'} no judgments at all and {'is' if one else 'are'} left out of "
+                     f"every average: nobody judged {'it' if one else 'them'}.")
+    title = "Queries with no relevant id" if not unjudged else "Queries that cannot be scored"
+    return Limit("excluded", title, " ".join(parts))
 
 
 def missing(summary: RunSummary, today: _dt.date) -> Limit | None:

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .join import JudgedRun
-from .model import Conventions, Denominator
+from .model import Conventions, Denominator, Missing, NoRelevant
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,6 @@ FIXED_RULES: tuple[tuple[str, str], ...] = (
                               "slots cost Precision like wrong ids, as in trec_eval's P_K."),
     ("Repeated ids", "A repeated id keeps its rank slot, only its first occurrence can score, and the repeat "
                      "counts as a non-relevant slot. trec_eval refuses such a run instead."),
-    ("Queries with no relevant id", "A query without any id judged relevant (R = 0) cannot be scored: it is "
-                                    "left out of every average and counted. trec_eval averages it in as 0."),
     ("Queries without judgments", "A query the run has but the judgments lack has R = 0: left out and counted."),
     ("Ideal ranking", "IDCG@K sorts every judged grade of the query high to low, whether it was retrieved or not."),
 )
@@ -177,8 +175,9 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
     - ``nDCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)`` over the same sum for the query's judged
       grades sorted high to low. A repeat keeps its slot and gains nothing.
 
-    A query with R = 0 scores 0 everywhere and is not ``scored``; a judged query missing from the
-    run is an empty list (0 everywhere), scored unless ``conventions.missing`` is ``skip``.
+    A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` a
+    judged one is); a judged query missing from the run is an empty list (0 everywhere), scored
+    unless ``conventions.missing`` is ``skip``.
     """
     cutoffs = np.asarray(sorted(set(int(k) for k in cutoffs)), dtype=np.int64)
     if len(cutoffs) == 0 or cutoffs[0] < 1:
@@ -225,7 +224,9 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
     values = np.stack([precision, recall, hit, rr, ap, ndcg, cp])
 
     scored = judged.relevant > 0
-    if conventions.missing.value == "skip":
+    if conventions.no_relevant is NoRelevant.ZERO:
+        scored |= judged.has_judgments  # judged, nothing relevant: averaged in as 0, as trec_eval does
+    if conventions.missing is Missing.SKIP:
         scored &= judged.in_run
 
     return QueryScores(

@@ -87,6 +87,22 @@ class Missing(Choice):
     )
 
 
+class NoRelevant(Choice):
+    EXCLUDE = (
+        "exclude",
+        "A query with no id judged relevant cannot be scored: it is left out of every average and counted.",
+        "With --no-relevant zero a judged query with no relevant id would be averaged in as 0 on every "
+        "metric, as trec_eval does.",
+    )
+    ZERO = (
+        "zero",
+        "A judged query with no id judged relevant is averaged in as 0 on every metric, as trec_eval does; "
+        "queries the judgments do not list stay out.",
+        "With --no-relevant exclude such queries would be left out of every average and counted, because "
+        "Recall, AP and nDCG are 0/0 for them.",
+    )
+
+
 class Order(Choice):
     SCORE = (
         "score",
@@ -105,12 +121,16 @@ class Order(Choice):
 
 @dataclass(frozen=True)
 class Conventions:
-    """Every switch that changes a figure, with the defaults of SPEC.md."""
+    """Every switch that changes a figure, with the defaults of SPEC.md.
+
+    :data:`TREC_EVAL` holds trec_eval's choices (``--compat trec_eval``).
+    """
 
     denominator: Denominator = Denominator.RELEVANT
     gain: Gain = Gain.LINEAR
     missing: Missing = Missing.ZERO
     order: Order = Order.SCORE
+    no_relevant: NoRelevant = NoRelevant.EXCLUDE
     confidence: float = 0.95
     resamples: int = 1000
     seed: int = 0
@@ -123,8 +143,10 @@ class Conventions:
         if self.seed < 0:
             raise ValueError(f"seed must be 0 or more, got {self.seed}")
 
-    def choices(self) -> tuple[Choice, ...]:
-        return (self.denominator, self.gain, self.missing, self.order)
+    def choices(self) -> tuple[tuple[str, Choice], ...]:
+        """(field name, choice) for every switch; the CLI switch is ``--`` + the name with dashes."""
+        return (("denominator", self.denominator), ("gain", self.gain), ("missing", self.missing),
+                ("no_relevant", self.no_relevant), ("order", self.order))
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -132,10 +154,18 @@ class Conventions:
             "gain": self.gain.value,
             "missing": self.missing.value,
             "order": self.order.value,
+            "no_relevant": self.no_relevant.value,
             "confidence": self.confidence,
             "resamples": self.resamples,
             "seed": self.seed,
         }
+
+
+#: trec_eval's conventions (as run without -c): judged queries the run lacks are skipped, judged
+#: queries with no relevant id average in as 0, R denominators, linear gain, score order and its tie rule.
+TREC_EVAL = Conventions(denominator=Denominator.RELEVANT, gain=Gain.LINEAR, missing=Missing.SKIP,
+                        order=Order.SCORE, no_relevant=NoRelevant.ZERO)
+COMPAT_PRESETS = {"trec_eval": TREC_EVAL}
 
 
 class LabelSource(Choice):

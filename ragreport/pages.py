@@ -23,7 +23,6 @@ from .model import Choice
 from .summary import RunSummary, Status, repeats_per_query
 
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
-SWITCHES = {"Denominator": "--denominator", "Gain": "--gain", "Missing": "--missing", "Order": "--order"}
 INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
 
 
@@ -92,10 +91,9 @@ def conventions(summary: RunSummary) -> dict[str, Any]:
     """Every switch in force with its meaning and what the other choice would do, then fixed rules."""
     c = summary.conventions
     switches = []
-    for choice in c.choices():
-        kind = type(choice).__name__
-        switches.append({"name": kind, "switch": f"{SWITCHES[kind]} {choice.value}", "meaning": choice.meaning,
-                         "alternative": choice.alternative})
+    for name, choice in c.choices():
+        switches.append({"name": name.replace("_", " ").capitalize(), "switch": f"--{name.replace('_', '-')} {choice.value}",
+                         "meaning": choice.meaning, "alternative": choice.alternative})
     switches.append({
         "name": "Bands", "switch": f"--confidence {c.confidence:g} --resamples {c.resamples} --seed {c.seed}",
         "meaning": (f"Hit@K carries the Wilson score interval at {c.confidence:.0%} with the query as the trial; "

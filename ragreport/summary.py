@@ -22,7 +22,8 @@ class Status(Enum):
     PARTIAL = ("partial", "Some but not all relevant ids are in the top K.")
     LATE_HIT = ("late hit", "No relevant id in the top K, but one further down the list.")
     COMPLETE_MISS = ("complete miss", "No relevant id anywhere in the list.")
-    EXCLUDED = ("excluded", "No id judged relevant: left out of every average.")
+    EXCLUDED = ("excluded", "No id judged relevant (or no judgments): left out of every average.")
+    NO_RELEVANT = ("no relevant id", "No id judged relevant: averaged in as 0 (--no-relevant zero).")
     MISSING = ("missing from run", "Judged, but the run has no entry for it.")
 
     def __init__(self, label: str, meaning: str):
@@ -125,9 +126,10 @@ def report_fingerprints(summaries) -> dict[str, str]:
 def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
     hits = scores.hits[:, scores.column(k)]
     out = []
-    for relevant, in_run, hit, first in zip(judged.relevant, judged.in_run, hits, scores.first_relevant_rank):
+    for relevant, in_run, hit, first, scored in zip(judged.relevant, judged.in_run, hits, scores.first_relevant_rank,
+                                                    scores.scored):
         if relevant == 0:
-            out.append(Status.EXCLUDED)
+            out.append(Status.NO_RELEVANT if scored else Status.EXCLUDED)
         elif not in_run:
             out.append(Status.MISSING)
         elif hit == relevant:

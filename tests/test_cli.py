@@ -50,7 +50,7 @@ def test_json_format_keeps_the_documented_shape(capsys):
     run = doc["runs"][0]
     assert set(run) >= {"name", "k", "conventions", "counts", "metrics", "sweep", "queries"}
     assert run["conventions"] == {"denominator": "relevant", "gain": "linear", "missing": "zero", "order": "score",
-                                  "confidence": 0.95, "resamples": 1000, "seed": 0}
+                                  "no_relevant": "exclude", "confidence": 0.95, "resamples": 1000, "seed": 0}
     assert set(run["counts"]) >= {"queries", "scored", "excluded_no_relevant", "missing_from_run", "repeats",
                                   "queries_with_repeats"}
     assert list(run["metrics"]) == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"]

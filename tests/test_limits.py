@@ -7,7 +7,7 @@ import datetime as dt
 from helpers import judged_run
 
 from ragreport.limits import limits
-from ragreport.model import Conventions, Denominator, LabelSource, Missing, RetrieverKind, RunMeta
+from ragreport.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
 from ragreport.summary import summarise
 
 TODAY = dt.date(2026, 11, 30)
@@ -83,8 +83,12 @@ def test_small_sample_names_the_band_widths():
 def test_excluded_missing_and_repeats():
     queries = [("q1", ["a", "a"], {"a": 1}), ("none", ["x"], {"x": 0}), ("nobody", ["y"], None)]
     found = _by_key(_summary(queries, extra_judged=[("gone", {"z": 1}), ("gone-too", {"z": 0})]))
-    assert "2 judged queries (none, gone-too) have no id judged relevant" in found["excluded"].text
-    assert "1 query of the run (nobody) has no judgments at all" in found["excluded"].text
+    assert "2 judged queries (none, gone-too) have no id judged relevant and are left out of every average" in (
+        found["excluded"].text)
+    assert "1 query of the run (nobody) has no judgments at all and is left out" in found["excluded"].text
+    zero = _by_key(_summary(queries, conventions=Conventions(no_relevant=NoRelevant.ZERO),
+                            extra_judged=[("gone", {"z": 1})]))["excluded"].text
+    assert "1 judged query (none) has no id judged relevant and is averaged in as 0 on every metric" in zero
     assert "no entry for 1 judged query (gone): each is scored as an empty list" in found["missing"].text
     assert "1 repeated id in 1 query (q1) keeps its slot and scores nothing" in found["repeats"].text
     skipped = _by_key(_summary(queries, conventions=Conventions(missing=Missing.SKIP),
