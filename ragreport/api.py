@@ -27,7 +27,8 @@ def _quiet(stage: str) -> None:
     return None
 
 
-def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = None, k: int | None = None,
+def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = None,
+             k: int | Sequence[int] | None = None,
              conventions: Conventions = Conventions(), kmax: int | None = None,
              metas: Sequence[str | Path] = (), input_format: str | None = None,
              progress: Progress = _quiet) -> list[RunSummary]:

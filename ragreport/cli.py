@@ -29,6 +29,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _cutoffs(text: str) -> tuple[int, ...]:
+    values = tuple(_positive_int(part.strip()) for part in text.split(",") if part.strip())
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or a list such as 1,5,10, got {text!r}")
+    return values
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -70,7 +77,9 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
                              ".gz; none: the preloaded sample")
     parser.add_argument("--qrels", metavar="FILE", help="judgments for every run: TREC qrels or JSON "
                                                         "{qid: {docid: grade}}")
-    parser.add_argument("-k", type=_positive_int, metavar="K", help="the cutoff (default 10; the sample's 5)")
+    parser.add_argument("-k", type=_cutoffs, metavar="K", help="the cutoff (default 10; the sample's 5); several as "
+                                                               "1,5,10 are scored from one matrix, the first is the "
+                                                               "report's K")
     parser.add_argument("--kmax", type=_positive_int, metavar="KMAX",
                         help="largest cutoff of the K sweep (default max(10, 2K))")
     parser.add_argument("--compat", choices=sorted(COMPAT_PRESETS),

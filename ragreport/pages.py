@@ -75,15 +75,16 @@ def metric_rows(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
     """One row per metric at K: its label, convention and one cell per run."""
     first = summaries[0]
     rows = []
-    for metric in METRICS:
-        label = metric.label(first.k)
-        rows.append({
-            "label": label,
-            "name": metric.name,
-            "convention": metric.convention(first.k, first.conventions),
-            "trec_eval": metric.trec_eval_name(first.k) or "none",
-            "cells": [_cell(s.at_k[metric.label(s.k)]) for s in summaries],
-        })
+    for cutoff in first.cutoffs:
+        for metric in METRICS:
+            label = metric.label(cutoff)
+            rows.append({
+                "label": label,
+                "name": metric.name,
+                "convention": metric.convention(cutoff, first.conventions),
+                "trec_eval": metric.trec_eval_name(cutoff) or "none",
+                "cells": [_cell(s.at_k[label]) for s in summaries],
+            })
     return rows
 
 

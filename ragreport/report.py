@@ -40,13 +40,14 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
     """One run's entry of the report document (the schema of ``ragreport/1``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
-    for metric in METRICS:
-        label = metric.label(k)
-        interval = summary.at_k[label]
-        entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
-        entry["convention"] = metric.convention(k, conventions)
-        entry["trec_eval"] = metric.trec_eval_name(k)
-        metrics[label] = entry
+    for cutoff in summary.cutoffs:
+        for metric in METRICS:
+            label = metric.label(cutoff)
+            interval = summary.at_k[label]
+            entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+            entry["convention"] = metric.convention(cutoff, conventions)
+            entry["trec_eval"] = metric.trec_eval_name(cutoff)
+            metrics[label] = entry
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
     for metric in METRICS:
@@ -60,6 +61,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
     return {
         "name": summary.name,
         "k": k,
+        "cutoffs": list(summary.cutoffs),
         "date": run_date(summary, today or _dt.date.today()).isoformat(),
         "source": judged.source,
         "meta": judged.meta.as_dict(),
@@ -88,10 +90,11 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
         "repeats": repeats_per_query(judged).tolist(),
         "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
     }
-    for m, metric in enumerate(METRICS):
-        values = scores.values[m, :, column]
-        values = values.astype(np.int64) if metric.interval == "wilson" else values
-        columns[metric.label(k)] = [v if s else None for v, s in zip(values.tolist(), scored)]
+    for cutoff in summary.cutoffs:
+        for m, metric in enumerate(METRICS):
+            values = scores.values[m, :, scores.column(cutoff)]
+            values = values.astype(np.int64) if metric.interval == "wilson" else values
+            columns[metric.label(cutoff)] = [v if s else None for v, s in zip(values.tolist(), scored)]
     names = list(columns)
     rows = [dict(zip(names, cells)) for cells in zip(*columns.values())]
     for row, text in zip(rows, judged.query_text):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from enum import Enum
+from typing import Sequence
 
 import numpy as np
 
@@ -63,7 +64,8 @@ class RunSummary:
 
     judged: JudgedRun
     scores: QueryScores
-    k: int
+    k: int  # the report's K: the first cutoff asked for
+    cutoffs: tuple[int, ...]  # every cutoff asked for (-k 1,5,10), the report's K first
     conventions: Conventions
     counts: Counts
     at_k: dict[str, Interval]
@@ -86,7 +88,7 @@ USUAL_CUTOFFS = (25, 30, 50, 100, 200, 250, 500, 1000)
 
 
 def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
-    """Every cutoff from 1 to ``kmax`` when ``kmax`` <= 100.
+    """The sweep's cutoffs: every one from 1 to ``kmax`` when ``kmax`` <= 100.
 
     Past 100: every cutoff to 20, the usual ones (25, 30, 50, 100, 200, 250, 500, 1000) up to
     ``kmax``, a log-spaced grid of 40 more, and always K and ``kmax``.
@@ -143,19 +145,23 @@ def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status
     return tuple(out)
 
 
-def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | None = None) -> RunSummary:
-    """Score ``judged`` at K and over the sweep, and put a band on every mean.
+def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
+              kmax: int | None = None) -> RunSummary:
+    """Score ``judged`` at K (one cutoff or several, the first being the report's K) and over the
+    sweep, and put a band on every mean.
 
     Hit@K gets the Wilson interval (its per-query values are 0/1); every other metric a
     percentile bootstrap over the scored queries, one resample matrix shared by every metric and
     every cutoff of the run.
     """
-    kmax = default_kmax(k) if kmax is None else kmax
-    if k < 1:
-        raise UsageError(f"K must be at least 1, got {k}")
-    if kmax < k:
-        raise UsageError(f"--kmax ({kmax}) must be at least K ({k})")
-    cutoffs = sweep_cutoffs(k, kmax)
+    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
+    if not asked or min(asked) < 1:
+        raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
+    k = asked[0]
+    kmax = default_kmax(max(asked)) if kmax is None else kmax
+    if kmax < max(asked):
+        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
+    cutoffs = np.union1d(sweep_cutoffs(k, kmax), asked).astype(np.int64)
     scores = score(judged, cutoffs, conventions)
 
     mask = scores.scored
@@ -180,11 +186,12 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         low={m.key: low[i] for i, m in enumerate(METRICS)},
         high={m.key: high[i] for i, m in enumerate(METRICS)},
     )
-    column = scores.column(k)
-    at_k = {
-        m.label(k): Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]), m.interval)
-        for i, m in enumerate(METRICS)
-    }
+    at_k = {}
+    for cutoff in asked:
+        column = scores.column(cutoff)
+        for i, m in enumerate(METRICS):
+            at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
+                                             m.interval)
 
     per_query_repeats = repeats_per_query(judged)
     counts = Counts(
@@ -200,6 +207,7 @@ def summarise(judged: JudgedRun, k: int, conventions: Conventions, kmax: int | N
         judged=judged,
         scores=scores,
         k=k,
+        cutoffs=asked,
         conventions=conventions,
         counts=counts,
         at_k=at_k,

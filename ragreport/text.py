@@ -16,6 +16,10 @@ def _mean(entry: dict[str, Any]) -> str:
     return "  n/a" if entry["mean"] is None else f"{entry['mean']:.3f}"
 
 
+def _ks(run: dict[str, Any]) -> str:
+    return ", ".join(str(k) for k in run.get("cutoffs", [run["k"]]))
+
+
 def counts_line(run: dict[str, Any]) -> str:
     c = run["counts"]
     parts = [
@@ -31,7 +35,7 @@ def counts_line(run: dict[str, Any]) -> str:
 
 def bands_line(run: dict[str, Any]) -> str:
     conv = run["conventions"]
-    return (f"Bands at {conv['confidence']:.0%}: Wilson score interval for Hit@{run['k']} (queries as trials); "
+    return (f"Bands at {conv['confidence']:.0%}: Wilson score interval for Hit@K (queries as trials); "
             f"percentile bootstrap over queries for the rest ({conv['resamples']} resamples, seed {conv['seed']}).")
 
 
@@ -82,7 +86,7 @@ def table(document: dict[str, Any], width: int = 100) -> str:
     blocks = []
     for run in document["runs"]:
         conf = f"{run['conventions']['confidence']:.0%}"
-        lines = [f"{run['name']}  (K = {run['k']})", *textwrap.wrap(counts_line(run), width), ""]
+        lines = [f"{run['name']}  (K = {_ks(run)})", *textwrap.wrap(counts_line(run), width), ""]
         head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
         indent = len(head)
         lines.append(head + "convention")
@@ -163,7 +167,7 @@ def markdown(document: dict[str, Any]) -> str:
     conf = f"{first['conventions']['confidence']:.0%}"
     lines: list[str] = []
     if len(runs) == 1:
-        lines += [f"### {_md_user(first['name'])} (K = {first['k']})", "",
+        lines += [f"### {_md_user(first['name'])} (K = {_ks(first)})", "",
                   f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
         for label, entry in first["metrics"].items():
             lines.append(f"| {label} | {_mean(entry)} | {_band(entry)} | {entry['interval']} | "
