@@ -10,6 +10,7 @@ from .errors import UsageError
 from .join import JudgedRun, join
 from .limits import limits
 from .loaders import load_runs
+from .measures import Measure
 from .model import Conventions
 from .compare import Correction, compare
 from .drift import drift, load_previous
@@ -31,7 +32,7 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
              k: int | Sequence[int] | None = None,
              conventions: Conventions = Conventions(), kmax: int | None = None,
              metas: Sequence[str | Path] = (), input_format: str | None = None,
-             progress: Progress = _quiet) -> list[RunSummary]:
+             measures: Sequence[Measure] = (), progress: Progress = _quiet) -> list[RunSummary]:
     """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty."""
     progress("reading")
     loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
@@ -42,7 +43,7 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     for item in loaded:
         judged = join(item.run, item.judgments)
         check_scorable(judged, item.judgments.source or "the judgments")
-        summaries.append(summarise(judged, k, conventions, kmax))
+        summaries.append(summarise(judged, k, conventions, kmax, measures))
     return summaries
 
 

@@ -10,13 +10,14 @@ import time
 from typing import Callable, Sequence
 
 from . import __version__
-from .api import analyse, build, document as report_document, evaluate
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, document as report_document, evaluate
 from .compare import Correction
 from .report import Analysis
 from .errors import RagreportError
 from .loaders import FORMATS
 from .model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from .text import markdown, table
+from .measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .text import markdown, table, trec_lines
 
 
 def _positive_int(text: str) -> int:
@@ -104,6 +105,10 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run metadata (TOML or JSON); once per run, in order. Default: "
                              "RUN.meta.toml or RUN.meta.json beside each run")
     parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+    parser.add_argument("--metrics", action="append", default=[], metavar="NAMES",
+                        help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
+                             "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
+                             "ndcg_burges@10, mrr@10) spelling")
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     compare.add_argument("--correction", choices=_choices(Correction), default="holm",
@@ -126,8 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     score = commands.add_parser("score", help="score runs and print the figures",
                                 description="Score runs and print every metric with its band and convention.")
     _add_scoring_arguments(score)
-    score.add_argument("--format", choices=("table", "json", "markdown"), default="table",
-                       help="output: a terminal table (default), the JSON document, or Markdown")
+    score.add_argument("--format", choices=("table", "json", "markdown", "trec"), default="table",
+                       help="output: a terminal table (default), the JSON document, Markdown, or trec_eval's "
+                            "layout (trec)")
+    score.add_argument("-q", "--per-query", action="store_true",
+                       help="with --format trec: a line per query and measure too, as trec_eval -q")
 
     build = commands.add_parser("build", help="build the static report site",
                                 description="Build a self-contained static report site (opens offline, "
@@ -170,9 +178,21 @@ def _progress(quiet: bool) -> Callable[[str], None]:
     return show
 
 
+def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
+    """The measures asked for by name; with --format trec and none named, trec_eval's usual set."""
+    trec = getattr(args, "format", None) == "trec"
+    if args.metrics:
+        measures = parse_measures(args.metrics)
+        return tuple(sorted(measures, key=trec_sort_key)) if trec else measures  # trec_eval's own order
+    if trec:
+        return default_trec_measures(args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,)))
+    return ()
+
+
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
     summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
-                         kmax=args.kmax, metas=args.meta, input_format=args.input_format, progress=progress)
+                         kmax=args.kmax, metas=args.meta, input_format=args.input_format,
+                         measures=_measures(args), progress=progress)
     return analyse(summaries, baseline=args.baseline, correction=Correction(args.correction),
                    permutations=args.permutations, previous=args.previous, progress=progress)
 
@@ -191,7 +211,9 @@ def _build(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     document = report_document(_analyse(args, _progress(True)))
-    if args.format == "json":
+    if args.format == "trec":
+        text = trec_lines(document, args.per_query)
+    elif args.format == "json":
         text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     elif args.format == "markdown":
         text = markdown(document)

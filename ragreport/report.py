@@ -49,6 +49,16 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
             entry["trec_eval"] = metric.trec_eval_name(cutoff)
             metrics[label] = entry
 
+    measures = {}
+    for measure in summary.measures:
+        interval = summary.measure_at[measure.label()]
+        entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+        entry["trec_eval"] = measure.trec_eval_name(conventions)
+        if measure.is_count:
+            values = summary.measure_values[summary.measures.index(measure)][summary.scores.scored]
+            entry["total"] = int(values.sum())
+        measures[measure.label()] = entry
+
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
     for metric in METRICS:
         sweep[metric.key] = {
@@ -70,6 +80,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
         "counts": summary.counts.as_dict(),
         "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
         "metrics": metrics,
+        "measures": measures,
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
@@ -95,6 +106,10 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
             values = scores.values[m, :, scores.column(cutoff)]
             values = values.astype(np.int64) if metric.interval == "wilson" else values
             columns[metric.label(cutoff)] = [v if s else None for v, s in zip(values.tolist(), scored)]
+    for i, measure in enumerate(summary.measures):
+        values = summary.measure_values[i]
+        values = values.astype(np.int64) if measure.is_count or measure.key == "Hit" else values
+        columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
     names = list(columns)
     rows = [dict(zip(names, cells)) for cells in zip(*columns.values())]
     for row, text in zip(rows, judged.query_text):

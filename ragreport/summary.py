@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Sequence
 
@@ -12,6 +12,7 @@ import numpy as np
 from .errors import UsageError
 from .intervals import Interval, bootstrap_interval, wilson_interval
 from .join import JudgedRun
+from .measures import Measure, score_measures
 from .metrics import METRICS, QueryScores, score
 from .model import Conventions
 
@@ -73,6 +74,9 @@ class RunSummary:
     status: tuple[Status, ...]
     query_fingerprint: str
     label_fingerprint: str
+    measures: tuple[Measure, ...] = ()  # asked for by name (--metrics, --format trec)
+    measure_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # measures x queries
+    measure_at: dict[str, Interval] = field(default_factory=dict)  # by measure label
 
     @property
     def name(self) -> str:
@@ -146,13 +150,14 @@ def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status
 
 
 def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
-              kmax: int | None = None) -> RunSummary:
+              kmax: int | None = None, measures: Sequence[Measure] = ()) -> RunSummary:
     """Score ``judged`` at K (one cutoff or several, the first being the report's K) and over the
     sweep, and put a band on every mean.
 
     Hit@K gets the Wilson interval (its per-query values are 0/1); every other metric a
     percentile bootstrap over the scored queries, one resample matrix shared by every metric and
-    every cutoff of the run.
+    every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
+    (the per-query counts of :mod:`ragreport.measures` get their mean and no band).
     """
     asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
     if not asked or min(asked) < 1:
@@ -193,6 +198,9 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
             at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
                                              m.interval)
 
+    measure_values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
+    measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
+
     per_query_repeats = repeats_per_query(judged)
     counts = Counts(
         queries=judged.n_queries,
@@ -215,7 +223,28 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
         status=query_status(judged, scores, k),
         query_fingerprint=fingerprint(judged_query_ids(judged)),
         label_fingerprint=fingerprint(label_lines(judged)),
+        measures=tuple(measures),
+        measure_values=measure_values,
+        measure_at=measure_at,
     )
+
+
+def _measure_intervals(measures: Sequence[Measure], values: np.ndarray, conventions: Conventions) -> dict[str, Interval]:
+    """Bands on named measures (values: measures x scored queries in id order), as for the metrics."""
+    if not measures:
+        return {}
+    n = values.shape[1]
+    mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
+    out = {}
+    for i, measure in enumerate(measures):
+        if measure.interval == "wilson":
+            w_low, w_high = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
+            out[measure.label()] = Interval(float(mean[i]), w_low, w_high, "wilson")
+        elif measure.interval == "none":
+            out[measure.label()] = Interval(float(mean[i]), float("nan"), float("nan"), "none")
+        else:
+            out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), "bootstrap")
+    return out
 
 
 def repeats_per_query(judged: JudgedRun) -> np.ndarray:

@@ -206,3 +206,35 @@ def markdown(document: dict[str, Any]) -> str:
         for limit in run.get("limits", []):
             lines.append(f"- **{_md_user(limit['title'])}.** {_md_user(limit['text'])}")
     return "\n".join(lines) + "\n"
+
+
+def _trec_value(value: float | int | None, is_count: bool) -> str:
+    if value is None:
+        return "nan"
+    return str(int(round(value))) if is_count else f"{value:6.4f}"
+
+
+def trec_lines(document: dict[str, Any], per_query: bool) -> str:
+    """trec_eval's layout: ``measure<pad 22><TAB>query or all<TAB>value`` (4 decimals, counts whole).
+
+    Per-query lines (``per_query``, as ``trec_eval -q``) come first, queries in byte order, then the
+    ``all`` lines: means over the scored queries, sums for the counts. With several runs, each
+    block opens with a ``runid`` line.
+    """
+    lines: list[str] = []
+    runs = document["runs"]
+    for run in runs:
+        measures = [(label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == "none")
+                    for label, entry in run["measures"].items()]
+        if len(runs) > 1:
+            lines.append(f"{'runid':<22}\tall\t{run['name']}")
+        if per_query:
+            for query in sorted((q for q in run["queries"] if q["scored"]), key=lambda q: q["id"]):
+                for label, _, name, is_count in measures:
+                    if name == "num_q":
+                        continue
+                    lines.append(f"{name:<22}\t{query['id']}\t{_trec_value(query[label], is_count)}")
+        for label, entry, name, is_count in measures:
+            value = entry["total"] if is_count else entry["mean"]
+            lines.append(f"{name:<22}\tall\t{_trec_value(value, is_count)}")
+    return "\n".join(lines) + "\n"
