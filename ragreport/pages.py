@@ -19,6 +19,7 @@ from markupsafe import Markup
 from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .limits import Limit, run_date
 from .metrics import FIXED_RULES, METRICS
+from .report import pair_notes
 from .model import Choice
 from .summary import RunSummary, Status, repeats_per_query
 
@@ -230,7 +231,10 @@ def _signed(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.3f}"
 
 
-VERDICTS = {"better": ("▲ band above 0", "better"), "worse": ("▼ band below 0", "worse"),
+VERDICTS = {"better": ("▲ better: band above 0, corrected p below {alpha:g}", "better"),
+            "worse": ("▼ worse: band below 0, corrected p below {alpha:g}", "worse"),
+            "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+            "band below 0": ("band below 0, but corrected p {p}", "band-only"),
             "unclear": ("no clear difference", "unclear")}
 #: The metric the gained and lost queries are ranked by.
 PRIMARY_METRIC = "nDCG"
@@ -265,25 +269,28 @@ def comparison_context(comparison, slugs: dict[str, str]) -> dict[str, Any]:
     for rc in comparison.runs:
         for c in rc.comparisons:
             label, css = VERDICTS[c.verdict]
+            label = label.format(alpha=c.alpha, p=_p_text(c.p_adjusted))
             rows.append({"run": c.run, "metric": c.metric, "delta": _signed(c.delta),
                          "band": f"[{_signed(c.low)}, {_signed(c.high)}]",
                          "bar": _diverging_bar(c.low, c.high, c.delta), "p": _p_text(c.p),
                          "p_adjusted": _p_text(c.p_adjusted), "wtl": f"{c.wins}/{c.ties}/{c.losses}",
                          "verdict": label, "verdict_class": css,
                          "aria": f"difference {_signed(c.delta)}, band {_signed(c.low)} to {_signed(c.high)}"})
+        notes = pair_notes(rc)
+        if not rc.comparisons:
+            views.append({"run": rc.run.name, "anchor": f"compare-{slugs[rc.run.name]}", "notes": notes,
+                          "compared": False})
+            continue
         ids = rc.pairing.query_ids.tolist()
         text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
         texts = [text_of.get(q) for q in ids]
         scatter, outcome = scatter_figure(rc, ids), outcome_figure(rc)
-        pairing = rc.pairing
         views.append({
             "run": rc.run.name,
             "anchor": f"compare-{slugs[rc.run.name]}",
+            "compared": True,
+            "notes": notes,
             "queries": f"{len(ids):,}",
-            "left_out": ({"baseline": list(pairing.only_baseline[:50]), "run": list(pairing.only_run[:50]),
-                          "baseline_count": f"{len(pairing.only_baseline):,}",
-                          "run_count": f"{len(pairing.only_run):,}"}
-                         if not pairing.same_queries else None),
             "gains": _movers(rc, base.k, ids, texts, +1),
             "losses": _movers(rc, base.k, ids, texts, -1),
             "scatter": {"id": content_id("fig", scatter), "json": script_json(scatter)},
@@ -305,7 +312,8 @@ def comparison_context(comparison, slugs: dict[str, str]) -> dict[str, Any]:
             f"flipped at random {comparison.permutations:,} times (every combination when there are fewer), "
             f"and p counts the observed difference among them, so it is never 0.",
             comparison.correction.meaning + f" {len(comparison.comparisons)} comparisons are corrected together.",
-            "A marker shows where the band excludes 0. Hit@K differences use the same paired bootstrap.",
+            f"A marker shows where the band excludes 0; it reads better or worse only when the corrected p is "
+            f"below {1 - base.conventions.confidence:g} too. Hit@K differences use the same paired bootstrap.",
         ],
         "rows": rows,
         "views": views,

@@ -132,6 +132,33 @@ class Analysis:
     drift: Drift | None = None
 
 
+#: Below this many shared queries a percentile band alone is not trusted for a verdict.
+SMALL_PAIRING = 30
+
+
+def pair_notes(rc) -> list[str]:
+    """What a reader must know before trusting one run's comparison with the baseline."""
+    base, run, pairing = rc.baseline.name, rc.run.name, rc.pairing
+    n = len(pairing.query_ids)
+    if n == 0:
+        return [f"{run} shares no scored query with {base}: it is not compared."]
+    notes = []
+    if not pairing.same_queries:
+        def some(ids):
+            return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
+        notes.append(f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
+                     f"scored. Left out: {len(pairing.only_baseline):,} scored only by {base} "
+                     f"({some(pairing.only_baseline)}), {len(pairing.only_run):,} only by {run} "
+                     f"({some(pairing.only_run)}).")
+    if not rc.same_labels:
+        notes.append(f"{run} was judged against another label set than {base} (their label fingerprints differ): "
+                     f"its differences mix retrieval and labelling.")
+    if n < SMALL_PAIRING:
+        notes.append(f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
+                     f"a band that excludes 0 reads as better or worse only when the corrected p agrees.")
+    return notes
+
+
 def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
     if comparison is None:
         return None
@@ -142,9 +169,11 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
         "band": "paired percentile bootstrap of the mean per-query difference (run minus baseline)",
         "correction": comparison.correction.value,
         "correction_text": comparison.correction.meaning,
-        "pairs": [{"run": rc.run.name, "queries": int(len(rc.pairing.query_ids)),
-                   "only_baseline": list(rc.pairing.only_baseline), "only_run": list(rc.pairing.only_run)}
+        "pairs": [{"run": rc.run.name, "queries": int(len(rc.pairing.query_ids)), "same_labels": rc.same_labels,
+                   "only_baseline": list(rc.pairing.only_baseline), "only_run": list(rc.pairing.only_run),
+                   "notes": pair_notes(rc)}
                   for rc in comparison.runs],
+        "alpha": round(1.0 - comparison.runs[0].baseline.conventions.confidence, 10),
     }
 
 

@@ -62,12 +62,7 @@ def comparison_lines(document: dict[str, Any], name=str) -> list[str]:
              f"{how['band']}; p from a {how['test']}, {how['permutations']:,} of them (all of them when fewer "
              f"exist); {how['correction_text']}"]
     for pair in how["pairs"]:
-        if pair["only_baseline"] or pair["only_run"]:
-            lines.append(
-                f"{name(pair['run'])} is compared on {pair['queries']} shared queries only; left out: "
-                f"{len(pair['only_baseline'])} scored only in {name(how['baseline'])} "
-                f"({name(', '.join(pair['only_baseline'][:10])) or 'none'}), {len(pair['only_run'])} only in "
-                f"{name(pair['run'])} ({name(', '.join(pair['only_run'][:10])) or 'none'}).")
+        lines.extend(name(note) for note in pair["notes"])
     return lines
 
 
@@ -76,9 +71,13 @@ def drift_lines(document: dict[str, Any], name=str) -> list[str]:
     if not found:
         return []
     head = f"Since the previous report ({name(found['previous'])}, dated {found['previous_date'] or 'unknown'})"
-    if not found["comparable"]:
-        return [f"{head}: no drift can be claimed, because " + " and ".join(found["reasons"]) + "."]
-    return [f"{head}: the same query set and label set were scored again."] + [name(n) for n in found["notes"]]
+    lines = []
+    if found["reasons"]:
+        lines.append(f"{head}: no drift can be claimed " + "; and ".join(name(r) for r in found["reasons"]) + ".")
+    if found["comparable"]:
+        lines.append(f"{head}: the same query set and label set were scored again"
+                     + (" for the runs below." if found["reasons"] else "."))
+    return lines + [name(n) for n in found["notes"]]
 
 
 def table(document: dict[str, Any], width: int = 100) -> str:
@@ -105,12 +104,14 @@ def table(document: dict[str, Any], width: int = 100) -> str:
         for sentence in comparison_lines(document):
             lines.extend(textwrap.wrap(sentence, width))
         conf = f"{document['runs'][0]['conventions']['confidence']:.0%}"
-        lines += ["", f"{'run':<16} {'metric':<9} {'delta':>7}  {conf + ' band':<18} {'p':>7} {'p adj.':>7}  "
+        w = max(3, *(len(c["run"]) for c in document["comparisons"]))
+        lines += ["", f"{'run':<{w}} {'metric':<9} {'delta':>7}  {conf + ' band':<18} {'p':>7} {'p adj.':>7}  "
                       f"{'W/T/L':<11} verdict"]
         for c in document["comparisons"]:
             band = f"[{_signed(c['low'])}, {_signed(c['high'])}]"
-            lines.append(f"{c['run'][:16]:<16} {c['metric']:<9} {_signed(c['delta']):>7}  {band:<18} {_p(c['p']):>7} "
-                         f"{_p(c['p_adjusted']):>7}  {c['wins']}/{c['ties']}/{c['losses']:<7} {_verdict(c)}")
+            wtl = f"{c['wins']}/{c['ties']}/{c['losses']}"
+            lines.append(f"{c['run']:<{w}} {c['metric']:<9} {_signed(c['delta']):>7}  {band:<18} {_p(c['p']):>7} "
+                         f"{_p(c['p_adjusted']):>7}  {wtl:<11} {_verdict(c)}")
         blocks.append("\n".join(lines))
     if document.get("drift"):
         blocks.append("\n".join(line for sentence in drift_lines(document) for line in textwrap.wrap(sentence, width))
@@ -118,23 +119,30 @@ def table(document: dict[str, Any], width: int = 100) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
+VERDICT_TEXT = {
+    "better": "better (band above 0, corrected p below {alpha:g})",
+    "worse": "worse (band below 0, corrected p below {alpha:g})",
+    "band above 0": "band above 0, but corrected p {p}",
+    "band below 0": "band below 0, but corrected p {p}",
+    "unclear": "no clear difference",
+}
+
+
 def _verdict(c: dict[str, Any]) -> str:
-    if c["low"] is not None and c["low"] > 0:
-        return "better (band above 0)"
-    if c["high"] is not None and c["high"] < 0:
-        return "worse (band below 0)"
-    return "no clear difference"
+    return VERDICT_TEXT[c["verdict"]].format(alpha=c["alpha"], p=_p(c["p_adjusted"]))
 
 
 def _drift_table(document: dict[str, Any]) -> str:
     rows = document["drift"]["rows"]
     if not rows:
         return ""
-    lines = ["", f"{'run':<16} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  band"]
+    w = max(3, *(len(r["run"]) for r in rows))
+    lines = ["", f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} queries paired"]
     for r in rows:
         band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
         then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
-        lines.append(f"{r['run'][:16]:<16} {r['metric']:<9} {then:>6} {r['now']:6.3f} {_signed(r['delta']):>7}  {band}")
+        lines.append(f"{r['run']:<{w}} {r['metric']:<9} {then:>6} {r['now']:6.3f} {_signed(r['delta']):>7}  {band:<18} "
+                     f"{r['queries']:,}")
     return "\n".join(lines)
 
 
@@ -184,23 +192,24 @@ def markdown(document: dict[str, Any]) -> str:
         conf = f"{first['conventions']['confidence']:.0%}"
         framing = comparison_lines(document, _md_user)
         lines += ["", f"#### Against the baseline {_md_user(document['comparison']['baseline'])}"]
-        lines += [line for sentence in framing[1:] for line in ("", _md_cell(sentence))]
+        lines += [line for sentence in framing[1:] for line in ("", sentence)]
         lines += ["", f"| run | metric | delta | {conf} band | p | p ({_md_cell(document['comparison']['correction'])}) "
                       "| W/T/L | |", "|---|---|---:|---|---:|---:|---|---|"]
         for c in document["comparisons"]:
             lines.append(f"| {_md_user(c['run'])} | {c['metric']} | {_signed(c['delta'])} | "
                          f"[{_signed(c['low'])}, {_signed(c['high'])}] | {_p(c['p'])} | {_p(c['p_adjusted'])} | "
                          f"{c['wins']}/{c['ties']}/{c['losses']} | {_verdict(c)} |")
-        lines += ["", _md_cell(framing[0])]
+        lines += ["", framing[0]]
     for sentence in drift_lines(document, _md_user):
-        lines += ["", _md_cell(sentence)]
+        lines += ["", sentence]
     if document.get("drift") and document["drift"]["rows"]:
-        lines += ["", "| run | metric | then | now | change | band |", "|---|---|---:|---:|---:|---|"]
+        lines += ["", "| run | metric | then | now | change | band | queries paired |",
+                  "|---|---|---:|---:|---:|---|---:|"]
         for r in document["drift"]["rows"]:
             then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
             band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
             lines.append(f"| {_md_user(r['run'])} | {r['metric']} | {then} | {r['now']:.3f} | {_signed(r['delta'])} | "
-                         f"{band} |")
+                         f"{band} | {r['queries']:,} |")
     for run in runs:
         lines += ["", f"**{_md_user(run['name'])}**: {_md_cell(counts_line(run))}."]
         for limit in run.get("limits", []):

@@ -131,5 +131,6 @@ def test_baseline_by_name_and_errors():
     assert compare([a]) is None
     with pytest.raises(UsageError, match="--baseline 'z' names no run"):
         compare([a, b], baseline="z")
-    with pytest.raises(UsageError, match="share no scored query"):
-        compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10])])
+    apart = compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10]), _summary("z", QUERIES[:5])])
+    assert [len(rc.comparisons) for rc in apart.runs] == [0, 7]  # y shares nothing with x: not compared
+    assert len(apart.comparisons) == 7

@@ -47,8 +47,8 @@ def test_another_label_set_claims_no_drift_and_says_why(tmp_path):
     after = _build(tmp_path, "after", RUN, relabelled, "--previous", str(before / "report.json"))
     drift = json.loads((after / "report.json").read_text())["drift"]
     assert drift["comparable"] is False and drift["rows"] == []
-    assert len(drift["reasons"]) == 1 and drift["reasons"][0].startswith("the label set differs")
-    assert "No drift can be claimed: the label set differs" in (after / "index.html").read_text()
+    assert len(drift["reasons"]) == 1 and drift["reasons"][0].startswith("for search, the label set differs")
+    assert "No drift can be claimed for search, the label set differs" in (after / "index.html").read_text()
 
 
 def test_another_query_set_claims_no_drift(tmp_path):
@@ -57,14 +57,15 @@ def test_another_query_set_claims_no_drift(tmp_path):
     after = _build(tmp_path, "after", RUN, fewer, "--previous", str(before / "report.json"))
     drift = json.loads((after / "report.json").read_text())["drift"]
     assert drift["comparable"] is False
-    assert [r.split(" (")[0] for r in drift["reasons"]] == ["the query set differs", "the label set differs"]
+    assert drift["reasons"][0].startswith("for search, the query set differs")
+    assert " and the label set differs" in drift["reasons"][0]
 
 
 def test_another_k_is_noted_not_compared(tmp_path):
     before = _build(tmp_path, "before", RUN, QRELS)
     after = _build(tmp_path, "after", RUN, QRELS, "-k", "5", "--previous", str(before / "report.json"))
     drift = json.loads((after / "report.json").read_text())["drift"]
-    assert drift["comparable"] is True and drift["rows"] == []
+    assert drift["comparable"] is False and drift["rows"] == [] and drift["reasons"] == []
     assert drift["notes"] == ["search was scored at K = 10 then and K = 5 now: figures at different K do not compare."]
 
 
@@ -80,3 +81,26 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
 
     with pytest.raises(InputError):
         load_previous(tmp_path / "run.trec")
+
+
+def _jsonl(path, queries, name):
+    path.write_text("".join(json.dumps({"id": f"q{i}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i}"]}) + "\n"
+                            for i in queries))
+    path.with_name(path.stem + ".meta.toml").write_text(f'name = "{name}"\n')
+    return path
+
+
+def test_fingerprints_are_checked_run_by_run(tmp_path):
+    """Two runs whose query sets swap between reports: the union is the same, each run's is not."""
+    (tmp_path / "then").mkdir()
+    (tmp_path / "now").mkdir()
+    x_then = _jsonl(tmp_path / "then" / "x.jsonl", range(0, 6), "x")
+    y_then = _jsonl(tmp_path / "then" / "y.jsonl", range(6, 12), "y")
+    assert main(["build", str(x_then), str(y_then), "--out", str(tmp_path / "then" / "site"), "--quiet"]) == 0
+    x_now = _jsonl(tmp_path / "now" / "x.jsonl", range(0, 12), "x")
+    assert main(["build", str(x_now), "--previous", str(tmp_path / "then" / "site" / "report.json"),
+                 "--out", str(tmp_path / "now" / "site"), "--quiet"]) == 0
+    drift = json.loads((tmp_path / "now" / "site" / "report.json").read_text())["drift"]
+    assert drift["comparable"] is False and drift["rows"] == []
+    assert drift["reasons"][0].startswith("for x, the query set differs")
+    assert drift["notes"] == ["y was in the previous report and is not in this one."]
