@@ -6,6 +6,8 @@ Formats (each may be gzip-compressed; detected from the extension and the conten
 - TREC run (``qid Q0 docid rank score tag``) with TREC qrels (``qid iter docid grade``).
 - JSON dicts as pytrec_eval and ranx use them: run ``{qid: {docid: score}}``, qrels
   ``{qid: {docid: grade}}``.
+- CSV/TSV runs (``qid,docid,score`` or with ``rank``, header optional); BEIR TSV qrels.
+- RAGAS rows in JSONL: ``retrieved_context_ids``, ``reference_context_ids``, ``user_input``.
 
 Every problem is an :class:`~ragreport.errors.InputError` naming the file and the line.
 """
@@ -32,8 +34,13 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-FORMATS = ("jsonl", "trec", "json")
+FORMATS = ("jsonl", "trec", "json", "csv")
 _ID_KEYS = ("id", "query_id", "qid")
+# RAGAS's dataset columns for ID-based context precision and recall.
+_RAGAS_RETRIEVED, _RAGAS_REFERENCE, _RAGAS_QUERY = "retrieved_context_ids", "reference_context_ids", "user_input"
+# Header names of delimited runs and qrels (BEIR, ranx data frames, ir_datasets TSV exports).
+_QUERY_COLUMNS = ("qid", "query_id", "query-id", "q_id", "query")
+_DOC_COLUMNS = ("docid", "doc_id", "corpus-id", "corpus_id", "pid", "passage_id", "doc_no", "docno")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,6 +97,8 @@ def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
         return "jsonl"
     if name.endswith(".json"):
         return "json"
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
     first = next(iter(_data_lines(text)), None)
     if first is None:
         raise InputError(path, None, f"at least one {what}", "an empty file")
@@ -98,9 +107,12 @@ def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
             whole = json.loads(text)
         except json.JSONDecodeError:
             return "jsonl"
-        if isinstance(whole, dict) and not any(k in whole for k in ("retrieved",) + _ID_KEYS):
+        if isinstance(whole, dict) and not any(k in whole for k in ("retrieved", _RAGAS_RETRIEVED) + _ID_KEYS):
             return "json"
         return "jsonl"
+    line = first[1].strip()
+    if _header(line) is not None or (len(line.split()) == 1 and line.count(",") in (2, 3)):
+        return "csv"
     return "trec"
 
 
@@ -244,21 +256,105 @@ def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name:
 
 
 def load_trec_qrels(path: str | Path, text: str) -> Judgments:
-    """TREC qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers."""
+    """TREC qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers.
+
+    BEIR's TSV qrels (a ``query-id corpus-id score`` header, then three columns) read the same way.
+    """
     path = Path(path)
     collector = _JudgmentCollector(path)
-    for number, line in _data_lines(text):
-        fields = line.split()
-        if len(fields) != 4:
+    lines = list(_data_lines(text))
+    beir = bool(lines) and _header(lines[0][1]) is not None
+    if beir:
+        lines = lines[1:]
+    expected = "3 columns 'query-id corpus-id score'" if beir else "4 fields 'qid iter docid grade'"
+    for number, line in lines:
+        fields = line.split("\t") if beir and "\t" in line else line.split()
+        if len(fields) != (3 if beir else 4):
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
-            raise InputError(path, number, "4 fields 'qid iter docid grade'",
-                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
-        qid, _, doc, grade_text = fields
+            raise InputError(path, number, expected, f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+        if beir:
+            qid, doc, grade_text = (f.strip() for f in fields)
+        else:
+            qid, _, doc, grade_text = fields
         grade = _parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
         collector.add(qid, doc, grade, number)
     if not collector.queries:
         raise InputError(path, None, "at least one judgment line", "an empty file")
     return collector.judgments()
+
+
+# ---------------------------------------------------------------------------------------------
+# Delimited files: CSV/TSV runs, BEIR qrels
+
+
+def _delimiter(line: str) -> str | None:
+    return "," if "," in line else ("\t" if "\t" in line else None)
+
+
+def _split_line(line: str, delimiter: str | None) -> list[str]:
+    return [f.strip() for f in (line.split(delimiter) if delimiter else line.split())]
+
+
+def _header(line: str) -> list[str] | None:
+    """The column names of a header line (one naming a query column and a document column), else None."""
+    names = [f.lower() for f in _split_line(line, _delimiter(line))]
+    if any(n in _QUERY_COLUMNS for n in names) and any(n in _DOC_COLUMNS for n in names):
+        return names
+    return None
+
+
+def load_delimited_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A run as CSV or TSV: ``qid,docid,score`` or ``qid,docid,rank,score``, with or without a header.
+
+    A header names the columns (``qid``/``query_id``/``query-id``, ``docid``/``doc_id``/``corpus-id``,
+    ``score``, ``rank``). Without a score the rank orders the list (low first); with a score the
+    TREC rule applies (score high to low, ties by id descending), unless ``--order file``.
+    """
+    path = Path(path)
+    lines = list(_data_lines(text))
+    if not lines:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    delimiter = _delimiter(lines[0][1])
+    header = _header(lines[0][1])
+    if header is not None:
+        columns = {"qid": next(i for i, n in enumerate(header) if n in _QUERY_COLUMNS),
+                   "docid": next(i for i, n in enumerate(header) if n in _DOC_COLUMNS)}
+        for key in ("score", "rank"):
+            if key in header:
+                columns[key] = header.index(key)
+        lines = lines[1:]
+        width = len(header)
+    else:
+        width = len(_split_line(lines[0][1], delimiter))
+        if width == 3:
+            columns = {"qid": 0, "docid": 1, "score": 2}
+        elif width == 4:
+            columns = {"qid": 0, "docid": 1, "rank": 2, "score": 3}
+        else:
+            raise InputError(path, lines[0][0], "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header "
+                                                "naming them", f"{width} columns")
+    qids: dict[str, int] = {}
+    slot_query, slot_docs, slot_keys = [], [], []
+    use_score = "score" in columns
+    for number, line in lines:
+        fields = _split_line(line, delimiter)
+        if len(fields) != width:
+            raise InputError(path, number, f"{width} columns as on the first line", f"{len(fields)} columns")
+        qid, doc = fields[columns["qid"]], fields[columns["docid"]]
+        if not qid or not doc:
+            raise InputError(path, number, "a query id and a document id", "an empty field")
+        if use_score:
+            key = _parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
+        elif "rank" in columns:
+            key = -_parse_score(fields[columns["rank"]], path, number, f"the rank of query {qid!r} id {doc!r}")
+        else:
+            key = 0.0
+        slot_query.append(qids.setdefault(qid, len(qids)))
+        slot_docs.append(doc)
+        slot_keys.append(key)
+    ranked = use_score or "rank" in columns
+    return _run_from_slots(name or _stem(path), path, list(qids), slot_query, slot_docs,
+                           slot_keys if ranked else None, order)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,7 +473,16 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
                              f"{shorten(json.dumps(exc.second), quote=False)}") from None
         if not isinstance(record, dict):
             raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
+        ragas = _RAGAS_RETRIEVED in record
+        if ragas:  # RAGAS rows: ids of retrieved and reference contexts, the question as user_input
+            record = {**record, "retrieved": record[_RAGAS_RETRIEVED]}
+            if _RAGAS_REFERENCE in record:
+                record["relevant"] = record[_RAGAS_REFERENCE]
+            if _RAGAS_QUERY in record and "query" not in record:
+                record["query"] = record[_RAGAS_QUERY]
         id_key = next((k for k in _ID_KEYS if k in record), None)
+        if id_key is None and ragas:
+            record["id"], id_key = f"row-{len(qids) + 1}", "id"  # RAGAS rows carry no id: number them
         if id_key is None:
             raise InputError(path, number, "a query id under 'id', 'query_id' or 'qid'",
                              f"keys {shorten(', '.join(record))}")
@@ -568,7 +673,7 @@ def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     if fmt == "json":
         return load_json_qrels(path, text)
     if fmt == "jsonl":
-        raise InputError(path, None, "qrels as TREC lines or a JSON object", "JSON lines")
+        raise InputError(path, None, "qrels as TREC lines, BEIR TSV or a JSON object", "JSON lines")
     return load_trec_qrels(path, text)
 
 
@@ -598,6 +703,8 @@ def load_runs(inputs: Sequence[str | Path], *, qrels: str | Path | None = None,
             judgments = shared if shared is not None else own
         elif fmt == "json":
             run = load_json_run(path, text, order)
+        elif fmt == "csv":
+            run = load_delimited_run(path, text, order)
         else:
             run = load_trec_run(path, text, order)
         if judgments is None:

@@ -1,0 +1,65 @@
+"""Formats users already have, each read from a small file under tests/data, all scoring alike."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragreport.cli import main
+
+DATA = Path(__file__).parent / "data"
+
+
+def _means(capsys, *args):
+    assert main(["score", "--format", "json", "-k", "2", *args]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    return {label: round(entry["mean"], 12) for label, entry in run["metrics"].items()}, run
+
+
+@pytest.mark.parametrize("run, qrels", [
+    ("ir_datasets_run.trec", "qrels.trec"),  # ir_datasets export: rank from 0, tag 'run'
+    ("ir_datasets_run.trec", "beir_qrels.tsv"),  # BEIR qrels: header query-id corpus-id score
+    ("run.csv", "qrels.trec"),  # CSV with a header
+    ("ranx_run.json", "ranx_qrels.json"),  # ranx / pytrec_eval dictionaries
+])
+def test_every_run_format_scores_like_the_trec_files(capsys, run, qrels):
+    reference, _ = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "ir_datasets_run.trec"))
+    got, _ = _means(capsys, "--qrels", str(DATA / qrels), str(DATA / run))
+    assert got == reference
+
+
+def test_ties_in_a_csv_run_follow_the_trec_rule(capsys):
+    _, run = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "run.csv"))
+    q1 = next(q for q in run["queries"] if q["id"] == "q1")
+    assert q1["first_relevant_rank"] == 1  # d4 (0.9), then d3 before d1 (tie at 0.8, ids descending)
+
+
+@pytest.mark.parametrize("run", ["run_rank.tsv", "run_rank_header.tsv"])  # qid docid rank score; rank only
+def test_tsv_runs_with_a_rank_column(capsys, run):
+    got, _ = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / run))
+    reference, _ = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "ir_datasets_run.trec"))
+    assert got == reference
+
+
+def test_ragas_rows_carry_their_own_judgments(capsys):
+    got, run = _means(capsys, str(DATA / "ragas.jsonl"))
+    assert [q["id"] for q in run["queries"]] == ["row-1", "row-2"]
+    assert run["queries"][0]["query"] == "first question"
+    assert got["R@2"] == pytest.approx((0.5 + 1.0) / 2)  # row-1 finds d4 of {d1, d4}; row-2 finds d2
+    assert got["CP@2"] == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_a_delimited_run_with_a_wrong_column_count(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("q1,d1,0.5\nq1,d2\n")
+    assert main(["score", "--qrels", str(DATA / "qrels.trec"), str(bad)]) == 2
+    assert "bad.csv:2: expected 3 columns as on the first line, got 2 columns" in capsys.readouterr().err
+
+
+def test_a_beir_qrels_line_with_a_wrong_column_count(tmp_path, capsys):
+    bad = tmp_path / "qrels.tsv"
+    bad.write_text("query-id\tcorpus-id\tscore\nq1\td1\n")
+    assert main(["score", "--qrels", str(bad), str(DATA / "run.csv")]) == 2
+    assert "qrels.tsv:2: expected 3 columns 'query-id corpus-id score', got 2 fields" in capsys.readouterr().err
