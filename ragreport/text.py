@@ -95,6 +95,14 @@ def table(document: dict[str, Any], width: int = 100) -> str:
             wrapped = textwrap.wrap(entry["convention"], wrap_width) or [""]
             lines.append(f"{label:<9} {_mean(entry):>5}  {_band(entry):<16} {entry['interval']:<10} {wrapped[0]}")
             lines.extend(" " * indent + more for more in wrapped[1:])
+        if run.get("measures"):
+            w = max(9, *(len(label) for label in run["measures"]))
+            lines += ["", "Measures asked for by name:", f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} "
+                                                              f"{'interval':<10} trec_eval"]
+            for label, entry in run["measures"].items():
+                mean = f"{entry['total']:,}" if "total" in entry else _mean(entry)
+                band = "" if entry["interval"] == "none" else _band(entry)
+                lines.append(f"{label:<{w}} {mean:>7}  {band:<16} {entry['interval']:<10} {entry['trec_eval'] or '-'}")
         lines.append("")
         for sentence in list(run["convention_text"].values()) + [bands_line(run)]:
             lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
@@ -187,6 +195,14 @@ def markdown(document: dict[str, Any]) -> str:
         for label, entry in first["metrics"].items():
             cells = " | ".join(_md_figure(r["metrics"][label]) for r in runs)
             lines.append(f"| {label} | {cells} | {entry['interval']} |")
+    for run in runs:
+        if run.get("measures"):
+            lines += ["", f"Measures asked for by name ({_md_user(run['name'])}):", "",
+                      f"| measure | mean | {conf} band | interval | trec_eval |", "|---|---:|---|---|---|"]
+            for label, entry in run["measures"].items():
+                mean = f"{entry['total']:,}" if "total" in entry else _mean(entry)
+                band = "" if entry["interval"] == "none" else _band(entry)
+                lines.append(f"| {label} | {mean} | {band} | {entry['interval']} | {entry['trec_eval'] or ''} |")
     lines += ["", _md_cell(bands_line(first))]
     if document.get("comparisons"):
         conf = f"{first['conventions']['confidence']:.0%}"

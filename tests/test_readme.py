@@ -1,0 +1,85 @@
+"""README.md's commands run as written, and its two set-up commands stay true."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _section(title: str) -> str:
+    start = README.index(f"## {title}")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end > 0 else None]
+
+
+def _commands(title: str) -> list[str]:
+    blocks = re.findall(r"```sh\n(.*?)```", _section(title), flags=re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip().startswith("ragreport ")]
+
+
+def _run(command: str) -> subprocess.CompletedProcess:
+    args = shlex.split(command)[1:]
+    return subprocess.run([sys.executable, "-m", "ragreport", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+PEERS = _commands("Coming from trec_eval, pytrec_eval, ranx or ir_measures")
+
+
+def test_the_peer_section_has_a_command_per_peer():
+    assert len(PEERS) == 4
+
+
+@pytest.mark.parametrize("command", PEERS)
+def test_peer_commands_run(command):
+    result = _run(command)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
+
+
+def test_the_trec_eval_command_gives_pytrec_evals_values():
+    result = _run(PEERS[0])
+    qrels = {}
+    for line in (ROOT / "tests/data/qrels.trec").read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run = {}
+    for line in (ROOT / "tests/data/ir_datasets_run.trec").read_text().splitlines():
+        q, _, d, _, score, _ = line.split()
+        run.setdefault(q, {})[d] = float(score)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P.5,10", "recall.100", "map_cut.100", "ndcg_cut.10",
+                                                      "success.5", "recip_rank"}).evaluate(run)
+    lines = [line.split("\t") for line in result.stdout.splitlines()]
+    per_query = {(name.strip(), qid): float(value) for name, qid, value in lines if qid != "all"}
+    assert len(per_query) == 2 * 7
+    for (name, qid), value in per_query.items():
+        assert value == pytest.approx(expected[qid][name], abs=5e-5)
+
+
+def test_the_ranx_command_reads_ranx_names():
+    result = _run(PEERS[3])
+    assert "ndcg_burges@10" not in result.stderr
+    assert "nDCG@10 (exp gain)" in result.stdout and "hit_rate" not in result.stdout
+
+
+def test_the_setup_commands_are_the_first_commands():
+    first_block = re.search(r"```sh\n(.*?)```", README, flags=re.S).group(1)
+    assert "pip install . && ragreport build" in first_block
+    assert 'pip install ".[test]" && pytest' in first_block
+    assert "pytest" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_json_of_an_ir_measures_command_holds_the_named_measures(tmp_path):
+    result = _run(PEERS[2] + " --format json")
+    measures = json.loads(result.stdout)["runs"][0]["measures"]
+    assert list(measures) == ["P@5", "nDCG@10", "AP@100", "RR@10", "R@1000", "Hit@5"]
