@@ -138,3 +138,12 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "give them with --qrels FILE" in err
     assert main(["score", "-k", "20", "--kmax", "10"]) == 2
     assert "--kmax (10) must be at least K (20)" in capsys.readouterr().err
+
+
+def test_several_cutoffs_at_once(capsys):
+    assert main(["score", "--format", "json", "-k", "1,5,10"]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    assert run["k"] == 1 and run["cutoffs"] == [1, 5, 10]
+    assert {"P@1", "P@5", "P@10", "Hit@10", "CP@5"} <= set(run["metrics"])
+    assert round(run["metrics"]["Hit@5"]["mean"], 3) == 0.778 and round(run["metrics"]["Hit@10"]["mean"], 3) == 0.889
+    assert run["queries"][0]["P@10"] == 0.2

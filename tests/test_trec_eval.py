@@ -174,7 +174,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(run=run_strategy, qrels=qrels_strategy)
 def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
     """Ties, negative and zero-only judgments, queries missing on either side, cutoffs past the list."""

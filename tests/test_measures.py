@@ -1,0 +1,77 @@
+"""Measure names in every supported spelling, parsed once; R-precision and the counts by hand."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import judged_run
+
+from ragreport.errors import UsageError
+from ragreport.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
+from ragreport.model import Conventions, Gain
+
+
+@pytest.mark.parametrize("names, expected", [
+    (["P_5", "P.5", "P@5", "precision@5"], [Measure("P", 5)]),
+    (["ndcg_cut_10", "ndcg_cut.10", "nDCG@10", "ndcg@10"], [Measure("nDCG", 10)]),
+    (["map_cut_100", "map_cut.100", "AP@100", "map@100"], [Measure("AP", 100)]),
+    (["recall_1000", "recall.1000", "R@1000", "recall@1000"], [Measure("R", 1000)]),
+    (["success_5", "success.5", "Success@5", "hit_rate@5", "Hit@5"], [Measure("Hit", 5)]),
+    (["recip_rank", "RR", "mrr"], [Measure("RR")]),
+    (["RR@10", "mrr@10"], [Measure("RR", 10)]),
+    (["Rprec", "r-precision"], [Measure("Rprec")]),
+    (["map", "AP"], [Measure("AP")]),
+    (["num_rel", "NumRel"], [Measure("NumRel")]),
+])
+def test_every_spelling_parses_to_one_measure(names, expected):
+    for name in names:
+        assert list(parse_measures([name])) == expected, name
+
+
+def test_lists_repeats_and_trec_eval_cutoff_lists():
+    parsed = parse_measures(["P.5,10,ndcg_cut.10", "P@5"])
+    assert parsed == (Measure("P", 5), Measure("P", 10), Measure("nDCG", 10))
+    assert parse_measures(["ndcg_burges@10"]) == (Measure("nDCG", 10, Gain.EXP),)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("bleu@4", "unknown measure 'bleu@4'; valid forms: trec_eval: P_5"),
+    ("P", "measure 'P' needs a cutoff"),
+    ("recip_rank@5", "measure 'recip_rank@5' takes no cutoff"),
+    ("P@x", "the cutoff after '@' must be a whole number"),
+    ("5,P@5", "starts with a number"),
+])
+def test_unknown_or_malformed_names_list_the_valid_forms(name, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_measures([name])
+
+
+def test_the_cli_reports_an_unknown_measure_in_one_line(capsys):
+    from ragreport.cli import main
+
+    assert main(["score", "--metrics", "bleu@4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ir_measures: P@5" in err and "ranx: precision@5" in err
+
+
+def test_trec_names_and_order():
+    c = Conventions()
+    assert [m.trec_eval_name(c) for m in parse_measures(["P@5", "RR", "RR@5", "AP", "CP@5", "ndcg_burges@3"])] == [
+        "P_5", "recip_rank", None, "map", None, None]
+    shuffled = [Measure("Hit", 5), Measure("P", 10), Measure("NumRet"), Measure("nDCG"), Measure("P", 5)]
+    assert sorted(shuffled, key=trec_sort_key) == [Measure("NumRet"), Measure("P", 5), Measure("P", 10),
+                                                   Measure("nDCG"), Measure("Hit", 5)]
+    assert default_trec_measures([5])[0] == Measure("NumQ")
+
+
+def test_rprec_and_counts_by_hand():
+    # R = 3 (a, b, c); the list holds a, x, b, a (a repeat), y, c: two relevant in the top 3, three in all.
+    judged = judged_run([("q", ["a", "x", "b", "a", "y", "c"], {"a": 1, "b": 2, "c": 1, "z": 0})])
+    values = score_measures(judged, parse_measures(["Rprec,num_rel,num_ret,num_rel_ret,num_q"]), Conventions())
+    assert values[:, 0].tolist() == pytest.approx([2 / 3, 3, 6, 3, 1])
+
+
+def test_whole_list_measures_reach_past_every_cutoff():
+    judged = judged_run([("q", [f"x{i}" for i in range(30)] + ["a"], {"a": 1})])
+    rr, ap, ndcg = score_measures(judged, parse_measures(["recip_rank,map,ndcg"]), Conventions())[:, 0]
+    assert rr == pytest.approx(1 / 31) and ap == pytest.approx(1 / 31)
+    assert ndcg == pytest.approx(1 / __import__("math").log2(32))
