@@ -20,14 +20,28 @@ from .measures import Measure, default_trec_measures, parse_measures, trec_sort_
 from .text import markdown, table, trec_lines
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+#: Fewer bootstrap resamples than this give bands that move with every seed.
+MIN_RESAMPLES = 100
+
+
+def _at_least(least: int, what: str):
+    """An argparse type: a whole number no smaller than ``least``; ``what`` names it in the error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _at_least(1, "a positive integer")
+_seed = _at_least(0, "a whole number from 0 up")
+_resamples = _at_least(MIN_RESAMPLES, f"at least {MIN_RESAMPLES} resamples")
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -35,27 +49,6 @@ def _cutoffs(text: str) -> tuple[int, ...]:
     if not values:
         raise argparse.ArgumentTypeError(f"expected a positive integer or a list such as 1,5,10, got {text!r}")
     return values
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 0 up, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 0 up, got {text!r}")
-    return value
-
-
-#: Fewer bootstrap resamples than this give bands that move with every seed.
-MIN_RESAMPLES = 100
-
-
-def _resamples(text: str) -> int:
-    value = _positive_int(text)
-    if value < MIN_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"expected at least {MIN_RESAMPLES} resamples, got {text!r}")
-    return value
 
 
 def _confidence(text: str) -> float:
