@@ -229,13 +229,18 @@ class _JudgmentCollector:
 # TREC
 
 
-def _uniform_columns(text: str, width: int) -> tuple | None:
+#: Characters of text split at once by the fast path: bounds the memory its tokens take.
+_CHUNK = 1 << 24
+
+
+def _uniform_columns(text: str, width: int, keep: Sequence[int]) -> dict[int, list[str]] | None:
     """The columns of ``text`` when it is ASCII, every non-blank line has exactly ``width``
     whitespace-separated fields and none is a ``#`` comment; else None, and the line-by-line reader
     takes over (it names the line at fault).
 
     The check is done on the bytes with numpy (where each token starts, how many start on each
-    line) and the split by one ``str.split``: no Python code runs per line or per field.
+    line) and the split by ``str.split`` over large chunks of lines: no Python code runs per line or
+    per field, and only the columns in ``keep`` are kept.
     """
     try:
         buf = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
@@ -252,11 +257,21 @@ def _uniform_columns(text: str, width: int) -> tuple | None:
     first_of_line = starts[np.searchsorted(starts, bounds[:-1][per_line > 0])]
     if (buf[first_of_line] == ord("#")).any():
         return None
+    columns: dict[int, list[str]] = {i: [] for i in keep}
+    total = 0
     with _no_gc():
-        tokens = text.split()
-        if len(tokens) != len(starts):  # a control character str.split does not split on
-            return None
-        return tuple(tokens[i::width] for i in range(width))
+        begin = 0
+        while begin < len(text):
+            end = text.find("\n", min(begin + _CHUNK, len(text)))
+            end = len(text) if end < 0 else end + 1
+            tokens = text[begin:end].split()
+            total += len(tokens)
+            for i in keep:
+                columns[i].extend(tokens[i::width])
+            begin = end
+    if total != len(starts):  # a control character that str.split does not split on
+        return None
+    return columns
 
 
 @contextmanager
@@ -286,7 +301,7 @@ def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name:
     ignored, as trec_eval does; ``#`` lines and blank lines are skipped.
     """
     path = Path(path)
-    columns = _uniform_columns(text, 6)
+    columns = _uniform_columns(text, 6, keep=(0, 2, 4))
     if columns is not None:
         try:
             scores = np.array(columns[4], dtype=np.float64)
@@ -322,7 +337,7 @@ def load_trec_qrels(path: str | Path, text: str) -> Judgments:
     BEIR's TSV qrels (a ``query-id corpus-id score`` header, then three columns) read the same way.
     """
     path = Path(path)
-    columns = _uniform_columns(text, 4)
+    columns = _uniform_columns(text, 4, keep=(0, 2, 3))
     if columns is not None:
         try:
             grades = np.array(columns[3], dtype=np.int64)
