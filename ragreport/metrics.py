@@ -184,7 +184,6 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
         raise ValueError("cutoffs must be positive integers")
     depth = int(cutoffs[-1])
     columns = cutoffs - 1
-    n_q = judged.n_queries
 
     slot_relevant = judged.judged & ~judged.repeat & (judged.grades >= 1)
     slot_gain = np.where(judged.repeat, 0.0, conventions.gain.apply(judged.grades))

@@ -89,8 +89,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
 
 def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     """One plain dict per query; columns are converted to Python values once, not per cell."""
-    judged, scores, k = summary.judged, summary.scores, summary.k
-    column = scores.column(k)
+    judged, scores = summary.judged, summary.scores
     scored = scores.scored.tolist()
     columns: dict[str, list[Any]] = {
         "id": judged.query_ids.tolist(),

@@ -32,7 +32,6 @@ from .limits import Limit
 from .pages import site_context
 from .report import Analysis, report_document
 from .sanitize import render_notes
-from .summary import RunSummary
 from .text import markdown
 
 MARKER = ".ragreport-site"
@@ -181,7 +180,7 @@ def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[st
 
 def _render(env: jinja2.Environment, template: str, *, site: dict[str, Any], page: dict[str, Any],
             scripts: list[dict[str, Any]], external: bool, **extra: Any) -> bytes:
-    css, js = assets().css, assets().js
+    css = assets().css
     inline = [s["inline"] for s in scripts if s["inline"] is not None]
     page = dict(page, scripts=scripts, csp=content_security_policy(inline, [css], external_scripts=external),
                 preempted_styles=plotly_injected_style_ids())

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from sitetools import INJECTIONS, Page, read_page, site_files
+from sitetools import INJECTIONS, read_page, site_files
 
 from ragreport import site as site_module
 from ragreport.api import analyse, build, document, evaluate
