@@ -40,6 +40,7 @@ class Counts:
     queries: int
     scored: int
     excluded_no_relevant: int
+    no_relevant_as_zero: int  # judged, nothing relevant, averaged in as 0 (--no-relevant zero)
     missing_from_run: int
     unjudged_in_run: int
     repeats: int
@@ -205,7 +206,8 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     counts = Counts(
         queries=judged.n_queries,
         scored=n,
-        excluded_no_relevant=int((judged.relevant == 0).sum()),
+        excluded_no_relevant=int(((judged.relevant == 0) & ~scores.scored).sum()),
+        no_relevant_as_zero=int(((judged.relevant == 0) & scores.scored).sum()),
         missing_from_run=int((~judged.in_run & (judged.relevant > 0)).sum()),
         unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
         repeats=int(judged.repeat.sum()),

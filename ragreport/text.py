@@ -26,6 +26,7 @@ def counts_line(run: dict[str, Any]) -> str:
         f"{c['queries']} queries",
         f"{c['scored']} scored",
         f"{c['excluded_no_relevant']} excluded (no relevant id)",
+        *([f"{c['no_relevant_as_zero']} with no relevant id averaged in as 0"] if c.get("no_relevant_as_zero") else []),
         f"{c['missing_from_run']} judged but missing from the run",
         f"{c['repeats']} repeated id{'s' if c['repeats'] != 1 else ''} in {c['queries_with_repeats']} "
         f"quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",

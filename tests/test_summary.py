@@ -21,7 +21,8 @@ def _mixed():
 def test_counts_and_statuses():
     summary = summarise(_mixed(), 1, Conventions())
     assert summary.counts.as_dict() == {
-        "queries": 5, "scored": 3, "excluded_no_relevant": 2, "missing_from_run": 1, "unjudged_in_run": 1,
+        "queries": 5, "scored": 3, "excluded_no_relevant": 2, "no_relevant_as_zero": 0, "missing_from_run": 1,
+        "unjudged_in_run": 1,
         "repeats": 1, "queries_with_repeats": 1}
     assert summary.status == (Status.FULL, Status.EXCLUDED, Status.COMPLETE_MISS, Status.EXCLUDED, Status.MISSING)
 
@@ -87,3 +88,12 @@ def test_fingerprints_follow_the_sorted_ids_and_triples():
     assert one.query_fingerprint == two.query_fingerprint == fingerprint(["a", "b"])
     assert one.label_fingerprint == two.label_fingerprint != three.label_fingerprint
     assert one.query_fingerprint.startswith("sha256:") and len(one.query_fingerprint) == 71
+
+
+def test_under_no_relevant_zero_the_counts_say_averaged_in_not_excluded():
+    from ragreport.model import NoRelevant
+
+    summary = summarise(_mixed(), 1, Conventions(no_relevant=NoRelevant.ZERO))
+    assert summary.counts.scored == 4 and summary.counts.excluded_no_relevant == 1  # 'unjudged' stays out
+    assert summary.counts.no_relevant_as_zero == 1
+    assert summary.status[1] is Status.NO_RELEVANT
