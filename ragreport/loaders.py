@@ -101,7 +101,8 @@ def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
         return "json"
     if name.endswith((".csv", ".tsv")):
         return "csv"
-    first = next(iter(_data_lines(text)), None)
+    # The first data line decides; look at the head of the file, not all of it.
+    first = next(iter(_data_lines(text[:1 << 16])), None) or next(iter(_data_lines(text)), None)
     if first is None:
         raise InputError(path, None, f"at least one {what}", "an empty file")
     if first[1].lstrip().startswith("{"):
