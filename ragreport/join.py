@@ -7,6 +7,7 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -51,6 +52,22 @@ class JudgedRun:
     @property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    # Per-slot views derived once and shared by scoring, measures, limits and pages.
+    @cached_property
+    def slot_query(self) -> np.ndarray:
+        """The query index of every slot."""
+        return np.repeat(np.arange(self.n_queries), self.lengths)
+
+    @cached_property
+    def slot_rank(self) -> np.ndarray:
+        """The 1-based rank of every slot in its query's list."""
+        return np.arange(len(self.slot_query)) - self.offsets[:-1][self.slot_query] + 1
+
+    @cached_property
+    def slot_relevant(self) -> np.ndarray:
+        """Slots holding the first occurrence of an id graded 1 or more."""
+        return self.judged & ~self.repeat & (self.grades >= 1)
 
 
 def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:

@@ -56,10 +56,7 @@ def run_date(summary: RunSummary, fallback: _dt.date) -> _dt.date:
 def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
     """(judged, repeat) flags of every filled top-K slot of the scored queries."""
     judged = summary.judged
-    lengths = judged.lengths
-    slot_query = np.repeat(np.arange(judged.n_queries), lengths)
-    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query]
-    keep = (rank < summary.k) & summary.scores.scored[slot_query]
+    keep = (judged.slot_rank <= summary.k) & summary.scores.scored[judged.slot_query]
     return judged.judged[keep], judged.repeat[keep]
 
 

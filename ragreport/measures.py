@@ -187,9 +187,7 @@ def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: 
             m = measures[i]
             out[i] = scores.of(METRIC_BY_KEY[m.key], m.cutoff or full)
 
-    slot_relevant = judged.judged & ~judged.repeat & (judged.grades >= 1)
-    slot_query = np.repeat(np.arange(judged.n_queries), judged.lengths)
-    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query] + 1
+    slot_relevant, slot_query, rank = judged.slot_relevant, judged.slot_query, judged.slot_rank
     relevant = judged.relevant.astype(np.float64)
     for i, m in enumerate(measures):
         if m.key == "Rprec":

@@ -185,7 +185,7 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
     depth = int(cutoffs[-1])
     columns = cutoffs - 1
 
-    slot_relevant = judged.judged & ~judged.repeat & (judged.grades >= 1)
+    slot_relevant = judged.slot_relevant
     slot_gain = np.where(judged.repeat, 0.0, conventions.gain.apply(judged.grades))
     valid, relevant_mat, gain_mat = _padded(judged.offsets, depth, slot_relevant, slot_gain)
     relevant_mat = relevant_mat & valid
@@ -233,18 +233,15 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
         values=values,
         hits=hits,
         scored=scored,
-        first_relevant_rank=first_relevant_rank(judged, slot_relevant),
+        first_relevant_rank=first_relevant_rank(judged),
     )
 
 
-def first_relevant_rank(judged: JudgedRun, slot_relevant: np.ndarray) -> np.ndarray:
+def first_relevant_rank(judged: JudgedRun) -> np.ndarray:
     """1-based rank of each query's first relevant id over its whole list; 0 when there is none."""
-    lengths = judged.lengths
-    slot_query = np.repeat(np.arange(judged.n_queries), lengths)
-    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query] + 1
     out = np.zeros(judged.n_queries, dtype=np.int64)
-    hits = np.flatnonzero(slot_relevant)
+    hits = np.flatnonzero(judged.slot_relevant)
     if len(hits):
-        queries, first = np.unique(slot_query[hits], return_index=True)
-        out[queries] = rank[hits[first]]
+        queries, first = np.unique(judged.slot_query[hits], return_index=True)
+        out[queries] = judged.slot_rank[hits[first]]
     return out

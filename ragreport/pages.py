@@ -144,9 +144,7 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
                     + [col[q] for col in metric_columns] + [repeats])
 
     lengths = judged.lengths
-    slot_query = np.repeat(np.arange(judged.n_queries), lengths)
-    rank = np.arange(len(slot_query)) - judged.offsets[:-1][slot_query]
-    keep = rank < k
+    keep = judged.slot_rank <= k
     mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
     docs = judged.doc_ids[keep].tolist()
     grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]

@@ -28,7 +28,6 @@ from markupsafe import Markup
 
 from . import __version__
 from .errors import UsageError
-from .limits import Limit
 from .pages import site_context
 from .report import Analysis, report_document
 from .sanitize import render_notes
@@ -141,17 +140,16 @@ class BuiltReport:
 
     document: dict[str, Any]
     context: dict[str, Any]
-    limits: tuple[tuple[Limit, ...], ...]
 
 
 def prepare(analysis: Analysis, *, title: str | None) -> BuiltReport:
-    summaries, run_limits = analysis.summaries, analysis.limits
+    summaries = analysis.summaries
     notes = [render_notes(s.judged.meta.notes) if s.judged.meta.notes else "" for s in summaries]
     title = title or (f"Retrieval report: {summaries[0].name}" if len(summaries) == 1
                       else f"Retrieval report: {len(summaries)} runs")
     context = site_context(analysis, title=title, generator=f"ragreport {__version__}", notes_html=notes)
     document = report_document(analysis)
-    return BuiltReport(document=document, context=context, limits=run_limits)
+    return BuiltReport(document=document, context=context)
 
 
 def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[str, Any]:

@@ -251,5 +251,5 @@ def _measure_intervals(measures: Sequence[Measure], values: np.ndarray, conventi
 
 def repeats_per_query(judged: JudgedRun) -> np.ndarray:
     """How many slots of each query's list repeat an id that stood higher in the same list."""
-    return np.bincount(np.repeat(np.arange(judged.n_queries), judged.lengths)[judged.repeat],
+    return np.bincount(judged.slot_query[judged.repeat],
                        minlength=judged.n_queries)
