@@ -11,7 +11,9 @@ from functools import cached_property
 
 import numpy as np
 
+from .ids import common_kind, hash_ids
 from .model import Judgments, Run, RunMeta
+from .ordering import query_blocks
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,56 @@ def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
+def _exact_keys(slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray,
+                j_docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query, id) keys by sorting every id: the exact fallback when two hashes collide."""
+    _, codes = np.unique(np.concatenate([docs, j_docs]), return_inverse=True)
+    codes = codes.reshape(-1).astype(np.int64)
+    n_docs = int(codes.max()) + 1 if len(codes) else 1
+    return slot_query * n_docs + codes[: len(docs)], j_query * n_docs + codes[len(docs):]
+
+
+def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slots whose key is among ``j_keys``, and the index of the judgment each one matches."""
+    j_order = np.argsort(j_keys, kind="stable")
+    j_sorted = j_keys[j_order]
+    if len(j_sorted) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(j_sorted, slot_keys), len(j_sorted) - 1)
+    hit = np.flatnonzero(j_sorted[pos] == slot_keys)
+    return hit, j_order[pos[hit]]
+
+
+def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray) -> np.ndarray:
+    """Slots holding an id already seen higher in the same list.
+
+    Keys are sorted within blocks of whole queries (equal keys are always in one block); only
+    when two keys are equal are the ids themselves compared.
+    """
+    repeat = np.zeros(len(keys), dtype=bool)
+    bounds = query_blocks(offsets)
+    doubled = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        block = np.sort(keys[offsets[lo]:offsets[hi]])
+        doubled.append(block[1:][block[1:] == block[:-1]])
+    doubled = np.concatenate(doubled) if doubled else np.zeros(0, dtype=keys.dtype)
+    if len(doubled) == 0:
+        return repeat
+    candidates = np.flatnonzero(np.isin(keys, doubled))
+    order = np.lexsort((candidates, docs[candidates], slot_query[candidates]))
+    ranked = candidates[order]
+    same = (docs[ranked[1:]] == docs[ranked[:-1]]) & (slot_query[ranked[1:]] == slot_query[ranked[:-1]])
+    repeat[ranked[1:][same]] = True
+    return repeat
+
+
 def join(run: Run, judgments: Judgments) -> JudgedRun:
-    """Align ``run`` with ``judgments`` (see :class:`JudgedRun`)."""
+    """Align ``run`` with ``judgments`` (see :class:`JudgedRun`).
+
+    Each (query, id) pair is hashed to 64 bits; run slots are looked up among the sorted judgment
+    hashes, and every hit is confirmed on the ids themselves, so a collision cannot pass as a match
+    (should one happen, the exact keys from sorting every id take over).
+    """
     run_qids = run.query_ids.tolist()
     known = dict.fromkeys(run_qids)
     judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
@@ -90,30 +140,20 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     j_lengths = np.diff(judgments.offsets)
     j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
+    docs, j_docs = common_kind(run.doc_ids, judgments.doc_ids)
 
-    all_docs = np.concatenate([np.asarray(run.doc_ids, dtype=str), np.asarray(judgments.doc_ids, dtype=str)])
-    if len(all_docs):
-        _, codes = np.unique(all_docs, return_inverse=True)
-        codes = codes.reshape(-1).astype(np.int64)
-    else:
-        codes = np.zeros(0, dtype=np.int64)
-    n_docs = int(codes.max()) + 1 if len(codes) else 1
-    slot_codes = codes[: len(run.doc_ids)]
-    j_codes = codes[len(run.doc_ids):]
-
-    slot_keys = slot_query * n_docs + slot_codes
-    j_keys = j_query * n_docs + j_codes
-    j_order = np.argsort(j_keys, kind="stable")
-    j_sorted = j_keys[j_order]
-    pos = np.searchsorted(j_sorted, slot_keys)
-    pos_clipped = np.minimum(pos, max(len(j_sorted) - 1, 0))
-    judged = (pos < len(j_sorted)) & (j_sorted[pos_clipped] == slot_keys) if len(j_sorted) else np.zeros(len(slot_keys), bool)
-    grades = np.where(judged, judgments.grades[j_order][pos_clipped] if len(j_sorted) else 0, 0).astype(np.int64)
-
-    repeat = np.ones(len(slot_keys), dtype=bool)
-    if len(slot_keys):
-        _, first = np.unique(slot_keys, return_index=True)
-        repeat[first] = False
+    slot_keys = hash_ids(docs, query=slot_query)
+    j_keys = hash_ids(j_docs, query=j_query)
+    hit, match = _lookup(slot_keys, j_keys)
+    confirmed = (docs[hit] == j_docs[match]) & (slot_query[hit] == j_query[match])
+    if not confirmed.all() or len(np.unique(j_keys)) != len(j_keys):
+        slot_keys, j_keys = _exact_keys(slot_query, docs, j_query, j_docs)
+        hit, match = _lookup(slot_keys, j_keys)
+    judged = np.zeros(len(docs), dtype=bool)
+    judged[hit] = True
+    grades = np.zeros(len(docs), dtype=np.int64)
+    grades[hit] = judgments.grades[match]
+    repeat = _repeats(run.offsets, slot_keys, docs, slot_query)
 
     positive = judgments.grades >= 1
     relevant = np.bincount(j_query[positive], minlength=n_q).astype(np.int64)
@@ -138,13 +178,13 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         has_judgments=has_judgments,
         relevant=relevant,
         offsets=np.concatenate([run.offsets, np.full(len(judged_only), run.offsets[-1])]).astype(np.int64),
-        doc_ids=np.asarray(run.doc_ids, dtype=str),
+        doc_ids=run.doc_ids,
         grades=grades,
         judged=judged,
         repeat=repeat,
         ideal_offsets=_offsets(ideal_q, n_q),
         ideal_grades=ideal_g[ideal_order].astype(np.int64),
         judgment_query=j_query,
-        judgment_doc_ids=np.asarray(judgments.doc_ids, dtype=str),
+        judgment_doc_ids=judgments.doc_ids,
         judgment_grades=np.asarray(judgments.grades, dtype=np.int64),
     )

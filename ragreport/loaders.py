@@ -15,12 +15,10 @@ Every problem is an :class:`~ragreport.errors.InputError` naming the file and th
 from __future__ import annotations
 
 import datetime as _dt
-import gc
 import gzip
 import json
 import math
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -29,6 +27,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .errors import InputError, UsageError, shorten
+from .ids import hash_ids
+from .ordering import order_in_place
+from . import trecbytes
 from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
 
 try:  # Python 3.11+
@@ -49,29 +50,58 @@ _DOC_COLUMNS = ("docid", "doc_id", "corpus-id", "corpus_id", "pid", "passage_id"
 # Text and format detection
 
 
-def read_text(path: str | Path) -> str:
-    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
-    path = Path(path)
+def _raw_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            magic = handle.read(2)
+            handle.seek(0)
+            if magic == b"\x1f\x8b":
+                with gzip.open(handle) as unzipped:
+                    return unzipped.read() if limit is None else unzipped.read(limit)
+            if path.name.endswith(".gz"):
+                raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
+            return handle.read() if limit is None else handle.read(limit)
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
     except IsADirectoryError:
         raise InputError(path, None, "a file", "a directory") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(path, None, "a complete gzip file", str(exc)) from None
     except OSError as exc:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
-    if path.name.endswith(".gz") and raw[:2] != b"\x1f\x8b":
-        raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(path, None, "a complete gzip file", str(exc)) from None
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
+    path = Path(path)
+    raw = _raw_bytes(path)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+
+
+#: Bytes of a file's head that format detection looks at.
+_HEAD = 1 << 16
+
+
+def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, str | None]:
+    """The file's format (see :func:`detect_format`) from its head, and its whole text when that
+    had to be read to decide (a JSON file) or the head is the whole file; else None."""
+    path = Path(path)
+    head = _raw_bytes(path, _HEAD + 1)
+    if len(head) <= _HEAD:
+        text = read_text(path)
+        return detect_format(path, text, what), text
+    head_text = head[:_HEAD].decode("utf-8-sig", "ignore")
+    first = next(iter(_data_lines(head_text)), None)
+    if first is not None and first[1].lstrip().startswith("{") and not _bare_name(path).lower().endswith(
+            (".jsonl", ".ndjson")):
+        text = read_text(path)
+        return detect_format(path, text, what), text
+    return detect_format(path, head_text, what), None
 
 
 def _data_lines(text: str) -> Iterable[tuple[int, str]]:
@@ -166,31 +196,24 @@ def _parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
     return text
 
 
-def _order_run(query_index: np.ndarray, doc_ids: np.ndarray, scores: np.ndarray | None,
-               order: Order) -> np.ndarray:
-    """Permutation putting slots in query order, then by score high to low, ties by id descending.
-
-    Under ``Order.FILE`` (or without scores) slots keep file order within their query.
-    """
-    if scores is None or order is Order.FILE:
-        return np.argsort(query_index, kind="stable")
-    _, codes = np.unique(doc_ids, return_inverse=True) if len(doc_ids) else (None, np.zeros(0, np.int64))
-    return np.lexsort((-codes.reshape(-1), -scores, query_index))
-
-
 def _run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_query: list[int],
                     slot_docs: list[str], slot_scores: list[float] | None, order: Order,
                     query_text: tuple[str | None, ...] = ()) -> Run:
+    """A run from slots in file order: grouped by query (stable), then each query's ids put in
+    ranking order (score high to low, ties by id descending) unless ``order`` is ``FILE``."""
     query_index = np.asarray(slot_query, dtype=np.int64)
     docs = np.array(slot_docs, dtype=str)
-    scores = None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64)
-    perm = _order_run(query_index, docs, scores, order)
+    grouping = np.argsort(query_index, kind="stable")
+    docs = docs[grouping] if len(docs) else docs
     counts = np.bincount(query_index, minlength=len(qids_in_order))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    if slot_scores is not None and order is not Order.FILE:
+        order_in_place(offsets, docs, np.asarray(slot_scores, dtype=np.float64)[grouping])
     return Run(
         name=name,
         query_ids=np.array(qids_in_order, dtype=str),
-        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        doc_ids=docs[perm] if len(docs) else docs,
+        offsets=offsets,
+        doc_ids=docs,
         query_text=query_text or (None,) * len(qids_in_order),
         source=str(source),
     )
@@ -230,69 +253,49 @@ class _JudgmentCollector:
 # TREC
 
 
-#: Characters of text split at once by the fast path: bounds the memory its tokens take.
-_CHUNK = 1 << 24
-
-
-def _uniform_columns(text: str, width: int, keep: Sequence[int]) -> dict[int, list[str]] | None:
-    """The columns of ``text`` when it is ASCII, every non-blank line has exactly ``width``
-    whitespace-separated fields and none is a ``#`` comment; else None, and the line-by-line reader
-    takes over (it names the line at fault).
-
-    The check is done on the bytes with numpy (where each token starts, how many start on each
-    line) and the split by ``str.split`` over large chunks of lines: no Python code runs per line or
-    per field, and only the columns in ``keep`` are kept.
-    """
-    try:
-        buf = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    except UnicodeEncodeError:
+def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "") -> Run | None:
+    """A strictly laid out TREC run read by :mod:`ragreport.trecbytes` (ids stay UTF-8 bytes);
+    None when the file is not strict, and :func:`load_trec_run` reads it line by line."""
+    path = Path(path)
+    columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False)
+    if columns is None:
         return None
-    if len(buf) == 0:
-        return None
-    space = buf <= 32
-    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
-    bounds = np.concatenate(([0], np.flatnonzero(buf == 10) + 1, [len(buf)]))
-    per_line = np.diff(np.searchsorted(starts, bounds))
-    if not np.isin(per_line, (0, width)).all() or len(starts) == 0:
-        return None
-    first_of_line = starts[np.searchsorted(starts, bounds[:-1][per_line > 0])]
-    if (buf[first_of_line] == ord("#")).any():
-        return None
-    columns: dict[int, list[str]] = {i: [] for i in keep}
-    total = 0
-    with _no_gc():
-        begin = 0
-        while begin < len(text):
-            end = text.find("\n", min(begin + _CHUNK, len(text)))
-            end = len(text) if end < 0 else end + 1
-            tokens = text[begin:end].split()
-            total += len(tokens)
-            for i in keep:
-                columns[i].extend(tokens[i::width])
-            begin = end
-    if total != len(starts):  # a control character that str.split does not split on
-        return None
-    return columns
+    qids, line_query = trecbytes.query_index(columns)
+    docs, scores = columns.ids, columns.numbers
+    if line_query is None:
+        counts = columns.group_lengths
+    else:  # lines of a query are spread over the file: gather them, keeping file order
+        grouping = np.argsort(line_query, kind="stable")
+        docs, scores = docs[grouping], scores[grouping]
+        counts = np.bincount(line_query, minlength=len(qids))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    if order is not Order.FILE:
+        order_in_place(offsets, docs, scores)
+    return Run(name=name or _stem(path), query_ids=np.array(qids, dtype=str), offsets=offsets,
+               doc_ids=docs, query_text=(None,) * len(qids), source=str(path))
 
 
-@contextmanager
-def _no_gc():
-    """Pause the cyclic garbage collector: millions of small lists and tuples, none of them cyclic,
-    would otherwise trigger collection after collection (it more than halves the reading time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _first_appearance(ids: Sequence[str]) -> tuple[list[str], list[int]]:
-    """Distinct ids in order of first appearance, and each position's index among them."""
-    index: dict[str, int] = {}
-    positions = [index.setdefault(q, len(index)) for q in ids]
-    return list(index), positions
+def read_trec_qrels_bytes(path: str | Path) -> Judgments | None:
+    """Strictly laid out TREC qrels read by :mod:`ragreport.trecbytes`; None when the file is not
+    strict or names a (query, id) pair twice (the line-by-line reader then decides)."""
+    path = Path(path)
+    columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True)
+    if columns is None:
+        return None
+    qids, line_query = trecbytes.query_index(columns)
+    docs, grades = columns.ids, columns.numbers.astype(np.int64)
+    if line_query is None:
+        counts = columns.group_lengths
+        line_query = np.repeat(np.arange(len(qids)), counts)
+    else:
+        grouping = np.argsort(line_query, kind="stable")
+        docs, grades, line_query = docs[grouping], grades[grouping], line_query[grouping]
+        counts = np.bincount(line_query, minlength=len(qids))
+    if len(np.unique(hash_ids(docs, query=line_query))) != len(docs):
+        return None
+    return Judgments(query_ids=np.array(qids, dtype=str),
+                     offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                     doc_ids=docs, grades=grades, source=str(path))
 
 
 def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
@@ -302,15 +305,6 @@ def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name:
     ignored, as trec_eval does; ``#`` lines and blank lines are skipped.
     """
     path = Path(path)
-    columns = _uniform_columns(text, 6, keep=(0, 2, 4))
-    if columns is not None:
-        try:
-            scores = np.array(columns[4], dtype=np.float64)
-        except ValueError:
-            scores = None  # a score that is not a number: the line-by-line reader names it
-        if scores is not None and np.isfinite(scores).all():
-            qids, slot_query = _first_appearance(columns[0])
-            return _run_from_slots(name or _stem(path), path, qids, slot_query, list(columns[2]), scores, order)
     qids: dict[str, int] = {}
     slot_query: list[int] = []
     slot_docs: list[str] = []
@@ -338,23 +332,6 @@ def load_trec_qrels(path: str | Path, text: str) -> Judgments:
     BEIR's TSV qrels (a ``query-id corpus-id score`` header, then three columns) read the same way.
     """
     path = Path(path)
-    columns = _uniform_columns(text, 4, keep=(0, 2, 3))
-    if columns is not None:
-        try:
-            grades = np.array(columns[3], dtype=np.int64)
-        except ValueError:
-            grades = None  # 2.0 or 1.7 or text: the line-by-line reader decides and names the line
-        if grades is not None and len(set(zip(columns[0], columns[2]))) == len(grades):  # no repeats
-            qids, positions = _first_appearance(columns[0])
-            order_ = np.argsort(np.asarray(positions), kind="stable")
-            counts = np.bincount(positions, minlength=len(qids))
-            return Judgments(
-                query_ids=np.array(qids, dtype=str),
-                offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-                doc_ids=np.array(columns[2], dtype=str)[order_],
-                grades=grades[order_],
-                source=str(path),
-            )
     collector = _JudgmentCollector(path)
     lines = list(_data_lines(text))
     beir = bool(lines) and _header(lines[0][1]) is not None
@@ -762,13 +739,17 @@ def sample_path() -> Path:
 
 def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     """Judgments from TREC qrels or a JSON ``{qid: {docid: grade}}`` file."""
-    text = read_text(path)
-    fmt = input_format or detect_format(path, text, "judgment line")
-    if fmt == "json":
-        return load_json_qrels(path, text)
-    if fmt == "jsonl":
+    text: str | None = None
+    if input_format is None:
+        input_format, text = detect_file_format(path, "judgment line")
+    if input_format == "json":
+        return load_json_qrels(path, text if text is not None else read_text(path))
+    if input_format == "jsonl":
         raise InputError(path, None, "qrels as TREC lines, BEIR TSV or a JSON object", "JSON lines")
-    return load_trec_qrels(path, text)
+    judgments = read_trec_qrels_bytes(path)
+    if judgments is not None:
+        return judgments
+    return load_trec_qrels(path, text if text is not None else read_text(path))
 
 
 def load_runs(inputs: Sequence[str | Path], *, qrels: str | Path | None = None,
@@ -789,18 +770,20 @@ def load_runs(inputs: Sequence[str | Path], *, qrels: str | Path | None = None,
 
     loaded: list[LoadedRun] = []
     for i, path in enumerate(paths):
-        text = read_text(path)
-        fmt = input_format or detect_format(path, text)
+        fmt, text = (input_format, None) if input_format else detect_file_format(path)
         judgments: Judgments | None = shared
-        if fmt == "jsonl":
-            run, own = load_jsonl(path, text, with_judgments=shared is None)
+        fast = read_trec_run_bytes(path, order) if fmt == "trec" else None
+        if fast is not None:
+            run = fast
+        elif fmt == "jsonl":
+            run, own = load_jsonl(path, text or read_text(path), with_judgments=shared is None)
             judgments = shared if shared is not None else own
         elif fmt == "json":
-            run = load_json_run(path, text, order)
+            run = load_json_run(path, text or read_text(path), order)
         elif fmt == "csv":
-            run = load_delimited_run(path, text, order)
+            run = load_delimited_run(path, text or read_text(path), order)
         else:
-            run = load_trec_run(path, text, order)
+            run = load_trec_run(path, text or read_text(path), order)
         if judgments is None:
             raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
         meta_path = Path(metas[i]) if metas else find_meta(path)

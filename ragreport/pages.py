@@ -14,9 +14,11 @@ import re
 from typing import Any, Sequence
 
 import numpy as np
+
 from markupsafe import Markup
 
 from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
+from .ids import as_text
 from .limits import Limit, run_date
 from .metrics import FIXED_RULES, METRICS
 from .report import pair_notes
@@ -146,7 +148,7 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
     lengths = judged.lengths
     keep = judged.slot_rank <= k
     mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
-    docs = judged.doc_ids[keep].tolist()
+    docs = as_text(judged.doc_ids[keep])
     grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
     marks = mark.tolist()
     bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()

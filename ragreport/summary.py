@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import UsageError
+from .ids import as_text
 from .intervals import Interval, bootstrap_interval, wilson_interval
 from .join import JudgedRun
 from .measures import Measure, score_measures
@@ -119,7 +120,7 @@ def judged_query_ids(judged: JudgedRun) -> list[str]:
 def label_lines(judged: JudgedRun) -> list[str]:
     """The label set as ``query<TAB>id<TAB>grade`` lines, one per judgment."""
     query_of = judged.query_ids[judged.judgment_query].tolist()
-    return [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, judged.judgment_doc_ids.tolist(),
+    return [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, as_text(judged.judgment_doc_ids),
                                                  judged.judgment_grades.tolist())]
 
 

@@ -10,18 +10,19 @@ import numpy as np
 import pytest
 
 from ragreport.errors import InputError, UsageError
+from ragreport.ids import as_text
 from ragreport.loaders import detect_format, find_meta, load_meta, load_runs, read_text
 from ragreport.model import LabelSource, Order, RetrieverKind
 
 
 def _lists(run):
-    return {q: list(run.doc_ids[run.offsets[i]:run.offsets[i + 1]]) for i, q in enumerate(run.query_ids)}
+    return {q: as_text(run.doc_ids[run.offsets[i]:run.offsets[i + 1]]) for i, q in enumerate(run.query_ids.tolist())}
 
 
 def _grades(judgments):
-    return {q: dict(zip(judgments.doc_ids[judgments.offsets[i]:judgments.offsets[i + 1]],
+    return {q: dict(zip(as_text(judgments.doc_ids[judgments.offsets[i]:judgments.offsets[i + 1]]),
                         judgments.grades[judgments.offsets[i]:judgments.offsets[i + 1]].tolist()))
-            for i, q in enumerate(judgments.query_ids)}
+            for i, q in enumerate(judgments.query_ids.tolist())}
 
 
 # --- Formats ------------------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Ids as numpy string arrays: hashing them to integers, ordering them, turning them back into text.
+
+Readers of text give ids as ``'U'`` arrays; the bytes-level TREC reader gives them as ``'S'``
+arrays of UTF-8 bytes, four times smaller. Both order the same way: byte order of UTF-8 is code
+point order, which is the ``strcmp`` order trec_eval breaks ties with.
+
+Hashing is how ids are interned without sorting millions of strings: equal ids always get equal
+hashes, so a hash lookup never misses a match; every match it finds is then checked against the
+ids themselves, so a collision can never make two different ids equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_OFFSET = np.uint64(0xCBF29CE484222325)
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = np.uint64(31)
+
+
+def common_kind(*arrays: np.ndarray) -> list[np.ndarray]:
+    """The arrays as one kind of string array: ``'S'`` (UTF-8) when any is ``'S'``, else ``'U'``.
+
+    Converting the smaller side is cheap: it is the judgments or a small run.
+    """
+    if any(a.dtype.kind == "S" for a in arrays):
+        return [a if a.dtype.kind == "S" else _encode(a) for a in arrays]
+    return [np.asarray(a, dtype=str) for a in arrays]
+
+
+def _encode(ids: np.ndarray) -> np.ndarray:
+    if len(ids) == 0:
+        return np.zeros(0, dtype="S1")
+    try:
+        return np.asarray(ids, dtype=str).astype("S")  # ASCII, done in C
+    except UnicodeEncodeError:
+        return np.array([i.encode("utf-8") for i in ids.tolist()], dtype="S")
+
+
+def padded_words(ids: np.ndarray, width: int | None = None) -> np.ndarray:
+    """``ids`` as a ``(n, words)`` matrix of little-endian 64-bit words, NUL-padded.
+
+    ``width`` (bytes, a multiple of 8) widens the padding so that two arrays give matrices of the
+    same shape.
+    """
+    ids = np.ascontiguousarray(ids)
+    item = ids.dtype.itemsize
+    target = max(item, width or 0, 8)
+    target += -target % 8
+    if target != item:
+        unit = 4 if ids.dtype.kind == "U" else 1
+        ids = ids.astype(f"{ids.dtype.kind}{target // unit}")
+    return ids.view("<u8").reshape(len(ids), target // 8)
+
+
+def hash_ids(ids: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
+    """A 64-bit hash of every id (of every (query, id) pair when ``query`` is given).
+
+    Words that are all padding are skipped, so the hash does not depend on the array's width; a
+    ``'U'`` and an ``'S'`` array hash differently, so use :func:`common_kind` first.
+    """
+    words = padded_words(ids)
+    h = np.full(len(ids), _OFFSET, dtype=np.uint64)
+    if query is not None:
+        h ^= np.asarray(query, dtype=np.uint64) * _MULTIPLIER
+        h *= _MULTIPLIER
+    for j in range(words.shape[1]):
+        column = words[:, j]
+        mixed = (h ^ column) * _MULTIPLIER
+        mixed ^= mixed >> _SHIFT
+        h = mixed if j == 0 else np.where(column != 0, mixed, h)
+    return h
+
+
+def as_text(ids: np.ndarray) -> list[str]:
+    """Python strings for a (small) slice of ids of either kind."""
+    if ids.dtype.kind == "S":
+        return [b.decode("utf-8", "replace") for b in ids.tolist()]
+    return [str(i) for i in ids.tolist()]

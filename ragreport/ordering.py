@@ -1,0 +1,157 @@
+"""trec_eval's ranking order within each query: score high to low, ties broken by id in descending
+byte order (``strcmp``), computed without sorting the whole run.
+
+Run files almost always list each query's lines together and by falling score, so the only work
+left is inside runs of tied scores. Those are sorted per query at once, as rows of a padded
+``queries x depth`` matrix of 64-bit keys: the tie group's index within its query in the high
+bits, the first 8 bytes where ids differ in the low bits. Any tie group where two keys come out
+equal (ids longer than the key holds) is then sorted exactly on the full ids. Files in another
+order take one general sort.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .ids import common_kind, padded_words
+
+
+def _first_distinct_word(words: np.ndarray) -> np.ndarray:
+    """The first word column where ids differ (a shared prefix such as ``msmarco_passage_`` tells
+    nothing), as big-endian numbers so that numeric order is byte order."""
+    for j in range(words.shape[1]):
+        column = words[:, j]
+        if (column != column[0]).any():
+            return column.byteswap()
+    return words[:, 0].byteswap()
+
+
+def _general_order(slot_query: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    # Ascending (-query, score, id) read backwards is (query up, score down, id down).
+    return np.lexsort((ids, scores, -slot_query))[::-1].copy()
+
+
+def _padded(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int, fill) -> np.ndarray:
+    """``values`` (CSR by ``offsets``) as a ``queries x depth`` matrix; a view when every query has
+    ``depth`` slots."""
+    if (lengths == depth).all():
+        return values.reshape(len(lengths), depth)
+    matrix = np.full((len(lengths), depth), fill, dtype=values.dtype)
+    keep = np.arange(depth)[None, :] < lengths[:, None]
+    matrix[keep] = values
+    return matrix
+
+
+#: Slots ordered per block: bounds the memory the keys take.
+BLOCK_SLOTS = 1 << 19
+
+
+def order_in_place(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, threads: int = 2) -> None:
+    """Reorder ``ids`` in place so that each query's slots (CSR by ``offsets``) are in trec_eval's
+    order. Queries are taken in blocks of about :data:`BLOCK_SLOTS` slots, on ``threads`` threads."""
+    if len(ids) < 2:
+        return
+    bounds = query_blocks(offsets)
+    if len(bounds) <= 2 or threads <= 1:
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            _order_block(offsets[lo:hi + 1], ids, scores)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(lambda b: _order_block(offsets[b[0]:b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:])))
+
+
+def query_blocks(offsets: np.ndarray) -> np.ndarray:
+    """Query indices cutting the run into blocks of about BLOCK_SLOTS slots (whole queries)."""
+    targets = np.arange(BLOCK_SLOTS, int(offsets[-1]), BLOCK_SLOTS)
+    cuts = np.searchsorted(offsets, targets)
+    return np.unique(np.concatenate(([0], cuts, [len(offsets) - 1])))
+
+
+def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarray) -> None:
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    if hi - lo < 2:
+        return
+    ids = all_ids[lo:hi]
+    scores = all_scores[lo:hi]
+    local = offsets - lo
+    perm = _block_permutation(local, ids, scores)
+    if perm is not None:
+        ids[:] = ids[perm]
+
+
+def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    n = len(ids)
+    if ids.dtype.kind == "U":
+        (ids,) = common_kind(ids)
+    lengths = np.diff(offsets)
+    depth = int(lengths.max())
+    group_bits = max(depth.bit_length(), 1)
+    if len(lengths) * depth > 2 * n + (1 << 16) or group_bits > 32:
+        return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
+
+    score_matrix = _padded(scores, offsets, lengths, depth, -np.inf)
+    if (score_matrix[:, 1:] > score_matrix[:, :-1]).any():  # padding is -inf: never rising
+        return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
+    tied = score_matrix[:, 1:] == score_matrix[:, :-1]
+    del score_matrix
+    if not tied.any():
+        return None
+
+    # Key: tie group within the query (high bits), then the first distinct 8 bytes of the id,
+    # inverted so that ascending keys give descending ids.
+    group = np.zeros((len(lengths), depth), dtype=np.uint64)
+    np.cumsum(~tied, axis=1, out=group[:, 1:])
+    del tied
+    words = padded_words(ids)
+    key = _first_distinct_word(words)
+    lost_bits = words.shape[1] > 1 or bool((key & np.uint64((1 << group_bits) - 1)).any())
+    np.invert(key, out=key)
+    key >>= np.uint64(group_bits)
+    key_matrix = _padded(key, offsets, lengths, depth, np.iinfo(np.uint64).max)
+    group <<= np.uint64(64 - group_bits)
+    key_matrix |= group
+    del key, group
+    perm = _valid(np.argsort(key_matrix, axis=1), offsets, lengths)
+
+    if lost_bits:
+        # Equal keys are ids the key could not tell apart (or repeats): sort those exactly.
+        flat_keys = key_matrix.reshape(-1)[_valid_positions(perm, offsets, lengths, depth)]
+        slot_query = np.repeat(np.arange(len(lengths)), lengths)
+        clash = np.flatnonzero((flat_keys[1:] == flat_keys[:-1]) & (slot_query[1:] == slot_query[:-1]))
+        if len(clash):
+            rows = np.unique(np.concatenate((clash, clash + 1)))
+            run_key = flat_keys[rows]
+            run_start = np.concatenate(([True], (run_key[1:] != run_key[:-1])
+                                        | (slot_query[rows[1:]] != slot_query[rows[:-1]])
+                                        | (rows[1:] != rows[:-1] + 1)))
+            run_id = np.cumsum(run_start)
+            slots = perm[rows]
+            exact = _descending_within(np.lexsort((ids[slots], run_id)), run_id)
+            perm[rows] = slots[exact]
+    return perm
+
+
+def _valid(order: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The flat slot permutation from per-row argsorts of the padded matrix (padding sorts last)."""
+    depth = order.shape[1]
+    keep = np.arange(depth)[None, :] < lengths[:, None]
+    return (order + offsets[:-1, None])[keep]
+
+
+def _descending_within(ascending: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Turn an order ascending by (group, id) into ascending group, descending id."""
+    g = group[ascending]
+    starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
+    ends = np.append(starts[1:], len(g))
+    # Reverse every group's slice: index arithmetic, no loop over groups.
+    group_of = np.repeat(np.arange(len(starts)), ends - starts)
+    return ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]
+
+
+def _valid_positions(perm: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray:
+    """Where each slot of ``perm`` sits in the flattened padded matrix (``perm`` keeps every slot
+    within its query)."""
+    slot_query = np.repeat(np.arange(len(lengths)), lengths)
+    return slot_query * depth + (perm - offsets[:-1][slot_query])

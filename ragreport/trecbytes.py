@@ -1,0 +1,280 @@
+"""A bytes-level reader for well-formed TREC runs and qrels: numpy over the raw file, chunk by chunk.
+
+No Python object is made per line or per field. Each chunk of whole lines is checked to have the
+strict layout (exactly ``width`` fields per line, one space or tab between them, ``\\n`` at the
+end, no ``#`` comment), then each wanted column is cut out as a fixed-width matrix of bytes: ids
+stay bytes (``'S'`` arrays), numbers are parsed by digit arithmetic.
+
+Whatever this reader does not accept (blank lines inside the file, runs of spaces, CRLF, comments,
+scores in exponent form with more than 15 digits, anything malformed) makes it return ``None``,
+and the line-by-line reader in :mod:`ragreport.loaders` reads the file instead: it accepts the same
+files and names the line at fault in every error. So this module never decides an error.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+#: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
+CHUNK_BYTES = 1 << 21
+
+_POW10 = 10.0 ** np.arange(23)
+
+
+def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """The file's bytes (gunzipped when gzip's magic starts it) in pieces that end at a newline.
+
+    The last piece has its trailing whitespace replaced by one newline, so a file that ends
+    without one, or with blank lines, reads the same.
+    """
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    opener = gzip.open if magic == b"\x1f\x8b" else open
+    with opener(path, "rb") as handle:
+        previous: bytes | None = None
+        pending = b""
+        while True:
+            block = handle.read(chunk_bytes)
+            if not block:
+                break
+            data = pending + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                pending = data
+                continue
+            piece, pending = data[:cut], data[cut:]
+            if previous is not None:
+                yield previous  # held back one step, so the last piece can be trimmed
+            previous = piece
+        last = ((previous or b"") + pending).rstrip()
+        if last:
+            yield last + b"\n"
+
+
+def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
+    """The positions of the separators, ``(lines, width)``: column ``width - 1`` is each line's
+    newline. None unless every line has exactly ``width`` non-empty fields, each separated by one
+    space or tab, and no line is a comment."""
+    separator = buf <= 32
+    if separator[0] or (separator[1:] & separator[:-1]).any():
+        return None  # an empty field, a blank line or a run of blanks
+    seps = np.flatnonzero(separator)
+    n = len(seps) // width
+    if n == 0 or len(seps) != n * width:
+        return None
+    seps = seps.reshape(n, width)
+    if not (buf[seps[:, -1]] == 10).all():
+        return None
+    inner = buf[seps[:, :-1]]
+    if not ((inner == 32) | (inner == 9)).all():
+        return None
+    if buf[0] == 35 or (buf[seps[:-1, -1] + 1] == 35).any():
+        return None  # '#': a comment line
+    return seps
+
+
+def _starts(seps: np.ndarray, column: int) -> np.ndarray:
+    if column == 0:
+        starts = np.empty(len(seps), dtype=np.int64)
+        starts[0] = 0
+        starts[1:] = seps[:-1, -1] + 1
+        return starts
+    return seps[:, column - 1] + 1
+
+
+#: Longest field the reader cuts out (bytes); a longer one sends the file to the text reader.
+MAX_FIELD = 64
+_BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _windows(buf: np.ndarray) -> np.ndarray:
+    """Every 8-byte window of ``buf`` as a little-endian word: ``windows[i]`` holds bytes
+    ``i..i+7``. ``buf`` must end with at least 8 spare bytes."""
+    return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
+
+
+def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Column ``column`` as a ``(lines, words)`` matrix of 64-bit words holding its bytes in file
+    order, NUL-padded; and each field's length. One gather per 8 bytes of width, not per byte."""
+    starts = _starts(seps, column)
+    lengths = seps[:, column] - starts
+    width = int(lengths.max())
+    if width > MAX_FIELD:
+        return None
+    words = np.empty((len(starts), -(-width // 8)), dtype=np.uint64)
+    for j in range(words.shape[1]):
+        kept = np.clip(lengths - 8 * j, 0, 8)
+        words[:, j] = windows[starts + 8 * j] & _BYTE_MASKS[kept]
+    return words, lengths
+
+
+def _as_bytes(words: np.ndarray) -> np.ndarray:
+    return words.view(f"S{8 * words.shape[1]}").reshape(-1)
+
+
+def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = False) -> np.ndarray | None:
+    """Numbers written ``[+-]digits[.digits]`` (``[+-]digits`` when ``integers``), row by row,
+    from the words :func:`_field_words` cut out.
+
+    With at most 15 digits the mantissa ``m`` and the count ``f`` of digits after the point are
+    exact, and ``m / 10**f`` is one correctly rounded division of two exact doubles: the same
+    double ``strtod`` gives. Rows outside that form go through numpy's own conversion; None when
+    any row is not a finite number (or not an integer when ``integers``).
+    """
+    matrix = words.view(np.uint8).reshape(len(words), -1)
+    n = len(matrix)
+    width = int(lengths.max())
+    first = matrix[:, 0]
+    negative = first == 45
+    start = (negative | (first == 43)).astype(np.int64)
+    mantissa = np.zeros(n, dtype=np.float64)
+    digits = np.zeros(n, dtype=np.int64)
+    after = np.zeros(n, dtype=np.int64)
+    dot_seen = np.zeros(n, dtype=bool)
+    simple = np.ones(n, dtype=bool)
+    for j in range(width):
+        column = matrix[:, j]
+        active = (lengths > j) & (start <= j)
+        value = column - np.uint8(48)
+        is_digit = active & (value < 10)
+        is_dot = active & (column == 46)
+        mantissa = np.where(is_digit, mantissa * 10 + value, mantissa)
+        digits += is_digit
+        after += is_digit & dot_seen
+        simple &= ~active | is_digit | (is_dot & ~dot_seen & (not integers))
+        dot_seen |= is_dot
+    simple &= (digits >= 1) & (digits <= 15)
+    values = mantissa / _POW10[after]
+    values[negative] *= -1
+    if not simple.all():
+        other = np.flatnonzero(~simple)
+        text = _as_bytes(words[other])
+        try:
+            converted = text.astype(np.float64)
+        except ValueError:
+            return None
+        if integers and not (np.isfinite(converted) & (converted == np.round(converted))).all():
+            return None
+        values[other] = converted
+    if not np.isfinite(values).all():
+        return None
+    return values
+
+
+@dataclass
+class Columns:
+    """What a pass over a file (or one chunk of it) gave: query groups (runs of lines with the same
+    query id), and the wanted columns, in file order."""
+
+    group_ids: np.ndarray  # 'S' array, one per group
+    group_lengths: np.ndarray
+    ids: np.ndarray  # 'S' array, one per line
+    numbers: np.ndarray
+
+
+def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
+    if data[:3] == b"\xef\xbb\xbf":
+        return None  # a byte-order mark: the text reader strips it
+    padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
+    buf = padded[: len(data)]
+    if (buf >= 128).any():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    seps = _lines(buf, width)
+    if seps is None:
+        return None
+    windows = _windows(padded)
+    query_words = _field_words(windows, seps, 0)
+    id_words = _field_words(windows, seps, id_column)
+    number_words = _field_words(windows, seps, number_column)
+    if query_words is None or id_words is None or number_words is None:
+        return None
+    numbers = parse_decimals(*number_words, integers)
+    if numbers is None:
+        return None
+    queries = query_words[0]
+    starts = np.flatnonzero(np.concatenate(([True], (queries[1:] != queries[:-1]).any(axis=1))))
+    lengths = np.diff(np.append(starts, len(queries)))
+    return Columns(_as_bytes(queries[starts]), lengths, _as_bytes(id_words[0]), numbers)
+
+
+def scan_chunks(path: Path, width: int, id_column: int, number_column: int, integers: bool,
+                chunk_bytes: int = CHUNK_BYTES, threads: int = 2) -> Iterator[Columns | None]:
+    """The file's chunks, scanned in order; a ``None`` means the file is not strict (stop there).
+
+    Chunks are scanned on ``threads`` threads while the next is read: numpy lets go of the GIL
+    in its array loops, so two cores share the work. At most ``threads + 1`` chunks are in memory.
+    """
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        waiting: deque = deque()
+        for data in byte_chunks(path, chunk_bytes):
+            waiting.append(pool.submit(_scan, data, width, id_column, number_column, integers))
+            if len(waiting) > threads:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
+
+
+def _gather(parts: list[np.ndarray]) -> np.ndarray:
+    """``np.concatenate(parts)``, emptying ``parts`` as it goes so the peak stays near one copy."""
+    kind = np.result_type(*[p.dtype for p in parts])
+    out = np.empty(sum(len(p) for p in parts), dtype=kind)
+    at = 0
+    parts.reverse()
+    while parts:
+        part = parts.pop()
+        out[at: at + len(part)] = part
+        at += len(part)
+    return out
+
+
+def join_groups(group_ids: np.ndarray, group_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge neighbouring groups with the same query id (a chunk boundary can split a group)."""
+    fresh = np.concatenate(([True], group_ids[1:] != group_ids[:-1]))
+    if fresh.all():
+        return group_ids, group_lengths
+    return group_ids[fresh], np.add.reduceat(group_lengths, np.flatnonzero(fresh))
+
+
+def read_columns(path: Path, width: int, id_column: int, number_column: int, integers: bool,
+                 chunk_bytes: int = CHUNK_BYTES) -> Columns | None:
+    """Column 0 (query ids, kept as groups), ``id_column`` and ``number_column`` of a strict
+    file; None when it is not strict."""
+    pieces: list[Columns] = []
+    for piece in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes):
+        if piece is None:
+            return None
+        pieces.append(piece)
+    if not pieces:
+        return None
+    group_ids, group_lengths = join_groups(np.concatenate([p.group_ids for p in pieces]),
+                                           np.concatenate([p.group_lengths for p in pieces]))
+    ids = [p.ids for p in pieces]
+    numbers = [p.numbers for p in pieces]
+    pieces.clear()
+    return Columns(group_ids, group_lengths, _gather(ids), _gather(numbers))
+
+
+def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None]:
+    """Query ids in order of first appearance, and each line's query index (None when the lines
+    are already grouped by query, so the index is just each group repeated)."""
+    gids = columns.group_ids
+    unique, first, inverse = np.unique(gids, return_index=True, return_inverse=True)
+    texts = [b.decode("utf-8") for b in gids.tolist()]
+    if len(unique) == len(gids):
+        return texts, None
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    group_query = rank[inverse.reshape(-1)]
+    qids = [texts[i] for i in first[order].tolist()]
+    return qids, np.repeat(group_query, columns.group_lengths)
