@@ -4,7 +4,7 @@ Measures reading the qrels and the run and scoring P@10, R@100, AP@100, nDCG@10,
 per query with their means, and the peak memory of the process; plus ragreport's whole `build`.
 Peers that are not installed (`pip install ".[bench]"`) are skipped and said so.
 
-    python benchmarks/run.py small --folder /tmp/bench
+    python benchmarks/run.py small msmarco --folder /tmp/bench [--repeat 3] [--markdown]
 """
 
 from __future__ import annotations
@@ -21,12 +21,18 @@ from generate import SIZES, generate
 MEASURE_SNIPPET = """
 import json, resource, sys, time
 start = time.perf_counter()
+marks = {{}}
 {body}
 elapsed = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": elapsed, "peak_mb": peak, "check": check}}))
+print(json.dumps({{"seconds": elapsed, "read": marks.get("read", start) - start, "peak_mb": peak,
+                  "check": check, "extra": marks.get("extra", {{}})}}))
 """
 
+MEASURES = "P@10, R@100, AP@100, nDCG@10, RR@10, Hit@10"
+
+# Each body starts its clock before its imports, sets marks["read"] once both files are read, and
+# leaves the nDCG@10 mean in `check` (so the table shows the tools agree).
 TOOLS = {
     "ragreport": """
 from ragreport.join import join
@@ -34,9 +40,11 @@ from ragreport.loaders import load_runs
 from ragreport.measures import parse_measures, score_measures
 from ragreport.model import TREC_EVAL
 loaded = load_runs([sys.argv[2]], qrels=sys.argv[1])[0]
+marks["read"] = time.perf_counter()
 judged = join(loaded.run, loaded.judgments)
 values = score_measures(judged, parse_measures(["P@10,R@100,AP@100,nDCG@10,RR@10,Success@10"]), TREC_EVAL)
-check = float(values[3].mean())
+means = [float(v.mean()) for v in values]
+check = means[3]
 """,
     "pytrec_eval": """
 import pytrec_eval
@@ -45,71 +53,121 @@ for line in open(sys.argv[1]):
     q, _, d, g = line.split(); qrels.setdefault(q, {})[d] = int(g)
 for line in open(sys.argv[2]):
     q, _, d, _, s, _ = line.split(); run.setdefault(q, {})[d] = float(s)
+marks["read"] = time.perf_counter()
 result = pytrec_eval.RelevanceEvaluator(qrels, {"P.10", "recall.100", "map_cut.100", "ndcg_cut.10", "recip_rank",
                                                 "success.10"}).evaluate(run)
-check = sum(r["ndcg_cut_10"] for r in result.values()) / len(result)
+means = {m: sum(r[m] for r in result.values()) / len(result) for m in next(iter(result.values()))}
+check = means["ndcg_cut_10"]
 """,
     "ir_measures": """
 import ir_measures
 from ir_measures import P, R, AP, nDCG, RR, Success
 qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
 run = list(ir_measures.read_trec_run(sys.argv[2]))
-result = ir_measures.calc_aggregate([P@10, R@100, AP@100, nDCG@10, RR@10, Success@10], qrels, run)
-check = result[nDCG@10]
+marks["read"] = time.perf_counter()
+measures = [P@10, R@100, AP@100, nDCG@10, RR@10, Success@10]
+per_query = list(ir_measures.iter_calc(measures, qrels, run))
+ndcg = [m.value for m in per_query if m.measure == nDCG@10]
+check = sum(ndcg) / len(ndcg)
 """,
-    "ranx (first call, with JIT)": """
+    "ranx": """
 from ranx import Qrels, Run, evaluate
 qrels = Qrels.from_file(sys.argv[1], kind="trec")
 run = Run.from_file(sys.argv[2], kind="trec")
-result = evaluate(qrels, run, ["precision@10", "recall@100", "map@100", "ndcg@10", "mrr@10", "hit_rate@10"],
-                  make_comparable=True)
+marks["read"] = time.perf_counter()
+metrics = ["precision@10", "recall@100", "map@100", "ndcg@10", "mrr@10", "hit_rate@10"]
+first = time.perf_counter()
+result = evaluate(qrels, run, metrics, make_comparable=True)
+second = time.perf_counter()
+evaluate(qrels, run, metrics, make_comparable=True)
+marks["extra"] = {"first_call": second - first, "warm_call": time.perf_counter() - second}
 check = result["ndcg@10"]
 """,
 }
 
 
-def time_tool(name: str, body: str, qrels: Path, run: Path) -> dict:
-    code = MEASURE_SNIPPET.format(body=textwrap.dedent(body))
-    result = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)], capture_output=True, text=True)
+def _measure(code: str, *args: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True)
     if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["failed"])[-1]
-        return {"tool": name, "error": last}
-    return {"tool": name, **json.loads(result.stdout.strip().splitlines()[-1])}
+        return {"error": (result.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def time_build(qrels: Path, run: Path, out: Path) -> dict:
-    code = MEASURE_SNIPPET.format(body=textwrap.dedent("""
+def time_tool(body: str, qrels: Path, run: Path, repeat: int) -> dict:
+    """The median run (by seconds) of ``repeat`` fresh processes."""
+    code = MEASURE_SNIPPET.format(body=textwrap.dedent(body))
+    runs = [_measure(code, qrels, run) for _ in range(repeat)]
+    if any("error" in r for r in runs):
+        return next(r for r in runs if "error" in r)
+    return sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+
+
+def time_build(qrels: Path, run: Path, out: Path, repeat: int) -> dict:
+    body = """
         from ragreport.cli import main
         check = main(["build", "--qrels", sys.argv[1], sys.argv[2], "--out", sys.argv[3], "--quiet"])
-    """))
-    result = subprocess.run([sys.executable, "-c", code, str(qrels), str(run), str(out)], capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        return {"tool": "ragreport build (bands, sweep, pages)", "error": result.stderr.strip()[-200:]}
-    return {"tool": "ragreport build (bands, sweep, pages)", **json.loads(result.stdout.strip().splitlines()[-1])}
+    """
+    code = MEASURE_SNIPPET.format(body=textwrap.dedent(body))
+    runs = [_measure(code, qrels, run, out) for _ in range(repeat)]
+    if any("error" in r for r in runs):
+        return next(r for r in runs if "error" in r)
+    return sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+
+
+def table(size: str, folder: Path, repeat: int) -> tuple[list[dict], float]:
+    """One row per tool (ranx twice: first call with its JIT compile, and a warm call)."""
+    qrels, run = folder / f"{size}.qrels", folder / f"{size}.run"
+    if not run.exists():
+        qrels, run = generate(size, folder)
+    rows = []
+    for name, body in TOOLS.items():
+        print(f"  timing {name} ...", file=sys.stderr)
+        result = time_tool(body, qrels, run, repeat)
+        if name == "ranx" and "extra" in result:
+            read, calls = result["read"], result["extra"]
+            rows.append({**result, "tool": "ranx (first call, with JIT)", "seconds": read + calls["first_call"]})
+            rows.append({**result, "tool": "ranx (warm call)", "seconds": read + calls["warm_call"]})
+        else:
+            rows.append({**result, "tool": name})
+    print("  timing ragreport build ...", file=sys.stderr)
+    rows.append({**time_build(qrels, run, folder / f"{size}-site", repeat),
+                 "tool": "ragreport build (bands, sweep, pages)"})
+    return rows, run.stat().st_size / 1e6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("size", choices=sorted(SIZES))
+    parser.add_argument("sizes", nargs="+", choices=sorted(SIZES))
     parser.add_argument("--folder", type=Path, default=Path("/tmp/ragreport-bench"))
+    parser.add_argument("--repeat", type=int, default=3, help="processes per tool; the median is shown")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table for RESULTS.md")
     args = parser.parse_args()
-    qrels, run = args.folder / f"{args.size}.qrels", args.folder / f"{args.size}.run"
-    if not run.exists():
-        qrels, run = generate(args.size, args.folder)
-    rows = [time_tool(name, body, qrels, run) for name, body in TOOLS.items()]
-    peers = [r["seconds"] for r in rows if "seconds" in r and r["tool"] != "ragreport"]
-    fastest = min(peers) if peers else None
-    rows.append(time_build(qrels, run, args.folder / f"{args.size}-site"))
-    print(f"size {args.size}: run file {run.stat().st_size / 1e6:.1f} MB")
-    print(f"{'tool':<40} {'seconds':>8} {'x fastest peer':>15} {'peak MB':>8} {'nDCG@10 mean':>13}")
-    for r in rows:
-        if "error" in r:
-            print(f"{r['tool']:<40} skipped: {r['error'][:70]}")
-            continue
-        ratio = f"{r['seconds'] / fastest:.2f}" if fastest else "-"
-        check = f"{r['check']:.4f}" if isinstance(r["check"], float) else str(r["check"])
-        print(f"{r['tool']:<40} {r['seconds']:>8.2f} {ratio:>15} {r['peak_mb']:>8.0f} {check:>13}")
+    for size in args.sizes:
+        rows, megabytes = table(size, args.folder, args.repeat)
+        peers = [r["seconds"] for r in rows if "seconds" in r and not r["tool"].startswith("ragreport")]
+        fastest = min(peers) if peers else None
+        if args.markdown:
+            print(f"\n**{size}** ({SIZES[size][0]:,} queries x {SIZES[size][1]:,} ids, run file {megabytes:.0f} MB)\n")
+            print("| tool | seconds | read | x fastest peer | peak MB | peak / run file | nDCG@10 mean |")
+            print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        else:
+            print(f"size {size}: run file {megabytes:.1f} MB")
+            print(f"{'tool':<40} {'seconds':>8} {'read':>7} {'x fastest peer':>15} {'peak MB':>8} "
+                  f"{'peak/file':>9} {'nDCG@10':>8}")
+        for r in rows:
+            if "error" in r:
+                print(f"| {r['tool']} | failed: {r['error'][:70]} |" if args.markdown
+                      else f"{r['tool']:<40} failed: {r['error'][:70]}")
+                continue
+            ratio = f"{r['seconds'] / fastest:.2f}" if fastest else "-"
+            check = f"{r['check']:.4f}" if isinstance(r["check"], float) else "-"
+            cells = (f"{r['seconds']:.2f}", f"{r['read']:.2f}", ratio, f"{r['peak_mb']:.0f}",
+                     f"{r['peak_mb'] / megabytes:.1f}", check)
+            if args.markdown:
+                print(f"| {r['tool']} | " + " | ".join(cells) + " |")
+            else:
+                print(f"{r['tool']:<40} {cells[0]:>8} {cells[1]:>7} {cells[2]:>15} {cells[3]:>8} {cells[4]:>9} "
+                      f"{cells[5]:>8}")
 
 
 if __name__ == "__main__":

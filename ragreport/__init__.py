@@ -1,9 +1,24 @@
 """ragreport: retrieval-evaluation reports with every convention stated and every mean banded."""
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
 
-from .api import analyse, build, document, evaluate  # noqa: E402
-from .loaders import load_runs  # noqa: E402
-from .model import Conventions, Denominator, Gain, Missing, Order  # noqa: E402
+# Imported on first use, so that `import ragreport.loaders` (or the scoring path alone) does not
+# pay for the report and site modules.
+_EXPORTS = {
+    "evaluate": "api", "analyse": "api", "document": "api", "build": "api",
+    "load_runs": "loaders",
+    "Conventions": "model", "Denominator": "model", "Gain": "model", "Missing": "model", "Order": "model",
+}
 
-__all__ = ["evaluate", "analyse", "document", "build", "load_runs", "Conventions", "Denominator", "Gain", "Missing", "Order", "__version__"]
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'ragreport' has no attribute {name!r}")

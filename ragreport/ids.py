@@ -60,15 +60,19 @@ def hash_ids(ids: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
     ``'U'`` and an ``'S'`` array hash differently, so use :func:`common_kind` first.
     """
     words = padded_words(ids)
-    h = np.full(len(ids), _OFFSET, dtype=np.uint64)
+    h = words[:, 0] ^ _OFFSET
     if query is not None:
-        h ^= np.asarray(query, dtype=np.uint64) * _MULTIPLIER
-        h *= _MULTIPLIER
-    for j in range(words.shape[1]):
+        mixed_query = np.asarray(query).astype(np.uint64)
+        mixed_query *= _MULTIPLIER
+        h ^= mixed_query
+        del mixed_query
+    h *= _MULTIPLIER
+    h ^= h >> _SHIFT
+    for j in range(1, words.shape[1]):
         column = words[:, j]
         mixed = (h ^ column) * _MULTIPLIER
         mixed ^= mixed >> _SHIFT
-        h = mixed if j == 0 else np.where(column != 0, mixed, h)
+        h = np.where(column != 0, mixed, h)
     return h
 
 

@@ -6,6 +6,7 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -59,17 +60,24 @@ class JudgedRun:
     @cached_property
     def slot_query(self) -> np.ndarray:
         """The query index of every slot."""
-        return np.repeat(np.arange(self.n_queries), self.lengths)
+        return np.repeat(np.arange(self.n_queries, dtype=_index_type(self.n_queries)), self.lengths)
 
     @cached_property
     def slot_rank(self) -> np.ndarray:
         """The 1-based rank of every slot in its query's list."""
-        return np.arange(len(self.slot_query)) - self.offsets[:-1][self.slot_query] + 1
+        rank_type = _index_type(len(self.slot_query))
+        return (np.arange(len(self.slot_query), dtype=rank_type)
+                - self.offsets[:-1].astype(rank_type)[self.slot_query] + 1)
 
     @cached_property
     def slot_relevant(self) -> np.ndarray:
         """Slots holding the first occurrence of an id graded 1 or more."""
         return self.judged & ~self.repeat & (self.grades >= 1)
+
+
+def _index_type(n: int) -> type:
+    """int32 for query indices and ranks when they fit: half the memory of a per-slot int64."""
+    return np.int32 if n < 2**31 else np.int64
 
 
 def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:
@@ -87,29 +95,60 @@ def _exact_keys(slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray,
 
 
 def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Slots whose key is among ``j_keys``, and the index of the judgment each one matches."""
-    j_order = np.argsort(j_keys, kind="stable")
-    j_sorted = j_keys[j_order]
-    if len(j_sorted) == 0:
+    """Slots whose key is among ``j_keys``, and the index of the judgment each one matches.
+
+    A bucket table: judgments sorted by the low bits of their key, with at least twice as many
+    buckets as judgments, so most slots look at one bucket holding one key or none. The loop runs
+    over the deepest bucket's size (a handful), never over slots or queries.
+    """
+    if len(j_keys) == 0 or len(slot_keys) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    pos = np.minimum(np.searchsorted(j_sorted, slot_keys), len(j_sorted) - 1)
-    hit = np.flatnonzero(j_sorted[pos] == slot_keys)
-    return hit, j_order[pos[hit]]
+    buckets = 1 << max(10, (2 * len(j_keys)).bit_length())
+    mask = np.uint64(buckets - 1)
+    j_bucket = (j_keys & mask).view(np.int64)
+    j_order = np.argsort(j_bucket, kind="stable")
+    j_sorted = j_keys[j_order]
+    counts = np.bincount(j_bucket, minlength=buckets)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    nonempty = counts > 0
+    hits, matches = [], []
+    for block in range(0, len(slot_keys), _LOOKUP_BLOCK):  # blocks bound the temporaries
+        keys = slot_keys[block: block + _LOOKUP_BLOCK]
+        bucket = (keys & mask).view(np.int64)
+        look = np.flatnonzero(nonempty[bucket])
+        first = starts[bucket[look]]
+        size = counts[bucket[look]]
+        for depth in range(int(counts.max())):
+            deep = np.flatnonzero(size > depth) if depth else np.arange(len(look))
+            at = first[deep] + depth
+            found = j_sorted[at] == keys[look[deep]]
+            hits.append(look[deep[found]] + block)
+            matches.append(j_order[at[found]])
+    hit = np.concatenate(hits)
+    order = np.argsort(hit, kind="stable")
+    return hit[order], np.concatenate(matches)[order]
 
 
-def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray) -> np.ndarray:
+_LOOKUP_BLOCK = 1 << 20
+
+
+def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray,
+             threads: int = 2) -> np.ndarray:
     """Slots holding an id already seen higher in the same list.
 
-    Keys are sorted within blocks of whole queries (equal keys are always in one block); only
-    when two keys are equal are the ids themselves compared.
+    Keys are sorted within blocks of whole queries (equal keys are always in one block), on
+    ``threads`` threads; only when two keys are equal are the ids themselves compared.
     """
     repeat = np.zeros(len(keys), dtype=bool)
     bounds = query_blocks(offsets)
-    doubled = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        block = np.sort(keys[offsets[lo]:offsets[hi]])
-        doubled.append(block[1:][block[1:] == block[:-1]])
-    doubled = np.concatenate(doubled) if doubled else np.zeros(0, dtype=keys.dtype)
+
+    def doubled_in(block: tuple[int, int]) -> np.ndarray:
+        ranked = np.sort(keys[offsets[block[0]]:offsets[block[1]]])
+        return ranked[1:][ranked[1:] == ranked[:-1]]
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(doubled_in, zip(bounds[:-1], bounds[1:])))
+    doubled = np.concatenate(parts) if parts else np.zeros(0, dtype=keys.dtype)
     if len(doubled) == 0:
         return repeat
     candidates = np.flatnonzero(np.isin(keys, doubled))
@@ -136,7 +175,7 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     n_run = len(run_qids)
 
     run_lengths = np.diff(run.offsets)
-    slot_query = np.repeat(np.arange(n_run, dtype=np.int64), run_lengths)
+    slot_query = np.repeat(np.arange(n_run, dtype=_index_type(n_q)), run_lengths)
     j_lengths = np.diff(judgments.offsets)
     j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
@@ -151,7 +190,9 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         hit, match = _lookup(slot_keys, j_keys)
     judged = np.zeros(len(docs), dtype=bool)
     judged[hit] = True
-    grades = np.zeros(len(docs), dtype=np.int64)
+    grade_type = np.result_type(np.min_scalar_type(int(judgments.grades.min(initial=0))),
+                                np.min_scalar_type(int(judgments.grades.max(initial=0))), np.int8)
+    grades = np.zeros(len(docs), dtype=grade_type)  # int8 for any usual scale: 1 byte a slot
     grades[hit] = judgments.grades[match]
     repeat = _repeats(run.offsets, slot_keys, docs, slot_query)
 

@@ -208,8 +208,9 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
 
 
 def scan_chunks(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                chunk_bytes: int = CHUNK_BYTES, threads: int = 2) -> Iterator[Columns | None]:
-    """The file's chunks, scanned in order; a ``None`` means the file is not strict (stop there).
+                chunk_bytes: int = CHUNK_BYTES, threads: int = 2) -> Iterator[tuple[Columns | None, int]]:
+    """The file's chunks, scanned in order, each with its size in bytes; a ``None`` means the file
+    is not strict (stop there).
 
     Chunks are scanned on ``threads`` threads while the next is read: numpy lets go of the GIL
     in its array loops, so two cores share the work. At most ``threads + 1`` chunks are in memory.
@@ -217,24 +218,39 @@ def scan_chunks(path: Path, width: int, id_column: int, number_column: int, inte
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()
         for data in byte_chunks(path, chunk_bytes):
-            waiting.append(pool.submit(_scan, data, width, id_column, number_column, integers))
+            waiting.append((pool.submit(_scan, data, width, id_column, number_column, integers), len(data)))
             if len(waiting) > threads:
-                yield waiting.popleft().result()
+                future, size = waiting.popleft()
+                yield future.result(), size
         while waiting:
-            yield waiting.popleft().result()
+            future, size = waiting.popleft()
+            yield future.result(), size
 
 
-def _gather(parts: list[np.ndarray]) -> np.ndarray:
-    """``np.concatenate(parts)``, emptying ``parts`` as it goes so the peak stays near one copy."""
-    kind = np.result_type(*[p.dtype for p in parts])
-    out = np.empty(sum(len(p) for p in parts), dtype=kind)
-    at = 0
-    parts.reverse()
-    while parts:
-        part = parts.pop()
-        out[at: at + len(part)] = part
-        at += len(part)
-    return out
+class _Column:
+    """A column filled chunk by chunk into one preallocated array (grown when the estimate falls
+    short or a wider id arrives). Writing straight into one large block, rather than keeping
+    per-chunk pieces, keeps the reader's memory at one copy of the column: small long-lived pieces
+    would pin the heap the chunk buffers are recycled through."""
+
+    def __init__(self) -> None:
+        self.array: np.ndarray | None = None
+        self.size = 0
+
+    def append(self, part: np.ndarray, expected: int) -> None:
+        end = self.size + len(part)
+        if self.array is None or end > len(self.array) or part.dtype.itemsize > self.array.dtype.itemsize:
+            kind = part.dtype if self.array is None else np.result_type(self.array.dtype, part.dtype)
+            grown = np.empty(max(expected, int(end * 1.25)), dtype=kind)
+            if self.array is not None:
+                grown[: self.size] = self.array[: self.size]
+            self.array = grown
+        self.array[self.size:end] = part
+        self.size = end
+
+    def result(self) -> np.ndarray:
+        assert self.array is not None
+        return self.array[: self.size]
 
 
 def join_groups(group_ids: np.ndarray, group_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -249,19 +265,26 @@ def read_columns(path: Path, width: int, id_column: int, number_column: int, int
                  chunk_bytes: int = CHUNK_BYTES) -> Columns | None:
     """Column 0 (query ids, kept as groups), ``id_column`` and ``number_column`` of a strict
     file; None when it is not strict."""
-    pieces: list[Columns] = []
-    for piece in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes):
+    file_bytes = path.stat().st_size
+    group_ids: list[np.ndarray] = []
+    group_lengths: list[np.ndarray] = []
+    ids, numbers = _Column(), _Column()
+    seen_bytes = 0
+    for piece, size in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes):
         if piece is None:
             return None
-        pieces.append(piece)
-    if not pieces:
+        seen_bytes += size
+        # Lines still to come, from the bytes per line so far (a gzip file is larger unpacked:
+        # the estimate then falls short and the column grows).
+        expected = int((ids.size + len(piece.ids)) * max(file_bytes / seen_bytes, 1.0) * 1.02) + 1
+        group_ids.append(piece.group_ids)
+        group_lengths.append(piece.group_lengths)
+        ids.append(piece.ids, expected)
+        numbers.append(piece.numbers, expected)
+    if ids.array is None:
         return None
-    group_ids, group_lengths = join_groups(np.concatenate([p.group_ids for p in pieces]),
-                                           np.concatenate([p.group_lengths for p in pieces]))
-    ids = [p.ids for p in pieces]
-    numbers = [p.numbers for p in pieces]
-    pieces.clear()
-    return Columns(group_ids, group_lengths, _gather(ids), _gather(numbers))
+    gids, glens = join_groups(np.concatenate(group_ids), np.concatenate(group_lengths))
+    return Columns(gids, glens, ids.result(), numbers.result())
 
 
 def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None]:
