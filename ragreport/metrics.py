@@ -1,8 +1,9 @@
 """The seven metrics of SPEC.md section 2, declared once and computed over all queries at once.
 
-Scoring builds one padded rank matrix per run (queries x depth, depth = the largest cutoff asked
-for), takes cumulative sums along the ranks, and reads every metric at every cutoff off those
-sums. There is no Python loop over queries or cutoffs.
+Scoring lays the run out as padded rank matrices (queries x depth, depth = the largest cutoff
+asked for), takes cumulative sums along the ranks, and reads every metric at every cutoff off those
+sums. Queries are taken in blocks of whole queries so that a matrix stays near 16 MB however large
+the run; there is no Python loop over queries, ranks or cutoffs.
 """
 
 from __future__ import annotations
@@ -162,6 +163,49 @@ def cumulative_dcg(gains: np.ndarray) -> np.ndarray:
     return np.cumsum(gains * discount, axis=1)
 
 
+#: Cells of one (queries x depth) matrix in :func:`score`: 16 MB of float64.
+_BLOCK_CELLS = 1 << 21
+
+
+def _score_block(judged: JudgedRun, slot_relevant: np.ndarray, lo: int, hi: int, cutoffs: np.ndarray,
+                 conventions: Conventions) -> tuple[np.ndarray, np.ndarray]:
+    """Every metric at every cutoff for queries ``lo:hi``: (metrics x queries x cutoffs), and hits."""
+    depth = int(cutoffs[-1])
+    columns = cutoffs - 1
+    valid, relevant_mat, grade_mat, repeat_mat = _padded(judged.offsets[lo:hi + 1], depth, slot_relevant,
+                                                         judged.grades, judged.repeat)
+    relevant_mat &= valid
+    gain_mat = np.where(valid & ~repeat_mat, conventions.gain.apply(grade_mat), 0.0)
+    del grade_mat, repeat_mat
+
+    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    cum_hits = np.cumsum(relevant_mat, axis=1, dtype=np.int64)
+    cum_ap = np.cumsum(np.where(relevant_mat, cum_hits / ranks, 0.0), axis=1)
+    cum_dcg = cumulative_dcg(gain_mat)
+    ideal_valid, ideal_grades = _padded(judged.ideal_offsets[lo:hi + 1], depth, judged.ideal_grades)
+    cum_idcg = cumulative_dcg(np.where(ideal_valid, conventions.gain.apply(ideal_grades), 0.0))
+
+    hits = cum_hits[:, columns]
+    k = cutoffs[None, :].astype(np.float64)
+    r = judged.relevant[lo:hi, None].astype(np.float64)
+    denom = np.minimum(r, k) if conventions.denominator is Denominator.MIN else np.broadcast_to(r, hits.shape)
+
+    any_within = relevant_mat.any(axis=1)
+    first_within = np.where(any_within, np.argmax(relevant_mat, axis=1) + 1, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = hits / k
+        recall = np.where(denom > 0, hits / denom, 0.0)
+        hit = (hits > 0).astype(np.float64)
+        rr = np.where((first_within[:, None] > 0) & (first_within[:, None] <= k),
+                      1.0 / np.maximum(first_within[:, None], 1), 0.0)
+        ap_sum = cum_ap[:, columns]
+        ap = np.where(denom > 0, ap_sum / denom, 0.0)
+        idcg = cum_idcg[:, columns]
+        ndcg = np.where(idcg > 0, cum_dcg[:, columns] / np.where(idcg > 0, idcg, 1.0), 0.0)
+        cp = np.where(hits > 0, ap_sum / np.maximum(hits, 1), 0.0)
+    return np.stack([precision, recall, hit, rr, ap, ndcg, cp]), hits
+
+
 def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -> QueryScores:
     """Score every query of ``judged`` at every cutoff in ``cutoffs``.
 
@@ -183,44 +227,16 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
     if len(cutoffs) == 0 or cutoffs[0] < 1:
         raise ValueError("cutoffs must be positive integers")
     depth = int(cutoffs[-1])
-    columns = cutoffs - 1
-
+    n = judged.n_queries
+    values = np.zeros((len(METRICS), n, len(cutoffs)))
+    hits = np.zeros((n, len(cutoffs)), dtype=np.int64)
     slot_relevant = judged.slot_relevant
-    slot_gain = np.where(judged.repeat, 0.0, conventions.gain.apply(judged.grades))
-    valid, relevant_mat, gain_mat = _padded(judged.offsets, depth, slot_relevant, slot_gain)
-    relevant_mat = relevant_mat & valid
-    gain_mat = np.where(valid, gain_mat, 0.0)
-
-    ranks = np.arange(1, depth + 1, dtype=np.float64)
-
-    cum_hits = np.cumsum(relevant_mat, axis=1, dtype=np.int64)
-    precision_at_rank = cum_hits / ranks
-    cum_ap = np.cumsum(np.where(relevant_mat, precision_at_rank, 0.0), axis=1)
-    cum_dcg = cumulative_dcg(gain_mat)
-    ideal_valid, ideal_gain = _padded(judged.ideal_offsets, depth,
-                                      conventions.gain.apply(judged.ideal_grades))
-    cum_idcg = cumulative_dcg(np.where(ideal_valid, ideal_gain, 0.0))
-
-    hits = cum_hits[:, columns]
-    k = cutoffs[None, :].astype(np.float64)
-    r = judged.relevant[:, None].astype(np.float64)
-    denom = np.minimum(r, k) if conventions.denominator is Denominator.MIN else np.broadcast_to(r, hits.shape)
-
-    any_within = relevant_mat.any(axis=1)
-    first_within = np.where(any_within, np.argmax(relevant_mat, axis=1) + 1, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = hits / k
-        recall = np.where(denom > 0, hits / denom, 0.0)
-        hit = (hits > 0).astype(np.float64)
-        rr = np.where((first_within[:, None] > 0) & (first_within[:, None] <= k),
-                      1.0 / np.maximum(first_within[:, None], 1), 0.0)
-        ap_sum = cum_ap[:, columns]
-        ap = np.where(denom > 0, ap_sum / denom, 0.0)
-        idcg = cum_idcg[:, columns]
-        ndcg = np.where(idcg > 0, cum_dcg[:, columns] / np.where(idcg > 0, idcg, 1.0), 0.0)
-        cp = np.where(hits > 0, ap_sum / np.maximum(hits, 1), 0.0)
-
-    values = np.stack([precision, recall, hit, rr, ap, ndcg, cp])
+    # Blocks of whole queries bound the (queries x depth) matrices to about _BLOCK_CELLS cells
+    # each; within a block every query, rank and cutoff is one array operation.
+    block = max(1, _BLOCK_CELLS // depth)
+    for lo in range(0, n, block):
+        hi = min(n, lo + block)
+        values[:, lo:hi], hits[lo:hi] = _score_block(judged, slot_relevant, lo, hi, cutoffs, conventions)
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
