@@ -76,6 +76,12 @@ def hash_ids(ids: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
     return h
 
 
+def has_duplicates(keys: np.ndarray) -> bool:
+    """Whether any value of ``keys`` occurs twice (a sort: numpy's hash-based unique is slower here)."""
+    ranked = np.sort(keys)
+    return bool((ranked[1:] == ranked[:-1]).any())
+
+
 def as_text(ids: np.ndarray) -> list[str]:
     """Python strings for a (small) slice of ids of either kind."""
     if ids.dtype.kind == "S":

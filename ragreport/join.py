@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .ids import common_kind, hash_ids
+from .ids import common_kind, has_duplicates, hash_ids
 from .model import Judgments, Run, RunMeta
 from .ordering import query_blocks
 
@@ -185,7 +185,7 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     j_keys = hash_ids(j_docs, query=j_query)
     hit, match = _lookup(slot_keys, j_keys)
     confirmed = (docs[hit] == j_docs[match]) & (slot_query[hit] == j_query[match])
-    if not confirmed.all() or len(np.unique(j_keys)) != len(j_keys):
+    if not confirmed.all() or has_duplicates(j_keys):
         slot_keys, j_keys = _exact_keys(slot_query, docs, j_query, j_docs)
         hit, match = _lookup(slot_keys, j_keys)
     judged = np.zeros(len(docs), dtype=bool)

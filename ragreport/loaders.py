@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .errors import InputError, UsageError, shorten
-from .ids import hash_ids
+from .ids import has_duplicates, hash_ids
 from .ordering import order_in_place
 from . import trecbytes
 from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
@@ -291,7 +291,7 @@ def read_trec_qrels_bytes(path: str | Path) -> Judgments | None:
         grouping = np.argsort(line_query, kind="stable")
         docs, grades, line_query = docs[grouping], grades[grouping], line_query[grouping]
         counts = np.bincount(line_query, minlength=len(qids))
-    if len(np.unique(hash_ids(docs, query=line_query))) != len(docs):
+    if has_duplicates(hash_ids(docs, query=line_query)):
         return None
     return Judgments(query_ids=np.array(qids, dtype=str),
                      offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
