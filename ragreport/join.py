@@ -7,7 +7,7 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -27,6 +27,10 @@ class JudgedRun:
     (R, ids graded >= 1), ``in_run``, ``has_judgments``, and the positive grades sorted high to
     low in ``ideal_offsets``/``ideal_grades`` for the ideal DCG. ``has_judgments`` marks queries the
     judgments list (even with no id): the frozen query set a report is tied to.
+
+    ``retrieved``, ``repeats``, ``relevant_retrieved`` and ``first_relevant`` are facts about each
+    whole list; they stay true in a :meth:`head`, which keeps only the top of every list (what a
+    partition sends back to be summarised: see :mod:`ragreport.partition`).
     """
 
     name: str
@@ -44,6 +48,10 @@ class JudgedRun:
     repeat: np.ndarray
     ideal_offsets: np.ndarray
     ideal_grades: np.ndarray
+    retrieved: np.ndarray  # per query, over the whole list: its length,
+    repeats: np.ndarray  # its repeated slots,
+    relevant_retrieved: np.ndarray  # its distinct relevant ids,
+    first_relevant: np.ndarray  # and the rank of the first (0: none)
     judgment_query: np.ndarray  # every judgment as (query index, id, grade): the label set
     judgment_doc_ids: np.ndarray
     judgment_grades: np.ndarray
@@ -73,6 +81,46 @@ class JudgedRun:
     def slot_relevant(self) -> np.ndarray:
         """Slots holding the first occurrence of an id graded 1 or more."""
         return self.judged & ~self.repeat & (self.grades >= 1)
+
+    def head(self, depth: int | None) -> "JudgedRun":
+        """The same run with every list cut to its top ``depth`` slots (all of it when None).
+
+        Every figure at a cutoff up to ``depth`` is unchanged, and so are the whole-list facts.
+        """
+        if depth is None or len(self.lengths) == 0 or int(self.lengths.max()) <= depth:
+            return self
+        keep = self.slot_rank <= depth
+        kept = np.minimum(self.lengths, depth)
+        return replace(self, offsets=np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
+                       doc_ids=self.doc_ids[keep], grades=self.grades[keep], judged=self.judged[keep],
+                       repeat=self.repeat[keep])
+
+    @classmethod
+    def concat(cls, parts: "list[JudgedRun]") -> "JudgedRun":
+        """Partitions over disjoint queries put back together, in the order given."""
+        first = parts[0]
+        shift = np.cumsum([0] + [p.n_queries for p in parts[:-1]])
+
+        def joined(name: str) -> np.ndarray:
+            return np.concatenate([getattr(p, name) for p in parts])
+
+        def joined_offsets(name: str, values: str) -> np.ndarray:
+            ends = np.cumsum([0] + [len(getattr(p, values)) for p in parts[:-1]])
+            return np.concatenate([[0]] + [getattr(p, name)[1:] + e for p, e in zip(parts, ends)]).astype(np.int64)
+
+        return replace(
+            first,
+            query_ids=joined("query_ids"),
+            query_text=tuple(t for p in parts for t in p.query_text),
+            **{name: joined(name) for name in ("in_run", "has_judgments", "relevant", "grades", "judged", "repeat",
+                                               "ideal_grades", "retrieved", "repeats", "relevant_retrieved",
+                                               "first_relevant", "judgment_grades")},
+            offsets=joined_offsets("offsets", "doc_ids"),
+            ideal_offsets=joined_offsets("ideal_offsets", "ideal_grades"),
+            doc_ids=np.concatenate(common_kind(*[p.doc_ids for p in parts])),
+            judgment_doc_ids=np.concatenate(common_kind(*[p.judgment_doc_ids for p in parts])),
+            judgment_query=np.concatenate([p.judgment_query + s for p, s in zip(parts, shift)]),
+        )
 
 
 def _index_type(n: int) -> type:
@@ -208,6 +256,13 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     has_judgments[j_query_local] = True  # listed in the judgments, even with no id
 
     texts = tuple(run.query_text) if run.query_text else (None,) * n_run
+    lengths = np.concatenate([run_lengths, np.zeros(len(judged_only), dtype=run_lengths.dtype)]).astype(np.int64)
+    relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= 1))
+    relevant_query = slot_query[relevant_slots]
+    first_of_query = np.concatenate(([True], relevant_query[1:] != relevant_query[:-1])) if len(relevant_query) else []
+    first_relevant = np.zeros(n_q, dtype=np.int64)
+    first_slots = relevant_slots[first_of_query]
+    first_relevant[slot_query[first_slots]] = first_slots - run.offsets[slot_query[first_slots]] + 1
 
     return JudgedRun(
         name=run.name,
@@ -225,6 +280,10 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         repeat=repeat,
         ideal_offsets=_offsets(ideal_q, n_q),
         ideal_grades=ideal_g[ideal_order].astype(np.int64),
+        retrieved=lengths,
+        repeats=np.bincount(slot_query[repeat], minlength=n_q).astype(np.int64),
+        relevant_retrieved=np.bincount(relevant_query, minlength=n_q).astype(np.int64),
+        first_relevant=first_relevant,
         judgment_query=j_query,
         judgment_doc_ids=judgments.doc_ids,
         judgment_grades=np.asarray(judgments.grades, dtype=np.int64),

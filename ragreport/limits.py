@@ -14,7 +14,7 @@ import numpy as np
 
 from .metrics import METRICS
 from .model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
-from .summary import RunSummary, repeats_per_query
+from .summary import RunSummary
 
 #: Below this many scored queries the report says outright that the sample is small.
 SMALL_QUERY_COUNT = 50
@@ -222,7 +222,7 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
     c = summary.counts
     if c.repeats == 0:
         return None
-    ids = summary.judged.query_ids[repeats_per_query(summary.judged) > 0].tolist()
+    ids = summary.judged.query_ids[summary.judged.repeats > 0].tolist()
     return Limit("repeats", "Repeated ids",
                  f"{_plural(c.repeats, 'repeated id')} in {_plural(c.queries_with_repeats, 'query', 'queries')} "
                  f"({_ids(ids)}) {'keeps its slot' if c.repeats == 1 else 'keep their slots'} and "

@@ -161,8 +161,9 @@ def default_trec_measures(cutoffs: Sequence[int]) -> tuple[Measure, ...]:
     return tuple(sorted(dict.fromkeys(measures), key=trec_sort_key))
 
 
-def _full_depth(judged: JudgedRun) -> int:
-    lengths = judged.lengths
+def full_depth(judged: JudgedRun) -> int:
+    """The cutoff that covers every whole list: the longest list or the largest R."""
+    lengths = judged.retrieved
     return max(1, int(lengths.max()) if len(lengths) else 1, int(judged.relevant.max()) if len(judged.relevant) else 1)
 
 
@@ -175,7 +176,7 @@ def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: 
     length, repeats included; ``NumRelRet`` = relevant ids anywhere in the list. All repeat-aware.
     """
     out = np.zeros((len(measures), judged.n_queries))
-    full = _full_depth(judged)
+    full = full_depth(judged)
     by_gain: dict[Gain, list[int]] = {}
     for i, m in enumerate(measures):
         if m.key in METRIC_BY_KEY:
@@ -199,8 +200,8 @@ def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: 
         elif m.key == "NumRel":
             out[i] = relevant
         elif m.key == "NumRet":
-            out[i] = judged.lengths
+            out[i] = judged.retrieved
         elif m.key == "NumRelRet":
-            out[i] = np.bincount(slot_query[slot_relevant], minlength=judged.n_queries)
+            out[i] = judged.relevant_retrieved
     return out
 

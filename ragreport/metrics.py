@@ -249,15 +249,5 @@ def score(judged: JudgedRun, cutoffs: Sequence[int], conventions: Conventions) -
         values=values,
         hits=hits,
         scored=scored,
-        first_relevant_rank=first_relevant_rank(judged),
+        first_relevant_rank=judged.first_relevant,
     )
-
-
-def first_relevant_rank(judged: JudgedRun) -> np.ndarray:
-    """1-based rank of each query's first relevant id over its whole list; 0 when there is none."""
-    out = np.zeros(judged.n_queries, dtype=np.int64)
-    hits = np.flatnonzero(judged.slot_relevant)
-    if len(hits):
-        queries, first = np.unique(judged.slot_query[hits], return_index=True)
-        out[queries] = judged.slot_rank[hits[first]]
-    return out

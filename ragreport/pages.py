@@ -23,7 +23,7 @@ from .limits import Limit, run_date
 from .metrics import FIXED_RULES, METRICS
 from .report import pair_notes
 from .model import Choice
-from .summary import RunSummary, Status, repeats_per_query
+from .summary import RunSummary, Status
 
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
@@ -140,8 +140,8 @@ def query_table(summary: RunSummary) -> dict[str, Any]:
     rows = []
     first = scores.first_relevant_rank.tolist()
     for q, (qid, text, relevant, length, repeats, status) in enumerate(zip(
-            judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.lengths.tolist(),
-            repeats_per_query(judged).tolist(), summary.status)):
+            judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.retrieved.tolist(),
+            judged.repeats.tolist(), summary.status)):
         rows.append([qid, status_index[status], text, relevant, length, first[q] or None]
                     + [col[q] for col in metric_columns] + [repeats])
 

@@ -12,7 +12,7 @@ import numpy as np
 from . import __version__
 from .limits import Limit, run_date
 from .metrics import METRICS
-from .summary import RunSummary, repeats_per_query, report_fingerprints
+from .summary import RunSummary, report_fingerprints
 
 if TYPE_CHECKING:  # the comparison and drift modules read reports too; no import cycle at run time
     from .compare import ComparisonReport
@@ -96,8 +96,8 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
         "scored": scored,
         "status": [s.label for s in summary.status],
         "relevant": judged.relevant.tolist(),
-        "retrieved": judged.lengths.tolist(),
-        "repeats": repeats_per_query(judged).tolist(),
+        "retrieved": judged.retrieved.tolist(),
+        "repeats": judged.repeats.tolist(),
         "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
     }
     for cutoff in summary.cutoffs:

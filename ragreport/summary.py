@@ -203,7 +203,6 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     measure_values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
     measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
 
-    per_query_repeats = repeats_per_query(judged)
     counts = Counts(
         queries=judged.n_queries,
         scored=n,
@@ -211,8 +210,8 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
         no_relevant_as_zero=int(((judged.relevant == 0) & scores.scored).sum()),
         missing_from_run=int((~judged.in_run & (judged.relevant > 0)).sum()),
         unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
-        repeats=int(judged.repeat.sum()),
-        queries_with_repeats=int((per_query_repeats > 0).sum()),
+        repeats=int(judged.repeats.sum()),
+        queries_with_repeats=int((judged.repeats > 0).sum()),
     )
     return RunSummary(
         judged=judged,
@@ -248,9 +247,3 @@ def _measure_intervals(measures: Sequence[Measure], values: np.ndarray, conventi
         else:
             out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), "bootstrap")
     return out
-
-
-def repeats_per_query(judged: JudgedRun) -> np.ndarray:
-    """How many slots of each query's list repeat an id that stood higher in the same list."""
-    return np.bincount(judged.slot_query[judged.repeat],
-                       minlength=judged.n_queries)
