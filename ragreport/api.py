@@ -9,13 +9,14 @@ from typing import Callable, Sequence
 from .errors import UsageError
 from .join import JudgedRun, join
 from .limits import limits
-from .loaders import load_runs
+from .loaders import detect_file_format, find_meta, load_meta, load_runs
 from .measures import Measure
-from .model import Conventions
+from .model import Conventions, RunMeta
+from .partition import ENGINES, PARTITION_BYTES, judged_by_partitions
 from .compare import Correction, compare
 from .drift import drift, load_previous
 from .report import Analysis, report_document
-from .summary import RunSummary, summarise
+from .summary import RunSummary, report_cutoffs, summarise
 
 #: K when none is given: 10, except the preloaded sample's 5 (SPEC.md section 7).
 DEFAULT_K = 10
@@ -32,18 +33,58 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
              k: int | Sequence[int] | None = None,
              conventions: Conventions = Conventions(), kmax: int | None = None,
              metas: Sequence[str | Path] = (), input_format: str | None = None,
-             measures: Sequence[Measure] = (), progress: Progress = _quiet) -> list[RunSummary]:
-    """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty."""
-    progress("reading")
-    loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+             measures: Sequence[Measure] = (), progress: Progress = _quiet,
+             engine: str = "memory", scheduler: str | None = None,
+             partition_bytes: int | None = None) -> list[RunSummary]:
+    """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty.
+
+    ``engine`` ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC runs by
+    partitions of whole queries (see :mod:`ragreport.partition`), here one after another or on
+    the Dask cluster at ``scheduler`` (a local one when None), with the same figures.
+    """
     if k is None:
         k = DEFAULT_K if inputs else SAMPLE_K
-    progress("scoring and bands")
+    if engine != "memory":
+        return _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures, progress, engine,
+                                       scheduler, partition_bytes or PARTITION_BYTES)
+    progress("reading")
+    loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
     summaries = []
     for item in loaded:
+        progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments)
         check_scorable(judged, item.judgments.source or "the judgments")
+        progress(f"bands for {item.run.name}")
         summaries.append(summarise(judged, k, conventions, kmax, measures))
+    return summaries
+
+
+def _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures, progress, engine, scheduler,
+                            partition_bytes) -> list[RunSummary]:
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if not inputs or qrels is None:
+        raise UsageError(f"--engine {engine} scores TREC run files (or folders of them) against --qrels; give both")
+    if metas and len(metas) != len(inputs):
+        raise UsageError(f"--meta was given {len(metas)} time(s) for {len(inputs)} run(s); give one per run, in order")
+    _, cutoffs = report_cutoffs(k, kmax)
+    summaries = []
+    for i, path in enumerate(Path(p) for p in inputs):
+        if path.is_file() and detect_file_format(path)[0] != "trec":
+            raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
+        meta_path = Path(metas[i]) if metas else find_meta(path)
+        meta = load_meta(meta_path) if meta_path is not None else RunMeta()
+        progress(f"reading and scoring {path.name} by partitions ({engine})")
+        parts = judged_by_partitions(path, qrels, cutoffs=cutoffs, conventions=conventions, measures=measures,
+                                     engine=engine, scheduler=scheduler, partition_bytes=partition_bytes,
+                                     meta=meta, progress=progress)
+        check_scorable(parts.judged, str(qrels))
+        progress(f"bands for {parts.judged.name}")
+        summaries.append(summarise(parts.judged, k, conventions, kmax, measures, scores=parts.scores,
+                                   measure_values=parts.measure_values))
+    names = [s.name for s in summaries]
+    if len(set(names)) != len(names):
+        raise UsageError(f"two runs are named alike ({', '.join(names)}); set 'name' in their metadata or rename a file")
     return summaries
 
 

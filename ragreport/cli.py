@@ -17,6 +17,7 @@ from .errors import RagreportError
 from .loaders import FORMATS
 from .model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .partition import ENGINES, PARTITION_BYTES
 from .text import markdown, table, trec_lines
 
 
@@ -98,6 +99,16 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run metadata (TOML or JSON); once per run, in order. Default: "
                              "RUN.meta.toml or RUN.meta.json beside each run")
     parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+    scale = parser.add_argument_group("runs larger than memory or than one machine")
+    scale.add_argument("--engine", choices=ENGINES, default="memory",
+                       help="memory: read each run whole (default); stream: score a TREC run by partitions of "
+                            "whole queries one after another, in bounded memory; dask: score the partitions on a "
+                            "Dask cluster (pip install 'ragreport[dask]'). A run is a file whose lines are grouped "
+                            "by query, or a folder of such files")
+    scale.add_argument("--scheduler", metavar="ADDRESS",
+                       help="with --engine dask: the cluster's scheduler (default: a local cluster of processes)")
+    scale.add_argument("--partition-mb", type=_positive_int, default=PARTITION_BYTES >> 20, metavar="MB",
+                       help=f"run file per partition (default {PARTITION_BYTES >> 20} MB)")
     parser.add_argument("--metrics", action="append", default=[], metavar="NAMES",
                         help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
                              "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
@@ -185,7 +196,8 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
     summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
                          kmax=args.kmax, metas=args.meta, input_format=args.input_format,
-                         measures=_measures(args), progress=progress)
+                         measures=_measures(args), progress=progress, engine=args.engine,
+                         scheduler=args.scheduler, partition_bytes=args.partition_mb << 20)
     return analyse(summaries, baseline=args.baseline, correction=Correction(args.correction),
                    permutations=args.permutations, previous=args.previous, progress=progress)
 

@@ -253,11 +253,13 @@ class _JudgmentCollector:
 # TREC
 
 
-def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "") -> Run | None:
-    """A strictly laid out TREC run read by :mod:`ragreport.trecbytes` (ids stay UTF-8 bytes);
-    None when the file is not strict, and :func:`load_trec_run` reads it line by line."""
+def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "",
+                        span: tuple[int, int] | None = None) -> Run | None:
+    """A strictly laid out TREC run (bytes ``span`` of it: a partition) read by
+    :mod:`ragreport.trecbytes`, ids kept as UTF-8 bytes; None when it is not strict, and
+    :func:`load_trec_run` reads it line by line."""
     path = Path(path)
-    columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False)
+    columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, span=span)
     if columns is None:
         return None
     qids, line_query = trecbytes.query_index(columns)

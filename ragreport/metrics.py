@@ -132,6 +132,13 @@ class QueryScores:
     def of(self, metric: Metric, k: int) -> np.ndarray:
         return self.values[METRICS.index(metric), :, self.column(k)]
 
+    @classmethod
+    def concat(cls, parts: "Sequence[QueryScores]") -> "QueryScores":
+        """Scores of partitions over disjoint queries (same cutoffs), in the order given."""
+        return cls(cutoffs=parts[0].cutoffs, values=np.concatenate([p.values for p in parts], axis=1),
+                   hits=np.concatenate([p.hits for p in parts]), scored=np.concatenate([p.scored for p in parts]),
+                   first_relevant_rank=np.concatenate([p.first_relevant_rank for p in parts]))
+
 
 def _padded(offsets: np.ndarray, depth: int, *slot_arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """Slot arrays laid out as (queries, depth) matrices; positions past a list's end are invalid.

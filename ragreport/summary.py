@@ -151,8 +151,21 @@ def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status
     return tuple(out)
 
 
+def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tuple[int, ...], np.ndarray]:
+    """The cutoffs asked for (the report's K first) and every cutoff a report scores: those and
+    the sweep's up to ``kmax`` (default max(10, 2K))."""
+    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
+    if not asked or min(asked) < 1:
+        raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
+    kmax = default_kmax(max(asked)) if kmax is None else kmax
+    if kmax < max(asked):
+        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
+    return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)
+
+
 def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
-              kmax: int | None = None, measures: Sequence[Measure] = ()) -> RunSummary:
+              kmax: int | None = None, measures: Sequence[Measure] = (), *, scores: QueryScores | None = None,
+              measure_values: np.ndarray | None = None) -> RunSummary:
     """Score ``judged`` at K (one cutoff or several, the first being the report's K) and over the
     sweep, and put a band on every mean.
 
@@ -160,16 +173,16 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     percentile bootstrap over the scored queries, one resample matrix shared by every metric and
     every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
     (the per-query counts of :mod:`ragreport.measures` get their mean and no band).
+
+    ``scores`` and ``measure_values``, when given, are the per-query figures already taken (by
+    partitions: :mod:`ragreport.partition`); ``judged`` then needs only the top of each list.
     """
-    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
-    if not asked or min(asked) < 1:
-        raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
+    asked, cutoffs = report_cutoffs(k, kmax)
     k = asked[0]
-    kmax = default_kmax(max(asked)) if kmax is None else kmax
-    if kmax < max(asked):
-        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
-    cutoffs = np.union1d(sweep_cutoffs(k, kmax), asked).astype(np.int64)
-    scores = score(judged, cutoffs, conventions)
+    if scores is None:
+        scores = score(judged, cutoffs, conventions)
+    elif not np.array_equal(scores.cutoffs, cutoffs):
+        raise ValueError("the scores given were taken at other cutoffs than the report's")
 
     mask = scores.scored
     n = int(mask.sum())
@@ -200,7 +213,8 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
             at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
                                              m.interval)
 
-    measure_values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
+    if measure_values is None:
+        measure_values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
     measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
 
     counts = Counts(

@@ -28,8 +28,9 @@ CHUNK_BYTES = 1 << 21
 _POW10 = 10.0 ** np.arange(23)
 
 
-def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """The file's bytes (gunzipped when gzip's magic starts it) in pieces that end at a newline.
+def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Iterator[bytes]:
+    """The file's bytes (gunzipped when gzip's magic starts it) in pieces that end at a newline;
+    only bytes ``span[0]:span[1]`` of a plain file when ``span`` is given (a partition).
 
     The last piece has its trailing whitespace replaced by one newline, so a file that ends
     without one, or with blank lines, reads the same.
@@ -37,11 +38,19 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
     with path.open("rb") as probe:
         magic = probe.read(2)
     opener = gzip.open if magic == b"\x1f\x8b" else open
+    if span is not None and opener is gzip.open:
+        raise ValueError("a gzip file cannot be read by byte ranges")
     with opener(path, "rb") as handle:
         previous: bytes | None = None
         pending = b""
+        left = None
+        if span is not None:
+            handle.seek(span[0])
+            left = span[1] - span[0]
         while True:
-            block = handle.read(chunk_bytes)
+            block = handle.read(chunk_bytes if left is None else min(chunk_bytes, left))
+            if left is not None:
+                left -= len(block)
             if not block:
                 break
             data = pending + block
@@ -208,7 +217,7 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
 
 
 def scan_chunks(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                chunk_bytes: int = CHUNK_BYTES, threads: int = 2) -> Iterator[tuple[Columns | None, int]]:
+                chunk_bytes: int = CHUNK_BYTES, threads: int = 2, span: tuple[int, int] | None = None) -> Iterator[tuple[Columns | None, int]]:
     """The file's chunks, scanned in order, each with its size in bytes; a ``None`` means the file
     is not strict (stop there).
 
@@ -217,7 +226,7 @@ def scan_chunks(path: Path, width: int, id_column: int, number_column: int, inte
     """
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()
-        for data in byte_chunks(path, chunk_bytes):
+        for data in byte_chunks(path, chunk_bytes, span):
             waiting.append((pool.submit(_scan, data, width, id_column, number_column, integers), len(data)))
             if len(waiting) > threads:
                 future, size = waiting.popleft()
@@ -262,15 +271,15 @@ def join_groups(group_ids: np.ndarray, group_lengths: np.ndarray) -> tuple[np.nd
 
 
 def read_columns(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                 chunk_bytes: int = CHUNK_BYTES) -> Columns | None:
+                 chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Columns | None:
     """Column 0 (query ids, kept as groups), ``id_column`` and ``number_column`` of a strict
-    file; None when it is not strict."""
-    file_bytes = path.stat().st_size
+    file (of bytes ``span`` of it); None when it is not strict."""
+    file_bytes = path.stat().st_size if span is None else span[1] - span[0]
     group_ids: list[np.ndarray] = []
     group_lengths: list[np.ndarray] = []
     ids, numbers = _Column(), _Column()
     seen_bytes = 0
-    for piece, size in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes):
+    for piece, size in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes, span=span):
         if piece is None:
             return None
         seen_bytes += size

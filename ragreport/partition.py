@@ -1,0 +1,261 @@
+"""Scoring a run by partitions of its queries: in this process one after another (bounded memory),
+or on a Dask cluster.
+
+Scoring is per query, so a run splits into partitions of whole queries that are scored apart.
+:func:`score_partition` is the per-query kernel: one partition's run rows and their judgments in,
+its per-query scores and the top of every list out. What a partition sends back is cut to the
+depth the report reads (the largest cutoff of the sweep and of the named measures), with each
+list's whole-list facts kept (length, repeats, relevant retrieved, first relevant rank): that is
+all the bands, the tables and the pages need. :func:`judged_by_partitions` puts the partitions
+back together in file order, so every figure equals the one-process figure exactly.
+
+A TREC run file is split by byte ranges that end where one query's lines end, so it must list
+each query's lines together (as run files do); a query found in two partitions is an error.
+A folder of TREC files (one partition per file, as a cluster job writes them) is read the same
+way.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from .errors import InputError, UsageError
+from .join import JudgedRun, join
+from .loaders import _stem, load_qrels, load_trec_run, read_trec_run_bytes
+from .measures import Measure, full_depth, score_measures
+from .metrics import QueryScores, score
+from .model import Conventions, Judgments, Order, Run, RunMeta
+
+#: Bytes of run file per partition by default.
+PARTITION_BYTES = 64 << 20
+
+ENGINES = ("memory", "stream", "dask")
+
+
+@dataclass(frozen=True)
+class PartitionScores:
+    """What one partition gives back: its lists cut to ``depth`` (whole-list facts kept), and
+    every metric at every cutoff and every named measure, per query."""
+
+    judged: JudgedRun
+    scores: QueryScores
+    measure_values: np.ndarray  # measures x queries
+
+
+def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
+    """How deep a report reads the lists: the largest cutoff, or None (all of it) when a named
+    measure reads a whole list or down to R (``map``, ``Rprec``)."""
+    depth = max(cutoffs)
+    for m in measures:
+        if m.key == "Rprec" or (m.cutoff is None and m.key not in ("NumQ", "NumRel", "NumRet", "NumRelRet")):
+            return None
+        if m.cutoff is not None:
+            depth = max(depth, m.cutoff)
+    return depth
+
+
+def score_partition(run: Run, judgments: Judgments, *, cutoffs: Sequence[int], conventions: Conventions,
+                    measures: Sequence[Measure] = ()) -> PartitionScores:
+    """The per-query kernel: score one partition of queries.
+
+    ``run`` holds the partition's ranked lists and ``judgments`` the judgments of (at least) its
+    queries; judged queries the run lacks are scored as such, so give a partition only the
+    judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own.
+    """
+    judged = join(run, judgments)
+    scores = score(judged, cutoffs, conventions)
+    values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
+    return PartitionScores(judged.head(depth_needed(cutoffs, measures)), scores, values)
+
+
+def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
+    """The judgments of ``query_ids`` (of every other query when ``keep`` is False), in file order."""
+    wanted = np.isin(judgments.query_ids, np.asarray(list(query_ids), dtype=str))
+    if not keep:
+        wanted = ~wanted
+    lengths = np.diff(judgments.offsets)
+    rows = np.repeat(wanted, lengths)
+    return Judgments(query_ids=judgments.query_ids[wanted],
+                     offsets=np.concatenate([[0], np.cumsum(lengths[wanted])]).astype(np.int64),
+                     doc_ids=judgments.doc_ids[rows], grades=judgments.grades[rows], source=judgments.source)
+
+
+def query_spans(path: Path, target_bytes: int = PARTITION_BYTES) -> list[tuple[int, int]]:
+    """Byte ranges of about ``target_bytes`` covering ``path``, each ending where a query's lines end."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        if handle.read(2) == b"\x1f\x8b":
+            raise UsageError(f"{path}: a gzip run cannot be split into partitions; unpack it, or give a folder "
+                             "of partition files")
+        cuts = [0]
+        while cuts[-1] + target_bytes < size:
+            cut = _next_query_start(handle, cuts[-1] + target_bytes, size)
+            if cut >= size:
+                break
+            cuts.append(cut)
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
+def _next_query_start(handle, offset: int, size: int) -> int:
+    """The first line start at or after ``offset`` whose query id differs from the line before."""
+    handle.seek(max(offset - 1, 0))
+    handle.readline()  # to the end of the line `offset` falls in
+    previous_query = None
+    while True:
+        start = handle.tell()
+        line = handle.readline()
+        if not line:
+            return size
+        fields = line.split(None, 1)
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if previous_query is None:
+            previous_query = _query_before(handle, start)
+        if fields[0] != previous_query:
+            return start
+        previous_query = fields[0]
+
+
+def _query_before(handle, start: int) -> bytes | None:
+    """The query id of the last data line before byte ``start``."""
+    back = max(0, start - 65536)
+    here = handle.tell()
+    handle.seek(back)
+    lines = handle.read(start - back).splitlines()
+    handle.seek(here)
+    for line in reversed(lines):
+        fields = line.split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            return fields[0]
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_qrels(path: str, stamp: tuple[int, int]) -> Judgments:
+    return load_qrels(path)
+
+
+def _qrels(path: str) -> Judgments:
+    stat = Path(path).stat()
+    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size))
+
+
+def _line_of(path: Path, offset: int) -> int:
+    """How many lines precede byte ``offset`` (to turn a partition's line number into the file's)."""
+    count = 0
+    with path.open("rb") as handle:
+        while offset > 0:
+            block = handle.read(min(1 << 24, offset))
+            if not block:
+                break
+            count += block.count(b"\n")
+            offset -= len(block)
+    return count
+
+
+def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
+    """One partition of a TREC run: bytes ``span`` of ``path`` (the whole file when None)."""
+    path = Path(path)
+    run = read_trec_run_bytes(path, order, span=span)
+    if run is not None:
+        return run
+    with path.open("rb") as handle:
+        if span is not None:
+            handle.seek(span[0])
+        raw = handle.read() if span is None else handle.read(span[1] - span[0])
+    try:
+        return load_trec_run(path, raw.decode("utf-8-sig"), order)
+    except InputError as exc:
+        if span is None or exc.line is None:
+            raise
+        raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+
+
+def score_span(path: str, span: tuple[int, int] | None, qrels: str, order: Order, cutoffs: tuple[int, ...],
+               conventions: Conventions, measures: tuple[Measure, ...]) -> PartitionScores:
+    """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
+    run = read_partition(path, span, order)
+    return score_partition(run, judgments_for(_qrels(qrels), run.query_ids.tolist()), cutoffs=cutoffs,
+                           conventions=conventions, measures=measures)
+
+
+def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list[tuple[str, tuple[int, int] | None]]:
+    """(file, byte range) of every partition: byte ranges of one run file, or the files of a folder."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise UsageError(f"{path}: an empty folder; give a run file or a folder of partition files")
+        return [(str(f), None) for f in files]
+    if not path.exists():
+        raise InputError(path, None, "a readable file", "no such file")
+    return [(str(path), span) for span in query_spans(path, target_bytes)]
+
+
+def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequence[int], conventions: Conventions,
+                         measures: Sequence[Measure] = (), engine: str = "stream", scheduler: str | None = None,
+                         partition_bytes: int = PARTITION_BYTES, meta: RunMeta | None = None,
+                         progress: Callable[[str], None] = lambda stage: None) -> PartitionScores:
+    """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
+    memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
+    cluster of processes when None), put back together in file order: the lists cut to the depth
+    the report reads, and every query's scores."""
+    qrels = str(Path(qrels))
+    parts = partitions_of(path, partition_bytes)
+    args = (qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
+    if engine == "dask":
+        results = _on_dask(parts, args, scheduler)
+    elif engine == "stream":
+        results = []
+        for i, (file, span) in enumerate(parts):
+            progress(f"reading and scoring partition {i + 1} of {len(parts)}")
+            results.append(score_span(file, span, *args))
+    else:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+
+    query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
+    if len(np.unique(query_ids)) != len(query_ids):
+        seen, twice = set(), None
+        for q in query_ids.tolist():
+            if q in seen:
+                twice = q
+                break
+            seen.add(q)
+        raise UsageError(f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
+                         "query's lines together in one file (sort the run by query)")
+    judgments = _qrels(qrels)
+    rest = judgments_for(judgments, query_ids.tolist(), keep=False)
+    if len(rest.query_ids):  # judged queries no partition has: one partition of their own
+        empty = Run("", np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"))
+        results.append(score_partition(empty, rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
+    name = (meta.name if meta and meta.name else None) or _stem(Path(path))
+    whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
+                    source=str(path))
+    return PartitionScores(whole, QueryScores.concat([r.scores for r in results]),
+                           np.concatenate([r.measure_values for r in results], axis=1))
+
+
+def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--engine dask needs Dask: pip install 'ragreport[dask]'") from None
+    if scheduler is not None:
+        with Client(scheduler) as client:
+            return _gather(client, parts, args)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        return _gather(client, parts, args)
+
+
+def _gather(client, parts, args) -> list[PartitionScores]:
+    futures = [client.submit(score_span, file, span, *args, pure=False) for file, span in parts]
+    return client.gather(futures)
