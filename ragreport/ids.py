@@ -24,11 +24,14 @@ def common_kind(*arrays: np.ndarray) -> list[np.ndarray]:
     Converting the smaller side is cheap: it is the judgments or a small run.
     """
     if any(a.dtype.kind == "S" for a in arrays):
-        return [a if a.dtype.kind == "S" else _encode(a) for a in arrays]
+        return [a if a.dtype.kind == "S" else as_bytes(a) for a in arrays]
     return [np.asarray(a, dtype=str) for a in arrays]
 
 
-def _encode(ids: np.ndarray) -> np.ndarray:
+def as_bytes(ids: np.ndarray) -> np.ndarray:
+    """``ids`` as an ``'S'`` array of UTF-8 bytes (unchanged when it already is one)."""
+    if ids.dtype.kind == "S":
+        return ids
     if len(ids) == 0:
         return np.zeros(0, dtype="S1")
     try:

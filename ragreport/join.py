@@ -139,7 +139,8 @@ def _exact_keys(slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray,
     _, codes = np.unique(np.concatenate([docs, j_docs]), return_inverse=True)
     codes = codes.reshape(-1).astype(np.int64)
     n_docs = int(codes.max()) + 1 if len(codes) else 1
-    return slot_query * n_docs + codes[: len(docs)], j_query * n_docs + codes[len(docs):]
+    slot_keys = slot_query.astype(np.int64) * n_docs + codes[: len(docs)]
+    return slot_keys.astype(np.uint64), (j_query * n_docs + codes[len(docs):]).astype(np.uint64)
 
 
 def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .ids import common_kind, padded_words
+from .ids import as_bytes, padded_words
 
 
 def _first_distinct_word(words: np.ndarray) -> np.ndarray:
@@ -83,8 +83,7 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
 
 def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     n = len(ids)
-    if ids.dtype.kind == "U":
-        (ids,) = common_kind(ids)
+    ids = as_bytes(ids)  # byte order is trec_eval's strcmp order
     lengths = np.diff(offsets)
     depth = int(lengths.max())
     group_bits = max(depth.bit_length(), 1)

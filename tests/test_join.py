@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers import judged_run
 
 
@@ -32,3 +34,24 @@ def test_the_same_id_in_two_queries_is_not_a_repeat_and_grades_do_not_leak():
 def test_empty_run_lists_and_empty_judgments():
     judged = judged_run([("q", [], {})])
     assert judged.n_queries == 1 and len(judged.doc_ids) == 0 and judged.relevant.tolist() == [0]
+
+
+def test_hash_collisions_never_pass_for_a_match(monkeypatch):
+    """With a hash that gives every id of a query the same value, the ids decide: same result."""
+    queries = [("q1", ["a", "b", "a", "c"], {"b": 2, "c": 0, "z": 1}), ("q2", ["b", "x"], {"x": 1})]
+    honest = judged_run(queries)
+    import ragreport.join as join_module
+    monkeypatch.setattr(join_module, "hash_ids",
+                        lambda ids, query=None: np.zeros(len(ids), np.uint64) + np.asarray(query, np.uint64))
+    weak = judged_run(queries)
+    for field in ("grades", "judged", "repeat", "relevant", "first_relevant", "repeats", "relevant_retrieved"):
+        assert getattr(weak, field).tolist() == getattr(honest, field).tolist(), field
+    assert honest.grades.tolist() == [0, 2, 0, 0, 0, 1] and honest.repeat.tolist() == [False, False, True, False, False, False]
+
+
+def test_head_keeps_the_top_and_the_whole_list_facts():
+    judged = judged_run([("q1", ["a", "b", "a", "c"], {"c": 1}), ("q2", ["x"], {"x": 1})])
+    top = judged.head(2)
+    assert top.lengths.tolist() == [2, 1] and top.doc_ids.tolist() == ["a", "b", "x"]
+    assert top.retrieved.tolist() == [4, 1] and top.repeats.tolist() == [1, 0]
+    assert top.first_relevant.tolist() == [4, 1] and top.relevant_retrieved.tolist() == [1, 1]

@@ -1,0 +1,33 @@
+"""Id arrays: hashes that ignore padding, one kind for two arrays, duplicates, text."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragreport.ids import as_text, common_kind, has_duplicates, hash_ids
+
+
+def test_hash_does_not_depend_on_the_array_width():
+    narrow = np.array([b"d1", b"doc-22"], dtype="S6")
+    wide = np.array([b"d1", b"doc-22"], dtype="S40")
+    assert hash_ids(narrow).tolist() == hash_ids(wide).tolist()
+    assert hash_ids(narrow, query=[0, 1]).tolist() == hash_ids(wide, query=[0, 1]).tolist()
+
+
+def test_hash_tells_apart_ids_queries_and_long_ids():
+    ids = np.array(["a" * 20 + "x", "a" * 20 + "y", "a" * 20 + "x"])
+    assert len(set(hash_ids(ids).tolist())) == 2
+    assert hash_ids(ids[:1], query=[0])[0] != hash_ids(ids[:1], query=[1])[0]
+
+
+def test_common_kind_encodes_text_as_utf8_when_one_side_is_bytes():
+    text, raw = common_kind(np.array(["dé", "d1"]), np.array([b"d1"]))
+    assert text.dtype.kind == "S" and as_text(text) == ["dé", "d1"] and raw.dtype.kind == "S"
+    both = common_kind(np.array(["a"]), np.array(["b"]))
+    assert [a.dtype.kind for a in both] == ["U", "U"]
+
+
+def test_has_duplicates():
+    assert has_duplicates(np.array([3, 1, 3], dtype=np.uint64))
+    assert not has_duplicates(np.array([3, 1, 2], dtype=np.uint64))
+    assert not has_duplicates(np.zeros(0, dtype=np.uint64))

@@ -1,0 +1,139 @@
+"""Scoring by partitions (--engine stream and --engine dask): the same figures as one process,
+partitions that end where a query ends, and the errors a partitioned run can meet."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from ragreport.api import analyse, document, evaluate
+from ragreport.errors import InputError, UsageError
+from ragreport.join import join
+from ragreport.loaders import load_runs
+from ragreport.measures import parse_measures
+from ragreport.model import Conventions
+from ragreport.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
+
+
+def _files(tmp_path, queries=60, depth=30, seed=3):
+    """A run with ties, a repeat, a query no judgment names, and judged queries the run lacks."""
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for q in range(queries):
+        docs = [f"doc{d}" for d in rng.choice(200, size=depth, replace=False)]
+        if q == 4:
+            docs[7] = docs[2]  # a repeat
+        scores = np.round(np.sort(rng.random(depth))[::-1] * 5, 1)
+        run += [f"q{q} Q0 {d} {r + 1} {s} t\n" for r, (d, s) in enumerate(zip(docs, scores))]
+        if q == 9:
+            continue  # the run has it, the judgments do not
+        judged = rng.choice(200, size=8, replace=False)
+        grades = rng.integers(0 if q % 11 else -1, 4, size=8)
+        qrels += [f"q{q} 0 doc{d} {g}\n" for d, g in zip(judged, grades)]
+    qrels += ["qx 0 doc1 2\n", "qy 0 doc2 0\n"]  # judged, never retrieved
+    (tmp_path / "run.trec").write_text("".join(run))
+    (tmp_path / "qrels").write_text("".join(qrels))
+    return tmp_path / "run.trec", tmp_path / "qrels"
+
+
+def _report(paths, qrels, **kwargs):
+    measures = parse_measures(["P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret"])
+    summaries = evaluate(paths, qrels=qrels, k=(5, 10), conventions=Conventions(resamples=200),
+                         measures=measures, **kwargs)
+    return json.dumps(document(analyse(summaries)), sort_keys=True)
+
+
+def test_stream_gives_every_figure_of_one_process(tmp_path):
+    run, qrels = _files(tmp_path)
+    whole = _report([run], qrels)
+    assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
+
+
+def test_dask_on_a_local_cluster_gives_every_figure_of_one_process(tmp_path):
+    if not os.environ.get("CI"):  # in CI Dask is installed (the test extra): the test must run
+        pytest.importorskip("dask.distributed")
+    run, qrels = _files(tmp_path)
+    whole = _report([run], qrels)
+    assert whole == _report([run], qrels, engine="dask", partition_bytes=2000)
+
+
+def test_a_folder_of_partition_files_reads_as_one_run(tmp_path):
+    run, qrels = _files(tmp_path)
+    lines = run.read_text().splitlines(keepends=True)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i in range(3):  # 30 lines a query: whole queries per file
+        (folder / f"part-{i}.trec").write_text("".join(lines[i * 600:(i + 1) * 600]))
+    whole = json.loads(_report([run], qrels))
+    parted = json.loads(_report([folder], qrels, engine="stream"))
+    for key in ("metrics", "measures", "sweep", "counts", "fingerprints", "queries", "limits"):
+        assert parted["runs"][0][key] == whole["runs"][0][key], key
+
+
+def test_spans_end_where_a_query_ends(tmp_path):
+    run, _ = _files(tmp_path)
+    raw = run.read_bytes()
+    spans = query_spans(run, 1000)
+    assert spans[0][0] == 0 and spans[-1][1] == len(raw) and len(spans) > 10
+    for (_, end), (start, _) in zip(spans[:-1], spans[1:]):
+        assert end == start and raw[end - 1:end] == b"\n"
+        before = raw[:end].splitlines()[-1].split()[0]
+        assert raw[end:].split(None, 1)[0] != before
+
+
+def test_a_partition_holds_whole_queries_and_no_more_than_its_share(tmp_path):
+    run, _ = _files(tmp_path)
+    for span in query_spans(run, 3000):
+        part = read_partition(run, span, Conventions().order)
+        assert np.diff(part.offsets).tolist() == [30] * len(part.query_ids)
+        assert len(part.query_ids) <= 3000 // (30 * 20) + 2  # about 22 bytes a line
+
+
+def test_a_query_split_between_partitions_is_refused(tmp_path):
+    run, qrels = _files(tmp_path)
+    lines = run.read_text().splitlines(keepends=True)
+    run.write_text("".join(lines + lines[:3]))  # q0 again at the end
+    with pytest.raises(UsageError, match="q0.*two partitions"):
+        evaluate([run], qrels=qrels, engine="stream", partition_bytes=900)
+
+
+def test_an_error_in_a_later_partition_names_the_line_of_the_file(tmp_path):
+    run, qrels = _files(tmp_path)
+    lines = run.read_text().splitlines(keepends=True)
+    lines[1000] = "q33 Q0 doc1 1 high t\n"
+    run.write_text("".join(lines))
+    with pytest.raises(InputError, match=r"run.trec:1001: expected a numeric score .* got .high."):
+        evaluate([run], qrels=qrels, engine="stream", partition_bytes=900)
+
+
+def test_the_engines_need_trec_runs_and_qrels(tmp_path, write):
+    with pytest.raises(UsageError, match="--qrels"):
+        evaluate([write("r.trec", "q1 Q0 d1 1 1 t\n")], engine="stream")
+    jsonl = write("r.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}\n')
+    with pytest.raises(UsageError, match="reads TREC runs"):
+        evaluate([jsonl], qrels=write("q", "q1 0 d1 1\n"), engine="stream")
+
+
+def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):
+    run_path, qrels = _files(tmp_path)
+    loaded = load_runs([run_path], qrels=qrels)[0]
+    whole = join(loaded.run, loaded.judgments)
+    part = read_partition(run_path, query_spans(run_path, 2000)[1], Conventions().order)
+    scored = score_partition(part, judgments_for(loaded.judgments, part.query_ids.tolist()),
+                             cutoffs=(1, 5, 10), conventions=Conventions())
+    rows = [whole.query_ids.tolist().index(q) for q in part.query_ids.tolist()]
+    from ragreport.metrics import score
+    expected = score(whole, (1, 5, 10), Conventions())
+    assert np.array_equal(scored.scores.values, expected.values[:, rows, :])
+    assert scored.judged.lengths.max() == 10 and scored.judged.retrieved.tolist() == [30] * len(rows)
+
+
+def test_depth_needed():
+    assert depth_needed((1, 5, 20)) == 20
+    assert depth_needed((5,), parse_measures(["P@100"])) == 100
+    assert depth_needed((5,), parse_measures(["num_ret,num_rel"])) == 5
+    assert depth_needed((5,), parse_measures(["map"])) is None
+    assert depth_needed((5,), parse_measures(["Rprec"])) is None

@@ -1,0 +1,113 @@
+"""The bytes-level TREC reader: the strict layout it takes, what it hands back to the text reader,
+numbers parsed exactly as strtod does, and chunk boundaries that cut through a query."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ragreport import trecbytes
+from ragreport.ids import as_text
+from ragreport.loaders import load_trec_run, read_text, read_trec_qrels_bytes, read_trec_run_bytes
+
+
+def _columns(path, chunk_bytes=trecbytes.CHUNK_BYTES):
+    return trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, chunk_bytes=chunk_bytes)
+
+
+def test_reads_groups_ids_and_scores(write):
+    path = write("run", "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 -0.25 t\nq2 Q0 d3 1 +7 t\n")
+    columns = _columns(path)
+    assert as_text(columns.group_ids) == ["q1", "q2"] and columns.group_lengths.tolist() == [2, 1]
+    assert as_text(columns.ids) == ["d1", "d2", "d3"]
+    assert columns.numbers.tolist() == [2.5, -0.25, 7.0]
+
+
+@pytest.mark.parametrize("text", [
+    "q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 1 t\n",      # a blank line inside
+    "q1  Q0 d1 1 2.5 t\n",                        # two spaces
+    "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 1 t\r\n",      # CRLF
+    "# a comment\nq1 Q0 d1 1 2.5 t\n",            # a comment line
+    "q1 Q0 d1 1 2.5 t extra\n",                   # a seventh field
+    "q1 Q0 d1 1 abc t\n",                         # a score that is no number
+    "q1 Q0 d1 1 nan t\n",                         # not finite
+    "\ufeffq1 Q0 d1 1 2.5 t\n",                   # a byte-order mark
+    " q1 Q0 d1 1 2.5 t\n",                        # leading blank
+])
+def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
+    assert _columns(write("run", text)) is None
+
+
+def test_the_text_reader_reads_what_the_bytes_reader_leaves(write):
+    path = write("run", "q1  Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
+    assert read_trec_run_bytes(path) is None
+    run = load_trec_run(path, read_text(path))
+    assert as_text(run.doc_ids) == ["d2", "d1"]
+
+
+def test_a_file_without_final_newline_or_with_trailing_blank_lines(write):
+    for text in ("q1 Q0 d1 1 2.5 t", "q1 Q0 d1 1 2.5 t\n\n\n  \n"):
+        assert as_text(_columns(write("run", text)).ids) == ["d1"]
+
+
+def test_chunk_boundaries_cut_through_queries(write):
+    lines = [f"q{q} Q0 doc{q}-{d} {d} {100 - d}.5 tag\n" for q in range(40) for d in range(30)]
+    path = write("run", "".join(lines))
+    columns = _columns(path, chunk_bytes=1000)
+    assert as_text(columns.group_ids) == [f"q{q}" for q in range(40)]
+    assert columns.group_lengths.tolist() == [30] * 40
+    assert as_text(columns.ids) == [line.split()[2] for line in lines]
+
+
+def test_gzip_and_utf8_ids(tmp_path):
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress("q1 Q0 dé 1 2 t\nq1 Q0 d€ 2 1 t\n".encode()))
+    run = read_trec_run_bytes(path)
+    assert run.doc_ids.dtype.kind == "S" and as_text(run.doc_ids) == ["dé", "d€"]
+
+
+def test_invalid_utf8_is_left_to_the_text_reader(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d\xff 1 2 t\n")
+    assert read_trec_run_bytes(path) is None
+
+
+def test_interleaved_queries_are_gathered_in_first_appearance_order(write):
+    path = write("run", "q2 Q0 a 1 1 t\nq1 Q0 b 1 3 t\nq2 Q0 c 2 2 t\n")
+    run = read_trec_run_bytes(path)
+    assert run.query_ids.tolist() == ["q2", "q1"] and run.offsets.tolist() == [0, 2, 3]
+    assert as_text(run.doc_ids) == ["c", "a", "b"]
+
+
+def test_qrels_with_a_repeated_pair_go_to_the_text_reader(write):
+    assert read_trec_qrels_bytes(write("qrels", "q1 0 d1 1\nq1 0 d1 1\n")) is None
+    judgments = read_trec_qrels_bytes(write("qrels", "q1 0 d1 -1\nq2 0 d1 3\n"))
+    assert judgments.grades.tolist() == [-1, 3] and judgments.query_ids.tolist() == ["q1", "q2"]
+
+
+def test_grades_must_be_integers(write):
+    assert read_trec_qrels_bytes(write("qrels", "q1 0 d1 1.5\n")) is None
+
+
+_decimal = st.builds(
+    lambda sign, whole, frac: f"{sign}{whole}{'.' + frac if frac is not None else ''}",
+    st.sampled_from(["", "-", "+"]),
+    st.text("0123456789", min_size=1, max_size=12),
+    st.one_of(st.none(), st.text("0123456789", min_size=0, max_size=12)),
+)
+_number = st.one_of(_decimal, st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                    st.integers(-10**20, 10**20).map(str))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_number, min_size=1, max_size=20))
+def test_scores_parse_to_the_same_double_as_python_float(tmp_path_factory, numbers):
+    path = tmp_path_factory.mktemp("n") / "run"
+    path.write_text("".join(f"q1 Q0 d{i} {i} {n} t\n" for i, n in enumerate(numbers)))
+    columns = _columns(path)
+    assert columns is not None
+    expected = np.array([float(n) for n in numbers])
+    assert columns.numbers.tobytes() == expected.tobytes()  # bit for bit, -0.0 included
