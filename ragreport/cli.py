@@ -6,6 +6,7 @@ import argparse
 import json
 import shutil
 import sys
+import threading
 import time
 from typing import Callable, Sequence
 
@@ -151,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--single-file", metavar="FILE",
                        help="write one HTML file holding everything (for a pull request or an e-mail); the "
                             "site folder is then written only when --out is given too")
-    build.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    for command in (score, build):
+        command.add_argument("--quiet", action="store_true",
+                             help="no progress lines on stderr (shown on a terminal once work takes 2 s)")
     return parser
 
 
@@ -170,16 +173,43 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
     )
 
 
-def _progress(quiet: bool) -> Callable[[str], None]:
-    """A progress line per stage on stderr, only when stderr is a terminal and not --quiet."""
-    if quiet or not sys.stderr.isatty():
-        return lambda stage: None
-    started = time.monotonic()
+class Progress:
+    """A progress line per stage on ``stream``, once the work has taken ``delay`` seconds.
 
-    def show(stage: str) -> None:
-        print(f"ragreport: {stage}... ({time.monotonic() - started:.1f} s)", file=sys.stderr, flush=True)
+    Short runs print nothing; past ``delay`` the stage under way is printed, and every stage
+    after it as it starts. Silent when ``quiet`` or when the stream is not a terminal.
+    """
 
-    return show
+    def __init__(self, stream=None, *, quiet: bool = False, delay: float = 2.0):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = not quiet and self.stream.isatty()
+        self.started = time.monotonic()
+        self.stage: str | None = None
+        self.live = False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(delay, self._wake) if self.enabled else None
+        if self.timer is not None:
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _show(self) -> None:
+        print(f"ragreport: {self.stage}... ({time.monotonic() - self.started:.1f} s)", file=self.stream, flush=True)
+
+    def _wake(self) -> None:
+        with self.lock:
+            self.live = True
+            if self.stage is not None:
+                self._show()
+
+    def __call__(self, stage: str) -> None:
+        with self.lock:
+            self.stage = stage
+            if self.live:
+                self._show()
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
@@ -203,10 +233,13 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
 
 
 def _build(args: argparse.Namespace) -> int:
-    progress = _progress(args.quiet)
-    analysis = _analyse(args, progress)
-    out = args.out or (None if args.single_file else "site")
-    written = build(analysis, out=out, single_file=args.single_file, title=args.title, progress=progress)
+    progress = Progress(quiet=args.quiet)
+    try:
+        analysis = _analyse(args, progress)
+        out = args.out or (None if args.single_file else "site")
+        written = build(analysis, out=out, single_file=args.single_file, title=args.title, progress=progress)
+    finally:
+        progress.close()
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
@@ -215,7 +248,11 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    document = report_document(_analyse(args, _progress(True)))
+    progress = Progress(quiet=args.quiet)
+    try:
+        document = report_document(_analyse(args, progress))
+    finally:
+        progress.close()
     if args.format == "trec":
         text = trec_lines(document, args.per_query)
     elif args.format == "json":

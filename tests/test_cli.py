@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
-from ragreport.cli import main
+from ragreport.cli import Progress, main
 
 RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 1.0 t\n"
 QRELS = "q1 0 d2 1\nq2 0 d3 1\nq3 0 d9 1\n"
@@ -147,3 +149,29 @@ def test_several_cutoffs_at_once(capsys):
     assert {"P@1", "P@5", "P@10", "Hit@10", "CP@5"} <= set(run["metrics"])
     assert round(run["metrics"]["Hit@5"]["mean"], 3) == 0.778 and round(run["metrics"]["Hit@10"]["mean"], 3) == 0.889
     assert run["queries"][0]["P@10"] == 0.2
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_lines_start_after_the_delay_and_follow_every_stage():
+    stream = _Terminal()
+    progress = Progress(stream, delay=0.2)
+    progress("reading")
+    assert stream.getvalue() == ""  # quick work prints nothing
+    time.sleep(0.5)
+    progress("scoring")
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert [line.split("...")[0] for line in lines] == ["ragreport: reading", "ragreport: scoring"]
+
+
+def test_progress_is_silent_when_quiet_or_not_a_terminal():
+    for stream, quiet in ((_Terminal(), True), (io.StringIO(), False)):
+        progress = Progress(stream, quiet=quiet, delay=0.0)
+        time.sleep(0.1)
+        progress("reading")
+        progress.close()
+        assert stream.getvalue() == ""
