@@ -102,10 +102,15 @@ def time_tool(body: str, qrels: Path, run: Path, repeat: int) -> dict:
     return sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
 
 
-def time_build(qrels: Path, run: Path, out: Path, repeat: int) -> dict:
-    body = """
+def time_cli(arguments: list[str], qrels: Path, run: Path, out: Path, repeat: int) -> dict:
+    """``ragreport ARGUMENTS`` in a fresh process (sys.argv[1:4] are the qrels, the run, the output)."""
+    body = f"""
+        import contextlib, io
         from ragreport.cli import main
-        check = main(["build", "--qrels", sys.argv[1], sys.argv[2], "--out", sys.argv[3], "--quiet"])
+        argv = [a.replace("QRELS", sys.argv[1]).replace("RUN", sys.argv[2]).replace("OUT", sys.argv[3])
+                for a in {arguments!r}]
+        with contextlib.redirect_stdout(io.StringIO()):
+            check = main(argv)
     """
     code = MEASURE_SNIPPET.format(body=textwrap.dedent(body))
     runs = [_measure(code, qrels, run, out) for _ in range(repeat)]
@@ -129,9 +134,13 @@ def table(size: str, folder: Path, repeat: int) -> tuple[list[dict], float]:
             rows.append({**result, "tool": "ranx (warm call)", "seconds": read + calls["warm_call"]})
         else:
             rows.append({**result, "tool": name})
-    print("  timing ragreport build ...", file=sys.stderr)
-    rows.append({**time_build(qrels, run, folder / f"{size}-site", repeat),
-                 "tool": "ragreport build (bands, sweep, pages)"})
+    print("  timing ragreport build and the stream engine ...", file=sys.stderr)
+    rows.append({**time_cli(["build", "--qrels", "QRELS", "RUN", "--out", "OUT", "--quiet"], qrels, run,
+                            folder / f"{size}-site", repeat), "tool": "ragreport build (bands, sweep, pages)"})
+    rows.append({**time_cli(["score", "--qrels", "QRELS", "RUN", "--engine", "stream", "--partition-mb", "32",
+                             "--metrics", "P@10,R@100,AP@100,nDCG@10,RR@10,Success@10", "--format", "json"],
+                            qrels, run, folder / "unused", repeat),
+                 "tool": "ragreport score --engine stream (32 MB partitions)"})
     return rows, run.stat().st_size / 1e6
 
 

@@ -9,7 +9,7 @@ from typing import Iterator
 import numpy as np
 
 #: Cap on resample-count cells held at once (resamples x queries), so memory stays bounded.
-_BLOCK_CELLS = 1 << 23
+_BLOCK_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)

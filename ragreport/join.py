@@ -6,7 +6,6 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -15,6 +14,7 @@ import numpy as np
 from .ids import common_kind, has_duplicates, hash_ids
 from .model import Judgments, Run, RunMeta
 from .ordering import query_blocks
+from .parallel import THREADS, thread_map
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ _LOOKUP_BLOCK = 1 << 20
 
 
 def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray,
-             threads: int = 2) -> np.ndarray:
+             threads: int = THREADS) -> np.ndarray:
     """Slots holding an id already seen higher in the same list.
 
     Keys are sorted within blocks of whole queries (equal keys are always in one block), on
@@ -195,8 +195,7 @@ def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query
         ranked = np.sort(keys[offsets[block[0]]:offsets[block[1]]])
         return ranked[1:][ranked[1:] == ranked[:-1]]
 
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(doubled_in, zip(bounds[:-1], bounds[1:])))
+    parts = thread_map(doubled_in, zip(bounds[:-1], bounds[1:]), threads)
     doubled = np.concatenate(parts) if parts else np.zeros(0, dtype=keys.dtype)
     if len(doubled) == 0:
         return repeat

@@ -20,7 +20,6 @@ import json
 import math
 import re
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -736,6 +735,8 @@ class LoadedRun:
 
 def sample_path() -> Path:
     """The preloaded sample's JSONL file, inside the installed package."""
+    from importlib import resources  # only here: it costs a noticeable share of a small run's time
+
     return Path(str(resources.files("ragreport") / "sample" / "sample.jsonl"))
 
 

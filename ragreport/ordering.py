@@ -11,11 +11,10 @@ order take one general sort.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from .ids import as_bytes, padded_words
+from .parallel import THREADS, thread_map
 
 
 def _first_distinct_word(words: np.ndarray) -> np.ndarray:
@@ -48,18 +47,13 @@ def _padded(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth:
 BLOCK_SLOTS = 1 << 19
 
 
-def order_in_place(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, threads: int = 2) -> None:
+def order_in_place(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, threads: int = THREADS) -> None:
     """Reorder ``ids`` in place so that each query's slots (CSR by ``offsets``) are in trec_eval's
     order. Queries are taken in blocks of about :data:`BLOCK_SLOTS` slots, on ``threads`` threads."""
     if len(ids) < 2:
         return
     bounds = query_blocks(offsets)
-    if len(bounds) <= 2 or threads <= 1:
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            _order_block(offsets[lo:hi + 1], ids, scores)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(lambda b: _order_block(offsets[b[0]:b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:])))
+    thread_map(lambda b: _order_block(offsets[b[0]:b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:]), threads)
 
 
 def query_blocks(offsets: np.ndarray) -> np.ndarray:

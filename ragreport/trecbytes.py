@@ -14,13 +14,15 @@ files and names the line at fault in every error. So this module never decides a
 from __future__ import annotations
 
 import gzip
+import itertools
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+
+from .parallel import THREADS
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -217,16 +219,27 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
 
 
 def scan_chunks(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                chunk_bytes: int = CHUNK_BYTES, threads: int = 2, span: tuple[int, int] | None = None) -> Iterator[tuple[Columns | None, int]]:
+                chunk_bytes: int = CHUNK_BYTES, threads: int = THREADS, span: tuple[int, int] | None = None) -> Iterator[tuple[Columns | None, int]]:
     """The file's chunks, scanned in order, each with its size in bytes; a ``None`` means the file
     is not strict (stop there).
 
     Chunks are scanned on ``threads`` threads while the next is read: numpy lets go of the GIL
     in its array loops, so two cores share the work. At most ``threads + 1`` chunks are in memory.
     """
+    chunks = byte_chunks(path, chunk_bytes, span)
+    first = next(chunks, None)
+    if first is None:
+        return
+    second = next(chunks, None)
+    if second is None or threads <= 1:  # one chunk (or one thread): no pool to start
+        for data in (first,) if second is None else itertools.chain((first, second), chunks):
+            yield _scan(data, width, id_column, number_column, integers), len(data)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=threads) as pool:
         waiting: deque = deque()
-        for data in byte_chunks(path, chunk_bytes, span):
+        for data in itertools.chain((first, second), chunks):
             waiting.append((pool.submit(_scan, data, width, id_column, number_column, integers), len(data)))
             if len(waiting) > threads:
                 future, size = waiting.popleft()
