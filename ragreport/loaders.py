@@ -218,6 +218,32 @@ def _run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_quer
     )
 
 
+def run_from_columns(name: str, query_ids: Sequence[str] | np.ndarray, doc_ids: Sequence[str] | np.ndarray,
+                     scores: Sequence[float] | np.ndarray | None = None, order: Order = Order.SCORE,
+                     source: str = "") -> Run:
+    """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
+
+    Queries keep their order of first appearance; each query's ids are put in ranking order (score
+    high to low, ties by id descending) unless ``scores`` is None or ``order`` is ``FILE``. Ids may
+    be text or UTF-8 bytes. All of it is array work: no Python loop over rows.
+    """
+    queries = np.asarray(query_ids)
+    docs = np.asarray(doc_ids)
+    if docs.dtype.kind not in "SU":
+        docs = docs.astype(str)
+    qids, first, inverse = np.unique(queries.astype(str), return_index=True, return_inverse=True)
+    rank = np.empty(len(qids), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(qids))
+    query_index = rank[inverse.reshape(-1)]
+    grouping = np.argsort(query_index, kind="stable")
+    docs = docs[grouping]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(query_index, minlength=len(qids)))]).astype(np.int64)
+    if scores is not None and order is not Order.FILE:
+        order_in_place(offsets, docs, np.asarray(scores, dtype=np.float64)[grouping])
+    return Run(name=name, query_ids=qids[np.argsort(first, kind="stable")], offsets=offsets, doc_ids=docs,
+               query_text=(None,) * len(qids), source=source)
+
+
 class _JudgmentCollector:
     """Gathers (query, id, grade) with the line each came from; rejects conflicting grades."""
 

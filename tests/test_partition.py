@@ -137,3 +137,17 @@ def test_depth_needed():
     assert depth_needed((5,), parse_measures(["num_ret,num_rel"])) == 5
     assert depth_needed((5,), parse_measures(["map"])) is None
     assert depth_needed((5,), parse_measures(["Rprec"])) is None
+
+
+def test_a_run_from_columns_equals_the_file_read(tmp_path):
+    run_path, _ = _files(tmp_path)
+    rows = [line.split() for line in run_path.read_text().splitlines()]
+    order = np.random.default_rng(0).permutation(len(rows))  # a data frame in any row order
+    from ragreport.ids import as_text
+    from ragreport.loaders import run_from_columns
+    columns = run_from_columns("r", [rows[i][0] for i in order], [rows[i][2] for i in order],
+                               [float(rows[i][4]) for i in order])
+    read = read_partition(run_path, None, Conventions().order)
+    by_query = lambda run: {q: as_text(run.doc_ids[run.offsets[i]:run.offsets[i + 1]])  # noqa: E731
+                            for i, q in enumerate(run.query_ids.tolist())}
+    assert by_query(columns) == by_query(read)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -83,3 +84,23 @@ def test_json_of_an_ir_measures_command_holds_the_named_measures(tmp_path):
     result = _run(PEERS[2] + " --format json")
     measures = json.loads(result.stdout)["runs"][0]["measures"]
     assert list(measures) == ["P@5", "nDCG@10", "AP@100", "RR@10", "R@1000", "Hit@5"]
+
+
+def test_the_python_recipe_for_partitions_runs(tmp_path):
+    section = _section("Large runs: speed, bounded memory, a Dask cluster")
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d9 2\nq2 0 d4 1\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the checkout, as the other commands here use
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "(7, 2, 2)"
+
+
+def test_the_engine_commands_parse():
+    commands = _commands("Large runs: speed, bounded memory, a Dask cluster")
+    assert len(commands) == 3
+    from ragreport.cli import build_parser
+    for command in commands:
+        args = build_parser().parse_args(shlex.split(command, comments=True)[1:])
+        assert args.engine in ("stream", "dask")
