@@ -25,7 +25,7 @@ marks = {{}}
 {body}
 elapsed = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": elapsed, "read": marks.get("read", start) - start, "peak_mb": peak,
+print(json.dumps({{"seconds": elapsed, "read": marks["read"] - start if "read" in marks else None, "peak_mb": peak,
                   "check": check, "extra": marks.get("extra", {{}})}}))
 """
 
@@ -170,7 +170,7 @@ def main() -> None:
                 continue
             ratio = f"{r['seconds'] / fastest:.2f}" if fastest else "-"
             check = f"{r['check']:.4f}" if isinstance(r["check"], float) else "-"
-            cells = (f"{r['seconds']:.2f}", f"{r['read']:.2f}", ratio, f"{r['peak_mb']:.0f}",
+            cells = (f"{r['seconds']:.2f}", "-" if r.get("read") is None else f"{r['read']:.2f}", ratio, f"{r['peak_mb']:.0f}",
                      f"{r['peak_mb'] / megabytes:.1f}", check)
             if args.markdown:
                 print(f"| {r['tool']} | " + " | ".join(cells) + " |")

@@ -18,6 +18,7 @@ way.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -222,13 +223,9 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
 
     query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
-    if len(np.unique(query_ids)) != len(query_ids):
-        seen, twice = set(), None
-        for q in query_ids.tolist():
-            if q in seen:
-                twice = q
-                break
-            seen.add(q)
+    distinct, counts = np.unique(query_ids, return_counts=True)
+    if (counts > 1).any():
+        twice = str(distinct[counts > 1][0])
         raise UsageError(f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
                          "query's lines together in one file (sort the run by query)")
     judgments = _qrels(qrels)
@@ -251,7 +248,8 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
     if scheduler is not None:
         with Client(scheduler) as client:
             return _gather(client, parts, args)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    workers = max(1, os.cpu_count() or 1)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         return _gather(client, parts, args)
 
