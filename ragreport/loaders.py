@@ -537,11 +537,40 @@ class _ConflictingKey(Exception):
 
 
 def _no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict[str, Any] = {}
+    out = dict(pairs)
+    if len(out) == len(pairs):  # the usual case: no key twice
+        return out
+    out = {}
     for key, value in pairs:
         if key in out and out[key] != value:
             raise _ConflictingKey(key, out[key], value)
         out[key] = value
+    return out
+
+
+def _json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
+    """(line number, decoded value) of every data line.
+
+    All lines are decoded in one call, as the items of one JSON array; when that fails, or gives
+    another count of items than lines, each line is decoded alone to name the one at fault.
+    """
+    lines = list(_data_lines(text))
+    try:
+        values = json.loads("[" + ",".join(line for _, line in lines) + "]", object_pairs_hook=_no_conflicting_keys)
+        if len(values) == len(lines):
+            return [(number, value) for (number, _), value in zip(lines, values)]
+    except (json.JSONDecodeError, _ConflictingKey):
+        pass
+    out = []
+    for number, line in lines:
+        try:
+            out.append((number, json.loads(line, object_pairs_hook=_no_conflicting_keys)))
+        except json.JSONDecodeError as exc:
+            raise InputError(path, number, "one JSON object per line", exc.msg) from None
+        except _ConflictingKey as exc:
+            raise InputError(path, number, f"one value for key {exc.key!r}",
+                             f"{shorten(json.dumps(exc.first), quote=False)} and "
+                             f"{shorten(json.dumps(exc.second), quote=False)}") from None
     return out
 
 
@@ -560,15 +589,7 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
     slot_query: list[int] = []
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
-    for number, line in _data_lines(text):
-        try:
-            record = json.loads(line, object_pairs_hook=_no_conflicting_keys)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, "one JSON object per line", exc.msg) from None
-        except _ConflictingKey as exc:
-            raise InputError(path, number, f"one value for key {exc.key!r}",
-                             f"{shorten(json.dumps(exc.first), quote=False)} and "
-                             f"{shorten(json.dumps(exc.second), quote=False)}") from None
+    for number, record in _json_lines(path, text):
         if not isinstance(record, dict):
             raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
         ragas = _RAGAS_RETRIEVED in record
@@ -624,7 +645,7 @@ def load_jsonl(path: str | Path, text: str, *, with_judgments: bool = True,
 
 def _id_list(values: list, path: Path, line: int, what: str) -> list[str]:
     """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
-    if all(type(v) is str and v for v in values):
+    if set(map(type, values)) <= {str} and "" not in values:  # C-level passes over the list
         return values
     return [_parse_id(v, path, line, what) for v in values]
 

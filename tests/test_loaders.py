@@ -262,3 +262,11 @@ def test_loaded_arrays_are_read_only(write):
     with pytest.raises(ValueError):
         loaded.judgments.grades[0] = 5
     assert isinstance(loaded.run.offsets, np.ndarray)
+
+
+def test_jsonl_lines_that_only_parse_together_are_still_refused_line_by_line(write):
+    # "[" + ",".join(lines) + "]" would read these two lines as three values: each line decides.
+    path = write("run.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}, {}\n'
+                              '{"id": "q2", "retrieved": ["d1"], "relevant": ["d1"]}\n')
+    with pytest.raises(InputError, match=r"run.jsonl:1: expected one JSON object per line, got Extra data"):
+        load_runs([path])
