@@ -70,7 +70,7 @@ def _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures
     _, cutoffs = report_cutoffs(k, kmax)
     summaries = []
     for i, path in enumerate(Path(p) for p in inputs):
-        if path.is_file() and detect_file_format(path)[0] != "trec":
+        if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
         meta_path = Path(metas[i]) if metas else find_meta(path)
         meta = load_meta(meta_path) if meta_path is not None else RunMeta()

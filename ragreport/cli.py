@@ -104,8 +104,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     scale.add_argument("--engine", choices=ENGINES, default="memory",
                        help="memory: read each run whole (default); stream: score a TREC run by partitions of "
                             "whole queries one after another, in bounded memory; dask: score the partitions on a "
-                            "Dask cluster (pip install 'ragreport[dask]'). A run is a file whose lines are grouped "
-                            "by query, or a folder of such files")
+                            "Dask cluster (pip install 'ragreport[dask]'). A run is a TREC file whose lines are "
+                            "grouped by query, or a folder of TREC or Parquet partition files")
     scale.add_argument("--scheduler", metavar="ADDRESS",
                        help="with --engine dask: the cluster's scheduler (default: a local cluster of processes)")
     scale.add_argument("--partition-mb", type=_positive_int, default=PARTITION_BYTES >> 20, metavar="MB",

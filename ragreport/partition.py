@@ -11,8 +11,8 @@ back together in file order, so every figure equals the one-process figure exact
 
 A TREC run file is split by byte ranges that end where one query's lines end, so it must list
 each query's lines together (as run files do); a query found in two partitions is an error.
-A folder of TREC files (one partition per file, as a cluster job writes them) is read the same
-way.
+A folder of TREC or Parquet files (one partition per file, as a cluster job writes them) is read
+the same way.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import InputError, UsageError
 from .join import JudgedRun, join
-from .loaders import _stem, load_qrels, load_trec_run, read_trec_run_bytes
+from .loaders import _DOC_COLUMNS, _QUERY_COLUMNS, _stem, load_qrels, load_trec_run, read_trec_run_bytes, run_from_columns
 from .measures import Measure, full_depth, score_measures
 from .metrics import QueryScores, score
 from .model import Conventions, Judgments, Order, Run, RunMeta
@@ -160,9 +160,40 @@ def _line_of(path: Path, offset: int) -> int:
     return count
 
 
-def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
-    """One partition of a TREC run: bytes ``span`` of ``path`` (the whole file when None)."""
+def read_parquet_partition(path: str | Path, order: Order) -> Run:
+    """One Parquet file of a partitioned run: a query column, a document column and a score (or
+    rank) column, named as in a CSV run's header (``qid``/``query_id``, ``docid``/``doc_id``, ...)."""
     path = Path(path)
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        raise UsageError(f"{path}: reading Parquet needs pyarrow: pip install 'ragreport[dask]'") from None
+    try:
+        table = parquet.read_table(path)
+    except Exception as exc:  # pyarrow raises its own error types for a file that is not Parquet
+        raise InputError(path, None, "a Parquet file", str(exc).splitlines()[0]) from None
+    names = {name.lower(): name for name in table.column_names}
+
+    def column(candidates: Sequence[str], what: str):
+        found = next((names[c] for c in candidates if c in names), None)
+        if found is None and what:
+            raise InputError(path, None, f"a {what} column ({', '.join(candidates)})", f"columns {', '.join(names)}")
+        return None if found is None else table.column(found).to_numpy(zero_copy_only=False)
+
+    queries = column(_QUERY_COLUMNS, "query id")
+    docs = column(_DOC_COLUMNS, "document id")
+    scores = column(("score",), "")
+    if scores is None:
+        ranks = column(("rank",), "score or rank")
+        scores = -np.asarray(ranks, dtype=np.float64)  # rank 1 first
+    return run_from_columns(_stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
+
+
+def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
+    """One partition: bytes ``span`` of a TREC run (the whole file when None), or a Parquet file."""
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        return read_parquet_partition(path, order)
     run = read_trec_run_bytes(path, order, span=span)
     if run is not None:
         return run

@@ -151,3 +151,33 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     by_query = lambda run: {q: as_text(run.doc_ids[run.offsets[i]:run.offsets[i + 1]])  # noqa: E731
                             for i, q in enumerate(run.query_ids.tolist())}
     assert by_query(columns) == by_query(read)
+
+
+def test_a_folder_of_parquet_partitions_on_dask(tmp_path):
+    if not os.environ.get("CI"):
+        pytest.importorskip("dask.distributed")
+        pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run, qrels = _files(tmp_path)
+    rows = [line.split() for line in run.read_text().splitlines()]
+    folder = tmp_path / "parquet"
+    folder.mkdir()
+    for i in range(3):
+        part = rows[i * 600:(i + 1) * 600]
+        table = pa.table({"query_id": [r[0] for r in part], "doc_id": [r[2] for r in part],
+                          "score": [float(r[4]) for r in part]})
+        pq.write_table(table, folder / f"part-{i}.parquet")
+    whole = json.loads(_report([run], qrels))
+    parted = json.loads(_report([folder], qrels, engine="dask"))
+    for key in ("metrics", "measures", "sweep", "counts", "fingerprints", "queries", "limits"):
+        assert parted["runs"][0][key] == whole["runs"][0][key], key
+
+
+def test_a_parquet_file_without_a_document_column_is_refused(tmp_path):
+    pa = pytest.importorskip("pyarrow") if not os.environ.get("CI") else __import__("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"qid": ["q1"], "score": [1.0]}), tmp_path / "p.parquet")
+    with pytest.raises(InputError, match=r"p.parquet: expected a document id column"):
+        read_partition(tmp_path / "p.parquet", None, Conventions().order)
