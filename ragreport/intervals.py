@@ -8,8 +8,12 @@ from typing import Iterator
 
 import numpy as np
 
-#: Cap on resample-count cells held at once (resamples x queries), so memory stays bounded.
+#: Resample-count cells held at once (resamples x queries): about 8 MB a block keeps memory low...
 _BLOCK_CELLS = 1 << 20
+#: ...but a block has at least this many resamples (within _MAX_CELLS), so that with many queries
+#: the score matrix is not read once per handful of resamples.
+_MIN_BLOCK_RESAMPLES = 64
+_MAX_CELLS = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     (the pairing a paired comparison needs).
     """
     rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, _BLOCK_CELLS // max(n, 1)))
+    n_ = max(n, 1)
+    block = max(1, min(resamples, max(_BLOCK_CELLS // n_, min(_MIN_BLOCK_RESAMPLES, _MAX_CELLS // n_))))
     done = 0
     while done < resamples:
         size = min(block, resamples - done)

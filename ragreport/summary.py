@@ -189,14 +189,14 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     # Resample the scored queries in id order, not file order: the same queries give the same band
     # whatever order the file lists them in, and two runs over one query set get paired resamples.
     by_id = np.flatnonzero(mask)[np.argsort(judged.query_ids[mask], kind="stable")]
-    block = scores.values[:, by_id, :]  # metrics x scored (by id) x cutoffs
-    n_metrics, _, n_cut = block.shape
-    flat = block.transpose(1, 0, 2).reshape(n, n_metrics * n_cut)
+    n_metrics, _, n_cut = scores.values.shape
+    # One copy: scored queries (by id) x (metric, cutoff), the layout the bootstrap reads.
+    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(n, n_metrics * n_cut)
     mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
 
     hit_row = METRICS.index(next(m for m in METRICS if m.interval == "wilson"))
-    successes = (block[hit_row] > 0).sum(axis=0)
+    successes = (flat.reshape(n, n_metrics, n_cut)[:, hit_row, :] > 0).sum(axis=0)
     w_low, w_high = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
     low[hit_row], high[hit_row] = w_low, w_high
 
