@@ -77,9 +77,15 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     done = 0
     while done < resamples:
         size = min(block, resamples - done)
-        draws = np.minimum((rng.random((size, n)) * n).astype(np.int64), n - 1)
-        flat = draws + (np.arange(size, dtype=np.int64) * n)[:, None]
-        yield np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
+        # In place, so that a block holds two (size x n) arrays at most; the same values as
+        # min(floor(u * n), n - 1) + the row's offset.
+        uniform = rng.random((size, n))
+        uniform *= n
+        draws = uniform.astype(np.int64)
+        del uniform
+        np.minimum(draws, n - 1, out=draws)
+        draws += (np.arange(size, dtype=np.int64) * n)[:, None]
+        yield np.bincount(draws.ravel(), minlength=size * n).reshape(size, n)
         done += size
 
 
