@@ -13,7 +13,7 @@ import numpy as np
 
 from .ids import common_kind, has_duplicates, hash_ids
 from .model import Judgments, Run, RunMeta
-from .ordering import query_blocks
+from .ordering import as_matrix, query_blocks
 from .parallel import THREADS, thread_map
 
 
@@ -157,25 +157,32 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
     j_bucket = (j_keys & mask).view(np.int64)
     j_order = np.argsort(j_bucket, kind="stable")
     j_sorted = j_keys[j_order]
-    counts = np.bincount(j_bucket, minlength=buckets)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    counts64 = np.bincount(j_bucket, minlength=buckets)
+    index_type = np.int32 if len(j_keys) < 2**31 else np.int64  # half the cache the tables take
+    starts = np.concatenate(([0], np.cumsum(counts64)[:-1])).astype(index_type)
+    counts = counts64.astype(index_type)
     nonempty = counts > 0
-    hits, matches = [], []
-    for block in range(0, len(slot_keys), _LOOKUP_BLOCK):  # blocks bound the temporaries
-        keys = slot_keys[block: block + _LOOKUP_BLOCK]
+    deepest = int(counts.max())
+
+    def look_up(block: int) -> tuple[np.ndarray, np.ndarray]:
+        keys = slot_keys[block: block + _LOOKUP_BLOCK]  # blocks bound the temporaries
         bucket = (keys & mask).view(np.int64)
         look = np.flatnonzero(nonempty[bucket])
         first = starts[bucket[look]]
         size = counts[bucket[look]]
-        for depth in range(int(counts.max())):
+        hits, matches = [], []
+        for depth in range(deepest):
             deep = np.flatnonzero(size > depth) if depth else np.arange(len(look))
             at = first[deep] + depth
             found = j_sorted[at] == keys[look[deep]]
             hits.append(look[deep[found]] + block)
             matches.append(j_order[at[found]])
-    hit = np.concatenate(hits)
+        return np.concatenate(hits), np.concatenate(matches)
+
+    parts = thread_map(look_up, range(0, len(slot_keys), _LOOKUP_BLOCK))
+    hit = np.concatenate([p[0] for p in parts])
     order = np.argsort(hit, kind="stable")
-    return hit[order], np.concatenate(matches)[order]
+    return hit[order], np.concatenate([p[1] for p in parts])[order]
 
 
 _LOOKUP_BLOCK = 1 << 20
@@ -185,14 +192,25 @@ def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query
              threads: int = THREADS) -> np.ndarray:
     """Slots holding an id already seen higher in the same list.
 
-    Keys are sorted within blocks of whole queries (equal keys are always in one block), on
-    ``threads`` threads; only when two keys are equal are the ids themselves compared.
+    Keys are sorted per query (as rows of a padded matrix, or within blocks of whole queries when
+    list lengths differ too much), on ``threads`` threads; equal keys are always in one query, and
+    only when two are equal are the ids themselves compared.
     """
     repeat = np.zeros(len(keys), dtype=bool)
     bounds = query_blocks(offsets)
+    top = np.iinfo(np.uint64).max
 
     def doubled_in(block: tuple[int, int]) -> np.ndarray:
-        ranked = np.sort(keys[offsets[block[0]]:offsets[block[1]]])
+        values = keys[offsets[block[0]]:offsets[block[1]]]
+        local = offsets[block[0]:block[1] + 1] - offsets[block[0]]
+        lengths = np.diff(local)
+        depth = int(lengths.max()) if len(lengths) else 0
+        if depth > 1 and len(lengths) * depth <= 2 * len(values) + (1 << 16) and not (values == top).any():
+            # Each query's keys as a row, sorted along the row: short sorts, padding (top) last.
+            ranked = np.sort(as_matrix(values, local, lengths, depth, top), axis=1)
+            equal = (ranked[:, 1:] == ranked[:, :-1]) & (np.arange(1, depth)[None, :] < lengths[:, None])
+            return ranked[:, 1:][equal]
+        ranked = np.sort(values)
         return ranked[1:][ranked[1:] == ranked[:-1]]
 
     parts = thread_map(doubled_in, zip(bounds[:-1], bounds[1:]), threads)

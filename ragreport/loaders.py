@@ -31,10 +31,6 @@ from .ordering import order_in_place
 from . import trecbytes
 from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 FORMATS = ("jsonl", "trec", "json", "csv")
 _ID_KEYS = ("id", "query_id", "qid")
@@ -681,6 +677,15 @@ def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
 
+def _toml():
+    """The TOML reader, imported when metadata is TOML (scoring alone never needs it)."""
+    try:  # Python 3.11+
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
+
+
 def load_meta(path: str | Path) -> RunMeta:
     """Run metadata from TOML (``.toml``) or JSON, with the known keys validated.
 
@@ -694,8 +699,8 @@ def load_meta(path: str | Path) -> RunMeta:
     is_toml = _bare_name(path).lower().endswith(".toml")
     if is_toml:
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+            data = _toml().loads(text)
+        except _toml().TOMLDecodeError as exc:
             match = re.search(r"line (\d+)", str(exc))
             raise InputError(path, int(match.group(1)) if match else None, "valid TOML metadata", str(exc)) from None
     else:

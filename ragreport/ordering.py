@@ -32,7 +32,7 @@ def _general_order(slot_query: np.ndarray, ids: np.ndarray, scores: np.ndarray) 
     return np.lexsort((ids, scores, -slot_query))[::-1].copy()
 
 
-def _as_matrix(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int, fill) -> np.ndarray:
+def as_matrix(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int, fill) -> np.ndarray:
     """``values`` (CSR by ``offsets``) as a ``queries x depth`` matrix; a view when every query has
     ``depth`` slots."""
     if (lengths == depth).all():
@@ -84,7 +84,7 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
     if len(lengths) * depth > 2 * n + (1 << 16) or group_bits > 32:
         return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
 
-    score_matrix = _as_matrix(scores, offsets, lengths, depth, -np.inf)
+    score_matrix = as_matrix(scores, offsets, lengths, depth, -np.inf)
     if (score_matrix[:, 1:] > score_matrix[:, :-1]).any():  # padding is -inf: never rising
         return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
     tied = score_matrix[:, 1:] == score_matrix[:, :-1]
@@ -102,7 +102,7 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
     lost_bits = words.shape[1] > 1 or bool((key & np.uint64((1 << group_bits) - 1)).any())
     np.invert(key, out=key)
     key >>= np.uint64(group_bits)
-    key_matrix = _as_matrix(key, offsets, lengths, depth, np.iinfo(np.uint64).max)
+    key_matrix = as_matrix(key, offsets, lengths, depth, np.iinfo(np.uint64).max)
     group <<= np.uint64(64 - group_bits)
     key_matrix |= group
     del key, group
