@@ -181,3 +181,16 @@ def test_a_parquet_file_without_a_document_column_is_refused(tmp_path):
     pq.write_table(pa.table({"qid": ["q1"], "score": [1.0]}), tmp_path / "p.parquet")
     with pytest.raises(InputError, match=r"p.parquet: expected a document id column"):
         read_partition(tmp_path / "p.parquet", None, Conventions().order)
+
+
+def test_a_site_built_by_partitions_is_byte_identical(tmp_path):
+    from ragreport.cli import main
+    run, qrels = _files(tmp_path)
+    assert main(["build", "--qrels", str(qrels), str(run), "--out", str(tmp_path / "one"), "--quiet"]) == 0
+    from ragreport.api import build
+    parted = evaluate([run], qrels=qrels, engine="stream", partition_bytes=900)  # about 45 partitions
+    build(analyse(parted), out=tmp_path / "parts")
+    one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
+    assert one == sorted(p.relative_to(tmp_path / "parts") for p in (tmp_path / "parts").rglob("*") if p.is_file())
+    for name in one:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "parts" / name).read_bytes(), name
