@@ -42,15 +42,12 @@ def as_bytes(ids: np.ndarray) -> np.ndarray:
         return np.array([i.encode("utf-8") for i in ids.tolist()], dtype="S")
 
 
-def padded_words(ids: np.ndarray, width: int | None = None) -> np.ndarray:
-    """``ids`` as a ``(n, words)`` matrix of little-endian 64-bit words, NUL-padded.
-
-    ``width`` (bytes, a multiple of 8) widens the padding so that two arrays give matrices of the
-    same shape.
-    """
+def padded_words(ids: np.ndarray) -> np.ndarray:
+    """``ids`` as a ``(n, words)`` matrix of little-endian 64-bit words, NUL-padded (a view when
+    the item size is already a multiple of 8 bytes, as the bytes reader makes it)."""
     ids = np.ascontiguousarray(ids)
     item = ids.dtype.itemsize
-    target = max(item, width or 0, 8)
+    target = max(item, 8)
     target += -target % 8
     if target != item:
         unit = 4 if ids.dtype.kind == "U" else 1

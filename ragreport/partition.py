@@ -28,7 +28,7 @@ import numpy as np
 from .errors import InputError, UsageError
 from .join import JudgedRun, join
 from .loaders import _DOC_COLUMNS, _QUERY_COLUMNS, _stem, load_qrels, load_trec_run, read_trec_run_bytes, run_from_columns
-from .measures import Measure, full_depth, score_measures
+from .measures import Measure, score_measures
 from .metrics import QueryScores, score
 from .model import Conventions, Judgments, Order, Run, RunMeta
 
