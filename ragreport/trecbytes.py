@@ -1,11 +1,11 @@
 """A bytes-level reader for well-formed TREC runs and qrels: numpy over the raw file, chunk by chunk.
 
 No Python object is made per line or per field. Each chunk of whole lines is checked to have the
-strict layout (exactly ``width`` fields per line, one space or tab between them, ``\\n`` at the
-end, no ``#`` comment), then each wanted column is cut out as a fixed-width matrix of bytes: ids
-stay bytes (``'S'`` arrays), numbers are parsed by digit arithmetic.
+strict layout (exactly ``width`` fields per line, one space or tab between them, ``\\n`` or
+``\\r\\n`` at the end, no ``#`` comment), then each wanted column is cut out as a fixed-width
+matrix of bytes: ids stay bytes (``'S'`` arrays), numbers are parsed by digit arithmetic.
 
-Whatever this reader does not accept (blank lines inside the file, runs of spaces, CRLF, comments,
+Whatever this reader does not accept (blank lines inside the file, runs of spaces, comments,
 scores in exponent form with more than 15 digits, anything malformed) makes it return ``None``,
 and the line-by-line reader in :mod:`ragreport.loaders` reads the file instead: it accepts the same
 files and names the line at fault in every error. So this module never decides an error.
@@ -193,6 +193,8 @@ class Columns:
 def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
     if data[:3] == b"\xef\xbb\xbf":
         return None  # a byte-order mark: the text reader strips it
+    if b"\r" in data:  # Windows line ends: the same lines once "\r\n" is "\n"
+        data = data.replace(b"\r\n", b"\n")
     padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
     buf = padded[: len(data)]
     if (buf >= 128).any():

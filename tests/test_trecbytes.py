@@ -29,7 +29,7 @@ def test_reads_groups_ids_and_scores(write):
 @pytest.mark.parametrize("text", [
     "q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 1 t\n",      # a blank line inside
     "q1  Q0 d1 1 2.5 t\n",                        # two spaces
-    "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 1 t\r\n",      # CRLF
+    "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1 t\n",           # a lone carriage return
     "# a comment\nq1 Q0 d1 1 2.5 t\n",            # a comment line
     "q1 Q0 d1 1 2.5 t extra\n",                   # a seventh field
     "q1 Q0 d1 1 abc t\n",                         # a score that is no number
@@ -39,6 +39,16 @@ def test_reads_groups_ids_and_scores(write):
 ])
 def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
     assert _columns(write("run", text)) is None
+
+
+def test_windows_line_ends_read_like_unix_ones(write):
+    path = write("run", "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
+    assert as_text(read_trec_run_bytes(path).doc_ids) == ["d2", "d1"]
+
+
+def test_windows_line_ends_read_like_unix_ones(write):
+    path = write("run", "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
+    assert as_text(read_trec_run_bytes(path).doc_ids) == ["d2", "d1"]
 
 
 def test_the_text_reader_reads_what_the_bytes_reader_leaves(write):
