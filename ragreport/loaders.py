@@ -99,12 +99,27 @@ def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, s
     return detect_format(path, head_text, what), None
 
 
+#: The blanks that separate fields and make a line blank: ASCII ones only, as trec_eval's
+#: C reader and the bytes-level reader see them (a no-break space belongs to an id).
+_BLANKS = " \t\r\n\f\v"
+_FIELD = re.compile(r"[^ \t\r\n\f\v]+")
+
+
+def _fields(line: str) -> list[str]:
+    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces)."""
+    return line.split() if line.isascii() else _FIELD.findall(line)
+
+
 def _data_lines(text: str) -> Iterable[tuple[int, str]]:
-    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment."""
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
+    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment.
+
+    Lines end at ``\n`` (``\r\n`` too) only: a JSON string may hold U+2028, which
+    ``str.splitlines`` would take for a line end.
+    """
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip(_BLANKS)
         if stripped and not stripped.startswith("#"):
-            yield number, line
+            yield number, line.rstrip("\r")
 
 
 def _bare_name(path: Path) -> str:
@@ -333,7 +348,7 @@ def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name:
     slot_docs: list[str] = []
     slot_scores: list[float] = []
     for number, line in _data_lines(text):
-        fields = line.split()
+        fields = _fields(line)
         if len(fields) < 6:
             hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
             raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'",
@@ -362,7 +377,7 @@ def load_trec_qrels(path: str | Path, text: str) -> Judgments:
         lines = lines[1:]
     expected = "3 columns 'query-id corpus-id score'" if beir else "4 fields 'qid iter docid grade'"
     for number, line in lines:
-        fields = line.split("\t") if beir and "\t" in line else line.split()
+        fields = line.split("\t") if beir and "\t" in line else _fields(line)
         if len(fields) != (3 if beir else 4):
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
             raise InputError(path, number, expected, f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")

@@ -18,6 +18,7 @@ the same way.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,9 +26,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import InputError, UsageError
+from .errors import InputError, RagreportError, UsageError
 from .join import JudgedRun, join
-from .loaders import _DOC_COLUMNS, _QUERY_COLUMNS, _stem, load_qrels, load_trec_run, read_trec_run_bytes, run_from_columns
+from .loaders import (_DOC_COLUMNS, _QUERY_COLUMNS, _data_lines, _stem, load_qrels, load_trec_run, read_text,
+                      read_trec_run_bytes, run_from_columns)
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
 from .model import Conventions, Judgments, Order, Run, RunMeta
@@ -194,21 +196,31 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
     path = Path(path)
     if path.suffix.lower() == ".parquet":
         return read_parquet_partition(path, order)
+    if not path.is_file():
+        raise InputError(path, None, "a readable file", "no such file")
     run = read_trec_run_bytes(path, order, span=span)
     if run is not None:
         return run
-    with path.open("rb") as handle:
-        if span is not None:
+    if span is None:
+        text = read_text(path)  # gunzipped, byte-order mark dropped, UTF-8 checked
+    else:
+        with path.open("rb") as handle:
             handle.seek(span[0])
-        raw = handle.read() if span is None else handle.read(span[1] - span[0])
+            raw = handle.read(span[1] - span[0])
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = _line_of(path, span[0]) + raw[: exc.start].count(b"\n") + 1
+            raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+    if next(iter(_data_lines(text)), None) is None:  # only comments or blank lines: no query here
+        return Run(_stem(path), np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"),
+                   source=str(path))
     try:
-        return load_trec_run(path, raw.decode("utf-8-sig"), order)
+        return load_trec_run(path, text, order)
     except InputError as exc:
         if span is None or exc.line is None:
             raise
         raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
 
 
 def score_span(path: str, span: tuple[int, int] | None, qrels: str, order: Order, cutoffs: tuple[int, ...],
@@ -223,13 +235,18 @@ def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list
     """(file, byte range) of every partition: byte ranges of one run file, or the files of a folder."""
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        # Skipped: hidden files, a cluster job's markers (_SUCCESS, _metadata), run metadata
+        # (*.meta.toml, *.meta.json) and empty files. Paths are absolute: workers have their own
+        # working folders.
+        files = sorted(p.resolve() for p in path.iterdir()
+                       if p.is_file() and not p.name.startswith((".", "_"))
+                       and not p.name.endswith((".meta.toml", ".meta.json")) and p.stat().st_size > 0)
         if not files:
-            raise UsageError(f"{path}: an empty folder; give a run file or a folder of partition files")
+            raise UsageError(f"{path}: no partition file in this folder; give a run file or a folder of partition files")
         return [(str(f), None) for f in files]
     if not path.exists():
         raise InputError(path, None, "a readable file", "no such file")
-    return [(str(path), span) for span in query_spans(path, target_bytes)]
+    return [(str(path.resolve()), span) for span in query_spans(path, target_bytes)]
 
 
 def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequence[int], conventions: Conventions,
@@ -240,7 +257,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
     the report reads, and every query's scores."""
-    qrels = str(Path(qrels))
+    qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
     args = (qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
     if engine == "dask":
@@ -276,13 +293,22 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise UsageError("--engine dask needs Dask: pip install 'ragreport[dask]'") from None
-    if scheduler is not None:
-        with Client(scheduler) as client:
+    try:
+        if scheduler is not None:
+            with Client(scheduler, timeout=30) as client:
+                return _gather(client, parts, args)
+        # A free port for the cluster's HTTP endpoints (never 8787's "in use" warning), and its
+        # workers' logs kept quiet: an input error is reported once, as one line, by the client.
+        with LocalCluster(n_workers=max(1, os.cpu_count() or 1), threads_per_worker=1, processes=True,
+                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+                Client(cluster) as client:
             return _gather(client, parts, args)
-    workers = max(1, os.cpu_count() or 1)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        return _gather(client, parts, args)
+    except RagreportError:
+        raise
+    except (OSError, ValueError, TimeoutError) as exc:
+        where = f"the Dask scheduler at {scheduler!r}" if scheduler else "a local Dask cluster"
+        raise UsageError(f"--engine dask: {where} could not score the partitions: "
+                         f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
 
 
 def _gather(client, parts, args) -> list[PartitionScores]:

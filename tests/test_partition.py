@@ -194,3 +194,41 @@ def test_a_site_built_by_partitions_is_byte_identical(tmp_path):
     assert one == sorted(p.relative_to(tmp_path / "parts") for p in (tmp_path / "parts").rglob("*") if p.is_file())
     for name in one:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "parts" / name).read_bytes(), name
+
+
+def test_folder_markers_metadata_and_empty_files_are_not_partitions(tmp_path):
+    run, qrels = _files(tmp_path)
+    folder = tmp_path / "job"
+    folder.mkdir()
+    (folder / "part-0.trec").write_text(run.read_text())
+    for name, text in (("_SUCCESS", ""), ("_metadata", "x"), ("part-0.meta.toml", 'name = "x"\n'),
+                       ("part-1.trec", ""), (".crc", "x")):
+        (folder / name).write_text(text)
+    whole = json.loads(_report([run], qrels))
+    parted = json.loads(_report([folder], qrels, engine="stream"))
+    assert parted["runs"][0]["metrics"] == whole["runs"][0]["metrics"]
+
+
+def test_a_gzip_partition_that_needs_the_line_reader(tmp_path):
+    import gzip as gz
+    run, qrels = _files(tmp_path)
+    folder = tmp_path / "gz"
+    folder.mkdir()
+    (folder / "a.trec.gz").write_bytes(gz.compress(("# a comment\n" + run.read_text()).encode()))
+    whole = json.loads(_report([run], qrels))
+    assert json.loads(_report([folder], qrels, engine="stream"))["runs"][0]["metrics"] == whole["runs"][0]["metrics"]
+
+
+def test_partitions_holding_only_a_comment_are_empty_not_errors(tmp_path):
+    run, qrels = _files(tmp_path)
+    run.write_text("# written by a retriever, with a long comment line at the top\n\n" + run.read_text())
+    whole = _report([run], qrels)
+    assert _report([run], qrels, engine="stream", partition_bytes=16) == whole
+
+
+def test_a_dask_scheduler_address_that_is_no_address_is_one_error(tmp_path):
+    if not os.environ.get("CI"):
+        pytest.importorskip("dask.distributed")
+    run, qrels = _files(tmp_path)
+    with pytest.raises(UsageError, match="--engine dask: the Dask scheduler at 'notanaddress'"):
+        evaluate([run], qrels=qrels, engine="dask", scheduler="notanaddress")

@@ -121,3 +121,12 @@ def test_scores_parse_to_the_same_double_as_python_float(tmp_path_factory, numbe
     assert columns is not None
     expected = np.array([float(n) for n in numbers])
     assert columns.numbers.tobytes() == expected.tobytes()  # bit for bit, -0.0 included
+
+
+def test_both_readers_split_fields_on_ascii_blanks_only(write):
+    lines = "q1 Q0 d\u00a0x 1 2 r\nq1 Q0 y 2 1 r\n"  # a no-break space inside an id
+    fast = read_trec_run_bytes(write("run", lines))
+    slow_path = write("slow", "# a comment sends this file to the line reader\n" + lines)
+    assert read_trec_run_bytes(slow_path) is None
+    slow = load_trec_run(slow_path, read_text(slow_path))
+    assert as_text(fast.doc_ids) == as_text(slow.doc_ids) == ["d\u00a0x", "y"]
