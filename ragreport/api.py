@@ -44,6 +44,8 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     """
     if k is None:
         k = DEFAULT_K if inputs else SAMPLE_K
+    if engine == "memory" and scheduler is not None:
+        raise UsageError("--scheduler is for --engine dask")
     if engine != "memory":
         return _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures, progress, engine,
                                        scheduler, partition_bytes or PARTITION_BYTES)
