@@ -5,8 +5,9 @@ strict layout (exactly ``width`` fields per line, one space or tab between them,
 ``\\r\\n`` at the end, no ``#`` comment), then each wanted column is cut out as a fixed-width
 matrix of bytes: ids stay bytes (``'S'`` arrays), numbers are parsed by digit arithmetic.
 
-Whatever this reader does not accept (blank lines inside the file, runs of spaces, comments,
-scores in exponent form with more than 15 digits, anything malformed) makes it return ``None``,
+Comment and blank lines are dropped, as the line-by-line reader drops them. Whatever this reader
+does not accept (runs of spaces, leading blanks, a score that is no number, anything malformed)
+makes it return ``None``,
 and the line-by-line reader in :mod:`ragreport.loaders` reads the file instead: it accepts the same
 files and names the line at fault in every error. So this module never decides an error.
 """
@@ -195,6 +196,14 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
         return None  # a byte-order mark: the text reader strips it
     if b"\r" in data:  # Windows line ends: the same lines once "\r\n" is "\n"
         data = data.replace(b"\r\n", b"\n")
+    if data[:1] in (b"#", b"\n") or b"\n#" in data or b"\n\n" in data:
+        # Comment or blank lines (a header, say): dropped here, as the line reader drops them.
+        # Only such a chunk pays for a split into lines.
+        kept = [line for line in data.split(b"\n") if line.strip() and not line.strip().startswith(b"#")]
+        if not kept:
+            return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"),
+                           np.zeros(0))
+        data = b"\n".join(kept) + b"\n"
     padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
     buf = padded[: len(data)]
     if (buf >= 128).any():
@@ -305,8 +314,8 @@ def read_columns(path: Path, width: int, id_column: int, number_column: int, int
         group_lengths.append(piece.group_lengths)
         ids.append(piece.ids, expected)
         numbers.append(piece.numbers, expected)
-    if ids.array is None:
-        return None
+    if ids.array is None or ids.size == 0:
+        return None  # no data line: the line reader says so, naming the file
     gids, glens = join_groups(np.concatenate(group_ids), np.concatenate(group_lengths))
     return Columns(gids, glens, ids.result(), numbers.result())
 
