@@ -191,29 +191,35 @@ class Columns:
     numbers: np.ndarray
 
 
+def _tidied(data: bytes) -> bytes | None:
+    """The chunk with ``\\r\\n`` read as ``\\n`` and comment and blank lines dropped, as the
+    line reader drops them; None when there was nothing to tidy. Only a chunk that failed the
+    strict check pays for this (a split into lines)."""
+    tidy = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+    kept = [line for line in tidy.split(b"\n") if line.strip() and not line.strip().startswith(b"#")]
+    tidy = b"\n".join(kept) + b"\n" if kept else b""
+    return None if tidy == data else tidy
+
+
 def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
     if data[:3] == b"\xef\xbb\xbf":
         return None  # a byte-order mark: the text reader strips it
-    if b"\r" in data:  # Windows line ends: the same lines once "\r\n" is "\n"
-        data = data.replace(b"\r\n", b"\n")
-    if data[:1] in (b"#", b"\n") or b"\n#" in data or b"\n\n" in data:
-        # Comment or blank lines (a header, say): dropped here, as the line reader drops them.
-        # Only such a chunk pays for a split into lines.
-        kept = [line for line in data.split(b"\n") if line.strip() and not line.strip().startswith(b"#")]
-        if not kept:
-            return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"),
-                           np.zeros(0))
-        data = b"\n".join(kept) + b"\n"
     padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
     buf = padded[: len(data)]
+    seps = _lines(buf, width)
+    if seps is None:
+        tidy = _tidied(data)
+        if tidy is None:
+            return None
+        if not tidy:  # nothing but comments and blank lines
+            return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"),
+                           np.zeros(0))
+        return _scan(tidy, width, id_column, number_column, integers)
     if (buf >= 128).any():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
             return None
-    seps = _lines(buf, width)
-    if seps is None:
-        return None
     windows = _windows(padded)
     query_words = _field_words(windows, seps, 0)
     id_words = _field_words(windows, seps, id_column)

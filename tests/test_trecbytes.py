@@ -29,7 +29,6 @@ def test_reads_groups_ids_and_scores(write):
 @pytest.mark.parametrize("text", [
     "q1  Q0 d1 1 2.5 t\n",                        # two spaces
     "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1 t\n",           # a lone carriage return
-    "  # an indented comment\nq1 Q0 d1 1 2.5 t\n",  # leading blanks
     "q1 Q0 d1 1 2.5 t extra\n",                   # a seventh field
     "q1 Q0 d1 1 abc t\n",                         # a score that is no number
     "q1 Q0 d1 1 nan t\n",                         # not finite
