@@ -96,6 +96,16 @@ def has_duplicates(keys: np.ndarray) -> bool:
     return bool((ranked[1:] == ranked[:-1]).any())
 
 
+def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each distinct value first occurs, in order of appearance, and every value's index
+    among them (a sort, not a dict: ``values[firsts]`` are the distinct values in file order)."""
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
+
+
 def as_text(ids: np.ndarray) -> list[str]:
     """Python strings for a (small) slice of ids of either kind."""
     if ids.dtype.kind == "S":

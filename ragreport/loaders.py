@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .errors import InputError, UsageError, shorten
-from .ids import has_duplicates, hash_ids
+from .ids import first_appearance, has_duplicates, hash_ids
 from .ordering import order_in_place
 from . import trecbytes
 from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
@@ -207,27 +207,38 @@ def _parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
     return text
 
 
+def _group_by_query(query_index: np.ndarray | None, counts: np.ndarray, *columns: np.ndarray | None):
+    """CSR offsets from per-query ``counts``, and ``columns`` gathered by ``query_index`` (stable:
+    file order within a query; None means the rows already are grouped)."""
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    if query_index is None or len(query_index) == 0:
+        return offsets, columns
+    grouping = np.argsort(query_index, kind="stable")
+    return offsets, tuple(None if c is None else c[grouping] for c in columns)
+
+
+def _ranked_run(name: str, source: str, qids: Sequence[str] | np.ndarray, docs: np.ndarray,
+                scores: np.ndarray | None, order: Order, *, query_index: np.ndarray | None = None,
+                counts: np.ndarray | None = None, query_text: tuple[str | None, ...] = ()) -> Run:
+    """A run from rows in file order: grouped by query (``query_index``, or already grouped in
+    runs of ``counts``), then each query's ids put in ranking order (score high to low, ties by id
+    descending) unless ``scores`` is None or ``order`` is ``FILE``."""
+    if counts is None:
+        counts = np.bincount(query_index, minlength=len(qids))
+    offsets, (docs, scores) = _group_by_query(query_index, counts, docs, scores)
+    if scores is not None and order is not Order.FILE:
+        order_in_place(offsets, docs, np.asarray(scores, dtype=np.float64))
+    return Run(name=name, query_ids=np.asarray(qids, dtype=str), offsets=offsets, doc_ids=docs,
+               query_text=query_text or (None,) * len(qids), source=source)
+
+
 def _run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_query: list[int],
                     slot_docs: list[str], slot_scores: list[float] | None, order: Order,
                     query_text: tuple[str | None, ...] = ()) -> Run:
-    """A run from slots in file order: grouped by query (stable), then each query's ids put in
-    ranking order (score high to low, ties by id descending) unless ``order`` is ``FILE``."""
-    query_index = np.asarray(slot_query, dtype=np.int64)
-    docs = np.array(slot_docs, dtype=str)
-    grouping = np.argsort(query_index, kind="stable")
-    docs = docs[grouping] if len(docs) else docs
-    counts = np.bincount(query_index, minlength=len(qids_in_order))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    if slot_scores is not None and order is not Order.FILE:
-        order_in_place(offsets, docs, np.asarray(slot_scores, dtype=np.float64)[grouping])
-    return Run(
-        name=name,
-        query_ids=np.array(qids_in_order, dtype=str),
-        offsets=offsets,
-        doc_ids=docs,
-        query_text=query_text or (None,) * len(qids_in_order),
-        source=str(source),
-    )
+    """A run from the lists a text reader gathered (see :func:`_ranked_run`)."""
+    return _ranked_run(name, str(source), qids_in_order, np.array(slot_docs, dtype=str),
+                       None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64), order,
+                       query_index=np.asarray(slot_query, dtype=np.int64), query_text=query_text)
 
 
 def run_from_columns(name: str, query_ids: Sequence[str] | np.ndarray, doc_ids: Sequence[str] | np.ndarray,
@@ -239,21 +250,13 @@ def run_from_columns(name: str, query_ids: Sequence[str] | np.ndarray, doc_ids: 
     high to low, ties by id descending) unless ``scores`` is None or ``order`` is ``FILE``. Ids may
     be text or UTF-8 bytes. All of it is array work: no Python loop over rows.
     """
-    queries = np.asarray(query_ids)
+    queries = np.asarray(query_ids).astype(str)
     docs = np.asarray(doc_ids)
     if docs.dtype.kind not in "SU":
         docs = docs.astype(str)
-    qids, first, inverse = np.unique(queries.astype(str), return_index=True, return_inverse=True)
-    rank = np.empty(len(qids), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(qids))
-    query_index = rank[inverse.reshape(-1)]
-    grouping = np.argsort(query_index, kind="stable")
-    docs = docs[grouping]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(query_index, minlength=len(qids)))]).astype(np.int64)
-    if scores is not None and order is not Order.FILE:
-        order_in_place(offsets, docs, np.asarray(scores, dtype=np.float64)[grouping])
-    return Run(name=name, query_ids=qids[np.argsort(first, kind="stable")], offsets=offsets, doc_ids=docs,
-               query_text=(None,) * len(qids), source=source)
+    firsts, query_index = first_appearance(queries)
+    return _ranked_run(name, source, queries[firsts], docs, None if scores is None else np.asarray(scores),
+                       order, query_index=query_index)
 
 
 class _JudgmentCollector:
@@ -300,18 +303,8 @@ def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str 
     if columns is None:
         return None
     qids, line_query = trecbytes.query_index(columns)
-    docs, scores = columns.ids, columns.numbers
-    if line_query is None:
-        counts = columns.group_lengths
-    else:  # lines of a query are spread over the file: gather them, keeping file order
-        grouping = np.argsort(line_query, kind="stable")
-        docs, scores = docs[grouping], scores[grouping]
-        counts = np.bincount(line_query, minlength=len(qids))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    if order is not Order.FILE:
-        order_in_place(offsets, docs, scores)
-    return Run(name=name or _stem(path), query_ids=np.array(qids, dtype=str), offsets=offsets,
-               doc_ids=docs, query_text=(None,) * len(qids), source=str(path))
+    return _ranked_run(name or _stem(path), str(path), qids, columns.ids, columns.numbers, order,
+                       query_index=line_query, counts=None if line_query is not None else columns.group_lengths)
 
 
 def read_trec_qrels_bytes(path: str | Path) -> Judgments | None:
@@ -322,19 +315,12 @@ def read_trec_qrels_bytes(path: str | Path) -> Judgments | None:
     if columns is None:
         return None
     qids, line_query = trecbytes.query_index(columns)
-    docs, grades = columns.ids, columns.numbers.astype(np.int64)
-    if line_query is None:
-        counts = columns.group_lengths
-        line_query = np.repeat(np.arange(len(qids)), counts)
-    else:
-        grouping = np.argsort(line_query, kind="stable")
-        docs, grades, line_query = docs[grouping], grades[grouping], line_query[grouping]
-        counts = np.bincount(line_query, minlength=len(qids))
-    if has_duplicates(hash_ids(docs, query=line_query)):
+    counts = columns.group_lengths if line_query is None else np.bincount(line_query, minlength=len(qids))
+    offsets, (docs, grades) = _group_by_query(line_query, counts, columns.ids, columns.numbers.astype(np.int64))
+    if has_duplicates(hash_ids(docs, query=np.repeat(np.arange(len(qids)), np.diff(offsets)))):
         return None
-    return Judgments(query_ids=np.array(qids, dtype=str),
-                     offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-                     doc_ids=docs, grades=grades, source=str(path))
+    return Judgments(query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades,
+                     source=str(path))
 
 
 def load_trec_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:

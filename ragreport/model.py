@@ -288,6 +288,12 @@ class Run:
             source=source,
         )
 
+    @classmethod
+    def empty(cls, name: str = "", source: str = "") -> "Run":
+        """A run with no query (a partition that holds none)."""
+        return cls(name, np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"),
+                   source=source)
+
     def with_meta(self, meta: RunMeta, name: str) -> "Run":
         return Run(self.name if not name else name, self.query_ids, self.offsets, self.doc_ids,
                    self.query_text, meta, self.source)

@@ -213,8 +213,7 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
             line = _line_of(path, span[0]) + raw[: exc.start].count(b"\n") + 1
             raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
     if next(iter(_data_lines(text)), None) is None:  # only comments or blank lines: no query here
-        return Run(_stem(path), np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"),
-                   source=str(path))
+        return Run.empty(_stem(path), str(path))
     try:
         return load_trec_run(path, text, order)
     except InputError as exc:
@@ -279,8 +278,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     judgments = _qrels(qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
-        empty = Run("", np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"))
-        results.append(score_partition(empty, rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
+        results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
     name = (meta.name if meta and meta.name else None) or _stem(Path(path))
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
                     source=str(path))

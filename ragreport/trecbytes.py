@@ -23,6 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
+from .ids import first_appearance
 from .parallel import THREADS
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
@@ -329,14 +330,8 @@ def read_columns(path: Path, width: int, id_column: int, number_column: int, int
 def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None]:
     """Query ids in order of first appearance, and each line's query index (None when the lines
     are already grouped by query, so the index is just each group repeated)."""
-    gids = columns.group_ids
-    unique, first, inverse = np.unique(gids, return_index=True, return_inverse=True)
-    texts = [b.decode("utf-8") for b in gids.tolist()]
-    if len(unique) == len(gids):
+    texts = [b.decode("utf-8") for b in columns.group_ids.tolist()]
+    firsts, group_query = first_appearance(columns.group_ids)
+    if len(firsts) == len(texts):
         return texts, None
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    group_query = rank[inverse.reshape(-1)]
-    qids = [texts[i] for i in first[order].tolist()]
-    return qids, np.repeat(group_query, columns.group_lengths)
+    return [texts[i] for i in firsts.tolist()], np.repeat(group_query, columns.group_lengths)
