@@ -1,23 +1,16 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-ORACLE = SHARED / "oracle"
+DATA = ROOT / "tests" / "data"
 
 
 def oracle_dir(name: str) -> Path:
-    """A folder of ../shared/oracle; CI lays shared/ beside the clone, so it must be there."""
-    path = ORACLE / name
-    if not path.is_dir():
-        if os.environ.get("CI"):
-            raise AssertionError(f"{path} is missing: CI must have ../shared/oracle")
-        pytest.skip(f"{path} not present outside CI")
-    return path
+    """A folder of trec_eval's test inputs and expected outputs, copied into tests/data."""
+    return DATA / name
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
-"""Fidelity with trec_eval: its own test data (../shared/oracle) and pytrec-eval-terrier.
+"""Fidelity with trec_eval: its own test data (copied into tests/data) and pytrec-eval-terrier.
 
-The expected outputs were made by trec_eval itself (commands in ../shared/oracle/*/README.md), e.g.
+The expected outputs were made by trec_eval itself (commands in tests/data/trec_eval_*/README.md), e.g.
 ``trec_eval -m all_trec -q test/qrels.test test/results.test > out.test.aq``. Under
 ``--compat trec_eval`` ragreport must give the same values, per query and mean.
 """
