@@ -35,10 +35,10 @@ MEASURES = "P@10, R@100, AP@100, nDCG@10, RR@10, Hit@10"
 # leaves the nDCG@10 mean in `check` (so the table shows the tools agree).
 TOOLS = {
     "ragreport": """
-from ragreport.join import join
-from ragreport.loaders import load_runs
-from ragreport.measures import parse_measures, score_measures
-from ragreport.model import TREC_EVAL
+from ragreport.scoring.join import join
+from ragreport.reading.loaders import load_runs
+from ragreport.scoring.measures import parse_measures, score_measures
+from ragreport.core.model import TREC_EVAL
 loaded = load_runs([sys.argv[2]], qrels=sys.argv[1])[0]
 marks["read"] = time.perf_counter()
 judged = join(loaded.run, loaded.judgments)

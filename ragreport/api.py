@@ -6,17 +6,19 @@ import datetime as _dt
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .errors import UsageError
-from .join import JudgedRun, join
-from .limits import limits
-from .loaders import detect_file_format, find_meta, load_meta, load_runs
-from .measures import Measure
-from .model import Conventions, RunMeta
-from .partition import ENGINES, PARTITION_BYTES, judged_by_partitions
-from .compare import Correction, compare
-from .drift import drift, load_previous
-from .report import Analysis, report_document
-from .summary import RunSummary, report_cutoffs, summarise
+from .core.errors import UsageError
+from .scoring.join import JudgedRun, join
+from .analysis.limits import limits
+from .reading.loaders import detect_file_format, find_meta, load_meta, load_runs
+from .scoring.measures import Measure
+from .core.model import Conventions, RunMeta
+from .scoring.partition import ENGINES, PARTITION_BYTES, judged_by_partitions
+from .analysis.compare import Correction, compare
+from .analysis.drift import drift
+from .reading.previous import load_previous
+from .analysis.result import Analysis
+from .output.document import report_document
+from .analysis.summary import RunSummary, report_cutoffs, summarise
 
 #: K when none is given: 10, except the preloaded sample's 5 (SPEC.md section 7).
 DEFAULT_K = 10
@@ -39,7 +41,7 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty.
 
     ``engine`` ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC runs by
-    partitions of whole queries (see :mod:`ragreport.partition`), here one after another or on
+    partitions of whole queries (see :mod:`ragreport.scoring.partition`), here one after another or on
     the Dask cluster at ``scheduler`` (a local one when None), with the same figures.
     """
     if k is None:
@@ -111,7 +113,7 @@ def analyse(summaries: Sequence[RunSummary], *, today: _dt.date | None = None, b
             correction: Correction = Correction.HOLM, permutations: int = 10_000,
             previous: str | Path | None = None, progress: Progress = _quiet) -> Analysis:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``)."""
-    from .site import build_day
+    from .output.site import build_day
 
     today = today or build_day()
     if len(summaries) > 1:
@@ -131,7 +133,7 @@ def document(analysis: Analysis) -> dict:
 def build(analysis: Analysis, *, out: str | Path | None = "site", single_file: str | Path | None = None,
           title: str | None = None, progress: Progress = _quiet) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
-    from .site import prepare, render_single, render_site, write_file, write_site
+    from .output.site import prepare, render_single, render_site, write_file, write_site
 
     progress("rendering")
     report = prepare(analysis, title=title)

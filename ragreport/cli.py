@@ -12,14 +12,14 @@ from typing import Callable, Sequence
 
 from . import __version__
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, document as report_document, evaluate
-from .compare import Correction
-from .report import Analysis
-from .errors import RagreportError
-from .loaders import FORMATS
-from .model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from .measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .partition import ENGINES, PARTITION_BYTES
-from .text import markdown, table, trec_lines
+from .analysis.compare import Correction
+from .analysis.result import Analysis
+from .core.errors import RagreportError
+from .reading.loaders import FORMATS
+from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .scoring.partition import ENGINES, PARTITION_BYTES
+from .output.text import markdown, table, trec_lines
 
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.

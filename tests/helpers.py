@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ragreport.join import JudgedRun, join
-from ragreport.model import Judgments, Run
+from ragreport.scoring.join import JudgedRun, join
+from ragreport.core.model import Judgments, Run
 
 
 def judged_run(queries: list[tuple[str, list[str], dict[str, int]]], *, extra_judged=(), name="t") -> JudgedRun:

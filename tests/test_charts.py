@@ -6,9 +6,9 @@ import plotly.graph_objects as go
 from helpers import judged_run
 
 from ragreport.api import evaluate
-from ragreport.charts import index_sweep_figure, run_sweep_figure
-from ragreport.model import Conventions
-from ragreport.summary import summarise
+from ragreport.output.charts import index_sweep_figure, run_sweep_figure
+from ragreport.core.model import Conventions
+from ragreport.analysis.summary import summarise
 
 
 def _valid(figure):

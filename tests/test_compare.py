@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from helpers import judged_run
 
-from ragreport.compare import Correction, adjust, compare, pair_queries, randomization_test
-from ragreport.errors import UsageError
-from ragreport.model import Conventions
-from ragreport.summary import summarise
+from ragreport.analysis.compare import Correction, adjust, compare, pair_queries, randomization_test
+from ragreport.core.errors import UsageError
+from ragreport.core.model import Conventions
+from ragreport.analysis.summary import summarise
 
 
 def _summary(name, queries, k=3, conventions=Conventions()):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragreport.cli import main
-from ragreport.errors import InputError
+from ragreport.core.errors import InputError
 
 RUN = "".join(f"q{i} Q0 d{i} 1 2 t\nq{i} Q0 x{i} 2 1 t\n" for i in range(12))
 LATER = "".join(f"q{i} Q0 x{i} 1 2 t\nq{i} Q0 d{i} 2 1 t\n" for i in range(12))
@@ -77,7 +77,7 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
     assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec"),
                  "--previous", str(bogus)]) == 2
     assert "report.json:1: expected a report.json with schema 'ragreport/1', got 'other'" in capsys.readouterr().err
-    from ragreport.drift import load_previous
+    from ragreport.reading.previous import load_previous
 
     with pytest.raises(InputError):
         load_previous(tmp_path / "run.trec")

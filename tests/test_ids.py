@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragreport.ids import as_text, common_kind, has_duplicates, hash_ids
+from ragreport.core.ids import as_text, common_kind, has_duplicates, hash_ids
 
 
 def test_hash_does_not_depend_on_the_array_width():

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragreport import intervals
-from ragreport.intervals import bootstrap_interval, resample_counts, wilson_interval, z_value
+from ragreport.analysis import intervals
+from ragreport.analysis.intervals import bootstrap_interval, resample_counts, wilson_interval, z_value
 
 
 def test_z_for_95_percent_is_1_959964():

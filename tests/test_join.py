@@ -40,7 +40,7 @@ def test_hash_collisions_never_pass_for_a_match(monkeypatch):
     """With a hash that gives every id of a query the same value, the ids decide: same result."""
     queries = [("q1", ["a", "b", "a", "c"], {"b": 2, "c": 0, "z": 1}), ("q2", ["b", "x"], {"x": 1})]
     honest = judged_run(queries)
-    import ragreport.join as join_module
+    import ragreport.scoring.join as join_module
     monkeypatch.setattr(join_module, "hash_ids",
                         lambda ids, query=None: np.zeros(len(ids), np.uint64) + np.asarray(query, np.uint64))
     weak = judged_run(queries)

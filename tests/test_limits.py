@@ -6,9 +6,9 @@ import datetime as dt
 
 from helpers import judged_run
 
-from ragreport.limits import limits
-from ragreport.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
-from ragreport.summary import summarise
+from ragreport.analysis.limits import limits
+from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
+from ragreport.analysis.summary import summarise
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from ragreport.errors import InputError, UsageError
-from ragreport.ids import as_text
-from ragreport.loaders import detect_format, find_meta, load_meta, load_runs, read_text
-from ragreport.model import LabelSource, Order, RetrieverKind
+from ragreport.core.errors import InputError, UsageError
+from ragreport.core.ids import as_text
+from ragreport.reading.loaders import detect_format, find_meta, load_meta, load_runs, read_text
+from ragreport.core.model import LabelSource, Order, RetrieverKind
 
 
 def _lists(run):

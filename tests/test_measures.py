@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from helpers import judged_run
 
-from ragreport.errors import UsageError
-from ragreport.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
-from ragreport.model import Conventions, Gain
+from ragreport.core.errors import UsageError
+from ragreport.scoring.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
+from ragreport.core.model import Conventions, Gain
 
 
 @pytest.mark.parametrize("names, expected", [

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import metrics_at
 
-from ragreport.metrics import METRICS, NDCG, AVERAGE_PRECISION, cumulative_dcg, score
-from ragreport.model import Conventions, Denominator, Gain
-from ragreport.summary import summarise
+from ragreport.scoring.metrics import METRICS, NDCG, AVERAGE_PRECISION, cumulative_dcg, score
+from ragreport.core.model import Conventions, Denominator, Gain
+from ragreport.analysis.summary import summarise
 
 KEYS = [m.key for m in METRICS]
 

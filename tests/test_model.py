@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from ragreport.model import Choice, Conventions, Denominator, Gain, Missing, Order, RunMeta
+from ragreport.core.model import Choice, Conventions, Denominator, Gain, Missing, Order, RunMeta
 
 
 def test_every_choice_states_its_meaning_and_the_alternative():

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ragreport import ordering
-from ragreport.ordering import order_in_place
+from ragreport.reading import ordering
+from ragreport.reading.ordering import order_in_place
 
 
 def _expected(offsets, ids, scores):

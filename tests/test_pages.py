@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ragreport.pages import content_id, fmt, script_json, slug
+from ragreport.output.pages import content_id, fmt, script_json, slug
 
 
 def test_three_decimals_and_missing_values():

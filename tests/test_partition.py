@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from ragreport.api import analyse, document, evaluate
-from ragreport.errors import InputError, UsageError
-from ragreport.join import join
-from ragreport.loaders import load_runs
-from ragreport.measures import parse_measures
-from ragreport.model import Conventions
-from ragreport.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
+from ragreport.core.errors import InputError, UsageError
+from ragreport.scoring.join import join
+from ragreport.reading.loaders import load_runs
+from ragreport.scoring.measures import parse_measures
+from ragreport.core.model import Conventions
+from ragreport.scoring.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
 
 
 def _files(tmp_path, queries=60, depth=30, seed=3):
@@ -125,7 +125,7 @@ def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):
     scored = score_partition(part, judgments_for(loaded.judgments, part.query_ids.tolist()),
                              cutoffs=(1, 5, 10), conventions=Conventions())
     rows = [whole.query_ids.tolist().index(q) for q in part.query_ids.tolist()]
-    from ragreport.metrics import score
+    from ragreport.scoring.metrics import score
     expected = score(whole, (1, 5, 10), Conventions())
     assert np.array_equal(scored.scores.values, expected.values[:, rows, :])
     assert scored.judged.lengths.max() == 10 and scored.judged.retrieved.tolist() == [30] * len(rows)
@@ -143,8 +143,8 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     run_path, _ = _files(tmp_path)
     rows = [line.split() for line in run_path.read_text().splitlines()]
     order = np.random.default_rng(0).permutation(len(rows))  # a data frame in any row order
-    from ragreport.ids import as_text
-    from ragreport.loaders import run_from_columns
+    from ragreport.core.ids import as_text
+    from ragreport.reading.loaders import run_from_columns
     columns = run_from_columns("r", [rows[i][0] for i in order], [rows[i][2] for i in order],
                                [float(rows[i][4]) for i in order])
     read = read_partition(run_path, None, Conventions().order)

@@ -7,10 +7,12 @@ import json
 
 from helpers import judged_run
 
-from ragreport.limits import limits
-from ragreport.model import Conventions
-from ragreport.report import SCHEMA, Analysis, report_document
-from ragreport.summary import summarise
+from ragreport.analysis.limits import limits
+from ragreport.core.model import Conventions
+from ragreport.analysis.result import Analysis
+from ragreport.core.model import SCHEMA
+from ragreport.output.document import report_document
+from ragreport.analysis.summary import summarise
 
 DAY = dt.date(2026, 1, 1)
 

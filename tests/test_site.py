@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from sitetools import INJECTIONS, read_page, site_files
 
-from ragreport import site as site_module
+from ragreport.output import site as site_module
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
-from ragreport.errors import UsageError
-from ragreport.site import MARKER, build_day
+from ragreport.core.errors import UsageError
+from ragreport.output.site import MARKER, build_day
 
 EPOCH = "1790000000"  # 2026-09-21
 
@@ -196,7 +196,7 @@ def test_injection_payloads_render_as_text_everywhere(write, tmp_path):
 def test_chart_labels_escape_names(write, tmp_path):
     run = _hostile_inputs(write)
     summaries = evaluate([run])
-    from ragreport.charts import index_sweep_figure, run_sweep_figure
+    from ragreport.output.charts import index_sweep_figure, run_sweep_figure
 
     for figure in (run_sweep_figure(summaries[0]), index_sweep_figure(summaries)):
         text = json.dumps(figure)
@@ -310,7 +310,7 @@ def test_templates_are_found(sample_site):
 def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_path):
     from sitetools import second_sample_run
 
-    from ragreport.loaders import sample_path
+    from ragreport.reading.loaders import sample_path
 
     second = second_sample_run(tmp_path)
     out = tmp_path / "site"

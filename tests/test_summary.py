@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from helpers import judged_run
 
-from ragreport.errors import UsageError
-from ragreport.model import Conventions, Missing
-from ragreport.summary import Status, fingerprint, summarise, sweep_cutoffs
+from ragreport.core.errors import UsageError
+from ragreport.core.model import Conventions, Missing
+from ragreport.analysis.summary import Status, fingerprint, summarise, sweep_cutoffs
 
 
 def _mixed():
@@ -91,7 +91,7 @@ def test_fingerprints_follow_the_sorted_ids_and_triples():
 
 
 def test_under_no_relevant_zero_the_counts_say_averaged_in_not_excluded():
-    from ragreport.model import NoRelevant
+    from ragreport.core.model import NoRelevant
 
     summary = summarise(_mixed(), 1, Conventions(no_relevant=NoRelevant.ZERO))
     assert summary.counts.scored == 4 and summary.counts.excluded_no_relevant == 1  # 'unjudged' stays out

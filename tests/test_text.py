@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragreport.api import analyse, document, evaluate
-from ragreport.text import markdown, table
+from ragreport.output.text import markdown, table
 
 
 def _doc():

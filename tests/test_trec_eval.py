@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import main
-from ragreport.join import join
-from ragreport.loaders import load_runs
-from ragreport.measures import Measure, parse_measures, score_measures
-from ragreport.model import TREC_EVAL, Missing
+from ragreport.scoring.join import join
+from ragreport.reading.loaders import load_runs
+from ragreport.scoring.measures import Measure, parse_measures, score_measures
+from ragreport.core.model import TREC_EVAL, Missing
 
 FAMILIES = ("P", "recall", "success", "map_cut", "ndcg_cut")
 
@@ -54,7 +54,7 @@ def ours(run_path, qrels_path, names, conventions=TREC_EVAL):
     judged = join(loaded.run, loaded.judgments)
     measures = parse_measures(names)
     values = score_measures(judged, measures, conventions)
-    from ragreport.metrics import score
+    from ragreport.scoring.metrics import score
 
     scored = score(judged, [1], conventions).scored
     ids = judged.query_ids.tolist()

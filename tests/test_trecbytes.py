@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ragreport import trecbytes
-from ragreport.ids import as_text
-from ragreport.loaders import load_trec_run, read_text, read_trec_qrels_bytes, read_trec_run_bytes
+from ragreport.reading import trecbytes
+from ragreport.core.ids import as_text
+from ragreport.reading.loaders import load_trec_run, read_text, read_trec_qrels_bytes, read_trec_run_bytes
 
 
 def _columns(path, chunk_bytes=trecbytes.CHUNK_BYTES):

@@ -14,11 +14,11 @@ import math
 import numpy as np
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .metrics import METRICS
-from .summary import RunSummary
+from ..scoring.metrics import METRICS
+from ..analysis.summary import RunSummary
 
 if TYPE_CHECKING:
-    from .compare import RunComparison
+    from ..analysis.compare import RunComparison
 
 # Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")

@@ -1,4 +1,4 @@
-"""Read runs, judgments and run metadata into :mod:`ragreport.model` objects.
+"""Read runs, judgments and run metadata into :mod:`ragreport.core.model` objects.
 
 Formats (each may be gzip-compressed; detected from the extension and the content):
 
@@ -9,7 +9,7 @@ Formats (each may be gzip-compressed; detected from the extension and the conten
 - CSV/TSV runs (``qid,docid,score`` or with ``rank``, header optional); BEIR TSV qrels.
 - RAGAS rows in JSONL: ``retrieved_context_ids``, ``reference_context_ids``, ``user_input``.
 
-Every problem is an :class:`~ragreport.errors.InputError` naming the file and the line.
+Every problem is an :class:`~ragreport.core.errors.InputError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import InputError, UsageError, shorten
-from .ids import first_appearance, has_duplicates, hash_ids
+from ..core.errors import InputError, UsageError, shorten
+from ..core.ids import first_appearance, has_duplicates, hash_ids
 from .ordering import order_in_place
 from . import trecbytes
-from .model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
+from ..core.model import Judgments, LabelSource, Order, RetrieverKind, Run, RunMeta
 
 
 FORMATS = ("jsonl", "trec", "json", "csv")
@@ -296,7 +296,7 @@ class _JudgmentCollector:
 def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "",
                         span: tuple[int, int] | None = None) -> Run | None:
     """A strictly laid out TREC run (bytes ``span`` of it: a partition) read by
-    :mod:`ragreport.trecbytes`, ids kept as UTF-8 bytes; None when it is not strict, and
+    :mod:`ragreport.reading.trecbytes`, ids kept as UTF-8 bytes; None when it is not strict, and
     :func:`load_trec_run` reads it line by line."""
     path = Path(path)
     columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, span=span)
@@ -308,7 +308,7 @@ def read_trec_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str 
 
 
 def read_trec_qrels_bytes(path: str | Path) -> Judgments | None:
-    """Strictly laid out TREC qrels read by :mod:`ragreport.trecbytes`; None when the file is not
+    """Strictly laid out TREC qrels read by :mod:`ragreport.reading.trecbytes`; None when the file is not
     strict or names a (query, id) pair twice (the line-by-line reader then decides)."""
     path = Path(path)
     columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True)

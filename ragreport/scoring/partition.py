@@ -26,13 +26,13 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import InputError, RagreportError, UsageError
+from ..core.errors import InputError, RagreportError, UsageError
 from .join import JudgedRun, join
-from .loaders import (_DOC_COLUMNS, _QUERY_COLUMNS, _data_lines, _stem, load_qrels, load_trec_run, read_text,
+from ..reading.loaders import (_DOC_COLUMNS, _QUERY_COLUMNS, _data_lines, _stem, load_qrels, load_trec_run, read_text,
                       read_trec_run_bytes, run_from_columns)
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
-from .model import Conventions, Judgments, Order, Run, RunMeta
+from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ids import as_bytes, padded_words
-from .parallel import THREADS, thread_map
+from ..core.ids import as_bytes, padded_words
+from ..core.parallel import THREADS, thread_map
 
 
 def _first_distinct_word(words: np.ndarray) -> np.ndarray:

@@ -14,10 +14,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import UsageError
+from ..core.errors import UsageError
 from .join import JudgedRun
 from .metrics import METRIC_BY_KEY, score
-from .model import Conventions, Gain
+from ..core.model import Conventions, Gain
 
 #: Keys of the measures beyond the seven metrics: R-precision and trec_eval's per-query counts.
 EXTRA_KEYS = ("Rprec", "NumQ", "NumRel", "NumRet", "NumRelRet")
@@ -170,7 +170,7 @@ def full_depth(judged: JudgedRun) -> int:
 def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: Conventions) -> np.ndarray:
     """Per-query values of every measure: (measures x queries).
 
-    The seven metrics come from :func:`ragreport.metrics.score` (one call per gain in use, at every
+    The seven metrics come from :func:`ragreport.scoring.metrics.score` (one call per gain in use, at every
     cutoff needed; the whole list is a cutoff as deep as the longest list or the largest R).
     ``Rprec`` = relevant ids within the top R, over R; ``NumRel`` = R; ``NumRet`` = the list's
     length, repeats included; ``NumRelRet`` = relevant ids anywhere in the list. All repeat-aware.

@@ -26,10 +26,11 @@ from typing import Any, Sequence
 import jinja2
 from markupsafe import Markup
 
-from . import __version__
-from .errors import UsageError
+from .. import __version__
+from ..core.errors import UsageError
 from .pages import site_context
-from .report import Analysis, report_document
+from ..analysis.result import Analysis
+from .document import report_document
 from .sanitize import render_notes
 from .text import markdown
 
@@ -43,7 +44,7 @@ def template_dir() -> Path:
     packaged = Path(str(resources.files("ragreport") / "templates"))
     if (packaged / "base.html").is_file():
         return packaged
-    checkout = Path(__file__).resolve().parent.parent / "templates"
+    checkout = Path(__file__).resolve().parents[2] / "templates"
     if (checkout / "base.html").is_file():
         return checkout
     raise FileNotFoundError("ragreport's templates are missing from the installation")

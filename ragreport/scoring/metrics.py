@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .join import JudgedRun
-from .model import Conventions, Denominator, Missing, NoRelevant
+from ..core.model import Conventions, Denominator, Missing, NoRelevant
 
 
 @dataclass(frozen=True)

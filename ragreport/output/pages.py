@@ -18,12 +18,12 @@ import numpy as np
 from markupsafe import Markup
 
 from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
-from .ids import as_text
-from .limits import Limit, run_date
-from .metrics import FIXED_RULES, METRICS
-from .report import pair_notes
-from .model import Choice
-from .summary import RunSummary, Status
+from ..core.ids import as_text
+from ..analysis.limits import Limit, run_date
+from ..scoring.metrics import FIXED_RULES, METRICS
+from .document import pair_notes
+from ..core.model import Choice
+from ..analysis.summary import RunSummary, Status
 
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}

@@ -9,13 +9,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import UsageError
-from .ids import as_text
+from ..core.errors import UsageError
+from ..core.ids import as_text
 from .intervals import Interval, bootstrap_interval, wilson_interval
-from .join import JudgedRun
-from .measures import Measure, score_measures
-from .metrics import METRICS, QueryScores, score
-from .model import Conventions
+from ..scoring.join import JudgedRun
+from ..scoring.measures import Measure, score_measures
+from ..scoring.metrics import METRICS, QueryScores, score
+from ..core.model import Conventions
 
 
 class Status(Enum):
@@ -172,10 +172,10 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     Hit@K gets the Wilson interval (its per-query values are 0/1); every other metric a
     percentile bootstrap over the scored queries, one resample matrix shared by every metric and
     every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
-    (the per-query counts of :mod:`ragreport.measures` get their mean and no band).
+    (the per-query counts of :mod:`ragreport.scoring.measures` get their mean and no band).
 
     ``scores`` and ``measure_values``, when given, are the per-query figures already taken (by
-    partitions: :mod:`ragreport.partition`); ``judged`` then needs only the top of each list.
+    partitions: :mod:`ragreport.scoring.partition`); ``judged`` then needs only the top of each list.
     """
     asked, cutoffs = report_cutoffs(k, kmax)
     k = asked[0]

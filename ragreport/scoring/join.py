@@ -11,10 +11,10 @@ from functools import cached_property
 
 import numpy as np
 
-from .ids import common_kind, has_duplicates, hash_ids
-from .model import Judgments, Run, RunMeta
-from .ordering import as_matrix, query_blocks
-from .parallel import THREADS, thread_map
+from ..core.ids import common_kind, has_duplicates, hash_ids
+from ..core.model import Judgments, Run, RunMeta
+from ..reading.ordering import as_matrix, query_blocks
+from ..core.parallel import THREADS, thread_map
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class JudgedRun:
 
     ``retrieved``, ``repeats``, ``relevant_retrieved`` and ``first_relevant`` are facts about each
     whole list; they stay true in a :meth:`head`, which keeps only the top of every list (what a
-    partition sends back to be summarised: see :mod:`ragreport.partition`).
+    partition sends back to be summarised: see :mod:`ragreport.scoring.partition`).
     """
 
     name: str

@@ -1,6 +1,6 @@
 """Honest limits (SPEC.md section 8): statements written from a run's own data and metadata.
 
-Each rule looks at one :class:`~ragreport.summary.RunSummary` and returns a :class:`Limit` when
+Each rule looks at one :class:`~ragreport.analysis.summary.RunSummary` and returns a :class:`Limit` when
 it applies, or ``None``; the report shows only those that apply, each with the run's own figures.
 """
 
@@ -12,8 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from .metrics import METRICS
-from .model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
+from ..scoring.metrics import METRICS
+from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from .summary import RunSummary
 
 #: Below this many scored queries the report says outright that the sample is small.

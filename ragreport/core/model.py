@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+#: The report document's schema: written into report.json, checked when one is read back.
+SCHEMA = "ragreport/1"
+
 
 class Choice(Enum):
     """An enum whose members carry the sentence the report prints and what the other choice does."""

@@ -20,10 +20,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import UsageError
+from ..core.errors import UsageError
 from .intervals import bootstrap_interval
-from .metrics import METRICS
-from .model import Choice, Conventions
+from ..scoring.metrics import METRICS
+from ..core.model import Choice, Conventions
 from .summary import RunSummary
 
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).

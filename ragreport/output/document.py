@@ -1,25 +1,20 @@
-"""The plain-data report: what ``report.json`` and ``ragreport score --format json`` hold."""
+"""The report document: what ``report.json`` and ``ragreport score --format json`` hold (the data contract)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from . import __version__
-from .limits import Limit, run_date
-from .metrics import METRICS
-from .summary import RunSummary, report_fingerprints
-
-if TYPE_CHECKING:  # the comparison and drift modules read reports too; no import cycle at run time
-    from .compare import ComparisonReport
-    from .drift import Drift
-
-SCHEMA = "ragreport/1"
-
+from .. import __version__
+from ..analysis.compare import ComparisonReport
+from ..analysis.limits import Limit, run_date
+from ..analysis.result import Analysis
+from ..analysis.summary import RunSummary, report_fingerprints
+from ..core.model import SCHEMA
+from ..scoring.metrics import METRICS
 
 def _number(value: Any) -> Any:
     """JSON-ready number: NaN becomes null, numpy scalars become Python ones."""
@@ -115,20 +110,6 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
         if text is not None:
             row["query"] = text
     return rows
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """Everything a report says, as computed: the runs, their limits, the comparison and the drift.
-
-    ``today`` dates runs whose metadata has no ``date``. This is what every renderer reads.
-    """
-
-    summaries: tuple[RunSummary, ...]
-    limits: tuple[tuple[Limit, ...], ...]
-    today: _dt.date
-    comparison: ComparisonReport | None = None
-    drift: Drift | None = None
 
 
 #: Below this many shared queries a percentile band alone is not trusted for a verdict.

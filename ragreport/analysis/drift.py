@@ -16,11 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import InputError
 from .intervals import bootstrap_interval
-from .loaders import read_text
-from .metrics import METRICS
-from .report import SCHEMA
+from ..scoring.metrics import METRICS
 from .summary import RunSummary
 
 # Conventions that change figures; confidence, resamples and seed only change bands.
@@ -56,26 +53,6 @@ class Drift:
     def as_dict(self) -> dict[str, Any]:
         return {"previous": self.source, "previous_date": self.previous_date, "comparable": self.comparable,
                 "reasons": list(self.reasons), "notes": list(self.notes), "rows": [r.as_dict() for r in self.rows]}
-
-
-def load_previous(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` of an earlier build, checked for the keys drift needs."""
-    path = Path(path)
-    text = read_text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, "a report.json written by ragreport build", exc.msg) from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise InputError(path, 1, f"a report.json with schema {SCHEMA!r}", repr(found))
-    fingerprints = document.get("fingerprints")
-    if not isinstance(fingerprints, dict) or not {"queries", "labels"} <= set(fingerprints):
-        raise InputError(path, 1, "top-level 'fingerprints' with 'queries' and 'labels' (a report from ragreport "
-                                  "0.1 or later)", "none")
-    if not isinstance(document.get("runs"), list):
-        raise InputError(path, 1, "a 'runs' list", "none")
-    return document
 
 
 def _per_query(run: dict[str, Any], label: str) -> dict[str, float]:
