@@ -25,6 +25,19 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node that runs: ``if TYPE_CHECKING:`` blocks (imports for annotations only) are skipped."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                stack.extend(child.orelse)
+                continue
+            stack.append(child)
+
+
 @lru_cache(maxsize=1)
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports (at module level or inside a function)."""
@@ -33,7 +46,7 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in _runtime_nodes(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")
@@ -100,3 +113,6 @@ def test_the_graph_is_read_from_the_source():
     assert "ragreport.scoring.join" in graph["ragreport.scoring.metrics"]
     assert "ragreport.api" in graph["ragreport.cli"]
     assert levels({"a": {"b"}, "b": {"c"}, "c": set()})["a"] == 3
+    typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .x import Y\nimport z\n")
+    assert [type(n).__name__ for n in _runtime_nodes(typed) if isinstance(n, (ast.Import, ast.ImportFrom))] == [
+        "Import", "ImportFrom"]
