@@ -17,6 +17,8 @@ from sitetools import INJECTIONS, second_sample_run
 
 from ragreport.cli import main
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 try:

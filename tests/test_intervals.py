@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
+
+from conftest import examples
 from hypothesis import strategies as st
 
 from ragreport.analysis import intervals
@@ -56,7 +58,7 @@ def _slow_bootstrap(scores, resamples, seed, confidence):
     return np.percentile(np.array(means), [tail, 100 - tail], axis=0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(scores=st.lists(st.lists(st.floats(0, 1), min_size=2, max_size=2), min_size=1, max_size=12),
        seed=st.integers(0, 2**32 - 1), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_bootstrap_matches_the_slow_loop(scores, seed, confidence):

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from helpers import judged_run
 from hypothesis import given, settings
+
+from conftest import examples
 from hypothesis import strategies as st
 from reference import metrics_at
 
@@ -78,7 +80,7 @@ query_strategy = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(queries=st.lists(query_strategy, min_size=1, max_size=6),
        cutoffs=st.lists(st.integers(1, 16), min_size=1, max_size=4),
        denominator=st.sampled_from(list(Denominator)), gain=st.sampled_from(list(Gain)))
@@ -96,7 +98,7 @@ def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain
 
 # --- Properties over the whole registry ---------------------------------------------------------
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(queries=st.lists(query_strategy, min_size=1, max_size=6))
 def test_every_score_lies_in_0_1_and_recall_and_hit_never_fall_as_k_grows(queries):
     judged = judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)])
@@ -107,7 +109,7 @@ def test_every_score_lies_in_0_1_and_recall_and_hit_never_fall_as_k_grows(querie
         assert np.all(np.diff(values, axis=1) >= -1e-12), key
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(grades=st.lists(st.integers(1, 3), min_size=1, max_size=8), k=st.integers(1, 10))
 def test_the_ideal_ranking_scores_one(grades, k):
     docs = [f"d{i}" for i in range(len(grades))]

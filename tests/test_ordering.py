@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from conftest import examples
+
 from ragreport.reading import ordering
 from ragreport.reading.ordering import order_in_place
 
@@ -27,7 +29,7 @@ _id = st.one_of(st.text("ab9", min_size=1, max_size=3),
 
 
 @pytest.mark.parametrize("block", [3, 1 << 19])
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lists=st.lists(st.lists(st.tuples(_id, st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0])), max_size=25),
                       min_size=1, max_size=6),
        presorted=st.booleans(), as_bytes=st.booleans())

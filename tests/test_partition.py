@@ -52,6 +52,7 @@ def test_stream_gives_every_figure_of_one_process(tmp_path):
     assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
 
 
+@pytest.mark.slow
 def test_dask_on_a_local_cluster_gives_every_figure_of_one_process(tmp_path):
     if not os.environ.get("CI"):  # in CI Dask is installed (the test extra): the test must run
         pytest.importorskip("dask.distributed")
@@ -153,6 +154,7 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     assert by_query(columns) == by_query(read)
 
 
+@pytest.mark.slow
 def test_a_folder_of_parquet_partitions_on_dask(tmp_path):
     if not os.environ.get("CI"):
         pytest.importorskip("dask.distributed")
@@ -226,6 +228,7 @@ def test_partitions_holding_only_a_comment_are_empty_not_errors(tmp_path):
     assert _report([run], qrels, engine="stream", partition_bytes=16) == whole
 
 
+@pytest.mark.slow
 def test_a_dask_scheduler_address_that_is_no_address_is_one_error(tmp_path):
     if not os.environ.get("CI"):
         pytest.importorskip("dask.distributed")

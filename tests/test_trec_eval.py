@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 import pytrec_eval
-from conftest import oracle_dir
+from conftest import examples, oracle_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,7 +174,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(run=run_strategy, qrels=qrels_strategy)
 def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
     """Ties, negative and zero-only judgments, queries missing on either side, cutoffs past the list."""
@@ -209,7 +209,7 @@ def test_lists_longer_than_a_thousand(tmp_path):
             assert got[name][qid] == pytest.approx(measures[name], abs=1e-9), (qid, name)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(run=run_strategy, qrels=qrels_strategy)
 def test_json_dict_run_scores_like_the_same_trec_run(scratch, run, qrels):
     if not set(run) & set(qrels) or not any(g >= 1 for q in set(run) & set(qrels) for g in qrels[q].values()):

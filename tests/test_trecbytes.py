@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import examples
+
 from ragreport.reading import trecbytes
 from ragreport.core.ids import as_text
 from ragreport.reading.loaders import load_trec_run, read_text, read_trec_qrels_bytes, read_trec_run_bytes
@@ -39,9 +41,11 @@ def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
     assert _columns(write("run", text)) is None
 
 
-def test_windows_line_ends_read_like_unix_ones(write):
-    path = write("run", "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
-    assert as_text(read_trec_run_bytes(path).doc_ids) == ["d2", "d1"]
+def test_windows_line_ends_in_qrels_read_like_unix_ones(write):
+    judgments = read_trec_qrels_bytes(write("qrels", "q1 0 d1 2\r\nq1 0 d2 0\r\nq2 0 d3 1\r\n"))
+    assert judgments.query_ids.tolist() == ["q1", "q2"]
+    assert as_text(judgments.doc_ids) == ["d1", "d2", "d3"]
+    assert judgments.grades.tolist() == [2, 0, 1]
 
 
 def test_windows_line_ends_read_like_unix_ones(write):
@@ -117,7 +121,7 @@ _number = st.one_of(_decimal, st.floats(allow_nan=False, allow_infinity=False).m
                     st.integers(-10**20, 10**20).map(str))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_number, min_size=1, max_size=20))
 def test_scores_parse_to_the_same_double_as_python_float(tmp_path_factory, numbers):
     path = tmp_path_factory.mktemp("n") / "run"
