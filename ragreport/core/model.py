@@ -19,9 +19,16 @@ SCHEMA = "ragreport/1"
 
 
 class Choice(Enum):
-    """An enum whose members carry the sentence the report prints and what the other choice does."""
+    """An enum whose members carry the sentence the report prints and what the other choice does.
 
-    def __new__(cls, value: str, meaning: str, alternative: str):
+    ``Denominator("min")`` looks a member up by its value, as for any enum; the defaults below only
+    let a type checker see that one-argument call.
+    """
+
+    meaning: str
+    alternative: str
+
+    def __new__(cls, value: str, meaning: str = "", alternative: str = "") -> Choice:
         member = object.__new__(cls)
         member._value_ = value
         member.meaning = meaning

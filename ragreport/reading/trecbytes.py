@@ -78,11 +78,11 @@ def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     separator = buf <= 32
     if separator[0] or (separator[1:] & separator[:-1]).any():
         return None  # an empty field, a blank line or a run of blanks
-    seps = np.flatnonzero(separator)
-    n = len(seps) // width
-    if n == 0 or len(seps) != n * width:
+    found = np.flatnonzero(separator)
+    n = len(found) // width
+    if n == 0 or len(found) != n * width:
         return None
-    seps = seps.reshape(n, width)
+    seps = found.reshape(n, width)  # one row per line: the separators that end its fields
     if not (buf[seps[:, -1]] == 10).all():
         return None
     inner = buf[seps[:, :-1]]

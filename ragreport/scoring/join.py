@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -108,13 +109,14 @@ class JudgedRun:
             ends = np.cumsum([0] + [len(getattr(p, values)) for p in parts[:-1]])
             return np.concatenate([[0]] + [getattr(p, name)[1:] + e for p, e in zip(parts, ends)]).astype(np.int64)
 
+        columns: dict[str, Any] = {name: joined(name) for name in (
+            "in_run", "has_judgments", "relevant", "grades", "judged", "repeat", "ideal_grades", "retrieved",
+            "repeats", "relevant_retrieved", "first_relevant", "judgment_grades")}
         return replace(
             first,
             query_ids=joined("query_ids"),
             query_text=tuple(t for p in parts for t in p.query_text),
-            **{name: joined(name) for name in ("in_run", "has_judgments", "relevant", "grades", "judged", "repeat",
-                                               "ideal_grades", "retrieved", "repeats", "relevant_retrieved",
-                                               "first_relevant", "judgment_grades")},
+            **columns,
             offsets=joined_offsets("offsets", "doc_ids"),
             ideal_offsets=joined_offsets("ideal_offsets", "ideal_grades"),
             doc_ids=np.concatenate(common_kind(*[p.doc_ids for p in parts])),
@@ -241,7 +243,7 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     n_run = len(run_qids)
 
     run_lengths = np.diff(run.offsets)
-    slot_query = np.repeat(np.arange(n_run, dtype=_index_type(n_q)), run_lengths)
+    slot_query: np.ndarray = np.repeat(np.arange(n_run, dtype=_index_type(n_q)), run_lengths)
     j_lengths = np.diff(judgments.offsets)
     j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
@@ -277,7 +279,8 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     lengths = np.concatenate([run_lengths, np.zeros(len(judged_only), dtype=run_lengths.dtype)]).astype(np.int64)
     relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= 1))
     relevant_query = slot_query[relevant_slots]
-    first_of_query = np.concatenate(([True], relevant_query[1:] != relevant_query[:-1])) if len(relevant_query) else []
+    first_of_query = (np.concatenate(([True], relevant_query[1:] != relevant_query[:-1])) if len(relevant_query)
+                      else np.zeros(0, dtype=bool))
     first_relevant = np.zeros(n_q, dtype=np.int64)
     first_slots = relevant_slots[first_of_query]
     first_relevant[slot_query[first_slots]] = first_slots - run.offsets[slot_query[first_slots]] + 1
