@@ -20,7 +20,7 @@ from .analysis.result import Analysis
 from .output.document import report_document
 from .analysis.summary import RunSummary, report_cutoffs, summarise
 
-#: K when none is given: 10, except the preloaded sample's 5 (SPEC.md section 7).
+#: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
 SAMPLE_K = 5
 

@@ -131,7 +131,7 @@ class Order(Choice):
 
 @dataclass(frozen=True)
 class Conventions:
-    """Every switch that changes a figure, with the defaults of SPEC.md.
+    """Every switch that changes a figure, with the defaults of docs/conventions.md.
 
     :data:`TREC_EVAL` holds trec_eval's choices (``--compat trec_eval``).
     """
