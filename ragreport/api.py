@@ -134,9 +134,10 @@ def build(analysis: Analysis, *, out: str | Path | None = "site", single_file: s
           title: str | None = None, progress: Progress = _quiet) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
     from .output.site import prepare, render_single, render_site, write_file, write_site
+    from .output.view import build_view
 
     progress("rendering")
-    report = prepare(analysis, title=title)
+    report = prepare(build_view(analysis, title=title), report_document(analysis))
     outputs = []
     site_files = render_site(report) if out is not None else None
     single = render_single(report) if single_file is not None else None

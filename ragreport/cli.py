@@ -20,6 +20,7 @@ from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing,
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 from .output.text import markdown, table, trec_lines
+from .output.view import build_view
 
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
@@ -250,17 +251,21 @@ def _build(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     progress = Progress(quiet=args.quiet)
     try:
-        document = report_document(_analyse(args, progress))
+        analysis = _analyse(args, progress)
     finally:
         progress.close()
-    if args.format == "trec":
-        text = trec_lines(document, args.per_query)
-    elif args.format == "json":
-        text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
-    elif args.format == "markdown":
-        text = markdown(document)
-    else:
-        text = table(document, width=shutil.get_terminal_size((100, 24)).columns)
+    if args.format in ("trec", "json"):  # the data contract
+        document = report_document(analysis)
+        if args.format == "trec":
+            text = trec_lines(document, args.per_query)
+        else:
+            text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+    else:  # for people: the view, without what only the site draws
+        view = build_view(analysis, pages=False)
+        if args.format == "markdown":
+            text = markdown(view)
+        else:
+            text = table(view, width=shutil.get_terminal_size((100, 24)).columns)
     sys.stdout.write(text)
     return 0
 

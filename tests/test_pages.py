@@ -1,14 +1,16 @@
-"""Page data: formatting, ids from content, slugs, and JSON that cannot break out of its element."""
+"""Page data: formats, ids from content, slugs, and JSON that cannot break out of its element."""
 
 from __future__ import annotations
 
 import json
 
-from ragreport.output.pages import content_id, fmt, script_json, slug
+from ragreport.output.pages import content_id, script_json
+from ragreport.output.present import decimal
+from ragreport.output.view import slug
 
 
 def test_three_decimals_and_missing_values():
-    assert fmt(0.5) == "0.500" and fmt(float("nan")) == "n/a" and fmt(None) == "n/a"
+    assert decimal(0.5) == "0.500" and decimal(float("nan")) == "n/a" and decimal(None) == "n/a"
 
 
 def test_script_json_cannot_close_its_element():

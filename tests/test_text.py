@@ -1,17 +1,20 @@
-"""Terminal and Markdown renderings of the report document."""
+"""Terminal and Markdown renderings of the report's view."""
 
 from __future__ import annotations
 
-from ragreport.api import analyse, document, evaluate
+from dataclasses import replace
+
+from ragreport.api import analyse, evaluate
 from ragreport.output.text import markdown, table
+from ragreport.output.view import build_view
 
 
-def _doc():
-    return document(analyse(evaluate()))
+def _view():
+    return build_view(analyse(evaluate()), pages=False)
 
 
 def test_table_wraps_conventions_under_their_column():
-    text = table(_doc(), width=80)
+    text = table(_view(), width=80)
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines)
     hit = next(i for i, line in enumerate(lines) if line.startswith("Hit@5"))
@@ -20,17 +23,17 @@ def test_table_wraps_conventions_under_their_column():
 
 
 def test_markdown_escapes_names_from_the_users_files():
-    doc = _doc()
-    doc["runs"][0]["name"] = "*bold* `code` <b>|x|"
-    out = markdown(doc)
+    view = _view()
+    view = replace(view, runs=(replace(view.runs[0], name="*bold* `code` <b>|x|"),))
+    out = markdown(view)
     assert out.startswith("### \\*bold\\* \\`code\\` &lt;b&gt;\\|x\\| (K = 5)")
     assert "**\\*bold\\* \\`code\\` &lt;b&gt;\\|x\\|**:" in out
 
 
 def test_markdown_puts_several_runs_side_by_side():
-    doc = _doc()
-    other = dict(doc["runs"][0], name="other")
-    doc["runs"].append(other)
-    out = markdown(doc)
+    view = _view()
+    other = replace(view.runs[0], name="other")
+    rows = tuple(replace(row, cells=row.cells * 2) for row in view.metric_rows)
+    out = markdown(replace(view, runs=(*view.runs, other), metric_rows=rows))
     assert "| metric | sample | other | interval |" in out
     assert "| Hit@5 | 0.778 [0.453, 0.937] | 0.778 [0.453, 0.937] | wilson |" in out

@@ -9,12 +9,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import __version__
-from ..analysis.compare import ComparisonReport
+from ..analysis.compare import ComparisonReport, RunComparison
 from ..analysis.limits import Limit, run_date
 from ..analysis.result import Analysis
 from ..analysis.summary import RunSummary, report_fingerprints
 from ..core.model import SCHEMA
 from ..scoring.metrics import METRICS
+from . import present as say
 
 def _number(value: Any) -> Any:
     """JSON-ready number: NaN becomes null, numpy scalars become Python ones."""
@@ -112,31 +113,11 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     return rows
 
 
-#: Below this many shared queries a percentile band alone is not trusted for a verdict.
-SMALL_PAIRING = 30
-
-
-def pair_notes(rc) -> list[str]:
+def pair_notes(rc: RunComparison) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline."""
-    base, run, pairing = rc.baseline.name, rc.run.name, rc.pairing
-    n = len(pairing.query_ids)
-    if n == 0:
-        return [f"{run} shares no scored query with {base}: it is not compared."]
-    notes = []
-    if not pairing.same_queries:
-        def some(ids):
-            return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
-        notes.append(f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
-                     f"scored. Left out: {len(pairing.only_baseline):,} scored only by {base} "
-                     f"({some(pairing.only_baseline)}), {len(pairing.only_run):,} only by {run} "
-                     f"({some(pairing.only_run)}).")
-    if not rc.same_labels:
-        notes.append(f"{run} was judged against another label set than {base} (their label fingerprints differ): "
-                     f"its differences mix retrieval and labelling.")
-    if n < SMALL_PAIRING:
-        notes.append(f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
-                     f"a band that excludes 0 reads as better or worse only when the corrected p agrees.")
-    return notes
+    pairing = rc.pairing
+    return say.pair_notes(rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline,
+                          pairing.only_run, rc.same_labels)
 
 
 def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
@@ -144,9 +125,9 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
         return None
     return {
         "baseline": comparison.baseline,
-        "test": "two-sided paired randomization test (sign flips of the per-query differences)",
+        "test": say.TEST_METHOD,
         "permutations": comparison.permutations,
-        "band": "paired percentile bootstrap of the mean per-query difference (run minus baseline)",
+        "band": say.BAND_METHOD,
         "correction": comparison.correction.value,
         "correction_text": comparison.correction.meaning,
         "pairs": [{"run": rc.run.name, "queries": int(len(rc.pairing.query_ids)), "same_labels": rc.same_labels,

@@ -1,6 +1,6 @@
 """Render the static report site and write it atomically.
 
-Two phases, one direction: :func:`render_site` turns run summaries into a mapping of relative
+Two phases, one direction: :func:`render_site` turns the report's view and document into a mapping of relative
 path -> bytes (every page rendered before anything touches the disk), then :func:`write_site`
 writes that mapping into a temporary folder beside the target and moves it into place in one
 rename. A failed build leaves the previous site untouched; a folder that is not an earlier
@@ -17,22 +17,22 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
-from .. import __version__
 from ..core.errors import UsageError
 from .pages import site_context
-from ..analysis.result import Analysis
-from .document import report_document
-from .sanitize import render_notes
 from .text import markdown
+
+if TYPE_CHECKING:
+    from .view import ReportView
 
 MARKER = ".ragreport-site"
 MARKER_TEXT = "This folder is written by `ragreport build`; the next build replaces all of it.\n"
@@ -123,10 +123,10 @@ def content_security_policy(scripts: Sequence[str], styles: Sequence[str], exter
     ])
 
 
-def build_day(env: dict[str, str] | None = None) -> _dt.date:
+def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
     """``SOURCE_DATE_EPOCH`` as a UTC date when set (reproducible builds), else today."""
-    env = os.environ if env is None else env
-    epoch = env.get("SOURCE_DATE_EPOCH")
+    source = os.environ if env is None else env
+    epoch = source.get("SOURCE_DATE_EPOCH")
     if epoch:
         try:
             return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).date()
@@ -137,20 +137,17 @@ def build_day(env: dict[str, str] | None = None) -> _dt.date:
 
 @dataclass(frozen=True)
 class BuiltReport:
-    """What one build produces, before anything is written."""
+    """What one build produces, before anything is written: report.json's document, the view
+    (for summary.md) and the pages' context mapped from it."""
 
     document: dict[str, Any]
+    view: ReportView
     context: dict[str, Any]
 
 
-def prepare(analysis: Analysis, *, title: str | None) -> BuiltReport:
-    summaries = analysis.summaries
-    notes = [render_notes(s.judged.meta.notes) if s.judged.meta.notes else "" for s in summaries]
-    title = title or (f"Retrieval report: {summaries[0].name}" if len(summaries) == 1
-                      else f"Retrieval report: {len(summaries)} runs")
-    context = site_context(analysis, title=title, generator=f"ragreport {__version__}", notes_html=notes)
-    document = report_document(analysis)
-    return BuiltReport(document=document, context=context)
+def prepare(view: ReportView, document: dict[str, Any]) -> BuiltReport:
+    """The view (built with its pages) and the document, ready to render."""
+    return BuiltReport(document=document, view=view, context=site_context(view))
 
 
 def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[str, Any]:
@@ -158,22 +155,13 @@ def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[st
     hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
     nav = [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
     nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
-    names = [r["name"] for r in runs]
-    n = len(runs)
     return {
         "home": "#main" if single else "index.html",
         "index_prefix": "" if single else "index.html",
         "nav": nav,
         "run_hrefs": hrefs,
-        "run_names": names,
         "downloads": [] if single else [{"href": "report.json", "text": "report.json"},
                                         {"href": "summary.md", "text": "summary.md"}],
-        "lede": (f"{n} run{'s' if n != 1 else ''} scored at K = {site['k']}, dated {site['date']}. Every mean "
-                 f"carries its {site['confidence']} band and the convention that produced it."),
-        "suite_caption": (f"Means at K = {site['k']} with their {site['confidence']} bands"
-                          + (", runs side by side." if n > 1 else ".")),
-        "sweep_caption": (f"Every run's mean at each K with its {site['confidence']} band; choose the metric "
-                          f"from the menu. The dotted line marks K = {site['k']}."),
     }
 
 
@@ -199,7 +187,7 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
             raise RuntimeError(f"the site would write {path} twice")
         files[path] = data
 
-    scripts = [{"src": PLOTLY_ASSET, "inline": None}, {"src": None, "inline": Markup(js)}]
+    scripts: list[dict[str, Any]] = [{"src": PLOTLY_ASSET, "inline": None}, {"src": None, "inline": Markup(js)}]
     add("index.html", _render(env, "index.html", site=site, page=_page(site, single=False, current="index"),
                               scripts=scripts, external=True))
     for run in site["runs"]:
@@ -208,7 +196,7 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
                                                scripts=scripts, external=True))
     add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
     add("report.json", (json.dumps(report.document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
-    add("summary.md", markdown(report.document).encode("utf-8"))
+    add("summary.md", markdown(report.view).encode("utf-8"))
     add(MARKER, MARKER_TEXT.encode("utf-8"))
     return files
 
@@ -216,7 +204,8 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
 def render_single(report: BuiltReport) -> bytes:
     """One HTML file holding everything: the overview, every run, plotly.js and the data."""
     env = environment()
-    scripts = [{"src": None, "inline": Markup(plotly_js())}, {"src": None, "inline": Markup(assets().js)}]
+    scripts: list[dict[str, Any]] = [{"src": None, "inline": Markup(plotly_js())},
+                                     {"src": None, "inline": Markup(assets().js)}]
     return _render(env, "single.html", site=report.context, page=_page(report.context, single=True, current=None),
                    scripts=scripts, external=False)
 

@@ -1,158 +1,76 @@
-"""Plain-text renderings of the report document: a terminal table and a Markdown table."""
+"""Plain-text layouts of the report: a terminal table and Markdown from the view, trec_eval's from the document.
+
+The words and numbers are the view's (:mod:`ragreport.output.view`, worded by
+:mod:`ragreport.output.present`); here they are only aligned, wrapped and, for Markdown, escaped.
+"""
 
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .view import ComparisonView, DriftView, ReportView, RunView
 
 
-def _band(entry: dict[str, Any]) -> str:
-    if entry["low"] is None:
-        return "[  n/a,   n/a]"
-    return f"[{entry['low']:.3f}, {entry['high']:.3f}]"
-
-
-def _mean(entry: dict[str, Any]) -> str:
-    return "  n/a" if entry["mean"] is None else f"{entry['mean']:.3f}"
-
-
-def _ks(run: dict[str, Any]) -> str:
-    return ", ".join(str(k) for k in run.get("cutoffs", [run["k"]]))
-
-
-def counts_line(run: dict[str, Any]) -> str:
-    c = run["counts"]
-    parts = [
-        f"{c['queries']} queries",
-        f"{c['scored']} scored",
-        f"{c['excluded_no_relevant']} excluded (no relevant id)",
-        *([f"{c['no_relevant_as_zero']} with no relevant id averaged in as 0"] if c.get("no_relevant_as_zero") else []),
-        f"{c['missing_from_run']} judged but missing from the run",
-        f"{c['repeats']} repeated id{'s' if c['repeats'] != 1 else ''} in {c['queries_with_repeats']} "
-        f"quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
-    ]
-    return ", ".join(parts)
-
-
-def bands_line(run: dict[str, Any]) -> str:
-    conv = run["conventions"]
-    return (f"Bands at {conv['confidence']:.0%}: Wilson score interval for Hit@K (queries as trials); "
-            f"percentile bootstrap over queries for the rest ({conv['resamples']} resamples, seed {conv['seed']}).")
-
-
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.3f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def comparison_lines(document: dict[str, Any], name=str) -> list[str]:
-    """Sentences that frame the comparison table: baseline, method, and any queries left out.
-
-    ``name`` formats names and ids taken from the user's files (escaping them for Markdown).
-    """
-    how = document.get("comparison")
-    if not how:
-        return []
-    conf = f"{document['runs'][0]['conventions']['confidence']:.0%}"
-    lines = [f"Compared with the baseline {name(how['baseline'])} on the queries both runs scored: the {conf} band is a "
-             f"{how['band']}; p from a {how['test']}, {how['permutations']:,} of them (all of them when fewer "
-             f"exist); {how['correction_text']}"]
-    for pair in how["pairs"]:
-        lines.extend(name(note) for note in pair["notes"])
-    return lines
-
-
-def drift_lines(document: dict[str, Any], name=str) -> list[str]:
-    found = document.get("drift")
-    if not found:
-        return []
-    head = f"Since the previous report ({name(found['previous'])}, dated {found['previous_date'] or 'unknown'})"
-    lines = []
-    if found["reasons"]:
-        lines.append(f"{head}: no drift can be claimed " + "; and ".join(name(r) for r in found["reasons"]) + ".")
-    if found["comparable"]:
-        lines.append(f"{head}: the same query set and label set were scored again"
-                     + (" for the runs below." if found["reasons"] else "."))
-    return lines + [name(n) for n in found["notes"]]
-
-
-def table(document: dict[str, Any], width: int = 100) -> str:
-    """A readable terminal table per run: metric, mean, band, interval, convention (wrapped)."""
-    blocks = []
-    for run in document["runs"]:
-        conf = f"{run['conventions']['confidence']:.0%}"
-        lines = [f"{run['name']}  (K = {_ks(run)})", *textwrap.wrap(counts_line(run), width), ""]
-        head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
-        indent = len(head)
-        lines.append(head + "convention")
-        lines.append("-" * min(width, indent + 40))
-        wrap_width = max(30, width - indent)
-        for label, entry in run["metrics"].items():
-            wrapped = textwrap.wrap(entry["convention"], wrap_width) or [""]
-            lines.append(f"{label:<9} {_mean(entry):>5}  {_band(entry):<16} {entry['interval']:<10} {wrapped[0]}")
-            lines.extend(" " * indent + more for more in wrapped[1:])
-        if run.get("measures"):
-            w = max(9, *(len(label) for label in run["measures"]))
-            lines += ["", "Measures asked for by name:", f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} "
-                                                              f"{'interval':<10} trec_eval"]
-            for label, entry in run["measures"].items():
-                mean = f"{entry['total']:,}" if "total" in entry else _mean(entry)
-                band = "" if entry["interval"] == "none" else _band(entry)
-                lines.append(f"{label:<{w}} {mean:>7}  {band:<16} {entry['interval']:<10} {entry['trec_eval'] or '-'}")
-        lines.append("")
-        for sentence in list(run["convention_text"].values()) + [bands_line(run)]:
-            lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
-        blocks.append("\n".join(lines))
-    if document.get("comparisons"):
-        lines = []
-        for sentence in comparison_lines(document):
-            lines.extend(textwrap.wrap(sentence, width))
-        conf = f"{document['runs'][0]['conventions']['confidence']:.0%}"
-        w = max(3, *(len(c["run"]) for c in document["comparisons"]))
-        lines += ["", f"{'run':<{w}} {'metric':<9} {'delta':>7}  {conf + ' band':<18} {'p':>7} {'p adj.':>7}  "
-                      f"{'W/T/L':<11} verdict"]
-        for c in document["comparisons"]:
-            band = f"[{_signed(c['low'])}, {_signed(c['high'])}]"
-            wtl = f"{c['wins']}/{c['ties']}/{c['losses']}"
-            lines.append(f"{c['run']:<{w}} {c['metric']:<9} {_signed(c['delta']):>7}  {band:<18} {_p(c['p']):>7} "
-                         f"{_p(c['p_adjusted']):>7}  {wtl:<11} {_verdict(c)}")
-        blocks.append("\n".join(lines))
-    if document.get("drift"):
-        blocks.append("\n".join(line for sentence in drift_lines(document) for line in textwrap.wrap(sentence, width))
-                      + _drift_table(document))
-    return "\n\n".join(blocks) + "\n"
-
-
-VERDICT_TEXT = {
-    "better": "better (band above 0, corrected p below {alpha:g})",
-    "worse": "worse (band below 0, corrected p below {alpha:g})",
-    "band above 0": "band above 0, but corrected p {p}",
-    "band below 0": "band below 0, but corrected p {p}",
-    "unclear": "no clear difference",
-}
-
-
-def _verdict(c: dict[str, Any]) -> str:
-    return VERDICT_TEXT[c["verdict"]].format(alpha=c["alpha"], p=_p(c["p_adjusted"]))
-
-
-def _drift_table(document: dict[str, Any]) -> str:
-    rows = document["drift"]["rows"]
-    if not rows:
-        return ""
-    w = max(3, *(len(r["run"]) for r in rows))
-    lines = ["", f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} queries paired"]
-    for r in rows:
-        band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
-        then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
-        lines.append(f"{r['run']:<{w}} {r['metric']:<9} {then:>6} {r['now']:6.3f} {_signed(r['delta']):>7}  {band:<18} "
-                     f"{r['queries']:,}")
+def _run_block(run: RunView, width: int) -> str:
+    conf = run.confidence
+    lines = [f"{run.name}  (K = {run.cutoffs})", *textwrap.wrap(run.counts_line, width), ""]
+    head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
+    indent = len(head)
+    lines.append(head + "convention")
+    lines.append("-" * min(width, indent + 40))
+    wrap_width = max(30, width - indent)
+    for row in run.metrics:
+        cell = row.cells[0]
+        wrapped = textwrap.wrap(row.convention, wrap_width) or [""]
+        lines.append(f"{row.label:<9} {cell.mean_padded:>5}  {cell.band_padded:<16} {cell.method:<10} {wrapped[0]}")
+        lines.extend(" " * indent + more for more in wrapped[1:])
+    if run.measures:
+        w = max(9, *(len(m.label) for m in run.measures))
+        lines += ["", "Measures asked for by name:", f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} "
+                                                          f"{'interval':<10} trec_eval"]
+        for m in run.measures:
+            lines.append(f"{m.label:<{w}} {m.mean:>7}  {m.band:<16} {m.interval:<10} {m.trec_eval or '-'}")
+    lines.append("")
+    for sentence in [*run.convention_text, run.bands_line]:
+        lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
     return "\n".join(lines)
+
+
+def _comparison_block(cmp: ComparisonView, width: int) -> str:
+    lines = []
+    for sentence in [str(cmp.summary), *cmp.notes]:
+        lines.extend(textwrap.wrap(sentence, width))
+    w = max(3, *(len(r.run) for r in cmp.rows))
+    lines += ["", f"{'run':<{w}} {'metric':<9} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
+                  f"{'W/T/L':<11} verdict"]
+    for r in cmp.rows:
+        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p_terse:>7} "
+                     f"{r.p_adjusted_terse:>7}  {r.wtl:<11} {r.verdict_terse}")
+    return "\n".join(lines)
+
+
+def _drift_block(drift: DriftView, width: int) -> str:
+    text = "\n".join(line for sentence in drift.lines for line in textwrap.wrap(str(sentence), width))
+    if not drift.rows:
+        return text
+    w = max(3, *(len(r.run) for r in drift.rows))
+    lines = [f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} queries paired"]
+    for r in drift.rows:
+        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.queries}")
+    return text + "\n" + "\n".join(lines)  # the table follows the sentences without a blank line
+
+
+def table(view: ReportView, width: int = 100) -> str:
+    """A readable terminal table per run: metric, mean, band, interval, convention (wrapped);
+    then the comparison and the drift, when the report has them."""
+    blocks = [_run_block(run, width) for run in view.runs]
+    if view.comparison is not None and view.comparison.rows:
+        blocks.append(_comparison_block(view.comparison, width))
+    if view.drift is not None:
+        blocks.append(_drift_block(view.drift, width))
+    return "\n\n".join(blocks) + "\n"
 
 
 def _md_cell(text: str) -> str:
@@ -169,68 +87,61 @@ def _md_user(text: str) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
-def _md_figure(entry: dict[str, Any]) -> str:
-    return f"{_mean(entry)} {_band(entry)}"
-
-
-def markdown(document: dict[str, Any]) -> str:
+def markdown(view: ReportView) -> str:
     """Markdown fit for a pull-request comment or a CI job summary.
 
     One run: a table of metric, mean, band, interval and convention. Several runs: one table with
-    the runs side by side. Then each run's counts and its honest limits, when the document has them.
+    the runs side by side. Then the comparison and the drift when the report has them, and each
+    run's counts and its honest limits.
     """
-    runs = document["runs"]
+    runs = view.runs
     first = runs[0]
-    conf = f"{first['conventions']['confidence']:.0%}"
+    conf = first.confidence
     lines: list[str] = []
     if len(runs) == 1:
-        lines += [f"### {_md_user(first['name'])} (K = {_ks(first)})", "",
+        lines += [f"### {_md_user(first.name)} (K = {first.cutoffs})", "",
                   f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
-        for label, entry in first["metrics"].items():
-            lines.append(f"| {label} | {_mean(entry)} | {_band(entry)} | {entry['interval']} | "
-                         f"{_md_cell(entry['convention'])} |")
+        for row in first.metrics:
+            cell = row.cells[0]
+            lines.append(f"| {row.label} | {cell.mean_padded} | {cell.band_padded} | {cell.method} | "
+                         f"{_md_cell(row.convention)} |")
     else:
-        lines += [f"### {len(runs)} runs at K = {first['k']} (mean and {conf} band)", "",
-                  "| metric | " + " | ".join(_md_user(r["name"]) for r in runs) + " | interval |",
+        lines += [f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)", "",
+                  "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
                   "|---|" + "---:|" * len(runs) + "---|"]
-        for label, entry in first["metrics"].items():
-            cells = " | ".join(_md_figure(r["metrics"][label]) for r in runs)
-            lines.append(f"| {label} | {cells} | {entry['interval']} |")
+        for row in view.metric_rows:
+            cells = " | ".join(f"{c.mean_padded} {c.band_padded}" for c in row.cells)
+            lines.append(f"| {row.label} | {cells} | {row.cells[0].method} |")
     for run in runs:
-        if run.get("measures"):
-            lines += ["", f"Measures asked for by name ({_md_user(run['name'])}):", "",
+        if run.measures:
+            lines += ["", f"Measures asked for by name ({_md_user(run.name)}):", "",
                       f"| measure | mean | {conf} band | interval | trec_eval |", "|---|---:|---|---|---|"]
-            for label, entry in run["measures"].items():
-                mean = f"{entry['total']:,}" if "total" in entry else _mean(entry)
-                band = "" if entry["interval"] == "none" else _band(entry)
-                lines.append(f"| {label} | {mean} | {band} | {entry['interval']} | {entry['trec_eval'] or ''} |")
-    lines += ["", _md_cell(bands_line(first))]
-    if document.get("comparisons"):
-        conf = f"{first['conventions']['confidence']:.0%}"
-        framing = comparison_lines(document, _md_user)
-        lines += ["", f"#### Against the baseline {_md_user(document['comparison']['baseline'])}"]
-        lines += [line for sentence in framing[1:] for line in ("", sentence)]
-        lines += ["", f"| run | metric | delta | {conf} band | p | p ({_md_cell(document['comparison']['correction'])}) "
+            for m in run.measures:
+                lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
+    lines += ["", _md_cell(first.bands_line)]
+    cmp = view.comparison
+    if cmp is not None and cmp.rows:
+        lines += ["", f"#### {cmp.heading.render(_md_user)}"]
+        lines += [line for note in cmp.notes for line in ("", _md_user(note))]
+        lines += ["", f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) "
                       "| W/T/L | |", "|---|---|---:|---|---:|---:|---|---|"]
-        for c in document["comparisons"]:
-            lines.append(f"| {_md_user(c['run'])} | {c['metric']} | {_signed(c['delta'])} | "
-                         f"[{_signed(c['low'])}, {_signed(c['high'])}] | {_p(c['p'])} | {_p(c['p_adjusted'])} | "
-                         f"{c['wins']}/{c['ties']}/{c['losses']} | {_verdict(c)} |")
-        lines += ["", framing[0]]
-    for sentence in drift_lines(document, _md_user):
-        lines += ["", sentence]
-    if document.get("drift") and document["drift"]["rows"]:
-        lines += ["", "| run | metric | then | now | change | band | queries paired |",
-                  "|---|---|---:|---:|---:|---|---:|"]
-        for r in document["drift"]["rows"]:
-            then = "n/a" if r["then"] is None else f"{r['then']:.3f}"
-            band = "n/a" if r["low"] is None else f"[{_signed(r['low'])}, {_signed(r['high'])}]"
-            lines.append(f"| {_md_user(r['run'])} | {r['metric']} | {then} | {r['now']:.3f} | {_signed(r['delta'])} | "
-                         f"{band} | {r['queries']:,} |")
+        for r in cmp.rows:
+            lines.append(f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p_terse} | "
+                         f"{r.p_adjusted_terse} | {r.wtl} | {r.verdict_terse} |")
+        lines += ["", cmp.summary.render(_md_user)]
+    if view.drift is not None:
+        for sentence in view.drift.lines:
+            lines += ["", sentence.render(_md_user)]
+        if view.drift.rows:
+            lines += ["", "| run | metric | then | now | change | band | queries paired |",
+                      "|---|---|---:|---:|---:|---|---:|"]
+            for d in view.drift.rows:
+                lines.append(f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
+                             f"{d.queries} |")
     for run in runs:
-        lines += ["", f"**{_md_user(run['name'])}**: {_md_cell(counts_line(run))}."]
-        for limit in run.get("limits", []):
-            lines.append(f"- **{_md_user(limit['title'])}.** {_md_user(limit['text'])}")
+        lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
+        for limit in run.limits:
+            lines.append(f"- **{_md_user(limit.title)}.** {_md_user(limit.text)}")
     return "\n".join(lines) + "\n"
 
 
@@ -260,7 +171,7 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
                     if name == "num_q":
                         continue
                     lines.append(f"{name:<22}\t{query['id']}\t{_trec_value(query[label], is_count)}")
-        for label, entry, name, is_count in measures:
+        for _label, entry, name, is_count in measures:
             value = entry["total"] if is_count else entry["mean"]
             lines.append(f"{name:<22}\tall\t{_trec_value(value, is_count)}")
     return "\n".join(lines) + "\n"

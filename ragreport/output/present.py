@@ -1,0 +1,412 @@
+"""Every number format and every sentence a reader sees, in one place: pure functions and constants.
+
+The view model (:mod:`ragreport.output.view`) calls these once per report; the site, the terminal
+table, the Markdown and summary.md only lay out what comes back. Nothing here reads a file, prints,
+or imports the analysis: arguments are plain values (numbers, strings, sequences), so a wording or a
+format is changed here and every output follows.
+
+Text taken from the user's files (run names, ids, paths) is marked with :class:`Quoted` inside a
+:class:`Text`, so that each renderer can escape it its own way (Markdown escapes only those parts;
+HTML escapes everything anyway).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+#: What a missing figure reads as, everywhere.
+NA = "n/a"
+
+
+# --- Text with the user's words marked -------------------------------------------------------------
+
+
+class Quoted(str):
+    """A piece of text taken from the user's files (a run name, an id, a path), never ours."""
+
+
+@dataclass(frozen=True)
+class Text:
+    """A sentence as pieces: our words (``str``) and the user's (:class:`Quoted`).
+
+    ``str(text)`` is the plain sentence (terminal, HTML, where the template escapes it);
+    ``text.render(quote)`` passes only the user's pieces through ``quote`` (Markdown escaping).
+    """
+
+    parts: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return "".join(self.parts)
+
+    def render(self, quote: Callable[[str], str]) -> str:
+        return "".join(quote(p) if isinstance(p, Quoted) else p for p in self.parts)
+
+
+# --- Numbers ----------------------------------------------------------------------------------------
+
+
+def is_missing(value: float | None) -> bool:
+    """None or NaN: a figure that could not be taken."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def decimal(value: float | None) -> str:
+    """Three decimals, or ``n/a`` for a missing value: every mean, band end and score."""
+    return NA if is_missing(value) else f"{value:.3f}"
+
+
+def signed(value: float | None) -> str:
+    """A difference with its sign and three decimals (``+0.012``), or ``n/a``."""
+    return NA if is_missing(value) else f"{value:+.3f}"
+
+
+def p_value(p: float | None) -> str:
+    """A p-value: three decimals, ``< 0.001`` below that, ``n/a`` when missing."""
+    if p is None or math.isnan(p):
+        return NA
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def p_value_terse(p: float | None) -> str:
+    """The terminal's and Markdown's p-value until now: ``<0.001`` without the space."""
+    if p is None or math.isnan(p):
+        return NA
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def decimal_padded(value: float | None) -> str:
+    """The terminal's and Markdown's mean until now: a missing one reads ``  n/a`` (five wide)."""
+    return "  n/a" if is_missing(value) else f"{value:.3f}"
+
+
+def band(low: float | None, high: float | None) -> str:
+    """A band as ``[low, high]`` with three decimals, ``n/a`` for a missing end."""
+    return f"[{decimal(low)}, {decimal(high)}]"
+
+
+def band_padded(low: float | None, high: float | None) -> str:
+    """The terminal's and Markdown's band until now: a missing one reads ``[  n/a,   n/a]``."""
+    if is_missing(low):
+        return "[  n/a,   n/a]"
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def signed_band(low: float | None, high: float | None) -> str:
+    """A band on a difference: ``[-0.010, +0.034]``, ``n/a`` for a missing end."""
+    return f"[{signed(low)}, {signed(high)}]"
+
+
+def count(n: int) -> str:
+    """A whole number with thousands separators: ``12,345``."""
+    return f"{n:,}"
+
+
+def percent(confidence: float) -> str:
+    """A confidence level as a whole percentage: ``95%``."""
+    return f"{confidence:.0%}"
+
+
+def alpha(value: float) -> str:
+    """The level a corrected p is read at, as short as it goes: ``0.05``."""
+    return f"{value:g}"
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+#: How each interval method is named on the pages.
+INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "none"}
+
+
+# --- A run ------------------------------------------------------------------------------------------
+
+
+def report_title(names: Sequence[str]) -> str:
+    """The report's title when none is given."""
+    return f"Retrieval report: {names[0]}" if len(names) == 1 else f"Retrieval report: {len(names)} runs"
+
+
+def date_span(dates: Sequence[str]) -> str:
+    """One date, or the first to the last of several (ISO dates sort as text)."""
+    ordered = sorted(set(dates))
+    return ordered[-1] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
+def cutoffs_text(cutoffs: Sequence[int]) -> str:
+    """Every cutoff asked for, the report's K first: ``10, 20``."""
+    return ", ".join(str(k) for k in cutoffs)
+
+
+def counts_line(c: Mapping[str, int]) -> str:
+    """The edge-rule counts of a run in one sentence (the terminal and Markdown)."""
+    parts = [
+        f"{c['queries']} queries",
+        f"{c['scored']} scored",
+        f"{c['excluded_no_relevant']} excluded (no relevant id)",
+        *([f"{c['no_relevant_as_zero']} with no relevant id averaged in as 0"] if c.get("no_relevant_as_zero") else []),
+        f"{c['missing_from_run']} judged but missing from the run",
+        f"{c['repeats']} repeated id{'s' if c['repeats'] != 1 else ''} in {c['queries_with_repeats']} "
+        f"quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+    ]
+    return ", ".join(parts)
+
+
+def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]:
+    """The run page's headline counts as (label, value)."""
+    return [
+        ("queries", count(c["queries"])),
+        ("scored", count(c["scored"])),
+        ("no relevant id (excluded)", count(c["excluded_no_relevant"])),
+        ("judged, missing from run", count(c["missing_from_run"])),
+        ("repeated ids", count(c["repeats"])),
+        ("K (sweep to)", f"{k} ({kmax})"),
+    ]
+
+
+def bands_line(confidence: float, resamples: int, seed: int) -> str:
+    """How the bands were made, in one sentence (the terminal and Markdown)."""
+    return (f"Bands at {percent(confidence)}: Wilson score interval for Hit@K (queries as trials); "
+            f"percentile bootstrap over queries for the rest ({resamples} resamples, seed {seed}).")
+
+
+def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str, str]:
+    """The switches behind the bands, what they mean and what another choice would do (the pages)."""
+    return (f"--confidence {confidence:g} --resamples {resamples} --seed {seed}",
+            (f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
+             f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
+             f"with seed {seed}, reproducible to the last digit."),
+            "Another seed moves a bootstrap band slightly; more resamples steady it.")
+
+
+def switch_name(name: str) -> str:
+    """A convention's field name as a heading: ``no_relevant`` -> ``No relevant``."""
+    return name.replace("_", " ").capitalize()
+
+
+def switch_flag(name: str, value: str) -> str:
+    """The command-line switch that sets a convention: ``--no-relevant exclude``."""
+    return f"--{name.replace('_', '-')} {value}"
+
+
+def limits_line(n: int) -> str:
+    """How many honest limits a run has, as the index lists it."""
+    return f"{n} honest limits"
+
+
+def interval_aria(mean: float, low: float, high: float) -> str:
+    """What a screen reader says for a mean and its band drawn as a bar."""
+    if any(is_missing(v) for v in (mean, low, high)):
+        return "not available"
+    return f"{decimal(mean)}, band {decimal(low)} to {decimal(high)}"
+
+
+def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
+    """The run page's captions: the suite table, the K sweep and the per-query table."""
+    conf = percent(confidence)
+    return (f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
+            f"band, the interval that made it and the convention behind it.",
+            f"Every metric at every K from 1 to {kmax} with its {conf} band; the dotted line "
+            f"marks K = {k}. Hover a point for its mean and band.",
+            f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
+            f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.")
+
+
+def report_captions(n_runs: int, k: int, date: str, confidence: float) -> tuple[str, str, str]:
+    """The index's lede and its captions: the suite table and the K sweep."""
+    conf = percent(confidence)
+    return ((f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
+             f"carries its {conf} band and the convention that produced it."),
+            f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
+            (f"Every run's mean at each K with its {conf} band; choose the metric "
+             f"from the menu. The dotted line marks K = {k}."))
+
+
+def mean_header(name: str, several: bool) -> str:
+    """The suite table's mean column: ``mean``, or ``name: mean`` with runs side by side."""
+    return f"{name}: mean" if several else "mean"
+
+
+def band_header(confidence: float) -> str:
+    return f"{percent(confidence)} band"
+
+
+#: Marks of the ids in a query's top K (the per-query table).
+MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
+#: The per-query table's fixed columns, before the metrics.
+QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
+
+
+def compare_link(is_baseline: bool) -> tuple[str, str, str]:
+    """The run page's link to the comparison: (words before, link text, words after)."""
+    if is_baseline:
+        return ("It is the baseline of ", "the comparison", ".")
+    return ("", "How it compares with the baseline", ".")
+
+
+# --- The comparison ---------------------------------------------------------------------------------
+
+#: What report.json says about how the comparison was made (the data contract's wording).
+TEST_METHOD = "two-sided paired randomization test (sign flips of the per-query differences)"
+BAND_METHOD = "paired percentile bootstrap of the mean per-query difference (run minus baseline)"
+
+#: Below this many shared queries a percentile band alone is not trusted for a verdict.
+SMALL_PAIRING = 30
+
+#: Each verdict's words on the pages and the CSS class of its row; ``{alpha}`` and ``{p}`` filled in.
+VERDICTS = {"better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
+            "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
+            "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+            "band below 0": ("band below 0, but corrected p {p}", "band-only"),
+            "unclear": ("no clear difference", "unclear")}
+#: Each verdict's words in the terminal and Markdown until now.
+VERDICT_TEXT = {
+    "better": "better (band above 0, corrected p below {alpha})",
+    "worse": "worse (band below 0, corrected p below {alpha})",
+    "band above 0": "band above 0, but corrected p {p}",
+    "band below 0": "band below 0, but corrected p {p}",
+    "unclear": "no clear difference",
+}
+
+
+def verdict(name: str, alpha_value: float, p_adjusted: float | None) -> tuple[str, str]:
+    """A comparison's verdict on the pages, and its row's CSS class."""
+    words, css = VERDICTS[name]
+    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
+
+
+def verdict_terse(name: str, alpha_value: float, p_adjusted: float | None) -> str:
+    """A comparison's verdict in the terminal and Markdown until now."""
+    return VERDICT_TEXT[name].format(alpha=alpha(alpha_value), p=p_value_terse(p_adjusted))
+
+
+def difference_aria(delta: float, low: float, high: float) -> str:
+    return f"difference {signed(delta)}, band {signed(low)} to {signed(high)}"
+
+
+def against_baseline(baseline: str) -> Text:
+    """The comparison's heading."""
+    return Text(("Against the baseline ", Quoted(baseline)))
+
+
+def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
+    return (f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
+            f"corrected ({correction}), and queries won, tied and lost.")
+
+
+def comparison_method(baseline: str, k: int, confidence: float, resamples: int, seed: int, permutations: int,
+                      correction_meaning: str, n_comparisons: int) -> tuple[str, ...]:
+    """How the comparison was made, sentence by sentence (the pages)."""
+    conf = percent(confidence)
+    return (
+        f"Each run is compared with the baseline {baseline} on the queries both scored, at K = "
+        f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
+        f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
+        f"{seed}): every resample draws the same queries for both runs.",
+        f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
+        f"flipped at random {count(permutations)} times (every combination when there are fewer), "
+        f"and p counts the observed difference among them, so it is never 0.",
+        correction_meaning + f" {n_comparisons} comparisons are corrected together.",
+        f"A marker shows where the band excludes 0; it reads better or worse only when the corrected p is "
+        f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
+    )
+
+
+def comparison_summary(baseline: str, confidence: float, permutations: int, correction_meaning: str) -> Text:
+    """How the comparison was made, in one sentence (the terminal and Markdown until now)."""
+    return Text((
+        "Compared with the baseline ", Quoted(baseline),
+        f" on the queries both runs scored: the {percent(confidence)} band is a {BAND_METHOD}; p from a "
+        f"{TEST_METHOD}, {count(permutations)} of them (all of them when fewer exist); {correction_meaning}"))
+
+
+def pair_notes(run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str],
+               same_labels: bool) -> list[str]:
+    """What a reader must know before trusting one run's comparison with the baseline.
+
+    ``n`` queries both scored; ``only_baseline`` and ``only_run`` the ids only one of them scored.
+    """
+    if n == 0:
+        return [f"{run} shares no scored query with {base}: it is not compared."]
+    notes = []
+    if only_baseline or only_run:
+        def some(ids: Sequence[str]) -> str:
+            return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
+        notes.append(f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
+                     f"scored. Left out: {len(only_baseline):,} scored only by {base} "
+                     f"({some(only_baseline)}), {len(only_run):,} only by {run} "
+                     f"({some(only_run)}).")
+    if not same_labels:
+        notes.append(f"{run} was judged against another label set than {base} (their label fingerprints differ): "
+                     f"its differences mix retrieval and labelling.")
+    if n < SMALL_PAIRING:
+        notes.append(f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
+                     f"a band that excludes 0 reads as better or worse only when the corrected p agrees.")
+    return notes
+
+
+def movers_caption(gained: bool, primary: str, most: int) -> str:
+    """The caption of a table of the queries that moved most."""
+    return f"{'Gained' if gained else 'Lost'} most on {primary} (up to {most} queries)"
+
+
+#: What an empty table of movers says.
+NO_MOVERS = "None."
+
+
+def pair_heading(run: str, baseline: str) -> str:
+    return f"{run} against {baseline}, query by query"
+
+
+def scatter_label(run: str, baseline: str) -> str:
+    return f"Per-query scores of {run} against {baseline}"
+
+
+def outcome_label(run: str) -> str:
+    return f"Queries won, tied and lost by {run}"
+
+
+# --- Drift ------------------------------------------------------------------------------------------
+
+
+def drift_lines(previous: str, previous_date: str | None, reasons: Sequence[str], comparable: bool,
+                notes: Sequence[str]) -> list[Text]:
+    """What can be said since the previous report, sentence by sentence (the terminal and Markdown).
+
+    ``reasons`` and ``notes`` hold the user's names: each is quoted whole.
+    """
+    head = ("Since the previous report (", Quoted(previous), f", dated {previous_date or 'unknown'})")
+    lines = []
+    if reasons:
+        joined: list[str] = []
+        for i, reason in enumerate(reasons):
+            joined += (["; and "] if i else []) + [Quoted(reason)]
+        lines.append(Text((*head, ": no drift can be claimed ", *joined, ".")))
+    if comparable:
+        lines.append(Text((*head, ": the same query set and label set were scored again"
+                                  + (" for the runs below." if reasons else "."))))
+    return lines + [Text((Quoted(n),)) for n in notes]
+
+
+# --- Charts -----------------------------------------------------------------------------------------
+
+
+def run_sweep_title(name: str, confidence: float) -> str:
+    return f"K sweep of {name}: each metric with its {percent(confidence)} band"
+
+
+INDEX_SWEEP_TITLE = "K sweep of every run, one metric at a time"
+
+
+def scatter_title(k: int, run: str, baseline: str) -> str:
+    return f"Per query at K = {k}: {run} against {baseline}"
+
+
+def scatter_note(run: str) -> str:
+    return f"above the line: {run} scores higher"
+
+
+def outcome_title(run: str) -> str:
+    return f"Queries won, tied and lost by {run}"

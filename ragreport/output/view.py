@@ -1,0 +1,661 @@
+"""The view model: what every human-facing output shows, built once from the analysis.
+
+:func:`build_view` reads an :class:`~ragreport.analysis.result.Analysis` and returns a
+:class:`ReportView` of frozen dataclasses holding already-formatted strings and plain values (the
+words and formats come from :mod:`ragreport.output.present`). The site's pages
+(:mod:`ragreport.output.pages`), the terminal table, the Markdown and summary.md
+(:mod:`ragreport.output.text`) lay it out and decide nothing. report.json is not built from it: it
+is the data contract (:mod:`ragreport.output.document`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import __version__
+from ..analysis.limits import run_date
+from ..analysis.summary import Status
+from ..core.ids import as_text
+from ..core.model import Choice
+from ..scoring.metrics import FIXED_RULES, METRICS
+from . import present as say
+from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
+
+if TYPE_CHECKING:
+    from ..analysis.compare import ComparisonReport, RunComparison
+    from ..analysis.drift import Drift
+    from ..analysis.intervals import Interval
+    from ..analysis.limits import Limit
+    from ..analysis.result import Analysis
+    from ..analysis.summary import RunSummary
+
+#: The metric the gained and lost queries are ranked by.
+PRIMARY_METRIC = "nDCG"
+#: The most queries a table of gains or losses lists.
+MOST_MOVERS = 10
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A band drawn as SVG coordinates on a 0-100 axis: its start ``x``, width ``w``, mean mark ``m``."""
+
+    x: str
+    w: str
+    m: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One mean with its band, formatted.
+
+    ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
+    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` as the data has
+    it (``wilson``, ``bootstrap``, ``none``); ``bar``: the band drawn on a 0-1 axis (None when a
+    figure is missing); ``aria``: what a screen reader says for the bar. ``mean_padded`` and
+    ``band_padded`` are the terminal's and Markdown's forms of a missing figure.
+    """
+
+    mean: str
+    low: str
+    high: str
+    band: str
+    interval: str
+    method: str
+    bar: Bar | None
+    aria: str
+    mean_padded: str
+    band_padded: str
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric at one K: ``label`` (``nDCG@10``), ``name`` (``Normalised DCG``), the
+    ``convention`` sentence, its trec_eval twin (``none`` without one) and one cell per run."""
+
+    label: str
+    name: str
+    convention: str
+    trec_eval: str
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class MeasureRow:
+    """A measure asked for by name: ``mean`` (the total for a count), ``band`` (empty without
+    one), ``interval`` as the data has it and its trec_eval name (empty without one)."""
+
+    label: str
+    mean: str
+    band: str
+    interval: str
+    trec_eval: str
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A convention in force: its ``name``, the ``switch`` that sets it, what it ``meaning``s and
+    the ``alternative`` another choice would give."""
+
+    name: str
+    switch: str
+    meaning: str
+    alternative: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule no switch changes: its name and the sentence stating it."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LimitView:
+    """An honest limit: the stable ``key`` (tests and CSS), its ``title`` and full ``text``."""
+
+    key: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """A label with its value, both as shown (a fact, a metadata row)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Column:
+    """A run's two columns of a suite table: the ``mean`` header and the ``band`` header."""
+
+    mean: str
+    band: str
+
+
+@dataclass(frozen=True)
+class StatusOption:
+    """A query status present in a run: its index in the table data, label, meaning and count."""
+
+    value: int
+    label: str
+    meaning: str
+    count: str
+
+
+@dataclass(frozen=True)
+class QueryTable:
+    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids),
+    the statuses present, the column ``headers`` and the number of queries (formatted)."""
+
+    data: dict[str, Any]
+    status_options: tuple[StatusOption, ...]
+    headers: tuple[str, ...]
+    total: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A sentence holding a link: ``before`` + link ``text`` (to ``anchor``) + ``after``."""
+
+    anchor: str
+    before: str
+    text: str
+    after: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as every output shows it.
+
+    Identity: ``name``, ``slug`` (file-name safe, unique in the report), ``source`` (the file),
+    ``k``, ``kmax`` (the sweep's last K), ``cutoffs`` (every K asked for, ``10, 20``), ``date``.
+    Counts: ``counts`` (each formatted with separators), ``counts_line`` (one sentence), ``facts``.
+    Figures: ``metrics`` (every metric at every K asked for, one cell each) with the ``columns``
+    headers of its table, ``measures`` (asked for by name). Words: ``conventions`` (switches in
+    force), ``rules`` (fixed), ``convention_text`` (each switch's meaning), ``bands_line``,
+    ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
+    Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
+    (to the comparison, when there is one). Page-only data (None when the view was built without
+    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``.
+    """
+
+    name: str
+    slug: str
+    source: str
+    k: int
+    kmax: int
+    cutoffs: str
+    date: str
+    counts: dict[str, str]
+    counts_line: str
+    fingerprints: dict[str, str]
+    facts: tuple[Labelled, ...]
+    metrics: tuple[MetricRow, ...]
+    columns: tuple[Column, ...]
+    measures: tuple[MeasureRow, ...]
+    confidence: str
+    conventions: tuple[Switch, ...]
+    rules: tuple[Rule, ...]
+    convention_text: tuple[str, ...]
+    bands_line: str
+    limits: tuple[LimitView, ...]
+    limits_line: str
+    meta: tuple[Labelled, ...]
+    notes: str | None
+    suite_caption: str
+    sweep_caption: str
+    table_caption: str
+    is_baseline: bool
+    compare_link: Link | None
+    figure: dict[str, Any] | None
+    queries: QueryTable | None
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One run against the baseline on one metric: ``delta`` (signed), ``band`` (signed ends),
+    ``bar`` (the band on a -1..1 axis), ``p`` and ``p_adjusted``, ``wtl`` (won/tied/lost),
+    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar. ``p_terse``,
+    ``p_adjusted_terse`` and ``verdict_terse`` are the terminal's and Markdown's forms."""
+
+    run: str
+    metric: str
+    delta: str
+    band: str
+    bar: Bar | None
+    p: str
+    p_adjusted: str
+    wtl: str
+    verdict: str
+    verdict_class: str
+    aria: str
+    p_terse: str
+    p_adjusted_terse: str
+    verdict_terse: str
+
+
+@dataclass(frozen=True)
+class Mover:
+    """A query that gained or lost most: id, text, both scores and the change, formatted."""
+
+    id: str
+    query: str
+    baseline: str
+    run: str
+    delta: str
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One run against the baseline, query by query.
+
+    ``anchor`` is its section's id; ``notes`` what a reader must know first; when ``compared``
+    (they share scored queries): ``queries`` (how many), the ``gains`` and ``losses``, their
+    captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
+    the view was built without pages).
+    """
+
+    run: str
+    anchor: str
+    compared: bool
+    notes: tuple[str, ...]
+    queries: str = ""
+    heading: str = ""
+    gains: tuple[Mover, ...] = ()
+    losses: tuple[Mover, ...] = ()
+    gains_caption: str = ""
+    losses_caption: str = ""
+    scatter_label: str = ""
+    outcome_label: str = ""
+    scatter: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """Every run against the baseline.
+
+    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
+    sentence) and ``summary`` (the same in one sentence, the terminal's and Markdown's); ``notes``
+    (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
+    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by) and
+    ``no_movers`` (what an empty table of movers says).
+    """
+
+    baseline: str
+    baseline_anchor: str
+    heading: say.Text
+    caption: str
+    confidence: str
+    k: int
+    primary: str
+    correction: str
+    method: tuple[str, ...]
+    summary: say.Text
+    notes: tuple[str, ...]
+    rows: tuple[ComparisonRow, ...]
+    pairs: tuple[PairView, ...]
+    no_movers: str = say.NO_MOVERS
+
+
+@dataclass(frozen=True)
+class DriftRowView:
+    """A metric then and now: both figures, the change and its band, the queries paired."""
+
+    run: str
+    metric: str
+    then: str
+    now: str
+    delta: str
+    band: str
+    queries: str
+
+
+@dataclass(frozen=True)
+class DriftView:
+    """Drift since a previous report: its ``previous`` path and date, whether any run is
+    ``comparable``, why not (``reasons``), ``notes``, the ``rows``, and ``lines`` (the terminal's
+    and Markdown's sentences)."""
+
+    previous: str
+    previous_date: str
+    comparable: bool
+    reasons: tuple[str, ...]
+    notes: tuple[str, ...]
+    rows: tuple[DriftRowView, ...]
+    lines: tuple[say.Text, ...]
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The whole report as every human-facing output shows it.
+
+    ``title``, ``generator``, ``date`` (one date or a span), ``k``, ``confidence`` (``95%``),
+    ``runs``, ``metric_rows`` (the runs side by side: one cell per run) with one of the ``columns``
+    per run, the index's ``lede`` and
+    captions, ``figure`` (every run's K sweep; None without pages), ``comparison`` (None for one
+    run) and ``drift`` (None without a previous report).
+    """
+
+    title: str
+    generator: str
+    date: str
+    k: int
+    confidence: str
+    runs: tuple[RunView, ...]
+    metric_rows: tuple[MetricRow, ...]
+    columns: tuple[Column, ...]
+    lede: str
+    suite_caption: str
+    sweep_caption: str
+    figure: dict[str, Any] | None
+    comparison: ComparisonView | None
+    drift: DriftView | None
+
+    @property
+    def several(self) -> bool:
+        return len(self.runs) > 1
+
+
+def slug(name: str, taken: set[str]) -> str:
+    """A file-name-safe slug of a run name, unique among ``taken``.
+
+    A name that is already a clean slug stays as it is; any other gets a short hash of the name,
+    so two names that clean up alike (``A/B`` and ``a b``) still get two files.
+    """
+    base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
+    if base != name or base in taken:
+        base = f"{base}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+    taken.add(base)
+    return base
+
+
+def _bar(low: float, high: float, mean: float) -> Bar | None:
+    """A band on the axis from 0 to 1, as SVG coordinates 0 to 100."""
+    if any(say.is_missing(v) for v in (low, high, mean)):
+        return None
+    return Bar(f"{100 * low:.1f}", f"{max(100 * (high - low), 0.6):.1f}", f"{100 * mean - 0.6:.1f}")
+
+
+def _diverging_bar(low: float, high: float, mean: float) -> Bar | None:
+    """A band on the axis from -1 to 1, as SVG coordinates 0 to 100 (0 at 50)."""
+    if any(say.is_missing(v) for v in (low, high, mean)):
+        return None
+
+    def x(v: float) -> float:
+        return 50 + 50 * max(-1.0, min(1.0, v))
+
+    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+
+
+def _cell(interval: Interval) -> Cell:
+    low, high, mean = interval.low, interval.high, interval.mean
+    return Cell(mean=say.decimal(mean), low=say.decimal(low), high=say.decimal(high), band=say.band(low, high),
+                interval=say.INTERVAL_NAMES[interval.method], method=interval.method, bar=_bar(low, high, mean),
+                aria=say.interval_aria(mean, low, high), mean_padded=say.decimal_padded(mean),
+                band_padded=say.band_padded(low, high))
+
+
+def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
+    """One row per metric at every K asked for: its label, convention and one cell per run."""
+    first = summaries[0]
+    rows = []
+    for cutoff in first.cutoffs:
+        for metric in METRICS:
+            label = metric.label(cutoff)
+            rows.append(MetricRow(label=label, name=metric.name,
+                                  convention=metric.convention(cutoff, first.conventions),
+                                  trec_eval=metric.trec_eval_name(cutoff) or "none",
+                                  cells=tuple(_cell(s.at_k[label]) for s in summaries)))
+    return tuple(rows)
+
+
+def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
+    rows = []
+    for i, measure in enumerate(summary.measures):
+        interval = summary.measure_at[measure.label()]
+        if measure.is_count:
+            mean = say.count(int(summary.measure_values[i][summary.scores.scored].sum()))
+        else:
+            mean = say.decimal_padded(interval.mean)
+        band = "" if interval.method == "none" else say.band_padded(interval.low, interval.high)
+        rows.append(MeasureRow(label=measure.label(), mean=mean, band=band, interval=interval.method,
+                               trec_eval=measure.trec_eval_name(summary.conventions) or ""))
+    return tuple(rows)
+
+
+def _choice_text(value: Any) -> str:
+    if isinstance(value, Choice):
+        return value.value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+def query_table(summary: RunSummary) -> QueryTable:
+    """The per-query table as compact arrays for the page's script (rows and top-K details)."""
+    judged, scores, k = summary.judged, summary.scores, summary.k
+    column = scores.column(k)
+    statuses = list(Status)
+    status_index = {s: i for i, s in enumerate(statuses)}
+    scored = scores.scored.tolist()
+    metric_columns = []
+    for m, metric in enumerate(METRICS):
+        values = scores.values[m, :, column]
+        if metric.interval == "wilson":
+            metric_columns.append([int(v) if s else None for v, s in zip(values.tolist(), scored)])
+        else:
+            metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
+    rows = []
+    first = scores.first_relevant_rank.tolist()
+    for q, (qid, text, relevant, length, repeats, status) in enumerate(zip(
+            judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.retrieved.tolist(),
+            judged.repeats.tolist(), summary.status)):
+        rows.append([qid, status_index[status], text, relevant, length, first[q] or None]
+                    + [col[q] for col in metric_columns] + [repeats])
+
+    lengths = judged.lengths
+    keep = judged.slot_rank <= k
+    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
+    docs = as_text(judged.doc_ids[keep])
+    grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
+    marks = mark.tolist()
+    bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
+    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])]
+           for q in range(judged.n_queries)]
+
+    counts = {s: 0 for s in statuses}
+    for s in summary.status:
+        counts[s] += 1
+    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in METRICS), "repeats"]
+    # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
+    kinds = (["id", "status", "text", "count", "count", "count"]
+             + ["count" if m.interval == "wilson" else "score" for m in METRICS] + ["count"])
+    data = {"k": k, "columns": headers, "kinds": kinds, "statuses": [s.label for s in statuses],
+            "marks": list(say.MARKS), "rows": rows, "top": top}
+    options = tuple(StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses)
+                    if counts[s])
+    return QueryTable(data=data, status_options=options, headers=tuple(headers), total=say.count(judged.n_queries))
+
+
+def run_view(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit], today: _dt.date, *,
+             pages: bool, baseline: str | None) -> RunView:
+    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison)."""
+    c = summary.counts.as_dict()
+    conv = summary.conventions
+    k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
+    switches = [Switch(say.switch_name(name), say.switch_flag(name, choice.value), choice.meaning,
+                       choice.alternative) for name, choice in conv.choices()]
+    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
+    suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
+    is_baseline = baseline is not None and summary.name == baseline
+    link = None
+    if baseline is not None:
+        anchor = "compare" if is_baseline else f"compare-{slug_name}"
+        link = Link(anchor, *say.compare_link(is_baseline))
+    meta = summary.judged.meta
+    return RunView(
+        name=summary.name,
+        slug=slug_name,
+        source=summary.judged.source,
+        k=k,
+        kmax=kmax,
+        cutoffs=say.cutoffs_text(summary.cutoffs),
+        date=run_date(summary, today).isoformat(),
+        counts={key: say.count(value) for key, value in c.items()},
+        counts_line=say.counts_line(c),
+        fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
+        metrics=metric_rows([summary]),
+        columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
+        measures=_measures(summary),
+        confidence=say.percent(conv.confidence),
+        conventions=tuple(switches),
+        rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
+        convention_text=tuple(choice.meaning for _, choice in conv.choices()),
+        bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
+        limits=tuple(LimitView(limit.key, limit.title, limit.text) for limit in run_limits),
+        limits_line=say.limits_line(len(run_limits)),
+        meta=tuple(Labelled(key, _choice_text(value)) for key, value in meta.as_dict().items() if key != "notes"),
+        notes=meta.notes or None,
+        suite_caption=suite_caption,
+        sweep_caption=sweep_caption,
+        table_caption=table_caption,
+        is_baseline=is_baseline,
+        compare_link=link,
+        figure=run_sweep_figure(summary) if pages else None,
+        queries=query_table(summary) if pages else None,
+    )
+
+
+def _movers(rc: RunComparison, ids: list[str], texts: list[str | None], sign: int) -> tuple[Mover, ...]:
+    m = [metric.key for metric in METRICS].index(PRIMARY_METRIC)
+    delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+    order = np.argsort(-sign * delta, kind="stable")
+    out = []
+    for i in order[:MOST_MOVERS]:
+        if sign * delta[i] <= 1e-12:
+            break
+        out.append(Mover(ids[i], texts[i] or "", say.decimal(float(rc.baseline_scores[i, m])),
+                         say.decimal(float(rc.run_scores[i, m])), say.signed(float(delta[i]))))
+    return tuple(out)
+
+
+def _pair_notes(rc: RunComparison) -> list[str]:
+    pairing = rc.pairing
+    return say.pair_notes(rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline,
+                          pairing.only_run, rc.same_labels)
+
+
+def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, pages: bool) -> ComparisonView:
+    """The comparison section: how it was made, the table, and per run the per-query view."""
+    base = comparison.runs[0].baseline
+    conv = base.conventions
+    primary = f"{PRIMARY_METRIC}@{base.k}"
+    rows: list[ComparisonRow] = []
+    pairs: list[PairView] = []
+    notes: list[str] = []
+    for rc in comparison.runs:
+        for c in rc.comparisons:
+            words, css = say.verdict(c.verdict, c.alpha, c.p_adjusted)
+            rows.append(ComparisonRow(
+                run=c.run, metric=c.metric, delta=say.signed(c.delta), band=say.signed_band(c.low, c.high),
+                bar=_diverging_bar(c.low, c.high, c.delta), p=say.p_value(c.p),
+                p_adjusted=say.p_value(c.p_adjusted), wtl=f"{c.wins}/{c.ties}/{c.losses}", verdict=words,
+                verdict_class=css, aria=say.difference_aria(c.delta, c.low, c.high),
+                p_terse=say.p_value_terse(c.p), p_adjusted_terse=say.p_value_terse(c.p_adjusted),
+                verdict_terse=say.verdict_terse(c.verdict, c.alpha, c.p_adjusted)))
+        pair_notes = tuple(_pair_notes(rc))
+        notes += pair_notes
+        anchor = f"compare-{slugs[rc.run.name]}"
+        if not rc.comparisons:
+            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False, notes=pair_notes))
+            continue
+        ids = rc.pairing.query_ids.tolist()
+        text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
+        texts = [text_of.get(q) for q in ids]
+        pairs.append(PairView(
+            run=rc.run.name, anchor=anchor, compared=True, notes=pair_notes, queries=say.count(len(ids)),
+            heading=say.pair_heading(rc.run.name, comparison.baseline),
+            gains=_movers(rc, ids, texts, +1), losses=_movers(rc, ids, texts, -1),
+            gains_caption=say.movers_caption(True, primary, MOST_MOVERS),
+            losses_caption=say.movers_caption(False, primary, MOST_MOVERS),
+            scatter_label=say.scatter_label(rc.run.name, comparison.baseline),
+            outcome_label=say.outcome_label(rc.run.name),
+            scatter=scatter_figure(rc, ids) if pages else None, outcome=outcome_figure(rc) if pages else None))
+    meaning = comparison.correction.meaning
+    return ComparisonView(
+        baseline=comparison.baseline,
+        baseline_anchor=f"compare-{slugs[comparison.baseline]}",
+        heading=say.against_baseline(comparison.baseline),
+        caption=say.comparison_caption(comparison.baseline, base.k, conv.confidence, comparison.correction.value),
+        confidence=say.percent(conv.confidence),
+        k=base.k,
+        primary=primary,
+        correction=comparison.correction.value,
+        method=say.comparison_method(comparison.baseline, base.k, conv.confidence, conv.resamples, conv.seed,
+                                     comparison.permutations, meaning, len(comparison.comparisons)),
+        summary=say.comparison_summary(comparison.baseline, conv.confidence, comparison.permutations, meaning),
+        notes=tuple(notes),
+        rows=tuple(rows),
+        pairs=tuple(pairs),
+    )
+
+
+def drift_view(found: Drift) -> DriftView:
+    rows = tuple(DriftRowView(run=r.run, metric=r.metric, then=say.decimal(r.then), now=say.decimal(r.now),
+                              delta=say.signed(r.delta),
+                              band=say.NA if r.low is None else say.signed_band(r.low, r.high),
+                              queries=say.count(r.queries)) for r in found.rows)
+    return DriftView(previous=found.source, previous_date=found.previous_date or "unknown",
+                     comparable=found.comparable, reasons=tuple(found.reasons), notes=tuple(found.notes), rows=rows,
+                     lines=tuple(say.drift_lines(found.source, found.previous_date, found.reasons, found.comparable,
+                                                 found.notes)))
+
+
+def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = True) -> ReportView:
+    """Everything the site, the terminal table and the Markdown show, for every run.
+
+    ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
+    the terminal and Markdown, which would not use them.
+    """
+    summaries, today = analysis.summaries, analysis.today
+    taken: set[str] = set()
+    slugs = {s.name: slug(s.name, taken) for s in summaries}
+    comparison = comparison_view(analysis.comparison, slugs, pages=pages) if analysis.comparison is not None else None
+    baseline = comparison.baseline if comparison is not None else None
+    runs = tuple(run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline)
+                 for s, lim in zip(summaries, analysis.limits))
+    first = summaries[0]
+    date = say.date_span([r.date for r in runs])
+    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
+    return ReportView(
+        title=title or say.report_title([s.name for s in summaries]),
+        generator=f"ragreport {__version__}",
+        date=date,
+        k=first.k,
+        confidence=say.percent(first.conventions.confidence),
+        runs=runs,
+        metric_rows=metric_rows(summaries),
+        columns=tuple(Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
+                      for s in summaries),
+        lede=lede,
+        suite_caption=suite_caption,
+        sweep_caption=sweep_caption,
+        figure=index_sweep_figure(summaries) if pages else None,
+        comparison=comparison,
+        drift=drift_view(analysis.drift) if analysis.drift is not None else None,
+    )
