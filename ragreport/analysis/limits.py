@@ -14,6 +14,7 @@ import numpy as np
 
 from ..scoring.metrics import METRICS
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
+from .dates import run_date  # re-exported: the output stage reads it without the limits
 from .summary import RunSummary
 
 #: Below this many scored queries the report says outright that the sample is small.
@@ -43,14 +44,6 @@ def _ids(ids: list[str], most: int = 5) -> str:
 
 def _share(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f} %" if whole else "0 %"
-
-
-def run_date(summary: RunSummary, fallback: _dt.date) -> _dt.date:
-    """The day the run is tied to: its metadata ``date``, else ``fallback``."""
-    meta_date = summary.judged.meta.date
-    if isinstance(meta_date, _dt.datetime):
-        return meta_date.date()
-    return meta_date or fallback
 
 
 def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Sequence
 
 import numpy as np
@@ -12,26 +11,11 @@ import numpy as np
 from ..core.errors import UsageError
 from ..core.ids import as_text
 from .intervals import Interval, bootstrap_interval, wilson_interval
+from .status import Status  # re-exported: the statuses moved to a module the output reads cheaply
 from ..scoring.join import JudgedRun
 from ..scoring.measures import Measure, score_measures
 from ..scoring.metrics import METRICS, QueryScores, score
 from ..core.model import Conventions
-
-
-class Status(Enum):
-    """Where a query stands at the cutoff K, with the sentence a report prints for it."""
-
-    FULL = ("full", "Every relevant id is in the top K.")
-    PARTIAL = ("partial", "Some but not all relevant ids are in the top K.")
-    LATE_HIT = ("late hit", "No relevant id in the top K, but one further down the list.")
-    COMPLETE_MISS = ("complete miss", "No relevant id anywhere in the list.")
-    EXCLUDED = ("excluded", "No id judged relevant (or no judgments): left out of every average.")
-    NO_RELEVANT = ("no relevant id", "No id judged relevant: averaged in as 0 (--no-relevant zero).")
-    MISSING = ("missing from run", "Judged, but the run has no entry for it.")
-
-    def __init__(self, label: str, meaning: str):
-        self.label = label
-        self.meaning = meaning
 
 
 @dataclass(frozen=True)

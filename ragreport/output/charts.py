@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from typing import TYPE_CHECKING, Any, Sequence
 
 from ..scoring.metrics import METRICS
-from ..analysis.summary import RunSummary
+from . import present as say
 
 if TYPE_CHECKING:
     from ..analysis.compare import RunComparison
+    from ..analysis.summary import RunSummary
 
-# Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a run page and for runs on the index.
+# Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a
+# run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
 DEFAULT_INDEX_METRIC = "R"
 DEFAULT_SCATTER_METRIC = "nDCG"
@@ -95,8 +98,8 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     layout: dict[str, Any] = {
-        "title": {"text": f"K sweep of {html.escape(summary.name)}: each metric with its "
-                          f"{summary.conventions.confidence:.0%} band", "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "title": {"text": say.run_sweep_title(html.escape(summary.name), summary.conventions.confidence),
+                  "x": 0, "xanchor": "left", "font": {"size": 15}},
         "grid": {"rows": rows, "columns": GRID_COLUMNS, "pattern": "independent", "ygap": 0.32, "xgap": 0.12},
         "showlegend": False, "shapes": [], "annotations": [], "hovermode": "closest",
         "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
@@ -130,7 +133,7 @@ def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAUL
     for m, metric in enumerate(METRICS):
         visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
         buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
-    layout = _layout(summaries[0], "K sweep of every run, one metric at a time")
+    layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
     # Top left, under the title: the mode bar appears top right on hover and would cover it.
     layout["margin"]["t"] = 96
     layout["updatemenus"] = [{
@@ -159,7 +162,7 @@ def _count_grid(x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_n
     }
 
 
-def scatter_figure(comparison: "RunComparison", ids: list[str]) -> dict[str, Any]:
+def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
     """Per-query score of the baseline (x) against the run (y), one metric at a time, y = x drawn.
 
     Up to ``SCATTER_POINTS`` queries each is a point (hover names it); beyond, the plane is a
@@ -189,7 +192,7 @@ def scatter_figure(comparison: "RunComparison", ids: list[str]) -> dict[str, Any
     return {
         "data": traces,
         "layout": {
-            "title": {"text": f"Per query at K = {base.k}: {run_name} against {base_name}", "x": 0, "xanchor": "left",
+            "title": {"text": say.scatter_title(base.k, run_name, base_name), "x": 0, "xanchor": "left",
                       "font": {"size": 15}},
             "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
             "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
@@ -197,7 +200,7 @@ def scatter_figure(comparison: "RunComparison", ids: list[str]) -> dict[str, Any
                         "line": {"dash": "dot", "width": 1, "color": "#888888"}}],
             "annotations": [{"x": 0.98, "y": 0.02, "xref": "paper", "yref": "paper", "showarrow": False,
                              "xanchor": "right", "yanchor": "bottom", "font": {"size": 11},
-                             "text": f"above the line: {run_name} scores higher"}],
+                             "text": say.scatter_note(run_name)}],
             "updatemenus": [{"type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06,
                              "yanchor": "bottom", "showactive": True,
                              "active": [m.key for m in METRICS].index(DEFAULT_SCATTER_METRIC)}],
@@ -208,7 +211,7 @@ def scatter_figure(comparison: "RunComparison", ids: list[str]) -> dict[str, Any
     }
 
 
-def outcome_figure(comparison: "RunComparison") -> dict[str, Any]:
+def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
     """Wins, ties and losses over the queries, one bar per metric."""
     labels = [c.metric for c in comparison.comparisons]
     traces = []
@@ -220,7 +223,7 @@ def outcome_figure(comparison: "RunComparison") -> dict[str, Any]:
     return {
         "data": traces,
         "layout": {
-            "title": {"text": f"Queries won, tied and lost by {html.escape(comparison.run.name)}", "x": 0,
+            "title": {"text": say.outcome_title(html.escape(comparison.run.name)), "x": 0,
                       "xanchor": "left", "font": {"size": 15}},
             "barmode": "stack", "xaxis": {"title": {"text": "queries"}}, "yaxis": {"autorange": "reversed"},
             "legend": {"orientation": "h", "y": -0.25}, "margin": {"l": 70, "r": 16, "t": 48, "b": 40},

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import __version__
-from ..analysis.compare import ComparisonReport, RunComparison
-from ..analysis.limits import Limit, run_date
-from ..analysis.result import Analysis
-from ..analysis.summary import RunSummary, report_fingerprints
+from ..analysis.dates import run_date
+from ..analysis.summary import report_fingerprints
 from ..core.model import SCHEMA
 from ..scoring.metrics import METRICS
 from . import present as say
+
+if TYPE_CHECKING:
+    from ..analysis.compare import ComparisonReport, RunComparison
+    from ..analysis.limits import Limit
+    from ..analysis.result import Analysis
+    from ..analysis.summary import RunSummary
+
 
 def _number(value: Any) -> Any:
     """JSON-ready number: NaN becomes null, numpy scalars become Python ones."""

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..analysis.limits import run_date
-from ..analysis.summary import Status
+from ..analysis.dates import run_date
+from ..analysis.status import Status
 from ..core.ids import as_text
 from ..core.model import Choice
 from ..scoring.metrics import FIXED_RULES, METRICS
