@@ -29,7 +29,7 @@ def test_python_dash_m_prints_the_sample_table_from_any_directory(tmp_path):
     out = result.stdout
     assert "sample  (K = 5)" in out
     assert "10 queries, 9 scored, 1 excluded (no relevant id)" in out
-    assert "Hit@5     0.778  [0.453, 0.937]   wilson" in out
+    assert "Hit@5     0.778  [0.453, 0.937]   Wilson" in out
     assert "R@5       0.676" in out
     for label in ("P@5", "RR@5", "AP@5", "nDCG@5", "CP@5"):
         assert f"\n{label} " in out
@@ -84,7 +84,7 @@ def test_markdown_format(capsys):
     assert main(["score", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("### sample (K = 5)")
-    assert "| Hit@5 | 0.778 | [0.453, 0.937] | wilson |" in out
+    assert "| Hit@5 | 0.778 | [0.453, 0.937] | Wilson |" in out
 
 
 def test_switches_reach_the_figures(capsys):

@@ -126,7 +126,7 @@ def test_report_json_is_the_score_document_and_summary_md_has_bands_and_limits(s
     assert main(["score", "--format", "json"]) == 0
     assert json.loads((sample_site / "report.json").read_text()) == json.loads(capsys.readouterr().out)
     summary = (sample_site / "summary.md").read_text()
-    assert "| Hit@5 | 0.778 | [0.453, 0.937] | wilson |" in summary
+    assert "| Hit@5 | 0.778 | [0.453, 0.937] | Wilson |" in summary
     assert "- **Only 9 scored queries.**" in summary and "- **Repeated ids.**" in summary
 
 

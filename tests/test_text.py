@@ -18,7 +18,7 @@ def test_table_wraps_conventions_under_their_column():
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines)
     hit = next(i for i, line in enumerate(lines) if line.startswith("Hit@5"))
-    assert lines[hit].startswith("Hit@5     0.778  [0.453, 0.937]   wilson     1 when at least one")
+    assert lines[hit].startswith("Hit@5     0.778  [0.453, 0.937]   Wilson     1 when at least one")
     assert lines[hit + 1].startswith(" " * 45) and lines[hit + 1].strip()
 
 
@@ -36,4 +36,4 @@ def test_markdown_puts_several_runs_side_by_side():
     rows = tuple(replace(row, cells=row.cells * 2) for row in view.metric_rows)
     out = markdown(replace(view, runs=(*view.runs, other), metric_rows=rows))
     assert "| metric | sample | other | interval |" in out
-    assert "| Hit@5 | 0.778 [0.453, 0.937] | 0.778 [0.453, 0.937] | wilson |" in out
+    assert "| Hit@5 | 0.778 [0.453, 0.937] | 0.778 [0.453, 0.937] | Wilson |" in out

@@ -112,7 +112,7 @@ def comparison_context(cmp: ComparisonView) -> dict[str, Any]:
         "primary": cmp.primary,
         "no_movers": cmp.no_movers,
         "correction": cmp.correction,
-        "method": list(cmp.method),
+        "method": [str(t) for t in cmp.method],
         "notes": list(cmp.notes),
         "rows": rows,
         "views": [_pair(p) for p in cmp.pairs],
@@ -120,8 +120,9 @@ def comparison_context(cmp: ComparisonView) -> dict[str, Any]:
 
 
 def drift_context(drift: DriftView) -> dict[str, Any]:
-    return {"previous": drift.previous, "previous_date": drift.previous_date, "comparable": drift.comparable,
-            "reasons": list(drift.reasons), "notes": list(drift.notes), "rows": [asdict(r) for r in drift.rows]}
+    return {"previous_line": drift.previous_line, "comparable": drift.comparable,
+            "reasons": [str(t) for t in drift.reasons], "notes": [str(t) for t in drift.notes],
+            "same_line": str(drift.same_line) if drift.same_line else None, "rows": [asdict(r) for r in drift.rows]}
 
 
 def site_context(view: ReportView) -> dict[str, Any]:

@@ -43,6 +43,11 @@ class Text:
     def render(self, quote: Callable[[str], str]) -> str:
         return "".join(quote(p) if isinstance(p, Quoted) else p for p in self.parts)
 
+    @property
+    def pieces(self) -> tuple[tuple[str, bool], ...]:
+        """(piece, taken from the user's files) pairs, for a template that styles the user's words."""
+        return tuple((p, isinstance(p, Quoted)) for p in self.parts)
+
 
 # --- Numbers ----------------------------------------------------------------------------------------
 
@@ -69,28 +74,9 @@ def p_value(p: float | None) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def p_value_terse(p: float | None) -> str:
-    """The terminal's and Markdown's p-value until now: ``<0.001`` without the space."""
-    if p is None or math.isnan(p):
-        return NA
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def decimal_padded(value: float | None) -> str:
-    """The terminal's and Markdown's mean until now: a missing one reads ``  n/a`` (five wide)."""
-    return "  n/a" if is_missing(value) else f"{value:.3f}"
-
-
 def band(low: float | None, high: float | None) -> str:
     """A band as ``[low, high]`` with three decimals, ``n/a`` for a missing end."""
     return f"[{decimal(low)}, {decimal(high)}]"
-
-
-def band_padded(low: float | None, high: float | None) -> str:
-    """The terminal's and Markdown's band until now: a missing one reads ``[  n/a,   n/a]``."""
-    if is_missing(low):
-        return "[  n/a,   n/a]"
-    return f"[{low:.3f}, {high:.3f}]"
 
 
 def signed_band(low: float | None, high: float | None) -> str:
@@ -113,11 +99,7 @@ def alpha(value: float) -> str:
     return f"{value:g}"
 
 
-def plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
-
-
-#: How each interval method is named on the pages.
+#: How each interval method is named wherever a table shows it.
 INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "none"}
 
 
@@ -143,13 +125,14 @@ def cutoffs_text(cutoffs: Sequence[int]) -> str:
 def counts_line(c: Mapping[str, int]) -> str:
     """The edge-rule counts of a run in one sentence (the terminal and Markdown)."""
     parts = [
-        f"{c['queries']} queries",
-        f"{c['scored']} scored",
-        f"{c['excluded_no_relevant']} excluded (no relevant id)",
-        *([f"{c['no_relevant_as_zero']} with no relevant id averaged in as 0"] if c.get("no_relevant_as_zero") else []),
-        f"{c['missing_from_run']} judged but missing from the run",
-        f"{c['repeats']} repeated id{'s' if c['repeats'] != 1 else ''} in {c['queries_with_repeats']} "
-        f"quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+        f"{count(c['queries'])} queries",
+        f"{count(c['scored'])} scored",
+        f"{count(c['excluded_no_relevant'])} excluded (no relevant id)",
+        *([f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
+          if c.get("no_relevant_as_zero") else []),
+        f"{count(c['missing_from_run'])} judged but missing from the run",
+        f"{count(c['repeats'])} repeated id{'s' if c['repeats'] != 1 else ''} in "
+        f"{count(c['queries_with_repeats'])} quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
     ]
     return ", ".join(parts)
 
@@ -167,17 +150,16 @@ def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]
 
 
 def bands_line(confidence: float, resamples: int, seed: int) -> str:
-    """How the bands were made, in one sentence (the terminal and Markdown)."""
-    return (f"Bands at {percent(confidence)}: Wilson score interval for Hit@K (queries as trials); "
-            f"percentile bootstrap over queries for the rest ({resamples} resamples, seed {seed}).")
+    """How the bands were made, in one sentence."""
+    return (f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
+            f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
+            f"with seed {seed}, reproducible to the last digit.")
 
 
 def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str, str]:
-    """The switches behind the bands, what they mean and what another choice would do (the pages)."""
+    """The switches behind the bands, what they mean and what another choice would do."""
     return (f"--confidence {confidence:g} --resamples {resamples} --seed {seed}",
-            (f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
-             f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
-             f"with seed {seed}, reproducible to the last digit."),
+            bands_line(confidence, resamples, seed),
             "Another seed moves a bootstrap band slightly; more resamples steady it.")
 
 
@@ -255,31 +237,16 @@ BAND_METHOD = "paired percentile bootstrap of the mean per-query difference (run
 #: Below this many shared queries a percentile band alone is not trusted for a verdict.
 SMALL_PAIRING = 30
 
-#: Each verdict's words on the pages and the CSS class of its row; ``{alpha}`` and ``{p}`` filled in.
+#: Each verdict's words and the CSS class of its row on the pages; ``{alpha}`` and ``{p}`` filled in.
 VERDICTS = {"better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
             "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
             "band above 0": ("band above 0, but corrected p {p}", "band-only"),
             "band below 0": ("band below 0, but corrected p {p}", "band-only"),
             "unclear": ("no clear difference", "unclear")}
-#: Each verdict's words in the terminal and Markdown until now.
-VERDICT_TEXT = {
-    "better": "better (band above 0, corrected p below {alpha})",
-    "worse": "worse (band below 0, corrected p below {alpha})",
-    "band above 0": "band above 0, but corrected p {p}",
-    "band below 0": "band below 0, but corrected p {p}",
-    "unclear": "no clear difference",
-}
-
-
 def verdict(name: str, alpha_value: float, p_adjusted: float | None) -> tuple[str, str]:
-    """A comparison's verdict on the pages, and its row's CSS class."""
+    """A comparison's verdict, and its row's CSS class on the pages."""
     words, css = VERDICTS[name]
     return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
-
-
-def verdict_terse(name: str, alpha_value: float, p_adjusted: float | None) -> str:
-    """A comparison's verdict in the terminal and Markdown until now."""
-    return VERDICT_TEXT[name].format(alpha=alpha(alpha_value), p=p_value_terse(p_adjusted))
 
 
 def difference_aria(delta: float, low: float, high: float) -> str:
@@ -297,29 +264,22 @@ def comparison_caption(baseline: str, k: int, confidence: float, correction: str
 
 
 def comparison_method(baseline: str, k: int, confidence: float, resamples: int, seed: int, permutations: int,
-                      correction_meaning: str, n_comparisons: int) -> tuple[str, ...]:
-    """How the comparison was made, sentence by sentence (the pages)."""
+                      correction_meaning: str, n_comparisons: int, corrected: bool) -> tuple[Text, ...]:
+    """How the comparison was made, sentence by sentence (``corrected``: the p-values are)."""
     conf = percent(confidence)
-    return (
-        f"Each run is compared with the baseline {baseline} on the queries both scored, at K = "
-        f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
-        f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
-        f"{seed}): every resample draws the same queries for both runs.",
+    said = (
+        Text(("Each run is compared with the baseline ", Quoted(baseline), " on the queries both scored, at K = "
+              f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
+              f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
+              f"{seed}): every resample draws the same queries for both runs.")),
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
         f"flipped at random {count(permutations)} times (every combination when there are fewer), "
         f"and p counts the observed difference among them, so it is never 0.",
-        correction_meaning + f" {n_comparisons} comparisons are corrected together.",
-        f"A marker shows where the band excludes 0; it reads better or worse only when the corrected p is "
+        correction_meaning + (f" {n_comparisons} comparisons are corrected together." if corrected else ""),
+        f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
     )
-
-
-def comparison_summary(baseline: str, confidence: float, permutations: int, correction_meaning: str) -> Text:
-    """How the comparison was made, in one sentence (the terminal and Markdown until now)."""
-    return Text((
-        "Compared with the baseline ", Quoted(baseline),
-        f" on the queries both runs scored: the {percent(confidence)} band is a {BAND_METHOD}; p from a "
-        f"{TEST_METHOD}, {count(permutations)} of them (all of them when fewer exist); {correction_meaning}"))
+    return tuple(t if isinstance(t, Text) else Text((t,)) for t in said)
 
 
 def pair_notes(run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str],
@@ -371,23 +331,20 @@ def outcome_label(run: str) -> str:
 # --- Drift ------------------------------------------------------------------------------------------
 
 
-def drift_lines(previous: str, previous_date: str | None, reasons: Sequence[str], comparable: bool,
-                notes: Sequence[str]) -> list[Text]:
-    """What can be said since the previous report, sentence by sentence (the terminal and Markdown).
+def drift_previous(previous: str, previous_date: str | None) -> Text:
+    """Which report the figures are compared with."""
+    return Text(("Previous report: ", Quoted(previous), f", dated {previous_date or 'unknown'}."))
 
-    ``reasons`` and ``notes`` hold the user's names: each is quoted whole.
-    """
-    head = ("Since the previous report (", Quoted(previous), f", dated {previous_date or 'unknown'})")
-    lines = []
-    if reasons:
-        joined: list[str] = []
-        for i, reason in enumerate(reasons):
-            joined += (["; and "] if i else []) + [Quoted(reason)]
-        lines.append(Text((*head, ": no drift can be claimed ", *joined, ".")))
-    if comparable:
-        lines.append(Text((*head, ": the same query set and label set were scored again"
-                                  + (" for the runs below." if reasons else "."))))
-    return lines + [Text((Quoted(n),)) for n in notes]
+
+def drift_reason(reason: str) -> Text:
+    """Why no drift can be claimed for a run (``reason`` names it: the user's words, quoted whole)."""
+    return Text(("No drift can be claimed ", Quoted(reason),
+                 ". Figures on another query set or label set do not compare."))
+
+
+#: What the figures then and now mean when the query set and label set are the same.
+DRIFT_SAME = ("For the runs below, the query set and the label set are the same as then (their fingerprints "
+              "match), so the change is the run's own.")
 
 
 # --- Charts -----------------------------------------------------------------------------------------

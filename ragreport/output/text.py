@@ -24,7 +24,7 @@ def _run_block(run: RunView, width: int) -> str:
     for row in run.metrics:
         cell = row.cells[0]
         wrapped = textwrap.wrap(row.convention, wrap_width) or [""]
-        lines.append(f"{row.label:<9} {cell.mean_padded:>5}  {cell.band_padded:<16} {cell.method:<10} {wrapped[0]}")
+        lines.append(f"{row.label:<9} {cell.mean:>5}  {cell.band:<16} {cell.interval:<10} {wrapped[0]}")
         lines.extend(" " * indent + more for more in wrapped[1:])
     if run.measures:
         w = max(9, *(len(m.label) for m in run.measures))
@@ -40,14 +40,14 @@ def _run_block(run: RunView, width: int) -> str:
 
 def _comparison_block(cmp: ComparisonView, width: int) -> str:
     lines = []
-    for sentence in [str(cmp.summary), *cmp.notes]:
+    for sentence in [*map(str, cmp.method), *cmp.notes]:
         lines.extend(textwrap.wrap(sentence, width))
     w = max(3, *(len(r.run) for r in cmp.rows))
     lines += ["", f"{'run':<{w}} {'metric':<9} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
                   f"{'W/T/L':<11} verdict"]
     for r in cmp.rows:
-        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p_terse:>7} "
-                     f"{r.p_adjusted_terse:>7}  {r.wtl:<11} {r.verdict_terse}")
+        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p:>7} "
+                     f"{r.p_adjusted:>7}  {r.wtl:<11} {r.verdict}")
     return "\n".join(lines)
 
 
@@ -103,15 +103,15 @@ def markdown(view: ReportView) -> str:
                   f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
         for row in first.metrics:
             cell = row.cells[0]
-            lines.append(f"| {row.label} | {cell.mean_padded} | {cell.band_padded} | {cell.method} | "
+            lines.append(f"| {row.label} | {cell.mean} | {cell.band} | {cell.interval} | "
                          f"{_md_cell(row.convention)} |")
     else:
         lines += [f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)", "",
                   "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
                   "|---|" + "---:|" * len(runs) + "---|"]
         for row in view.metric_rows:
-            cells = " | ".join(f"{c.mean_padded} {c.band_padded}" for c in row.cells)
-            lines.append(f"| {row.label} | {cells} | {row.cells[0].method} |")
+            cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
+            lines.append(f"| {row.label} | {cells} | {row.cells[0].interval} |")
     for run in runs:
         if run.measures:
             lines += ["", f"Measures asked for by name ({_md_user(run.name)}):", "",
@@ -126,9 +126,9 @@ def markdown(view: ReportView) -> str:
         lines += ["", f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) "
                       "| W/T/L | |", "|---|---|---:|---|---:|---:|---|---|"]
         for r in cmp.rows:
-            lines.append(f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p_terse} | "
-                         f"{r.p_adjusted_terse} | {r.wtl} | {r.verdict_terse} |")
-        lines += ["", cmp.summary.render(_md_user)]
+            lines.append(f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
+                         f"{r.p_adjusted} | {r.wtl} | {r.verdict} |")
+        lines += [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
     if view.drift is not None:
         for sentence in view.drift.lines:
             lines += ["", sentence.render(_md_user)]

@@ -59,8 +59,7 @@ class Cell:
     ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
     ``interval``: the method's name as the pages show it (``Wilson``), ``method`` as the data has
     it (``wilson``, ``bootstrap``, ``none``); ``bar``: the band drawn on a 0-1 axis (None when a
-    figure is missing); ``aria``: what a screen reader says for the bar. ``mean_padded`` and
-    ``band_padded`` are the terminal's and Markdown's forms of a missing figure.
+    figure is missing); ``aria``: what a screen reader says for the bar.
     """
 
     mean: str
@@ -71,8 +70,6 @@ class Cell:
     method: str
     bar: Bar | None
     aria: str
-    mean_padded: str
-    band_padded: str
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,8 @@ class MetricRow:
 @dataclass(frozen=True)
 class MeasureRow:
     """A measure asked for by name: ``mean`` (the total for a count), ``band`` (empty without
-    one), ``interval`` as the data has it and its trec_eval name (empty without one)."""
+    one), ``interval`` (the method's name, ``none`` for a count) and its trec_eval name (empty
+    without one)."""
 
     label: str
     mean: str
@@ -226,8 +224,7 @@ class RunView:
 class ComparisonRow:
     """One run against the baseline on one metric: ``delta`` (signed), ``band`` (signed ends),
     ``bar`` (the band on a -1..1 axis), ``p`` and ``p_adjusted``, ``wtl`` (won/tied/lost),
-    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar. ``p_terse``,
-    ``p_adjusted_terse`` and ``verdict_terse`` are the terminal's and Markdown's forms."""
+    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar."""
 
     run: str
     metric: str
@@ -240,9 +237,6 @@ class ComparisonRow:
     verdict: str
     verdict_class: str
     aria: str
-    p_terse: str
-    p_adjusted_terse: str
-    verdict_terse: str
 
 
 @dataclass(frozen=True)
@@ -287,7 +281,7 @@ class ComparisonView:
     """Every run against the baseline.
 
     ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
-    sentence) and ``summary`` (the same in one sentence, the terminal's and Markdown's); ``notes``
+    sentence, the baseline's name quoted); ``notes``
     (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
     ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by) and
     ``no_movers`` (what an empty table of movers says).
@@ -301,8 +295,7 @@ class ComparisonView:
     k: int
     primary: str
     correction: str
-    method: tuple[str, ...]
-    summary: say.Text
+    method: tuple[say.Text, ...]
     notes: tuple[str, ...]
     rows: tuple[ComparisonRow, ...]
     pairs: tuple[PairView, ...]
@@ -324,17 +317,24 @@ class DriftRowView:
 
 @dataclass(frozen=True)
 class DriftView:
-    """Drift since a previous report: its ``previous`` path and date, whether any run is
-    ``comparable``, why not (``reasons``), ``notes``, the ``rows``, and ``lines`` (the terminal's
-    and Markdown's sentences)."""
+    """Drift since a previous report.
 
-    previous: str
-    previous_date: str
+    ``previous_line`` names the previous report and its date; ``reasons`` say for which runs no
+    drift can be claimed and why; ``notes`` what else a reader must know; ``same_line`` (None
+    when no run is ``comparable``) what the ``rows``, each figure then and now, mean. ``lines``
+    holds those sentences in the order every output shows them.
+    """
+
+    previous_line: say.Text
     comparable: bool
-    reasons: tuple[str, ...]
-    notes: tuple[str, ...]
+    reasons: tuple[say.Text, ...]
+    notes: tuple[say.Text, ...]
+    same_line: say.Text | None
     rows: tuple[DriftRowView, ...]
-    lines: tuple[say.Text, ...]
+
+    @property
+    def lines(self) -> tuple[say.Text, ...]:
+        return (self.previous_line, *self.reasons, *self.notes, *((self.same_line,) if self.same_line else ()))
 
 
 @dataclass(frozen=True)
@@ -403,8 +403,7 @@ def _cell(interval: Interval) -> Cell:
     low, high, mean = interval.low, interval.high, interval.mean
     return Cell(mean=say.decimal(mean), low=say.decimal(low), high=say.decimal(high), band=say.band(low, high),
                 interval=say.INTERVAL_NAMES[interval.method], method=interval.method, bar=_bar(low, high, mean),
-                aria=say.interval_aria(mean, low, high), mean_padded=say.decimal_padded(mean),
-                band_padded=say.band_padded(low, high))
+                aria=say.interval_aria(mean, low, high))
 
 
 def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
@@ -428,9 +427,10 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
         if measure.is_count:
             mean = say.count(int(summary.measure_values[i][summary.scores.scored].sum()))
         else:
-            mean = say.decimal_padded(interval.mean)
-        band = "" if interval.method == "none" else say.band_padded(interval.low, interval.high)
-        rows.append(MeasureRow(label=measure.label(), mean=mean, band=band, interval=interval.method,
+            mean = say.decimal(interval.mean)
+        band = "" if interval.method == "none" else say.band(interval.low, interval.high)
+        rows.append(MeasureRow(label=measure.label(), mean=mean, band=band,
+                               interval=say.INTERVAL_NAMES[interval.method],
                                trec_eval=measure.trec_eval_name(summary.conventions) or ""))
     return tuple(rows)
 
@@ -575,9 +575,7 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
                 run=c.run, metric=c.metric, delta=say.signed(c.delta), band=say.signed_band(c.low, c.high),
                 bar=_diverging_bar(c.low, c.high, c.delta), p=say.p_value(c.p),
                 p_adjusted=say.p_value(c.p_adjusted), wtl=f"{c.wins}/{c.ties}/{c.losses}", verdict=words,
-                verdict_class=css, aria=say.difference_aria(c.delta, c.low, c.high),
-                p_terse=say.p_value_terse(c.p), p_adjusted_terse=say.p_value_terse(c.p_adjusted),
-                verdict_terse=say.verdict_terse(c.verdict, c.alpha, c.p_adjusted)))
+                verdict_class=css, aria=say.difference_aria(c.delta, c.low, c.high)))
         pair_notes = tuple(_pair_notes(rc))
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
@@ -607,8 +605,8 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
         primary=primary,
         correction=comparison.correction.value,
         method=say.comparison_method(comparison.baseline, base.k, conv.confidence, conv.resamples, conv.seed,
-                                     comparison.permutations, meaning, len(comparison.comparisons)),
-        summary=say.comparison_summary(comparison.baseline, conv.confidence, comparison.permutations, meaning),
+                                     comparison.permutations, meaning, len(comparison.comparisons),
+                                     corrected=comparison.correction.value != "none"),
         notes=tuple(notes),
         rows=tuple(rows),
         pairs=tuple(pairs),
@@ -620,10 +618,11 @@ def drift_view(found: Drift) -> DriftView:
                               delta=say.signed(r.delta),
                               band=say.NA if r.low is None else say.signed_band(r.low, r.high),
                               queries=say.count(r.queries)) for r in found.rows)
-    return DriftView(previous=found.source, previous_date=found.previous_date or "unknown",
-                     comparable=found.comparable, reasons=tuple(found.reasons), notes=tuple(found.notes), rows=rows,
-                     lines=tuple(say.drift_lines(found.source, found.previous_date, found.reasons, found.comparable,
-                                                 found.notes)))
+    return DriftView(previous_line=say.drift_previous(found.source, found.previous_date),
+                     comparable=found.comparable, reasons=tuple(say.drift_reason(r) for r in found.reasons),
+                     # drift's notes name the user's runs: quoted whole
+                     notes=tuple(say.Text((say.Quoted(n),)) for n in found.notes),
+                     same_line=say.Text((say.DRIFT_SAME,)) if found.comparable else None, rows=rows)
 
 
 def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = True) -> ReportView:
