@@ -42,13 +42,27 @@ def figure(value: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _cell(cell: Cell) -> dict[str, Any]:
-    return {"mean": cell.mean, "low": cell.low, "high": cell.high, "interval": cell.interval,
-            "bar": asdict(cell.bar) if cell.bar else None, "aria": cell.aria}
+    return {
+        "mean": cell.mean,
+        "low": cell.low,
+        "high": cell.high,
+        "interval": cell.interval,
+        "bar": asdict(cell.bar) if cell.bar else None,
+        "aria": cell.aria,
+    }
 
 
 def metric_rows(rows: tuple[MetricRow, ...]) -> list[dict[str, Any]]:
-    return [{"label": r.label, "name": r.name, "convention": r.convention, "trec_eval": r.trec_eval,
-             "cells": [_cell(c) for c in r.cells]} for r in rows]
+    return [
+        {
+            "label": r.label,
+            "name": r.name,
+            "convention": r.convention,
+            "trec_eval": r.trec_eval,
+            "cells": [_cell(c) for c in r.cells],
+        }
+        for r in rows
+    ]
 
 
 def run_context(run: RunView) -> dict[str, Any]:
@@ -67,9 +81,13 @@ def run_context(run: RunView) -> dict[str, Any]:
         "fingerprints": run.fingerprints,
         "metric_rows": metric_rows(run.metrics),
         "figure": figure(run.figure),
-        "table": {"id": content_id("queries", [run.name, run.fingerprints["queries"]]),
-                  "json": script_json(table.data), "status_options": [asdict(o) for o in table.status_options],
-                  "headers": list(table.headers), "total": table.total},
+        "table": {
+            "id": content_id("queries", [run.name, run.fingerprints["queries"]]),
+            "json": script_json(table.data),
+            "status_options": [asdict(o) for o in table.status_options],
+            "headers": list(table.headers),
+            "total": table.total,
+        },
         "conventions": {"switches": [asdict(s) for s in run.conventions], "fixed": [asdict(r) for r in run.rules]},
         "limits": [asdict(limit) for limit in run.limits],
         "limits_line": run.limits_line,
@@ -87,21 +105,41 @@ def run_context(run: RunView) -> dict[str, Any]:
 
 
 def _pair(pair: PairView) -> dict[str, Any]:
-    out: dict[str, Any] = {"run": pair.run, "anchor": pair.anchor, "compared": pair.compared,
-                           "notes": list(pair.notes)}
+    out: dict[str, Any] = {"run": pair.run, "anchor": pair.anchor, "compared": pair.compared, "notes": list(pair.notes)}
     if pair.compared:
-        out.update(queries=pair.queries, heading=pair.heading, gains=[asdict(m) for m in pair.gains],
-                   losses=[asdict(m) for m in pair.losses], gains_caption=pair.gains_caption,
-                   losses_caption=pair.losses_caption, scatter_label=pair.scatter_label,
-                   outcome_label=pair.outcome_label, scatter=figure(pair.scatter), outcome=figure(pair.outcome))
+        out.update(
+            queries=pair.queries,
+            heading=pair.heading,
+            gains=[asdict(m) for m in pair.gains],
+            losses=[asdict(m) for m in pair.losses],
+            gains_caption=pair.gains_caption,
+            losses_caption=pair.losses_caption,
+            scatter_label=pair.scatter_label,
+            outcome_label=pair.outcome_label,
+            scatter=figure(pair.scatter),
+            outcome=figure(pair.outcome),
+        )
     return out
 
 
 def comparison_context(cmp: ComparisonView) -> dict[str, Any]:
     """The comparison section: how it was made, the table, and per run the per-query view."""
-    rows = [{"run": r.run, "metric": r.metric, "delta": r.delta, "band": r.band,
-             "bar": asdict(r.bar) if r.bar else None, "p": r.p, "p_adjusted": r.p_adjusted, "wtl": r.wtl,
-             "verdict": r.verdict, "verdict_class": r.verdict_class, "aria": r.aria} for r in cmp.rows]
+    rows = [
+        {
+            "run": r.run,
+            "metric": r.metric,
+            "delta": r.delta,
+            "band": r.band,
+            "bar": asdict(r.bar) if r.bar else None,
+            "p": r.p,
+            "p_adjusted": r.p_adjusted,
+            "wtl": r.wtl,
+            "verdict": r.verdict,
+            "verdict_class": r.verdict_class,
+            "aria": r.aria,
+        }
+        for r in cmp.rows
+    ]
     return {
         "baseline": cmp.baseline,
         "baseline_anchor": cmp.baseline_anchor,
@@ -120,9 +158,14 @@ def comparison_context(cmp: ComparisonView) -> dict[str, Any]:
 
 
 def drift_context(drift: DriftView) -> dict[str, Any]:
-    return {"previous_line": drift.previous_line, "comparable": drift.comparable,
-            "reasons": [str(t) for t in drift.reasons], "notes": [str(t) for t in drift.notes],
-            "same_line": str(drift.same_line) if drift.same_line else None, "rows": [asdict(r) for r in drift.rows]}
+    return {
+        "previous_line": drift.previous_line,
+        "comparable": drift.comparable,
+        "reasons": [str(t) for t in drift.reasons],
+        "notes": [str(t) for t in drift.notes],
+        "same_line": str(drift.same_line) if drift.same_line else None,
+        "rows": [asdict(r) for r in drift.rows],
+    }
 
 
 def site_context(view: ReportView) -> dict[str, Any]:

@@ -128,8 +128,11 @@ def counts_line(c: Mapping[str, int]) -> str:
         f"{count(c['queries'])} queries",
         f"{count(c['scored'])} scored",
         f"{count(c['excluded_no_relevant'])} excluded (no relevant id)",
-        *([f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
-          if c.get("no_relevant_as_zero") else []),
+        *(
+            [f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
+            if c.get("no_relevant_as_zero")
+            else []
+        ),
         f"{count(c['missing_from_run'])} judged but missing from the run",
         f"{count(c['repeats'])} repeated id{'s' if c['repeats'] != 1 else ''} in "
         f"{count(c['queries_with_repeats'])} quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
@@ -151,16 +154,20 @@ def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]
 
 def bands_line(confidence: float, resamples: int, seed: int) -> str:
     """How the bands were made, in one sentence."""
-    return (f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
-            f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
-            f"with seed {seed}, reproducible to the last digit.")
+    return (
+        f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
+        f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
+        f"with seed {seed}, reproducible to the last digit."
+    )
 
 
 def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str, str]:
     """The switches behind the bands, what they mean and what another choice would do."""
-    return (f"--confidence {confidence:g} --resamples {resamples} --seed {seed}",
-            bands_line(confidence, resamples, seed),
-            "Another seed moves a bootstrap band slightly; more resamples steady it.")
+    return (
+        f"--confidence {confidence:g} --resamples {resamples} --seed {seed}",
+        bands_line(confidence, resamples, seed),
+        "Another seed moves a bootstrap band slightly; more resamples steady it.",
+    )
 
 
 def switch_name(name: str) -> str:
@@ -188,22 +195,30 @@ def interval_aria(mean: float, low: float, high: float) -> str:
 def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
     """The run page's captions: the suite table, the K sweep and the per-query table."""
     conf = percent(confidence)
-    return (f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
-            f"band, the interval that made it and the convention behind it.",
-            f"Every metric at every K from 1 to {kmax} with its {conf} band; the dotted line "
-            f"marks K = {k}. Hover a point for its mean and band.",
-            f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
-            f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.")
+    return (
+        f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
+        f"band, the interval that made it and the convention behind it.",
+        f"Every metric at every K from 1 to {kmax} with its {conf} band; the dotted line "
+        f"marks K = {k}. Hover a point for its mean and band.",
+        f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
+        f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.",
+    )
 
 
 def report_captions(n_runs: int, k: int, date: str, confidence: float) -> tuple[str, str, str]:
     """The index's lede and its captions: the suite table and the K sweep."""
     conf = percent(confidence)
-    return ((f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
-             f"carries its {conf} band and the convention that produced it."),
-            f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
-            (f"Every run's mean at each K with its {conf} band; choose the metric "
-             f"from the menu. The dotted line marks K = {k}."))
+    return (
+        (
+            f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
+            f"carries its {conf} band and the convention that produced it."
+        ),
+        f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
+        (
+            f"Every run's mean at each K with its {conf} band; choose the metric "
+            f"from the menu. The dotted line marks K = {k}."
+        ),
+    )
 
 
 def mean_header(name: str, several: bool) -> str:
@@ -238,11 +253,15 @@ BAND_METHOD = "paired percentile bootstrap of the mean per-query difference (run
 SMALL_PAIRING = 30
 
 #: Each verdict's words and the CSS class of its row on the pages; ``{alpha}`` and ``{p}`` filled in.
-VERDICTS = {"better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
-            "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
-            "band above 0": ("band above 0, but corrected p {p}", "band-only"),
-            "band below 0": ("band below 0, but corrected p {p}", "band-only"),
-            "unclear": ("no clear difference", "unclear")}
+VERDICTS = {
+    "better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
+    "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
+    "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+    "band below 0": ("band below 0, but corrected p {p}", "band-only"),
+    "unclear": ("no clear difference", "unclear"),
+}
+
+
 def verdict(name: str, alpha_value: float, p_adjusted: float | None) -> tuple[str, str]:
     """A comparison's verdict, and its row's CSS class on the pages."""
     words, css = VERDICTS[name]
@@ -259,19 +278,36 @@ def against_baseline(baseline: str) -> Text:
 
 
 def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
-    return (f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
-            f"corrected ({correction}), and queries won, tied and lost.")
+    return (
+        f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
+        f"corrected ({correction}), and queries won, tied and lost."
+    )
 
 
-def comparison_method(baseline: str, k: int, confidence: float, resamples: int, seed: int, permutations: int,
-                      correction_meaning: str, n_comparisons: int, corrected: bool) -> tuple[Text, ...]:
+def comparison_method(
+    baseline: str,
+    k: int,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    permutations: int,
+    correction_meaning: str,
+    n_comparisons: int,
+    corrected: bool,
+) -> tuple[Text, ...]:
     """How the comparison was made, sentence by sentence (``corrected``: the p-values are)."""
     conf = percent(confidence)
     said = (
-        Text(("Each run is compared with the baseline ", Quoted(baseline), " on the queries both scored, at K = "
-              f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
-              f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
-              f"{seed}): every resample draws the same queries for both runs.")),
+        Text(
+            (
+                "Each run is compared with the baseline ",
+                Quoted(baseline),
+                " on the queries both scored, at K = "
+                f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
+                f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
+                f"{seed}): every resample draws the same queries for both runs.",
+            )
+        ),
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
         f"flipped at random {count(permutations)} times (every combination when there are fewer), "
         f"and p counts the observed difference among them, so it is never 0.",
@@ -282,8 +318,9 @@ def comparison_method(baseline: str, k: int, confidence: float, resamples: int, 
     return tuple(t if isinstance(t, Text) else Text((t,)) for t in said)
 
 
-def pair_notes(run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str],
-               same_labels: bool) -> list[str]:
+def pair_notes(
+    run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str], same_labels: bool
+) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline.
 
     ``n`` queries both scored; ``only_baseline`` and ``only_run`` the ids only one of them scored.
@@ -292,18 +329,26 @@ def pair_notes(run: str, base: str, n: int, only_baseline: Sequence[str], only_r
         return [f"{run} shares no scored query with {base}: it is not compared."]
     notes = []
     if only_baseline or only_run:
+
         def some(ids: Sequence[str]) -> str:
             return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
-        notes.append(f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
-                     f"scored. Left out: {len(only_baseline):,} scored only by {base} "
-                     f"({some(only_baseline)}), {len(only_run):,} only by {run} "
-                     f"({some(only_run)}).")
+
+        notes.append(
+            f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
+            f"scored. Left out: {len(only_baseline):,} scored only by {base} "
+            f"({some(only_baseline)}), {len(only_run):,} only by {run} "
+            f"({some(only_run)})."
+        )
     if not same_labels:
-        notes.append(f"{run} was judged against another label set than {base} (their label fingerprints differ): "
-                     f"its differences mix retrieval and labelling.")
+        notes.append(
+            f"{run} was judged against another label set than {base} (their label fingerprints differ): "
+            f"its differences mix retrieval and labelling."
+        )
     if n < SMALL_PAIRING:
-        notes.append(f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
-                     f"a band that excludes 0 reads as better or worse only when the corrected p agrees.")
+        notes.append(
+            f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
+            f"a band that excludes 0 reads as better or worse only when the corrected p agrees."
+        )
     return notes
 
 
@@ -338,13 +383,16 @@ def drift_previous(previous: str, previous_date: str | None) -> Text:
 
 def drift_reason(reason: str) -> Text:
     """Why no drift can be claimed for a run (``reason`` names it: the user's words, quoted whole)."""
-    return Text(("No drift can be claimed ", Quoted(reason),
-                 ". Figures on another query set or label set do not compare."))
+    return Text(
+        ("No drift can be claimed ", Quoted(reason), ". Figures on another query set or label set do not compare.")
+    )
 
 
 #: What the figures then and now mean when the query set and label set are the same.
-DRIFT_SAME = ("For the runs below, the query set and the label set are the same as then (their fingerprints "
-              "match), so the change is the run's own.")
+DRIFT_SAME = (
+    "For the runs below, the query set and the label set are the same as then (their fingerprints "
+    "match), so the change is the run's own."
+)
 
 
 # --- Charts -----------------------------------------------------------------------------------------

@@ -28,8 +28,11 @@ def _run_block(run: RunView, width: int) -> str:
         lines.extend(" " * indent + more for more in wrapped[1:])
     if run.measures:
         w = max(9, *(len(m.label) for m in run.measures))
-        lines += ["", "Measures asked for by name:", f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} "
-                                                          f"{'interval':<10} trec_eval"]
+        lines += [
+            "",
+            "Measures asked for by name:",
+            f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} {'interval':<10} trec_eval",
+        ]
         for m in run.measures:
             lines.append(f"{m.label:<{w}} {m.mean:>7}  {m.band:<16} {m.interval:<10} {m.trec_eval or '-'}")
     lines.append("")
@@ -43,11 +46,15 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     for sentence in [*map(str, cmp.method), *cmp.notes]:
         lines.extend(textwrap.wrap(sentence, width))
     w = max(3, *(len(r.run) for r in cmp.rows))
-    lines += ["", f"{'run':<{w}} {'metric':<9} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
-                  f"{'W/T/L':<11} verdict"]
+    lines += [
+        "",
+        f"{'run':<{w}} {'metric':<9} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
+        f"{'W/T/L':<11} verdict",
+    ]
     for r in cmp.rows:
-        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p:>7} "
-                     f"{r.p_adjusted:>7}  {r.wtl:<11} {r.verdict}")
+        lines.append(
+            f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} {r.verdict}"
+        )
     return "\n".join(lines)
 
 
@@ -78,8 +85,9 @@ def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]()#!|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;",
-                                                                            "\n": " "})
+_MARKDOWN_SPECIAL = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]()#!|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "}
+)
 
 
 def _md_user(text: str) -> str:
@@ -99,23 +107,34 @@ def markdown(view: ReportView) -> str:
     conf = first.confidence
     lines: list[str] = []
     if len(runs) == 1:
-        lines += [f"### {_md_user(first.name)} (K = {first.cutoffs})", "",
-                  f"| metric | mean | {conf} band | interval | convention |", "|---|---:|---|---|---|"]
+        lines += [
+            f"### {_md_user(first.name)} (K = {first.cutoffs})",
+            "",
+            f"| metric | mean | {conf} band | interval | convention |",
+            "|---|---:|---|---|---|",
+        ]
         for row in first.metrics:
             cell = row.cells[0]
-            lines.append(f"| {row.label} | {cell.mean} | {cell.band} | {cell.interval} | "
-                         f"{_md_cell(row.convention)} |")
+            lines.append(f"| {row.label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
     else:
-        lines += [f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)", "",
-                  "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
-                  "|---|" + "---:|" * len(runs) + "---|"]
+        lines += [
+            f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)",
+            "",
+            "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
+            "|---|" + "---:|" * len(runs) + "---|",
+        ]
         for row in view.metric_rows:
             cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
             lines.append(f"| {row.label} | {cells} | {row.cells[0].interval} |")
     for run in runs:
         if run.measures:
-            lines += ["", f"Measures asked for by name ({_md_user(run.name)}):", "",
-                      f"| measure | mean | {conf} band | interval | trec_eval |", "|---|---:|---|---|---|"]
+            lines += [
+                "",
+                f"Measures asked for by name ({_md_user(run.name)}):",
+                "",
+                f"| measure | mean | {conf} band | interval | trec_eval |",
+                "|---|---:|---|---|---|",
+            ]
             for m in run.measures:
                 lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
     lines += ["", _md_cell(first.bands_line)]
@@ -123,21 +142,30 @@ def markdown(view: ReportView) -> str:
     if cmp is not None and cmp.rows:
         lines += ["", f"#### {cmp.heading.render(_md_user)}"]
         lines += [line for note in cmp.notes for line in ("", _md_user(note))]
-        lines += ["", f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) "
-                      "| W/T/L | |", "|---|---|---:|---|---:|---:|---|---|"]
+        lines += [
+            "",
+            f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L | |",
+            "|---|---|---:|---|---:|---:|---|---|",
+        ]
         for r in cmp.rows:
-            lines.append(f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
-                         f"{r.p_adjusted} | {r.wtl} | {r.verdict} |")
+            lines.append(
+                f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
+                f"{r.p_adjusted} | {r.wtl} | {r.verdict} |"
+            )
         lines += [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
     if view.drift is not None:
         for sentence in view.drift.lines:
             lines += ["", sentence.render(_md_user)]
         if view.drift.rows:
-            lines += ["", "| run | metric | then | now | change | band | queries paired |",
-                      "|---|---|---:|---:|---:|---|---:|"]
+            lines += [
+                "",
+                "| run | metric | then | now | change | band | queries paired |",
+                "|---|---|---:|---:|---:|---|---:|",
+            ]
             for d in view.drift.rows:
-                lines.append(f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
-                             f"{d.queries} |")
+                lines.append(
+                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | {d.queries} |"
+                )
     for run in runs:
         lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
         for limit in run.limits:
@@ -161,8 +189,10 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
     lines: list[str] = []
     runs = document["runs"]
     for run in runs:
-        measures = [(label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == "none")
-                    for label, entry in run["measures"].items()]
+        measures = [
+            (label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == "none")
+            for label, entry in run["measures"].items()
+        ]
         if len(runs) > 1:
             lines.append(f"{'runid':<22}\tall\t{run['name']}")
         if per_query:

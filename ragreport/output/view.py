@@ -401,9 +401,16 @@ def _diverging_bar(low: float, high: float, mean: float) -> Bar | None:
 
 def _cell(interval: Interval) -> Cell:
     low, high, mean = interval.low, interval.high, interval.mean
-    return Cell(mean=say.decimal(mean), low=say.decimal(low), high=say.decimal(high), band=say.band(low, high),
-                interval=say.INTERVAL_NAMES[interval.method], method=interval.method, bar=_bar(low, high, mean),
-                aria=say.interval_aria(mean, low, high))
+    return Cell(
+        mean=say.decimal(mean),
+        low=say.decimal(low),
+        high=say.decimal(high),
+        band=say.band(low, high),
+        interval=say.INTERVAL_NAMES[interval.method],
+        method=interval.method,
+        bar=_bar(low, high, mean),
+        aria=say.interval_aria(mean, low, high),
+    )
 
 
 def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
@@ -413,10 +420,15 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     for cutoff in first.cutoffs:
         for metric in METRICS:
             label = metric.label(cutoff)
-            rows.append(MetricRow(label=label, name=metric.name,
-                                  convention=metric.convention(cutoff, first.conventions),
-                                  trec_eval=metric.trec_eval_name(cutoff) or "none",
-                                  cells=tuple(_cell(s.at_k[label]) for s in summaries)))
+            rows.append(
+                MetricRow(
+                    label=label,
+                    name=metric.name,
+                    convention=metric.convention(cutoff, first.conventions),
+                    trec_eval=metric.trec_eval_name(cutoff) or "none",
+                    cells=tuple(_cell(s.at_k[label]) for s in summaries),
+                )
+            )
     return tuple(rows)
 
 
@@ -429,9 +441,15 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
         else:
             mean = say.decimal(interval.mean)
         band = "" if interval.method == "none" else say.band(interval.low, interval.high)
-        rows.append(MeasureRow(label=measure.label(), mean=mean, band=band,
-                               interval=say.INTERVAL_NAMES[interval.method],
-                               trec_eval=measure.trec_eval_name(summary.conventions) or ""))
+        rows.append(
+            MeasureRow(
+                label=measure.label(),
+                mean=mean,
+                band=band,
+                interval=say.INTERVAL_NAMES[interval.method],
+                trec_eval=measure.trec_eval_name(summary.conventions) or "",
+            )
+        )
     return tuple(rows)
 
 
@@ -461,11 +479,21 @@ def query_table(summary: RunSummary) -> QueryTable:
             metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
     rows = []
     first = scores.first_relevant_rank.tolist()
-    for q, (qid, text, relevant, length, repeats, status) in enumerate(zip(
-            judged.query_ids.tolist(), judged.query_text, judged.relevant.tolist(), judged.retrieved.tolist(),
-            judged.repeats.tolist(), summary.status)):
-        rows.append([qid, status_index[status], text, relevant, length, first[q] or None]
-                    + [col[q] for col in metric_columns] + [repeats])
+    for q, (qid, text, relevant, length, repeats, status) in enumerate(
+        zip(
+            judged.query_ids.tolist(),
+            judged.query_text,
+            judged.relevant.tolist(),
+            judged.retrieved.tolist(),
+            judged.repeats.tolist(),
+            summary.status,
+        )
+    ):
+        rows.append(
+            [qid, status_index[status], text, relevant, length, first[q] or None]
+            + [col[q] for col in metric_columns]
+            + [repeats]
+        )
 
     lengths = judged.lengths
     keep = judged.slot_rank <= k
@@ -474,31 +502,50 @@ def query_table(summary: RunSummary) -> QueryTable:
     grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
     marks = mark.tolist()
     bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
-    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])]
-           for q in range(judged.n_queries)]
+    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])] for q in range(judged.n_queries)]
 
     counts = {s: 0 for s in statuses}
     for s in summary.status:
         counts[s] += 1
     headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in METRICS), "repeats"]
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
-    kinds = (["id", "status", "text", "count", "count", "count"]
-             + ["count" if m.interval == "wilson" else "score" for m in METRICS] + ["count"])
-    data = {"k": k, "columns": headers, "kinds": kinds, "statuses": [s.label for s in statuses],
-            "marks": list(say.MARKS), "rows": rows, "top": top}
-    options = tuple(StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses)
-                    if counts[s])
+    kinds = (
+        ["id", "status", "text", "count", "count", "count"]
+        + ["count" if m.interval == "wilson" else "score" for m in METRICS]
+        + ["count"]
+    )
+    data = {
+        "k": k,
+        "columns": headers,
+        "kinds": kinds,
+        "statuses": [s.label for s in statuses],
+        "marks": list(say.MARKS),
+        "rows": rows,
+        "top": top,
+    }
+    options = tuple(
+        StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
+    )
     return QueryTable(data=data, status_options=options, headers=tuple(headers), total=say.count(judged.n_queries))
 
 
-def run_view(summary: RunSummary, slug_name: str, run_limits: Sequence[Limit], today: _dt.date, *,
-             pages: bool, baseline: str | None) -> RunView:
+def run_view(
+    summary: RunSummary,
+    slug_name: str,
+    run_limits: Sequence[Limit],
+    today: _dt.date,
+    *,
+    pages: bool,
+    baseline: str | None,
+) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison)."""
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
-    switches = [Switch(say.switch_name(name), say.switch_flag(name, choice.value), choice.meaning,
-                       choice.alternative) for name, choice in conv.choices()]
+    switches = [
+        Switch(say.switch_name(name), say.switch_flag(name, choice.value), choice.meaning, choice.alternative)
+        for name, choice in conv.choices()
+    ]
     switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
     suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
     is_baseline = baseline is not None and summary.name == baseline
@@ -549,15 +596,23 @@ def _movers(rc: RunComparison, ids: list[str], texts: list[str | None], sign: in
     for i in order[:MOST_MOVERS]:
         if sign * delta[i] <= 1e-12:
             break
-        out.append(Mover(ids[i], texts[i] or "", say.decimal(float(rc.baseline_scores[i, m])),
-                         say.decimal(float(rc.run_scores[i, m])), say.signed(float(delta[i]))))
+        out.append(
+            Mover(
+                ids[i],
+                texts[i] or "",
+                say.decimal(float(rc.baseline_scores[i, m])),
+                say.decimal(float(rc.run_scores[i, m])),
+                say.signed(float(delta[i])),
+            )
+        )
     return tuple(out)
 
 
 def _pair_notes(rc: RunComparison) -> list[str]:
     pairing = rc.pairing
-    return say.pair_notes(rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline,
-                          pairing.only_run, rc.same_labels)
+    return say.pair_notes(
+        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+    )
 
 
 def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, pages: bool) -> ComparisonView:
@@ -571,11 +626,21 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
     for rc in comparison.runs:
         for c in rc.comparisons:
             words, css = say.verdict(c.verdict, c.alpha, c.p_adjusted)
-            rows.append(ComparisonRow(
-                run=c.run, metric=c.metric, delta=say.signed(c.delta), band=say.signed_band(c.low, c.high),
-                bar=_diverging_bar(c.low, c.high, c.delta), p=say.p_value(c.p),
-                p_adjusted=say.p_value(c.p_adjusted), wtl=f"{c.wins}/{c.ties}/{c.losses}", verdict=words,
-                verdict_class=css, aria=say.difference_aria(c.delta, c.low, c.high)))
+            rows.append(
+                ComparisonRow(
+                    run=c.run,
+                    metric=c.metric,
+                    delta=say.signed(c.delta),
+                    band=say.signed_band(c.low, c.high),
+                    bar=_diverging_bar(c.low, c.high, c.delta),
+                    p=say.p_value(c.p),
+                    p_adjusted=say.p_value(c.p_adjusted),
+                    wtl=f"{c.wins}/{c.ties}/{c.losses}",
+                    verdict=words,
+                    verdict_class=css,
+                    aria=say.difference_aria(c.delta, c.low, c.high),
+                )
+            )
         pair_notes = tuple(_pair_notes(rc))
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
@@ -585,15 +650,24 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
         ids = rc.pairing.query_ids.tolist()
         text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
         texts = [text_of.get(q) for q in ids]
-        pairs.append(PairView(
-            run=rc.run.name, anchor=anchor, compared=True, notes=pair_notes, queries=say.count(len(ids)),
-            heading=say.pair_heading(rc.run.name, comparison.baseline),
-            gains=_movers(rc, ids, texts, +1), losses=_movers(rc, ids, texts, -1),
-            gains_caption=say.movers_caption(True, primary, MOST_MOVERS),
-            losses_caption=say.movers_caption(False, primary, MOST_MOVERS),
-            scatter_label=say.scatter_label(rc.run.name, comparison.baseline),
-            outcome_label=say.outcome_label(rc.run.name),
-            scatter=scatter_figure(rc, ids) if pages else None, outcome=outcome_figure(rc) if pages else None))
+        pairs.append(
+            PairView(
+                run=rc.run.name,
+                anchor=anchor,
+                compared=True,
+                notes=pair_notes,
+                queries=say.count(len(ids)),
+                heading=say.pair_heading(rc.run.name, comparison.baseline),
+                gains=_movers(rc, ids, texts, +1),
+                losses=_movers(rc, ids, texts, -1),
+                gains_caption=say.movers_caption(True, primary, MOST_MOVERS),
+                losses_caption=say.movers_caption(False, primary, MOST_MOVERS),
+                scatter_label=say.scatter_label(rc.run.name, comparison.baseline),
+                outcome_label=say.outcome_label(rc.run.name),
+                scatter=scatter_figure(rc, ids) if pages else None,
+                outcome=outcome_figure(rc) if pages else None,
+            )
+        )
     meaning = comparison.correction.meaning
     return ComparisonView(
         baseline=comparison.baseline,
@@ -604,9 +678,17 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
         k=base.k,
         primary=primary,
         correction=comparison.correction.value,
-        method=say.comparison_method(comparison.baseline, base.k, conv.confidence, conv.resamples, conv.seed,
-                                     comparison.permutations, meaning, len(comparison.comparisons),
-                                     corrected=comparison.correction.value != "none"),
+        method=say.comparison_method(
+            comparison.baseline,
+            base.k,
+            conv.confidence,
+            conv.resamples,
+            conv.seed,
+            comparison.permutations,
+            meaning,
+            len(comparison.comparisons),
+            corrected=comparison.correction.value != "none",
+        ),
         notes=tuple(notes),
         rows=tuple(rows),
         pairs=tuple(pairs),
@@ -614,15 +696,27 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
 
 
 def drift_view(found: Drift) -> DriftView:
-    rows = tuple(DriftRowView(run=r.run, metric=r.metric, then=say.decimal(r.then), now=say.decimal(r.now),
-                              delta=say.signed(r.delta),
-                              band=say.NA if r.low is None else say.signed_band(r.low, r.high),
-                              queries=say.count(r.queries)) for r in found.rows)
-    return DriftView(previous_line=say.drift_previous(found.source, found.previous_date),
-                     comparable=found.comparable, reasons=tuple(say.drift_reason(r) for r in found.reasons),
-                     # drift's notes name the user's runs: quoted whole
-                     notes=tuple(say.Text((say.Quoted(n),)) for n in found.notes),
-                     same_line=say.Text((say.DRIFT_SAME,)) if found.comparable else None, rows=rows)
+    rows = tuple(
+        DriftRowView(
+            run=r.run,
+            metric=r.metric,
+            then=say.decimal(r.then),
+            now=say.decimal(r.now),
+            delta=say.signed(r.delta),
+            band=say.NA if r.low is None else say.signed_band(r.low, r.high),
+            queries=say.count(r.queries),
+        )
+        for r in found.rows
+    )
+    return DriftView(
+        previous_line=say.drift_previous(found.source, found.previous_date),
+        comparable=found.comparable,
+        reasons=tuple(say.drift_reason(r) for r in found.reasons),
+        # drift's notes name the user's runs: quoted whole
+        notes=tuple(say.Text((say.Quoted(n),)) for n in found.notes),
+        same_line=say.Text((say.DRIFT_SAME,)) if found.comparable else None,
+        rows=rows,
+    )
 
 
 def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = True) -> ReportView:
@@ -636,8 +730,10 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
     slugs = {s.name: slug(s.name, taken) for s in summaries}
     comparison = comparison_view(analysis.comparison, slugs, pages=pages) if analysis.comparison is not None else None
     baseline = comparison.baseline if comparison is not None else None
-    runs = tuple(run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline)
-                 for s, lim in zip(summaries, analysis.limits))
+    runs = tuple(
+        run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline)
+        for s, lim in zip(summaries, analysis.limits)
+    )
     first = summaries[0]
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
@@ -649,8 +745,10 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         confidence=say.percent(first.conventions.confidence),
         runs=runs,
         metric_rows=metric_rows(summaries),
-        columns=tuple(Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
-                      for s in summaries),
+        columns=tuple(
+            Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
+            for s in summaries
+        ),
         lede=lede,
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,
