@@ -9,7 +9,9 @@ from typing import Callable, Sequence
 from .core.errors import UsageError
 from .scoring.join import JudgedRun, join
 from .analysis.limits import limits
-from .reading.loaders import detect_file_format, find_meta, load_meta, load_runs
+from .reading.load import load_runs
+from .reading.meta import find_meta, load_meta
+from .reading.registry import detect_file_format
 from .scoring.measures import Measure
 from .core.model import Conventions, RunMeta
 from .scoring.partition import ENGINES, PARTITION_BYTES, judged_by_partitions

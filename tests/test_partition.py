@@ -12,7 +12,7 @@ import pytest
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.scoring.join import join
-from ragreport.reading.loaders import load_runs
+from ragreport.reading.load import load_runs
 from ragreport.scoring.measures import parse_measures
 from ragreport.core.model import Conventions
 from ragreport.scoring.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
@@ -145,7 +145,7 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     rows = [line.split() for line in run_path.read_text().splitlines()]
     order = np.random.default_rng(0).permutation(len(rows))  # a data frame in any row order
     from ragreport.core.ids import as_text
-    from ragreport.reading.loaders import run_from_columns
+    from ragreport.reading.rows import run_from_columns
     columns = run_from_columns("r", [rows[i][0] for i in order], [rows[i][2] for i in order],
                                [float(rows[i][4]) for i in order])
     read = read_partition(run_path, None, Conventions().order)

@@ -28,8 +28,11 @@ import numpy as np
 
 from ..core.errors import InputError, RagreportError, UsageError
 from .join import JudgedRun, join
-from ..reading.loaders import (_DOC_COLUMNS, _QUERY_COLUMNS, _data_lines, _stem, load_qrels, load_trec_run, read_text,
-                      read_trec_run_bytes, run_from_columns)
+from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
+from ..reading.files import data_lines, read_text, stem
+from ..reading.registry import load_qrels
+from ..reading.rows import run_from_columns
+from ..reading.trec import parse_run, read_run_bytes
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
@@ -182,13 +185,13 @@ def read_parquet_partition(path: str | Path, order: Order) -> Run:
             raise InputError(path, None, f"a {what} column ({', '.join(candidates)})", f"columns {', '.join(names)}")
         return None if found is None else table.column(found).to_numpy(zero_copy_only=False)
 
-    queries = column(_QUERY_COLUMNS, "query id")
-    docs = column(_DOC_COLUMNS, "document id")
+    queries = column(QUERY_COLUMNS, "query id")
+    docs = column(DOC_COLUMNS, "document id")
     scores = column(("score",), "")
     if scores is None:
         ranks = column(("rank",), "score or rank")
         scores = -np.asarray(ranks, dtype=np.float64)  # rank 1 first
-    return run_from_columns(_stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
+    return run_from_columns(stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
 
 
 def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
@@ -198,7 +201,7 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         return read_parquet_partition(path, order)
     if not path.is_file():
         raise InputError(path, None, "a readable file", "no such file")
-    run = read_trec_run_bytes(path, order, span=span)
+    run = read_run_bytes(path, order, span=span)
     if run is not None:
         return run
     if span is None:
@@ -212,10 +215,10 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         except UnicodeDecodeError as exc:
             line = _line_of(path, span[0]) + raw[: exc.start].count(b"\n") + 1
             raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
-    if next(iter(_data_lines(text)), None) is None:  # only comments or blank lines: no query here
-        return Run.empty(_stem(path), str(path))
+    if next(data_lines(text), None) is None:  # only comments or blank lines: no query here
+        return Run.empty(stem(path), str(path))
     try:
-        return load_trec_run(path, text, order)
+        return parse_run(path, text, order)
     except InputError as exc:
         if span is None or exc.line is None:
             raise
@@ -279,7 +282,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
-    name = (meta.name if meta and meta.name else None) or _stem(Path(path))
+    name = (meta.name if meta and meta.name else None) or stem(Path(path))
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
                     source=str(path))
     return PartitionScores(whole, QueryScores.concat([r.scores for r in results]),
