@@ -15,7 +15,8 @@ from ragreport.scoring.join import join
 from ragreport.reading.load import load_runs
 from ragreport.scoring.measures import parse_measures
 from ragreport.core.model import Conventions
-from ragreport.scoring.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
+from ragreport.scoring.partition import (depth_needed, judged_by_partitions, judgments_for, query_spans, read_partition,
+                                         score_partition)
 
 
 def _files(tmp_path, queries=60, depth=30, seed=3):
@@ -116,6 +117,15 @@ def test_the_engines_need_trec_runs_and_qrels(tmp_path, write):
     jsonl = write("r.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}\n')
     with pytest.raises(UsageError, match="reads TREC runs"):
         evaluate([jsonl], qrels=write("q", "q1 0 d1 1\n"), engine="stream")
+
+
+def test_an_engine_name_is_checked_once_for_both_entry_points(tmp_path, write):
+    run, qrels = _files(tmp_path)
+    message = r"^--engine must be one of memory, stream, dask, got 'spark'$"
+    with pytest.raises(UsageError, match=message):
+        evaluate([run], qrels=qrels, engine="spark")
+    with pytest.raises(UsageError, match=message.replace("spark", "memory")):  # memory reads runs whole
+        judged_by_partitions(run, qrels, cutoffs=(5,), conventions=Conventions(), engine="memory")
 
 
 def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ragreport.api import evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import LabelSource, RetrieverKind, RunMeta
 from ragreport.reading.load import load_runs
@@ -93,3 +94,13 @@ def test_the_checks_are_one_function_each():
         check_unique_names([("a", "x"), ("b", "y"), ("a", "z")])
     assert run_name(RunMeta(name="n"), "dir/run.trec") == "n"
     assert run_name(RunMeta(), "dir/run.trec") == run_name(None, "dir/run.trec.gz") == "run"
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_every_engine_makes_the_same_checks(write, engine):
+    first, second = write("a/run.trec", "q1 Q0 d1 1 1 t\n"), write("b/run.trec", "q1 Q0 d1 1 1 t\n")
+    qrels = write("q", "q1 0 d1 1\n")
+    with pytest.raises(UsageError, match=f"two runs are named 'run' \\({first} and {second}\\)"):
+        evaluate([first, second], qrels=qrels, engine=engine)
+    with pytest.raises(UsageError, match="--meta was given 1 time\\(s\\) for 2 run\\(s\\)"):
+        evaluate([first, second], qrels=qrels, engine=engine, metas=[write("m.toml", "")])

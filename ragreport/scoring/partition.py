@@ -30,6 +30,7 @@ from ..core.errors import InputError, RagreportError, UsageError
 from .join import JudgedRun, join
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
 from ..reading.files import data_lines, read_text, stem
+from ..reading.meta import run_name
 from ..reading.registry import load_qrels
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
@@ -41,6 +42,12 @@ from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 PARTITION_BYTES = 64 << 20
 
 ENGINES = ("memory", "stream", "dask")
+
+
+def check_engine(engine: str, allowed: Sequence[str] = ENGINES) -> None:
+    """``--engine`` names one of :data:`ENGINES` (one of ``allowed`` where only some apply)."""
+    if engine not in allowed:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
 
 
 @dataclass(frozen=True)
@@ -259,18 +266,17 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
     the report reads, and every query's scores."""
+    check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
     args = (qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
     if engine == "dask":
         results = _on_dask(parts, args, scheduler)
-    elif engine == "stream":
+    else:
         results = []
         for i, (file, span) in enumerate(parts):
             progress(f"reading and scoring partition {i + 1} of {len(parts)}")
             results.append(score_span(file, span, *args))
-    else:
-        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
 
     query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
     distinct, counts = np.unique(query_ids, return_counts=True)
@@ -282,7 +288,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
-    name = (meta.name if meta and meta.name else None) or stem(Path(path))
+    name = run_name(meta, path)
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
                     source=str(path))
     return PartitionScores(whole, QueryScores.concat([r.scores for r in results]),
