@@ -21,7 +21,8 @@ from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_
 from .reader import Reader
 
 #: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
-#: before JSON: a file of one JSON object is JSONL when that object is a query's line.
+#: before JSON: a file of one JSON object is JSONL when that object is a query's line. The
+#: functions below read this tuple when called, never a copy made at import.
 READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER)
 #: The formats' names: ``--input-format``'s choices.
 FORMATS = tuple(reader.name for reader in READERS)
