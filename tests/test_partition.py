@@ -11,12 +11,18 @@ import pytest
 
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
-from ragreport.scoring.join import join
-from ragreport.reading.load import load_runs
-from ragreport.scoring.measures import parse_measures
 from ragreport.core.model import Conventions
-from ragreport.scoring.partition import (depth_needed, judged_by_partitions, judgments_for, query_spans, read_partition,
-                                         score_partition)
+from ragreport.reading.load import load_runs
+from ragreport.scoring.join import join
+from ragreport.scoring.measures import parse_measures
+from ragreport.scoring.partition import (
+    depth_needed,
+    judged_by_partitions,
+    judgments_for,
+    query_spans,
+    read_partition,
+    score_partition,
+)
 
 
 def _files(tmp_path, queries=60, depth=30, seed=3):

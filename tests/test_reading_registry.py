@@ -16,13 +16,7 @@ from ragreport.reading import registry
 from ragreport.reading.files import HEAD
 from ragreport.reading.load import load_runs
 from ragreport.reading.reader import Reader
-from ragreport.reading.registry import (
-    FORMATS,
-    READERS,
-    detect_file_format,
-    detect_format,
-    load_qrels,
-)
+from ragreport.reading.registry import FORMATS, READERS, detect_file_format, detect_format, load_qrels
 
 
 def test_format_detection_by_content(write):

@@ -20,16 +20,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
-from .files import (
-    HEAD,
-    data_lines,
-    first_data_line,
-    head_text,
-    raw_bytes,
-    split_fields,
-    stem,
-    text_of,
-)
+from .files import HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
 from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
 
@@ -75,8 +66,10 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     delimiter = _delimiter(lines[0][1])
     names = header(lines[0][1])
     if names is not None:
-        columns = {"qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
-                   "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS)}
+        columns = {
+            "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
+            "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
+        }
         for column in ("score", "rank"):
             if column in names:
                 columns[column] = names.index(column)
@@ -89,8 +82,12 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         elif width == 4:
             columns = {"qid": 0, "docid": 1, "rank": 2, "score": 3}
         else:
-            raise InputError(path, lines[0][0], "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header "
-                                                "naming them", f"{width} columns")
+            raise InputError(
+                path,
+                lines[0][0],
+                "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them",
+                f"{width} columns",
+            )
     qids: dict[str, int] = {}
     slot_query: list[int] = []
     slot_docs: list[str] = []
@@ -114,8 +111,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         slot_docs.append(doc)
         slot_keys.append(key)
     ranked = use_score or "rank" in columns
-    return run_from_slots(name or stem(path), path, list(qids), slot_query, slot_docs,
-                          slot_keys if ranked else None, order)
+    return run_from_slots(
+        name or stem(path), path, list(qids), slot_query, slot_docs, slot_keys if ranked else None, order
+    )
 
 
 def parse_qrels(path: str | Path, text: str) -> Judgments:
@@ -127,8 +125,12 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
         fields = line.split("\t") if "\t" in line else split_fields(line)
         if len(fields) != 3:
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
-            raise InputError(path, number, "3 columns 'query-id corpus-id score'",
-                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+            raise InputError(
+                path,
+                number,
+                "3 columns 'query-id corpus-id score'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
         qid, doc, grade_text = (f.strip() for f in fields)
         grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
         collector.add(qid, doc, grade, number)
@@ -151,5 +153,11 @@ def read_qrels(path: Path, text: str | None) -> Judgments | None:
     return parse_qrels(path, text_of(path, text))
 
 
-READER = Reader(name="csv", extensions=(".csv", ".tsv"), sniff=sniff, read_run=read_run, read_qrels=read_qrels,
-                label="CSV or TSV lines")
+READER = Reader(
+    name="csv",
+    extensions=(".csv", ".tsv"),
+    sniff=sniff,
+    read_run=read_run,
+    read_qrels=read_qrels,
+    label="CSV or TSV lines",
+)

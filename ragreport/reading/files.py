@@ -38,8 +38,9 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
     except IsADirectoryError:
-        raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)",
-                         "a directory") from None
+        raise InputError(
+            path, None, "a file (a folder of partition files needs --engine stream or dask)", "a directory"
+        ) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise InputError(path, None, "a complete gzip file", str(exc)) from None
     except OSError as exc:

@@ -73,8 +73,7 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     return out
 
 
-def parse(path: str | Path, text: str, *, with_judgments: bool = True,
-          name: str = "") -> tuple[Run, Judgments | None]:
+def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
     """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``.
 
     With ``with_judgments=False`` (judgments come from ``--qrels``) a line must not carry
@@ -101,19 +100,20 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True,
         if id_key is None and ragas:
             record["id"], id_key = f"row-{len(qids) + 1}", "id"  # RAGAS rows carry no id: number them
         if id_key is None:
-            raise InputError(path, number, "a query id under 'id', 'query_id' or 'qid'",
-                             f"keys {shorten(', '.join(record))}")
+            raise InputError(
+                path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
+            )
         qid = parse_id(record[id_key], path, number, f"'{id_key}'")
         if qid in seen:
-            raise InputError(path, number, f"each query once (query {qid!r} is also on line {seen[qid]})",
-                             "it again")
+            raise InputError(path, number, f"each query once (query {qid!r} is also on line {seen[qid]})", "it again")
         seen[qid] = number
         if "retrieved" not in record:
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
         retrieved = record["retrieved"]
         if not isinstance(retrieved, list):
-            raise InputError(path, number, f"'retrieved' as a list of ids for query {qid!r}",
-                             f"a JSON {type(retrieved).__name__}")
+            raise InputError(
+                path, number, f"'retrieved' as a list of ids for query {qid!r}", f"a JSON {type(retrieved).__name__}"
+            )
         query_text = record.get("query")
         if query_text is not None and not isinstance(query_text, str):
             raise InputError(path, number, f"'query' as text for query {qid!r}", f"a JSON {type(query_text).__name__}")
@@ -127,13 +127,15 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True,
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
             if "relevant" not in record:
-                raise InputError(path, number, f"'relevant' ids for query {qid!r} (or give --qrels)",
-                                 "no 'relevant' key")
+                raise InputError(
+                    path, number, f"'relevant' ids for query {qid!r} (or give --qrels)", "no 'relevant' key"
+                )
             docs, grades = _relevant(record["relevant"], qid, path, number)
             judged.append((qid, docs, grades))
         elif "relevant" in record:
-            raise InputError(path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments",
-                             "both")
+            raise InputError(
+                path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments", "both"
+            )
     if not qids:
         raise InputError(path, None, "at least one JSON line", "an empty file")
     run = run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, None, Order.FILE, tuple(texts))
@@ -157,11 +159,16 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
     if isinstance(relevant, dict):
-        grades = [g if type(g) is int else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
-                  for d, g in relevant.items()]
+        grades = [
+            g if type(g) is int else parse_grade(g, path, line, f"query {qid!r} id {d!r}") for d, g in relevant.items()
+        ]
         return list(relevant), grades
-    raise InputError(path, line, f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
-                     f"a JSON {type(relevant).__name__}")
+    raise InputError(
+        path,
+        line,
+        f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
+        f"a JSON {type(relevant).__name__}",
+    )
 
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
@@ -170,5 +177,6 @@ def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) ->
     return parse(path, text_of(path, text), with_judgments=own_judgments)
 
 
-READER = Reader(name="jsonl", extensions=(".jsonl", ".ndjson"), sniff=sniff, read_run=read_run, read_qrels=None,
-                label="JSON lines")
+READER = Reader(
+    name="jsonl", extensions=(".jsonl", ".ndjson"), sniff=sniff, read_run=read_run, read_qrels=None, label="JSON lines"
+)

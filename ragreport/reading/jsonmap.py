@@ -36,8 +36,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     slot_scores: list[float] = []
     for qid, ranked in data.items():
         if not isinstance(ranked, dict):
-            raise InputError(path, line_of(text, qid), f"query {qid!r} to map ids to scores",
-                             f"a JSON {type(ranked).__name__}")
+            raise InputError(
+                path, line_of(text, qid), f"query {qid!r} to map ids to scores", f"a JSON {type(ranked).__name__}"
+            )
         index = len(qids)
         qids.append(qid)
         for doc, value in ranked.items():
@@ -56,8 +57,9 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
     collector = JudgmentCollector(path)
     for qid, graded in data.items():
         if not isinstance(graded, dict):
-            raise InputError(path, line_of(text, qid), f"query {qid!r} to map ids to grades",
-                             f"a JSON {type(graded).__name__}")
+            raise InputError(
+                path, line_of(text, qid), f"query {qid!r} to map ids to grades", f"a JSON {type(graded).__name__}"
+            )
         collector.add_query(qid)
         for doc, value in graded.items():
             line = line_of(text, qid, doc)
@@ -77,5 +79,6 @@ def read_qrels(path: Path, text: str | None) -> Judgments:
     return parse_qrels(path, text_of(path, text))
 
 
-READER = Reader(name="json", extensions=(".json",), sniff=sniff, read_run=read_run, read_qrels=read_qrels,
-                label="a JSON object")
+READER = Reader(
+    name="json", extensions=(".json",), sniff=sniff, read_run=read_run, read_qrels=read_qrels, label="a JSON object"
+)

@@ -23,8 +23,7 @@ class ConflictingKey(Exception):
 
     def shown(self) -> str:
         """The two values, as an error's ``got``."""
-        return (f"{shorten(json.dumps(self.first), quote=False)} and "
-                f"{shorten(json.dumps(self.second), quote=False)}")
+        return f"{shorten(json.dumps(self.first), quote=False)} and {shorten(json.dumps(self.second), quote=False)}"
 
 
 def no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

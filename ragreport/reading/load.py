@@ -34,9 +34,14 @@ def sample_path() -> Path:
     return Path(str(resources.files("ragreport") / "sample" / "sample.jsonl"))
 
 
-def load_runs(inputs: Sequence[str | Path], *, qrels: str | Path | None = None,
-              metas: Sequence[str | Path] = (), input_format: str | None = None,
-              order: Order = Order.SCORE) -> list[LoadedRun]:
+def load_runs(
+    inputs: Sequence[str | Path],
+    *,
+    qrels: str | Path | None = None,
+    metas: Sequence[str | Path] = (),
+    input_format: str | None = None,
+    order: Order = Order.SCORE,
+) -> list[LoadedRun]:
     """Load every input run with its judgments and metadata; the sample when ``inputs`` is empty.
 
     Judgments come from ``qrels`` when given, else from the runs' own files (RAG JSONL). Metadata

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -24,8 +25,17 @@ from ..core.model import LabelSource, RetrieverKind, RunMeta
 from .files import bare_name, read_text, stem
 from .jsontext import load_json_object
 
-META_KEYS = ("name", "retriever", "date", "label_source", "judge", "judge_error_rate",
-             "pool_depth", "retriever_kind", "notes")
+META_KEYS = (
+    "name",
+    "retriever",
+    "date",
+    "label_source",
+    "judge",
+    "judge_error_rate",
+    "pool_depth",
+    "retriever_kind",
+    "notes",
+)
 
 
 def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
@@ -36,10 +46,10 @@ def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
 
 def _toml() -> ModuleType:
     """The TOML reader, imported when metadata is TOML (scoring alone never needs it)."""
-    try:  # Python 3.11+
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef, import-not-found, unused-ignore]
+    else:  # pragma: no cover - Python 3.10 (tomli is a dependency there)
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     return tomllib
 
 
@@ -74,8 +84,7 @@ def load_meta(path: str | Path) -> RunMeta:
     for key, enum in (("label_source", LabelSource), ("retriever_kind", RetrieverKind)):
         if key in data:
             try:
-                # A lookup by value: mypy reads Choice.__new__'s three fields as the call's arguments.
-                known[key] = enum(data[key])  # type: ignore[call-arg]
+                known[key] = enum(data[key])
             except ValueError:
                 raise fail(key, "to be one of " + ", ".join(m.value for m in enum), data[key]) from None
     if "judge_error_rate" in data:
@@ -145,6 +154,8 @@ def check_unique_names(runs: Iterable[tuple[str, str]]) -> None:
     sources: dict[str, str] = {}
     for name, source in runs:
         if name in sources:
-            raise UsageError(f"two runs are named {name!r} ({sources[name]} and {source}); "
-                             "set 'name' in their metadata or rename a file")
+            raise UsageError(
+                f"two runs are named {name!r} ({sources[name]} and {source}); "
+                "set 'name' in their metadata or rename a file"
+            )
         sources[name] = source

@@ -23,8 +23,7 @@ class Sniff(Protocol):
 
 
 class ReadRun(Protocol):
-    def __call__(self, path: Path, text: str | None, order: Order,
-                 own_judgments: bool) -> tuple[Run, Judgments | None]:
+    def __call__(self, path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
         """The run at ``path`` (``text``: its text when already read, else None), each list ranked
         as ``order`` says; and, with ``own_judgments``, the judgments the file itself carries (None
         for a format that carries none: they then must come from ``--qrels``)."""

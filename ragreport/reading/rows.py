@@ -76,8 +76,9 @@ def parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
 # Rows into a run
 
 
-def group_by_query(query_index: np.ndarray | None, counts: np.ndarray,
-                   *columns: np.ndarray | None) -> tuple[np.ndarray, tuple[np.ndarray | None, ...]]:
+def group_by_query(
+    query_index: np.ndarray | None, counts: np.ndarray, *columns: np.ndarray | None
+) -> tuple[np.ndarray, tuple[np.ndarray | None, ...]]:
     """CSR offsets from per-query ``counts``, and ``columns`` gathered by ``query_index`` (stable:
     file order within a query; None means the rows already are grouped)."""
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -87,9 +88,18 @@ def group_by_query(query_index: np.ndarray | None, counts: np.ndarray,
     return offsets, tuple(None if c is None else c[grouping] for c in columns)
 
 
-def ranked_run(name: str, source: str, qids: Sequence[str] | np.ndarray, docs: np.ndarray,
-               scores: np.ndarray | None, order: Order, *, query_index: np.ndarray | None = None,
-               counts: np.ndarray | None = None, query_text: tuple[str | None, ...] = ()) -> Run:
+def ranked_run(
+    name: str,
+    source: str,
+    qids: Sequence[str] | np.ndarray,
+    docs: np.ndarray,
+    scores: np.ndarray | None,
+    order: Order,
+    *,
+    query_index: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
+    query_text: tuple[str | None, ...] = (),
+) -> Run:
     """A run from rows in file order: grouped by query (``query_index``, or already grouped in
     runs of ``counts``), then each query's ids put in ranking order (score high to low, ties by id
     descending) unless ``scores`` is None or ``order`` is ``FILE``."""
@@ -101,22 +111,47 @@ def ranked_run(name: str, source: str, qids: Sequence[str] | np.ndarray, docs: n
     assert grouped_docs is not None  # docs is an array, so its gathered copy is one too
     if grouped_scores is not None and order is not Order.FILE:
         order_in_place(offsets, grouped_docs, np.asarray(grouped_scores, dtype=np.float64))
-    return Run(name=name, query_ids=np.asarray(qids, dtype=str), offsets=offsets, doc_ids=grouped_docs,
-               query_text=query_text or (None,) * len(qids), source=source)
+    return Run(
+        name=name,
+        query_ids=np.asarray(qids, dtype=str),
+        offsets=offsets,
+        doc_ids=grouped_docs,
+        query_text=query_text or (None,) * len(qids),
+        source=source,
+    )
 
 
-def run_from_slots(name: str, source: Path, qids_in_order: list[str], slot_query: list[int],
-                   slot_docs: list[str], slot_scores: list[float] | None, order: Order,
-                   query_text: tuple[str | None, ...] = ()) -> Run:
+def run_from_slots(
+    name: str,
+    source: Path,
+    qids_in_order: list[str],
+    slot_query: list[int],
+    slot_docs: list[str],
+    slot_scores: list[float] | None,
+    order: Order,
+    query_text: tuple[str | None, ...] = (),
+) -> Run:
     """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`)."""
-    return ranked_run(name, str(source), qids_in_order, np.array(slot_docs, dtype=str),
-                      None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64), order,
-                      query_index=np.asarray(slot_query, dtype=np.int64), query_text=query_text)
+    return ranked_run(
+        name,
+        str(source),
+        qids_in_order,
+        np.array(slot_docs, dtype=str),
+        None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64),
+        order,
+        query_index=np.asarray(slot_query, dtype=np.int64),
+        query_text=query_text,
+    )
 
 
-def run_from_columns(name: str, query_ids: Sequence[str] | np.ndarray, doc_ids: Sequence[str] | np.ndarray,
-                     scores: Sequence[float] | np.ndarray | None = None, order: Order = Order.SCORE,
-                     source: str = "") -> Run:
+def run_from_columns(
+    name: str,
+    query_ids: Sequence[str] | np.ndarray,
+    doc_ids: Sequence[str] | np.ndarray,
+    scores: Sequence[float] | np.ndarray | None = None,
+    order: Order = Order.SCORE,
+    source: str = "",
+) -> Run:
     """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
 
     Queries keep their order of first appearance; each query's ids are put in ranking order (score
@@ -128,8 +163,15 @@ def run_from_columns(name: str, query_ids: Sequence[str] | np.ndarray, doc_ids: 
     if docs.dtype.kind not in "SU":
         docs = docs.astype(str)
     firsts, query_index = first_appearance(queries)
-    return ranked_run(name, source, queries[firsts], docs, None if scores is None else np.asarray(scores),
-                      order, query_index=query_index)
+    return ranked_run(
+        name,
+        source,
+        queries[firsts],
+        docs,
+        None if scores is None else np.asarray(scores),
+        order,
+        query_index=query_index,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,7 +199,8 @@ class JudgmentCollector:
         if seen is not None:
             if seen[0] != grade:
                 raise InputError(
-                    self.path, line,
+                    self.path,
+                    line,
                     f"one grade per query and id (query {qid!r} id {doc!r} was graded {seen[0]} on line {seen[1]})",
                     f"grade {grade}",
                 )

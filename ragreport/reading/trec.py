@@ -23,18 +23,12 @@ from ..core.model import Judgments, Order, Run
 from . import trecbytes
 from .files import data_lines, split_fields, stem, text_of
 from .reader import Reader
-from .rows import (
-    JudgmentCollector,
-    group_by_query,
-    parse_grade,
-    parse_score,
-    ranked_run,
-    run_from_slots,
-)
+from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
 
 
-def read_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "",
-                   span: tuple[int, int] | None = None) -> Run | None:
+def read_run_bytes(
+    path: str | Path, order: Order = Order.SCORE, name: str = "", span: tuple[int, int] | None = None
+) -> Run | None:
     """A strictly laid out TREC run (bytes ``span`` of it: a partition) read by
     :mod:`ragreport.reading.trecbytes`, ids kept as UTF-8 bytes; None when it is not strict, and
     :func:`parse_run` reads it line by line."""
@@ -43,8 +37,16 @@ def read_run_bytes(path: str | Path, order: Order = Order.SCORE, name: str = "",
     if columns is None:
         return None
     qids, line_query = trecbytes.query_index(columns)
-    return ranked_run(name or stem(path), str(path), qids, columns.ids, columns.numbers, order,
-                      query_index=line_query, counts=None if line_query is not None else columns.group_lengths)
+    return ranked_run(
+        name or stem(path),
+        str(path),
+        qids,
+        columns.ids,
+        columns.numbers,
+        order,
+        query_index=line_query,
+        counts=None if line_query is not None else columns.group_lengths,
+    )
 
 
 def read_qrels_bytes(path: str | Path) -> Judgments | None:
@@ -60,8 +62,9 @@ def read_qrels_bytes(path: str | Path) -> Judgments | None:
     assert docs is not None and grades is not None  # both columns are arrays
     if has_duplicates(hash_ids(docs, query=np.repeat(np.arange(len(qids)), np.diff(offsets)))):
         return None
-    return Judgments(query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades,
-                     source=str(path))
+    return Judgments(
+        query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades, source=str(path)
+    )
 
 
 def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
@@ -80,8 +83,12 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         fields = split_fields(line)
         if len(fields) < 6:
             hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
-            raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'",
-                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+            raise InputError(
+                path,
+                number,
+                "6 fields 'qid Q0 docid rank score tag'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
         qid, _, doc, _, score_text = fields[:5]
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
@@ -100,8 +107,12 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
         fields = split_fields(line)
         if len(fields) != 4:
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
-            raise InputError(path, number, "4 fields 'qid iter docid grade'",
-                             f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}")
+            raise InputError(
+                path,
+                number,
+                "4 fields 'qid iter docid grade'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
         qid, _, doc, grade_text = fields
         grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
         collector.add(qid, doc, grade, number)
@@ -123,5 +134,4 @@ def read_qrels(path: Path, text: str | None) -> Judgments:
     return judgments if judgments is not None else parse_qrels(path, text_of(path, text))
 
 
-READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels,
-                label="TREC lines")
+READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels, label="TREC lines")
