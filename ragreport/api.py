@@ -9,10 +9,12 @@ from typing import Callable, Sequence
 from .core.errors import UsageError
 from .scoring.join import JudgedRun, join
 from .analysis.limits import limits
-from .reading.loaders import detect_file_format, find_meta, load_meta, load_runs
+from .reading.load import load_runs
+from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
+from .reading.registry import detect_file_format
 from .scoring.measures import Measure
-from .core.model import Conventions, RunMeta
-from .scoring.partition import ENGINES, PARTITION_BYTES, judged_by_partitions
+from .core.model import Conventions
+from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
 from .reading.previous import load_previous
@@ -63,21 +65,24 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     return summaries
 
 
-def _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures, progress, engine, scheduler,
-                            partition_bytes) -> list[RunSummary]:
-    if engine not in ENGINES:
-        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+def _evaluate_by_partitions(inputs: Sequence[str | Path], qrels: str | Path | None, k: int | Sequence[int],
+                            conventions: Conventions, kmax: int | None, metas: Sequence[str | Path],
+                            measures: Sequence[Measure], progress: Progress, engine: str, scheduler: str | None,
+                            partition_bytes: int) -> list[RunSummary]:
+    check_engine(engine)
     if not inputs or qrels is None:
         raise UsageError(f"--engine {engine} scores TREC run files (or folders of them) against --qrels; give both")
-    if metas and len(metas) != len(inputs):
-        raise UsageError(f"--meta was given {len(metas)} time(s) for {len(inputs)} run(s); give one per run, in order")
+    check_meta_count(metas, len(inputs))
+    paths = [Path(p) for p in inputs]
+    # Every run's metadata and name before any is scored: a clash of names is found at once,
+    # not after the first runs took their time.
+    run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
+    check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
     _, cutoffs = report_cutoffs(k, kmax)
     summaries = []
-    for i, path in enumerate(Path(p) for p in inputs):
+    for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
-        meta_path = Path(metas[i]) if metas else find_meta(path)
-        meta = load_meta(meta_path) if meta_path is not None else RunMeta()
         progress(f"reading and scoring {path.name} by partitions ({engine})")
         parts = judged_by_partitions(path, qrels, cutoffs=cutoffs, conventions=conventions, measures=measures,
                                      engine=engine, scheduler=scheduler, partition_bytes=partition_bytes,
@@ -86,9 +91,6 @@ def _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures
         progress(f"bands for {parts.judged.name}")
         summaries.append(summarise(parts.judged, k, conventions, kmax, measures, scores=parts.scores,
                                    measure_values=parts.measure_values))
-    names = [s.name for s in summaries]
-    if len(set(names)) != len(names):
-        raise UsageError(f"two runs are named alike ({', '.join(names)}); set 'name' in their metadata or rename a file")
     return summaries
 
 

@@ -15,7 +15,7 @@ from .api import DEFAULT_K, SAMPLE_K, analyse, build, document as report_documen
 from .analysis.compare import Correction
 from .analysis.result import Analysis
 from .core.errors import RagreportError
-from .reading.loaders import FORMATS
+from .reading.registry import FORMATS
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES

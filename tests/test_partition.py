@@ -11,11 +11,18 @@ import pytest
 
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
-from ragreport.scoring.join import join
-from ragreport.reading.loaders import load_runs
-from ragreport.scoring.measures import parse_measures
 from ragreport.core.model import Conventions
-from ragreport.scoring.partition import depth_needed, judgments_for, query_spans, read_partition, score_partition
+from ragreport.reading.load import load_runs
+from ragreport.scoring.join import join
+from ragreport.scoring.measures import parse_measures
+from ragreport.scoring.partition import (
+    depth_needed,
+    judged_by_partitions,
+    judgments_for,
+    query_spans,
+    read_partition,
+    score_partition,
+)
 
 
 def _files(tmp_path, queries=60, depth=30, seed=3):
@@ -118,6 +125,15 @@ def test_the_engines_need_trec_runs_and_qrels(tmp_path, write):
         evaluate([jsonl], qrels=write("q", "q1 0 d1 1\n"), engine="stream")
 
 
+def test_an_engine_name_is_checked_once_for_both_entry_points(tmp_path, write):
+    run, qrels = _files(tmp_path)
+    message = r"^--engine must be one of memory, stream, dask, got 'spark'$"
+    with pytest.raises(UsageError, match=message):
+        evaluate([run], qrels=qrels, engine="spark")
+    with pytest.raises(UsageError, match=message.replace("spark", "memory")):  # memory reads runs whole
+        judged_by_partitions(run, qrels, cutoffs=(5,), conventions=Conventions(), engine="memory")
+
+
 def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):
     run_path, qrels = _files(tmp_path)
     loaded = load_runs([run_path], qrels=qrels)[0]
@@ -145,7 +161,7 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     rows = [line.split() for line in run_path.read_text().splitlines()]
     order = np.random.default_rng(0).permutation(len(rows))  # a data frame in any row order
     from ragreport.core.ids import as_text
-    from ragreport.reading.loaders import run_from_columns
+    from ragreport.reading.rows import run_from_columns
     columns = run_from_columns("r", [rows[i][0] for i in order], [rows[i][2] for i in order],
                                [float(rows[i][4]) for i in order])
     read = read_partition(run_path, None, Conventions().order)

@@ -13,7 +13,8 @@ from conftest import examples
 
 from ragreport.reading import trecbytes
 from ragreport.core.ids import as_text
-from ragreport.reading.loaders import load_trec_run, read_text, read_trec_qrels_bytes, read_trec_run_bytes
+from ragreport.reading.files import read_text
+from ragreport.reading.trec import parse_run, read_qrels_bytes, read_run_bytes
 
 
 def _columns(path, chunk_bytes=trecbytes.CHUNK_BYTES):
@@ -42,7 +43,7 @@ def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
 
 
 def test_windows_line_ends_in_qrels_read_like_unix_ones(write):
-    judgments = read_trec_qrels_bytes(write("qrels", "q1 0 d1 2\r\nq1 0 d2 0\r\nq2 0 d3 1\r\n"))
+    judgments = read_qrels_bytes(write("qrels", "q1 0 d1 2\r\nq1 0 d2 0\r\nq2 0 d3 1\r\n"))
     assert judgments.query_ids.tolist() == ["q1", "q2"]
     assert as_text(judgments.doc_ids) == ["d1", "d2", "d3"]
     assert judgments.grades.tolist() == [2, 0, 1]
@@ -50,13 +51,13 @@ def test_windows_line_ends_in_qrels_read_like_unix_ones(write):
 
 def test_windows_line_ends_read_like_unix_ones(write):
     path = write("run", "q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
-    assert as_text(read_trec_run_bytes(path).doc_ids) == ["d2", "d1"]
+    assert as_text(read_run_bytes(path).doc_ids) == ["d2", "d1"]
 
 
 def test_the_text_reader_reads_what_the_bytes_reader_leaves(write):
     path = write("run", "q1  Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 3 t\r\n")
-    assert read_trec_run_bytes(path) is None
-    run = load_trec_run(path, read_text(path))
+    assert read_run_bytes(path) is None
+    run = parse_run(path, read_text(path))
     assert as_text(run.doc_ids) == ["d2", "d1"]
 
 
@@ -84,31 +85,31 @@ def test_chunk_boundaries_cut_through_queries(write):
 def test_gzip_and_utf8_ids(tmp_path):
     path = tmp_path / "run.gz"
     path.write_bytes(gzip.compress("q1 Q0 dé 1 2 t\nq1 Q0 d€ 2 1 t\n".encode()))
-    run = read_trec_run_bytes(path)
+    run = read_run_bytes(path)
     assert run.doc_ids.dtype.kind == "S" and as_text(run.doc_ids) == ["dé", "d€"]
 
 
 def test_invalid_utf8_is_left_to_the_text_reader(tmp_path):
     path = tmp_path / "run"
     path.write_bytes(b"q1 Q0 d\xff 1 2 t\n")
-    assert read_trec_run_bytes(path) is None
+    assert read_run_bytes(path) is None
 
 
 def test_interleaved_queries_are_gathered_in_first_appearance_order(write):
     path = write("run", "q2 Q0 a 1 1 t\nq1 Q0 b 1 3 t\nq2 Q0 c 2 2 t\n")
-    run = read_trec_run_bytes(path)
+    run = read_run_bytes(path)
     assert run.query_ids.tolist() == ["q2", "q1"] and run.offsets.tolist() == [0, 2, 3]
     assert as_text(run.doc_ids) == ["c", "a", "b"]
 
 
 def test_qrels_with_a_repeated_pair_go_to_the_text_reader(write):
-    assert read_trec_qrels_bytes(write("qrels", "q1 0 d1 1\nq1 0 d1 1\n")) is None
-    judgments = read_trec_qrels_bytes(write("qrels", "q1 0 d1 -1\nq2 0 d1 3\n"))
+    assert read_qrels_bytes(write("qrels", "q1 0 d1 1\nq1 0 d1 1\n")) is None
+    judgments = read_qrels_bytes(write("qrels", "q1 0 d1 -1\nq2 0 d1 3\n"))
     assert judgments.grades.tolist() == [-1, 3] and judgments.query_ids.tolist() == ["q1", "q2"]
 
 
 def test_grades_must_be_integers(write):
-    assert read_trec_qrels_bytes(write("qrels", "q1 0 d1 1.5\n")) is None
+    assert read_qrels_bytes(write("qrels", "q1 0 d1 1.5\n")) is None
 
 
 _decimal = st.builds(
@@ -134,8 +135,8 @@ def test_scores_parse_to_the_same_double_as_python_float(tmp_path_factory, numbe
 
 def test_both_readers_split_fields_on_ascii_blanks_only(write):
     lines = "q1 Q0 d\u00a0x 1 2 r\nq1 Q0 y 2 1 r\n"  # a no-break space inside an id
-    fast = read_trec_run_bytes(write("run", lines))
+    fast = read_run_bytes(write("run", lines))
     slow_path = write("slow", "q1  Q0 z 3 0 r\n" + lines)  # two spaces send it to the line reader
-    assert read_trec_run_bytes(slow_path) is None
-    slow = load_trec_run(slow_path, read_text(slow_path))
+    assert read_run_bytes(slow_path) is None
+    slow = parse_run(slow_path, read_text(slow_path))
     assert as_text(fast.doc_ids) == as_text(slow.doc_ids)[:2] == ["d\u00a0x", "y"]

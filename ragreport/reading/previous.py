@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.model import SCHEMA
-from .loaders import read_text
+from .files import read_text
 
 
 def load_previous(path: str | Path) -> dict[str, Any]:

@@ -8,7 +8,7 @@ matrix of bytes: ids stay bytes (``'S'`` arrays), numbers are parsed by digit ar
 Comment and blank lines are dropped, as the line-by-line reader drops them. Whatever this reader
 does not accept (runs of spaces, leading blanks, a score that is no number, anything malformed)
 makes it return ``None``,
-and the line-by-line reader in :mod:`ragreport.reading.loaders` reads the file instead: it accepts the same
+and the line-by-line reader in :mod:`ragreport.reading.trec` reads the file instead: it accepts the same
 files and names the line at fault in every error. So this module never decides an error.
 """
 

@@ -28,8 +28,12 @@ import numpy as np
 
 from ..core.errors import InputError, RagreportError, UsageError
 from .join import JudgedRun, join
-from ..reading.loaders import (_DOC_COLUMNS, _QUERY_COLUMNS, _data_lines, _stem, load_qrels, load_trec_run, read_text,
-                      read_trec_run_bytes, run_from_columns)
+from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
+from ..reading.files import data_lines, read_text, stem
+from ..reading.meta import run_name
+from ..reading.registry import load_qrels
+from ..reading.rows import run_from_columns
+from ..reading.trec import parse_run, read_run_bytes
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
@@ -38,6 +42,12 @@ from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 PARTITION_BYTES = 64 << 20
 
 ENGINES = ("memory", "stream", "dask")
+
+
+def check_engine(engine: str, allowed: Sequence[str] = ENGINES) -> None:
+    """``--engine`` names one of :data:`ENGINES` (one of ``allowed`` where only some apply)."""
+    if engine not in allowed:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
 
 
 @dataclass(frozen=True)
@@ -182,13 +192,13 @@ def read_parquet_partition(path: str | Path, order: Order) -> Run:
             raise InputError(path, None, f"a {what} column ({', '.join(candidates)})", f"columns {', '.join(names)}")
         return None if found is None else table.column(found).to_numpy(zero_copy_only=False)
 
-    queries = column(_QUERY_COLUMNS, "query id")
-    docs = column(_DOC_COLUMNS, "document id")
+    queries = column(QUERY_COLUMNS, "query id")
+    docs = column(DOC_COLUMNS, "document id")
     scores = column(("score",), "")
     if scores is None:
         ranks = column(("rank",), "score or rank")
         scores = -np.asarray(ranks, dtype=np.float64)  # rank 1 first
-    return run_from_columns(_stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
+    return run_from_columns(stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
 
 
 def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
@@ -198,7 +208,7 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         return read_parquet_partition(path, order)
     if not path.is_file():
         raise InputError(path, None, "a readable file", "no such file")
-    run = read_trec_run_bytes(path, order, span=span)
+    run = read_run_bytes(path, order, span=span)
     if run is not None:
         return run
     if span is None:
@@ -212,10 +222,10 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         except UnicodeDecodeError as exc:
             line = _line_of(path, span[0]) + raw[: exc.start].count(b"\n") + 1
             raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
-    if next(iter(_data_lines(text)), None) is None:  # only comments or blank lines: no query here
-        return Run.empty(_stem(path), str(path))
+    if next(data_lines(text), None) is None:  # only comments or blank lines: no query here
+        return Run.empty(stem(path), str(path))
     try:
-        return load_trec_run(path, text, order)
+        return parse_run(path, text, order)
     except InputError as exc:
         if span is None or exc.line is None:
             raise
@@ -256,18 +266,17 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
     the report reads, and every query's scores."""
+    check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
     args = (qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
     if engine == "dask":
         results = _on_dask(parts, args, scheduler)
-    elif engine == "stream":
+    else:
         results = []
         for i, (file, span) in enumerate(parts):
             progress(f"reading and scoring partition {i + 1} of {len(parts)}")
             results.append(score_span(file, span, *args))
-    else:
-        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
 
     query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
     distinct, counts = np.unique(query_ids, return_counts=True)
@@ -279,7 +288,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
-    name = (meta.name if meta and meta.name else None) or _stem(Path(path))
+    name = run_name(meta, path)
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
                     source=str(path))
     return PartitionScores(whole, QueryScores.concat([r.scores for r in results]),

@@ -1,0 +1,163 @@
+"""Delimited files: CSV/TSV runs and BEIR's TSV qrels.
+
+- Run: ``qid,docid,score`` or ``qid,docid,rank,score`` (commas, else tabs, else blanks), with or
+  without a header. A header names the columns (``qid``/``query_id``/``query-id``,
+  ``docid``/``doc_id``/``corpus-id``, ``score``, ``rank``) in any order. Without a score the rank
+  orders each list (low first); with a score the TREC rule applies (score high to low, ties by
+  id descending), unless ``--order file``.
+- Qrels: BEIR's TSV, a ``query-id corpus-id score`` header then three tab-separated columns, the
+  score an integer grade. A ``.tsv`` qrels file without that header holds TREC qrels (MS MARCO's
+  ``qrels.dev.tsv``): the catch-all format reads it.
+
+Blank lines and ``#`` comment lines are skipped. The format is detected from a ``.csv`` or
+``.tsv`` name, or from a first line that is such a header or holds two or three commas and no
+blank.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..core.model import Judgments, Order, Run
+from .files import HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
+from .reader import Reader
+from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+
+#: Header names of a query column and a document column: BEIR's, ranx data frames',
+#: ir_datasets' TSV exports' (Parquet partitions name their columns alike).
+QUERY_COLUMNS = ("qid", "query_id", "query-id", "q_id", "query")
+DOC_COLUMNS = ("docid", "doc_id", "corpus-id", "corpus_id", "pid", "passage_id", "doc_no", "docno")
+
+
+def _delimiter(line: str) -> str | None:
+    return "," if "," in line else ("\t" if "\t" in line else None)
+
+
+def _split_line(line: str, delimiter: str | None) -> list[str]:
+    return [f.strip() for f in (line.split(delimiter) if delimiter else line.split())]
+
+
+def header(line: str) -> list[str] | None:
+    """The column names of a header line (one naming a query column and a document column), else None."""
+    names = [f.lower() for f in _split_line(line, _delimiter(line))]
+    if any(n in QUERY_COLUMNS for n in names) and any(n in DOC_COLUMNS for n in names):
+        return names
+    return None
+
+
+def sniff(first_line: str, text: str, complete: bool) -> bool:
+    """A header, or a single field with two or three commas (``q1,d1,0.5``: a CSV run without one)."""
+    line = first_line.strip()
+    return header(line) is not None or (len(line.split()) == 1 and line.count(",") in (2, 3))
+
+
+def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A run as CSV or TSV: ``qid,docid,score`` or ``qid,docid,rank,score``, with or without a header.
+
+    A header names the columns (``qid``/``query_id``/``query-id``, ``docid``/``doc_id``/``corpus-id``,
+    ``score``, ``rank``). Without a score the rank orders the list (low first); with a score the
+    TREC rule applies (score high to low, ties by id descending), unless ``--order file``.
+    """
+    path = Path(path)
+    lines = list(data_lines(text))
+    if not lines:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    delimiter = _delimiter(lines[0][1])
+    names = header(lines[0][1])
+    if names is not None:
+        columns = {
+            "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
+            "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
+        }
+        for column in ("score", "rank"):
+            if column in names:
+                columns[column] = names.index(column)
+        lines = lines[1:]
+        width = len(names)
+    else:
+        width = len(_split_line(lines[0][1], delimiter))
+        if width == 3:
+            columns = {"qid": 0, "docid": 1, "score": 2}
+        elif width == 4:
+            columns = {"qid": 0, "docid": 1, "rank": 2, "score": 3}
+        else:
+            raise InputError(
+                path,
+                lines[0][0],
+                "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them",
+                f"{width} columns",
+            )
+    qids: dict[str, int] = {}
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    slot_keys: list[float] = []
+    use_score = "score" in columns
+    for number, line in lines:
+        fields = _split_line(line, delimiter)
+        if len(fields) != width:
+            raise InputError(path, number, f"{width} columns as on the first line", f"{len(fields)} columns")
+        qid, doc = fields[columns["qid"]], fields[columns["docid"]]
+        if not qid or not doc:
+            raise InputError(path, number, "a query id and a document id", "an empty field")
+        key: float
+        if use_score:
+            key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
+        elif "rank" in columns:
+            key = -parse_score(fields[columns["rank"]], path, number, f"the rank of query {qid!r} id {doc!r}")
+        else:
+            key = 0.0
+        slot_query.append(qids.setdefault(qid, len(qids)))
+        slot_docs.append(doc)
+        slot_keys.append(key)
+    ranked = use_score or "rank" in columns
+    return run_from_slots(
+        name or stem(path), path, list(qids), slot_query, slot_docs, slot_keys if ranked else None, order
+    )
+
+
+def parse_qrels(path: str | Path, text: str) -> Judgments:
+    """BEIR TSV qrels from their text: a ``query-id corpus-id score`` header, then three columns
+    (tab-separated; blank-separated when a line has no tab)."""
+    path = Path(path)
+    collector = JudgmentCollector(path)
+    for number, line in list(data_lines(text))[1:]:  # the header names the columns: BEIR's order
+        fields = line.split("\t") if "\t" in line else split_fields(line)
+        if len(fields) != 3:
+            hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
+            raise InputError(
+                path,
+                number,
+                "3 columns 'query-id corpus-id score'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
+        qid, doc, grade_text = (f.strip() for f in fields)
+        grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
+        collector.add(qid, doc, grade, number)
+    if not collector.queries:
+        raise InputError(path, None, "at least one judgment line", "an empty file")
+    return collector.judgments()
+
+
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A CSV/TSV run; it carries no judgments."""
+    return parse_run(path, text_of(path, text), order), None
+
+
+def read_qrels(path: Path, text: str | None) -> Judgments | None:
+    """BEIR TSV qrels; None when the first line is no header (TREC qrels in a ``.tsv`` file: the
+    catch-all TREC reader then reads them, fast, without this text)."""
+    first = first_data_line(text if text is not None else head_text(raw_bytes(path, HEAD)))
+    if first is None or header(first[1]) is None:
+        return None
+    return parse_qrels(path, text_of(path, text))
+
+
+READER = Reader(
+    name="csv",
+    extensions=(".csv", ".tsv"),
+    sniff=sniff,
+    read_run=read_run,
+    read_qrels=read_qrels,
+    label="CSV or TSV lines",
+)

@@ -1,0 +1,104 @@
+"""A file's bytes and text, and the lines of it that hold data, for every reader.
+
+Any file may be gzip-compressed, whatever its name: gzip's magic bytes decide. Text is UTF-8, a
+byte-order mark dropped. Every problem is an :class:`~ragreport.core.errors.InputError` naming
+the file (and the line, for text that is not UTF-8).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..core.errors import InputError
+
+#: Bytes of a file's head that format detection looks at.
+HEAD = 1 << 16
+
+#: The blanks that separate fields and make a line blank: ASCII ones only, as trec_eval's
+#: C reader and the bytes-level reader see them (a no-break space belongs to an id).
+BLANKS = " \t\r\n\f\v"
+_FIELD = re.compile(r"[^ \t\r\n\f\v]+")
+
+
+def raw_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(2)
+            handle.seek(0)
+            if magic == b"\x1f\x8b":
+                with gzip.open(handle) as unzipped:
+                    return unzipped.read() if limit is None else unzipped.read(limit)
+            if path.name.endswith(".gz"):
+                raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
+            return handle.read() if limit is None else handle.read(limit)
+    except FileNotFoundError:
+        raise InputError(path, None, "a readable file", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(
+            path, None, "a file (a folder of partition files needs --engine stream or dask)", "a directory"
+        ) from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(path, None, "a complete gzip file", str(exc)) from None
+    except OSError as exc:
+        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
+    path = Path(path)
+    raw = raw_bytes(path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+
+
+def text_of(path: Path, text: str | None) -> str:
+    """``text`` when the caller already read the file (detection may have), else the file's text."""
+    return text if text is not None else read_text(path)
+
+
+def head_text(head: bytes) -> str:
+    """The first :data:`HEAD` bytes of a file as text: a character cut in two, or a stray byte, is
+    dropped (reading the whole file later names the line of a byte that is not UTF-8)."""
+    return head[:HEAD].decode("utf-8-sig", "ignore")
+
+
+def split_fields(line: str) -> list[str]:
+    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces)."""
+    return line.split() if line.isascii() else _FIELD.findall(line)
+
+
+def data_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment.
+
+    Lines end at ``\\n`` (``\\r\\n`` too) only: a JSON string may hold U+2028, which
+    ``str.splitlines`` would take for a line end.
+    """
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip(BLANKS)
+        if stripped and not stripped.startswith("#"):
+            yield number, line.rstrip("\r")
+
+
+def first_data_line(text: str) -> tuple[int, str] | None:
+    """The first of :func:`data_lines`, looked for in the head of ``text`` first (a long file is
+    not split into lines to find it); None when there is none."""
+    return next(data_lines(text[:HEAD]), None) or next(data_lines(text), None)
+
+
+def bare_name(path: Path) -> str:
+    """The file's name without a ``.gz`` ending: the name that tells its format."""
+    return path.name.removesuffix(".gz")
+
+
+def stem(path: Path) -> str:
+    """The name a run gets from its file when its metadata names none: the name without its
+    extension (``.gz`` aside); a dot file keeps its whole name."""
+    bare = bare_name(path)
+    return bare.rsplit(".", 1)[0] if "." in bare.lstrip(".") else bare

@@ -1,0 +1,182 @@
+"""RAG JSONL: one JSON object per line, one query each, with its judgments on the same line.
+
+``{"id": "q01", "retrieved": ["d3", "d1"], "relevant": ["d1"] | {"d1": 2, "d7": 0}}``
+
+- The query id is under ``id``, ``query_id`` or ``qid`` (a string, or an integer); each query once.
+- ``retrieved`` is the ranked list of ids, best first: the file's order is the ranking.
+- ``relevant`` is a list of ids (grade 1 each) or an object ``{id: grade}`` of integer grades.
+  Without it the judgments come from ``--qrels``; with ``--qrels`` a line must not carry it.
+- ``query`` (text) and ``meta`` (an object) are optional.
+- RAGAS rows are read too: ``retrieved_context_ids``, ``reference_context_ids`` and the question
+  as ``user_input``; rows without an id are numbered ``row-1``, ``row-2``, ...
+
+A key given twice with two values is an error. The format is detected from a ``.jsonl`` or
+``.ndjson`` name, or from a first line that opens a JSON object, unless the whole file is one
+JSON map (:mod:`ragreport.reading.jsonmap`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError, shorten
+from ..core.model import Judgments, Order, Run
+from .files import data_lines, stem, text_of
+from .jsontext import ConflictingKey, no_conflicting_keys
+from .reader import Reader
+from .rows import parse_grade, parse_id, run_from_slots
+
+ID_KEYS = ("id", "query_id", "qid")
+# RAGAS's dataset columns for ID-based context precision and recall.
+RAGAS_RETRIEVED, RAGAS_REFERENCE, RAGAS_QUERY = "retrieved_context_ids", "reference_context_ids", "user_input"
+#: Keys that make a JSON object one query's line, not a whole ``{qid: ...}`` map.
+RECORD_KEYS = ("retrieved", RAGAS_RETRIEVED, *ID_KEYS)
+
+
+def sniff(first_line: str, text: str, complete: bool) -> bool | None:
+    """A first line that opens a JSON object, unless the whole text is one object that is no
+    query's line (a JSON map); a head alone cannot tell."""
+    if not first_line.lstrip().startswith("{"):
+        return False
+    if not complete:
+        return None
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        return True  # several values: lines
+    return not (isinstance(whole, dict) and not any(k in whole for k in RECORD_KEYS))
+
+
+def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
+    """(line number, decoded value) of every data line.
+
+    All lines are decoded in one call, as the items of one JSON array; when that fails, or gives
+    another count of items than lines, each line is decoded alone to name the one at fault.
+    """
+    lines = list(data_lines(text))
+    try:
+        values = json.loads("[" + ",".join(line for _, line in lines) + "]", object_pairs_hook=no_conflicting_keys)
+        if len(values) == len(lines):
+            return [(number, value) for (number, _), value in zip(lines, values)]
+    except (json.JSONDecodeError, ConflictingKey):
+        pass
+    out = []
+    for number, line in lines:
+        try:
+            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys)))
+        except json.JSONDecodeError as exc:
+            raise InputError(path, number, "one JSON object per line", exc.msg) from None
+        except ConflictingKey as exc:
+            raise InputError(path, number, f"one value for key {exc.key!r}", exc.shown()) from None
+    return out
+
+
+def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
+    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``.
+
+    With ``with_judgments=False`` (judgments come from ``--qrels``) a line must not carry
+    ``relevant``.
+    """
+    path = Path(path)
+    seen: dict[str, int] = {}
+    qids: list[str] = []
+    texts: list[str | None] = []
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    judged: list[tuple[str, list[str], list[int]]] = []
+    for number, record in json_lines(path, text):
+        if not isinstance(record, dict):
+            raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
+        ragas = RAGAS_RETRIEVED in record
+        if ragas:  # RAGAS rows: ids of retrieved and reference contexts, the question as user_input
+            record = {**record, "retrieved": record[RAGAS_RETRIEVED]}
+            if RAGAS_REFERENCE in record:
+                record["relevant"] = record[RAGAS_REFERENCE]
+            if RAGAS_QUERY in record and "query" not in record:
+                record["query"] = record[RAGAS_QUERY]
+        id_key = next((k for k in ID_KEYS if k in record), None)
+        if id_key is None and ragas:
+            record["id"], id_key = f"row-{len(qids) + 1}", "id"  # RAGAS rows carry no id: number them
+        if id_key is None:
+            raise InputError(
+                path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
+            )
+        qid = parse_id(record[id_key], path, number, f"'{id_key}'")
+        if qid in seen:
+            raise InputError(path, number, f"each query once (query {qid!r} is also on line {seen[qid]})", "it again")
+        seen[qid] = number
+        if "retrieved" not in record:
+            raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
+        retrieved = record["retrieved"]
+        if not isinstance(retrieved, list):
+            raise InputError(
+                path, number, f"'retrieved' as a list of ids for query {qid!r}", f"a JSON {type(retrieved).__name__}"
+            )
+        query_text = record.get("query")
+        if query_text is not None and not isinstance(query_text, str):
+            raise InputError(path, number, f"'query' as text for query {qid!r}", f"a JSON {type(query_text).__name__}")
+        meta = record.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
+        index = len(qids)
+        qids.append(qid)
+        texts.append(query_text)
+        slot_query.extend([index] * len(retrieved))
+        slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
+        if with_judgments:
+            if "relevant" not in record:
+                raise InputError(
+                    path, number, f"'relevant' ids for query {qid!r} (or give --qrels)", "no 'relevant' key"
+                )
+            docs, grades = _relevant(record["relevant"], qid, path, number)
+            judged.append((qid, docs, grades))
+        elif "relevant" in record:
+            raise InputError(
+                path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments", "both"
+            )
+    if not qids:
+        raise InputError(path, None, "at least one JSON line", "an empty file")
+    run = run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, None, Order.FILE, tuple(texts))
+    return run, (Judgments.from_lists(judged, source=str(path)) if with_judgments else None)
+
+
+def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
+    """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
+    if set(map(type, values)) <= {str} and "" not in values:  # C-level passes over the list
+        return values
+    return [parse_id(v, path, line, what) for v in values]
+
+
+def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str], list[int]]:
+    """(ids, grades) of one line's ``relevant``: a list (grade 1 each) or an object of grades.
+
+    An id listed twice is one judgment; an object's repeated key with another grade was already
+    refused by the JSON hook.
+    """
+    if isinstance(relevant, list):
+        docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
+        return docs, [1] * len(docs)
+    if isinstance(relevant, dict):
+        grades = [
+            g if type(g) is int else parse_grade(g, path, line, f"query {qid!r} id {d!r}") for d, g in relevant.items()
+        ]
+        return list(relevant), grades
+    raise InputError(
+        path,
+        line,
+        f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
+        f"a JSON {type(relevant).__name__}",
+    )
+
+
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A RAG JSONL run in file order (``order`` does not apply: the lists carry no score), with
+    the judgments its lines carry when ``own_judgments``."""
+    return parse(path, text_of(path, text), with_judgments=own_judgments)
+
+
+READER = Reader(
+    name="jsonl", extensions=(".jsonl", ".ndjson"), sniff=sniff, read_run=read_run, read_qrels=None, label="JSON lines"
+)

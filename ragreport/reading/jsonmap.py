@@ -1,0 +1,84 @@
+"""JSON maps as pytrec_eval and ranx use them: one JSON object for the whole file.
+
+- Run: ``{qid: {docid: score}}``; each list is ordered like a TREC run (score high to low, ties
+  by id descending) unless ``--order file`` keeps the object's order.
+- Qrels: ``{qid: {docid: grade}}``; grades are integers (``2.0`` is 2); a query may map to ``{}``.
+
+A key given twice with two values is an error (Python's ``json`` would keep the last). The format
+is detected from a ``.json`` name, or from a file that is one JSON object and not a RAG JSONL
+line (the JSONL reader, asked first, claims those).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..core.model import Judgments, Order, Run
+from .files import stem, text_of
+from .jsontext import line_of, load_json_object
+from .reader import Reader
+from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+
+
+def sniff(first_line: str, text: str, complete: bool) -> bool:
+    """A first line that opens a JSON object."""
+    return first_line.lstrip().startswith("{")
+
+
+def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A run as ``{qid: {docid: score}}`` (pytrec_eval, ranx), ordered like a TREC run."""
+    path = Path(path)
+    data = load_json_object(path, text, "a run object {qid: {docid: score}}")
+    qids: list[str] = []
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    slot_scores: list[float] = []
+    for qid, ranked in data.items():
+        if not isinstance(ranked, dict):
+            raise InputError(
+                path, line_of(text, qid), f"query {qid!r} to map ids to scores", f"a JSON {type(ranked).__name__}"
+            )
+        index = len(qids)
+        qids.append(qid)
+        for doc, value in ranked.items():
+            slot_query.append(index)
+            slot_docs.append(doc)
+            slot_scores.append(parse_score(value, path, line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))
+    if not qids:
+        raise InputError(path, 1, "at least one query", "an empty object")
+    return run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, slot_scores, order)
+
+
+def parse_qrels(path: str | Path, text: str) -> Judgments:
+    """Judgments as ``{qid: {docid: grade}}`` (pytrec_eval, ranx); grades are integers."""
+    path = Path(path)
+    data = load_json_object(path, text, "a qrels object {qid: {docid: grade}}")
+    collector = JudgmentCollector(path)
+    for qid, graded in data.items():
+        if not isinstance(graded, dict):
+            raise InputError(
+                path, line_of(text, qid), f"query {qid!r} to map ids to grades", f"a JSON {type(graded).__name__}"
+            )
+        collector.add_query(qid)
+        for doc, value in graded.items():
+            line = line_of(text, qid, doc)
+            collector.add(qid, doc, parse_grade(value, path, line, f"query {qid!r} id {doc!r}"), line)
+    if not collector.queries:
+        raise InputError(path, 1, "at least one judged query", "an empty object")
+    return collector.judgments()
+
+
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A JSON map run; it carries no judgments."""
+    return parse_run(path, text_of(path, text), order), None
+
+
+def read_qrels(path: Path, text: str | None) -> Judgments:
+    """JSON map qrels."""
+    return parse_qrels(path, text_of(path, text))
+
+
+READER = Reader(
+    name="json", extensions=(".json",), sniff=sniff, read_run=read_run, read_qrels=read_qrels, label="a JSON object"
+)

@@ -1,0 +1,119 @@
+"""The input formats, detection among them, and reading qrels in the format found.
+
+:data:`READERS` is the one list of formats: ``--input-format``'s choices (:data:`FORMATS`, in
+this order), the names detection may return, and the readers :mod:`ragreport.reading.load`
+calls. A new format is a module declaring a :class:`~ragreport.reading.reader.Reader` and one
+line here.
+
+Detection (:func:`detect_format`): a name ending (``.gz`` aside) decides first; else the file's
+first data line and, when it must, its whole text: each reader's ``sniff`` is asked in this
+order and the first to claim the file wins; a file none claims is in the catch-all format (TREC).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import InputError, UsageError
+from ..core.model import Judgments
+from . import delimited, jsonl, jsonmap, trec
+from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
+from .reader import Reader
+
+#: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
+#: before JSON: a file of one JSON object is JSONL when that object is a query's line. The
+#: functions below read this tuple when called, never a copy made at import.
+READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER)
+#: The formats' names: ``--input-format``'s choices.
+FORMATS = tuple(reader.name for reader in READERS)
+
+#: What qrels may be, in the error that refuses a format holding none.
+_QRELS = "qrels as TREC lines, BEIR TSV or a JSON object"
+
+
+def check_input_format(input_format: str | None) -> None:
+    """``--input-format`` names a format of the registry (or is not given)."""
+    names = [reader.name for reader in READERS]
+    if input_format is not None and input_format not in names:
+        raise UsageError(f"--input-format must be one of {', '.join(names)}, got {input_format!r}")
+
+
+def reader_for(input_format: str) -> Reader:
+    """The reader of a format named by :data:`FORMATS`."""
+    check_input_format(input_format)
+    return next(reader for reader in READERS if reader.name == input_format)
+
+
+def catch_all() -> Reader:
+    """The format of a file no reader's sniff claims (TREC)."""
+    return next(reader for reader in READERS if reader.sniff is None)
+
+
+def _by_extension(path: Path) -> Reader | None:
+    name = bare_name(path).lower()
+    return next((reader for reader in READERS if name.endswith(reader.extensions)), None)
+
+
+def _by_content(path: Path, text: str, what: str, complete: bool) -> Reader | None:
+    """The reader whose sniff claims ``text`` first, else the catch-all; None when ``text`` is a
+    head (not ``complete``) and a sniff needs the whole text to tell."""
+    first = first_data_line(text)
+    if first is None:
+        raise InputError(path, None, f"at least one {what}", "an empty file")
+    for reader in READERS:
+        if reader.sniff is not None:
+            claimed = reader.sniff(first[1], text, complete)
+            if claimed is None and not complete:
+                return None
+            if claimed:
+                return reader
+    return catch_all()
+
+
+def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
+    """The format of a file whose whole text is ``text``: from its name (``.gz`` aside), else from
+    its content (see the module).
+
+    ``what`` names a line of the file in the error an empty file gets.
+    """
+    path = Path(path)
+    reader = _by_extension(path) or _by_content(path, text, what, complete=True)
+    assert reader is not None  # a complete text always decides
+    return reader.name
+
+
+def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, str | None]:
+    """The file's format (see :func:`detect_format`) from its head, and its whole text when that
+    had to be read to decide (a JSON file) or the head is the whole file; else None."""
+    path = Path(path)
+    head = raw_bytes(path, HEAD + 1)
+    if len(head) <= HEAD:
+        text = read_text(path)
+        return detect_format(path, text, what), text
+    named = _by_extension(path)
+    if named is not None:
+        return named.name, None
+    found = _by_content(path, head_text(head), what, complete=False)
+    if found is not None:
+        return found.name, None
+    text = read_text(path)
+    return detect_format(path, text, what), text
+
+
+def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
+    """Judgments from qrels in any format that holds them (TREC qrels, BEIR TSV, a JSON
+    ``{qid: {docid: grade}}`` object), detected unless ``input_format`` names it."""
+    path = Path(path)
+    text: str | None = None
+    if input_format is None:
+        input_format, text = detect_file_format(path, "judgment line")
+    reader = reader_for(input_format)
+    if reader.read_qrels is None:
+        raise InputError(path, None, _QRELS, reader.label)
+    judgments = reader.read_qrels(path, text)
+    fallback = catch_all().read_qrels
+    if judgments is None and fallback is not None:  # not this format after all
+        judgments = fallback(path, text)
+    if judgments is None:
+        raise InputError(path, None, _QRELS, "none of them")  # only a registry without a qrels catch-all
+    return judgments

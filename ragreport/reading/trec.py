@@ -1,0 +1,137 @@
+"""TREC runs and qrels: whitespace-separated fields, one row per line.
+
+- Run: ``qid Q0 docid rank score tag`` per line. The rank column is ignored (the score orders
+  the list, ties by id descending, as trec_eval does) and text after the sixth field is ignored.
+- Qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers (``2.0`` is
+  2), negative ones included; a (query, id) pair given twice must have one grade.
+
+Blank lines and ``#`` comment lines are skipped. Most files are read by the bytes-level reader
+(:mod:`ragreport.reading.trecbytes`); one it does not accept (runs of spaces, a malformed line)
+is read line by line here, which names the line at fault in every error. TREC is the catch-all
+format: a file no other reader claims is read as TREC.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import InputError
+from ..core.ids import has_duplicates, hash_ids
+from ..core.model import Judgments, Order, Run
+from . import trecbytes
+from .files import data_lines, split_fields, stem, text_of
+from .reader import Reader
+from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
+
+
+def read_run_bytes(
+    path: str | Path, order: Order = Order.SCORE, name: str = "", span: tuple[int, int] | None = None
+) -> Run | None:
+    """A strictly laid out TREC run (bytes ``span`` of it: a partition) read by
+    :mod:`ragreport.reading.trecbytes`, ids kept as UTF-8 bytes; None when it is not strict, and
+    :func:`parse_run` reads it line by line."""
+    path = Path(path)
+    columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, span=span)
+    if columns is None:
+        return None
+    qids, line_query = trecbytes.query_index(columns)
+    return ranked_run(
+        name or stem(path),
+        str(path),
+        qids,
+        columns.ids,
+        columns.numbers,
+        order,
+        query_index=line_query,
+        counts=None if line_query is not None else columns.group_lengths,
+    )
+
+
+def read_qrels_bytes(path: str | Path) -> Judgments | None:
+    """Strictly laid out TREC qrels read by :mod:`ragreport.reading.trecbytes`; None when the file is not
+    strict or names a (query, id) pair twice (the line-by-line reader then decides)."""
+    path = Path(path)
+    columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True)
+    if columns is None:
+        return None
+    qids, line_query = trecbytes.query_index(columns)
+    counts = columns.group_lengths if line_query is None else np.bincount(line_query, minlength=len(qids))
+    offsets, (docs, grades) = group_by_query(line_query, counts, columns.ids, columns.numbers.astype(np.int64))
+    assert docs is not None and grades is not None  # both columns are arrays
+    if has_duplicates(hash_ids(docs, query=np.repeat(np.arange(len(qids)), np.diff(offsets)))):
+        return None
+    return Judgments(
+        query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades, source=str(path)
+    )
+
+
+def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
+    """A TREC run from its text, line by line: six whitespace-separated fields
+    ``qid Q0 docid rank score tag`` per line.
+
+    The rank column is ignored and text after the sixth field (a comment some tools append) is
+    ignored, as trec_eval does; ``#`` lines and blank lines are skipped.
+    """
+    path = Path(path)
+    qids: dict[str, int] = {}
+    slot_query: list[int] = []
+    slot_docs: list[str] = []
+    slot_scores: list[float] = []
+    for number, line in data_lines(text):
+        fields = split_fields(line)
+        if len(fields) < 6:
+            hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
+            raise InputError(
+                path,
+                number,
+                "6 fields 'qid Q0 docid rank score tag'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
+        qid, _, doc, _, score_text = fields[:5]
+        score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
+        slot_query.append(qids.setdefault(qid, len(qids)))
+        slot_docs.append(doc)
+        slot_scores.append(score)
+    if not qids:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    return run_from_slots(name or stem(path), path, list(qids), slot_query, slot_docs, slot_scores, order)
+
+
+def parse_qrels(path: str | Path, text: str) -> Judgments:
+    """TREC qrels from their text, line by line: ``qid iter docid grade`` per line."""
+    path = Path(path)
+    collector = JudgmentCollector(path)
+    for number, line in data_lines(text):
+        fields = split_fields(line)
+        if len(fields) != 4:
+            hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
+            raise InputError(
+                path,
+                number,
+                "4 fields 'qid iter docid grade'",
+                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
+            )
+        qid, _, doc, grade_text = fields
+        grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
+        collector.add(qid, doc, grade, number)
+    if not collector.queries:
+        raise InputError(path, None, "at least one judgment line", "an empty file")
+    return collector.judgments()
+
+
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A TREC run, by the bytes-level reader when it can (even when the text is at hand: it is the
+    faster of the two), else line by line. A TREC run carries no judgments."""
+    run = read_run_bytes(path, order)
+    return (run if run is not None else parse_run(path, text_of(path, text), order)), None
+
+
+def read_qrels(path: Path, text: str | None) -> Judgments:
+    """TREC qrels, by the bytes-level reader when it can, else line by line."""
+    judgments = read_qrels_bytes(path)
+    return judgments if judgments is not None else parse_qrels(path, text_of(path, text))
+
+
+READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels, label="TREC lines")

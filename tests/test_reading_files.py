@@ -1,0 +1,62 @@
+"""reading.files: gzip whatever the name, UTF-8 with the line of a bad byte, files that are not there."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from ragreport.core.errors import InputError
+from ragreport.reading.files import data_lines, read_text, split_fields, stem
+from ragreport.reading.load import load_runs
+from ragreport.reading.registry import detect_format
+
+
+def test_gzip_is_read_whatever_the_extension(write, tmp_path):
+    text = json.dumps({"id": "a", "retrieved": ["d1"], "relevant": ["d1"]}) + "\n"
+    (tmp_path / "run.jsonl.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "other").write_bytes(gzip.compress(text.encode()))
+    assert read_text(tmp_path / "run.jsonl.gz") == text
+    assert detect_format(tmp_path / "run.jsonl.gz", text) == "jsonl"
+    assert load_runs([tmp_path / "other"])[0].run.name == "other"
+
+
+def test_gzip_that_is_cut_short(tmp_path):
+    (tmp_path / "run.gz").write_bytes(gzip.compress(b"q1 Q0 d1 1 1 t\n" * 100)[:30])
+    with pytest.raises(InputError, match="run.gz: expected a complete gzip file"):
+        read_text(tmp_path / "run.gz")
+
+
+def test_a_gz_name_without_gzip_data(tmp_path):
+    (tmp_path / "run.txt.gz").write_text("q1 Q0 d1 1 1 t\n")
+    with pytest.raises(InputError, match=r"run.txt.gz: expected gzip data \(the name ends in .gz\)"):
+        read_text(tmp_path / "run.txt.gz")
+
+
+def test_text_that_is_not_utf8(tmp_path):
+    (tmp_path / "run.txt").write_bytes(b"q1 Q0 d1 1 1 t\nq1 Q0 \xff 2 1 t\n")
+    with pytest.raises(InputError, match=r"run.txt:2: expected UTF-8 text, got byte 0xff"):
+        read_text(tmp_path / "run.txt")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="nope.txt: expected a readable file, got no such file"):
+        load_runs([tmp_path / "nope.txt"])
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    (tmp_path / "run.txt").write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 1 t\n")
+    assert read_text(tmp_path / "run.txt") == "q1 Q0 d1 1 1 t\n"
+
+
+def test_data_lines_skip_blanks_and_comments_and_split_only_at_newlines():
+    text = "# head\n\n  \t\na b\r\n{\"q\": \"x\u2028y\"}\n"
+    assert list(data_lines(text)) == [(4, "a b"), (5, '{"q": "x\u2028y"}')]
+    assert split_fields("q1\u00a0x Q0\td1") == ["q1\u00a0x", "Q0", "d1"]  # a no-break space is part of an id
+
+
+@pytest.mark.parametrize("name, expected", [("run.trec", "run"), ("run.trec.gz", "run"), ("run", "run"),
+                                            (".hidden", ".hidden"), ("a.b.jsonl", "a.b")])
+def test_a_run_is_named_by_its_file_stem(tmp_path, name, expected):
+    assert stem(tmp_path / name) == expected

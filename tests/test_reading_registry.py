@@ -1,0 +1,104 @@
+"""reading.registry: one list of formats; detection by name, then by content, in registry order."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from helpers import lists_of
+
+from ragreport.cli import build_parser
+from ragreport.core.errors import InputError, UsageError
+from ragreport.core.model import Run
+from ragreport.reading import registry
+from ragreport.reading.files import HEAD
+from ragreport.reading.load import load_runs
+from ragreport.reading.reader import Reader
+from ragreport.reading.registry import FORMATS, READERS, detect_file_format, detect_format, load_qrels
+
+
+def test_format_detection_by_content(write):
+    assert detect_format("x.txt", '{"id": "a", "retrieved": []}\n') == "jsonl"
+    assert detect_format("x.txt", '{"q1": {"d1": 1.0}}') == "json"
+    assert detect_format("x.txt", "# comment\nq1 Q0 d1 1 1.0 tag\n") == "trec"
+    assert detect_format("x.ndjson.gz", "") == "jsonl"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("qid,docid,score\nq1,d1,0.5\n", "csv"),
+    ("q1,d1,0.5\n", "csv"),
+    ("q1,d1,1,0.5\n", "csv"),
+    ("query-id\tcorpus-id\tscore\nq1\td1\t1\n", "csv"),
+    ("q1 0 d1 1\n", "trec"),
+    ('{"q1": {"d1": 1.0}}\n', "json"),
+    ('{"q1": {"d1": 1.0}}\n{"q2": {}}\n', "jsonl"),  # two values: lines, whatever their keys
+    ('{"qid": "q1", "retrieved": []}', "jsonl"),  # one object, but a query's line
+])
+def test_detection_asks_the_readers_in_registry_order(text, expected):
+    assert detect_format("x", text) == expected
+
+
+@pytest.mark.parametrize("name, expected", [("r.jsonl", "jsonl"), ("r.ndjson", "jsonl"), ("r.JSON", "json"),
+                                            ("r.csv.gz", "csv"), ("r.tsv", "csv")])
+def test_a_name_ending_decides_before_the_content(name, expected):
+    assert detect_format(name, "q1 Q0 d1 1 1.0 tag\n") == expected
+
+
+def test_an_empty_file_names_what_it_should_hold():
+    with pytest.raises(InputError, match="x: expected at least one judgment line, got an empty file"):
+        detect_format("x", "# nothing\n\n", "judgment line")
+
+
+def test_a_large_file_is_detected_from_its_head_unless_json_must_be_parsed_whole(write):
+    lines = "".join(f"q{i} Q0 d{i} 1 1.0 tag\n" for i in range(HEAD // 10))
+    assert detect_file_format(write("big", lines)) == ("trec", None)
+    big_map = json.dumps({f"q{i}": {"d1": 1.0} for i in range(HEAD // 10)})
+    fmt, text = detect_file_format(write("big_map", big_map))
+    assert fmt == "json" and text == big_map  # the whole text was read to tell it from JSONL: kept
+    assert detect_file_format(write("big.jsonl", big_map)) == ("jsonl", None)  # the name decides
+
+
+def test_input_format_overrides_detection(write):
+    path = write("run.json", json.dumps({"id": "a", "retrieved": ["d1"], "relevant": ["d1"]}) + "\n")
+    (loaded,) = load_runs([path], input_format="jsonl")
+    assert lists_of(loaded.run) == {"a": ["d1"]}
+
+
+def test_an_unknown_input_format(write):
+    with pytest.raises(UsageError, match="--input-format must be one of jsonl, trec, json, csv, got 'xml'"):
+        load_runs([write("r.trec", "q1 Q0 d1 1 1 t\n")], input_format="xml")
+
+
+def test_qrels_as_json_lines_are_refused(write):
+    with pytest.raises(InputError, match="q.jsonl: expected qrels as TREC lines, BEIR TSV or a JSON object, got "
+                                         "JSON lines"):
+        load_qrels(write("q.jsonl", '{"id": "a", "retrieved": []}\n'))
+
+
+def test_the_registry_is_the_one_list_of_formats():
+    assert FORMATS == ("jsonl", "trec", "json", "csv")  # --input-format's order, as users see it
+    assert len(set(FORMATS)) == len(FORMATS)
+    assert [r.name for r in READERS if r.sniff is None] == ["trec"]  # exactly one catch-all
+    extensions = [e for r in READERS for e in r.extensions]
+    assert len(set(extensions)) == len(extensions)
+    for name in FORMATS:  # --input-format's choices
+        assert build_parser().parse_args(["score", "--input-format", name]).input_format == name
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["score", "--input-format", "xml"])
+    assert all(isinstance(r, Reader) and dataclasses.is_dataclass(r) for r in READERS)
+
+
+def test_a_new_format_is_one_reader_and_one_registry_line(write, monkeypatch):
+    def read_run(path, text, order, own_judgments):
+        ids = (text or path.read_text()).split()
+        return Run("x", np.array(["q1"]), np.array([0, len(ids)]), np.array(ids)), None
+
+    lines = Reader(name="ids", extensions=(".ids",), sniff=lambda first, text, complete: first.startswith("IDS"),
+                   read_run=read_run, read_qrels=None, label="id lists")
+    monkeypatch.setattr(registry, "READERS", (*READERS, lines))
+    qrels = write("q", "q1 0 d2 1\n")
+    assert [x.run.doc_ids.tolist() for x in load_runs([write("r.ids", "d1 d2\n")], qrels=qrels)] == [["d1", "d2"]]
+    assert detect_format("r", "IDS d1\n") == "ids"
+    assert load_runs([write("r2", "d3\n")], qrels=qrels, input_format="ids")[0].run.name == "r2"
