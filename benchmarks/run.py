@@ -36,7 +36,7 @@ MEASURES = "P@10, R@100, AP@100, nDCG@10, RR@10, Hit@10"
 TOOLS = {
     "ragreport": """
 from ragreport.scoring.join import join
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.scoring.measures import parse_measures, score_measures
 from ragreport.core.model import TREC_EVAL
 loaded = load_runs([sys.argv[2]], qrels=sys.argv[1])[0]

@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 from .core.errors import UsageError
 from .scoring.join import JudgedRun, join
 from .analysis.limits import limits
-from .reading.load import load_runs
+from .reading.registry import load_runs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.registry import detect_file_format
 from .scoring.measures import Measure

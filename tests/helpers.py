@@ -42,7 +42,7 @@ def load_error(write, name: str, content: str, role: str) -> str:
     import pytest
 
     from ragreport.core.errors import InputError
-    from ragreport.reading.load import load_runs
+    from ragreport.reading.registry import load_runs
 
     path = write(name, content)
     other = write("other_qrels.txt", QRELS_LINE) if role == "run" else write("other_run.txt", RUN_LINE)

@@ -74,7 +74,7 @@ def site_files(folder: Path) -> dict[str, bytes]:
 
 def second_sample_run(folder: Path) -> Path:
     """The sample with its lists reversed in their top 3 and another name: a second run to compare."""
-    from ragreport.reading.load import sample_path
+    from ragreport.reading.registry import sample_path
 
     lines = []
     for line in sample_path().read_text().splitlines():

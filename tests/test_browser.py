@@ -200,7 +200,7 @@ def test_narrow_screen_has_no_console_errors(browser, sample_site):
 
 
 def test_comparison_view_draws_its_charts(browser, tmp_path):
-    from ragreport.reading.load import sample_path
+    from ragreport.reading.registry import sample_path
 
     second = second_sample_run(tmp_path)
     assert main(["build", str(sample_path()), str(second), "-k", "5", "--out", str(tmp_path / "site"), "--quiet"]) == 0

@@ -12,7 +12,7 @@ import pytest
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import Conventions
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.scoring.join import join
 from ragreport.scoring.measures import parse_measures
 from ragreport.scoring.partition import (

@@ -6,7 +6,7 @@ import pytest
 from helpers import grades_of, lists_of
 
 from ragreport.core.errors import InputError
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.reading.registry import load_qrels
 
 

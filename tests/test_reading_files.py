@@ -9,7 +9,7 @@ import pytest
 
 from ragreport.core.errors import InputError
 from ragreport.reading.files import data_lines, read_text, split_fields, stem
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.reading.registry import detect_format
 
 

@@ -8,7 +8,7 @@ import pytest
 from helpers import grades_of, lists_of, load_error
 
 from ragreport.core.errors import InputError
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 
 
 def test_jsonl_with_every_id_key_graded_and_plain_relevant(write):

@@ -7,7 +7,7 @@ import json
 import pytest
 from helpers import grades_of, lists_of, load_error
 
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 
 
 def test_json_dicts_like_pytrec_eval_and_ranx(write):

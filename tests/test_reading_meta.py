@@ -10,7 +10,7 @@ import pytest
 from ragreport.api import evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import LabelSource, RetrieverKind, RunMeta
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.reading.meta import check_meta_count, check_unique_names, find_meta, load_meta, run_name
 
 META_TOML = """name = "hybrid-v2"

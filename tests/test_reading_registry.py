@@ -14,9 +14,16 @@ from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import Run
 from ragreport.reading import registry
 from ragreport.reading.files import HEAD
-from ragreport.reading.load import load_runs
 from ragreport.reading.reader import Reader
-from ragreport.reading.registry import FORMATS, READERS, detect_file_format, detect_format, load_qrels
+from ragreport.reading.registry import (
+    FORMATS,
+    READERS,
+    detect_file_format,
+    detect_format,
+    load_qrels,
+    load_runs,
+    sample_path,
+)
 
 
 def test_format_detection_by_content(write):
@@ -102,3 +109,34 @@ def test_a_new_format_is_one_reader_and_one_registry_line(write, monkeypatch):
     assert [x.run.doc_ids.tolist() for x in load_runs([write("r.ids", "d1 d2\n")], qrels=qrels)] == [["d1", "d2"]]
     assert detect_format("r", "IDS d1\n") == "ids"
     assert load_runs([write("r2", "d3\n")], qrels=qrels, input_format="ids")[0].run.name == "r2"
+
+
+# --- loading: every run with its judgments, metadata and a unique name; the sample by default ---
+
+RUN_LINE = "q1 Q0 d1 1 1.0 tag\n"
+
+
+def test_trec_run_without_qrels(write):
+    with pytest.raises(UsageError, match="needs judgments: give them with --qrels FILE"):
+        load_runs([write("run.txt", RUN_LINE)])
+
+
+def test_two_runs_with_one_name(write, tmp_path):
+    line = '{"id": "a", "retrieved": [], "relevant": ["x"]}\n'
+    first, second = write("a/run.jsonl", line), write("b/run.jsonl", line)
+    with pytest.raises(UsageError, match="two runs are named 'run'"):
+        load_runs([first, second])
+
+
+def test_loaded_arrays_are_read_only(write):
+    (loaded,) = load_runs([write("r.jsonl", '{"id": "a", "retrieved": ["x"], "relevant": ["x"]}\n')])
+    with pytest.raises(ValueError):
+        loaded.judgments.grades[0] = 5
+    assert isinstance(loaded.run.offsets, np.ndarray)
+
+
+def test_no_input_is_the_preloaded_sample_with_a_source_alike_on_every_machine():
+    (loaded,) = load_runs([])
+    assert sample_path().is_file()
+    assert loaded.run.name == "sample"
+    assert loaded.run.source == "preloaded sample (ragreport/sample/sample.jsonl)"

@@ -6,7 +6,7 @@ import pytest
 from helpers import QRELS_LINE, RUN_LINE, grades_of, lists_of, load_error
 
 from ragreport.core.model import Order
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 
 
 def test_trec_run_is_ordered_by_score_then_docid_descending(write):

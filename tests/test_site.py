@@ -310,7 +310,7 @@ def test_templates_are_found(sample_site):
 def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_path):
     from sitetools import second_sample_run
 
-    from ragreport.reading.load import sample_path
+    from ragreport.reading.registry import sample_path
 
     second = second_sample_run(tmp_path)
     out = tmp_path / "site"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from ragreport.cli import main
 from ragreport.scoring.join import join
-from ragreport.reading.load import load_runs
+from ragreport.reading.registry import load_runs
 from ragreport.scoring.measures import Measure, parse_measures, score_measures
 from ragreport.core.model import TREC_EVAL, Missing
 

@@ -4,6 +4,8 @@ Readers of text give ids as ``'U'`` arrays; the bytes-level TREC reader gives th
 arrays of UTF-8 bytes, four times smaller. Both order the same way: byte order of UTF-8 is code
 point order, which is the ``strcmp`` order trec_eval breaks ties with.
 
+Id work runs over blocks on two threads (:func:`thread_map`).
+
 Hashing is how ids are interned without sorting millions of strings: equal ids always get equal
 hashes, so a hash lookup never misses a match; every match it finds is then checked against the
 ids themselves, so a collision can never make two different ids equal.
@@ -11,9 +13,31 @@ ids themselves, so a collision can never make two different ids equal.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
 import numpy as np
 
-from .parallel import thread_map
+# Two cores for numpy work: numpy lets go of the GIL inside its array loops (comparisons, gathers,
+# sorts), so threads over independent blocks of a run keep both cores busy without copying data to
+# other processes. The reader, the ordering, the join and the id hashing below use them.
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Threads used by the reader, the ordering and the join.
+THREADS = 2
+
+
+def thread_map(function: Callable[[T], R], items: Iterable[T], threads: int = THREADS) -> list[R]:
+    """``[function(item) for item in items]``, on ``threads`` threads when there is more than one item."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor  # on first use: small inputs never pay for it
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(function, items))
+
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)

@@ -254,7 +254,7 @@ class Judgments:
     source: str = ""
 
     @classmethod
-    def from_lists(cls, per_query: list[tuple[str, list[str], list[int]]], source: str = "") -> "Judgments":
+    def from_lists(cls, per_query: list[tuple[str, list[str], list[int]]], source: str = "") -> Judgments:
         query_ids = [q for q, _, _ in per_query]
         lengths = [len(d) for _, d, _ in per_query]
         docs = [d for _, ds, _ in per_query for d in ds]
@@ -286,7 +286,7 @@ class Run:
     @classmethod
     def from_lists(cls, name: str, per_query: list[tuple[str, list[str]]], *,
                    query_text: tuple[str | None, ...] = (), meta: RunMeta | None = None,
-                   source: str = "") -> "Run":
+                   source: str = "") -> Run:
         lengths = [len(d) for _, d in per_query]
         return cls(
             name=name,
@@ -299,11 +299,11 @@ class Run:
         )
 
     @classmethod
-    def empty(cls, name: str = "", source: str = "") -> "Run":
+    def empty(cls, name: str = "", source: str = "") -> Run:
         """A run with no query (a partition that holds none)."""
         return cls(name, np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"),
                    source=source)
 
-    def with_meta(self, meta: RunMeta, name: str) -> "Run":
+    def with_meta(self, meta: RunMeta, name: str) -> Run:
         return Run(self.name if not name else name, self.query_ids, self.offsets, self.doc_ids,
                    self.query_text, meta, self.source)

@@ -1,6 +1,6 @@
 """Reading: files into :mod:`ragreport.core.model` objects.
 
-Entry points: :func:`ragreport.reading.load.load_runs` (runs with their judgments, metadata and
+Entry points: :func:`ragreport.reading.registry.load_runs` (runs with their judgments, metadata and
 names), :func:`ragreport.reading.registry.load_qrels`, :func:`~ragreport.reading.registry.detect_format`.
 
 - ``files``: a file's bytes and text (gzip, byte-order mark, UTF-8), its data lines, its stem.

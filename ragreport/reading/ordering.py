@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ids import as_bytes, padded_words
-from ..core.parallel import THREADS, thread_map
+from ..core.ids import THREADS, as_bytes, padded_words, thread_map
 
 
 def _first_distinct_word(words: np.ndarray) -> np.ndarray:

@@ -1,8 +1,8 @@
-"""The input formats, detection among them, and reading qrels in the format found.
+"""The input formats, detection among them, and loading: runs and qrels read in the format found.
 
 :data:`READERS` is the one list of formats: ``--input-format``'s choices (:data:`FORMATS`, in
-this order), the names detection may return, and the readers :mod:`ragreport.reading.load`
-calls. A new format is a module declaring a :class:`~ragreport.reading.reader.Reader` and one
+this order), the names detection may return, and the readers :func:`load_runs` and
+:func:`load_qrels` call. A new format is a module declaring a :class:`~ragreport.reading.reader.Reader` and one
 line here.
 
 Detection (:func:`detect_format`): a name ending (``.gz`` aside) decides first; else the file's
@@ -12,12 +12,15 @@ order and the first to claim the file wins; a file none claims is in the catch-a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.errors import InputError, UsageError
-from ..core.model import Judgments
+from ..core.model import Judgments, Order, Run
 from . import delimited, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
+from .meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reader import Reader
 
 #: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
@@ -117,3 +120,56 @@ def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     if judgments is None:
         raise InputError(path, None, _QRELS, "none of them")  # only a registry without a qrels catch-all
     return judgments
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run with the judgments it is to be scored against."""
+
+    run: Run
+    judgments: Judgments
+
+
+def sample_path() -> Path:
+    """The preloaded sample's JSONL file, inside the installed package."""
+    # Imported only here: it costs a noticeable share of a small run's time.
+    from importlib import resources
+
+    return Path(str(resources.files("ragreport") / "sample" / "sample.jsonl"))
+
+
+def load_runs(
+    inputs: Sequence[str | Path],
+    *,
+    qrels: str | Path | None = None,
+    metas: Sequence[str | Path] = (),
+    input_format: str | None = None,
+    order: Order = Order.SCORE,
+) -> list[LoadedRun]:
+    """Load every input run with its judgments and metadata; the sample when ``inputs`` is empty.
+
+    Judgments come from ``qrels`` when given, else from the runs' own files (RAG JSONL). Metadata
+    comes from ``metas`` (one per input, in order) or from ``RUN.meta.toml`` / ``RUN.meta.json``
+    beside the run. A run is named by its metadata ``name``, else its file stem; names must be
+    unique. ``input_format`` (a name of :data:`~ragreport.reading.registry.FORMATS`) skips
+    detection.
+    """
+    paths = [Path(p) for p in inputs] or [sample_path()]
+    check_meta_count(metas, len(paths))
+    check_input_format(input_format)
+    shared = load_qrels(qrels) if qrels is not None else None
+
+    loaded: list[LoadedRun] = []
+    for i, path in enumerate(paths):
+        fmt, text = (input_format, None) if input_format else detect_file_format(path)
+        run, own = reader_for(fmt).read_run(path, text, order, shared is None)
+        judgments = shared if shared is not None else own
+        if judgments is None:
+            raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
+        meta = meta_for(path, metas[i] if metas else None)
+        run = run.with_meta(meta, run_name(meta, path))
+        if not inputs:  # an install path would make the report differ between machines
+            run = replace(run, source="preloaded sample (ragreport/sample/sample.jsonl)")
+        loaded.append(LoadedRun(run, judgments))
+    check_unique_names((item.run.name, item.run.source) for item in loaded)
+    return loaded

@@ -17,14 +17,13 @@ from __future__ import annotations
 import gzip
 import itertools
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
-from ..core.ids import first_appearance
-from ..core.parallel import THREADS
+from ..core.ids import THREADS, first_appearance
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.ids import common_kind, has_duplicates, hash_ids
 from ..core.model import Judgments, Run, RunMeta
 from ..reading.ordering import as_matrix, query_blocks
-from ..core.parallel import THREADS, thread_map
+from ..core.ids import THREADS, thread_map
 
 
 @dataclass(frozen=True)
