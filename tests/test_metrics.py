@@ -1,4 +1,4 @@
-"""Metric kernels: SPEC.md section 5 by hand, a naive reference loop, and registry-wide properties."""
+"""Metric kernels: SPEC.md section 5 by hand, a naive reference loop, and catalogue-wide properties."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from conftest import examples
 from hypothesis import strategies as st
 from reference import metrics_at
 
-from ragreport.scoring.metrics import METRICS, NDCG, AVERAGE_PRECISION, cumulative_dcg, score
+from ragreport.scoring.catalogue import (AVERAGE_PRECISION, CATALOGUE, CONTEXT_PRECISION, HIT, NDCG, PRECISION,
+                                         RECALL, RECIPROCAL_RANK, SUITE, ValueKind, cumulative_dcg)
+from ragreport.scoring.metrics import score
 from ragreport.core.model import Conventions, Denominator, Gain
 from ragreport.analysis.summary import summarise
-
-KEYS = [m.key for m in METRICS]
 
 
 # --- SPEC.md section 5 -------------------------------------------------------------------------
@@ -91,12 +91,12 @@ def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain
     for q, (retrieved, grades) in enumerate(queries):
         for c, k in enumerate(scores.cutoffs):
             expected = metrics_at(retrieved, grades, int(k), denominator.value, gain.value)
-            for m, key in enumerate(KEYS):
-                assert scores.values[m, q, c] == pytest.approx(expected[key], abs=1e-12), (key, k, q)
+            for m, metric in enumerate(SUITE):  # every metric of the suite has its naive twin
+                assert scores.values[m, q, c] == pytest.approx(expected[metric.key], abs=1e-12), (metric.key, k, q)
         assert bool(scores.scored[q]) == any(g >= 1 for g in grades.values())
 
 
-# --- Properties over the whole registry ---------------------------------------------------------
+# --- Properties over the whole catalogue --------------------------------------------------------
 
 @settings(max_examples=examples(150), deadline=None)
 @given(queries=st.lists(query_strategy, min_size=1, max_size=6))
@@ -104,9 +104,12 @@ def test_every_score_lies_in_0_1_and_recall_and_hit_never_fall_as_k_grows(querie
     judged = judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)])
     scores = score(judged, range(1, 17), Conventions())
     assert np.all(scores.values >= 0) and np.all(scores.values <= 1 + 1e-12)
-    for key in ("R", "Hit", "RR"):
-        values = scores.values[KEYS.index(key)]
-        assert np.all(np.diff(values, axis=1) >= -1e-12), key
+    for metric in SUITE:
+        if metric.kind is ValueKind.BINARY:
+            assert set(np.unique(scores.values[SUITE.index(metric)])) <= {0.0, 1.0}, metric.key
+    for metric in (RECALL, HIT, RECIPROCAL_RANK):
+        values = scores.values[SUITE.index(metric)]
+        assert np.all(np.diff(values, axis=1) >= -1e-12), metric.key
 
 
 @settings(max_examples=examples(100), deadline=None)
@@ -116,32 +119,32 @@ def test_the_ideal_ranking_scores_one(grades, k):
     order = sorted(range(len(grades)), key=lambda i: -grades[i])
     judged = judged_run([("q", [docs[i] for i in order], dict(zip(docs, grades)))])
     scores = score(judged, [k], Conventions(denominator=Denominator.MIN))
-    for key in ("R", "Hit", "RR", "AP", "nDCG", "CP"):
-        assert scores.values[KEYS.index(key), 0, 0] == pytest.approx(1.0), key
-    assert scores.values[KEYS.index("P"), 0, 0] == pytest.approx(min(len(grades), k) / k)
+    for metric in (RECALL, HIT, RECIPROCAL_RANK, AVERAGE_PRECISION, NDCG, CONTEXT_PRECISION):
+        assert scores.of(metric, k)[0] == pytest.approx(1.0), metric.key
+    assert scores.of(PRECISION, k)[0] == pytest.approx(min(len(grades), k) / k)
 
 
 def test_recall_under_relevant_denominator_cannot_reach_one_when_r_exceeds_k():
     docs = [f"d{i}" for i in range(6)]
     judged = judged_run([("q", docs, {d: 1 for d in docs})])
-    relevant = score(judged, [5], Conventions()).values[KEYS.index("R"), 0, 0]
-    minimum = score(judged, [5], Conventions(denominator=Denominator.MIN)).values[KEYS.index("R"), 0, 0]
+    relevant = score(judged, [5], Conventions()).of(RECALL, 5)[0]
+    minimum = score(judged, [5], Conventions(denominator=Denominator.MIN)).of(RECALL, 5)[0]
     assert relevant == pytest.approx(5 / 6) and minimum == 1.0
 
 
 def test_a_repeat_keeps_its_slot_and_scores_nothing():
     judged = judged_run([("q", ["a", "a", "b"], {"a": 2, "b": 1})])
     scores = score(judged, [3], Conventions())
-    assert scores.values[KEYS.index("P"), 0, 0] == pytest.approx(2 / 3)
+    assert scores.of(PRECISION, 3)[0] == pytest.approx(2 / 3)
     # DCG: a at rank 1 (gain 2), the repeat nothing, b at rank 3 (gain 1 / log2 4).
-    assert scores.values[KEYS.index("nDCG"), 0, 0] == pytest.approx((2 + 0.5) / (2 + 1 / np.log2(3)))
+    assert scores.of(NDCG, 3)[0] == pytest.approx((2 + 0.5) / (2 + 1 / np.log2(3)))
     assert list(judged.repeat) == [False, True, False]
 
 
 def test_exponential_gain_weighs_high_grades_more():
     judged = judged_run([("q", ["b", "a"], {"a": 3, "b": 1})])
-    linear = score(judged, [2], Conventions()).values[KEYS.index("nDCG"), 0, 0]
-    exp = score(judged, [2], Conventions(gain=Gain.EXP)).values[KEYS.index("nDCG"), 0, 0]
+    linear = score(judged, [2], Conventions()).of(NDCG, 2)[0]
+    exp = score(judged, [2], Conventions(gain=Gain.EXP)).of(NDCG, 2)[0]
     assert linear == pytest.approx((1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3)))
     assert exp == pytest.approx((1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3)))
 
@@ -149,7 +152,7 @@ def test_exponential_gain_weighs_high_grades_more():
 def test_context_precision_equals_ap_only_when_every_relevant_id_is_within_k():
     judged = judged_run([("all", ["a", "x", "b"], {"a": 1, "b": 1}), ("some", ["a", "x", "y"], {"a": 1, "b": 1})])
     scores = score(judged, [3], Conventions())
-    ap, cp = scores.values[KEYS.index("AP"), :, 0], scores.values[KEYS.index("CP"), :, 0]
+    ap, cp = scores.of(AVERAGE_PRECISION, 3), scores.of(CONTEXT_PRECISION, 3)
     assert ap[0] == pytest.approx(cp[0]) == pytest.approx((1 + 2 / 3) / 2)
     assert cp[1] == 1.0 and ap[1] == 0.5
 
@@ -160,14 +163,27 @@ def test_first_relevant_rank_looks_past_the_deepest_cutoff():
     assert list(scores.first_relevant_rank) == [4, 0]
 
 
-def test_registry_names_every_convention():
-    conventions = Conventions()
-    for metric in METRICS:
-        text = metric.convention(5, conventions)
-        assert "5" in text and text.endswith(".")
-    assert [m.key for m in METRICS] == ["P", "R", "Hit", "RR", "AP", "nDCG", "CP"]
-    assert [m.trec_eval_name(5) for m in METRICS] == ["P_5", "recall_5", "success_5", "recip_rank",
-                                                      "map_cut_5", "ndcg_cut_5", None]
+def test_every_entry_states_its_convention():
+    for metric in CATALOGUE:
+        for conventions in (Conventions(), Conventions(denominator=Denominator.MIN, gain=Gain.EXP)):
+            text = metric.convention(5, conventions)
+            assert text.endswith(".") and ("5" in text or not metric.in_suite), metric.key
+
+
+def test_trec_eval_twins_by_hand():
+    # The twin the report names beside each figure at K = 5 (trec_eval's own names).
+    twins = {m.key: m.trec_eval_name(5) for m in SUITE if m.trec_eval}
+    assert twins == {"P": "P_5", "R": "recall_5", "Hit": "success_5", "RR": "recip_rank", "AP": "map_cut_5",
+                     "nDCG": "ndcg_cut_5"}
+    assert all(m.trec_eval_name(5) is None for m in SUITE if not m.trec_eval)
+
+
+def test_scoring_a_subset_gives_the_suites_figures():
+    judged = judged_run([("q", SIX, SIX_GRADES), ("r", ["b", "a"], {"a": 1, "z": 2})])
+    everything = score(judged, [2, 6], Conventions())
+    for metric in SUITE:
+        alone = score(judged, [2, 6], Conventions(), [metric])
+        assert alone.metrics == (metric,) and np.array_equal(alone.of(metric, 6), everything.of(metric, 6))
 
 
 def test_cutoffs_must_be_positive():

@@ -9,6 +9,7 @@ from helpers import judged_run
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Missing
 from ragreport.analysis.summary import Status, fingerprint, summarise, sweep_cutoffs
+from ragreport.scoring.catalogue import HIT, SUITE, IntervalMethod
 
 
 def _mixed():
@@ -61,9 +62,9 @@ def test_default_kmax_is_max_10_2k_and_k_above_kmax_is_refused():
 def test_hit_uses_wilson_and_the_rest_the_bootstrap_at_every_k():
     judged = judged_run([(f"q{i}", ["a", "b"], {"b" if i % 3 else "a": 1}) for i in range(12)])
     summary = summarise(judged, 2, Conventions())
-    assert {label: iv.method for label, iv in summary.at_k.items()} == {
-        "P@2": "bootstrap", "R@2": "bootstrap", "Hit@2": "wilson", "RR@2": "bootstrap", "AP@2": "bootstrap",
-        "nDCG@2": "bootstrap", "CP@2": "bootstrap"}
+    assert {label: iv.method for label, iv in summary.at_k.items()} == {m.label(2): m.interval for m in SUITE}
+    assert HIT.interval is IntervalMethod.WILSON
+    assert [m for m in SUITE if m.interval is IntervalMethod.WILSON] == [HIT]
     # Hit@1 is 4 of 12: its band is Wilson's, at K = 1 of the sweep as well.
     assert summary.sweep.low["Hit"][0] == pytest.approx(0.1381, abs=1e-4)
     assert summary.sweep.high["Hit"][0] == pytest.approx(0.6093, abs=1e-4)

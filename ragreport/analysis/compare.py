@@ -1,6 +1,7 @@
 """Several runs against a baseline: paired differences, a randomization test, corrected p-values.
 
-For every run other than the baseline and every metric at K:
+For every run other than the baseline and every metric of the comparison family at K (the
+catalogue's :data:`~ragreport.scoring.catalogue.COMPARED`; diagnostics are not compared):
 
 - the mean per-query difference (run minus baseline) over the queries both runs scored, with a
   *paired* percentile bootstrap band: each resample draws the same queries for both runs, which is
@@ -22,7 +23,7 @@ import numpy as np
 
 from ..core.errors import UsageError
 from .intervals import bootstrap_interval
-from ..scoring.metrics import METRICS
+from ..scoring.catalogue import COMPARED, Metric
 from ..core.model import Choice, Conventions
 from .summary import RunSummary
 
@@ -194,6 +195,7 @@ class RunComparison:
     run_scores: np.ndarray
     comparisons: tuple[Comparison, ...]  # empty when the two runs share no scored query
     same_labels: bool  # judged against the same label set (fingerprints equal)
+    metrics: tuple[Metric, ...] = COMPARED  # the columns of the score matrices
 
 
 @dataclass(frozen=True)
@@ -208,10 +210,11 @@ class ComparisonReport:
         return tuple(c for run in self.runs for c in run.comparisons)
 
 
-def scores_at_k(summary: RunSummary, rows: np.ndarray) -> np.ndarray:
-    """Every metric at K for the given query rows: (rows x metrics)."""
-    column = summary.scores.column(summary.k)
-    return summary.scores.values[:, rows, column].T
+def scores_at_k(summary: RunSummary, rows: np.ndarray, metrics: tuple[Metric, ...] = COMPARED) -> np.ndarray:
+    """``metrics`` at K for the given query rows: (rows x metrics)."""
+    scores = summary.scores
+    positions = [scores.metrics.index(m) for m in metrics]
+    return scores.values[:, rows, scores.column(summary.k)][positions].T
 
 
 def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
@@ -240,8 +243,8 @@ def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
         if summary is base:
             continue
         pairing = pair_queries(base, summary)
-        base_scores = scores_at_k(base, pairing.baseline_rows)
-        run_scores = scores_at_k(summary, pairing.run_rows)
+        base_scores = scores_at_k(base, pairing.baseline_rows, COMPARED)
+        run_scores = scores_at_k(summary, pairing.run_rows, COMPARED)
         differences = run_scores - base_scores
         if len(differences):
             delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed,
@@ -255,7 +258,7 @@ def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
     runs = []
     for summary, pairing, base_scores, run_scores, differences, delta, low, high, p in partial:
         comparisons = []
-        for m, metric in enumerate(METRICS[:len(p)]):
+        for m, metric in enumerate(COMPARED if len(p) else ()):
             column = differences[:, m]
             comparisons.append(Comparison(
                 baseline=base.name, run=summary.name, metric=metric.label(base.k),
@@ -264,5 +267,5 @@ def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
                 ties=int((np.abs(column) <= TIE).sum()), losses=int((column < -TIE).sum()),
                 queries=len(column), alpha=1.0 - conventions.confidence))
         runs.append(RunComparison(base, summary, pairing, base_scores, run_scores, tuple(comparisons),
-                                  same_labels=summary.label_fingerprint == base.label_fingerprint))
+                                  same_labels=summary.label_fingerprint == base.label_fingerprint, metrics=COMPARED))
     return ComparisonReport(base.name, correction, permutations, tuple(runs))

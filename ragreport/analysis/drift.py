@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .intervals import bootstrap_interval
-from ..scoring.metrics import METRICS
+from ..scoring.catalogue import SUITE
 from .summary import RunSummary
 
 # Conventions that change figures; confidence, resamples and seed only change bands.
@@ -108,7 +108,7 @@ def _rows(then: dict[str, Any], summary: RunSummary) -> list[DriftRow]:
     ids = summary.judged.query_ids.tolist()
     scored = summary.scores.scored.tolist()
     rows = []
-    for metric in METRICS:
+    for metric in SUITE:
         label = metric.label(summary.k)
         now = summary.at_k[label].mean
         then_mean = then.get("metrics", {}).get(label, {}).get("mean")

@@ -8,6 +8,8 @@ from typing import Iterator
 
 import numpy as np
 
+from ..scoring.catalogue import IntervalMethod
+
 #: Resample-count cells held at once (resamples x queries): about 8 MB a block keeps memory low...
 _BLOCK_CELLS = 1 << 20
 #: ...but a block has at least this many resamples (within _MAX_CELLS), so that with many queries
@@ -18,12 +20,12 @@ _MAX_CELLS = 1 << 23
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its band and the method that made the band (``wilson`` or ``bootstrap``)."""
+    """A mean with its band and the method that made the band (NaN bounds under ``NONE``)."""
 
     mean: float
     low: float
     high: float
-    method: str
+    method: IntervalMethod
 
 
 def z_value(confidence: float) -> float:

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..scoring.metrics import METRICS
+from ..scoring.catalogue import COMPARED, PRECISION, RECALL, SUITE, IntervalMethod
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from .dates import run_date  # re-exported: the output stage reads it without the limits
 from .summary import RunSummary
@@ -110,7 +110,7 @@ def k_dependence(summary: RunSummary, today: _dt.date) -> Limit | None:
     if len(sweep.cutoffs) < 2 or summary.counts.scored == 0:
         return None
     first, last = int(sweep.cutoffs[0]), int(sweep.cutoffs[-1])
-    r, p = sweep.mean["R"], sweep.mean["P"]
+    r, p = sweep.mean[RECALL.key], sweep.mean[PRECISION.key]
     if summary.conventions.denominator is Denominator.RELEVANT:
         rule = "Under the default denominator Recall never falls as K grows, while Precision tends to"
     else:
@@ -160,12 +160,16 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
     n = summary.counts.scored
     if n == 0:
         return None
-    widths = {label: iv.high - iv.low for label, iv in summary.at_k.items()}
+    # The retrieval metrics' bands (the comparison family): a diagnostic's band says nothing about
+    # how precise they are.
+    retrieval = {m.label(cutoff) for m in COMPARED for cutoff in summary.cutoffs}
+    widths = {label: iv.high - iv.low for label, iv in summary.at_k.items() if label in retrieval}
     narrow = min(widths, key=widths.get)
     wide = max(widths, key=widths.get)
-    hit = summary.at_k[METRICS[2].label(summary.k)]
+    share = next(m for m in SUITE if m.interval is IntervalMethod.WILSON)  # the share of queries with a hit
+    hit = summary.at_k[share.label(summary.k)]
     spread = (f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
-              f"{widths[wide]:.3f} wide ({wide}); Hit@{summary.k} lies somewhere between {hit.low:.3f} and "
+              f"{widths[wide]:.3f} wide ({wide}); {share.label(summary.k)} lies somewhere between {hit.low:.3f} and "
               f"{hit.high:.3f}.")
     if n < SMALL_QUERY_COUNT:
         return Limit("small_sample", f"Only {n} scored quer{'y' if n == 1 else 'ies'}",

@@ -12,9 +12,10 @@ from ..core.errors import UsageError
 from ..core.ids import as_text
 from .intervals import Interval, bootstrap_interval, wilson_interval
 from .status import Status  # re-exported: the statuses moved to a module the output reads cheaply
+from ..scoring.catalogue import IntervalMethod
 from ..scoring.join import JudgedRun
 from ..scoring.measures import Measure, score_measures
-from ..scoring.metrics import METRICS, QueryScores, score
+from ..scoring.metrics import QueryScores, score
 from ..core.model import Conventions
 
 
@@ -153,9 +154,9 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     """Score ``judged`` at K (one cutoff or several, the first being the report's K) and over the
     sweep, and put a band on every mean.
 
-    Hit@K gets the Wilson interval (its per-query values are 0/1); every other metric a
-    percentile bootstrap over the scored queries, one resample matrix shared by every metric and
-    every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
+    Each metric gets the band its catalogue entry names: Wilson for a 0/1 value per query (Hit@K),
+    else a percentile bootstrap over the scored queries, one resample matrix shared by every metric
+    and every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
     (the per-query counts of :mod:`ragreport.scoring.measures` get their mean and no band).
 
     ``scores`` and ``measure_values``, when given, are the per-query figures already taken (by
@@ -179,21 +180,21 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
     mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
 
-    hit_row = METRICS.index(next(m for m in METRICS if m.interval == "wilson"))
-    successes = (flat.reshape(n, n_metrics, n_cut)[:, hit_row, :] > 0).sum(axis=0)
-    w_low, w_high = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
-    low[hit_row], high[hit_row] = w_low, w_high
+    for row, metric in enumerate(scores.metrics):
+        if metric.interval is IntervalMethod.WILSON:
+            successes = (flat.reshape(n, n_metrics, n_cut)[:, row, :] > 0).sum(axis=0)
+            low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
 
     sweep = Sweep(
         cutoffs=cutoffs,
-        mean={m.key: mean[i] for i, m in enumerate(METRICS)},
-        low={m.key: low[i] for i, m in enumerate(METRICS)},
-        high={m.key: high[i] for i, m in enumerate(METRICS)},
+        mean={m.key: mean[i] for i, m in enumerate(scores.metrics)},
+        low={m.key: low[i] for i, m in enumerate(scores.metrics)},
+        high={m.key: high[i] for i, m in enumerate(scores.metrics)},
     )
     at_k = {}
     for cutoff in asked:
         column = scores.column(cutoff)
-        for i, m in enumerate(METRICS):
+        for i, m in enumerate(scores.metrics):
             at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
                                              m.interval)
 
@@ -237,11 +238,12 @@ def _measure_intervals(measures: Sequence[Measure], values: np.ndarray, conventi
     mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
     out = {}
     for i, measure in enumerate(measures):
-        if measure.interval == "wilson":
+        method = measure.interval
+        if method is IntervalMethod.WILSON:
             w_low, w_high = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
-            out[measure.label()] = Interval(float(mean[i]), w_low, w_high, "wilson")
-        elif measure.interval == "none":
-            out[measure.label()] = Interval(float(mean[i]), float("nan"), float("nan"), "none")
+            out[measure.label()] = Interval(float(mean[i]), w_low, w_high, method)
+        elif method is IntervalMethod.NONE:
+            out[measure.label()] = Interval(float(mean[i]), float("nan"), float("nan"), method)
         else:
-            out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), "bootstrap")
+            out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), method)
     return out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.metrics import METRICS
+from ..scoring.catalogue import INDEX_CHART, PRIMARY, SUITE, Metric
 from . import present as say
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 # Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a
 # run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
-DEFAULT_INDEX_METRIC = "R"
-DEFAULT_SCATTER_METRIC = "nDCG"
+DEFAULT_INDEX_METRIC = INDEX_CHART
+DEFAULT_SCATTER_METRIC = PRIMARY
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -38,13 +38,14 @@ def _clean(values) -> list[float | None]:
     return [None if (v is None or (isinstance(v, float) and math.isnan(v))) else float(v) for v in values]
 
 
-def _band_and_line(summary: RunSummary, key: str, name: str, colour: str, group: str,
+def _band_and_line(summary: RunSummary, metric: Metric, name: str, colour: str, group: str,
                    visible: bool = True, axes: tuple[str, str] = ("x", "y")) -> list[dict[str, Any]]:
     """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover."""
     sweep = summary.sweep
     ks = [int(k) for k in sweep.cutoffs]
+    key = metric.key
     low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
-    method = "Wilson" if key == "Hit" else "bootstrap"
+    method = say.INTERVAL_NAMES[metric.interval]
     band = {
         "type": "scatter", "mode": "lines", "x": ks + ks[::-1], "y": high + low[::-1],
         "fill": "toself", "fillcolor": _rgba(colour, 0.16), "line": {"width": 0, "color": colour},
@@ -94,7 +95,7 @@ GRID_COLUMNS = 3
 def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     """Small multiples: one panel per metric against K with its band, the chosen K marked in each."""
     traces: list[dict[str, Any]] = []
-    rows = math.ceil(len(METRICS) / GRID_COLUMNS)
+    rows = math.ceil(len(SUITE) / GRID_COLUMNS)
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     layout: dict[str, Any] = {
@@ -105,10 +106,10 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
         "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
         "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", "height": 250 * rows + 40,
     }
-    for i, metric in enumerate(METRICS):
+    for i, metric in enumerate(SUITE):
         suffix = "" if i == 0 else str(i + 1)
         x, y = f"x{suffix}", f"y{suffix}"
-        traces += _band_and_line(summary, metric.key, metric.key, PALETTE[i], metric.key, axes=(x, y))
+        traces += _band_and_line(summary, metric, metric.key, PALETTE[i], metric.key, axes=(x, y))
         layout[f"xaxis{suffix}"] = {"type": "log" if log else "linear", "zeroline": False,
                                     "range": None if log else [0.5, ks[-1] + 0.5],
                                     "title": {"text": "K", "standoff": 2}}
@@ -121,16 +122,16 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
-def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAULT_INDEX_METRIC) -> dict[str, Any]:
-    """Every run overlaid, one metric at a time, with a selector for the metric."""
+def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_INDEX_METRIC) -> dict[str, Any]:
+    """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
     traces: list[dict[str, Any]] = []
-    for metric in METRICS:
+    for metric in SUITE:
         for r, summary in enumerate(summaries):
-            traces += _band_and_line(summary, metric.key, html.escape(summary.name), PALETTE[r % len(PALETTE)],
-                                     f"{metric.key}-{r}", visible=metric.key == metric_key)
+            traces += _band_and_line(summary, metric, html.escape(summary.name), PALETTE[r % len(PALETTE)],
+                                     f"{metric.key}-{r}", visible=metric is shown)
     per_metric = 2 * len(summaries)
     buttons = []
-    for m, metric in enumerate(METRICS):
+    for m, metric in enumerate(SUITE):
         visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
         buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
     layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
@@ -138,7 +139,7 @@ def index_sweep_figure(summaries: Sequence[RunSummary], metric_key: str = DEFAUL
     layout["margin"]["t"] = 96
     layout["updatemenus"] = [{
         "type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06, "yanchor": "bottom",
-        "active": [m.key for m in METRICS].index(metric_key), "showactive": True,
+        "active": SUITE.index(shown), "showactive": True,
     }]
     return {"data": traces, "layout": layout, "config": CONFIG}
 
@@ -172,23 +173,24 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
     base_name, run_name = html.escape(base.name), html.escape(run.name)
     traces = []
     safe_ids = [html.escape(q) for q in ids]
-    for m, metric in enumerate(METRICS):
+    for m, metric in enumerate(comparison.metrics):
         if len(ids) > SCATTER_POINTS:
             traces.append(_count_grid(comparison.baseline_scores[:, m], comparison.run_scores[:, m],
                                       metric.label(base.k), base_name, run_name,
-                                      metric.key == DEFAULT_SCATTER_METRIC))
+                                      metric is DEFAULT_SCATTER_METRIC))
             continue
         traces.append({
             "type": "scatter", "mode": "markers", "name": metric.label(base.k),
             "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
             "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
-            "customdata": safe_ids, "visible": metric.key == DEFAULT_SCATTER_METRIC,
+            "customdata": safe_ids, "visible": metric is DEFAULT_SCATTER_METRIC,
             "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
             "hovertemplate": (f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}"
                               "<extra></extra>"),
         })
     buttons = [{"label": metric.label(base.k), "method": "update",
-                "args": [{"visible": [i == m for i in range(len(METRICS))]}]} for m, metric in enumerate(METRICS)]
+                "args": [{"visible": [i == m for i in range(len(comparison.metrics))]}]}
+               for m, metric in enumerate(comparison.metrics)]
     return {
         "data": traces,
         "layout": {
@@ -203,7 +205,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
                              "text": say.scatter_note(run_name)}],
             "updatemenus": [{"type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06,
                              "yanchor": "bottom", "showactive": True,
-                             "active": [m.key for m in METRICS].index(DEFAULT_SCATTER_METRIC)}],
+                             "active": comparison.metrics.index(DEFAULT_SCATTER_METRIC)}],
             "margin": {"l": 56, "r": 16, "t": 96, "b": 48}, "height": 480, "hovermode": "closest",
             "showlegend": False, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
         },

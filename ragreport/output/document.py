@@ -13,7 +13,7 @@ from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.summary import report_fingerprints
 from ..core.model import SCHEMA
-from ..scoring.metrics import METRICS
+from ..scoring.catalogue import SUITE, IntervalMethod
 from . import present as say
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ def _number(value: Any) -> Any:
     return value
 
 
-def _interval_dict(mean: Any, low: Any, high: Any, method: str) -> dict[str, Any]:
-    return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method}
+def _interval_dict(mean: Any, low: Any, high: Any, method: IntervalMethod) -> dict[str, Any]:
+    return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method.value}
 
 
 def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
@@ -43,7 +43,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
     for cutoff in summary.cutoffs:
-        for metric in METRICS:
+        for metric in SUITE:
             label = metric.label(cutoff)
             interval = summary.at_k[label]
             entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
@@ -62,7 +62,7 @@ def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
         measures[measure.label()] = entry
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
-    for metric in METRICS:
+    for metric in SUITE:
         sweep[metric.key] = {
             "mean": [_number(v) for v in summary.sweep.mean[metric.key]],
             "low": [_number(v) for v in summary.sweep.low[metric.key]],
@@ -103,13 +103,13 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
         "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
     }
     for cutoff in summary.cutoffs:
-        for m, metric in enumerate(METRICS):
-            values = scores.values[m, :, scores.column(cutoff)]
-            values = values.astype(np.int64) if metric.interval == "wilson" else values
+        for metric in SUITE:
+            values = scores.of(metric, cutoff)
+            values = values.astype(np.int64) if metric.kind.whole else values
             columns[metric.label(cutoff)] = [v if s else None for v, s in zip(values.tolist(), scored)]
     for i, measure in enumerate(summary.measures):
         values = summary.measure_values[i]
-        values = values.astype(np.int64) if measure.is_count or measure.key == "Hit" else values
+        values = values.astype(np.int64) if measure.metric.kind.whole else values
         columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
     names = list(columns)
     rows = [dict(zip(names, cells)) for cells in zip(*columns.values())]

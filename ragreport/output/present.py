@@ -16,6 +16,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..scoring.catalogue import IntervalMethod
+
 #: What a missing figure reads as, everywhere.
 NA = "n/a"
 
@@ -100,7 +102,7 @@ def alpha(value: float) -> str:
 
 
 #: How each interval method is named wherever a table shows it.
-INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "none"}
+INTERVAL_NAMES = {IntervalMethod.WILSON: "Wilson", IntervalMethod.BOOTSTRAP: "bootstrap", IntervalMethod.NONE: "none"}
 
 
 # --- A run ------------------------------------------------------------------------------------------

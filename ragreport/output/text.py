@@ -9,6 +9,11 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+from ..scoring.catalogue import IntervalMethod
+
+#: How report.json writes "no band" (a count's figure is a total).
+_NO_BAND = IntervalMethod.NONE.value
+
 if TYPE_CHECKING:
     from .view import ComparisonView, DriftView, ReportView, RunView
 
@@ -190,7 +195,7 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
     runs = document["runs"]
     for run in runs:
         measures = [
-            (label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == "none")
+            (label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == _NO_BAND)
             for label, entry in run["measures"].items()
         ]
         if len(runs) > 1:

@@ -25,7 +25,8 @@ from ..analysis.dates import run_date
 from ..analysis.status import Status
 from ..core.ids import as_text
 from ..core.model import Choice
-from ..scoring.metrics import FIXED_RULES, METRICS
+from ..scoring.catalogue import PRIMARY, SUITE, IntervalMethod
+from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..analysis.summary import RunSummary
 
 #: The metric the gained and lost queries are ranked by.
-PRIMARY_METRIC = "nDCG"
+PRIMARY_METRIC = PRIMARY
 #: The most queries a table of gains or losses lists.
 MOST_MOVERS = 10
 
@@ -57,8 +58,8 @@ class Cell:
     """One mean with its band, formatted.
 
     ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
-    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` as the data has
-    it (``wilson``, ``bootstrap``, ``none``); ``bar``: the band drawn on a 0-1 axis (None when a
+    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` the method
+    itself; ``bar``: the band drawn on a 0-1 axis (None when a
     figure is missing); ``aria``: what a screen reader says for the bar.
     """
 
@@ -67,7 +68,7 @@ class Cell:
     high: str
     band: str
     interval: str
-    method: str
+    method: IntervalMethod
     bar: Bar | None
     aria: str
 
@@ -418,7 +419,7 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     first = summaries[0]
     rows = []
     for cutoff in first.cutoffs:
-        for metric in METRICS:
+        for metric in SUITE:
             label = metric.label(cutoff)
             rows.append(
                 MetricRow(
@@ -440,7 +441,7 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
             mean = say.count(int(summary.measure_values[i][summary.scores.scored].sum()))
         else:
             mean = say.decimal(interval.mean)
-        band = "" if interval.method == "none" else say.band(interval.low, interval.high)
+        band = "" if interval.method is IntervalMethod.NONE else say.band(interval.low, interval.high)
         rows.append(
             MeasureRow(
                 label=measure.label(),
@@ -466,14 +467,13 @@ def _choice_text(value: Any) -> str:
 def query_table(summary: RunSummary) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details)."""
     judged, scores, k = summary.judged, summary.scores, summary.k
-    column = scores.column(k)
     statuses = list(Status)
     status_index = {s: i for i, s in enumerate(statuses)}
     scored = scores.scored.tolist()
     metric_columns = []
-    for m, metric in enumerate(METRICS):
-        values = scores.values[m, :, column]
-        if metric.interval == "wilson":
+    for metric in SUITE:
+        values = scores.of(metric, k)
+        if metric.kind.whole:
             metric_columns.append([int(v) if s else None for v, s in zip(values.tolist(), scored)])
         else:
             metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
@@ -507,11 +507,11 @@ def query_table(summary: RunSummary) -> QueryTable:
     counts = {s: 0 for s in statuses}
     for s in summary.status:
         counts[s] += 1
-    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in METRICS), "repeats"]
+    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
-        + ["count" if m.interval == "wilson" else "score" for m in METRICS]
+        + ["count" if m.kind.whole else "score" for m in SUITE]
         + ["count"]
     )
     data = {
@@ -589,7 +589,7 @@ def run_view(
 
 
 def _movers(rc: RunComparison, ids: list[str], texts: list[str | None], sign: int) -> tuple[Mover, ...]:
-    m = [metric.key for metric in METRICS].index(PRIMARY_METRIC)
+    m = rc.metrics.index(PRIMARY_METRIC)
     delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
     order = np.argsort(-sign * delta, kind="stable")
     out = []
@@ -619,7 +619,7 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
     """The comparison section: how it was made, the table, and per run the per-query view."""
     base = comparison.runs[0].baseline
     conv = base.conventions
-    primary = f"{PRIMARY_METRIC}@{base.k}"
+    primary = PRIMARY_METRIC.label(base.k)
     rows: list[ComparisonRow] = []
     pairs: list[PairView] = []
     notes: list[str] = []

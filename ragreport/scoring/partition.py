@@ -65,7 +65,9 @@ def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> in
     measure reads a whole list or down to R (``map``, ``Rprec``)."""
     depth = max(cutoffs)
     for m in measures:
-        if m.key == "Rprec" or (m.cutoff is None and m.key not in ("NumQ", "NumRel", "NumRet", "NumRelRet")):
+        # A count reads only whole-list facts, which a head keeps; any other measure without a
+        # cutoff (map, ndcg, Rprec) reads the list itself, down to its end or to R.
+        if m.cutoff is None and not m.is_count:
             return None
         if m.cutoff is not None:
             depth = max(depth, m.cutoff)

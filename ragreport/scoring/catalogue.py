@@ -1,0 +1,651 @@
+"""The metric catalogue: every metric and named measure declared once, with every fact about it.
+
+A :class:`Metric` says what it is called (its key, its name, and how trec_eval, ir_measures and
+ranx spell it), what it computes (its kernel), the band its mean gets, the kind of its per-query
+values, whether a cutoff is required, optional or forbidden, whether it is in the report's suite
+table and in the comparison family, and the convention sentence printed beside it. Everything
+else is generated from these declarations: the name parser's table and its valid-forms message,
+trec_eval's output names and print order, the suite (:data:`SUITE`) and the comparison family
+(:data:`COMPARED`). Nothing outside this module tests a metric's key or its position: code that
+needs "the Wilson metric" asks by attribute, and code that needs one particular metric (the
+primary one, the one a chart opens on) names the entry declared here.
+
+**Kernels.** Scoring (:func:`ragreport.scoring.metrics.score`) takes queries in blocks and builds
+one :class:`Sums` per block: the per-rank cumulative sums every metric reads (hits, the running
+precision sum of AP, DCG and the ideal DCG, the first relevant rank, R and the Recall/AP
+denominator), each computed once, on first use, over every query of the block at once. A kernel
+maps the block's sums to a (queries x cutoffs) matrix; the block stacks the kernels in catalogue
+order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more,
+``hits@k = sum_{i<=k} rel_i``, R = the query's relevant ids and ``D`` = R (or ``min(R, k)`` under
+``--denominator min``):
+
+- ``P@k = hits@k / k`` (always k, also for a shorter list); ``R@k = hits@k / D``;
+  ``Hit@k = [hits@k >= 1]``; ``RR@k = 1 / f`` for the first relevant rank ``f <= k``, else 0;
+- ``AP@k = sum_{i<=k} rel_i * hits@i / i / D``; ``CP@k`` is the same sum over ``hits@k``;
+- ``nDCG@k = DCG@k / IDCG@k`` with ``DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)`` (a repeat gains
+  nothing) and IDCG@k the same sum over every judged grade of the query sorted high to low;
+- whole-list measures (no cutoff): ``Rprec = hits@R / R``; the counts ``NumQ`` = 1,
+  ``NumRel`` = R, ``NumRet`` = the list's length (repeats included), ``NumRelRet`` = the distinct
+  relevant ids anywhere in the list.
+
+A denominator that vanishes gives 0, never NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.model import Conventions, Denominator, Gain
+
+if TYPE_CHECKING:
+    from .join import JudgedRun
+
+
+class IntervalMethod(Enum):
+    """The band a metric's mean carries; ``value`` is the word report.json prints."""
+
+    WILSON = "wilson"  # 0/1 per query: Wilson's score interval, the query as the trial
+    BOOTSTRAP = "bootstrap"  # a fraction per query: the seeded percentile bootstrap over queries
+    NONE = "none"  # a count: summed over the queries, as trec_eval does, with no band
+
+
+class ValueKind(Enum):
+    """What one query's value is."""
+
+    SCORE = "score"  # a fraction in [0, 1]
+    BINARY = "binary"  # 0 or 1: the mean is a share of queries
+    COUNT = "count"  # a whole number; the run's figure is the sum over the scored queries
+
+    @property
+    def whole(self) -> bool:
+        """Per-query values print as whole numbers (JSON, the per-query table)."""
+        return self is not ValueKind.SCORE
+
+
+class CutoffRule(Enum):
+    """Whether a metric (or one spelling of it) needs a cutoff, may take one, or takes none."""
+
+    REQUIRED = "required"
+    OPTIONAL = "optional"  # without one it reads the whole list
+    FORBIDDEN = "forbidden"  # a whole-list measure
+
+    def allows(self, cutoff: int | None) -> bool:
+        return self is not (CutoffRule.REQUIRED if cutoff is None else CutoffRule.FORBIDDEN)
+
+    @classmethod
+    def of(cls, with_cutoff: bool, without: bool) -> CutoffRule:
+        """The rule that allows exactly the forms given (at least one)."""
+        if with_cutoff and without:
+            return cls.OPTIONAL
+        return cls.REQUIRED if with_cutoff else cls.FORBIDDEN
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """One name a tool gives a metric.
+
+    ``cutoff`` narrows the metric's own rule for this name (trec_eval's ``map_cut`` needs a cutoff,
+    its ``map`` takes none; None keeps the metric's rule); ``gain`` is a gain the name implies
+    (ranx's ``ndcg_burges``: exponential). ``printed`` is, for a trec_eval name, its place in
+    trec_eval's measure table (``te_trec_measures``, ``runid`` being 0), which is the order
+    trec_eval prints its measures in.
+    """
+
+    name: str
+    cutoff: CutoffRule | None = None
+    gain: Gain | None = None
+    printed: int | None = None
+
+
+class Sums:
+    """The shared per-rank sums of queries ``lo:hi`` of a run, each computed once, when first read.
+
+    The run's slots are laid out as (queries x ``depth``) matrices, cells past a list's end being
+    empty; a ``*_at`` sum or a per-cutoff figure is read at ``cutoffs`` (queries x cutoffs). Kernels
+    read only the sums they need, so a block scoring Precision alone never computes a DCG.
+    ``depth`` must reach the largest cutoff, and the largest R of the block when a whole-list
+    measure is read (:func:`ragreport.scoring.metrics.score` sees to both).
+    """
+
+    def __init__(
+        self, judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions
+    ) -> None:
+        self.judged = judged
+        self.lo, self.hi = lo, hi
+        self.cutoffs = cutoffs
+        self.columns = cutoffs - 1
+        self.depth = depth
+        self.conventions = conventions
+
+    # --- the layout ----------------------------------------------------------------------------
+
+    @cached_property
+    def _layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """(valid, index): which cells hold a slot, and which slot (0 where empty)."""
+        return _layout(self.judged.offsets[self.lo : self.hi + 1], self.depth)
+
+    def _pad(self, slot_array: np.ndarray) -> np.ndarray:
+        """A per-slot array as a (queries x depth) matrix; empty cells hold junk, masked by ``valid``."""
+        valid, index = self._layout
+        return np.zeros(valid.shape, dtype=slot_array.dtype) if len(slot_array) == 0 else slot_array[index]
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self._layout[0]
+
+    # --- per query -----------------------------------------------------------------------------
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """R: the query's ids graded 1 or more, retrieved or not (int)."""
+        return self.judged.relevant[self.lo : self.hi]
+
+    @cached_property
+    def retrieved(self) -> np.ndarray:
+        """The whole list's length, repeats included (a whole-list fact: true of any head)."""
+        return self.judged.retrieved[self.lo : self.hi]
+
+    @cached_property
+    def relevant_retrieved(self) -> np.ndarray:
+        """The distinct relevant ids anywhere in the whole list."""
+        return self.judged.relevant_retrieved[self.lo : self.hi]
+
+    @cached_property
+    def first_relevant(self) -> np.ndarray:
+        """The rank of the first relevant id within ``depth`` (0: none)."""
+        relevant = self.relevant_slots
+        return np.where(relevant.any(axis=1), np.argmax(relevant, axis=1) + 1, 0)
+
+    # --- per rank (queries x depth) -------------------------------------------------------------
+
+    @cached_property
+    def relevant_slots(self) -> np.ndarray:
+        """``rel_i``: the cell holds the first occurrence of an id graded 1 or more."""
+        return self._pad(self.judged.slot_relevant) & self.valid
+
+    @cached_property
+    def cum_hits(self) -> np.ndarray:
+        """``hits@i`` at every rank (int64)."""
+        return np.cumsum(self.relevant_slots, axis=1, dtype=np.int64)
+
+    # --- at the cutoffs (queries x cutoffs) ------------------------------------------------------
+
+    @cached_property
+    def k(self) -> np.ndarray:
+        """The cutoffs as a float row."""
+        return self.cutoffs[None, :].astype(np.float64)
+
+    @cached_property
+    def hits(self) -> np.ndarray:
+        """``hits@k`` (int64)."""
+        return self.cum_hits[:, self.columns]
+
+    @cached_property
+    def denominator(self) -> np.ndarray:
+        """``D``: R, or ``min(R, k)`` under ``--denominator min`` (float)."""
+        r = self.relevant[:, None].astype(np.float64)
+        if self.conventions.denominator is Denominator.MIN:
+            return np.minimum(r, self.k)
+        return np.broadcast_to(r, (len(r), len(self.cutoffs)))
+
+    @cached_property
+    def precision_sum(self) -> np.ndarray:
+        """``sum_{i<=k} rel_i * hits@i / i``: the numerator of AP@k and CP@k."""
+        ranks = np.arange(1, self.depth + 1, dtype=np.float64)
+        return np.cumsum(np.where(self.relevant_slots, self.cum_hits / ranks, 0.0), axis=1)[:, self.columns]
+
+    @cached_property
+    def first_slots(self) -> np.ndarray:
+        """Cells holding the first occurrence of an id in its list: not empty, not a repeat."""
+        return self.valid & ~self._pad(self.judged.repeat)
+
+    @cached_property
+    def dcg(self) -> np.ndarray:
+        """DCG@k under the run's gain; a repeat gains nothing."""
+        gains = np.where(self.first_slots, self.conventions.gain.apply(self._pad(self.judged.grades)), 0.0)
+        return cumulative_dcg(gains)[:, self.columns]
+
+    @cached_property
+    def ideal_dcg(self) -> np.ndarray:
+        """IDCG@k: every judged grade of the query, retrieved or not, sorted high to low.
+
+        An ideal list holds only the query's relevant grades (often a handful against a depth of
+        hundreds), so the sum runs over the block's longest ideal list and is read flat beyond it:
+        the same values, bit for bit, as a sum over the whole depth, which would only add zeros.
+        """
+        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
+        longest = int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+        width = max(1, min(self.depth, longest))
+        valid, index = _layout(offsets, width)
+        grades = self.judged.ideal_grades
+        padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else grades[index]
+        ideal = cumulative_dcg(np.where(valid, self.conventions.gain.apply(padded), 0.0))
+        return ideal[:, np.minimum(self.columns, width - 1)]
+
+    # --- whole lists ---------------------------------------------------------------------------
+
+    def per_query(self, values: np.ndarray) -> np.ndarray:
+        """A per-query figure that no cutoff changes, repeated at every cutoff (float)."""
+        return np.broadcast_to(np.asarray(values, dtype=np.float64)[:, None], (self.hi - self.lo, len(self.cutoffs)))
+
+    @cached_property
+    def hits_at_r(self) -> np.ndarray:
+        """``hits@R`` per query (0 when R = 0); needs ``depth`` >= R."""
+        rank = np.maximum(self.relevant, 1) - 1
+        return np.take_along_axis(self.cum_hits, rank[:, None], axis=1)[:, 0]
+
+
+def _layout(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """Queries delimited by ``offsets`` as rows of ``depth`` cells: (valid, slot index)."""
+    lengths = np.diff(offsets)
+    ranks = np.arange(depth, dtype=np.int64)
+    valid = ranks[None, :] < lengths[:, None]
+    index = np.where(valid, offsets[:-1, None] + ranks[None, :], 0)
+    return valid, index
+
+
+def cumulative_dcg(gains: np.ndarray | list[list[float]]) -> np.ndarray:
+    """DCG at every depth: ``out[q, k-1] = sum_{i<=k} gains[q, i-1] / log2(i + 1)``.
+
+    Example: gains 3, 2, 3, 0, 1, 2 give DCG@6 = 6.861; their ideal order 3, 3, 2, 2, 1 gives 7.141.
+    """
+    matrix = np.atleast_2d(np.asarray(gains, dtype=np.float64))
+    discount = 1.0 / np.log2(np.arange(2, matrix.shape[1] + 2, dtype=np.float64))
+    return np.cumsum(matrix * discount, axis=1)
+
+
+Kernel = Callable[[Sums], np.ndarray]
+Describe = Callable[[int, Conventions], str]
+
+#: The tools whose spellings the parser reads, in the order the valid-forms message lists them.
+TOOLS = ("trec_eval", "ir_measures", "ranx", "ragreport")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Metric:
+    """One metric or named measure and every fact about it (see the module's docstring).
+
+    ``in_suite``: in the report's table at K, its K sweep and its per-query table (the whole-list
+    measures are asked for by name only). ``compared``: in the comparison family (paired test,
+    verdict, multiple-comparison correction); a diagnostic is in the suite but not compared.
+    ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only). Entries
+    compare by identity and pickle as a reference to the catalogue's entry.
+    """
+
+    key: str
+    name: str
+    kernel: Kernel
+    interval: IntervalMethod
+    kind: ValueKind
+    cutoff: CutoffRule
+    describe: Describe
+    in_suite: bool = True
+    compared: bool = True
+    uses_gain: bool = False
+    trec_eval: tuple[Spelling, ...] = ()
+    ir_measures: tuple[Spelling, ...] = ()
+    ranx: tuple[Spelling, ...] = ()
+
+    def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
+        return by_key, (self.key,)
+
+    def label(self, k: int) -> str:
+        return f"{self.key}@{k}"
+
+    def convention(self, k: int, conventions: Conventions) -> str:
+        """The sentence the report prints beside the figure at ``k``."""
+        return self.describe(k, conventions)
+
+    def spellings(self, tool: str) -> tuple[Spelling, ...]:
+        """The names ``tool`` gives it; ragreport spells every metric by its key."""
+        if tool == "ragreport":
+            return (Spelling(self.key),)
+        spellings: tuple[Spelling, ...] = getattr(self, tool)
+        return spellings
+
+    def rule(self, spelling: Spelling) -> CutoffRule:
+        return spelling.cutoff or self.cutoff
+
+    def trec_eval_spelling(self, cutoff: int | None) -> Spelling | None:
+        """trec_eval's name for it with a cutoff or without one (None when trec_eval has none)."""
+        return next((s for s in self.trec_eval if self.rule(s).allows(cutoff)), None)
+
+    def trec_eval_measure(self, cutoff: int | None) -> str | None:
+        """trec_eval's output name: ``map_cut_10`` at a cutoff, ``map`` over the whole list."""
+        spelling = self.trec_eval_spelling(cutoff)
+        if spelling is None:
+            return None
+        return spelling.name if cutoff is None else f"{spelling.name}_{cutoff}"
+
+    def trec_eval_name(self, k: int) -> str | None:
+        """The trec_eval twin the report names beside the figure at ``k``: its cutoff form, else its
+        whole-list form (RR@k's twin is ``recip_rank``, equal to it when k reaches every list's end)."""
+        return self.trec_eval_measure(k) or self.trec_eval_measure(None)
+
+
+def _denominator_words(conventions: Conventions, k: int) -> str:
+    if conventions.denominator is Denominator.MIN:
+        return f"min(R, {k}), so a top {k} holding only relevant ids scores 1 even when R > {k}"
+    return f"R, every id judged relevant, so it cannot reach 1 when R > {k}"
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator``, 0 where the denominator is 0 (the block silences the warning)."""
+    return np.where(denominator > 0, numerator / denominator, 0.0)
+
+
+def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``1 / f`` for the first relevant rank ``f`` (0: none) when ``f <= k``, else 0."""
+    return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
+
+
+# --- The suite: in the report's table at K, its sweep and its per-query table -------------------
+
+PRECISION = Metric(
+    key="P",
+    name="Precision",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.REQUIRED,
+    trec_eval=(Spelling("P", printed=11),),
+    ir_measures=(Spelling("P"),),
+    ranx=(Spelling("precision"),),
+    kernel=lambda s: s.hits / s.k,
+    describe=lambda k, c: (
+        f"Distinct relevant ids in the top {k} divided by {k}, even when fewer than {k} "
+        f"came back; a repeated id counts as a wrong one (as trec_eval's P_{k})."
+    ),
+)
+RECALL = Metric(
+    key="R",
+    name="Recall",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.REQUIRED,
+    trec_eval=(Spelling("recall", printed=13),),
+    ir_measures=(Spelling("R"),),
+    ranx=(Spelling("recall"),),
+    kernel=lambda s: _ratio(s.hits, s.denominator),
+    describe=lambda k, c: (
+        f"Distinct relevant ids in the top {k} divided by {_denominator_words(c, k)}"
+        + (f" (as trec_eval's recall_{k})." if c.denominator is Denominator.RELEVANT else " (trec_eval divides by R).")
+    ),
+)
+HIT = Metric(
+    key="Hit",
+    name="Hit rate",
+    interval=IntervalMethod.WILSON,
+    kind=ValueKind.BINARY,
+    cutoff=CutoffRule.REQUIRED,
+    trec_eval=(Spelling("success", printed=27),),
+    ir_measures=(Spelling("Success"),),
+    ranx=(Spelling("hit_rate"),),
+    kernel=lambda s: (s.hits > 0).astype(np.float64),
+    describe=lambda k, c: (
+        f"1 when at least one relevant id is in the top {k}, else 0; the mean is the "
+        f"share of queries with a hit (as trec_eval's success_{k})."
+    ),
+)
+RECIPROCAL_RANK = Metric(
+    key="RR",
+    name="Reciprocal rank",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    trec_eval=(Spelling("recip_rank", CutoffRule.FORBIDDEN, printed=9),),
+    ir_measures=(Spelling("RR"),),
+    ranx=(Spelling("mrr"),),
+    kernel=lambda s: _reciprocal_rank(s.first_relevant[:, None], s.k),
+    describe=lambda k, c: (
+        f"1 / rank of the first relevant id when it lies within the top {k}, else 0; "
+        f"the mean is MRR@{k} (trec_eval's recip_rank when {k} covers the whole list)."
+    ),
+)
+AVERAGE_PRECISION = Metric(
+    key="AP",
+    name="Average precision",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    trec_eval=(Spelling("map_cut", CutoffRule.REQUIRED, printed=25), Spelling("map", CutoffRule.FORBIDDEN, printed=5)),
+    ir_measures=(Spelling("AP"),),
+    ranx=(Spelling("map"),),
+    kernel=lambda s: _ratio(s.precision_sum, s.denominator),
+    describe=lambda k, c: (
+        f"Precision at each rank within {k} that holds a relevant id, summed and divided "
+        f"by {_denominator_words(c, k)}; the mean is MAP@{k}"
+        + (f" (as trec_eval's map_cut_{k})." if c.denominator is Denominator.RELEVANT else " (trec_eval divides by R).")
+    ),
+)
+NDCG = Metric(
+    key="nDCG",
+    name="Normalised DCG",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    uses_gain=True,
+    trec_eval=(
+        Spelling("ndcg_cut", CutoffRule.REQUIRED, printed=24),
+        Spelling("ndcg", CutoffRule.FORBIDDEN, printed=21),
+    ),
+    ir_measures=(Spelling("nDCG"),),
+    ranx=(Spelling("ndcg"), Spelling("ndcg_burges", CutoffRule.REQUIRED, Gain.EXP)),
+    # The outer where keeps 0/0 at 0; the inner one keeps the division itself finite.
+    kernel=lambda s: np.where(s.ideal_dcg > 0, s.dcg / np.where(s.ideal_dcg > 0, s.ideal_dcg, 1.0), 0.0),
+    describe=lambda k, c: (
+        f"DCG@{k} with {c.gain.value} gain and a 1 / log2(rank + 1) discount, over the "
+        f"DCG@{k} of every judged grade of the query sorted high to low, retrieved or not"
+        + (f" (as trec_eval's ndcg_cut_{k})." if c.gain is Gain.LINEAR else " (trec_eval uses linear gain).")
+    ),
+)
+CONTEXT_PRECISION = Metric(
+    key="CP",
+    name="Context precision (RAGAS)",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.REQUIRED,
+    kernel=lambda s: np.where(s.hits > 0, s.precision_sum / np.maximum(s.hits, 1), 0.0),
+    describe=lambda k, c: (
+        f"RAGAS context precision: precision at each relevant rank within {k}, summed "
+        f"and divided by the hits in the top {k} (0 without a hit); equals AP@{k} only "
+        f"when every relevant id lies within {k}. No trec_eval twin."
+    ),
+)
+
+# --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
+
+R_PRECISION = Metric(
+    key="Rprec",
+    name="R-precision",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    trec_eval=(Spelling("Rprec", printed=7),),
+    ir_measures=(Spelling("Rprec"),),
+    ranx=(Spelling("r-precision"),),
+    kernel=lambda s: s.per_query(_ratio(s.hits_at_r, s.relevant)),
+    describe=lambda k, c: (
+        "Distinct relevant ids among the first R ranks divided by R, 0 when R = 0 (as trec_eval's Rprec)."
+    ),
+)
+NUM_Q = Metric(
+    key="NumQ",
+    name="Scored queries",
+    interval=IntervalMethod.NONE,
+    kind=ValueKind.COUNT,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    trec_eval=(Spelling("num_q", printed=1),),
+    ir_measures=(Spelling("NumQ"),),
+    kernel=lambda s: s.per_query(np.ones(s.hi - s.lo)),  # summed over the scored queries: trec_eval's num_q
+    describe=lambda k, c: "1 per query; the run's figure is the number of scored queries (as trec_eval's num_q).",
+)
+NUM_REL = Metric(
+    key="NumRel",
+    name="Relevant ids",
+    interval=IntervalMethod.NONE,
+    kind=ValueKind.COUNT,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    trec_eval=(Spelling("num_rel", printed=3),),
+    ir_measures=(Spelling("NumRel"),),
+    kernel=lambda s: s.per_query(s.relevant),
+    describe=lambda k, c: (
+        "R, the ids judged relevant, retrieved or not; summed over the queries (trec_eval's num_rel)."
+    ),
+)
+NUM_RET = Metric(
+    key="NumRet",
+    name="Retrieved ids",
+    interval=IntervalMethod.NONE,
+    kind=ValueKind.COUNT,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    trec_eval=(Spelling("num_ret", printed=2),),
+    ir_measures=(Spelling("NumRet"),),
+    kernel=lambda s: s.per_query(s.retrieved),
+    describe=lambda k, c: "The list's length, repeats included; summed over the queries (trec_eval's num_ret).",
+)
+NUM_REL_RET = Metric(
+    key="NumRelRet",
+    name="Relevant ids retrieved",
+    interval=IntervalMethod.NONE,
+    kind=ValueKind.COUNT,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    trec_eval=(Spelling("num_rel_ret", printed=4),),
+    ir_measures=(Spelling("NumRelRet"),),
+    kernel=lambda s: s.per_query(s.relevant_retrieved),
+    describe=lambda k, c: (
+        "Distinct relevant ids anywhere in the list; summed over the queries (trec_eval's num_rel_ret)."
+    ),
+)
+
+#: Every entry, in the order tables print them.
+CATALOGUE: tuple[Metric, ...] = (
+    PRECISION,
+    RECALL,
+    HIT,
+    RECIPROCAL_RANK,
+    AVERAGE_PRECISION,
+    NDCG,
+    CONTEXT_PRECISION,
+    R_PRECISION,
+    NUM_Q,
+    NUM_REL,
+    NUM_RET,
+    NUM_REL_RET,
+)
+#: The report's table at K, its K sweep and its per-query table.
+SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
+#: The comparison family: a paired test, a verdict and a place in the multiple-comparison correction each.
+COMPARED: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.compared)
+
+#: The metric a comparison leads with: the per-query scatter opens on it, gains and losses are ranked by it.
+PRIMARY = NDCG
+#: The metric the index page's K-sweep chart opens on.
+INDEX_CHART = RECALL
+
+_BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
+
+
+def by_key(key: str) -> Metric:
+    """The entry whose key is ``key`` (``KeyError`` for none)."""
+    return _BY_KEY[key]
+
+
+# --- Names, generated from the declarations -------------------------------------------------------
+
+#: The rank of a measure trec_eval does not print, after every one it does.
+NOT_PRINTED = 1 << 30
+
+
+def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
+    """Lower-cased name -> (metric, implied gain, cutoff rule), over every tool's spellings.
+
+    A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
+    cutoff) allows every form either allows; it must mean the same metric and gain in both.
+    """
+    forms: dict[str, tuple[Metric, Gain | None, bool, bool]] = {}
+    for metric in CATALOGUE:
+        for tool in TOOLS:
+            for spelling in metric.spellings(tool):
+                rule = metric.rule(spelling)
+                name = spelling.name.lower()
+                cut, whole = rule.allows(1), rule.allows(None)
+                if name in forms:
+                    other, gain, other_cut, other_whole = forms[name]
+                    if (other, gain) != (metric, spelling.gain):
+                        raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
+                    cut, whole = cut or other_cut, whole or other_whole
+                forms[name] = (metric, spelling.gain, cut, whole)
+    return {name: (metric, gain, CutoffRule.of(cut, whole)) for name, (metric, gain, cut, whole) in forms.items()}
+
+
+def _valid_forms(example: int = 5) -> str:
+    """Every spelling of every tool, each as written with a cutoff and/or without one."""
+    parts = []
+    for tool in TOOLS:
+        forms: list[str] = []
+        for metric in CATALOGUE:
+            for spelling in metric.spellings(tool):
+                rule = metric.rule(spelling)
+                if rule.allows(example):
+                    if tool == "trec_eval" and not forms:  # trec_eval's own cutoff syntax, shown once
+                        forms += [
+                            f"{spelling.name}_{example}",
+                            f"{spelling.name}.{example}",
+                            f"{spelling.name}.{example},{2 * example}",
+                        ]
+                    else:
+                        forms.append(
+                            f"{spelling.name}_{example}" if tool == "trec_eval" else f"{spelling.name}@{example}"
+                        )
+                if rule.allows(None):
+                    forms.append(spelling.name)
+        parts.append(f"{tool}: {' '.join(forms)}")
+    return "; ".join(parts)
+
+
+#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule).
+NAMES: dict[str, tuple[Metric, Gain | None, CutoffRule]] = _parse_table()
+#: What an unknown measure's error lists.
+VALID_FORMS: str = _valid_forms()
+
+
+def _require(condition: bool, problem: str) -> None:
+    if not condition:
+        raise ValueError(f"metric catalogue: {problem}")
+
+
+def _check() -> None:
+    """The declarations agree with each other (run once, at import; kept under ``python -O``)."""
+    _require(len(_BY_KEY) == len(CATALOGUE), "two entries share a key")
+    for m in CATALOGUE:
+        _require(not m.in_suite or m.cutoff.allows(1), f"{m.key} is in the suite, which is read at a cutoff")
+        _require(m.in_suite or not m.compared, f"{m.key} is compared but not in the suite")
+        _require((m.interval is IntervalMethod.WILSON) == (m.kind is ValueKind.BINARY), f"{m.key}: Wilson is for 0/1")
+        _require((m.interval is IntervalMethod.NONE) == (m.kind is ValueKind.COUNT), f"{m.key}: counts have no band")
+        for tool in TOOLS:
+            for s in m.spellings(tool):
+                rule = m.rule(s)
+                _require(
+                    all(m.cutoff.allows(c) for c in (1, None) if rule.allows(c)),
+                    f"{tool}'s {s.name!r} allows a form {m.key} does not",
+                )
+                _require((s.printed is not None) == (tool == "trec_eval"), f"{s.name!r}: only trec_eval prints")
+
+
+_check()
