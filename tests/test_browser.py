@@ -16,6 +16,7 @@ import pytest
 from sitetools import INJECTIONS, second_sample_run
 
 from ragreport.cli import main
+from ragreport.scoring.catalogue import COMPARED, NDCG, SUITE
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +104,7 @@ def sample_site(tmp_path_factory):
 
 def test_index_chart_renders_and_the_metric_selector_switches(browser, sample_site):
     visit = Visit(browser, sample_site / "site" / "index.html")
-    assert visit.charts(1) == [(14, 2)]  # every metric's band and mean; one metric shown at a time
+    assert visit.charts(1) == [(2 * len(SUITE), 2)]  # every metric's band and mean; one metric shown at a time
     visible = visit.page.evaluate("document.querySelector('.js-plotly-plot').data.map(t => t.visible)")
     assert sum(v is True for v in visible) == 2
     visit.page.click(".updatemenu-header-group")
@@ -112,14 +113,15 @@ def test_index_chart_renders_and_the_metric_selector_switches(browser, sample_si
         "document.querySelector('.js-plotly-plot').data.filter(t => t.visible === true)[1].name === 'sample'")
     shown = visit.page.evaluate(
         "document.querySelector('.js-plotly-plot').data.map((t, i) => t.visible === true ? i : -1).filter(i => i >= 0)")
-    assert shown == [10, 11]  # nDCG is the sixth metric: traces 10 (band) and 11 (mean)
+    at = 2 * SUITE.index(NDCG)
+    assert shown == [at, at + 1]  # nDCG's band and mean
     assert "Hit@5" in visit.page.inner_text("#suite") and "0.778" in visit.page.inner_text("#suite")
     visit.assert_clean()
 
 
 def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
     visit = Visit(browser, sample_site / "site" / "run-sample.html")
-    assert visit.charts(1) == [(14, 14)]
+    assert visit.charts(1) == [(2 * len(SUITE), 2 * len(SUITE))]
     label = visit.hover_first_point()
     assert "P@1: 0.556" in label and "bootstrap band" in label
     page = visit.page
@@ -150,7 +152,8 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
 
 def test_single_file_works_on_its_own(browser, sample_site):
     visit = Visit(browser, sample_site / "one.html")
-    assert visit.charts(2) == [(14, 2), (14, 14)]
+    traces = 2 * len(SUITE)  # a band and a mean per metric
+    assert visit.charts(2) == [(traces, 2), (traces, traces)]
     assert len(visit.rows("#run-sample")) == 10
     visit.page.click("a[href='#run-sample']")
     assert visit.page.evaluate("location.hash") == "#run-sample"
@@ -209,9 +212,9 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     titles = visit.page.evaluate(
         "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)")
     drawn = dict(zip(titles, charts))
-    assert drawn["Per query at K = 5: sample-reversed against sample"] == (7, 1)
+    assert drawn["Per query at K = 5: sample-reversed against sample"] == (len(COMPARED), 1)
     assert drawn["Queries won, tied and lost by sample-reversed"] == (3, 3)
-    assert drawn["K sweep of every run, one metric at a time"] == (28, 4)
+    assert drawn["K sweep of every run, one metric at a time"] == (4 * len(SUITE), 4)
     point = visit.page.locator(".chart-scatter .scatterlayer .trace .point").first
     point.scroll_into_view_if_needed()
     box = point.bounding_box()
@@ -219,5 +222,5 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     visit.page.wait_for_selector(".chart-scatter .hoverlayer .hovertext")
     label = visit.page.evaluate("document.querySelector('.chart-scatter .hoverlayer').textContent")
     assert label.startswith("q") and "sample:" in label and "sample-reversed:" in label
-    assert visit.page.locator("table.comparison tbody tr").count() == 7
+    assert visit.page.locator("table.comparison tbody tr").count() == len(COMPARED)
     visit.assert_clean()

@@ -9,6 +9,7 @@ from ragreport.api import evaluate
 from ragreport.output.charts import index_sweep_figure, run_sweep_figure
 from ragreport.core.model import Conventions
 from ragreport.analysis.summary import summarise
+from ragreport.scoring.catalogue import HIT, INDEX_CHART, PRECISION, SUITE
 
 
 def _valid(figure):
@@ -19,16 +20,16 @@ def test_run_figure_has_a_panel_a_band_and_a_line_per_metric():
     summary = evaluate()[0]
     figure = run_sweep_figure(summary)
     _valid(figure)
-    assert len(figure["data"]) == 14
+    assert len(figure["data"]) == 2 * len(SUITE)
     bands, lines = figure["data"][0::2], figure["data"][1::2]
     assert all(b["fill"] == "toself" and b["hoverinfo"] == "skip" for b in bands)
-    assert [line["name"] for line in lines] == ["P", "R", "Hit", "RR", "AP", "nDCG", "CP"]
-    hit = lines[2]
+    assert [line["name"] for line in lines] == [m.key for m in SUITE]
+    hit = lines[SUITE.index(HIT)]
     assert hit["x"] == list(range(1, 11))
     assert round(hit["y"][4], 3) == 0.778 and [round(v, 3) for v in hit["customdata"][4]] == [0.453, 0.937]
-    assert "Wilson band" in hit["hovertemplate"] and "bootstrap band" in lines[0]["hovertemplate"]
+    assert "Wilson band" in hit["hovertemplate"] and "bootstrap band" in lines[SUITE.index(PRECISION)]["hovertemplate"]
     assert all(shape["x0"] == 5 for shape in figure["layout"]["shapes"])
-    assert len(figure["layout"]["shapes"]) == 7
+    assert len(figure["layout"]["shapes"]) == len(SUITE)
 
 
 def test_index_figure_overlays_runs_with_a_metric_selector():
@@ -36,10 +37,10 @@ def test_index_figure_overlays_runs_with_a_metric_selector():
     figure = index_sweep_figure(summaries)
     _valid(figure)
     buttons = figure["layout"]["updatemenus"][0]["buttons"]
-    assert len(buttons) == 7
-    recall = buttons[1]["args"][0]["visible"]
-    assert recall == [t["visible"] for t in figure["data"]]  # Recall is the one shown first
-    assert sum(recall) == 2
+    assert [b["label"] for b in buttons] == [f"{m.key}@K" for m in SUITE]
+    shown = buttons[SUITE.index(INDEX_CHART)]["args"][0]["visible"]
+    assert shown == [t["visible"] for t in figure["data"]]  # the catalogue's index-chart metric is shown first
+    assert sum(shown) == 2
 
 
 def test_a_long_sweep_uses_a_log_axis():

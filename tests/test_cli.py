@@ -12,6 +12,7 @@ import time
 import pytest
 
 from ragreport.cli import Progress, main
+from ragreport.scoring.catalogue import SUITE
 
 RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 1.0 t\n"
 QRELS = "q1 0 d2 1\nq2 0 d3 1\nq3 0 d9 1\n"
@@ -55,13 +56,13 @@ def test_json_format_keeps_the_documented_shape(capsys):
                                   "no_relevant": "exclude", "confidence": 0.95, "resamples": 1000, "seed": 0}
     assert set(run["counts"]) >= {"queries", "scored", "excluded_no_relevant", "missing_from_run", "repeats",
                                   "queries_with_repeats"}
-    assert list(run["metrics"]) == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"]
+    assert list(run["metrics"]) == [m.label(5) for m in SUITE]
     assert set(run["metrics"]["P@5"]) >= {"mean", "low", "high", "interval"}
-    assert set(run["sweep"]) == {"k", "P", "R", "Hit", "RR", "AP", "nDCG", "CP"}
+    assert set(run["sweep"]) == {"k"} | {m.key for m in SUITE}
     assert set(run["sweep"]["nDCG"]) == {"mean", "low", "high"}
     first = run["queries"][0]
-    assert set(first) >= {"id", "scored", "relevant", "retrieved", "repeats", "first_relevant_rank", "P@5", "R@5",
-                          "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"}
+    assert set(first) >= {"id", "scored", "relevant", "retrieved", "repeats", "first_relevant_rank",
+                          *(m.label(5) for m in SUITE)}
     assert first["Hit@5"] == 1 and isinstance(first["Hit@5"], int)
 
 

@@ -12,6 +12,7 @@ from ragreport.analysis.compare import Correction, adjust, compare, pair_queries
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
 from ragreport.analysis.summary import summarise
+from ragreport.scoring.catalogue import COMPARED, NDCG
 
 
 def _summary(name, queries, k=3, conventions=Conventions()):
@@ -83,8 +84,8 @@ def test_a_run_better_on_every_query_gets_a_band_above_zero_and_a_small_p():
     ndcg = next(c for c in report.comparisons if c.metric == "nDCG@3")
     assert ndcg.low > 0 and ndcg.p < 0.001 and ndcg.p_adjusted < 0.01 and ndcg.verdict == "better"
     assert (ndcg.wins, ndcg.losses) == (40, 0)
-    assert ndcg.delta == pytest.approx(np.mean(_summary("better", QUERIES).scores.values[5, :, 2])
-                                       - np.mean(_summary("worse", worse).scores.values[5, :, 2]))
+    assert ndcg.delta == pytest.approx(np.mean(_summary("better", QUERIES).scores.of(NDCG, 3))
+                                       - np.mean(_summary("worse", worse).scores.of(NDCG, 3)))
 
 
 def test_paired_bootstrap_matches_a_naive_loop():
@@ -93,16 +94,16 @@ def test_paired_bootstrap_matches_a_naive_loop():
     base, run = _summary("base", QUERIES), _summary("run", shuffled)
     report = compare([base, run])
     pairing = pair_queries(base, run)
-    column = base.scores.column(3)
-    b = base.scores.values[:, pairing.baseline_rows, column]
-    r = run.scores.values[:, pairing.run_rows, column]
+    b = np.array([base.scores.of(m, 3)[pairing.baseline_rows] for m in COMPARED])
+    r = np.array([run.scores.of(m, 3)[pairing.run_rows] for m in COMPARED])
     n = len(pairing.query_ids)
     draws = np.random.default_rng(0)
     means = []
     for _ in range(1000):  # one resample at a time, the same queries for both runs
         idx = np.minimum((draws.random(n) * n).astype(int), n - 1)
-        means.append([(r[m, idx] - b[m, idx]).mean() for m in range(7)])
+        means.append([(r[m, idx] - b[m, idx]).mean() for m in range(len(COMPARED))])
     low, high = np.percentile(np.array(means), [2.5, 97.5], axis=0)
+    assert [c.metric for c in report.comparisons] == [m.label(3) for m in COMPARED]
     for m, c in enumerate(report.comparisons):
         assert c.low == pytest.approx(low[m], abs=1e-12) and c.high == pytest.approx(high[m], abs=1e-12)
 
@@ -120,9 +121,10 @@ def test_runs_on_different_query_sets_are_compared_on_the_intersection():
 def test_holm_runs_over_every_comparison_of_the_report():
     a, b, c = _summary("a", QUERIES), _summary("b", QUERIES[::-1]), _summary("c", QUERIES)
     report = compare([a, b, c], correction=Correction.BONFERRONI)
-    assert len(report.comparisons) == 14
+    family = 2 * len(COMPARED)  # two runs against the baseline, every metric of the comparison family
+    assert len(report.comparisons) == family
     for comparison in report.comparisons:
-        assert comparison.p_adjusted == pytest.approx(min(1.0, comparison.p * 14))
+        assert comparison.p_adjusted == pytest.approx(min(1.0, comparison.p * family))
 
 
 def test_baseline_by_name_and_errors():
@@ -132,5 +134,5 @@ def test_baseline_by_name_and_errors():
     with pytest.raises(UsageError, match="--baseline 'z' names no run"):
         compare([a, b], baseline="z")
     apart = compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10]), _summary("z", QUERIES[:5])])
-    assert [len(rc.comparisons) for rc in apart.runs] == [0, 7]  # y shares nothing with x: not compared
-    assert len(apart.comparisons) == 7
+    assert [len(rc.comparisons) for rc in apart.runs] == [0, len(COMPARED)]  # y shares nothing with x: not compared
+    assert len(apart.comparisons) == len(COMPARED)

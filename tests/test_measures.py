@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from helpers import judged_run
 
 from ragreport.core.errors import UsageError
+from ragreport.scoring.catalogue import CATALOGUE, TOOLS, VALID_FORMS, CutoffRule, ValueKind
 from ragreport.scoring.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
 from ragreport.core.model import Conventions, Gain
 
@@ -75,3 +77,37 @@ def test_whole_list_measures_reach_past_every_cutoff():
     rr, ap, ndcg = score_measures(judged, parse_measures(["recip_rank,map,ndcg"]), Conventions())[:, 0]
     assert rr == pytest.approx(1 / 31) and ap == pytest.approx(1 / 31)
     assert ndcg == pytest.approx(1 / __import__("math").log2(32))
+
+
+@pytest.mark.parametrize("metric", CATALOGUE, ids=lambda m: m.key)
+def test_every_declared_spelling_parses_to_its_entry_and_is_listed(metric):
+    for tool in TOOLS:
+        for spelling in metric.spellings(tool):
+            rule = metric.rule(spelling)
+            if rule.allows(7):
+                cut = f"{spelling.name}_7" if tool == "trec_eval" else f"{spelling.name}@7"
+                assert parse_measures([cut]) == (Measure(metric.key, 7, spelling.gain),), cut
+                assert f"{cut[:-1]}5" in VALID_FORMS.split(f"{tool}: ")[1].split(";")[0], cut
+            if rule.allows(None):
+                assert parse_measures([spelling.name]) == (Measure(metric.key, None, spelling.gain),), spelling.name
+            if rule is CutoffRule.REQUIRED:
+                with pytest.raises(UsageError, match="needs a cutoff"):
+                    parse_measures([spelling.name])
+
+
+@pytest.mark.parametrize("metric", CATALOGUE, ids=lambda m: m.key)
+def test_measures_take_their_band_and_kind_from_the_catalogue(metric):
+    measure = Measure(metric.key, None if metric.cutoff is CutoffRule.FORBIDDEN else 3)
+    assert measure.metric is metric and measure.interval is metric.interval
+    assert measure.is_count == (metric.kind is ValueKind.COUNT)
+
+
+def test_every_whole_list_measure_has_one_value_at_every_cutoff():
+    judged = judged_run([("q", ["a", "x", "b", "a", "y", "c"], {"a": 1, "b": 2, "c": 1}), ("r", ["z"], {"z": 1, "w": 3})])
+    from ragreport.scoring.metrics import score
+
+    whole = [m for m in CATALOGUE if m.cutoff is CutoffRule.FORBIDDEN]
+    scores = score(judged, [1, 2], Conventions(), whole)
+    assert np.array_equal(scores.values[:, :, 0], scores.values[:, :, 1])
+    measures = [Measure(m.key) for m in whole]
+    assert np.array_equal(score_measures(judged, measures, Conventions()), scores.values[:, :, 0])

@@ -16,6 +16,7 @@ from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.output.site import MARKER, build_day
+from ragreport.scoring.catalogue import COMPARED, SUITE
 
 EPOCH = "1790000000"  # 2026-09-21
 
@@ -271,9 +272,8 @@ def test_several_runs_stand_side_by_side(tmp_path, write):
     assert "bm25: mean" in page.text and "dense: mean" in page.text
     figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
     (figure,) = [f for f in figures if f["layout"]["title"]["text"].startswith("K sweep of every run")]
-    assert len(figure["data"]) == 7 * 2 * 2
-    assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == [
-        "P@K", "R@K", "Hit@K", "RR@K", "AP@K", "nDCG@K", "CP@K"]
+    assert len(figure["data"]) == len(SUITE) * 2 * 2  # a band and a line per metric and run
+    assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == [f"{m.key}@K" for m in SUITE]
     summary = (out / "summary.md").read_text()
     assert "| metric | bm25 | dense | interval |" in summary
 
@@ -319,11 +319,12 @@ def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_pa
     text = page.text
     assert "Against the baseline sample" in text
     assert "paired percentile bootstrap" in text and "two-sided paired randomization test" in text
-    assert "Holm's step-down method" in text and "7 comparisons are corrected together" in text
+    assert "Holm's step-down method" in text and f"{len(COMPARED)} comparisons are corrected together" in text
     rows = [a for a in page.attrs_of("tr") if a.get("class", "").startswith("verdict-")]
-    assert len(rows) == 7
+    assert len(rows) == len(COMPARED)
     report = json.loads((out / "report.json").read_text())
-    assert len(report["comparisons"]) == 7 and report["comparison"]["baseline"] == "sample"
+    assert [c["metric"] for c in report["comparisons"]] == [m.label(5) for m in COMPARED]
+    assert report["comparison"]["baseline"] == "sample"
     hit = next(c for c in report["comparisons"] if c["metric"] == "Hit@5")
     assert hit["delta"] == 0.0 and (hit["wins"], hit["ties"], hit["losses"]) == (0, 9, 0)  # same ids in the top 3
     rr = next(c for c in report["comparisons"] if c["metric"] == "RR@5")
