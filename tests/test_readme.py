@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
+from ragreport.scoring.catalogue import CATALOGUE, SUITE
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
@@ -94,7 +96,7 @@ def test_the_python_recipe_for_partitions_runs(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                             env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "(7, 2, 2)"
+    assert result.stdout.strip() == str((len(SUITE), 2, 2))  # the suite's metrics, 2 queries, 2 cutoffs
 
 
 def test_the_engine_commands_parse():
@@ -104,3 +106,26 @@ def test_the_engine_commands_parse():
     for command in commands:
         args = build_parser().parse_args(shlex.split(command, comments=True)[1:])
         assert args.engine in ("stream", "dask")
+
+
+def _metric_rows() -> list[list[str]]:
+    lines = [line for line in _section("The metrics").splitlines() if line.startswith("| `")]
+    return [[cell.strip() for cell in line.strip()[1:-1].split("|")] for line in lines]
+
+
+def _names(cell: str) -> set[str]:
+    """Backticked names of a cell, cutoff placeholders dropped: `map_cut_K`, `map@k` -> map_cut, map."""
+    return {re.sub(r"(_K|@[kK])$", "", name) for name in re.findall(r"`([^`]+)`", cell)}
+
+
+def test_the_metrics_table_is_the_catalogue():
+    rows = _metric_rows()
+    assert [re.sub(r"@K$", "", re.findall(r"`([^`]+)`", row[0])[0]) for row in rows] == [m.key for m in CATALOGUE]
+    for row, metric in zip(rows, CATALOGUE):
+        key, name, _, band, shown, trec_eval, ir_measures, ranx = row
+        assert name == metric.name and band.lower() == metric.interval.value, metric.key
+        assert shown == ("by name" if not metric.in_suite else "suite, " + ("compared" if metric.compared
+                                                                           else "not compared")), metric.key
+        assert _names(key) == {metric.key}
+        for tool, cell in (("trec_eval", trec_eval), ("ir_measures", ir_measures), ("ranx", ranx)):
+            assert _names(cell) == {s.name for s in metric.spellings(tool)}, (metric.key, tool)
