@@ -45,6 +45,8 @@ def metrics_at(retrieved: list[str], grades: dict[str, int], k: int, denominator
         if doc not in seen:
             dcg += gain(grades.get(doc, 0), gain_kind) / math.log2(i + 1)
         seen.add(doc)
+    # Judged@K: first occurrences of an id judged with any grade (0 and negative too), over K.
+    judged = len({doc for doc in retrieved[:k] if doc in grades})
     ideal = sorted((g for g in grades.values() if g >= 1), reverse=True)[:k]
     idcg = sum(gain(g, gain_kind) / math.log2(i + 1) for i, g in enumerate(ideal, 1))
     return {
@@ -55,4 +57,5 @@ def metrics_at(retrieved: list[str], grades: dict[str, int], k: int, denominator
         "AP": precision_sum / denom if denom else 0.0,
         "nDCG": dcg / idcg if idcg else 0.0,
         "CP": precision_sum / hits if hits else 0.0,
+        "Judged": judged / k,
     }

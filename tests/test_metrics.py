@@ -11,8 +11,8 @@ from conftest import examples
 from hypothesis import strategies as st
 from reference import metrics_at
 
-from ragreport.scoring.catalogue import (AVERAGE_PRECISION, CATALOGUE, CONTEXT_PRECISION, HIT, NDCG, PRECISION,
-                                         RECALL, RECIPROCAL_RANK, SUITE, ValueKind, cumulative_dcg)
+from ragreport.scoring.catalogue import (AVERAGE_PRECISION, CATALOGUE, COMPARED, CONTEXT_PRECISION, HIT, JUDGED,
+                                         NDCG, PRECISION, RECALL, RECIPROCAL_RANK, SUITE, ValueKind, cumulative_dcg)
 from ragreport.scoring.metrics import score
 from ragreport.core.model import Conventions, Denominator, Gain
 from ragreport.analysis.summary import summarise
@@ -189,3 +189,42 @@ def test_scoring_a_subset_gives_the_suites_figures():
 def test_cutoffs_must_be_positive():
     with pytest.raises(ValueError):
         score(judged_run([("q", ["a"], {"a": 1})]), [0], Conventions())
+
+
+# --- Judged@K (docs/conventions.md section 12) --------------------------------------------------
+
+def test_judged_at_5_counts_first_occurrences_of_any_grade_over_k():
+    # Top 5: a (judged relevant), x (unjudged), b (judged, grade 0), a again (a repeat), an empty slot.
+    scores = score(judged_run([("q", ["a", "x", "b", "a"], {"a": 1, "b": 0})]), [5], Conventions())
+    assert scores.of(JUDGED, 5)[0] == pytest.approx(2 / 5)
+
+
+def test_judged_at_5_worked_example_and_its_band():
+    # A: a (2), x, a (repeat), b (0), c (-1) in the top 5 -> 3/5, with P@5 = 1/5 (d, relevant, is at rank 6).
+    # B: e (1), y, then three empty slots -> 1/5. The mean is 0.4; the bootstrap band 0.2 to 0.6.
+    judged = judged_run([("A", ["a", "x", "a", "b", "c", "d"], {"a": 2, "b": 0, "c": -1, "d": 1}),
+                         ("B", ["e", "y"], {"e": 1, "f": 0})])
+    summary = summarise(judged, 5, Conventions())
+    assert summary.scores.of(JUDGED, 5).tolist() == pytest.approx([0.6, 0.2])
+    assert summary.scores.of(PRECISION, 5).tolist() == pytest.approx([0.2, 0.2])
+    band = summary.at_k["Judged@5"]
+    assert (band.mean, band.low, band.high) == pytest.approx((0.4, 0.2, 0.6))
+
+
+def test_judged_on_the_sample_is_24_of_45():
+    from ragreport.api import evaluate
+
+    band = evaluate()[0].at_k["Judged@5"]
+    assert round(band.mean, 3) == 0.533 and (round(band.low, 3), round(band.high, 3)) == (0.4, 0.644)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(queries=st.lists(query_strategy, min_size=1, max_size=6), k=st.integers(1, 16))
+def test_judged_is_never_below_precision(queries, k):
+    # Every slot that counts for Precision holds a judged id.
+    scores = score(judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)]), [k], Conventions())
+    assert np.all(scores.of(JUDGED, k) >= scores.of(PRECISION, k) - 1e-12)
+
+
+def test_judged_is_a_diagnostic_in_the_suite_and_not_compared():
+    assert JUDGED in SUITE and JUDGED not in COMPARED

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..scoring.catalogue import COMPARED, PRECISION, RECALL, SUITE, IntervalMethod
+from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from .dates import run_date  # re-exported: the output stage reads it without the limits
 from .summary import RunSummary
@@ -54,6 +54,11 @@ def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
+    """Unjudged ids in the filled top-K slots, pooled over the scored queries, and the Judged@K mean.
+
+    The two differ on purpose: the pooled share sets empty slots aside, Judged@K divides each
+    query by K (an empty slot is unjudged there), then averages over the queries.
+    """
     judged_flags, repeat = top_k_slots(summary)
     slots = int((~repeat).sum())
     unjudged = int((~judged_flags & ~repeat).sum())
@@ -64,7 +69,9 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
             f"{_share(unjudged, slots)}) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
             f"They count as not relevant, so if any of them is relevant, "
             f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
-            f"undercounts R and can misplace the ideal ranking behind nDCG.")
+            f"undercounts R and can misplace the ideal ranking behind nDCG. {JUDGED.label(k)}, the mean share "
+            f"of each scored query's top {k} that holds a judged id (an empty slot or a repeat counting as "
+            f"unjudged), is {summary.at_k[JUDGED.label(k)].mean:.3f}.")
     if summary.judged.meta.pool_depth is not None:
         text += f" The metadata gives a judging pool depth of {summary.judged.meta.pool_depth}."
     return Limit("unjudged", "Scores trust the labels", text)

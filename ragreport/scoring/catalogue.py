@@ -24,6 +24,9 @@ order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id gr
 - ``AP@k = sum_{i<=k} rel_i * hits@i / i / D``; ``CP@k`` is the same sum over ``hits@k``;
 - ``nDCG@k = DCG@k / IDCG@k`` with ``DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)`` (a repeat gains
   nothing) and IDCG@k the same sum over every judged grade of the query sorted high to low;
+- ``Judged@k`` = the slots within k holding the first occurrence of an id judged for the query,
+  with any grade (0 and negative included), divided by k: empty slots and repeats count as
+  unjudged. A diagnostic of the labels, in the suite but not compared;
 - whole-list measures (no cutoff): ``Rprec = hits@R / R``; the counts ``NumQ`` = 1,
   ``NumRel`` = R, ``NumRet`` = the list's length (repeats included), ``NumRelRet`` = the distinct
   relevant ids anywhere in the list.
@@ -204,6 +207,11 @@ class Sums:
     def first_slots(self) -> np.ndarray:
         """Cells holding the first occurrence of an id in its list: not empty, not a repeat."""
         return self.valid & ~self._pad(self.judged.repeat)
+
+    @cached_property
+    def judged_hits(self) -> np.ndarray:
+        """The slots within k holding the first occurrence of a judged id, whatever its grade (int64)."""
+        return np.cumsum(self._pad(self.judged.judged) & self.first_slots, axis=1, dtype=np.int64)[:, self.columns]
 
     @cached_property
     def dcg(self) -> np.ndarray:
@@ -458,6 +466,24 @@ CONTEXT_PRECISION = Metric(
     ),
 )
 
+# --- Diagnostics: in the suite, not compared -------------------------------------------------------
+
+JUDGED = Metric(
+    key="Judged",
+    name="Judged share (diagnostic)",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.REQUIRED,
+    compared=False,  # about the labels, not the retriever: no verdict, no place in the correction
+    ir_measures=(Spelling("Judged"),),
+    kernel=lambda s: s.judged_hits / s.k,
+    describe=lambda k, c: (
+        f"Slots of the top {k} holding an id judged for the query (any grade, 0 and negative too; "
+        f"first occurrences only) divided by {k}: empty slots count as unjudged. A diagnostic of the "
+        f"labels, not compared between runs (as ir_measures' Judged@{k}; no trec_eval twin)."
+    ),
+)
+
 # --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
 
 R_PRECISION = Metric(
@@ -542,6 +568,7 @@ CATALOGUE: tuple[Metric, ...] = (
     AVERAGE_PRECISION,
     NDCG,
     CONTEXT_PRECISION,
+    JUDGED,
     R_PRECISION,
     NUM_Q,
     NUM_REL,
