@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 from .core.errors import UsageError
 from .scoring.join import JudgedRun, join
 from .analysis.limits import limits
-from .reading.registry import load_runs
+from .reading.registry import load_qrels, load_runs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.registry import detect_file_format
 from .scoring.measures import Measure
@@ -20,7 +20,10 @@ from .analysis.drift import drift
 from .reading.previous import load_previous
 from .analysis.result import Analysis
 from .output.document import report_document
-from .analysis.summary import RunSummary, report_cutoffs, summarise
+from .analysis.summary import RunSummary, summarise
+from .scoring.cutoffs import report_cutoffs
+from .scoring.measures import score_measures
+from .scoring.metrics import score
 
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
@@ -60,9 +63,22 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments)
         check_scorable(judged, item.judgments.source or "the judgments")
-        progress(f"bands for {item.run.name}")
-        summaries.append(summarise(judged, k, conventions, kmax, measures))
+        summaries.append(score_and_summarise(judged, k, conventions, kmax, measures,
+                                             progress=lambda: progress(f"bands for {item.run.name}")))
     return summaries
+
+
+def score_and_summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
+                        kmax: int | None = None, measures: Sequence[Measure] = (), *,
+                        progress: Callable[[], None] | None = None) -> RunSummary:
+    """Score one joined run at K (one cutoff or several, the first the report's K) and over the K
+    sweep up to ``kmax``, score the ``measures`` named, and band every mean."""
+    asked, cutoffs = report_cutoffs(k, kmax)
+    scores = score(judged, cutoffs, conventions)
+    values = score_measures(judged, measures, conventions) if measures else None
+    if progress is not None:
+        progress()
+    return summarise(judged, scores, asked, conventions, measures, values)
 
 
 def _evaluate_by_partitions(inputs: Sequence[str | Path], qrels: str | Path | None, k: int | Sequence[int],
@@ -78,19 +94,19 @@ def _evaluate_by_partitions(inputs: Sequence[str | Path], qrels: str | Path | No
     # not after the first runs took their time.
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
     check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
-    _, cutoffs = report_cutoffs(k, kmax)
+    asked, cutoffs = report_cutoffs(k, kmax)
     summaries = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
-        parts = judged_by_partitions(path, qrels, cutoffs=cutoffs, conventions=conventions, measures=measures,
+        parts = judged_by_partitions(path, qrels, read_qrels=load_qrels, cutoffs=cutoffs, conventions=conventions, measures=measures,
                                      engine=engine, scheduler=scheduler, partition_bytes=partition_bytes,
                                      meta=meta, progress=progress)
         check_scorable(parts.judged, str(qrels))
         progress(f"bands for {parts.judged.name}")
-        summaries.append(summarise(parts.judged, k, conventions, kmax, measures, scores=parts.scores,
-                                   measure_values=parts.measure_values))
+        summaries.append(summarise(parts.judged, parts.scores, asked, conventions, measures,
+                                   parts.measure_values if measures else None))
     return summaries
 
 

@@ -8,7 +8,7 @@ from helpers import judged_run
 from ragreport.api import evaluate
 from ragreport.output.charts import index_sweep_figure, run_sweep_figure
 from ragreport.core.model import Conventions
-from ragreport.analysis.summary import summarise
+from ragreport.api import score_and_summarise
 from ragreport.scoring.catalogue import HIT, INDEX_CHART, PRECISION, SUITE
 
 
@@ -45,7 +45,7 @@ def test_index_figure_overlays_runs_with_a_metric_selector():
 
 def test_a_long_sweep_uses_a_log_axis():
     judged = judged_run([("q", [f"d{i}" for i in range(300)], {"d5": 1, "d250": 1})])
-    figure = run_sweep_figure(summarise(judged, 100, Conventions(resamples=50), kmax=1000))
+    figure = run_sweep_figure(score_and_summarise(judged, 100, Conventions(resamples=50), kmax=1000))
     _valid(figure)
     assert figure["layout"]["xaxis"]["type"] == "log"
     assert figure["data"][1]["x"][-1] == 1000 and 100 in figure["data"][1]["x"]

@@ -11,12 +11,12 @@ from helpers import judged_run
 from ragreport.analysis.compare import Correction, adjust, compare, pair_queries, randomization_test
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.analysis.summary import summarise
+from ragreport.api import score_and_summarise
 from ragreport.scoring.catalogue import COMPARED, NDCG
 
 
 def _summary(name, queries, k=3, conventions=Conventions()):
-    return summarise(judged_run(queries, name=name), k, conventions)
+    return score_and_summarise(judged_run(queries, name=name), k, conventions)
 
 
 def _exact_p(d):

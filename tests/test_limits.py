@@ -8,7 +8,7 @@ from helpers import judged_run
 
 from ragreport.analysis.limits import limits
 from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
-from ragreport.analysis.summary import summarise
+from ragreport.api import score_and_summarise
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -16,7 +16,7 @@ TODAY = dt.date(2026, 11, 30)
 def _summary(queries, meta=RunMeta(), conventions=Conventions(), k=2, extra_judged=()):
     judged = judged_run(queries, extra_judged=extra_judged)
     judged = type(judged)(**{**judged.__dict__, "meta": meta})
-    return summarise(judged, k, conventions)
+    return score_and_summarise(judged, k, conventions)
 
 
 def _by_key(summary):

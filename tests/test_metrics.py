@@ -15,7 +15,7 @@ from ragreport.scoring.catalogue import (AVERAGE_PRECISION, CATALOGUE, COMPARED,
                                          NDCG, PRECISION, RECALL, RECIPROCAL_RANK, SUITE, ValueKind, cumulative_dcg)
 from ragreport.scoring.metrics import score
 from ragreport.core.model import Conventions, Denominator, Gain
-from ragreport.analysis.summary import summarise
+from ragreport.api import score_and_summarise
 
 
 # --- SPEC.md section 5 -------------------------------------------------------------------------
@@ -66,7 +66,7 @@ def test_ap_at_10_relevant_at_2_5_7_is_0_443():
 
 def test_map_at_10_of_the_two_is_0_533():
     one, two = _ranked([1, 3, 6, 9, 10]), _ranked([2, 5, 7])
-    summary = summarise(judged_run([("q1", *one), ("q2", *two)]), 10, Conventions())
+    summary = score_and_summarise(judged_run([("q1", *one), ("q2", *two)]), 10, Conventions())
     assert round(summary.at_k["AP@10"].mean, 3) == 0.533
 
 
@@ -204,7 +204,7 @@ def test_judged_at_5_worked_example_and_its_band():
     # B: e (1), y, then three empty slots -> 1/5. The mean is 0.4; the bootstrap band 0.2 to 0.6.
     judged = judged_run([("A", ["a", "x", "a", "b", "c", "d"], {"a": 2, "b": 0, "c": -1, "d": 1}),
                          ("B", ["e", "y"], {"e": 1, "f": 0})])
-    summary = summarise(judged, 5, Conventions())
+    summary = score_and_summarise(judged, 5, Conventions())
     assert summary.scores.of(JUDGED, 5).tolist() == pytest.approx([0.6, 0.2])
     assert summary.scores.of(PRECISION, 5).tolist() == pytest.approx([0.2, 0.2])
     band = summary.at_k["Judged@5"]

@@ -12,7 +12,7 @@ import pytest
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import Conventions
-from ragreport.reading.registry import load_runs
+from ragreport.reading.registry import load_qrels, load_runs
 from ragreport.scoring.join import join
 from ragreport.scoring.measures import parse_measures
 from ragreport.scoring.partition import (
@@ -131,7 +131,7 @@ def test_an_engine_name_is_checked_once_for_both_entry_points(tmp_path, write):
     with pytest.raises(UsageError, match=message):
         evaluate([run], qrels=qrels, engine="spark")
     with pytest.raises(UsageError, match=message.replace("spark", "memory")):  # memory reads runs whole
-        judged_by_partitions(run, qrels, cutoffs=(5,), conventions=Conventions(), engine="memory")
+        judged_by_partitions(run, qrels, read_qrels=load_qrels, cutoffs=(5,), conventions=Conventions(), engine="memory")
 
 
 def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):

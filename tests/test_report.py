@@ -12,13 +12,13 @@ from ragreport.core.model import Conventions
 from ragreport.analysis.result import Analysis
 from ragreport.core.model import SCHEMA
 from ragreport.output.document import report_document
-from ragreport.analysis.summary import summarise
+from ragreport.api import score_and_summarise
 
 DAY = dt.date(2026, 1, 1)
 
 
 def _summary():
-    return summarise(judged_run([("a", ["x", "y"], {"x": 1}), ("b", ["y"], {"y": 0})]), 2, Conventions())
+    return score_and_summarise(judged_run([("a", ["x", "y"], {"x": 1}), ("b", ["y"], {"y": 0})]), 2, Conventions())
 
 
 def _analysis(*summaries):

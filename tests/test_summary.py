@@ -8,7 +8,10 @@ from helpers import judged_run
 
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Missing
-from ragreport.analysis.summary import Status, fingerprint, summarise, sweep_cutoffs
+from ragreport.analysis.summary import Status, fingerprint
+from ragreport.api import score_and_summarise
+from ragreport.analysis.summary import summarise
+from ragreport.scoring.metrics import score
 from ragreport.scoring.catalogue import HIT, SUITE, IntervalMethod
 
 
@@ -20,7 +23,7 @@ def _mixed():
 
 
 def test_counts_and_statuses():
-    summary = summarise(_mixed(), 1, Conventions())
+    summary = score_and_summarise(_mixed(), 1, Conventions())
     assert summary.counts.as_dict() == {
         "queries": 5, "scored": 3, "excluded_no_relevant": 2, "no_relevant_as_zero": 0, "missing_from_run": 1,
         "unjudged_in_run": 1,
@@ -29,8 +32,8 @@ def test_counts_and_statuses():
 
 
 def test_missing_zero_averages_the_absent_query_as_zero_and_skip_leaves_it_out():
-    zero = summarise(_mixed(), 1, Conventions())
-    skip = summarise(_mixed(), 1, Conventions(missing=Missing.SKIP))
+    zero = score_and_summarise(_mixed(), 1, Conventions())
+    skip = score_and_summarise(_mixed(), 1, Conventions(missing=Missing.SKIP))
     assert zero.at_k["P@1"].mean == pytest.approx(1 / 3)
     assert skip.at_k["P@1"].mean == pytest.approx(1 / 2)
     assert skip.counts.scored == 2 and skip.counts.missing_from_run == 1
@@ -38,30 +41,20 @@ def test_missing_zero_averages_the_absent_query_as_zero_and_skip_leaves_it_out()
 
 def test_partial_and_late_hit():
     judged = judged_run([("p", ["a", "x", "b"], {"a": 1, "b": 1}), ("late", ["x", "a"], {"a": 1})])
-    assert summarise(judged, 1, Conventions()).status == (Status.PARTIAL, Status.LATE_HIT)
-
-
-def test_sweep_is_every_k_up_to_100_then_a_grid_holding_the_usual_cutoffs_k_and_kmax():
-    assert sweep_cutoffs(5, 10).tolist() == list(range(1, 11))
-    assert sweep_cutoffs(5, 100).tolist() == list(range(1, 101))
-    grid = sweep_cutoffs(37, 1000).tolist()
-    assert grid[:20] == list(range(1, 21)) and grid[-1] == 1000 and 37 in grid
-    assert {25, 30, 50, 100, 200, 500} <= set(grid)
-    assert len(grid) < 90 and grid == sorted(set(grid))
-    assert sweep_cutoffs(10, 101).tolist()[-2:] == [100, 101]
+    assert score_and_summarise(judged, 1, Conventions()).status == (Status.PARTIAL, Status.LATE_HIT)
 
 
 def test_default_kmax_is_max_10_2k_and_k_above_kmax_is_refused():
     judged = judged_run([("q", ["a"], {"a": 1})])
-    assert summarise(judged, 8, Conventions()).sweep.cutoffs[-1] == 16
-    assert summarise(judged, 3, Conventions()).sweep.cutoffs[-1] == 10
+    assert score_and_summarise(judged, 8, Conventions()).sweep.cutoffs[-1] == 16
+    assert score_and_summarise(judged, 3, Conventions()).sweep.cutoffs[-1] == 10
     with pytest.raises(UsageError, match=r"--kmax \(4\) must be at least K \(5\)"):
-        summarise(judged, 5, Conventions(), kmax=4)
+        score_and_summarise(judged, 5, Conventions(), kmax=4)
 
 
 def test_hit_uses_wilson_and_the_rest_the_bootstrap_at_every_k():
     judged = judged_run([(f"q{i}", ["a", "b"], {"b" if i % 3 else "a": 1}) for i in range(12)])
-    summary = summarise(judged, 2, Conventions())
+    summary = score_and_summarise(judged, 2, Conventions())
     assert {label: iv.method for label, iv in summary.at_k.items()} == {m.label(2): m.interval for m in SUITE}
     assert HIT.interval is IntervalMethod.WILSON
     assert [m for m in SUITE if m.interval is IntervalMethod.WILSON] == [HIT]
@@ -72,20 +65,20 @@ def test_hit_uses_wilson_and_the_rest_the_bootstrap_at_every_k():
 
 def test_bands_do_not_depend_on_the_order_queries_come_in():
     queries = [(f"q{i:02d}", ["a", "b", "c"], {"abc"[i % 3]: 1, "b": i % 2}) for i in range(25)]
-    forward = summarise(judged_run(queries), 2, Conventions())
-    backward = summarise(judged_run(queries[::-1]), 2, Conventions())
+    forward = score_and_summarise(judged_run(queries), 2, Conventions())
+    backward = score_and_summarise(judged_run(queries[::-1]), 2, Conventions())
     assert forward.at_k == backward.at_k
 
 
 def test_no_scored_query_gives_nan_not_an_error():
-    summary = summarise(judged_run([("q", ["a"], {"a": 0})]), 1, Conventions())
+    summary = score_and_summarise(judged_run([("q", ["a"], {"a": 0})]), 1, Conventions())
     assert summary.counts.scored == 0 and np.isnan(summary.at_k["P@1"].mean)
 
 
 def test_fingerprints_follow_the_sorted_ids_and_triples():
-    one = summarise(judged_run([("a", ["x"], {"x": 1}), ("b", [], {"y": 2})]), 1, Conventions())
-    two = summarise(judged_run([("b", [], {"y": 2}), ("a", ["z"], {"x": 1})]), 1, Conventions())
-    three = summarise(judged_run([("a", ["x"], {"x": 2}), ("b", [], {"y": 2})]), 1, Conventions())
+    one = score_and_summarise(judged_run([("a", ["x"], {"x": 1}), ("b", [], {"y": 2})]), 1, Conventions())
+    two = score_and_summarise(judged_run([("b", [], {"y": 2}), ("a", ["z"], {"x": 1})]), 1, Conventions())
+    three = score_and_summarise(judged_run([("a", ["x"], {"x": 2}), ("b", [], {"y": 2})]), 1, Conventions())
     assert one.query_fingerprint == two.query_fingerprint == fingerprint(["a", "b"])
     assert one.label_fingerprint == two.label_fingerprint != three.label_fingerprint
     assert one.query_fingerprint.startswith("sha256:") and len(one.query_fingerprint) == 71
@@ -94,7 +87,21 @@ def test_fingerprints_follow_the_sorted_ids_and_triples():
 def test_under_no_relevant_zero_the_counts_say_averaged_in_not_excluded():
     from ragreport.core.model import NoRelevant
 
-    summary = summarise(_mixed(), 1, Conventions(no_relevant=NoRelevant.ZERO))
+    summary = score_and_summarise(_mixed(), 1, Conventions(no_relevant=NoRelevant.ZERO))
     assert summary.counts.scored == 4 and summary.counts.excluded_no_relevant == 1  # 'unjudged' stays out
     assert summary.counts.no_relevant_as_zero == 1
     assert summary.status[1] is Status.NO_RELEVANT
+
+
+def test_summarise_bands_the_scores_it_is_given_and_refuses_a_cutoff_they_lack():
+    judged = judged_run([("a", ["x", "y"], {"y": 1}), ("b", ["z"], {"z": 2})])
+    scores = score(judged, [1, 2, 3], Conventions())
+    summary = summarise(judged, scores, (2, 1), Conventions())
+    assert summary.k == 2 and summary.cutoffs == (2, 1)
+    assert summary.at_k["P@2"].mean == pytest.approx((1 / 2 + 1 / 2) / 2)
+    assert summary.at_k["Hit@1"].mean == pytest.approx(1 / 2)
+    assert summary.sweep.cutoffs.tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="no column"):
+        summarise(judged, scores, (5,), Conventions())
+    with pytest.raises(ValueError, match="without their values"):
+        summarise(judged, scores, (1,), Conventions(), measures=(object(),))  # type: ignore[arg-type]

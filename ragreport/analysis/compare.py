@@ -17,15 +17,17 @@ catalogue's :data:`~ragreport.scoring.catalogue.COMPARED`; diagnostics are not c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ..core.errors import UsageError
-from .intervals import bootstrap_interval
-from ..scoring.catalogue import COMPARED, Metric
 from ..core.model import Choice, Conventions
-from .summary import RunSummary
+from ..scoring.catalogue import COMPARED, Metric
+from .intervals import bootstrap_interval
+
+if TYPE_CHECKING:  # annotations only
+    from .summary import RunSummary
 
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12

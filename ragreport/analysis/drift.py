@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .intervals import bootstrap_interval
 from ..scoring.catalogue import SUITE
-from .summary import RunSummary
+from .intervals import bootstrap_interval
+
+if TYPE_CHECKING:  # annotations only
+    from .summary import RunSummary
 
 # Conventions that change figures; confidence, resamples and seed only change bands.
 FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order")

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
+from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
 from .dates import run_date  # re-exported: the output stage reads it without the limits
-from .summary import RunSummary
+
+if TYPE_CHECKING:  # annotations only
+    from .summary import RunSummary
 
 #: Below this many scored queries the report says outright that the sample is small.
 SMALL_QUERY_COUNT = 50

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .compare import ComparisonReport
-from .drift import Drift
-from .limits import Limit
-from .summary import RunSummary
+if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of those modules
+    from .compare import ComparisonReport
+    from .drift import Drift
+    from .limits import Limit
+    from .summary import RunSummary
 
 
 @dataclass(frozen=True)

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..core.errors import UsageError
 from ..core.ids import as_text
-from .intervals import Interval, bootstrap_interval, wilson_interval
-from .status import Status  # re-exported: the statuses moved to a module the output reads cheaply
 from ..scoring.catalogue import IntervalMethod
-from ..scoring.join import JudgedRun
-from ..scoring.measures import Measure, score_measures
-from ..scoring.metrics import QueryScores, score
-from ..core.model import Conventions
+from .intervals import Interval, bootstrap_interval, wilson_interval
+from .status import Status
+
+if TYPE_CHECKING:  # types only: scoring happens before, in the caller
+    from ..core.model import Conventions
+    from ..scoring.join import JudgedRun
+    from ..scoring.measures import Measure
+    from ..scoring.metrics import QueryScores
 
 
 @dataclass(frozen=True)
@@ -70,27 +71,6 @@ class RunSummary:
         return self.judged.name
 
 
-def default_kmax(k: int) -> int:
-    return max(10, 2 * k)
-
-
-#: Cutoffs people quote, always in a long sweep when they fit.
-USUAL_CUTOFFS = (25, 30, 50, 100, 200, 250, 500, 1000)
-
-
-def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
-    """The sweep's cutoffs: every one from 1 to ``kmax`` when ``kmax`` <= 100.
-
-    Past 100: every cutoff to 20, the usual ones (25, 30, 50, 100, 200, 250, 500, 1000) up to
-    ``kmax``, a log-spaced grid of 40 more, and always K and ``kmax``.
-    """
-    if kmax <= 100:
-        return np.arange(1, kmax + 1, dtype=np.int64)
-    grid = np.round(np.logspace(np.log10(20), np.log10(kmax), 40)).astype(np.int64)
-    usual = [c for c in USUAL_CUTOFFS if c <= kmax]
-    return np.unique(np.concatenate([np.arange(1, 21), usual, grid, [k, kmax]])).astype(np.int64)
-
-
 def fingerprint(items: list[str]) -> str:
     """``sha256:`` of the sorted items joined by newlines."""
     digest = hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
@@ -136,38 +116,30 @@ def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status
     return tuple(out)
 
 
-def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tuple[int, ...], np.ndarray]:
-    """The cutoffs asked for (the report's K first) and every cutoff a report scores: those and
-    the sweep's up to ``kmax`` (default max(10, 2K))."""
-    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
-    if not asked or min(asked) < 1:
-        raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
-    kmax = default_kmax(max(asked)) if kmax is None else kmax
-    if kmax < max(asked):
-        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
-    return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)
-
-
-def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
-              kmax: int | None = None, measures: Sequence[Measure] = (), *, scores: QueryScores | None = None,
-              measure_values: np.ndarray | None = None) -> RunSummary:
-    """Score ``judged`` at K (one cutoff or several, the first being the report's K) and over the
-    sweep, and put a band on every mean.
+def summarise(judged: JudgedRun, scores: QueryScores, asked: Sequence[int], conventions: Conventions,
+              measures: Sequence[Measure] = (), measure_values: np.ndarray | None = None) -> RunSummary:
+    """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
+    K) and over the sweep (every cutoff ``scores`` holds).
 
     Each metric gets the band its catalogue entry names: Wilson for a 0/1 value per query (Hit@K),
     else a percentile bootstrap over the scored queries, one resample matrix shared by every metric
-    and every cutoff of the run. ``measures`` asked for by name are scored too, with the same bands
-    (the per-query counts of :mod:`ragreport.scoring.measures` get their mean and no band).
+    and every cutoff of the run. ``measures`` asked for by name come with their per-query
+    ``measure_values`` (measures x queries) and get the same bands (the per-query counts of
+    :mod:`ragreport.scoring.measures` get their mean and no band).
 
-    ``scores`` and ``measure_values``, when given, are the per-query figures already taken (by
-    partitions: :mod:`ragreport.scoring.partition`); ``judged`` then needs only the top of each list.
+    Scoring is the step before (:func:`ragreport.scoring.metrics.score`,
+    :func:`ragreport.scoring.measures.score_measures`): whole runs and partitions alike hand their
+    figures over, so ``judged`` may hold only the top of each list.
     """
-    asked, cutoffs = report_cutoffs(k, kmax)
+    asked = tuple(int(c) for c in asked)
+    if not asked or any(c not in scores.cutoffs for c in asked):
+        raise ValueError(f"the scores hold no column for every cutoff asked for ({asked})")
+    if measure_values is None:
+        if measures:
+            raise ValueError("measures were asked for without their values")
+        measure_values = np.zeros((0, judged.n_queries))
     k = asked[0]
-    if scores is None:
-        scores = score(judged, cutoffs, conventions)
-    elif not np.array_equal(scores.cutoffs, cutoffs):
-        raise ValueError("the scores given were taken at other cutoffs than the report's")
+    cutoffs = scores.cutoffs
 
     mask = scores.scored
     n = int(mask.sum())
@@ -198,8 +170,6 @@ def summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Convention
             at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
                                              m.interval)
 
-    if measure_values is None:
-        measure_values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
     measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
 
     counts = Counts(

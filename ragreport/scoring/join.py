@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.ids import common_kind, has_duplicates, hash_ids
+from ..core.ids import THREADS, common_kind, has_duplicates, hash_ids, thread_map
 from ..core.model import Judgments, Run, RunMeta
 from ..reading.ordering import as_matrix, query_blocks
-from ..core.ids import THREADS, thread_map
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.errors import UsageError
 from ..core.model import Conventions, Gain
 from .catalogue import CATALOGUE, NAMES, NOT_PRINTED, VALID_FORMS, CutoffRule, IntervalMethod, Metric, ValueKind, by_key
-from .join import JudgedRun
 from .metrics import full_depth, score
+
+if TYPE_CHECKING:  # annotations only
+    from .join import JudgedRun
 
 __all__ = ["VALID_FORMS", "Measure", "default_trec_measures", "parse_measure", "parse_measures", "score_measures",
            "trec_sort_key"]

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.model import Conventions, Missing, NoRelevant
 from .catalogue import SUITE, CutoffRule, Metric, Sums
-from .join import JudgedRun
+
+if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
+    from .join import JudgedRun
 
 #: The rules no switch changes, stated where the kernel below implements them (SPEC.md sections 1-3).
 FIXED_RULES: tuple[tuple[str, str], ...] = (

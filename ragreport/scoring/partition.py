@@ -27,16 +27,15 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..core.errors import InputError, RagreportError, UsageError
-from .join import JudgedRun, join
+from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
 from ..reading.files import data_lines, read_text, stem
 from ..reading.meta import run_name
-from ..reading.registry import load_qrels
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
+from .join import JudgedRun, join
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
-from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20
@@ -151,14 +150,20 @@ def _query_before(handle, start: int) -> bytes | None:
     return None
 
 
+#: Reads a qrels file in whatever format it is in (the reading stage's ``load_qrels``): handed in by
+#: the caller, so that this engine needs only the TREC run readers, not every format's.
+QrelsReader = Callable[[str], Judgments]
+
+
 @functools.lru_cache(maxsize=4)
-def _cached_qrels(path: str, stamp: tuple[int, int]) -> Judgments:
-    return load_qrels(path)
+def _cached_qrels(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) -> Judgments:
+    return read_qrels(path)
 
 
-def _qrels(path: str) -> Judgments:
+def _qrels(path: str, read_qrels: QrelsReader) -> Judgments:
+    """The judgments at ``path``, read once per process (a Dask worker scores many partitions)."""
     stat = Path(path).stat()
-    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size))
+    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size), read_qrels)
 
 
 def _line_of(path: Path, offset: int) -> int:
@@ -234,11 +239,11 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
 
 
-def score_span(path: str, span: tuple[int, int] | None, qrels: str, order: Order, cutoffs: tuple[int, ...],
-               conventions: Conventions, measures: tuple[Measure, ...]) -> PartitionScores:
+def score_span(path: str, span: tuple[int, int] | None, qrels: str, read_qrels: QrelsReader, order: Order,
+               cutoffs: tuple[int, ...], conventions: Conventions, measures: tuple[Measure, ...]) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
-    return score_partition(run, judgments_for(_qrels(qrels), run.query_ids.tolist()), cutoffs=cutoffs,
+    return score_partition(run, judgments_for(_qrels(qrels, read_qrels), run.query_ids.tolist()), cutoffs=cutoffs,
                            conventions=conventions, measures=measures)
 
 
@@ -260,18 +265,20 @@ def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list
     return [(str(path.resolve()), span) for span in query_spans(path, target_bytes)]
 
 
-def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequence[int], conventions: Conventions,
+def judged_by_partitions(path: str | Path, qrels: str | Path, *, read_qrels: QrelsReader, cutoffs: Sequence[int],
+                         conventions: Conventions,
                          measures: Sequence[Measure] = (), engine: str = "stream", scheduler: str | None = None,
                          partition_bytes: int = PARTITION_BYTES, meta: RunMeta | None = None,
                          progress: Callable[[str], None] = lambda stage: None) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
-    the report reads, and every query's scores."""
+    the report reads, and every query's scores. ``read_qrels`` reads the judgments at ``qrels``
+    (where the partitions are scored: a Dask worker reads them itself)."""
     check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
-    args = (qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
+    args = (qrels, read_qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
     if engine == "dask":
         results = _on_dask(parts, args, scheduler)
     else:
@@ -286,7 +293,7 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, cutoffs: Sequen
         twice = str(distinct[counts > 1][0])
         raise UsageError(f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
                          "query's lines together in one file (sort the run by query)")
-    judgments = _qrels(qrels)
+    judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))

@@ -1,0 +1,42 @@
+"""Which cutoffs a report scores: the ones asked for, the K sweep's grid, and their bounds."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..core.errors import UsageError
+
+
+def default_kmax(k: int) -> int:
+    return max(10, 2 * k)
+
+
+#: Cutoffs people quote, always in a long sweep when they fit.
+USUAL_CUTOFFS = (25, 30, 50, 100, 200, 250, 500, 1000)
+
+
+def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
+    """The sweep's cutoffs: every one from 1 to ``kmax`` when ``kmax`` <= 100.
+
+    Past 100: every cutoff to 20, the usual ones (25, 30, 50, 100, 200, 250, 500, 1000) up to
+    ``kmax``, a log-spaced grid of 40 more, and always K and ``kmax``.
+    """
+    if kmax <= 100:
+        return np.arange(1, kmax + 1, dtype=np.int64)
+    grid = np.round(np.logspace(np.log10(20), np.log10(kmax), 40)).astype(np.int64)
+    usual = [c for c in USUAL_CUTOFFS if c <= kmax]
+    return np.unique(np.concatenate([np.arange(1, 21), usual, grid, [k, kmax]])).astype(np.int64)
+
+
+def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tuple[int, ...], np.ndarray]:
+    """The cutoffs asked for (the report's K first) and every cutoff a report scores: those and
+    the sweep's up to ``kmax`` (default max(10, 2K))."""
+    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
+    if not asked or min(asked) < 1:
+        raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
+    kmax = default_kmax(max(asked)) if kmax is None else kmax
+    if kmax < max(asked):
+        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
+    return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)
