@@ -1,4 +1,4 @@
-"""Naive per-query reference implementations written straight from SPEC.md section 2.
+"""Naive per-query reference implementations written straight from docs/conventions.md section 2.
 
 One query at a time, plain Python, no numpy: the vectorised kernels are tested against these.
 """

@@ -113,3 +113,17 @@ def test_the_graph_is_read_from_the_source():
     typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .x import Y\nimport z\n")
     assert [type(n).__name__ for n in _runtime_nodes(typed) if isinstance(n, (ast.Import, ast.ImportFrom))] == [
         "Import", "ImportFrom"]
+
+
+def test_nothing_refers_to_a_path_outside_the_repository():
+    """The repository is self-contained: its rules are docs/conventions.md, its test data tests/data."""
+    root = PACKAGE.parent
+    outside = ("../shared", "SPEC.md", "/work/")
+    files = [root / "README.md", root / "pyproject.toml", root / ".ci" / "run", *root.glob("*.md")]
+    for folder in ("ragreport", "tests", "templates", "benchmarks", "docs"):
+        files += [p for p in (root / folder).rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".html", ".toml",
+                                                                                          ".js", ".css")]
+    found = [(p.relative_to(root).as_posix(), needle) for p in files if "golden" not in p.parts
+             for needle in outside if needle in p.read_text("utf-8", errors="replace")
+             and p.name != "test_layout.py"]
+    assert not found, found

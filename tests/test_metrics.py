@@ -1,4 +1,4 @@
-"""Metric kernels: SPEC.md section 5 by hand, a naive reference loop, and catalogue-wide properties."""
+"""Metric kernels: docs/conventions.md section 5 by hand, a naive reference loop, and catalogue-wide properties."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ragreport.core.model import Conventions, Denominator, Gain
 from ragreport.api import score_and_summarise
 
 
-# --- SPEC.md section 5 -------------------------------------------------------------------------
+# --- docs/conventions.md section 5 -------------------------------------------------------------------------
 
 def test_dcg_of_grades_3_2_3_0_1_2_is_6_861():
     assert round(cumulative_dcg([[3, 2, 3, 0, 1, 2]])[0, 5], 3) == 6.861

@@ -1,4 +1,4 @@
-"""The preloaded sample: every figure of SPEC.md section 7, written out, through the CLI's JSON."""
+"""The preloaded sample: every figure of docs/conventions.md section 7, written out, through the CLI's JSON."""
 
 from __future__ import annotations
 

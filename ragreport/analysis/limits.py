@@ -1,4 +1,4 @@
-"""Honest limits (SPEC.md section 8): statements written from a run's own data and metadata.
+"""Honest limits (docs/conventions.md section 8): statements written from a run's own data and metadata.
 
 Each rule looks at one :class:`~ragreport.analysis.summary.RunSummary` and returns a :class:`Limit` when
 it applies, or ``None``; the report shows only those that apply, each with the run's own figures.

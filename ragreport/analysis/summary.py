@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # types only: scoring happens before, in the caller
 
 @dataclass(frozen=True)
 class Counts:
-    """The edge-rule counts of SPEC.md section 3."""
+    """The edge-rule counts of docs/conventions.md section 3."""
 
     queries: int
     scored: int

@@ -22,7 +22,7 @@ from .catalogue import SUITE, CutoffRule, Metric, Sums
 if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
     from .join import JudgedRun
 
-#: The rules no switch changes, stated where the kernel below implements them (SPEC.md sections 1-3).
+#: The rules no switch changes, stated where the kernel below implements them (docs/conventions.md sections 1-3).
 FIXED_RULES: tuple[tuple[str, str], ...] = (
     ("Relevance", "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
                   "relevant and gain nothing. An id nobody judged counts as not relevant."),
