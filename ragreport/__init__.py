@@ -10,9 +10,15 @@ __version__ = "0.1.0"
 # Imported on first use, so that `import ragreport.reading.registry` (or the scoring path alone) does not
 # pay for the report and site modules.
 _EXPORTS = {
-    "evaluate": "api", "analyse": "api", "document": "api", "build": "api",
+    "evaluate": "api",
+    "analyse": "api",
+    "document": "api",
+    "build": "api",
     "load_runs": "reading.registry",
-    "Conventions": "core.model", "Denominator": "core.model", "Gain": "core.model", "Missing": "core.model",
+    "Conventions": "core.model",
+    "Denominator": "core.model",
+    "Gain": "core.model",
+    "Missing": "core.model",
     "Order": "core.model",
 }
 

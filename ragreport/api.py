@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
-from .core.errors import UsageError
-from .scoring.join import JudgedRun, join
-from .analysis.limits import limits
-from .reading.registry import load_qrels, load_runs
-from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
-from .reading.registry import detect_file_format
-from .scoring.measures import Measure
-from .core.model import Conventions
-from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
-from .reading.previous import load_previous
+from .analysis.limits import limits
 from .analysis.result import Analysis
-from .output.document import report_document
 from .analysis.summary import RunSummary, summarise
+from .core.errors import UsageError
+from .core.model import Conventions
+from .output.document import report_document
+from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
+from .reading.previous import load_previous
+from .reading.registry import detect_file_format, load_qrels, load_runs
 from .scoring.cutoffs import report_cutoffs
-from .scoring.measures import score_measures
+from .scoring.join import JudgedRun, join
+from .scoring.measures import Measure, score_measures
 from .scoring.metrics import score
+from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
@@ -36,13 +35,21 @@ def _quiet(stage: str) -> None:
     return None
 
 
-def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = None,
-             k: int | Sequence[int] | None = None,
-             conventions: Conventions = Conventions(), kmax: int | None = None,
-             metas: Sequence[str | Path] = (), input_format: str | None = None,
-             measures: Sequence[Measure] = (), progress: Progress = _quiet,
-             engine: str = "memory", scheduler: str | None = None,
-             partition_bytes: int | None = None) -> list[RunSummary]:
+def evaluate(
+    inputs: Sequence[str | Path] = (),
+    *,
+    qrels: str | Path | None = None,
+    k: int | Sequence[int] | None = None,
+    conventions: Conventions = Conventions(),
+    kmax: int | None = None,
+    metas: Sequence[str | Path] = (),
+    input_format: str | None = None,
+    measures: Sequence[Measure] = (),
+    progress: Progress = _quiet,
+    engine: str = "memory",
+    scheduler: str | None = None,
+    partition_bytes: int | None = None,
+) -> list[RunSummary]:
     """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty.
 
     ``engine`` ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC runs by
@@ -54,8 +61,19 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
     if engine == "memory" and scheduler is not None:
         raise UsageError("--scheduler is for --engine dask")
     if engine != "memory":
-        return _evaluate_by_partitions(inputs, qrels, k, conventions, kmax, metas, measures, progress, engine,
-                                       scheduler, partition_bytes or PARTITION_BYTES)
+        return _evaluate_by_partitions(
+            inputs,
+            qrels,
+            k,
+            conventions,
+            kmax,
+            metas,
+            measures,
+            progress,
+            engine,
+            scheduler,
+            partition_bytes or PARTITION_BYTES,
+        )
     progress("reading")
     loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
     summaries = []
@@ -63,14 +81,28 @@ def evaluate(inputs: Sequence[str | Path] = (), *, qrels: str | Path | None = No
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments)
         check_scorable(judged, item.judgments.source or "the judgments")
-        summaries.append(score_and_summarise(judged, k, conventions, kmax, measures,
-                                             progress=lambda: progress(f"bands for {item.run.name}")))
+        summaries.append(
+            score_and_summarise(
+                judged,
+                k,
+                conventions,
+                kmax,
+                measures,
+                progress=functools.partial(progress, f"bands for {item.run.name}"),
+            )
+        )
     return summaries
 
 
-def score_and_summarise(judged: JudgedRun, k: int | Sequence[int], conventions: Conventions,
-                        kmax: int | None = None, measures: Sequence[Measure] = (), *,
-                        progress: Callable[[], None] | None = None) -> RunSummary:
+def score_and_summarise(
+    judged: JudgedRun,
+    k: int | Sequence[int],
+    conventions: Conventions,
+    kmax: int | None = None,
+    measures: Sequence[Measure] = (),
+    *,
+    progress: Callable[[], None] | None = None,
+) -> RunSummary:
     """Score one joined run at K (one cutoff or several, the first the report's K) and over the K
     sweep up to ``kmax``, score the ``measures`` named, and band every mean."""
     asked, cutoffs = report_cutoffs(k, kmax)
@@ -81,10 +113,19 @@ def score_and_summarise(judged: JudgedRun, k: int | Sequence[int], conventions: 
     return summarise(judged, scores, asked, conventions, measures, values)
 
 
-def _evaluate_by_partitions(inputs: Sequence[str | Path], qrels: str | Path | None, k: int | Sequence[int],
-                            conventions: Conventions, kmax: int | None, metas: Sequence[str | Path],
-                            measures: Sequence[Measure], progress: Progress, engine: str, scheduler: str | None,
-                            partition_bytes: int) -> list[RunSummary]:
+def _evaluate_by_partitions(
+    inputs: Sequence[str | Path],
+    qrels: str | Path | None,
+    k: int | Sequence[int],
+    conventions: Conventions,
+    kmax: int | None,
+    metas: Sequence[str | Path],
+    measures: Sequence[Measure],
+    progress: Progress,
+    engine: str,
+    scheduler: str | None,
+    partition_bytes: int,
+) -> list[RunSummary]:
     check_engine(engine)
     if not inputs or qrels is None:
         raise UsageError(f"--engine {engine} scores TREC run files (or folders of them) against --qrels; give both")
@@ -100,13 +141,26 @@ def _evaluate_by_partitions(inputs: Sequence[str | Path], qrels: str | Path | No
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
-        parts = judged_by_partitions(path, qrels, read_qrels=load_qrels, cutoffs=cutoffs, conventions=conventions, measures=measures,
-                                     engine=engine, scheduler=scheduler, partition_bytes=partition_bytes,
-                                     meta=meta, progress=progress)
+        parts = judged_by_partitions(
+            path,
+            qrels,
+            read_qrels=load_qrels,
+            cutoffs=cutoffs,
+            conventions=conventions,
+            measures=measures,
+            engine=engine,
+            scheduler=scheduler,
+            partition_bytes=partition_bytes,
+            meta=meta,
+            progress=progress,
+        )
         check_scorable(parts.judged, str(qrels))
         progress(f"bands for {parts.judged.name}")
-        summaries.append(summarise(parts.judged, parts.scores, asked, conventions, measures,
-                                   parts.measure_values if measures else None))
+        summaries.append(
+            summarise(
+                parts.judged, parts.scores, asked, conventions, measures, parts.measure_values if measures else None
+            )
+        )
     return summaries
 
 
@@ -121,15 +175,24 @@ def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
     if not (judged.in_run & judged.has_judgments).any():
-        raise UsageError(f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
-                         f"{_some(judged_ids)}): check that both use the same ids")
+        raise UsageError(
+            f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
+            f"{_some(judged_ids)}): check that both use the same ids"
+        )
     if not (judged.relevant > 0).any():
         raise UsageError(f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored")
 
 
-def analyse(summaries: Sequence[RunSummary], *, today: _dt.date | None = None, baseline: str | None = None,
-            correction: Correction = Correction.HOLM, permutations: int = 10_000,
-            previous: str | Path | None = None, progress: Progress = _quiet) -> Analysis:
+def analyse(
+    summaries: Sequence[RunSummary],
+    *,
+    today: _dt.date | None = None,
+    baseline: str | None = None,
+    correction: Correction = Correction.HOLM,
+    permutations: int = 10_000,
+    previous: str | Path | None = None,
+    progress: Progress = _quiet,
+) -> Analysis:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``)."""
     from .output.site import build_day
 
@@ -148,8 +211,14 @@ def document(analysis: Analysis) -> dict:
     return report_document(analysis)
 
 
-def build(analysis: Analysis, *, out: str | Path | None = "site", single_file: str | Path | None = None,
-          title: str | None = None, progress: Progress = _quiet) -> list[Path]:
+def build(
+    analysis: Analysis,
+    *,
+    out: str | Path | None = "site",
+    single_file: str | Path | None = None,
+    title: str | None = None,
+    progress: Progress = _quiet,
+) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
     from .output.site import prepare, render_single, render_site, write_file, write_site
     from .output.view import build_view
@@ -160,8 +229,8 @@ def build(analysis: Analysis, *, out: str | Path | None = "site", single_file: s
     site_files = render_site(report) if out is not None else None
     single = render_single(report) if single_file is not None else None
     progress("writing")
-    if site_files is not None:
+    if out is not None and site_files is not None:
         outputs.append(write_site(site_files, out))
-    if single is not None:
+    if single_file is not None and single is not None:
         outputs.append(write_file(single, single_file))
     return outputs

@@ -8,20 +8,20 @@ import shutil
 import sys
 import threading
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from . import __version__
-from .api import DEFAULT_K, SAMPLE_K, analyse, build, document as report_document, evaluate
 from .analysis.compare import Correction
 from .analysis.result import Analysis
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, evaluate
+from .api import document as report_document
 from .core.errors import RagreportError
-from .reading.registry import FORMATS
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .scoring.partition import ENGINES, PARTITION_BYTES
 from .output.text import markdown, table, trec_lines
 from .output.view import build_view
-
+from .reading.registry import FORMATS
+from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .scoring.partition import ENGINES, PARTITION_BYTES
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100
@@ -69,93 +69,171 @@ def _choices(enum) -> list[str]:
 
 
 def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="INPUT",
-                        help="run files (RAG JSONL, TREC run, or JSON {qid: {docid: score}}), optionally "
-                             ".gz; none: the preloaded sample")
-    parser.add_argument("--qrels", metavar="FILE", help="judgments for every run: TREC qrels or JSON "
-                                                        "{qid: {docid: grade}}")
-    parser.add_argument("-k", type=_cutoffs, metavar="K", help="the cutoff (default 10; the sample's 5); several as "
-                                                               "1,5,10 are scored from one matrix, the first is the "
-                                                               "report's K")
-    parser.add_argument("--kmax", type=_positive_int, metavar="KMAX",
-                        help="largest cutoff of the K sweep (default max(10, 2K))")
-    parser.add_argument("--compat", choices=sorted(COMPAT_PRESETS),
-                        help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
-                             "zero, R denominators, linear gain, score order); explicit switches still win")
-    parser.add_argument("--denominator", choices=_choices(Denominator),
-                        help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)")
-    parser.add_argument("--gain", choices=_choices(Gain), help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)")
-    parser.add_argument("--missing", choices=_choices(Missing),
-                        help="judged queries the run lacks: scored as empty lists (zero, default) or "
-                             "left out (skip)")
-    parser.add_argument("--no-relevant", choices=_choices(NoRelevant),
-                        help="judged queries with no relevant id: left out (exclude, default) or averaged in "
-                             "as 0 (zero, as trec_eval)")
-    parser.add_argument("--order", choices=_choices(Order),
-                        help="scored runs: by score with trec_eval's tie rule (default) or file order")
-    parser.add_argument("--resamples", type=_resamples, default=1000,
-                        help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})")
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="run files (RAG JSONL, TREC run, or JSON {qid: {docid: score}}), optionally "
+        ".gz; none: the preloaded sample",
+    )
+    parser.add_argument(
+        "--qrels", metavar="FILE", help="judgments for every run: TREC qrels or JSON {qid: {docid: grade}}"
+    )
+    parser.add_argument(
+        "-k",
+        type=_cutoffs,
+        metavar="K",
+        help="the cutoff (default 10; the sample's 5); several as "
+        "1,5,10 are scored from one matrix, the first is the "
+        "report's K",
+    )
+    parser.add_argument(
+        "--kmax", type=_positive_int, metavar="KMAX", help="largest cutoff of the K sweep (default max(10, 2K))"
+    )
+    parser.add_argument(
+        "--compat",
+        choices=sorted(COMPAT_PRESETS),
+        help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
+        "zero, R denominators, linear gain, score order); explicit switches still win",
+    )
+    parser.add_argument(
+        "--denominator",
+        choices=_choices(Denominator),
+        help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)",
+    )
+    parser.add_argument(
+        "--gain", choices=_choices(Gain), help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)"
+    )
+    parser.add_argument(
+        "--missing",
+        choices=_choices(Missing),
+        help="judged queries the run lacks: scored as empty lists (zero, default) or left out (skip)",
+    )
+    parser.add_argument(
+        "--no-relevant",
+        choices=_choices(NoRelevant),
+        help="judged queries with no relevant id: left out (exclude, default) or averaged in as 0 (zero, as trec_eval)",
+    )
+    parser.add_argument(
+        "--order",
+        choices=_choices(Order),
+        help="scored runs: by score with trec_eval's tie rule (default) or file order",
+    )
+    parser.add_argument(
+        "--resamples", type=_resamples, default=1000, help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})"
+    )
     parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="band confidence (0.95)")
-    parser.add_argument("--meta", action="append", default=[], metavar="FILE",
-                        help="run metadata (TOML or JSON); once per run, in order. Default: "
-                             "RUN.meta.toml or RUN.meta.json beside each run")
+    parser.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="run metadata (TOML or JSON); once per run, in order. Default: "
+        "RUN.meta.toml or RUN.meta.json beside each run",
+    )
     parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
     scale = parser.add_argument_group("runs larger than memory or than one machine")
-    scale.add_argument("--engine", choices=ENGINES, default="memory",
-                       help="memory: read each run whole (default); stream: score a TREC run by partitions of "
-                            "whole queries one after another, in bounded memory; dask: score the partitions on a "
-                            "Dask cluster (pip install 'ragreport[dask]'). A run is a TREC file whose lines are "
-                            "grouped by query, or a folder of TREC or Parquet partition files")
-    scale.add_argument("--scheduler", metavar="ADDRESS",
-                       help="with --engine dask: the cluster's scheduler (default: a local cluster of processes)")
-    scale.add_argument("--partition-mb", type=_positive_int, default=PARTITION_BYTES >> 20, metavar="MB",
-                       help=f"run file per partition (default {PARTITION_BYTES >> 20} MB)")
-    parser.add_argument("--metrics", action="append", default=[], metavar="NAMES",
-                        help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
-                             "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
-                             "ndcg_burges@10, mrr@10) spelling")
+    scale.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="memory",
+        help="memory: read each run whole (default); stream: score a TREC run by partitions of "
+        "whole queries one after another, in bounded memory; dask: score the partitions on a "
+        "Dask cluster (pip install 'ragreport[dask]'). A run is a TREC file whose lines are "
+        "grouped by query, or a folder of TREC or Parquet partition files",
+    )
+    scale.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: the cluster's scheduler (default: a local cluster of processes)",
+    )
+    scale.add_argument(
+        "--partition-mb",
+        type=_positive_int,
+        default=PARTITION_BYTES >> 20,
+        metavar="MB",
+        help=f"run file per partition (default {PARTITION_BYTES >> 20} MB)",
+    )
+    parser.add_argument(
+        "--metrics",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
+        "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
+        "ndcg_burges@10, mrr@10) spelling",
+    )
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
-    compare.add_argument("--correction", choices=_choices(Correction), default="holm",
-                         help="multiple-comparison correction of the p-values (holm)")
-    compare.add_argument("--permutations", type=_positive_int, default=10_000,
-                         help="sign flips of the randomization test (10000; every one of them when fewer)")
-    compare.add_argument("--previous", metavar="REPORT_JSON",
-                         help="report.json of an earlier build: figures then and now when the query set and the "
-                              "label set are the same")
+    compare.add_argument(
+        "--correction",
+        choices=_choices(Correction),
+        default="holm",
+        help="multiple-comparison correction of the p-values (holm)",
+    )
+    compare.add_argument(
+        "--permutations",
+        type=_positive_int,
+        default=10_000,
+        help="sign flips of the randomization test (10000; every one of them when fewer)",
+    )
+    compare.add_argument(
+        "--previous",
+        metavar="REPORT_JSON",
+        help="report.json of an earlier build: figures then and now when the query set and the label set are the same",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ragreport",
-        description="Score retrieval runs with every convention stated and an interval on every mean.")
+        prog="ragreport", description="Score retrieval runs with every convention stated and an interval on every mean."
+    )
     parser.add_argument("--version", action="version", version=f"ragreport {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
-    score = commands.add_parser("score", help="score runs and print the figures",
-                                description="Score runs and print every metric with its band and convention.")
+    score = commands.add_parser(
+        "score",
+        help="score runs and print the figures",
+        description="Score runs and print every metric with its band and convention.",
+    )
     _add_scoring_arguments(score)
-    score.add_argument("--format", choices=("table", "json", "markdown", "trec"), default="table",
-                       help="output: a terminal table (default), the JSON document, Markdown, or trec_eval's "
-                            "layout (trec)")
-    score.add_argument("-q", "--per-query", action="store_true",
-                       help="with --format trec: a line per query and measure too, as trec_eval -q")
+    score.add_argument(
+        "--format",
+        choices=("table", "json", "markdown", "trec"),
+        default="table",
+        help="output: a terminal table (default), the JSON document, Markdown, or trec_eval's layout (trec)",
+    )
+    score.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="with --format trec: a line per query and measure too, as trec_eval -q",
+    )
 
-    build = commands.add_parser("build", help="build the static report site",
-                                description="Build a self-contained static report site (opens offline, "
-                                            "from a file, in any browser).")
+    build = commands.add_parser(
+        "build",
+        help="build the static report site",
+        description="Build a self-contained static report site (opens offline, from a file, in any browser).",
+    )
     _add_scoring_arguments(build)
-    build.add_argument("--out", metavar="DIR", help="site folder (default: site); replaced only when it holds "
-                                                    "an earlier ragreport build")
+    build.add_argument(
+        "--out",
+        metavar="DIR",
+        help="site folder (default: site); replaced only when it holds an earlier ragreport build",
+    )
     build.add_argument("--title", metavar="TEXT", help="the report's title")
-    build.add_argument("--single-file", metavar="FILE",
-                       help="write one HTML file holding everything (for a pull request or an e-mail); the "
-                            "site folder is then written only when --out is given too")
+    build.add_argument(
+        "--single-file",
+        metavar="FILE",
+        help="write one HTML file holding everything (for a pull request or an e-mail); the "
+        "site folder is then written only when --out is given too",
+    )
     for command in (score, build):
-        command.add_argument("--quiet", action="store_true",
-                             help="no progress lines on stderr (shown on a terminal once work takes 2 s)")
+        command.add_argument(
+            "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
+        )
     return parser
 
 
@@ -225,12 +303,28 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
 
 
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
-    summaries = evaluate(args.inputs, qrels=args.qrels, k=args.k, conventions=conventions_from(args),
-                         kmax=args.kmax, metas=args.meta, input_format=args.input_format,
-                         measures=_measures(args), progress=progress, engine=args.engine,
-                         scheduler=args.scheduler, partition_bytes=args.partition_mb << 20)
-    return analyse(summaries, baseline=args.baseline, correction=Correction(args.correction),
-                   permutations=args.permutations, previous=args.previous, progress=progress)
+    summaries = evaluate(
+        args.inputs,
+        qrels=args.qrels,
+        k=args.k,
+        conventions=conventions_from(args),
+        kmax=args.kmax,
+        metas=args.meta,
+        input_format=args.input_format,
+        measures=_measures(args),
+        progress=progress,
+        engine=args.engine,
+        scheduler=args.scheduler,
+        partition_bytes=args.partition_mb << 20,
+    )
+    return analyse(
+        summaries,
+        baseline=args.baseline,
+        correction=Correction(args.correction),
+        permutations=args.permutations,
+        previous=args.previous,
+        progress=progress,
+    )
 
 
 def _build(args: argparse.Namespace) -> int:

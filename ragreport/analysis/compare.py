@@ -16,8 +16,9 @@ catalogue's :data:`~ragreport.scoring.catalogue.COMPARED`; diagnostics are not c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,19 +36,28 @@ _BLOCK_CELLS = 1 << 22
 
 
 class Correction(Choice):
-    HOLM = ("holm", "p-values are corrected for the number of comparisons with Holm's step-down method, "
-                    "which controls the family-wise error rate.",
-            "With --correction bonferroni every p-value would be multiplied by the number of comparisons "
-            "(more conservative); with none they would stand uncorrected.")
-    BONFERRONI = ("bonferroni", "p-values are multiplied by the number of comparisons (Bonferroni), capped at 1.",
-                  "With --correction holm the correction would be step-down (never more conservative); with none "
-                  "they would stand uncorrected.")
-    NONE = ("none", "p-values are not corrected for the number of comparisons.",
-            "With --correction holm they would be corrected with Holm's step-down method, as a report with "
-            "many comparisons needs.")
+    HOLM = (
+        "holm",
+        "p-values are corrected for the number of comparisons with Holm's step-down method, "
+        "which controls the family-wise error rate.",
+        "With --correction bonferroni every p-value would be multiplied by the number of comparisons "
+        "(more conservative); with none they would stand uncorrected.",
+    )
+    BONFERRONI = (
+        "bonferroni",
+        "p-values are multiplied by the number of comparisons (Bonferroni), capped at 1.",
+        "With --correction holm the correction would be step-down (never more conservative); with none "
+        "they would stand uncorrected.",
+    )
+    NONE = (
+        "none",
+        "p-values are not corrected for the number of comparisons.",
+        "With --correction holm they would be corrected with Holm's step-down method, as a report with "
+        "many comparisons needs.",
+    )
 
 
-def adjust(p_values: Sequence[float], correction: Correction) -> np.ndarray:
+def adjust(p_values: Sequence[float] | np.ndarray, correction: Correction) -> np.ndarray:
     """Correct p-values for multiple comparisons.
 
     Holm: sort ascending, ``p_(i) * (m - i + 1)``, made non-decreasing by a running maximum, capped
@@ -69,8 +79,8 @@ def adjust(p_values: Sequence[float], correction: Correction) -> np.ndarray:
 def _sign_blocks(n: int, permutations: int, seed: int):
     """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
     than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``."""
-    if n <= 30 and 2 ** n <= permutations:
-        codes = np.arange(2 ** n, dtype=np.int64)
+    if n <= 30 and 2**n <= permutations:
+        codes = np.arange(2**n, dtype=np.int64)
         bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
         yield 1.0 - 2.0 * bits
         return
@@ -80,8 +90,8 @@ def _sign_blocks(n: int, permutations: int, seed: int):
     while done < permutations:
         size = min(block, permutations - done)
         # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
-        bits = np.unpackbits(rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1)[:, :n]
-        yield 1.0 - 2.0 * bits
+        packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+        yield 1.0 - 2.0 * np.unpackbits(packed, axis=1)[:, :n]
         done += size
 
 
@@ -101,7 +111,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
         return np.full(m, np.nan)
     observed = np.abs(d.sum(axis=0)) / n
     threshold = observed - TIE
-    exact = n <= 30 and 2 ** n <= permutations
+    exact = n <= 30 and 2**n <= permutations
     count = np.zeros(m, dtype=np.int64)
     total = 0
     for signs in _sign_blocks(n, permutations, seed):
@@ -219,8 +229,13 @@ def scores_at_k(summary: RunSummary, rows: np.ndarray, metrics: tuple[Metric, ..
     return scores.values[:, rows, scores.column(summary.k)][positions].T
 
 
-def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
-            correction: Correction = Correction.HOLM, permutations: int = 10_000) -> ComparisonReport | None:
+def compare(
+    summaries: Sequence[RunSummary],
+    *,
+    baseline: str | None = None,
+    correction: Correction = Correction.HOLM,
+    permutations: int = 10_000,
+) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
     Bands and the test use each run's own conventions (confidence, resamples, seed), which a
@@ -249,8 +264,9 @@ def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
         run_scores = scores_at_k(summary, pairing.run_rows, COMPARED)
         differences = run_scores - base_scores
         if len(differences):
-            delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed,
-                                                  conventions.confidence)
+            delta, low, high = bootstrap_interval(
+                differences, conventions.resamples, conventions.seed, conventions.confidence
+            )
             p = randomization_test(differences, permutations, conventions.seed)
         else:  # nothing shared: reported as such, left out of the correction
             delta = low = high = p = np.zeros(0)
@@ -262,12 +278,33 @@ def compare(summaries: Sequence[RunSummary], *, baseline: str | None = None,
         comparisons = []
         for m, metric in enumerate(COMPARED if len(p) else ()):
             column = differences[:, m]
-            comparisons.append(Comparison(
-                baseline=base.name, run=summary.name, metric=metric.label(base.k),
-                delta=float(delta[m]), low=float(low[m]), high=float(high[m]), p=float(p[m]),
-                p_adjusted=float(next(adjusted)), wins=int((column > TIE).sum()),
-                ties=int((np.abs(column) <= TIE).sum()), losses=int((column < -TIE).sum()),
-                queries=len(column), alpha=1.0 - conventions.confidence))
-        runs.append(RunComparison(base, summary, pairing, base_scores, run_scores, tuple(comparisons),
-                                  same_labels=summary.label_fingerprint == base.label_fingerprint, metrics=COMPARED))
+            comparisons.append(
+                Comparison(
+                    baseline=base.name,
+                    run=summary.name,
+                    metric=metric.label(base.k),
+                    delta=float(delta[m]),
+                    low=float(low[m]),
+                    high=float(high[m]),
+                    p=float(p[m]),
+                    p_adjusted=float(next(adjusted)),
+                    wins=int((column > TIE).sum()),
+                    ties=int((np.abs(column) <= TIE).sum()),
+                    losses=int((column < -TIE).sum()),
+                    queries=len(column),
+                    alpha=1.0 - conventions.confidence,
+                )
+            )
+        runs.append(
+            RunComparison(
+                base,
+                summary,
+                pairing,
+                base_scores,
+                run_scores,
+                tuple(comparisons),
+                same_labels=summary.label_fingerprint == base.label_fingerprint,
+                metrics=COMPARED,
+            )
+        )
     return ComparisonReport(base.name, correction, permutations, tuple(runs))

@@ -2,17 +2,16 @@
 
 A run of a previous ``report.json`` is comparable with the run of the same name only when its
 query-set and label-set fingerprints both equal the run's now; otherwise the report says which one
-differs and claims no drift for it. For each run found in both at the same K and conventions, every metric's figure then and now is
-shown with the difference; where both reports hold per-query scores, the difference gets a paired
-bootstrap band over the queries scored in both.
+differs and claims no drift for it. For each run found in both at the same K and conventions, every
+metric's figure then and now is shown with the difference; where both reports hold per-query
+scores, the difference gets a paired bootstrap band over the queries scored in both.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,8 +52,14 @@ class Drift:
     rows: tuple[DriftRow, ...]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"previous": self.source, "previous_date": self.previous_date, "comparable": self.comparable,
-                "reasons": list(self.reasons), "notes": list(self.notes), "rows": [r.as_dict() for r in self.rows]}
+        return {
+            "previous": self.source,
+            "previous_date": self.previous_date,
+            "comparable": self.comparable,
+            "reasons": list(self.reasons),
+            "notes": list(self.notes),
+            "rows": [r.as_dict() for r in self.rows],
+        }
 
 
 def _per_query(run: dict[str, Any], label: str) -> dict[str, float]:
@@ -85,22 +90,30 @@ def drift(previous: dict[str, Any], source: str, summaries: Sequence[RunSummary]
             reasons.append(f"for {summary.name}, " + " and ".join(differs))
             continue
         if then.get("k") != summary.k:
-            notes.append(f"{summary.name} was scored at K = {then.get('k')} then and K = {summary.k} now: "
-                         f"figures at different K do not compare.")
+            notes.append(
+                f"{summary.name} was scored at K = {then.get('k')} then and K = {summary.k} now: "
+                f"figures at different K do not compare."
+            )
             continue
         then_conventions = then.get("conventions", {})
         now_conventions = summary.conventions.as_dict()
-        changed = [key for key in FIGURE_CONVENTIONS if then_conventions.get(key, "exclude" if key == "no_relevant"
-                                                                            else None) != now_conventions[key]]
+        changed = [
+            key
+            for key in FIGURE_CONVENTIONS
+            if then_conventions.get(key, "exclude" if key == "no_relevant" else None) != now_conventions[key]
+        ]
         if changed:
-            notes.append(f"{summary.name} was scored under other conventions then ({', '.join(changed)}): "
-                         f"its figures do not compare.")
+            notes.append(
+                f"{summary.name} was scored under other conventions then ({', '.join(changed)}): "
+                f"its figures do not compare."
+            )
             continue
         comparable = True
         rows += _rows(then, summary)
     current = {s.name for s in summaries}
-    notes += [f"{name} was in the previous report and is not in this one." for name in previous_runs
-              if name not in current]
+    notes += [
+        f"{name} was in the previous report and is not in this one." for name in previous_runs if name not in current
+    ]
     return Drift(source, previous.get("date"), comparable, tuple(reasons), tuple(notes), tuple(rows))
 
 
@@ -118,10 +131,13 @@ def _rows(then: dict[str, Any], summary: RunSummary) -> list[DriftRow]:
         current = summary.scores.of(metric, summary.k).tolist()
         after = {q: v for q, v, s in zip(ids, current, scored) if s}
         common = sorted(set(before) & set(after))
+        delta: float | None
+        band: tuple[float | None, float | None]
         if common:
             differences = np.array([after[q] - before[q] for q in common])
-            mean, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed,
-                                                 conventions.confidence)
+            mean, low, high = bootstrap_interval(
+                differences, conventions.resamples, conventions.seed, conventions.confidence
+            )
             delta, band = float(mean[0]), (float(low[0]), float(high[0]))
         else:
             delta = None if then_mean is None else now - then_mean

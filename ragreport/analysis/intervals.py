@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Iterator
 
 import numpy as np
 
@@ -102,13 +102,14 @@ def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray
     out = np.empty((resamples, scores.shape[1]))
     row = 0
     for counts in resample_counts(n, resamples, seed):
-        out[row: row + len(counts)] = (counts.astype(np.float64) @ scores) / n
+        out[row : row + len(counts)] = (counts.astype(np.float64) @ scores) / n
         row += len(counts)
     return out
 
 
-def bootstrap_interval(scores: np.ndarray, resamples: int = 1000, seed: int = 0,
-                       confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bootstrap_interval(
+    scores: np.ndarray, resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile bootstrap band (Efron 1979) for the mean of each column of ``scores`` (n x m).
 
     Resamples the rows (queries) with replacement ``resamples`` times (seeded), takes each

@@ -7,8 +7,9 @@ it applies, or ``None``; the report shows only those that apply, each with the r
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -67,13 +68,15 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
     if unjudged == 0:
         return None
     k = summary.k
-    text = (f"{unjudged:,} of the {slots:,} filled top-{k} slots of the scored queries (repeats aside; "
-            f"{_share(unjudged, slots)}) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
-            f"They count as not relevant, so if any of them is relevant, "
-            f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
-            f"undercounts R and can misplace the ideal ranking behind nDCG. {JUDGED.label(k)}, the mean share "
-            f"of each scored query's top {k} that holds a judged id (an empty slot or a repeat counting as "
-            f"unjudged), is {summary.at_k[JUDGED.label(k)].mean:.3f}.")
+    text = (
+        f"{unjudged:,} of the {slots:,} filled top-{k} slots of the scored queries (repeats aside; "
+        f"{_share(unjudged, slots)}) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
+        f"They count as not relevant, so if any of them is relevant, "
+        f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
+        f"undercounts R and can misplace the ideal ranking behind nDCG. {JUDGED.label(k)}, the mean share "
+        f"of each scored query's top {k} that holds a judged id (an empty slot or a repeat counting as "
+        f"unjudged), is {summary.at_k[JUDGED.label(k)].mean:.3f}."
+    )
     if summary.judged.meta.pool_depth is not None:
         text += f" The metadata gives a judging pool depth of {summary.judged.meta.pool_depth}."
     return Limit("unjudged", "Scores trust the labels", text)
@@ -96,8 +99,10 @@ def judge_error(summary: RunSummary, today: _dt.date) -> Limit | None:
         labelled = int((judged_flags & ~repeat).sum())
         expected = meta.judge_error_rate * labelled
         shown = f"{expected:,.0f}" if expected >= 10 else f"{expected:.1f}"
-        text += (f" At the error rate the metadata states ({meta.judge_error_rate:.1%}), about {shown} of the "
-                 f"{labelled:,} judged top-{summary.k} slots may carry a wrong label.")
+        text += (
+            f" At the error rate the metadata states ({meta.judge_error_rate:.1%}), about {shown} of the "
+            f"{labelled:,} judged top-{summary.k} slots may carry a wrong label."
+        )
     else:
         text += " The metadata gives no error rate for it, so its effect cannot be sized."
     return Limit("judge_error", "Labels from a model judge" if model else "Labels with a stated error rate", text)
@@ -106,11 +111,13 @@ def judge_error(summary: RunSummary, today: _dt.date) -> Limit | None:
 def scope(summary: RunSummary, today: _dt.date) -> Limit:
     c = summary.counts
     n_labels = len(summary.judged.judgment_grades)
-    text = (f"Every figure holds for K = {summary.k}, for this query set ({_plural(c.queries, 'query', 'queries')}, "
-            f"{summary.query_fingerprint[:19]}…), this label set ({_plural(n_labels, 'judgment')}, "
-            f"{summary.label_fingerprint[:19]}…) and the run of {run_date(summary, today).isoformat()}. "
-            f"Retrieval drift shows only when the same frozen query set is scored again later; one run "
-            f"cannot show it.")
+    text = (
+        f"Every figure holds for K = {summary.k}, for this query set ({_plural(c.queries, 'query', 'queries')}, "
+        f"{summary.query_fingerprint[:19]}…), this label set ({_plural(n_labels, 'judgment')}, "
+        f"{summary.label_fingerprint[:19]}…) and the run of {run_date(summary, today).isoformat()}. "
+        f"Retrieval drift shows only when the same frozen query set is scored again later; one run "
+        f"cannot show it."
+    )
     return Limit("scope", "Tied to its K, its labels, its queries and its day", text)
 
 
@@ -125,10 +132,13 @@ def k_dependence(summary: RunSummary, today: _dt.date) -> Limit | None:
     else:
         rule = "Recall@K and Precision@K both move with K (under --denominator min Recall can fall too)"
     if f"{r[0]:.3f}{p[0]:.3f}" != f"{r[-1]:.3f}{p[-1]:.3f}":
-        rule += (f": here Recall goes from {r[0]:.3f} at K = {first} to {r[-1]:.3f} at K = {last}, and "
-                 f"Precision from {p[0]:.3f} to {p[-1]:.3f}")
-    text = (f"{rule}. A gain quoted without its K is not evidence, and runs compare only on the same queries "
-            f"at the same K.")
+        rule += (
+            f": here Recall goes from {r[0]:.3f} at K = {first} to {r[-1]:.3f} at K = {last}, and "
+            f"Precision from {p[0]:.3f} to {p[-1]:.3f}"
+        )
+    text = (
+        f"{rule}. A gain quoted without its K is not evidence, and runs compare only on the same queries at the same K."
+    )
     return Limit("k_dependence", "Every figure depends on K", text)
 
 
@@ -140,14 +150,18 @@ def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
     k = summary.k
     single = int((relevant == 1).sum())
     several = int((relevant > 1).sum())
-    text = (f"Averages weigh every query equally: of the {_plural(int(scored.sum()), 'scored query', 'scored queries')}, "
-            f"{single:,} {'has' if single == 1 else 'have'} a single relevant id and {several:,} "
-            f"{'has' if several == 1 else 'have'} several (up to {int(relevant.max()):,}).")
+    text = (
+        f"Averages weigh every query equally: of the {_plural(int(scored.sum()), 'scored query', 'scored queries')}, "
+        f"{single:,} {'has' if single == 1 else 'have'} a single relevant id and {several:,} "
+        f"{'has' if several == 1 else 'have'} several (up to {int(relevant.max()):,})."
+    )
     over = summary.judged.query_ids[scored & (summary.judged.relevant > k)].tolist()
     if over:
         one = len(over) == 1
-        text += (f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) {'has' if one else 'have'} more "
-                 f"relevant ids than K = {k}")
+        text += (
+            f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) {'has' if one else 'have'} more "
+            f"relevant ids than K = {k}"
+        )
         if summary.conventions.denominator is Denominator.RELEVANT:
             text += f": {'its' if one else 'their'} Recall@{k} and AP@{k} can never reach 1."
         else:
@@ -159,9 +173,11 @@ def union_scored(summary: RunSummary, today: _dt.date) -> Limit | None:
     kind = summary.judged.meta.retriever_kind
     if kind not in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC):
         return None
-    text = (f"The metadata says the retriever is {kind.value}: it has no single top-K. What was scored is the "
-            f"union of what it pulled, in the order it was scored, cut at K = {summary.k}; a different merge of its "
-            f"steps would give different figures.")
+    text = (
+        f"The metadata says the retriever is {kind.value}: it has no single top-K. What was scored is the "
+        f"union of what it pulled, in the order it was scored, cut at K = {summary.k}; a different merge of its "
+        f"steps would give different figures."
+    )
     return Limit("union", "No single top-K", text)
 
 
@@ -173,17 +189,22 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
     # how precise they are.
     retrieval = {m.label(cutoff) for m in COMPARED for cutoff in summary.cutoffs}
     widths = {label: iv.high - iv.low for label, iv in summary.at_k.items() if label in retrieval}
-    narrow = min(widths, key=widths.get)
-    wide = max(widths, key=widths.get)
+    narrow = min(widths, key=lambda label: widths[label])
+    wide = max(widths, key=lambda label: widths[label])
     share = next(m for m in SUITE if m.interval is IntervalMethod.WILSON)  # the share of queries with a hit
     hit = summary.at_k[share.label(summary.k)]
-    spread = (f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
-              f"{widths[wide]:.3f} wide ({wide}); {share.label(summary.k)} lies somewhere between {hit.low:.3f} and "
-              f"{hit.high:.3f}.")
+    spread = (
+        f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
+        f"{widths[wide]:.3f} wide ({wide}); {share.label(summary.k)} lies somewhere between {hit.low:.3f} and "
+        f"{hit.high:.3f}."
+    )
     if n < SMALL_QUERY_COUNT:
-        return Limit("small_sample", f"Only {n} scored quer{'y' if n == 1 else 'ies'}",
-                     f"{_plural(n, 'scored query', 'scored queries')} certify very little: {spread} "
-                     f"Differences smaller than the bands are not evidence.")
+        return Limit(
+            "small_sample",
+            f"Only {n} scored quer{'y' if n == 1 else 'ies'}",
+            f"{_plural(n, 'scored query', 'scored queries')} certify very little: {spread} "
+            f"Differences smaller than the bands are not evidence.",
+        )
     return Limit("band_width", "How wide the bands are", f"With {n:,} scored queries, {spread}")
 
 
@@ -197,16 +218,23 @@ def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
     averaged_in = summary.conventions.no_relevant is NoRelevant.ZERO
     if none_relevant:
         one = len(none_relevant) == 1
-        fate = ("averaged in as 0 on every metric (--no-relevant zero), which pulls every mean down"
-                if averaged_in else "left out of every average")
-        parts.append(f"{_plural(len(none_relevant), 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
-                     f"{'has' if one else 'have'} no id judged relevant and {'is' if one else 'are'} {fate}: the "
-                     f"corpus may hold no answer, a finding of its own.")
+        fate = (
+            "averaged in as 0 on every metric (--no-relevant zero), which pulls every mean down"
+            if averaged_in
+            else "left out of every average"
+        )
+        parts.append(
+            f"{_plural(len(none_relevant), 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
+            f"{'has' if one else 'have'} no id judged relevant and {'is' if one else 'are'} {fate}: the "
+            f"corpus may hold no answer, a finding of its own."
+        )
     if unjudged:
         one = len(unjudged) == 1
-        parts.append(f"{_plural(len(unjudged), 'query', 'queries')} of the run ({_ids(unjudged)}) "
-                     f"{'has' if one else 'have'} no judgments at all and {'is' if one else 'are'} left out of "
-                     f"every average: nobody judged {'it' if one else 'them'}.")
+        parts.append(
+            f"{_plural(len(unjudged), 'query', 'queries')} of the run ({_ids(unjudged)}) "
+            f"{'has' if one else 'have'} no judgments at all and {'is' if one else 'are'} left out of "
+            f"every average: nobody judged {'it' if one else 'them'}."
+        )
     title = "Queries with no relevant id" if not unjudged else "Queries that cannot be scored"
     return Limit("excluded", title, " ".join(parts))
 
@@ -220,8 +248,11 @@ def missing(summary: RunSummary, today: _dt.date) -> Limit | None:
         how = "each is scored as an empty list, 0 on every metric (trec_eval -c)"
     else:
         how = "they are left out of every average (trec_eval without -c), which flatters the run"
-    return Limit("missing", "Judged queries the run lacks",
-                 f"The run has no entry for {_plural(len(ids), 'judged query', 'judged queries')} ({_ids(ids)}): {how}.")
+    return Limit(
+        "missing",
+        "Judged queries the run lacks",
+        f"The run has no entry for {_plural(len(ids), 'judged query', 'judged queries')} ({_ids(ids)}): {how}.",
+    )
 
 
 def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
@@ -229,17 +260,28 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
     if c.repeats == 0:
         return None
     ids = summary.judged.query_ids[summary.judged.repeats > 0].tolist()
-    return Limit("repeats", "Repeated ids",
-                 f"{_plural(c.repeats, 'repeated id')} in {_plural(c.queries_with_repeats, 'query', 'queries')} "
-                 f"({_ids(ids)}) {'keeps its slot' if c.repeats == 1 else 'keep their slots'} and "
-                 f"score{'s' if c.repeats == 1 else ''} nothing, costing Precision like a wrong id; trec_eval would "
-                 f"refuse this run.")
+    return Limit(
+        "repeats",
+        "Repeated ids",
+        f"{_plural(c.repeats, 'repeated id')} in {_plural(c.queries_with_repeats, 'query', 'queries')} "
+        f"({_ids(ids)}) {'keeps its slot' if c.repeats == 1 else 'keep their slots'} and "
+        f"score{'s' if c.repeats == 1 else ''} nothing, costing Precision like a wrong id; trec_eval would "
+        f"refuse this run.",
+    )
 
 
 #: Every rule, in the order the report lists what applies.
 RULES: tuple[Callable[[RunSummary, _dt.date], Limit | None], ...] = (
-    unjudged_in_top_k, judge_error, scope, k_dependence, query_weights, union_scored, band_width, excluded,
-    missing, repeats,
+    unjudged_in_top_k,
+    judge_error,
+    scope,
+    k_dependence,
+    query_weights,
+    union_scored,
+    band_width,
+    excluded,
+    missing,
+    repeats,
 )
 
 

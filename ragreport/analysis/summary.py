@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -85,8 +86,9 @@ def judged_query_ids(judged: JudgedRun) -> list[str]:
 def label_lines(judged: JudgedRun) -> list[str]:
     """The label set as ``query<TAB>id<TAB>grade`` lines, one per judgment."""
     query_of = judged.query_ids[judged.judgment_query].tolist()
-    return [f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, as_text(judged.judgment_doc_ids),
-                                                 judged.judgment_grades.tolist())]
+    return [
+        f"{q}\t{d}\t{g}" for q, d, g in zip(query_of, as_text(judged.judgment_doc_ids), judged.judgment_grades.tolist())
+    ]
 
 
 def report_fingerprints(summaries) -> dict[str, str]:
@@ -99,8 +101,9 @@ def report_fingerprints(summaries) -> dict[str, str]:
 def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
     hits = scores.hits[:, scores.column(k)]
     out = []
-    for relevant, in_run, hit, first, scored in zip(judged.relevant, judged.in_run, hits, scores.first_relevant_rank,
-                                                    scores.scored):
+    for relevant, in_run, hit, first, scored in zip(
+        judged.relevant, judged.in_run, hits, scores.first_relevant_rank, scores.scored
+    ):
         if relevant == 0:
             out.append(Status.NO_RELEVANT if scored else Status.EXCLUDED)
         elif not in_run:
@@ -116,8 +119,14 @@ def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status
     return tuple(out)
 
 
-def summarise(judged: JudgedRun, scores: QueryScores, asked: Sequence[int], conventions: Conventions,
-              measures: Sequence[Measure] = (), measure_values: np.ndarray | None = None) -> RunSummary:
+def summarise(
+    judged: JudgedRun,
+    scores: QueryScores,
+    asked: Sequence[int],
+    conventions: Conventions,
+    measures: Sequence[Measure] = (),
+    measure_values: np.ndarray | None = None,
+) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
 
@@ -167,8 +176,9 @@ def summarise(judged: JudgedRun, scores: QueryScores, asked: Sequence[int], conv
     for cutoff in asked:
         column = scores.column(cutoff)
         for i, m in enumerate(scores.metrics):
-            at_k[m.label(cutoff)] = Interval(float(mean[i, column]), float(low[i, column]), float(high[i, column]),
-                                             m.interval)
+            at_k[m.label(cutoff)] = Interval(
+                float(mean[i, column]), float(low[i, column]), float(high[i, column]), m.interval
+            )
 
     measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
 
@@ -200,7 +210,9 @@ def summarise(judged: JudgedRun, scores: QueryScores, asked: Sequence[int], conv
     )
 
 
-def _measure_intervals(measures: Sequence[Measure], values: np.ndarray, conventions: Conventions) -> dict[str, Interval]:
+def _measure_intervals(
+    measures: Sequence[Measure], values: np.ndarray, conventions: Conventions
+) -> dict[str, Interval]:
     """Bands on named measures (values: measures x scored queries in id order), as for the metrics."""
     if not measures:
         return {}

@@ -85,15 +85,13 @@ class Missing(Choice):
         "zero",
         "A judged query that the run has no entry for is scored as an empty list (every metric "
         "0) and counted, as trec_eval -c does.",
-        "With --missing skip such queries would be left out of every average, as trec_eval does "
-        "without -c.",
+        "With --missing skip such queries would be left out of every average, as trec_eval does without -c.",
     )
     SKIP = (
         "skip",
         "A judged query that the run has no entry for is left out of every average and counted, "
         "as trec_eval does without -c.",
-        "With --missing zero such queries would count as empty lists scoring 0, as trec_eval -c "
-        "does.",
+        "With --missing zero such queries would count as empty lists scoring 0, as trec_eval -c does.",
     )
 
 
@@ -155,8 +153,13 @@ class Conventions:
 
     def choices(self) -> tuple[tuple[str, Choice], ...]:
         """(field name, choice) for every switch; the CLI switch is ``--`` + the name with dashes."""
-        return (("denominator", self.denominator), ("gain", self.gain), ("missing", self.missing),
-                ("no_relevant", self.no_relevant), ("order", self.order))
+        return (
+            ("denominator", self.denominator),
+            ("gain", self.gain),
+            ("missing", self.missing),
+            ("no_relevant", self.no_relevant),
+            ("order", self.order),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -173,8 +176,13 @@ class Conventions:
 
 #: trec_eval's conventions (as run without -c): judged queries the run lacks are skipped, judged
 #: queries with no relevant id average in as 0, R denominators, linear gain, score order and its tie rule.
-TREC_EVAL = Conventions(denominator=Denominator.RELEVANT, gain=Gain.LINEAR, missing=Missing.SKIP,
-                        order=Order.SCORE, no_relevant=NoRelevant.ZERO)
+TREC_EVAL = Conventions(
+    denominator=Denominator.RELEVANT,
+    gain=Gain.LINEAR,
+    missing=Missing.SKIP,
+    order=Order.SCORE,
+    no_relevant=NoRelevant.ZERO,
+)
 COMPAT_PRESETS = {"trec_eval": TREC_EVAL}
 
 
@@ -208,8 +216,17 @@ class RunMeta:
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values, known keys first, then the others as given."""
         out: dict[str, Any] = {}
-        for key in ("name", "retriever", "date", "label_source", "judge", "judge_error_rate",
-                    "pool_depth", "retriever_kind", "notes"):
+        for key in (
+            "name",
+            "retriever",
+            "date",
+            "label_source",
+            "judge",
+            "judge_error_rate",
+            "pool_depth",
+            "retriever_kind",
+            "notes",
+        ):
             value = getattr(self, key)
             if value is None:
                 continue
@@ -284,9 +301,15 @@ class Run:
     source: str = ""
 
     @classmethod
-    def from_lists(cls, name: str, per_query: list[tuple[str, list[str]]], *,
-                   query_text: tuple[str | None, ...] = (), meta: RunMeta | None = None,
-                   source: str = "") -> Run:
+    def from_lists(
+        cls,
+        name: str,
+        per_query: list[tuple[str, list[str]]],
+        *,
+        query_text: tuple[str | None, ...] = (),
+        meta: RunMeta | None = None,
+        source: str = "",
+    ) -> Run:
         lengths = [len(d) for _, d in per_query]
         return cls(
             name=name,
@@ -301,9 +324,15 @@ class Run:
     @classmethod
     def empty(cls, name: str = "", source: str = "") -> Run:
         """A run with no query (a partition that holds none)."""
-        return cls(name, np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"),
-                   source=source)
+        return cls(name, np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"), source=source)
 
     def with_meta(self, meta: RunMeta, name: str) -> Run:
-        return Run(self.name if not name else name, self.query_ids, self.offsets, self.doc_ids,
-                   self.query_text, meta, self.source)
+        return Run(
+            self.name if not name else name,
+            self.query_ids,
+            self.offsets,
+            self.doc_ids,
+            self.query_text,
+            meta,
+            self.source,
+        )

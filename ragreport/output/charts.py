@@ -30,7 +30,7 @@ DEFAULT_SCATTER_METRIC = PRIMARY
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
 
 
@@ -38,8 +38,15 @@ def _clean(values) -> list[float | None]:
     return [None if (v is None or (isinstance(v, float) and math.isnan(v))) else float(v) for v in values]
 
 
-def _band_and_line(summary: RunSummary, metric: Metric, name: str, colour: str, group: str,
-                   visible: bool = True, axes: tuple[str, str] = ("x", "y")) -> list[dict[str, Any]]:
+def _band_and_line(
+    summary: RunSummary,
+    metric: Metric,
+    name: str,
+    colour: str,
+    group: str,
+    visible: bool = True,
+    axes: tuple[str, str] = ("x", "y"),
+) -> list[dict[str, Any]]:
     """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover."""
     sweep = summary.sweep
     ks = [int(k) for k in sweep.cutoffs]
@@ -47,18 +54,38 @@ def _band_and_line(summary: RunSummary, metric: Metric, name: str, colour: str, 
     low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
     method = say.INTERVAL_NAMES[metric.interval]
     band = {
-        "type": "scatter", "mode": "lines", "x": ks + ks[::-1], "y": high + low[::-1],
-        "fill": "toself", "fillcolor": _rgba(colour, 0.16), "line": {"width": 0, "color": colour},
-        "hoverinfo": "skip", "showlegend": False, "legendgroup": group, "name": f"{name} band",
-        "visible": visible, "xaxis": axes[0], "yaxis": axes[1],
+        "type": "scatter",
+        "mode": "lines",
+        "x": ks + ks[::-1],
+        "y": high + low[::-1],
+        "fill": "toself",
+        "fillcolor": _rgba(colour, 0.16),
+        "line": {"width": 0, "color": colour},
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "legendgroup": group,
+        "name": f"{name} band",
+        "visible": visible,
+        "xaxis": axes[0],
+        "yaxis": axes[1],
     }
     line = {
-        "type": "scatter", "mode": "lines+markers", "x": ks, "y": mean, "name": name, "legendgroup": group,
-        "line": {"color": colour, "width": 2}, "marker": {"size": 4, "color": colour},
+        "type": "scatter",
+        "mode": "lines+markers",
+        "x": ks,
+        "y": mean,
+        "name": name,
+        "legendgroup": group,
+        "line": {"color": colour, "width": 2},
+        "marker": {"size": 4, "color": colour},
         "customdata": [[lo, hi] for lo, hi in zip(low, high)],
-        "hovertemplate": (f"{name}<br>{key}@%{{x}}: %{{y:.3f}}<br>{method} band "
-                          "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"),
-        "visible": visible, "xaxis": axes[0], "yaxis": axes[1],
+        "hovertemplate": (
+            f"{name}<br>{key}@%{{x}}: %{{y:.3f}}<br>{method} band "
+            "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
+        ),
+        "visible": visible,
+        "xaxis": axes[0],
+        "yaxis": axes[1],
     }
     return [band, line]
 
@@ -68,14 +95,37 @@ def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
     log = ks[-1] > 100
     return {
         "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-        "xaxis": {"title": {"text": "K (cutoff)"}, "type": "log" if log else "linear",
-                  "range": None if log else [0.5, ks[-1] + 0.5], "dtick": None if log else max(1, len(ks) // 10),
-                  "zeroline": False},
+        "xaxis": {
+            "title": {"text": "K (cutoff)"},
+            "type": "log" if log else "linear",
+            "range": None if log else [0.5, ks[-1] + 0.5],
+            "dtick": None if log else max(1, len(ks) // 10),
+            "zeroline": False,
+        },
         "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},
-        "shapes": [{"type": "line", "x0": summary.k, "x1": summary.k, "y0": 0, "y1": 1, "yref": "paper",
-                    "line": {"dash": "dot", "width": 1.5, "color": "#888888"}}],
-        "annotations": [{"x": summary.k, "y": 1, "yref": "paper", "text": f"K = {summary.k}", "showarrow": False,
-                         "xanchor": "left", "yanchor": "bottom", "font": {"size": 11}}],
+        "shapes": [
+            {
+                "type": "line",
+                "x0": summary.k,
+                "x1": summary.k,
+                "y0": 0,
+                "y1": 1,
+                "yref": "paper",
+                "line": {"dash": "dot", "width": 1.5, "color": "#888888"},
+            }
+        ],
+        "annotations": [
+            {
+                "x": summary.k,
+                "y": 1,
+                "yref": "paper",
+                "text": f"K = {summary.k}",
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "font": {"size": 11},
+            }
+        ],
         "legend": {"orientation": "h", "y": -0.2},
         "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
         "hovermode": "closest",
@@ -85,8 +135,13 @@ def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
     }
 
 
-CONFIG = {"displaylogo": False, "responsive": True, "showLink": False, "showSendToCloud": False,
-          "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "showLink": False,
+    "showSendToCloud": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+}
 
 
 GRID_COLUMNS = 3
@@ -99,26 +154,58 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     layout: dict[str, Any] = {
-        "title": {"text": say.run_sweep_title(html.escape(summary.name), summary.conventions.confidence),
-                  "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "title": {
+            "text": say.run_sweep_title(html.escape(summary.name), summary.conventions.confidence),
+            "x": 0,
+            "xanchor": "left",
+            "font": {"size": 15},
+        },
         "grid": {"rows": rows, "columns": GRID_COLUMNS, "pattern": "independent", "ygap": 0.32, "xgap": 0.12},
-        "showlegend": False, "shapes": [], "annotations": [], "hovermode": "closest",
+        "showlegend": False,
+        "shapes": [],
+        "annotations": [],
+        "hovermode": "closest",
         "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
-        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", "height": 250 * rows + 40,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 250 * rows + 40,
     }
     for i, metric in enumerate(SUITE):
         suffix = "" if i == 0 else str(i + 1)
         x, y = f"x{suffix}", f"y{suffix}"
         traces += _band_and_line(summary, metric, metric.key, PALETTE[i], metric.key, axes=(x, y))
-        layout[f"xaxis{suffix}"] = {"type": "log" if log else "linear", "zeroline": False,
-                                    "range": None if log else [0.5, ks[-1] + 0.5],
-                                    "title": {"text": "K", "standoff": 2}}
+        layout[f"xaxis{suffix}"] = {
+            "type": "log" if log else "linear",
+            "zeroline": False,
+            "range": None if log else [0.5, ks[-1] + 0.5],
+            "title": {"text": "K", "standoff": 2},
+        }
         layout[f"yaxis{suffix}"] = {"range": [0, 1.02], "zeroline": False}
-        layout["shapes"].append({"type": "line", "xref": x, "yref": f"{y} domain", "x0": summary.k, "x1": summary.k,
-                                 "y0": 0, "y1": 1, "line": {"dash": "dot", "width": 1.2, "color": "#888888"}})
-        layout["annotations"].append({"xref": f"{x} domain", "yref": f"{y} domain", "x": 0, "y": 1.02,
-                                      "xanchor": "left", "yanchor": "bottom", "showarrow": False,
-                                      "text": f"<b>{metric.key}@K</b> ({metric.name})", "font": {"size": 12}})
+        layout["shapes"].append(
+            {
+                "type": "line",
+                "xref": x,
+                "yref": f"{y} domain",
+                "x0": summary.k,
+                "x1": summary.k,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dot", "width": 1.2, "color": "#888888"},
+            }
+        )
+        layout["annotations"].append(
+            {
+                "xref": f"{x} domain",
+                "yref": f"{y} domain",
+                "x": 0,
+                "y": 1.02,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": f"<b>{metric.key}@K</b> ({metric.name})",
+                "font": {"size": 12},
+            }
+        )
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
@@ -127,8 +214,14 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
     traces: list[dict[str, Any]] = []
     for metric in SUITE:
         for r, summary in enumerate(summaries):
-            traces += _band_and_line(summary, metric, html.escape(summary.name), PALETTE[r % len(PALETTE)],
-                                     f"{metric.key}-{r}", visible=metric is shown)
+            traces += _band_and_line(
+                summary,
+                metric,
+                html.escape(summary.name),
+                PALETTE[r % len(PALETTE)],
+                f"{metric.key}-{r}",
+                visible=metric is shown,
+            )
     per_metric = 2 * len(summaries)
     buttons = []
     for m, metric in enumerate(SUITE):
@@ -137,10 +230,18 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
     layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
     # Top left, under the title: the mode bar appears top right on hover and would cover it.
     layout["margin"]["t"] = 96
-    layout["updatemenus"] = [{
-        "type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06, "yanchor": "bottom",
-        "active": SUITE.index(shown), "showactive": True,
-    }]
+    layout["updatemenus"] = [
+        {
+            "type": "dropdown",
+            "buttons": buttons,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.06,
+            "yanchor": "bottom",
+            "active": SUITE.index(shown),
+            "showactive": True,
+        }
+    ]
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
@@ -149,17 +250,23 @@ SCATTER_POINTS = 2000
 GRID_BINS = 20
 
 
-def _count_grid(x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_name: str,
-                visible: bool) -> dict[str, Any]:
+def _count_grid(
+    x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_name: str, visible: bool
+) -> dict[str, Any]:
     edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
     counts, _, _ = np.histogram2d(y, x, bins=[edges, edges])
     centres = ((edges[:-1] + edges[1:]) / 2).round(4).tolist()
     return {
-        "type": "heatmap", "name": metric, "x": centres, "y": centres,
-        "z": [[int(c) or None for c in row] for row in counts], "visible": visible,
-        "colorscale": "Blues", "showscale": True, "colorbar": {"title": {"text": "queries"}},
-        "hovertemplate": (f"{base_name} about %{{x:.2f}}, {run_name} about %{{y:.2f}}: %{{z}} queries"
-                          "<extra></extra>"),
+        "type": "heatmap",
+        "name": metric,
+        "x": centres,
+        "y": centres,
+        "z": [[int(c) or None for c in row] for row in counts],
+        "visible": visible,
+        "colorscale": "Blues",
+        "showscale": True,
+        "colorbar": {"title": {"text": "queries"}},
+        "hovertemplate": (f"{base_name} about %{{x:.2f}}, {run_name} about %{{y:.2f}}: %{{z}} queries<extra></extra>"),
     }
 
 
@@ -175,39 +282,92 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
     safe_ids = [html.escape(q) for q in ids]
     for m, metric in enumerate(comparison.metrics):
         if len(ids) > SCATTER_POINTS:
-            traces.append(_count_grid(comparison.baseline_scores[:, m], comparison.run_scores[:, m],
-                                      metric.label(base.k), base_name, run_name,
-                                      metric is DEFAULT_SCATTER_METRIC))
+            traces.append(
+                _count_grid(
+                    comparison.baseline_scores[:, m],
+                    comparison.run_scores[:, m],
+                    metric.label(base.k),
+                    base_name,
+                    run_name,
+                    metric is DEFAULT_SCATTER_METRIC,
+                )
+            )
             continue
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": metric.label(base.k),
-            "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
-            "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
-            "customdata": safe_ids, "visible": metric is DEFAULT_SCATTER_METRIC,
-            "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
-            "hovertemplate": (f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}"
-                              "<extra></extra>"),
-        })
-    buttons = [{"label": metric.label(base.k), "method": "update",
-                "args": [{"visible": [i == m for i in range(len(comparison.metrics))]}]}
-               for m, metric in enumerate(comparison.metrics)]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": metric.label(base.k),
+                "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
+                "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
+                "customdata": safe_ids,
+                "visible": metric is DEFAULT_SCATTER_METRIC,
+                "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
+                "hovertemplate": (
+                    f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}<extra></extra>"
+                ),
+            }
+        )
+    buttons = [
+        {
+            "label": metric.label(base.k),
+            "method": "update",
+            "args": [{"visible": [i == m for i in range(len(comparison.metrics))]}],
+        }
+        for m, metric in enumerate(comparison.metrics)
+    ]
     return {
         "data": traces,
         "layout": {
-            "title": {"text": say.scatter_title(base.k, run_name, base_name), "x": 0, "xanchor": "left",
-                      "font": {"size": 15}},
+            "title": {
+                "text": say.scatter_title(base.k, run_name, base_name),
+                "x": 0,
+                "xanchor": "left",
+                "font": {"size": 15},
+            },
             "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
             "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
-            "shapes": [{"type": "line", "x0": 0, "y0": 0, "x1": 1, "y1": 1,
-                        "line": {"dash": "dot", "width": 1, "color": "#888888"}}],
-            "annotations": [{"x": 0.98, "y": 0.02, "xref": "paper", "yref": "paper", "showarrow": False,
-                             "xanchor": "right", "yanchor": "bottom", "font": {"size": 11},
-                             "text": say.scatter_note(run_name)}],
-            "updatemenus": [{"type": "dropdown", "buttons": buttons, "x": 0, "xanchor": "left", "y": 1.06,
-                             "yanchor": "bottom", "showactive": True,
-                             "active": comparison.metrics.index(DEFAULT_SCATTER_METRIC)}],
-            "margin": {"l": 56, "r": 16, "t": 96, "b": 48}, "height": 480, "hovermode": "closest",
-            "showlegend": False, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "shapes": [
+                {
+                    "type": "line",
+                    "x0": 0,
+                    "y0": 0,
+                    "x1": 1,
+                    "y1": 1,
+                    "line": {"dash": "dot", "width": 1, "color": "#888888"},
+                }
+            ],
+            "annotations": [
+                {
+                    "x": 0.98,
+                    "y": 0.02,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "showarrow": False,
+                    "xanchor": "right",
+                    "yanchor": "bottom",
+                    "font": {"size": 11},
+                    "text": say.scatter_note(run_name),
+                }
+            ],
+            "updatemenus": [
+                {
+                    "type": "dropdown",
+                    "buttons": buttons,
+                    "x": 0,
+                    "xanchor": "left",
+                    "y": 1.06,
+                    "yanchor": "bottom",
+                    "showactive": True,
+                    "active": comparison.metrics.index(DEFAULT_SCATTER_METRIC),
+                }
+            ],
+            "margin": {"l": 56, "r": 16, "t": 96, "b": 48},
+            "height": 480,
+            "hovermode": "closest",
+            "showlegend": False,
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
         },
         "config": CONFIG,
     }
@@ -217,19 +377,40 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
     """Wins, ties and losses over the queries, one bar per metric."""
     labels = [c.metric for c in comparison.comparisons]
     traces = []
-    for field, name, colour in (("wins", "wins", "#009E73"), ("ties", "ties", "#AAAAAA"),
-                                ("losses", "losses", "#D55E00")):
+    for field, name, colour in (
+        ("wins", "wins", "#009E73"),
+        ("ties", "ties", "#AAAAAA"),
+        ("losses", "losses", "#D55E00"),
+    ):
         values = [getattr(c, field) for c in comparison.comparisons]
-        traces.append({"type": "bar", "orientation": "h", "name": name, "y": labels, "x": values,
-                       "marker": {"color": colour}, "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>"})
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": name,
+                "y": labels,
+                "x": values,
+                "marker": {"color": colour},
+                "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>",
+            }
+        )
     return {
         "data": traces,
         "layout": {
-            "title": {"text": say.outcome_title(html.escape(comparison.run.name)), "x": 0,
-                      "xanchor": "left", "font": {"size": 15}},
-            "barmode": "stack", "xaxis": {"title": {"text": "queries"}}, "yaxis": {"autorange": "reversed"},
-            "legend": {"orientation": "h", "y": -0.25}, "margin": {"l": 70, "r": 16, "t": 48, "b": 40},
-            "height": 320, "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+            "title": {
+                "text": say.outcome_title(html.escape(comparison.run.name)),
+                "x": 0,
+                "xanchor": "left",
+                "font": {"size": 15},
+            },
+            "barmode": "stack",
+            "xaxis": {"title": {"text": "queries"}},
+            "yaxis": {"autorange": "reversed"},
+            "legend": {"orientation": "h", "y": -0.25},
+            "margin": {"l": 70, "r": 16, "t": 48, "b": 40},
+            "height": 320,
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
         },
         "config": CONFIG,
     }

@@ -37,8 +37,9 @@ def _interval_dict(mean: Any, low: Any, high: Any, method: IntervalMethod) -> di
     return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method.value}
 
 
-def run_document(summary: RunSummary, run_limits: Sequence[Limit] = (),
-                 today: _dt.date | None = None) -> dict[str, Any]:
+def run_document(
+    summary: RunSummary, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
+) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/1``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
@@ -122,8 +123,9 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
 def pair_notes(rc: RunComparison) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline."""
     pairing = rc.pairing
-    return say.pair_notes(rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline,
-                          pairing.only_run, rc.same_labels)
+    return say.pair_notes(
+        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+    )
 
 
 def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
@@ -136,10 +138,17 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
         "band": say.BAND_METHOD,
         "correction": comparison.correction.value,
         "correction_text": comparison.correction.meaning,
-        "pairs": [{"run": rc.run.name, "queries": int(len(rc.pairing.query_ids)), "same_labels": rc.same_labels,
-                   "only_baseline": list(rc.pairing.only_baseline), "only_run": list(rc.pairing.only_run),
-                   "notes": pair_notes(rc)}
-                  for rc in comparison.runs],
+        "pairs": [
+            {
+                "run": rc.run.name,
+                "queries": int(len(rc.pairing.query_ids)),
+                "same_labels": rc.same_labels,
+                "only_baseline": list(rc.pairing.only_baseline),
+                "only_run": list(rc.pairing.only_run),
+                "notes": pair_notes(rc),
+            }
+            for rc in comparison.runs
+        ],
         "alpha": round(1.0 - comparison.runs[0].baseline.conventions.confidence, 10),
     }
 

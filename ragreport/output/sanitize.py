@@ -14,13 +14,43 @@ from html.parser import HTMLParser
 
 import markdown as _markdown
 
-ALLOWED_TAGS = frozenset({
-    "p", "br", "hr", "strong", "b", "em", "i", "code", "pre", "blockquote", "ul", "ol", "li", "a",
-    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "del", "sup", "sub",
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "hr",
+        "strong",
+        "b",
+        "em",
+        "i",
+        "code",
+        "pre",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "a",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "del",
+        "sup",
+        "sub",
+    }
+)
 VOID_TAGS = frozenset({"br", "hr"})
-DROP_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "template", "noscript",
-                               "textarea", "title", "svg", "math", "frameset"})  # void tags (embed) have no content
+DROP_WITH_CONTENT = frozenset(
+    {"script", "style", "iframe", "object", "template", "noscript", "textarea", "title", "svg", "math", "frameset"}
+)  # void tags (embed) have no content
 ALLOWED_ATTRIBUTES = {"a": frozenset({"href", "title"}), "th": frozenset({"align"}), "td": frozenset({"align"})}
 SAFE_SCHEMES = ("http://", "https://", "mailto:", "#")
 # Headings in notes sit inside the report's own sections: shift them below its h2/h3.

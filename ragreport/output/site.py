@@ -108,19 +108,21 @@ def content_security_policy(scripts: Sequence[str], styles: Sequence[str], exter
     # plotly.js adds an empty <style> element and fills it through the CSSOM (not subject to CSP);
     # the hash of the empty string admits exactly that empty element and nothing else.
     style_src = " ".join(source_hash(s) for s in [*styles, ""])
-    return "; ".join([
-        "default-src 'none'",
-        f"script-src {script_src}",
-        # plotly.js sets style attributes on the SVG it draws; element styles stay hash-only.
-        f"style-src-elem {style_src}",
-        "style-src-attr 'unsafe-inline'",
-        "img-src data:",
-        "font-src 'none'",
-        "connect-src 'none'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'none'",
-    ])
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {script_src}",
+            # plotly.js sets style attributes on the SVG it draws; element styles stay hash-only.
+            f"style-src-elem {style_src}",
+            "style-src-attr 'unsafe-inline'",
+            "img-src data:",
+            "font-src 'none'",
+            "connect-src 'none'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
 
 
 def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
@@ -160,17 +162,30 @@ def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[st
         "index_prefix": "" if single else "index.html",
         "nav": nav,
         "run_hrefs": hrefs,
-        "downloads": [] if single else [{"href": "report.json", "text": "report.json"},
-                                        {"href": "summary.md", "text": "summary.md"}],
+        "downloads": []
+        if single
+        else [{"href": "report.json", "text": "report.json"}, {"href": "summary.md", "text": "summary.md"}],
     }
 
 
-def _render(env: jinja2.Environment, template: str, *, site: dict[str, Any], page: dict[str, Any],
-            scripts: list[dict[str, Any]], external: bool, **extra: Any) -> bytes:
+def _render(
+    env: jinja2.Environment,
+    template: str,
+    *,
+    site: dict[str, Any],
+    page: dict[str, Any],
+    scripts: list[dict[str, Any]],
+    external: bool,
+    **extra: Any,
+) -> bytes:
     css = assets().css
     inline = [s["inline"] for s in scripts if s["inline"] is not None]
-    page = dict(page, scripts=scripts, csp=content_security_policy(inline, [css], external_scripts=external),
-                preempted_styles=plotly_injected_style_ids())
+    page = dict(
+        page,
+        scripts=scripts,
+        csp=content_security_policy(inline, [css], external_scripts=external),
+        preempted_styles=plotly_injected_style_ids(),
+    )
     text = env.get_template(template).render(site=site, page=page, assets={"css": Markup(css)}, **extra)
     return text.encode("utf-8")
 
@@ -188,12 +203,30 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
         files[path] = data
 
     scripts: list[dict[str, Any]] = [{"src": PLOTLY_ASSET, "inline": None}, {"src": None, "inline": Markup(js)}]
-    add("index.html", _render(env, "index.html", site=site, page=_page(site, single=False, current="index"),
-                              scripts=scripts, external=True))
+    add(
+        "index.html",
+        _render(
+            env,
+            "index.html",
+            site=site,
+            page=_page(site, single=False, current="index"),
+            scripts=scripts,
+            external=True,
+        ),
+    )
     for run in site["runs"]:
-        add(f"run-{run['slug']}.html", _render(env, "run.html", site=site, run=run,
-                                               page=_page(site, single=False, current=run["slug"]),
-                                               scripts=scripts, external=True))
+        add(
+            f"run-{run['slug']}.html",
+            _render(
+                env,
+                "run.html",
+                site=site,
+                run=run,
+                page=_page(site, single=False, current=run["slug"]),
+                scripts=scripts,
+                external=True,
+            ),
+        )
     add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
     add("report.json", (json.dumps(report.document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
     add("summary.md", markdown(report.view).encode("utf-8"))
@@ -204,10 +237,18 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
 def render_single(report: BuiltReport) -> bytes:
     """One HTML file holding everything: the overview, every run, plotly.js and the data."""
     env = environment()
-    scripts: list[dict[str, Any]] = [{"src": None, "inline": Markup(plotly_js())},
-                                     {"src": None, "inline": Markup(assets().js)}]
-    return _render(env, "single.html", site=report.context, page=_page(report.context, single=True, current=None),
-                   scripts=scripts, external=False)
+    scripts: list[dict[str, Any]] = [
+        {"src": None, "inline": Markup(plotly_js())},
+        {"src": None, "inline": Markup(assets().js)},
+    ]
+    return _render(
+        env,
+        "single.html",
+        site=report.context,
+        page=_page(report.context, single=True, current=None),
+        scripts=scripts,
+        external=False,
+    )
 
 
 def _is_replaceable(out: Path) -> bool:
@@ -226,8 +267,10 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
     """
     out = Path(out)
     if not _is_replaceable(out):
-        raise UsageError(f"refusing to replace {out}: it is not an earlier ragreport build (no {MARKER} file "
-                         f"inside); choose another --out or remove it")
+        raise UsageError(
+            f"refusing to replace {out}: it is not an earlier ragreport build (no {MARKER} file "
+            f"inside); choose another --out or remove it"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
@@ -262,8 +305,10 @@ def write_file(data: bytes, path: str | Path) -> Path:
     if path.is_dir():
         raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
     if path.exists() and not _is_report_file(path):
-        raise UsageError(f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
-                         f"--single-file or remove it")
+        raise UsageError(
+            f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
+            f"--single-file or remove it"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

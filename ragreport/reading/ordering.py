@@ -52,7 +52,7 @@ def order_in_place(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, thr
     if len(ids) < 2:
         return
     bounds = query_blocks(offsets)
-    thread_map(lambda b: _order_block(offsets[b[0]:b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:]), threads)
+    thread_map(lambda b: _order_block(offsets[b[0] : b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:]), threads)
 
 
 def query_blocks(offsets: np.ndarray) -> np.ndarray:
@@ -115,9 +115,14 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
         if len(clash):
             rows = np.unique(np.concatenate((clash, clash + 1)))
             run_key = flat_keys[rows]
-            run_start = np.concatenate(([True], (run_key[1:] != run_key[:-1])
-                                        | (slot_query[rows[1:]] != slot_query[rows[:-1]])
-                                        | (rows[1:] != rows[:-1] + 1)))
+            run_start = np.concatenate(
+                (
+                    [True],
+                    (run_key[1:] != run_key[:-1])
+                    | (slot_query[rows[1:]] != slot_query[rows[:-1]])
+                    | (rows[1:] != rows[:-1] + 1),
+                )
+            )
             run_id = np.cumsum(run_start)
             slots = perm[rows]
             exact = _descending_within(np.lexsort((ids[slots], run_id)), run_id)

@@ -24,8 +24,12 @@ def load_previous(path: str | Path) -> dict[str, Any]:
         raise InputError(path, 1, f"a report.json with schema {SCHEMA!r}", repr(found))
     fingerprints = document.get("fingerprints")
     if not isinstance(fingerprints, dict) or not {"queries", "labels"} <= set(fingerprints):
-        raise InputError(path, 1, "top-level 'fingerprints' with 'queries' and 'labels' (a report from ragreport "
-                                  "0.1 or later)", "none")
+        raise InputError(
+            path,
+            1,
+            "top-level 'fingerprints' with 'queries' and 'labels' (a report from ragreport 0.1 or later)",
+            "none",
+        )
     if not isinstance(document.get("runs"), list):
         raise InputError(path, 1, "a 'runs' list", "none")
     return document

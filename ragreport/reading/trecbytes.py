@@ -212,8 +212,7 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
         if tidy is None:
             return None
         if not tidy:  # nothing but comments and blank lines
-            return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"),
-                           np.zeros(0))
+            return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"), np.zeros(0))
         return _scan(tidy, width, id_column, number_column, integers)
     if (buf >= 128).any():
         try:
@@ -235,8 +234,16 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
     return Columns(_as_bytes(queries[starts]), lengths, _as_bytes(id_words[0]), numbers)
 
 
-def scan_chunks(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                chunk_bytes: int = CHUNK_BYTES, threads: int = THREADS, span: tuple[int, int] | None = None) -> Iterator[tuple[Columns | None, int]]:
+def scan_chunks(
+    path: Path,
+    width: int,
+    id_column: int,
+    number_column: int,
+    integers: bool,
+    chunk_bytes: int = CHUNK_BYTES,
+    threads: int = THREADS,
+    span: tuple[int, int] | None = None,
+) -> Iterator[tuple[Columns | None, int]]:
     """The file's chunks, scanned in order, each with its size in bytes; a ``None`` means the file
     is not strict (stop there).
 
@@ -284,7 +291,7 @@ class _Column:
             if self.array is not None:
                 grown[: self.size] = self.array[: self.size]
             self.array = grown
-        self.array[self.size:end] = part
+        self.array[self.size : end] = part
         self.size = end
 
     def result(self) -> np.ndarray:
@@ -300,8 +307,15 @@ def join_groups(group_ids: np.ndarray, group_lengths: np.ndarray) -> tuple[np.nd
     return group_ids[fresh], np.add.reduceat(group_lengths, np.flatnonzero(fresh))
 
 
-def read_columns(path: Path, width: int, id_column: int, number_column: int, integers: bool,
-                 chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Columns | None:
+def read_columns(
+    path: Path,
+    width: int,
+    id_column: int,
+    number_column: int,
+    integers: bool,
+    chunk_bytes: int = CHUNK_BYTES,
+    span: tuple[int, int] | None = None,
+) -> Columns | None:
     """Column 0 (query ids, kept as groups), ``id_column`` and ``number_column`` of a strict
     file (of bytes ``span`` of it); None when it is not strict."""
     file_bytes = path.stat().st_size if span is None else span[1] - span[0]

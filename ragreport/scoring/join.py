@@ -74,15 +74,16 @@ class JudgedRun:
     def slot_rank(self) -> np.ndarray:
         """The 1-based rank of every slot in its query's list."""
         rank_type = _index_type(len(self.slot_query))
-        return (np.arange(len(self.slot_query), dtype=rank_type)
-                - self.offsets[:-1].astype(rank_type)[self.slot_query] + 1)
+        return (
+            np.arange(len(self.slot_query), dtype=rank_type) - self.offsets[:-1].astype(rank_type)[self.slot_query] + 1
+        )
 
     @cached_property
     def slot_relevant(self) -> np.ndarray:
         """Slots holding the first occurrence of an id graded 1 or more."""
         return self.judged & ~self.repeat & (self.grades >= 1)
 
-    def head(self, depth: int | None) -> "JudgedRun":
+    def head(self, depth: int | None) -> JudgedRun:
         """The same run with every list cut to its top ``depth`` slots (all of it when None).
 
         Every figure at a cutoff up to ``depth`` is unchanged, and so are the whole-list facts.
@@ -91,12 +92,17 @@ class JudgedRun:
             return self
         keep = self.slot_rank <= depth
         kept = np.minimum(self.lengths, depth)
-        return replace(self, offsets=np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
-                       doc_ids=self.doc_ids[keep], grades=self.grades[keep], judged=self.judged[keep],
-                       repeat=self.repeat[keep])
+        return replace(
+            self,
+            offsets=np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
+            doc_ids=self.doc_ids[keep],
+            grades=self.grades[keep],
+            judged=self.judged[keep],
+            repeat=self.repeat[keep],
+        )
 
     @classmethod
-    def concat(cls, parts: "list[JudgedRun]") -> "JudgedRun":
+    def concat(cls, parts: list[JudgedRun]) -> JudgedRun:
         """Partitions over disjoint queries put back together, in the order given."""
         first = parts[0]
         shift = np.cumsum([0] + [p.n_queries for p in parts[:-1]])
@@ -108,9 +114,23 @@ class JudgedRun:
             ends = np.cumsum([0] + [len(getattr(p, values)) for p in parts[:-1]])
             return np.concatenate([[0]] + [getattr(p, name)[1:] + e for p, e in zip(parts, ends)]).astype(np.int64)
 
-        columns: dict[str, Any] = {name: joined(name) for name in (
-            "in_run", "has_judgments", "relevant", "grades", "judged", "repeat", "ideal_grades", "retrieved",
-            "repeats", "relevant_retrieved", "first_relevant", "judgment_grades")}
+        columns: dict[str, Any] = {
+            name: joined(name)
+            for name in (
+                "in_run",
+                "has_judgments",
+                "relevant",
+                "grades",
+                "judged",
+                "repeat",
+                "ideal_grades",
+                "retrieved",
+                "repeats",
+                "relevant_retrieved",
+                "first_relevant",
+                "judgment_grades",
+            )
+        }
         return replace(
             first,
             query_ids=joined("query_ids"),
@@ -134,14 +154,15 @@ def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
-def _exact_keys(slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray,
-                j_docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _exact_keys(
+    slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray, j_docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(query, id) keys by sorting every id: the exact fallback when two hashes collide."""
     _, codes = np.unique(np.concatenate([docs, j_docs]), return_inverse=True)
     codes = codes.reshape(-1).astype(np.int64)
     n_docs = int(codes.max()) + 1 if len(codes) else 1
     slot_keys = slot_query.astype(np.int64) * n_docs + codes[: len(docs)]
-    return slot_keys.astype(np.uint64), (j_query * n_docs + codes[len(docs):]).astype(np.uint64)
+    return slot_keys.astype(np.uint64), (j_query * n_docs + codes[len(docs) :]).astype(np.uint64)
 
 
 def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +187,7 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
     deepest = int(counts.max())
 
     def look_up(block: int) -> tuple[np.ndarray, np.ndarray]:
-        keys = slot_keys[block: block + _LOOKUP_BLOCK]  # blocks bound the temporaries
+        keys = slot_keys[block : block + _LOOKUP_BLOCK]  # blocks bound the temporaries
         bucket = (keys & mask).view(np.int64)
         look = np.flatnonzero(nonempty[bucket])
         first = starts[bucket[look]]
@@ -189,8 +210,9 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
 _LOOKUP_BLOCK = 1 << 20
 
 
-def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray,
-             threads: int = THREADS) -> np.ndarray:
+def _repeats(
+    offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query: np.ndarray, threads: int = THREADS
+) -> np.ndarray:
     """Slots holding an id already seen higher in the same list.
 
     Keys are sorted per query (as rows of a padded matrix, or within blocks of whole queries when
@@ -202,8 +224,8 @@ def _repeats(offsets: np.ndarray, keys: np.ndarray, docs: np.ndarray, slot_query
     top = np.iinfo(np.uint64).max
 
     def doubled_in(block: tuple[int, int]) -> np.ndarray:
-        values = keys[offsets[block[0]]:offsets[block[1]]]
-        local = offsets[block[0]:block[1] + 1] - offsets[block[0]]
+        values = keys[offsets[block[0]] : offsets[block[1]]]
+        local = offsets[block[0] : block[1] + 1] - offsets[block[0]]
         lengths = np.diff(local)
         depth = int(lengths.max()) if len(lengths) else 0
         if depth > 1 and len(lengths) * depth <= 2 * len(values) + (1 << 16) and not (values == top).any():
@@ -257,8 +279,11 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         hit, match = _lookup(slot_keys, j_keys)
     judged = np.zeros(len(docs), dtype=bool)
     judged[hit] = True
-    grade_type = np.result_type(np.min_scalar_type(int(judgments.grades.min(initial=0))),
-                                np.min_scalar_type(int(judgments.grades.max(initial=0))), np.int8)
+    grade_type = np.result_type(
+        np.min_scalar_type(int(judgments.grades.min(initial=0))),
+        np.min_scalar_type(int(judgments.grades.max(initial=0))),
+        np.int8,
+    )
     grades = np.zeros(len(docs), dtype=grade_type)  # int8 for any usual scale: 1 byte a slot
     grades[hit] = judgments.grades[match]
     repeat = _repeats(run.offsets, slot_keys, docs, slot_query)
@@ -278,8 +303,11 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     lengths = np.concatenate([run_lengths, np.zeros(len(judged_only), dtype=run_lengths.dtype)]).astype(np.int64)
     relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= 1))
     relevant_query = slot_query[relevant_slots]
-    first_of_query = (np.concatenate(([True], relevant_query[1:] != relevant_query[:-1])) if len(relevant_query)
-                      else np.zeros(0, dtype=bool))
+    first_of_query = (
+        np.concatenate(([True], relevant_query[1:] != relevant_query[:-1]))
+        if len(relevant_query)
+        else np.zeros(0, dtype=bool)
+    )
     first_relevant = np.zeros(n_q, dtype=np.int64)
     first_slots = relevant_slots[first_of_query]
     first_relevant[slot_query[first_slots]] = first_slots - run.offsets[slot_query[first_slots]] + 1

@@ -25,8 +25,15 @@ from .metrics import full_depth, score
 if TYPE_CHECKING:  # annotations only
     from .join import JudgedRun
 
-__all__ = ["VALID_FORMS", "Measure", "default_trec_measures", "parse_measure", "parse_measures", "score_measures",
-           "trec_sort_key"]
+__all__ = [
+    "VALID_FORMS",
+    "Measure",
+    "default_trec_measures",
+    "parse_measure",
+    "parse_measures",
+    "score_measures",
+    "trec_sort_key",
+]
 
 
 @dataclass(frozen=True, order=True)

@@ -24,12 +24,21 @@ if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
 
 #: The rules no switch changes, stated where the kernel below implements them (docs/conventions.md sections 1-3).
 FIXED_RULES: tuple[tuple[str, str], ...] = (
-    ("Relevance", "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
-                  "relevant and gain nothing. An id nobody judged counts as not relevant."),
-    ("Precision denominator", "Precision@K always divides by K, also when fewer than K ids came back: empty "
-                              "slots cost Precision like wrong ids, as in trec_eval's P_K."),
-    ("Repeated ids", "A repeated id keeps its rank slot, only its first occurrence can score, and the repeat "
-                     "counts as a non-relevant slot. trec_eval refuses such a run instead."),
+    (
+        "Relevance",
+        "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
+        "relevant and gain nothing. An id nobody judged counts as not relevant.",
+    ),
+    (
+        "Precision denominator",
+        "Precision@K always divides by K, also when fewer than K ids came back: empty "
+        "slots cost Precision like wrong ids, as in trec_eval's P_K.",
+    ),
+    (
+        "Repeated ids",
+        "A repeated id keeps its rank slot, only its first occurrence can score, and the repeat "
+        "counts as a non-relevant slot. trec_eval refuses such a run instead.",
+    ),
     ("Queries without judgments", "A query the run has but the judgments lack has R = 0: left out and counted."),
     ("Ideal ranking", "IDCG@K sorts every judged grade of the query high to low, whether it was retrieved or not."),
 )
@@ -66,18 +75,29 @@ class QueryScores:
     @classmethod
     def concat(cls, parts: Sequence[QueryScores]) -> QueryScores:
         """Scores of partitions over disjoint queries (same cutoffs and metrics), in the order given."""
-        return cls(cutoffs=parts[0].cutoffs, values=np.concatenate([p.values for p in parts], axis=1),
-                   hits=np.concatenate([p.hits for p in parts]), scored=np.concatenate([p.scored for p in parts]),
-                   first_relevant_rank=np.concatenate([p.first_relevant_rank for p in parts]),
-                   metrics=parts[0].metrics)
+        return cls(
+            cutoffs=parts[0].cutoffs,
+            values=np.concatenate([p.values for p in parts], axis=1),
+            hits=np.concatenate([p.hits for p in parts]),
+            scored=np.concatenate([p.scored for p in parts]),
+            first_relevant_rank=np.concatenate([p.first_relevant_rank for p in parts]),
+            metrics=parts[0].metrics,
+        )
 
 
 #: Cells of one (queries x depth) matrix in :func:`score`: 16 MB of float64.
 _BLOCK_CELLS = 1 << 21
 
 
-def _score_block(judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions,
-                 metrics: Sequence[Metric]) -> tuple[np.ndarray, np.ndarray]:
+def _score_block(
+    judged: JudgedRun,
+    lo: int,
+    hi: int,
+    cutoffs: np.ndarray,
+    depth: int,
+    conventions: Conventions,
+    metrics: Sequence[Metric],
+) -> tuple[np.ndarray, np.ndarray]:
     """``metrics`` at every cutoff for queries ``lo:hi``: (metrics x queries x cutoffs), and hits@k.
 
     The block's sums are taken once; each kernel reads the ones it needs.
@@ -94,8 +114,9 @@ def full_depth(judged: JudgedRun) -> int:
     return max(1, int(lengths.max()) if len(lengths) else 1, int(judged.relevant.max()) if len(judged.relevant) else 1)
 
 
-def score(judged: JudgedRun, cutoffs: Sequence[int] | np.ndarray, conventions: Conventions,
-          metrics: Sequence[Metric] = SUITE) -> QueryScores:
+def score(
+    judged: JudgedRun, cutoffs: Sequence[int] | np.ndarray, conventions: Conventions, metrics: Sequence[Metric] = SUITE
+) -> QueryScores:
     """Score every query of ``judged`` on ``metrics`` (the suite by default) at every cutoff in ``cutoffs``.
 
     Each metric's formula is its catalogue entry's kernel (:mod:`ragreport.scoring.catalogue`). A

@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 import logging
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -73,8 +73,14 @@ def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> in
     return depth
 
 
-def score_partition(run: Run, judgments: Judgments, *, cutoffs: Sequence[int], conventions: Conventions,
-                    measures: Sequence[Measure] = ()) -> PartitionScores:
+def score_partition(
+    run: Run,
+    judgments: Judgments,
+    *,
+    cutoffs: Sequence[int] | np.ndarray,
+    conventions: Conventions,
+    measures: Sequence[Measure] = (),
+) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
     ``run`` holds the partition's ranked lists and ``judgments`` the judgments of (at least) its
@@ -94,9 +100,13 @@ def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = T
         wanted = ~wanted
     lengths = np.diff(judgments.offsets)
     rows = np.repeat(wanted, lengths)
-    return Judgments(query_ids=judgments.query_ids[wanted],
-                     offsets=np.concatenate([[0], np.cumsum(lengths[wanted])]).astype(np.int64),
-                     doc_ids=judgments.doc_ids[rows], grades=judgments.grades[rows], source=judgments.source)
+    return Judgments(
+        query_ids=judgments.query_ids[wanted],
+        offsets=np.concatenate([[0], np.cumsum(lengths[wanted])]).astype(np.int64),
+        doc_ids=judgments.doc_ids[rows],
+        grades=judgments.grades[rows],
+        source=judgments.source,
+    )
 
 
 def query_spans(path: Path, target_bytes: int = PARTITION_BYTES) -> list[tuple[int, int]]:
@@ -104,8 +114,9 @@ def query_spans(path: Path, target_bytes: int = PARTITION_BYTES) -> list[tuple[i
     size = path.stat().st_size
     with path.open("rb") as handle:
         if handle.read(2) == b"\x1f\x8b":
-            raise UsageError(f"{path}: a gzip run cannot be split into partitions; unpack it, or give a folder "
-                             "of partition files")
+            raise UsageError(
+                f"{path}: a gzip run cannot be split into partitions; unpack it, or give a folder of partition files"
+            )
         cuts = [0]
         while cuts[-1] + target_bytes < size:
             cut = _next_query_start(handle, cuts[-1] + target_bytes, size)
@@ -239,12 +250,25 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
         raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
 
 
-def score_span(path: str, span: tuple[int, int] | None, qrels: str, read_qrels: QrelsReader, order: Order,
-               cutoffs: tuple[int, ...], conventions: Conventions, measures: tuple[Measure, ...]) -> PartitionScores:
+def score_span(
+    path: str,
+    span: tuple[int, int] | None,
+    qrels: str,
+    read_qrels: QrelsReader,
+    order: Order,
+    cutoffs: tuple[int, ...],
+    conventions: Conventions,
+    measures: tuple[Measure, ...],
+) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
-    return score_partition(run, judgments_for(_qrels(qrels, read_qrels), run.query_ids.tolist()), cutoffs=cutoffs,
-                           conventions=conventions, measures=measures)
+    return score_partition(
+        run,
+        judgments_for(_qrels(qrels, read_qrels), run.query_ids.tolist()),
+        cutoffs=cutoffs,
+        conventions=conventions,
+        measures=measures,
+    )
 
 
 def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list[tuple[str, tuple[int, int] | None]]:
@@ -254,22 +278,38 @@ def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list
         # Skipped: hidden files, a cluster job's markers (_SUCCESS, _metadata), run metadata
         # (*.meta.toml, *.meta.json) and empty files. Paths are absolute: workers have their own
         # working folders.
-        files = sorted(p.resolve() for p in path.iterdir()
-                       if p.is_file() and not p.name.startswith((".", "_"))
-                       and not p.name.endswith((".meta.toml", ".meta.json")) and p.stat().st_size > 0)
+        files = sorted(
+            p.resolve()
+            for p in path.iterdir()
+            if p.is_file()
+            and not p.name.startswith((".", "_"))
+            and not p.name.endswith((".meta.toml", ".meta.json"))
+            and p.stat().st_size > 0
+        )
         if not files:
-            raise UsageError(f"{path}: no partition file in this folder; give a run file or a folder of partition files")
+            raise UsageError(
+                f"{path}: no partition file in this folder; give a run file or a folder of partition files"
+            )
         return [(str(f), None) for f in files]
     if not path.exists():
         raise InputError(path, None, "a readable file", "no such file")
     return [(str(path.resolve()), span) for span in query_spans(path, target_bytes)]
 
 
-def judged_by_partitions(path: str | Path, qrels: str | Path, *, read_qrels: QrelsReader, cutoffs: Sequence[int],
-                         conventions: Conventions,
-                         measures: Sequence[Measure] = (), engine: str = "stream", scheduler: str | None = None,
-                         partition_bytes: int = PARTITION_BYTES, meta: RunMeta | None = None,
-                         progress: Callable[[str], None] = lambda stage: None) -> PartitionScores:
+def judged_by_partitions(
+    path: str | Path,
+    qrels: str | Path,
+    *,
+    read_qrels: QrelsReader,
+    cutoffs: Sequence[int] | np.ndarray,
+    conventions: Conventions,
+    measures: Sequence[Measure] = (),
+    engine: str = "stream",
+    scheduler: str | None = None,
+    partition_bytes: int = PARTITION_BYTES,
+    meta: RunMeta | None = None,
+    progress: Callable[[str], None] = lambda stage: None,
+) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
@@ -291,17 +331,21 @@ def judged_by_partitions(path: str | Path, qrels: str | Path, *, read_qrels: Qre
     distinct, counts = np.unique(query_ids, return_counts=True)
     if (counts > 1).any():
         twice = str(distinct[counts > 1][0])
-        raise UsageError(f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
-                         "query's lines together in one file (sort the run by query)")
+        raise UsageError(
+            f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
+            "query's lines together in one file (sort the run by query)"
+        )
     judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
     name = run_name(meta, path)
-    whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(),
-                    source=str(path))
-    return PartitionScores(whole, QueryScores.concat([r.scores for r in results]),
-                           np.concatenate([r.measure_values for r in results], axis=1))
+    whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(), source=str(path))
+    return PartitionScores(
+        whole,
+        QueryScores.concat([r.scores for r in results]),
+        np.concatenate([r.measure_values for r in results], axis=1),
+    )
 
 
 def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
@@ -315,16 +359,25 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
                 return _gather(client, parts, args)
         # A free port for the cluster's HTTP endpoints (never 8787's "in use" warning), and its
         # workers' logs kept quiet: an input error is reported once, as one line, by the client.
-        with LocalCluster(n_workers=max(1, os.cpu_count() or 1), threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=max(1, os.cpu_count() or 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.CRITICAL,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             return _gather(client, parts, args)
     except RagreportError:
         raise
     except (OSError, ValueError, TimeoutError) as exc:
         where = f"the Dask scheduler at {scheduler!r}" if scheduler else "a local Dask cluster"
-        raise UsageError(f"--engine dask: {where} could not score the partitions: "
-                         f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+        raise UsageError(
+            f"--engine dask: {where} could not score the partitions: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from None
 
 
 def _gather(client, parts, args) -> list[PartitionScores]:
