@@ -170,8 +170,9 @@ def main() -> None:
                 continue
             ratio = f"{r['seconds'] / fastest:.2f}" if fastest else "-"
             check = f"{r['check']:.4f}" if isinstance(r["check"], float) else "-"
-            cells = (f"{r['seconds']:.2f}", "-" if r.get("read") is None else f"{r['read']:.2f}", ratio, f"{r['peak_mb']:.0f}",
-                     f"{r['peak_mb'] / megabytes:.1f}", check)
+            read = "-" if r.get("read") is None else f"{r['read']:.2f}"
+            peak = f"{r['peak_mb']:.0f}"
+            cells = (f"{r['seconds']:.2f}", read, ratio, peak, f"{r['peak_mb'] / megabytes:.1f}", check)
             if args.markdown:
                 print(f"| {r['tool']} | " + " | ".join(cells) + " |")
             else:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from helpers import judged_run
 
-from ragreport.api import evaluate
-from ragreport.output.charts import index_sweep_figure, run_sweep_figure
+from ragreport.api import evaluate, score_and_summarise
 from ragreport.core.model import Conventions
-from ragreport.api import score_and_summarise
+from ragreport.output.charts import index_sweep_figure, run_sweep_figure
 from ragreport.scoring.catalogue import HIT, INDEX_CHART, PRECISION, SUITE
 
 

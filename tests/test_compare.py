@@ -9,9 +9,9 @@ import pytest
 from helpers import judged_run
 
 from ragreport.analysis.compare import Correction, adjust, compare, pair_queries, randomization_test
+from ragreport.api import score_and_summarise
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.api import score_and_summarise
 from ragreport.scoring.catalogue import COMPARED, NDCG
 
 

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-
 from conftest import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragreport.analysis import intervals

@@ -7,8 +7,8 @@ import datetime as dt
 from helpers import judged_run
 
 from ragreport.analysis.limits import limits
-from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
 from ragreport.api import score_and_summarise
+from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
 
 TODAY = dt.date(2026, 11, 30)
 

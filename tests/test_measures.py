@@ -7,9 +7,9 @@ import pytest
 from helpers import judged_run
 
 from ragreport.core.errors import UsageError
+from ragreport.core.model import Conventions, Gain
 from ragreport.scoring.catalogue import CATALOGUE, TOOLS, VALID_FORMS, CutoffRule, ValueKind
 from ragreport.scoring.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
-from ragreport.core.model import Conventions, Gain
 
 
 @pytest.mark.parametrize("names, expected", [

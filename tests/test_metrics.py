@@ -4,19 +4,30 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import examples
 from helpers import judged_run
 from hypothesis import given, settings
-
-from conftest import examples
 from hypothesis import strategies as st
 from reference import metrics_at
 
-from ragreport.scoring.catalogue import (AVERAGE_PRECISION, CATALOGUE, COMPARED, CONTEXT_PRECISION, HIT, JUDGED,
-                                         NDCG, PRECISION, RECALL, RECIPROCAL_RANK, SUITE, ValueKind, cumulative_dcg)
-from ragreport.scoring.metrics import score
-from ragreport.core.model import Conventions, Denominator, Gain
 from ragreport.api import score_and_summarise
-
+from ragreport.core.model import Conventions, Denominator, Gain
+from ragreport.scoring.catalogue import (
+    AVERAGE_PRECISION,
+    CATALOGUE,
+    COMPARED,
+    CONTEXT_PRECISION,
+    HIT,
+    JUDGED,
+    NDCG,
+    PRECISION,
+    RECALL,
+    RECIPROCAL_RANK,
+    SUITE,
+    ValueKind,
+    cumulative_dcg,
+)
+from ragreport.scoring.metrics import score
 
 # --- docs/conventions.md section 5 -------------------------------------------------------------------------
 

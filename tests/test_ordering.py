@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from conftest import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ragreport.reading import ordering
 from ragreport.reading.ordering import order_in_place

@@ -6,8 +6,7 @@ import pytest
 from helpers import grades_of, lists_of
 
 from ragreport.core.errors import InputError
-from ragreport.reading.registry import load_runs
-from ragreport.reading.registry import load_qrels
+from ragreport.reading.registry import load_qrels, load_runs
 
 
 def test_a_csv_run_with_a_header_in_any_column_order(write):

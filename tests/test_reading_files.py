@@ -9,8 +9,7 @@ import pytest
 
 from ragreport.core.errors import InputError
 from ragreport.reading.files import data_lines, read_text, split_fields, stem
-from ragreport.reading.registry import load_runs
-from ragreport.reading.registry import detect_format
+from ragreport.reading.registry import detect_format, load_runs
 
 
 def test_gzip_is_read_whatever_the_extension(write, tmp_path):

@@ -10,8 +10,8 @@ import pytest
 from ragreport.api import evaluate
 from ragreport.core.errors import InputError, UsageError
 from ragreport.core.model import LabelSource, RetrieverKind, RunMeta
-from ragreport.reading.registry import load_runs
 from ragreport.reading.meta import check_meta_count, check_unique_names, find_meta, load_meta, run_name
+from ragreport.reading.registry import load_runs
 
 META_TOML = """name = "hybrid-v2"
 retriever = "bm25 + e5"

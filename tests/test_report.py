@@ -8,11 +8,10 @@ import json
 from helpers import judged_run
 
 from ragreport.analysis.limits import limits
-from ragreport.core.model import Conventions
 from ragreport.analysis.result import Analysis
-from ragreport.core.model import SCHEMA
-from ragreport.output.document import report_document
 from ragreport.api import score_and_summarise
+from ragreport.core.model import SCHEMA, Conventions
+from ragreport.output.document import report_document
 
 DAY = dt.date(2026, 1, 1)
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sitetools import INJECTIONS, read_page, site_files
 
-from ragreport.output import site as site_module
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
+from ragreport.output import site as site_module
 from ragreport.output.site import MARKER, build_day
 from ragreport.scoring.catalogue import COMPARED, SUITE
 

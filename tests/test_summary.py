@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 from helpers import judged_run
 
+from ragreport.analysis.summary import Status, fingerprint, summarise
+from ragreport.api import score_and_summarise
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Missing
-from ragreport.analysis.summary import Status, fingerprint
-from ragreport.api import score_and_summarise
-from ragreport.analysis.summary import summarise
-from ragreport.scoring.metrics import score
 from ragreport.scoring.catalogue import HIT, SUITE, IntervalMethod
+from ragreport.scoring.metrics import score
 
 
 def _mixed():

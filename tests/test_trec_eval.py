@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import main
-from ragreport.scoring.join import join
-from ragreport.reading.registry import load_runs
-from ragreport.scoring.measures import Measure, parse_measures, score_measures
 from ragreport.core.model import TREC_EVAL, Missing
+from ragreport.reading.registry import load_runs
+from ragreport.scoring.join import join
+from ragreport.scoring.measures import Measure, parse_measures, score_measures
 
 FAMILIES = ("P", "recall", "success", "map_cut", "ndcg_cut")
 

@@ -7,12 +7,12 @@ import gzip
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ragreport.reading import trecbytes
 from ragreport.core.ids import as_text
+from ragreport.reading import trecbytes
 from ragreport.reading.files import read_text
 from ragreport.reading.trec import parse_run, read_qrels_bytes, read_run_bytes
 
