@@ -1,4 +1,19 @@
-"""The library entry points: files in, run summaries out; summaries in, a site out."""
+"""The library entry points, in the order data flows through the stages:
+
+1. read (:func:`~ragreport.reading.registry.load_runs`: files into typed runs and judgments),
+2. join (:func:`~ragreport.scoring.join.join`: every ranked slot with its grade),
+3. score (:func:`~ragreport.scoring.metrics.score`, :func:`~ragreport.scoring.measures.score_measures`),
+4. summarise (:func:`~ragreport.analysis.summary.summarise`: bands on every mean) -- steps 1-4 are
+   :func:`evaluate`, per run :func:`score_and_summarise` after the join; the partition engines
+   (:func:`~ragreport.scoring.partition.judged_by_partitions`) do steps 1-3 by pieces and hand the
+   same figures to step 4;
+5. analyse (:func:`analyse`: honest limits, the comparison with a baseline, drift);
+6. render and write (:func:`build`: the view model, the pages, the site written atomically;
+   :func:`document` for report.json alone).
+
+No stage reaches back to an earlier one's caller; each module imports only from its own stage or
+an earlier one.
+"""
 
 from __future__ import annotations
 

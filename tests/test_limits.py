@@ -91,7 +91,7 @@ def test_excluded_missing_and_repeats():
     assert "1 query of the run (nobody) has no judgments at all and is left out" in found["excluded"].text
     zero = _by_key(_summary(queries, conventions=Conventions(no_relevant=NoRelevant.ZERO),
                             extra_judged=[("gone", {"z": 1})]))["excluded"].text
-    assert "1 judged query (none) has no id judged relevant and is averaged in as 0 on every metric" in zero
+    assert "1 judged query (none) has no id judged relevant and is averaged in as 0 on every retrieval metric" in zero
     assert "no entry for 1 judged query (gone): each is scored as an empty list" in found["missing"].text
     assert "1 repeated id in 1 query (q1) keeps its slot and scores nothing" in found["repeats"].text
     skipped = _by_key(_summary(queries, conventions=Conventions(missing=Missing.SKIP),

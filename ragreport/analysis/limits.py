@@ -219,7 +219,7 @@ def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
     if none_relevant:
         one = len(none_relevant) == 1
         fate = (
-            "averaged in as 0 on every metric (--no-relevant zero), which pulls every mean down"
+            "averaged in as 0 on every retrieval metric (--no-relevant zero), which pulls every mean down"
             if averaged_in
             else "left out of every average"
         )

@@ -100,12 +100,12 @@ class NoRelevant(Choice):
         "exclude",
         "A query with no id judged relevant cannot be scored: it is left out of every average and counted.",
         "With --no-relevant zero a judged query with no relevant id would be averaged in as 0 on every "
-        "metric, as trec_eval does.",
+        "retrieval metric, as trec_eval does.",
     )
     ZERO = (
         "zero",
-        "A judged query with no id judged relevant is averaged in as 0 on every metric, as trec_eval does; "
-        "queries the judgments do not list stay out.",
+        "A judged query with no id judged relevant is averaged in as 0 on every retrieval metric, as trec_eval "
+        "does (Judged@K still counts its judged ids); queries the judgments do not list stay out.",
         "With --no-relevant exclude such queries would be left out of every average and counted, because "
         "Recall, AP and nDCG are 0/0 for them.",
     )
