@@ -197,6 +197,20 @@ class RetrieverKind(Choice):
     AGENTIC = ("agentic", "An agent decided what to retrieve; the union of what it pulled was scored.", "")
 
 
+#: The metadata keys ragreport knows, in the order it prints them; any other key is kept as given.
+META_KEYS = (
+    "name",
+    "retriever",
+    "date",
+    "label_source",
+    "judge",
+    "judge_error_rate",
+    "pool_depth",
+    "retriever_kind",
+    "notes",
+)
+
+
 @dataclass(frozen=True)
 class RunMeta:
     """Run metadata as validated from ``RUN.meta.toml`` / ``RUN.meta.json`` (all optional)."""
@@ -216,17 +230,7 @@ class RunMeta:
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values, known keys first, then the others as given."""
         out: dict[str, Any] = {}
-        for key in (
-            "name",
-            "retriever",
-            "date",
-            "label_source",
-            "judge",
-            "judge_error_rate",
-            "pool_depth",
-            "retriever_kind",
-            "notes",
-        ):
+        for key in META_KEYS:
             value = getattr(self, key)
             if value is None:
                 continue

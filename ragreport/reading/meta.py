@@ -21,21 +21,9 @@ from types import ModuleType
 from typing import Any
 
 from ..core.errors import InputError, UsageError, shorten
-from ..core.model import LabelSource, RetrieverKind, RunMeta
+from ..core.model import META_KEYS, LabelSource, RetrieverKind, RunMeta
 from .files import bare_name, read_text, stem
 from .jsontext import load_json_object
-
-META_KEYS = (
-    "name",
-    "retriever",
-    "date",
-    "label_source",
-    "judge",
-    "judge_error_rate",
-    "pool_depth",
-    "retriever_kind",
-    "notes",
-)
 
 
 def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
