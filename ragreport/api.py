@@ -217,7 +217,8 @@ def analyse(
     comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations)
     found_drift = None
     if previous is not None:
-        found_drift = drift(load_previous(previous), str(previous), summaries)
+        # Named by its file name: a published report never shows a path of the machine that built it.
+        found_drift = drift(load_previous(previous), Path(previous).name, summaries)
     return Analysis(tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift)
 
 

@@ -36,6 +36,8 @@ def test_same_queries_and_labels_show_figures_then_and_now(tmp_path):
     assert (rr["low"], rr["high"]) == (-0.5, -0.5)  # every query moved the same way
     text = (after / "index.html").read_text()
     assert "Since the previous report" in text and "their fingerprints match" in text
+    assert str(before) not in text and str(before) not in (after / "report.json").read_text()  # named, no path
+    assert report["drift"]["previous"] == "report.json"
     summary = (after / "summary.md").read_text()
     assert "their fingerprints match" in summary
     assert "| search | RR@10 | 1.000 | 0.500 | -0.500 | [-0.500, -0.500] |" in summary
