@@ -33,9 +33,10 @@ from .output.document import report_document
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_qrels, load_runs
+from .scoring.catalogue import PRIMARY
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
-from .scoring.measures import Measure, score_measures
+from .scoring.measures import Measure, parse_primary, score_measures
 from .scoring.metrics import score
 from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 
@@ -206,12 +207,18 @@ def analyse(
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
     previous: str | Path | None = None,
+    primary: str | None = None,
     progress: Progress = _quiet,
 ) -> Analysis:
-    """Limits for every run, the comparison with the baseline (several runs), drift (``previous``)."""
+    """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
+
+    ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
+    reads; a compared metric at K): default nDCG at K.
+    """
     from .output.site import build_day
 
     today = today or build_day()
+    lead = parse_primary(primary, summaries[0].k) if summaries else PRIMARY
     if len(summaries) > 1:
         progress("comparing runs")
     comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations)
@@ -219,7 +226,9 @@ def analyse(
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.
         found_drift = drift(load_previous(previous), Path(previous).name, summaries)
-    return Analysis(tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift)
+    return Analysis(
+        tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift, primary=lead
+    )
 
 
 def document(analysis: Analysis) -> dict:

@@ -165,6 +165,12 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         "ndcg_burges@10, mrr@10) spelling",
     )
     compare = parser.add_argument_group("comparing runs and reports")
+    compare.add_argument(
+        "--primary",
+        metavar="METRIC",
+        help="the metric the report leads with: the headline, the charts' first view and the "
+        "queries that moved most (default nDCG@K; a compared metric at K, e.g. R@10, RR@10)",
+    )
     compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     compare.add_argument(
         "--correction",
@@ -323,6 +329,7 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
         correction=Correction(args.correction),
         permutations=args.permutations,
         previous=args.previous,
+        primary=args.primary,
         progress=progress,
     )
 

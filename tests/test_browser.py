@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from sitetools import INJECTIONS, second_sample_run
 
 from ragreport.cli import main
-from ragreport.scoring.catalogue import COMPARED, NDCG, SUITE
+from ragreport.scoring.catalogue import COMPARED, NDCG, RECALL, SUITE
 
 pytestmark = pytest.mark.slow
 
@@ -104,18 +105,32 @@ def sample_site(tmp_path_factory):
 
 def test_index_chart_renders_and_the_metric_selector_switches(browser, sample_site):
     visit = Visit(browser, sample_site / "site" / "index.html")
-    assert visit.charts(1) == [(2 * len(SUITE), 2)]  # every metric's band and mean; one metric shown at a time
-    visible = visit.page.evaluate("document.querySelector('.js-plotly-plot').data.map(t => t.visible)")
-    assert sum(v is True for v in visible) == 2
-    visit.page.click(".updatemenu-header-group")
-    visit.page.locator(".updatemenu-dropdown-button", has_text="nDCG@K").click()
-    visit.page.wait_for_function(
-        "document.querySelector('.js-plotly-plot').data.filter(t => t.visible === true)[1].name === 'sample'")
-    shown = visit.page.evaluate(
-        "document.querySelector('.js-plotly-plot').data.map((t, i) => t.visible === true ? i : -1).filter(i => i >= 0)")
+    # the headline's forest plot (one dot with its band), then the K sweep: every metric's band and
+    # mean, one metric shown at a time
+    assert visit.charts(2) == [(1, 1), (2 * len(SUITE), 2)]
+    sweep = "document.querySelector('#sweep .js-plotly-plot')"
+
+    def shown():
+        return visit.page.evaluate(f"{sweep}.data.map((t, i) => t.visible === true ? i : -1).filter(i => i >= 0)")
+
     at = 2 * SUITE.index(NDCG)
-    assert shown == [at, at + 1]  # nDCG's band and mean
+    assert shown() == [at, at + 1]  # the primary metric first: nDCG's band and mean
+    visit.page.click("#sweep .updatemenu-header-group")
+    visit.page.locator("#sweep .updatemenu-dropdown-button", has_text=re.compile(r"^R@K$")).click()
+    visit.page.wait_for_function(f"{sweep}.data[{2 * SUITE.index(RECALL) + 1}].visible === true")
+    at = 2 * SUITE.index(RECALL)
+    assert shown() == [at, at + 1]  # Recall's band and mean
     assert "Hit@5" in visit.page.inner_text("#suite") and "0.778" in visit.page.inner_text("#suite")
+    visit.assert_clean()
+
+
+def test_the_headline_is_on_the_first_screen(browser, sample_site):
+    visit = Visit(browser, sample_site / "site" / "index.html", width=1400)
+    visit.charts(2)
+    box = visit.page.locator("#headline").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 900  # sentence and forest plot, unscrolled
+    assert visit.page.locator("#headline .headline-sentence").first.inner_text().startswith("sample scores ")
+    assert visit.page.locator("#suite").bounding_box()["y"] > box["y"]
     visit.assert_clean()
 
 
@@ -153,7 +168,7 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
 def test_single_file_works_on_its_own(browser, sample_site):
     visit = Visit(browser, sample_site / "one.html")
     traces = 2 * len(SUITE)  # a band and a mean per metric
-    assert visit.charts(2) == [(traces, 2), (traces, traces)]
+    assert visit.charts(3) == [(1, 1), (traces, 2), (traces, traces)]  # the forest plot first
     assert len(visit.rows("#run-sample")) == 10
     visit.page.click("a[href='#run-sample']")
     assert visit.page.evaluate("location.hash") == "#run-sample"

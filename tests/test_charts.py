@@ -8,7 +8,7 @@ from helpers import judged_run
 from ragreport.api import evaluate, score_and_summarise
 from ragreport.core.model import Conventions
 from ragreport.output.charts import index_sweep_figure, run_sweep_figure
-from ragreport.scoring.catalogue import HIT, INDEX_CHART, PRECISION, SUITE
+from ragreport.scoring.catalogue import HIT, PRECISION, PRIMARY, SUITE
 
 
 def _valid(figure):
@@ -37,8 +37,8 @@ def test_index_figure_overlays_runs_with_a_metric_selector():
     _valid(figure)
     buttons = figure["layout"]["updatemenus"][0]["buttons"]
     assert [b["label"] for b in buttons] == [f"{m.key}@K" for m in SUITE]
-    shown = buttons[SUITE.index(INDEX_CHART)]["args"][0]["visible"]
-    assert shown == [t["visible"] for t in figure["data"]]  # the catalogue's index-chart metric is shown first
+    shown = buttons[SUITE.index(PRIMARY)]["args"][0]["visible"]
+    assert shown == [t["visible"] for t in figure["data"]]  # the primary metric is shown first
     assert sum(shown) == 2
 
 

@@ -37,7 +37,7 @@ def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
     queries = [("q1", ["a", "x", "y"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 0})]
     found = _by_key(_summary(queries, meta=RunMeta(pool_depth=10)))
     assert found["unjudged"].text.startswith(
-        "1 of the 4 filled top-2 slots of the scored queries (repeats aside; 25.0 %) holds an id that nobody judged")
+        "1 of the 4 filled top-2 slots of the scored queries (repeats aside; 25.0%) holds an id that nobody judged")
     assert "pool depth of 10" in found["unjudged"].text
     # Judged@2: q1 has a judged, x not (1/2); q2 has both judged (2/2).
     assert "Judged@2, the mean share of each scored query's top 2 that holds a judged id" in found["unjudged"].text

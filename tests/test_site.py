@@ -80,7 +80,7 @@ def test_honest_limits_shown_are_exactly_those_that_apply(sample_site):
     keys = [a["data-limit"] for a in page.attrs_of("li") if "data-limit" in a]
     assert keys == ["unjudged", "scope", "k_dependence", "query_weights", "small_sample", "excluded", "repeats"]
     text = page.text
-    assert "18 of the 42 filled top-5 slots of the scored queries (repeats aside; 42.9 %) hold ids that nobody" in text
+    assert "18 of the 42 filled top-5 slots of the scored queries (repeats aside; 42.9%) hold ids that nobody" in text
     assert "1 query (q09) has more relevant ids than K = 5" in text
     assert "9 scored queries certify very little" in text and "between 0.453 and 0.937" in text
     assert "model judge" not in text and "no single top-K" not in text.lower()

@@ -26,7 +26,7 @@ def test_markdown_escapes_names_from_the_users_files():
     view = _view()
     view = replace(view, runs=(replace(view.runs[0], name="*bold* `code` <b>|x|"),))
     out = markdown(view)
-    assert out.startswith("### \\*bold\\* \\`code\\` &lt;b&gt;\\|x\\| (K = 5)")
+    assert "\n### \\*bold\\* \\`code\\` &lt;b&gt;\\|x\\| (K = 5)\n" in out
     assert "**\\*bold\\* \\`code\\` &lt;b&gt;\\|x\\|**:" in out
 
 

@@ -43,7 +43,7 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
 
     returns ``(low, high) = (centre - half, centre + half)``, exactly 0 at ``s = 0`` and 1 at
     ``s = n``. Works on scalars
-    or arrays; ``trials = 0`` gives NaN. Example: 7 of 9 at 95 % gives (0.453, 0.937).
+    or arrays; ``trials = 0`` gives NaN. Example: 7 of 9 at 95% gives (0.453, 0.937).
     """
     s = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)

@@ -46,7 +46,7 @@ def _ids(ids: list[str], most: int = 5) -> str:
 
 
 def _share(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.1f} %" if whole else "0 %"
+    return f"{100.0 * part / whole:.1f}%" if whole else "0%"  # one form everywhere: 42.9%, 95%
 
 
 def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:

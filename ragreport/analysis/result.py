@@ -9,6 +9,8 @@ import datetime as _dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..scoring.catalogue import PRIMARY, Metric
+
 if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of those modules
     from .compare import ComparisonReport
     from .drift import Drift
@@ -20,7 +22,9 @@ if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of th
 class Analysis:
     """Everything a report says, as computed: the runs, their limits, the comparison and the drift.
 
-    ``today`` dates runs whose metadata has no ``date``. This is what every renderer reads.
+    ``today`` dates runs whose metadata has no ``date``. ``primary`` is the metric the report leads
+    with, read at K (``--primary``): the headline, the index chart's first view, the comparison
+    scatter's first view and the movers. This is what every renderer reads.
     """
 
     summaries: tuple[RunSummary, ...]
@@ -28,3 +32,9 @@ class Analysis:
     today: _dt.date
     comparison: ComparisonReport | None = None
     drift: Drift | None = None
+    primary: Metric = PRIMARY
+
+    @property
+    def primary_label(self) -> str:
+        """The primary metric at the report's K: ``nDCG@10``."""
+        return self.primary.label(self.summaries[0].k)

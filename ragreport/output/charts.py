@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.catalogue import INDEX_CHART, PRIMARY, SUITE, Metric
+from ..scoring.catalogue import PRIMARY, SUITE, Metric
 from . import present as say
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 # Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a
 # run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
-DEFAULT_INDEX_METRIC = INDEX_CHART
-DEFAULT_SCATTER_METRIC = PRIMARY
+#: What the index's K sweep and the per-query scatter open on unless the report's primary metric is passed.
+DEFAULT_METRIC = PRIMARY
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -209,7 +209,7 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
-def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_INDEX_METRIC) -> dict[str, Any]:
+def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
     """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
     traces: list[dict[str, Any]] = []
     for metric in SUITE:
@@ -270,8 +270,9 @@ def _count_grid(
     }
 
 
-def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
-    """Per-query score of the baseline (x) against the run (y), one metric at a time, y = x drawn.
+def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
+    """Per-query score of the baseline (x) against the run (y), one metric at a time (``shown``
+    first), y = x drawn.
 
     Up to ``SCATTER_POINTS`` queries each is a point (hover names it); beyond, the plane is a
     20 x 20 grid of query counts, which stays readable and light at any size.
@@ -289,7 +290,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
                     metric.label(base.k),
                     base_name,
                     run_name,
-                    metric is DEFAULT_SCATTER_METRIC,
+                    metric is shown,
                 )
             )
             continue
@@ -301,7 +302,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
                 "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
                 "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
                 "customdata": safe_ids,
-                "visible": metric is DEFAULT_SCATTER_METRIC,
+                "visible": metric is shown,
                 "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
                 "hovertemplate": (
                     f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}<extra></extra>"
@@ -359,7 +360,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str]) -> dict[str, Any]:
                     "y": 1.06,
                     "yanchor": "bottom",
                     "showactive": True,
-                    "active": comparison.metrics.index(DEFAULT_SCATTER_METRIC),
+                    "active": comparison.metrics.index(shown),
                 }
             ],
             "margin": {"l": 56, "r": 16, "t": 96, "b": 48},
@@ -414,3 +415,88 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
         },
         "config": CONFIG,
     }
+
+
+#: The forest plot's dot and band: the first colour of the palette, which reads on light and dark pages.
+FOREST_COLOUR = PALETTE[0]
+
+
+def forest_figure(
+    names: Sequence[str],
+    values: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    title: str,
+    axis: str,
+    difference: bool,
+) -> dict[str, Any]:
+    """One dot with its band per row on a shared horizontal axis, the first row on top.
+
+    ``difference``: the rows are differences from a baseline (a zero line is drawn and the axis is
+    centred on it); otherwise they are one run's values on the axis from 0 to 1.
+    """
+    safe = [html.escape(n) for n in names]
+    x, lo, hi = _clean(values), _clean(lows), _clean(highs)
+    plus = [None if v is None or h is None else h - v for v, h in zip(x, hi)]
+    minus = [None if v is None or low is None else v - low for v, low in zip(x, lo)]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": x,
+        "y": safe,
+        "name": axis,
+        "marker": {"size": 11, "color": FOREST_COLOUR},
+        "error_x": {
+            "type": "data",
+            "symmetric": False,
+            "array": plus,
+            "arrayminus": minus,
+            "color": FOREST_COLOUR,
+            "thickness": 2.5,
+            "width": 6,
+        },
+        "customdata": [[a, b] for a, b in zip(lo, hi)],
+        "hovertemplate": (
+            "%{y}: %{x:"
+            + ("+" if difference else "")
+            + ".3f}<br>band %{customdata[0]:"
+            + ("+" if difference else "")
+            + ".3f} to %{customdata[1]:"
+            + ("+" if difference else "")
+            + ".3f}<extra></extra>"
+        ),
+    }
+    ends = [abs(v) for v in (*lo, *hi) if v is not None]
+    reach = max([0.05, *ends]) * 1.15
+    layout: dict[str, Any] = {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": {
+            "title": {"text": axis},
+            "range": [-reach, reach] if difference else [0, 1.02],
+            "zeroline": False,
+        },
+        "yaxis": {"autorange": "reversed", "automargin": True},
+        "shapes": (
+            [
+                {
+                    "type": "line",
+                    "x0": 0,
+                    "x1": 0,
+                    "y0": 0,
+                    "y1": 1,
+                    "yref": "paper",
+                    "line": {"width": 1.5, "color": "#888888"},
+                }
+            ]
+            if difference
+            else []
+        ),
+        "showlegend": False,
+        "hovermode": "closest",
+        "margin": {"l": 16, "r": 16, "t": 40, "b": 44},
+        "height": 110 + 36 * len(names),
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+    }
+    return {"data": [trace], "layout": layout, "config": CONFIG}

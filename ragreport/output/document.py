@@ -15,6 +15,7 @@ from ..analysis.summary import report_fingerprints
 from ..core.model import SCHEMA
 from ..scoring.catalogue import SUITE, IntervalMethod
 from . import present as say
+from .headline import headline
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -157,8 +158,11 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
     """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
-    and label set, ``runs``, ``comparisons`` (one per run and metric against the baseline; empty for
-    one run), ``comparison`` (how they were made) and ``drift`` (null without ``--previous``).
+    and label set, ``primary`` (the metric the report leads with, ``nDCG@10``), ``headline`` (per
+    compared run: its primary figure against the baseline's, the difference with its band, the
+    corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
+    ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
+    (how they were made) and ``drift`` (null without ``--previous``).
     """
     runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
@@ -167,6 +171,8 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
         "generator": f"ragreport {__version__}",
         "date": max(r["date"] for r in runs),
         "fingerprints": report_fingerprints(analysis.summaries),
+        "primary": analysis.primary_label,
+        "headline": [{key: _number(value) for key, value in entry.as_dict().items()} for entry in headline(analysis)],
         "runs": runs,
         "comparison": comparison_document(analysis.comparison),
         "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from . import present as say
 from .sanitize import render_notes
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ def metric_rows(rows: tuple[MetricRow, ...]) -> list[dict[str, Any]]:
             "name": r.name,
             "convention": r.convention,
             "trec_eval": r.trec_eval,
+            "tooltip": r.tooltip,
             "cells": [_cell(c) for c in r.cells],
         }
         for r in rows
@@ -79,6 +81,7 @@ def run_context(run: RunView) -> dict[str, Any]:
         "date": run.date,
         "counts": run.counts,
         "fingerprints": run.fingerprints,
+        "short_fingerprints": run.short_fingerprints,
         "metric_rows": metric_rows(run.metrics),
         "figure": figure(run.figure),
         "table": {
@@ -86,6 +89,7 @@ def run_context(run: RunView) -> dict[str, Any]:
             "json": script_json(table.data),
             "status_options": [asdict(o) for o in table.status_options],
             "headers": list(table.headers),
+            "titles": list(table.titles),
             "total": table.total,
         },
         "conventions": {"switches": [asdict(s) for s in run.conventions], "fixed": [asdict(r) for r in run.rules]},
@@ -184,6 +188,18 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "suite_caption": view.suite_caption,
         "sweep_caption": view.sweep_caption,
         "columns": [asdict(c) for c in view.columns],
+        "primary": view.primary,
+        "headline": [
+            {"run": h.run, "anchor": h.anchor, "verdict_class": h.verdict_class, "sentence": h.sentence}
+            for h in view.headline
+        ],
+        "headline_title": say.HEADLINE_TITLE,
+        "headline_details": say.HEADLINE_DETAILS,
+        "headline_caption": view.headline_caption,
+        "forest": figure(view.forest),
+        "scored_fingerprints": say.SCORED_FINGERPRINTS,
+        "glossary": asdict(view.glossary),
+        "glossary_link": say.GLOSSARY_LINK,
         "comparison": comparison_context(view.comparison) if view.comparison is not None else None,
         "drift": drift_context(view.drift) if view.drift is not None else None,
     }

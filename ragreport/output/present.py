@@ -417,3 +417,189 @@ def scatter_note(run: str) -> str:
 
 def outcome_title(run: str) -> str:
     return f"Queries won, tied and lost by {run}"
+
+
+# --- The headline: the verdict first, in words a stakeholder reads ---------------------------------
+
+#: Each comparison verdict as the headline says it; ``{p}`` is the corrected p.
+HEADLINE_VERDICTS = {
+    "better": "clearly better",
+    "worse": "clearly worse",
+    "band above 0": "better by the band, but not confirmed by the corrected p ({p})",
+    "band below 0": "worse by the band, but not confirmed by the corrected p ({p})",
+    "unclear": "no clear difference",
+}
+
+HEADLINE_TITLE = "The verdict"
+#: The link from a headline sentence to the figures behind it.
+HEADLINE_DETAILS = "The details"
+FOREST_AXIS_DIFFERENCE = "difference in {metric} from {baseline}"
+
+
+def headline_verdict(name: str, p_adjusted: float | None) -> str:
+    """A comparison's verdict in a manager's words."""
+    return HEADLINE_VERDICTS[name].format(p=p_value(p_adjusted))
+
+
+def _queries(n: int) -> str:
+    return f"{count(n)} quer{'y' if n == 1 else 'ies'}"
+
+
+def headline_sentence(
+    run: str,
+    baseline: str,
+    metric: str,
+    value: float | None,
+    baseline_value: float | None,
+    delta: float,
+    low: float,
+    high: float,
+    wins: int,
+    losses: int,
+    verdict_name: str,
+    p_adjusted: float | None,
+    confidence: float,
+) -> Text:
+    """One run against the baseline in one sentence: the figures, the difference with its band, the
+    queries won and lost, and the verdict in words."""
+    return Text(
+        (
+            Quoted(run),
+            f" scores {decimal(value)} {metric} against ",
+            Quoted(baseline),
+            f"'s {decimal(baseline_value)}: {signed(delta)} ({percent(confidence)} band {signed(low)} to "
+            f"{signed(high)}), better on {_queries(wins)} and worse on {count(losses)} — "
+            f"{headline_verdict(verdict_name, p_adjusted)}.",
+        )
+    )
+
+
+def headline_not_compared(run: str, baseline: str) -> Text:
+    """The headline of a run that shares no scored query with the baseline."""
+    return Text((Quoted(run), " shares no scored query with ", Quoted(baseline), ": it cannot be compared."))
+
+
+#: Which honest limit a single run's headline names, the first that applies in this order.
+HEADLINE_LIMIT_PRIORITY = (
+    "small_sample",
+    "unjudged",
+    "judge_error",
+    "missing",
+    "excluded",
+    "union",
+    "repeats",
+)
+
+#: Each limit as the headline says it, in one sentence; ``{n}`` scored queries, ``{k}`` the cutoff.
+HEADLINE_LIMITS = {
+    "small_sample": "The main limit: only {n} scored queries, so the band is wide and a difference smaller "
+    "than it is not evidence.",
+    "unjudged": "The main limit: some of its top-{k} results were never judged and count as not relevant, "
+    "so the figure may be understated.",
+    "judge_error": "The main limit: the labels come from a judge that makes mistakes, and they carry into "
+    "every figure.",
+    "missing": "The main limit: the run has no answer for some judged queries, which count as empty.",
+    "excluded": "The main limit: some queries have no answer marked relevant and are not scored as the others are.",
+    "union": "The main limit: the retriever has no single top {k}; what was scored is the union of its steps.",
+    "repeats": "The main limit: the run repeats some results, which score nothing.",
+}
+#: What the headline says when no limit of the priority list applies.
+HEADLINE_SCOPE = "It holds for this query set, this label set and K = {k} only."
+
+
+def headline_limit(keys: Sequence[str], scored: int, k: int) -> tuple[str | None, str]:
+    """The most important honest limit of a run (the first of :data:`HEADLINE_LIMIT_PRIORITY` among
+    ``keys``, the limits that apply) as (its key, one sentence); (None, the scope) when none does."""
+    key = next((key for key in HEADLINE_LIMIT_PRIORITY if key in keys), None)
+    template = HEADLINE_SCOPE if key is None else HEADLINE_LIMITS[key]
+    return key, template.format(n=count(scored), k=k)
+
+
+def headline_single(
+    run: str,
+    metric: str,
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    scored: int,
+    confidence: float,
+    limit: str,
+) -> Text:
+    """A single run's headline: its primary figure with its band, then its most important limit."""
+    return Text(
+        (
+            Quoted(run),
+            f" scores {decimal(value)} {metric} ({percent(confidence)} band {decimal(low)} to {decimal(high)}) "
+            f"over {count(scored)} scored quer{'y' if scored == 1 else 'ies'}. {limit}",
+        )
+    )
+
+
+def headline_caption(several: bool, metric: str, baseline: str | None, confidence: float) -> str:
+    """What the forest plot under the headline shows."""
+    if several:
+        return (
+            f"Each run's difference in {metric} from {baseline}, with its {percent(confidence)} band; "
+            f"a band clear of the line at 0 is a difference the data supports."
+        )
+    return f"{metric} with its {percent(confidence)} band."
+
+
+def forest_title(metric: str, baseline: str | None) -> str:
+    return f"Difference in {metric} from {baseline}" if baseline is not None else f"{metric} with its band"
+
+
+def short_hash(fingerprint: str) -> str:
+    """A fingerprint as the first screen shows it: ``sha256:8cd2d2b78ead``; the full one stays a click away."""
+    algorithm, _, digest = fingerprint.partition(":")
+    return f"{algorithm}:{digest[:12]}" if digest else fingerprint[:19]
+
+
+SCORED_FINGERPRINTS = "Full fingerprints (sha256)"
+
+
+# --- The glossary -----------------------------------------------------------------------------------
+
+GLOSSARY_TITLE = "Words used in this report"
+GLOSSARY_LEDE = (
+    "What each metric, each query status and each verdict means, in one sentence. K is the cutoff: "
+    "the number of top results a reader sees."
+)
+GLOSSARY_LINK = "What these words mean"
+
+#: Terms of the comparison, explained.
+GLOSSARY_TERMS = (
+    (
+        "band",
+        "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold it); "
+        "a difference whose band is clear of 0 is one the data supports.",
+    ),
+    (
+        "corrected p",
+        "How often a difference this large would turn up by chance alone, adjusted for the many comparisons "
+        "made at once; below {alpha} confirms the band.",
+    ),
+    ("clearly better / clearly worse", "The band is clear of 0 and the corrected p confirms it."),
+    (
+        "better / worse by the band",
+        "The band is clear of 0 but the corrected p does not confirm it: a hint, not a finding.",
+    ),
+    ("no clear difference", "The band includes 0: these queries cannot tell the runs apart on this metric."),
+)
+
+
+def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, str]:
+    """A metric's glossary entry: (its label at K, its name, its plain sentence)."""
+    return f"{key}@{k}", name, plain
+
+
+def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (term, text.format(confidence=percent(confidence), alpha=alpha(round(1 - confidence, 10))))
+        for term, text in GLOSSARY_TERMS
+    )
+
+
+def tooltip(name: str, plain: str) -> str:
+    """A header's tooltip: the metric's name and its plain sentence."""
+    return f"{name} — {plain}"

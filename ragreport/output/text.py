@@ -75,9 +75,11 @@ def _drift_block(drift: DriftView, width: int) -> str:
 
 
 def table(view: ReportView, width: int = 100) -> str:
-    """A readable terminal table per run: metric, mean, band, interval, convention (wrapped);
-    then the comparison and the drift, when the report has them."""
-    blocks = [_run_block(run, width) for run in view.runs]
+    """The headline, then a readable terminal table per run: metric, mean, band, interval,
+    convention (wrapped); then the comparison and the drift, when the report has them."""
+    # The verdict first: the headline, a sentence per compared run (or the single run's).
+    headline = "\n".join(line for h in view.headline for line in textwrap.wrap(str(h.sentence), width))
+    blocks = [headline, *(_run_block(run, width) for run in view.runs)]
     if view.comparison is not None and view.comparison.rows:
         blocks.append(_comparison_block(view.comparison, width))
     if view.drift is not None:
@@ -103,14 +105,15 @@ def _md_user(text: str) -> str:
 def markdown(view: ReportView) -> str:
     """Markdown fit for a pull-request comment or a CI job summary.
 
-    One run: a table of metric, mean, band, interval and convention. Several runs: one table with
-    the runs side by side. Then the comparison and the drift when the report has them, and each
-    run's counts and its honest limits.
+    The headline first (a sentence per compared run, or the single run's). One run: a table of
+    metric, mean, band, interval and convention. Several runs: one table with the runs side by
+    side. Then the comparison and the drift when the report has them, and each run's counts and
+    its honest limits.
     """
     runs = view.runs
     first = runs[0]
     conf = first.confidence
-    lines: list[str] = []
+    lines: list[str] = [line for h in view.headline for line in (h.sentence.render(_md_user), "")]
     if len(runs) == 1:
         lines += [
             f"### {_md_user(first.name)} (K = {first.cutoffs})",

@@ -25,10 +25,11 @@ from ..analysis.dates import run_date
 from ..analysis.status import Status
 from ..core.ids import as_text
 from ..core.model import Choice
-from ..scoring.catalogue import PRIMARY, SUITE, IntervalMethod
+from ..scoring.catalogue import SUITE, IntervalMethod, Metric
 from ..scoring.metrics import FIXED_RULES
 from . import present as say
-from .charts import index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
+from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
+from .headline import HeadlineEntry, headline
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from ..analysis.result import Analysis
     from ..analysis.summary import RunSummary
 
-#: The metric the gained and lost queries are ranked by.
-PRIMARY_METRIC = PRIMARY
 #: The most queries a table of gains or losses lists.
 MOST_MOVERS = 10
 
@@ -76,13 +75,15 @@ class Cell:
 @dataclass(frozen=True)
 class MetricRow:
     """One metric at one K: ``label`` (``nDCG@10``), ``name`` (``Normalised DCG``), the
-    ``convention`` sentence, its trec_eval twin (``none`` without one) and one cell per run."""
+    ``convention`` sentence, its trec_eval twin (``none`` without one), one cell per run and the
+    header's ``tooltip`` (its name and plain sentence)."""
 
     label: str
     name: str
     convention: str
     trec_eval: str
     cells: tuple[Cell, ...]
+    tooltip: str = ""
 
 
 @dataclass(frozen=True)
@@ -155,12 +156,14 @@ class StatusOption:
 @dataclass(frozen=True)
 class QueryTable:
     """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids),
-    the statuses present, the column ``headers`` and the number of queries (formatted)."""
+    the statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
+    empty) and the number of queries (formatted)."""
 
     data: dict[str, Any]
     status_options: tuple[StatusOption, ...]
     headers: tuple[str, ...]
     total: str
+    titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,7 @@ class RunView:
     counts: dict[str, str]
     counts_line: str
     fingerprints: dict[str, str]
+    short_fingerprints: dict[str, str]
     facts: tuple[Labelled, ...]
     metrics: tuple[MetricRow, ...]
     columns: tuple[Column, ...]
@@ -339,14 +343,48 @@ class DriftView:
 
 
 @dataclass(frozen=True)
+class HeadlineView:
+    """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
+    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence."""
+
+    run: str
+    anchor: str
+    verdict_class: str
+    sentence: say.Text
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    """A word explained: the ``term`` (``nDCG@10``, ``late hit``), its ``name`` (may be empty) and
+    the ``plain`` sentence."""
+
+    term: str
+    name: str
+    plain: str
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Every suite metric, every query status and the comparison's words, each explained."""
+
+    title: str
+    lede: str
+    metrics: tuple[GlossaryEntry, ...]
+    statuses: tuple[GlossaryEntry, ...]
+    terms: tuple[GlossaryEntry, ...]
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
     ``title``, ``generator``, ``date`` (one date or a span), ``k``, ``confidence`` (``95%``),
     ``runs``, ``metric_rows`` (the runs side by side: one cell per run) with one of the ``columns``
     per run, the index's ``lede`` and
-    captions, ``figure`` (every run's K sweep; None without pages), ``comparison`` (None for one
-    run) and ``drift`` (None without a previous report).
+    captions, ``figure`` (every run's K sweep; None without pages), ``primary`` (the metric the
+    report leads with, ``nDCG@10``), the ``headline`` (a sentence per compared run, or the single
+    run's) with the ``forest`` plot (None without pages) and its caption, the ``glossary``,
+    ``comparison`` (None for one run) and ``drift`` (None without a previous report).
     """
 
     title: str
@@ -361,6 +399,11 @@ class ReportView:
     suite_caption: str
     sweep_caption: str
     figure: dict[str, Any] | None
+    primary: str
+    headline: tuple[HeadlineView, ...]
+    headline_caption: str
+    forest: dict[str, Any] | None
+    glossary: Glossary
     comparison: ComparisonView | None
     drift: DriftView | None
 
@@ -428,6 +471,7 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
                     convention=metric.convention(cutoff, first.conventions),
                     trec_eval=metric.trec_eval_name(cutoff) or "none",
                     cells=tuple(_cell(s.at_k[label]) for s in summaries),
+                    tooltip=say.tooltip(metric.name, metric.plain),
                 )
             )
     return tuple(rows)
@@ -526,7 +570,18 @@ def query_table(summary: RunSummary) -> QueryTable:
     options = tuple(
         StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
-    return QueryTable(data=data, status_options=options, headers=tuple(headers), total=say.count(judged.n_queries))
+    titles = (
+        *("" for _ in say.QUERY_COLUMNS),
+        *(say.tooltip(m.name, m.plain) for m in SUITE),
+        "",
+    )
+    return QueryTable(
+        data=data,
+        status_options=options,
+        headers=tuple(headers),
+        total=say.count(judged.n_queries),
+        titles=titles,
+    )
 
 
 def run_view(
@@ -565,6 +620,10 @@ def run_view(
         counts={key: say.count(value) for key, value in c.items()},
         counts_line=say.counts_line(c),
         fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        short_fingerprints={
+            "queries": say.short_hash(summary.query_fingerprint),
+            "labels": say.short_hash(summary.label_fingerprint),
+        },
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
@@ -588,8 +647,10 @@ def run_view(
     )
 
 
-def _movers(rc: RunComparison, ids: list[str], texts: list[str | None], sign: int) -> tuple[Mover, ...]:
-    m = rc.metrics.index(PRIMARY_METRIC)
+def _movers(
+    rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
+) -> tuple[Mover, ...]:
+    m = rc.metrics.index(primary)
     delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
     order = np.argsort(-sign * delta, kind="stable")
     out = []
@@ -615,11 +676,14 @@ def _pair_notes(rc: RunComparison) -> list[str]:
     )
 
 
-def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, pages: bool) -> ComparisonView:
-    """The comparison section: how it was made, the table, and per run the per-query view."""
+def comparison_view(
+    comparison: ComparisonReport, slugs: dict[str, str], primary_metric: Metric, *, pages: bool
+) -> ComparisonView:
+    """The comparison section: how it was made, the table, and per run the per-query view
+    (``primary_metric`` ranks the movers and opens the scatter)."""
     base = comparison.runs[0].baseline
     conv = base.conventions
-    primary = PRIMARY_METRIC.label(base.k)
+    primary = primary_metric.label(base.k)
     rows: list[ComparisonRow] = []
     pairs: list[PairView] = []
     notes: list[str] = []
@@ -658,13 +722,13 @@ def comparison_view(comparison: ComparisonReport, slugs: dict[str, str], *, page
                 notes=pair_notes,
                 queries=say.count(len(ids)),
                 heading=say.pair_heading(rc.run.name, comparison.baseline),
-                gains=_movers(rc, ids, texts, +1),
-                losses=_movers(rc, ids, texts, -1),
+                gains=_movers(rc, ids, texts, +1, primary_metric),
+                losses=_movers(rc, ids, texts, -1, primary_metric),
                 gains_caption=say.movers_caption(True, primary, MOST_MOVERS),
                 losses_caption=say.movers_caption(False, primary, MOST_MOVERS),
                 scatter_label=say.scatter_label(rc.run.name, comparison.baseline),
                 outcome_label=say.outcome_label(rc.run.name),
-                scatter=scatter_figure(rc, ids) if pages else None,
+                scatter=scatter_figure(rc, ids, primary_metric) if pages else None,
                 outcome=outcome_figure(rc) if pages else None,
             )
         )
@@ -728,13 +792,19 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
     summaries, today = analysis.summaries, analysis.today
     taken: set[str] = set()
     slugs = {s.name: slug(s.name, taken) for s in summaries}
-    comparison = comparison_view(analysis.comparison, slugs, pages=pages) if analysis.comparison is not None else None
+    comparison = (
+        comparison_view(analysis.comparison, slugs, analysis.primary, pages=pages)
+        if analysis.comparison is not None
+        else None
+    )
     baseline = comparison.baseline if comparison is not None else None
     runs = tuple(
         run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline)
         for s, lim in zip(summaries, analysis.limits)
     )
     first = summaries[0]
+    confidence = first.conventions.confidence
+    entries = headline(analysis)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
     return ReportView(
@@ -752,7 +822,55 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         lede=lede,
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,
-        figure=index_sweep_figure(summaries) if pages else None,
+        figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
+        primary=analysis.primary_label,
+        headline=tuple(_headline_view(e, slugs) for e in entries),
+        headline_caption=say.headline_caption(len(summaries) > 1, analysis.primary_label, baseline, confidence),
+        forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
+        glossary=_glossary(first.k, confidence),
         comparison=comparison,
         drift=drift_view(analysis.drift) if analysis.drift is not None else None,
+    )
+
+
+def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
+    if entry.baseline is None:
+        anchor, css = "suite", "single"
+    else:
+        anchor = f"compare-{slugs[entry.run]}"
+        css = "unclear" if entry.verdict is None else say.VERDICTS[entry.verdict][1]
+    return HeadlineView(entry.run, anchor, css, entry.sentence)
+
+
+def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:
+    """The forest plot: each compared run's difference with its band, or the single run's figure."""
+    if baseline is None:
+        return forest_figure(
+            [e.run for e in entries],
+            [e.value for e in entries],
+            [e.low for e in entries],
+            [e.high for e in entries],
+            title=say.forest_title(metric, None),
+            axis=metric,
+            difference=False,
+        )
+    return forest_figure(
+        [e.run for e in entries],
+        [e.delta for e in entries],
+        [e.low for e in entries],
+        [e.high for e in entries],
+        title=say.forest_title(metric, baseline),
+        axis=say.FOREST_AXIS_DIFFERENCE.format(metric=metric, baseline=baseline),
+        difference=True,
+    )
+
+
+def _glossary(k: int, confidence: float) -> Glossary:
+    """Every suite metric at K, every query status and the comparison's words, explained."""
+    return Glossary(
+        title=say.GLOSSARY_TITLE,
+        lede=say.GLOSSARY_LEDE,
+        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in SUITE),
+        statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
+        terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
     )

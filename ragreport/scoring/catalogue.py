@@ -282,6 +282,7 @@ class Metric:
     ``in_suite``: in the report's table at K, its K sweep and its per-query table (the whole-list
     measures are asked for by name only). ``compared``: in the comparison family (paired test,
     verdict, multiple-comparison correction); a diagnostic is in the suite but not compared.
+    ``plain``: what it measures in one sentence a stakeholder reads (the glossary, a header's tooltip).
     ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only). Entries
     compare by identity and pickle as a reference to the catalogue's entry.
     """
@@ -293,6 +294,7 @@ class Metric:
     kind: ValueKind
     cutoff: CutoffRule
     describe: Describe
+    plain: str
     in_suite: bool = True
     compared: bool = True
     uses_gain: bool = False
@@ -358,6 +360,7 @@ def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
 PRECISION = Metric(
     key="P",
     name="Precision",
+    plain="Share of the top K that is relevant.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
@@ -373,6 +376,7 @@ PRECISION = Metric(
 RECALL = Metric(
     key="R",
     name="Recall",
+    plain="Share of all the relevant ids that made it into the top K.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
@@ -388,6 +392,7 @@ RECALL = Metric(
 HIT = Metric(
     key="Hit",
     name="Hit rate",
+    plain="Whether at least one relevant id is in the top K; the mean is the share of queries with one.",
     interval=IntervalMethod.WILSON,
     kind=ValueKind.BINARY,
     cutoff=CutoffRule.REQUIRED,
@@ -403,6 +408,7 @@ HIT = Metric(
 RECIPROCAL_RANK = Metric(
     key="RR",
     name="Reciprocal rank",
+    plain="How high the first relevant result sits: 1 at rank 1, 1/2 at rank 2, 0 if none in the top K.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
@@ -418,6 +424,7 @@ RECIPROCAL_RANK = Metric(
 AVERAGE_PRECISION = Metric(
     key="AP",
     name="Average precision",
+    plain="How early the relevant ids come, all of them counted: 1 when every relevant id leads the list.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
@@ -434,6 +441,10 @@ AVERAGE_PRECISION = Metric(
 NDCG = Metric(
     key="nDCG",
     name="Normalised DCG",
+    plain=(
+        "How close the top K comes to the best possible order, higher grades and earlier ranks counting more: "
+        "1 is ideal."
+    ),
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
@@ -455,6 +466,7 @@ NDCG = Metric(
 CONTEXT_PRECISION = Metric(
     key="CP",
     name="Context precision (RAGAS)",
+    plain="Are the relevant contexts ranked above the irrelevant ones? 1 when every relevant one comes first.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
@@ -471,6 +483,7 @@ CONTEXT_PRECISION = Metric(
 JUDGED = Metric(
     key="Judged",
     name="Judged share (diagnostic)",
+    plain="Share of the top K that anybody judged; low means the scores rest on guesses (a check of the labels).",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
@@ -489,6 +502,7 @@ JUDGED = Metric(
 R_PRECISION = Metric(
     key="Rprec",
     name="R-precision",
+    plain="Share of the first R results that is relevant, R being the number of relevant ids.",
     interval=IntervalMethod.BOOTSTRAP,
     kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
@@ -505,6 +519,7 @@ R_PRECISION = Metric(
 NUM_Q = Metric(
     key="NumQ",
     name="Scored queries",
+    plain="How many queries were scored.",
     interval=IntervalMethod.NONE,
     kind=ValueKind.COUNT,
     cutoff=CutoffRule.FORBIDDEN,
@@ -518,6 +533,7 @@ NUM_Q = Metric(
 NUM_REL = Metric(
     key="NumRel",
     name="Relevant ids",
+    plain="How many ids were judged relevant.",
     interval=IntervalMethod.NONE,
     kind=ValueKind.COUNT,
     cutoff=CutoffRule.FORBIDDEN,
@@ -533,6 +549,7 @@ NUM_REL = Metric(
 NUM_RET = Metric(
     key="NumRet",
     name="Retrieved ids",
+    plain="How many ids the run returned.",
     interval=IntervalMethod.NONE,
     kind=ValueKind.COUNT,
     cutoff=CutoffRule.FORBIDDEN,
@@ -546,6 +563,7 @@ NUM_RET = Metric(
 NUM_REL_RET = Metric(
     key="NumRelRet",
     name="Relevant ids retrieved",
+    plain="How many relevant ids the run returned, anywhere in its lists.",
     interval=IntervalMethod.NONE,
     kind=ValueKind.COUNT,
     cutoff=CutoffRule.FORBIDDEN,
@@ -580,10 +598,9 @@ SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
 #: The comparison family: a paired test, a verdict and a place in the multiple-comparison correction each.
 COMPARED: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.compared)
 
-#: The metric a comparison leads with: the per-query scatter opens on it, gains and losses are ranked by it.
+#: The metric a report leads with unless ``--primary`` names another: the headline, the index's K-sweep
+#: chart and the per-query scatter open on it, gains and losses are ranked by it.
 PRIMARY = NDCG
-#: The metric the index page's K-sweep chart opens on.
-INDEX_CHART = RECALL
 
 _BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
 
@@ -663,6 +680,7 @@ def _check() -> None:
     for m in CATALOGUE:
         _require(not m.in_suite or m.cutoff.allows(1), f"{m.key} is in the suite, which is read at a cutoff")
         _require(m.in_suite or not m.compared, f"{m.key} is compared but not in the suite")
+        _require(m.plain.endswith((".", "?")), f"{m.key}: its plain sentence is missing or unfinished")
         _require((m.interval is IntervalMethod.WILSON) == (m.kind is ValueKind.BINARY), f"{m.key}: Wilson is for 0/1")
         _require((m.interval is IntervalMethod.NONE) == (m.kind is ValueKind.COUNT), f"{m.key}: counts have no band")
         for tool in TOOLS:

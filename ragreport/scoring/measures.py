@@ -19,7 +19,19 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, NAMES, NOT_PRINTED, VALID_FORMS, CutoffRule, IntervalMethod, Metric, ValueKind, by_key
+from .catalogue import (
+    CATALOGUE,
+    COMPARED,
+    NAMES,
+    NOT_PRINTED,
+    PRIMARY,
+    VALID_FORMS,
+    CutoffRule,
+    IntervalMethod,
+    Metric,
+    ValueKind,
+    by_key,
+)
 from .metrics import full_depth, score
 
 if TYPE_CHECKING:  # annotations only
@@ -29,6 +41,7 @@ __all__ = [
     "VALID_FORMS",
     "Measure",
     "default_trec_measures",
+    "parse_primary",
     "parse_measure",
     "parse_measures",
     "score_measures",
@@ -105,6 +118,27 @@ def parse_measure(token: str) -> Measure:
     if rule is CutoffRule.FORBIDDEN and cutoff is not None:
         raise UsageError(f"measure {token!r} takes no cutoff (write {name}); valid forms: {VALID_FORMS}")
     return Measure(metric.key, cutoff, gain)
+
+
+def parse_primary(text: str | None, k: int) -> Metric:
+    """The report's primary metric from ``--primary`` (None: :data:`~ragreport.scoring.catalogue.PRIMARY`).
+
+    Any spelling the name parser reads (``nDCG@10``, ``ndcg_cut_10``, ``P@10``, ``nDCG``); it must
+    name a compared metric (the comparison leads with it) at the report's K, the cutoff every
+    comparison is made at, or carry no cutoff (then it is read at K). A gain a name implies
+    (``ndcg_burges``) is refused: the report scores one gain.
+    """
+    if text is None:
+        return PRIMARY
+    choices = ", ".join(m.label(k) for m in COMPARED)
+    try:
+        measure = parse_measure(text)
+    except UsageError:
+        raise UsageError(f"--primary {text!r} is not a metric; choose one of {choices}") from None
+    metric = measure.metric
+    if metric not in COMPARED or measure.gain is not None or measure.cutoff not in (None, k):
+        raise UsageError(f"--primary {text!r} is not a compared metric at K = {k}; choose one of {choices}")
+    return metric
 
 
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
