@@ -1,0 +1,239 @@
+"""The verdict first (issue 11): the primary metric, the headline in report.json and on the index,
+its wording, and the glossary's coverage."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import judged_run
+from sitetools import second_sample_run
+
+from ragreport.analysis.status import Status
+from ragreport.api import analyse, document, evaluate, score_and_summarise
+from ragreport.cli import main
+from ragreport.core.errors import UsageError
+from ragreport.core.model import Conventions
+from ragreport.output import present as say
+from ragreport.output.view import build_view
+from ragreport.scoring.catalogue import COMPARED, NDCG, PRECISION, PRIMARY, RECALL, RECIPROCAL_RANK, SUITE
+from ragreport.scoring.measures import parse_primary
+
+# --- --primary ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (None, PRIMARY),
+        ("nDCG@10", NDCG),
+        ("ndcg_cut_10", NDCG),
+        ("nDCG", NDCG),  # no cutoff: read at K
+        ("R@10", RECALL),
+        ("recall.10", RECALL),
+        ("P@10", PRECISION),
+        ("mrr@10", RECIPROCAL_RANK),
+    ],
+)
+def test_primary_is_parsed_with_the_measure_parser(text, expected):
+    assert parse_primary(text, 10) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("nDCG@20", "is not a compared metric at K = 10"),  # another cutoff than K
+        ("Judged@10", "is not a compared metric at K = 10"),  # a diagnostic, never compared
+        ("NumQ", "is not a compared metric at K = 10"),  # a whole-list count
+        ("ndcg_burges@10", "is not a compared metric at K = 10"),  # implies another gain
+        ("bogus", "is not a metric"),
+        ("P", "is not a metric"),  # P needs a cutoff
+    ],
+)
+def test_a_primary_that_is_not_a_compared_metric_at_k_is_refused_naming_the_choices(text, why):
+    with pytest.raises(UsageError) as caught:
+        parse_primary(text, 10)
+    message = str(caught.value)
+    assert message.startswith(f"--primary {text!r} {why}; choose one of ")
+    assert message.endswith(", ".join(m.label(10) for m in COMPARED))
+    assert "\n" not in message
+
+
+def test_primary_on_the_command_line(capsys):
+    assert main(["score", "--primary", "R@5", "--format", "json", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert '"primary": "R@5"' in out
+    assert main(["score", "--primary", "R@10", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "ragreport: error: --primary 'R@10' is not a compared metric at K = 5; choose one of "
+        + ", ".join(m.label(5) for m in COMPARED)
+        + "\n"
+    )
+
+
+# --- The headline in report.json --------------------------------------------------------------------
+
+#: Worked by hand at K = 2, binary grades. P@2 per query, base then new:
+#: q1 (relevant a):    [x, a] 0.5, [a, x] 0.5 -> tie
+#: q2 (relevant b, c): [x, y] 0,   [b, c] 1   -> new wins by 1
+#: q3 (relevant d):    [d, y] 0.5, [x, y] 0   -> new loses by 0.5
+#: Means: base 1/3, new 1/2; the mean difference 1/6. Every one of the 2^3 sign flips of (0, 1, -0.5)
+#: gives |sum| >= 0.5, the observed one, so p = 1, and so is every corrected p: no clear difference.
+BASE = [("q1", ["x", "a"], {"a": 1}), ("q2", ["x", "y"], {"b": 1, "c": 1}), ("q3", ["d", "y"], {"d": 1})]
+NEW = [("q1", ["a", "x"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 1}), ("q3", ["x", "y"], {"d": 1})]
+
+
+def _two_runs(primary="P@2"):
+    conventions = Conventions(resamples=200)
+    summaries = [score_and_summarise(judged_run(q, name=n), 2, conventions) for n, q in (("base", BASE), ("new", NEW))]
+    return analyse(summaries, primary=primary, permutations=1000)
+
+
+def test_the_headline_of_two_runs_holds_the_figures_worked_by_hand():
+    doc = document(_two_runs())
+    assert doc["primary"] == "P@2"
+    [entry] = doc["headline"]
+    assert list(entry) == [
+        "run", "baseline", "metric", "value", "baseline_value", "delta", "low", "high", "p_adjusted", "verdict",
+        "sentence", "limit",
+    ]  # fmt: skip
+    assert (entry["run"], entry["baseline"], entry["metric"]) == ("new", "base", "P@2")
+    assert entry["value"] == pytest.approx(1 / 2) and entry["baseline_value"] == pytest.approx(1 / 3)
+    assert entry["delta"] == pytest.approx(1 / 6)
+    assert entry["low"] < 0 < entry["high"]
+    assert entry["p_adjusted"] == 1.0 and entry["verdict"] == "unclear" and entry["limit"] is None
+    # the same figures as the comparison's own entry for P@2
+    [same] = [c for c in doc["comparisons"] if c["metric"] == "P@2"]
+    assert {k: same[k] for k in ("delta", "low", "high", "p_adjusted", "verdict")} == {
+        k: entry[k] for k in ("delta", "low", "high", "p_adjusted", "verdict")
+    }
+    assert entry["sentence"] == (
+        f"new scores 0.500 P@2 against base's 0.333: +0.167 (95% band {entry['low']:+.3f} to "
+        f"{entry['high']:+.3f}), better on 1 query and worse on 1 — no clear difference."
+    )
+
+
+def test_the_primary_is_what_every_output_leads_with():
+    analysis = _two_runs("RR@2")
+    view = build_view(analysis)
+    assert view.primary == "RR@2" and view.comparison is not None and view.comparison.primary == "RR@2"
+    assert view.comparison.pairs[0].gains_caption.startswith("Gained most on RR@2")
+    sweep = view.figure["layout"]["updatemenus"][0]
+    assert sweep["active"] == SUITE.index(RECIPROCAL_RANK)  # the index chart opens on the primary
+    scatter = view.comparison.pairs[0].scatter["layout"]["updatemenus"][0]
+    assert scatter["active"] == COMPARED.index(RECIPROCAL_RANK)
+    assert [t["visible"] for t in view.comparison.pairs[0].scatter["data"]] == [m is RECIPROCAL_RANK for m in COMPARED]
+    assert document(analysis)["headline"][0]["metric"] == "RR@2"
+    forest = view.forest["data"][0]
+    assert forest["y"] == ["new"] and forest["x"] == [document(analysis)["headline"][0]["delta"]]
+
+
+def test_a_single_run_headline_is_its_figure_band_and_main_limit():
+    doc = document(analyse(evaluate()))
+    assert doc["primary"] == "nDCG@5"
+    [entry] = doc["headline"]
+    figure = doc["runs"][0]["metrics"]["nDCG@5"]
+    assert (entry["value"], entry["low"], entry["high"]) == (figure["mean"], figure["low"], figure["high"])
+    assert entry["baseline"] is entry["baseline_value"] is entry["delta"] is entry["p_adjusted"] is None
+    assert entry["verdict"] is None
+    # the sample has 9 scored queries (small_sample) and unjudged ids: the small sample comes first
+    assert {"small_sample", "unjudged"} <= {limit["key"] for limit in doc["runs"][0]["limits"]}
+    assert entry["limit"] == "small_sample"
+    assert entry["sentence"] == (
+        f"sample scores {figure['mean']:.3f} nDCG@5 (95% band {figure['low']:.3f} to {figure['high']:.3f}) over 9 "
+        "scored queries. The main limit: only 9 scored queries, so the band is wide and a difference smaller than it "
+        "is not evidence."
+    )
+
+
+def test_the_main_limit_follows_the_declared_priority():
+    assert say.headline_limit(["scope", "repeats", "unjudged"], 120, 10)[0] == "unjudged"
+    assert say.headline_limit(["repeats", "small_sample", "unjudged"], 9, 10)[0] == "small_sample"
+    key, sentence = say.headline_limit(["scope", "k_dependence"], 500, 10)
+    assert key is None and sentence == "It holds for this query set, this label set and K = 10 only."
+    assert set(say.HEADLINE_LIMIT_PRIORITY) == set(say.HEADLINE_LIMITS)
+
+
+# --- The wording ------------------------------------------------------------------------------------
+
+
+def _sentence(verdict, p_adjusted=0.001, low=0.131, high=0.237):
+    return str(
+        say.headline_sentence("hybrid", "bm25", "nDCG@10", 0.512, 0.327, 0.185, low, high, 180, 61, verdict,
+                              p_adjusted, 0.95)
+    )  # fmt: skip
+
+
+def test_the_sentence_for_each_verdict():
+    lead = "hybrid scores 0.512 nDCG@10 against bm25's 0.327: +0.185 (95% band +0.131 to +0.237), "
+    assert _sentence("better") == lead + "better on 180 queries and worse on 61 — clearly better."
+    assert _sentence("band above 0", p_adjusted=0.08) == (
+        lead + "better on 180 queries and worse on 61 — better by the band, but not confirmed by the corrected p "
+        "(0.080)."
+    )
+    worse = str(
+        say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "worse", 0.0001, 0.9)
+    )
+    assert worse == "a scores 0.200 R@5 against b's 0.300: -0.100 (90% band -0.150 to -0.050), better on 1 query " \
+        "and worse on 30 — clearly worse."
+    below = str(say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "band below 0", 0.2, 0.9))
+    assert below.endswith("— worse by the band, but not confirmed by the corrected p (0.200).")
+    unclear = str(say.headline_sentence("a", "b", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95))
+    assert unclear.endswith("better on 4 queries and worse on 4 — no clear difference.")
+
+
+def test_the_run_names_in_a_sentence_are_the_users_words():
+    text = say.headline_sentence("*a*", "b_", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95)
+    assert text.render(lambda s: f"<{s}>").startswith("<*a*> scores 0.300 R@5 against <b_>'s 0.300")
+
+
+def test_every_verdict_has_headline_words():
+    assert set(say.HEADLINE_VERDICTS) == set(say.VERDICTS)
+
+
+# --- The glossary and the tooltips ------------------------------------------------------------------
+
+
+def test_the_glossary_explains_every_suite_metric_and_every_status():
+    view = build_view(analyse(evaluate()), pages=False)
+    glossary = view.glossary
+    assert [e.term for e in glossary.metrics] == [m.label(5) for m in SUITE]
+    for entry, metric in zip(glossary.metrics, SUITE):
+        assert entry.name == metric.name and entry.plain == metric.plain and entry.plain
+    assert [e.term for e in glossary.statuses] == [s.label for s in Status]
+    for entry, status in zip(glossary.statuses, Status):
+        assert entry.plain == status.plain and entry.plain.endswith(".")
+    assert all(row.tooltip == f"{row.name} — {m.plain}" for row, m in zip(view.metric_rows, SUITE))
+
+
+def test_every_metric_and_status_has_a_plain_sentence():
+    for metric in SUITE:
+        assert metric.plain and metric.plain != metric.convention(10, Conventions())
+    for status in Status:
+        assert status.plain and status.plain != status.meaning
+
+
+# --- On the page ------------------------------------------------------------------------------------
+
+
+def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_index(tmp_path):
+    from ragreport.reading.registry import sample_path
+
+    second = second_sample_run(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", str(sample_path()), str(second), "-k", "5", "--primary", "R@5", "--out", str(out), "--quiet"]) == 0
+    page = (out / "index.html").read_text("utf-8")
+    headline = page.index('<section id="headline"')
+    sentence = page.index("<span class=\"mono\">sample-reversed</span> scores ")
+    assert page.index("<h1>") < headline < sentence < page.index('id="scored"') < page.index('id="suite"')
+    assert " R@5 against <span class=\"mono\">sample</span>&#39;s " in page
+    assert page.index('class="chart chart-forest"') < page.index('id="suite"')
+    glossary = page[page.index('<section id="glossary"') :]
+    for metric in SUITE:
+        assert f"<dt>{metric.label(5)} " in glossary and metric.plain in glossary
+    for status in Status:
+        assert f"<dt>{status.label}</dt>" in glossary and status.plain in glossary
+    # the full fingerprints stay a click away; the table shows short ones
+    assert "<details class=\"fingerprints\">" in page
+    run = (out / "run-sample.html").read_text("utf-8")
+    assert 'href="index.html#glossary"' in run
+    assert f'title="{NDCG.name} — {NDCG.plain}"' in run
