@@ -20,7 +20,7 @@ from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing,
 from .output.text import markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
-from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .scoring.measures import Measure, default_trec_measures, parse_measures, parse_primary, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
@@ -309,6 +309,8 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
 
 
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
+    # --primary is checked before any run is read: a misspelt name costs no scoring time.
+    parse_primary(args.primary, args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K))
     summaries = evaluate(
         args.inputs,
         qrels=args.qrels,

@@ -68,6 +68,9 @@ def test_primary_on_the_command_line(capsys):
         + ", ".join(m.label(5) for m in COMPARED)
         + "\n"
     )
+    # checked before any run is read: a misspelt name costs no scoring time
+    assert main(["score", "no-such-run.trec", "--qrels", "no-such-qrels", "--primary", "nDGC@10", "--quiet"]) == 2
+    assert "--primary 'nDGC@10' is not a metric; choose one of P@10, " in capsys.readouterr().err
 
 
 # --- The headline in report.json --------------------------------------------------------------------

@@ -236,6 +236,12 @@ def band_header(confidence: float) -> str:
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 #: The per-query table's fixed columns, before the metrics.
 QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
+#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
+QUERY_COLUMN_TITLES = {
+    "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
+    "R": "How many ids were judged relevant for the query.",
+    "first relevant rank": "The rank of the first relevant id in the list, if any.",
+}
 
 
 def compare_link(is_baseline: bool) -> tuple[str, str, str]:

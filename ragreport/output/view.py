@@ -571,7 +571,7 @@ def query_table(summary: RunSummary) -> QueryTable:
         StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
     titles = (
-        *("" for _ in say.QUERY_COLUMNS),
+        *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
         *(say.tooltip(m.name, m.plain) for m in SUITE),
         "",
     )
