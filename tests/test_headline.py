@@ -184,6 +184,18 @@ def test_the_sentence_for_each_verdict():
     assert unclear.endswith("better on 4 queries and worse on 4 — no clear difference.")
 
 
+def test_a_sentence_says_when_the_difference_is_over_the_queries_both_scored():
+    text = str(say.headline_sentence("a", "b", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95, 12))
+    assert text.startswith("a scores 0.300 R@5 against b's 0.300: +0.000 on the 12 queries both scored (95% band ")
+    summaries = [
+        score_and_summarise(judged_run(q, name=n), 2, Conventions(resamples=200))
+        for n, q in (("base", BASE), ("new", NEW[:2]))
+    ]
+    [entry] = document(analyse(summaries, primary="P@2", permutations=100))["headline"]
+    assert entry["sentence"].startswith("new scores 0.750 P@2 against base's 0.333: +0.500 on the 2 queries both scored")
+    # new over its own q1, q2: (0.5 + 1) / 2; base over q1-q3: 1 / 3; the difference over q1, q2: (0 + 1) / 2
+
+
 def test_the_run_names_in_a_sentence_are_the_users_words():
     text = say.headline_sentence("*a*", "b_", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95)
     assert text.render(lambda s: f"<{s}>").startswith("<*a*> scores 0.300 R@5 against <b_>'s 0.300")

@@ -114,6 +114,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
             found.verdict,
             found.p_adjusted,
             confidence,
+            None if rc.pairing.same_queries else found.queries,
         )
         entries.append(
             HeadlineEntry(

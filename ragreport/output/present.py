@@ -465,15 +465,19 @@ def headline_sentence(
     verdict_name: str,
     p_adjusted: float | None,
     confidence: float,
+    shared: int | None = None,
 ) -> Text:
     """One run against the baseline in one sentence: the figures, the difference with its band, the
-    queries won and lost, and the verdict in words."""
+    queries won and lost, and the verdict in words. ``shared``: the queries both scored, said when
+    the two runs did not score the same ones (each figure is then over its own run's queries, the
+    difference over the shared ones)."""
+    on = "" if shared is None else f" on the {_queries(shared)} both scored"
     return Text(
         (
             Quoted(run),
             f" scores {decimal(value)} {metric} against ",
             Quoted(baseline),
-            f"'s {decimal(baseline_value)}: {signed(delta)} ({percent(confidence)} band {signed(low)} to "
+            f"'s {decimal(baseline_value)}: {signed(delta)}{on} ({percent(confidence)} band {signed(low)} to "
             f"{signed(high)}), better on {_queries(wins)} and worse on {count(losses)} — "
             f"{headline_verdict(verdict_name, p_adjusted)}.",
         )
