@@ -85,3 +85,33 @@ def second_sample_run(folder: Path) -> Path:
     path.write_text("\n".join(lines) + "\n")
     (folder / "reversed.meta.toml").write_text('name = "sample-reversed"\ndate = 2026-11-09\n')
     return path
+
+
+#: The four runs of the layout tests: a baseline and three others, names as long as real ones.
+FOUR_RUNS = ("bm25-baseline", "bm25-rm3-query-expansion", "dense-contriever-msmarco", "hybrid-rrf-bm25-dense")
+
+
+def four_trec_runs(folder: Path, queries: int = 300, depth: int = 30) -> tuple[Path, list[Path]]:
+    """A TREC qrels file and four TREC runs over ``queries`` queries (no query text, as TREC input has
+    none): the baseline ranks with noise, the others with less or more noise, so the comparison holds
+    better, worse and unclear verdicts. Deterministic (a fixed seed)."""
+    import random
+
+    rng = random.Random(11)
+    qrels, runs = [], {name: [] for name in FOUR_RUNS}
+    noise = dict(zip(FOUR_RUNS, (1.0, 0.8, 1.6, 0.95)))
+    for q in range(queries):
+        qid = str(301 + q)
+        grades = {f"D{q}-{d:03d}": max(0, 2 - d // 4) if rng.random() < 0.7 else 0 for d in range(depth)}
+        qrels += [f"{qid} 0 {doc} {grade}" for doc, grade in grades.items()]
+        for name in FOUR_RUNS:
+            scored = sorted(grades, key=lambda doc: -(grades[doc] + rng.gauss(0, noise[name])))
+            runs[name] += [f"{qid} Q0 {doc} {r + 1} {depth - r:.4f} {name}" for r, doc in enumerate(scored)]
+    qrels_path = folder / "qrels.trec"
+    qrels_path.write_text("\n".join(qrels) + "\n")
+    paths = []
+    for name, lines in runs.items():
+        path = folder / f"{name}.trec"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(path)
+    return qrels_path, paths

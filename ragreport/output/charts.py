@@ -94,7 +94,7 @@ def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     return {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
         "xaxis": {
             "title": {"text": "K (cutoff)"},
             "type": "log" if log else "linear",
@@ -145,6 +145,10 @@ CONFIG = {
 
 
 GRID_COLUMNS = 3
+
+#: A title pinned to the figure's top edge, so a menu placed above the plot (under the title) never
+#: covers it.
+TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10}}
 
 
 def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
@@ -325,6 +329,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                 "x": 0,
                 "xanchor": "left",
                 "font": {"size": 15},
+                **TITLE_AT_TOP,
             },
             "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
             "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},

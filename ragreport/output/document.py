@@ -77,7 +77,7 @@ def run_document(
         "k": k,
         "cutoffs": list(summary.cutoffs),
         "date": run_date(summary, today or _dt.date.today()).isoformat(),
-        "source": judged.source,
+        "source": say.shown_source(judged.source),
         "meta": judged.meta.as_dict(),
         "conventions": conventions.as_dict(),
         "convention_text": {name: choice.meaning for name, choice in conventions.choices()},

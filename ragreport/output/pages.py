@@ -19,7 +19,7 @@ from . import present as say
 from .sanitize import render_notes
 
 if TYPE_CHECKING:
-    from .view import Cell, ComparisonView, DriftView, MetricRow, PairView, ReportView, RunView
+    from .view import Cell, ComparisonView, DriftView, MetricRow, PairView, ReportView, RunView, SuiteMatrix
 
 
 def script_json(value: Any) -> Markup:
@@ -67,6 +67,25 @@ def metric_rows(rows: tuple[MetricRow, ...]) -> list[dict[str, Any]]:
     ]
 
 
+def suite_matrix(matrix: SuiteMatrix) -> dict[str, Any]:
+    """The suite as one row per run, one column per metric."""
+    return {
+        "metrics": list(matrix.metrics),
+        "caption": matrix.caption,
+        "key": matrix.key,
+        "more": matrix.more,
+        "rows": [
+            {
+                "name": r.name,
+                "slug": r.slug,
+                "baseline": r.baseline,
+                "cells": [{**asdict(c), "bar": asdict(c.bar) if c.bar else None} for c in r.cells],
+            }
+            for r in matrix.rows
+        ],
+    }
+
+
 def run_context(run: RunView) -> dict[str, Any]:
     """One run's page (and its row of the index)."""
     table = run.queries
@@ -83,6 +102,7 @@ def run_context(run: RunView) -> dict[str, Any]:
         "fingerprints": run.fingerprints,
         "short_fingerprints": run.short_fingerprints,
         "metric_rows": metric_rows(run.metrics),
+        "suite": suite_matrix(run.suite),
         "figure": figure(run.figure),
         "table": {
             "id": content_id("queries", [run.name, run.fingerprints["queries"]]),
@@ -91,6 +111,8 @@ def run_context(run: RunView) -> dict[str, Any]:
             "headers": list(table.headers),
             "titles": list(table.titles),
             "total": table.total,
+            "filter_label": table.filter_label,
+            "print_note": table.print_note,
         },
         "conventions": {"switches": [asdict(s) for s in run.conventions], "fixed": [asdict(r) for r in run.rules]},
         "limits": [asdict(limit) for limit in run.limits],
@@ -157,6 +179,10 @@ def comparison_context(cmp: ComparisonView) -> dict[str, Any]:
         "method": [str(t) for t in cmp.method],
         "notes": list(cmp.notes),
         "rows": rows,
+        "metrics": list(cmp.metrics),
+        "matrix": [{"run": r.run, "cells": [asdict(c) if c else None for c in r.cells]} for r in cmp.matrix],
+        "matrix_caption": cmp.matrix_caption,
+        "more": cmp.more,
         "views": [_pair(p) for p in cmp.pairs],
     }
 
@@ -182,6 +208,7 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "confidence": view.confidence,
         "runs": [run_context(r) for r in view.runs],
         "metric_rows": metric_rows(view.metric_rows),
+        "suite": suite_matrix(view.suite),
         "figure": figure(view.figure),
         "several": view.several,
         "lede": view.lede,

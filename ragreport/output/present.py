@@ -13,6 +13,7 @@ HTML escapes everything anyway).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -106,6 +107,14 @@ INTERVAL_NAMES = {IntervalMethod.WILSON: "Wilson", IntervalMethod.BOOTSTRAP: "bo
 
 
 # --- A run ------------------------------------------------------------------------------------------
+
+
+def shown_source(source: str) -> str:
+    """A run's file as the outputs show it: as given when relative; an absolute path only by its file
+    name, so no report carries the layout of the machine that built it."""
+    if source.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", source) or source.startswith("\\\\"):
+        return re.split(r"[\\/]", source)[-1]
+    return source
 
 
 def report_title(names: Sequence[str]) -> str:
@@ -230,6 +239,43 @@ def mean_header(name: str, several: bool) -> str:
 
 def band_header(confidence: float) -> str:
     return f"{percent(confidence)} band"
+
+
+#: The suite matrix's caption (one row per run, one column per metric) and the delta matrix's.
+MATRIX_CAPTION = "Each run's mean per metric, its band beneath in small type."
+
+
+def suite_key(compared: bool) -> str:
+    """What bold and the marks of the suite matrix mean."""
+    marks = " ▲ or ▼: clearly above or below the baseline (the comparison's verdict)." if compared else ""
+    return "Bold: the highest mean of its column." + marks
+
+
+def delta_matrix_caption(baseline: str, k: int) -> str:
+    return (
+        f"Run minus {baseline} at K = {k}, per metric. ▲ or ▼: clearly better or worse (band off 0 "
+        f"and corrected p below the level); the full rows are below."
+    )
+
+
+#: The expanders below the matrices: the long form of each.
+SUITE_MORE = "Each figure in full: band, interval, convention and trec_eval name"
+COMPARISON_MORE = "Each comparison in full: band, p, corrected p, won/tied/lost and verdict"
+
+#: The suite matrix's mark of each comparison verdict (by its CSS class); no mark otherwise.
+MARKS_OF_VERDICT = {"better": "▲", "worse": "▼"}
+
+#: The per-query table's filter: with query text, and for input without any (TREC).
+FILTER_LABEL = "Id or query text"
+FILTER_LABEL_NO_TEXT = "Id"
+
+
+def query_table_print_note(n: int) -> str:
+    """What a printed per-query table says of its rows."""
+    return (
+        f"On paper this table holds the rows shown on screen when it was printed (every one of the "
+        f"{count(n)} unless filtered); report.json holds all {count(n)}."
+    )
 
 
 #: Marks of the ids in a query's top K (the per-query table).

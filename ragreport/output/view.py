@@ -58,8 +58,9 @@ class Cell:
 
     ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
     ``interval``: the method's name as the pages show it (``Wilson``), ``method`` the method
-    itself; ``bar``: the band drawn on a 0-1 axis (None when a
-    figure is missing); ``aria``: what a screen reader says for the bar.
+    itself; ``bar``: the band drawn on the axis of its row (0 to 1 for one run; with several, from
+    the lowest band end of the row's runs to the highest; None when a figure is missing);
+    ``aria``: what a screen reader says for the bar.
     """
 
     mean: str
@@ -144,6 +145,67 @@ class Column:
 
 
 @dataclass(frozen=True)
+class FigureCell:
+    """One run's mean on one metric in the suite matrix: ``mean`` and its ``band``, both formatted;
+    ``best`` when it is the highest mean of its column (several runs only); ``mark`` (``▲``, ``▼`` or
+    empty) with ``mark_class`` (the comparison verdict's CSS class) and ``verdict`` (its words) when
+    the comparison found the difference from the baseline clearly above or below zero; ``bar`` the
+    band on the scale of its column (every run's band of that metric); ``aria`` what a screen reader
+    says for the bar."""
+
+    mean: str
+    band: str
+    best: bool
+    mark: str
+    mark_class: str
+    verdict: str
+    bar: Bar | None
+    aria: str
+
+
+@dataclass(frozen=True)
+class FigureRow:
+    """A run's row of the suite matrix: its ``name``, ``slug``, whether it is the ``baseline``."""
+
+    name: str
+    slug: str
+    baseline: bool
+    cells: tuple[FigureCell, ...]
+
+
+@dataclass(frozen=True)
+class SuiteMatrix:
+    """The suite as one row per run and one column per metric (``metrics``, the labels), with the
+    ``caption`` above and the ``key`` below (what bold and the marks mean; empty for one run);
+    ``more`` names the expander holding the long form."""
+
+    metrics: tuple[str, ...]
+    rows: tuple[FigureRow, ...]
+    caption: str
+    key: str
+    more: str = say.SUITE_MORE
+
+
+@dataclass(frozen=True)
+class DeltaCell:
+    """One run against the baseline on one metric in the comparison matrix: the signed ``delta``,
+    its ``mark`` (``▲``, ``▼`` or empty), ``verdict`` (words) and ``verdict_class`` (CSS)."""
+
+    delta: str
+    mark: str
+    verdict: str
+    verdict_class: str
+
+
+@dataclass(frozen=True)
+class DeltaRow:
+    """A run's row of the comparison matrix."""
+
+    run: str
+    cells: tuple[DeltaCell | None, ...]
+
+
+@dataclass(frozen=True)
 class StatusOption:
     """A query status present in a run: its index in the table data, label, meaning and count."""
 
@@ -164,6 +226,8 @@ class QueryTable:
     headers: tuple[str, ...]
     total: str
     titles: tuple[str, ...] = ()
+    filter_label: str = say.FILTER_LABEL
+    print_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -184,8 +248,9 @@ class RunView:
     ``k``, ``kmax`` (the sweep's last K), ``cutoffs`` (every K asked for, ``10, 20``), ``date``.
     Counts: ``counts`` (each formatted with separators), ``counts_line`` (one sentence), ``facts``.
     Figures: ``metrics`` (every metric at every K asked for, one cell each) with the ``columns``
-    headers of its table, ``measures`` (asked for by name). Words: ``conventions`` (switches in
-    force), ``rules`` (fixed), ``convention_text`` (each switch's meaning), ``bands_line``,
+    headers of its table, ``suite`` (the same as one row, a column per metric), ``measures``
+    (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed),
+    ``convention_text`` (each switch's meaning), ``bands_line``,
     ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
     Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
     (to the comparison, when there is one). Page-only data (None when the view was built without
@@ -206,6 +271,7 @@ class RunView:
     facts: tuple[Labelled, ...]
     metrics: tuple[MetricRow, ...]
     columns: tuple[Column, ...]
+    suite: SuiteMatrix
     measures: tuple[MeasureRow, ...]
     confidence: str
     conventions: tuple[Switch, ...]
@@ -288,8 +354,10 @@ class ComparisonView:
     ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
     sentence, the baseline's name quoted); ``notes``
     (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
-    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by) and
-    ``no_movers`` (what an empty table of movers says).
+    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by),
+    ``metrics`` and ``matrix`` (the deltas, one row per run and one column per compared metric,
+    under ``matrix_caption``; ``more`` names the expander of the full rows) and ``no_movers`` (what
+    an empty table of movers says).
     """
 
     baseline: str
@@ -304,6 +372,10 @@ class ComparisonView:
     notes: tuple[str, ...]
     rows: tuple[ComparisonRow, ...]
     pairs: tuple[PairView, ...]
+    metrics: tuple[str, ...] = ()
+    matrix: tuple[DeltaRow, ...] = ()
+    matrix_caption: str = ""
+    more: str = say.COMPARISON_MORE
     no_movers: str = say.NO_MOVERS
 
 
@@ -380,11 +452,11 @@ class ReportView:
 
     ``title``, ``generator``, ``date`` (one date or a span), ``k``, ``confidence`` (``95%``),
     ``runs``, ``metric_rows`` (the runs side by side: one cell per run) with one of the ``columns``
-    per run, the index's ``lede`` and
-    captions, ``figure`` (every run's K sweep; None without pages), ``primary`` (the metric the
-    report leads with, ``nDCG@10``), the ``headline`` (a sentence per compared run, or the single
-    run's) with the ``forest`` plot (None without pages) and its caption, the ``glossary``,
-    ``comparison`` (None for one run) and ``drift`` (None without a previous report).
+    per run, ``suite`` (the same figures, one row per run and one column per metric), the index's
+    ``lede`` and captions, ``figure`` (every run's K sweep; None without pages), ``primary`` (the
+    metric the report leads with, ``nDCG@10``), the ``headline`` (a sentence per compared run, or
+    the single run's) with the ``forest`` plot (None without pages) and its caption, the
+    ``glossary``, ``comparison`` (None for one run) and ``drift`` (None without a previous report).
     """
 
     title: str
@@ -395,6 +467,7 @@ class ReportView:
     runs: tuple[RunView, ...]
     metric_rows: tuple[MetricRow, ...]
     columns: tuple[Column, ...]
+    suite: SuiteMatrix
     lede: str
     suite_caption: str
     sweep_caption: str
@@ -425,25 +498,44 @@ def slug(name: str, taken: set[str]) -> str:
     return base
 
 
-def _bar(low: float, high: float, mean: float) -> Bar | None:
-    """A band on the axis from 0 to 1, as SVG coordinates 0 to 100."""
-    if any(say.is_missing(v) for v in (low, high, mean)):
-        return None
-    return Bar(f"{100 * low:.1f}", f"{max(100 * (high - low), 0.6):.1f}", f"{100 * mean - 0.6:.1f}")
+Scale = tuple[float, float]
 
 
-def _diverging_bar(low: float, high: float, mean: float) -> Bar | None:
-    """A band on the axis from -1 to 1, as SVG coordinates 0 to 100 (0 at 50)."""
+def _scale(intervals: Sequence[Interval]) -> Scale:
+    """The axis of one metric's bars in a table: from the lowest band end of its runs to the highest,
+    padded a little, so the bands fill the bar instead of a few pixels of an axis from 0 to 1."""
+    ends = [v for i in intervals for v in (i.low, i.high, i.mean) if not say.is_missing(v)]
+    if not ends:
+        return (0.0, 1.0)
+    low, high = min(ends), max(ends)
+    pad = max(high - low, 0.02) * 0.05
+    return (low - pad, high + pad)
+
+
+def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar | None:
+    """A band on the axis ``scale`` (0 to 1 unless given), as SVG coordinates 0 to 100."""
     if any(say.is_missing(v) for v in (low, high, mean)):
         return None
+    start, span = scale[0], (scale[1] - scale[0]) or 1.0
 
     def x(v: float) -> float:
-        return 50 + 50 * max(-1.0, min(1.0, v))
+        return 100 * max(0.0, min(1.0, (v - start) / span))
 
     return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
 
 
-def _cell(interval: Interval) -> Cell:
+def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> Bar | None:
+    """A band on the axis from -``reach`` to ``reach``, as SVG coordinates 0 to 100 (0 at 50)."""
+    if any(say.is_missing(v) for v in (low, high, mean)):
+        return None
+
+    def x(v: float) -> float:
+        return 50 + 50 * max(-1.0, min(1.0, v / reach))
+
+    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+
+
+def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
     low, high, mean = interval.low, interval.high, interval.mean
     return Cell(
         mean=say.decimal(mean),
@@ -452,7 +544,7 @@ def _cell(interval: Interval) -> Cell:
         band=say.band(low, high),
         interval=say.INTERVAL_NAMES[interval.method],
         method=interval.method,
-        bar=_bar(low, high, mean),
+        bar=_bar(low, high, mean, scale),
         aria=say.interval_aria(mean, low, high),
     )
 
@@ -464,17 +556,64 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     for cutoff in first.cutoffs:
         for metric in SUITE:
             label = metric.label(cutoff)
+            scale = _scale([s.at_k[label] for s in summaries]) if len(summaries) > 1 else (0.0, 1.0)
             rows.append(
                 MetricRow(
                     label=label,
                     name=metric.name,
                     convention=metric.convention(cutoff, first.conventions),
                     trec_eval=metric.trec_eval_name(cutoff) or "none",
-                    cells=tuple(_cell(s.at_k[label]) for s in summaries),
+                    cells=tuple(_cell(s.at_k[label], scale) for s in summaries),
                     tooltip=say.tooltip(metric.name, metric.plain),
                 )
             )
     return tuple(rows)
+
+
+def _is_best(mean: float, best: float | None) -> bool:
+    return best is not None and not say.is_missing(mean) and mean >= best - 1e-12
+
+
+def suite_matrix(
+    summaries: Sequence[RunSummary],
+    slugs: dict[str, str],
+    verdicts: dict[tuple[str, str], tuple[str, str]],
+    baseline: str | None,
+    caption: str,
+) -> SuiteMatrix:
+    """The suite as one row per run and one column per metric at every K asked for: each mean with
+    its band, the best of a column bold (several runs), a mark where ``verdicts`` ((run, metric) to
+    (words, CSS class)) says the run is clearly better or worse than the baseline."""
+    first = summaries[0]
+    labels = [m.label(c) for c in first.cutoffs for m in SUITE]
+    scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
+    best: dict[str, float | None] = {}
+    for label in labels:
+        means = [s.at_k[label].mean for s in summaries if not say.is_missing(s.at_k[label].mean)]
+        best[label] = max(means) if means and len(summaries) > 1 else None
+    rows = []
+    for s in summaries:
+        cells = []
+        for label in labels:
+            i = s.at_k[label]
+            words, css = verdicts.get((s.name, label), ("", ""))
+            mark = say.MARKS_OF_VERDICT.get(css, "")
+            cells.append(
+                FigureCell(
+                    mean=say.decimal(i.mean),
+                    band=say.band(i.low, i.high),
+                    best=_is_best(i.mean, best[label]),
+                    mark=mark,
+                    mark_class=css if mark else "",
+                    verdict=words if mark else "",
+                    # One run alone has nothing to be placed against: no bar.
+                    bar=_bar(i.low, i.high, i.mean, scale[label]) if len(summaries) > 1 else None,
+                    aria=say.interval_aria(i.mean, i.low, i.high),
+                )
+            )
+        rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
+    key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
+    return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key)
 
 
 def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
@@ -558,6 +697,13 @@ def query_table(summary: RunSummary) -> QueryTable:
         + ["count" if m.kind.whole else "score" for m in SUITE]
         + ["count"]
     )
+    # A column with no data at all (the query text of TREC input, which has none) is not shown.
+    text_at = kinds.index("text")
+    no_text = all(row[text_at] in (None, "") for row in rows)
+    if no_text:
+        del headers[text_at], kinds[text_at]
+        for row in rows:
+            del row[text_at]
     data = {
         "k": k,
         "columns": headers,
@@ -570,17 +716,21 @@ def query_table(summary: RunSummary) -> QueryTable:
     options = tuple(
         StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
-    titles = (
+    titles = [
         *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
         *(say.tooltip(m.name, m.plain) for m in SUITE),
         "",
-    )
+    ]
+    if no_text:
+        del titles[text_at]
     return QueryTable(
         data=data,
         status_options=options,
         headers=tuple(headers),
         total=say.count(judged.n_queries),
-        titles=titles,
+        titles=tuple(titles),
+        filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
+        print_note=say.query_table_print_note(judged.n_queries),
     )
 
 
@@ -592,8 +742,10 @@ def run_view(
     *,
     pages: bool,
     baseline: str | None,
+    verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> RunView:
-    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison)."""
+    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
+    ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
@@ -612,7 +764,7 @@ def run_view(
     return RunView(
         name=summary.name,
         slug=slug_name,
-        source=summary.judged.source,
+        source=say.shown_source(summary.judged.source),
         k=k,
         kmax=kmax,
         cutoffs=say.cutoffs_text(summary.cutoffs),
@@ -627,6 +779,7 @@ def run_view(
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
+        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts or {}, baseline, say.MATRIX_CAPTION),
         measures=_measures(summary),
         confidence=say.percent(conv.confidence),
         conventions=tuple(switches),
@@ -676,6 +829,12 @@ def _pair_notes(rc: RunComparison) -> list[str]:
     )
 
 
+def _delta_cell(row: ComparisonRow | None) -> DeltaCell | None:
+    if row is None:
+        return None
+    return DeltaCell(row.delta, say.MARKS_OF_VERDICT.get(row.verdict_class, ""), row.verdict, row.verdict_class)
+
+
 def comparison_view(
     comparison: ComparisonReport, slugs: dict[str, str], primary_metric: Metric, *, pages: bool
 ) -> ComparisonView:
@@ -687,6 +846,8 @@ def comparison_view(
     rows: list[ComparisonRow] = []
     pairs: list[PairView] = []
     notes: list[str] = []
+    ends = [abs(v) for rc in comparison.runs for c in rc.comparisons for v in (c.low, c.high, c.delta)]
+    reach = max([v for v in ends if not say.is_missing(v)], default=0.0) * 1.05 or 1.0
     for rc in comparison.runs:
         for c in rc.comparisons:
             words, css = say.verdict(c.verdict, c.alpha, c.p_adjusted)
@@ -696,7 +857,7 @@ def comparison_view(
                     metric=c.metric,
                     delta=say.signed(c.delta),
                     band=say.signed_band(c.low, c.high),
-                    bar=_diverging_bar(c.low, c.high, c.delta),
+                    bar=_diverging_bar(c.low, c.high, c.delta, reach),
                     p=say.p_value(c.p),
                     p_adjusted=say.p_value(c.p_adjusted),
                     wtl=f"{c.wins}/{c.ties}/{c.losses}",
@@ -732,6 +893,11 @@ def comparison_view(
                 outcome=outcome_figure(rc) if pages else None,
             )
         )
+    metrics = tuple(dict.fromkeys(r.metric for r in rows))
+    by_run: dict[str, dict[str, ComparisonRow]] = {}
+    for r in rows:
+        by_run.setdefault(r.run, {})[r.metric] = r
+    matrix = tuple(DeltaRow(run, tuple(_delta_cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
     meaning = comparison.correction.meaning
     return ComparisonView(
         baseline=comparison.baseline,
@@ -756,6 +922,9 @@ def comparison_view(
         notes=tuple(notes),
         rows=tuple(rows),
         pairs=tuple(pairs),
+        metrics=metrics,
+        matrix=matrix,
+        matrix_caption=say.delta_matrix_caption(comparison.baseline, base.k),
     )
 
 
@@ -798,8 +967,9 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         else None
     )
     baseline = comparison.baseline if comparison is not None else None
+    verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     runs = tuple(
-        run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline)
+        run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline, verdicts=verdicts)
         for s, lim in zip(summaries, analysis.limits)
     )
     first = summaries[0]
@@ -819,6 +989,7 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
             Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
             for s in summaries
         ),
+        suite=suite_matrix(summaries, slugs, verdicts, baseline, say.MATRIX_CAPTION),
         lede=lede,
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,

@@ -15,6 +15,53 @@
     return node;
   }
 
+  var AXIS = /^[xy]axis\d*$/;
+
+  // Small multiples (a layout.grid) keep their panels' height; on a narrow screen they fall to two
+  // columns, then one. Returns true when the grid changed.
+  function fitGrid(figure, width) {
+    var grid = figure.layout.grid;
+    if (!grid) { return false; }
+    if (!figure.__grid) {
+      figure.__grid = { columns: grid.columns, rows: grid.rows, panel: (figure.layout.height - 40) / grid.rows };
+    }
+    var base = figure.__grid, panels = base.columns * base.rows;
+    var columns = width < 560 ? 1 : (width < 860 ? Math.min(2, base.columns) : base.columns);
+    var used = figure.data.reduce(function (n, t) { return Math.max(n, Number((t.xaxis || "x").slice(1) || 1)); }, 1);
+    panels = Math.min(panels, used);
+    var rows = Math.ceil(panels / columns);
+    if (columns === grid.columns && rows === grid.rows) { return false; }
+    grid.columns = columns;
+    grid.rows = rows;
+    grid.ygap = rows > 3 ? 0.22 : base.rows > 1 ? 0.32 : grid.ygap;
+    figure.layout.height = Math.round(base.panel * rows + 40);
+    return true;
+  }
+
+  // Every axis (xaxis, xaxis2, ..., yaxis7), not only the first, takes the page's colours.
+  function colourAxes(layout, ink, grid) {
+    Object.keys(layout).forEach(function (key) {
+      if (!AXIS.test(key) || !layout[key]) { return; }
+      var axis = layout[key];
+      axis.gridcolor = grid;
+      axis.linecolor = grid;
+      axis.zerolinecolor = grid;
+      axis.tickcolor = grid;
+      axis.color = ink;
+    });
+    (layout.annotations || []).forEach(function (note) { note.font = Object.assign({}, note.font, { color: ink }); });
+    (layout.updatemenus || []).forEach(function (menu) {
+      menu.bgcolor = layout.paper_bgcolor && layout.paper_bgcolor !== "rgba(0,0,0,0)" ? layout.paper_bgcolor : menu.bgcolor;
+    });
+  }
+
+  var drawn = [];
+
+  function sizeHolder(holder, figure) {
+    // The box is exactly as tall as the figure, before and after any resize: nothing overlaps.
+    if (figure.layout.height) { holder.style.height = figure.layout.height + "px"; }
+  }
+
   function drawCharts() {
     var holders = document.querySelectorAll("[data-figure]");
     if (!holders.length) { return; }
@@ -25,14 +72,39 @@
       return;
     }
     var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    var ink = dark ? "#e4e7eb" : "#1d2126";
+    var grid = dark ? "#30363d" : "#e6e9ec";
     holders.forEach(function (holder) {
       var figure = readJSON(holder.getAttribute("data-figure"));
-      var ink = dark ? "#e4e7eb" : "#1d2126";
-      var grid = dark ? "#30363d" : "#e6e9ec";
       figure.layout.font = { color: ink, family: "system-ui, sans-serif" };
-      figure.layout.xaxis.gridcolor = grid;
-      figure.layout.yaxis.gridcolor = grid;
+      figure.layout.autosize = true;
+      if (dark) {
+        figure.layout.paper_bgcolor = "rgba(0,0,0,0)";
+        figure.layout.plot_bgcolor = "rgba(0,0,0,0)";
+        (figure.layout.updatemenus || []).forEach(function (menu) {
+          menu.bgcolor = "#1d2227"; menu.bordercolor = grid; menu.font = { color: ink };
+        });
+      }
+      fitGrid(figure, holder.clientWidth || window.innerWidth);
+      colourAxes(figure.layout, ink, grid);
+      sizeHolder(holder, figure);
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
+      drawn.push({ holder: holder, figure: figure });
+    });
+    var pending = null;
+    window.addEventListener("resize", function () {
+      if (pending) { window.clearTimeout(pending); }
+      pending = window.setTimeout(function () {
+        pending = null;
+        drawn.forEach(function (item) {
+          if (fitGrid(item.figure, item.holder.clientWidth || window.innerWidth)) {
+            sizeHolder(item.holder, item.figure);
+            window.Plotly.relayout(item.holder, { grid: item.figure.layout.grid, height: item.figure.layout.height });
+          } else {
+            window.Plotly.Plots.resize(item.holder);
+          }
+        });
+      }, 60);
     });
   }
 
@@ -55,6 +127,7 @@
     var next = root.querySelector("button[data-page=next]");
     var headers = root.querySelectorAll("thead th[data-col]");
     var pageSize = 50;
+    var printing = false;
     var statusCol = data.kinds.indexOf("status");
     var textCol = data.kinds.indexOf("text");
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
@@ -80,7 +153,9 @@
         var row = data.rows[i];
         if (status !== "" && String(row[statusCol]) !== status) { continue; }
         if (needle && String(row[0]).toLowerCase().indexOf(needle) < 0 &&
-            (row[textCol] === null || String(row[textCol]).toLowerCase().indexOf(needle) < 0)) { continue; }
+            (textCol < 0 || row[textCol] === null || String(row[textCol]).toLowerCase().indexOf(needle) < 0)) {
+          continue;
+        }
         out.push(i);
       }
       if (state.sortCol >= 0) { out.sort(compare); }
@@ -118,10 +193,11 @@
 
     function render() {
       var order = state.order;
-      var pages = Math.max(1, Math.ceil(order.length / pageSize));
+      var size = printing ? Math.max(order.length, 1) : pageSize;  // on paper: every row the filter keeps
+      var pages = Math.max(1, Math.ceil(order.length / size));
       if (state.page >= pages) { state.page = pages - 1; }
-      var start = state.page * pageSize;
-      var stop = Math.min(order.length, start + pageSize);
+      var start = printing ? 0 : state.page * size;
+      var stop = Math.min(order.length, start + size);
       var fragment = document.createDocumentFragment();
       for (var i = start; i < stop; i++) {
         var index = order[i];
@@ -178,10 +254,26 @@
       state.open[index] = !state.open[index];
       render();
     });
+    window.addEventListener("beforeprint", function () { printing = true; render(); });
+    window.addEventListener("afterprint", function () { printing = false; render(); });
     refresh();
   }
 
+  // On paper every expander is open (its rows hold the verdicts and conventions); back on screen
+  // the ones the reader had closed close again.
+  function printExpanders() {
+    var opened = [];
+    window.addEventListener("beforeprint", function () {
+      document.querySelectorAll("details:not([open])").forEach(function (d) { d.open = true; opened.push(d); });
+    });
+    window.addEventListener("afterprint", function () {
+      opened.forEach(function (d) { d.open = false; });
+      opened = [];
+    });
+  }
+
   function start() {
+    printExpanders();
     drawCharts();
     document.querySelectorAll("[data-query-table]").forEach(function (root) { QueryTable(root); });
   }
