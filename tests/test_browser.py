@@ -11,10 +11,11 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
-from sitetools import INJECTIONS, second_sample_run
+from sitetools import FOUR_RUNS, INJECTIONS, four_trec_runs, second_sample_run
 
 from ragreport.cli import main
 from ragreport.scoring.catalogue import COMPARED, NDCG, RECALL, SUITE
@@ -52,9 +53,9 @@ def browser():
 class Visit:
     """One page opened offline, with its console, requests, dialogs and CSP violations recorded."""
 
-    def __init__(self, browser, path: Path, width: int = 1200):
+    def __init__(self, browser, path: Path, width: int = 1200, color_scheme: str = "light"):
         self.context = browser.new_context(viewport={"width": width, "height": 900}, offline=True,
-                                           java_script_enabled=True)
+                                           java_script_enabled=True, color_scheme=color_scheme)
         self.context.add_init_script(WATCH_CSP)
         self.page = self.context.new_page()
         self.page.set_default_timeout(15_000)
@@ -239,3 +240,209 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     assert label.startswith("q") and "sample:" in label and "sample-reversed:" in label
     assert visit.page.locator("table.comparison tbody tr").count() == len(COMPARED)
     visit.assert_clean()
+
+
+# --- Layout: four runs of 300 TREC queries at a laptop's, a small laptop's and a phone's width --------
+
+WIDTHS = (1400, 1024, 390)
+#: Where the layout tests leave their screenshots for a person to look at.
+SCREENSHOTS = Path(os.environ.get("RAGREPORT_SCREENSHOTS") or Path(tempfile.gettempdir()) / "ragreport-screenshots")
+RUN_PAGE = f"run-{FOUR_RUNS[2]}.html"
+
+#: Each chart's box, the bottom of what plotly drew in it, and the top of the next thing on the page.
+CHART_BOXES = """
+Array.from(document.querySelectorAll('.chart')).map(chart => {
+  const box = chart.getBoundingClientRect();
+  const drawn = Math.max(box.top, ...Array.from(chart.querySelectorAll('svg.main-svg'))
+    .map(svg => svg.getBoundingClientRect().bottom));
+  let node = chart, next = null;
+  while (node && !next) {
+    let sibling = node.nextElementSibling;
+    while (sibling && (sibling.tagName === 'SCRIPT' || !sibling.getClientRects().length)) {
+      sibling = sibling.nextElementSibling;
+    }
+    next = sibling;
+    node = node.parentElement;
+  }
+  return {id: chart.id, bottom: box.bottom, drawn: drawn, next: next ? next.getBoundingClientRect().top : null};
+})
+"""
+
+
+@pytest.fixture(scope="module")
+def four_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("four-runs")
+    qrels, runs = four_trec_runs(root)
+    (root / f"{FOUR_RUNS[2]}.meta.toml").write_text(
+        'notes = """\n## Training data\n\nTrained on MS MARCO passages only.\n"""\n')
+    site = root / "site"
+    # Absolute paths: nothing of them may reach the site.
+    assert main(["build", *(str(r.resolve()) for r in runs), "--qrels", str(qrels.resolve()),
+                 "--out", str(site), "--quiet"]) == 0
+    return site
+
+
+def _no_overlap(page) -> None:
+    for chart in page.evaluate(CHART_BOXES):
+        assert chart["drawn"] <= chart["bottom"] + 1, chart  # the figure stays in its box
+        if chart["next"] is not None:
+            assert chart["bottom"] <= chart["next"] + 1, chart  # the box ends before what follows
+
+
+def _fits(page) -> None:
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("page_name", ["index.html", RUN_PAGE])
+def test_four_runs_fit_the_width_before_and_after_a_resize(browser, four_runs, page_name, width):
+    visit = Visit(browser, four_runs / page_name, width=width)
+    page = visit.page
+    visit.charts(page.locator(".chart").count())
+    page.wait_for_timeout(200)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{page_name[:-5]}-{width}.png"), full_page=True)
+    _fits(page)
+    _no_overlap(page)
+    # Run names are never broken mid-word: each name's text sits on one line.
+    lines = page.eval_on_selector_all(
+        "table.suite-matrix th.name, table.delta-matrix th.name",
+        "cells => cells.map(c => { const r = document.createRange(); r.selectNodeContents(c); "
+        "return [c.textContent.trim(), new Set(Array.from(r.getClientRects()).filter(x => x.width > 0)"
+        ".map(x => Math.round(x.bottom))).size]; })")
+    assert lines and all(n == 1 for _, n in lines), lines
+    for other in (w for w in (*WIDTHS, width) if w != width):
+        page.set_viewport_size({"width": other, "height": 900})
+        page.wait_for_timeout(400)  # the script's resize settles after 60 ms
+        _fits(page)
+        _no_overlap(page)
+    visit.assert_clean()
+
+
+def test_four_runs_suite_and_comparison_are_matrices(browser, four_runs):
+    visit = Visit(browser, four_runs / "index.html", width=1400)
+    page = visit.page
+    names = page.eval_on_selector_all("table.suite-matrix tbody th.name", "cells => cells.map(c => c.textContent)")
+    assert names == list(FOUR_RUNS)
+    marks = page.eval_on_selector_all("table.suite-matrix td .mark", "cells => cells.map(c => c.textContent)")
+    assert set(marks) == {"▲", "▼"}  # the test runs hold a clearly better and a clearly worse run
+    assert page.locator("table.suite-matrix td.best").count() >= 8  # one or more per column
+    assert page.eval_on_selector_all("table.delta-matrix tbody th.name", "c => c.map(x => x.textContent)") == list(
+        FOUR_RUNS[1:])
+    # At 1,400 px both matrices fit in their box: nothing to scroll to.
+    for table in ("table.suite-matrix", "table.delta-matrix"):
+        assert page.evaluate(f"document.querySelector('{table}').parentElement.scrollWidth <= "
+                             f"document.querySelector('{table}').parentElement.clientWidth")
+    visit.assert_clean()
+
+
+def test_four_runs_per_query_table_scrolls_in_its_box_without_an_empty_column(browser, four_runs):
+    visit = Visit(browser, four_runs / RUN_PAGE, width=390)
+    page = visit.page
+    headers = page.eval_on_selector_all("table.queries thead th", "cells => cells.map(c => c.textContent.trim())")
+    assert "query" not in headers and "nDCG@10" in headers and "CP@10" in headers  # TREC input has no query text
+    box = page.evaluate("(() => { const b = document.querySelector('table.queries').parentElement; "
+                        "return [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX]; })()")
+    assert box[0] > box[1] and box[2] == "auto"  # wider than a phone: it scrolls in its own box
+    page.evaluate("document.querySelector('table.queries').parentElement.scrollLeft = 400")
+    stuck = page.evaluate("(() => { const b = document.querySelector('table.queries').parentElement; "
+                          "const id = document.querySelector('table.queries tbody th'); "
+                          "return [id.getBoundingClientRect().left, b.getBoundingClientRect().left]; })()")
+    assert abs(stuck[0] - stuck[1]) <= 2, stuck  # the id column stays in view
+    visit.assert_clean()
+
+
+def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_runs):
+    for page_name in ("index.html", RUN_PAGE):
+        visit = Visit(browser, four_runs / page_name, width=1024)
+        page = visit.page
+        visit.charts(1)
+        page.emulate_media(media="print")
+        page.wait_for_timeout(200)
+        shown = page.evaluate("""(selector) => Array.from(document.querySelectorAll(selector)).map(e => {
+            const r = e.getBoundingClientRect();
+            let clipped = false;
+            for (let p = e.parentElement; p; p = p.parentElement) {
+              const q = p.getBoundingClientRect(), o = getComputedStyle(p).overflowX;
+              if (o !== 'visible' && (r.right > q.right + 1 || r.left < q.left - 1)) { clipped = true; }
+            }
+            return [e.textContent.trim(), e.checkVisibility(), r.right <= window.innerWidth + 1 && !clipped];
+        })""", "table.suite-matrix th.name, table.suite td.convention, table.comparison td.verdict, "
+               "table.suite-matrix td.figure")
+        assert shown and all(visible and inside for _, visible, inside in shown), \
+            [s for s in shown if not (s[1] and s[2])][:5]
+        texts = {text for text, _, _ in shown}
+        if page_name == "index.html":
+            assert set(FOUR_RUNS) <= texts
+            verdicts = page.locator("table.comparison td.verdict").count()
+            assert verdicts == 3 * 7  # every run but the baseline, every compared metric
+        else:
+            assert FOUR_RUNS[2] in texts
+            note = page.locator("p.print-only")
+            assert note.is_visible() and "report.json holds all 300" in note.inner_text()
+            page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+            assert len(visit.rows()) == 300  # on paper, every row
+            page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+            assert len(visit.rows()) == 50
+        page.pdf(path=str(SCREENSHOTS / f"{page_name[:-5]}.pdf")) if SCREENSHOTS.is_dir() else None
+        visit.assert_clean()
+
+
+def _whiteish(colour: str) -> bool:
+    channels = [int(float(v)) for v in re.findall(r"[\d.]+", colour)[:3]]
+    return len(channels) == 3 and min(channels) > 200
+
+
+@pytest.mark.parametrize("page_name", ["index.html", RUN_PAGE])
+def test_four_runs_dark_mode_colours_every_axis(browser, four_runs, page_name):
+    visit = Visit(browser, four_runs / page_name, width=1400, color_scheme="dark")
+    visit.charts(visit.page.locator(".chart").count())
+    per_plot = visit.page.evaluate("""Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+        const axes = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k));
+        return {axes: axes.map(k => [k, gd._fullLayout[k].gridcolor, gd._fullLayout[k].linecolor]),
+                strokes: Array.from(gd.querySelectorAll('.gridlayer path, .zerolinelayer path'))
+                  .map(p => getComputedStyle(p).stroke)};
+    })""")
+    assert per_plot
+    for plot in per_plot:
+        assert plot["axes"]
+        for name, grid, line in plot["axes"]:
+            assert not _whiteish(grid) and not _whiteish(line), (name, grid, line)
+        assert not [s for s in plot["strokes"] if _whiteish(s)]
+    if page_name == RUN_PAGE:
+        assert len([a for a in per_plot[0]["axes"] if a[0].startswith("xaxis")]) == 8  # every panel
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    visit.page.screenshot(path=str(SCREENSHOTS / f"{page_name[:-5]}-dark.png"), full_page=True)
+    visit.assert_clean()
+
+
+def test_four_runs_scatter_menu_clear_of_its_title_and_notes_headings_large(browser, four_runs):
+    for width in (1400, 390):
+        visit = Visit(browser, four_runs / "index.html", width=width)
+        visit.charts(visit.page.locator(".chart").count())
+        boxes = visit.page.evaluate("""Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
+            gd => gd.querySelector('.updatemenu-container')).map(gd => {
+              const t = gd.querySelector('.g-gtitle').getBoundingClientRect();
+              const m = gd.querySelector('.updatemenu-header').getBoundingClientRect();
+              return [t.bottom, m.top, t.right, m.left];
+        })""")
+        assert boxes
+        for title_bottom, menu_top, _, _ in boxes:
+            assert title_bottom <= menu_top + 1, boxes
+        visit.assert_clean()
+    visit = Visit(browser, four_runs / RUN_PAGE)
+    sizes = visit.page.evaluate("[getComputedStyle(document.querySelector('.notes h5')).fontSize, "
+                                "getComputedStyle(document.querySelector('.notes p')).fontSize]")
+    assert float(sizes[0][:-2]) > float(sizes[1][:-2]), sizes
+    visit.assert_clean()
+
+
+def test_four_runs_site_holds_no_path_of_the_build_machine(four_runs):
+    root = str(four_runs.parent.resolve())
+    tmp = str(Path(tempfile.gettempdir()).resolve())
+    for path in sorted(four_runs.rglob("*")):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert root not in text and tmp not in text, path.name
+            assert str(Path.home()) not in text, path.name

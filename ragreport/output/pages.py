@@ -144,6 +144,7 @@ def _pair(pair: PairView) -> dict[str, Any]:
             outcome_label=pair.outcome_label,
             scatter=figure(pair.scatter),
             outcome=figure(pair.outcome),
+            query_column=pair.query_column,
         )
     return out
 

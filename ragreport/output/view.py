@@ -328,7 +328,8 @@ class PairView:
     ``anchor`` is its section's id; ``notes`` what a reader must know first; when ``compared``
     (they share scored queries): ``queries`` (how many), the ``gains`` and ``losses``, their
     captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
-    the view was built without pages).
+    the view was built without pages); ``query_column`` is False when no query has text (TREC
+    input), and the tables of movers leave that column out.
     """
 
     run: str
@@ -345,6 +346,7 @@ class PairView:
     outcome_label: str = ""
     scatter: dict[str, Any] | None = None
     outcome: dict[str, Any] | None = None
+    query_column: bool = True
 
 
 @dataclass(frozen=True)
@@ -891,6 +893,7 @@ def comparison_view(
                 outcome_label=say.outcome_label(rc.run.name),
                 scatter=scatter_figure(rc, ids, primary_metric) if pages else None,
                 outcome=outcome_figure(rc) if pages else None,
+                query_column=any(texts),
             )
         )
     metrics = tuple(dict.fromkeys(r.metric for r in rows))

@@ -33,8 +33,25 @@
     if (columns === grid.columns && rows === grid.rows) { return false; }
     grid.columns = columns;
     grid.rows = rows;
-    grid.ygap = rows > 3 ? 0.22 : base.rows > 1 ? 0.32 : grid.ygap;
+    grid.ygap = rows > 3 ? 0.28 : base.rows > 1 ? 0.32 : grid.ygap;
     figure.layout.height = Math.round(base.panel * rows + 40);
+    return true;
+  }
+
+  // A title too long for the width breaks after its colon and before "against" or "by" (plotly does not
+  // wrap titles); the top margin grows by the lines added. Returns true when the title changed.
+  function fitTitle(figure, width) {
+    var title = figure.layout.title, margin = figure.layout.margin;
+    if (!title || !title.text || !margin) { return false; }
+    if (!figure.__title) { figure.__title = { text: title.text, top: margin.t }; }
+    var base = figure.__title, size = (title.font && title.font.size) || 15, text = base.text;
+    if (base.text.replace(/<[^>]*>/g, "").length * size * 0.56 > width - 16) {
+      text = base.text.replace(/: /, ":<br>").replace(/ against /, "<br>against ");
+      if (text === base.text) { text = base.text.replace(/ by (?!.* by )/, "<br>by "); }
+    }
+    if (text === title.text) { return false; }
+    title.text = text;
+    margin.t = base.top + (text.split("<br>").length - 1) * Math.round(size * 1.35);
     return true;
   }
 
@@ -86,6 +103,7 @@
         });
       }
       fitGrid(figure, holder.clientWidth || window.innerWidth);
+      fitTitle(figure, holder.clientWidth || window.innerWidth);
       colourAxes(figure.layout, ink, grid);
       sizeHolder(holder, figure);
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
@@ -97,9 +115,15 @@
       pending = window.setTimeout(function () {
         pending = null;
         drawn.forEach(function (item) {
-          if (fitGrid(item.figure, item.holder.clientWidth || window.innerWidth)) {
+          var width = item.holder.clientWidth || window.innerWidth;
+          var regrid = fitGrid(item.figure, width), retitle = fitTitle(item.figure, width);
+          if (regrid || retitle) {
+            var layout = item.figure.layout;
             sizeHolder(item.holder, item.figure);
-            window.Plotly.relayout(item.holder, { grid: item.figure.layout.grid, height: item.figure.layout.height });
+            var update = { height: layout.height };
+            if (regrid) { update.grid = layout.grid; }
+            if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
+            window.Plotly.relayout(item.holder, update);
           } else {
             window.Plotly.Plots.resize(item.holder);
           }
