@@ -355,7 +355,7 @@ def test_four_runs_per_query_table_scrolls_in_its_box_without_an_empty_column(br
 
 def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_runs):
     for page_name in ("index.html", RUN_PAGE):
-        visit = Visit(browser, four_runs / page_name, width=1024)
+        visit = Visit(browser, four_runs / page_name, width=720)  # about an A4 page's width
         page = visit.page
         visit.charts(1)
         page.emulate_media(media="print")
@@ -368,8 +368,8 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
               if (o !== 'visible' && (r.right > q.right + 1 || r.left < q.left - 1)) { clipped = true; }
             }
             return [e.textContent.trim(), e.checkVisibility(), r.right <= window.innerWidth + 1 && !clipped];
-        })""", "table.suite-matrix th.name, table.suite td.convention, table.comparison td.verdict, "
-               "table.suite-matrix td.figure")
+        })""", "table.suite-matrix th.name, table.suite td.convention, table.suite td.mono, "
+               "table.comparison td.verdict, table.comparison th, table.suite-matrix td.figure, table.scored th")
         assert shown and all(visible and inside for _, visible, inside in shown), \
             [s for s in shown if not (s[1] and s[2])][:5]
         texts = {text for text, _, _ in shown}

@@ -148,7 +148,7 @@ GRID_COLUMNS = 3
 
 #: A title pinned to the figure's top edge, so a menu placed above the plot (under the title) never
 #: covers it.
-TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10}}
+TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10, "l": 8}}
 
 
 def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
