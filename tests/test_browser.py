@@ -253,8 +253,9 @@ RUN_PAGE = f"run-{FOUR_RUNS[2]}.html"
 CHART_BOXES = """
 Array.from(document.querySelectorAll('.chart')).map(chart => {
   const box = chart.getBoundingClientRect();
-  const drawn = Math.max(box.top, ...Array.from(chart.querySelectorAll('svg.main-svg'))
-    .map(svg => svg.getBoundingClientRect().bottom));
+  const svgs = Array.from(chart.querySelectorAll('svg.main-svg')).map(svg => svg.getBoundingClientRect());
+  const drawn = Math.max(box.top, ...svgs.map(r => r.bottom));
+  const wide = Math.max(box.left, ...svgs.map(r => r.right));
   let node = chart, next = null;
   while (node && !next) {
     let sibling = node.nextElementSibling;
@@ -264,7 +265,8 @@ Array.from(document.querySelectorAll('.chart')).map(chart => {
     next = sibling;
     node = node.parentElement;
   }
-  return {id: chart.id, bottom: box.bottom, drawn: drawn, next: next ? next.getBoundingClientRect().top : null};
+  return {id: chart.id, bottom: box.bottom, drawn: drawn, right: box.right, wide: wide,
+          next: next ? next.getBoundingClientRect().top : null};
 })
 """
 
@@ -285,6 +287,7 @@ def four_runs(tmp_path_factory):
 def _no_overlap(page) -> None:
     for chart in page.evaluate(CHART_BOXES):
         assert chart["drawn"] <= chart["bottom"] + 1, chart  # the figure stays in its box
+        assert chart["wide"] <= chart["right"] + 1, chart  # and fits its width (nothing cut off)
         if chart["next"] is not None:
             assert chart["bottom"] <= chart["next"] + 1, chart  # the box ends before what follows
 
@@ -372,6 +375,12 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
                "table.comparison td.verdict, table.comparison th, table.suite-matrix td.figure, table.scored th")
         assert shown and all(visible and inside for _, visible, inside in shown), \
             [s for s in shown if not (s[1] and s[2])][:5]
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        page.wait_for_timeout(200)
+        widths = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
+                               "[gd.getBoundingClientRect().right, ...Array.from(gd.querySelectorAll('svg.main-svg'))"
+                               ".map(svg => svg.getBoundingClientRect().right)])")
+        assert widths and all(max(w[1:]) <= w[0] + 1 for w in widths), widths  # each chart fits its box on paper
         texts = {text for text, _, _ in shown}
         if page_name == "index.html":
             assert set(FOUR_RUNS) <= texts
@@ -381,8 +390,7 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
             assert FOUR_RUNS[2] in texts
             note = page.locator("p.print-only")
             assert note.is_visible() and "report.json holds all 300" in note.inner_text()
-            page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
-            assert len(visit.rows()) == 300  # on paper, every row
+            assert len(visit.rows()) == 300  # on paper, every row (beforeprint was sent above)
             page.evaluate("window.dispatchEvent(new Event('afterprint'))")
             assert len(visit.rows()) == 50
         page.pdf(path=str(SCREENSHOTS / f"{page_name[:-5]}.pdf")) if SCREENSHOTS.is_dir() else None

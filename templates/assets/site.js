@@ -73,6 +73,7 @@
   }
 
   var drawn = [];
+  var PRINT_WIDTH = 660;  // px: an A4 or Letter page's width between its default margins, less a little
 
   function sizeHolder(holder, figure) {
     // The box is exactly as tall as the figure, before and after any resize: nothing overlaps.
@@ -109,24 +110,33 @@
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
       drawn.push({ holder: holder, figure: figure });
     });
+    // Paper is narrower than most screens, and the print layout comes after the script ran: before
+    // printing each chart is drawn at a width an A4 or Letter page holds, after it fits the screen.
+    window.addEventListener("beforeprint", function () {
+      drawn.forEach(function (item) {
+        window.Plotly.relayout(item.holder, { width: Math.min(item.holder.clientWidth || PRINT_WIDTH, PRINT_WIDTH) });
+      });
+    });
+    window.addEventListener("afterprint", function () {
+      drawn.forEach(function (item) {
+        window.Plotly.relayout(item.holder, { width: item.holder.clientWidth });
+      });
+    });
     var pending = null;
     window.addEventListener("resize", function () {
       if (pending) { window.clearTimeout(pending); }
       pending = window.setTimeout(function () {
         pending = null;
         drawn.forEach(function (item) {
+          // The figure's width and height are set outright from its box: nothing is left to autosize.
           var width = item.holder.clientWidth || window.innerWidth;
           var regrid = fitGrid(item.figure, width), retitle = fitTitle(item.figure, width);
-          if (regrid || retitle) {
-            var layout = item.figure.layout;
-            sizeHolder(item.holder, item.figure);
-            var update = { height: layout.height };
-            if (regrid) { update.grid = layout.grid; }
-            if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
-            window.Plotly.relayout(item.holder, update);
-          } else {
-            window.Plotly.Plots.resize(item.holder);
-          }
+          var layout = item.figure.layout;
+          sizeHolder(item.holder, item.figure);
+          var update = { width: item.holder.clientWidth, height: layout.height };
+          if (regrid) { update.grid = layout.grid; }
+          if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
+          window.Plotly.relayout(item.holder, update);
         });
       }, 60);
     });
