@@ -225,7 +225,9 @@ def analyse(
     found_drift = None
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.
-        found_drift = drift(load_previous(previous), Path(previous).name, summaries)
+        found_drift = drift(
+            load_previous(previous), Path(previous).name, summaries, correction=correction, permutations=permutations
+        )
     return Analysis(
         tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift, primary=lead
     )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
+import math
+import re
 
 import pytest
 
+from ragreport.analysis.drift import label_change
 from ragreport.cli import main
 from ragreport.core.errors import InputError
 
@@ -14,14 +18,32 @@ LATER = "".join(f"q{i} Q0 x{i} 1 2 t\nq{i} Q0 d{i} 2 1 t\n" for i in range(12))
 QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(12))
 
 
+def _plain(page) -> str:
+    """A page's text as a browser shows it: tags dropped (no space put in their place), entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+
+
 def _build(tmp_path, name, run_text, qrels_text, *extra):
     folder = tmp_path / name
     folder.mkdir()
     (folder / "qrels.txt").write_text(qrels_text)
     (folder / "search.trec").write_text(run_text)
     out = folder / "site"
-    assert main(["build", "--qrels", str(folder / "qrels.txt"), str(folder / "search.trec"), "--out", str(out),
-                 "--quiet", *extra]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--qrels",
+                str(folder / "qrels.txt"),
+                str(folder / "search.trec"),
+                "--out",
+                str(out),
+                "--quiet",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -76,8 +98,10 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
     bogus.write_text('{"schema": "other"}')
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.trec").write_text(RUN)
-    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec"),
-                 "--previous", str(bogus)]) == 2
+    assert (
+        main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec"), "--previous", str(bogus)])
+        == 2
+    )
     assert "report.json:1: expected a report.json with schema 'ragreport/1', got 'other'" in capsys.readouterr().err
     from ragreport.reading.previous import load_previous
 
@@ -86,8 +110,9 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
 
 
 def _jsonl(path, queries, name):
-    path.write_text("".join(json.dumps({"id": f"q{i}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i}"]}) + "\n"
-                            for i in queries))
+    path.write_text(
+        "".join(json.dumps({"id": f"q{i}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i}"]}) + "\n" for i in queries)
+    )
     path.with_name(path.stem + ".meta.toml").write_text(f'name = "{name}"\n')
     return path
 
@@ -100,9 +125,139 @@ def test_fingerprints_are_checked_run_by_run(tmp_path):
     y_then = _jsonl(tmp_path / "then" / "y.jsonl", range(6, 12), "y")
     assert main(["build", str(x_then), str(y_then), "--out", str(tmp_path / "then" / "site"), "--quiet"]) == 0
     x_now = _jsonl(tmp_path / "now" / "x.jsonl", range(0, 12), "x")
-    assert main(["build", str(x_now), "--previous", str(tmp_path / "then" / "site" / "report.json"),
-                 "--out", str(tmp_path / "now" / "site"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                str(x_now),
+                "--previous",
+                str(tmp_path / "then" / "site" / "report.json"),
+                "--out",
+                str(tmp_path / "now" / "site"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     drift = json.loads((tmp_path / "now" / "site" / "report.json").read_text())["drift"]
     assert drift["comparable"] is False and drift["rows"] == []
     assert drift["reasons"][0].startswith("for x, the query set differs")
     assert drift["notes"] == ["y was in the previous report and is not in this one."]
+    # x kept its own judgments in the earlier report (they are not the report's union): what changed is named
+    (change,) = drift["changes"]
+    assert change["runs"] == ["x"] and change["queries_added"]["count"] == 6
+    assert change["queries_added"]["first"] == [[q, 1] for q in sorted(f"q{i}" for i in range(6, 12))]
+
+
+def test_a_changed_run_gets_the_comparison_s_verdicts_and_p_values(tmp_path):
+    """RR, AP, nDCG and CP fall on all 12 queries; P, R and Hit do not move. The randomization test
+    is exact (2^12 sign vectors): only the two all-same-sign vectors reach |mean| = 0.5, so
+    p = 2/4096; Holm over the 4 tests in which a score moved gives 4 x 2/4096."""
+    before = _build(tmp_path, "before", RUN, QRELS)
+    after = _build(tmp_path, "after", LATER, QRELS, "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    rows = {r["metric"]: r for r in drift["rows"]}
+    for label in ("RR@10", "AP@10", "nDCG@10", "CP@10"):
+        assert rows[label]["p"] == pytest.approx(2 / 4096)
+        assert rows[label]["p_adjusted"] == pytest.approx(8 / 4096)
+        assert rows[label]["verdict"] == "worse" and rows[label]["changed"] == 12
+    assert rows["nDCG@10"]["delta"] == pytest.approx(1 / math.log2(3) - 1)
+    for label in ("P@10", "R@10", "Hit@10"):
+        assert (rows[label]["p"], rows[label]["p_adjusted"], rows[label]["verdict"]) == (1.0, 1.0, "unclear")
+        assert rows[label]["changed"] == 0 and rows[label]["delta"] == 0.0
+    assert rows["Judged@10"]["p"] is None and rows["Judged@10"]["verdict"] is None  # a diagnostic
+    assert drift["unchanged"] == [] and drift["correction"] == "holm"
+    page = _plain(after / "index.html")
+    assert "corrected (holm) across the 4 tests of this section" in page
+    assert "▼ lower now: band below 0, corrected p below 0.05" in page
+    assert "not tested (a diagnostic)" in page
+    summary = (after / "summary.md").read_text()
+    assert "| search | RR@10 | 1.000 | 0.500 | -0.500 | [-0.500, -0.500] | 0.002 | ▼ lower now" in summary
+
+
+def test_a_run_whose_scores_did_not_move_is_one_line(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS)
+    after = _build(tmp_path, "after", RUN, QRELS, "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    assert drift["comparable"] is True and drift["unchanged"] == ["search"]
+    assert all(r["delta"] == 0.0 and r["changed"] == 0 for r in drift["rows"])
+    source = (after / "index.html").read_text()
+    page = _plain(after / "index.html")
+    assert (
+        "search: unchanged. No query's score moved on any metric (12 queries scored both times); "
+        "nDCG@10 is 1.000, as before." in page
+    )
+    assert "drift-matrix" not in source and "+0.000" not in source and "-0.000" not in source
+    summary = (after / "summary.md").read_text()
+    assert "search: unchanged." in summary and "| search | RR@10 |" not in summary
+
+
+def test_a_relabelled_judgment_is_named(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS)
+    relabelled = QRELS.replace("q0 0 d0 1", "q0 0 d0 2") + "q3 0 x3 1\n"
+    after = _build(tmp_path, "after", RUN, relabelled, "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    (change,) = drift["changes"]
+    assert change["runs"] == ["search"]
+    assert change["regraded"] == {"count": 1, "first": [["q0", "d0", 1, 2]]}
+    assert change["judgments_added"] == {"count": 1, "first": [["q3", "x3", 1]]}
+    assert change["judgments_removed"]["count"] == change["queries_added"]["count"] == 0
+    assert change["queries_removed"]["count"] == 0
+    page = _plain(after / "index.html")
+    assert (
+        "What changed for search: queries 0 added, 0 removed; judgments on the queries judged both times "
+        "1 added (q3/x3 at grade 1), 0 removed, 1 regraded (q0/d0 1 → 2)." in page
+    )
+
+
+def test_a_removed_query_is_named_with_its_judgments(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS)
+    fewer = "".join(line + "\n" for line in QRELS.splitlines()[:-1])
+    after = _build(tmp_path, "after", RUN, fewer, "--previous", str(before / "report.json"))
+    (change,) = json.loads((after / "report.json").read_text())["drift"]["changes"]
+    assert change["queries_removed"] == {"count": 1, "first": [["q11", 1]]}
+    assert change["judgments_removed"]["count"] == 0  # the query's own judgment goes with it
+    assert "queries 0 added, 1 removed (q11 with 1 judgment)" in _plain(after / "index.html")
+
+
+def test_a_report_that_lists_no_judgments_gets_fingerprints_only(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS)
+    old = json.loads((before / "report.json").read_text())
+    del old["judgments"]
+    (before / "report.json").write_text(json.dumps(old))
+    after = _build(
+        tmp_path, "after", RUN, QRELS.replace("q0 0 d0 1", "q0 0 d0 2"), "--previous", str(before / "report.json")
+    )
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    assert drift["changes"] == []
+    assert (
+        "The previous report does not list the judgments of search (it was written by an earlier ragreport)"
+        in _plain(after / "index.html")
+    )
+
+
+def test_runs_whose_sets_changed_alike_are_named_together(tmp_path):
+    folder = tmp_path / "two"
+    folder.mkdir()
+    (folder / "qrels.txt").write_text(QRELS)
+    (folder / "a.trec").write_text(RUN)
+    (folder / "b.trec").write_text(LATER)
+    args = ["build", "--qrels", str(folder / "qrels.txt"), str(folder / "a.trec"), str(folder / "b.trec"), "--quiet"]
+    assert main([*args, "--out", str(folder / "then")]) == 0
+    (folder / "qrels.txt").write_text(QRELS.replace("q5 0 d5 1", "q5 0 d5 3"))
+    assert main([*args, "--out", str(folder / "now"), "--previous", str(folder / "then" / "report.json")]) == 0
+    drift = json.loads((folder / "now" / "report.json").read_text())["drift"]
+    assert len(drift["reasons"]) == 1 and drift["reasons"][0].startswith("for every run (a, b), the label set")
+    (change,) = drift["changes"]
+    assert change["runs"] == ["a", "b"] and change["regraded"]["first"] == [["q5", "d5", 1, 3]]
+    assert "What changed for every run: " in _plain(folder / "now" / "index.html")
+
+
+def test_label_change_on_hand_written_sets():
+    then = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {}}
+    now = {"q1": {"a": 2, "d": 1}, "q3": {}, "q4": {"e": 1, "f": 0}}
+    found = label_change(("r",), then, now)
+    assert found.queries_added == (("q4", 2),) and found.queries_removed == (("q2", 1),)
+    assert found.judgments_added == (("q1", "d", 1),) and found.judgments_removed == (("q1", "b", 0),)
+    assert found.regraded == (("q1", "a", 1, 2),)
+    assert label_change(("r",), now, now).as_dict()["regraded"] == {"count": 0, "first": []}

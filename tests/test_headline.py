@@ -186,7 +186,7 @@ def test_the_sentence_for_each_verdict():
 
 def test_a_sentence_says_when_the_difference_is_over_the_queries_both_scored():
     text = str(say.headline_sentence("a", "b", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95, 12))
-    assert text.startswith("a scores 0.300 R@5 against b's 0.300: +0.000 on the 12 queries both scored (95% band ")
+    assert text.startswith("a scores 0.300 R@5 against b's 0.300: 0.000 on the 12 queries both scored (95% band ")
     summaries = [
         score_and_summarise(judged_run(q, name=n), 2, Conventions(resamples=200))
         for n, q in (("base", BASE), ("new", NEW[:2]))

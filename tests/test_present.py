@@ -17,7 +17,8 @@ from ragreport.output.view import build_view
 def test_one_form_for_each_number():
     assert p_value(0.0004) == "< 0.001" and p_value(0.0123) == "0.012" and p_value(float("nan")) == "n/a"
     assert band(0.1, 0.25) == "[0.100, 0.250]" and band(float("nan"), None) == "[n/a, n/a]"
-    assert signed(0.0) == "+0.000" and signed(None) == "n/a"
+    assert signed(0.0) == "0.000" and signed(-0.0004) == "0.000" and signed(0.0004) == "0.000"
+    assert signed(-0.0006) == "-0.001" and signed(0.0123) == "+0.012" and signed(None) == "n/a"
     assert verdict("band above 0", 0.05, 0.0002) == ("band above 0, but corrected p < 0.001", "band-only")
 
 

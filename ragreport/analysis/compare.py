@@ -122,6 +122,17 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     return (1.0 + count) / (1.0 + total)
 
 
+def verdict_of(low: float, high: float, p_adjusted: float, alpha: float) -> str:
+    """``better``/``worse`` when the band excludes 0 *and* the corrected p is below ``alpha``;
+    ``band above 0``/``band below 0`` when only the band does (a percentile bootstrap band is too
+    narrow on few queries); else ``unclear``."""
+    if not (low > 0 or high < 0):
+        return "unclear"
+    if p_adjusted < alpha:
+        return "better" if low > 0 else "worse"
+    return "band above 0" if low > 0 else "band below 0"
+
+
 @dataclass(frozen=True)
 class QueryPairing:
     """The queries two runs both scored, in id order, and those only one of them scored."""
@@ -181,14 +192,8 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """``better``/``worse`` when the band excludes 0 *and* the corrected p is below alpha;
-        ``band above 0``/``band below 0`` when only the band does (a percentile bootstrap band is
-        too narrow on few queries); else ``unclear``."""
-        if not self.band_excludes_zero:
-            return "unclear"
-        if self.significant:
-            return "better" if self.low > 0 else "worse"
-        return "band above 0" if self.low > 0 else "band below 0"
+        """The verdict rule of :func:`verdict_of`."""
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
 
     def as_dict(self) -> dict:
         out = dict(self.__dict__)

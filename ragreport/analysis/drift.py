@@ -2,21 +2,29 @@
 
 A run of a previous ``report.json`` is comparable with the run of the same name only when its
 query-set and label-set fingerprints both equal the run's now; otherwise the report says which one
-differs and claims no drift for it. For each run found in both at the same K and conventions, every
-metric's figure then and now is shown with the difference; where both reports hold per-query
-scores, the difference gets a paired bootstrap band over the queries scored in both.
+differs, claims no drift for it, and (when the previous report lists its judgments) says what
+changed: queries added and removed, judgments added, removed and regraded.
+
+For each run found in both at the same K and conventions, every suite metric's figure then and now
+is shown with the difference. Where both reports hold per-query scores, the difference is read as
+the comparison with a baseline is (:mod:`ragreport.analysis.compare`): a paired bootstrap band over
+the queries scored both times, a paired randomization test on the metrics of the comparison family,
+p-values corrected together across every run and metric of the drift, and the same verdict rule.
+A run none of whose per-query scores moved is marked ``unchanged``: the reports say so in one line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.catalogue import SUITE
+from ..scoring.catalogue import COMPARED, SUITE
+from .compare import TIE, Correction, adjust, randomization_test, verdict_of
 from .intervals import bootstrap_interval
+from .summary import judgment_map
 
 if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
@@ -24,9 +32,23 @@ if TYPE_CHECKING:  # annotations only
 # Conventions that change figures; confidence, resamples and seed only change bands.
 FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order")
 
+#: How many items of each kind of change report.json lists (the counts are always whole).
+FIRST_FEW = 20
+_CHANGE_FIELDS = ("queries_added", "queries_removed", "judgments_added", "judgments_removed", "regraded")
+
 
 @dataclass(frozen=True)
 class DriftRow:
+    """One metric of one run, then and now.
+
+    ``delta`` is the mean per-query change over the ``queries`` scored both times (or the change of
+    the means when the previous report holds no per-query scores), with its paired bootstrap band
+    ``low``-``high``; ``p`` and ``p_adjusted`` (None for a diagnostic, which is not tested) come from
+    the paired randomization test; ``verdict`` is the comparison's (``better``, ``worse``, ``band
+    above 0``, ``band below 0``, ``unclear``; None without per-query scores); ``changed`` counts the
+    queries whose score moved.
+    """
+
     run: str
     metric: str
     then: float | None
@@ -35,14 +57,55 @@ class DriftRow:
     low: float | None
     high: float | None
     queries: int
+    p: float | None = None
+    p_adjusted: float | None = None
+    verdict: str | None = None
+    changed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
+class LabelChange:
+    """What differs between the query set and label set of ``runs`` then and now (runs whose sets
+    changed alike share one).
+
+    ``queries_added``/``queries_removed`` are ``(query, judgments)`` (sorted by query), with the
+    count of judgments the query brought or took away; ``judgments_added`` and ``judgments_removed``
+    are ``(query, id, grade)`` on the queries judged both times; ``regraded`` is
+    ``(query, id, then, now)``.
+    """
+
+    runs: tuple[str, ...]
+    queries_added: tuple[tuple[str, int], ...]
+    queries_removed: tuple[tuple[str, int], ...]
+    judgments_added: tuple[tuple[str, str, int], ...]
+    judgments_removed: tuple[tuple[str, str, int], ...]
+    regraded: tuple[tuple[str, str, int, int], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        def part(items: tuple) -> dict[str, Any]:
+            return {"count": len(items), "first": [list(i) for i in items[:FIRST_FEW]]}
+
+        return {
+            "runs": list(self.runs),
+            "queries_added": part(self.queries_added),
+            "queries_removed": part(self.queries_removed),
+            "judgments_added": part(self.judgments_added),
+            "judgments_removed": part(self.judgments_removed),
+            "regraded": part(self.regraded),
+        }
+
+
+@dataclass(frozen=True)
 class Drift:
-    """What can be said about drift against one previous report."""
+    """What can be said about drift against one previous report.
+
+    ``unchanged`` names the comparable runs none of whose per-query scores moved; ``changes`` says
+    what differs for each run whose fingerprints do not match, when the previous report lists its
+    judgments (``unlisted`` names the runs for which it does not).
+    """
 
     source: str
     previous_date: str | None
@@ -50,6 +113,14 @@ class Drift:
     reasons: tuple[str, ...]
     notes: tuple[str, ...]
     rows: tuple[DriftRow, ...]
+    unchanged: tuple[str, ...] = ()
+    changes: tuple[LabelChange, ...] = ()
+    unlisted: tuple[str, ...] = ()
+    correction: Correction = Correction.HOLM
+    alpha: float = 0.05
+    tested: int = field(default=0)
+    k: int = 0
+    runs: int = 0  # how many runs this report has
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -58,11 +129,15 @@ class Drift:
             "comparable": self.comparable,
             "reasons": list(self.reasons),
             "notes": list(self.notes),
+            "correction": self.correction.value,
+            "alpha": round(self.alpha, 10),
+            "unchanged": list(self.unchanged),
+            "changes": [c.as_dict() for c in self.changes],
             "rows": [r.as_dict() for r in self.rows],
         }
 
 
-def _per_query(run: dict[str, Any], label: str) -> dict[str, float]:
+def _per_query(run: Mapping[str, Any], label: str) -> dict[str, float]:
     return {q["id"]: q[label] for q in run.get("queries", []) if q.get("scored") and q.get(label) is not None}
 
 
@@ -70,11 +145,65 @@ def _differs(kind: str, then: str, now: str) -> str:
     return f"the {kind} set differs (then {then[:19]}…, now {now[:19]}…)"
 
 
-def drift(previous: dict[str, Any], source: str, summaries: Sequence[RunSummary]) -> Drift:
+def previous_judgments(previous: Mapping[str, Any], run: Mapping[str, Any]) -> dict[str, dict[str, int]] | None:
+    """A previous run's label set as ``{query: {id: grade}}``: its own ``judgments`` when the report
+    kept them per run, else the report's when the run's fingerprints are the report's; None when the
+    report (written by an earlier ragreport) lists no judgments."""
+    own = run.get("judgments")
+    if isinstance(own, dict):
+        return own
+    shared = previous.get("judgments")
+    if isinstance(shared, dict) and run.get("fingerprints") == previous.get("fingerprints"):
+        return shared
+    return None
+
+
+def label_change(
+    runs: tuple[str, ...], then: Mapping[str, Mapping[str, int]], now: Mapping[str, Mapping[str, int]]
+) -> LabelChange:
+    """Queries added and removed (with their judgment counts); judgments added, removed and
+    regraded on the queries judged both times; each sorted by query then id."""
+    added, removed, regraded = [], [], []
+    for q in sorted(set(then) & set(now)):
+        before, after = then[q], now[q]
+        for d in sorted(set(before) | set(after)):
+            if d not in before:
+                added.append((q, d, int(after[d])))
+            elif d not in after:
+                removed.append((q, d, int(before[d])))
+            elif before[d] != after[d]:
+                regraded.append((q, d, int(before[d]), int(after[d])))
+    return LabelChange(
+        runs,
+        tuple((q, len(now[q])) for q in sorted(set(now) - set(then))),
+        tuple((q, len(then[q])) for q in sorted(set(then) - set(now))),
+        tuple(added),
+        tuple(removed),
+        tuple(regraded),
+    )
+
+
+def _runs_phrase(names: Sequence[str], every: int) -> str:
+    if len(names) == every and every > 1:
+        return f"every run ({', '.join(names)})"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def drift(
+    previous: dict[str, Any],
+    source: str,
+    summaries: Sequence[RunSummary],
+    *,
+    correction: Correction = Correction.HOLM,
+    permutations: int = 10_000,
+) -> Drift:
     """Each run against the run of the same name in ``previous``, when both fingerprints match."""
     previous_runs = {r.get("name"): r for r in previous["runs"] if isinstance(r, dict)}
-    reasons, notes, rows = [], [], []
-    comparable = False
+    notes: list[str] = []
+    differing: dict[str, list[str]] = {}
+    changed_alike: dict[tuple, list[str]] = {}
+    unlisted: list[str] = []
+    tested: list[_Tested] = []
     for summary in summaries:
         then = previous_runs.get(summary.name)
         if then is None:
@@ -87,7 +216,14 @@ def drift(previous: dict[str, Any], source: str, summaries: Sequence[RunSummary]
         if prints.get("labels") != summary.label_fingerprint:
             differs.append(_differs("label", str(prints.get("labels")), summary.label_fingerprint))
         if differs:
-            reasons.append(f"for {summary.name}, " + " and ".join(differs))
+            differing.setdefault(" and ".join(differs), []).append(summary.name)
+            listed = previous_judgments(previous, then)
+            if listed is None:
+                unlisted.append(summary.name)
+            else:
+                found = label_change((summary.name,), listed, judgment_map(summary.judged))
+                key = (*(getattr(found, f) for f in _CHANGE_FIELDS),)
+                changed_alike.setdefault(key, []).append(summary.name)
             continue
         if then.get("k") != summary.k:
             notes.append(
@@ -108,39 +244,121 @@ def drift(previous: dict[str, Any], source: str, summaries: Sequence[RunSummary]
                 f"its figures do not compare."
             )
             continue
-        comparable = True
-        rows += _rows(then, summary)
+        tested.append(_differences(then, summary, permutations))
+    # Runs whose sets changed alike (one qrels file for every run) are said once, together.
+    every = len(summaries)
+    reasons = [f"for {_runs_phrase(names, every)}, {what}" for what, names in differing.items()]
+    changes = [LabelChange(tuple(names), *key) for key, names in changed_alike.items()]
     current = {s.name for s in summaries}
     notes += [
         f"{name} was in the previous report and is not in this one." for name in previous_runs if name not in current
     ]
-    return Drift(source, previous.get("date"), comparable, tuple(reasons), tuple(notes), tuple(rows))
+    alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
+    rows = _rows(tested, correction, alpha)
+    compared_at = [SUITE.index(m) for m in COMPARED if m in SUITE]
+    family = sum(int(t.changed[i] > 0) for t in tested if t.queries for i in compared_at)
+    return Drift(
+        source,
+        previous.get("date"),
+        bool(tested),
+        tuple(reasons),
+        tuple(notes),
+        tuple(rows),
+        unchanged=tuple(t.summary.name for t in tested if t.unchanged),
+        changes=tuple(changes),
+        unlisted=tuple(unlisted),
+        correction=correction,
+        alpha=alpha,
+        tested=family,
+        k=summaries[0].k if summaries else 0,
+        runs=len(summaries),
+    )
 
 
-def _rows(then: dict[str, Any], summary: RunSummary) -> list[DriftRow]:
-    """Every metric at K, then and now; the change over the queries scored both times, with its band."""
+@dataclass(frozen=True)
+class _Tested:
+    """One comparable run's figures then and now, before the p-values are corrected together."""
+
+    summary: RunSummary
+    then_means: tuple[float | None, ...]  # per suite metric
+    queries: int
+    delta: np.ndarray  # per suite metric (empty without per-query scores then)
+    low: np.ndarray
+    high: np.ndarray
+    changed: np.ndarray
+    p: np.ndarray  # per compared metric
+    unchanged: bool
+
+
+def _differences(then: Mapping[str, Any], summary: RunSummary, permutations: int) -> _Tested:
+    """The per-query changes of every suite metric over the queries scored both times, with bands
+    and, on the compared metrics, the randomization test."""
     conventions = summary.conventions
-    ids = summary.judged.query_ids.tolist()
-    scored = summary.scores.scored.tolist()
+    labels = [metric.label(summary.k) for metric in SUITE]
+    then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
+    rows = np.flatnonzero(summary.scores.scored)
+    now_ids = summary.judged.query_ids[rows].tolist()
+    before = [_per_query(then, label) for label in labels]
+    common = sorted(set(now_ids).intersection(*(set(b) for b in before))) if before else []
+    if not common:
+        empty = np.zeros(0)
+        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False)
+    position = dict(zip(now_ids, rows.tolist()))
+    picked = np.array([position[q] for q in common], dtype=np.int64)
+    now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in SUITE], axis=1)
+    previous = np.array([[b[q] for b in before] for q in common], dtype=np.float64)
+    differences = now - previous
+    delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
+    tested_columns = [SUITE.index(m) for m in COMPARED if m in SUITE]
+    p = randomization_test(differences[:, tested_columns], permutations, conventions.seed)
+    changed = (np.abs(differences) > TIE).sum(axis=0)
+    scored_then = set(before[0])
+    unchanged = not changed.any() and scored_then == set(now_ids)
+    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged)
+
+
+def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> list[DriftRow]:
+    """The rows of every comparable run, p-values corrected together.
+
+    A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
+    is left out of the family the correction counts (Tarone's argument for tests that cannot reach
+    the level): an unchanged run does not make a changed one's p larger.
+    """
+    compared_at = [SUITE.index(m) for m in COMPARED if m in SUITE]
+    family = [(t, j) for t in tested if t.queries for j, i in enumerate(compared_at) if t.changed[i] > 0]
+    corrected_p = adjust(np.array([t.p[j] for t, j in family]), correction)
+    corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}
     rows = []
-    for metric in SUITE:
-        label = metric.label(summary.k)
-        now = summary.at_k[label].mean
-        then_mean = then.get("metrics", {}).get(label, {}).get("mean")
-        before = _per_query(then, label)
-        current = summary.scores.of(metric, summary.k).tolist()
-        after = {q: v for q, v, s in zip(ids, current, scored) if s}
-        common = sorted(set(before) & set(after))
-        delta: float | None
-        band: tuple[float | None, float | None]
-        if common:
-            differences = np.array([after[q] - before[q] for q in common])
-            mean, low, high = bootstrap_interval(
-                differences, conventions.resamples, conventions.seed, conventions.confidence
+    for t in tested:
+        summary = t.summary
+        for i, metric in enumerate(SUITE):
+            label = metric.label(summary.k)
+            now = summary.at_k[label].mean
+            then_mean = t.then_means[i]
+            if not t.queries:
+                delta = None if then_mean is None else now - then_mean
+                rows.append(DriftRow(summary.name, label, then_mean, now, delta, None, None, 0))
+                continue
+            low, high = float(t.low[i]), float(t.high[i])
+            p = p_adjusted = None
+            if i in compared_at:
+                j = compared_at.index(i)
+                p = float(t.p[j])
+                p_adjusted = corrected.get((id(t), j), 1.0)
+            rows.append(
+                DriftRow(
+                    summary.name,
+                    label,
+                    then_mean,
+                    now,
+                    float(t.delta[i]),
+                    low,
+                    high,
+                    t.queries,
+                    p=p,
+                    p_adjusted=p_adjusted,
+                    verdict=None if p_adjusted is None else verdict_of(low, high, p_adjusted, alpha),
+                    changed=int(t.changed[i]),
+                )
             )
-            delta, band = float(mean[0]), (float(low[0]), float(high[0]))
-        else:
-            delta = None if then_mean is None else now - then_mean
-            band = (None, None)
-        rows.append(DriftRow(summary.name, label, then_mean, now, delta, band[0], band[1], len(common)))
     return rows

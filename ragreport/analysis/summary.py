@@ -91,6 +91,24 @@ def label_lines(judged: JudgedRun) -> list[str]:
     ]
 
 
+def judgment_map(judged: JudgedRun) -> dict[str, dict[str, int]]:
+    """The label set as ``{query: {id: grade}}``, every judged query present (even with no id)."""
+    out: dict[str, dict[str, int]] = {q: {} for q in judged_query_ids(judged)}
+    query_of = judged.query_ids[judged.judgment_query].tolist()
+    for q, d, g in zip(query_of, as_text(judged.judgment_doc_ids), judged.judgment_grades.tolist()):
+        out.setdefault(q, {})[d] = g
+    return out
+
+
+def report_judgments(summaries) -> dict[str, dict[str, int]]:
+    """The union of the runs' label sets, queries and ids in sorted order (what report.json keeps)."""
+    union: dict[str, dict[str, int]] = {}
+    for summary in summaries:
+        for q, grades in judgment_map(summary.judged).items():
+            union.setdefault(q, {}).update(grades)
+    return {q: dict(sorted(union[q].items())) for q in sorted(union)}
+
+
 def report_fingerprints(summaries) -> dict[str, str]:
     """Fingerprints of the whole report: the union of its runs' query sets and label sets."""
     queries = sorted({q for s in summaries for q in judged_query_ids(s.judged)})

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import __version__
 from ..analysis.dates import run_date
-from ..analysis.summary import report_fingerprints
+from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.model import SCHEMA
 from ..scoring.catalogue import SUITE, IntervalMethod
 from . import present as say
@@ -158,19 +158,28 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
     """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
-    and label set, ``primary`` (the metric the report leads with, ``nDCG@10``), ``headline`` (per
+    and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
+    another set keeps its own under its ``judgments``), ``primary`` (the metric the report leads
+    with, ``nDCG@10``), ``headline`` (per
     compared run: its primary figure against the baseline's, the difference with its band, the
     corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
     (how they were made) and ``drift`` (null without ``--previous``).
     """
     runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
+    fingerprints = report_fingerprints(analysis.summaries)
+    for run, summary in zip(runs, analysis.summaries):
+        # A run judged against other labels than the report's union keeps its own (JSONL runs
+        # carry their judgments): a later report's drift then says what changed for it.
+        if run["fingerprints"] != fingerprints:
+            run["judgments"] = {q: dict(sorted(g.items())) for q, g in sorted(judgment_map(summary.judged).items())}
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
     return {
         "schema": SCHEMA,
         "generator": f"ragreport {__version__}",
         "date": max(r["date"] for r in runs),
-        "fingerprints": report_fingerprints(analysis.summaries),
+        "fingerprints": fingerprints,
+        "judgments": report_judgments(analysis.summaries),
         "primary": analysis.primary_label,
         "headline": [{key: _number(value) for key, value in entry.as_dict().items()} for entry in headline(analysis)],
         "runs": runs,

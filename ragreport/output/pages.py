@@ -196,6 +196,15 @@ def drift_context(drift: DriftView) -> dict[str, Any]:
         "notes": [str(t) for t in drift.notes],
         "same_line": str(drift.same_line) if drift.same_line else None,
         "rows": [asdict(r) for r in drift.rows],
+        "changes": list(drift.changes),
+        "method": drift.method,
+        "unchanged": list(drift.unchanged),
+        "metrics": list(drift.metrics),
+        "matrix": [{"run": r.run, "cells": [asdict(c) if c else None for c in r.cells]} for r in drift.matrix],
+        "matrix_caption": drift.matrix_caption,
+        "more": drift.more,
+        "confidence": drift.confidence,
+        "correction": drift.correction,
     }
 
 

@@ -66,8 +66,12 @@ def decimal(value: float | None) -> str:
 
 
 def signed(value: float | None) -> str:
-    """A difference with its sign and three decimals (``+0.012``), or ``n/a``."""
-    return NA if is_missing(value) else f"{value:+.3f}"
+    """A difference with its sign and three decimals (``+0.012``), or ``n/a``; one that rounds
+    to zero is ``0.000`` (never ``-0.000``)."""
+    if is_missing(value):
+        return NA
+    text = f"{value:+.3f}"
+    return "0.000" if text in ("+0.000", "-0.000") else text
 
 
 def p_value(p: float | None) -> str:
@@ -447,6 +451,137 @@ DRIFT_SAME = (
     "For the runs below, the query set and the label set are the same as then (their fingerprints "
     "match), so the change is the run's own."
 )
+
+#: Each drift verdict in words (``{alpha}`` the level, ``{p}`` the corrected p) and its CSS class,
+#: read as the comparison's are: now against then.
+DRIFT_VERDICTS = {
+    "better": ("▲ higher now: band above 0, corrected p below {alpha}", "better"),
+    "worse": ("▼ lower now: band below 0, corrected p below {alpha}", "worse"),
+    "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+    "band below 0": ("band below 0, but corrected p {p}", "band-only"),
+    "unclear": ("no clear change", "unclear"),
+}
+
+#: A drift row with no verdict: a diagnostic (not tested), or no per-query scores then.
+DRIFT_NOT_TESTED = "not tested (a diagnostic)"
+DRIFT_NO_PAIRS = "no per-query scores then: no band"
+
+
+def drift_verdict(name: str | None, alpha_value: float, p_adjusted: float | None, diagnostic: bool) -> tuple[str, str]:
+    """A drift row's verdict in words and its CSS class."""
+    if name is None:
+        return (DRIFT_NOT_TESTED if diagnostic else DRIFT_NO_PAIRS), "unclear"
+    words, css = DRIFT_VERDICTS[name]
+    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
+
+
+def drift_method(confidence: float, correction: str, tests: int) -> str:
+    """How the drift was read."""
+    return (
+        f"Each change is the mean per-query difference (now minus then) over the queries scored both "
+        f"times, with its {percent(confidence)} paired bootstrap band; p comes from a paired randomization "
+        f"test and is corrected ({correction}) across the {count(tests)} tests of this section in which some "
+        f"query's score moved (where none moved, p is 1 and cannot fall below any level). ▲ or ▼: clearly "
+        f"higher or lower now (band off 0 and corrected p below the level), as in the comparison."
+    )
+
+
+def drift_unchanged(run: str, queries: int, metric: str, value: float) -> Text:
+    """A run none of whose per-query scores moved, in one line."""
+    return Text(
+        (
+            Quoted(run),
+            f": unchanged. No query's score moved on any metric ({count(queries)} queries scored both "
+            f"times); {metric} is {decimal(value)}, as before.",
+        )
+    )
+
+
+#: How many items of each kind of change a sentence lists (the count is always whole).
+FIRST_SHOWN = 5
+
+
+def _first(items: Sequence[str], total: int) -> str:
+    shown = ", ".join(items)
+    return f" ({shown}{', …' if total > len(items) else ''})" if items else ""
+
+
+def drift_change(
+    runs: Sequence[str],
+    every: bool,
+    queries_added: tuple[int, Sequence[str]],
+    queries_removed: tuple[int, Sequence[str]],
+    judgments_added: tuple[int, Sequence[str]],
+    judgments_removed: tuple[int, Sequence[str]],
+    regraded: tuple[int, Sequence[str]],
+) -> Text:
+    """What changed in the query set and label set of ``runs`` (``every``: all the report's runs):
+    each kind a (count, first few as written) pair."""
+
+    def part(label: str, counted: tuple[int, Sequence[str]]) -> str:
+        n, first = counted
+        return f"{count(n)} {label}{_first(first, n)}"
+
+    whom: tuple[str, ...] = ("every run",) if every and len(runs) > 1 else _joined(runs)
+    return Text(
+        (
+            "What changed for ",
+            *whom,
+            ": queries "
+            + ", ".join((part("added", queries_added), part("removed", queries_removed)))
+            + "; judgments on the queries judged both times "
+            + ", ".join(
+                (part("added", judgments_added), part("removed", judgments_removed), part("regraded", regraded))
+            )
+            + ".",
+        )
+    )
+
+
+def _joined(names: Sequence[str]) -> tuple[str, ...]:
+    """Run names joined with commas and a final "and", each quoted."""
+    out: list[str] = []
+    for i, name in enumerate(names):
+        if i:
+            out.append(" and " if i == len(names) - 1 else ", ")
+        out.append(Quoted(name))
+    return tuple(out)
+
+
+def query_item(query: str, judgments: int) -> str:
+    """A query added or removed, with its judgments: ``q7 with 30 judgments``."""
+    return f"{query} with {count(judgments)} judgment{'s' if judgments != 1 else ''}"
+
+
+def judgment_item(query: str, doc: str, grade: int) -> str:
+    """A judgment as a change list shows it: ``q7/d12 at grade 2``."""
+    return f"{query}/{doc} at grade {grade}"
+
+
+def regrade_item(query: str, doc: str, then: int, now: int) -> str:
+    """A regraded judgment: ``q7/d12 1 → 2``."""
+    return f"{query}/{doc} {then} → {now}"
+
+
+def drift_unlisted(run: str) -> Text:
+    """A run whose previous label set is not listed (a report from an earlier ragreport)."""
+    return Text(
+        (
+            "The previous report does not list the judgments of ",
+            Quoted(run),
+            " (it was written by an earlier ragreport), so what changed cannot be shown beyond the fingerprints.",
+        )
+    )
+
+
+def drift_matrix_caption(k: int) -> str:
+    return (
+        f"Now minus then at K = {k}, per run and metric. ▲ or ▼: clearly higher or lower now; the "
+        f"full rows, with both figures, are below."
+    )
+
+
+DRIFT_MORE = "Each figure then and now in full: band, p and verdict"
 
 
 # --- Charts -----------------------------------------------------------------------------------------

@@ -65,13 +65,16 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
 
 def _drift_block(drift: DriftView, width: int) -> str:
     text = "\n".join(line for sentence in drift.lines for line in textwrap.wrap(str(sentence), width))
-    if not drift.rows:
+    rows = drift.moved_rows
+    if not rows:
         return text
-    w = max(3, *(len(r.run) for r in drift.rows))
-    lines = [f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} queries paired"]
-    for r in drift.rows:
-        lines.append(f"{r.run:<{w}} {r.metric:<9} {r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.queries}")
-    return text + "\n" + "\n".join(lines)  # the table follows the sentences without a blank line
+    w = max(3, *(len(r.run) for r in rows))
+    lines = [f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} {'p adj':>7}  verdict"]
+    for r in rows:
+        figures = f"{r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.p_adjusted:>7}"
+        lines.append(f"{r.run:<{w}} {r.metric:<9} {figures}  {r.verdict}")
+    method = "\n".join(textwrap.wrap(drift.method, width)) if drift.method else ""
+    return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
 
 
 def table(view: ReportView, width: int = 100) -> str:
@@ -164,16 +167,19 @@ def markdown(view: ReportView) -> str:
     if view.drift is not None:
         for sentence in view.drift.lines:
             lines += ["", sentence.render(_md_user)]
-        if view.drift.rows:
+        if view.drift.moved_rows:
             lines += [
                 "",
-                "| run | metric | then | now | change | band | queries paired |",
-                "|---|---|---:|---:|---:|---|---:|",
+                f"| run | metric | then | now | change | {view.drift.confidence} band | "
+                f"p ({_md_cell(view.drift.correction)}) | verdict |",
+                "|---|---|---:|---:|---:|---|---:|---|",
             ]
-            for d in view.drift.rows:
+            for d in view.drift.moved_rows:
                 lines.append(
-                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | {d.queries} |"
+                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
+                    f"{d.p_adjusted} | {d.verdict} |"
                 )
+            lines += ["", view.drift.method]
     for run in runs:
         lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
         for limit in run.limits:

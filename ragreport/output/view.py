@@ -25,7 +25,7 @@ from ..analysis.dates import run_date
 from ..analysis.status import Status
 from ..core.ids import as_text
 from ..core.model import Choice
-from ..scoring.catalogue import SUITE, IntervalMethod, Metric
+from ..scoring.catalogue import COMPARED, SUITE, IntervalMethod, Metric
 from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
@@ -383,7 +383,8 @@ class ComparisonView:
 
 @dataclass(frozen=True)
 class DriftRowView:
-    """A metric then and now: both figures, the change and its band, the queries paired."""
+    """A metric then and now: both figures, the change with its band and ``bar``, p and corrected p,
+    the queries paired and those whose score moved, the ``verdict`` (words) and its CSS class."""
 
     run: str
     metric: str
@@ -392,6 +393,13 @@ class DriftRowView:
     delta: str
     band: str
     queries: str
+    bar: Bar | None = None
+    aria: str = ""
+    p: str = say.NA
+    p_adjusted: str = say.NA
+    changed: str = "0"
+    verdict: str = ""
+    verdict_class: str = "unclear"
 
 
 @dataclass(frozen=True)
@@ -399,9 +407,12 @@ class DriftView:
     """Drift since a previous report.
 
     ``previous_line`` names the previous report and its date; ``reasons`` say for which runs no
-    drift can be claimed and why; ``notes`` what else a reader must know; ``same_line`` (None
-    when no run is ``comparable``) what the ``rows``, each figure then and now, mean. ``lines``
-    holds those sentences in the order every output shows them.
+    drift can be claimed and why, and ``changes`` what changed in their query and label sets;
+    ``notes`` what else a reader must know; ``same_line`` (None when no run is ``comparable``) what
+    the figures mean and ``method`` how they were read; ``unchanged`` is a line per run none of
+    whose scores moved; ``matrix`` the changed runs' deltas with marks (one column per metric of
+    ``metrics``) and ``rows`` every figure in full. ``lines`` holds the sentences in the order every
+    output shows them.
     """
 
     previous_line: say.Text
@@ -410,10 +421,33 @@ class DriftView:
     notes: tuple[say.Text, ...]
     same_line: say.Text | None
     rows: tuple[DriftRowView, ...]
+    changes: tuple[say.Text, ...] = ()
+    method: str = ""
+    unchanged: tuple[say.Text, ...] = ()
+    metrics: tuple[str, ...] = ()
+    matrix: tuple[DeltaRow, ...] = ()
+    matrix_caption: str = ""
+    more: str = say.DRIFT_MORE
+    confidence: str = ""
+    correction: str = ""
+    unchanged_runs: tuple[str, ...] = ()
+
+    @property
+    def moved_rows(self) -> tuple[DriftRowView, ...]:
+        """The rows of the runs that are not unchanged (the terminal and Markdown tables)."""
+        quiet = set(self.unchanged_runs)
+        return tuple(r for r in self.rows if r.run not in quiet)
 
     @property
     def lines(self) -> tuple[say.Text, ...]:
-        return (self.previous_line, *self.reasons, *self.notes, *((self.same_line,) if self.same_line else ()))
+        return (
+            self.previous_line,
+            *self.reasons,
+            *self.changes,
+            *self.notes,
+            *((self.same_line,) if self.same_line else ()),
+            *self.unchanged,
+        )
 
 
 @dataclass(frozen=True)
@@ -931,18 +965,78 @@ def comparison_view(
     )
 
 
-def drift_view(found: Drift) -> DriftView:
-    rows = tuple(
-        DriftRowView(
-            run=r.run,
-            metric=r.metric,
-            then=say.decimal(r.then),
-            now=say.decimal(r.now),
-            delta=say.signed(r.delta),
-            band=say.NA if r.low is None else say.signed_band(r.low, r.high),
-            queries=say.count(r.queries),
+def _counted(items: tuple, written: Any) -> tuple[int, list[str]]:
+    """A count and the first few items of a change list, each written as the list shows it."""
+    return len(items), [written(*item) for item in items[: say.FIRST_SHOWN]]
+
+
+def drift_view(found: Drift, primary: str) -> DriftView:
+    """The drift section: sentences, one line per unchanged run, the delta matrix of the others
+    and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
+    diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
+    rows_shown = [r for r in found.rows if r.run not in found.unchanged]
+    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not say.is_missing(v)]
+    reach = max(ends, default=0.0) * 1.05 or 1.0
+    rows = []
+    for r in found.rows:
+        words, css = say.drift_verdict(r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics)
+        has_band = r.low is not None and r.high is not None and r.delta is not None
+        rows.append(
+            DriftRowView(
+                run=r.run,
+                metric=r.metric,
+                then=say.decimal(r.then),
+                now=say.decimal(r.now),
+                delta=say.signed(r.delta),
+                band=say.signed_band(r.low, r.high) if has_band else say.NA,
+                queries=say.count(r.queries),
+                bar=_diverging_bar(r.low, r.high, r.delta, reach) if has_band else None,  # type: ignore[arg-type]
+                aria=say.difference_aria(r.delta, r.low, r.high) if has_band else "",  # type: ignore[arg-type]
+                p=say.p_value(r.p),
+                p_adjusted=say.p_value(r.p_adjusted),
+                changed=say.count(r.changed),
+                verdict=words,
+                verdict_class=css,
+            )
         )
-        for r in found.rows
+    shown = [v for v, r in zip(rows, found.rows) if r.run not in found.unchanged]
+    metrics = tuple(dict.fromkeys(r.metric for r in shown))
+    by_run: dict[str, dict[str, DriftRowView]] = {}
+    for v in shown:
+        by_run.setdefault(v.run, {})[v.metric] = v
+    matrix = tuple(
+        DeltaRow(
+            run,
+            tuple(
+                None
+                if cells.get(m) is None
+                else DeltaCell(
+                    cells[m].delta,
+                    say.MARKS_OF_VERDICT.get(cells[m].verdict_class, ""),
+                    cells[m].verdict,
+                    cells[m].verdict_class,
+                )
+                for m in metrics
+            ),
+        )
+        for run, cells in by_run.items()
+    )
+    unchanged = []
+    for name in found.unchanged:
+        lead = next(r for r in found.rows if r.run == name and r.metric == primary) if primary else None
+        first = lead or next(r for r in found.rows if r.run == name)
+        unchanged.append(say.drift_unchanged(name, first.queries, first.metric, first.now))
+    changes = tuple(
+        say.drift_change(
+            c.runs,
+            len(c.runs) == found.runs,
+            _counted(c.queries_added, say.query_item),
+            _counted(c.queries_removed, say.query_item),
+            _counted(c.judgments_added, say.judgment_item),
+            _counted(c.judgments_removed, say.judgment_item),
+            _counted(c.regraded, say.regrade_item),
+        )
+        for c in found.changes
     )
     return DriftView(
         previous_line=say.drift_previous(found.source, found.previous_date),
@@ -951,7 +1045,16 @@ def drift_view(found: Drift) -> DriftView:
         # drift's notes name the user's runs: quoted whole
         notes=tuple(say.Text((say.Quoted(n),)) for n in found.notes),
         same_line=say.Text((say.DRIFT_SAME,)) if found.comparable else None,
-        rows=rows,
+        rows=tuple(rows),
+        changes=changes + tuple(say.drift_unlisted(run) for run in found.unlisted),
+        method=say.drift_method(1.0 - found.alpha, found.correction.value, found.tested) if found.tested else "",
+        unchanged=tuple(unchanged),
+        unchanged_runs=found.unchanged,
+        metrics=metrics,
+        matrix=matrix,
+        matrix_caption=say.drift_matrix_caption(found.k) if matrix else "",
+        confidence=say.percent(1.0 - found.alpha),
+        correction=found.correction.value,
     )
 
 
@@ -1003,7 +1106,7 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
         glossary=_glossary(first.k, confidence),
         comparison=comparison,
-        drift=drift_view(analysis.drift) if analysis.drift is not None else None,
+        drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
     )
 
 
