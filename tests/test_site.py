@@ -66,7 +66,12 @@ def test_run_page_sections_and_per_query_data(sample_site):
 
 
 def test_conventions_section_names_every_switch_and_its_alternative(sample_site):
-    text = read_page(sample_site / "run-sample.html").text
+    """Stated once, on the index; a run page points there."""
+    text = read_page(sample_site / "index.html").text
+    run_page = read_page(sample_site / "run-sample.html")
+    assert "scored under the report's conventions, stated once on the overview" in run_page.text
+    assert any(a.get("href") == "index.html#conventions" for a in run_page.attrs_of("a"))
+    assert "--gain linear" not in run_page.text
     for switch in ("--denominator relevant", "--gain linear", "--missing zero", "--order score",
                    "--confidence 0.95 --resamples 1000 --seed 0"):
         assert switch in text
@@ -352,3 +357,27 @@ def test_runs_on_different_queries_say_so_at_the_top_of_the_comparison(tmp_path,
     text = read_page(out / "index.html").text
     assert ("two and one did not score the same queries: they are compared on the 4 both scored. Left out: 1 scored "
             "only by one (q0), 1 only by two (q5).") in text
+
+
+def test_a_switch_not_at_its_default_is_said_once_and_marked_where_it_changes_a_figure(tmp_path):
+    """--gain exp changes nDCG only: the notice names it, nDCG@5 carries the mark, P@5 does not."""
+    assert main(["build", "--gain", "exp", "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    index = (tmp_path / "site" / "index.html").read_text()
+    text = read_page(tmp_path / "site" / "index.html").text
+    assert "Not the default conventions: --gain exp. The figures these switches change are marked †" in text
+    assert '>nDCG@5<span class="departure" title="Scored under --gain exp (not the default)">†' in index
+    assert ">P@5<span" not in index and ">R@5<span" not in index
+    assert "† not the default" in text  # the conventions section flags the switch
+    run_page = (tmp_path / "site" / "run-sample.html").read_text()
+    assert 'nDCG@5<span class="departure"' in run_page and "Not the default conventions: --gain exp" in run_page
+    assert "nDCG@5† " in (tmp_path / "site" / "summary.md").read_text()
+    # every figure-changing switch changes every metric (missing, no-relevant, order)
+    assert main(["build", "--missing", "skip", "--out", str(tmp_path / "skip"), "--quiet"]) == 0
+    skipped = (tmp_path / "skip" / "index.html").read_text()
+    assert all(f'>{m.label(5)}<span class="departure"' in skipped for m in SUITE)
+
+
+def test_the_defaults_carry_no_mark(sample_site):
+    for page in ("index.html", "run-sample.html"):
+        source = (sample_site / page).read_text()
+        assert 'class="departure"' not in source and "Not the default" not in source

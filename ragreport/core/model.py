@@ -161,6 +161,11 @@ class Conventions:
             ("order", self.order),
         )
 
+    def departures(self) -> tuple[tuple[str, Choice], ...]:
+        """(field name, choice) for every switch not at its default (docs/conventions.md section 13)."""
+        default = dict(Conventions().choices())
+        return tuple((name, choice) for name, choice in self.choices() if choice is not default[name])
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "denominator": self.denominator.value,

@@ -503,5 +503,8 @@ def forest_figure(
         "height": 110 + 36 * len(names),
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
+        # On a phone the page's script moves the run names above their rows (site.js fitRows),
+        # so the names do not take half the width from the axis.
+        "meta": {"labelsAbove": True},
     }
     return {"data": [trace], "layout": layout, "config": CONFIG}

@@ -239,4 +239,6 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "glossary_link": say.GLOSSARY_LINK,
         "comparison": comparison_context(view.comparison) if view.comparison is not None else None,
         "drift": drift_context(view.drift) if view.drift is not None else None,
+        "conventions": asdict(view.conventions) if view.conventions is not None else None,
+        "run_conventions": say.RUN_CONVENTIONS,
     }

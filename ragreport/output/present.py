@@ -185,6 +185,38 @@ def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str
     )
 
 
+#: The conventions, stated once per report.
+CONVENTIONS_TITLE = "Conventions"
+#: The mark beside a figure that a switch not at its default changes.
+DEPARTURE_MARK = "†"
+NOT_DEFAULT = "not the default"
+
+
+def conventions_lede(runs: int) -> str:
+    whom = "Every run of this report is" if runs > 1 else "The run is"
+    return (
+        f"{whom} scored under these conventions. Each says what it does and what the other choice "
+        f"would do; a switch not at its default is flagged, and the figures it changes carry {DEPARTURE_MARK}."
+    )
+
+
+def departure_notice(flags: Sequence[str]) -> str:
+    """The sentence at the top of a report scored with switches not at their defaults."""
+    return (
+        f"Not the default conventions: {', '.join(flags)}. The figures these switches change are marked "
+        f"{DEPARTURE_MARK}; the conventions section says what each does."
+    )
+
+
+def departure_mark_title(flags: Sequence[str]) -> str:
+    """The tooltip of a figure's mark: the switches not at their default that change it."""
+    return f"Scored under {', '.join(flags)} ({NOT_DEFAULT})"
+
+
+#: A run page's pointer to the report's conventions, stated once on the overview.
+RUN_CONVENTIONS = "This run is scored under the report's conventions, stated once on the overview"
+
+
 def switch_name(name: str) -> str:
     """A convention's field name as a heading: ``no_relevant`` -> ``No relevant``."""
     return name.replace("_", " ").capitalize()
@@ -620,7 +652,9 @@ HEADLINE_VERDICTS = {
 HEADLINE_TITLE = "The verdict"
 #: The link from a headline sentence to the figures behind it.
 HEADLINE_DETAILS = "The details"
-FOREST_AXIS_DIFFERENCE = "difference in {metric} from {baseline}"
+#: The forest plot's axis when its rows are differences: short enough for a phone's width (the
+#: chart's title names the baseline).
+FOREST_AXIS_DIFFERENCE = "{metric}, run minus baseline"
 
 
 def headline_verdict(name: str, p_adjusted: float | None) -> str:

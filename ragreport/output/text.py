@@ -18,18 +18,22 @@ if TYPE_CHECKING:
     from .view import ComparisonView, DriftView, ReportView, RunView
 
 
-def _run_block(run: RunView, width: int) -> str:
+def _run_block(run: RunView, width: int, view: ReportView, first: bool = True) -> str:
+    """One run's table; the metrics' conventions are written beside the first run's figures only
+    (every run of a report shares them)."""
     conf = run.confidence
     lines = [f"{run.name}  (K = {run.cutoffs})", *textwrap.wrap(run.counts_line, width), ""]
-    head = f"{'metric':<9} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
+    w = max(9, *(len(_label(row.label, view)) for row in run.metrics))
+    head = f"{'metric':<{w}} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
     indent = len(head)
-    lines.append(head + "convention")
+    lines.append(head + ("convention" if first else "convention: as for the first run"))
     lines.append("-" * min(width, indent + 40))
     wrap_width = max(30, width - indent)
     for row in run.metrics:
         cell = row.cells[0]
-        wrapped = textwrap.wrap(row.convention, wrap_width) or [""]
-        lines.append(f"{row.label:<9} {cell.mean:>5}  {cell.band:<16} {cell.interval:<10} {wrapped[0]}")
+        wrapped = (textwrap.wrap(row.convention, wrap_width) or [""]) if first else [""]
+        figures = f"{cell.mean:>5}  {cell.band:<16} {cell.interval:<10} {wrapped[0]}".rstrip()
+        lines.append(f"{_label(row.label, view):<{w}} {figures}")
         lines.extend(" " * indent + more for more in wrapped[1:])
     if run.measures:
         w = max(9, *(len(m.label) for m in run.measures))
@@ -40,10 +44,25 @@ def _run_block(run: RunView, width: int) -> str:
         ]
         for m in run.measures:
             lines.append(f"{m.label:<{w}} {m.mean:>7}  {m.band:<16} {m.interval:<10} {m.trec_eval or '-'}")
-    lines.append("")
-    for sentence in [*run.convention_text, run.bands_line]:
-        lines.extend(textwrap.wrap(sentence, width, initial_indent="* ", subsequent_indent="  "))
     return "\n".join(lines)
+
+
+def _conventions_block(view: ReportView, width: int) -> str:
+    """The report's conventions, once: each switch's sentence, a departure from the default flagged."""
+    conv = view.conventions
+    if conv is None:
+        return ""
+    lines = [f"{conv.title}:"]
+    for switch in conv.switches:
+        flag = f" [{conv.symbol} {switch.switch}, not the default]" if not switch.default else ""
+        lines.extend(textwrap.wrap(switch.meaning + flag, width, initial_indent="* ", subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def _label(label: str, view: ReportView) -> str:
+    """A metric label with the mark of a switch not at its default, when one changes it."""
+    marked = view.conventions is not None and label in view.conventions.marks
+    return label + (view.conventions.symbol if marked and view.conventions else "")
 
 
 def _comparison_block(cmp: ComparisonView, width: int) -> str:
@@ -82,7 +101,10 @@ def table(view: ReportView, width: int = 100) -> str:
     convention (wrapped); then the comparison and the drift, when the report has them."""
     # The verdict first: the headline, a sentence per compared run (or the single run's).
     headline = "\n".join(line for h in view.headline for line in textwrap.wrap(str(h.sentence), width))
-    blocks = [headline, *(_run_block(run, width) for run in view.runs)]
+    if view.conventions is not None and view.conventions.notice:
+        headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
+    runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
+    blocks = [headline, *runs, _conventions_block(view, width)]
     if view.comparison is not None and view.comparison.rows:
         blocks.append(_comparison_block(view.comparison, width))
     if view.drift is not None:
@@ -117,6 +139,8 @@ def markdown(view: ReportView) -> str:
     first = runs[0]
     conf = first.confidence
     lines: list[str] = [line for h in view.headline for line in (h.sentence.render(_md_user), "")]
+    if view.conventions is not None and view.conventions.notice:
+        lines += [_md_cell(view.conventions.notice), ""]
     if len(runs) == 1:
         lines += [
             f"### {_md_user(first.name)} (K = {first.cutoffs})",
@@ -126,7 +150,8 @@ def markdown(view: ReportView) -> str:
         ]
         for row in first.metrics:
             cell = row.cells[0]
-            lines.append(f"| {row.label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
+            label = _label(row.label, view)
+            lines.append(f"| {label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
     else:
         lines += [
             f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)",
@@ -136,7 +161,7 @@ def markdown(view: ReportView) -> str:
         ]
         for row in view.metric_rows:
             cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
-            lines.append(f"| {row.label} | {cells} | {row.cells[0].interval} |")
+            lines.append(f"| {_label(row.label, view)} | {cells} | {row.cells[0].interval} |")
     for run in runs:
         if run.measures:
             lines += [

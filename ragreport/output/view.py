@@ -24,7 +24,7 @@ from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.status import Status
 from ..core.ids import as_text
-from ..core.model import Choice
+from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, SUITE, IntervalMethod, Metric
 from ..scoring.metrics import FIXED_RULES
 from . import present as say
@@ -103,12 +103,13 @@ class MeasureRow:
 @dataclass(frozen=True)
 class Switch:
     """A convention in force: its ``name``, the ``switch`` that sets it, what it ``meaning``s and
-    the ``alternative`` another choice would give."""
+    the ``alternative`` another choice would give; ``default`` False when it is not the default."""
 
     name: str
     switch: str
     meaning: str
     alternative: str
+    default: bool = True
 
 
 @dataclass(frozen=True)
@@ -483,6 +484,27 @@ class Glossary:
 
 
 @dataclass(frozen=True)
+class ConventionsView:
+    """The report's conventions, stated once (every run of a report shares them).
+
+    ``switches``: every switch with its meaning, a departure from the default flagged; ``rules``:
+    what no switch changes; ``departures``: the switches not at their default; ``notice``: the
+    sentence that says so at the top of the report (empty when every switch is at its default);
+    ``marks``: metric label (``nDCG@10``) -> the tooltip of the mark beside every figure a
+    departure changes.
+    """
+
+    title: str
+    lede: str
+    switches: tuple[Switch, ...]
+    rules: tuple[Rule, ...]
+    departures: tuple[Switch, ...]
+    notice: str
+    marks: dict[str, str]
+    symbol: str = say.DEPARTURE_MARK
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
@@ -515,6 +537,7 @@ class ReportView:
     glossary: Glossary
     comparison: ComparisonView | None
     drift: DriftView | None
+    conventions: ConventionsView | None = None
 
     @property
     def several(self) -> bool:
@@ -785,11 +808,7 @@ def run_view(
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
-    switches = [
-        Switch(say.switch_name(name), say.switch_flag(name, choice.value), choice.meaning, choice.alternative)
-        for name, choice in conv.choices()
-    ]
-    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
+    switches = _switches(conv)
     suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
     is_baseline = baseline is not None and summary.name == baseline
     link = None
@@ -1107,6 +1126,50 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         glossary=_glossary(first.k, confidence),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
+        conventions=conventions_view(summaries),
+    )
+
+
+def _switches(conv: Conventions) -> list[Switch]:
+    """Every switch in force with its meaning, each departure from the default flagged, then the bands."""
+    departed = {name for name, _ in conv.departures()}
+    switches = [
+        Switch(
+            say.switch_name(name),
+            say.switch_flag(name, choice.value),
+            choice.meaning,
+            choice.alternative,
+            default=name not in departed,
+        )
+        for name, choice in conv.choices()
+    ]
+    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
+    return switches
+
+
+def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
+    """The report's conventions, stated once, and the marks beside the figures a departure changes."""
+    first = summaries[0]
+    conv = first.conventions
+    switches = _switches(conv)
+    departures = tuple(s for s in switches if not s.default)
+    flags = [s.switch for s in departures]
+    marks: dict[str, str] = {}
+    for cutoff in first.cutoffs:
+        for metric in SUITE:
+            changed_by = [
+                say.switch_flag(name, choice.value) for name, choice in conv.departures() if metric.changed_by(name)
+            ]
+            if changed_by:
+                marks[metric.label(cutoff)] = say.departure_mark_title(changed_by)
+    return ConventionsView(
+        title=say.CONVENTIONS_TITLE,
+        lede=say.conventions_lede(len(summaries)),
+        switches=tuple(switches),
+        rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
+        departures=departures,
+        notice=say.departure_notice(flags) if flags else "",
+        marks=marks,
     )
 
 
@@ -1137,7 +1200,7 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         [e.low for e in entries],
         [e.high for e in entries],
         title=say.forest_title(metric, baseline),
-        axis=say.FOREST_AXIS_DIFFERENCE.format(metric=metric, baseline=baseline),
+        axis=say.FOREST_AXIS_DIFFERENCE.format(metric=metric),
         difference=True,
     )
 

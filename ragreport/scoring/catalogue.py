@@ -283,7 +283,8 @@ class Metric:
     measures are asked for by name only). ``compared``: in the comparison family (paired test,
     verdict, multiple-comparison correction); a diagnostic is in the suite but not compared.
     ``plain``: what it measures in one sentence a stakeholder reads (the glossary, a header's tooltip).
-    ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only). Entries
+    ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only);
+    ``uses_denominator``: on ``--denominator`` (R or min(R, K)). Entries
     compare by identity and pickle as a reference to the catalogue's entry.
     """
 
@@ -298,6 +299,7 @@ class Metric:
     in_suite: bool = True
     compared: bool = True
     uses_gain: bool = False
+    uses_denominator: bool = False
     trec_eval: tuple[Spelling, ...] = ()
     ir_measures: tuple[Spelling, ...] = ()
     ranx: tuple[Spelling, ...] = ()
@@ -307,6 +309,16 @@ class Metric:
 
     def label(self, k: int) -> str:
         return f"{self.key}@{k}"
+
+    def changed_by(self, switch: str) -> bool:
+        """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
+        the gain and the denominator change the metrics that use them; which queries are averaged
+        (``missing``, ``no_relevant``) and the order of a list (``order``) change every metric."""
+        if switch == "gain":
+            return self.uses_gain
+        if switch == "denominator":
+            return self.uses_denominator
+        return True
 
     def convention(self, k: int, conventions: Conventions) -> str:
         """The sentence the report prints beside the figure at ``k``."""
@@ -384,6 +396,7 @@ RECALL = Metric(
     ir_measures=(Spelling("R"),),
     ranx=(Spelling("recall"),),
     kernel=lambda s: _ratio(s.hits, s.denominator),
+    uses_denominator=True,
     describe=lambda k, c: (
         f"Distinct relevant ids in the top {k} divided by {_denominator_words(c, k)}"
         + (f" (as trec_eval's recall_{k})." if c.denominator is Denominator.RELEVANT else " (trec_eval divides by R).")
@@ -432,6 +445,7 @@ AVERAGE_PRECISION = Metric(
     ir_measures=(Spelling("AP"),),
     ranx=(Spelling("map"),),
     kernel=lambda s: _ratio(s.precision_sum, s.denominator),
+    uses_denominator=True,
     describe=lambda k, c: (
         f"Precision at each rank within {k} that holds a relevant id, summed and divided "
         f"by {_denominator_words(c, k)}; the mean is MAP@{k}"

@@ -55,6 +55,25 @@
     return true;
   }
 
+  // Rows named on the axis (the forest plot) keep their names on a wide screen; on a narrow one each
+  // name moves above its row, so the axis gets the whole width. Returns true when that changed.
+  function fitRows(figure, width, ink) {
+    var meta = figure.layout.meta;
+    if (!meta || !meta.labelsAbove) { return false; }
+    if (!figure.__rows) { figure.__rows = { height: figure.layout.height, narrow: false }; }
+    var narrow = width < 560;
+    if (narrow === figure.__rows.narrow) { return false; }
+    figure.__rows.narrow = narrow;
+    var names = figure.data[0].y;
+    figure.layout.yaxis.showticklabels = !narrow;
+    figure.layout.annotations = narrow ? names.map(function (name) {
+      return { text: name, x: 0, xref: "paper", xanchor: "left", y: name, yref: "y", yshift: 16,
+               showarrow: false, font: { size: 12, color: ink } };
+    }) : [];
+    figure.layout.height = figure.__rows.height + (narrow ? 12 * names.length : 0);
+    return true;
+  }
+
   // Every axis (xaxis, xaxis2, ..., yaxis7), not only the first, takes the page's colours.
   function colourAxes(layout, ink, grid) {
     Object.keys(layout).forEach(function (key) {
@@ -105,6 +124,7 @@
       }
       fitGrid(figure, holder.clientWidth || window.innerWidth);
       fitTitle(figure, holder.clientWidth || window.innerWidth);
+      fitRows(figure, holder.clientWidth || window.innerWidth, ink);
       colourAxes(figure.layout, ink, grid);
       sizeHolder(holder, figure);
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
@@ -131,11 +151,13 @@
           // The figure's width and height are set outright from its box: nothing is left to autosize.
           var width = item.holder.clientWidth || window.innerWidth;
           var regrid = fitGrid(item.figure, width), retitle = fitTitle(item.figure, width);
+          var rerow = fitRows(item.figure, width, ink);
           var layout = item.figure.layout;
           sizeHolder(item.holder, item.figure);
           var update = { width: item.holder.clientWidth, height: layout.height };
           if (regrid) { update.grid = layout.grid; }
           if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
+          if (rerow) { update.annotations = layout.annotations; update["yaxis.showticklabels"] = layout.yaxis.showticklabels; }
           window.Plotly.relayout(item.holder, update);
         });
       }, 60);
