@@ -53,8 +53,8 @@ def browser():
 class Visit:
     """One page opened offline, with its console, requests, dialogs and CSP violations recorded."""
 
-    def __init__(self, browser, path: Path, width: int = 1200, color_scheme: str = "light"):
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, offline=True,
+    def __init__(self, browser, path: Path, width: int = 1200, color_scheme: str = "light", height: int = 900):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, offline=True,
                                            java_script_enabled=True, color_scheme=color_scheme)
         self.context.add_init_script(WATCH_CSP)
         self.page = self.context.new_page()
@@ -320,6 +320,28 @@ def test_four_runs_fit_the_width_before_and_after_a_resize(browser, four_runs, p
         page.wait_for_timeout(400)  # the script's resize settles after 60 ms
         _fits(page)
         _no_overlap(page)
+    visit.assert_clean()
+
+
+#: A laptop's and a tablet's first screen, and a phone's (390 x 844, an iPhone 12 to 15).
+FIRST_SCREENS = {1400: 900, 1024: 900, 390: 844}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_four_runs_verdict_and_forest_plot_on_the_first_screen(browser, four_runs, width):
+    visit = Visit(browser, four_runs / "index.html", width=width, height=FIRST_SCREENS[width])
+    page = visit.page
+    visit.charts(page.locator(".chart").count())
+    page.wait_for_timeout(200)
+    for selector in ("#headline .headline-sentence", "figure.forest .js-plotly-plot", "figure.forest figcaption"):
+        boxes = [page.locator(selector).nth(i).bounding_box() for i in range(page.locator(selector).count())]
+        assert boxes and all(b["y"] + b["height"] <= FIRST_SCREENS[width] for b in boxes), (selector, boxes)
+    sentences = page.locator("#headline .headline-sentence").all_inner_texts()
+    assert len(sentences) == 3 and all(" nDCG@10 against " in t for t in sentences)
+    # Every run name of the forest plot is drawn: on the axis when wide, above its row on a phone.
+    drawn = page.evaluate("Array.from(document.querySelectorAll('figure.forest .ytick text, figure.forest "
+                          ".annotation-text')).map(t => t.textContent)")
+    assert set(FOUR_RUNS[1:]) <= set(drawn), drawn
     visit.assert_clean()
 
 
