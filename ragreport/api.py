@@ -30,6 +30,7 @@ from .analysis.summary import RunSummary, summarise
 from .core.errors import UsageError
 from .core.model import Conventions
 from .output.document import report_document
+from .output.gates import GateResult, GateRules
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_qrels, load_runs
@@ -238,6 +239,17 @@ def document(analysis: Analysis) -> dict:
     return report_document(analysis)
 
 
+def check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
+    """Every gate rule (``--fail-on``, ``--require``, ``--max-drop``) checked on the report document.
+
+    Rules are made with :func:`ragreport.output.gates.parse_rules`; a rule naming a metric or a run
+    the report does not hold raises :class:`~ragreport.core.errors.UsageError`.
+    """
+    from .output.gates import evaluate as evaluate_gates
+
+    return evaluate_gates(document, rules) if rules else ()
+
+
 def build(
     analysis: Analysis,
     *,
@@ -245,13 +257,21 @@ def build(
     single_file: str | Path | None = None,
     title: str | None = None,
     progress: Progress = _quiet,
+    gates: Sequence[GateResult] = (),
+    document: dict | None = None,
 ) -> list[Path]:
-    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``."""
+    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
+
+    ``gates`` (from :func:`check_gates`) are shown on the index, in summary.md and in report.json;
+    ``document`` is the report document when the caller made it already.
+    """
+    from .output.document import with_gates
     from .output.site import prepare, render_single, render_site, write_file, write_site
     from .output.view import build_view
 
     progress("rendering")
-    report = prepare(build_view(analysis, title=title), report_document(analysis))
+    made = with_gates(document if document is not None else report_document(analysis), gates)
+    report = prepare(build_view(analysis, title=title, gates=gates), made)
     outputs = []
     site_files = render_site(report) if out is not None else None
     single = render_single(report) if single_file is not None else None

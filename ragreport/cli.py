@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import threading
@@ -13,13 +14,18 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .analysis.compare import Correction
 from .analysis.result import Analysis
-from .api import DEFAULT_K, SAMPLE_K, analyse, build, evaluate
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate
 from .api import document as report_document
 from .core.errors import RagreportError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from .output.text import markdown, table, trec_lines
+from .output.ci import junit, workflow_errors
+from .output.document import with_gates
+from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules
+from .output.site import write_text_file
+from .output.text import comment, markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
+from .scoring.catalogue import SUITE
 from .scoring.measures import Measure, default_trec_measures, parse_measures, parse_primary, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
@@ -240,7 +246,82 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
+        _add_gate_arguments(command)
     return parser
+
+
+def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    gates = parser.add_argument_group("gates and CI (exit 1 when a gate fails)")
+    gates.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        choices=FAIL_ON,
+        help="worse: fail when a compared run is clearly worse than the baseline (band below 0 and corrected "
+        "p below alpha) on the primary metric, or on each metric of --metrics",
+    )
+    gates.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="fail when a run's lower band bound is under a value: 'nDCG@10>=0.40', one run: "
+        "'bm25:R@100>=0.8', on the mean instead: 'mean:nDCG@10>=0.40'; repeatable",
+    )
+    gates.add_argument(
+        "--max-drop",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="non-inferiority: fail when the paired band's lower bound against the baseline (and against "
+        "--previous) is below minus the drop: 'nDCG@10=0.02'; repeatable",
+    )
+    gates.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per gate check")
+    gates.add_argument(
+        "--comment",
+        metavar="FILE",
+        help="write a pull-request comment (Markdown within GitHub's 65,536 characters, trimmed by whole "
+        "blocks, saying what was left out)",
+    )
+    gates.add_argument(
+        "--no-step-summary",
+        action="store_true",
+        help="do not append the Markdown summary to $GITHUB_STEP_SUMMARY (appended when it is set)",
+    )
+
+
+def _gate_rules(args: argparse.Namespace) -> GateRules:
+    """The gate rules, checked before any run is read."""
+    named = list(parse_measures(args.metrics)) if args.metrics else []
+    rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=[m.label() for m in named] if named else None)
+    cutoffs = args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))
+    check_available(rules, [m.label(c) for c in cutoffs for m in SUITE] + [m.label() for m in named])
+    return rules
+
+
+def _ci_outputs(
+    args: argparse.Namespace, analysis: Analysis, results: tuple[GateResult, ...], *, stdout_is_data: bool
+) -> int:
+    """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status."""
+    view = None
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if (summary_file and not args.no_step_summary) or args.comment:
+        view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
+    if summary_file and not args.no_step_summary and view is not None:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(markdown(view) + "\n")
+    if args.comment and view is not None:
+        write_text_file(args.comment, comment(view), "--comment")
+    if args.junit:
+        write_text_file(args.junit, junit(results), "--junit")
+    if results and (stdout_is_data or args.command == "build"):
+        for result in results:  # one line per rule; the table and Markdown hold them already
+            print(f"ragreport: {result.line}", file=sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        stream = sys.stderr if stdout_is_data else sys.stdout
+        for line in workflow_errors(results):
+            print(line, file=stream)
+    return 1 if failed(results) else 0
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
@@ -337,40 +418,54 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
 
 
 def _build(args: argparse.Namespace) -> int:
+    rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
         analysis = _analyse(args, progress)
+        document = report_document(analysis)
+        results = check_gates(document, rules)
         out = args.out or (None if args.single_file else "site")
-        written = build(analysis, out=out, single_file=args.single_file, title=args.title, progress=progress)
+        written = build(
+            analysis,
+            out=out,
+            single_file=args.single_file,
+            title=args.title,
+            progress=progress,
+            gates=results,
+            document=document,
+        )
     finally:
         progress.close()
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
             print(f"ragreport: wrote {target}", file=sys.stderr)
-    return 0
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
 def _score(args: argparse.Namespace) -> int:
+    rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
         analysis = _analyse(args, progress)
     finally:
         progress.close()
+    document = report_document(analysis)
+    results = check_gates(document, rules)
     if args.format in ("trec", "json"):  # the data contract
-        document = report_document(analysis)
         if args.format == "trec":
             text = trec_lines(document, args.per_query)
         else:
-            text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+            text = json.dumps(with_gates(document, results), ensure_ascii=False, allow_nan=False) + "\n"
     else:  # for people: the view, without what only the site draws
-        view = build_view(analysis, pages=False)
+        view = build_view(analysis, pages=False, gates=results)
         if args.format == "markdown":
             text = markdown(view)
         else:
             text = table(view, width=shutil.get_terminal_size((100, 24)).columns)
     sys.stdout.write(text)
-    return 0
+    sys.stdout.flush()
+    return _ci_outputs(args, analysis, results, stdout_is_data=args.format in ("trec", "json"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
     from ..analysis.summary import RunSummary
+    from .gates import GateResult
 
 
 def _number(value: Any) -> Any:
@@ -164,7 +165,8 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
     compared run: its primary figure against the baseline's, the difference with its band, the
     corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
-    (how they were made) and ``drift`` (null without ``--previous``).
+    (how they were made), ``drift`` (null without ``--previous``) and ``gates`` (the checks of
+    ``--fail-on``, ``--require`` and ``--max-drop``; empty without them).
     """
     runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
     fingerprints = report_fingerprints(analysis.summaries)
@@ -186,4 +188,10 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
         "comparison": comparison_document(analysis.comparison),
         "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
+        "gates": [],
     }
+
+
+def with_gates(document: dict[str, Any], results: Sequence[GateResult]) -> dict[str, Any]:
+    """The document with the gate checks made on it (``gates``: one entry per check)."""
+    return {**document, "gates": [{k: _number(v) for k, v in r.as_dict().items()} for r in results]}

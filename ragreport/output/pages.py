@@ -241,4 +241,5 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "drift": drift_context(view.drift) if view.drift is not None else None,
         "conventions": asdict(view.conventions) if view.conventions is not None else None,
         "run_conventions": say.RUN_CONVENTIONS,
+        "gates": asdict(view.gates) if view.gates is not None else None,
     }

@@ -309,6 +309,10 @@ def write_file(data: bytes, path: str | Path) -> Path:
             f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
             f"--single-file or remove it"
         )
+    return _atomic_write(data, path)
+
+
+def _atomic_write(data: bytes, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -320,3 +324,11 @@ def write_file(data: bytes, path: str | Path) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_text_file(path: str | Path, text: str, option: str) -> Path:
+    """A companion file (``--comment``, ``--junit``) written atomically, UTF-8; a folder is refused."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder; give a file name")
+    return _atomic_write(text.encode("utf-8"), path)

@@ -7,9 +7,11 @@ The words and numbers are the view's (:mod:`ragreport.output.view`, worded by
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..scoring.catalogue import IntervalMethod
+from . import present as say
 
 #: How report.json writes "no band" (a count's figure is a total).
 _NO_BAND = IntervalMethod.NONE.value
@@ -59,6 +61,35 @@ def _conventions_block(view: ReportView, width: int) -> str:
     return "\n".join(lines)
 
 
+def _gates_block(view: ReportView, width: int) -> str:
+    gates = view.gates
+    if gates is None:
+        return ""
+    lines = [f"{gates.title}: {gates.summary}"]
+    for row in gates.rows:
+        where = f"{row.run} {row.metric}: " if row.run else ""
+        lines.extend(textwrap.wrap(f"{row.result}  {row.rule}  {where}{row.figure}", width, subsequent_indent="      "))
+    return "\n".join(lines)
+
+
+def gates_markdown(view: ReportView) -> list[str]:
+    """The gate table in Markdown (the site's, summary.md's, the step summary's and the comment's)."""
+    gates = view.gates
+    if gates is None:
+        return []
+    lines = [
+        f"**{gates.title}.** {_md_cell(gates.summary)}",
+        "",
+        "| " + " | ".join(gates.header) + " |",
+        "|---|---|---|---|---|",
+    ]
+    for row in gates.rows:
+        result = f"**{row.result}**" if row.result == "FAIL" else row.result
+        rule = row.rule.replace("`", "").replace("|", "\\|")
+        lines.append(f"| {result} | `{rule}` | {_md_user(row.run)} | {row.metric} | {_md_user(row.figure)} |")
+    return lines + [""]
+
+
 def _label(label: str, view: ReportView) -> str:
     """A metric label with the mark of a switch not at its default, when one changes it."""
     marked = view.conventions is not None and label in view.conventions.marks
@@ -103,6 +134,8 @@ def table(view: ReportView, width: int = 100) -> str:
     headline = "\n".join(line for h in view.headline for line in textwrap.wrap(str(h.sentence), width))
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
+    if view.gates is not None:
+        headline += "\n\n" + _gates_block(view, width)
     runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
     blocks = [headline, *runs, _conventions_block(view, width)]
     if view.comparison is not None and view.comparison.rows:
@@ -127,22 +160,30 @@ def _md_user(text: str) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
-def markdown(view: ReportView) -> str:
-    """Markdown fit for a pull-request comment or a CI job summary.
+@dataclass(frozen=True)
+class Block:
+    """A part of the Markdown report: ``what`` it holds (for the note of what a trimmed comment left
+    out) and its ``lines``. ``keep`` orders what a trimmed comment drops first (lowest first);
+    ``None`` is never dropped (the headline, the gates)."""
 
-    The headline first (a sentence per compared run, or the single run's). One run: a table of
-    metric, mean, band, interval and convention. Several runs: one table with the runs side by
-    side. Then the comparison and the drift when the report has them, and each run's counts and
-    its honest limits.
-    """
+    what: str
+    keep: int | None
+    lines: tuple[str, ...]
+
+
+def markdown_blocks(view: ReportView) -> list[Block]:
+    """The Markdown report as blocks, in reading order (see :func:`markdown`)."""
     runs = view.runs
     first = runs[0]
     conf = first.confidence
+    blocks: list[Block] = []
     lines: list[str] = [line for h in view.headline for line in (h.sentence.render(_md_user), "")]
     if view.conventions is not None and view.conventions.notice:
         lines += [_md_cell(view.conventions.notice), ""]
+    lines += gates_markdown(view)
+    blocks.append(Block("the headline", None, tuple(lines)))
     if len(runs) == 1:
-        lines += [
+        lines = [
             f"### {_md_user(first.name)} (K = {first.cutoffs})",
             "",
             f"| metric | mean | {conf} band | interval | convention |",
@@ -153,7 +194,7 @@ def markdown(view: ReportView) -> str:
             label = _label(row.label, view)
             lines.append(f"| {label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
     else:
-        lines += [
+        lines = [
             f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)",
             "",
             "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
@@ -162,6 +203,8 @@ def markdown(view: ReportView) -> str:
         for row in view.metric_rows:
             cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
             lines.append(f"| {_label(row.label, view)} | {cells} | {row.cells[0].interval} |")
+    blocks.append(Block("the suite table", 6, tuple(lines)))
+    lines = []
     for run in runs:
         if run.measures:
             lines += [
@@ -173,10 +216,12 @@ def markdown(view: ReportView) -> str:
             ]
             for m in run.measures:
                 lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
-    lines += ["", _md_cell(first.bands_line)]
+    if lines:
+        blocks.append(Block("the measures asked for by name", 3, tuple(lines)))
+    blocks.append(Block("how the bands were made", 4, ("", _md_cell(first.bands_line))))
     cmp = view.comparison
     if cmp is not None and cmp.rows:
-        lines += ["", f"#### {cmp.heading.render(_md_user)}"]
+        lines = ["", f"#### {cmp.heading.render(_md_user)}"]
         lines += [line for note in cmp.notes for line in ("", _md_user(note))]
         lines += [
             "",
@@ -188,8 +233,11 @@ def markdown(view: ReportView) -> str:
                 f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
                 f"{r.p_adjusted} | {r.wtl} | {r.verdict} |"
             )
-        lines += [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
+        blocks.append(Block("the comparison table", 5, tuple(lines)))
+        method = [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
+        blocks.append(Block("how the comparison was made", 2, tuple(method)))
     if view.drift is not None:
+        lines = []
         for sentence in view.drift.lines:
             lines += ["", sentence.render(_md_user)]
         if view.drift.moved_rows:
@@ -205,11 +253,57 @@ def markdown(view: ReportView) -> str:
                     f"{d.p_adjusted} | {d.verdict} |"
                 )
             lines += ["", view.drift.method]
+        blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
+    lines = []
     for run in runs:
         lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
         for limit in run.limits:
             lines.append(f"- **{_md_user(limit.title)}.** {_md_user(limit.text)}")
-    return "\n".join(lines) + "\n"
+    blocks.append(Block("each run's counts and honest limits", 1, tuple(lines)))
+    return blocks
+
+
+def markdown(view: ReportView) -> str:
+    """Markdown fit for a pull-request comment or a CI job summary.
+
+    The headline first (a sentence per compared run, or the single run's), the gates when asked
+    for. One run: a table of metric, mean, band, interval and convention. Several runs: one table
+    with the runs side by side. Then the comparison and the drift when the report has them, and
+    each run's counts and its honest limits.
+    """
+    return "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n"
+
+
+#: GitHub's limit on a comment's body, in characters.
+COMMENT_LIMIT = 65_536
+
+
+def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
+    """The Markdown report as a pull-request comment of at most ``limit`` characters.
+
+    When the whole report is longer, whole blocks are dropped, least needed first (the honest
+    limits, how the comparison was made, the named measures, the drift, the comparison's table,
+    the suite table; never the headline and the gates), never a part of a table, and a last line
+    says what was left out and where it is.
+    """
+    blocks = markdown_blocks(view)
+    left_out: list[str] = []
+
+    def text() -> str:
+        body = "\n".join(line for block in blocks for line in block.lines)
+        note = say.comment_left_out(left_out) if left_out else ""
+        return body + ("\n\n" + note if note else "") + "\n"
+
+    for block in sorted((b for b in blocks if b.keep is not None), key=lambda b: b.keep or 0):
+        if len(text()) <= limit:
+            break
+        blocks.remove(block)
+        left_out.append(block.what)
+    result = text()
+    if len(result) > limit:  # the headline and the gates alone are too long: cut at a line, said so
+        kept = result[: limit - 200].rsplit("\n", 1)[0]
+        result = kept + "\n\n" + say.comment_cut() + "\n"
+    return result
 
 
 def _trec_value(value: float | int | None, is_count: bool) -> str:

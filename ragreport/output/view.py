@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
     from ..analysis.summary import RunSummary
+    from .gates import GateResult
 
 #: The most queries a table of gains or losses lists.
 MOST_MOVERS = 10
@@ -505,6 +506,42 @@ class ConventionsView:
 
 
 @dataclass(frozen=True)
+class GateRow:
+    """One gate check as the tables show it: ``result`` (PASS/FAIL), its CSS ``css``, the rule as
+    given, the run and metric it read and what it read."""
+
+    result: str
+    css: str
+    rule: str
+    run: str
+    metric: str
+    figure: str
+
+
+@dataclass(frozen=True)
+class GatesView:
+    """The gate table (``--fail-on``, ``--require``, ``--max-drop``) and its one-line ``summary``."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[GateRow, ...]
+    summary: str
+    failed: bool
+
+
+def gates_view(results: Sequence[GateResult]) -> GatesView | None:
+    """The gates' table, or None when no rule was asked for."""
+    if not results:
+        return None
+    rows = tuple(
+        GateRow("PASS" if r.passed else "FAIL", "pass" if r.passed else "fail", r.rule, r.run, r.metric, r.figure)
+        for r in results
+    )
+    failed = sum(not r.passed for r in results)
+    return GatesView(say.GATES_TITLE, say.GATES_HEADER, rows, say.gates_summary(failed, len(results)), failed > 0)
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
@@ -538,6 +575,7 @@ class ReportView:
     comparison: ComparisonView | None
     drift: DriftView | None
     conventions: ConventionsView | None = None
+    gates: GatesView | None = None
 
     @property
     def several(self) -> bool:
@@ -1077,7 +1115,9 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     )
 
 
-def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = True) -> ReportView:
+def build_view(
+    analysis: Analysis, *, title: str | None = None, pages: bool = True, gates: Sequence[GateResult] = ()
+) -> ReportView:
     """Everything the site, the terminal table and the Markdown show, for every run.
 
     ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
@@ -1127,6 +1167,7 @@ def build_view(analysis: Analysis, *, title: str | None = None, pages: bool = Tr
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
+        gates=gates_view(gates),
     )
 
 

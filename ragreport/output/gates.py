@@ -1,0 +1,308 @@
+"""Gates: rules a report must pass, read from its document, so a CI job can fail on them.
+
+Three kinds of rule, each read from the figures ``report.json`` holds (so ``build``, ``score`` and a
+re-render of a stored report decide alike):
+
+- ``--fail-on worse``: fails when a compared run is clearly worse than the baseline (band below 0
+  *and* corrected p below alpha: the comparison's ``worse`` verdict) on a gated metric: the primary
+  metric, or every metric of ``--metrics`` that the comparison holds.
+- ``--require "nDCG@10>=0.40"``: fails when a run's **lower band bound** is under the threshold
+  (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
+  gates the mean instead of the band, which the line says.
+- ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
+  difference, against the baseline and against ``--previous``, is below ``-0.02``.
+
+A rule that names a metric the report does not hold, or a run it does not have, is a usage error
+(exit 2), not a failed gate: a gate that cannot be read must not pass in silence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import UsageError
+from ..scoring.measures import parse_measure
+from . import present as say
+
+#: The outcomes ``--fail-on`` knows.
+FAIL_ON = ("worse",)
+
+_REQUIRE = re.compile(r"^(?P<left>[^<>=]+?)\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")
+_MAX_DROP = re.compile(r"^(?P<left>[^<>=]+?)\s*=\s*(?P<value>\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean."""
+
+    text: str
+    metric: str
+    op: str
+    threshold: float
+    run: str | None = None
+    on_mean: bool = False
+
+
+@dataclass(frozen=True)
+class MaxDrop:
+    """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``."""
+
+    text: str
+    metric: str
+    drop: float
+    run: str | None = None
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """Every rule asked for. ``gated`` names the metrics ``--fail-on`` reads (None: the primary)."""
+
+    fail_on: tuple[str, ...] = ()
+    require: tuple[Requirement, ...] = ()
+    max_drop: tuple[MaxDrop, ...] = ()
+    gated: tuple[str, ...] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.fail_on or self.require or self.max_drop)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One line of the gate table: the ``rule`` as given, what it read (``run``, ``metric``,
+    ``figure`` in words and ``value``), and whether it ``passed``."""
+
+    kind: str
+    rule: str
+    run: str
+    metric: str
+    figure: str
+    value: float | None
+    threshold: float | None
+    passed: bool
+    line: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _number(text: str, rule: str, option: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{option} {rule!r}: expected a number after the operator, got {text!r}") from None
+    if not math.isfinite(value):
+        raise UsageError(f"{option} {rule!r}: expected a finite number, got {text!r}")
+    return value
+
+
+def _metric_label(text: str, rule: str, option: str) -> str:
+    try:
+        measure = parse_measure(text.strip())
+    except UsageError as exc:
+        raise UsageError(f"{option} {rule!r}: {exc}") from None
+    return measure.label()
+
+
+def _split_run(left: str) -> tuple[str | None, str]:
+    """``RUN:METRIC`` -> (RUN, METRIC); metric names hold no colon, run names may."""
+    if ":" not in left:
+        return None, left
+    run, metric = left.rsplit(":", 1)
+    return run, metric
+
+
+def parse_requirement(text: str) -> Requirement:
+    """``nDCG@10>=0.40``, ``bm25:R@100>=0.8``, ``mean:nDCG@10>=0.40`` (``>``, ``<=``, ``<`` too)."""
+    found = _REQUIRE.match(text)
+    if found is None:
+        raise UsageError(
+            f"--require {text!r}: expected [mean:][RUN:]METRIC>=VALUE, as in nDCG@10>=0.40 or bm25:R@100>=0.8"
+        )
+    left = found["left"].strip()
+    on_mean = left.startswith("mean:")
+    if on_mean:
+        left = left[len("mean:") :]
+    run, metric = _split_run(left)
+    return Requirement(
+        text=text,
+        metric=_metric_label(metric, text, "--require"),
+        op=found["op"],
+        threshold=_number(found["value"], text, "--require"),
+        run=run,
+        on_mean=on_mean,
+    )
+
+
+def parse_max_drop(text: str) -> MaxDrop:
+    """``nDCG@10=0.02`` or ``bm25:nDCG@10=0.02``: the largest drop the band may allow."""
+    found = _MAX_DROP.match(text)
+    if found is None:
+        raise UsageError(f"--max-drop {text!r}: expected [RUN:]METRIC=DROP, as in nDCG@10=0.02")
+    run, metric = _split_run(found["left"].strip())
+    drop = _number(found["value"], text, "--max-drop")
+    if drop < 0:
+        raise UsageError(f"--max-drop {text!r}: expected a drop of 0 or more (0.02 allows the band to reach -0.02)")
+    return MaxDrop(text=text, metric=_metric_label(metric, text, "--max-drop"), drop=drop, run=run)
+
+
+def parse_rules(
+    fail_on: Sequence[str] = (),
+    require: Sequence[str] = (),
+    max_drop: Sequence[str] = (),
+    gated: Sequence[str] | None = None,
+) -> GateRules:
+    """Every rule from its command-line text, checked before any run is read; ``gated`` are the
+    labels (``nDCG@10``) of the metrics ``--fail-on`` reads, None for the primary metric."""
+    for outcome in fail_on:
+        if outcome not in FAIL_ON:
+            raise UsageError(f"--fail-on {outcome!r}: expected one of {', '.join(FAIL_ON)}")
+    labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
+    return GateRules(
+        fail_on=tuple(dict.fromkeys(fail_on)),
+        require=tuple(parse_requirement(t) for t in require),
+        max_drop=tuple(parse_max_drop(t) for t in max_drop),
+        gated=labels,
+    )
+
+
+def check_available(rules: GateRules, labels: Sequence[str]) -> None:
+    """Refuse, before any run is read, a rule on a metric the report will not hold (``labels``:
+    every suite metric at every cutoff asked for, and every measure named)."""
+    held = set(labels)
+    asked = [("--require", r.text, r.metric) for r in rules.require]
+    asked += [("--max-drop", d.text, d.metric) for d in rules.max_drop]
+    for option, text, metric in asked:
+        if metric not in held:
+            raise UsageError(
+                f"{option} {text!r}: the report will hold no {metric}; add its cutoff to -k or name it with --metrics"
+            )
+
+
+def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: str) -> list[Mapping[str, Any]]:
+    runs = document["runs"]
+    if run is None:
+        return list(runs)
+    chosen = [r for r in runs if r["name"] == run]
+    if not chosen:
+        names = ", ".join(repr(r["name"]) for r in runs)
+        raise UsageError(f"{option} {rule!r} names no run of the report; the runs are {names}")
+    return chosen
+
+
+def _figure(run: Mapping[str, Any], label: str, rule: str, option: str) -> Mapping[str, Any]:
+    figure = run.get("metrics", {}).get(label) or run.get("measures", {}).get(label)
+    if figure is None:
+        held = ", ".join(run.get("metrics", {})) or "none"
+        raise UsageError(
+            f"{option} {rule!r}: the report holds no {label} (it holds {held}); add its cutoff to -k "
+            f"or name it with --metrics"
+        )
+    return figure
+
+
+def _passes(value: float | None, op: str, threshold: float) -> bool:
+    if value is None or not math.isfinite(value):
+        return False  # a figure that could not be taken passes no gate
+    return {">=": value >= threshold, ">": value > threshold, "<=": value <= threshold, "<": value < threshold}[op]
+
+
+def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
+    """Every rule against the report document (``report.json``), one result per run and metric read."""
+    results: list[GateResult] = []
+    comparisons = document.get("comparisons") or []
+    baseline = (document.get("comparison") or {}).get("baseline")
+    if "worse" in rules.fail_on:
+        gated = rules.gated or (document["primary"],)
+        read = [c for c in comparisons if c["metric"] in gated]
+        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
+        if comparisons and missing and rules.gated:
+            raise UsageError(f"--fail-on worse: the comparison holds no {', '.join(missing)}")
+        for c in read:
+            passed = c["verdict"] != "worse"
+            results.append(
+                GateResult(
+                    kind="fail-on",
+                    rule="fail-on worse",
+                    run=c["run"],
+                    metric=c["metric"],
+                    figure=say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"]),
+                    value=c["delta"],
+                    threshold=None,
+                    passed=passed,
+                    line="",
+                )
+            )
+        if not comparisons:  # one run: nothing can be worse than a baseline, and the table says so
+            results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
+    for rule in rules.require:
+        for run in _runs(document, rule.run, rule.text, "--require"):
+            figure = _figure(run, rule.metric, rule.text, "--require")
+            if rule.on_mean:
+                value, read_as = figure.get("mean"), "mean"
+            else:
+                bound = "low" if rule.op in (">=", ">") else "high"
+                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
+                if value is None:  # a figure without a band (a count) is read at its mean, said so
+                    value, read_as = figure.get("mean"), "mean (no band)"
+            passed = _passes(value, rule.op, rule.threshold)
+            results.append(
+                GateResult(
+                    kind="require",
+                    rule=f"require {rule.text}",
+                    run=run["name"],
+                    metric=rule.metric,
+                    figure=say.gate_bound_figure(read_as, value, figure.get("mean")),
+                    value=value,
+                    threshold=rule.threshold,
+                    passed=passed,
+                    line="",
+                )
+            )
+    drift_rows = ((document.get("drift") or {}).get("rows")) or []
+    for drop in rules.max_drop:
+        against = [
+            (c["run"], baseline, c["low"], c["delta"], c["high"])
+            for c in comparisons
+            if c["metric"] == drop.metric and (drop.run is None or c["run"] == drop.run)
+        ]
+        against += [
+            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"])
+            for d in drift_rows
+            if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
+        ]
+        if drop.run is not None:
+            _runs(document, drop.run, drop.text, "--max-drop")
+        if not against:
+            raise UsageError(
+                f"--max-drop {drop.text!r}: the report holds no paired difference on {drop.metric} "
+                f"(it needs two runs, or --previous)"
+            )
+        for run, other, low, delta, high in against:
+            passed = _passes(low, ">=", -drop.drop)
+            results.append(
+                GateResult(
+                    kind="max-drop",
+                    rule=f"max-drop {drop.text}",
+                    run=run,
+                    metric=drop.metric,
+                    figure=say.gate_drop_figure(other, low, delta, high),
+                    value=low,
+                    threshold=-drop.drop,
+                    passed=passed,
+                    line="",
+                )
+            )
+    return tuple(_with_line(r) for r in results)
+
+
+def _with_line(result: GateResult) -> GateResult:
+    line = say.gate_result_line(result.passed, result.rule, result.run, result.metric, result.figure)
+    return GateResult(**{**result.__dict__, "line": line})
+
+
+def failed(results: Sequence[GateResult]) -> tuple[GateResult, ...]:
+    return tuple(r for r in results if not r.passed)

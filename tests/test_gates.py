@@ -1,0 +1,141 @@
+"""Gate rules, parsed and checked on hand-written report documents (figures written out)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragreport.core.errors import UsageError
+from ragreport.output.gates import (
+    check_available,
+    evaluate,
+    failed,
+    parse_max_drop,
+    parse_requirement,
+    parse_rules,
+)
+
+
+def _figure(mean, low, high):
+    return {"mean": mean, "low": low, "high": high, "interval": "bootstrap"}
+
+
+def _comparison(run, metric, delta, low, high, p_adjusted, verdict):
+    return {"baseline": "bm25", "run": run, "metric": metric, "delta": delta, "low": low, "high": high,
+            "p_adjusted": p_adjusted, "verdict": verdict}
+
+
+DOCUMENT = {
+    "primary": "nDCG@10",
+    "runs": [
+        {"name": "bm25", "metrics": {"nDCG@10": _figure(0.41, 0.38, 0.44), "R@10": _figure(0.70, 0.66, 0.74)},
+         "measures": {"R@100": _figure(0.85, 0.81, 0.88), "NumRet": {"mean": 900, "low": None, "high": None}}},
+        {"name": "dense", "metrics": {"nDCG@10": _figure(0.45, 0.41, 0.49), "R@10": _figure(0.72, 0.69, 0.75)},
+         "measures": {"R@100": _figure(0.79, 0.75, 0.83)}},
+        {"name": "splade", "metrics": {"nDCG@10": _figure(0.36, 0.33, 0.39), "R@10": _figure(0.60, 0.56, 0.64)},
+         "measures": {}},
+    ],
+    "comparison": {"baseline": "bm25"},
+    "comparisons": [
+        _comparison("dense", "nDCG@10", 0.04, 0.01, 0.07, 0.01, "better"),
+        _comparison("dense", "R@10", 0.02, -0.015, 0.05, 0.3, "unclear"),
+        _comparison("splade", "nDCG@10", -0.05, -0.08, -0.02, 0.002, "worse"),
+        _comparison("splade", "R@10", -0.10, -0.14, -0.06, 0.001, "worse"),
+    ],
+    "drift": None,
+}
+
+
+def test_requirements_parse_run_mean_and_operator():
+    plain = parse_requirement("nDCG@10>=0.40")
+    assert (plain.metric, plain.op, plain.threshold, plain.run, plain.on_mean) == ("nDCG@10", ">=", 0.40, None, False)
+    one = parse_requirement("bm25:R@100>=0.8")
+    assert (one.metric, one.run) == ("R@100", "bm25")
+    mean = parse_requirement("mean:ndcg_cut_10 > 0.4")  # trec_eval's spelling, spaces around the operator
+    assert (mean.metric, mean.op, mean.on_mean, mean.run) == ("nDCG@10", ">", True, None)
+    named = parse_requirement("mean:my:run:P@5<=0.9")  # run names may hold a colon; metric names do not
+    assert (named.run, named.metric, named.op) == ("my:run", "P@5", "<=")
+    drop = parse_max_drop("dense:nDCG@10=0.02")
+    assert (drop.run, drop.metric, drop.drop) == ("dense", "nDCG@10", 0.02)
+
+
+@pytest.mark.parametrize(("make", "text", "message"), [
+    (parse_requirement, "nDCG@10=0.4", "expected [mean:][RUN:]METRIC>=VALUE"),
+    (parse_requirement, "nDCG@10>=nan", "expected a finite number"),
+    (parse_requirement, "bogus@10>=0.4", "--require 'bogus@10>=0.4'"),
+    (parse_requirement, "R>=0.4", "needs a cutoff, such as R@10"),
+    (parse_max_drop, "nDCG@10>=0.02", "expected [RUN:]METRIC=DROP"),
+    (parse_max_drop, "nDCG@10=-0.02", "expected a drop of 0 or more"),
+])
+def test_bad_rules_are_one_line_usage_errors(make, text, message):
+    with pytest.raises(UsageError, match=None) as caught:
+        make(text)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_fail_on_worse_reads_the_primary_metric_only_by_default():
+    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse"]))
+    assert [(r.run, r.metric, r.passed) for r in results] == [("dense", "nDCG@10", True), ("splade", "nDCG@10", False)]
+    assert results[1].line.startswith("FAIL  fail-on worse  splade nDCG@10: clearly worse: -0.050, band -0.080 to")
+
+
+def test_fail_on_worse_reads_every_metric_of_metrics():
+    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse"], gated=["R@10"]))
+    assert [(r.run, r.metric, r.passed) for r in results] == [("dense", "R@10", True), ("splade", "R@10", False)]
+
+
+def test_a_band_only_result_is_not_worse():
+    document = dict(DOCUMENT, comparisons=[_comparison("splade", "nDCG@10", -0.05, -0.08, -0.02, 0.2, "band below 0")])
+    assert not failed(evaluate(document, parse_rules(fail_on=["worse"])))
+
+
+def test_require_reads_the_lower_band_bound_and_mean_when_asked():
+    results = evaluate(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
+    # lower bounds 0.38, 0.41, 0.33: only dense passes, though bm25's mean 0.41 is above 0.40
+    assert [(r.run, r.value, r.passed) for r in results] == [("bm25", 0.38, False), ("dense", 0.41, True),
+                                                            ("splade", 0.33, False)]
+    assert results[0].figure == "lower band bound 0.380 (mean 0.410)"
+    on_mean = evaluate(DOCUMENT, parse_rules(require=["mean:nDCG@10>=0.40"]))
+    assert [(r.run, r.passed) for r in on_mean] == [("bm25", True), ("dense", True), ("splade", False)]
+    assert on_mean[0].figure == "mean 0.410" and on_mean[0].rule == "require mean:nDCG@10>=0.40"
+    upper = evaluate(DOCUMENT, parse_rules(require=["splade:nDCG@10<=0.38"]))  # <= reads the upper bound 0.39
+    assert [(r.run, r.value, r.passed) for r in upper] == [("splade", 0.39, False)]
+
+
+def test_require_on_a_named_measure_and_on_a_count():
+    results = evaluate(DOCUMENT, parse_rules(require=["bm25:R@100>=0.8", "bm25:num_ret>=1000"]))
+    assert [(r.metric, r.value, r.passed) for r in results] == [("R@100", 0.81, True), ("NumRet", 900, False)]
+    assert results[1].figure == "mean (no band) 900.000"
+
+
+def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_report():
+    results = evaluate(DOCUMENT, parse_rules(max_drop=["R@10=0.02"]))
+    # lower bounds -0.015 (dense: within 0.02) and -0.14 (splade: beyond)
+    assert [(r.run, r.value, r.threshold, r.passed) for r in results] == [("dense", -0.015, -0.02, True),
+                                                                          ("splade", -0.14, -0.02, False)]
+    drifted = dict(DOCUMENT, comparisons=[], comparison=None, drift={"rows": [
+        {"run": "bm25", "metric": "nDCG@10", "low": -0.03, "delta": -0.01, "high": 0.01},
+        {"run": "bm25", "metric": "R@10", "low": None, "delta": 0.0, "high": None},
+    ]})
+    (against_then,) = evaluate(drifted, parse_rules(max_drop=["nDCG@10=0.02"]))
+    assert (against_then.run, against_then.passed) == ("bm25", False)
+    assert "against the previous report: band -0.030 to +0.010" in against_then.figure
+
+
+def test_a_rule_the_report_cannot_answer_is_a_usage_error_not_a_pass():
+    with pytest.raises(UsageError, match="names no run of the report"):
+        evaluate(DOCUMENT, parse_rules(require=["nope:nDCG@10>=0.1"]))
+    with pytest.raises(UsageError, match="holds no P@5"):
+        evaluate(DOCUMENT, parse_rules(require=["P@5>=0.1"]))
+    single = dict(DOCUMENT, comparisons=[], comparison=None)
+    with pytest.raises(UsageError, match="needs two runs, or --previous"):
+        evaluate(single, parse_rules(max_drop=["nDCG@10=0.02"]))
+    with pytest.raises(UsageError, match="--fail-on 'better'"):
+        parse_rules(fail_on=["better"])
+    with pytest.raises(UsageError, match="will hold no nDCG@20"):
+        check_available(parse_rules(require=["nDCG@20>=0.4"]), ["nDCG@10"])
+
+
+def test_one_run_fails_no_worse_gate_and_says_why():
+    single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
+    (result,) = evaluate(single, parse_rules(fail_on=["worse"]))
+    assert result.passed and "no baseline to be worse than" in result.line

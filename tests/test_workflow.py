@@ -1,0 +1,202 @@
+"""Gates and CI outputs end to end: exit statuses, the step summary, workflow commands, JUnit, the
+pull-request comment, and the example GitHub Actions workflow run command by command."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from ragreport.cli import main
+from ragreport.output.text import COMMENT_LIMIT
+
+ROOT = Path(__file__).resolve().parents[1]
+QRELS = "".join(f"q{i} 0 d{i} 1\nq{i} 0 e{i} 1\n" for i in range(30))
+GOOD = "".join(f"q{i} Q0 d{i} 1 3 good\nq{i} Q0 e{i} 2 2 good\nq{i} Q0 x{i} 3 1 good\n" for i in range(30))
+# the relevant ids a rank lower on every query: clearly worse than GOOD
+WORSE = "".join(f"q{i} Q0 x{i} 1 3 worse\nq{i} Q0 d{i} 2 2 worse\nq{i} Q0 e{i} 3 1 worse\n" for i in range(30))
+
+
+@pytest.fixture
+def inputs(tmp_path, monkeypatch):
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "good.trec").write_text(GOOD)
+    (tmp_path / "worse.trec").write_text(WORSE)
+    return tmp_path
+
+
+def _args(folder, *extra):
+    return ["--qrels", str(folder / "qrels.txt"), str(folder / "good.trec"), str(folder / "worse.trec"),
+            "--resamples", "200", "--quiet", *extra]
+
+
+def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_input(inputs, capsys):
+    out = inputs / "site"
+    assert main(["build", *_args(inputs, "--require", "good:nDCG@10>=0.9", "--out", str(out))]) == 0
+    assert "PASS  require good:nDCG@10>=0.9  good nDCG@10: lower band bound 1.000" in capsys.readouterr().err
+    assert main(["build", *_args(inputs, "--fail-on", "worse", "--out", str(out))]) == 1
+    err = capsys.readouterr().err
+    assert "ragreport: FAIL  fail-on worse  worse nDCG@10: clearly worse: " in err
+    index = (out / "index.html").read_text()  # the site is written all the same: it shows why
+    assert '<section id="gates"' in index and "1 of 1 gate checks failed" in index
+    report = json.loads((out / "report.json").read_text())
+    assert [(g["rule"], g["run"], g["passed"]) for g in report["gates"]] == [("fail-on worse", "worse", False)]
+    assert "| **FAIL** | `fail-on worse` | worse | nDCG@10 |" in (out / "summary.md").read_text()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert main(["build", *_args(inputs, "--require", "nDCG@10>=x", "--out", str(out))]) == 2
+    assert "expected a number after the operator, got 'x'" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing touched
+
+
+def test_score_prints_the_gates_and_keeps_json_clean(inputs, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(["score", *_args(inputs, "--max-drop", "nDCG@10=0.05", "--format", "json")]) == 1
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)  # stdout stays one JSON document
+    (gate,) = document["gates"]
+    assert gate["rule"] == "max-drop nDCG@10=0.05" and gate["passed"] is False and gate["threshold"] == -0.05
+    assert "::error title=ragreport gate max-drop nDCG@10=0.05::FAIL  max-drop nDCG@10=0.05  worse nDCG@10" \
+        in captured.err
+    assert main(["score", *_args(inputs, "--max-drop", "nDCG@10=0.05")]) == 1
+    table = capsys.readouterr().out
+    assert "Gates: 1 of 1 gate checks failed: the command exits with status 1." in table
+    assert "::error title=ragreport gate" in table  # GitHub reads workflow commands from stdout
+
+
+def test_step_summary_is_appended_unless_turned_off(inputs, capsys, monkeypatch):
+    summary = inputs / "summary.md"
+    summary.write_text("# earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["build", *_args(inputs, "--fail-on", "worse", "--out", str(inputs / "site"))]) == 1
+    text = summary.read_text()
+    assert text.startswith("# earlier step\n") and "clearly worse" in text
+    assert "| **FAIL** | `fail-on worse` | worse | nDCG@10 |" in text
+    assert main(["build", *_args(inputs, "--out", str(inputs / "site"), "--no-step-summary")]) == 0
+    assert summary.read_text() == text
+
+
+def test_junit_file_holds_one_case_per_check(inputs):
+    target = inputs / "out" / "gates.xml"
+    assert main(["score", *_args(inputs, "--fail-on", "worse", "--require", "nDCG@10>=0.5",
+                                 "--junit", str(target))]) == 1
+    suite = ET.parse(target).getroot()[0]
+    cases = [(c.get("classname"), c.get("name"), c.find("failure") is not None) for c in suite.findall("testcase")]
+    assert cases == [("fail-on worse", "worse nDCG@10", True), ("require nDCG@10>=0.5", "good nDCG@10", False),
+                     ("require nDCG@10>=0.5", "worse nDCG@10", False)]
+
+
+def _tables_whole(text: str) -> bool:
+    """Every Markdown table has its header, its rule and rows of the header's width."""
+    for block in re.split(r"\n(?!\|)", text):
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        if not rows:
+            continue
+        widths = {len(re.split(r"(?<!\\)\|", row)) for row in rows}
+        if len(rows) < 2 or not re.fullmatch(r"\|(-+:?\|)+", rows[1].replace("---:", "---")) or len(widths) != 1:
+            return False
+    return True
+
+
+def test_comment_of_a_small_report_is_the_whole_summary(inputs):
+    target = inputs / "comment.md"
+    assert main(["build", *_args(inputs, "--out", str(inputs / "site"), "--comment", str(target))]) == 0
+    assert target.read_text() == (inputs / "site" / "summary.md").read_text()
+
+
+@pytest.mark.slow
+def test_comment_of_fifty_runs_fits_githubs_limit_by_dropping_whole_blocks(tmp_path, monkeypatch):
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    lines_of = {}
+    for r in range(50):  # each run misses a different share of the relevant ids
+        lines_of[r] = "".join(
+            f"q{i} Q0 {'d' if (i + r) % 7 else 'x'}{i} 1 2 run{r}\nq{i} Q0 e{i} 2 1 run{r}\n" for i in range(30)
+        )
+    runs = []
+    for r, text in lines_of.items():
+        path = tmp_path / f"retriever-with-a-rather-long-descriptive-name-{r:02d}.trec"
+        path.write_text(text)
+        runs.append(str(path))
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    target = tmp_path / "comment.md"
+    assert main(["build", "--qrels", str(tmp_path / "qrels.txt"), *runs, "--resamples", "100", "--permutations",
+                 "200", "--out", str(tmp_path / "site"), "--comment", str(target), "--quiet",
+                 "--require", "nDCG@10>=0.2"]) == 0
+    full = (tmp_path / "site" / "summary.md").read_text()
+    comment = target.read_text()
+    assert len(full) > COMMENT_LIMIT >= len(comment)
+    assert comment.rstrip().endswith("The report's site and summary.md hold everything._")
+    left_out = re.search(r"_Left out to fit GitHub's 65,536-character limit on a comment: (.*)\. The", comment)
+    assert left_out and "each run's counts and honest limits" in left_out.group(1)
+    assert _tables_whole(comment)
+    assert comment.count("| PASS | `require nDCG@10>=0.2` |") == 50  # the gates are never dropped
+    assert all(f"retriever-with-a-rather-long-descriptive-name-{r:02d} scores" in comment for r in range(1, 50))
+
+
+def _run_blocks(workflow: str) -> list[str]:
+    """The shell of each `run:` step of a workflow file (a `run: |` block or a one-line `run:`)."""
+    blocks, lines, i = [], workflow.splitlines(), 0
+    while i < len(lines):
+        found = re.match(r"^(\s*)(?:- )?run: (.*)$", lines[i])
+        i += 1
+        if not found:
+            continue
+        if found.group(2).strip() != "|":
+            blocks.append(found.group(2))
+            continue
+        body, indent = [], None
+        while i < len(lines) and (not lines[i].strip() or indent is None or lines[i].startswith(indent)):
+            if lines[i].strip():
+                indent = indent or re.match(r"^\s*", lines[i]).group(0)
+                if len(re.match(r"^\s*", lines[i]).group(0)) <= len(found.group(1)):
+                    break
+            body.append(lines[i][len(indent or ""):])
+            i += 1
+        blocks.append("\n".join(body))
+    return blocks
+
+
+def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
+    workflow = (ROOT / "examples" / "github-actions.yml").read_text()
+    blocks = _run_blocks(workflow)
+    assert blocks[0] == "pip install ragreport"  # the install step: this checkout is installed already
+    eval_dir = inputs / "eval"
+    eval_dir.mkdir()
+    (eval_dir / "qrels.txt").write_text(QRELS)
+    (eval_dir / "bm25.trec").write_text(GOOD.replace(" good", " bm25"))
+    (eval_dir / "candidate.trec").write_text(WORSE)
+    tools = inputs / "bin"
+    tools.mkdir()
+    (tools / "ragreport").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ragreport "$@"\n')
+    (tools / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_CALLS"\ncp "$5" "$GH_BODY"\n')
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "GITHUB_ACTIONS": "true",
+           "GITHUB_OUTPUT": str(inputs / "output.txt"), "GITHUB_STEP_SUMMARY": str(inputs / "step.md"),
+           "GH_CALLS": str(inputs / "gh.txt"), "GH_BODY": str(inputs / "body.md"),
+           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    statuses = []
+    for block in blocks[1:]:
+        outputs = dict(line.split("=", 1) for line in (inputs / "output.txt").read_text().split()) \
+            if (inputs / "output.txt").exists() else {}
+        script = (block.replace("${{ github.event.pull_request.number }}", "7")
+                  .replace("${{ steps.report.outputs.status }}", outputs.get("status", "")))
+        assert "${{" not in script, script
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=inputs, env=env, capture_output=True, text=True)
+        statuses.append(done.returncode)
+        if "ragreport build" in script:
+            assert "::error title=ragreport gate fail-on worse::FAIL  fail-on worse  candidate nDCG@10" in done.stdout
+    assert statuses == [0, 0, 1]  # build (status kept), comment, then the job fails on the gate
+    assert (inputs / "output.txt").read_text().strip() == "status=1"
+    assert (inputs / "report" / "index.html").exists()
+    assert ET.parse(inputs / "gates.xml").getroot().get("failures") == "2"  # worse, and its max-drop
+    assert (inputs / "gh.txt").read_text().startswith("pr comment 7 --body-file comment.md")
+    assert "clearly worse" in (inputs / "body.md").read_text()
+    assert "| **FAIL** | `fail-on worse` | candidate | nDCG@10 |" in (inputs / "step.md").read_text()
