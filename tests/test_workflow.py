@@ -200,3 +200,19 @@ def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
     assert (inputs / "gh.txt").read_text().startswith("pr comment 7 --body-file comment.md")
     assert "clearly worse" in (inputs / "body.md").read_text()
     assert "| **FAIL** | `fail-on worse` | candidate | nDCG@10 |" in (inputs / "step.md").read_text()
+
+
+def test_max_drop_against_the_previous_report(inputs, capsys):
+    then, now = inputs / "then", inputs / "now"
+    then.mkdir()
+    now.mkdir()
+    (then / "cand.trec").write_text(GOOD)
+    (now / "cand.trec").write_text(WORSE)
+    qrels = ["--qrels", str(inputs / "qrels.txt"), "--resamples", "200", "--quiet"]
+    assert main(["build", str(then / "cand.trec"), *qrels, "--out", str(then / "site")]) == 0
+    assert main(["score", str(now / "cand.trec"), *qrels, "--previous", str(then / "site" / "report.json"),
+                 "--max-drop", "RR@10=0.1", "--format", "json"]) == 1
+    (gate,) = json.loads(capsys.readouterr().out)["gates"]
+    # every query's first relevant id moved from rank 1 to rank 2: RR falls by exactly 0.5 on each
+    assert (gate["run"], gate["value"], gate["passed"]) == ("cand", -0.5, False)
+    assert gate["figure"] == "against the previous report: band -0.500 to -0.500 (difference -0.500)"
