@@ -828,3 +828,12 @@ def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
 def tooltip(name: str, plain: str) -> str:
     """A header's tooltip: the metric's name and its plain sentence."""
     return f"{name} — {plain}"
+
+
+# --- Notebooks ----------------------------------------------------------------------------------
+
+#: to_dataframe() without pandas installed.
+PANDAS_MISSING = (
+    "to_dataframe() needs pandas, which is not installed (pip install pandas); "
+    "to_records() gives the same rows as a list of dicts"
+)
