@@ -106,7 +106,15 @@ class Results(list, _Rows):
 class Report(Analysis, _Rows):
     """What :func:`analyse` returns: the :class:`~ragreport.analysis.result.Analysis` (for
     :func:`document` and :func:`build`) that a notebook shows as the report's suite matrix, with
-    the comparison's ▲/▼ verdicts, and that gives its figures as rows."""
+    the comparison's ▲/▼ verdicts, and that gives its figures as rows.
+
+    >>> report = analyse(evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}},
+    ...                           qrels={"q1": {"d1": 1}}, k=1))
+    >>> '<table class="suite-matrix">' in report._repr_html_()
+    True
+    >>> [(r["run"], r["mean"]) for r in report.to_records() if r["metric"] == "P@1"]
+    [('a', 1.0), ('b', 0.0)]
+    """
 
     def _summaries(self) -> Sequence[RunSummary]:
         return self.summaries
@@ -313,7 +321,21 @@ def analyse(
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
     ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
-    reads; a compared metric at K): default nDCG at K.
+    reads; a compared metric at K): default nDCG at K. Returns a :class:`Report`.
+
+    >>> results = evaluate(
+    ...     {
+    ...         "bm25": {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}},
+    ...         "dense": {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d4": 1.0}},
+    ...     },
+    ...     qrels={"q1": {"d1": 1}, "q2": {"d3": 1}},
+    ...     k=1,
+    ... )
+    >>> report = analyse(results, baseline="bm25")
+    >>> report.primary_label
+    'nDCG@1'
+    >>> [(h["run"], h["delta"], h["low"], h["high"], h["verdict"]) for h in document(report)["headline"]]
+    [('dense', -1.0, -1.0, -1.0, 'band below 0')]
     """
     from .output.site import build_day
 

@@ -56,7 +56,9 @@ def test_a_notebook_shows_the_sites_suite_matrix_escaped(results, tmp_path):
     assert "poor &lt;b&gt;&amp;" in body and "<b>" not in body
     # By hand: good finds every relevant id at rank 1, poor none; the paired test finds poor clearly worse.
     assert body.count('<span class="mean">1.000</span>') == 6  # good: R, Hit, RR, AP, nDCG, CP at 2 (P@2 0.5)
-    assert body.count('aria-hidden="true">▼</span>') == 7 and "▲" not in body  # every compared metric: P, R, Hit, RR, AP, nDCG, CP
+    assert (
+        body.count('aria-hidden="true">▼</span>') == 7 and "▲" not in body
+    )  # every compared metric: P, R, Hit, RR, AP, nDCG, CP
     assert "Bold: the highest mean of its column." in html and "<style>" in html
 
 
