@@ -93,6 +93,10 @@ QRELS = {
 }
 
 
+def as_text(run: dict) -> dict:
+    return {str(q): {str(d): s for d, s in docs.items()} for q, docs in run.items()}
+
+
 def write_trec(tmp_path, name: str, run: dict):
     path = tmp_path / f"{name}.trec"
     lines = [
@@ -127,15 +131,26 @@ CONVENTIONS = [
 
 
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=["default", "order-file", "trec_eval"])
-@pytest.mark.parametrize("form", ["dict", "frame"])
+@pytest.mark.parametrize("form", ["dict", "frame", "frame-of-text", "numpy-scores"])
 def test_in_memory_runs_give_every_figure_of_the_same_runs_as_trec_files(tmp_path, conventions, form):
     qrels_path = write_qrels(tmp_path, QRELS)
     paths = [write_trec(tmp_path, "bm25", BM25), write_trec(tmp_path, "dense", DENSE)]
     from_files = evaluate(paths, qrels=qrels_path, k=[3, 1], kmax=6, conventions=conventions)
     if form == "dict":
         runs, qrels = {"bm25": BM25, "dense": DENSE}, QRELS
-    else:
+    elif form == "frame":  # integer ids: each value checked one by one
         runs, qrels = {"bm25": frame_of_run(BM25), "dense": frame_of_run(DENSE)}, frame_of_qrels(QRELS)
+    elif form == "frame-of-text":  # text ids and float scores: the columns taken at once
+        runs = {"bm25": frame_of_run(as_text(BM25)), "dense": frame_of_run(as_text(DENSE))}
+        qrels = frame_of_qrels(QRELS)
+    else:
+        runs = {
+            name: {
+                q: {d: np.float32(s) if s == 0.5 else np.float64(s) for d, s in docs.items()} for q, docs in run.items()
+            }
+            for name, run in (("bm25", BM25), ("dense", DENSE))
+        }
+        qrels = QRELS
     in_memory = evaluate(runs, qrels=qrels, k=[3, 1], kmax=6, conventions=conventions)
 
     for a, b in zip(from_files, in_memory):
@@ -211,6 +226,10 @@ def test_a_frame_is_told_by_its_columns_and_to_dict_not_by_its_type():
         ({"q1": {"d3": "12.5"}}, "run 'bm25', query 'q1': expected a number for document 'd3', got '12.5'"),
         ({"q1": {"d3": float("nan")}}, "run 'bm25', query 'q1': expected a finite number for document 'd3', got nan"),
         ({"q1": {"d3": float("inf")}}, "run 'bm25', query 'q1': expected a finite number for document 'd3', got inf"),
+        (
+            {"q1": {"d3": 10**400}},
+            "run 'bm25', query 'q1': expected a finite number for document 'd3', got " + "1" + "0" * 56 + "...",
+        ),
         ({"q1": {"d3": True}}, "run 'bm25', query 'q1': expected a number for document 'd3', got True"),
         ({"q1": {"d3": None}}, "run 'bm25', query 'q1': expected a number for document 'd3', got None"),
         ({"q1": ["d1", "d2"]}, "run 'bm25', query 'q1': expected a mapping of document ids to scores, got a list"),

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError, UsageError, shorten
+from ..core.ids import first_appearance
 from ..core.model import Judgments, Order, Run
 from .rows import ranked_run
 
@@ -91,7 +92,10 @@ def _id(value: Any, where: str, what: str) -> str:
 def _score(value: Any, where: str, doc: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ObjectError(where, f"a number for document {doc!r}", _kind(value))
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
     if not math.isfinite(number):
         raise ObjectError(where, f"a finite number for document {doc!r}", _kind(value))
     return number
@@ -130,55 +134,109 @@ def _columns(frame: Any, names: Sequence[str], where: str, forms: str) -> list[l
 # Runs
 
 
-def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
-    """The run ``name`` from a mapping ``{query_id: {doc_id: score}}`` or a data frame (see the module)."""
-    where = f"run {name!r}"
-    qids: list[str] = []
+#: Number types taken as they are, checked for finiteness in one array operation; any other value
+#: (text, a bool, a Decimal) is checked one by one, which names it in the error.
+_PLAIN_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
+
+
+def _plain_ids(values: list[Any]) -> bool:
+    """Every value a non-empty ``str``: taken as they are (the usual case, checked in one pass)."""
+    return all(type(v) is str and v for v in values)
+
+
+def _plain_scores(values: list[Any]) -> np.ndarray | None:
+    """The scores as an array when every one is a plain finite number, else None (check each)."""
+    if not all(type(v) in _PLAIN_NUMBERS for v in values):
+        return None
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        return None
+    return array if np.isfinite(array).all() else None
+
+
+def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
+    queries, docs, scores = _columns(value, RUN_COLUMNS, where, RUN_FORMS)
+    if not queries:
+        raise ObjectError(where, "at least one query", "none")
+    plain = _plain_scores(scores) if _plain_ids(queries) and _plain_ids(docs) else None
+    if plain is not None:
+        query_ids = np.array(queries, dtype=str)
+        firsts, query_index = first_appearance(query_ids)
+        qids = query_ids[firsts].tolist()
+        return ranked_run(
+            name, f"{where} (in memory)", qids, np.array(docs, dtype=str), plain, order, query_index=query_index
+        )
+    index: dict[str, int] = {}
+    qids = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_scores: list[float] = []
-    if is_frame(value):
-        index: dict[str, int] = {}
-        columns = _columns(value, RUN_COLUMNS, where, RUN_FORMS)
-        for raw_q, raw_d, raw_s in zip(*columns):
-            qid = _id(raw_q, where, "a query id")
-            at = f"{where}, query {qid!r}"
-            doc = _id(raw_d, at, "a document id")
-            if qid not in index:
-                index[qid] = len(qids)
-                qids.append(qid)
-            slot_query.append(index[qid])
-            slot_docs.append(doc)
-            slot_scores.append(_score(raw_s, at, doc))
-    elif isinstance(value, Mapping):
-        seen: dict[str, Any] = {}
-        for raw_q, ranked in value.items():
-            qid = _id(raw_q, where, "a query id")
-            _distinct(seen, qid, raw_q, where, "query id")
-            at = f"{where}, query {qid!r}"
-            if not isinstance(ranked, Mapping):
-                raise ObjectError(at, "a mapping of document ids to scores", _kind(ranked))
-            query = len(qids)
+    for raw_q, raw_d, raw_s in zip(queries, docs, scores):
+        qid = _id(raw_q, where, "a query id")
+        at = f"{where}, query {qid!r}"
+        doc = _id(raw_d, at, "a document id")
+        if qid not in index:
+            index[qid] = len(qids)
             qids.append(qid)
-            docs: dict[str, Any] = {}
-            for raw_d, raw_s in ranked.items():
-                doc = _id(raw_d, at, "a document id")
-                _distinct(docs, doc, raw_d, at, "document id")
-                slot_query.append(query)
-                slot_docs.append(doc)
-                slot_scores.append(_score(raw_s, at, doc))
-    else:
+        slot_query.append(index[qid])
+        slot_docs.append(doc)
+        slot_scores.append(_score(raw_s, at, doc))
+    return ranked_run(
+        name,
+        f"{where} (in memory)",
+        qids,
+        np.array(slot_docs, dtype=str),
+        np.asarray(slot_scores, dtype=np.float64),
+        order,
+        query_index=np.asarray(slot_query, dtype=np.int64),
+    )
+
+
+def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
+    """The run ``name`` from a mapping ``{query_id: {doc_id: score}}`` or a data frame (see the module)."""
+    where = f"run {name!r}"
+    if is_frame(value):
+        return _frame_run(value, name, where, order)
+    if not isinstance(value, Mapping):
         raise ObjectError(where, RUN_FORMS, _kind(value))
+    qids: list[str] = []
+    counts: list[int] = []
+    all_docs: list[str] = []
+    all_scores: list[np.ndarray] = []
+    seen: dict[str, Any] = {}
+    for raw_q, ranked in value.items():
+        qid = _id(raw_q, where, "a query id")
+        _distinct(seen, qid, raw_q, where, "query id")
+        at = f"{where}, query {qid!r}"
+        if not isinstance(ranked, Mapping):
+            raise ObjectError(at, "a mapping of document ids to scores", _kind(ranked))
+        raw_docs, raw_scores = list(ranked.keys()), list(ranked.values())
+        docs = raw_docs
+        if not _plain_ids(raw_docs):
+            given: dict[str, Any] = {}
+            docs = []
+            for raw_d in raw_docs:
+                doc = _id(raw_d, at, "a document id")
+                _distinct(given, doc, raw_d, at, "document id")
+                docs.append(doc)
+        scores = _plain_scores(raw_scores)
+        if scores is None:
+            scores = np.array([_score(v, at, d) for d, v in zip(docs, raw_scores)], dtype=np.float64)
+        qids.append(qid)
+        counts.append(len(docs))
+        all_docs.extend(docs)
+        all_scores.append(scores)
     if not qids:
         raise ObjectError(where, "at least one query", "none")
     return ranked_run(
         name,
         f"{where} (in memory)",
         qids,
-        np.array(slot_docs, dtype=str) if slot_docs else np.zeros(0, dtype="U1"),
-        np.asarray(slot_scores, dtype=np.float64),
+        np.array(all_docs, dtype=str) if all_docs else np.zeros(0, dtype="U1"),
+        np.concatenate(all_scores),
         order,
-        query_index=np.asarray(slot_query, dtype=np.int64),
+        counts=np.asarray(counts, dtype=np.int64),
     )
 
 
