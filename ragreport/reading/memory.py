@@ -273,8 +273,11 @@ def judgments_from_object(value: Any) -> Judgments:
             at = f"{where}, query {qid!r}"
             if not isinstance(graded_in, Mapping):
                 raise ObjectError(at, "a mapping of document ids to grades", _kind(graded_in))
-            docs: dict[str, Any] = {}
             grades = per_query.setdefault(qid, {})
+            if _plain_ids(list(graded_in)) and all(type(g) is int for g in graded_in.values()):
+                grades.update(graded_in)  # text ids and int grades, the usual case: taken as they are
+                continue
+            docs: dict[str, Any] = {}
             for raw_d, raw_g in graded_in.items():
                 doc = _id(raw_d, at, "a document id")
                 _distinct(docs, doc, raw_d, at, "document id")
