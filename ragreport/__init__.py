@@ -14,6 +14,8 @@ _EXPORTS = {
     "analyse": "api",
     "document": "api",
     "build": "api",
+    "Results": "api",
+    "Report": "api",
     "load_runs": "reading.registry",
     "Conventions": "core.model",
     "Denominator": "core.model",

@@ -21,6 +21,7 @@ import datetime as _dt
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
@@ -31,9 +32,11 @@ from .core.errors import UsageError
 from .core.model import Conventions
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
+from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from .reading.memory import is_in_memory, named_inputs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
-from .reading.registry import detect_file_format, load_qrels, load_runs
+from .reading.registry import detect_file_format, load_inputs, load_qrels
 from .scoring.catalogue import PRIMARY
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
@@ -52,10 +55,87 @@ def _quiet(stage: str) -> None:
     return None
 
 
+#: What :func:`evaluate` takes as runs: a path, an in-memory run (``{query_id: {doc_id: score}}``
+#: or a data frame), a mapping of run names to either, or a list of either.
+Runs = Any
+#: What :func:`evaluate` takes as judgments: a path, ``{query_id: {doc_id: grade}}`` or a data frame.
+Qrels = Any
+
+
+class _Rows:
+    """The figures as rows: :meth:`to_records` (plain dicts) and :meth:`to_dataframe` (pandas)."""
+
+    def _summaries(self) -> Sequence[RunSummary]:
+        raise NotImplementedError
+
+    def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
+        """One dict per run and metric (``run``, ``metric``, ``mean``, ``low``, ``high``,
+        ``interval``, ``n``: the scored queries); with ``per_query`` one per run, query and metric
+        (``run``, ``query``, ``metric``, ``value``: None for a query left out of the averages,
+        ``status``)."""
+        return query_records(self._summaries()) if per_query else summary_records(self._summaries())
+
+    def to_dataframe(self, per_query: bool = False) -> Any:
+        """:meth:`to_records` as a pandas DataFrame; an ImportError when pandas is not installed."""
+        columns = QUERY_COLUMNS if per_query else SUMMARY_COLUMNS
+        return data_frame(self.to_records(per_query), columns)
+
+
+class Results(list, _Rows):
+    """What :func:`evaluate` returns: a list of :class:`RunSummary`, one per run, in order, that a
+    notebook shows as the report's suite matrix (the report :func:`analyse` makes of it with its
+    defaults) and that gives its figures as rows.
+
+    >>> results = evaluate({"bm25": {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0, "d4": 0.5}}},
+    ...                    qrels={"q1": {"d1": 1}, "q2": {"d4": 1}}, k=2)
+    >>> [s.name for s in results]
+    ['bm25']
+    >>> for row in results.to_records()[:3]:
+    ...     print(row["metric"], row["mean"], row["n"])
+    P@2 0.5 2
+    R@2 1.0 2
+    Hit@2 1.0 2
+    """
+
+    def _summaries(self) -> Sequence[RunSummary]:
+        return self
+
+    def _repr_html_(self) -> str:
+        return analyse(self)._repr_html_()
+
+
+class Report(Analysis, _Rows):
+    """What :func:`analyse` returns: the :class:`~ragreport.analysis.result.Analysis` (for
+    :func:`document` and :func:`build`) that a notebook shows as the report's suite matrix, with
+    the comparison's ▲/▼ verdicts, and that gives its figures as rows.
+
+    >>> report = analyse(evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}},
+    ...                           qrels={"q1": {"d1": 1}}, k=1))
+    >>> '<table class="suite-matrix">' in report._repr_html_()
+    True
+    >>> [(r["run"], r["mean"]) for r in report.to_records() if r["metric"] == "P@1"]
+    [('a', 1.0), ('b', 0.0)]
+    """
+
+    def _summaries(self) -> Sequence[RunSummary]:
+        return self.summaries
+
+    def _repr_html_(self) -> str:
+        from .output.site import render_notebook
+        from .output.view import build_view
+
+        return render_notebook(build_view(self, pages=False))
+
+
+def _given(inputs: Runs) -> bool:
+    """Whether any run is given (an empty list or tuple means the preloaded sample)."""
+    return not (isinstance(inputs, (list, tuple)) and not inputs)
+
+
 def evaluate(
-    inputs: Sequence[str | Path] = (),
+    inputs: Runs = (),
     *,
-    qrels: str | Path | None = None,
+    qrels: Qrels = None,
     k: int | Sequence[int] | None = None,
     conventions: Conventions = Conventions(),
     kmax: int | None = None,
@@ -66,34 +146,62 @@ def evaluate(
     engine: str = "memory",
     scheduler: str | None = None,
     partition_bytes: int | None = None,
-) -> list[RunSummary]:
+) -> Results:
     """Load, join, score and summarise every run; the preloaded sample when ``inputs`` is empty.
+
+    ``inputs`` are the runs: file paths (a list, or one path), runs held in memory (a mapping
+    ``{query_id: {doc_id: score}}`` as pytrec_eval and ranx use, or a pandas DataFrame with the
+    columns ``query_id``, ``doc_id``, ``score``), or a mapping of run names to either. ``qrels``
+    are the judgments: a path, a mapping ``{query_id: {doc_id: grade}}`` or a DataFrame with the
+    columns ``query_id``, ``doc_id``, ``relevance`` (see :mod:`ragreport.reading.memory`).
 
     ``engine`` ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC runs by
     partitions of whole queries (see :mod:`ragreport.scoring.partition`), here one after another or on
     the Dask cluster at ``scheduler`` (a local one when None), with the same figures.
+
+    Returns a :class:`Results`: a list of :class:`RunSummary`, one per run.
+
+    >>> results = evaluate(
+    ...     {"bm25": {"q1": {"d1": 12.5, "d2": 3.0}, "q2": {"d3": 7.0, "d4": 7.0}}},
+    ...     qrels={"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}},
+    ...     k=1,
+    ... )
+    >>> summary = results[0]
+    >>> summary.name, summary.counts.scored
+    ('bm25', 2)
+    >>> summary.at_k["P@1"].mean  # q2's tie puts d4 first (ids descending, as trec_eval does)
+    0.5
+    >>> evaluate({"q1": {"d1": "high"}}, qrels={"q1": {"d1": 1}})
+    Traceback (most recent call last):
+    ...
+    ragreport.reading.memory.ObjectError: run 'run', query 'q1': expected a number for document 'd1', got 'high'
     """
     if k is None:
-        k = DEFAULT_K if inputs else SAMPLE_K
+        k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine == "memory" and scheduler is not None:
         raise UsageError("--scheduler is for --engine dask")
     if engine != "memory":
-        return _evaluate_by_partitions(
-            inputs,
-            qrels,
-            k,
-            conventions,
-            kmax,
-            metas,
-            measures,
-            progress,
-            engine,
-            scheduler,
-            partition_bytes or PARTITION_BYTES,
+        pairs = named_inputs(inputs) if _given(inputs) else []
+        if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
+            raise UsageError(f"--engine {engine} scores run files against a qrels file; give a list of paths")
+        return Results(
+            _evaluate_by_partitions(
+                [run for _, run in pairs],
+                qrels,
+                k,
+                conventions,
+                kmax,
+                metas,
+                measures,
+                progress,
+                engine,
+                scheduler,
+                partition_bytes or PARTITION_BYTES,
+            )
         )
     progress("reading")
-    loaded = load_runs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
-    summaries = []
+    loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+    summaries = Results()
     for item in loaded:
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments)
@@ -210,11 +318,25 @@ def analyse(
     previous: str | Path | None = None,
     primary: str | None = None,
     progress: Progress = _quiet,
-) -> Analysis:
+) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
     ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
-    reads; a compared metric at K): default nDCG at K.
+    reads; a compared metric at K): default nDCG at K. Returns a :class:`Report`.
+
+    >>> results = evaluate(
+    ...     {
+    ...         "bm25": {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}},
+    ...         "dense": {"q1": {"d2": 2.0, "d1": 1.0}, "q2": {"d4": 1.0}},
+    ...     },
+    ...     qrels={"q1": {"d1": 1}, "q2": {"d3": 1}},
+    ...     k=1,
+    ... )
+    >>> report = analyse(results, baseline="bm25")
+    >>> report.primary_label
+    'nDCG@1'
+    >>> [(h["run"], h["delta"], h["low"], h["high"], h["verdict"]) for h in document(report)["headline"]]
+    [('dense', -1.0, -1.0, -1.0, 'band below 0')]
     """
     from .output.site import build_day
 
@@ -229,7 +351,7 @@ def analyse(
         found_drift = drift(
             load_previous(previous), Path(previous).name, summaries, correction=correction, permutations=permutations
         )
-    return Analysis(
+    return Report(
         tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift, primary=lead
     )
 

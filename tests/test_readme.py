@@ -129,3 +129,22 @@ def test_the_metrics_table_is_the_catalogue():
         assert _names(key) == {metric.key}
         for tool, cell in (("trec_eval", trec_eval), ("ir_measures", ir_measures), ("ranx", ranx)):
             assert _names(cell) == {s.name for s in metric.spellings(tool)}, (metric.key, tool)
+
+
+def test_the_python_section_runs_as_doctests(tmp_path, monkeypatch):
+    """Every ``>>>`` example of "Python and notebooks", in order, from a copy of the checkout's test data
+    (so the site it builds lands in a temporary folder)."""
+    import doctest
+    import shutil
+
+    section = _section("Python and notebooks")
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    for name in ("qrels.trec", "ir_datasets_run.trec"):
+        shutil.copy(ROOT / "tests" / "data" / name, tmp_path / "tests" / "data" / name)
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(section, {}, "README.md#python-and-notebooks", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 12
+    assert (tmp_path / "notebook-site" / "index.html").is_file()
+    assert "from ragreport import" in section and "## Python and notebooks" in README

@@ -898,3 +898,12 @@ def comment_cut() -> str:
         "_Cut here to fit GitHub's 65,536-character limit on a comment: the headline and the gates alone "
         "are longer. The report's site and summary.md hold everything._"
     )
+
+
+# --- Notebooks ----------------------------------------------------------------------------------
+
+#: to_dataframe() without pandas installed.
+PANDAS_MISSING = (
+    "to_dataframe() needs pandas, which is not installed (pip install pandas); "
+    "to_records() gives the same rows as a list of dicts"
+)

@@ -28,7 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
-from .pages import site_context
+from .pages import site_context, suite_matrix
 from .text import markdown
 
 if TYPE_CHECKING:
@@ -150,6 +150,22 @@ class BuiltReport:
 def prepare(view: ReportView, document: dict[str, Any]) -> BuiltReport:
     """The view (built with its pages) and the document, ready to render."""
     return BuiltReport(document=document, view=view, context=site_context(view))
+
+
+def render_notebook(view: ReportView) -> str:
+    """The index page's suite matrix (figures, bands, bold best means, ▲/▼ verdicts, † marks) as
+    one HTML fragment with its own few styles, for a notebook (``_repr_html_``); escaped like
+    every page."""
+    conventions = view.conventions
+    return (
+        environment()
+        .get_template("notebook.html")
+        .render(
+            suite=suite_matrix(view.suite),
+            marks=conventions.marks if conventions is not None else {},
+            notice=conventions.notice if conventions is not None else "",
+        )
+    )
 
 
 def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[str, Any]:

@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import InputError, UsageError
 from ..core.model import Judgments, Order, Run
 from . import delimited, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
-from .meta import check_meta_count, check_unique_names, meta_for, run_name
+from .memory import SINGLE_NAME, is_in_memory, judgments_from_object, named_inputs, run_from_object
+from .meta import check_meta_count, check_unique_names, load_meta, meta_for, run_name
 from .reader import Reader
 
 #: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
@@ -159,17 +161,78 @@ def load_runs(
     check_input_format(input_format)
     shared = load_qrels(qrels) if qrels is not None else None
 
-    loaded: list[LoadedRun] = []
-    for i, path in enumerate(paths):
-        fmt, text = (input_format, None) if input_format else detect_file_format(path)
-        run, own = reader_for(fmt).read_run(path, text, order, shared is None)
-        judgments = shared if shared is not None else own
-        if judgments is None:
-            raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
-        meta = meta_for(path, metas[i] if metas else None)
-        run = run.with_meta(meta, run_name(meta, path))
-        if not inputs:  # an install path would make the report differ between machines
-            run = replace(run, source="preloaded sample (ragreport/sample/sample.jsonl)")
-        loaded.append(LoadedRun(run, judgments))
+    loaded = [
+        load_run_file(path, shared, metas[i] if metas else None, input_format, order) for i, path in enumerate(paths)
+    ]
+    if not inputs:  # an install path would make the report differ between machines
+        loaded = [
+            LoadedRun(
+                replace(loaded[0].run, source="preloaded sample (ragreport/sample/sample.jsonl)"), loaded[0].judgments
+            )
+        ]
+    check_unique_names((item.run.name, item.run.source) for item in loaded)
+    return loaded
+
+
+def load_run_file(
+    path: Path,
+    shared: Judgments | None,
+    meta_path: str | Path | None = None,
+    input_format: str | None = None,
+    order: Order = Order.SCORE,
+    name: str | None = None,
+) -> LoadedRun:
+    """One run file with its judgments: ``shared`` when given, else the file's own (RAG JSONL). It
+    is named ``name`` when given, else by its metadata's ``name``, else by its file's stem."""
+    fmt, text = (input_format, None) if input_format else detect_file_format(path)
+    run, own = reader_for(fmt).read_run(path, text, order, shared is None)
+    judgments = shared if shared is not None else own
+    if judgments is None:
+        raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
+    meta = meta_for(path, meta_path)
+    return LoadedRun(run.with_meta(meta, name or run_name(meta, path)), judgments)
+
+
+def load_inputs(
+    inputs: Any,
+    *,
+    qrels: Any = None,
+    metas: Sequence[str | Path] = (),
+    input_format: str | None = None,
+    order: Order = Order.SCORE,
+) -> list[LoadedRun]:
+    """Every run with its judgments, from paths, in-memory runs or a mapping of names to either
+    (see :func:`~ragreport.reading.memory.named_inputs`); judgments (``qrels``) from a path or in memory. The preloaded
+    sample when ``inputs`` is empty. Runs given as files alone go through
+    :func:`load_runs` unchanged.
+
+    Everything is read and checked before anything is scored: a bad value in the last run stops
+    the evaluation before the first is scored. ``metas`` (metadata files, one per run, in order)
+    apply to in-memory runs too. Names must be unique; an in-memory run needs ``qrels``.
+    """
+    pairs = [] if isinstance(inputs, (list, tuple)) and not inputs else named_inputs(inputs)
+    if all(name is None and isinstance(item, (str, Path)) for name, item in pairs) and not is_in_memory(qrels):
+        return load_runs([item for _, item in pairs], qrels=qrels, metas=metas, input_format=input_format, order=order)
+    check_meta_count(metas, len(pairs))
+    shared: Judgments | None = None
+    if qrels is not None:
+        shared = judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels)
+    loaded = []
+    for i, (name, item) in enumerate(pairs):
+        meta = metas[i] if metas else None
+        if isinstance(item, (str, Path)):
+            loaded.append(load_run_file(Path(item), shared, meta, input_format, order, name))
+            continue
+        run_meta = load_meta(meta) if meta is not None else None
+        name = name or (run_meta.name if run_meta is not None else None) or f"{SINGLE_NAME}-{i + 1}"
+        if shared is None:
+            raise UsageError(
+                f"run {name!r} is in memory and carries no judgments: give them as qrels= "
+                "(a path, a mapping {query_id: {doc_id: grade}} or a data frame)"
+            )
+        run = run_from_object(item, name, order)
+        if run_meta is not None:
+            run = run.with_meta(run_meta, name)
+        loaded.append(LoadedRun(run, shared))
     check_unique_names((item.run.name, item.run.source) for item in loaded)
     return loaded

@@ -1,0 +1,96 @@
+"""The library's entry points (ragreport/api.py): what evaluate() and analyse() return, as a notebook
+shows it (the site's own suite matrix) and as rows; and the docstrings' examples, run as doctests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import doctest
+import re
+
+import pytest
+
+import ragreport
+import ragreport.api
+from ragreport.analysis.result import Analysis
+from ragreport.analysis.summary import RunSummary
+from ragreport.api import Report, Results, analyse, build, document, evaluate
+
+DAY = dt.date(2026, 1, 1)
+# Twelve queries: "good" finds each query's relevant id first, "poor" never finds it, "same" is "good"
+# under another name with a tie broken the other way on one query: clear verdicts and a non-verdict.
+QRELS = {f"q{i:02d}": {f"rel{i}": 1} for i in range(12)}
+GOOD = {q: {next(iter(g)): 2.0, "other": 1.0} for q, g in QRELS.items()}
+POOR = {q: {"other": 2.0, "noise": 1.0} for q in QRELS}
+
+
+@pytest.fixture(scope="module")
+def results():
+    return evaluate({"good": GOOD, "poor <b>&": POOR}, qrels=QRELS, k=2)
+
+
+def test_evaluate_returns_a_list_of_summaries_and_analyse_an_analysis(results, tmp_path):
+    assert isinstance(results, Results) and isinstance(results, list)
+    assert all(isinstance(s, RunSummary) for s in results) and [s.name for s in results] == ["good", "poor <b>&"]
+    report = analyse(results, today=DAY)
+    assert isinstance(report, Report) and isinstance(report, Analysis)
+    assert document(report)["runs"][1]["name"] == "poor <b>&"  # the report document and the site as before
+    assert [p.name for p in build(report, out=tmp_path / "site")] == ["site"]
+    assert evaluate(k=5)[0].counts.queries == 10  # no runs: the preloaded sample, as before
+
+
+def _suite_body(html: str) -> str:
+    """The suite matrix's rows, links to run pages left out, white space collapsed."""
+    table = re.search(r'<table class="suite-matrix">.*?<tbody>(.*?)</tbody>', html, flags=re.S)
+    assert table is not None
+    body = re.sub(r'<a href="[^"]*">|</a>', "", table.group(1))
+    return re.sub(r"\s+", " ", body).strip()
+
+
+def test_a_notebook_shows_the_sites_suite_matrix_escaped(results, tmp_path):
+    report = analyse(results, today=DAY)
+    html = report._repr_html_()
+    build(report, out=tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text("utf-8")
+    assert _suite_body(html) == _suite_body(index)  # the same figures, bands, bold, marks and bars
+    body = _suite_body(html)
+    assert "poor &lt;b&gt;&amp;" in body and "<b>" not in body
+    # By hand: good finds every relevant id at rank 1, poor none; the paired test finds poor clearly worse.
+    assert body.count('<span class="mean">1.000</span>') == 6  # good: R, Hit, RR, AP, nDCG, CP at 2 (P@2 0.5)
+    assert (
+        body.count('aria-hidden="true">▼</span>') == 7 and "▲" not in body
+    )  # every compared metric: P, R, Hit, RR, AP, nDCG, CP
+    assert "Bold: the highest mean of its column." in html and "<style>" in html
+
+
+def test_results_show_what_their_analysis_with_defaults_shows(results):
+    assert results._repr_html_() == analyse(results)._repr_html_()
+
+
+def test_one_run_shows_its_figures_without_bars_or_marks():
+    html = evaluate({"only": GOOD}, qrels=QRELS, k=2)._repr_html_()
+    assert "only" in html and "<svg" not in html and "▲" not in html and "▼" not in html
+    assert 'class="table-key"' not in html
+
+
+def test_rows_are_the_same_from_results_and_from_the_report(results):
+    report = analyse(results, today=DAY)
+    assert results.to_records() == report.to_records()
+    assert results.to_records(per_query=True) == report.to_records(per_query=True)
+    assert len(results.to_records()) == 2 * 8 and len(results.to_records(per_query=True)) == 2 * 12 * 8
+    poor = {r["metric"]: r["mean"] for r in results.to_records() if r["run"] == "poor <b>&"}
+    assert poor["P@2"] == 0.0 and poor["Judged@2"] == 0.0
+
+
+def test_to_dataframe_without_pandas_says_so(results, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"pip install pandas"):
+        results.to_dataframe(per_query=True)
+
+
+def test_the_package_exports_the_result_types_lazily():
+    assert ragreport.Results is Results and ragreport.Report is Report
+
+
+def test_the_docstrings_examples_run():
+    found = doctest.testmod(ragreport.api, optionflags=doctest.ELLIPSIS, raise_on_error=False)
+    assert found.attempted >= 8 and found.failed == 0
