@@ -203,11 +203,31 @@ def _shown(value: Any) -> str:
     return shorten(_toml_text(value), quote=False)
 
 
+#: What a type callable that raises no message of its own takes.
+_NAMED: dict[Any, str] = {int: "an integer", float: "a number"}
+
+
+def _expected(option: Option, exc: Exception) -> str:
+    """What the option takes, from the error its type raised: its own "expected ..." when it says so."""
+    if isinstance(exc, argparse.ArgumentTypeError):
+        message = str(exc)
+        message = message.rpartition(", got ")[0] or message  # the config file shows what it found
+        return message.removeprefix("expected ")
+    return _NAMED.get(option.action.type, f"a value {option.flag} takes")
+
+
 def _takes(option: Option) -> str:
+    """What the option takes: its choices, a string, or what its type says of an empty value."""
     action = option.action
     if action.choices is not None:
         return "one of " + ", ".join(_shown(c) for c in action.choices)
-    return "a string" if action.type is None else f"a value {option.flag} takes"
+    if not callable(action.type):
+        return "a string"
+    try:
+        action.type("")
+    except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+        return _expected(option, exc)
+    return f"a value {option.flag} takes"
 
 
 def _typed(option: Option, text: str) -> Any:
@@ -217,13 +237,8 @@ def _typed(option: Option, text: str) -> Any:
     if callable(action.type):
         try:
             value = action.type(text)
-        except argparse.ArgumentTypeError as exc:
-            message = str(exc)
-            message = message.rpartition(", got ")[0] or message  # the config file shows what it found
-            raise _Wrong(message.removeprefix("expected ")) from None
-        except (TypeError, ValueError):
-            named: dict[Any, str] = {int: "an integer", float: "a number"}
-            raise _Wrong(named.get(action.type, _takes(option))) from None
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+            raise _Wrong(_expected(option, exc)) from None
     if action.choices is not None and value not in action.choices:
         raise _Wrong(_takes(option))
     return value
@@ -243,8 +258,6 @@ def _scalar(item: Any) -> bool:
 def _one(option: Option, item: Any, folder: Path) -> Any:
     """One value: a string, or a number when the option has a type that reads it."""
     if not _scalar(item) or (option.action.type is None and not isinstance(item, str)):
-        if option.action.type is not None and not isinstance(item, (list, dict)):
-            _typed(option, _shown(item))  # the type says what it takes
         raise _Wrong(_takes(option))
     text = item if isinstance(item, str) else str(item)
     return _typed(option, _under(folder, text) if option.is_path else text)

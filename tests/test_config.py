@@ -321,6 +321,8 @@ def test_the_config_file_is_not_a_key_and_a_command_name_must_be_a_table(here):
         ("kmax = 4.5", "key 'kmax': expected a positive integer, got 4.5"),
         ("kmax = true", "key 'kmax': expected a positive integer, got true"),
         ("kmax = [10, 20]", "key 'kmax': expected a positive integer, got [10, 20]"),
+        ("k = []", "key 'k': expected a positive integer or a list such as 1,5,10, got []"),
+        ("resamples = 1e3", "key 'resamples': expected at least 100 resamples, got 1000.0"),
         ("resamples = 10", "key 'resamples': expected at least 100 resamples, got 10"),
         ("seed = -1", "key 'seed': expected a whole number from 0 up, got -1"),
         # floats
