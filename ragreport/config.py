@@ -319,7 +319,7 @@ def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
     try:
         data = toml.loads(text)
     except toml.TOMLDecodeError as exc:
-        if pyproject and not given and "ragreport" not in text:
+        if pyproject and not given and "tool.ragreport" not in text:
             return None  # someone else's broken pyproject.toml is not ours to refuse
         match = re.search(r"line (\d+)", str(exc))
         raise InputError(path, int(match.group(1)) if match else None, "valid TOML", str(exc)) from None

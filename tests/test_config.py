@@ -214,7 +214,7 @@ def test_ragreport_toml_comes_before_pyproject_and_only_one_is_read(here):
 def test_a_pyproject_without_our_table_or_broken_elsewhere_is_not_ours(here):
     (here / "pyproject.toml").write_text('[project]\nname = "x"\n')
     assert find_config() is None and _resolve("score").k is None
-    (here / "pyproject.toml").write_text("[project\n")
+    (here / "pyproject.toml").write_text('[project\nname = "ragreport"\n')
     assert find_config() is None
     (here / "pyproject.toml").write_text("[tool.ragreport]\nk = \n")
     with pytest.raises(InputError) as caught:
