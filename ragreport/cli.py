@@ -16,6 +16,7 @@ from .analysis.compare import Correction
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate
 from .api import document as report_document
+from .config import ConfigError, add_config_arguments, resolve
 from .core.errors import RagreportError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output.ci import junit, workflow_errors
@@ -247,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
         _add_gate_arguments(command)
+    # The config file (ragreport/config.py): --config before the command and after every command above.
+    add_config_arguments(parser)
     return parser
 
 
@@ -470,12 +473,16 @@ def _score(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = resolve(parser, argv)  # the command line over the config file over the defaults
         if args.command == "score":
             return _score(args)
         if args.command == "build":
             return _build(args)
+    except ConfigError as exc:  # every problem of the config file, one line each
+        for problem in exc.problems:
+            print(f"ragreport: error: {problem}", file=sys.stderr)
+        return 2
     except RagreportError as exc:
         print(f"ragreport: error: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
 The stages, in the order data flows through them: ``core`` (errors, typed objects, ids) ->
 ``reading`` (files into those objects) -> ``scoring`` (join, metrics) -> ``analysis`` (bands,
 limits, comparison, drift) -> ``output`` (the document, sentences, pages, site) -> the entry points
-``api`` and ``cli``. A module may import from its own stage or an earlier one, never a later one.
+``api``, ``config`` (the config file under the command line) and ``cli``. A module may import from its own stage or an earlier one, never a later one.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ragreport"
-STAGES = ("core", "reading", "scoring", "analysis", "output", "api", "cli", "__main__")
+STAGES = ("core", "reading", "scoring", "analysis", "output", "api", "config", "cli", "__main__")
 #: The most modules one chain of imports may pass through (a module importing nothing is level 1).
 MAX_LEVELS = 8
 

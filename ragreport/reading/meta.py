@@ -32,8 +32,9 @@ def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
 
-def _toml() -> ModuleType:
-    """The TOML reader, imported when metadata is TOML (scoring alone never needs it)."""
+def toml_reader() -> ModuleType:
+    """The TOML reader (``tomllib``, or ``tomli`` on Python 3.10), imported when a TOML file is read
+    (scoring alone never needs it): run metadata here, the config file in ``ragreport/config.py``."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10 (tomli is a dependency there)
@@ -48,8 +49,8 @@ def load_meta(path: str | Path) -> RunMeta:
     is_toml = bare_name(path).lower().endswith(".toml")
     if is_toml:
         try:
-            data = _toml().loads(text)
-        except _toml().TOMLDecodeError as exc:
+            data = toml_reader().loads(text)
+        except toml_reader().TOMLDecodeError as exc:
             match = re.search(r"line (\d+)", str(exc))
             raise InputError(path, int(match.group(1)) if match else None, "valid TOML metadata", str(exc)) from None
     else:
