@@ -13,13 +13,15 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .analysis.compare import Correction
 from .analysis.result import Analysis
-from .api import DEFAULT_K, SAMPLE_K, analyse, build, evaluate
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, evaluate, reanalyse
 from .api import document as report_document
-from .core.errors import RagreportError
+from .core.errors import RagreportError, UsageError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from .output.export import csv_text, latex_table
 from .output.text import markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
+from .reading.stored import load_report
 from .scoring.measures import Measure, default_trec_measures, parse_measures, parse_primary, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
@@ -207,15 +209,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring_arguments(score)
     score.add_argument(
         "--format",
-        choices=("table", "json", "markdown", "trec"),
+        choices=("table", "json", "markdown", "trec", "csv", "latex"),
         default="table",
-        help="output: a terminal table (default), the JSON document, Markdown, or trec_eval's layout (trec)",
+        help="output: a terminal table (default), the JSON document, Markdown, trec_eval's layout "
+        "(trec), CSV (a row per run and metric) or a LaTeX booktabs table",
     )
     score.add_argument(
         "-q",
         "--per-query",
         action="store_true",
-        help="with --format trec: a line per query and measure too, as trec_eval -q",
+        help="with --format trec: a line per query and measure too, as trec_eval -q; with --format "
+        "csv: a row per run, query and metric",
     )
 
     build = commands.add_parser(
@@ -240,7 +244,46 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
+    _add_render_arguments(commands)
     return parser
+
+
+RENDER_FORMATS = ("table", "markdown", "json", "csv", "latex")
+
+
+def _add_render_arguments(commands) -> None:
+    """``ragreport render REPORT.json``: the arguments of its own block (see :func:`_render`)."""
+    render = commands.add_parser(
+        "render",
+        help="render a stored report.json again, without the run files",
+        description="Render a report.json written by ragreport build (or score --format json) again: "
+        "the same site, byte for byte, or its figures on stdout. The build's options are read "
+        "from the report's settings.",
+    )
+    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        help="site folder (default: site, unless --single-file or --format is given); replaced only "
+        "when it holds an earlier ragreport build",
+    )
+    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
+    render.add_argument(
+        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
+    )
+    render.add_argument(
+        "--format",
+        choices=RENDER_FORMATS,
+        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
+        "document, CSV or a LaTeX table",
+    )
+    render.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="with --format csv: a row per run, query and metric",
+    )
+    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
@@ -351,25 +394,59 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stdout(analysis: Analysis, fmt: str, per_query: bool, title: str | None = None) -> str:
+    """The text ``score`` and ``render`` print for ``--format``."""
+    if fmt in ("trec", "json", "csv", "latex"):  # the data contract
+        document = report_document(analysis, title)
+        if fmt == "trec":
+            return trec_lines(document, per_query)
+        if fmt == "csv":
+            return csv_text(document, per_query)
+        if fmt == "latex":
+            return latex_table(document)
+        return json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+    # for people: the view, without what only the site draws
+    view = build_view(analysis, pages=False, title=title)
+    if fmt == "markdown":
+        return markdown(view)
+    return table(view, width=shutil.get_terminal_size((100, 24)).columns)
+
+
+def _render(args: argparse.Namespace) -> int:
+    """``ragreport render``: a stored report analysed again (:func:`reanalyse`), then written as
+    ``build`` writes it, or printed as ``score`` prints it. ``--title`` overrides the stored title
+    (presentation only); every other option is the stored one."""
+    if args.format is not None and (args.out or args.single_file):
+        raise UsageError("--format prints to stdout; give it without --out and --single-file")
+    if args.per_query and args.format not in ("csv",):
+        raise UsageError("-q goes with --format csv")
+    progress = Progress(quiet=args.quiet)
+    try:
+        progress("reading")
+        stored = load_report(args.report)
+        analysis = reanalyse(stored, source=args.report)
+        title = args.title if args.title is not None else stored["settings"].get("title")
+        if args.format is not None:
+            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title))
+            return 0
+        out = args.out or (None if args.single_file else "site")
+        written = build(analysis, out=out, single_file=args.single_file, title=title, progress=progress)
+    finally:
+        progress.close()
+    if not args.quiet:
+        for path in written:
+            target = path / "index.html" if path.is_dir() else path
+            print(f"ragreport: wrote {target}", file=sys.stderr)
+    return 0
+
+
 def _score(args: argparse.Namespace) -> int:
     progress = Progress(quiet=args.quiet)
     try:
         analysis = _analyse(args, progress)
     finally:
         progress.close()
-    if args.format in ("trec", "json"):  # the data contract
-        document = report_document(analysis)
-        if args.format == "trec":
-            text = trec_lines(document, args.per_query)
-        else:
-            text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
-    else:  # for people: the view, without what only the site draws
-        view = build_view(analysis, pages=False)
-        if args.format == "markdown":
-            text = markdown(view)
-        else:
-            text = table(view, width=shutil.get_terminal_size((100, 24)).columns)
-    sys.stdout.write(text)
+    sys.stdout.write(_stdout(analysis, args.format, args.per_query))
     return 0
 
 
@@ -381,6 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _score(args)
         if args.command == "build":
             return _build(args)
+        if args.command == "render":
+            return _render(args)
     except RagreportError as exc:
         print(f"ragreport: error: {exc}", file=sys.stderr)
         return 2

@@ -828,3 +828,36 @@ def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
 def tooltip(name: str, plain: str) -> str:
     """A header's tooltip: the metric's name and its plain sentence."""
     return f"{name} — {plain}"
+
+
+# --- Exports: CSV and LaTeX (ragreport.output.export) -------------------------------------------------
+
+CSV_HEADER = ("run", "metric", "mean", "low", "high", "interval", "n")
+CSV_QUERY_HEADER = ("run", "query", "metric", "value")
+
+LATEX_PREAMBLE_NOTE = r"% ragreport table: needs \usepackage{booktabs}"
+LATEX_RUN_HEADER = "Run"
+#: The superscript of each clear verdict against the baseline (LaTeX math).
+LATEX_MARKS = {"better": r"\dagger", "worse": r"\ddagger"}
+
+
+def latex_caption(k: int, confidence: float, scored: Sequence[int], *, bold: bool) -> str:
+    """What the LaTeX table's figures are (no user text)."""
+    counts = sorted(set(scored))
+    over = f"{count(counts[0])} scored queries" if len(counts) == 1 else "each run's scored queries"
+    text = (
+        f"Mean at K = {k} over {over}, with its {percent(confidence)} band in brackets "
+        f"(percentile bootstrap; Wilson for Hit@{k})."
+    ).replace("%", r"\%")
+    if bold:
+        text += " Bold: the best mean of each column."
+    return text
+
+
+def latex_marks_note(baseline: str, alpha_value: float, correction: str) -> str:
+    """What the superscripts say; ``baseline`` already escaped for LaTeX."""
+    return (
+        rf"$^{{{LATEX_MARKS['better']}}}$ clearly better, $^{{{LATEX_MARKS['worse']}}}$ clearly worse than "
+        f"{baseline}: the paired band of the difference excludes 0 and the p of a two-sided paired "
+        f"randomization test, corrected by {correction}, is below {alpha(alpha_value)}."
+    )
