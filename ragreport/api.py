@@ -36,7 +36,7 @@ from .output.document import report_document
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_qrels, load_runs
-from .reading.stored import load_report, stored_run
+from .reading.stored import REBUILD, load_report, stored_run
 from .scoring.catalogue import PRIMARY
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
@@ -300,7 +300,7 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
-        raise InputError(where, 1, f"'drift.basis' (a report older than ragreport render: {REBUILD_HINT})", "none")
+        raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
     return analyse(
         summaries,
         today=today,
@@ -310,9 +310,6 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         primary=settings.get("primary"),
         previous_basis=basis,
     )
-
-
-REBUILD_HINT = "rebuild it with this ragreport (ragreport build) to render it"
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:

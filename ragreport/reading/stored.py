@@ -40,7 +40,7 @@ from .files import read_text
 #: What a report needs to be rendered again, at the top level and per run.
 NEEDED_TOP = ("settings", "judgments", "runs")
 NEEDED_RUN = ("name", "cutoffs", "conventions", "meta", "source", "queries", "sweep", "lists")
-REBUILD = "rebuild it with this ragreport (ragreport build) to render it"
+REBUILD = "rebuild it with ragreport build to render it"
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
         raise InputError(path, 1, f"a ragreport report.json (schema {SCHEMA!r})", repr(found))
     for key in NEEDED_TOP:
         if key not in document:
-            raise InputError(path, 1, f"top-level '{key}' (a report older than ragreport render: {REBUILD})", "none")
+            raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
     runs = document["runs"]
     if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
         raise InputError(path, 1, "a non-empty 'runs' list of objects", repr(type(runs).__name__))
@@ -83,7 +83,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
             if key not in run:
                 name = run.get("name", "?")
                 raise InputError(
-                    path, 1, f"'{key}' in run {name!r} (a report older than ragreport render: {REBUILD})", "none"
+                    path, 1, f"'{key}' in run {name!r} (written before ragreport render; {REBUILD})", "none"
                 )
     return document
 
