@@ -14,6 +14,7 @@ _EXPORTS = {
     "analyse": "api",
     "document": "api",
     "build": "api",
+    "reanalyse": "api",
     "load_runs": "reading.registry",
     "Conventions": "core.model",
     "Denominator": "core.model",
