@@ -368,3 +368,13 @@ def test_render_option_clashes(tmp_path, monkeypatch, capsys, options, expected)
     _report(tmp_path, monkeypatch)
     assert main(["render", str(tmp_path / "site" / "report.json"), *options]) == 2
     assert _error(capsys) == f"ragreport: error: {expected}"
+
+
+def test_the_document_score_prints_renders_the_site_build_writes(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--out", "built", "--quiet", "-k", "3", "--metrics", "Rprec"]) == 0
+    assert main(["score", "--format", "json", "--quiet", "-k", "3", "--metrics", "Rprec"]) == 0
+    Path("scored.json").write_text(capsys.readouterr().out)
+    assert main(["render", "scored.json", "--out", "rendered", "--quiet"]) == 0
+    assert site_files(tmp_path / "rendered") == site_files(tmp_path / "built")
