@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import re
+import shutil
+import subprocess
 
 import pytest
 from sitetools import four_trec_runs
@@ -16,6 +18,8 @@ from ragreport.output.export import csv_text, latex_escape, latex_table
 from ragreport.scoring.catalogue import SUITE
 
 HOSTILE = "a_b&c%$#{}~^\\"
+#: How a cell opens: the mean over its band, in a tabular of its own.
+STACK = r"\begin{tabular}[t]{@{}r@{}}"
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -171,15 +175,15 @@ def test_latex_is_a_booktabs_table_with_bands_bold_best_and_verdict_marks():
     assert hostile[0] == r"a\_b\&c\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}"
     assert base[0] == r"base\_line"
     # the best nDCG@10 (0.450) is bold and clearly better; the best P@10 is the third run's 0.310
-    assert hostile[ndcg] == r"\textbf{0.450}$^{\dagger}$ {\scriptsize [0.350, 0.550]}"
-    assert hostile[precision] == r"0.250$^{\ddagger}$ {\scriptsize [0.200, 0.300]}"
-    assert third[precision] == r"\textbf{0.310} {\scriptsize [0.260, 0.360]}"
-    assert third[ndcg] == r"0.420 {\scriptsize [0.320, 0.520]}"  # a band-only result has no mark
-    assert base[ndcg] == r"0.400 {\scriptsize [0.300, 0.500]}"
+    assert hostile[ndcg] == STACK + r"\textbf{0.450}$^{\dagger}$\\ {\scriptsize [0.350, 0.550]}\end{tabular}"
+    assert hostile[precision] == STACK + r"0.250$^{\ddagger}$\\ {\scriptsize [0.200, 0.300]}\end{tabular}"
+    assert third[precision] == STACK + r"\textbf{0.310}\\ {\scriptsize [0.260, 0.360]}\end{tabular}"
+    assert third[ndcg] == STACK + r"0.420\\ {\scriptsize [0.320, 0.520]}\end{tabular}"  # a band-only result has no mark
+    assert base[ndcg] == STACK + r"0.400\\ {\scriptsize [0.300, 0.500]}\end{tabular}"
     # a tie at the shown precision is bold on every run; Judged@K is a diagnostic: never bold
     judged = 1 + columns.index("Judged@10")
     recall = 1 + columns.index("R@10")
-    assert all(row[recall].startswith(r"\textbf{0.500}") for row in (hostile, third, base))
+    assert all(row[recall].startswith(STACK + r"\textbf{0.500}") for row in (hostile, third, base))
     assert not any(r"\textbf" in row[judged] for row in (hostile, third, base))
     caption = re.search(r"\\caption\{(.*)\}\n\\end\{table\}", text).group(1)
     assert r"95\% band" in caption and "over 50 scored queries" in caption
@@ -205,3 +209,21 @@ def test_latex_marks_follow_the_comparison_verdicts_of_a_real_report(compared):
             assert (r"$^{\dagger}$" in cell) == (verdicts.get(label) == "better"), (run["name"], label)
             assert (r"$^{\ddagger}$" in cell) == (verdicts.get(label) == "worse"), (run["name"], label)
     assert {c["verdict"] for c in document["comparisons"]} & {"better", "worse"}  # the case is not vacuous
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (Debian: texlive-latex-base)")
+def test_latex_compiles_with_a_hostile_run_name(tmp_path):
+    document = _document([HOSTILE, "b"], [(0.4, 0.3), (0.5, 0.2)], {("b", "nDCG@10"): "better"})
+    (tmp_path / "table.tex").write_text(latex_table(document))
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\input{table.tex}\n\\end{document}\n"
+    )
+    result = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert (tmp_path / "doc.pdf").stat().st_size > 0

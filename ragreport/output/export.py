@@ -102,10 +102,11 @@ def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:
 
 
 def latex_table(document: dict[str, Any]) -> str:
-    """A booktabs table of the runs (rows) by metrics at K (columns): each mean with its band in
-    small type, the best mean of each column in bold, and the comparison's clear verdicts against
-    the baseline as superscripts (:data:`~ragreport.output.present.LATEX_MARKS`), explained under the
-    table. Every name is escaped."""
+    """A booktabs table of the runs (rows) by metrics at K (columns): each mean with its band
+    under it in small type (a nested ``tabular``, so eight metrics fit a page's width), the best
+    mean of each column in bold, and the comparison's clear verdicts against the baseline as
+    superscripts (:data:`~ragreport.output.present.LATEX_MARKS`), explained under the table.
+    Every name is escaped."""
     runs = document["runs"]
     columns = _columns(document)
     figures = [{**run["metrics"], **run.get("measures", {})} for run in runs]
@@ -119,6 +120,8 @@ def latex_table(document: dict[str, Any]) -> str:
         say.LATEX_PREAMBLE_NOTE,
         r"\begin{table}[htbp]",
         r"\centering",
+        r"\small",
+        r"\setlength{\tabcolsep}{4pt}",
         r"\begin{tabular}{l" + "r" * len(columns) + "}",
         r"\toprule",
         " & ".join([say.LATEX_RUN_HEADER] + [latex_escape(label) for label, _ in columns]) + r" \\",
@@ -137,7 +140,9 @@ def latex_table(document: dict[str, Any]) -> str:
             if verdict in say.LATEX_MARKS:
                 text += f"$^{{{say.LATEX_MARKS[verdict]}}}$"
             if entry.get("low") is not None and entry.get("high") is not None:
-                text += r" {\scriptsize " + say.band(entry["low"], entry["high"]) + "}"
+                # the band under the mean, in a cell of its own tabular: a column as narrow as a figure
+                band = r"{\scriptsize " + say.band(entry["low"], entry["high"]) + "}"
+                text = r"\begin{tabular}[t]{@{}r@{}}" + text + r"\\ " + band + r"\end{tabular}"
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]

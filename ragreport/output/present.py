@@ -835,7 +835,11 @@ def tooltip(name: str, plain: str) -> str:
 CSV_HEADER = ("run", "metric", "mean", "low", "high", "interval", "n")
 CSV_QUERY_HEADER = ("run", "query", "metric", "value")
 
-LATEX_PREAMBLE_NOTE = r"% ragreport table: needs \usepackage{booktabs}"
+LATEX_PREAMBLE_NOTE = (
+    r"% ragreport table: needs \usepackage{booktabs}; wider than the text? use table* or wrap the"
+    "\n"
+    r"% tabular in \resizebox{\linewidth}{!}{...} (\usepackage{graphicx})"
+)
 LATEX_RUN_HEADER = "Run"
 #: The superscript of each clear verdict against the baseline (LaTeX math).
 LATEX_MARKS = {"better": r"\dagger", "worse": r"\ddagger"}
