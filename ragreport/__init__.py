@@ -16,6 +16,7 @@ _EXPORTS = {
     "build": "api",
     "Results": "api",
     "Report": "api",
+    "reanalyse": "api",
     "load_runs": "reading.registry",
     "Conventions": "core.model",
     "Denominator": "core.model",

@@ -17,19 +17,22 @@ an earlier one.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
 from .analysis.limits import limits
 from .analysis.result import Analysis
 from .analysis.summary import RunSummary, summarise
-from .core.errors import UsageError
-from .core.model import Conventions
+from .core.errors import InputError, UsageError
+from .core.model import Conventions, Gain
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
 from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
@@ -37,6 +40,7 @@ from .reading.memory import is_in_memory, named_inputs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_inputs, load_qrels
+from .reading.stored import REBUILD, load_report, stored_run
 from .scoring.catalogue import PRIMARY
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
@@ -318,11 +322,14 @@ def analyse(
     previous: str | Path | None = None,
     primary: str | None = None,
     progress: Progress = _quiet,
+    previous_basis: tuple[dict, str] | None = None,
 ) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
     ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
-    reads; a compared metric at K): default nDCG at K. Returns a :class:`Report`.
+    reads; a compared metric at K): default nDCG at K. ``previous_basis`` is a stored report's drift
+    basis and the previous report's file name (``ragreport render``), in place of ``previous``.
+    Returns a :class:`Report`.
 
     >>> results = evaluate(
     ...     {
@@ -351,14 +358,87 @@ def analyse(
         found_drift = drift(
             load_previous(previous), Path(previous).name, summaries, correction=correction, permutations=permutations
         )
+    elif previous_basis is not None:
+        found_drift = drift(
+            previous_basis[0], previous_basis[1], summaries, correction=correction, permutations=permutations
+        )
     return Report(
-        tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift, primary=lead
+        tuple(summaries),
+        tuple(limits(s, today) for s in summaries),
+        today,
+        comparison,
+        found_drift,
+        primary=lead,
+        baseline=baseline,
+        correction=correction,
+        permutations=permutations,
     )
 
 
-def document(analysis: Analysis) -> dict:
-    """The report document (what ``report.json`` holds)."""
-    return report_document(analysis)
+def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analysis:
+    """The analysis of a stored report.json (a path, or the document already read), made again
+    without its run files: every figure, band, comparison and drift as the build that wrote it
+    made them (``ragreport render``).
+
+    Each run's stored top lists are joined with its stored judgments and scored again at the
+    stored cutoffs (:func:`~ragreport.reading.stored.stored_run`); named measures, which may read a
+    whole list, take their per-query values from the stored rows; the comparison runs again with
+    the stored settings (seeded), and the drift from the stored basis of the previous report.
+    """
+    if isinstance(report, dict):
+        document_, where = report, source or "report.json"
+    else:
+        document_, where = load_report(report), source or str(report)
+    settings = document_["settings"]
+    try:
+        measures = tuple(
+            Measure(m["key"], m["cutoff"], None if m["gain"] is None else Gain(m["gain"])) for m in settings["metrics"]
+        )
+        today = _dt.date.fromisoformat(settings["today"])
+        correction = Correction(settings["correction"])
+        permutations = int(settings["permutations"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
+    summaries = []
+    for run in document_["runs"]:
+        stored = stored_run(document_, run, where)
+        judged = join(stored.run, stored.judgments)
+        if judged.query_ids.tolist() != [str(row["id"]) for row in stored.rows]:
+            raise InputError(where, 1, f"run {stored.run.name!r}'s queries in their stored order", "another order")
+        judged = dataclasses.replace(
+            judged,
+            source=stored.run.source,
+            retrieved=stored.retrieved,
+            repeats=stored.repeats,
+            relevant_retrieved=stored.relevant_retrieved,
+            first_relevant=stored.first_relevant,
+        )
+        scores = score(judged, stored.sweep, stored.conventions)
+        values = np.zeros((len(measures), judged.n_queries))
+        for i, measure in enumerate(measures):
+            label = measure.label()
+            for q, row in enumerate(stored.rows):
+                if row.get("scored") and row.get(label) is not None:
+                    values[i, q] = row[label]
+        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values))
+    drift_ = document_.get("drift")
+    basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
+    if isinstance(drift_, dict) and basis is None:
+        raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
+    return analyse(
+        summaries,
+        today=today,
+        baseline=settings.get("baseline"),
+        correction=correction,
+        permutations=permutations,
+        primary=settings.get("primary"),
+        previous_basis=basis,
+    )
+
+
+def document(analysis: Analysis, title: str | None = None) -> dict:
+    """The report document (what ``report.json`` holds); ``title`` as given to :func:`build`."""
+    return report_document(analysis, title)
 
 
 def check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
@@ -381,18 +461,20 @@ def build(
     progress: Progress = _quiet,
     gates: Sequence[GateResult] = (),
     document: dict | None = None,
+    rules: GateRules | None = None,
 ) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
 
-    ``gates`` (from :func:`check_gates`) are shown on the index, in summary.md and in report.json;
-    ``document`` is the report document when the caller made it already.
+    ``gates`` (from :func:`check_gates`, checking ``rules``) are shown on the index, in summary.md
+    and in report.json, which keeps the rules in its settings; ``document`` is the report document
+    when the caller made it already.
     """
     from .output.document import with_gates
     from .output.site import prepare, render_single, render_site, write_file, write_site
     from .output.view import build_view
 
     progress("rendering")
-    made = with_gates(document if document is not None else report_document(analysis), gates)
+    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
     report = prepare(build_view(analysis, title=title, gates=gates), made)
     outputs = []
     site_files = render_site(report) if out is not None else None

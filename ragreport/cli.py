@@ -14,18 +14,20 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .analysis.compare import Correction
 from .analysis.result import Analysis
-from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve
-from .core.errors import RagreportError
+from .core.errors import RagreportError, UsageError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
-from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules
+from .output.export import csv_text, latex_table
+from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules, rules_from
 from .output.site import write_text_file
 from .output.text import comment, markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
+from .reading.stored import load_report
 from .scoring.catalogue import SUITE
 from .scoring.measures import Measure, default_trec_measures, parse_measures, parse_primary, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
@@ -214,15 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring_arguments(score)
     score.add_argument(
         "--format",
-        choices=("table", "json", "markdown", "trec"),
+        choices=("table", "json", "markdown", "trec", "csv", "latex"),
         default="table",
-        help="output: a terminal table (default), the JSON document, Markdown, or trec_eval's layout (trec)",
+        help="output: a terminal table (default), the JSON document, Markdown, trec_eval's layout "
+        "(trec), CSV (a row per run and metric) or a LaTeX booktabs table",
     )
     score.add_argument(
         "-q",
         "--per-query",
         action="store_true",
-        help="with --format trec: a line per query and measure too, as trec_eval -q",
+        help="with --format trec: a line per query and measure too, as trec_eval -q; with --format "
+        "csv: a row per run, query and metric",
     )
 
     build = commands.add_parser(
@@ -248,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
         _add_gate_arguments(command)
+    _add_render_arguments(commands)
     # The config file (ragreport/config.py): --config before the command and after every command above.
     add_config_arguments(parser)
     return parser
@@ -317,14 +322,55 @@ def _ci_outputs(
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit:
         write_text_file(args.junit, junit(results), "--junit")
-    if results and (stdout_is_data or args.command == "build"):
-        for result in results:  # one line per rule; the table and Markdown hold them already
+    # one line per rule on stderr, unless stdout shows them already (the table and Markdown hold them)
+    wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
+    if results and (stdout_is_data or wrote_site):
+        for result in results:
             print(f"ragreport: {result.line}", file=sys.stderr)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):
             print(line, file=stream)
     return 1 if failed(results) else 0
+
+
+RENDER_FORMATS = ("table", "markdown", "json", "csv", "latex")
+
+
+def _add_render_arguments(commands) -> None:
+    """``ragreport render REPORT.json``: the arguments of its own block (see :func:`_render`)."""
+    render = commands.add_parser(
+        "render",
+        help="render a stored report.json again, without the run files",
+        description="Render a report.json written by ragreport build (or score --format json) again: "
+        "the same site, byte for byte, or its figures on stdout. The build's options are read "
+        "from the report's settings.",
+    )
+    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        help="site folder (default: site, unless --single-file or --format is given); replaced only "
+        "when it holds an earlier ragreport build",
+    )
+    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
+    render.add_argument(
+        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
+    )
+    render.add_argument(
+        "--format",
+        choices=RENDER_FORMATS,
+        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
+        "document, CSV or a LaTeX table",
+    )
+    render.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="with --format csv: a row per run, query and metric",
+    )
+    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_gate_arguments(render)
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
@@ -425,7 +471,7 @@ def _build(args: argparse.Namespace) -> int:
     progress = Progress(quiet=args.quiet)
     try:
         analysis = _analyse(args, progress)
-        document = report_document(analysis)
+        document = report_document(analysis, args.title)
         results = check_gates(document, rules)
         out = args.out or (None if args.single_file else "site")
         written = build(
@@ -436,6 +482,87 @@ def _build(args: argparse.Namespace) -> int:
             progress=progress,
             gates=results,
             document=document,
+            rules=rules,
+        )
+    finally:
+        progress.close()
+    if not args.quiet:
+        for path in written:
+            target = path / "index.html" if path.is_dir() else path
+            print(f"ragreport: wrote {target}", file=sys.stderr)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
+#: The formats whose stdout is data, not text for people.
+DATA_FORMATS = ("trec", "json", "csv", "latex")
+
+
+def _stdout(
+    analysis: Analysis,
+    fmt: str,
+    per_query: bool,
+    title: str | None = None,
+    *,
+    document: dict | None = None,
+    gates: tuple[GateResult, ...] = (),
+) -> str:
+    """The text ``score`` and ``render`` print for ``--format`` (``document``: the report document
+    with its gates, when made already)."""
+    if fmt in DATA_FORMATS:  # the data contract
+        document = document if document is not None else report_document(analysis, title)
+        if fmt == "trec":
+            return trec_lines(document, per_query)
+        if fmt == "csv":
+            return csv_text(document, per_query)
+        if fmt == "latex":
+            return latex_table(document)
+        return json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+    # for people: the view, without what only the site draws
+    view = build_view(analysis, pages=False, title=title, gates=gates)
+    if fmt == "markdown":
+        return markdown(view)
+    return table(view, width=shutil.get_terminal_size((100, 24)).columns)
+
+
+def _render(args: argparse.Namespace) -> int:
+    """``ragreport render``: a stored report analysed again (:func:`reanalyse`), then written as
+    ``build`` writes it, or printed as ``score`` prints it. ``--title`` overrides the stored title
+    (presentation only); gate options given to ``render`` replace the stored rules; every other
+    option is the stored one."""
+    if args.format is not None and (args.out or args.single_file):
+        raise UsageError("--format prints to stdout; give it without --out and --single-file")
+    if args.per_query and args.format not in ("csv",):
+        raise UsageError("-q goes with --format csv")
+    given = bool(args.fail_on or args.require or args.max_drop)
+    asked = parse_rules(args.fail_on, args.require, args.max_drop) if given else None
+    progress = Progress(quiet=args.quiet)
+    try:
+        progress("reading")
+        stored = load_report(args.report)
+        rules = asked if asked is not None else rules_from(stored["settings"].get("gates"))
+        if asked is not None and stored["settings"].get("metrics"):
+            rules = parse_rules(
+                args.fail_on, args.require, args.max_drop, gated=[m["label"] for m in stored["settings"]["metrics"]]
+            )
+        analysis = reanalyse(stored, source=args.report)
+        title = args.title if args.title is not None else stored["settings"].get("title")
+        document = report_document(analysis, title)
+        results = check_gates(document, rules)
+        document = with_gates(document, results, rules)
+        if args.format is not None:
+            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=document, gates=results))
+            sys.stdout.flush()
+            return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
+        out = args.out or (None if args.single_file else "site")
+        written = build(
+            analysis,
+            out=out,
+            single_file=args.single_file,
+            title=title,
+            progress=progress,
+            gates=results,
+            document=document,
+            rules=rules,
         )
     finally:
         progress.close()
@@ -455,20 +582,10 @@ def _score(args: argparse.Namespace) -> int:
         progress.close()
     document = report_document(analysis)
     results = check_gates(document, rules)
-    if args.format in ("trec", "json"):  # the data contract
-        if args.format == "trec":
-            text = trec_lines(document, args.per_query)
-        else:
-            text = json.dumps(with_gates(document, results), ensure_ascii=False, allow_nan=False) + "\n"
-    else:  # for people: the view, without what only the site draws
-        view = build_view(analysis, pages=False, gates=results)
-        if args.format == "markdown":
-            text = markdown(view)
-        else:
-            text = table(view, width=shutil.get_terminal_size((100, 24)).columns)
-    sys.stdout.write(text)
+    document = with_gates(document, results, rules)
+    sys.stdout.write(_stdout(analysis, args.format, args.per_query, document=document, gates=results))
     sys.stdout.flush()
-    return _ci_outputs(args, analysis, results, stdout_is_data=args.format in ("trec", "json"))
+    return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -479,6 +596,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _score(args)
         if args.command == "build":
             return _build(args)
+        if args.command == "render":
+            return _render(args)
     except ConfigError as exc:  # every problem of the config file, one line each
         for problem in exc.problems:
             print(f"ragreport: error: {problem}", file=sys.stderr)

@@ -294,7 +294,7 @@ def test_unknown_keys_are_reported_together_with_their_lines_and_a_suggestion(he
         "ragreport: error: ragreport.toml:2: key 'kk' is not an option of any command (did you mean 'k'?)",
         "ragreport: error: ragreport.toml:4: key 'primery' is not an option of any command (did you mean 'primary'?)",
         "ragreport: error: ragreport.toml:7: key 'build.titel' is not an option of build (did you mean 'title'?)",
-        "ragreport: error: ragreport.toml:8: key 'build.format' is not an option of build (it is an option of score)",
+        "ragreport: error: ragreport.toml:8: key 'build.format' is not an option of build (it is an option of score and render)",
         "ragreport: error: ragreport.toml:9: table [biuld] is not a command (did you mean [build]?)",
         "ragreport: error: ragreport.toml:13: key 'score.per_query' sets the same option as 'per-query'",
     ]
@@ -360,7 +360,7 @@ def test_wrong_values_of_every_kind_at_once_and_in_a_command_table(here, capsys)
         "ragreport: error: ragreport.toml:6: key 'build.quiet': expected true or false, got \"yes\"",
         # another command's table is checked too: a mistake shows before the day it is used
         'ragreport: error: ragreport.toml:8: key \'score.format\': expected one of "table", "json", "markdown", '
-        '"trec", got "html"',
+        '"trec", "csv", "latex", got "html"',
     ]
 
 

@@ -261,3 +261,59 @@ def test_label_change_on_hand_written_sets():
     assert found.judgments_added == (("q1", "d", 1),) and found.judgments_removed == (("q1", "b", 0),)
     assert found.regraded == (("q1", "a", 1, 2),)
     assert label_change(("r",), now, now).as_dict()["regraded"] == {"count": 0, "first": []}
+
+
+def test_drift_basis_keeps_only_what_drift_reads_and_gives_the_same_drift(tmp_path):
+    from ragreport.analysis.drift import drift, drift_basis
+    from ragreport.api import evaluate
+
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq2 Q0 d3 1 1 r\nq3 Q0 d5 1 1 r\n")
+    qrels = tmp_path / "q.trec"
+    qrels.write_text("q1 0 d2 1\nq2 0 d3 1\nq3 0 d5 1\n")
+    previous = {
+        "date": "2026-01-01",
+        "fingerprints": {"queries": "x", "labels": "y"},
+        "judgments": {"q1": {"d2": 1}},
+        "runs": [
+            {
+                "name": "r",
+                "k": 10,
+                "conventions": {"denominator": "relevant", "gain": "linear", "missing": "zero", "order": "score"},
+                "fingerprints": None,
+                "metrics": {"P@10": {"mean": 0.1, "low": 0.0, "high": 0.2}, "R@10": {"mean": 1.0}},
+                "queries": [
+                    {"id": "q1", "scored": True, "P@10": 0.1, "status": "full"},
+                    {"id": "q9", "scored": False, "P@10": None},
+                ],
+                "sweep": {"k": [1, 2]},
+            },
+            {"name": "gone", "k": 10, "queries": [{"id": "q1", "scored": True}]},
+        ],
+    }
+    summaries = evaluate([run], qrels=qrels)
+    now = summaries[0]
+    previous["runs"][0]["fingerprints"] = {"queries": now.query_fingerprint, "labels": now.label_fingerprint}
+    basis = drift_basis(previous, summaries)
+    assert basis == {
+        "date": "2026-01-01",
+        "fingerprints": {"queries": "x", "labels": "y"},
+        "runs": [
+            {
+                "name": "r",
+                "k": 10,
+                "conventions": previous["runs"][0]["conventions"],
+                "fingerprints": previous["runs"][0]["fingerprints"],
+                "metrics": {"P@10": {"mean": 0.1}, "R@10": {"mean": 1.0}},
+                "queries": [{"id": "q1", "scored": True, "P@10": 0.1}],
+            },
+            {"name": "gone"},  # named only: a run no longer in the report
+        ],
+    }  # no judgments: the fingerprints match, so drift never reads them
+    assert drift_basis(basis, summaries) == basis
+    assert drift(basis, "p.json", summaries).as_dict() == drift(previous, "p.json", summaries).as_dict()
+    # a run whose labels differ keeps the judgments drift lists the changes from
+    previous["runs"][0]["fingerprints"] = {"queries": now.query_fingerprint, "labels": "sha256:other"}
+    basis = drift_basis(previous, summaries)
+    assert basis["judgments"] == {"q1": {"d2": 1}} and "queries" not in basis["runs"][0]
+    assert drift(basis, "p.json", summaries).as_dict() == drift(previous, "p.json", summaries).as_dict()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -148,3 +149,25 @@ def test_the_python_section_runs_as_doctests(tmp_path, monkeypatch):
     assert runner.failures == 0 and runner.tries >= 12
     assert (tmp_path / "notebook-site" / "index.html").is_file()
     assert "from ragreport import" in section and "## Python and notebooks" in README
+
+
+def test_the_render_and_export_commands_run(tmp_path):
+    """Every command of "Re-rendering and exports", on four generated TREC runs, in a folder of its own."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from sitetools import four_trec_runs
+
+    qrels, runs = four_trec_runs(tmp_path, queries=40)
+    qrels.rename(tmp_path / "qrels.txt")
+    runs[0].rename(tmp_path / "bm25.trec")
+    runs[1].rename(tmp_path / "hybrid.trec")
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1764547200")
+    run = functools.partial(subprocess.run, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    built = run([sys.executable, "-m", "ragreport", "build", "--qrels", "qrels.txt", "bm25.trec", "hybrid.trec"])
+    assert built.returncode == 0, built.stderr
+    commands = _commands("Re-rendering and exports")
+    assert len(commands) == 5
+    for command in commands:
+        result = run([sys.executable, "-m", *shlex.split(command.split("#")[0])])
+        assert result.returncode == 0, (command, result.stderr)
+    assert (tmp_path / "site-again" / "index.html").read_bytes() == (tmp_path / "site" / "index.html").read_bytes()
+    assert (tmp_path / "report.html").is_file()

@@ -216,3 +216,27 @@ def test_max_drop_against_the_previous_report(inputs, capsys):
     # every query's first relevant id moved from rank 1 to rank 2: RR falls by exactly 0.5 on each
     assert (gate["run"], gate["value"], gate["passed"]) == ("cand", -0.5, False)
     assert gate["figure"] == "against the previous report: band -0.500 to -0.500 (difference -0.500)"
+
+
+def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_given(inputs, capsys, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")
+    built = inputs / "built"
+    assert main(["build", *_args(inputs, "--fail-on", "worse", "--require", "good:nDCG@10>=0.9", "--out",
+                                 str(built))]) == 1
+    stored = json.loads((built / "report.json").read_text())
+    assert stored["settings"]["gates"] == {"fail_on": ["worse"], "require": ["good:nDCG@10>=0.9"], "max_drop": [],
+                                           "gated": None}
+    alone = inputs / "alone"
+    alone.mkdir()
+    (alone / "report.json").write_bytes((built / "report.json").read_bytes())
+    again = inputs / "again"
+    assert main(["render", str(alone / "report.json"), "--out", str(again), "--quiet"]) == 1  # the stored rules
+    files = sorted(p.relative_to(built) for p in built.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert all((built / f).read_bytes() == (again / f).read_bytes() for f in files)
+    capsys.readouterr()
+    # rules given to render replace the stored ones
+    assert main(["render", str(alone / "report.json"), "--format", "json", "--require", "nDCG@10>=0.5"]) == 0
+    gates = json.loads(capsys.readouterr().out)["gates"]
+    assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [("require nDCG@10>=0.5", "good", True),
+                                                                  ("require nDCG@10>=0.5", "worse", True)]

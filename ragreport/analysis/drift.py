@@ -121,6 +121,7 @@ class Drift:
     tested: int = field(default=0)
     k: int = 0
     runs: int = 0  # how many runs this report has
+    basis: Mapping[str, Any] | None = field(default=None, compare=False)  # see drift_basis
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +135,7 @@ class Drift:
             "unchanged": list(self.unchanged),
             "changes": [c.as_dict() for c in self.changes],
             "rows": [r.as_dict() for r in self.rows],
+            "basis": self.basis,
         }
 
 
@@ -189,8 +191,57 @@ def _runs_phrase(names: Sequence[str], every: int) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) -> dict[str, Any]:
+    """What :func:`drift` reads of ``previous`` to judge ``summaries``, and nothing else: its date,
+    fingerprints and (only where a run's sets differ) judgments; per run of the same name its K,
+    conventions, fingerprints, suite means at K and the scored queries' suite values at K.
+
+    ``drift(drift_basis(p, s), ...)`` equals ``drift(p, ...)``: report.json keeps it under
+    ``drift.basis`` so that ``ragreport render`` gives the same drift without the previous file.
+    """
+    by_name = {s.name: s for s in summaries}
+    runs: list[dict[str, Any]] = []
+    shared = False
+    for run in previous["runs"]:
+        if not isinstance(run, dict):
+            continue
+        kept: dict[str, Any] = {"name": run.get("name")}
+        summary = by_name.get(str(run.get("name")))
+        if summary is not None:
+            prints = run.get("fingerprints", {})
+            for key in ("k", "conventions", "fingerprints"):
+                if key in run:
+                    kept[key] = run[key]
+            same = (
+                prints.get("queries") == summary.query_fingerprint and prints.get("labels") == summary.label_fingerprint
+            )
+            if not same:
+                if isinstance(run.get("judgments"), dict):
+                    kept["judgments"] = run["judgments"]
+                else:
+                    shared = True
+            elif run.get("k") == summary.k:
+                labels = [metric.label(summary.k) for metric in SUITE]
+                metrics = run.get("metrics", {})
+                kept["metrics"] = {
+                    label: {"mean": metrics[label].get("mean")}
+                    for label in labels
+                    if isinstance(metrics.get(label), dict)
+                }
+                kept["queries"] = [
+                    {"id": q["id"], "scored": True, **{label: q[label] for label in labels if label in q}}
+                    for q in run.get("queries", [])
+                    if q.get("scored")
+                ]
+        runs.append(kept)
+    basis: dict[str, Any] = {"date": previous.get("date"), "fingerprints": previous.get("fingerprints"), "runs": runs}
+    if shared and "judgments" in previous:
+        basis["judgments"] = previous["judgments"]
+    return basis
+
+
 def drift(
-    previous: dict[str, Any],
+    previous: Mapping[str, Any],
     source: str,
     summaries: Sequence[RunSummary],
     *,
@@ -272,6 +323,7 @@ def drift(
         tested=family,
         k=summaries[0].k if summaries else 0,
         runs=len(summaries),
+        basis=drift_basis(previous, summaries),
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..scoring.catalogue import PRIMARY, Metric
+from .compare import Correction
 
 if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of those modules
     from .compare import ComparisonReport
@@ -24,7 +25,9 @@ class Analysis:
 
     ``today`` dates runs whose metadata has no ``date``. ``primary`` is the metric the report leads
     with, read at K (``--primary``): the headline, the index chart's first view, the comparison
-    scatter's first view and the movers. This is what every renderer reads.
+    scatter's first view and the movers. ``baseline``, ``correction`` and ``permutations`` are the
+    comparison's and the drift's settings, kept so that a stored report is analysed again alike
+    (``ragreport render``). This is what every renderer reads.
     """
 
     summaries: tuple[RunSummary, ...]
@@ -33,6 +36,9 @@ class Analysis:
     comparison: ComparisonReport | None = None
     drift: Drift | None = None
     primary: Metric = PRIMARY
+    baseline: str | None = None  # as asked (--baseline); the comparison names the one used
+    correction: Correction = Correction.HOLM
+    permutations: int = 10_000
 
     @property
     def primary_label(self) -> str:

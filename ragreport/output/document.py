@@ -12,6 +12,7 @@ import numpy as np
 from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
+from ..core.ids import as_text
 from ..core.model import SCHEMA
 from ..scoring.catalogue import SUITE, IntervalMethod
 from . import present as say
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
     from ..analysis.summary import RunSummary
-    from .gates import GateResult
+    from .gates import GateResult, GateRules
 
 
 def _number(value: Any) -> Any:
@@ -89,6 +90,52 @@ def run_document(
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
+        "lists": _lists(summary),
+    }
+
+
+def _lists(summary: RunSummary) -> dict[str, Any]:
+    """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
+    facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
+    keeps no run file). ``ids`` holds one list per query, in the order of ``queries``; ``in_run``
+    is how many of those queries the run lists (they come first), or one flag per query when the
+    run's queries are not the first ones; ``relevant_retrieved`` counts the distinct relevant ids of
+    each whole list."""
+    depth = int(max(summary.sweep.cutoffs))
+    head = summary.judged.head(depth)
+    ids = as_text(head.doc_ids)
+    offsets = head.offsets.tolist()
+    in_run = head.in_run
+    n_run = int(in_run.sum())
+    return {
+        "depth": depth,
+        "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
+        "relevant_retrieved": head.relevant_retrieved.tolist(),
+        "ids": [ids[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
+    }
+
+
+def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
+    """The resolved options of the build that made the report: what ``ragreport render`` (and a
+    gate reading report.json) needs to know without being told again. No path of the machine: the
+    previous report by its file name only."""
+    first = analysis.summaries[0]
+    comparison = analysis.comparison
+    return {
+        "k": list(first.cutoffs),
+        "kmax": int(max(first.sweep.cutoffs)),
+        "primary": analysis.primary_label,
+        "metrics": [
+            {"key": m.key, "cutoff": m.cutoff, "gain": None if m.gain is None else m.gain.value, "label": m.label()}
+            for m in first.measures
+        ],
+        "baseline": comparison.baseline if comparison is not None else analysis.baseline,
+        "correction": analysis.correction.value,
+        "permutations": analysis.permutations,
+        "conventions": first.conventions.as_dict(),
+        "previous": None if analysis.drift is None else analysis.drift.source,
+        "today": analysis.today.isoformat(),
+        "title": title,
     }
 
 
@@ -155,7 +202,7 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
     }
 
 
-def report_document(analysis: Analysis) -> dict[str, Any]:
+def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
     """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
@@ -165,8 +212,10 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
     compared run: its primary figure against the baseline's, the difference with its band, the
     corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
-    (how they were made), ``drift`` (null without ``--previous``) and ``gates`` (the checks of
-    ``--fail-on``, ``--require`` and ``--max-drop``; empty without them).
+    (how they were made), ``drift`` (null without ``--previous``; its ``basis`` is what it read of
+    the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
+    empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
+    ``title`` is the one given to ``build``).
     """
     runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
     fingerprints = report_fingerprints(analysis.summaries)
@@ -189,9 +238,16 @@ def report_document(analysis: Analysis) -> dict[str, Any]:
         "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "gates": [],
+        "settings": settings_document(analysis, title),
     }
 
 
-def with_gates(document: dict[str, Any], results: Sequence[GateResult]) -> dict[str, Any]:
-    """The document with the gate checks made on it (``gates``: one entry per check)."""
-    return {**document, "gates": [{k: _number(v) for k, v in r.as_dict().items()} for r in results]}
+def with_gates(
+    document: dict[str, Any], results: Sequence[GateResult], rules: GateRules | None = None
+) -> dict[str, Any]:
+    """The document with the gate checks made on it (``gates``: one entry per check) and, in its
+    ``settings``, the rules asked for (so ``ragreport render`` checks them again)."""
+    made = {**document, "gates": [{k: _number(v) for k, v in r.as_dict().items()} for r in results]}
+    if rules and "settings" in made:
+        made["settings"] = {**made["settings"], "gates": rules.as_dict()}
+    return made

@@ -69,6 +69,24 @@ class GateRules:
     def __bool__(self) -> bool:
         return bool(self.fail_on or self.require or self.max_drop)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The rules as given (what report.json's ``settings.gates`` keeps; :func:`rules_from`)."""
+        return {
+            "fail_on": list(self.fail_on),
+            "require": [r.text for r in self.require],
+            "max_drop": [d.text for d in self.max_drop],
+            "gated": None if self.gated is None else list(self.gated),
+        }
+
+
+def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
+    """The rules a report.json's ``settings.gates`` keeps (none when it keeps none)."""
+    if not stored:
+        return GateRules()
+    return parse_rules(
+        stored.get("fail_on", ()), stored.get("require", ()), stored.get("max_drop", ()), gated=stored.get("gated")
+    )
+
 
 @dataclass(frozen=True)
 class GateResult:

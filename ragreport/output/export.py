@@ -1,0 +1,161 @@
+"""Exports of the report document for other tools: CSV (spreadsheets, pandas, R) and a LaTeX table.
+
+Both read the document (what report.json holds), so ``score`` and ``render`` print the same.
+The words and marks they carry are in :mod:`ragreport.output.present`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from ..scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
+from . import present as say
+
+# --- CSV --------------------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> Any:
+    """A number at full precision (Python's shortest round-trip form, ``repr``), None as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _csv(rows: list[list[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180: CRLF, quotes only where needed
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _labels(run: dict[str, Any]) -> list[str]:
+    """Every figure of a run in the document's order: the suite at each cutoff, then the named measures."""
+    return list(run["metrics"]) + list(run.get("measures", {}))
+
+
+def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
+    """The report as CSV: a header row, then one row per run and metric (``run, metric, mean, low,
+    high, interval, n``, n the queries the mean is over); with ``per_query`` one row per run, scored
+    query and metric (``run, query, metric, value``). Ids and names are written as given (quoted
+    where RFC 4180 needs it, never altered), numbers in full (``repr``), a missing figure empty."""
+    if per_query:
+        rows: list[list[Any]] = [list(say.CSV_QUERY_HEADER)]
+        for run in document["runs"]:
+            labels = _labels(run)
+            for query in run["queries"]:
+                if not query.get("scored"):
+                    continue
+                rows += [[run["name"], query["id"], label, _cell(query.get(label))] for label in labels]
+        return _csv(rows)
+    rows = [list(say.CSV_HEADER)]
+    for run in document["runs"]:
+        n = run["counts"]["scored"]
+        figures = {**run["metrics"], **run.get("measures", {})}
+        for label, figure in figures.items():
+            rows.append(
+                [
+                    run["name"],
+                    label,
+                    _cell(figure["mean"]),
+                    _cell(figure["low"]),
+                    _cell(figure["high"]),
+                    figure["interval"],
+                    n,
+                ]
+            )
+    return _csv(rows)
+
+
+# --- LaTeX ------------------------------------------------------------------------------------------
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX prints it literally: each of ``\\ & % $ # _ { } ~ ^`` replaced, in one pass."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The table's columns: each suite metric at the report's K, then each named measure; with
+    whether its best mean is marked (not for a diagnostic or a count, where more is not better)."""
+    k = document["runs"][0]["k"]
+    columns = [(metric.label(k), metric in COMPARED) for metric in SUITE]
+    for measure in document.get("settings", {}).get("metrics", []):
+        columns.append((measure["label"], by_key(measure["key"]).kind is not ValueKind.COUNT))
+    return columns
+
+
+def latex_table(document: dict[str, Any]) -> str:
+    """A booktabs table of the runs (rows) by metrics at K (columns): each mean with its band
+    under it in small type (a nested ``tabular``, so eight metrics fit a page's width), the best
+    mean of each column in bold, and the comparison's clear verdicts against the baseline as
+    superscripts (:data:`~ragreport.output.present.LATEX_MARKS`), explained under the table.
+    Every name is escaped."""
+    runs = document["runs"]
+    columns = _columns(document)
+    figures = [{**run["metrics"], **run.get("measures", {})} for run in runs]
+    best = {}
+    for label, marked in columns:
+        means = [f[label]["mean"] for f in figures if label in f and f[label]["mean"] is not None]
+        if marked and len(runs) > 1 and means:
+            best[label] = say.decimal(max(means))  # ties at the shown precision are all bold
+    verdicts = {(c["run"], c["metric"]): c["verdict"] for c in document.get("comparisons", [])}
+    lines = [
+        say.LATEX_PREAMBLE_NOTE,
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        r"\setlength{\tabcolsep}{4pt}",
+        r"\begin{tabular}{l" + "r" * len(columns) + "}",
+        r"\toprule",
+        " & ".join([say.LATEX_RUN_HEADER] + [latex_escape(label) for label, _ in columns]) + r" \\",
+        r"\midrule",
+    ]
+    for run, figure in zip(runs, figures):
+        cells = [latex_escape(run["name"])]
+        for label, _ in columns:
+            entry = figure.get(label)
+            if entry is None or entry["mean"] is None:
+                cells.append(say.NA)
+                continue
+            mean = say.decimal(entry["mean"])
+            text = rf"\textbf{{{mean}}}" if best.get(label) == mean else mean
+            verdict = verdicts.get((run["name"], label))
+            if verdict in say.LATEX_MARKS:
+                text += f"$^{{{say.LATEX_MARKS[verdict]}}}$"
+            if entry.get("low") is not None and entry.get("high") is not None:
+                # the band under the mean, in a cell of its own tabular: a column as narrow as a figure
+                band = r"{\scriptsize " + say.band(entry["low"], entry["high"]) + "}"
+                text = r"\begin{tabular}[t]{@{}r@{}}" + text + r"\\ " + band + r"\end{tabular}"
+            cells.append(text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    comparison = document.get("comparison")
+    caption = say.latex_caption(
+        runs[0]["k"],
+        runs[0]["conventions"]["confidence"],
+        [r["counts"]["scored"] for r in runs],
+        bold=bool(best),
+    )
+    if comparison is not None:
+        caption += " " + say.latex_marks_note(
+            latex_escape(comparison["baseline"]), comparison["alpha"], comparison["correction"]
+        )
+    lines += [r"\caption{" + caption + "}", r"\end{table}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,170 @@
+"""A stored report.json read back as runs and judgments, for ``ragreport render``.
+
+A report written by ``ragreport build`` (or ``score --format json``) keeps, per run, the top of
+every list down to the deepest cutoff of its sweep with each list's whole-list facts
+(``runs[].lists``), the per-query values, the judgments (top-level ``judgments``, and a run's own
+under its ``judgments``) and the resolved options (``settings``). This module turns them back into
+the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
+pipeline starts from; scoring them again gives the same figures (the engines' head rule, see
+:mod:`ragreport.scoring.partition`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InputError
+from ..core.model import (
+    META_KEYS,
+    SCHEMA,
+    Conventions,
+    Denominator,
+    Gain,
+    Judgments,
+    LabelSource,
+    Missing,
+    NoRelevant,
+    Order,
+    RetrieverKind,
+    Run,
+    RunMeta,
+)
+from .files import read_text
+
+#: What a report needs to be rendered again, at the top level and per run.
+NEEDED_TOP = ("settings", "judgments", "runs")
+NEEDED_RUN = ("name", "cutoffs", "conventions", "meta", "source", "queries", "sweep", "lists")
+REBUILD = "rebuild it with ragreport build to render it"
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One run of a stored report: its lists (cut to ``depth``), its judgments, and what the rows
+    of report.json say of each whole list and of each query."""
+
+    run: Run
+    judgments: Judgments
+    conventions: Conventions
+    cutoffs: tuple[int, ...]
+    sweep: tuple[int, ...]
+    retrieved: np.ndarray
+    repeats: np.ndarray
+    relevant_retrieved: np.ndarray
+    first_relevant: np.ndarray
+    in_run: np.ndarray
+    rows: list[dict[str, Any]]
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
+    path = Path(path)
+    text = read_text(path)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, "a report.json written by ragreport build", exc.msg) from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise InputError(path, 1, f"a ragreport report.json (schema {SCHEMA!r})", repr(found))
+    for key in NEEDED_TOP:
+        if key not in document:
+            raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
+    runs = document["runs"]
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
+        raise InputError(path, 1, "a non-empty 'runs' list of objects", repr(type(runs).__name__))
+    for run in runs:
+        for key in NEEDED_RUN:
+            if key not in run:
+                name = run.get("name", "?")
+                raise InputError(
+                    path, 1, f"'{key}' in run {name!r} (written before ragreport render; {REBUILD})", "none"
+                )
+    return document
+
+
+def _choice(enum: Any, value: Any) -> Any:
+    return None if value is None else enum(value)
+
+
+def meta_from(stored: dict[str, Any]) -> RunMeta:
+    """Run metadata from its report.json form (:meth:`RunMeta.as_dict`)."""
+    known = {key: stored[key] for key in META_KEYS if key in stored}
+    if "date" in known:
+        known["date"] = _dt.date.fromisoformat(known["date"])
+    known["label_source"] = _choice(LabelSource, known.get("label_source"))
+    known["retriever_kind"] = _choice(RetrieverKind, known.get("retriever_kind"))
+    extra = tuple((key, value) for key, value in stored.items() if key not in META_KEYS)
+    return RunMeta(**known, extra=extra)
+
+
+def conventions_from(stored: dict[str, Any]) -> Conventions:
+    """Conventions from their report.json form (:meth:`Conventions.as_dict`)."""
+    return Conventions(
+        denominator=Denominator(stored["denominator"]),
+        gain=Gain(stored["gain"]),
+        missing=Missing(stored["missing"]),
+        order=Order(stored["order"]),
+        no_relevant=NoRelevant(stored.get("no_relevant", "exclude")),
+        confidence=float(stored["confidence"]),
+        resamples=int(stored["resamples"]),
+        seed=int(stored["seed"]),
+    )
+
+
+def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> StoredRun:
+    """One run of ``document`` as a run cut to its stored depth, with the judgments it was scored on."""
+    try:
+        return _stored_run(document, run)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(
+            source, 1, f"run {run.get('name')!r} as ragreport writes it ({REBUILD})", f"{type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
+    rows = run["queries"]
+    lists = run["lists"]
+    ids = lists["ids"]
+    if len(ids) != len(rows) or len(lists["relevant_retrieved"]) != len(rows):
+        raise ValueError(f"'lists' holds {len(ids)} lists for {len(rows)} queries")
+    stated = lists["in_run"]
+    in_run = np.arange(len(rows)) < stated if isinstance(stated, int) else np.asarray(stated, dtype=bool)
+    query_ids = [str(row["id"]) for row in rows]
+    listed = [i for i in range(len(rows)) if in_run[i]]
+    lengths = [len(ids[i]) for i in listed]
+    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+    texts = tuple(rows[i].get("query") for i in listed)
+    judgments_of = run["judgments"] if "judgments" in run else document["judgments"]
+    # The judged queries in the rows' order: the join puts the judged queries a run lacks after
+    # its own in judgment order, so this order gives back the rows' order.
+    position = {q: i for i, q in enumerate(query_ids)}
+    judged = sorted(judgments_of, key=lambda q: position.get(q, len(position)))
+    per_query = [(q, list(judgments_of[q]), [int(g) for g in judgments_of[q].values()]) for q in judged]
+    doc_ids = [str(d) for i in listed for d in ids[i]]
+    return StoredRun(
+        run=Run(
+            name=run["name"],
+            query_ids=np.array([query_ids[i] for i in listed], dtype=str),
+            offsets=offsets,
+            doc_ids=np.array(doc_ids, dtype=str) if doc_ids else np.zeros(0, dtype="<U1"),
+            query_text=texts if any(t is not None for t in texts) else (),
+            meta=meta_from(run["meta"]),
+            source=run["source"],
+        ),
+        judgments=Judgments.from_lists(per_query, source="report.json"),
+        conventions=conventions_from(run["conventions"]),
+        cutoffs=tuple(int(c) for c in run["cutoffs"]),
+        sweep=tuple(int(c) for c in run["sweep"]["k"]),
+        retrieved=np.array([int(row["retrieved"]) for row in rows], dtype=np.int64),
+        repeats=np.array([int(row["repeats"]) for row in rows], dtype=np.int64),
+        relevant_retrieved=np.array([int(v) for v in lists["relevant_retrieved"]], dtype=np.int64),
+        first_relevant=np.array([int(row["first_relevant_rank"] or 0) for row in rows], dtype=np.int64),
+        in_run=in_run,
+        rows=rows,
+    )
