@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
+from .analysis.family import choose_family
 from .analysis.limits import limits
 from .analysis.result import Analysis
 from .analysis.summary import RunSummary, summarise
@@ -33,10 +34,10 @@ from .output.document import report_document
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_qrels, load_runs
-from .scoring.catalogue import PRIMARY
+from .scoring.catalogue import COMPARED
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
-from .scoring.measures import Measure, parse_primary, score_measures
+from .scoring.measures import Measure, score_measures
 from .scoring.metrics import score
 from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 
@@ -208,28 +209,47 @@ def analyse(
     permutations: int = 10_000,
     previous: str | Path | None = None,
     primary: str | None = None,
+    family: Sequence[str | Measure] | None = None,
     progress: Progress = _quiet,
 ) -> Analysis:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
     ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
-    reads; a compared metric at K): default nDCG at K.
+    reads; a compared metric at K): default nDCG at K. ``family`` names what is compared
+    (``["nDCG@10", "R@10"]``, as ``--metrics``): only those measures are tested and corrected
+    together, in the comparison and the drift; each needs per-query values (a suite metric at a
+    scored cutoff, or a measure given to :func:`evaluate`'s ``measures``). The primary metric must be
+    one of them (without ``primary``: the first compared metric at K among them).
     """
     from .output.site import build_day
 
     today = today or build_day()
-    lead = parse_primary(primary, summaries[0].k) if summaries else PRIMARY
+    k = summaries[0].k if summaries else SAMPLE_K
+    chosen = choose_family(family, k, primary, compares=len(summaries) > 1 or previous is not None)
     if len(summaries) > 1:
         progress("comparing runs")
-    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations)
+    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations, family=chosen)
     found_drift = None
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.
+        # Drift tests the family's members it shows: the suite's metrics at K.
+        shown = {(f.metric, f.cutoff) for f in chosen.measures if f.gain is None}
+        tested = tuple(m for m in COMPARED if (m, k) in shown)
         found_drift = drift(
-            load_previous(previous), Path(previous).name, summaries, correction=correction, permutations=permutations
+            load_previous(previous),
+            Path(previous).name,
+            summaries,
+            correction=correction,
+            permutations=permutations,
+            tested=tested,
         )
     return Analysis(
-        tuple(summaries), tuple(limits(s, today) for s in summaries), today, comparison, found_drift, primary=lead
+        tuple(summaries),
+        tuple(limits(s, today) for s in summaries),
+        today,
+        comparison,
+        found_drift,
+        primary=chosen.lead,
     )
 
 

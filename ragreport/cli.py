@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .analysis.compare import Correction
+from .analysis.family import choose_family
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, evaluate
 from .api import document as report_document
@@ -162,7 +163,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
         "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
-        "ndcg_burges@10, mrr@10) spelling",
+        "ndcg_burges@10, mrr@10) spelling; with several runs (or --previous) they are the comparison "
+        "family: only they are compared, tested and corrected together (counts are not compared)",
     )
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument(
@@ -309,8 +311,11 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
 
 
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
-    # --primary is checked before any run is read: a misspelt name costs no scoring time.
-    parse_primary(args.primary, args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K))
+    # --primary and the comparison family (--metrics) are checked before any run is read: a
+    # misspelt name costs no scoring time.
+    k = args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K)
+    parse_primary(args.primary, k)
+    choose_family(args.metrics, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
     summaries = evaluate(
         args.inputs,
         qrels=args.qrels,
@@ -332,6 +337,7 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
         permutations=args.permutations,
         previous=args.previous,
         primary=args.primary,
+        family=args.metrics or None,
         progress=progress,
     )
 

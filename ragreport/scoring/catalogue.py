@@ -310,6 +310,12 @@ class Metric:
     def label(self, k: int) -> str:
         return f"{self.key}@{k}"
 
+    @property
+    def comparable(self) -> bool:
+        """Whether ``--metrics`` can put it in the comparison family: it has a per-query score (not a
+        count, which is summed) and is not a diagnostic (in the suite, not compared: Judged@K)."""
+        return self.kind is not ValueKind.COUNT and (self.compared or not self.in_suite)
+
     def changed_by(self, switch: str) -> bool:
         """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
         the gain and the denominator change the metrics that use them; which queries are averaged
@@ -622,6 +628,40 @@ _BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
 def by_key(key: str) -> Metric:
     """The entry whose key is ``key`` (``KeyError`` for none)."""
     return _BY_KEY[key]
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """A metric with its parameters. ``cutoff`` None means the whole list; ``gain`` None means the
+    run's ``--gain``. ``key`` is the catalogue entry's key (:attr:`metric`)."""
+
+    key: str
+    cutoff: int | None = None
+    gain: Gain | None = None
+
+    @property
+    def metric(self) -> Metric:
+        return by_key(self.key)
+
+    def label(self) -> str:
+        text = self.key if self.cutoff is None else f"{self.key}@{self.cutoff}"
+        return text if self.gain is None else f"{text} ({self.gain.value} gain)"
+
+    def trec_eval_name(self, conventions: Conventions) -> str | None:
+        """trec_eval's name for it under ``conventions``, or None when trec_eval has no twin (trec_eval
+        knows no cutoff on recip_rank, and linear gain only)."""
+        metric = self.metric
+        if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
+            return None
+        return metric.trec_eval_measure(self.cutoff)
+
+    @property
+    def is_count(self) -> bool:
+        return self.metric.kind is ValueKind.COUNT
+
+    @property
+    def interval(self) -> IntervalMethod:
+        return self.metric.interval
 
 
 # --- Names, generated from the declarations -------------------------------------------------------
