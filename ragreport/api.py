@@ -29,7 +29,7 @@ from .analysis.limits import limits
 from .analysis.result import Analysis
 from .analysis.summary import RunSummary, summarise
 from .core.errors import UsageError
-from .core.model import Conventions
+from .core.model import Conventions, NoRelevant
 from .output.document import report_document
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from .reading.previous import load_previous
@@ -97,7 +97,7 @@ def evaluate(
     for item in loaded:
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments)
-        check_scorable(judged, item.judgments.source or "the judgments")
+        check_scorable(judged, item.judgments.source or "the judgments", conventions)
         summaries.append(
             score_and_summarise(
                 judged,
@@ -171,7 +171,7 @@ def _evaluate_by_partitions(
             meta=meta,
             progress=progress,
         )
-        check_scorable(parts.judged, str(qrels))
+        check_scorable(parts.judged, str(qrels), conventions)
         progress(f"bands for {parts.judged.name}")
         summaries.append(
             summarise(
@@ -186,8 +186,12 @@ def _some(ids) -> str:
     return shown + (", ..." if len(ids) > 3 else "")
 
 
-def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
-    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0."""
+def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conventions = Conventions()) -> None:
+    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
+
+    Judgments with no relevant id anywhere are refused too, unless ``--no-relevant zero`` averages
+    such queries in as 0, as trec_eval does (then every figure is 0, and the report says why).
+    """
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
@@ -196,8 +200,11 @@ def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
             f"{_some(judged_ids)}): check that both use the same ids"
         )
-    if not (judged.relevant > 0).any():
-        raise UsageError(f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored")
+    if not (judged.relevant > 0).any() and conventions.no_relevant is not NoRelevant.ZERO:
+        raise UsageError(
+            f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored "
+            f"(--no-relevant zero scores every judged query 0, as trec_eval does)"
+        )
 
 
 def analyse(

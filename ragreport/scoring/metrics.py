@@ -123,8 +123,8 @@ def score(
     whole-list measure (one that takes no cutoff, such as R-precision) has the same value at every
     cutoff; asking for one takes the block as deep as :func:`full_depth`.
 
-    A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` a
-    judged one is); a judged query missing from the run is an empty list (0 everywhere), scored
+    A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` one
+    with at least one judgment is); a judged query missing from the run is an empty list (0 everywhere), scored
     unless ``conventions.missing`` is ``skip``.
     """
     grid = np.asarray(sorted(set(int(k) for k in cutoffs)), dtype=np.int64)
@@ -146,7 +146,9 @@ def score(
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
-        scored |= judged.has_judgments  # judged, nothing relevant: averaged in as 0, as trec_eval does
+        # Judged, nothing relevant: averaged in as 0, as trec_eval does. A query listed with no
+        # judgment at all (``{"q1": {}}`` in JSON qrels) is not judged, as pytrec_eval reads it.
+        scored |= np.bincount(judged.judgment_query, minlength=n) > 0
     if conventions.missing is Missing.SKIP:
         scored &= judged.in_run
 
