@@ -96,7 +96,7 @@ def evaluate(
     summaries = []
     for item in loaded:
         progress(f"scoring {item.run.name}")
-        judged = join(item.run, item.judgments)
+        judged = join(item.run, item.judgments, conventions.relevance_level)
         check_scorable(judged, item.judgments.source or "the judgments", conventions)
         summaries.append(
             score_and_summarise(
@@ -202,7 +202,8 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
         )
     if not (judged.relevant > 0).any() and conventions.no_relevant is not NoRelevant.ZERO:
         raise UsageError(
-            f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored "
+            f"{where}: no query has an id judged relevant (grade {conventions.relevance_level} or more), "
+            f"so nothing can be scored "
             f"(--no-relevant zero scores every judged query 0, as trec_eval does)"
         )
 

@@ -121,6 +121,13 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         help="scored runs: by score with trec_eval's tie rule (default) or file order",
     )
     parser.add_argument(
+        "--relevance-level",
+        type=_at_least(1, "a relevance level of 1 or more"),
+        metavar="N",
+        help="grades of N and above are relevant (default 1), as trec_eval -l N, ir_measures rel=N, "
+        "ranx rel_lvl; nDCG still gains from every grade of 1 or more, as trec_eval's ndcg",
+    )
+    parser.add_argument(
         "--resamples", type=_resamples, default=1000, help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})"
     )
     parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
@@ -257,6 +264,7 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
         confidence=args.confidence,
         resamples=args.resamples,
         seed=args.seed,
+        relevance_level=args.relevance_level or base.relevance_level,
     )
 
 

@@ -261,3 +261,14 @@ def test_label_change_on_hand_written_sets():
     assert found.judgments_added == (("q1", "d", 1),) and found.judgments_removed == (("q1", "b", 0),)
     assert found.regraded == (("q1", "a", 1, 2),)
     assert label_change(("r",), now, now).as_dict()["regraded"] == {"count": 0, "first": []}
+
+
+def test_another_relevance_level_is_another_convention(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS.replace(" 1\n", " 2\n"))
+    after = _build(tmp_path, "after", RUN, QRELS.replace(" 1\n", " 2\n"), "--relevance-level", "2",
+                   "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    assert drift["notes"] == [
+        "search was scored under other conventions then (relevance_level): its figures do not compare."
+    ]
+    assert drift["rows"] == []

@@ -51,7 +51,7 @@ def compared_measures(expected) -> list[str]:
 def ours(run_path, qrels_path, names, conventions=TREC_EVAL):
     """Per-query values and means of trec_eval measures, computed by ragreport under ``conventions``."""
     loaded = load_runs([run_path], qrels=qrels_path, order=conventions.order)[0]
-    judged = join(loaded.run, loaded.judgments)
+    judged = join(loaded.run, loaded.judgments, conventions.relevance_level)
     measures = parse_measures(names)
     values = score_measures(judged, measures, conventions)
     from ragreport.scoring.metrics import score
@@ -81,6 +81,8 @@ def check(expected, got) -> int:
     ("out.test", "results.test", "qrels.test", {}, 10),
     ("out.test", "results.test", "qrels.test.with-comments", {}, 10),
     ("out.comment.test", "results.comment.test", "qrels.comment.test", {}, 10),  # docnos holding '#'
+    # trec_eval -l2 on grades -1 to 4: R, hits and ranks count grades 2 and up; ndcg gains from grades 1 and up
+    ("out.test.aql", "results.test", "qrels.rel_level", {"relevance_level": 2}, 150),
 ])
 def test_trec_eval_test_suite(output, run, qrels, extra, minimum):
     folder = oracle_dir("trec_eval_test")
@@ -190,6 +192,23 @@ def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
         values = [measures[name] for measures in expected.values()]
         total = sum(values) if name.startswith("num_") else sum(values) / len(values)
         assert got[name]["all"] == pytest.approx(total, abs=1e-9), name
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(run=run_strategy, qrels=qrels_strategy, level=st.integers(1, 4))
+def test_matches_pytrec_eval_at_every_relevance_level(scratch, run, qrels, level):
+    """--relevance-level N against pytrec_eval's relevance_level=N (trec_eval -l N), grades 0 to 3."""
+    if not set(run) & set(qrels):
+        return
+    run_path, qrels_path = _write_trec(scratch, run, qrels)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, PYTREC, relevance_level=level).evaluate(run)
+    from dataclasses import replace
+
+    got = ours(run_path, qrels_path, NAMES, replace(TREC_EVAL, relevance_level=level))
+    for name in NAMES:
+        assert set(got[name]) - {"all"} == set(expected), name
+        for qid, measures in expected.items():
+            assert got[name][qid] == pytest.approx(measures[name], abs=1e-9), (qid, name, level)
 
 
 def test_lists_longer_than_a_thousand(tmp_path):

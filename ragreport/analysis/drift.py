@@ -30,7 +30,9 @@ if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
 
 # Conventions that change figures; confidence, resamples and seed only change bands.
-FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order")
+FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order", "relevance_level")
+#: What a previous report written before a convention existed was scored under.
+_EARLIER_DEFAULTS = {"no_relevant": "exclude", "relevance_level": 1}
 
 #: How many items of each kind of change report.json lists (the counts are always whole).
 FIRST_FEW = 20
@@ -243,7 +245,7 @@ def drift(
         changed = [
             key
             for key in FIGURE_CONVENTIONS
-            if then_conventions.get(key, "exclude" if key == "no_relevant" else None) != now_conventions[key]
+            if then_conventions.get(key, _EARLIER_DEFAULTS.get(key)) != now_conventions[key]
         ]
         if changed:
             notes.append(

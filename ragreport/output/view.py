@@ -739,7 +739,7 @@ def query_table(summary: RunSummary) -> QueryTable:
 
     lengths = judged.lengths
     keep = judged.slot_rank <= k
-    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
+    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
     docs = as_text(judged.doc_ids[keep])
     grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
     marks = mark.tolist()

@@ -15,7 +15,8 @@ one :class:`Sums` per block: the per-rank cumulative sums every metric reads (hi
 precision sum of AP, DCG and the ideal DCG, the first relevant rank, R and the Recall/AP
 denominator), each computed once, on first use, over every query of the block at once. A kernel
 maps the block's sums to a (queries x cutoffs) matrix; the block stacks the kernels in catalogue
-order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more,
+order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more
+(the relevance level, ``--relevance-level``; nDCG gains from every grade of 1 or more whatever it is),
 ``hits@k = sum_{i<=k} rel_i``, R = the query's relevant ids and ``D`` = R (or ``min(R, k)`` under
 ``--denominator min``):
 
@@ -146,7 +147,7 @@ class Sums:
 
     @cached_property
     def relevant(self) -> np.ndarray:
-        """R: the query's ids graded 1 or more, retrieved or not (int)."""
+        """R: the query's ids graded the relevance level or more, retrieved or not (int)."""
         return self.judged.relevant[self.lo : self.hi]
 
     @cached_property
@@ -169,7 +170,7 @@ class Sums:
 
     @cached_property
     def relevant_slots(self) -> np.ndarray:
-        """``rel_i``: the cell holds the first occurrence of an id graded 1 or more."""
+        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more)."""
         return self._pad(self.judged.slot_relevant) & self.valid
 
     @cached_property

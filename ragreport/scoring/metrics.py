@@ -23,12 +23,8 @@ if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
     from .join import JudgedRun
 
 #: The rules no switch changes, stated where the kernel below implements them (docs/conventions.md sections 1-3).
+#: What counts as relevant is a switch (``--relevance-level``, :class:`~ragreport.core.model.RelevanceLevel`).
 FIXED_RULES: tuple[tuple[str, str], ...] = (
-    (
-        "Relevance",
-        "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
-        "relevant and gain nothing. An id nobody judged counts as not relevant.",
-    ),
     (
         "Precision denominator",
         "Precision@K always divides by K, also when fewer than K ids came back: empty "
@@ -109,9 +105,16 @@ def _score_block(
 
 
 def full_depth(judged: JudgedRun) -> int:
-    """The cutoff that covers every whole list: the longest list or the largest R."""
+    """The cutoff that covers every whole list: the longest list, the largest R or the longest ideal
+    list (every grade of 1 or more, which is longer than R above ``--relevance-level 1``)."""
     lengths = judged.retrieved
-    return max(1, int(lengths.max()) if len(lengths) else 1, int(judged.relevant.max()) if len(judged.relevant) else 1)
+    ideal = np.diff(judged.ideal_offsets)
+    return max(
+        1,
+        int(lengths.max()) if len(lengths) else 1,
+        int(judged.relevant.max()) if len(judged.relevant) else 1,
+        int(ideal.max()) if len(ideal) else 1,
+    )
 
 
 def score(
