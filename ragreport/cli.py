@@ -323,7 +323,9 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
     # misspelt name costs no scoring time.
     k = args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K)
     parse_primary(args.primary, k)
-    choose_family(args.metrics, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
+    # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
+    family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
+    choose_family(family, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
     summaries = evaluate(
         args.inputs,
         qrels=args.qrels,
@@ -345,7 +347,7 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
         permutations=args.permutations,
         previous=args.previous,
         primary=args.primary,
-        family=args.metrics or None,
+        family=family,
         progress=progress,
     )
 

@@ -105,7 +105,8 @@ def test_the_primary_is_the_first_compared_metric_at_k_of_the_family():
         (
             ["map", "R@5"],
             None,
-            "--metrics AP, R@5 holds no compared metric at K = 2 for the report to lead with; add one, such as nDCG@2",
+            "--metrics AP, R@5 holds no compared metric at K = 2 for the report to lead with; add one, such as "
+            "nDCG@2, or choose K (-k) at a cutoff it names",
         ),
         (
             ["num_ret", "Judged@2"],
@@ -167,6 +168,14 @@ def test_cli_refuses_a_primary_outside_the_family_before_reading(tmp_path, capsy
     assert capsys.readouterr().err == (
         "ragreport: error: --primary 'nDCG@2' is not in the comparison family (R@2): add nDCG@2 to --metrics\n"
     )
+
+
+def test_trec_layout_prints_no_comparison_so_metrics_only_names_measures(tmp_path, capsys):
+    files = _write(tmp_path)
+    assert main(["score", *files, "-k", "2", "--metrics", "P_5,num_ret", "--format", "trec"]) == 0
+    assert "P_5" in capsys.readouterr().out
+    assert main(["score", *files, "-k", "2", "--metrics", "P_5,num_ret", "--format", "json"]) == 2
+    assert "--metrics P@5, NumRet holds no compared metric at K = 2" in capsys.readouterr().err
 
 
 def test_drift_tests_only_the_family(tmp_path, capsys):

@@ -51,6 +51,6 @@ def choose_family(
     if not leads:
         raise UsageError(
             f"--metrics {labels} holds no compared metric at K = {k} for the report to lead with; "
-            f"add one, such as nDCG@{k}"
+            f"add one, such as nDCG@{k}, or choose K (-k) at a cutoff it names"
         )
     return Family(family, leads[0], True, left_out)
