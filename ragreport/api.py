@@ -200,12 +200,15 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
             f"{_some(judged_ids)}): check that both use the same ids"
         )
-    if not (judged.relevant > 0).any() and conventions.no_relevant is not NoRelevant.ZERO:
+    if (judged.relevant > 0).any():
+        return
+    if conventions.no_relevant is not NoRelevant.ZERO:
         raise UsageError(
             f"{where}: no query has an id judged relevant (grade {conventions.relevance_level} or more), "
-            f"so nothing can be scored "
-            f"(--no-relevant zero scores every judged query 0, as trec_eval does)"
+            f"so nothing can be scored (--no-relevant zero scores every judged query 0, as trec_eval does)"
         )
+    if not len(judged.judgment_query):
+        raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
 
 
 def analyse(

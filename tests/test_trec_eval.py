@@ -294,3 +294,10 @@ def test_judgments_with_no_relevant_id_anywhere_score_zero_under_no_relevant_zer
         "relevant (grade 1 or more), so nothing can be scored (--no-relevant zero scores every judged query 0, "
         "as trec_eval does)\n"
     )
+    (tmp_path / "empty.json").write_text(json.dumps({"q1": {}}))
+    assert main(["score", "--qrels", str(tmp_path / "empty.json"), str(tmp_path / "run.json"), "--compat",
+                 "trec_eval"]) == 2
+    assert capsys.readouterr().err == (
+        f"ragreport: error: {tmp_path / 'run.json'} and {tmp_path / 'empty.json'}: the judgments judge no id at all, "
+        "so nothing can be scored\n"
+    )

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, Measure, Metric
+from ..scoring.catalogue import COMPARED, PRIMARY, Measure, Metric
 from .intervals import bootstrap_interval
 
 if TYPE_CHECKING:  # annotations only
@@ -316,7 +316,7 @@ def compare(
     if len({s.k for s in summaries}) > 1:
         raise UsageError("runs compared in one report must share K")
     conventions: Conventions = base.conventions
-    chosen = family or Family(default_family(base.k), COMPARED[0])
+    chosen = family or Family(default_family(base.k), PRIMARY)
     measures = chosen.measures
     partial = []
     for summary in summaries:
