@@ -200,3 +200,16 @@ def test_drift_tests_only_the_family(tmp_path, capsys):
     assert rows["RR@2"]["p"] is None and rows["RR@2"]["verdict"] is None
     assert main(["score", *after, "--metrics", "nDCG@2,R@2"]) == 0
     assert "not tested (not in the comparison family, --metrics)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_site_draws_the_family_and_opens_on_the_primary():
+    from ragreport.output.view import build_view
+
+    analysis = analyse(_summaries(["map", "R@2", "nDCG@2"]), family=["map", "R@2", "nDCG@2"], primary="nDCG@2")
+    view = build_view(analysis)
+    assert view.comparison.metrics == ("AP", "R@2", "nDCG@2")  # the matrix's columns
+    scatter = view.comparison.pairs[0].scatter
+    assert [t["name"] for t in scatter["data"]] == ["AP", "R@2", "nDCG@2"]
+    assert [t["visible"] for t in scatter["data"]] == [False, False, True]
+    assert scatter["layout"]["updatemenus"][0]["active"] == 2
+    assert view.comparison.pairs[0].gains[0].run == "1.000"  # movers ranked by nDCG@2: 0.631 -> 1
