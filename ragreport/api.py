@@ -28,11 +28,12 @@ import numpy as np
 
 from .analysis.compare import Correction, compare
 from .analysis.drift import drift
+from .analysis.family import choose_family
 from .analysis.limits import limits
 from .analysis.result import Analysis
 from .analysis.summary import RunSummary, summarise
 from .core.errors import InputError, UsageError
-from .core.model import Conventions, Gain
+from .core.model import Conventions, Gain, NoRelevant
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
 from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
@@ -41,10 +42,10 @@ from .reading.meta import check_meta_count, check_unique_names, meta_for, run_na
 from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_inputs, load_qrels
 from .reading.stored import REBUILD, load_report, stored_run
-from .scoring.catalogue import PRIMARY
+from .scoring.catalogue import COMPARED
 from .scoring.cutoffs import report_cutoffs
 from .scoring.join import JudgedRun, join
-from .scoring.measures import Measure, parse_primary, score_measures
+from .scoring.measures import Measure, score_measures
 from .scoring.metrics import score
 from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 
@@ -208,8 +209,8 @@ def evaluate(
     summaries = Results()
     for item in loaded:
         progress(f"scoring {item.run.name}")
-        judged = join(item.run, item.judgments)
-        check_scorable(judged, item.judgments.source or "the judgments")
+        judged = join(item.run, item.judgments, conventions.relevance_level)
+        check_scorable(judged, item.judgments.source or "the judgments", conventions)
         summaries.append(
             score_and_summarise(
                 judged,
@@ -283,7 +284,7 @@ def _evaluate_by_partitions(
             meta=meta,
             progress=progress,
         )
-        check_scorable(parts.judged, str(qrels))
+        check_scorable(parts.judged, str(qrels), conventions)
         progress(f"bands for {parts.judged.name}")
         summaries.append(
             summarise(
@@ -298,8 +299,12 @@ def _some(ids) -> str:
     return shown + (", ..." if len(ids) > 3 else "")
 
 
-def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
-    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0."""
+def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conventions = Conventions()) -> None:
+    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
+
+    Judgments with no relevant id anywhere are refused too, unless ``--no-relevant zero`` averages
+    such queries in as 0, as trec_eval does (then every figure is 0, and the report says why).
+    """
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
@@ -308,8 +313,15 @@ def check_scorable(judged: JudgedRun, judgments_source: str) -> None:
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
             f"{_some(judged_ids)}): check that both use the same ids"
         )
-    if not (judged.relevant > 0).any():
-        raise UsageError(f"{where}: no query has an id judged relevant (grade 1 or more), so nothing can be scored")
+    if (judged.relevant > 0).any():
+        return
+    if conventions.no_relevant is not NoRelevant.ZERO:
+        raise UsageError(
+            f"{where}: no query has an id judged relevant (grade {conventions.relevance_level} or more), "
+            f"so nothing can be scored (--no-relevant zero scores every judged query 0, as trec_eval does)"
+        )
+    if not len(judged.judgment_query):
+        raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
 
 
 def analyse(
@@ -321,15 +333,20 @@ def analyse(
     permutations: int = 10_000,
     previous: str | Path | None = None,
     primary: str | None = None,
+    family: Sequence[str | Measure] | None = None,
     progress: Progress = _quiet,
     previous_basis: tuple[dict, str] | None = None,
 ) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
     ``primary`` names the metric the report leads with (``nDCG@10``, any spelling the name parser
-    reads; a compared metric at K): default nDCG at K. ``previous_basis`` is a stored report's drift
-    basis and the previous report's file name (``ragreport render``), in place of ``previous``.
-    Returns a :class:`Report`.
+    reads; a compared metric at K): default nDCG at K. ``family`` names what is compared
+    (``["nDCG@10", "R@10"]``, as ``--metrics``): only those measures are tested and corrected
+    together, in the comparison and the drift; each needs per-query values (a suite metric at a
+    scored cutoff, or a measure given to :func:`evaluate`'s ``measures``). The primary metric must be
+    one of them (without ``primary``: the first compared metric at K among them).
+    ``previous_basis`` is a stored report's drift basis and the previous report's file name
+    (``ragreport render``), in place of ``previous``. Returns a :class:`Report`.
 
     >>> results = evaluate(
     ...     {
@@ -348,19 +365,34 @@ def analyse(
     from .output.site import build_day
 
     today = today or build_day()
-    lead = parse_primary(primary, summaries[0].k) if summaries else PRIMARY
+    k = summaries[0].k if summaries else SAMPLE_K
+    compares = len(summaries) > 1 or previous is not None or previous_basis is not None
+    chosen = choose_family(family, k, primary, compares=compares)
     if len(summaries) > 1:
         progress("comparing runs")
-    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations)
+    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations, family=chosen)
     found_drift = None
+    # Drift tests the family's members it shows: the suite's metrics at K.
+    shown = {(f.metric, f.cutoff) for f in chosen.measures if f.gain is None}
+    tested = tuple(m for m in COMPARED if (m, k) in shown)
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.
         found_drift = drift(
-            load_previous(previous), Path(previous).name, summaries, correction=correction, permutations=permutations
+            load_previous(previous),
+            Path(previous).name,
+            summaries,
+            correction=correction,
+            permutations=permutations,
+            tested=tested,
         )
     elif previous_basis is not None:
         found_drift = drift(
-            previous_basis[0], previous_basis[1], summaries, correction=correction, permutations=permutations
+            previous_basis[0],
+            previous_basis[1],
+            summaries,
+            correction=correction,
+            permutations=permutations,
+            tested=tested,
         )
     return Report(
         tuple(summaries),
@@ -368,7 +400,7 @@ def analyse(
         today,
         comparison,
         found_drift,
-        primary=lead,
+        primary=chosen.lead,
         baseline=baseline,
         correction=correction,
         permutations=permutations,
@@ -402,7 +434,7 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     summaries = []
     for run in document_["runs"]:
         stored = stored_run(document_, run, where)
-        judged = join(stored.run, stored.judgments)
+        judged = join(stored.run, stored.judgments, stored.conventions.relevance_level)
         if judged.query_ids.tolist() != [str(row["id"]) for row in stored.rows]:
             raise InputError(where, 1, f"run {stored.run.name!r}'s queries in their stored order", "another order")
         judged = dataclasses.replace(
@@ -432,6 +464,8 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         correction=correction,
         permutations=permutations,
         primary=settings.get("primary"),
+        # the measures named with --metrics were the comparison family (report.json is never --format trec)
+        family=measures or None,
         previous_basis=basis,
     )
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .analysis.compare import Correction
+from .analysis.family import choose_family
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, reanalyse
 from .api import document as report_document
@@ -129,6 +130,13 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         help="scored runs: by score with trec_eval's tie rule (default) or file order",
     )
     parser.add_argument(
+        "--relevance-level",
+        type=_at_least(1, "a relevance level of 1 or more"),
+        metavar="N",
+        help="grades of N and above are relevant (default 1), as trec_eval -l N, ir_measures rel=N, "
+        "ranx rel_lvl; nDCG still gains from every grade of 1 or more, as trec_eval's ndcg",
+    )
+    parser.add_argument(
         "--resamples", type=_resamples, default=1000, help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})"
     )
     parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
@@ -171,7 +179,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAMES",
         help="measures by name, comma-separated or repeated, in trec_eval (P_5, P.5,10, "
         "ndcg_cut_10, recip_rank), ir_measures (P@5, nDCG@10, RR@10) or ranx (precision@5, "
-        "ndcg_burges@10, mrr@10) spelling",
+        "ndcg_burges@10, mrr@10) spelling; with several runs (or --previous) they are the comparison "
+        "family: only they are compared, tested and corrected together (counts are not compared)",
     )
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument(
@@ -385,6 +394,7 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
         confidence=args.confidence,
         resamples=args.resamples,
         seed=args.seed,
+        relevance_level=args.relevance_level or base.relevance_level,
     )
 
 
@@ -439,8 +449,13 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
 
 
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
-    # --primary is checked before any run is read: a misspelt name costs no scoring time.
-    parse_primary(args.primary, args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K))
+    # --primary and the comparison family (--metrics) are checked before any run is read: a
+    # misspelt name costs no scoring time.
+    k = args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K)
+    parse_primary(args.primary, k)
+    # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
+    family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
+    choose_family(family, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
     summaries = evaluate(
         args.inputs,
         qrels=args.qrels,
@@ -462,6 +477,7 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
         permutations=args.permutations,
         previous=args.previous,
         primary=args.primary,
+        family=family,
         progress=progress,
     )
 

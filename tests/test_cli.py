@@ -53,7 +53,8 @@ def test_json_format_keeps_the_documented_shape(capsys):
     run = doc["runs"][0]
     assert set(run) >= {"name", "k", "conventions", "counts", "metrics", "sweep", "queries"}
     assert run["conventions"] == {"denominator": "relevant", "gain": "linear", "missing": "zero", "order": "score",
-                                  "no_relevant": "exclude", "confidence": 0.95, "resamples": 1000, "seed": 0}
+                                  "no_relevant": "exclude", "confidence": 0.95, "resamples": 1000, "seed": 0,
+                                  "relevance_level": 1}
     assert set(run["counts"]) >= {"queries", "scored", "excluded_no_relevant", "missing_from_run", "repeats",
                                   "queries_with_repeats"}
     assert list(run["metrics"]) == [m.label(5) for m in SUITE]
@@ -115,6 +116,8 @@ def test_several_runs_in_one_call(tmp_path, capsys):
     (["--denominator", "all"], "invalid choice: 'all'"),
     (["--seed", "-1"], "expected a whole number from 0 up, got '-1'"),
     (["--resamples", "10"], "expected at least 100 resamples, got '10'"),
+    (["--relevance-level", "0"], "argument --relevance-level: expected a relevance level of 1 or more, got '0'"),
+    (["--relevance-level", "two"], "expected a relevance level of 1 or more, got 'two'"),
 ])
 def test_bad_switches_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as caught:
@@ -131,7 +134,10 @@ def test_ids_that_never_meet_are_an_error_not_a_score_of_zero(tmp_path, capsys):
     assert "share no query id (the run has 'q1', 'q2'; the judgments have 'Q1', 'Q2', 'Q3')" in err
     (tmp_path / "zero.txt").write_text("q1 0 d1 0\n")
     assert main(["score", "--qrels", str(tmp_path / "zero.txt"), str(tmp_path / "run.txt")]) == 2
-    assert "no query has an id judged relevant" in capsys.readouterr().err
+    assert "no query has an id judged relevant (grade 1 or more)" in capsys.readouterr().err
+    (tmp_path / "one.txt").write_text("q1 0 d1 1\n")
+    assert main(["score", "--qrels", str(tmp_path / "one.txt"), str(tmp_path / "run.txt"), "--relevance-level", "2"]) == 2
+    assert "no query has an id judged relevant (grade 2 or more)" in capsys.readouterr().err
 
 
 def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):

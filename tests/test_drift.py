@@ -317,3 +317,14 @@ def test_drift_basis_keeps_only_what_drift_reads_and_gives_the_same_drift(tmp_pa
     basis = drift_basis(previous, summaries)
     assert basis["judgments"] == {"q1": {"d2": 1}} and "queries" not in basis["runs"][0]
     assert drift(basis, "p.json", summaries).as_dict() == drift(previous, "p.json", summaries).as_dict()
+
+
+def test_another_relevance_level_is_another_convention(tmp_path):
+    before = _build(tmp_path, "before", RUN, QRELS.replace(" 1\n", " 2\n"))
+    after = _build(tmp_path, "after", RUN, QRELS.replace(" 1\n", " 2\n"), "--relevance-level", "2",
+                   "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    assert drift["notes"] == [
+        "search was scored under other conventions then (relevance_level): its figures do not compare."
+    ]
+    assert drift["rows"] == []

@@ -239,3 +239,37 @@ def test_judged_is_never_below_precision(queries, k):
 
 def test_judged_is_a_diagnostic_in_the_suite_and_not_compared():
     assert JUDGED in SUITE and JUDGED not in COMPARED
+
+
+# --- The relevance level (docs/conventions.md section 15) -----------------------------------------
+
+def test_the_relevance_level_moves_relevance_and_leaves_gains_and_labels_alone():
+    """a = 1, b = 2, c = 3, d = 0; the list a, b, x, c; K = 4.
+
+    Level 2: relevant b (rank 2) and c (rank 4), R = 2: P@4 = 2/4, R@4 = 1, RR@4 = 1/2,
+    AP@4 = (1/2 + 2/4) / 2 = 0.5, CP@4 = the same sum over 2 hits = 0.5. Level 1: R = 3, P@4 = 3/4,
+    RR@4 = 1, AP@4 = (1/1 + 2/2 + 3/4) / 3 = 11/12. nDCG@4 gains every grade of 1 or more at either
+    level: DCG = 1 + 2/log2(3) + 3/log2(5), IDCG = 3 + 2/log2(3) + 1/2. Judged@4 = 3/4 either way.
+    """
+    from ragreport.core.model import Judgments, Run
+    from ragreport.scoring.join import join
+
+    ndcg = (1 + 2 / np.log2(3) + 3 / np.log2(5)) / (3 + 2 / np.log2(3) + 0.5)
+    expected = {
+        1: {"P@4": 0.75, "R@4": 1.0, "Hit@4": 1.0, "RR@4": 1.0, "AP@4": 11 / 12, "nDCG@4": ndcg, "CP@4": 11 / 12},
+        2: {"P@4": 0.5, "R@4": 1.0, "Hit@4": 1.0, "RR@4": 0.5, "AP@4": 0.5, "nDCG@4": ndcg, "CP@4": 0.5},
+        3: {"P@4": 0.25, "R@4": 1.0, "Hit@4": 1.0, "RR@4": 0.25, "AP@4": 0.25, "nDCG@4": ndcg, "CP@4": 0.25},
+    }
+    run = Run.from_lists("t", [("q1", ["a", "b", "x", "c"])])
+    judgments = Judgments.from_lists([("q1", ["a", "b", "c", "d"], [1, 2, 3, 0])])
+    prints = set()
+    for level, figures in expected.items():
+        judged = join(run, judgments, level)
+        assert judged.relevant.tolist() == [{1: 3, 2: 2, 3: 1}[level]]
+        summary = score_and_summarise(judged, 4, Conventions(relevance_level=level))
+        for label, value in figures.items():
+            assert summary.at_k[label].mean == pytest.approx(value), (level, label)
+        assert summary.at_k["Judged@4"].mean == pytest.approx(0.75)
+        prints.add((summary.query_fingerprint, summary.label_fingerprint))
+    assert len(prints) == 1  # the same labels: the same fingerprints at every level
+    assert judged_run([("q1", ["a"], {"a": 1})]).level == 1  # the default level

@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from ragreport.core.model import Choice, Conventions, Denominator, Gain, Missing, Order, RunMeta
+from ragreport.core.model import Choice, Conventions, Denominator, Gain, Missing, Order, RelevanceLevel, RunMeta
 
 
 def test_every_choice_states_its_meaning_and_the_alternative():
@@ -23,7 +23,8 @@ def test_gains():
     assert Gain.EXP.apply(grades).tolist() == [0, 0, 1, 3, 7]
 
 
-@pytest.mark.parametrize("kwargs", [{"confidence": 1.0}, {"confidence": 0.0}, {"resamples": 0}, {"seed": -1}])
+@pytest.mark.parametrize("kwargs", [{"confidence": 1.0}, {"confidence": 0.0}, {"resamples": 0}, {"seed": -1},
+                                    {"relevance_level": 0}, {"relevance_level": -2}])
 def test_conventions_refuse_impossible_values(kwargs):
     with pytest.raises(ValueError):
         Conventions(**kwargs)
@@ -32,3 +33,14 @@ def test_conventions_refuse_impossible_values(kwargs):
 def test_meta_as_dict_puts_known_keys_first_and_keeps_the_rest():
     meta = RunMeta(name="x", date=dt.date(2026, 1, 2), extra=(("when", dt.date(2025, 5, 6)), ("tags", ["a"])))
     assert meta.as_dict() == {"name": "x", "date": "2026-01-02", "when": "2025-05-06", "tags": ["a"]}
+
+
+def test_the_relevance_level_is_a_switch_with_its_sentence_and_alternative():
+    for level in (1, 2, 5):
+        choice = RelevanceLevel(level)
+        assert choice.meaning.endswith(".") and choice.alternative.endswith(".") and choice.value == str(level)
+    assert "grade is 2 or more (--relevance-level 2, as trec_eval -l 2)" in RelevanceLevel(2).meaning
+    assert dict(Conventions().choices())["relevance_level"] == RelevanceLevel(1)
+    assert Conventions().departures() == ()
+    assert Conventions(relevance_level=3).departures() == (("relevance_level", RelevanceLevel(3)),)
+    assert Conventions(relevance_level=3).as_dict()["relevance_level"] == 3

@@ -46,9 +46,9 @@ def _files(tmp_path, queries=60, depth=30, seed=3):
     return tmp_path / "run.trec", tmp_path / "qrels"
 
 
-def _report(paths, qrels, **kwargs):
+def _report(paths, qrels, level=1, **kwargs):
     measures = parse_measures(["P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret"])
-    summaries = evaluate(paths, qrels=qrels, k=(5, 10), conventions=Conventions(resamples=200),
+    summaries = evaluate(paths, qrels=qrels, k=(5, 10), conventions=Conventions(resamples=200, relevance_level=level),
                          measures=measures, **kwargs)
     return json.dumps(document(analyse(summaries)), sort_keys=True)
 
@@ -57,6 +57,13 @@ def test_stream_gives_every_figure_of_one_process(tmp_path):
     run, qrels = _files(tmp_path)
     whole = _report([run], qrels)
     assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
+
+
+def test_stream_gives_every_figure_of_one_process_at_another_relevance_level(tmp_path):
+    run, qrels = _files(tmp_path)
+    whole = _report([run], qrels, level=3)
+    assert whole != _report([run], qrels)
+    assert whole == _report([run], qrels, level=3, engine="stream", partition_bytes=900)
 
 
 @pytest.mark.slow

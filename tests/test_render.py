@@ -85,7 +85,7 @@ def test_named_whole_list_measures_and_other_conventions_render_byte_for_byte(tr
         str(qrels),
         *map(str, runs[:3]),
         "--metrics",
-        "map,num_ret,num_rel_ret,Rprec,P_5",
+        "R@10,map,num_ret,num_rel_ret,Rprec,P_5",
         "--metrics",
         "ndcg_burges@10",
         "--gain",
@@ -227,7 +227,7 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
                 "--gain",
                 "exp",
                 "--metrics",
-                "map",
+                "nDCG@5,map",
                 "--format",
                 "json",
                 "--quiet",
@@ -240,7 +240,10 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
         "k": [5],
         "kmax": 10,  # max(10, 2K)
         "primary": "nDCG@5",
-        "metrics": [{"key": "AP", "cutoff": None, "gain": None, "label": "AP"}],
+        "metrics": [
+            {"key": "nDCG", "cutoff": 5, "gain": None, "label": "nDCG@5"},
+            {"key": "AP", "cutoff": None, "gain": None, "label": "AP"},
+        ],
         "baseline": "bm25-baseline",  # the first run, as resolved
         "correction": "holm",
         "permutations": 10000,
@@ -250,6 +253,7 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
             "missing": "zero",
             "order": "score",
             "no_relevant": "exclude",
+            "relevance_level": 1,
             "confidence": 0.95,
             "resamples": 1000,
             "seed": 0,
@@ -378,3 +382,13 @@ def test_the_document_score_prints_renders_the_site_build_writes(tmp_path, monke
     Path("scored.json").write_text(capsys.readouterr().out)
     assert main(["render", "scored.json", "--out", "rendered", "--quiet"]) == 0
     assert site_files(tmp_path / "rendered") == site_files(tmp_path / "built")
+
+
+def test_a_relevance_level_and_a_comparison_family_render_byte_for_byte(trec, tmp_path, monkeypatch, capsys):
+    qrels, runs = trec
+    options = ["--qrels", str(qrels), *map(str, runs[:3]), "--relevance-level", "2", "--metrics", "nDCG@10,RR@10"]
+    built, rendered = _build_then_render(tmp_path, monkeypatch, capsys, *options)
+    _same(tmp_path, built, rendered)
+    stored = json.loads((built / "report.json").read_text())
+    assert stored["settings"]["conventions"]["relevance_level"] == 2
+    assert {c["metric"] for c in stored["comparisons"]} == {"nDCG@10", "RR@10"}  # the family only

@@ -377,6 +377,23 @@ def test_a_switch_not_at_its_default_is_said_once_and_marked_where_it_changes_a_
     assert all(f'>{m.label(5)}<span class="departure"' in skipped for m in SUITE)
 
 
+def test_a_relevance_level_is_named_under_the_headline_and_marks_every_figure(tmp_path):
+    """--relevance-level 2 on the sample (grades 0 to 3): R, hits and ranks change, so every metric is marked."""
+    assert main(["build", "--relevance-level", "2", "--out", str(tmp_path / "site"), "--quiet"]) == 0
+    index = (tmp_path / "site" / "index.html").read_text()
+    text = read_page(tmp_path / "site" / "index.html").text
+    assert "Not the default conventions: --relevance-level 2." in text
+    title = 'title="Scored under --relevance-level 2 (not the default)">†'
+    assert all(f'>{m.label(5)}<span class="departure" {title}' in index for m in SUITE)
+    assert "An id is relevant when its grade is 2 or more (--relevance-level 2, as trec_eval -l 2)" in text
+    report = json.loads((tmp_path / "site" / "report.json").read_text())
+    run = report["runs"][0]
+    assert run["conventions"]["relevance_level"] == 2
+    assert run["convention_text"]["relevance_level"].startswith("An id is relevant when its grade is 2 or more")
+    default = json.loads((Path(__file__).parent / "data" / "golden" / "sample" / "site" / "report.json").read_text())
+    assert run["fingerprints"] == default["runs"][0]["fingerprints"]  # the same labels
+
+
 def test_the_defaults_carry_no_mark(sample_site):
     for page in ("index.html", "run-sample.html"):
         source = (sample_site / page).read_text()

@@ -51,7 +51,7 @@ def compared_measures(expected) -> list[str]:
 def ours(run_path, qrels_path, names, conventions=TREC_EVAL):
     """Per-query values and means of trec_eval measures, computed by ragreport under ``conventions``."""
     loaded = load_runs([run_path], qrels=qrels_path, order=conventions.order)[0]
-    judged = join(loaded.run, loaded.judgments)
+    judged = join(loaded.run, loaded.judgments, conventions.relevance_level)
     measures = parse_measures(names)
     values = score_measures(judged, measures, conventions)
     from ragreport.scoring.metrics import score
@@ -81,6 +81,8 @@ def check(expected, got) -> int:
     ("out.test", "results.test", "qrels.test", {}, 10),
     ("out.test", "results.test", "qrels.test.with-comments", {}, 10),
     ("out.comment.test", "results.comment.test", "qrels.comment.test", {}, 10),  # docnos holding '#'
+    # trec_eval -l2 on grades -1 to 4: R, hits and ranks count grades 2 and up; ndcg gains from grades 1 and up
+    ("out.test.aql", "results.test", "qrels.rel_level", {"relevance_level": 2}, 150),
 ])
 def test_trec_eval_test_suite(output, run, qrels, extra, minimum):
     folder = oracle_dir("trec_eval_test")
@@ -182,9 +184,7 @@ def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
         return  # nothing in common: ragreport refuses such a pair (tested elsewhere), pytrec_eval returns {}
     run_path, qrels_path = _write_trec(scratch, run, qrels)
     expected = pytrec_eval.RelevanceEvaluator(qrels, PYTREC).evaluate(run)
-    if not any(g >= 1 for q in expected for g in qrels[q].values()):
-        return  # no relevant id anywhere: refused by ragreport, all zeros in pytrec_eval
-    got = ours(run_path, qrels_path, NAMES)
+    got = ours(run_path, qrels_path, NAMES)  # no relevant id anywhere: all zeros in both (--no-relevant zero)
     for name in NAMES:
         assert set(got[name]) - {"all"} == set(expected), name  # the same queries evaluated
         for qid, measures in expected.items():
@@ -192,6 +192,23 @@ def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
         values = [measures[name] for measures in expected.values()]
         total = sum(values) if name.startswith("num_") else sum(values) / len(values)
         assert got[name]["all"] == pytest.approx(total, abs=1e-9), name
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(run=run_strategy, qrels=qrels_strategy, level=st.integers(1, 4))
+def test_matches_pytrec_eval_at_every_relevance_level(scratch, run, qrels, level):
+    """--relevance-level N against pytrec_eval's relevance_level=N (trec_eval -l N), grades 0 to 3."""
+    if not set(run) & set(qrels):
+        return
+    run_path, qrels_path = _write_trec(scratch, run, qrels)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, PYTREC, relevance_level=level).evaluate(run)
+    from dataclasses import replace
+
+    got = ours(run_path, qrels_path, NAMES, replace(TREC_EVAL, relevance_level=level))
+    for name in NAMES:
+        assert set(got[name]) - {"all"} == set(expected), name
+        for qid, measures in expected.items():
+            assert got[name][qid] == pytest.approx(measures[name], abs=1e-9), (qid, name, level)
 
 
 def test_lists_longer_than_a_thousand(tmp_path):
@@ -231,3 +248,56 @@ def test_measures_of_every_spelling_score_alike(tmp_path):
     assert (trec == ir).all() and (trec == ranx).all()
     burges = score_measures(judged, [Measure("nDCG", 3, None)], TREC_EVAL)
     assert burges[0, 0] != score_measures(judged, parse_measures(["ndcg_burges@3"]), TREC_EVAL)[0, 0]
+
+
+# --- Judgments that say nothing relevant, as pytrec_eval reads them -------------------------------
+
+def _json_report(tmp_path, capsys, run, qrels, *extra):
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    (tmp_path / "qrels.json").write_text(json.dumps(qrels))
+    assert main(["score", "--qrels", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"), "--compat", "trec_eval",
+                 "--metrics", "P_2,ndcg_cut_2,map,recip_rank", "--format", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)["runs"][0]
+
+
+def test_a_query_with_an_empty_judgment_object_is_not_judged(tmp_path, capsys):
+    """``{"q1": {}}`` in JSON qrels: pytrec_eval evaluates no q1; q2 judged 0 only is averaged in as 0."""
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 2.0, "e": 1.0}}
+    qrels = {"q1": {}, "q2": {"c": 0}, "q3": {"e": 1}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P_2", "ndcg_cut_2", "map", "recip_rank"}).evaluate(run)
+    assert sorted(expected) == ["q2", "q3"]
+    got = _json_report(tmp_path, capsys, run, qrels)
+    scored = {q["id"]: q for q in got["queries"] if q["scored"]}
+    assert sorted(scored) == ["q2", "q3"]
+    for name, label in (("P_2", "P@2"), ("ndcg_cut_2", "nDCG@2"), ("map", "AP"), ("recip_rank", "RR")):
+        for q in expected:
+            assert scored[q][label] == pytest.approx(expected[q][name], abs=1e-12), (q, name)
+        mean = sum(v[name] for v in expected.values()) / len(expected)
+        assert got["measures"][label]["mean"] == pytest.approx(mean, abs=1e-12)
+    assert got["counts"]["excluded_no_relevant"] == 1 and got["counts"]["no_relevant_as_zero"] == 1
+
+
+def test_judgments_with_no_relevant_id_anywhere_score_zero_under_no_relevant_zero(tmp_path, capsys):
+    """trec_eval and pytrec_eval average every judged query in as 0; the default refuses (nothing to score)."""
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    qrels = {"q1": {"a": 0, "z": 0}, "q2": {"c": 0}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P_2", "ndcg_cut_2", "map", "recip_rank"}).evaluate(run)
+    assert sorted(expected) == ["q1", "q2"] and all(v == 0 for m in expected.values() for v in m.values())
+    got = _json_report(tmp_path, capsys, run, qrels)
+    assert got["counts"]["scored"] == 2 and got["counts"]["no_relevant_as_zero"] == 2
+    assert all(got["measures"][label]["mean"] == 0.0 for label in ("P@2", "nDCG@2", "AP", "RR"))
+    assert got["metrics"]["P@10"]["mean"] == 0.0
+    assert main(["score", "--qrels", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"),
+                 "--no-relevant", "exclude"]) == 2
+    assert capsys.readouterr().err == (
+        f"ragreport: error: {tmp_path / 'run.json'} and {tmp_path / 'qrels.json'}: no query has an id judged "
+        "relevant (grade 1 or more), so nothing can be scored (--no-relevant zero scores every judged query 0, "
+        "as trec_eval does)\n"
+    )
+    (tmp_path / "empty.json").write_text(json.dumps({"q1": {}}))
+    assert main(["score", "--qrels", str(tmp_path / "empty.json"), str(tmp_path / "run.json"), "--compat",
+                 "trec_eval"]) == 2
+    assert capsys.readouterr().err == (
+        f"ragreport: error: {tmp_path / 'run.json'} and {tmp_path / 'empty.json'}: the judgments judge no id at all, "
+        "so nothing can be scored\n"
+    )

@@ -240,3 +240,10 @@ def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_gi
     gates = json.loads(capsys.readouterr().out)["gates"]
     assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [("require nDCG@10>=0.5", "good", True),
                                                                   ("require nDCG@10>=0.5", "worse", True)]
+
+
+def test_fail_on_worse_reads_every_metric_of_the_comparison_family(inputs, capsys):
+    assert main(["score", *_args(inputs, "--metrics", "RR@10,P@10", "--fail-on", "worse", "--format", "json")]) == 1
+    gates = json.loads(capsys.readouterr().out)["gates"]
+    # the relevant ids a rank lower: RR falls from 1 to 0.5 on every query; P@10 does not move
+    assert [(g["metric"], g["passed"]) for g in gates] == [("RR@10", False), ("P@10", True)]

@@ -1,7 +1,8 @@
 """Several runs against a baseline: paired differences, a randomization test, corrected p-values.
 
-For every run other than the baseline and every metric of the comparison family at K (the
-catalogue's :data:`~ragreport.scoring.catalogue.COMPARED`; diagnostics are not compared):
+For every run other than the baseline and every measure of the comparison family (by default the
+catalogue's :data:`~ragreport.scoring.catalogue.COMPARED` at K; diagnostics are not compared; ``--metrics``
+names another family, :func:`ragreport.analysis.family.choose_family`):
 
 - the mean per-query difference (run minus baseline) over the queries both runs scored, with a
   *paired* percentile bootstrap band: each resample draws the same queries for both runs, which is
@@ -10,7 +11,8 @@ catalogue's :data:`~ragreport.scoring.catalogue.COMPARED`; diagnostics are not c
   to have either sign, so the statistic |mean difference| is compared with its value under random
   sign flips (all 2^n of them when that is no more than the number asked for, else that many drawn
   with the seed). The p-value counts the observed statistic, so it is never exactly 0;
-- p-values corrected across every comparison of the report (Holm, Bonferroni or none);
+- p-values corrected across every comparison of the report, that is the family times the runs
+  compared (Holm, Bonferroni or none);
 - wins, ties and losses over the queries.
 """
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, Metric
+from ..scoring.catalogue import COMPARED, PRIMARY, Measure, Metric
 from .intervals import bootstrap_interval
 
 if TYPE_CHECKING:  # annotations only
@@ -212,26 +214,78 @@ class RunComparison:
     run_scores: np.ndarray
     comparisons: tuple[Comparison, ...]  # empty when the two runs share no scored query
     same_labels: bool  # judged against the same label set (fingerprints equal)
-    metrics: tuple[Metric, ...] = COMPARED  # the columns of the score matrices
+    family: tuple[Measure, ...] = ()  # the columns of the score matrices
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The family's labels, one per column of the score matrices: ``nDCG@10``, ``AP``."""
+        return tuple(m.label() for m in self.family)
 
 
 @dataclass(frozen=True)
 class ComparisonReport:
+    """Every run against the baseline. ``family`` is the comparison family (its measures are tested
+    and corrected together); ``named`` says ``--metrics`` chose it, ``left_out`` the measures it named
+    that cannot be compared (counts, the Judged@K diagnostic)."""
+
     baseline: str
     correction: Correction
     permutations: int
     runs: tuple[RunComparison, ...]
+    family: tuple[Measure, ...] = ()
+    named: bool = False
+    left_out: tuple[Measure, ...] = ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(m.label() for m in self.family)
 
     @property
     def comparisons(self) -> tuple[Comparison, ...]:
         return tuple(c for run in self.runs for c in run.comparisons)
 
 
+def default_family(k: int) -> tuple[Measure, ...]:
+    """Every compared metric of the suite at K: the family when ``--metrics`` names none."""
+    return tuple(Measure(m.key, k) for m in COMPARED)
+
+
+@dataclass(frozen=True)
+class Family:
+    """What is compared: ``measures`` (tested and corrected together), whether ``--metrics`` chose
+    them (``named``), the measures it named that cannot be compared (``left_out``), and the
+    primary metric (``lead``), which is always one of them."""
+
+    measures: tuple[Measure, ...]
+    lead: Metric
+    named: bool = False
+    left_out: tuple[Measure, ...] = ()
+
+
+def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measure]) -> np.ndarray:
+    """Per-query values of every family member for the given query rows: (rows x family).
+
+    A suite metric at a scored cutoff is read off the run's scores; any other member off the
+    measures scored by name (``summary.measure_values``, the same kernels).
+    """
+    scores = summary.scores
+    columns = []
+    for measure in family:
+        if measure.gain is None and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
+            columns.append(scores.of(measure.metric, int(measure.cutoff))[rows])  # type: ignore[arg-type]
+        elif measure in summary.measures:
+            columns.append(summary.measure_values[summary.measures.index(measure)][rows])
+        else:
+            raise UsageError(
+                f"{measure.label()} is in the comparison family but {summary.name} holds no per-query "
+                f"value of it: score it by name (--metrics, evaluate(measures=...))"
+            )
+    return np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0))
+
+
 def scores_at_k(summary: RunSummary, rows: np.ndarray, metrics: tuple[Metric, ...] = COMPARED) -> np.ndarray:
     """``metrics`` at K for the given query rows: (rows x metrics)."""
-    scores = summary.scores
-    positions = [scores.metrics.index(m) for m in metrics]
-    return scores.values[:, rows, scores.column(summary.k)][positions].T
+    return family_values(summary, rows, tuple(Measure(m.key, summary.k) for m in metrics))
 
 
 def compare(
@@ -240,11 +294,13 @@ def compare(
     baseline: str | None = None,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
+    family: Family | None = None,
 ) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
-    Bands and the test use each run's own conventions (confidence, resamples, seed), which a
-    report shares across its runs.
+    ``family`` (:func:`ragreport.analysis.family.choose_family`) names what is compared; by default every compared suite
+    metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
+    which a report shares across its runs.
     """
     if len(summaries) < 2:
         if baseline is not None and summaries and baseline != summaries[0].name:
@@ -260,13 +316,15 @@ def compare(
     if len({s.k for s in summaries}) > 1:
         raise UsageError("runs compared in one report must share K")
     conventions: Conventions = base.conventions
+    chosen = family or Family(default_family(base.k), PRIMARY)
+    measures = chosen.measures
     partial = []
     for summary in summaries:
         if summary is base:
             continue
         pairing = pair_queries(base, summary)
-        base_scores = scores_at_k(base, pairing.baseline_rows, COMPARED)
-        run_scores = scores_at_k(summary, pairing.run_rows, COMPARED)
+        base_scores = family_values(base, pairing.baseline_rows, measures)
+        run_scores = family_values(summary, pairing.run_rows, measures)
         differences = run_scores - base_scores
         if len(differences):
             delta, low, high = bootstrap_interval(
@@ -281,13 +339,13 @@ def compare(
     runs = []
     for summary, pairing, base_scores, run_scores, differences, delta, low, high, p in partial:
         comparisons = []
-        for m, metric in enumerate(COMPARED if len(p) else ()):
+        for m, measure in enumerate(measures if len(p) else ()):
             column = differences[:, m]
             comparisons.append(
                 Comparison(
                     baseline=base.name,
                     run=summary.name,
-                    metric=metric.label(base.k),
+                    metric=measure.label(),
                     delta=float(delta[m]),
                     low=float(low[m]),
                     high=float(high[m]),
@@ -309,7 +367,7 @@ def compare(
                 run_scores,
                 tuple(comparisons),
                 same_labels=summary.label_fingerprint == base.label_fingerprint,
-                metrics=COMPARED,
+                family=measures,
             )
         )
-    return ComparisonReport(base.name, correction, permutations, tuple(runs))
+    return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.catalogue import COMPARED, SUITE
+from ..scoring.catalogue import COMPARED, SUITE, Metric
 from .compare import TIE, Correction, adjust, randomization_test, verdict_of
 from .intervals import bootstrap_interval
 from .summary import judgment_map
@@ -30,7 +30,9 @@ if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
 
 # Conventions that change figures; confidence, resamples and seed only change bands.
-FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order")
+FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order", "relevance_level")
+#: What a previous report written before a convention existed was scored under.
+_EARLIER_DEFAULTS = {"no_relevant": "exclude", "relevance_level": 1}
 
 #: How many items of each kind of change report.json lists (the counts are always whole).
 FIRST_FEW = 20
@@ -122,6 +124,7 @@ class Drift:
     k: int = 0
     runs: int = 0  # how many runs this report has
     basis: Mapping[str, Any] | None = field(default=None, compare=False)  # see drift_basis
+    family: tuple[str, ...] = ()  # the metrics tested (the comparison family's suite metrics at K)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -247,14 +250,20 @@ def drift(
     *,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
+    tested: Sequence[Metric] = COMPARED,
 ) -> Drift:
-    """Each run against the run of the same name in ``previous``, when both fingerprints match."""
+    """Each run against the run of the same name in ``previous``, when both fingerprints match.
+
+    ``tested``: the suite metrics that get the paired test and the correction (the comparison
+    family's, by default every compared metric); the others are shown, not tested.
+    """
+    tested_at = [SUITE.index(m) for m in tested if m in SUITE]
     previous_runs = {r.get("name"): r for r in previous["runs"] if isinstance(r, dict)}
     notes: list[str] = []
     differing: dict[str, list[str]] = {}
     changed_alike: dict[tuple, list[str]] = {}
     unlisted: list[str] = []
-    tested: list[_Tested] = []
+    scored_again: list[_Tested] = []
     for summary in summaries:
         then = previous_runs.get(summary.name)
         if then is None:
@@ -287,7 +296,7 @@ def drift(
         changed = [
             key
             for key in FIGURE_CONVENTIONS
-            if then_conventions.get(key, "exclude" if key == "no_relevant" else None) != now_conventions[key]
+            if then_conventions.get(key, _EARLIER_DEFAULTS.get(key)) != now_conventions[key]
         ]
         if changed:
             notes.append(
@@ -295,7 +304,7 @@ def drift(
                 f"its figures do not compare."
             )
             continue
-        tested.append(_differences(then, summary, permutations))
+        scored_again.append(_differences(then, summary, permutations, tested_at))
     # Runs whose sets changed alike (one qrels file for every run) are said once, together.
     every = len(summaries)
     reasons = [f"for {_runs_phrase(names, every)}, {what}" for what, names in differing.items()]
@@ -305,17 +314,16 @@ def drift(
         f"{name} was in the previous report and is not in this one." for name in previous_runs if name not in current
     ]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
-    rows = _rows(tested, correction, alpha)
-    compared_at = [SUITE.index(m) for m in COMPARED if m in SUITE]
-    family = sum(int(t.changed[i] > 0) for t in tested if t.queries for i in compared_at)
+    rows = _rows(scored_again, correction, alpha, tested_at)
+    family = sum(int(t.changed[i] > 0) for t in scored_again if t.queries for i in tested_at)
     return Drift(
         source,
         previous.get("date"),
-        bool(tested),
+        bool(scored_again),
         tuple(reasons),
         tuple(notes),
         tuple(rows),
-        unchanged=tuple(t.summary.name for t in tested if t.unchanged),
+        unchanged=tuple(t.summary.name for t in scored_again if t.unchanged),
         changes=tuple(changes),
         unlisted=tuple(unlisted),
         correction=correction,
@@ -324,6 +332,7 @@ def drift(
         k=summaries[0].k if summaries else 0,
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
+        family=tuple(SUITE[i].label(summaries[0].k) for i in tested_at) if summaries else (),
     )
 
 
@@ -342,9 +351,11 @@ class _Tested:
     unchanged: bool
 
 
-def _differences(then: Mapping[str, Any], summary: RunSummary, permutations: int) -> _Tested:
+def _differences(
+    then: Mapping[str, Any], summary: RunSummary, permutations: int, tested_columns: Sequence[int]
+) -> _Tested:
     """The per-query changes of every suite metric over the queries scored both times, with bands
-    and, on the compared metrics, the randomization test."""
+    and, on the tested metrics (suite positions ``tested_columns``), the randomization test."""
     conventions = summary.conventions
     labels = [metric.label(summary.k) for metric in SUITE]
     then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
@@ -361,22 +372,23 @@ def _differences(then: Mapping[str, Any], summary: RunSummary, permutations: int
     previous = np.array([[b[q] for b in before] for q in common], dtype=np.float64)
     differences = now - previous
     delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
-    tested_columns = [SUITE.index(m) for m in COMPARED if m in SUITE]
-    p = randomization_test(differences[:, tested_columns], permutations, conventions.seed)
+    p = randomization_test(differences[:, list(tested_columns)], permutations, conventions.seed)
     changed = (np.abs(differences) > TIE).sum(axis=0)
     scored_then = set(before[0])
     unchanged = not changed.any() and scored_then == set(now_ids)
     return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged)
 
 
-def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> list[DriftRow]:
+def _rows(
+    tested: Sequence[_Tested], correction: Correction, alpha: float, compared_at: Sequence[int]
+) -> list[DriftRow]:
     """The rows of every comparable run, p-values corrected together.
 
     A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
     is left out of the family the correction counts (Tarone's argument for tests that cannot reach
     the level): an unchanged run does not make a changed one's p larger.
     """
-    compared_at = [SUITE.index(m) for m in COMPARED if m in SUITE]
+    compared_at = list(compared_at)
     family = [(t, j) for t in tested if t.queries for j, i in enumerate(compared_at) if t.changed[i] > 0]
     corrected_p = adjust(np.array([t.p[j] for t, j in family]), correction)
     corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}

@@ -128,6 +128,46 @@ class Order(Choice):
 
 
 @dataclass(frozen=True)
+class RelevanceLevel:
+    """The lowest grade that counts as relevant (``--relevance-level N``, trec_eval's ``-l N``,
+    ir_measures' ``rel=N``, ranx's ``rel_lvl``): a switch like the :class:`Choice` members, with its
+    ``value`` (the number as the flag takes it), the sentence the report prints and the other choice."""
+
+    level: int = 1
+
+    @property
+    def value(self) -> str:
+        return str(self.level)
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def meaning(self) -> str:
+        if self.level == 1:
+            return (
+                "An id is relevant when its grade is 1 or more, as trec_eval's default -l 1; grade 0 and "
+                "negative grades are judged not relevant and gain nothing, and an id nobody judged counts "
+                "as not relevant."
+            )
+        return (
+            f"An id is relevant when its grade is {self.level} or more (--relevance-level {self.level}, as "
+            f"trec_eval -l {self.level}): R, the hits and the first relevant rank count only those. nDCG "
+            f"still gains from every grade of 1 or more, relevant or not, as trec_eval's ndcg and "
+            f"ndcg_cut do whatever -l; an id nobody judged counts as not relevant."
+        )
+
+    @property
+    def alternative(self) -> str:
+        if self.level == 1:
+            return (
+                "With --relevance-level N only grades of N and above would be relevant (R, hits, ranks); "
+                "nDCG would still gain from every grade of 1 or more, as trec_eval does."
+            )
+        return "With --relevance-level 1 every grade of 1 or more would be relevant (trec_eval's default)."
+
+
+@dataclass(frozen=True)
 class Conventions:
     """Every switch that changes a figure, with the defaults of docs/conventions.md.
 
@@ -142,8 +182,11 @@ class Conventions:
     confidence: float = 0.95
     resamples: int = 1000
     seed: int = 0
+    relevance_level: int = 1
 
     def __post_init__(self) -> None:
+        if self.relevance_level < 1:
+            raise ValueError(f"relevance_level must be 1 or more, got {self.relevance_level}")
         if not 0.0 < self.confidence < 1.0:
             raise ValueError(f"confidence must lie strictly between 0 and 1, got {self.confidence}")
         if self.resamples < 1:
@@ -151,7 +194,7 @@ class Conventions:
         if self.seed < 0:
             raise ValueError(f"seed must be 0 or more, got {self.seed}")
 
-    def choices(self) -> tuple[tuple[str, Choice], ...]:
+    def choices(self) -> tuple[tuple[str, Choice | RelevanceLevel], ...]:
         """(field name, choice) for every switch; the CLI switch is ``--`` + the name with dashes."""
         return (
             ("denominator", self.denominator),
@@ -159,12 +202,13 @@ class Conventions:
             ("missing", self.missing),
             ("no_relevant", self.no_relevant),
             ("order", self.order),
+            ("relevance_level", RelevanceLevel(self.relevance_level)),
         )
 
-    def departures(self) -> tuple[tuple[str, Choice], ...]:
+    def departures(self) -> tuple[tuple[str, Choice | RelevanceLevel], ...]:
         """(field name, choice) for every switch not at its default (docs/conventions.md section 13)."""
         default = dict(Conventions().choices())
-        return tuple((name, choice) for name, choice in self.choices() if choice is not default[name])
+        return tuple((name, choice) for name, choice in self.choices() if choice != default[name])
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +220,7 @@ class Conventions:
             "confidence": self.confidence,
             "resamples": self.resamples,
             "seed": self.seed,
+            "relevance_level": self.relevance_level,
         }
 
 
@@ -269,7 +314,8 @@ def _frozen_array(values: Any, dtype: Any) -> np.ndarray:
 class Judgments:
     """Graded judgments in CSR layout: query ``i`` judged ``doc_ids[offsets[i]:offsets[i+1]]``.
 
-    Grades are integers; >= 1 is relevant, 0 and negative are judged non-relevant. Each
+    Grades are integers; >= 1 is relevant (>= the relevance level, :class:`RelevanceLevel`), 0 and
+    negative are judged non-relevant. Each
     (query, id) pair appears once (loaders reject conflicting duplicates and drop identical ones).
     """
 

@@ -285,16 +285,18 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
     base_name, run_name = html.escape(base.name), html.escape(run.name)
     traces = []
     safe_ids = [html.escape(q) for q in ids]
-    for m, metric in enumerate(comparison.metrics):
+    labels = comparison.labels
+    opened = shown.label(base.k)
+    for m, label in enumerate(labels):
         if len(ids) > SCATTER_POINTS:
             traces.append(
                 _count_grid(
                     comparison.baseline_scores[:, m],
                     comparison.run_scores[:, m],
-                    metric.label(base.k),
+                    label,
                     base_name,
                     run_name,
-                    metric is shown,
+                    label == opened,
                 )
             )
             continue
@@ -302,12 +304,12 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": metric.label(base.k),
+                "name": label,
                 "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
                 "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
                 "customdata": safe_ids,
-                "visible": metric is shown,
-                "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m]},
+                "visible": label == opened,
+                "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m % len(PALETTE)]},
                 "hovertemplate": (
                     f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}<extra></extra>"
                 ),
@@ -315,11 +317,11 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
         )
     buttons = [
         {
-            "label": metric.label(base.k),
+            "label": label,
             "method": "update",
-            "args": [{"visible": [i == m for i in range(len(comparison.metrics))]}],
+            "args": [{"visible": [i == m for i in range(len(labels))]}],
         }
-        for m, metric in enumerate(comparison.metrics)
+        for m, label in enumerate(labels)
     ]
     return {
         "data": traces,
@@ -365,7 +367,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                     "y": 1.06,
                     "yanchor": "bottom",
                     "showactive": True,
-                    "active": comparison.metrics.index(shown),
+                    "active": labels.index(opened),
                 }
             ],
             "margin": {"l": 56, "r": 16, "t": 96, "b": 48},

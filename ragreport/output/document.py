@@ -180,7 +180,10 @@ def pair_notes(rc: RunComparison) -> list[str]:
 def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
     if comparison is None:
         return None
+    # The family is written when --metrics chose it; absent, it is every compared suite metric at K.
+    chosen = {"family": list(comparison.labels), "not_compared": [m.label() for m in comparison.left_out]}
     return {
+        **(chosen if comparison.named else {}),
         "baseline": comparison.baseline,
         "test": say.TEST_METHOD,
         "permutations": comparison.permutations,

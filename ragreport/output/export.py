@@ -33,8 +33,9 @@ def _csv(rows: list[list[Any]]) -> str:
 
 
 def _labels(run: dict[str, Any]) -> list[str]:
-    """Every figure of a run in the document's order: the suite at each cutoff, then the named measures."""
-    return list(run["metrics"]) + list(run.get("measures", {}))
+    """Every figure of a run in the document's order: the suite at each cutoff, then the named measures
+    (once each: a measure named with --metrics that is also a suite figure, as nDCG@10, is not repeated)."""
+    return list(dict.fromkeys([*run["metrics"], *run.get("measures", {})]))
 
 
 def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
@@ -54,8 +55,9 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
     rows = [list(say.CSV_HEADER)]
     for run in document["runs"]:
         n = run["counts"]["scored"]
-        figures = {**run["metrics"], **run.get("measures", {})}
-        for label, figure in figures.items():
+        figures = {**run.get("measures", {}), **run["metrics"]}
+        for label in _labels(run):
+            figure = figures[label]
             rows.append(
                 [
                     run["name"],
@@ -96,8 +98,10 @@ def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:
     whether its best mean is marked (not for a diagnostic or a count, where more is not better)."""
     k = document["runs"][0]["k"]
     columns = [(metric.label(k), metric in COMPARED) for metric in SUITE]
+    shown = {label for label, _ in columns}
     for measure in document.get("settings", {}).get("metrics", []):
-        columns.append((measure["label"], by_key(measure["key"]).kind is not ValueKind.COUNT))
+        if measure["label"] not in shown:  # nDCG@10 named with --metrics is the suite's column already
+            columns.append((measure["label"], by_key(measure["key"]).kind is not ValueKind.COUNT))
     return columns
 
 
@@ -109,7 +113,7 @@ def latex_table(document: dict[str, Any]) -> str:
     Every name is escaped."""
     runs = document["runs"]
     columns = _columns(document)
-    figures = [{**run["metrics"], **run.get("measures", {})} for run in runs]
+    figures = [{**run.get("measures", {}), **run["metrics"]} for run in runs]
     best = {}
     for label, marked in columns:
         means = [f[label]["mean"] for f in figures if label in f and f[label]["mean"] is not None]

@@ -384,8 +384,11 @@ def comparison_method(
     correction_meaning: str,
     n_comparisons: int,
     corrected: bool,
+    family: Sequence[str] = (),
+    left_out: Sequence[str] = (),
 ) -> tuple[Text, ...]:
-    """How the comparison was made, sentence by sentence (``corrected``: the p-values are)."""
+    """How the comparison was made, sentence by sentence (``corrected``: the p-values are;
+    ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be)."""
     conf = percent(confidence)
     said = (
         Text(
@@ -405,7 +408,27 @@ def comparison_method(
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
     )
-    return tuple(t if isinstance(t, Text) else Text((t,)) for t in said)
+    more = (family_sentence(family, left_out),) if family else ()
+    return tuple(t if isinstance(t, Text) else Text((t,)) for t in (*said, *more))
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def family_sentence(family: Sequence[str], left_out: Sequence[str] = ()) -> str:
+    """What ``--metrics`` chose to compare, and what it named that cannot be compared."""
+    said = (
+        f"The comparison family is the one --metrics named: {_and(family)} "
+        f"{'is' if len(family) == 1 else 'are'} compared, tested and corrected together; the suite's "
+        f"other metrics are shown, not compared."
+    )
+    if left_out:
+        said += (
+            f" {_and(left_out)} {'has' if len(left_out) == 1 else 'have'} no per-query score to test "
+            f"(a count or a diagnostic) and {'is' if len(left_out) == 1 else 'are'} not compared."
+        )
+    return said
 
 
 def pair_notes(
@@ -497,11 +520,17 @@ DRIFT_VERDICTS = {
 #: A drift row with no verdict: a diagnostic (not tested), or no per-query scores then.
 DRIFT_NOT_TESTED = "not tested (a diagnostic)"
 DRIFT_NO_PAIRS = "no per-query scores then: no band"
+DRIFT_OUTSIDE = "not tested (not in the comparison family, --metrics)"
 
 
-def drift_verdict(name: str | None, alpha_value: float, p_adjusted: float | None, diagnostic: bool) -> tuple[str, str]:
-    """A drift row's verdict in words and its CSS class."""
+def drift_verdict(
+    name: str | None, alpha_value: float, p_adjusted: float | None, diagnostic: bool, *, outside: bool = False
+) -> tuple[str, str]:
+    """A drift row's verdict in words and its CSS class (``outside``: a metric ``--metrics`` left out
+    of the comparison family)."""
     if name is None:
+        if outside:
+            return DRIFT_OUTSIDE, "unclear"
         return (DRIFT_NOT_TESTED if diagnostic else DRIFT_NO_PAIRS), "unclear"
     words, css = DRIFT_VERDICTS[name]
     return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css

@@ -101,14 +101,16 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     for sentence in [*map(str, cmp.method), *cmp.notes]:
         lines.extend(textwrap.wrap(sentence, width))
     w = max(3, *(len(r.run) for r in cmp.rows))
+    m = max(9, *(len(r.metric) for r in cmp.rows))  # a family (--metrics) may name longer labels
     lines += [
         "",
-        f"{'run':<{w}} {'metric':<9} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
+        f"{'run':<{w}} {'metric':<{m}} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
         f"{'W/T/L':<11} verdict",
     ]
     for r in cmp.rows:
         lines.append(
-            f"{r.run:<{w}} {r.metric:<9} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} {r.verdict}"
+            f"{r.run:<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
+            f"{r.verdict}"
         )
     return "\n".join(lines)
 

@@ -777,7 +777,7 @@ def query_table(summary: RunSummary) -> QueryTable:
 
     lengths = judged.lengths
     keep = judged.slot_rank <= k
-    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= 1, 0, 1)))[keep]
+    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
     docs = as_text(judged.doc_ids[keep])
     grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
     marks = mark.tolist()
@@ -896,7 +896,7 @@ def run_view(
 def _movers(
     rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
 ) -> tuple[Mover, ...]:
-    m = rc.metrics.index(primary)
+    m = rc.labels.index(primary.label(rc.baseline.k))
     delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
     order = np.argsort(-sign * delta, kind="stable")
     out = []
@@ -1012,6 +1012,8 @@ def comparison_view(
             meaning,
             len(comparison.comparisons),
             corrected=comparison.correction.value != "none",
+            family=comparison.labels if comparison.named else (),
+            left_out=tuple(m.label() for m in comparison.left_out),
         ),
         notes=tuple(notes),
         rows=tuple(rows),
@@ -1031,12 +1033,15 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     """The drift section: sentences, one line per unchanged run, the delta matrix of the others
     and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
     diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
+    outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
     rows_shown = [r for r in found.rows if r.run not in found.unchanged]
     ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not say.is_missing(v)]
     reach = max(ends, default=0.0) * 1.05 or 1.0
     rows = []
     for r in found.rows:
-        words, css = say.drift_verdict(r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics)
+        words, css = say.drift_verdict(
+            r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics, outside=r.metric in outside
+        )
         has_band = r.low is not None and r.high is not None and r.delta is not None
         rows.append(
             DriftRowView(

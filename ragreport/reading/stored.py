@@ -111,6 +111,7 @@ def conventions_from(stored: dict[str, Any]) -> Conventions:
         missing=Missing(stored["missing"]),
         order=Order(stored["order"]),
         no_relevant=NoRelevant(stored.get("no_relevant", "exclude")),
+        relevance_level=int(stored.get("relevance_level", 1)),
         confidence=float(stored["confidence"]),
         resamples=int(stored["resamples"]),
         seed=int(stored["seed"]),

@@ -15,7 +15,8 @@ one :class:`Sums` per block: the per-rank cumulative sums every metric reads (hi
 precision sum of AP, DCG and the ideal DCG, the first relevant rank, R and the Recall/AP
 denominator), each computed once, on first use, over every query of the block at once. A kernel
 maps the block's sums to a (queries x cutoffs) matrix; the block stacks the kernels in catalogue
-order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more,
+order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more
+(the relevance level, ``--relevance-level``; nDCG gains from every grade of 1 or more whatever it is),
 ``hits@k = sum_{i<=k} rel_i``, R = the query's relevant ids and ``D`` = R (or ``min(R, k)`` under
 ``--denominator min``):
 
@@ -146,7 +147,7 @@ class Sums:
 
     @cached_property
     def relevant(self) -> np.ndarray:
-        """R: the query's ids graded 1 or more, retrieved or not (int)."""
+        """R: the query's ids graded the relevance level or more, retrieved or not (int)."""
         return self.judged.relevant[self.lo : self.hi]
 
     @cached_property
@@ -169,7 +170,7 @@ class Sums:
 
     @cached_property
     def relevant_slots(self) -> np.ndarray:
-        """``rel_i``: the cell holds the first occurrence of an id graded 1 or more."""
+        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more)."""
         return self._pad(self.judged.slot_relevant) & self.valid
 
     @cached_property
@@ -309,6 +310,12 @@ class Metric:
 
     def label(self, k: int) -> str:
         return f"{self.key}@{k}"
+
+    @property
+    def comparable(self) -> bool:
+        """Whether ``--metrics`` can put it in the comparison family: it has a per-query score (not a
+        count, which is summed) and is not a diagnostic (in the suite, not compared: Judged@K)."""
+        return self.kind is not ValueKind.COUNT and (self.compared or not self.in_suite)
 
     def changed_by(self, switch: str) -> bool:
         """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
@@ -622,6 +629,40 @@ _BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
 def by_key(key: str) -> Metric:
     """The entry whose key is ``key`` (``KeyError`` for none)."""
     return _BY_KEY[key]
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """A metric with its parameters. ``cutoff`` None means the whole list; ``gain`` None means the
+    run's ``--gain``. ``key`` is the catalogue entry's key (:attr:`metric`)."""
+
+    key: str
+    cutoff: int | None = None
+    gain: Gain | None = None
+
+    @property
+    def metric(self) -> Metric:
+        return by_key(self.key)
+
+    def label(self) -> str:
+        text = self.key if self.cutoff is None else f"{self.key}@{self.cutoff}"
+        return text if self.gain is None else f"{text} ({self.gain.value} gain)"
+
+    def trec_eval_name(self, conventions: Conventions) -> str | None:
+        """trec_eval's name for it under ``conventions``, or None when trec_eval has no twin (trec_eval
+        knows no cutoff on recip_rank, and linear gain only)."""
+        metric = self.metric
+        if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
+            return None
+        return metric.trec_eval_measure(self.cutoff)
+
+    @property
+    def is_count(self) -> bool:
+        return self.metric.kind is ValueKind.COUNT
+
+    @property
+    def interval(self) -> IntervalMethod:
+        return self.metric.interval
 
 
 # --- Names, generated from the declarations -------------------------------------------------------

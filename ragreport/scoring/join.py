@@ -55,6 +55,7 @@ class JudgedRun:
     judgment_query: np.ndarray  # every judgment as (query index, id, grade): the label set
     judgment_doc_ids: np.ndarray
     judgment_grades: np.ndarray
+    level: int = 1  # the relevance level: grades of ``level`` and above are relevant
 
     @property
     def n_queries(self) -> int:
@@ -80,8 +81,8 @@ class JudgedRun:
 
     @cached_property
     def slot_relevant(self) -> np.ndarray:
-        """Slots holding the first occurrence of an id graded 1 or more."""
-        return self.judged & ~self.repeat & (self.grades >= 1)
+        """Slots holding the first occurrence of an id graded ``level`` or more (relevant)."""
+        return self.judged & ~self.repeat & (self.grades >= self.level)
 
     def head(self, depth: int | None) -> JudgedRun:
         """The same run with every list cut to its top ``depth`` slots (all of it when None).
@@ -248,8 +249,9 @@ def _repeats(
     return repeat
 
 
-def join(run: Run, judgments: Judgments) -> JudgedRun:
-    """Align ``run`` with ``judgments`` (see :class:`JudgedRun`).
+def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
+    """Align ``run`` with ``judgments`` (see :class:`JudgedRun`); grades of ``level`` and above are
+    relevant (``--relevance-level``, docs/conventions.md section 15).
 
     Each (query, id) pair is hashed to 64 bits; run slots are looked up among the sorted judgment
     hashes, and every hit is confirmed on the ids themselves, so a collision cannot pass as a match
@@ -288,8 +290,8 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
     grades[hit] = judgments.grades[match]
     repeat = _repeats(run.offsets, slot_keys, docs, slot_query)
 
-    positive = judgments.grades >= 1
-    relevant = np.bincount(j_query[positive], minlength=n_q).astype(np.int64)
+    relevant = np.bincount(j_query[judgments.grades >= level], minlength=n_q).astype(np.int64)
+    positive = judgments.grades >= 1  # every grade that gains, relevant or not
     ideal_q = j_query[positive]
     ideal_g = judgments.grades[positive]
     ideal_order = np.lexsort((-ideal_g, ideal_q))
@@ -301,7 +303,7 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
 
     texts = tuple(run.query_text) if run.query_text else (None,) * n_run
     lengths = np.concatenate([run_lengths, np.zeros(len(judged_only), dtype=run_lengths.dtype)]).astype(np.int64)
-    relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= 1))
+    relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= level))
     relevant_query = slot_query[relevant_slots]
     first_of_query = (
         np.concatenate(([True], relevant_query[1:] != relevant_query[:-1]))
@@ -335,4 +337,5 @@ def join(run: Run, judgments: Judgments) -> JudgedRun:
         judgment_query=j_query,
         judgment_doc_ids=judgments.doc_ids,
         judgment_grades=np.asarray(judgments.grades, dtype=np.int64),
+        level=level,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,10 +27,8 @@ from .catalogue import (
     PRIMARY,
     VALID_FORMS,
     CutoffRule,
-    IntervalMethod,
+    Measure,
     Metric,
-    ValueKind,
-    by_key,
 )
 from .metrics import full_depth, score
 
@@ -47,40 +45,6 @@ __all__ = [
     "score_measures",
     "trec_sort_key",
 ]
-
-
-@dataclass(frozen=True, order=True)
-class Measure:
-    """A metric with its parameters. ``cutoff`` None means the whole list; ``gain`` None means the
-    run's ``--gain``. ``key`` is the catalogue entry's key (:attr:`metric`)."""
-
-    key: str
-    cutoff: int | None = None
-    gain: Gain | None = None
-
-    @property
-    def metric(self) -> Metric:
-        return by_key(self.key)
-
-    def label(self) -> str:
-        text = self.key if self.cutoff is None else f"{self.key}@{self.cutoff}"
-        return text if self.gain is None else f"{text} ({self.gain.value} gain)"
-
-    def trec_eval_name(self, conventions: Conventions) -> str | None:
-        """trec_eval's name for it under ``conventions``, or None when trec_eval has no twin (trec_eval
-        knows no cutoff on recip_rank, and linear gain only)."""
-        metric = self.metric
-        if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
-            return None
-        return metric.trec_eval_measure(self.cutoff)
-
-    @property
-    def is_count(self) -> bool:
-        return self.metric.kind is ValueKind.COUNT
-
-    @property
-    def interval(self) -> IntervalMethod:
-        return self.metric.interval
 
 
 def trec_sort_key(measure: Measure) -> tuple[int, str, int, str]:

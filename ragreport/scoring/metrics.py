@@ -23,12 +23,8 @@ if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
     from .join import JudgedRun
 
 #: The rules no switch changes, stated where the kernel below implements them (docs/conventions.md sections 1-3).
+#: What counts as relevant is a switch (``--relevance-level``, :class:`~ragreport.core.model.RelevanceLevel`).
 FIXED_RULES: tuple[tuple[str, str], ...] = (
-    (
-        "Relevance",
-        "An id is relevant when its grade is 1 or more; grade 0 and negative grades are judged not "
-        "relevant and gain nothing. An id nobody judged counts as not relevant.",
-    ),
     (
         "Precision denominator",
         "Precision@K always divides by K, also when fewer than K ids came back: empty "
@@ -109,9 +105,16 @@ def _score_block(
 
 
 def full_depth(judged: JudgedRun) -> int:
-    """The cutoff that covers every whole list: the longest list or the largest R."""
+    """The cutoff that covers every whole list: the longest list, the largest R or the longest ideal
+    list (every grade of 1 or more, which is longer than R above ``--relevance-level 1``)."""
     lengths = judged.retrieved
-    return max(1, int(lengths.max()) if len(lengths) else 1, int(judged.relevant.max()) if len(judged.relevant) else 1)
+    ideal = np.diff(judged.ideal_offsets)
+    return max(
+        1,
+        int(lengths.max()) if len(lengths) else 1,
+        int(judged.relevant.max()) if len(judged.relevant) else 1,
+        int(ideal.max()) if len(ideal) else 1,
+    )
 
 
 def score(
@@ -123,8 +126,8 @@ def score(
     whole-list measure (one that takes no cutoff, such as R-precision) has the same value at every
     cutoff; asking for one takes the block as deep as :func:`full_depth`.
 
-    A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` a
-    judged one is); a judged query missing from the run is an empty list (0 everywhere), scored
+    A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` one
+    with at least one judgment is); a judged query missing from the run is an empty list (0 everywhere), scored
     unless ``conventions.missing`` is ``skip``.
     """
     grid = np.asarray(sorted(set(int(k) for k in cutoffs)), dtype=np.int64)
@@ -146,7 +149,9 @@ def score(
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
-        scored |= judged.has_judgments  # judged, nothing relevant: averaged in as 0, as trec_eval does
+        # Judged, nothing relevant: averaged in as 0, as trec_eval does. A query listed with no
+        # judgment at all (``{"q1": {}}`` in JSON qrels) is not judged, as pytrec_eval reads it.
+        scored |= np.bincount(judged.judgment_query, minlength=n) > 0
     if conventions.missing is Missing.SKIP:
         scored &= judged.in_run
 

@@ -87,7 +87,7 @@ def score_partition(
     queries; judged queries the run lacks are scored as such, so give a partition only the
     judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own.
     """
-    judged = join(run, judgments)
+    judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
     return PartitionScores(judged.head(depth_needed(cutoffs, measures)), scores, values)
