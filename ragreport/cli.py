@@ -482,6 +482,38 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
     )
 
 
+def _write(
+    args: argparse.Namespace,
+    analysis: Analysis,
+    progress: Progress,
+    title: str | None,
+    document: dict,
+    results: tuple[GateResult, ...],
+    rules: GateRules,
+) -> list:
+    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
+    out = args.out or (None if args.single_file else "site")
+    return build(
+        analysis,
+        out=out,
+        single_file=args.single_file,
+        title=title,
+        progress=progress,
+        gates=results,
+        document=document,
+        rules=rules,
+    )
+
+
+def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results: tuple[GateResult, ...]) -> int:
+    """Say what was written, then the CI outputs; the exit status."""
+    if not args.quiet:
+        for path in written:
+            target = path / "index.html" if path.is_dir() else path
+            print(f"ragreport: wrote {target}", file=sys.stderr)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
 def _build(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
@@ -489,24 +521,10 @@ def _build(args: argparse.Namespace) -> int:
         analysis = _analyse(args, progress)
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
-        out = args.out or (None if args.single_file else "site")
-        written = build(
-            analysis,
-            out=out,
-            single_file=args.single_file,
-            title=args.title,
-            progress=progress,
-            gates=results,
-            document=document,
-            rules=rules,
-        )
+        written = _write(args, analysis, progress, args.title, document, results, rules)
     finally:
         progress.close()
-    if not args.quiet:
-        for path in written:
-            target = path / "index.html" if path.is_dir() else path
-            print(f"ragreport: wrote {target}", file=sys.stderr)
-    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+    return _wrote(args, analysis, written, results)
 
 
 #: The formats whose stdout is data, not text for people.
@@ -569,24 +587,10 @@ def _render(args: argparse.Namespace) -> int:
             sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=document, gates=results))
             sys.stdout.flush()
             return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
-        out = args.out or (None if args.single_file else "site")
-        written = build(
-            analysis,
-            out=out,
-            single_file=args.single_file,
-            title=title,
-            progress=progress,
-            gates=results,
-            document=document,
-            rules=rules,
-        )
+        written = _write(args, analysis, progress, title, document, results, rules)
     finally:
         progress.close()
-    if not args.quiet:
-        for path in written:
-            target = path / "index.html" if path.is_dir() else path
-            print(f"ragreport: wrote {target}", file=sys.stderr)
-    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+    return _wrote(args, analysis, written, results)
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -11,8 +11,8 @@ from ..core.model import SCHEMA
 from .files import read_text
 
 
-def load_previous(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` of an earlier build, checked for the keys drift needs."""
+def read_report(path: str | Path) -> dict[str, Any]:
+    """A ``report.json`` written by ragreport: JSON, an object, this schema; a one-line error otherwise."""
     path = Path(path)
     text = read_text(path)
     try:
@@ -22,6 +22,13 @@ def load_previous(path: str | Path) -> dict[str, Any]:
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
         raise InputError(path, 1, f"a report.json with schema {SCHEMA!r}", repr(found))
+    return document
+
+
+def load_previous(path: str | Path) -> dict[str, Any]:
+    """A ``report.json`` of an earlier build, checked for the keys drift needs."""
+    path = Path(path)
+    document = read_report(path)
     fingerprints = document.get("fingerprints")
     if not isinstance(fingerprints, dict) or not {"queries", "labels"} <= set(fingerprints):
         raise InputError(

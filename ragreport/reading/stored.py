@@ -12,7 +12,6 @@ pipeline starts from; scoring them again gives the same figures (the engines' he
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ import numpy as np
 from ..core.errors import InputError
 from ..core.model import (
     META_KEYS,
-    SCHEMA,
     Conventions,
     Denominator,
     Gain,
@@ -35,7 +33,7 @@ from ..core.model import (
     Run,
     RunMeta,
 )
-from .files import read_text
+from .previous import read_report
 
 #: What a report needs to be rendered again, at the top level and per run.
 NEEDED_TOP = ("settings", "judgments", "runs")
@@ -64,14 +62,7 @@ class StoredRun:
 def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
-    text = read_text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, "a report.json written by ragreport build", exc.msg) from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise InputError(path, 1, f"a ragreport report.json (schema {SCHEMA!r})", repr(found))
+    document = read_report(path)
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
