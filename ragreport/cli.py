@@ -20,6 +20,7 @@ from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve
 from .core.errors import RagreportError, UsageError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from .output import present as say
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
 from .output.export import csv_text, latex_table
@@ -320,13 +321,15 @@ def _ci_outputs(
     args: argparse.Namespace, analysis: Analysis, results: tuple[GateResult, ...], *, stdout_is_data: bool
 ) -> int:
     """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status."""
+    if args.command == "render" and args.format is not None and not results:
+        return 0  # an export: no summary, comment or annotation of its own
     view = None
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if (summary_file and not args.no_step_summary) or args.comment:
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
     if summary_file and not args.no_step_summary and view is not None:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(markdown(view) + "\n")
+        with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
+            handle.write(f"## {say.step_summary_heading(view.title)}\n\n" + markdown(view) + "\n")
     if args.comment and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit:
@@ -558,26 +561,36 @@ def _stdout(
     return table(view, width=shutil.get_terminal_size((100, 24)).columns)
 
 
+def _render_rules(args: argparse.Namespace, settings: dict, given: bool) -> GateRules:
+    """The gates ``render`` checks: the stored rules, each option given replacing its own (as the
+    command line replaces a config file's list). An export (``--format``) checks only what it is given."""
+    if args.format is not None and not given:
+        return GateRules()
+    stored = rules_from(settings.get("gates"))
+    gated = [m["label"] for m in settings.get("metrics") or []] or None
+    return parse_rules(
+        args.fail_on or stored.fail_on,
+        args.require or [r.text for r in stored.require],
+        args.max_drop or [d.text for d in stored.max_drop],
+        gated=gated,
+    )
+
+
 def _render(args: argparse.Namespace) -> int:
     """``ragreport render``: a stored report analysed again (:func:`reanalyse`), then written as
     ``build`` writes it, or printed as ``score`` prints it. ``--title`` overrides the stored title
-    (presentation only); gate options given to ``render`` replace the stored rules; every other
-    option is the stored one."""
+    (presentation only); a gate option given to ``render`` replaces the stored rules of that option;
+    every other option is the stored one."""
     if args.format is not None and (args.out or args.single_file):
         raise UsageError("--format prints to stdout; give it without --out and --single-file")
     if args.per_query and args.format not in ("csv",):
         raise UsageError("-q goes with --format csv")
     given = bool(args.fail_on or args.require or args.max_drop)
-    asked = parse_rules(args.fail_on, args.require, args.max_drop) if given else None
     progress = Progress(quiet=args.quiet)
     try:
         progress("reading")
         stored = load_report(args.report)
-        rules = asked if asked is not None else rules_from(stored["settings"].get("gates"))
-        if asked is not None and stored["settings"].get("metrics"):
-            rules = parse_rules(
-                args.fail_on, args.require, args.max_drop, gated=[m["label"] for m in stored["settings"]["metrics"]]
-            )
+        rules = _render_rules(args, stored["settings"], given)
         analysis = reanalyse(stored, source=args.report)
         title = args.title if args.title is not None else stored["settings"].get("title")
         document = report_document(analysis, title)

@@ -177,8 +177,8 @@ def test_latex_is_a_booktabs_table_with_bands_bold_best_and_verdict_marks():
     assert hostile[0] == r"a\_b\&c\%\$\#\{\}\textasciitilde{}\textasciicircum{}\textbackslash{}"
     assert base[0] == r"base\_line"
     # the best nDCG@10 (0.450) is bold and clearly better; the best P@10 is the third run's 0.310
-    assert hostile[ndcg] == STACK + r"\textbf{0.450}$^{\dagger}$\\ {\scriptsize [0.350, 0.550]}\end{tabular}"
-    assert hostile[precision] == STACK + r"0.250$^{\ddagger}$\\ {\scriptsize [0.200, 0.300]}\end{tabular}"
+    assert hostile[ndcg] == STACK + r"\textbf{0.450}$^{\uparrow}$\\ {\scriptsize [0.350, 0.550]}\end{tabular}"
+    assert hostile[precision] == STACK + r"0.250$^{\downarrow}$\\ {\scriptsize [0.200, 0.300]}\end{tabular}"
     assert third[precision] == STACK + r"\textbf{0.310}\\ {\scriptsize [0.260, 0.360]}\end{tabular}"
     assert third[ndcg] == STACK + r"0.420\\ {\scriptsize [0.320, 0.520]}\end{tabular}"  # a band-only result has no mark
     assert base[ndcg] == STACK + r"0.400\\ {\scriptsize [0.300, 0.500]}\end{tabular}"
@@ -189,15 +189,15 @@ def test_latex_is_a_booktabs_table_with_bands_bold_best_and_verdict_marks():
     assert not any(r"\textbf" in row[judged] for row in (hostile, third, base))
     caption = re.search(r"\\caption\{(.*)\}\n\\end\{table\}", text).group(1)
     assert r"95\% band" in caption and "over 50 scored queries" in caption
-    assert r"$^{\dagger}$ clearly better, $^{\ddagger}$ clearly worse than base\_line" in caption
-    assert "corrected by holm, is below 0.05" in caption
+    assert r"$^{\uparrow}$ clearly better, $^{\downarrow}$ clearly worse than base\_line" in caption
+    assert "corrected by Holm's method, is below 0.05" in caption
 
 
 def test_latex_of_one_run_has_no_bold_and_no_marks():
     document = _document(["only"], [(0.4, 0.3)], {})
     document["comparison"] = None  # as report.json has it for one run
     text = latex_table(document)
-    assert r"\textbf" not in text and r"\dagger" not in text
+    assert r"\textbf" not in text and r"\uparrow" not in text
 
 
 def test_latex_marks_follow_the_comparison_verdicts_of_a_real_report(compared):
@@ -208,8 +208,8 @@ def test_latex_marks_follow_the_comparison_verdicts_of_a_real_report(compared):
         cells = _row(text, run["name"])[1:]
         verdicts = {c["metric"]: c["verdict"] for c in document["comparisons"] if c["run"] == run["name"]}
         for label, cell in zip(labels, cells):
-            assert (r"$^{\dagger}$" in cell) == (verdicts.get(label) == "better"), (run["name"], label)
-            assert (r"$^{\ddagger}$" in cell) == (verdicts.get(label) == "worse"), (run["name"], label)
+            assert (r"$^{\uparrow}$" in cell) == (verdicts.get(label) == "better"), (run["name"], label)
+            assert (r"$^{\downarrow}$" in cell) == (verdicts.get(label) == "worse"), (run["name"], label)
     assert {c["verdict"] for c in document["comparisons"]} & {"better", "worse"}  # the case is not vacuous
 
 

@@ -28,7 +28,7 @@ DOCUMENT = {
     "primary": "nDCG@10",
     "runs": [
         {"name": "bm25", "metrics": {"nDCG@10": _figure(0.41, 0.38, 0.44), "R@10": _figure(0.70, 0.66, 0.74)},
-         "measures": {"R@100": _figure(0.85, 0.81, 0.88), "NumRet": {"mean": 900, "low": None, "high": None}}},
+         "measures": {"R@100": _figure(0.85, 0.81, 0.88), "NumRet": {"mean": 9.0, "low": None, "high": None, "total": 900}}},
         {"name": "dense", "metrics": {"nDCG@10": _figure(0.45, 0.41, 0.49), "R@10": _figure(0.72, 0.69, 0.75)},
          "measures": {"R@100": _figure(0.79, 0.75, 0.83)}},
         {"name": "splade", "metrics": {"nDCG@10": _figure(0.36, 0.33, 0.39), "R@10": _figure(0.60, 0.56, 0.64)},
@@ -104,7 +104,7 @@ def test_require_reads_the_lower_band_bound_and_mean_when_asked():
 def test_require_on_a_named_measure_and_on_a_count():
     results = evaluate(DOCUMENT, parse_rules(require=["bm25:R@100>=0.8", "bm25:num_ret>=1000"]))
     assert [(r.metric, r.value, r.passed) for r in results] == [("R@100", 0.81, True), ("NumRet", 900, False)]
-    assert results[1].figure == "mean (no band) 900.000"
+    assert results[1].figure == "total (a count) 900.000"  # the figure every table shows, not the mean 9
 
 
 def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_report():
@@ -139,3 +139,24 @@ def test_one_run_fails_no_worse_gate_and_says_why():
     single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
     (result,) = evaluate(single, parse_rules(fail_on=["worse"]))
     assert result.passed and "no baseline to be worse than" in result.line
+
+
+def test_fail_on_worse_reads_the_drift_since_the_previous_report_too():
+    single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None, drift={"rows": [
+        {"run": "bm25", "metric": "nDCG@10", "delta": -0.2, "low": -0.25, "high": -0.15, "p_adjusted": 0.001,
+         "verdict": "worse"},
+        {"run": "bm25", "metric": "R@10", "delta": -0.2, "low": -0.25, "high": -0.15, "p_adjusted": 0.001,
+         "verdict": "worse"},
+        {"run": "bm25", "metric": "Judged@10", "delta": 0.0, "low": 0.0, "high": 0.0, "p_adjusted": None,
+         "verdict": None},
+    ]})
+    (result,) = evaluate(single, parse_rules(fail_on=["worse"]))  # the primary metric only
+    assert (result.run, result.metric, result.passed) == ("bm25", "nDCG@10", False)
+    assert result.figure.startswith("against the previous report: clearly worse: -0.200")
+
+
+def test_max_drop_says_why_there_is_no_difference():
+    with pytest.raises(UsageError, match="'bm25' is the baseline"):
+        evaluate(DOCUMENT, parse_rules(max_drop=["bm25:nDCG@10=0.02"]))
+    with pytest.raises(UsageError, match=r"P@10 is not compared \(the comparison holds nDCG@10, R@10;"):
+        evaluate(DOCUMENT, parse_rules(max_drop=["P@10=0.02"]))

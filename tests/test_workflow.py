@@ -235,11 +235,15 @@ def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_gi
     assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
     assert all((built / f).read_bytes() == (again / f).read_bytes() for f in files)
     capsys.readouterr()
-    # rules given to render replace the stored ones
-    assert main(["render", str(alone / "report.json"), "--format", "json", "--require", "nDCG@10>=0.5"]) == 0
+    # a gate option given to render replaces the stored rules of that option; the others stay
+    assert main(["render", str(alone / "report.json"), "--format", "json", "--require", "nDCG@10>=0.5"]) == 1
     gates = json.loads(capsys.readouterr().out)["gates"]
-    assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [("require nDCG@10>=0.5", "good", True),
+    assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [("fail-on worse", "worse", False),
+                                                                  ("require nDCG@10>=0.5", "good", True),
                                                                   ("require nDCG@10>=0.5", "worse", True)]
+    # an export given no gate option checks none: exit 0, no gate lines
+    assert main(["render", str(alone / "report.json"), "--format", "csv"]) == 0
+    assert "gate" not in capsys.readouterr().err
 
 
 def test_fail_on_worse_reads_every_metric_of_the_comparison_family(inputs, capsys):

@@ -196,7 +196,8 @@ def check_available(rules: GateRules, labels: Sequence[str]) -> None:
     for option, text, metric in asked:
         if metric not in held:
             raise UsageError(
-                f"{option} {text!r}: the report will hold no {metric}; add its cutoff to -k or name it with --metrics"
+                f"{option} {text!r}: the report will hold no {metric}; name it with --metrics (a suite "
+                f"metric at another cutoff: add the cutoff to -k)"
             )
 
 
@@ -233,6 +234,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
     results: list[GateResult] = []
     comparisons = document.get("comparisons") or []
     baseline = (document.get("comparison") or {}).get("baseline")
+    drift_rows = ((document.get("drift") or {}).get("rows")) or []
     if "worse" in rules.fail_on:
         gated = rules.gated or (document["primary"],)
         read = [c for c in comparisons if c["metric"] in gated]
@@ -254,12 +256,34 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                     line="",
                 )
             )
-        if not comparisons:  # one run: nothing can be worse than a baseline, and the table says so
+        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
+        for row in drift_rows:
+            if row["metric"] not in gated or row.get("verdict") is None:
+                continue
+            passed = row["verdict"] != "worse"
+            words = say.gate_verdict_figure(row["verdict"], row["delta"], row["low"], row["high"], row["p_adjusted"])
+            results.append(
+                GateResult(
+                    kind="fail-on",
+                    rule="fail-on worse",
+                    run=row["run"],
+                    metric=row["metric"],
+                    figure=say.gate_against_previous(words),
+                    value=row["delta"],
+                    threshold=None,
+                    passed=passed,
+                    line="",
+                )
+            )
+        if not comparisons and not any(row.get("verdict") for row in drift_rows):
+            # one run and no previous report: nothing can be worse, and the table says so
             results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
     for rule in rules.require:
         for run in _runs(document, rule.run, rule.text, "--require"):
             figure = _figure(run, rule.metric, rule.text, "--require")
-            if rule.on_mean:
+            if figure.get("total") is not None:  # a count: its total, the figure every table shows
+                value, read_as = figure["total"], "total (a count)"
+            elif rule.on_mean:
                 value, read_as = figure.get("mean"), "mean"
             else:
                 bound = "low" if rule.op in (">=", ">") else "high"
@@ -280,7 +304,6 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                     line="",
                 )
             )
-    drift_rows = ((document.get("drift") or {}).get("rows")) or []
     for drop in rules.max_drop:
         against = [
             (c["run"], baseline, c["low"], c["delta"], c["high"])
@@ -295,10 +318,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         if drop.run is not None:
             _runs(document, drop.run, drop.text, "--max-drop")
         if not against:
-            raise UsageError(
-                f"--max-drop {drop.text!r}: the report holds no paired difference on {drop.metric} "
-                f"(it needs two runs, or --previous)"
-            )
+            raise UsageError(f"--max-drop {drop.text!r}: {_no_difference(document, drop, baseline)}")
         for run, other, low, delta, high in against:
             passed = _passes(low, ">=", -drop.drop)
             results.append(
@@ -315,6 +335,19 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                 )
             )
     return tuple(_with_line(r) for r in results)
+
+
+def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | None) -> str:
+    """Why a ``--max-drop`` rule has no paired difference to read, in the words that help."""
+    compared = list(dict.fromkeys(c["metric"] for c in document.get("comparisons") or []))
+    if drop.run is not None and drop.run == baseline:
+        return f"{drop.run!r} is the baseline: the others are compared with it, not it with itself"
+    if compared and drop.metric not in compared:
+        return (
+            f"{drop.metric} is not compared (the comparison holds {', '.join(compared)}; diagnostics and "
+            f"counts are never compared, and --metrics names what is)"
+        )
+    return f"the report holds no paired difference on {drop.metric} (it needs two runs, or --previous)"
 
 
 def _with_line(result: GateResult) -> GateResult:

@@ -204,7 +204,7 @@ def departure_notice(flags: Sequence[str]) -> str:
     """The sentence at the top of a report scored with switches not at their defaults."""
     return (
         f"Not the default conventions: {', '.join(flags)}. The figures these switches change are marked "
-        f"{DEPARTURE_MARK}; the conventions section says what each does."
+        f"{DEPARTURE_MARK}; what each does is said with the conventions."
     )
 
 
@@ -404,7 +404,12 @@ def comparison_method(
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
         f"flipped at random {count(permutations)} times (every combination when there are fewer), "
         f"and p counts the observed difference among them, so it is never 0.",
-        correction_meaning + (f" {n_comparisons} comparisons are corrected together." if corrected else ""),
+        correction_meaning
+        + (
+            f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
+            if corrected
+            else ""
+        ),
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
     )
@@ -887,9 +892,19 @@ GATE_VERDICTS = {
 }
 
 
+def step_summary_heading(title: str) -> str:
+    """The heading of what ragreport appends to a CI job's summary."""
+    return f"ragreport: {title}"
+
+
+def gate_against_previous(figure: str) -> str:
+    """What ``--fail-on worse`` read of the drift since the previous report."""
+    return f"against the previous report: {figure}"
+
+
 def gate_bound_figure(read_as: str, value: float | None, mean: float | None) -> str:
     """What ``--require`` read: the band's bound (or the mean) it compared."""
-    if read_as == "mean" or read_as.startswith("mean"):
+    if read_as.startswith(("mean", "total")):
         return f"{read_as} {decimal(value)}"
     return f"{read_as} {decimal(value)} (mean {decimal(mean)})"
 
@@ -950,7 +965,9 @@ LATEX_PREAMBLE_NOTE = (
 )
 LATEX_RUN_HEADER = "Run"
 #: The superscript of each clear verdict against the baseline (LaTeX math).
-LATEX_MARKS = {"better": r"\dagger", "worse": r"\ddagger"}
+LATEX_MARKS = {"better": r"\uparrow", "worse": r"\downarrow"}
+#: A correction's name in a sentence.
+CORRECTION_NAMES = {"holm": "Holm's method", "bonferroni": "Bonferroni's method", "none": "nothing"}
 
 
 def latex_caption(k: int, confidence: float, scored: Sequence[int], *, bold: bool) -> str:
@@ -971,5 +988,6 @@ def latex_marks_note(baseline: str, alpha_value: float, correction: str) -> str:
     return (
         rf"$^{{{LATEX_MARKS['better']}}}$ clearly better, $^{{{LATEX_MARKS['worse']}}}$ clearly worse than "
         f"{baseline}: the paired band of the difference excludes 0 and the p of a two-sided paired "
-        f"randomization test, corrected by {correction}, is below {alpha(alpha_value)}."
+        f"randomization test, corrected by {CORRECTION_NAMES.get(correction, correction)}, is below "
+        f"{alpha(alpha_value)}."
     )

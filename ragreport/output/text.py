@@ -182,6 +182,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     lines: list[str] = [line for h in view.headline for line in (h.sentence.render(_md_user), "")]
     if view.conventions is not None and view.conventions.notice:
         lines += [_md_cell(view.conventions.notice), ""]
+        # what each departure does, here: summary.md and a comment have no conventions section
+        lines += [f"- `{d.switch}`: {_md_cell(d.meaning)}" for d in view.conventions.departures] + [""]
     lines += gates_markdown(view)
     blocks.append(Block("the headline", None, tuple(lines)))
     if len(runs) == 1:
