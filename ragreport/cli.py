@@ -17,7 +17,7 @@ from .analysis.family import choose_family
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, reanalyse
 from .api import document as report_document
-from .config import ConfigError, add_config_arguments, resolve
+from .config import ConfigError, add_config_arguments, resolve, resolved_settings
 from .core.errors import RagreportError, UsageError
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
@@ -309,7 +309,21 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _gate_rules(args: argparse.Namespace) -> GateRules:
-    """The gate rules, checked before any run is read."""
+    """The gate rules, checked before any run is read; a rule from the config file is named as such."""
+    try:
+        return _checked_rules(args)
+    except UsageError as exc:
+        resolved = resolved_settings(args)
+        settings = resolved["settings"]
+        from_file = [
+            k for k in ("fail_on", "require", "max_drop") if settings.get(k, {}).get("source") == "config file"
+        ]
+        if from_file and resolved["config"]:
+            raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {exc}") from None
+        raise
+
+
+def _checked_rules(args: argparse.Namespace) -> GateRules:
     named = list(parse_measures(args.metrics)) if args.metrics else []
     rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=[m.label() for m in named] if named else None)
     cutoffs = args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))

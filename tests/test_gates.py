@@ -65,6 +65,10 @@ def test_requirements_parse_run_mean_and_operator():
     (parse_requirement, "R>=0.4", "needs a cutoff, such as R@10"),
     (parse_max_drop, "nDCG@10>=0.02", "expected [RUN:]METRIC=DROP"),
     (parse_max_drop, "nDCG@10=-0.02", "expected a drop of 0 or more"),
+    (parse_requirement, "nDCG@10>=1.5", "nDCG@10 lies between 0 and 1, so a threshold of 1.5 would fail every run"),
+    (parse_requirement, "nDCG@10>=-1", "so a threshold of -1 would pass every run"),
+    (parse_requirement, "R@10<=1.2", "so a threshold of 1.2 would pass every run"),
+    (parse_max_drop, "nDCG@10=2", "nDCG@10 lies between 0 and 1, so a drop of 2 allows any change"),
 ])
 def test_bad_rules_are_one_line_usage_errors(make, text, message):
     with pytest.raises(UsageError, match=None) as caught:
@@ -160,3 +164,8 @@ def test_max_drop_says_why_there_is_no_difference():
         evaluate(DOCUMENT, parse_rules(max_drop=["bm25:nDCG@10=0.02"]))
     with pytest.raises(UsageError, match=r"P@10 is not compared \(the comparison holds nDCG@10, R@10;"):
         evaluate(DOCUMENT, parse_rules(max_drop=["P@10=0.02"]))
+
+
+def test_a_count_takes_any_threshold_and_a_rule_given_twice_is_checked_once():
+    rules = parse_rules(require=["NumRet>=5000", "NumRet>=5000"], max_drop=["nDCG@10=0.5", "nDCG@10=0.5"])
+    assert [r.threshold for r in rules.require] == [5000.0] and len(rules.max_drop) == 1

@@ -251,3 +251,12 @@ def test_fail_on_worse_reads_every_metric_of_the_comparison_family(inputs, capsy
     gates = json.loads(capsys.readouterr().out)["gates"]
     # the relevant ids a rank lower: RR falls from 1 to 0.5 on every query; P@10 does not move
     assert [(g["metric"], g["passed"]) for g in gates] == [("RR@10", False), ("P@10", True)]
+
+
+def test_a_bad_rule_from_the_config_file_names_the_file(inputs, capsys, monkeypatch):
+    (inputs / "ragreport.toml").write_text('runs = ["good.trec", "worse.trec"]\nqrels = "qrels.txt"\n'
+                                           'require = ["nDCG@10=>0.6"]\n')
+    monkeypatch.chdir(inputs)
+    assert main(["score", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ragreport: error: ragreport.toml: key 'require': --require 'nDCG@10=>0.6': expected")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import UsageError
+from ..scoring.catalogue import ValueKind
 from ..scoring.measures import parse_measure
 from . import present as say
 
@@ -117,12 +118,13 @@ def _number(text: str, rule: str, option: str) -> float:
     return value
 
 
-def _metric_label(text: str, rule: str, option: str) -> str:
+def _metric(text: str, rule: str, option: str) -> tuple[str, bool]:
+    """The label of the metric a rule names, and whether its figure lies between 0 and 1 (not a count)."""
     try:
         measure = parse_measure(text.strip())
     except UsageError as exc:
         raise UsageError(f"{option} {rule!r}: {exc}") from None
-    return measure.label()
+    return measure.label(), measure.metric.kind is not ValueKind.COUNT
 
 
 def _split_run(left: str) -> tuple[str | None, str]:
@@ -145,14 +147,14 @@ def parse_requirement(text: str) -> Requirement:
     if on_mean:
         left = left[len("mean:") :]
     run, metric = _split_run(left)
-    return Requirement(
-        text=text,
-        metric=_metric_label(metric, text, "--require"),
-        op=found["op"],
-        threshold=_number(found["value"], text, "--require"),
-        run=run,
-        on_mean=on_mean,
-    )
+    label, bounded = _metric(metric, text, "--require")
+    threshold = _number(found["value"], text, "--require")
+    if bounded and not 0.0 <= threshold <= 1.0:
+        raise UsageError(
+            f"--require {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
+            f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run"
+        )
+    return Requirement(text=text, metric=label, op=found["op"], threshold=threshold, run=run, on_mean=on_mean)
 
 
 def parse_max_drop(text: str) -> MaxDrop:
@@ -164,7 +166,10 @@ def parse_max_drop(text: str) -> MaxDrop:
     drop = _number(found["value"], text, "--max-drop")
     if drop < 0:
         raise UsageError(f"--max-drop {text!r}: expected a drop of 0 or more (0.02 allows the band to reach -0.02)")
-    return MaxDrop(text=text, metric=_metric_label(metric, text, "--max-drop"), drop=drop, run=run)
+    label, bounded = _metric(metric, text, "--max-drop")
+    if bounded and drop >= 1:
+        raise UsageError(f"--max-drop {text!r}: {label} lies between 0 and 1, so a drop of {drop:g} allows any change")
+    return MaxDrop(text=text, metric=label, drop=drop, run=run)
 
 
 def parse_rules(
@@ -179,10 +184,10 @@ def parse_rules(
         if outcome not in FAIL_ON:
             raise UsageError(f"--fail-on {outcome!r}: expected one of {', '.join(FAIL_ON)}")
     labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
-    return GateRules(
+    return GateRules(  # a rule given twice is checked once
         fail_on=tuple(dict.fromkeys(fail_on)),
-        require=tuple(parse_requirement(t) for t in require),
-        max_drop=tuple(parse_max_drop(t) for t in max_drop),
+        require=tuple(parse_requirement(t) for t in dict.fromkeys(require)),
+        max_drop=tuple(parse_max_drop(t) for t in dict.fromkeys(max_drop)),
         gated=labels,
     )
 

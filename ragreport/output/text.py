@@ -209,8 +209,10 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             lines.append(f"| {_label(row.label, view)} | {cells} | {row.cells[0].interval} |")
     blocks.append(Block("the suite table", 6, tuple(lines)))
     lines = []
+    suite_labels = {row.label for row in view.metric_rows}
     for run in runs:
-        if run.measures:
+        named = [m for m in run.measures if m.label not in suite_labels]  # the suite table has the others
+        if named:
             lines += [
                 "",
                 f"Measures asked for by name ({_md_user(run.name)}):",
@@ -218,7 +220,7 @@ def markdown_blocks(view: ReportView) -> list[Block]:
                 f"| measure | mean | {conf} band | interval | trec_eval |",
                 "|---|---:|---|---|---|",
             ]
-            for m in run.measures:
+            for m in named:
                 lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
     if lines:
         blocks.append(Block("the measures asked for by name", 3, tuple(lines)))
