@@ -246,37 +246,22 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
         if comparisons and missing and rules.gated:
             raise UsageError(f"--fail-on worse: the comparison holds no {', '.join(missing)}")
-        for c in read:
-            passed = c["verdict"] != "worse"
-            results.append(
-                GateResult(
-                    kind="fail-on",
-                    rule="fail-on worse",
-                    run=c["run"],
-                    metric=c["metric"],
-                    figure=say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"]),
-                    value=c["delta"],
-                    threshold=None,
-                    passed=passed,
-                    line="",
-                )
-            )
         # Clearly lower than the previous report is worse too: drift reads as the comparison does.
-        for row in drift_rows:
-            if row["metric"] not in gated or row.get("verdict") is None:
-                continue
-            passed = row["verdict"] != "worse"
-            words = say.gate_verdict_figure(row["verdict"], row["delta"], row["low"], row["high"], row["p_adjusted"])
+        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
+        for entry, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+            words = say.gate_verdict_figure(
+                entry["verdict"], entry["delta"], entry["low"], entry["high"], entry["p_adjusted"]
+            )
             results.append(
                 GateResult(
                     kind="fail-on",
                     rule="fail-on worse",
-                    run=row["run"],
-                    metric=row["metric"],
-                    figure=say.gate_against_previous(words),
-                    value=row["delta"],
+                    run=entry["run"],
+                    metric=entry["metric"],
+                    figure=say.gate_against_previous(words) if previous else words,
+                    value=entry["delta"],
                     threshold=None,
-                    passed=passed,
+                    passed=entry["verdict"] != "worse",
                     line="",
                 )
             )
