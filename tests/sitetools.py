@@ -20,6 +20,7 @@ class Page(HTMLParser):
         self.inline_scripts: list[str] = []
         self.styles: list[str] = []
         self.json_blocks: dict[str, str] = {}
+        self.data_blocks: dict[str, str] = {}  # other non-script types: the single file's packed plotly.js
         self.tags: list[tuple[str, dict]] = []
         self._in: tuple[str, dict] | None = None
         self._buffer: list[str] = []
@@ -40,6 +41,8 @@ class Page(HTMLParser):
                 self.styles.append(content)
             elif attrs.get("type") == "application/json":
                 self.json_blocks[attrs["id"]] = content
+            elif attrs.get("type") == "application/octet-stream":
+                self.data_blocks[attrs["id"]] = content
             elif "src" not in attrs:
                 self.inline_scripts.append(content)
             self._in = None

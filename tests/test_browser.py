@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -167,13 +168,35 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
 
 
 def test_single_file_works_on_its_own(browser, sample_site):
+    # Offline, under the page's own policy: the packed plotly.js is unpacked, admitted by its hash
+    # (no violation recorded, no eval), and the charts are drawn once it has run.
     visit = Visit(browser, sample_site / "one.html")
     traces = 2 * len(SUITE)  # a band and a mean per metric
     assert visit.charts(3) == [(1, 1), (traces, 2), (traces, traces)]  # the forest plot first
+    installed = (resources.files("plotly") / "package_data" / "plotly.min.js").read_text("utf-8")
+    assert "plotly.js v" + visit.page.evaluate("window.Plotly.version") in installed[:300]
+    assert visit.page.evaluate("document.querySelectorAll('.chart-missing').length") == 0
+    assert "unsafe-eval" not in visit.page.get_attribute("meta[http-equiv=Content-Security-Policy]", "content")
     assert len(visit.rows("#run-sample")) == 10
     visit.page.click("a[href='#run-sample']")
     assert visit.page.evaluate("location.hash") == "#run-sample"
     visit.assert_clean()
+
+
+def test_single_file_says_so_in_place_of_each_chart_without_decompression_stream(browser, sample_site):
+    context = browser.new_context(offline=True)
+    context.add_init_script("delete window.DecompressionStream;" + WATCH_CSP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.goto((sample_site / "one.html").resolve().as_uri())
+    page.wait_for_function("document.querySelectorAll('.chart-missing').length >= 3")
+    holders = page.eval_on_selector_all("[data-figure]", "hs => hs.map(h => h.textContent)")
+    assert len(holders) == 3 and all("newer browser" in t and "DecompressionStream" in t for t in holders)
+    assert page.evaluate("typeof window.Plotly") == "undefined"
+    assert errors == [] and page.evaluate("window.__csp") == []
+    context.close()
 
 
 def test_hostile_inputs_stay_text_in_the_browser(browser, tmp_path):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import os
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -106,7 +108,7 @@ def test_every_page_has_a_csp_that_hashes_its_own_inline_code_and_forbids_fetche
         for directive in ("default-src 'none'", "connect-src 'none'", "font-src 'none'", "object-src 'none'",
                           "img-src data:", "base-uri 'none'", "form-action 'none'"):
             assert directive in csp, (path.name, directive)
-        for code in page.inline_scripts + page.styles:
+        for code in page.inline_scripts + page.styles + [unpacked(block) for block in page.data_blocks.values()]:
             digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
             assert f"'sha256-{digest}'" in csp, path.name
         assert "unsafe-inline" not in csp.split("style-src-attr")[0]
@@ -123,9 +125,41 @@ def test_single_file_holds_everything(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one.html"]
     page = read_page(single)
     assert not [a for a in page.attrs_of("script") if "src" in a]
-    assert any("plotly.js v" in s[:300] for s in page.inline_scripts)
+    assert "plotly.js v" in unpacked(page.data_blocks["plotly-packed"])[:300]
+    assert not any("plotly.js v" in s[:300] for s in page.inline_scripts)  # carried packed, never twice
     assert 'href="#run-sample"' in page.source and 'id="run-sample"' in page.source
     assert "Hit@5 0.778 [0.453, 0.937]" in page.text and "Honest limits" in page.text
+
+
+def unpacked(block: str) -> str:
+    """What the single file's unpack.js inserts: the data block, base64 then gzip decoded."""
+    return gzip.decompress(base64.b64decode(block, validate=True)).decode("utf-8")
+
+
+def installed_plotly() -> bytes:
+    """plotly.min.js as the installed plotly package ships it, read from the package's own file."""
+    return (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+
+
+def test_single_file_carries_the_installed_plotly_js_packed_to_the_byte(tmp_path):
+    single = tmp_path / "one.html"
+    assert main(["build", "--single-file", str(single), "--quiet"]) == 0
+    page = read_page(single)
+    (block,) = page.data_blocks.values()
+    packed = base64.b64decode(block, validate=True)
+    assert packed[:2] == b"\x1f\x8b" and packed[4:8] == b"\0\0\0\0"  # gzip, no time stamp
+    assert gzip.decompress(packed) == installed_plotly()
+    assert len(block) < 0.45 * len(installed_plotly())  # base64 of gzip: well under half
+    (holder,) = [a for a in page.attrs_of("script") if a.get("id") == "plotly-packed"]
+    assert holder["type"] == "application/octet-stream"  # data: the browser never runs it
+    assert "DecompressionStream" in holder["data-unsupported"]
+
+
+def test_the_sample_single_file_is_light(tmp_path):
+    # 4.9 MB while plotly.js was inlined as it is (4.8 MB of it); about 2.07 MB packed.
+    single = tmp_path / "one.html"
+    assert main(["build", "--single-file", str(single), "--quiet"]) == 0
+    assert single.stat().st_size <= 2_200_000
 
 
 def test_report_json_is_the_score_document_and_summary_md_has_bands_and_limits(sample_site, capsys):

@@ -19,6 +19,14 @@ from dataclasses import dataclass
 
 from ..scoring.catalogue import IntervalMethod
 
+#: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
+PLOTLY_UNSUPPORTED = (
+    "The chart needs a newer browser: this one cannot unpack the plotly.js this file carries "
+    "(it has no DecompressionStream); every figure is also in the tables."
+)
+#: In place of each chart of the single file, when its plotly.js was unpacked but did not run.
+PLOTLY_FAILED = "The chart needs plotly.js, which this file carries but which did not run."
+
 #: What a missing figure reads as, everywhere.
 NA = "n/a"
 

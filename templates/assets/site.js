@@ -99,13 +99,22 @@
     if (figure.layout.height) { holder.style.height = figure.layout.height + "px"; }
   }
 
+  function chartsMissing(holders, message) {
+    holders.forEach(function (holder) {
+      holder.appendChild(el("p", { "class": "chart-missing" }, message));
+    });
+  }
+
   function drawCharts() {
     var holders = document.querySelectorAll("[data-figure]");
     if (!holders.length) { return; }
+    if (typeof window.Plotly === "undefined" && window.ragreportPlotly) {
+      // The single file unpacks plotly.js first: draw once it has run, else say why not.
+      window.ragreportPlotly.then(drawCharts, function (error) { chartsMissing(holders, error.message); });
+      return;
+    }
     if (typeof window.Plotly === "undefined") {
-      holders.forEach(function (holder) {
-        holder.appendChild(el("p", { "class": "chart-missing" }, "The chart needs plotly.js, which did not load."));
-      });
+      chartsMissing(holders, "The chart needs plotly.js, which did not load.");
       return;
     }
     var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
