@@ -22,4 +22,7 @@
       }
     }, function () { reject(new Error(block.getAttribute("data-failed"))); });
   });
+  // The page's script handles a failure when it draws (it may subscribe later): marked handled here,
+  // so an early rejection is not reported as an unhandled error before then.
+  window.ragreportPlotly.catch(function () {});
 })();
