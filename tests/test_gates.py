@@ -169,3 +169,13 @@ def test_max_drop_says_why_there_is_no_difference():
 def test_a_count_takes_any_threshold_and_a_rule_given_twice_is_checked_once():
     rules = parse_rules(require=["NumRet>=5000", "NumRet>=5000"], max_drop=["nDCG@10=0.5", "nDCG@10=0.5"])
     assert [r.threshold for r in rules.require] == [5000.0] and len(rules.max_drop) == 1
+
+
+def test_the_gate_table_does_not_count_a_line_that_reads_nothing():
+    from ragreport.output.view import gates_view
+
+    single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
+    view = gates_view(evaluate(single, parse_rules(fail_on=["worse"], require=["nDCG@10>=0.3"])))
+    assert view.summary == "The gate check passed." and len(view.rows) == 2
+    alone = gates_view(evaluate(single, parse_rules(fail_on=["worse"])))
+    assert alone.summary == "No gate check applies to this report."

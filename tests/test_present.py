@@ -44,3 +44,10 @@ def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
     assert comparison_context(view.comparison)["rows"][0]["p"] == "< 0.001"
     for out in (table(view), markdown(view)):
         assert "▲ better: band above 0, corrected p below 0.05" in out
+
+
+def test_a_family_of_one_metric_is_not_said_to_be_corrected_together():
+    from ragreport.output.present import family_sentence
+
+    assert "nDCG@10 alone is compared and tested;" in family_sentence(["nDCG@10"])
+    assert "nDCG@10 and R@10 are compared, tested and corrected together;" in family_sentence(["nDCG@10", "R@10"])

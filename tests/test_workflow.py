@@ -46,7 +46,7 @@ def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_inpu
     err = capsys.readouterr().err
     assert "ragreport: FAIL  fail-on worse  worse nDCG@10: clearly worse: " in err
     index = (out / "index.html").read_text()  # the site is written all the same: it shows why
-    assert '<section id="gates"' in index and "1 of 1 gate checks failed" in index
+    assert '<section id="gates"' in index and "1 of 1 gate check failed" in index
     report = json.loads((out / "report.json").read_text())
     assert [(g["rule"], g["run"], g["passed"]) for g in report["gates"]] == [("fail-on worse", "worse", False)]
     assert "| **FAIL** | `fail-on worse` | worse | nDCG@10 |" in (out / "summary.md").read_text()
@@ -67,7 +67,7 @@ def test_score_prints_the_gates_and_keeps_json_clean(inputs, capsys, monkeypatch
         in captured.err
     assert main(["score", *_args(inputs, "--max-drop", "nDCG@10=0.05")]) == 1
     table = capsys.readouterr().out
-    assert "Gates: 1 of 1 gate checks failed: the command exits with status 1." in table
+    assert "Gates: 1 of 1 gate check failed: the command exits with status 1." in table
     assert "::error title=ragreport gate" in table  # GitHub reads workflow commands from stdout
 
 

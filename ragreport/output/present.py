@@ -432,9 +432,13 @@ def _and(items: Sequence[str]) -> str:
 def family_sentence(family: Sequence[str], left_out: Sequence[str] = ()) -> str:
     """What ``--metrics`` chose to compare, and what it named that cannot be compared."""
     said = (
-        f"The comparison family is the one --metrics named: {_and(family)} "
-        f"{'is' if len(family) == 1 else 'are'} compared, tested and corrected together; the suite's "
-        f"other metrics are shown, not compared."
+        "The comparison family is the one --metrics named: "
+        + (
+            f"{family[0]} alone is compared and tested"
+            if len(family) == 1
+            else f"{_and(family)} are compared, tested and corrected together"
+        )
+        + "; the suite's other metrics are shown, not compared."
     )
     if left_out:
         said += (
@@ -929,9 +933,13 @@ def gate_result_line(passed: bool, rule: str, run: str, metric: str, figure: str
 
 
 def gates_summary(failed: int, total: int) -> str:
+    """The gate table's one line: how many checks failed, and what that does to the exit status."""
+    if not total:
+        return "No gate check applies to this report."
+    checks = f"{total} gate check{'s' if total != 1 else ''}"
     if failed:
-        return f"{failed} of {total} gate checks failed: the command exits with status 1."
-    return f"All {total} gate checks passed."
+        return f"{failed} of {checks} failed: the command exits with status 1."
+    return f"All {checks} passed." if total > 1 else "The gate check passed."
 
 
 # --- Pull-request comments ---------------------------------------------------------------------------

@@ -538,7 +538,8 @@ def gates_view(results: Sequence[GateResult]) -> GatesView | None:
         for r in results
     )
     failed = sum(not r.passed for r in results)
-    return GatesView(say.GATES_TITLE, say.GATES_HEADER, rows, say.gates_summary(failed, len(results)), failed > 0)
+    checks = sum(1 for r in results if r.run)  # a line that reads nothing (one run: no baseline) is no check
+    return GatesView(say.GATES_TITLE, say.GATES_HEADER, rows, say.gates_summary(failed, checks), failed > 0)
 
 
 @dataclass(frozen=True)
