@@ -47,6 +47,8 @@ def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_inpu
     assert "ragreport: FAIL  fail-on worse  worse nDCG@10: clearly worse: " in err
     index = (out / "index.html").read_text()  # the site is written all the same: it shows why
     assert '<section id="gates"' in index and "1 of 1 gate check failed" in index
+    headline = index[index.index('id="headline"'):index.index('<figure class="forest">')]
+    assert '<a href="#gates">Gates</a>: 1 of 1 gate check failed' in headline  # the first screen says it
     report = json.loads((out / "report.json").read_text())
     assert [(g["rule"], g["run"], g["passed"]) for g in report["gates"]] == [("fail-on worse", "worse", False)]
     assert "| **FAIL** | `fail-on worse` | worse | nDCG@10 |" in (out / "summary.md").read_text()
