@@ -377,15 +377,8 @@ def analyse(
     tested = tuple(m for m in COMPARED if (m, k) in shown)
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.
-        found_drift = drift(
-            load_previous(previous),
-            Path(previous).name,
-            summaries,
-            correction=correction,
-            permutations=permutations,
-            tested=tested,
-        )
-    elif previous_basis is not None:
+        previous_basis = (load_previous(previous), Path(previous).name)
+    if previous_basis is not None:
         found_drift = drift(
             previous_basis[0],
             previous_basis[1],

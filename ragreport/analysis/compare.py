@@ -283,11 +283,6 @@ def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measur
     return np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0))
 
 
-def scores_at_k(summary: RunSummary, rows: np.ndarray, metrics: tuple[Metric, ...] = COMPARED) -> np.ndarray:
-    """``metrics`` at K for the given query rows: (rows x metrics)."""
-    return family_values(summary, rows, tuple(Measure(m.key, summary.k) for m in metrics))
-
-
 def compare(
     summaries: Sequence[RunSummary],
     *,

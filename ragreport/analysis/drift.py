@@ -314,8 +314,7 @@ def drift(
         f"{name} was in the previous report and is not in this one." for name in previous_runs if name not in current
     ]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
-    rows = _rows(scored_again, correction, alpha, tested_at)
-    family = sum(int(t.changed[i] > 0) for t in scored_again if t.queries for i in tested_at)
+    rows, family = _rows(scored_again, correction, alpha, tested_at)
     return Drift(
         source,
         previous.get("date"),
@@ -381,8 +380,9 @@ def _differences(
 
 def _rows(
     tested: Sequence[_Tested], correction: Correction, alpha: float, compared_at: Sequence[int]
-) -> list[DriftRow]:
-    """The rows of every comparable run, p-values corrected together.
+) -> tuple[list[DriftRow], int]:
+    """The rows of every comparable run, p-values corrected together, and how many tests the
+    correction counted.
 
     A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
     is left out of the family the correction counts (Tarone's argument for tests that cannot reach
@@ -425,4 +425,4 @@ def _rows(
                     changed=int(t.changed[i]),
                 )
             )
-    return rows
+    return rows, len(family)

@@ -112,7 +112,7 @@ def full_depth(judged: JudgedRun) -> int:
     return max(
         1,
         int(lengths.max()) if len(lengths) else 1,
-        int(judged.relevant.max()) if len(judged.relevant) else 1,
+        # the ideal list holds every grade of 1 or more, so it is never shorter than R
         int(ideal.max()) if len(ideal) else 1,
     )
 
