@@ -31,7 +31,7 @@ from .output.view import build_view
 from .reading.registry import FORMATS
 from .reading.stored import load_report
 from .scoring.catalogue import SUITE
-from .scoring.measures import Measure, default_trec_measures, parse_measures, parse_primary, trec_sort_key
+from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
@@ -326,7 +326,7 @@ def _gate_rules(args: argparse.Namespace) -> GateRules:
 def _checked_rules(args: argparse.Namespace) -> GateRules:
     named = list(parse_measures(args.metrics)) if args.metrics else []
     rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=[m.label() for m in named] if named else None)
-    cutoffs = args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))
+    cutoffs = _asked_cutoffs(args)
     check_available(rules, [m.label(c) for c in cutoffs for m in SUITE] + [m.label() for m in named])
     return rules
 
@@ -461,15 +461,19 @@ def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
         measures = parse_measures(args.metrics)
         return tuple(sorted(measures, key=trec_sort_key)) if trec else measures  # trec_eval's own order
     if trec:
-        return default_trec_measures(args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,)))
+        return default_trec_measures(_asked_cutoffs(args))
     return ()
+
+
+def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
+    """The cutoffs asked for, else the default (10; the sample's 5)."""
+    return args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))
 
 
 def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
-    k = args.k[0] if args.k else (DEFAULT_K if args.inputs else SAMPLE_K)
-    parse_primary(args.primary, k)
+    k = _asked_cutoffs(args)[0]
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
     choose_family(family, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
@@ -609,9 +613,9 @@ def _render(args: argparse.Namespace) -> int:
         title = args.title if args.title is not None else stored["settings"].get("title")
         document = report_document(analysis, title)
         results = check_gates(document, rules)
-        document = with_gates(document, results, rules)
         if args.format is not None:
-            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=document, gates=results))
+            printed = with_gates(document, results, rules)
+            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=printed, gates=results))
             sys.stdout.flush()
             return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
         written = _write(args, analysis, progress, title, document, results, rules)

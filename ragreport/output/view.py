@@ -1202,11 +1202,10 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     departures = tuple(s for s in switches if not s.default)
     flags = [s.switch for s in departures]
     marks: dict[str, str] = {}
+    departed = conv.departures()
     for cutoff in first.cutoffs:
         for metric in SUITE:
-            changed_by = [
-                say.switch_flag(name, choice.value) for name, choice in conv.departures() if metric.changed_by(name)
-            ]
+            changed_by = [say.switch_flag(name, choice.value) for name, choice in departed if metric.changed_by(name)]
             if changed_by:
                 marks[metric.label(cutoff)] = say.departure_mark_title(changed_by)
     return ConventionsView(
