@@ -512,3 +512,85 @@ def build(
     if single_file is not None and single is not None:
         outputs.append(write_file(single, single_file))
     return outputs
+
+
+@dataclasses.dataclass(frozen=True)
+class History:
+    """A history folder opened for :func:`publish`: its entries (newest first), the label asked for
+    (None: the report's date, made unique) and the report a new one is measured against."""
+
+    folder: Path
+    entries: tuple[dict[str, Any], ...]
+    label: str | None
+    previous: dict[str, Any] | None  # that report's report.json
+    previous_label: str | None
+    previous_digest: str | None
+
+    @property
+    def previous_basis(self) -> tuple[dict, str] | None:
+        """What :func:`analyse` takes to measure the drift since the previous report."""
+        return None if self.previous is None or self.previous_label is None else (self.previous, self.previous_label)
+
+
+def open_history(folder: str | Path, label: str | None = None) -> History:
+    """The history in ``folder`` (missing or empty: a new one), checked before any run is read: a
+    folder that is not a history, a broken ``history.json`` or a bad ``label`` stop here.
+
+    The drift of the report to publish is measured against the report published before it: the
+    newest one, or for a ``label`` published again the one older than that label.
+    """
+    from .output.history import check_label, digest, previous_entry
+    from .reading.history import REPORTS, load_history
+
+    folder = Path(folder)
+    entries = tuple(load_history(folder))
+    if label is not None:
+        check_label(label)
+    before = previous_entry(entries, label) if label is not None else (entries[0] if entries else None)
+    previous = previous_label = previous_digest = None
+    if before is not None:
+        previous_label = str(before["label"])
+        path = folder / REPORTS / previous_label / "report.json"
+        previous = load_previous(path)
+        previous_digest = digest(path.read_bytes())
+    return History(folder, entries, label, previous, previous_label, previous_digest)
+
+
+def publish(
+    analysis: Analysis,
+    history: History,
+    *,
+    title: str | None = None,
+    keep: int | None = None,
+    progress: Progress = _quiet,
+    gates: Sequence[GateResult] = (),
+    document: dict | None = None,
+    rules: GateRules | None = None,
+) -> Path:
+    """Add the report to ``history`` (from :func:`open_history`; ``analysis`` made with its
+    :attr:`History.previous_basis`) and rewrite the history page; returns the report's folder.
+
+    The report goes to ``reports/LABEL/`` (a label published again replaces that report only),
+    ``history.json`` and ``index.html`` are made again from the entries, ``keep`` prunes the oldest
+    reports; everything is written beside the folder and moved into place in one rename.
+    """
+    from .output.document import with_gates
+    from .output.history import ROOT, choose_label, digest, history_entry, keep_newest, place
+    from .output.site import prepare, render_history, render_site, write_history
+    from .output.view import build_view
+    from .reading.history import REPORTS
+
+    progress("rendering")
+    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
+    label = choose_label(history.label, str(made["date"]), history.entries)
+    report = prepare(build_view(analysis, title=title, gates=gates), made)
+    site = render_site(report, root=ROOT)
+    entry = history_entry(made, label, digest(site["report.json"]), history.previous_digest)
+    entries, dropped = keep_newest(place(list(history.entries), entry), keep)
+    files = render_history(entries)
+    if any(e["label"] == label for e in entries):
+        files.update({f"{REPORTS}/{label}/{name}": data for name, data in site.items()})
+    progress("writing")
+    replaced = [label] if any(e["label"] == label for e in history.entries) else []
+    write_history(history.folder, files, replaced=replaced + dropped)
+    return history.folder / REPORTS / label

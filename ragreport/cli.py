@@ -15,7 +15,7 @@ from . import __version__
 from .analysis.compare import Correction
 from .analysis.family import choose_family
 from .analysis.result import Analysis
-from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, reanalyse
+from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
 from .core.errors import RagreportError, UsageError
@@ -79,7 +79,7 @@ def _choices(enum) -> list[str]:
     return [m.value for m in enum]
 
 
-def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = True) -> None:
     parser.add_argument(
         "inputs",
         nargs="*",
@@ -203,6 +203,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
         default=10_000,
         help="sign flips of the randomization test (10000; every one of them when fewer)",
     )
+    if not previous:  # publish measures drift against the history's previous report
+        return
     compare.add_argument(
         "--previous",
         metavar="REPORT_JSON",
@@ -257,7 +259,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="write one HTML file holding everything (for a pull request or an e-mail); the "
         "site folder is then written only when --out is given too",
     )
-    for command in (score, build):
+    publish = commands.add_parser(
+        "publish",
+        help="add this evaluation to a history folder for a docs site",
+        description="Build the report into a history folder (DIR/reports/LABEL/) and rewrite the "
+        "history page (DIR/index.html): every report newest first, each metric's trend across "
+        "reports, and the drift since the previous report. Every link is relative: DIR works at "
+        "any sub-path of a docs site.",
+    )
+    publish.add_argument("history", metavar="DIR", help="the history folder (made when missing)")
+    _add_scoring_arguments(publish, previous=False)
+    publish.add_argument(
+        "--label",
+        metavar="LABEL",
+        help="the report's name in the history and its folder (default: the report's date, made "
+        "unique); a label published before is replaced, no other report is touched",
+    )
+    publish.add_argument(
+        "--keep", type=_positive_int, metavar="N", help="keep the newest N reports, removing older ones"
+    )
+    publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
+    for command in (score, build, publish):
         command.add_argument(
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
@@ -470,13 +492,16 @@ def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
     return args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))
 
 
-def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analysis:
+def _analyse(
+    args: argparse.Namespace, progress: Callable[[str], None], previous_basis: tuple[dict, str] | None = None
+) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
     k = _asked_cutoffs(args)[0]
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
-    choose_family(family, k, args.primary, compares=len(args.inputs) > 1 or args.previous is not None)
+    compares = len(args.inputs) > 1 or args.previous is not None or previous_basis is not None
+    choose_family(family, k, args.primary, compares=compares)
     summaries = evaluate(
         args.inputs,
         qrels=args.qrels,
@@ -500,6 +525,7 @@ def _analyse(args: argparse.Namespace, progress: Callable[[str], None]) -> Analy
         primary=args.primary,
         family=family,
         progress=progress,
+        previous_basis=previous_basis,
     )
 
 
@@ -624,6 +650,33 @@ def _render(args: argparse.Namespace) -> int:
     return _wrote(args, analysis, written, results)
 
 
+def _publish(args: argparse.Namespace) -> int:
+    rules = _gate_rules(args)
+    # The folder, history.json and the label are checked before any run is read.
+    history = open_history(args.history, args.label)
+    args.previous = None
+    progress = Progress(quiet=args.quiet)
+    try:
+        analysis = _analyse(args, progress, previous_basis=history.previous_basis)
+        document = report_document(analysis, args.title)
+        results = check_gates(document, rules)
+        folder = publish(
+            analysis,
+            history,
+            title=args.title,
+            keep=args.keep,
+            progress=progress,
+            gates=results,
+            document=document,
+            rules=rules,
+        )
+    finally:
+        progress.close()
+    if not args.quiet:
+        print(f"ragreport: wrote {folder / 'index.html'} and {history.folder / 'index.html'}", file=sys.stderr)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
 def _score(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
@@ -649,6 +702,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _build(args)
         if args.command == "render":
             return _render(args)
+        if args.command == "publish":
+            return _publish(args)
     except ConfigError as exc:  # every problem of the config file, one line each
         for problem in exc.problems:
             print(f"ragreport: error: {problem}", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.model import FIGURE_CONVENTIONS
 from ..scoring.catalogue import COMPARED, SUITE, Metric
 from .compare import TIE, Correction, adjust, randomization_test, verdict_of
 from .intervals import bootstrap_interval
@@ -29,8 +30,6 @@ from .summary import judgment_map
 if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
 
-# Conventions that change figures; confidence, resamples and seed only change bands.
-FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order", "relevance_level")
 #: What a previous report written before a convention existed was scored under.
 _EARLIER_DEFAULTS = {"no_relevant": "exclude", "relevance_level": 1}
 

@@ -167,6 +167,11 @@ class RelevanceLevel:
         return "With --relevance-level 1 every grade of 1 or more would be relevant (trec_eval's default)."
 
 
+#: The conventions a figure depends on (the rest, confidence, resamples and seed, shape only its
+#: band): figures made under different ones do not compare.
+FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order", "relevance_level")
+
+
 @dataclass(frozen=True)
 class Conventions:
     """Every switch that changes a figure, with the defaults of docs/conventions.md.

@@ -29,8 +29,11 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
+from ..reading.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
 from . import present as say
-from .pages import site_context, suite_matrix
+from .charts import trend_figure
+from .history import history_context, history_json
+from .pages import figure, site_context, suite_matrix
 from .text import markdown
 
 if TYPE_CHECKING:
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 
 MARKER = ".ragreport-site"
 MARKER_TEXT = "This folder is written by `ragreport build`; the next build replaces all of it.\n"
+HISTORY_MARKER_TEXT = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
 PLOTLY_ASSET = "assets/plotly.min.js"
 PLOTLY_PACKED_ID = "plotly-packed"
 
@@ -194,10 +198,11 @@ def render_notebook(view: ReportView) -> str:
     )
 
 
-def _page(site: dict[str, Any], *, single: bool, current: str | None) -> dict[str, Any]:
+def _page(site: dict[str, Any], *, single: bool, current: str | None, history: str | None = None) -> dict[str, Any]:
     runs = site["runs"]
     hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
-    nav = [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
+    nav = [{"href": history, "text": say.HISTORY_NAV, "current": False}] if history else []
+    nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
     nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
     return {
         "home": "#main" if single else "index.html",
@@ -233,8 +238,13 @@ def _render(
     return text.encode("utf-8")
 
 
-def render_site(report: BuiltReport) -> dict[str, bytes]:
-    """Every file of the site: pages, the shared plotly.js, report.json, summary.md and the marker."""
+def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, bytes]:
+    """Every file of the site: pages, the shared plotly.js, report.json, summary.md and the marker.
+
+    ``root``: the report is one of a history's (``ragreport publish``), and ``root`` is the relative
+    path from its folder to the history's (``../../``). Its pages then load the history's one
+    plotly.js, link back to the history page, and the folder holds neither plotly.js nor the marker.
+    """
     env = environment()
     site = report.context
     js = assets().js
@@ -245,8 +255,9 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
             raise RuntimeError(f"the site would write {path} twice")
         files[path] = data
 
+    history = None if root is None else f"{root}index.html"
     scripts: list[dict[str, Any]] = [
-        {"src": PLOTLY_ASSET, "inline": None, "block": None},
+        {"src": PLOTLY_ASSET if root is None else root + PLOTLY_ASSET, "inline": None, "block": None},
         {"src": None, "inline": Markup(js), "block": None},
     ]
     add(
@@ -255,7 +266,7 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
             env,
             "index.html",
             site=site,
-            page=_page(site, single=False, current="index"),
+            page=_page(site, single=False, current="index", history=history),
             scripts=scripts,
             external=True,
         ),
@@ -268,16 +279,22 @@ def render_site(report: BuiltReport) -> dict[str, bytes]:
                 "run.html",
                 site=site,
                 run=run,
-                page=_page(site, single=False, current=run["slug"]),
+                page=_page(site, single=False, current=run["slug"], history=history),
                 scripts=scripts,
                 external=True,
             ),
         )
-    add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
-    add("report.json", (json.dumps(report.document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
+    add("report.json", report_json(report.document))
     add("summary.md", markdown(report.view).encode("utf-8"))
-    add(MARKER, MARKER_TEXT.encode("utf-8"))
+    if root is None:
+        add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
+        add(MARKER, MARKER_TEXT.encode("utf-8"))
     return files
+
+
+def report_json(document: Mapping[str, Any]) -> bytes:
+    """report.json's bytes: one line of JSON, UTF-8, no NaN."""
+    return (json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def render_single(report: BuiltReport) -> bytes:
@@ -386,3 +403,80 @@ def write_text_file(path: str | Path, text: str, option: str) -> Path:
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder; give a file name")
     return _atomic_write(text.encode("utf-8"), path)
+
+
+# --- A history of reports (ragreport publish) ------------------------------------------------------
+
+
+def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
+    """The history's own files: its page, its index as data, the shared plotly.js and the marker."""
+    context = history_context(entries)
+    for trend in [context["primary_trend"], *context["other_trends"]]:
+        if trend is not None:
+            trend["figure"] = figure(trend_figure(trend.pop("trend"), say.trend_title(trend["metric"])))
+    page = {
+        "home": "index.html",
+        "nav": [{"href": "index.html", "text": say.HISTORY_NAV, "current": True}],
+        "downloads": [{"href": HISTORY_FILE, "text": say.HISTORY_DATA_LINK}],
+    }
+    scripts: list[dict[str, Any]] = [
+        {"src": PLOTLY_ASSET, "inline": None, "block": None},
+        {"src": None, "inline": Markup(assets().js), "block": None},
+    ]
+    return {
+        "index.html": _render(environment(), "history.html", site=context, page=page, scripts=scripts, external=True),
+        HISTORY_FILE: history_json(entries),
+        PLOTLY_ASSET: plotly_js().encode("utf-8"),
+        HISTORY_MARKER: HISTORY_MARKER_TEXT.encode("utf-8"),
+    }
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link (instant, no space; a published file is never written again) or, where the file
+    system has none, a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def write_history(folder: str | Path, files: Mapping[str, bytes], replaced: Sequence[str] = ()) -> Path:
+    """Write the history atomically: a new folder beside ``folder`` holding what ``folder`` holds
+    (hard links: the earlier reports are neither modified nor copied) minus the report folders
+    ``replaced`` (labels published again, or pruned) and the files rewritten, plus ``files``; then
+    it takes ``folder``'s place by rename. A failure at any point leaves ``folder`` as it was."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.publishing-", dir=folder.parent))
+    try:
+        target = staging / "history"
+        if folder.exists():
+            gone = {Path(REPORTS) / label for label in replaced}
+
+            def ignore(directory: str, names: list[str]) -> set[str]:
+                here = Path(directory).relative_to(folder)
+                return {n for n in names if here / n in gone or (here / n).as_posix() in files}
+
+            shutil.copytree(folder, target, ignore=ignore, copy_function=_link_or_copy, symlinks=True)
+        else:
+            target.mkdir()
+        for relative, data in sorted(files.items()):
+            path = target / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(0o644)
+        for directory in [target, *(p for p in target.rglob("*") if p.is_dir() and not p.is_symlink())]:
+            directory.chmod(0o755)  # mkdtemp makes 0700; a published site must be readable
+        if folder.exists():
+            retired = staging / "retired"
+            os.rename(folder, retired)
+            try:
+                os.rename(target, folder)
+            except BaseException:
+                os.rename(retired, folder)
+                raise
+        else:
+            os.rename(target, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder

@@ -1,0 +1,96 @@
+"""A published history's index (``history.json``), read back for the next ``ragreport publish``.
+
+A history folder is what ``ragreport publish`` writes: ``reports/LABEL/`` per report, ``assets/``
+shared by all, ``index.html`` (the history page), ``history.json`` (the index as data) and the
+marker file ``.ragreport-history``. Only ``history.json`` is read back; the pages are made again
+from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError, UsageError
+from .files import read_text
+
+HISTORY_MARKER = ".ragreport-history"
+HISTORY_FILE = "history.json"
+HISTORY_SCHEMA = "ragreport-history/1"
+#: Where each report of a history lives, relative to the history's folder.
+REPORTS = "reports"
+#: The keys every entry of ``history.json`` holds (the rest are read where they are shown).
+ENTRY_KEYS = ("label", "date", "runs")
+#: A label is a folder name and a segment of a web address on any system: no space, no slash, no
+#: leading dot, nothing a URL would have to escape.
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+LABEL_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters"
+
+
+def valid_label(label: object) -> bool:
+    return isinstance(label, str) and LABEL_PATTERN.fullmatch(label) is not None
+
+
+def _line_of(text: str, label: str) -> int:
+    """The line of ``history.json`` that names ``label`` (1 when it cannot be found)."""
+    needle = json.dumps(label, ensure_ascii=False)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f'"label": {needle}' in line:
+            return number
+    return 1
+
+
+def is_history(folder: Path) -> bool:
+    return (folder / HISTORY_MARKER).is_file()
+
+
+def load_history(folder: str | Path) -> list[dict[str, Any]]:
+    """The entries of the history in ``folder``, newest first; ``[]`` for a missing or empty folder.
+
+    A folder holding anything but a ragreport history (no marker file) is refused, as ``--out`` is,
+    so that publishing never writes into someone else's files. Every entry must name a label and
+    its report folder must exist: a history whose pages would link to nothing is reported, not
+    published over.
+    """
+    folder = Path(folder)
+    if not folder.exists():
+        return []
+    if not folder.is_dir():
+        raise UsageError(f"refusing to publish into {folder}: it is a file, not a history folder")
+    if not is_history(folder):
+        if any(folder.iterdir()):
+            raise UsageError(
+                f"refusing to publish into {folder}: it is not a ragreport history (no {HISTORY_MARKER} "
+                f"file inside); choose another folder or remove it"
+            )
+        return []
+    path = folder / HISTORY_FILE
+    if not path.is_file():
+        raise InputError(path, 1, f"the history's index (the folder has {HISTORY_MARKER})", "no such file")
+    text = read_text(path)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, "the history index ragreport publish writes", exc.msg) from None
+    if not isinstance(document, dict) or document.get("schema") != HISTORY_SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise InputError(path, 1, f"a history index with schema {HISTORY_SCHEMA!r}", repr(found))
+    reports = document.get("reports")
+    if not isinstance(reports, list):
+        raise InputError(path, 1, "a 'reports' list", type(reports).__name__)
+    seen: set[str] = set()
+    for index, entry in enumerate(reports):
+        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
+            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+        label = entry["label"]
+        line = _line_of(text, str(label))
+        if not valid_label(label):
+            raise InputError(path, line, f"a label of {LABEL_RULE}", repr(label))
+        if label.lower() in seen:
+            raise InputError(path, line, "a label listed once", repr(label))
+        seen.add(label.lower())
+        if not (folder / REPORTS / label / "index.html").is_file():
+            raise InputError(path, line, f"report {label!r} in {folder / REPORTS / label}", "no index.html there")
+    return reports
