@@ -212,12 +212,30 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser that takes options between positionals: ``publish DIR --qrels q.txt
+    run.trec`` reads DIR and the run as positionals, as ``build --qrels q.txt run.trec`` does
+    (plain argparse gives every positional its value at the first one it meets, so the run would
+    be left over)."""
+
+    _inner = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self._inner:  # parse_known_intermixed_args calls back in: the plain parse
+            return super().parse_known_args(args, namespace)
+        self._inner = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inner = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragreport", description="Score retrieval runs with every convention stated and an interval on every mean."
     )
     parser.add_argument("--version", action="version", version=f"ragreport {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     commands.required = True
 
     score = commands.add_parser(
