@@ -220,7 +220,7 @@ class _CommandParser(argparse.ArgumentParser):
 
     _inner = False
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         if self._inner:  # parse_known_intermixed_args calls back in: the plain parse
             return super().parse_known_args(args, namespace)
         self._inner = True
