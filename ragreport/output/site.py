@@ -198,7 +198,14 @@ def render_notebook(view: ReportView) -> str:
     )
 
 
-def _page(site: dict[str, Any], *, single: bool, current: str | None, history: str | None = None) -> dict[str, Any]:
+#: summary.md's name inside a history: docs builders (MkDocs) turn a .md file into a page of their
+#: own and break the link, and browsers show a .txt file inline where they download a .md.
+HISTORY_SUMMARY = "summary.txt"
+
+
+def _page(
+    site: dict[str, Any], *, single: bool, current: str | None, history: str | None = None, summary: str = "summary.md"
+) -> dict[str, Any]:
     runs = site["runs"]
     hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
     nav = [{"href": history, "text": say.HISTORY_NAV, "current": False}] if history else []
@@ -211,7 +218,7 @@ def _page(site: dict[str, Any], *, single: bool, current: str | None, history: s
         "run_hrefs": hrefs,
         "downloads": []
         if single
-        else [{"href": "report.json", "text": "report.json"}, {"href": "summary.md", "text": "summary.md"}],
+        else [{"href": "report.json", "text": "report.json"}, {"href": summary, "text": summary}],
     }
 
 
@@ -243,7 +250,8 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
 
     ``root``: the report is one of a history's (``ragreport publish``), and ``root`` is the relative
     path from its folder to the history's (``../../``). Its pages then load the history's one
-    plotly.js, link back to the history page, and the folder holds neither plotly.js nor the marker.
+    plotly.js, link back to the history page, the summary is ``summary.txt`` (:data:`HISTORY_SUMMARY`),
+    and the folder holds neither plotly.js nor the marker.
     """
     env = environment()
     site = report.context
@@ -256,6 +264,7 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
         files[path] = data
 
     history = None if root is None else f"{root}index.html"
+    summary = "summary.md" if root is None else HISTORY_SUMMARY
     scripts: list[dict[str, Any]] = [
         {"src": PLOTLY_ASSET if root is None else root + PLOTLY_ASSET, "inline": None, "block": None},
         {"src": None, "inline": Markup(js), "block": None},
@@ -266,7 +275,7 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
             env,
             "index.html",
             site=site,
-            page=_page(site, single=False, current="index", history=history),
+            page=_page(site, single=False, current="index", history=history, summary=summary),
             scripts=scripts,
             external=True,
         ),
@@ -279,13 +288,13 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
                 "run.html",
                 site=site,
                 run=run,
-                page=_page(site, single=False, current=run["slug"], history=history),
+                page=_page(site, single=False, current=run["slug"], history=history, summary=summary),
                 scripts=scripts,
                 external=True,
             ),
         )
     add("report.json", report_json(report.document))
-    add("summary.md", markdown(report.view).encode("utf-8"))
+    add(summary, markdown(report.view).encode("utf-8"))
     if root is None:
         add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
         add(MARKER, MARKER_TEXT.encode("utf-8"))
