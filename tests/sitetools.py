@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import re
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -118,3 +121,53 @@ def four_trec_runs(folder: Path, queries: int = 300, depth: int = 30) -> tuple[P
         path.write_text("\n".join(lines) + "\n")
         paths.append(path)
     return qrels_path, paths
+
+
+# --- Histories (ragreport publish) ---------------------------------------------------------------
+
+#: 30 queries, two relevant ids each; three runs: the baseline, a worse one and a better one.
+QRELS = "".join(f"q{i} 0 d{i} 1\nq{i} 0 e{i} 1\n" for i in range(30))
+#: The same queries with one more relevant id on the first ten: another label set.
+QRELS_MORE = QRELS + "".join(f"q{i} 0 x{i} 1\n" for i in range(10))
+BASE = "".join(f"q{i} Q0 x{i} 1 3 base\nq{i} Q0 d{i} 2 2 base\nq{i} Q0 y{i} 3 1 base\n" for i in range(30))
+WORSE = "".join(f"q{i} Q0 x{i} 1 3 cand\nq{i} Q0 y{i} 2 2 cand\nq{i} Q0 d{i} 3 1 cand\n" for i in range(30))
+BETTER = "".join(f"q{i} Q0 d{i} 1 3 cand\nq{i} Q0 e{i} 2 2 cand\nq{i} Q0 x{i} 3 1 cand\n" for i in range(30))
+FAST = ("--resamples", "200", "--permutations", "500", "--quiet")
+
+
+def history_inputs(folder: Path) -> Path:
+    """The judgments and runs of :func:`publish` written into ``folder``."""
+    for name, text in {"qrels.txt": QRELS, "qrels_more.txt": QRELS_MORE, "base.trec": BASE,
+                       "worse/cand.trec": WORSE, "better/cand.trec": BETTER}.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
+
+
+def publish(folder: Path, history: Path, candidate: str = "worse", qrels: str = "qrels.txt", *extra: str) -> int:
+    """``ragreport publish history`` of the baseline and the ``candidate`` ("worse" or "better")."""
+    from ragreport.cli import main
+
+    return main(["publish", str(history), "--qrels", str(folder / qrels), str(folder / "base.trec"),
+                 str(folder / candidate / "cand.trec"), *FAST, *extra])
+
+
+def publish_three(folder: Path, history: Path) -> Path:
+    """v1 and v2 on the same sets (the candidate gets better), v3 on another label set."""
+    assert publish(folder, history, "worse", "qrels.txt", "--label", "v1") == 0
+    assert publish(folder, history, "better", "qrels.txt", "--label", "v2") == 0
+    assert publish(folder, history, "better", "qrels_more.txt", "--label", "v3") == 0
+    return history
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(root: Path):
+    """An HTTP server of ``root`` on a free port, in a thread; ``.shutdown()`` it."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

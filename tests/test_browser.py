@@ -54,8 +54,10 @@ def browser():
 class Visit:
     """One page opened offline, with its console, requests, dialogs and CSP violations recorded."""
 
-    def __init__(self, browser, path: Path, width: int = 1200, color_scheme: str = "light", height: int = 900):
-        self.context = browser.new_context(viewport={"width": width, "height": height}, offline=True,
+    def __init__(self, browser, path: Path | str, width: int = 1200, color_scheme: str = "light", height: int = 900):
+        # a file opens offline; an http:// address (a history served from a sub-path) needs the network
+        served = isinstance(path, str)
+        self.context = browser.new_context(viewport={"width": width, "height": height}, offline=not served,
                                            java_script_enabled=True, color_scheme=color_scheme)
         self.context.add_init_script(WATCH_CSP)
         self.page = self.context.new_page()
@@ -67,7 +69,8 @@ class Visit:
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.goto(path.resolve().as_uri())
+        self.origin = "/".join(path.split("/")[:3]) + "/" if isinstance(path, str) else "file:"
+        self.page.goto(path if isinstance(path, str) else path.resolve().as_uri())
         self.page.wait_for_load_state("load")
 
     def charts(self, count: int) -> list[tuple[int, int]]:
@@ -93,7 +96,7 @@ class Visit:
     def assert_clean(self):
         assert self.console == [], self.console
         assert self.page.evaluate("window.__csp") == []
-        assert [u for u in self.requests if not u.startswith(("file:", "data:"))] == []
+        assert [u for u in self.requests if not u.startswith((self.origin, "data:"))] == []
         assert self.dialogs == []
         self.context.close()
 
@@ -499,3 +502,56 @@ def test_four_runs_site_holds_no_path_of_the_build_machine(four_runs):
             text = path.read_bytes().decode("utf-8", "replace")
             assert root not in text and tmp not in text, path.name
             assert str(Path.home()) not in text, path.name
+
+
+# --- A history served from a sub-path (ragreport publish) ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served_history(tmp_path_factory):
+    from sitetools import history_inputs, publish_three, serve
+
+    root = history_inputs(tmp_path_factory.mktemp("history"))
+    publish_three(root, root / "www" / "docs" / "eval")
+    server = serve(root / "www")
+    yield f"http://127.0.0.1:{server.server_address[1]}/docs/eval/"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("width", (1400, 390))
+def test_a_history_served_from_a_sub_path_draws_every_trend_within_its_policy(browser, served_history, width):
+    visit = Visit(browser, served_history, width=width, height=900 if width > 500 else 844)
+    page = visit.page
+    charts = page.locator(".chart").count()
+    assert charts == 8  # a trend per metric at K: the primary first
+    drawn = visit.charts(charts)
+    assert drawn[0] == (4, 4)  # nDCG@10: base and cand each a line from v1 to v2, then a point at v3
+    page.wait_for_timeout(200)
+    _fits(page)
+    _no_overlap(page)
+    # the decision on the first screen: what changed since the previous report, and the trend begins
+    since = page.locator("#since").bounding_box()
+    assert since["y"] + since["height"] <= (900 if width > 500 else 844)
+    assert "No drift can be claimed" in page.inner_text("#since")
+    assert page.evaluate("document.querySelector('.js-plotly-plot').layout.annotations[0].text") == "label set changed"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"history-{width}.png"), full_page=True)
+    visit.assert_clean()  # no console error, no CSP violation, no request beyond the server
+
+
+def test_a_published_report_draws_its_charts_from_the_shared_plotly(browser, served_history):
+    visit = Visit(browser, served_history + "reports/v2/run-cand.html")
+    visit.charts(visit.page.locator(".chart").count())
+    assert any(u.endswith("/docs/eval/assets/plotly.min.js") for u in visit.requests)
+    visit.page.click("text=History")
+    visit.page.wait_for_url(served_history + "index.html")
+    visit.assert_clean()
+
+
+def test_a_history_opens_from_a_file_too(browser, served_history, tmp_path):
+    from sitetools import history_inputs, publish_three
+
+    history = publish_three(history_inputs(tmp_path), tmp_path / "eval")
+    visit = Visit(browser, history / "index.html")
+    visit.charts(8)
+    visit.assert_clean()

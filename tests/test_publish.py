@@ -3,45 +3,33 @@ byte-identical output, pruning, and the history served from a sub-path over HTTP
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
-import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from sitetools import INJECTIONS, read_page, site_files
+from sitetools import (
+    BETTER,
+    FAST,
+    INJECTIONS,
+    history_inputs,
+    publish,
+    publish_three,
+    read_page,
+    serve,
+    site_files,
+)
 
 from ragreport.cli import main
-
-#: 30 queries, two relevant ids each; three runs: the baseline, a worse one and a better one.
-QRELS = "".join(f"q{i} 0 d{i} 1\nq{i} 0 e{i} 1\n" for i in range(30))
-#: The same queries with one more relevant id on the first ten: another label set.
-QRELS_MORE = QRELS + "".join(f"q{i} 0 x{i} 1\n" for i in range(10))
-BASE = "".join(f"q{i} Q0 x{i} 1 3 base\nq{i} Q0 d{i} 2 2 base\nq{i} Q0 y{i} 3 1 base\n" for i in range(30))
-WORSE = "".join(f"q{i} Q0 x{i} 1 3 cand\nq{i} Q0 y{i} 2 2 cand\nq{i} Q0 d{i} 3 1 cand\n" for i in range(30))
-BETTER = "".join(f"q{i} Q0 d{i} 1 3 cand\nq{i} Q0 e{i} 2 2 cand\nq{i} Q0 x{i} 3 1 cand\n" for i in range(30))
-FAST = ("--resamples", "200", "--permutations", "500", "--quiet")
 
 
 @pytest.fixture
 def inputs(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")  # 2026-09-21
-    for name, text in {"qrels.txt": QRELS, "qrels_more.txt": QRELS_MORE, "base.trec": BASE,
-                       "worse/cand.trec": WORSE, "better/cand.trec": BETTER}.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return tmp_path
-
-
-def publish(folder: Path, history: Path, candidate: str = "worse", qrels: str = "qrels.txt", *extra: str) -> int:
-    return main(["publish", str(history), "--qrels", str(folder / qrels), str(folder / "base.trec"),
-                 str(folder / candidate / "cand.trec"), *FAST, *extra])
+    return history_inputs(tmp_path)
 
 
 def history_of(history: Path) -> list[dict]:
@@ -51,11 +39,7 @@ def history_of(history: Path) -> list[dict]:
 @pytest.fixture
 def three(inputs):
     """v1 and v2 on the same sets (the candidate gets better), v3 on another label set."""
-    history = inputs / "eval"
-    assert publish(inputs, history, "worse", "qrels.txt", "--label", "v1") == 0
-    assert publish(inputs, history, "better", "qrels.txt", "--label", "v2") == 0
-    assert publish(inputs, history, "better", "qrels_more.txt", "--label", "v3") == 0
-    return history
+    return publish_three(inputs, inputs / "eval")
 
 
 def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(three):
@@ -252,17 +236,6 @@ def test_gates_are_checked_and_the_report_is_published_anyway(inputs, capsys):
 
 
 # --- Served from a sub-path -------------------------------------------------------------------------
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def serve(root: Path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
 
 
 LINK = re.compile(r'\b(?:href|src)="([^"]*)"')
