@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -262,3 +263,54 @@ def test_a_bad_rule_from_the_config_file_names_the_file(inputs, capsys, monkeypa
     assert main(["score", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ragreport: error: ragreport.toml: key 'require': --require 'nDCG@10=>0.6': expected")
+
+
+def _git(*args, cwd):
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_example_pages_workflow_keeps_a_history_on_the_gh_pages_branch(inputs):
+    """The workflow's steps, run twice against a local repository standing in for GitHub: each push
+    adds a report to the history on gh-pages, and the second measures drift against the first."""
+    workflow = (ROOT / "examples" / "github-pages-history.yml").read_text()
+    blocks = _run_blocks(workflow)
+    assert blocks[0] == "pip install ragreport"
+    origin = inputs / "origin.git"
+    _git("init", "-q", "--bare", str(origin), cwd=inputs)
+    seed = inputs / "seed"
+    _git("init", "-q", "-b", "gh-pages", str(seed), cwd=inputs)
+    _git("commit", "-q", "--allow-empty", "-m", "pages", cwd=seed)  # the branch, made once by hand
+    _git("push", "-q", str(origin), "gh-pages", cwd=seed)
+    eval_dir = inputs / "eval"
+    eval_dir.mkdir()
+    (eval_dir / "qrels.txt").write_text(QRELS)
+    (eval_dir / "bm25.trec").write_text(GOOD.replace(" good", " bm25"))
+    tools = inputs / "bin"
+    tools.mkdir()
+    (tools / "ragreport").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ragreport "$@"\n')
+    (tools / "ragreport").chmod(0o755)
+    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "SOURCE_DATE_EPOCH": "1790000000",
+           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    for sha, candidate in (("a1b2c3d4e5f6a7b8", WORSE), ("0f0e0d0c0b0a0908", GOOD.replace(" good", " candidate"))):
+        (eval_dir / "candidate.trec").write_text(candidate.replace(" worse", " candidate"))
+        pages = inputs / "pages"  # actions/checkout of gh-pages into pages/
+        shutil.rmtree(pages, ignore_errors=True)
+        _git("clone", "-q", "-b", "gh-pages", str(origin), str(pages), cwd=inputs)
+        for block in blocks[1:]:
+            done = subprocess.run(["bash", "-e", "-c", block], cwd=inputs, capture_output=True, text=True,
+                                  env={**env, "GITHUB_SHA": sha})
+            assert done.returncode == 0, (block, done.stdout, done.stderr)
+    check = inputs / "check"
+    _git("clone", "-q", "-b", "gh-pages", str(origin), str(check), cwd=inputs)
+    history = json.loads((check / "eval" / "history.json").read_text())
+    assert [r["label"] for r in history["reports"]] == ["0f0e0d0c0b0a", "a1b2c3d4e5f6"]
+    drift = history["reports"][0]["drift"]
+    assert drift["previous"] == "a1b2c3d4e5f6"
+    assert {r["run"]: r["verdict"] for r in drift["rows"]} == {"bm25": "unclear", "candidate": "better"}
+    assert (check / "eval" / "reports" / "a1b2c3d4e5f6" / "index.html").is_file()
+    assert _git("log", "--format=%s", cwd=check).splitlines() == [
+        "Retrieval evaluation 0f0e0d0c0b0a", "Retrieval evaluation a1b2c3d4e5f6", "pages"]
