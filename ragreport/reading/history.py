@@ -81,16 +81,21 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     if not isinstance(reports, list):
         raise InputError(path, 1, "a 'reports' list", type(reports).__name__)
     seen: set[str] = set()
+    lines = {}
     for index, entry in enumerate(reports):
         if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
             raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
         label = entry["label"]
-        line = _line_of(text, str(label))
+        line = lines[str(label)] = _line_of(text, str(label))
         if not valid_label(label):
             raise InputError(path, line, f"a label of {LABEL_RULE}", repr(label))
         if label.lower() in seen:
             raise InputError(path, line, "a label listed once", repr(label))
         seen.add(label.lower())
+    for entry in reports:  # every entry well formed: then the folders its page links to
+        label = entry["label"]
         if not (folder / REPORTS / label / "index.html").is_file():
-            raise InputError(path, line, f"report {label!r} in {folder / REPORTS / label}", "no index.html there")
+            raise InputError(
+                path, lines[label], f"report {label!r} in {folder / REPORTS / label}", "no index.html there"
+            )
     return reports
