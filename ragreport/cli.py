@@ -285,7 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
         "reports, and the drift since the previous report. Every link is relative: DIR works at "
         "any sub-path of a docs site.",
     )
-    publish.add_argument("history", metavar="DIR", help="the history folder (made when missing)")
+    # Optional for argparse so that a config file's `history` key can give it; _publish requires it.
+    publish.add_argument("history", metavar="DIR", nargs="?", help="the history folder (made when missing)")
     _add_scoring_arguments(publish, previous=False)
     publish.add_argument(
         "--label",
@@ -669,6 +670,11 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
+    if not args.history:
+        raise UsageError(
+            "publish needs DIR, the history folder: ragreport publish DIR RUN... (or history = "
+            '"DIR" in the config file)'
+        )
     rules = _gate_rules(args)
     # The folder, history.json and the label are checked before any run is read.
     history = open_history(args.history, args.label)

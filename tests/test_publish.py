@@ -275,3 +275,14 @@ def test_a_history_served_from_a_sub_path_resolves_every_link_and_asset(three, i
         assert f"{base}reports/v1/report.json" in seen and f"{base}reports/v3/summary.txt" in seen
     finally:
         server.shutdown()
+
+
+def test_the_config_file_can_name_the_history_and_its_label(inputs, monkeypatch, capsys):
+    monkeypatch.chdir(inputs)
+    (inputs / "ragreport.toml").write_text(
+        'qrels = "qrels.txt"\nruns = ["base.trec", "better/cand.trec"]\nresamples = 200\npermutations = 500\n'
+        '[publish]\nhistory = "eval"\nlabel = "nightly"\nkeep = 1\n')
+    assert main(["publish", "--quiet"]) == 0
+    assert [e["label"] for e in history_of(inputs / "eval")] == ["nightly"]
+    assert main(["--no-config", "publish", "--quiet"]) == 2
+    assert "publish needs DIR, the history folder" in capsys.readouterr().err
