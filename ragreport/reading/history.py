@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, UsageError
-from .files import read_text
+from .previous import read_document
 
 HISTORY_MARKER = ".ragreport-history"
 HISTORY_FILE = "history.json"
@@ -69,14 +69,9 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     path = folder / HISTORY_FILE
     if not path.is_file():
         raise InputError(path, 1, f"the history's index (the folder has {HISTORY_MARKER})", "no such file")
-    text = read_text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, "the history index ragreport publish writes", exc.msg) from None
-    if not isinstance(document, dict) or document.get("schema") != HISTORY_SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise InputError(path, 1, f"a history index with schema {HISTORY_SCHEMA!r}", repr(found))
+    document, text = read_document(
+        path, HISTORY_SCHEMA, "the history index ragreport publish writes", "a history index"
+    )
     reports = document.get("reports")
     if not isinstance(reports, list):
         raise InputError(path, 1, "a 'reports' list", type(reports).__name__)

@@ -11,18 +11,25 @@ from ..core.model import SCHEMA
 from .files import read_text
 
 
-def read_report(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` written by ragreport: JSON, an object, this schema; a one-line error otherwise."""
+def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[dict[str, Any], str]:
+    """A JSON document ragreport wrote: an object of this ``schema``, with its text (for line
+    numbers); a one-line error naming the file and line otherwise (``what`` is expected of text that
+    is not JSON, ``kind`` names the document whose schema differs)."""
     path = Path(path)
     text = read_text(path)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, "a report.json written by ragreport build", exc.msg) from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise InputError(path, exc.lineno, what, exc.msg) from None
+    if not isinstance(document, dict) or document.get("schema") != schema:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise InputError(path, 1, f"a report.json with schema {SCHEMA!r}", repr(found))
-    return document
+        raise InputError(path, 1, f"{kind} with schema {schema!r}", repr(found))
+    return document, text
+
+
+def read_report(path: str | Path) -> dict[str, Any]:
+    """A ``report.json`` written by ragreport: JSON, an object, this schema; a one-line error otherwise."""
+    return read_document(path, SCHEMA, "a report.json written by ragreport build", "a report.json")[0]
 
 
 def load_previous(path: str | Path) -> dict[str, Any]:
