@@ -539,8 +539,9 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     The drift of the report to publish is measured against the report published before it: the
     newest one, or for a ``label`` published again the one older than that label.
     """
+    from .core.history import REPORTS
     from .output.history import check_label, digest, previous_entry
-    from .reading.history import REPORTS, load_history
+    from .reading.history import load_history
 
     folder = Path(folder)
     entries = tuple(load_history(folder))
@@ -574,11 +575,11 @@ def publish(
     ``history.json`` and ``index.html`` are made again from the entries, ``keep`` prunes the oldest
     reports; everything is written beside the folder and moved into place in one rename.
     """
+    from .core.history import REPORTS
     from .output.document import with_gates
     from .output.history import ROOT, choose_label, digest, history_entry, keep_newest, place
     from .output.site import prepare, render_history, render_site, write_history
     from .output.view import build_view
-    from .reading.history import REPORTS
 
     progress("rendering")
     made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)

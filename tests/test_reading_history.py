@@ -7,7 +7,8 @@ import json
 import pytest
 
 from ragreport.core.errors import InputError, UsageError
-from ragreport.reading.history import HISTORY_SCHEMA, load_history, valid_label
+from ragreport.core.history import HISTORY_SCHEMA, valid_label
+from ragreport.reading.history import load_history
 
 
 def history(folder, reports, schema=HISTORY_SCHEMA, folders=None):

@@ -30,8 +30,8 @@ from typing import Any
 
 from .. import __version__
 from ..core.errors import UsageError
+from ..core.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from ..core.model import FIGURE_CONVENTIONS
-from ..reading.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from . import present as say
 
 #: The relative path from a report's folder (reports/LABEL/) back to the history's.

@@ -29,7 +29,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
-from ..reading.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
+from ..core.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
 from . import present as say
 from .charts import trend_figure
 from .history import history_context, history_json

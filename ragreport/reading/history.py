@@ -9,28 +9,12 @@ from it.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, UsageError
+from ..core.history import ENTRY_KEYS, HISTORY_FILE, HISTORY_MARKER, HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from .previous import read_document
-
-HISTORY_MARKER = ".ragreport-history"
-HISTORY_FILE = "history.json"
-HISTORY_SCHEMA = "ragreport-history/1"
-#: Where each report of a history lives, relative to the history's folder.
-REPORTS = "reports"
-#: The keys every entry of ``history.json`` holds (the rest are read where they are shown).
-ENTRY_KEYS = ("label", "date", "runs")
-#: A label is a folder name and a segment of a web address on any system: no space, no slash, no
-#: leading dot, nothing a URL would have to escape.
-LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-LABEL_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters"
-
-
-def valid_label(label: object) -> bool:
-    return isinstance(label, str) and LABEL_PATTERN.fullmatch(label) is not None
 
 
 def _line_of(text: str, label: str) -> int:

@@ -1,0 +1,22 @@
+"""The layout of a history folder (``ragreport publish``) and the rule for its labels: names shared
+by the reader of a history (:mod:`ragreport.reading.history`) and its writer (:mod:`ragreport.output`)."""
+
+from __future__ import annotations
+
+import re
+
+HISTORY_MARKER = ".ragreport-history"
+HISTORY_FILE = "history.json"
+HISTORY_SCHEMA = "ragreport-history/1"
+#: Where each report of a history lives, relative to the history's folder.
+REPORTS = "reports"
+#: The keys every entry of ``history.json`` holds (the rest are read where they are shown).
+ENTRY_KEYS = ("label", "date", "runs")
+#: A label is a folder name and a segment of a web address on any system: no space, no slash, no
+#: leading dot, nothing a URL would have to escape.
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+LABEL_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters"
+
+
+def valid_label(label: object) -> bool:
+    return isinstance(label, str) and LABEL_PATTERN.fullmatch(label) is not None
