@@ -1163,12 +1163,12 @@ def history_title(title: str) -> str:
 # --- Writing outputs: what --out, --single-file and publish refuse, and filesystem errors ---------
 
 
-def refusing_to_replace(target: str, found: str, option: str = "--out") -> str:
-    return f"refusing to replace {target}: {found}; choose another {option} or remove it"
+def refusing_to_replace(target: str, found: str, option: str = "--out", advice: bool = True) -> str:
+    return f"refusing to replace {target}: {found}" + (f"; choose another {option} or remove it" if advice else "")
 
 
-def refusing_to_publish(folder: str, found: str) -> str:
-    return f"refusing to publish into {folder}: {found}; choose another folder or remove it"
+def refusing_to_publish(folder: str, found: str, advice: bool = True) -> str:
+    return f"refusing to publish into {folder}: {found}" + ("; choose another folder or remove it" if advice else "")
 
 
 def not_written_by(path: str, command: str) -> str:
@@ -1187,6 +1187,10 @@ OUT_IS_LINK = "it is a symbolic link; give the folder it points to"
 OUT_IS_FILE = "it is a file, not a folder"
 OUT_IS_MOUNT = "it is a mount point, which a build cannot replace (it swaps folders by rename); give a folder inside it"
 OUT_HOLDS_CWD = "it is the current folder or holds it; give a folder below it, such as site"
+
+
+def not_a_folder(path: str) -> str:
+    return f"{path} is a file, not a folder"
 
 
 def empty_path(option: str) -> str:

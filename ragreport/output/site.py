@@ -359,7 +359,7 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
     out = target_path(out, "--out")
     problem = folder_problem(out)
     if problem is not None:
-        raise UsageError(say.refusing_to_replace(str(out), problem))
+        raise UsageError(say.refusing_to_replace(str(out), problem, advice=False))
     with guarded(out):
         problem = site_problem(out)
         if problem is not None:
@@ -480,8 +480,8 @@ def _history_manifest(folder: Path) -> dict[str, str]:
             say.refusing_to_publish(str(folder), f"it is not a ragreport history (no {HISTORY_MARKER} file inside)")
         ) from None
     except NotAMarker as exc:
-        found = say.marker_proves_nothing(str(marker), exc.reason)
-        raise UsageError(say.refusing_to_publish(str(folder), found)) from None
+        reason = say.marker_proves_nothing(str(marker), exc.reason)
+        raise UsageError(say.refusing_to_publish(str(folder), reason)) from None
     if not found.legacy:
         return dict(found.files)
     adopted = {}
@@ -521,7 +521,7 @@ def write_history(
     folder = target_path(folder, "publish DIR")
     problem = folder_problem(folder)
     if problem is not None:
-        raise UsageError(say.refusing_to_publish(str(folder), problem))
+        raise UsageError(say.refusing_to_publish(str(folder), problem, advice=False))
     with guarded(folder) as existed:
         kept: dict[str, str] = {}
         gone = {f"{REPORTS}/{label}" for label in replaced}

@@ -157,6 +157,11 @@ def recover(target: Path) -> None:
 def _reason(exc: OSError, target: Path) -> str:
     reason = exc.strerror or str(exc)
     if exc.filename and Path(exc.filename) != target and target.is_relative_to(Path(exc.filename)):
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR):  # --out below a regular file: name that file
+            culprit = Path(exc.filename)
+            for path in [culprit, *culprit.parents]:
+                if os.path.lexists(path) and not path.is_dir():
+                    return say.not_a_folder(str(path))
         reason += f" ({exc.filename})"  # a parent folder: it names the culprit
     return reason
 
@@ -290,7 +295,12 @@ def site_problem(out: Path) -> str | None:
         shown = first[0] + ("/" if first[1].is_dir(follow_symlinks=False) else "")
         return say.not_written_by(str(out / shown), "build")
     except NotAMarker as exc:
-        return say.marker_proves_nothing(str(marker), exc.reason)
+        proves_nothing = say.marker_proves_nothing(str(marker), exc.reason)
+        other = next(((r, e) for r, e in [first, *listing] if r != MARKER), None)
+        if other is None:
+            return proves_nothing
+        shown = other[0] + ("/" if other[1].is_dir(follow_symlinks=False) else "")
+        return f"{say.not_written_by(str(out / shown), 'build')} ({proves_nothing})"
     if found.legacy:
         folders = set(LEGACY_SITE_FOLDERS)
     else:
