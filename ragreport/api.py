@@ -550,7 +550,14 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     from .output.history import check_label, digest, previous_entry
     from .reading.history import load_history
 
-    folder = Path(folder)
+    from .output import present as say
+    from .output.writing import folder_problem, recover_before_reading, target_path
+
+    folder = target_path(folder, "publish DIR")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(say.refusing_to_publish(str(folder), problem, advice=False))
+    recover_before_reading(folder)  # a history a killed publish left aside is put back first
     entries = tuple(load_history(folder))
     if label is not None:
         check_label(label)

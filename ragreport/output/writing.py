@@ -123,7 +123,7 @@ def leftovers(target: Path) -> list[Path]:
     pattern = re.compile(rf"\.{re.escape(target.name)}\.({'|'.join(LEFTOVER_KINDS)})-[a-z0-9_]{{8}}")
     try:
         names = os.listdir(target.parent)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
     found = [target.parent / n for n in names if pattern.fullmatch(n)]
     return sorted(found, key=lambda p: (p.lstat().st_mtime_ns, p.name))
@@ -149,6 +149,14 @@ def recover(target: Path) -> None:
         else:
             with contextlib.suppress(OSError):
                 leftover.unlink()
+
+
+def recover_before_reading(target: Path) -> None:
+    """Put back what a killed run left aside before ``target`` is read (``publish`` reads its history
+    first); nothing is done, and no lock taken, when nothing is left beside it."""
+    if leftovers(target):
+        with guarded(target):
+            pass
 
 
 # --- One line for every filesystem error ---------------------------------------------------------------
