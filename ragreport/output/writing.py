@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import os
 import re
@@ -197,10 +196,9 @@ _AT_FDCWD = -100
 
 
 def _renameat2() -> object | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        function = libc.renameat2
-    except (OSError, AttributeError):
+    try:  # the process's own symbols hold libc's (find_library would start a process: slow)
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, TypeError):
         return None
     function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     function.restype = ctypes.c_int
