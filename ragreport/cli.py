@@ -720,6 +720,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
+        for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
+            if getattr(args, option, None) == "":
+                raise UsageError(say.empty_path("--" + option.replace("_", "-")))
         if args.command == "score":
             return _score(args)
         if args.command == "build":

@@ -225,6 +225,7 @@ def test_out_dot_empty_a_mount_point_and_below_a_file_are_one_line(tmp_path, mon
     for option in ("--single-file", "--comment", "--junit"):
         assert main(["build", option, "", "--out", "s", "--quiet"]) == 2
         assert f"{option} is empty; give a name" in one_line_error(capsys)
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]  # refused before the site was written
 
 
 # --- A kill or an error at every step of the swap ----------------------------------------------------------
