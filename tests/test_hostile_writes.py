@@ -677,3 +677,78 @@ def test_render_writes_through_the_same_guard(tmp_path, old, capsys):
     assert f"{thesis / 'chapter1.tex'} was not written by ragreport build" in one_line_error(capsys)
     assert site_files(thesis) == {MARKER: b"", "chapter1.tex": b"years"}
     assert site_module.write_site is write_site
+
+
+def small_history(tag: str) -> dict[str, bytes]:
+    return {
+        "index.html": f"history page {tag}\n".encode(),
+        "history.json": f'{{"tag": "{tag}"}}\n'.encode(),
+        f"reports/{tag}/index.html": f"report {tag}\n".encode(),
+    }
+
+
+def history_state(folder: Path) -> dict[str, bytes]:
+    return {k: v for k, v in site_files(folder).items() if k != ".ragreport-history"}
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
+def test_a_sigkill_or_an_error_at_every_step_of_a_publish(tmp_path, monkeypatch, exchange):
+    """The history's writer under the same faults as the site's: the old history (v1 and the user's
+    CNAME) or the new one (v2 replacing v1, CNAME kept), whole; the next publish cleans up."""
+    old = {**small_history("v1"), "CNAME": b"mine\n"}
+    new = {**small_history("v2"), "CNAME": b"mine\n"}
+
+    def fresh(name: str) -> Path:
+        folder = tmp_path / name / "eval"
+        write_history(folder, small_history("v1"))
+        (folder / "CNAME").write_text("mine\n")
+        assert history_state(folder) == old
+        return folder
+
+    def publish_v2(folder: Path) -> None:
+        write_history(folder, small_history("v2"), replaced=["v1"])
+
+    counted = fresh("count")
+    with monkeypatch.context() as patch:
+        if not exchange:
+            patch.setattr(writing, "_EXCHANGE", None)
+        steps = instrument(patch, lambda n, name: None)
+        publish_v2(counted)
+        steps = list(steps)
+    assert history_state(counted) == new
+    for step in range(1, len(steps) + 1):
+        folder = fresh(f"k{step}")
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child never returns to pytest
+            try:
+                if not exchange:
+                    writing._EXCHANGE = None
+                instrument(pytest.MonkeyPatch(), lambda n, name, s=step: n == s and os.kill(os.getpid(), 9))
+                publish_v2(folder)
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(child, 0)
+        assert os.WIFSIGNALED(status), steps[step - 1]
+        if folder.exists():
+            assert history_state(folder) in (old, new), steps[step - 1]
+        else:
+            assert not exchange
+            (kept,) = [p / "retired" for p in folder.parent.iterdir() if p.name.startswith(".eval.publishing-")]
+            assert history_state(kept) == old
+        publish_v2(folder)  # the next publish: puts back, cleans, writes
+        assert history_state(folder) == new and beside(folder) == ["eval"], steps[step - 1]
+        if steps[step - 1] == "shutil.rmtree":
+            continue
+        folder = fresh(f"e{step}")
+        with monkeypatch.context() as patch:
+            if not exchange:
+                patch.setattr(writing, "_EXCHANGE", None)
+
+            def fail(n, name, step=step):
+                if n == step:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+            instrument(patch, fail)
+            with pytest.raises(WriteError, match="No space left on device; the previous one is untouched"):
+                publish_v2(folder)
+        assert history_state(folder) == old and beside(folder) == ["eval"], steps[step - 1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import threading
 import time
 
@@ -134,3 +135,24 @@ def test_guarded_turns_os_errors_into_one_line_and_says_whether_there_was_a_prev
             assert existed is True
             raise OSError(errno.EROFS, os.strerror(errno.EROFS))
     assert sorted(os.listdir(tmp_path)) == ["old"]  # the lock file went with the run
+
+
+def test_entries_lists_sorted_without_following_links_at_any_depth(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z").write_text("")
+    (tmp_path / "a").write_text("")
+    (tmp_path / "c").symlink_to(tmp_path / "b")
+    assert [r for r, _ in writing.entries(tmp_path)] == ["a", "b", "b/z", "c"]
+    deep = tmp_path / "deep"
+    path = deep
+    path.mkdir()
+    for _ in range(300):
+        path = path / "d"
+        path.mkdir()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)  # folders nested deeper than Python may recurse
+    try:
+        count = sum(1 for _ in writing.entries(deep))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert count == 300

@@ -263,16 +263,26 @@ def stage(files: Mapping[str, bytes], folder: Path) -> None:
 # --- What a folder holds, without following links -----------------------------------------------------
 
 
+def _listing(folder: Path) -> Iterator[os.DirEntry]:
+    with os.scandir(folder) as scan:
+        return iter(sorted(scan, key=lambda e: e.name))
+
+
 def entries(folder: Path, prefix: str = "") -> Iterator[tuple[str, os.DirEntry]]:
     """Every entry below ``folder`` as (relative path, entry), sorted, a folder before what it holds;
-    links are listed, never followed."""
-    with os.scandir(folder) as scan:
-        found = sorted(scan, key=lambda e: e.name)
-    for entry in found:
-        relative = prefix + entry.name
+    links are listed, never followed. A stack, not recursion: any depth; a folder is read only when
+    the caller goes on past it."""
+    stack = [(prefix, _listing(folder))]
+    while stack:
+        start, listing = stack[-1]
+        entry = next(listing, None)
+        if entry is None:
+            stack.pop()
+            continue
+        relative = start + entry.name
         yield relative, entry
         if entry.is_dir(follow_symlinks=False):
-            yield from entries(Path(entry.path), relative + "/")
+            stack.append((relative + "/", _listing(Path(entry.path))))
 
 
 def is_regular(entry: os.DirEntry) -> bool:
