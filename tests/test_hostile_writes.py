@@ -220,6 +220,10 @@ def test_out_dot_empty_a_mount_point_and_below_a_file_are_one_line(tmp_path, mon
     for out, expected in cases.items():
         assert main(["build", "--out", out, "--quiet"]) == 2, out
         assert expected in one_line_error(capsys), out
+    (tmp_path / "loop").symlink_to("loop")
+    assert main(["build", "--out", "loop/site", "--quiet"]) == 2
+    assert "cannot write loop/site: loop is a symbolic link that leads to no folder" in one_line_error(capsys)
+    (tmp_path / "loop").unlink()
     assert sorted(os.listdir(tmp_path)) == ["notes.txt"]  # no ./site for --out "", nothing else either
     assert (tmp_path / "notes.txt").read_text() == "mine"
     for option in ("--single-file", "--comment", "--junit"):

@@ -1189,8 +1189,8 @@ OUT_IS_MOUNT = "it is a mount point, which a build cannot replace (it swaps fold
 OUT_HOLDS_CWD = "it is the current folder or holds it; give a folder below it, such as site"
 
 
-def not_a_folder(path: str) -> str:
-    return f"{path} is a file, not a folder"
+def not_a_folder(path: str, link: bool = False) -> str:
+    return f"{path} is a symbolic link that leads to no folder" if link else f"{path} is a file, not a folder"
 
 
 def empty_path(option: str) -> str:

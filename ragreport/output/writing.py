@@ -55,9 +55,12 @@ def target_path(path: str | Path, option: str) -> Path:
 
 def folder_problem(target: Path) -> str | None:
     """Why ``target`` cannot be a folder a run replaces whole, whatever it holds (None: it can)."""
-    resolved = target.resolve()
-    here = Path.cwd().resolve()
-    if resolved == here or resolved in here.parents:
+    try:
+        resolved: Path | None = target.resolve()
+        here = Path.cwd().resolve()
+    except (OSError, RuntimeError):  # a loop of links: writing fails with one line (ELOOP)
+        resolved = None
+    if resolved is not None and (resolved == here or resolved in here.parents):
         return say.OUT_HOLDS_CWD
     if not os.path.lexists(target):
         return None
@@ -168,7 +171,7 @@ def _reason(exc: OSError, target: Path) -> str:
             culprit = Path(exc.filename)
             for path in [culprit, *culprit.parents]:
                 if os.path.lexists(path) and not path.is_dir():
-                    return say.not_a_folder(str(path))
+                    return say.not_a_folder(str(path), link=path.is_symlink())
         reason += f" ({exc.filename})"  # a parent folder: it names the culprit
     return reason
 
