@@ -499,7 +499,12 @@ def build(
     from .output.document import with_gates
     from .output.site import prepare, render_single, render_site, write_file, write_site
     from .output.view import build_view
+    from .output.writing import target_path
 
+    if out is not None:  # an empty name is an error before anything is rendered or written
+        target_path(out, "--out")
+    if single_file is not None:
+        target_path(single_file, "--single-file")
     progress("rendering")
     made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
     report = prepare(build_view(analysis, title=title, gates=gates), made)
@@ -525,6 +530,8 @@ class History:
     previous: dict[str, Any] | None  # that report's report.json
     previous_label: str | None
     previous_digest: str | None
+    #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
+    index: bytes | None = None
 
     @property
     def previous_basis(self) -> tuple[dict, str] | None:
@@ -539,11 +546,17 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     The drift of the report to publish is measured against the report published before it: the
     newest one, or for a ``label`` published again the one older than that label.
     """
-    from .core.history import REPORTS
+    from .core.history import HISTORY_FILE, REPORTS
+    from .output import present as say
     from .output.history import check_label, digest, previous_entry
+    from .output.writing import folder_problem, recover_before_reading, target_path
     from .reading.history import load_history
 
-    folder = Path(folder)
+    folder = target_path(folder, "publish DIR")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(say.refusing_to_publish(str(folder), problem, advice=False))
+    recover_before_reading(folder)  # a history a killed publish left aside is put back first
     entries = tuple(load_history(folder))
     if label is not None:
         check_label(label)
@@ -554,7 +567,9 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
         path = folder / REPORTS / previous_label / "report.json"
         previous = load_previous(path)
         previous_digest = digest(path.read_bytes())
-    return History(folder, entries, label, previous, previous_label, previous_digest)
+    index_path = folder / HISTORY_FILE
+    index = index_path.read_bytes() if index_path.is_file() else b""
+    return History(folder, entries, label, previous, previous_label, previous_digest, index)
 
 
 def publish(
@@ -593,5 +608,5 @@ def publish(
         files.update({f"{REPORTS}/{label}/{name}": data for name, data in site.items()})
     progress("writing")
     replaced = [label] if any(e["label"] == label for e in history.entries) else []
-    write_history(history.folder, files, replaced=replaced + dropped)
+    write_history(history.folder, files, replaced=replaced + dropped, index=history.index)
     return history.folder / REPORTS / label

@@ -380,14 +380,14 @@ def _ci_outputs(
         return 0  # an export: no summary, comment or annotation of its own
     view = None
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if (summary_file and not args.no_step_summary) or args.comment:
+    if (summary_file and not args.no_step_summary) or args.comment is not None:
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
     if summary_file and not args.no_step_summary and view is not None:
         with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
             handle.write(f"## {say.step_summary_heading(view.title)}\n\n" + markdown(view) + "\n")
-    if args.comment and view is not None:
+    if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
-    if args.junit:
+    if args.junit is not None:
         write_text_file(args.junit, junit(results), "--junit")
     # one line per rule on stderr, unless stdout shows them already (the table and Markdown hold them)
     wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
@@ -558,7 +558,7 @@ def _write(
     rules: GateRules,
 ) -> list:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
-    out = args.out or (None if args.single_file else "site")
+    out = args.out if args.out is not None else (None if args.single_file is not None else "site")
     return build(
         analysis,
         out=out,
@@ -720,6 +720,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
+        for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
+            if getattr(args, option, None) == "":
+                raise UsageError(say.empty_path("--" + option.replace("_", "-")))
         if args.command == "score":
             return _score(args)
         if args.command == "build":

@@ -24,6 +24,7 @@ from sitetools import (
 )
 
 from ragreport.cli import main
+from ragreport.output import writing
 
 
 @pytest.fixture
@@ -106,7 +107,9 @@ def test_publishing_a_label_again_replaces_that_report_only(three, inputs):
     after = site_files(three)
     assert [e["label"] for e in history_of(three)] == ["v3", "v2", "v1"]  # in its place
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-    assert changed and all(k.startswith("reports/v2/") or k in ("index.html", "history.json") for k in changed)
+    # the marker lists every file with its digest (docs/conventions.md section 16), so it changes with v2's
+    assert changed and all(
+        k.startswith("reports/v2/") or k in ("index.html", "history.json", ".ragreport-history") for k in changed)
     for path, stat in stats.items():  # v1 and v3: the same files, never rewritten
         if "/v2/" not in path.as_posix():
             assert (path.stat().st_ino, path.stat().st_mtime_ns) == stat, path
@@ -183,8 +186,12 @@ def test_a_failed_publish_leaves_the_history_as_it_was(three, inputs, monkeypatc
                 return real_rename(src, dst)
 
             monkeypatch.setattr(os, "rename", rename)
-        with pytest.raises(OSError):
-            main(["publish", str(three), "--qrels", str(inputs / "qrels.txt"), str(inputs / "base.trec"), *FAST])
+            monkeypatch.setattr(writing, "_EXCHANGE", None)  # the two-rename swap, where no exchange exists
+        assert main(["publish", str(three), "--qrels", str(inputs / "qrels.txt"), str(inputs / "base.trec"),
+                     *FAST]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ragreport: error: cannot write {three}: ") and len(err.splitlines()) == 1
+        assert err.rstrip().endswith("the previous one is untouched")
         monkeypatch.setattr(Path, "write_bytes", real_write)
         monkeypatch.setattr(os, "rename", real_rename)
         assert site_files(three) == before, failure

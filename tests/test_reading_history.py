@@ -7,13 +7,13 @@ import json
 import pytest
 
 from ragreport.core.errors import InputError, UsageError
-from ragreport.core.history import HISTORY_SCHEMA, valid_label
+from ragreport.core.history import HISTORY_HEADER, HISTORY_SCHEMA, valid_label
 from ragreport.reading.history import load_history
 
 
 def history(folder, reports, schema=HISTORY_SCHEMA, folders=None):
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".ragreport-history").write_text("marker\n")
+    (folder / ".ragreport-history").write_text(HISTORY_HEADER + "\n")  # a marker listing no file
     (folder / "history.json").write_text(json.dumps({"schema": schema, "reports": reports}, indent=1) + "\n")
     for label in folders if folders is not None else [r["label"] for r in reports]:
         (folder / "reports" / label).mkdir(parents=True)

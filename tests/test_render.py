@@ -356,7 +356,7 @@ def test_render_refuses_a_folder_it_did_not_build_and_leaves_it_untouched(tmp_pa
     mine.mkdir()
     (mine / "notes.txt").write_text("keep")
     assert main(["render", str(tmp_path / "site" / "report.json"), "--out", str(mine)]) == 2
-    assert "is not an earlier ragreport build" in _error(capsys)
+    assert f"{mine / 'notes.txt'} was not written by ragreport build" in _error(capsys)
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 

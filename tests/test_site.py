@@ -11,13 +11,14 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from sitetools import INJECTIONS, read_page, site_files
+from sitetools import INJECTIONS, read_page, second_sample_run, site_files
 
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
-from ragreport.core.errors import UsageError
+from ragreport.core.errors import UsageError, WriteError
 from ragreport.output import site as site_module
 from ragreport.output.site import MARKER, build_day
+from ragreport.reading.registry import sample_path
 from ragreport.scoring.catalogue import COMPARED, SUITE
 
 EPOCH = "1790000000"  # 2026-09-21
@@ -265,12 +266,19 @@ def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path):
 def test_replaces_an_earlier_build_and_an_empty_folder(tmp_path):
     out = tmp_path / "site"
     out.mkdir()
+    second = second_sample_run(tmp_path)
+    sample = str(sample_path())
+    assert main(["build", sample, str(second), "--out", str(out), "--quiet"]) == 0
+    assert (out / "run-sample-reversed.html").is_file()
     assert main(["build", "--out", str(out), "--quiet"]) == 0
-    (out / "stale.html").write_text("old")
-    assert main(["build", "--out", str(out), "--quiet"]) == 0
-    assert not (out / "stale.html").exists() and (out / "index.html").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    # the earlier build's page of a run this build does not have is gone with the rest of it
+    assert not (out / "run-sample-reversed.html").exists() and (out / "index.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reversed.jsonl", "reversed.meta.toml", "site"]
     assert oct(out.stat().st_mode & 0o777) == "0o755"
+    # a file the build did not write makes it refuse (docs/conventions.md section 16)
+    (out / "stale.html").write_text("mine")
+    assert main(["build", "--out", str(out), "--quiet"]) == 2
+    assert (out / "stale.html").read_text() == "mine"
 
 
 def test_a_failed_build_leaves_the_old_site_intact(tmp_path, monkeypatch):
@@ -287,7 +295,7 @@ def test_a_failed_build_leaves_the_old_site_intact(tmp_path, monkeypatch):
         return real(self, data)
 
     monkeypatch.setattr(Path, "write_bytes", failing)
-    with pytest.raises(OSError):
+    with pytest.raises(WriteError, match="No space left on device; the previous one is untouched"):
         build(analyse(evaluate()), out=out)
     monkeypatch.undo()
     assert site_files(out) == before

@@ -32,6 +32,11 @@ class UsageError(RagreportError):
     """Arguments that do not fit together (two runs with one name, K above Kmax, ...)."""
 
 
+class WriteError(RagreportError):
+    """An output that could not be written (read-only folder, full disk, ...); what was there before
+    is left as it was, or the message says where it is."""
+
+
 def shorten(text: str, limit: int = 60, quote: bool = True) -> str:
     """A found value (its ``repr`` when ``quote``), cut to ``limit`` characters and to one line."""
     shown = repr(text) if quote else text.replace("\n", " ")

@@ -6,6 +6,14 @@ from __future__ import annotations
 import re
 
 HISTORY_MARKER = ".ragreport-history"
+#: The first line of a history's marker; the lines below it list every file publish wrote and keeps
+#: (ragreport.core.manifest).
+HISTORY_HEADER = (
+    "ragreport-history/2: written by `ragreport publish`; publish replaces or removes only the files "
+    "listed below, unchanged, and keeps every other file."
+)
+#: The whole marker of histories published before the manifest: it lists nothing.
+HISTORY_LEGACY = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
 HISTORY_FILE = "history.json"
 HISTORY_SCHEMA = "ragreport-history/1"
 #: Where each report of a history lives, relative to the history's folder.

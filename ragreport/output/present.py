@@ -1158,3 +1158,60 @@ def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[st
 
 def history_title(title: str) -> str:
     return f"{title}: history"
+
+
+# --- Writing outputs: what --out, --single-file and publish refuse, and filesystem errors ---------
+
+
+def refusing_to_replace(target: str, found: str, option: str = "--out", advice: bool = True) -> str:
+    return f"refusing to replace {target}: {found}" + (f"; choose another {option} or remove it" if advice else "")
+
+
+def refusing_to_publish(folder: str, found: str, advice: bool = True) -> str:
+    return f"refusing to publish into {folder}: {found}" + ("; choose another folder or remove it" if advice else "")
+
+
+def not_written_by(path: str, command: str) -> str:
+    return f"{path} was not written by ragreport {command}"
+
+
+def changed_since(path: str, command: str) -> str:
+    return f"{path} was changed since ragreport {command} wrote it"
+
+
+def marker_proves_nothing(path: str, reason: str) -> str:
+    return f"its marker {path} {reason}, so it proves no earlier ragreport run"
+
+
+OUT_IS_LINK = "it is a symbolic link; give the folder it points to"
+OUT_IS_FILE = "it is a file, not a folder"
+OUT_IS_MOUNT = "it is a mount point, which a build cannot replace (it swaps folders by rename); give a folder inside it"
+OUT_HOLDS_CWD = "it is the current folder or holds it; give a folder below it, such as site"
+
+
+def not_a_folder(path: str, link: bool = False) -> str:
+    return f"{path} is a symbolic link that leads to no folder" if link else f"{path} is a file, not a folder"
+
+
+def empty_path(option: str) -> str:
+    return f"{option} is empty; give a name"
+
+
+def another_writer(target: str, lock: str, seconds: float) -> str:
+    return f"another ragreport run is writing {target} (it holds {lock}); waited {seconds:g} s, try again when it ends"
+
+
+def cannot_write(target: str, reason: str, existed: bool) -> str:
+    kept = "the previous one is untouched" if existed else "nothing was left behind"
+    return f"cannot write {target}: {reason}; {kept}"
+
+
+def cannot_restore(target: str, reason: str, where: str) -> str:
+    return (
+        f"cannot write {target}: {reason}, and the previous one could not be put back: it is in {where} "
+        f"(the next run puts it back)"
+    )
+
+
+def history_changed(index: str) -> str:
+    return f"{index} changed while this publish ran (another publish?); nothing was written, publish again"

@@ -29,19 +29,30 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
-from ..core.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
+from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
+from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from . import present as say
 from .charts import trend_figure
 from .history import history_context, history_json
 from .pages import figure, site_context, suite_matrix
 from .text import markdown
+from .writing import (
+    MARKER,
+    SITE_HEADER,
+    entries,
+    folder_problem,
+    guarded,
+    is_regular,
+    make_readable,
+    site_problem,
+    stage,
+    swap,
+    target_path,
+)
 
 if TYPE_CHECKING:
     from .view import ReportView
 
-MARKER = ".ragreport-site"
-MARKER_TEXT = "This folder is written by `ragreport build`; the next build replaces all of it.\n"
-HISTORY_MARKER_TEXT = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
 PLOTLY_ASSET = "assets/plotly.min.js"
 PLOTLY_PACKED_ID = "plotly-packed"
 
@@ -246,12 +257,13 @@ def _render(
 
 
 def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, bytes]:
-    """Every file of the site: pages, the shared plotly.js, report.json, summary.md and the marker.
+    """Every file of the site: pages, the shared plotly.js, report.json and summary.md (the marker,
+    which lists them, is added by :func:`write_site`).
 
     ``root``: the report is one of a history's (``ragreport publish``), and ``root`` is the relative
     path from its folder to the history's (``../../``). Its pages then load the history's one
     plotly.js, link back to the history page, the summary is ``summary.txt`` (:data:`HISTORY_SUMMARY`),
-    and the folder holds neither plotly.js nor the marker.
+    and the folder holds no plotly.js.
     """
     env = environment()
     site = report.context
@@ -297,7 +309,6 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
     add(summary, markdown(report.view).encode("utf-8"))
     if root is None:
         add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
-        add(MARKER, MARKER_TEXT.encode("utf-8"))
     return files
 
 
@@ -331,45 +342,41 @@ def render_single(report: BuiltReport) -> bytes:
     )
 
 
-def _is_replaceable(out: Path) -> bool:
-    if not out.exists():
-        return True
-    if not out.is_dir():
-        return False
-    return (out / MARKER).is_file() or not any(out.iterdir())
+def site_marker(files: Mapping[str, bytes]) -> bytes:
+    """The marker of a site holding ``files``: its header and every file's digest (docs/conventions.md
+    section 16)."""
+    return manifest_text(SITE_HEADER, {path: digest(data) for path, data in files.items() if path != MARKER})
 
 
 def write_site(files: dict[str, bytes], out: str | Path) -> Path:
-    """Write ``files`` into a temporary folder beside ``out``, then move it into place.
+    """Write ``files`` and their marker into a folder beside ``out``, then swap it into place.
 
-    ``out`` is replaced only when it is missing, empty or an earlier ragreport build (it holds
-    the marker file); otherwise the build refuses and writes nothing.
+    ``out`` is replaced only when it is missing, empty or an earlier build that holds nothing the
+    build did not write (:func:`~ragreport.output.writing.site_problem`); otherwise the build refuses
+    with one line and writes nothing. Runs into one ``out`` are serialised by a lock; a failure at any
+    point leaves ``out`` as it was (docs/conventions.md section 16).
     """
-    out = Path(out)
-    if not _is_replaceable(out):
-        raise UsageError(
-            f"refusing to replace {out}: it is not an earlier ragreport build (no {MARKER} file "
-            f"inside); choose another --out or remove it"
-        )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        for relative, data in sorted(files.items()):
-            target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        for folder in [staging, *(p for p in staging.rglob("*") if p.is_dir())]:
-            folder.chmod(0o755)  # mkdtemp makes 0700; a published site must be readable
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rename(out, retired / "site")
-            os.rename(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    out = target_path(out, "--out")
+    problem = folder_problem(out)
+    if problem is not None:
+        raise UsageError(say.refusing_to_replace(str(out), problem, advice=False))
+    with guarded(out):
+        problem = site_problem(out)
+        if problem is not None:
+            raise UsageError(say.refusing_to_replace(str(out), problem))
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+        try:
+            stage({**files, MARKER: site_marker(files)}, staging)
+            make_readable(staging)
+            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent)) / "site"
+            try:
+                swap(staging, out, retired)
+            finally:
+                if os.path.lexists(out):
+                    shutil.rmtree(retired.parent, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return out
 
 
@@ -381,20 +388,23 @@ def _is_report_file(path: Path) -> bool:
 
 def write_file(data: bytes, path: str | Path) -> Path:
     """Write one file atomically: a temporary file beside it, then a rename."""
-    path = Path(path)
+    path = target_path(path, "--single-file")
     if path.is_dir():
         raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
-    if path.exists() and not _is_report_file(path):
-        raise UsageError(
-            f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
-            f"--single-file or remove it"
-        )
-    return _atomic_write(data, path)
+    with guarded(path):
+        if path.exists() and not _is_report_file(path):
+            raise UsageError(
+                f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
+                f"--single-file or remove it"
+            )
+        _atomic_write(data, path)
+    return path
 
 
 def _atomic_write(data: bytes, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """A temporary file beside ``path`` (``.NAME.writing-*``), then a rename: ``path`` is the old
+    file or the new one, never a part."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.writing-", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -408,17 +418,20 @@ def _atomic_write(data: bytes, path: Path) -> Path:
 
 def write_text_file(path: str | Path, text: str, option: str) -> Path:
     """A companion file (``--comment``, ``--junit``) written atomically, UTF-8; a folder is refused."""
-    path = Path(path)
+    path = target_path(path, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder; give a file name")
-    return _atomic_write(text.encode("utf-8"), path)
+    with guarded(path):
+        _atomic_write(text.encode("utf-8"), path)
+    return path
 
 
 # --- A history of reports (ragreport publish) ------------------------------------------------------
 
 
 def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
-    """The history's own files: its page, its index as data, the shared plotly.js and the marker."""
+    """The history's own files: its page, its index as data and the shared plotly.js (the marker is
+    made by :func:`write_history`)."""
     context = history_context(entries)
     for trend in [context["primary_trend"], *context["other_trends"]]:
         if trend is not None:
@@ -436,7 +449,6 @@ def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
         "index.html": _render(environment(), "history.html", site=context, page=page, scripts=scripts, external=True),
         HISTORY_FILE: history_json(entries),
         PLOTLY_ASSET: plotly_js().encode("utf-8"),
-        HISTORY_MARKER: HISTORY_MARKER_TEXT.encode("utf-8"),
     }
 
 
@@ -449,43 +461,111 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def write_history(folder: str | Path, files: Mapping[str, bytes], replaced: Sequence[str] = ()) -> Path:
+#: The files of a legacy history (no manifest) that publish adopts as its own: its page, index and
+#: plotly.js, and in each report folder the files a report of a history holds.
+LEGACY_HISTORY_FILE = re.compile(
+    rf"index\.html|{re.escape(HISTORY_FILE)}|{re.escape(PLOTLY_ASSET)}"
+    rf"|{REPORTS}/[^/]+/(?:index\.html|report\.json|{re.escape(HISTORY_SUMMARY)}|run-[a-z0-9_-]+\.html)"
+)
+
+
+def _history_manifest(folder: Path) -> dict[str, str]:
+    """What publish wrote in ``folder`` (relative path -> digest), from its marker; a legacy history's
+    files of the names publish writes are adopted. A marker that proves nothing is refused."""
+    marker = folder / HISTORY_MARKER
+    try:
+        found = read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
+        raise UsageError(
+            say.refusing_to_publish(str(folder), f"it is not a ragreport history (no {HISTORY_MARKER} file inside)")
+        ) from None
+    except NotAMarker as exc:
+        reason = say.marker_proves_nothing(str(marker), exc.reason)
+        raise UsageError(say.refusing_to_publish(str(folder), reason)) from None
+    if not found.legacy:
+        return dict(found.files)
+    adopted = {}
+    for relative, entry in entries(folder):
+        label = relative.split("/")[1] if relative.startswith(f"{REPORTS}/") and relative.count("/") >= 2 else None
+        if LEGACY_HISTORY_FILE.fullmatch(relative) and is_regular(entry) and (label is None or valid_label(label)):
+            adopted[relative] = file_digest(folder / relative)
+    return adopted
+
+
+def _history_problem(folder: Path, manifest: Mapping[str, str], touched: Sequence[str]) -> str | None:
+    """The first of the paths publish would replace or remove that it did not write (or that was
+    changed since), or None."""
+    for relative in touched:
+        path = folder / relative
+        if relative not in manifest or path.is_symlink() or not path.is_file():
+            return say.not_written_by(str(path) + ("/" if path.is_dir() and not path.is_symlink() else ""), "publish")
+        if file_digest(path) != manifest[relative]:
+            return say.changed_since(str(path), "publish")
+    return None
+
+
+def write_history(
+    folder: str | Path, files: Mapping[str, bytes], replaced: Sequence[str] = (), index: bytes | None = None
+) -> Path:
     """Write the history atomically: a new folder beside ``folder`` holding what ``folder`` holds
     (hard links: the earlier reports are neither modified nor copied) minus the report folders
-    ``replaced`` (labels published again, or pruned) and the files rewritten, plus ``files``; then
-    it takes ``folder``'s place by rename. A failure at any point leaves ``folder`` as it was."""
-    folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.publishing-", dir=folder.parent))
-    try:
-        target = staging / "history"
-        if folder.exists():
-            gone = {Path(REPORTS) / label for label in replaced}
+    ``replaced`` (labels published again, or pruned) and the files rewritten, plus ``files`` and the
+    marker listing every file publish wrote; then it takes ``folder``'s place (docs/conventions.md
+    section 16). A failure at any point leaves ``folder`` as it was.
 
-            def ignore(directory: str, names: list[str]) -> set[str]:
-                here = Path(directory).relative_to(folder)
-                return {n for n in names if here / n in gone or (here / n).as_posix() in files}
+    Publish replaces or removes only files its marker lists, unchanged; everything else in the
+    folder (a CNAME, .nojekyll, pages of one's own) is kept. ``index``: the bytes of ``history.json``
+    the entries were read from (``b""``: there was none); when another publish changed it meanwhile,
+    this one is refused.
+    """
+    folder = target_path(folder, "publish DIR")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(say.refusing_to_publish(str(folder), problem, advice=False))
+    with guarded(folder) as existed:
+        kept: dict[str, str] = {}
+        gone = {f"{REPORTS}/{label}" for label in replaced}
+        current = folder / HISTORY_FILE
+        if index is not None and (current.read_bytes() if current.is_file() else b"") != index:
+            raise UsageError(say.history_changed(str(current)))
+        if existed and next(entries(folder), None) is not None:
+            manifest = _history_manifest(folder)
+            touched = [
+                relative
+                for relative, _ in entries(folder)
+                if relative != HISTORY_MARKER and (relative in files or any(relative.startswith(g + "/") for g in gone))
+            ]
+            problem = _history_problem(folder, manifest, touched)
+            if problem is not None:
+                raise UsageError(say.refusing_to_publish(str(folder), problem))
+            kept = {
+                p: h
+                for p, h in manifest.items()
+                if p not in touched
+                and p not in files
+                and not any(p.startswith(g + "/") for g in gone)
+                and os.path.lexists(folder / p)
+            }
+        written = {p: d for p, d in files.items() if p != HISTORY_MARKER}
+        marker = manifest_text(HISTORY_HEADER, {**kept, **{p: digest(d) for p, d in written.items()}})
+        everything = {**written, HISTORY_MARKER: marker}
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.publishing-", dir=folder.parent))
+        try:
+            target = staging / "history"
+            if existed:
+                gone_paths = {Path(g) for g in gone}
 
-            shutil.copytree(folder, target, ignore=ignore, copy_function=_link_or_copy, symlinks=True)
-        else:
-            target.mkdir()
-        for relative, data in sorted(files.items()):
-            path = target / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            path.chmod(0o644)
-        for directory in [target, *(p for p in target.rglob("*") if p.is_dir() and not p.is_symlink())]:
-            directory.chmod(0o755)  # mkdtemp makes 0700; a published site must be readable
-        if folder.exists():
-            retired = staging / "retired"
-            os.rename(folder, retired)
-            try:
-                os.rename(target, folder)
-            except BaseException:
-                os.rename(retired, folder)
-                raise
-        else:
-            os.rename(target, folder)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+                def ignore(directory: str, names: list[str]) -> set[str]:
+                    here = Path(directory).relative_to(folder)
+                    return {n for n in names if here / n in gone_paths or (here / n).as_posix() in everything}
+
+                shutil.copytree(folder, target, ignore=ignore, copy_function=_link_or_copy, symlinks=True)
+            else:
+                target.mkdir()
+            stage(everything, target)
+            make_readable(target)
+            swap(target, folder, staging / "retired")
+        finally:
+            if os.path.lexists(folder):  # else the previous history is in staging: the next run puts it back
+                shutil.rmtree(staging, ignore_errors=True)
     return folder

@@ -9,11 +9,23 @@ from it.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, UsageError
-from ..core.history import ENTRY_KEYS, HISTORY_FILE, HISTORY_MARKER, HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
+from ..core.history import (
+    ENTRY_KEYS,
+    HISTORY_FILE,
+    HISTORY_HEADER,
+    HISTORY_LEGACY,
+    HISTORY_MARKER,
+    HISTORY_SCHEMA,
+    LABEL_RULE,
+    REPORTS,
+    valid_label,
+)
+from ..core.manifest import NotAMarker, read_marker
 from .previous import read_document
 
 
@@ -27,7 +39,19 @@ def _line_of(text: str, label: str) -> int:
 
 
 def is_history(folder: Path) -> bool:
-    return (folder / HISTORY_MARKER).is_file()
+    """``folder`` holds a marker that proves an earlier publish (docs/conventions.md section 16); a
+    marker that proves nothing (empty, a link, forged) is refused with what is wrong with it."""
+    marker = folder / HISTORY_MARKER
+    try:
+        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
+        return False
+    except NotAMarker as exc:
+        raise UsageError(
+            f"refusing to publish into {folder}: its marker {marker} {exc.reason}, so it proves no earlier "
+            f"ragreport publish; choose another folder or remove it"
+        ) from None
+    return True
 
 
 def load_history(folder: str | Path) -> list[dict[str, Any]]:
@@ -39,8 +63,10 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     published over.
     """
     folder = Path(folder)
-    if not folder.exists():
+    if not os.path.lexists(folder):
         return []
+    if folder.is_symlink():
+        raise UsageError(f"refusing to publish into {folder}: it is a symbolic link; give the folder it points to")
     if not folder.is_dir():
         raise UsageError(f"refusing to publish into {folder}: it is a file, not a history folder")
     if not is_history(folder):
