@@ -79,8 +79,7 @@ def test_pyserini_jsonl_and_numeric_ids(tmp_path):
 
 def test_msmarco_collection_tsv_gzipped(tmp_path):
     path = tmp_path / "collection.tsv.gz"
-    path.write_bytes(gzip.compress("0\tThe presence of communication.\n1\tThe Manhattan Project\tand its atomic bomb.\n"
-                                   .encode("utf-8")))
+    path.write_bytes(gzip.compress(b"0\tThe presence of communication.\n1\tThe Manhattan Project\tand its atomic bomb.\n"))
     found = read_corpus(path)
     assert found["0"] == DocText("", "The presence of communication.")
     assert found["1"] == DocText("The Manhattan Project", "and its atomic bomb.")  # id, title, text
