@@ -190,8 +190,8 @@ def slices(
             if comparison is None:
                 continue
             base, base_rows = by_name[comparison.baseline]
-            for run in comparison.runs:
-                summary, run_rows = by_name[run.run.name]
+            for paired in comparison.runs:
+                summary, run_rows = by_name[paired.run.name]
                 both = [q for q in members if q in base_rows and q in run_rows]
                 if not both:
                     continue
@@ -220,8 +220,8 @@ def slices(
     done = tuple(Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ()))) for i, s in enumerate(found))
     overall = {}
     if comparison is not None:
-        for run in comparison.runs:
-            for c in run.comparisons:
+        for paired in comparison.runs:
+            for c in paired.comparisons:
                 if c.metric == primary.label():
                     overall[c.run] = c.delta
     opposite = tuple(
