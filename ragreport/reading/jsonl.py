@@ -17,6 +17,7 @@ JSON map (:mod:`ragreport.reading.jsonmap`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     seen: dict[str, int] = {}
     qids: list[str] = []
     texts: list[str | None] = []
+    metas: list[dict | None] = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
@@ -123,6 +125,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         index = len(qids)
         qids.append(qid)
         texts.append(query_text)
+        metas.append(meta)
         slot_query.extend([index] * len(retrieved))
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
@@ -139,6 +142,8 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     if not qids:
         raise InputError(path, None, "at least one JSON line", "an empty file")
     run = run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, None, Order.FILE, tuple(texts))
+    if any(m for m in metas):
+        run = dataclasses.replace(run, query_meta=tuple(metas))
     return run, (Judgments.from_lists(judged, source=str(path)) if with_judgments else None)
 
 
