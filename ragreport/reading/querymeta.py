@@ -55,7 +55,8 @@ def _jsonl(path: Path, text: str) -> dict[str, dict[str, object]]:
         if query in where:
             raise InputError(path, number, f"each query once ({query!r} is also on line {where[query]})", "it again")
         where[query] = number
-        fields = record.get("meta") if isinstance(record.get("meta"), dict) else record
+        nested = record.get("meta")
+        fields: dict = nested if isinstance(nested, dict) else record
         found[query] = {
             str(k): _scalar(v, path, number, str(k)) for k, v in fields.items() if v is not None and k != "meta"
         }
