@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from .analysis.drift import drift
 from .analysis.family import choose_family
 from .analysis.limits import limits
 from .analysis.result import Analysis
+from .analysis.slices import slice_keys, slices
 from .analysis.summary import RunSummary, summarise
 from .core.errors import InputError, UsageError
 from .core.model import Conventions, Gain, NoRelevant
@@ -336,6 +337,8 @@ def analyse(
     family: Sequence[str | Measure] | None = None,
     progress: Progress = _quiet,
     previous_basis: tuple[dict, str] | None = None,
+    query_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
+    slice_by: Sequence[str] = (),
 ) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
@@ -346,7 +349,10 @@ def analyse(
     scored cutoff, or a measure given to :func:`evaluate`'s ``measures``). The primary metric must be
     one of them (without ``primary``: the first compared metric at K among them).
     ``previous_basis`` is a stored report's drift basis and the previous report's file name
-    (``ragreport render``), in place of ``previous``. Returns a :class:`Report`.
+    (``ragreport render``), in place of ``previous``. ``query_meta`` is per-query metadata (a
+    ``--query-meta`` file, or ``{query: {key: value}}``), over what the runs carry (RAG JSONL
+    ``meta``); ``slice_by`` names the keys to slice by (default: every string key with 2 to 50
+    values; :mod:`ragreport.analysis.slices`). Returns a :class:`Report`.
 
     >>> results = evaluate(
     ...     {
@@ -387,6 +393,21 @@ def analyse(
             permutations=permutations,
             tested=tested,
         )
+    meta = merged_query_meta(summaries, query_meta)
+    keys = slice_keys(meta, slice_by) if meta else ()
+    found_slices = None
+    if keys:
+        progress("slicing")
+        found_slices = slices(
+            summaries,
+            meta,
+            keys,
+            chosen.measures,
+            Measure(chosen.lead.key, k),
+            comparison,
+            correction,
+            permutations,
+        )
     return Report(
         tuple(summaries),
         tuple(limits(s, today) for s in summaries),
@@ -397,7 +418,31 @@ def analyse(
         baseline=baseline,
         correction=correction,
         permutations=permutations,
+        slices=found_slices,
+        query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
+        if keys
+        else None,
     )
+
+
+def merged_query_meta(
+    summaries: Sequence[RunSummary], given: str | Path | Mapping[str, Mapping[str, object]] | None
+) -> dict[str, dict[str, object]]:
+    """Per-query metadata: what the runs carry (the first run that gives a query's wins), each
+    query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping)."""
+    from .reading.querymeta import read_query_meta
+
+    merged: dict[str, dict[str, object]] = {}
+    for summary in summaries:
+        judged = summary.judged
+        for query, fields in zip(judged.query_ids.tolist(), judged.query_meta):
+            if fields and query not in merged:
+                merged[query] = dict(fields)
+    if given is not None:
+        extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
+        for query, fields in extra.items():
+            merged.setdefault(str(query), {}).update(fields)
+    return merged
 
 
 def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analysis:
@@ -460,6 +505,8 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         # the measures named with --metrics were the comparison family (report.json is never --format trec)
         family=measures or None,
         previous_basis=basis,
+        query_meta=document_.get("query_meta") or None,
+        slice_by=settings.get("slice_by") or (),
     )
 
 

@@ -183,6 +183,20 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "ndcg_burges@10, mrr@10) spelling; with several runs (or --previous) they are the comparison "
         "family: only they are compared, tested and corrected together (counts are not compared)",
     )
+    sliced = parser.add_argument_group("slices by query metadata")
+    sliced.add_argument(
+        "--query-meta",
+        metavar="FILE",
+        help="per-query metadata (CSV/TSV with a header, or JSONL): a query id and any columns, over "
+        "the 'meta' of RAG JSONL lines",
+    )
+    sliced.add_argument(
+        "--slice",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a metadata key to slice the queries by (repeatable; default: every text key with 2 to 50 values)",
+    )
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument(
         "--primary",
@@ -545,6 +559,8 @@ def _analyse(
         family=family,
         progress=progress,
         previous_basis=previous_basis,
+        query_meta=args.query_meta,
+        slice_by=args.slice,
     )
 
 

@@ -103,6 +103,7 @@ class SliceReport:
     primary: str
     correction: Correction
     opposite: tuple[Opposite, ...] = ()
+    small: int = SMALL_SLICE  # a slice of fewer queries is too small to read
 
 
 def _text(value: object) -> str | None:

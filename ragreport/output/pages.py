@@ -19,6 +19,7 @@ from . import present as say
 from .sanitize import render_notes
 
 if TYPE_CHECKING:
+    from .slicing import SlicesView
     from .view import Cell, ComparisonView, DriftView, MetricRow, PairView, ReportView, RunView, SuiteMatrix
 
 
@@ -242,4 +243,35 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "conventions": asdict(view.conventions) if view.conventions is not None else None,
         "run_conventions": say.RUN_CONVENTIONS,
         "gates": asdict(view.gates) if view.gates is not None else None,
+        "slices": slices_context(view.slices) if view.slices is not None else None,
+    }
+
+
+def slices_context(view: SlicesView) -> dict[str, Any]:
+    """The slices section: how they were read, the slices that go the other way, a table per key."""
+    return {
+        "title": view.title,
+        "lede": view.lede,
+        "small_note": view.small_note,
+        "opposite": list(view.opposite),
+        "tables": [
+            {
+                "key": t.key,
+                "anchor": t.anchor,
+                "caption": t.caption,
+                "runs": list(t.runs),
+                "compared": list(t.compared),
+                "rows": [
+                    {
+                        "value": r.value,
+                        "queries": r.queries,
+                        "small": r.small,
+                        "figures": [asdict(c) for c in r.figures],
+                        "deltas": [asdict(c) for c in r.deltas],
+                    }
+                    for r in t.rows
+                ],
+            }
+            for t in view.tables
+        ],
     }

@@ -1158,3 +1158,68 @@ def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[st
 
 def history_title(title: str) -> str:
     return f"{title}: history"
+
+
+# --- Slices by query metadata ------------------------------------------------------------------------
+
+SLICES_TITLE = "Slices by query metadata"
+SLICE_OPPOSITE_TITLE = "A slice goes the other way"
+
+
+def slices_lede(primary: str, confidence: float, correction: str, small: int, compared: bool) -> str:
+    """How the slices were read."""
+    text = (
+        f"The queries cut by each metadata key: per value, the queries it holds and each run's mean "
+        f"{primary} with its {percent(confidence)} band"
+    )
+    if compared:
+        text += (
+            f"; each run's paired difference from the baseline over the queries both scored in the "
+            f"slice, with its band and a randomization p corrected ({correction}) across every slice "
+            f"comparison of the report"
+        )
+    return text + f". A slice of fewer than {small} queries is too small to read: its figures are shown, greyed."
+
+
+def slice_caption(key: str, primary: str) -> Text:
+    return Text(("The queries by ", Quoted(key), f": {primary} per value"))
+
+
+SLICE_SMALL = "too few queries to read"
+SLICE_VALUE_HEADER = "value"
+SLICE_QUERIES_HEADER = "queries"
+
+
+def slice_delta_header(run: str, baseline: str) -> str:
+    return f"{run} minus {baseline}"
+
+
+def slice_opposite(
+    run: str,
+    baseline: str,
+    key: str,
+    value: str,
+    queries: int,
+    metric: str,
+    delta: float,
+    low: float,
+    high: float,
+    overall: float,
+) -> Text:
+    """A slice whose difference goes against the overall one, band clear of 0: the average hides it."""
+    direction = "lower" if delta < 0 else "higher"
+    overall_direction = "higher" if overall > 0 else "lower"
+    return Text(
+        (
+            "Where ",
+            Quoted(key),
+            " is ",
+            Quoted(value),
+            f" ({count(queries)} queries), ",
+            Quoted(run),
+            f" scores {direction} than ",
+            Quoted(baseline),
+            f" on {metric}: {signed(delta)} (band {signed(low)} to {signed(high)}), though it scores "
+            f"{overall_direction} overall ({signed(overall)}). The average hides it.",
+        )
+    )

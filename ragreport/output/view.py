@@ -10,6 +10,7 @@ is the data contract (:mod:`ragreport.output.document`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -30,6 +31,7 @@ from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .headline import HeadlineEntry, headline
+from .slicing import SlicesView, slices_view
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from ..analysis.intervals import Interval
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
+    from ..analysis.slices import SliceReport
     from ..analysis.summary import RunSummary
     from .gates import GateResult
 
@@ -577,6 +580,7 @@ class ReportView:
     drift: DriftView | None
     conventions: ConventionsView | None = None
     gates: GatesView | None = None
+    slices: SlicesView | None = None
 
     @property
     def several(self) -> bool:
@@ -1145,6 +1149,10 @@ def build_view(
     )
     first = summaries[0]
     confidence = first.conventions.confidence
+    sliced = None
+    if analysis.slices is not None:
+        sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
+        runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
     entries = headline(analysis)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
@@ -1174,7 +1182,38 @@ def build_view(
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
+        slices=sliced,
     )
+
+
+def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) -> RunView:
+    """The run's honest limits with each slice where it goes against its overall difference."""
+    found = [o for o in report.opposite if o.comparison.run == run.name]
+    if not found:
+        return run
+    added = tuple(
+        LimitView(
+            "slice-opposite",
+            say.SLICE_OPPOSITE_TITLE,
+            str(
+                say.slice_opposite(
+                    run.name,
+                    baseline or "",
+                    o.slice.key,
+                    o.slice.value,
+                    o.slice.queries,
+                    o.comparison.metric,
+                    o.comparison.delta,
+                    o.comparison.low,
+                    o.comparison.high,
+                    o.overall,
+                )
+            ),
+        )
+        for o in found
+    )
+    limits = run.limits + added
+    return dataclasses.replace(run, limits=limits, limits_line=say.limits_line(len(limits)))
 
 
 def _switches(conv: Conventions) -> list[Switch]:
