@@ -1178,7 +1178,7 @@ def slices_lede(primary: str, confidence: float, correction: str, small: int, co
             f"slice, with its band and a randomization p corrected ({correction}) across every slice "
             f"comparison of the report"
         )
-    return text + f". A slice of fewer than {small} queries is too small to read: its figures are shown, greyed."
+    return text + f". A slice of fewer than {small} queries is marked too small to read."
 
 
 def slice_caption(key: str, primary: str) -> Text:
