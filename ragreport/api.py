@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .analysis.compare import Correction, compare
+from .analysis.compare import ComparisonReport, Correction, compare, family_values
 from .analysis.drift import drift
 from .analysis.family import choose_family
 from .analysis.limits import limits
@@ -34,6 +34,7 @@ from .analysis.result import Analysis
 from .analysis.slices import slice_keys, slices
 from .analysis.summary import RunSummary, summarise
 from .core.errors import InputError, UsageError
+from .core.ids import as_text
 from .core.model import Conventions, Gain, NoRelevant
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
@@ -53,6 +54,8 @@ from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitio
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
 SAMPLE_K = 5
+#: How many queries' top K are shown with the documents' text by default (--text-queries).
+TEXT_QUERIES = 1_000
 
 Progress = Callable[[str], None]
 
@@ -339,6 +342,9 @@ def analyse(
     previous_basis: tuple[dict, str] | None = None,
     query_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     slice_by: Sequence[str] = (),
+    queries: str | Path | Mapping[str, str] | None = None,
+    corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
+    text_queries: int = TEXT_QUERIES,
 ) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
@@ -352,7 +358,11 @@ def analyse(
     (``ragreport render``), in place of ``previous``. ``query_meta`` is per-query metadata (a
     ``--query-meta`` file, or ``{query: {key: value}}``), over what the runs carry (RAG JSONL
     ``meta``); ``slice_by`` names the keys to slice by (default: every string key with 2 to 50
-    values; :mod:`ragreport.analysis.slices`). Returns a :class:`Report`.
+    values; :mod:`ragreport.analysis.slices`). ``queries`` gives the queries' text (a ``--queries``
+    file or ``{query: text}``) where the runs give none; ``corpus`` the documents' (a ``--corpus``
+    file or ``{id: (title, text)}``), read for the top K of the ``text_queries`` queries the report
+    points at most (the largest differences from the baseline on the primary metric; for one run
+    its lowest scores). Returns a :class:`Report`.
 
     >>> results = evaluate(
     ...     {
@@ -371,6 +381,8 @@ def analyse(
     from .output.site import build_day
 
     today = today or build_day()
+    if queries is not None:
+        summaries = with_query_text(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous is not None or previous_basis is not None
     chosen = choose_family(family, k, primary, compares=compares)
@@ -393,6 +405,12 @@ def analyse(
             permutations=permutations,
             tested=tested,
         )
+    chosen_queries: tuple[str, ...] = ()
+    doc_texts = None
+    if corpus is not None:
+        progress("reading the corpus")
+        chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries)
+        doc_texts = read_texts(summaries, chosen_queries, corpus)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None
@@ -422,7 +440,69 @@ def analyse(
         query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
         if keys
         else None,
+        doc_texts=doc_texts,
+        text_queries=chosen_queries,
     )
+
+
+def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
+    """The summaries with each query's text from ``given`` where the run gives none."""
+    from .reading.texts import read_queries
+
+    wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
+    texts = read_queries(given, wanted) if isinstance(given, (str, Path)) else {str(q): t for q, t in given.items()}
+    out = []
+    for summary in summaries:
+        judged = summary.judged
+        filled = tuple(
+            own if own is not None else texts.get(q) for q, own in zip(judged.query_ids.tolist(), judged.query_text)
+        )
+        out.append(dataclasses.replace(summary, judged=dataclasses.replace(judged, query_text=filled)))
+    return out
+
+
+def pointed_queries(
+    summaries: Sequence[RunSummary], comparison: ComparisonReport | None, primary: Measure, most: int
+) -> tuple[str, ...]:
+    """The queries the report points at most, up to ``most``: by the largest difference from the
+    baseline on the primary metric over every compared run (the movers first), then the rest by
+    id; for one run, its lowest primary scores first (its failures). Sorted by id."""
+    score: dict[str, float] = {}
+    if comparison is not None:
+        for run in comparison.runs:
+            column = run.labels.index(primary.label()) if primary.label() in run.labels else 0
+            deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
+            for q, d in zip(run.pairing.query_ids.tolist(), deltas.tolist()):
+                score[q] = max(score.get(q, 0.0), abs(d))
+    else:
+        summary = summaries[0]
+        rows = np.flatnonzero(summary.scores.scored)
+        values = family_values(summary, rows, [primary])[:, 0]
+        for q, v in zip(summary.judged.query_ids[rows].tolist(), values.tolist()):
+            score[q] = 1.0 - v
+    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
+    ranked = sorted(every, key=lambda q: (-score.get(q, -1.0), q))
+    return tuple(sorted(ranked[: max(0, most)]))
+
+
+def read_texts(
+    summaries: Sequence[RunSummary], queries: Sequence[str], corpus: str | Path | Mapping[str, tuple[str, str]]
+) -> dict[str, tuple[str, str]]:
+    """(title, text) of every document in the top K of ``queries`` in any run."""
+    from .reading.texts import read_corpus
+
+    chosen = set(queries)
+    wanted: set[str] = set()
+    for summary in summaries:
+        judged, k = summary.judged, summary.k
+        rows = [i for i, q in enumerate(judged.query_ids.tolist()) if q in chosen]
+        for row in rows:
+            start = int(judged.offsets[row])
+            end = min(int(judged.offsets[row + 1]), start + k)
+            wanted.update(as_text(judged.doc_ids[start:end]))
+    if isinstance(corpus, (str, Path)):
+        return {d: (t.title, t.text) for d, t in sorted(read_corpus(corpus, wanted).items())}
+    return {str(d): (str(v[0]), str(v[1])) for d, v in sorted(corpus.items()) if str(d) in wanted}
 
 
 def merged_query_meta(
@@ -507,7 +587,17 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         previous_basis=basis,
         query_meta=document_.get("query_meta") or None,
         slice_by=settings.get("slice_by") or (),
+        **_stored_texts(document_.get("texts")),
     )
+
+
+def _stored_texts(texts: Any) -> dict[str, Any]:
+    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
+    if not isinstance(texts, dict):
+        return {}
+    docs = {str(d): (str(t.get("title") or ""), str(t.get("text") or "")) for d, t in (texts.get("docs") or {}).items()}
+    queries = list(texts.get("queries") or [])
+    return {"corpus": docs, "text_queries": len(queries)}  # the same queries are chosen again
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:

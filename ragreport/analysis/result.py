@@ -43,6 +43,8 @@ class Analysis:
     permutations: int = 10_000
     slices: SliceReport | None = None  # by per-query metadata (--slice, --query-meta)
     query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
+    doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text
+    text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
 
     @property
     def primary_label(self) -> str:

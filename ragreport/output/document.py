@@ -244,6 +244,12 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
         "query_meta": analysis.query_meta,
+        "texts": None
+        if analysis.doc_texts is None
+        else {
+            "queries": list(analysis.text_queries),
+            "docs": {d: {"title": t[0], "text": t[1]} for d, t in analysis.doc_texts.items()},
+        },
         "gates": [],
         "settings": settings_document(analysis, title),
     }

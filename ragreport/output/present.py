@@ -1223,3 +1223,19 @@ def slice_opposite(
             f"{overall_direction} overall ({signed(overall)}). The average hides it.",
         )
     )
+
+
+# --- The documents' text (--corpus) ---------------------------------------------------------------
+
+
+def text_not_shown(queries: int) -> str:
+    """Under a query's top K when the documents' text is shown for other queries only."""
+    return (
+        f"The documents' text is shown for the {count(queries)} queries the report points at most "
+        f"(the largest differences from the baseline, or a single run's lowest scores; --text-queries); "
+        f"this query's top K shows ids only."
+    )
+
+
+TEXT_MISSING = "not in the corpus"
+FULL_TEXT = "full text"

@@ -15,7 +15,7 @@ import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -749,8 +749,29 @@ def _choice_text(value: Any) -> str:
     return str(value)
 
 
-def query_table(summary: RunSummary) -> QueryTable:
-    """The per-query table as compact arrays for the page's script (rows and top-K details)."""
+def _snippet(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, cut at a space where one is near, with an ellipsis."""
+    if len(text) <= most:
+        return text
+    cut = text.rfind(" ", most - 40, most)
+    return text[: cut if cut > 0 else most].rstrip() + "…"
+
+
+#: What the top-K details show of a document: a snippet, and the text on demand up to a length.
+SNIPPET_CHARS = 240
+FULL_TEXT_CHARS = 4_000
+
+
+def query_table(
+    summary: RunSummary,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
+) -> QueryTable:
+    """The per-query table as compact arrays for the page's script (rows and top-K details).
+
+    With ``texts`` (id to title and text) the top-K details of ``text_queries`` show each
+    document's title, a snippet and its text on demand; the other queries' details say why not.
+    """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
     status_index = {s: i for i, s in enumerate(statuses)}
@@ -815,6 +836,18 @@ def query_table(summary: RunSummary) -> QueryTable:
         "rows": rows,
         "top": top,
     }
+    if texts is not None:
+        chosen = set(text_queries)
+        text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
+        shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
+        data["texts"] = {
+            d: [texts[d][0], _snippet(texts[d][1], SNIPPET_CHARS), _snippet(texts[d][1], FULL_TEXT_CHARS)]
+            for d in shown
+        }
+        data["text_rows"] = text_rows
+        data["text_note"] = say.text_not_shown(len(chosen))
+        data["text_missing"] = say.TEXT_MISSING
+        data["full_text"] = say.FULL_TEXT
     options = tuple(
         StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
@@ -845,6 +878,8 @@ def run_view(
     pages: bool,
     baseline: str | None,
     verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
 ) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
     ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
@@ -894,7 +929,7 @@ def run_view(
         is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary) if pages else None,
+        queries=query_table(summary, texts, text_queries) if pages else None,
     )
 
 
@@ -1144,7 +1179,17 @@ def build_view(
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     runs = tuple(
-        run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline, verdicts=verdicts)
+        run_view(
+            s,
+            slugs[s.name],
+            lim,
+            today,
+            pages=pages,
+            baseline=baseline,
+            verdicts=verdicts,
+            texts=analysis.doc_texts,
+            text_queries=analysis.text_queries,
+        )
         for s, lim in zip(summaries, analysis.limits)
     )
     first = summaries[0]

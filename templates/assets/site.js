@@ -196,6 +196,8 @@
     var statusCol = data.kinds.indexOf("status");
     var textCol = data.kinds.indexOf("text");
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
+    var textRows = {};
+    (data.text_rows || []).forEach(function (row) { textRows[row] = true; });
 
     function sortValue(index, col) {
       var value = data.rows[index][col];
@@ -237,23 +239,48 @@
         var table = el("table");
         table.appendChild(el("caption", null, "Top " + data.k + " of " + data.rows[index][0]));
         var head = el("tr");
-        ["rank", "id", "grade", "mark"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
+        // The mark and grade before the id: a long text never pushes them out of view.
+        ["rank", "mark", "grade", "id"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
         var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
         var tbody = el("tbody");
+        var withText = data.texts && textRows[index];
         top.forEach(function (slot, rank) {
           var r = el("tr");
           r.appendChild(el("td", { "class": "num" }, rank + 1));
-          r.appendChild(el("td", { "class": "mono" }, slot[0]));
-          r.appendChild(el("td", { "class": "num" }, slot[1] === null ? "\u2013" : slot[1]));
           var mark = data.marks[slot[2]];
           r.appendChild(el("td", { "class": "mark-" + mark.replace(/ /g, "-") }, mark));
+          r.appendChild(el("td", { "class": "num" }, slot[1] === null ? "\u2013" : slot[1]));
+          var idCell = el("td", { "class": "doc" });
+          idCell.appendChild(el("span", { "class": "mono" }, slot[0]));
+          if (withText) { idCell.appendChild(docText(slot[0])); }
+          r.appendChild(idCell);
           tbody.appendChild(r);
         });
         table.appendChild(tbody);
         td.appendChild(table);
+        if (data.texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
       }
       tr.appendChild(td);
       return tr;
+    }
+
+    // A document's title and snippet under its id, its text on demand; text set as text, never HTML.
+    function docText(id) {
+      var found = data.texts[id];
+      var box = el("div", { "class": "doc-text" });
+      if (!found) {
+        box.appendChild(el("span", { "class": "text-missing" }, data.text_missing));
+        return box;
+      }
+      if (found[0]) { box.appendChild(el("strong", { "class": "doc-title" }, found[0])); }
+      box.appendChild(el("span", { "class": "snippet" }, found[1]));
+      if (found[2] !== found[1]) {
+        var more = el("details");
+        more.appendChild(el("summary", null, data.full_text));
+        more.appendChild(el("p", { "class": "full-text" }, found[2]));
+        box.appendChild(more);
+      }
+      return box;
     }
 
     function render() {
