@@ -555,3 +555,25 @@ def test_a_history_opens_from_a_file_too(browser, served_history, tmp_path):
     visit = Visit(browser, history / "index.html")
     visit.charts(8)
     visit.assert_clean()
+
+
+def test_documents_text_in_a_top_k_is_text_in_the_browser(browser, tmp_path):
+    from test_texts_site import write_inputs
+
+    args = write_inputs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", *args, "--out", str(out)]) == 0
+    visit = Visit(browser, out / "run-cand.html", width=390, height=844)
+    page = visit.page
+    page.fill("input[name=id]", "301")
+    page.click("button.expand[aria-label='Show the top 10 of 301']")
+    detail = page.locator("tr.detail")
+    assert detail.locator("td.doc .doc-title").first.inner_text() == "Paris"
+    texts = detail.locator("td.doc .snippet").all_inner_texts()
+    assert INJECTIONS[0] in texts  # the payload shown as text
+    assert page.locator("tr.detail img").count() == 0
+    detail.locator("summary").first.click()
+    assert detail.locator(".full-text").first.inner_text().startswith("Paris is the capital of France.")
+    box = detail.locator("table").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390  # the top K stays in view on a phone
+    visit.assert_clean()
