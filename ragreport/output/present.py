@@ -327,6 +327,16 @@ MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 #: The per-query table's fixed columns, before the metrics.
 QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
 #: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
+DIFFERENCE_COLUMN_TITLE = (
+    "The query's score minus the baseline's on the primary metric; blank where one of the two did not score it."
+)
+
+
+def difference_column(metric: str, baseline: str) -> str:
+    """The per-query table's column of differences from the baseline."""
+    return f"{metric} minus {baseline}"
+
+
 QUERY_COLUMN_TITLES = {
     "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
     "R": "How many ids were judged relevant for the query.",

@@ -766,11 +766,14 @@ def query_table(
     summary: RunSummary,
     texts: Mapping[str, tuple[str, str]] | None = None,
     text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
 ) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details).
 
     With ``texts`` (id to title and text) the top-K details of ``text_queries`` show each
     document's title, a snippet and its text on demand; the other queries' details say why not.
+    ``differences`` (a header and each paired query's difference from the baseline on the primary
+    metric) adds a last column, which sorts like the others.
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
@@ -814,11 +817,18 @@ def query_table(
     for s in summary.status:
         counts[s] += 1
     headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
+    if differences is not None:
+        header, by_query = differences
+        headers.append(header)
+        for row in rows:
+            value = by_query.get(row[0])
+            row.append(None if value is None else round(value, 6))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
         + ["count" if m.kind.whole else "score" for m in SUITE]
         + ["count"]
+        + (["delta"] if differences is not None else [])
     )
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     text_at = kinds.index("text")
@@ -855,6 +865,7 @@ def query_table(
         *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
         *(say.tooltip(m.name, m.plain) for m in SUITE),
         "",
+        *([say.DIFFERENCE_COLUMN_TITLE] if differences is not None else []),
     ]
     if no_text:
         del titles[text_at]
@@ -880,6 +891,7 @@ def run_view(
     verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
     texts: Mapping[str, tuple[str, str]] | None = None,
     text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
 ) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
     ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
@@ -929,7 +941,7 @@ def run_view(
         is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary, texts, text_queries) if pages else None,
+        queries=query_table(summary, texts, text_queries, differences) if pages else None,
     )
 
 
@@ -1178,6 +1190,7 @@ def build_view(
     )
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
+    differences = per_query_differences(analysis) if pages else {}
     runs = tuple(
         run_view(
             s,
@@ -1189,6 +1202,7 @@ def build_view(
             verdicts=verdicts,
             texts=analysis.doc_texts,
             text_queries=analysis.text_queries,
+            differences=differences.get(s.name),
         )
         for s, lim in zip(summaries, analysis.limits)
     )
@@ -1229,6 +1243,23 @@ def build_view(
         gates=gates_view(gates),
         slices=sliced,
     )
+
+
+def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:
+    """Per compared run: the column header and each paired query's difference from the baseline on
+    the primary metric, for its per-query table."""
+    found: dict[str, tuple[str, dict[str, float]]] = {}
+    if analysis.comparison is None:
+        return found
+    label = analysis.primary_label
+    for run in analysis.comparison.runs:
+        if label not in run.labels:
+            continue
+        column = run.labels.index(label)
+        deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
+        header = say.difference_column(label, run.baseline.name)
+        found[run.run.name] = (header, dict(zip(run.pairing.query_ids.tolist(), deltas.tolist())))
+    return found
 
 
 def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) -> RunView:

@@ -177,10 +177,14 @@
     if (kind === "status") { return statuses[value]; }
     if (value === null || value === undefined) { return kind === "text" ? "" : "\u2013"; }
     if (kind === "score") { return value.toFixed(3); }
+    if (kind === "delta") {  // as the report signs a difference: +0.012, -0.034, and 0.000 unsigned
+      var text = Math.abs(value).toFixed(3);
+      return text === "0.000" ? text : (value > 0 ? "+" : "-") + text;
+    }
     return String(value);
   }
 
-  var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num" };
+  var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num", delta: "num" };
 
   function QueryTable(root) {
     var data = readJSON(root.getAttribute("data-query-table"));
