@@ -244,6 +244,10 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "run_conventions": say.RUN_CONVENTIONS,
         "gates": asdict(view.gates) if view.gates is not None else None,
         "slices": slices_context(view.slices) if view.slices is not None else None,
+        "query_view": None
+        if view.query_view is None
+        else {"id": content_id("queryview", view.query_view["runs"]), "json": script_json(view.query_view)},
+        "query_view_title": say.QUERY_VIEW_TITLE,
     }
 
 

@@ -68,6 +68,19 @@ def is_missing(value: float | None) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def snippet(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, cut at a space where one is near, with an ellipsis."""
+    if len(text) <= most:
+        return text
+    cut = text.rfind(" ", most - 40, most)
+    return text[: cut if cut > 0 else most].rstrip() + "…"
+
+
+#: What a page shows of a document's text: a snippet, and the text on demand up to a length.
+SNIPPET_CHARS = 240
+FULL_TEXT_CHARS = 4_000
+
+
 def decimal(value: float | None) -> str:
     """Three decimals, or ``n/a`` for a missing value: every mean, band end and score."""
     return NA if is_missing(value) else f"{value:.3f}"
@@ -1249,3 +1262,32 @@ def text_not_shown(queries: int) -> str:
 
 TEXT_MISSING = "not in the corpus"
 FULL_TEXT = "full text"
+
+
+# --- The query view ---------------------------------------------------------------------------------
+
+QUERY_VIEW_TITLE = "One query, every run"
+QUERIES_NAV = "Queries"
+#: The words the query view's script shows (it lays them out; they are said here).
+QUERY_VIEW_WORDS = {
+    "ask": "Query id",
+    "open": "Open",
+    "unknown": "No query of this report has that id.",
+    "pick": "Open a query: give its id, or follow a query id from any table of the report.",
+    "no_text": "The documents' text is shown for the queries the report points at most (--text-queries); "
+    "this query's lists show ids only.",
+    "metric": "metric",
+    "minus": "minus",
+    "not_scored": "not scored",
+    "not_in_run": "not in this run",
+    "nothing": "nothing retrieved",
+    "new": "new",
+    "up": "up",
+    "down": "down",
+    "relevant_count": "relevant ids",
+    "unshown": "Relevant ids no run shows in its top K",
+    "and_more": "and {n} more",
+    "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",
+    "full_text": "full text",
+    "top": "top {k}",
+}

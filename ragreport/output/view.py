@@ -31,6 +31,7 @@ from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .headline import HeadlineEntry, headline
+from .queryview import query_view_data
 from .slicing import SlicesView, slices_view
 
 if TYPE_CHECKING:
@@ -581,6 +582,7 @@ class ReportView:
     conventions: ConventionsView | None = None
     gates: GatesView | None = None
     slices: SlicesView | None = None
+    query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
 
     @property
     def several(self) -> bool:
@@ -749,19 +751,6 @@ def _choice_text(value: Any) -> str:
     return str(value)
 
 
-def _snippet(text: str, most: int) -> str:
-    """``text`` up to ``most`` characters, cut at a space where one is near, with an ellipsis."""
-    if len(text) <= most:
-        return text
-    cut = text.rfind(" ", most - 40, most)
-    return text[: cut if cut > 0 else most].rstrip() + "…"
-
-
-#: What the top-K details show of a document: a snippet, and the text on demand up to a length.
-SNIPPET_CHARS = 240
-FULL_TEXT_CHARS = 4_000
-
-
 def query_table(
     summary: RunSummary,
     texts: Mapping[str, tuple[str, str]] | None = None,
@@ -851,7 +840,7 @@ def query_table(
         text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
         shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
         data["texts"] = {
-            d: [texts[d][0], _snippet(texts[d][1], SNIPPET_CHARS), _snippet(texts[d][1], FULL_TEXT_CHARS)]
+            d: [texts[d][0], say.snippet(texts[d][1], say.SNIPPET_CHARS), say.snippet(texts[d][1], say.FULL_TEXT_CHARS)]
             for d in shown
         }
         data["text_rows"] = text_rows
@@ -1242,6 +1231,7 @@ def build_view(
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
         slices=sliced,
+        query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
     )
 
 
