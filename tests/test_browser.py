@@ -628,3 +628,22 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     visit.page.wait_for_selector(".query-run")
     assert visit.page.locator(".query-run").nth(1).locator("li.item .mono").all_inner_texts() == ["b"]
     visit.assert_clean()
+
+
+def test_a_mover_and_a_scatter_point_open_their_query(browser, tmp_path):
+    from test_texts_site import write_inputs
+
+    args = write_inputs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", *args, "--out", str(out)]) == 0
+    visit = Visit(browser, out / "index.html")
+    visit.charts(visit.page.locator(".chart").count())
+    assert visit.page.get_attribute("table.movers tbody th a", "href") == "queries.html#q=301"
+    scatter = visit.page.locator("section.per-query-view .js-plotly-plot .scatterlayer .point").first
+    scatter.scroll_into_view_if_needed()
+    box = scatter.bounding_box()
+    visit.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    visit.page.wait_for_url("**/queries.html#q=*")
+    assert visit.page.url.split("#q=")[1] in ("301", "302", "303")
+    visit.page.wait_for_selector(".query-run")
+    visit.assert_clean()

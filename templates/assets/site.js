@@ -138,6 +138,16 @@
       sizeHolder(holder, figure);
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
       drawn.push({ holder: holder, figure: figure });
+      var queryHref = document.getElementById("main").getAttribute("data-query-href");
+      if (queryHref && figure.layout.meta && figure.layout.meta.opensQuery) {
+        holder.on("plotly_click", function (event) {
+          var point = event.points && event.points[0];
+          if (!point || point.customdata === undefined) { return; }
+          // The ids are HTML-escaped for plotly's labels; an inert document reads them back as text.
+          var id = new DOMParser().parseFromString(String(point.customdata), "text/html").documentElement.textContent;
+          window.location.href = queryHref + encodeURIComponent(id);
+        });
+      }
     });
     // Paper is narrower than most screens, and the print layout comes after the script ran: before
     // printing each chart is drawn at a width an A4 or Letter page holds, after it fits the screen.
