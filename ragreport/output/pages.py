@@ -8,6 +8,8 @@ Templates lay the contexts out; they decide nothing.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import hashlib
 import json
 from dataclasses import asdict
@@ -28,6 +30,13 @@ def script_json(value: Any) -> Markup:
     id or name can close the element or start another."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
+
+
+def packed_json(value: Any) -> str:
+    """JSON gzipped (level 9, mtime 0: the same bytes every build) in base64, for a data block the
+    page's script inflates with the browser's DecompressionStream: a fifth of the plain size."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
 
 
 def content_id(prefix: str, value: Any) -> str:
@@ -246,7 +255,11 @@ def site_context(view: ReportView) -> dict[str, Any]:
         "slices": slices_context(view.slices) if view.slices is not None else None,
         "query_view": None
         if view.query_view is None
-        else {"id": content_id("queryview", view.query_view["runs"]), "json": script_json(view.query_view)},
+        else {
+            "id": content_id("queryview", view.query_view["runs"]),
+            "packed": packed_json(view.query_view),
+            "unsupported": say.QUERY_VIEW_UNSUPPORTED,
+        },
         "query_view_title": say.QUERY_VIEW_TITLE,
     }
 

@@ -1267,6 +1267,11 @@ FULL_TEXT = "full text"
 # --- The query view ---------------------------------------------------------------------------------
 
 QUERY_VIEW_TITLE = "One query, every run"
+#: In place of the query view, when the browser cannot unpack its data.
+QUERY_VIEW_UNSUPPORTED = (
+    "The query view needs a newer browser: this one cannot unpack its data (it has no "
+    "DecompressionStream); every figure is also in the run pages' tables."
+)
 QUERIES_NAV = "Queries"
 #: The words the query view's script shows (it lays them out; they are said here).
 QUERY_VIEW_WORDS = {

@@ -6,6 +6,19 @@
     return JSON.parse(document.getElementById(id).textContent);
   }
 
+  // A data block gzipped in base64 (the query view's), inflated by the browser: a promise of its JSON.
+  function readPacked(id) {
+    var block = document.getElementById(id);
+    if (typeof DecompressionStream === "undefined" || typeof Response === "undefined") {
+      return Promise.reject(new Error(block.getAttribute("data-unsupported")));
+    }
+    var binary = atob(block.textContent);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -186,7 +199,11 @@
   // One query, every run: its text and judgments, each run's top K side by side with marks, grades,
   // text and the move against the baseline, and each run's figures. Opened by the address #q=ID.
   function QueryView(root) {
-    var data = readJSON(root.getAttribute("data-query-view"));
+    readPacked(root.getAttribute("data-query-view")).then(function (data) { drawQueryView(root, data); },
+      function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
+  }
+
+  function drawQueryView(root, data) {
     var words = data.words;
     var byId = {};
     data.queries.forEach(function (q, i) { byId[q.id] = i; });
