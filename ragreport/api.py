@@ -407,10 +407,11 @@ def analyse(
         )
     chosen_queries: tuple[str, ...] = ()
     doc_texts = None
-    if corpus is not None:
+    inline = {d: ("", t) for s in summaries if s.judged.doc_text for d, t in s.judged.doc_text.items()}
+    if corpus is not None or inline:
         progress("reading the corpus")
         chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries)
-        doc_texts = read_texts(summaries, chosen_queries, corpus)
+        doc_texts = read_texts(summaries, chosen_queries, corpus if corpus is not None else {}, inline)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None
@@ -486,9 +487,13 @@ def pointed_queries(
 
 
 def read_texts(
-    summaries: Sequence[RunSummary], queries: Sequence[str], corpus: str | Path | Mapping[str, tuple[str, str]]
+    summaries: Sequence[RunSummary],
+    queries: Sequence[str],
+    corpus: str | Path | Mapping[str, tuple[str, str]],
+    inline: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, tuple[str, str]]:
-    """(title, text) of every document in the top K of ``queries`` in any run."""
+    """(title, text) of every document in the top K of ``queries`` in any run: from ``corpus``,
+    else from the text the run files carry (``inline``)."""
     from .reading.texts import read_corpus
 
     chosen = set(queries)
@@ -501,8 +506,13 @@ def read_texts(
             end = min(int(judged.offsets[row + 1]), start + k)
             wanted.update(as_text(judged.doc_ids[start:end]))
     if isinstance(corpus, (str, Path)):
-        return {d: (t.title, t.text) for d, t in sorted(read_corpus(corpus, wanted).items())}
-    return {str(d): (str(v[0]), str(v[1])) for d, v in sorted(corpus.items()) if str(d) in wanted}
+        found = {d: (t.title, t.text) for d, t in read_corpus(corpus, wanted).items()}
+    else:
+        found = {str(d): (str(v[0]), str(v[1])) for d, v in corpus.items() if str(d) in wanted}
+    for doc, text in (inline or {}).items():
+        if doc in wanted:
+            found.setdefault(doc, text)
+    return dict(sorted(found.items()))
 
 
 def merged_query_meta(

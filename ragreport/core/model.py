@@ -362,6 +362,7 @@ class Run:
     meta: RunMeta = field(default_factory=RunMeta)
     source: str = ""
     query_meta: tuple[Mapping[str, object] | None, ...] = ()
+    doc_text: Mapping[str, str] | None = None  # the documents' text a run file carries (RAG JSONL contexts)
 
     @classmethod
     def from_lists(
@@ -399,4 +400,5 @@ class Run:
             meta,
             self.source,
             self.query_meta,
+            self.doc_text,
         )

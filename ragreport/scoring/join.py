@@ -58,6 +58,7 @@ class JudgedRun:
     judgment_grades: np.ndarray
     level: int = 1  # the relevance level: grades of ``level`` and above are relevant
     query_meta: tuple[Mapping[str, object] | None, ...] = ()  # per query, where the run gives it
+    doc_text: Mapping[str, str] | None = None  # the documents' text the run file carries
 
     @property
     def n_queries(self) -> int:
@@ -344,4 +345,5 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         judgment_grades=np.asarray(judgments.grades, dtype=np.int64),
         level=level,
         query_meta=(tuple(run.query_meta) + (None,) * len(judged_only)) if run.query_meta else (),
+        doc_text=run.doc_text,
     )
