@@ -20,19 +20,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .analysis.compare import Correction, compare
+from .analysis.compare import ComparisonReport, Correction, compare, family_values
 from .analysis.drift import drift
 from .analysis.family import choose_family
 from .analysis.limits import limits
 from .analysis.result import Analysis
+from .analysis.slices import slice_keys, slices
 from .analysis.summary import RunSummary, summarise
 from .core.errors import InputError, UsageError
+from .core.ids import as_text
 from .core.model import Conventions, Gain, NoRelevant
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
@@ -52,6 +54,8 @@ from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitio
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
 SAMPLE_K = 5
+#: How many queries' top K are shown with the documents' text by default (--text-queries).
+TEXT_QUERIES = 1_000
 
 Progress = Callable[[str], None]
 
@@ -336,6 +340,11 @@ def analyse(
     family: Sequence[str | Measure] | None = None,
     progress: Progress = _quiet,
     previous_basis: tuple[dict, str] | None = None,
+    query_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
+    slice_by: Sequence[str] = (),
+    queries: str | Path | Mapping[str, str] | None = None,
+    corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
+    text_queries: int = TEXT_QUERIES,
 ) -> Report:
     """Limits for every run, the comparison with the baseline (several runs), drift (``previous``).
 
@@ -346,7 +355,14 @@ def analyse(
     scored cutoff, or a measure given to :func:`evaluate`'s ``measures``). The primary metric must be
     one of them (without ``primary``: the first compared metric at K among them).
     ``previous_basis`` is a stored report's drift basis and the previous report's file name
-    (``ragreport render``), in place of ``previous``. Returns a :class:`Report`.
+    (``ragreport render``), in place of ``previous``. ``query_meta`` is per-query metadata (a
+    ``--query-meta`` file, or ``{query: {key: value}}``), over what the runs carry (RAG JSONL
+    ``meta``); ``slice_by`` names the keys to slice by (default: every string key with 2 to 50
+    values; :mod:`ragreport.analysis.slices`). ``queries`` gives the queries' text (a ``--queries``
+    file or ``{query: text}``) where the runs give none; ``corpus`` the documents' (a ``--corpus``
+    file or ``{id: (title, text)}``), read for the top K of the ``text_queries`` queries the report
+    points at most (the largest differences from the baseline on the primary metric; for one run
+    its lowest scores). Returns a :class:`Report`.
 
     >>> results = evaluate(
     ...     {
@@ -365,6 +381,8 @@ def analyse(
     from .output.site import build_day
 
     today = today or build_day()
+    if queries is not None:
+        summaries = with_query_text(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous is not None or previous_basis is not None
     chosen = choose_family(family, k, primary, compares=compares)
@@ -387,6 +405,28 @@ def analyse(
             permutations=permutations,
             tested=tested,
         )
+    chosen_queries: tuple[str, ...] = ()
+    doc_texts = None
+    inline = {d: ("", t) for s in summaries if s.judged.doc_text for d, t in s.judged.doc_text.items()}
+    if corpus is not None or inline:
+        progress("reading the corpus")
+        chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries)
+        doc_texts = read_texts(summaries, chosen_queries, corpus if corpus is not None else {}, inline)
+    meta = merged_query_meta(summaries, query_meta)
+    keys = slice_keys(meta, slice_by) if meta else ()
+    found_slices = None
+    if keys:
+        progress("slicing")
+        found_slices = slices(
+            summaries,
+            meta,
+            keys,
+            chosen.measures,
+            Measure(chosen.lead.key, k),
+            comparison,
+            correction,
+            permutations,
+        )
     return Report(
         tuple(summaries),
         tuple(limits(s, today) for s in summaries),
@@ -397,7 +437,102 @@ def analyse(
         baseline=baseline,
         correction=correction,
         permutations=permutations,
+        slices=found_slices,
+        query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
+        if keys
+        else None,
+        doc_texts=doc_texts,
+        text_queries=chosen_queries,
     )
+
+
+def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
+    """The summaries with each query's text from ``given`` where the run gives none."""
+    from .reading.texts import read_queries
+
+    wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
+    texts = read_queries(given, wanted) if isinstance(given, (str, Path)) else {str(q): t for q, t in given.items()}
+    out = []
+    for summary in summaries:
+        judged = summary.judged
+        filled = tuple(
+            own if own is not None else texts.get(q) for q, own in zip(judged.query_ids.tolist(), judged.query_text)
+        )
+        out.append(dataclasses.replace(summary, judged=dataclasses.replace(judged, query_text=filled)))
+    return out
+
+
+def pointed_queries(
+    summaries: Sequence[RunSummary], comparison: ComparisonReport | None, primary: Measure, most: int
+) -> tuple[str, ...]:
+    """The queries the report points at most, up to ``most``: by the largest difference from the
+    baseline on the primary metric over every compared run (the movers first), then the rest by
+    id; for one run, its lowest primary scores first (its failures). Sorted by id."""
+    score: dict[str, float] = {}
+    if comparison is not None:
+        for run in comparison.runs:
+            column = run.labels.index(primary.label()) if primary.label() in run.labels else 0
+            deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
+            for q, d in zip(run.pairing.query_ids.tolist(), deltas.tolist()):
+                score[q] = max(score.get(q, 0.0), abs(d))
+    else:
+        summary = summaries[0]
+        rows = np.flatnonzero(summary.scores.scored)
+        values = family_values(summary, rows, [primary])[:, 0]
+        for q, v in zip(summary.judged.query_ids[rows].tolist(), values.tolist()):
+            score[q] = 1.0 - v
+    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
+    ranked = sorted(every, key=lambda q: (-score.get(q, -1.0), q))
+    return tuple(sorted(ranked[: max(0, most)]))
+
+
+def read_texts(
+    summaries: Sequence[RunSummary],
+    queries: Sequence[str],
+    corpus: str | Path | Mapping[str, tuple[str, str]],
+    inline: Mapping[str, tuple[str, str]] | None = None,
+) -> dict[str, tuple[str, str]]:
+    """(title, text) of every document in the top K of ``queries`` in any run: from ``corpus``,
+    else from the text the run files carry (``inline``)."""
+    from .reading.texts import read_corpus
+
+    chosen = set(queries)
+    wanted: set[str] = set()
+    for summary in summaries:
+        judged, k = summary.judged, summary.k
+        rows = [i for i, q in enumerate(judged.query_ids.tolist()) if q in chosen]
+        for row in rows:
+            start = int(judged.offsets[row])
+            end = min(int(judged.offsets[row + 1]), start + k)
+            wanted.update(as_text(judged.doc_ids[start:end]))
+    if isinstance(corpus, (str, Path)):
+        found = {d: (t.title, t.text) for d, t in read_corpus(corpus, wanted).items()}
+    else:
+        found = {str(d): (str(v[0]), str(v[1])) for d, v in corpus.items() if str(d) in wanted}
+    for doc, text in (inline or {}).items():
+        if doc in wanted:
+            found.setdefault(doc, text)
+    return dict(sorted(found.items()))
+
+
+def merged_query_meta(
+    summaries: Sequence[RunSummary], given: str | Path | Mapping[str, Mapping[str, object]] | None
+) -> dict[str, dict[str, object]]:
+    """Per-query metadata: what the runs carry (the first run that gives a query's wins), each
+    query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping)."""
+    from .reading.querymeta import read_query_meta
+
+    merged: dict[str, dict[str, object]] = {}
+    for summary in summaries:
+        judged = summary.judged
+        for query, fields in zip(judged.query_ids.tolist(), judged.query_meta):
+            if fields and query not in merged:
+                merged[query] = dict(fields)
+    if given is not None:
+        extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
+        for query, fields in extra.items():
+            merged.setdefault(str(query), {}).update(fields)
+    return merged
 
 
 def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analysis:
@@ -460,7 +595,19 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         # the measures named with --metrics were the comparison family (report.json is never --format trec)
         family=measures or None,
         previous_basis=basis,
+        query_meta=document_.get("query_meta") or None,
+        slice_by=settings.get("slice_by") or (),
+        **_stored_texts(document_.get("texts")),
     )
+
+
+def _stored_texts(texts: Any) -> dict[str, Any]:
+    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
+    if not isinstance(texts, dict):
+        return {}
+    docs = {str(d): (str(t.get("title") or ""), str(t.get("text") or "")) for d, t in (texts.get("docs") or {}).items()}
+    queries = list(texts.get("queries") or [])
+    return {"corpus": docs, "text_queries": len(queries)}  # the same queries are chosen again
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:

@@ -183,6 +183,41 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "ndcg_burges@10, mrr@10) spelling; with several runs (or --previous) they are the comparison "
         "family: only they are compared, tested and corrected together (counts are not compared)",
     )
+    sliced = parser.add_argument_group("slices by query metadata")
+    sliced.add_argument(
+        "--query-meta",
+        metavar="FILE",
+        help="per-query metadata (CSV/TSV with a header, or JSONL): a query id and any columns, over "
+        "the 'meta' of RAG JSONL lines",
+    )
+    sliced.add_argument(
+        "--slice",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a metadata key to slice the queries by (repeatable; default: every text key with 2 to 50 values)",
+    )
+    texts = parser.add_argument_group("the text behind the ids")
+    texts.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="the queries' text where the runs give none: BEIR queries.jsonl, TSV qid<TAB>text, a TREC "
+        "topic file, or a BEIR folder",
+    )
+    texts.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help="the documents' text, shown in the queries' top K: BEIR corpus.jsonl (or its folder), "
+        "Pyserini JSONL, or TSV id<TAB>text (MS MARCO collection.tsv); .gz too; read once, keeping "
+        "only the documents shown",
+    )
+    texts.add_argument(
+        "--text-queries",
+        type=_at_least(0, "a whole number, 0 or more"),
+        default=1_000,
+        metavar="N",
+        help="show the documents' text for the N queries the report points at most (1000)",
+    )
     compare = parser.add_argument_group("comparing runs and reports")
     compare.add_argument(
         "--primary",
@@ -545,6 +580,11 @@ def _analyse(
         family=family,
         progress=progress,
         previous_basis=previous_basis,
+        query_meta=args.query_meta,
+        slice_by=args.slice,
+        queries=args.queries,
+        corpus=args.corpus,
+        text_queries=args.text_queries,
     )
 
 

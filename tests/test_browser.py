@@ -162,7 +162,7 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
     assert "Rows 1–1 of 1 (filtered from 10)" in page.inner_text(".where")
 
     page.click("button.expand[aria-label='Show the top 5 of q10']")
-    marks = page.eval_on_selector_all("tr.detail tbody tr td:last-child", "cells => cells.map(c => c.textContent)")
+    marks = page.eval_on_selector_all("tr.detail tbody tr td[class^=mark-]", "cells => cells.map(c => c.textContent)")
     assert marks == ["relevant", "repeat", "relevant", "judged non-relevant", "unjudged"]
     assert page.get_attribute("button.expand", "aria-expanded") == "true"
     page.fill("input[name=id]", "")
@@ -554,4 +554,96 @@ def test_a_history_opens_from_a_file_too(browser, served_history, tmp_path):
     history = publish_three(history_inputs(tmp_path), tmp_path / "eval")
     visit = Visit(browser, history / "index.html")
     visit.charts(8)
+    visit.assert_clean()
+
+
+def test_documents_text_in_a_top_k_is_text_in_the_browser(browser, tmp_path):
+    from test_texts_site import write_inputs
+
+    args = write_inputs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", *args, "--out", str(out)]) == 0
+    visit = Visit(browser, out / "run-cand.html", width=390, height=844)
+    page = visit.page
+    page.fill("input[name=id]", "301")
+    page.click("button.expand[aria-label='Show the top 10 of 301']")
+    detail = page.locator("tr.detail")
+    assert detail.locator("td.doc .doc-title").first.inner_text() == "Paris"
+    texts = detail.locator("td.doc .snippet").all_inner_texts()
+    assert INJECTIONS[0] in texts  # the payload shown as text
+    assert page.locator("tr.detail img").count() == 0
+    detail.locator("summary").first.click()
+    assert detail.locator(".full-text").first.inner_text().startswith("Paris is the capital of France.")
+    box = detail.locator("table").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390  # the top K stays in view on a phone
+    visit.assert_clean()
+
+
+def _ranked(path: Path) -> dict[str, list[str]]:
+    """A TREC run's lists as trec_eval ranks them: score high to low, ties by id descending."""
+    lists: dict[str, list[tuple[float, str]]] = {}
+    for line in path.read_text().splitlines():
+        q, _, doc, _, score, _ = line.split()
+        lists.setdefault(q, []).append((float(score), doc))
+    ranked = {}
+    for q, items in lists.items():
+        by_id = sorted(items, key=lambda t: t[1], reverse=True)  # ties: id descending
+        ranked[q] = [d for _, d in sorted(by_id, key=lambda t: -t[0])]  # stable: score high to low
+    return ranked
+
+
+def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
+    from test_texts_site import write_inputs
+
+    args = write_inputs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", *args, "--out", str(out), "--single-file", str(tmp_path / "one.html")]) == 0
+    base, cand = _ranked(tmp_path / "base.trec"), _ranked(tmp_path / "cand.trec")
+    # from a run page's per-query table, the id opens the view
+    visit = Visit(browser, out / "run-cand.html")
+    visit.page.click("table.queries tbody th a:text-is('301')")
+    visit.page.wait_for_url("**/queries.html#q=301")
+    page = visit.page
+    page.wait_for_selector(".query-run")
+    columns = page.locator(".query-run")
+    assert columns.nth(0).locator("h4").inner_text() == "base"
+    for n, expected in ((0, base["301"]), (1, cand["301"])):
+        ids = columns.nth(n).locator("li.item .item-line .mono").all_inner_texts()
+        assert ids == expected[:10]
+    marks = columns.nth(1).locator("li.item .item-mark").all_inner_texts()
+    assert marks == ["relevant (1)", "unjudged", "unjudged"]
+    assert columns.nth(1).locator("li.item .move").all_inner_texts() == ["▲2", "▼1", "▼1"]
+    assert columns.nth(0).locator("li.item .snippet").all_inner_texts()[0] == INJECTIONS[0]  # text, not HTML
+    assert page.locator(".query-view img").count() == 0
+    assert "capital cities" in page.inner_text(".query-title")
+    figures = page.locator("table.query-figures tbody tr", has_text="nDCG@10").all_inner_texts()[0]
+    assert "+0.500" in figures  # 1 - 1/log2(4)
+    page.fill("input[name=q]", "no-such-query")
+    page.click(".query-pick button")
+    assert page.inner_text(".query-body") == "No query of this report has that id."
+    visit.assert_clean()
+    # the single file holds the same view, opened by its address
+    visit = Visit(browser, tmp_path / "one.html")
+    visit.page.evaluate("window.location.hash = 'q=302'")
+    visit.page.wait_for_selector(".query-run")
+    assert visit.page.locator(".query-run").nth(1).locator("li.item .mono").all_inner_texts() == ["b"]
+    visit.assert_clean()
+
+
+def test_a_mover_and_a_scatter_point_open_their_query(browser, tmp_path):
+    from test_texts_site import write_inputs
+
+    args = write_inputs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", *args, "--out", str(out)]) == 0
+    visit = Visit(browser, out / "index.html")
+    visit.charts(visit.page.locator(".chart").count())
+    assert visit.page.get_attribute("table.movers tbody th a", "href") == "queries.html#q=301"
+    scatter = visit.page.locator("section.per-query-view .js-plotly-plot .scatterlayer .point").first
+    scatter.scroll_into_view_if_needed()
+    box = scatter.bounding_box()
+    visit.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    visit.page.wait_for_url("**/queries.html#q=*")
+    assert visit.page.url.split("#q=")[1] in ("301", "302", "303")
+    visit.page.wait_for_selector(".query-run")
     visit.assert_clean()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -68,3 +69,58 @@ def test_jsonl_lines_that_only_parse_together_are_still_refused_line_by_line(wri
                               '{"id": "q2", "retrieved": ["d1"], "relevant": ["d1"]}\n')
     with pytest.raises(InputError, match=r"run.jsonl:1: expected one JSON object per line, got Extra data"):
         load_runs([path])
+
+
+def test_ragas_rows_with_context_text_and_no_ids_get_ids_from_their_text(tmp_path):
+    from ragreport.reading.jsonl import context_id, parse
+
+    path = tmp_path / "ragas.jsonl"
+    rows = [
+        {"user_input": "capital?", "retrieved_contexts": ["Paris is the capital.", "Lyon."],
+         "reference_contexts": ["  Paris is   the capital. "]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run, judgments = parse(path, path.read_text())
+    paris = "ctx-" + hashlib.sha256(b"Paris is the capital.").hexdigest()[:12]
+    assert context_id("Paris is the capital.") == context_id(" Paris  is the\ncapital. ") == paris
+    assert run.doc_ids.tolist() == [paris, context_id("Lyon.")]
+    assert judgments.doc_ids.tolist() == [paris]  # the reference's text is the first context's
+    assert run.doc_text == {paris: "Paris is the capital.", context_id("Lyon."): "Lyon."}
+    assert run.query_text == ("capital?",)
+
+
+def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
+    from ragreport.reading.jsonl import parse
+
+    path = tmp_path / "rows.jsonl"
+    rows = [
+        {"user_input": "q", "retrieved_context_ids": ["a", "b"], "retrieved_contexts": ["text a", "text b"],
+         "reference_context_ids": ["a"]},
+        {"id": "q2", "retrieved": ["c", "d"], "relevant": ["c"], "contexts": {"c": "text c"}},
+        {"id": "q3", "retrieved": ["e"], "relevant": ["e"], "contexts": ["text e"]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run, _ = parse(path, path.read_text())
+    assert run.doc_text == {"a": "text a", "b": "text b", "c": "text c", "e": "text e"}
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"id": "q", "retrieved": ["a", "b"], "relevant": ["a"], "contexts": ["only one"]},
+         "'contexts' as an object of id to text, or a list aligned with 'retrieved', for query 'q', got a JSON list of 1"),
+        ({"id": "q", "retrieved": ["a"], "relevant": ["a"], "contexts": {"a": 3}},
+         "the text of context 'a' of query 'q', got a JSON int"),
+        ({"retrieved_context_ids": ["a", "b"], "retrieved_contexts": ["x"]},
+         "'retrieved_contexts' aligned with 'retrieved_context_ids', got lists of two lengths"),
+        ({"retrieved_contexts": "Paris"}, "'retrieved_contexts' as a list of text"),
+    ],
+)
+def test_bad_contexts_are_one_line(tmp_path, row, expected):
+    from ragreport.reading.jsonl import parse
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError) as error:
+        parse(path, path.read_text())
+    assert f"rows.jsonl:1: expected {expected}" in str(error.value)

@@ -259,6 +259,7 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
             "seed": 0,
         },
         "previous": None,
+        "slice_by": [],  # TREC runs carry no per-query metadata
         "today": "2025-12-01",
         "title": None,
     }

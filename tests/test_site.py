@@ -6,6 +6,7 @@ import base64
 import gzip
 import hashlib
 import json
+import math
 import os
 from importlib import resources
 from pathlib import Path
@@ -440,3 +441,21 @@ def test_the_defaults_carry_no_mark(sample_site):
     for page in ("index.html", "run-sample.html"):
         source = (sample_site / page).read_text()
         assert 'class="departure"' not in source and "Not the default" not in source
+
+
+def test_a_compared_runs_per_query_table_gives_each_querys_difference_from_the_baseline(tmp_path):
+    """q1: the baseline ranks the relevant id 2nd (nDCG@10 = 1/log2 3 = 0.631), the candidate 1st
+    (1.0): +0.369; q2: both rank it 1st: 0; the baseline's own table has no such column."""
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 1\n")
+    (tmp_path / "base.trec").write_text("q1 Q0 x 1 2 base\nq1 Q0 a 2 1 base\nq2 Q0 b 1 1 base\n")
+    (tmp_path / "cand.trec").write_text("q1 Q0 a 1 2 cand\nq1 Q0 x 2 1 cand\nq2 Q0 b 1 1 cand\n")
+    out = tmp_path / "site"
+    assert main(["build", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "base.trec"),
+                 str(tmp_path / "cand.trec"), "--out", str(out), "--quiet"]) == 0
+    page = read_page(out / "run-cand.html")
+    table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))
+    assert table["columns"][-1] == "nDCG@10 minus base" and table["kinds"][-1] == "delta"
+    assert {row[0]: row[-1] for row in table["rows"]} == {"q1": round(1 - 1 / math.log2(3), 6), "q2": 0.0}
+    base = read_page(out / "run-base.html")
+    base_table = next(base.json(k) for k in base.json_blocks if k.startswith("queries-"))
+    assert base_table["columns"][-1] == "repeats"

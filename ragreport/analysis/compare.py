@@ -28,6 +28,7 @@ from ..core.errors import UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, Measure, Metric
 from .intervals import bootstrap_interval
+from .values import family_values
 
 if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
@@ -260,27 +261,6 @@ class Family:
     lead: Metric
     named: bool = False
     left_out: tuple[Measure, ...] = ()
-
-
-def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measure]) -> np.ndarray:
-    """Per-query values of every family member for the given query rows: (rows x family).
-
-    A suite metric at a scored cutoff is read off the run's scores; any other member off the
-    measures scored by name (``summary.measure_values``, the same kernels).
-    """
-    scores = summary.scores
-    columns = []
-    for measure in family:
-        if measure.gain is None and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
-            columns.append(scores.of(measure.metric, int(measure.cutoff))[rows])  # type: ignore[arg-type]
-        elif measure in summary.measures:
-            columns.append(summary.measure_values[summary.measures.index(measure)][rows])
-        else:
-            raise UsageError(
-                f"{measure.label()} is in the comparison family but {summary.name} holds no per-query "
-                f"value of it: score it by name (--metrics, evaluate(measures=...))"
-            )
-    return np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0))
 
 
 def compare(

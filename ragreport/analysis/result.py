@@ -6,6 +6,7 @@ This is what every renderer reads; it is computed once and never changed.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of th
     from .compare import ComparisonReport
     from .drift import Drift
     from .limits import Limit
+    from .slices import SliceReport
     from .summary import RunSummary
 
 
@@ -39,6 +41,10 @@ class Analysis:
     baseline: str | None = None  # as asked (--baseline); the comparison names the one used
     correction: Correction = Correction.HOLM
     permutations: int = 10_000
+    slices: SliceReport | None = None  # by per-query metadata (--slice, --query-meta)
+    query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
+    doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text
+    text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
 
     @property
     def primary_label(self) -> str:

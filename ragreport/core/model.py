@@ -8,6 +8,7 @@ arrays (sorted and compared in C, in code-point order, which is UTF-8 byte order
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -349,7 +350,8 @@ class Judgments:
 class Run:
     """Ranked lists in CSR layout, already in ranking order (best first).
 
-    ``query_text`` holds the optional query text per query (``None`` where not given).
+    ``query_text`` holds the optional query text per query (``None`` where not given);
+    ``query_meta`` the optional per-query metadata (RAG JSONL ``meta``: the keys slices cut by).
     """
 
     name: str
@@ -359,6 +361,8 @@ class Run:
     query_text: tuple[str | None, ...] = ()
     meta: RunMeta = field(default_factory=RunMeta)
     source: str = ""
+    query_meta: tuple[Mapping[str, object] | None, ...] = ()
+    doc_text: Mapping[str, str] | None = None  # the documents' text a run file carries (RAG JSONL contexts)
 
     @classmethod
     def from_lists(
@@ -395,4 +399,6 @@ class Run:
             self.query_text,
             meta,
             self.source,
+            self.query_meta,
+            self.doc_text,
         )

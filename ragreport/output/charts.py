@@ -375,6 +375,8 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
             "height": 480,
             "hovermode": "closest",
             "showlegend": False,
+            # A point is a query: the page's script opens its view on a click (the ids are customdata).
+            "meta": {"opensQuery": True},
             "paper_bgcolor": "rgba(0,0,0,0)",
             "plot_bgcolor": "rgba(0,0,0,0)",
         },

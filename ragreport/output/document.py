@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
+    from ..analysis.slices import SliceReport
     from ..analysis.summary import RunSummary
     from .gates import GateResult, GateRules
 
@@ -134,6 +135,7 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
         "permutations": analysis.permutations,
         "conventions": first.conventions.as_dict(),
         "previous": None if analysis.drift is None else analysis.drift.source,
+        "slice_by": list(analysis.slices.keys) if analysis.slices is not None else [],
         "today": analysis.today.isoformat(),
         "title": title,
     }
@@ -240,9 +242,59 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "comparison": comparison_document(analysis.comparison),
         "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
+        "slices": slices_document(analysis.slices),
+        "query_meta": analysis.query_meta,
+        "texts": None
+        if analysis.doc_texts is None
+        else {
+            "queries": list(analysis.text_queries),
+            "docs": {d: {"title": t[0], "text": t[1]} for d, t in analysis.doc_texts.items()},
+        },
         "gates": [],
         "settings": settings_document(analysis, title),
     }
+
+
+def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
+    """Each slice: its key, value and query count, whether it is too small to read, each run's
+    figures with their bands, and each comparison with the baseline on the primary metric."""
+    if report is None:
+        return []
+    return [
+        {
+            "key": s.key,
+            "value": s.value,
+            "queries": s.queries,
+            "small": s.small,
+            "runs": {
+                run: {
+                    label: {
+                        "mean": _number(f.mean),
+                        "low": _number(f.low),
+                        "high": _number(f.high),
+                        "queries": f.queries,
+                    }
+                    for label, f in figures.items()
+                }
+                for run, figures in s.runs.items()
+            },
+            "comparisons": [
+                {
+                    "run": c.run,
+                    "metric": c.metric,
+                    "delta": _number(c.delta),
+                    "low": _number(c.low),
+                    "high": _number(c.high),
+                    "p": _number(c.p),
+                    "p_adjusted": _number(c.p_adjusted),
+                    "queries": c.queries,
+                    "verdict": c.verdict,
+                }
+                for c in s.comparisons
+            ],
+        }
+        for s in report.slices
+    ]
 
 
 def with_gates(

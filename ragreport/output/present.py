@@ -68,6 +68,19 @@ def is_missing(value: float | None) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def snippet(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, cut at a space where one is near, with an ellipsis."""
+    if len(text) <= most:
+        return text
+    cut = text.rfind(" ", most - 40, most)
+    return text[: cut if cut > 0 else most].rstrip() + "…"
+
+
+#: What a page shows of a document's text: a snippet, and the text on demand up to a length.
+SNIPPET_CHARS = 240
+FULL_TEXT_CHARS = 4_000
+
+
 def decimal(value: float | None) -> str:
     """Three decimals, or ``n/a`` for a missing value: every mean, band end and score."""
     return NA if is_missing(value) else f"{value:.3f}"
@@ -327,6 +340,16 @@ MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 #: The per-query table's fixed columns, before the metrics.
 QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
 #: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
+DIFFERENCE_COLUMN_TITLE = (
+    "The query's score minus the baseline's on the primary metric; blank where one of the two did not score it."
+)
+
+
+def difference_column(metric: str, baseline: str) -> str:
+    """The per-query table's column of differences from the baseline."""
+    return f"{metric} minus {baseline}"
+
+
 QUERY_COLUMN_TITLES = {
     "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
     "R": "How many ids were judged relevant for the query.",
@@ -1215,3 +1238,118 @@ def cannot_restore(target: str, reason: str, where: str) -> str:
 
 def history_changed(index: str) -> str:
     return f"{index} changed while this publish ran (another publish?); nothing was written, publish again"
+
+
+# --- Slices by query metadata ------------------------------------------------------------------------
+
+SLICES_TITLE = "Slices by query metadata"
+SLICE_OPPOSITE_TITLE = "A slice goes the other way"
+
+
+def slices_lede(primary: str, confidence: float, correction: str, small: int, compared: bool) -> str:
+    """How the slices were read."""
+    text = (
+        f"The queries cut by each metadata key: per value, the queries it holds and each run's mean "
+        f"{primary} with its {percent(confidence)} band"
+    )
+    if compared:
+        text += (
+            f"; each run's paired difference from the baseline over the queries both scored in the "
+            f"slice, with its band and a randomization p corrected ({correction}) across every slice "
+            f"comparison of the report"
+        )
+    return text + f". A slice of fewer than {small} queries is marked too small to read."
+
+
+def slice_caption(key: str, primary: str) -> Text:
+    return Text(("The queries by ", Quoted(key), f": {primary} per value"))
+
+
+SLICE_SMALL = "too few queries to read"
+SLICE_VALUE_HEADER = "value"
+SLICE_QUERIES_HEADER = "queries"
+
+
+def slice_delta_header(run: str, baseline: str) -> str:
+    return f"{run} minus {baseline}"
+
+
+def slice_opposite(
+    run: str,
+    baseline: str,
+    key: str,
+    value: str,
+    queries: int,
+    metric: str,
+    delta: float,
+    low: float,
+    high: float,
+    overall: float,
+) -> Text:
+    """A slice whose difference goes against the overall one, band clear of 0: the average hides it."""
+    direction = "lower" if delta < 0 else "higher"
+    overall_direction = "higher" if overall > 0 else "lower"
+    return Text(
+        (
+            "Where ",
+            Quoted(key),
+            " is ",
+            Quoted(value),
+            f" ({count(queries)} queries), ",
+            Quoted(run),
+            f" scores {direction} than ",
+            Quoted(baseline),
+            f" on {metric}: {signed(delta)} (band {signed(low)} to {signed(high)}), though it scores "
+            f"{overall_direction} overall ({signed(overall)}). The average hides it.",
+        )
+    )
+
+
+# --- The documents' text (--corpus) ---------------------------------------------------------------
+
+
+def text_not_shown(queries: int) -> str:
+    """Under a query's top K when the documents' text is shown for other queries only."""
+    return (
+        f"The documents' text is shown for the {count(queries)} queries the report points at most "
+        f"(the largest differences from the baseline, or a single run's lowest scores; --text-queries); "
+        f"this query's top K shows ids only."
+    )
+
+
+TEXT_MISSING = "not in the corpus"
+FULL_TEXT = "full text"
+
+
+# --- The query view ---------------------------------------------------------------------------------
+
+QUERY_VIEW_TITLE = "One query, every run"
+#: In place of the query view, when the browser cannot unpack its data.
+QUERY_VIEW_UNSUPPORTED = (
+    "The query view needs a newer browser: this one cannot unpack its data (it has no "
+    "DecompressionStream); every figure is also in the run pages' tables."
+)
+QUERIES_NAV = "Queries"
+#: The words the query view's script shows (it lays them out; they are said here).
+QUERY_VIEW_WORDS = {
+    "ask": "Query id",
+    "open": "Open",
+    "unknown": "No query of this report has that id.",
+    "pick": "Open a query: give its id, or follow a query id from any table of the report.",
+    "no_text": "The documents' text is shown for the queries the report points at most (--text-queries); "
+    "this query's lists show ids only.",
+    "metric": "metric",
+    "minus": "minus",
+    "not_scored": "not scored",
+    "not_in_run": "not in this run",
+    "nothing": "nothing retrieved",
+    "new": "new",
+    "up": "up",
+    "down": "down",
+    "relevant_count": "relevant ids",
+    "unshown": "Relevant ids no run shows in its top K",
+    "and_more": "and {n} more",
+    "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",
+    "full_text": "full text",
+    "top": "top {k}",
+}

@@ -222,8 +222,13 @@ def _page(
     nav = [{"href": history, "text": say.HISTORY_NAV, "current": False}] if history else []
     nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
     nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
+    if site.get("query_view") is not None:
+        nav.append(
+            {"href": "#queries" if single else "queries.html", "text": say.QUERIES_NAV, "current": current == "queries"}
+        )
     return {
         "home": "#main" if single else "index.html",
+        "query_href": "#q=" if single else "queries.html#q=",
         "index_prefix": "" if single else "index.html",
         "nav": nav,
         "run_hrefs": hrefs,
@@ -301,6 +306,18 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
                 site=site,
                 run=run,
                 page=_page(site, single=False, current=run["slug"], history=history, summary=summary),
+                scripts=scripts,
+                external=True,
+            ),
+        )
+    if site.get("query_view") is not None:
+        add(
+            "queries.html",
+            _render(
+                env,
+                "queries.html",
+                site=site,
+                page=_page(site, single=False, current="queries", history=history, summary=summary),
                 scripts=scripts,
                 external=True,
             ),

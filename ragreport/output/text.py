@@ -17,6 +17,7 @@ from . import present as say
 _NO_BAND = IntervalMethod.NONE.value
 
 if TYPE_CHECKING:
+    from .slicing import SlicesView
     from .view import ComparisonView, DriftView, ReportView, RunView
 
 
@@ -144,6 +145,8 @@ def table(view: ReportView, width: int = 100) -> str:
         blocks.append(_comparison_block(view.comparison, width))
     if view.drift is not None:
         blocks.append(_drift_block(view.drift, width))
+    if view.slices is not None:
+        blocks.append(_slices_block(view.slices, width))
     return "\n\n".join(blocks) + "\n"
 
 
@@ -260,6 +263,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
                 )
             lines += ["", view.drift.method]
         blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
+    if view.slices is not None:
+        blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
     lines = []
     for run in runs:
         lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
@@ -267,6 +272,35 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             lines.append(f"- **{_md_user(limit.title)}.** {_md_user(limit.text)}")
     blocks.append(Block("each run's counts and honest limits", 1, tuple(lines)))
     return blocks
+
+
+def _slices_markdown(sliced: SlicesView) -> list[str]:
+    """Per key a table: value, queries, each run's figure with its band, each difference."""
+    lines = ["", f"**{sliced.title}.** {sliced.lede}"]
+    for sentence in sliced.opposite:
+        lines += ["", sentence.render(_md_user)]
+    for t in sliced.tables:
+        headers = [_md_user(t.key), "queries", *(_md_user(r) for r in t.runs), *(_md_user(c) for c in t.compared)]
+        lines += ["", t.caption.render(_md_user), "", "| " + " | ".join(headers) + " |"]
+        lines.append("|---|" + "---:|" * (len(headers) - 1))
+        for row in t.rows:
+            value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
+            cells = [f"{c.value} {c.band}" for c in row.figures]
+            cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
+            lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
+    return lines
+
+
+def _slices_block(sliced: SlicesView, width: int) -> str:
+    text = [line for sentence in sliced.opposite for line in textwrap.wrap(str(sentence), width)]
+    for t in sliced.tables:
+        text += ["", str(t.caption)]
+        for row in t.rows:
+            figures = "  ".join(f"{run} {c.value} {c.band}" for run, c in zip(t.runs, row.figures))
+            deltas = "  ".join(f"{h}: {c.mark}{c.value} {c.band}".rstrip() for h, c in zip(t.compared, row.deltas))
+            small = f" ({sliced.small_note})" if row.small else ""
+            text += textwrap.wrap(f"{row.value}{small}, {row.queries} queries: {figures}  {deltas}".rstrip(), width)
+    return sliced.title + "\n" + "\n".join(text)
 
 
 def markdown(view: ReportView) -> str:

@@ -10,11 +10,12 @@ is the data contract (:mod:`ragreport.output.document`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .headline import HeadlineEntry, headline
+from .queryview import query_view_data
+from .slicing import SlicesView, slices_view
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from ..analysis.intervals import Interval
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
+    from ..analysis.slices import SliceReport
     from ..analysis.summary import RunSummary
     from .gates import GateResult
 
@@ -577,6 +581,8 @@ class ReportView:
     drift: DriftView | None
     conventions: ConventionsView | None = None
     gates: GatesView | None = None
+    slices: SlicesView | None = None
+    query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
 
     @property
     def several(self) -> bool:
@@ -745,8 +751,19 @@ def _choice_text(value: Any) -> str:
     return str(value)
 
 
-def query_table(summary: RunSummary) -> QueryTable:
-    """The per-query table as compact arrays for the page's script (rows and top-K details)."""
+def query_table(
+    summary: RunSummary,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
+) -> QueryTable:
+    """The per-query table as compact arrays for the page's script (rows and top-K details).
+
+    With ``texts`` (id to title and text) the top-K details of ``text_queries`` show each
+    document's title, a snippet and its text on demand; the other queries' details say why not.
+    ``differences`` (a header and each paired query's difference from the baseline on the primary
+    metric) adds a last column, which sorts like the others.
+    """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
     status_index = {s: i for i, s in enumerate(statuses)}
@@ -789,11 +806,18 @@ def query_table(summary: RunSummary) -> QueryTable:
     for s in summary.status:
         counts[s] += 1
     headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
+    if differences is not None:
+        header, by_query = differences
+        headers.append(header)
+        for row in rows:
+            value = by_query.get(row[0])
+            row.append(None if value is None else round(value, 6))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
         + ["count" if m.kind.whole else "score" for m in SUITE]
         + ["count"]
+        + (["delta"] if differences is not None else [])
     )
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     text_at = kinds.index("text")
@@ -811,6 +835,18 @@ def query_table(summary: RunSummary) -> QueryTable:
         "rows": rows,
         "top": top,
     }
+    if texts is not None:
+        chosen = set(text_queries)
+        text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
+        shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
+        data["texts"] = {
+            d: [texts[d][0], say.snippet(texts[d][1], say.SNIPPET_CHARS), say.snippet(texts[d][1], say.FULL_TEXT_CHARS)]
+            for d in shown
+        }
+        data["text_rows"] = text_rows
+        data["text_note"] = say.text_not_shown(len(chosen))
+        data["text_missing"] = say.TEXT_MISSING
+        data["full_text"] = say.FULL_TEXT
     options = tuple(
         StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
@@ -818,6 +854,7 @@ def query_table(summary: RunSummary) -> QueryTable:
         *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
         *(say.tooltip(m.name, m.plain) for m in SUITE),
         "",
+        *([say.DIFFERENCE_COLUMN_TITLE] if differences is not None else []),
     ]
     if no_text:
         del titles[text_at]
@@ -841,6 +878,9 @@ def run_view(
     pages: bool,
     baseline: str | None,
     verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
 ) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
     ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
@@ -890,7 +930,7 @@ def run_view(
         is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary) if pages else None,
+        queries=query_table(summary, texts, text_queries, differences) if pages else None,
     )
 
 
@@ -1139,12 +1179,28 @@ def build_view(
     )
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
+    differences = per_query_differences(analysis) if pages else {}
     runs = tuple(
-        run_view(s, slugs[s.name], lim, today, pages=pages, baseline=baseline, verdicts=verdicts)
+        run_view(
+            s,
+            slugs[s.name],
+            lim,
+            today,
+            pages=pages,
+            baseline=baseline,
+            verdicts=verdicts,
+            texts=analysis.doc_texts,
+            text_queries=analysis.text_queries,
+            differences=differences.get(s.name),
+        )
         for s, lim in zip(summaries, analysis.limits)
     )
     first = summaries[0]
     confidence = first.conventions.confidence
+    sliced = None
+    if analysis.slices is not None:
+        sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
+        runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
     entries = headline(analysis)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
@@ -1174,7 +1230,56 @@ def build_view(
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
+        slices=sliced,
+        query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
     )
+
+
+def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:
+    """Per compared run: the column header and each paired query's difference from the baseline on
+    the primary metric, for its per-query table."""
+    found: dict[str, tuple[str, dict[str, float]]] = {}
+    if analysis.comparison is None:
+        return found
+    label = analysis.primary_label
+    for run in analysis.comparison.runs:
+        if label not in run.labels:
+            continue
+        column = run.labels.index(label)
+        deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
+        header = say.difference_column(label, run.baseline.name)
+        found[run.run.name] = (header, dict(zip(run.pairing.query_ids.tolist(), deltas.tolist())))
+    return found
+
+
+def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) -> RunView:
+    """The run's honest limits with each slice where it goes against its overall difference."""
+    found = [o for o in report.opposite if o.comparison.run == run.name]
+    if not found:
+        return run
+    added = tuple(
+        LimitView(
+            "slice-opposite",
+            say.SLICE_OPPOSITE_TITLE,
+            str(
+                say.slice_opposite(
+                    run.name,
+                    baseline or "",
+                    o.slice.key,
+                    o.slice.value,
+                    o.slice.queries,
+                    o.comparison.metric,
+                    o.comparison.delta,
+                    o.comparison.low,
+                    o.comparison.high,
+                    o.overall,
+                )
+            ),
+        )
+        for o in found
+    )
+    limits = run.limits + added
+    return dataclasses.replace(run, limits=limits, limits_line=say.limits_line(len(limits)))
 
 
 def _switches(conv: Conventions) -> list[Switch]:

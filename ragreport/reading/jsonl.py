@@ -7,8 +7,13 @@
 - ``relevant`` is a list of ids (grade 1 each) or an object ``{id: grade}`` of integer grades.
   Without it the judgments come from ``--qrels``; with ``--qrels`` a line must not carry it.
 - ``query`` (text) and ``meta`` (an object) are optional.
+- ``contexts`` (optional): the documents' text, an object ``{id: text}`` or a list aligned with
+  ``retrieved``.
 - RAGAS rows are read too: ``retrieved_context_ids``, ``reference_context_ids`` and the question
-  as ``user_input``; rows without an id are numbered ``row-1``, ``row-2``, ...
+  as ``user_input``; rows without an id are numbered ``row-1``, ``row-2``, ... Contexts given as
+  text (``retrieved_contexts``, ``reference_contexts``) are the documents' text; without ids each
+  gets one from its text (:func:`context_id`), so a retrieved context is relevant when its text is
+  a reference context's.
 
 A key given twice with two values is an error. The format is detected from a ``.jsonl`` or
 ``.ndjson`` name, or from a first line that opens a JSON object, unless the whole file is one
@@ -17,6 +22,8 @@ JSON map (:mod:`ragreport.reading.jsonmap`).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -31,8 +38,82 @@ from .rows import parse_grade, parse_id, run_from_slots
 ID_KEYS = ("id", "query_id", "qid")
 # RAGAS's dataset columns for ID-based context precision and recall.
 RAGAS_RETRIEVED, RAGAS_REFERENCE, RAGAS_QUERY = "retrieved_context_ids", "reference_context_ids", "user_input"
+# ... and its columns of contexts as text (LLM-based context precision and recall).
+RAGAS_RETRIEVED_TEXT, RAGAS_REFERENCE_TEXT = "retrieved_contexts", "reference_contexts"
+#: A line's documents' text: ``{"d1": "text"}``, or a list of text aligned with ``retrieved``.
+CONTEXTS = "contexts"
 #: Keys that make a JSON object one query's line, not a whole ``{qid: ...}`` map.
-RECORD_KEYS = ("retrieved", RAGAS_RETRIEVED, *ID_KEYS)
+RECORD_KEYS = ("retrieved", RAGAS_RETRIEVED, RAGAS_RETRIEVED_TEXT, *ID_KEYS)
+
+
+def context_id(text: str) -> str:
+    """The id of a context given only as text: ``ctx-`` and the first 12 hex digits of the sha256 of
+    the text with its runs of whitespace made one space and its ends trimmed. The same passage gets
+    the same id on every row and in every file, so a retrieved context is relevant when its text is
+    a reference context's."""
+    normal = " ".join(text.split())
+    return "ctx-" + hashlib.sha256(normal.encode("utf-8")).hexdigest()[:12]
+
+
+def _text_list(value: Any, path: Path, line: int, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(path, line, f"{key!r} as a list of text", shorten(json.dumps(value)[:60]))
+    return value
+
+
+def _ragas_record(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """A RAGAS row as a RAG JSONL line: its context ids, or ids made from its contexts' text
+    (:func:`context_id`), as ``retrieved`` and ``relevant``; the texts as ``contexts``."""
+    out = dict(record)
+    texts = (
+        _text_list(record[RAGAS_RETRIEVED_TEXT], path, line, RAGAS_RETRIEVED_TEXT)
+        if RAGAS_RETRIEVED_TEXT in record
+        else None
+    )
+    if RAGAS_RETRIEVED in record:
+        out["retrieved"] = record[RAGAS_RETRIEVED]
+        if texts is not None:
+            if not isinstance(out["retrieved"], list) or len(texts) != len(out["retrieved"]):
+                raise InputError(
+                    path, line, f"{RAGAS_RETRIEVED_TEXT!r} aligned with {RAGAS_RETRIEVED!r}", "lists of two lengths"
+                )
+            out.setdefault(CONTEXTS, texts)
+    elif texts is not None:
+        out["retrieved"] = [context_id(t) for t in texts]
+        out.setdefault(CONTEXTS, texts)
+    if RAGAS_REFERENCE in record:
+        out["relevant"] = record[RAGAS_REFERENCE]
+    elif RAGAS_REFERENCE_TEXT in record:
+        references = _text_list(record[RAGAS_REFERENCE_TEXT], path, line, RAGAS_REFERENCE_TEXT)
+        out["relevant"] = list(dict.fromkeys(context_id(t) for t in references))
+    return out
+
+
+def _contexts(
+    record: dict[str, Any], retrieved: list[Any], into: dict[str, str], path: Path, line: int, qid: str
+) -> None:
+    """The line's documents' text (``contexts``: an object of id to text, or a list aligned with
+    ``retrieved``) added to ``into``; an id's first text counts."""
+    given = record.get(CONTEXTS)
+    if given is None:
+        return
+    if isinstance(given, dict):
+        pairs = list(given.items())
+    elif isinstance(given, list) and len(given) == len(retrieved):
+        pairs = list(zip(retrieved, given))
+    else:
+        raise InputError(
+            path,
+            line,
+            f"{CONTEXTS!r} as an object of id to text, or a list aligned with 'retrieved', for query {qid!r}",
+            f"a JSON {type(given).__name__}" + (f" of {len(given)}" if isinstance(given, list) else ""),
+        )
+    for doc, text in pairs:
+        if not isinstance(text, str):
+            raise InputError(
+                path, line, f"the text of context {str(doc)!r} of query {qid!r}", f"a JSON {type(text).__name__}"
+            )
+        into.setdefault(str(doc), text)
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool | None:
@@ -83,17 +164,17 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     seen: dict[str, int] = {}
     qids: list[str] = []
     texts: list[str | None] = []
+    metas: list[dict | None] = []
+    doc_texts: dict[str, str] = {}
     slot_query: list[int] = []
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
     for number, record in json_lines(path, text):
         if not isinstance(record, dict):
             raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
-        ragas = RAGAS_RETRIEVED in record
-        if ragas:  # RAGAS rows: ids of retrieved and reference contexts, the question as user_input
-            record = {**record, "retrieved": record[RAGAS_RETRIEVED]}
-            if RAGAS_REFERENCE in record:
-                record["relevant"] = record[RAGAS_REFERENCE]
+        ragas = RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record
+        if ragas:  # RAGAS rows: retrieved and reference contexts (ids, or text), the question as user_input
+            record = _ragas_record(record, path, number)
             if RAGAS_QUERY in record and "query" not in record:
                 record["query"] = record[RAGAS_QUERY]
         id_key = next((k for k in ID_KEYS if k in record), None)
@@ -123,6 +204,8 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         index = len(qids)
         qids.append(qid)
         texts.append(query_text)
+        metas.append(meta)
+        _contexts(record, retrieved, doc_texts, path, number, qid)
         slot_query.extend([index] * len(retrieved))
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
@@ -139,6 +222,10 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     if not qids:
         raise InputError(path, None, "at least one JSON line", "an empty file")
     run = run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, None, Order.FILE, tuple(texts))
+    if any(m for m in metas):
+        run = dataclasses.replace(run, query_meta=tuple(metas))
+    if doc_texts:
+        run = dataclasses.replace(run, doc_text=doc_texts)
     return run, (Judgments.from_lists(judged, source=str(path)) if with_judgments else None)
 
 

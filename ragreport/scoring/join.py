@@ -6,6 +6,7 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -56,6 +57,8 @@ class JudgedRun:
     judgment_doc_ids: np.ndarray
     judgment_grades: np.ndarray
     level: int = 1  # the relevance level: grades of ``level`` and above are relevant
+    query_meta: tuple[Mapping[str, object] | None, ...] = ()  # per query, where the run gives it
+    doc_text: Mapping[str, str] | None = None  # the documents' text the run file carries
 
     @property
     def n_queries(self) -> int:
@@ -136,6 +139,9 @@ class JudgedRun:
             first,
             query_ids=joined("query_ids"),
             query_text=tuple(t for p in parts for t in p.query_text),
+            query_meta=tuple(m for p in parts for m in (p.query_meta or (None,) * len(p.query_ids)))
+            if any(p.query_meta for p in parts)
+            else (),
             **columns,
             offsets=joined_offsets("offsets", "doc_ids"),
             ideal_offsets=joined_offsets("ideal_offsets", "ideal_grades"),
@@ -338,4 +344,6 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         judgment_doc_ids=judgments.doc_ids,
         judgment_grades=np.asarray(judgments.grades, dtype=np.int64),
         level=level,
+        query_meta=(tuple(run.query_meta) + (None,) * len(judged_only)) if run.query_meta else (),
+        doc_text=run.doc_text,
     )

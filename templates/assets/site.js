@@ -6,6 +6,19 @@
     return JSON.parse(document.getElementById(id).textContent);
   }
 
+  // A data block gzipped in base64 (the query view's), inflated by the browser: a promise of its JSON.
+  function readPacked(id) {
+    var block = document.getElementById(id);
+    if (typeof DecompressionStream === "undefined" || typeof Response === "undefined") {
+      return Promise.reject(new Error(block.getAttribute("data-unsupported")));
+    }
+    var binary = atob(block.textContent);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -138,6 +151,16 @@
       sizeHolder(holder, figure);
       window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
       drawn.push({ holder: holder, figure: figure });
+      var queryHref = document.getElementById("main").getAttribute("data-query-href");
+      if (queryHref && figure.layout.meta && figure.layout.meta.opensQuery) {
+        holder.on("plotly_click", function (event) {
+          var point = event.points && event.points[0];
+          if (!point || point.customdata === undefined) { return; }
+          // The ids are HTML-escaped for plotly's labels; an inert document reads them back as text.
+          var id = new DOMParser().parseFromString(String(point.customdata), "text/html").documentElement.textContent;
+          window.location.href = queryHref + encodeURIComponent(id);
+        });
+      }
     });
     // Paper is narrower than most screens, and the print layout comes after the script ran: before
     // printing each chart is drawn at a width an A4 or Letter page holds, after it fits the screen.
@@ -173,17 +196,186 @@
     });
   }
 
+  // One query, every run: its text and judgments, each run's top K side by side with marks, grades,
+  // text and the move against the baseline, and each run's figures. Opened by the address #q=ID.
+  function QueryView(root) {
+    readPacked(root.getAttribute("data-query-view")).then(function (data) { drawQueryView(root, data); },
+      function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
+  }
+
+  function drawQueryView(root, data) {
+    var words = data.words;
+    var byId = {};
+    data.queries.forEach(function (q, i) { byId[q.id] = i; });
+    var base = data.baseline === null ? -1 : data.runs.indexOf(data.baseline);
+    var form = el("form", { "class": "query-pick" });
+    var label = el("label", null, words.ask + " ");
+    var input = el("input", { type: "search", name: "q", autocomplete: "off" });
+    label.appendChild(input);
+    form.appendChild(label);
+    form.appendChild(el("button", { type: "submit" }, words.open));
+    var body = el("div", { "class": "query-body" });
+    root.appendChild(form);
+    root.appendChild(body);
+
+    function fmt(value) { return value === null || value === undefined ? words.not_scored : value.toFixed(3); }
+    function signed(value) {
+      var text = Math.abs(value).toFixed(3);
+      return text === "0.000" ? text : (value > 0 ? "+" : "-") + text;
+    }
+
+    function figures(q) {
+      var table = el("table", { "class": "query-figures" });
+      var head = el("tr");
+      head.appendChild(el("th", { scope: "col" }, words.metric));
+      data.runs.forEach(function (run) { head.appendChild(el("th", { scope: "col", "class": "num" }, run)); });
+      data.runs.forEach(function (run, r) {
+        if (base >= 0 && r !== base) {
+          head.appendChild(el("th", { scope: "col", "class": "num" }, run + " " + words.minus + " " + data.baseline));
+        }
+      });
+      var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
+      var tbody = el("tbody");
+      data.metrics.forEach(function (metric, m) {
+        var tr = el("tr");
+        tr.appendChild(el("th", { scope: "row" }, metric));
+        data.runs.forEach(function (run, r) {
+          var values = q.values[r];
+          tr.appendChild(el("td", { "class": "num" }, values ? fmt(values[m]) : words.not_scored));
+        });
+        data.runs.forEach(function (run, r) {
+          if (base < 0 || r === base) { return; }
+          var ours = q.values[r], theirs = q.values[base];
+          var delta = ours && theirs ? ours[m] - theirs[m] : null;
+          var css = delta === null ? "num" : "num " + (delta > 1e-9 ? "gain" : delta < -1e-9 ? "loss" : "");
+          tr.appendChild(el("td", { "class": css }, delta === null ? words.not_scored : signed(delta)));
+        });
+        tbody.appendChild(tr);
+      });
+      table.appendChild(tbody);
+      return table;
+    }
+
+    function list(q, r, grades, baseRank) {
+      var column = el("div", { "class": "query-run" + (r === base ? " is-baseline" : "") });
+      column.appendChild(el("h4", null, data.runs[r]));
+      var top = q.tops[r];
+      if (top === null) { column.appendChild(el("p", { "class": "muted" }, words.not_in_run)); return column; }
+      if (!top.length) { column.appendChild(el("p", { "class": "muted" }, words.nothing)); return column; }
+      var ol = el("ol", { "class": "ranking" });
+      var seen = {};
+      top.forEach(function (doc, rank) {
+        var grade = grades[doc];
+        var mark = seen[doc] ? 3 : grade === undefined ? 2 : grade >= data.level ? 0 : 1;
+        seen[doc] = true;
+        var name = data.marks[mark];
+        var li = el("li", { "class": "item is-" + name.replace(/ /g, "-") });
+        var line = el("div", { "class": "item-line" });
+        line.appendChild(el("span", { "class": "rank" }, rank + 1));
+        line.appendChild(el("span", { "class": "item-mark" }, name + (grade !== undefined && mark !== 3 ? " (" + grade + ")" : "")));
+        line.appendChild(el("span", { "class": "mono" }, data.docs[doc]));
+        if (baseRank && r !== base) {
+          var was = baseRank[doc];
+          var move = was === undefined ? words.new : was > rank ? "\u25B2" + (was - rank) : was < rank ? "\u25BC" + (rank - was) : "";
+          if (move) {
+            var moveClass = was === undefined ? "new" : was > rank ? "up" : "down";
+            line.appendChild(el("span", { "class": "move " + moveClass, title: moveClass === "new" ? words.new : (moveClass === "up" ? words.up : words.down) }, move));
+          }
+        }
+        li.appendChild(line);
+        var text = q.with_text ? data.texts[String(doc)] : null;
+        if (text) {
+          var box = el("div", { "class": "doc-text" });
+          if (text[0]) { box.appendChild(el("strong", { "class": "doc-title" }, text[0])); }
+          box.appendChild(el("span", { "class": "snippet" }, text[1]));
+          if (text[2] !== text[1]) {
+            var more = el("details");
+            more.appendChild(el("summary", null, words.full_text));
+            more.appendChild(el("p", { "class": "full-text" }, text[2]));
+            box.appendChild(more);
+          }
+          li.appendChild(box);
+        }
+        ol.appendChild(li);
+      });
+      column.appendChild(ol);
+      return column;
+    }
+
+    function show(id) {
+      body.replaceChildren();
+      input.value = id;
+      var at = byId[id];
+      if (at === undefined) { body.appendChild(el("p", { "class": "notice" }, words.unknown)); return; }
+      var q = data.queries[at];
+      var title = el("h3", { "class": "query-title" });
+      title.appendChild(el("span", { "class": "mono" }, q.id));
+      if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
+      body.appendChild(title);
+      body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + words.relevant_count + ". " +
+        (base >= 0 ? words.moved : "")));
+      var box = el("div", { "class": "scroll" });  // many runs: the figures scroll, the page does not
+      box.appendChild(figures(q));
+      body.appendChild(box);
+      var grades = {};
+      q.judged.forEach(function (pair) { grades[pair[0]] = pair[1]; });
+      var baseRank = null;
+      if (base >= 0 && q.tops[base]) {
+        baseRank = {};
+        q.tops[base].forEach(function (doc, rank) { if (baseRank[doc] === undefined) { baseRank[doc] = rank; } });
+      }
+      var grid = el("div", { "class": "query-runs" });
+      var order = base >= 0 ? [base].concat(data.runs.map(function (_, r) { return r; }).filter(function (r) { return r !== base; }))
+                            : data.runs.map(function (_, r) { return r; });
+      order.forEach(function (r) { grid.appendChild(list(q, r, grades, baseRank)); });
+      body.appendChild(grid);
+      if (!q.with_text && Object.keys(data.texts).length) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }
+      if (q.unshown_count) {
+        var p = el("p", { "class": "unshown" }, words.unshown + ": ");
+        p.appendChild(el("span", { "class": "mono" }, q.unshown.join(", ")));
+        if (q.unshown_count > q.unshown.length) {
+          p.appendChild(document.createTextNode(" " + words.and_more.replace("{n}", String(q.unshown_count - q.unshown.length))));
+        }
+        body.appendChild(p);
+      }
+    }
+
+    function fromHash() {
+      var found = /^#q=(.*)$/.exec(window.location.hash);
+      if (!found) {
+        if (!body.childNodes.length) { body.appendChild(el("p", { "class": "muted" }, words.pick)); }
+        return;
+      }
+      var id;
+      try { id = decodeURIComponent(found[1]); } catch (error) { id = found[1]; }
+      show(id);
+      root.scrollIntoView();
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      window.location.hash = "q=" + encodeURIComponent(input.value.trim());
+    });
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
+  }
+
   function formatCell(value, kind, statuses) {
     if (kind === "status") { return statuses[value]; }
     if (value === null || value === undefined) { return kind === "text" ? "" : "\u2013"; }
     if (kind === "score") { return value.toFixed(3); }
+    if (kind === "delta") {  // as the report signs a difference: +0.012, -0.034, and 0.000 unsigned
+      var text = Math.abs(value).toFixed(3);
+      return text === "0.000" ? text : (value > 0 ? "+" : "-") + text;
+    }
     return String(value);
   }
 
-  var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num" };
+  var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num", delta: "num" };
 
   function QueryTable(root) {
     var data = readJSON(root.getAttribute("data-query-table"));
+    var queryHref = root.getAttribute("data-query-href");
     var body = root.querySelector("tbody");
     var statusSelect = root.querySelector("select[name=status]");
     var idInput = root.querySelector("input[name=id]");
@@ -196,6 +388,8 @@
     var statusCol = data.kinds.indexOf("status");
     var textCol = data.kinds.indexOf("text");
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
+    var textRows = {};
+    (data.text_rows || []).forEach(function (row) { textRows[row] = true; });
 
     function sortValue(index, col) {
       var value = data.rows[index][col];
@@ -237,23 +431,48 @@
         var table = el("table");
         table.appendChild(el("caption", null, "Top " + data.k + " of " + data.rows[index][0]));
         var head = el("tr");
-        ["rank", "id", "grade", "mark"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
+        // The mark and grade before the id: a long text never pushes them out of view.
+        ["rank", "mark", "grade", "id"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
         var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
         var tbody = el("tbody");
+        var withText = data.texts && textRows[index];
         top.forEach(function (slot, rank) {
           var r = el("tr");
           r.appendChild(el("td", { "class": "num" }, rank + 1));
-          r.appendChild(el("td", { "class": "mono" }, slot[0]));
-          r.appendChild(el("td", { "class": "num" }, slot[1] === null ? "\u2013" : slot[1]));
           var mark = data.marks[slot[2]];
           r.appendChild(el("td", { "class": "mark-" + mark.replace(/ /g, "-") }, mark));
+          r.appendChild(el("td", { "class": "num" }, slot[1] === null ? "\u2013" : slot[1]));
+          var idCell = el("td", { "class": "doc" });
+          idCell.appendChild(el("span", { "class": "mono" }, slot[0]));
+          if (withText) { idCell.appendChild(docText(slot[0])); }
+          r.appendChild(idCell);
           tbody.appendChild(r);
         });
         table.appendChild(tbody);
         td.appendChild(table);
+        if (data.texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
       }
       tr.appendChild(td);
       return tr;
+    }
+
+    // A document's title and snippet under its id, its text on demand; text set as text, never HTML.
+    function docText(id) {
+      var found = data.texts[id];
+      var box = el("div", { "class": "doc-text" });
+      if (!found) {
+        box.appendChild(el("span", { "class": "text-missing" }, data.text_missing));
+        return box;
+      }
+      if (found[0]) { box.appendChild(el("strong", { "class": "doc-title" }, found[0])); }
+      box.appendChild(el("span", { "class": "snippet" }, found[1]));
+      if (found[2] !== found[1]) {
+        var more = el("details");
+        more.appendChild(el("summary", null, data.full_text));
+        more.appendChild(el("p", { "class": "full-text" }, found[2]));
+        box.appendChild(more);
+      }
+      return box;
     }
 
     function render() {
@@ -277,7 +496,11 @@
         for (var c = 0; c < row.length; c++) {
           var kind = data.kinds[c];
           var attrs = c === 0 ? { scope: "row", "class": CELL_CLASS[kind] } : { "class": CELL_CLASS[kind] };
-          tr.appendChild(el(c === 0 ? "th" : "td", attrs, formatCell(row[c], kind, data.statuses)));
+          var cellNode = el(c === 0 ? "th" : "td", attrs, c === 0 && queryHref ? null : formatCell(row[c], kind, data.statuses));
+          if (c === 0 && queryHref) {  // the id opens the query's view: every run's list side by side
+            cellNode.appendChild(el("a", { href: queryHref + encodeURIComponent(row[0]) }, row[0]));
+          }
+          tr.appendChild(cellNode);
         }
         fragment.appendChild(tr);
         if (open) { fragment.appendChild(detailRow(index)); }
@@ -341,6 +564,7 @@
     printExpanders();
     drawCharts();
     document.querySelectorAll("[data-query-table]").forEach(function (root) { QueryTable(root); });
+    document.querySelectorAll("[data-query-view]").forEach(function (root) { QueryView(root); });
   }
 
   if (document.readyState === "loading") {

@@ -1,0 +1,237 @@
+"""Slices: the report's figures over the queries that share a value of a per-query metadata key.
+
+An average hides where a system fails. Per-query metadata (``"meta": {"topic": "billing"}`` on a
+RAG JSONL line, or a ``--query-meta`` file) cuts the queries into slices: for each key and each of
+its values, the queries holding that value.
+
+For each slice:
+
+- each run's mean of every compared measure over its scored queries in the slice, with the band
+  the measure's catalogue entry names (Wilson for Hit@K, else the seeded percentile bootstrap);
+- with several runs, each run's paired difference from the baseline on the primary metric over the
+  queries both scored in the slice, with its paired bootstrap band and a two-sided randomization
+  test; the p-values of every slice comparison of the report are corrected together (the report's
+  correction, Holm by default), a family of their own, apart from the overall comparison's;
+- a slice of fewer than :data:`SMALL_SLICE` queries is marked too small to read.
+
+A slice whose difference has the opposite sign to the overall one with its band clear of 0 is
+said in words (:attr:`SliceReport.opposite`): the average hides it.
+
+Keys: those asked for (``--slice KEY``); by default every key whose values are all strings and
+take between :data:`MIN_VALUES` and :data:`MAX_VALUES` distinct values over the report's queries.
+A query without the key is in no slice of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import UsageError
+from ..scoring.catalogue import IntervalMethod, Measure
+from .compare import TIE, ComparisonReport, Correction, adjust, family_values, randomization_test, verdict_of
+from .intervals import bootstrap_interval, wilson_interval
+from .summary import RunSummary
+
+#: A slice of fewer queries than this is marked too small to read.
+SMALL_SLICE = 30
+#: A key is sliced by default when its values are strings taking this many distinct values.
+MIN_VALUES = 2
+MAX_VALUES = 50
+
+QueryMeta = Mapping[str, Mapping[str, object]]
+
+
+@dataclass(frozen=True)
+class SliceFigure:
+    """A run's mean of one measure over a slice's scored queries, with its band."""
+
+    mean: float
+    low: float
+    high: float
+    queries: int
+
+
+@dataclass(frozen=True)
+class SliceComparison:
+    """A run against the baseline over a slice: the mean paired difference on the primary metric."""
+
+    run: str
+    metric: str
+    delta: float
+    low: float
+    high: float
+    p: float
+    p_adjusted: float
+    queries: int
+    alpha: float
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
+
+
+@dataclass(frozen=True)
+class Slice:
+    key: str
+    value: str
+    queries: int  # the report's queries holding this value (judged in any run)
+    runs: Mapping[str, Mapping[str, SliceFigure]]  # run -> measure label -> figure
+    comparisons: tuple[SliceComparison, ...] = ()
+
+    @property
+    def small(self) -> bool:
+        return self.queries < SMALL_SLICE
+
+
+@dataclass(frozen=True)
+class Opposite:
+    """A slice whose difference goes against the overall one, its band clear of 0."""
+
+    slice: Slice
+    comparison: SliceComparison
+    overall: float
+
+
+@dataclass(frozen=True)
+class SliceReport:
+    keys: tuple[str, ...]
+    slices: tuple[Slice, ...]
+    measures: tuple[str, ...]  # the labels of the measures each slice gives
+    primary: str
+    correction: Correction
+    opposite: tuple[Opposite, ...] = ()
+    small: int = SMALL_SLICE  # a slice of fewer queries is too small to read
+
+
+def _text(value: object) -> str | None:
+    """A metadata value as a slice value: text as it is, numbers and booleans as JSON writes them;
+    None for what cannot name a slice (lists, objects, null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return None
+
+
+def slice_keys(meta: QueryMeta, asked: Sequence[str] = ()) -> tuple[str, ...]:
+    """The keys to slice by: ``asked`` (each must be a key of some query), else every key whose
+    values are all strings with :data:`MIN_VALUES` to :data:`MAX_VALUES` distinct values."""
+    present: dict[str, set[object]] = {}
+    strings: dict[str, bool] = {}
+    for fields in meta.values():
+        for key, value in fields.items():
+            present.setdefault(key, set())
+            strings[key] = strings.get(key, True) and isinstance(value, str)
+            if _text(value) is not None:
+                present[key].add(_text(value))
+    if asked:
+        missing = [key for key in asked if key not in present]
+        if missing:
+            known = ", ".join(sorted(present)) or "none"
+            raise UsageError(f"--slice {missing[0]!r} is not a key of any query's metadata (the keys: {known})")
+        return tuple(dict.fromkeys(asked))
+    return tuple(key for key in sorted(present) if strings[key] and MIN_VALUES <= len(present[key]) <= MAX_VALUES)
+
+
+def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, confidence: float) -> SliceFigure:
+    n = len(values)
+    if n == 0:
+        return SliceFigure(float("nan"), float("nan"), float("nan"), 0)
+    mean, low, high = bootstrap_interval(values, resamples, seed, confidence)
+    if measure.metric.interval is IntervalMethod.WILSON:
+        low, high = wilson_interval(np.array([(values > 0).sum()]), np.array([n]), confidence)
+    return SliceFigure(float(mean[0]), float(low[0]), float(high[0]), n)
+
+
+def _rows_by_id(summary: RunSummary) -> dict[str, int]:
+    """Each scored query's row, by id."""
+    rows = np.flatnonzero(summary.scores.scored)
+    return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
+
+
+def slices(
+    summaries: Sequence[RunSummary],
+    meta: QueryMeta,
+    keys: Sequence[str],
+    measures: Sequence[Measure],
+    primary: Measure,
+    comparison: ComparisonReport | None = None,
+    correction: Correction = Correction.HOLM,
+    permutations: int = 10_000,
+) -> SliceReport:
+    """Every slice of ``keys`` (see the module's docstring): each run's ``measures`` over it, and
+    with a ``comparison`` each run's paired difference from the baseline on ``primary``."""
+    conventions = summaries[0].conventions
+    resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
+    scored = [_rows_by_id(s) for s in summaries]
+    judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
+    by_name = {s.name: (s, rows) for s, rows in zip(summaries, scored)}
+    found: list[Slice] = []
+    tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
+    for key in keys:
+        groups: dict[str, list[str]] = {}
+        for query in sorted(meta):
+            if key in meta[query] and query in judged:
+                value = _text(meta[query][key])
+                if value is not None:
+                    groups.setdefault(value, []).append(query)
+        for value in sorted(groups):
+            members = groups[value]
+            figures: dict[str, dict[str, SliceFigure]] = {}
+            for summary, rows_of in zip(summaries, scored):
+                rows = np.array([rows_of[q] for q in members if q in rows_of], dtype=np.int64)
+                values = family_values(summary, rows, measures)
+                figures[summary.name] = {
+                    m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
+                }
+            found.append(Slice(key, value, len(members), figures))
+            if comparison is None:
+                continue
+            base, base_rows = by_name[comparison.baseline]
+            for paired in comparison.runs:
+                summary, run_rows = by_name[paired.run.name]
+                both = [q for q in members if q in base_rows and q in run_rows]
+                if not both:
+                    continue
+                pick = np.array
+                ours = family_values(summary, pick([run_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
+                theirs = family_values(base, pick([base_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
+                tests.append((len(found) - 1, summary.name, ours - theirs))
+    p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
+    adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
+    made: dict[int, list[SliceComparison]] = {}
+    for (at, run, differences), p, p_adj in zip(tests, p_values, adjusted):
+        delta, low, high = bootstrap_interval(differences, resamples, seed, confidence)
+        made.setdefault(at, []).append(
+            SliceComparison(
+                run,
+                primary.label(),
+                float(delta[0]),
+                float(low[0]),
+                float(high[0]),
+                p,
+                float(p_adj),
+                len(differences),
+                1.0 - confidence,
+            )
+        )
+    done = tuple(Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ()))) for i, s in enumerate(found))
+    overall = {}
+    if comparison is not None:
+        for paired in comparison.runs:
+            for c in paired.comparisons:
+                if c.metric == primary.label():
+                    overall[c.run] = c.delta
+    opposite = tuple(
+        Opposite(s, c, overall[c.run])
+        for s in done
+        for c in s.comparisons
+        if c.run in overall
+        and (c.low > TIE or c.high < -TIE)
+        and np.sign(c.delta) != np.sign(overall[c.run])
+        and abs(overall[c.run]) > TIE
+    )
+    return SliceReport(tuple(keys), done, tuple(m.label() for m in measures), primary.label(), correction, opposite)

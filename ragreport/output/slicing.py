@@ -1,0 +1,119 @@
+"""The slices section of the view (:mod:`ragreport.analysis.slices` laid out for people): per key
+a table of values, each with its queries, each run's primary figure with its band and each
+compared run's paired difference from the baseline; and the slices that go against the overall
+difference, in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from . import present as say
+
+if TYPE_CHECKING:
+    from ..analysis.slices import SliceReport
+
+
+@dataclass(frozen=True)
+class SliceCell:
+    """A run's figure, or a run's difference from the baseline, in one slice."""
+
+    value: str
+    band: str
+    p_adjusted: str = ""
+    verdict_class: str = ""
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class SliceRow:
+    value: str
+    queries: int
+    small: bool
+    figures: tuple[SliceCell, ...]
+    deltas: tuple[SliceCell, ...]
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    key: str
+    anchor: str
+    caption: say.Text
+    runs: tuple[str, ...]
+    compared: tuple[str, ...]  # the headers of the difference columns
+    rows: tuple[SliceRow, ...]
+
+
+@dataclass(frozen=True)
+class SlicesView:
+    title: str
+    lede: str
+    small_note: str
+    opposite: tuple[say.Text, ...]
+    tables: tuple[SliceTable, ...]
+
+
+def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
+    """The section, from the analysis' slices; ``runs`` in the report's order."""
+    primary = report.primary
+    compared = tuple(r for r in runs if baseline is not None and r != baseline)
+    tables: list[SliceTable] = []
+    for key in report.keys:
+        rows = []
+        for s in (s for s in report.slices if s.key == key):
+            figures = tuple(
+                SliceCell(
+                    say.decimal(s.runs[r][primary].mean), say.band(s.runs[r][primary].low, s.runs[r][primary].high)
+                )
+                for r in runs
+            )
+            by_run = {c.run: c for c in s.comparisons}
+            deltas = []
+            for r in compared:
+                c = by_run.get(r)
+                if c is None:
+                    deltas.append(SliceCell(say.NA, ""))
+                    continue
+                css = say.VERDICTS[c.verdict][1]
+                deltas.append(
+                    SliceCell(
+                        say.signed(c.delta),
+                        say.signed_band(c.low, c.high),
+                        say.p_value(c.p_adjusted),
+                        css,
+                        say.MARKS_OF_VERDICT.get(css, ""),
+                    )
+                )
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas)))
+        tables.append(
+            SliceTable(
+                key,
+                f"slice-{len(tables) + 1}",
+                say.slice_caption(key, primary),
+                runs,
+                tuple(say.slice_delta_header(r, baseline) for r in compared if baseline is not None),
+                tuple(rows),
+            )
+        )
+    opposite = tuple(
+        say.slice_opposite(
+            o.comparison.run,
+            baseline or "",
+            o.slice.key,
+            o.slice.value,
+            o.slice.queries,
+            o.comparison.metric,
+            o.comparison.delta,
+            o.comparison.low,
+            o.comparison.high,
+            o.overall,
+        )
+        for o in report.opposite
+    )
+    return SlicesView(
+        say.SLICES_TITLE,
+        say.slices_lede(primary, confidence, report.correction.value, report.small, bool(compared)),
+        say.SLICE_SMALL,
+        opposite,
+        tuple(tables),
+    )
