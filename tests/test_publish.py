@@ -89,7 +89,7 @@ def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(th
 def test_each_report_is_a_site_that_uses_the_shared_plotly_and_links_back(three):
     report = three / "reports" / "v2"
     assert sorted(p.name for p in report.iterdir()) == [
-        "index.html", "report.json", "run-base.html", "run-cand.html", "summary.txt"]
+        "index.html", "queries.html", "report.json", "run-base.html", "run-cand.html", "summary.txt"]
     for name in ("index.html", "run-cand.html"):
         page = read_page(report / name)
         assert [a["src"] for a in page.attrs_of("script") if "src" in a] == ["../../assets/plotly.min.js"]
@@ -277,7 +277,7 @@ def test_a_history_served_from_a_sub_path_resolves_every_link_and_asset(three, i
                 target = urllib.parse.urljoin(url, link).split("#")[0]
                 assert target.startswith(base), (url, link)  # relative, and never above the history
                 queue.append(target)
-        assert pages == 1 + 3 * 3  # the history page; each report's overview and two run pages
+        assert pages == 1 + 3 * 4  # the history page; each report's overview, query view and two run pages
         assert f"{base}assets/plotly.min.js" in seen and f"{base}history.json" in seen
         assert f"{base}reports/v1/report.json" in seen and f"{base}reports/v3/summary.txt" in seen
     finally:

@@ -33,8 +33,8 @@ def sample_site(tmp_path_factory):
 
 
 def test_the_sample_site_has_every_page_and_companion(sample_site):
-    assert sorted(site_files(sample_site)) == [MARKER, "assets/plotly.min.js", "index.html", "report.json",
-                                               "run-sample.html", "summary.md"]
+    assert sorted(site_files(sample_site)) == [MARKER, "assets/plotly.min.js", "index.html", "queries.html",
+                                               "report.json", "run-sample.html", "summary.md"]
 
 
 def test_index_shows_every_section_7_figure_with_band_interval_and_convention(sample_site):
@@ -110,7 +110,9 @@ def test_every_page_has_a_csp_that_hashes_its_own_inline_code_and_forbids_fetche
         for directive in ("default-src 'none'", "connect-src 'none'", "font-src 'none'", "object-src 'none'",
                           "img-src data:", "base-uri 'none'", "form-action 'none'"):
             assert directive in csp, (path.name, directive)
-        for code in page.inline_scripts + page.styles + [unpacked(block) for block in page.data_blocks.values()]:
+        # plotly.js unpacked runs as a script (the query view's block is data: it never runs)
+        code_blocks = [unpacked(block) for key, block in page.data_blocks.items() if key == "plotly-packed"]
+        for code in page.inline_scripts + page.styles + code_blocks:
             digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
             assert f"'sha256-{digest}'" in csp, path.name
         assert "unsafe-inline" not in csp.split("style-src-attr")[0]
@@ -147,7 +149,7 @@ def test_single_file_carries_the_installed_plotly_js_packed_to_the_byte(tmp_path
     single = tmp_path / "one.html"
     assert main(["build", "--single-file", str(single), "--quiet"]) == 0
     page = read_page(single)
-    (block,) = page.data_blocks.values()
+    block = page.data_blocks["plotly-packed"]
     packed = base64.b64decode(block, validate=True)
     assert packed[:2] == b"\x1f\x8b" and packed[4:8] == b"\0\0\0\0"  # gzip, no time stamp
     assert gzip.decompress(packed) == installed_plotly()
@@ -214,8 +216,12 @@ def test_injection_payloads_render_as_text_everywhere(write, tmp_path):
     out = tmp_path / "site"
     assert main(["build", str(run), "--out", str(out), "--title", INJECTIONS[0], "--quiet"]) == 0
     assert main(["build", str(run), "--single-file", str(tmp_path / "one.html"), "--quiet"]) == 0
-    pages = [p for p in out.glob("*.html")] + [tmp_path / "one.html"]
+    pages = [p for p in out.glob("*.html") if p.name != "queries.html"] + [tmp_path / "one.html"]
     assert len(pages) == 3
+    view = read_page(out / "queries.html")  # the title as text; the queries' data packed (base64: inert)
+    assert INJECTIONS[0] in view.text and not any(p in view.source for p in INJECTIONS)
+    (packed,) = view.data_blocks.values()
+    assert INJECTIONS[1] in gzip.decompress(base64.b64decode(packed)).decode()
     for path in pages:
         page = read_page(path)
         for payload in INJECTIONS:

@@ -482,7 +482,7 @@ def _link_or_copy(source: str, target: str) -> None:
 #: plotly.js, and in each report folder the files a report of a history holds.
 LEGACY_HISTORY_FILE = re.compile(
     rf"index\.html|{re.escape(HISTORY_FILE)}|{re.escape(PLOTLY_ASSET)}"
-    rf"|{REPORTS}/[^/]+/(?:index\.html|report\.json|{re.escape(HISTORY_SUMMARY)}|run-[a-z0-9_-]+\.html)"
+    rf"|{REPORTS}/[^/]+/(?:index\.html|queries\.html|report\.json|{re.escape(HISTORY_SUMMARY)}|run-[a-z0-9_-]+\.html)"
 )
 
 

@@ -36,7 +36,9 @@ SITE_HEADER = (
 #: The whole marker of builds before the manifest (ragreport 0.x): it lists nothing.
 SITE_LEGACY = "This folder is written by `ragreport build`; the next build replaces all of it.\n"
 #: What such a build wrote: a folder with this marker is replaced only when it holds these alone.
-LEGACY_SITE_FILE = re.compile(r"index\.html|report\.json|summary\.md|assets/plotly\.min\.js|run-[a-z0-9_-]+\.html")
+LEGACY_SITE_FILE = re.compile(
+    r"index\.html|queries\.html|report\.json|summary\.md|assets/plotly\.min\.js|run-[a-z0-9_-]+\.html"
+)
 LEGACY_SITE_FOLDERS = frozenset({"assets"})
 
 #: How long a run waits for another one writing the same target before it gives up.
