@@ -50,12 +50,30 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
 def read_text(path: str | Path) -> str:
     """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
     path = Path(path)
-    raw = raw_bytes(path)
+    return decode_text(path, raw_bytes(path))
+
+
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def decode_text(path: Path, raw: bytes, lines_before: int = 0, at_start: bool = True) -> str:
+    """``raw`` (bytes of ``path`` after ``lines_before`` lines; its start when ``at_start``) as
+    text: UTF-8, a byte-order mark at the file's start dropped, lines ending at ``\\n`` or
+    ``\\r\\n``. A CR-only line ending (old Mac) is an error, in every format (docs/conventions.md
+    section 16): read as blanks it would merge lines, and drop all but the first of a run's."""
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig" if at_start else "utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        line = lines_before + raw[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:
+            line = lines_before + text.count("\n", 0, lone.start()) + 1
+            raise InputError(
+                path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
+            )
+    return text
 
 
 def text_of(path: Path, text: str | None) -> str:

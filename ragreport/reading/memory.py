@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError, UsageError, shorten
-from ..core.ids import first_appearance
+from ..core.ids import all_allowed, first_appearance, forbidden_character
 from ..core.model import Judgments, Order, Run
-from .rows import ranked_run
+from .rows import GRADE_MAX, GRADE_MIN, ranked_run
 
 #: The columns a data frame run and data frame judgments must have.
 RUN_COLUMNS = ("query_id", "doc_id", "score")
@@ -83,6 +83,9 @@ def _id(value: Any, where: str, what: str) -> str:
     if isinstance(value, str):
         if not value:
             raise ObjectError(where, f"{what} as a non-empty string", "an empty string")
+        found = forbidden_character(value)
+        if found is not None:
+            raise ObjectError(where, f"{what} without control or bidi characters", f"{shorten(value)} (holds {found})")
         return str(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
         return str(int(value))
@@ -105,11 +108,15 @@ def _grade(value: Any, where: str, doc: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
     if isinstance(value, numbers.Integral):
-        return int(value)
-    number = float(value)
-    if not math.isfinite(number) or not number.is_integer():
-        raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
-    return int(number)
+        grade = int(value)
+    else:
+        number = float(value)
+        if not math.isfinite(number) or not number.is_integer():
+            raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
+        grade = int(number)
+    if not GRADE_MIN <= grade <= GRADE_MAX:
+        raise ObjectError(where, f"an integer grade within signed 64 bits for document {doc!r}", _kind(value))
+    return grade
 
 
 def _distinct(seen: dict[str, Any], key: str, raw: Any, where: str, what: str) -> None:
@@ -140,8 +147,9 @@ _PLAIN_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int
 
 
 def _plain_ids(values: list[Any]) -> bool:
-    """Every value a non-empty ``str``: taken as they are (the usual case, checked in one pass)."""
-    return all(type(v) is str and v for v in values)
+    """Every value a non-empty ``str`` with no forbidden character: taken as they are (the usual
+    case, checked in two passes)."""
+    return all(type(v) is str and v for v in values) and all_allowed(values)
 
 
 def _plain_scores(values: list[Any]) -> np.ndarray | None:
@@ -274,7 +282,9 @@ def judgments_from_object(value: Any) -> Judgments:
             if not isinstance(graded_in, Mapping):
                 raise ObjectError(at, "a mapping of document ids to grades", _kind(graded_in))
             grades = per_query.setdefault(qid, {})
-            if _plain_ids(list(graded_in)) and all(type(g) is int for g in graded_in.values()):
+            if _plain_ids(list(graded_in)) and all(
+                type(g) is int and GRADE_MIN <= g <= GRADE_MAX for g in graded_in.values()
+            ):
                 grades.update(graded_in)  # text ids and int grades, the usual case: taken as they are
                 continue
             docs: dict[str, Any] = {}
