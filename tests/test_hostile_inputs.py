@@ -603,7 +603,8 @@ def _hostile_valid(tmp_path):
 def test_memory_and_stream_agree_on_hostile_but_valid_files(tmp_path):
     runs, qrels = _hostile_valid(tmp_path)
     memory = _figures(runs, qrels)
-    assert memory == _figures(runs, qrels, engine="stream", partition_bytes=700)
+    for partition_bytes in (10, 700):  # 10: a cut after every query, the first right after the BOM's line
+        assert memory == _figures(runs, qrels, engine="stream", partition_bytes=partition_bytes)
     queries = {row["id"] for row in memory["queries"][0]}
     assert len(queries) == 25 and not any(q.startswith("\ufeff") for q in queries)
 
@@ -646,3 +647,20 @@ def test_dask_agrees_with_memory_on_hostile_but_valid_files(tmp_path):
         pytest.importorskip("dask.distributed")
     runs, qrels = _hostile_valid(tmp_path)
     assert _figures(runs, qrels) == _figures(runs, qrels, engine="dask", partition_bytes=700)
+
+
+@pytest.mark.parametrize(
+    "name, content, role, line",
+    [
+        ("run.json", '{\n"": {"d1": 1}}', "run", 2),
+        ("run.json", '{\n"q1": {\n"": 1}}', "run", 3),
+        ("qrels.json", '{\n"q1": {\n"": 1}}', "qrels", 3),
+        ("qrels.json", '{\n"": {}}', "qrels", 2),
+        ("r.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": {"": 1}}\n', "run", 1),
+        ("run.csv", "q1,,1\n", "run", 1),
+    ],
+)
+def test_an_empty_id_is_refused_in_every_format(write, name, content, role, line):
+    message = _error(write, name, content, role)
+    assert re.search(rf"{re.escape(name)}:{line}: expected .*(non-empty|a document id)", message), message
+    assert "empty" in message

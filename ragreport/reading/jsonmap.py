@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.ids import forbidden_character
+from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import stem, text_of
 from .jsontext import line_of, load_json_object
@@ -42,9 +42,10 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             )
         index = len(qids)
         qids.append(check_id(qid, path, line_of(text, qid), "a query id"))
-        for doc, value in ranked.items():
-            if forbidden_character(doc):
+        if not all_allowed(ranked) or "" in ranked:  # one pass over the query's ids; the one at fault named by its line
+            for doc in ranked:
                 check_id(doc, path, line_of(text, qid, doc), f"a document id for query {qid!r}")
+        for doc, value in ranked.items():
             slot_query.append(index)
             slot_docs.append(doc)
             slot_scores.append(parse_score(value, path, line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))

@@ -95,8 +95,11 @@ def _python_float(text: str) -> float | None:
 
 
 def check_id(text: str, path: Path | str, line: int | None, what: str) -> str:
-    """``text`` when it holds no character an id may not hold (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`),
-    else an error naming the character and showing the id escaped."""
+    """``text`` when it is not empty and holds no character an id may not hold
+    (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`), else an error naming the character and
+    showing the id escaped."""
+    if not text:
+        raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
     found = forbidden_character(text)
     if found is not None:
         raise InputError(path, line, f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})")
@@ -105,7 +108,7 @@ def check_id(text: str, path: Path | str, line: int | None, what: str) -> str:
 
 def check_ids(ids: Sequence[str], path: Path | str, lines: Sequence[int | None] | None, what: str) -> None:
     """:func:`check_id` over many ids: one pass when all are allowed (the usual case)."""
-    if all_allowed(ids):
+    if all_allowed(ids) and "" not in ids:
         return
     for i, text in enumerate(ids):
         check_id(text, path, None if lines is None else lines[i], what)

@@ -155,6 +155,8 @@ def _query_before(handle, start: int) -> bytes | None:
     handle.seek(back)
     lines = handle.read(start - back).splitlines()
     handle.seek(here)
+    if back == 0 and lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines[0] = lines[0][3:]  # the file's byte-order mark is no part of its first query id
     for line in reversed(lines):
         fields = line.split(None, 1)
         if fields and not fields[0].startswith(b"#"):
