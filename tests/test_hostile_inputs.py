@@ -55,8 +55,8 @@ def _qrels(write, name: str, content: str) -> dict[str, dict[str, int]]:
     return grades_of(load_qrels(write(name, content)))
 
 
-def _figures(paths, qrels, **kwargs) -> dict:
-    summaries = evaluate(paths, qrels=qrels, k=(1, 3), conventions=Conventions(resamples=50), **kwargs)
+def _figures(paths, qrels, conventions: Conventions = Conventions(resamples=50), **kwargs) -> dict:
+    summaries = evaluate(paths, qrels=qrels, k=(1, 3), conventions=conventions, **kwargs)
     whole = document(analyse(summaries))
     return {key: [run[key] for run in whole["runs"]] for key in ("metrics", "sweep", "counts", "queries")}
 
@@ -609,6 +609,24 @@ def test_memory_and_stream_agree_on_hostile_but_valid_files(tmp_path):
     assert len(queries) == 25 and not any(q.startswith("\ufeff") for q in queries)
 
 
+def test_memory_and_stream_agree_under_trec_evals_single_precision_order(tmp_path):
+    rng = np.random.default_rng(2)
+    lines, qrels = [], []
+    for q in range(20):
+        base = rng.random(4)
+        for i, score in enumerate(np.concatenate([base, base + 1e-10])):  # ties in single precision
+            lines.append(f"q{q} Q0 d{int(rng.integers(0, 30))}x{i} {i + 1} {float(score)!r} t\n")
+        qrels += [line.split()[0] + " 0 " + line.split()[2] + " 1\n" for line in lines[-8:] if rng.random() < 0.3]
+    run = tmp_path / "run.trec"
+    run.write_text("".join(lines))
+    judged = tmp_path / "qrels.txt"
+    judged.write_text("".join(qrels))
+    single = Conventions(resamples=50, order=Order.TREC_EVAL)
+    memory = _figures([run], judged, single)
+    assert memory != _figures([run], judged)  # the order matters on this run
+    assert memory == _figures([run], judged, single, engine="stream", partition_bytes=300)
+
+
 def test_the_byte_order_mark_never_reaches_a_query_id_in_the_stream_engine(tmp_path):
     from ragreport.scoring.partition import read_partition
 
@@ -647,6 +665,8 @@ def test_dask_agrees_with_memory_on_hostile_but_valid_files(tmp_path):
         pytest.importorskip("dask.distributed")
     runs, qrels = _hostile_valid(tmp_path)
     assert _figures(runs, qrels) == _figures(runs, qrels, engine="dask", partition_bytes=700)
+    single = Conventions(resamples=50, order=Order.TREC_EVAL)
+    assert _figures(runs, qrels, single) == _figures(runs, qrels, single, engine="dask", partition_bytes=700)
 
 
 @pytest.mark.parametrize(
