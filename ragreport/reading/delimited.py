@@ -9,7 +9,9 @@
   score an integer grade. A ``.tsv`` qrels file without that header holds TREC qrels (MS MARCO's
   ``qrels.dev.tsv``): the catch-all format reads it.
 
-Blank lines and ``#`` comment lines are skipped. The format is detected from a ``.csv`` or
+With commas or tabs, fields may be quoted as RFC 4180 has it (``q1,"d,1",0.5``; a doubled quote
+inside quotes is one quote). Ids and numbers follow docs/conventions.md section 16. Blank lines
+and ``#`` comment lines are skipped. The format is detected from a ``.csv`` or
 ``.tsv`` name, or from a first line that is such a header or holds two or three commas and no
 blank.
 """

@@ -8,7 +8,8 @@
   the columns ``query_id``, ``doc_id`` and ``relevance``.
 
 Ids are strings; an integer stands for its decimal text (``7`` is the id ``"7"``), and two keys
-that name one id (``7`` and ``"7"``) are an error. Scores are finite numbers, grades integers
+that name one id (``7`` and ``"7"``) are an error; an id holds no control or bidi character
+(docs/conventions.md section 16). Grades lie within signed 64 bits. Scores are finite numbers, grades integers
 (``2.0`` is 2); text, booleans, NaN and infinities are errors. Every error is raised before
 anything is scored, as one line naming the run (or the judgments), the query and what was
 expected: ``run 'bm25', query 'q1': expected a number for document 'd3', got 'abc'``.
