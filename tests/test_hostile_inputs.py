@@ -70,6 +70,7 @@ BAD = [
     ("\x00", "U+0000"),  # NUL: numpy would drop it at the end of an id
     ("\x01", "U+0001"),  # another C0 control
     ("\x1b", "U+001B"),  # ESC: terminal escapes
+    ("\x1f", "U+001F"),  # unit separator: Python's str.split() takes it for a blank
     ("\x7f", "U+007F"),  # DEL
     ("\x85", "U+0085"),  # C1: NEL
     ("\u202e", "U+202E"),  # right-to-left override
@@ -684,3 +685,7 @@ def test_an_empty_id_is_refused_in_every_format(write, name, content, role, line
     message = _error(write, name, content, role)
     assert re.search(rf"{re.escape(name)}:{line}: expected .*(non-empty|a document id)", message), message
     assert "empty" in message
+
+
+def test_ascii_separators_stay_in_an_id_and_are_refused_in_blank_separated_csv(write):
+    assert "(holds U+001C)" in _error(write, "run.csv", "q1 d\x1c1 2\n", "run")

@@ -48,7 +48,7 @@ def _split_line(line: str, delimiter: str | None) -> list[str]:
     as RFC 4180 has it (a comma inside quotes, a quote doubled inside them); a quote that is not closed, or text after a
     closing quote, is a :class:`csv.Error`."""
     if delimiter is None:
-        return line.split()
+        return split_fields(line)
     if '"' not in line:
         return [f.strip() for f in line.split(delimiter)]
     return [f.strip() for f in next(csv.reader([line], delimiter=delimiter, strict=True, skipinitialspace=True))]

@@ -21,6 +21,7 @@ HEAD = 1 << 16
 #: C reader and the bytes-level reader see them (a no-break space belongs to an id).
 BLANKS = " \t\r\n\f\v"
 _FIELD = re.compile(r"[^ \t\r\n\f\v]+")
+_SEPARATORS = re.compile("[\x1c-\x1f]")
 
 
 def raw_bytes(path: Path, limit: int | None = None) -> bytes:
@@ -88,8 +89,9 @@ def head_text(head: bytes) -> str:
 
 
 def split_fields(line: str) -> list[str]:
-    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces)."""
-    return line.split() if line.isascii() else _FIELD.findall(line)
+    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces and
+    on the ASCII separators U+001C-U+001F, which then vanish instead of being refused in an id)."""
+    return line.split() if line.isascii() and not _SEPARATORS.search(line) else _FIELD.findall(line)
 
 
 def data_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -6,9 +6,10 @@
   2), negative ones included; a (query, id) pair given twice must have one grade.
 
 Ids and numbers follow docs/conventions.md section 16 (no control or bidi character in an id; one
-number grammar; grades within signed 64 bits). Blank lines and ``#`` comment lines are skipped. Most files are read by the bytes-level reader
-(:mod:`ragreport.reading.trecbytes`); one it does not accept (runs of spaces, a malformed line)
-is read line by line here, which names the line at fault in every error. TREC is the catch-all
+number grammar; grades within signed 64 bits). Blank lines and ``#`` comment lines are skipped.
+Most files are read by the bytes-level reader (:mod:`ragreport.reading.trecbytes`); one it does
+not accept (runs of spaces, a malformed line, a character no id may hold) is read line by line
+here, which names the line at fault in every error. TREC is the catch-all
 format: a file no other reader claims is read as TREC.
 """
 
