@@ -689,3 +689,9 @@ def test_an_empty_id_is_refused_in_every_format(write, name, content, role, line
 
 def test_ascii_separators_stay_in_an_id_and_are_refused_in_blank_separated_csv(write):
     assert "(holds U+001C)" in _error(write, "run.csv", "q1 d\x1c1 2\n", "run")
+
+
+@pytest.mark.parametrize("char, code", [("\x1f", "U+001F"), ("\x85", "U+0085"), ("\x1b", "U+001B")])
+@pytest.mark.parametrize("name, template", [("run.csv", "q1,d1{c},2\n"), ("run.tsv", "q1\td1{c}\t2\n")])
+def test_a_control_character_at_the_end_of_a_delimited_field_is_refused_not_stripped(write, name, template, char, code):
+    assert f"(holds {code})" in _error(write, name, template.format(c=char), "run")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
-from .files import HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
+from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
 from .rows import JudgmentCollector, check_id, parse_grade, parse_score, run_from_slots
 
@@ -44,14 +44,16 @@ def _delimiter(line: str) -> str | None:
 
 
 def _split_line(line: str, delimiter: str | None) -> list[str]:
-    """The fields of a line, each stripped of blanks. With a comma or a tab, a field may be quoted
+    """The fields of a line, each stripped of ASCII blanks (``str.strip()`` would also take U+001C-U+001F,
+    U+0085 and Unicode spaces off an id's ends). With a comma or a tab, a field may be quoted
     as RFC 4180 has it (a comma inside quotes, a quote doubled inside them); a quote that is not closed, or text after a
     closing quote, is a :class:`csv.Error`."""
     if delimiter is None:
         return split_fields(line)
     if '"' not in line:
-        return [f.strip() for f in line.split(delimiter)]
-    return [f.strip() for f in next(csv.reader([line], delimiter=delimiter, strict=True, skipinitialspace=True))]
+        return [f.strip(BLANKS) for f in line.split(delimiter)]
+    fields = next(csv.reader([line], delimiter=delimiter, strict=True, skipinitialspace=True))
+    return [f.strip(BLANKS) for f in fields]
 
 
 def _fields(path: Path, number: int, line: str, delimiter: str | None) -> list[str]:
