@@ -695,3 +695,21 @@ def test_ascii_separators_stay_in_an_id_and_are_refused_in_blank_separated_csv(w
 @pytest.mark.parametrize("name, template", [("run.csv", "q1,d1{c},2\n"), ("run.tsv", "q1\td1{c}\t2\n")])
 def test_a_control_character_at_the_end_of_a_delimited_field_is_refused_not_stripped(write, name, template, char, code):
     assert f"(holds {code})" in _error(write, name, template.format(c=char), "run")
+
+
+HUGE = "9" * 5000  # past the 4300 digits Python's int() converts
+
+
+@pytest.mark.parametrize(
+    "name, content, role, expected",
+    [
+        ("qrels.txt", f"q1 0 d1 {HUGE}\n", "qrels", "qrels.txt:1: expected an integer grade within signed 64 bits"),
+        ("qrels.json", f'{{"q1": {{"d1": {HUGE}}}}}', "qrels", "qrels.json:1: expected an integer grade within"),
+        ("r.jsonl", f'{{"id": "q1", "retrieved": [], "relevant": {{"d1": {HUGE}}}}}\n', "run", "r.jsonl:1: expected"),
+        ("run.json", f'{{"q1": {{"d1": {HUGE}}}}}', "run", "run.json:1: expected a finite numeric score"),
+        ("run.txt", f"q1 Q0 d1 1 {HUGE} t\n", "run", "run.txt:1: expected a finite numeric score"),
+    ],
+    ids=["trec-qrels", "json-qrels", "jsonl", "json-run", "trec-run"],
+)
+def test_numbers_of_thousands_of_digits_are_one_error(write, name, content, role, expected):
+    assert expected in _error(write, name, content, role)

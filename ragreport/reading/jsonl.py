@@ -25,7 +25,7 @@ from ..core.errors import InputError, shorten
 from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import ConflictingKey, no_conflicting_keys
+from .jsontext import ConflictingKey, json_integer, no_conflicting_keys
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, check_ids, parse_grade, parse_id, run_from_slots
 
@@ -58,7 +58,11 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     """
     lines = list(data_lines(text))
     try:
-        values = json.loads("[" + ",".join(line for _, line in lines) + "]", object_pairs_hook=no_conflicting_keys)
+        values = json.loads(
+            "[" + ",".join(line for _, line in lines) + "]",
+            object_pairs_hook=no_conflicting_keys,
+            parse_int=json_integer,
+        )
         if len(values) == len(lines):
             return [(number, value) for (number, _), value in zip(lines, values)]
     except (json.JSONDecodeError, ConflictingKey):
@@ -66,7 +70,7 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     out = []
     for number, line in lines:
         try:
-            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys)))
+            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)))
         except json.JSONDecodeError as exc:
             raise InputError(path, number, "one JSON object per line", exc.msg) from None
         except ConflictingKey as exc:

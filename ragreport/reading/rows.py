@@ -46,12 +46,16 @@ def parse_grade(token: Any, path: Path | str, line: int | None, what: str) -> in
     if isinstance(token, int):
         value = token
     elif isinstance(token, float):
+        if math.isinf(token):
+            raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", "a number past a double's range")
         if not math.isfinite(token) or not token.is_integer():
             raise InputError(path, line, f"{_GRADE} for {what}", shorten(str(token)))
         value = int(token)
     else:
         text = token if isinstance(token, str) else str(token)
         if _INTEGER.fullmatch(text):
+            if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits (and past what int() converts)
+                raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(text))
             value = int(text)
         elif NUMBER.fullmatch(text):
             number = float(text)
