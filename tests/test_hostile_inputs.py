@@ -668,6 +668,10 @@ def test_dask_agrees_with_memory_on_hostile_but_valid_files(tmp_path):
     assert _figures(runs, qrels) == _figures(runs, qrels, engine="dask", partition_bytes=700)
     single = Conventions(resamples=50, order=Order.TREC_EVAL)
     assert _figures(runs, qrels, single) == _figures(runs, qrels, single, engine="dask", partition_bytes=700)
+    bad = tmp_path / "bad.trec"
+    bad.write_bytes("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq3 Q0 d\u202e1 1 2 t\rq3 Q0 d2 1 1 t\n".encode())
+    with pytest.raises(InputError, match=r"bad.trec:3: expected (a document id|lines ending in LF)"):
+        evaluate([bad], qrels=qrels, k=1, engine="dask", partition_bytes=10)
 
 
 @pytest.mark.parametrize(
