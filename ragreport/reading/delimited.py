@@ -131,7 +131,8 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             raise InputError(path, number, "a query id and a document id", "an empty field")
         if qid not in qids:
             check_id(qid, path, number, "a query id")
-        check_id(doc, path, number, f"a document id for query {qid!r}")
+        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
+            check_id(doc, path, number, f"a document id for query {qid!r}")
         key: float
         if use_score:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")

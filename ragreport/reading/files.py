@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -88,10 +88,19 @@ def head_text(head: bytes) -> str:
     return head[:HEAD].decode("utf-8-sig", "ignore")
 
 
+def _split_plain(line: str) -> list[str]:
+    return line.split() if line.isascii() else _FIELD.findall(line)
+
+
 def split_fields(line: str) -> list[str]:
     """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces and
     on the ASCII separators U+001C-U+001F, which then vanish instead of being refused in an id)."""
-    return line.split() if line.isascii() and not _SEPARATORS.search(line) else _FIELD.findall(line)
+    return _FIELD.findall(line) if _SEPARATORS.search(line) else _split_plain(line)
+
+
+def field_splitter(text: str) -> Callable[[str], list[str]]:
+    """:func:`split_fields` for the lines of ``text``, the separators looked for once in the whole text."""
+    return split_fields if _SEPARATORS.search(text) else _split_plain
 
 
 def data_lines(text: str) -> Iterator[tuple[int, str]]:

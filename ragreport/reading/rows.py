@@ -259,7 +259,7 @@ class JudgmentCollector:
         per_query = self.queries.get(qid)
         if per_query is None:
             per_query = self.queries[check_id(qid, self.path, line, "a query id")] = {}
-        if doc not in per_query:
+        if not doc.isprintable() or not doc:  # C speed; every character an id may not hold is unprintable
             check_id(doc, self.path, line, f"a document id for query {qid!r}")
         seen = per_query.get(doc)
         if seen is not None:

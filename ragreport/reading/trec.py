@@ -23,7 +23,7 @@ from ..core.errors import InputError
 from ..core.ids import has_duplicates, hash_ids
 from ..core.model import Judgments, Order, Run
 from . import trecbytes
-from .files import data_lines, split_fields, stem, text_of
+from .files import data_lines, field_splitter, stem, text_of
 from .reader import Reader
 from .rows import (
     JudgmentCollector,
@@ -89,8 +89,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_scores: list[float] = []
+    split = field_splitter(text)
     for number, line in data_lines(text):
-        fields = split_fields(line)
+        fields = split(line)
         if len(fields) < 6:
             hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
             raise InputError(
@@ -102,7 +103,8 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         qid, _, doc, _, score_text = fields[:5]
         if qid not in qids:
             check_id(qid, path, number, "a query id")
-        check_id(doc, path, number, f"a document id for query {qid!r}")
+        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
+            check_id(doc, path, number, f"a document id for query {qid!r}")
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
@@ -116,8 +118,9 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
     """TREC qrels from their text, line by line: ``qid iter docid grade`` per line."""
     path = Path(path)
     collector = JudgmentCollector(path)
+    split = field_splitter(text)
     for number, line in data_lines(text):
-        fields = split_fields(line)
+        fields = split(line)
         if len(fields) != 4:
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
             raise InputError(
