@@ -105,7 +105,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "--compat",
         choices=sorted(COMPAT_PRESETS),
         help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
-        "zero, R denominators, linear gain, score order); explicit switches still win",
+        "zero, R denominators, linear gain, score order in single precision); explicit switches still win",
     )
     parser.add_argument(
         "--denominator",
@@ -128,7 +128,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     parser.add_argument(
         "--order",
         choices=_choices(Order),
-        help="scored runs: by score with trec_eval's tie rule (default) or file order",
+        help="scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
+        "single precision as trec_eval reads them (trec_eval), or file order",
     )
     parser.add_argument(
         "--relevance-level",

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragreport.core.ids import as_text, common_kind, has_duplicates, hash_ids
+from ragreport.core.ids import (
+    all_allowed,
+    as_text,
+    common_kind,
+    forbidden_character,
+    forbidden_in_utf8,
+    has_duplicates,
+    hash_ids,
+)
 
 
 def test_hash_does_not_depend_on_the_array_width():
@@ -31,3 +39,20 @@ def test_has_duplicates():
     assert has_duplicates(np.array([3, 1, 3], dtype=np.uint64))
     assert not has_duplicates(np.array([3, 1, 2], dtype=np.uint64))
     assert not has_duplicates(np.zeros(0, dtype=np.uint64))
+
+
+def test_forbidden_characters_are_named_and_the_rest_pass():
+    assert forbidden_character("q1\x00") == "U+0000"
+    assert forbidden_character("a\u202eb\x01") == "U+202E"  # the first one
+    assert forbidden_character("dé d\u00a0\u200d#") is None
+    assert all_allowed(["q1", "dé"]) and not all_allowed(["q1", "d\x7f"])
+
+
+def test_the_bytes_check_allows_the_separators_and_flags_multibyte_controls():
+    def check(text: str) -> bool:
+        return forbidden_in_utf8(np.frombuffer(text.encode(), dtype=np.uint8))
+
+    assert not check("q1 Q0\td1 1 2 t\r\n")
+    assert check("q\x0b1") and check("q\x7f") and check("q\x85") and check("q\u2069") and check("q\ufeff")
+    assert not check("q\u2065\u202f\u2028€")  # neighbours of the set, and other three-byte characters
+    assert check("\xc2") is False  # a lead byte at the very end reads past nothing

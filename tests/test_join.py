@@ -54,3 +54,11 @@ def test_head_keeps_the_top_and_the_whole_list_facts():
     assert top.lengths.tolist() == [2, 1] and top.doc_ids.tolist() == ["a", "b", "x"]
     assert top.retrieved.tolist() == [4, 1] and top.repeats.tolist() == [1, 0]
     assert top.first_relevant.tolist() == [4, 1] and top.relevant_retrieved.tolist() == [1, 1]
+
+
+def test_grades_near_the_ends_of_64_bits_stay_exact_integers():
+    # numpy would promote uint64 (2^62 and up) with int8 to float64, where 2^62 and 2^62 - 1 are one value.
+    top = (1 << 63) - 1
+    judged = judged_run([("q", ["a", "b", "c"], {"a": top, "b": top - 1, "c": -(1 << 63)})])
+    assert judged.grades.dtype == np.int64
+    assert judged.grades.tolist() == [top, top - 1, -(1 << 63)]

@@ -160,6 +160,43 @@ def test_exponential_gain_weighs_high_grades_more():
     assert exp == pytest.approx((1 + 7 / np.log2(3)) / (7 + 1 / np.log2(3)))
 
 
+def test_exponential_gain_of_grades_past_a_doubles_range_by_hand():
+    # docs/conventions.md section 16: grades 1024 (a) and 1023 (b), the list b, a. 2^1024 overflows
+    # a double; the ratio is (2^1023 + 2^1024 / log2 3) / (2^1024 + 2^1023 / log2 3), the -1s lost
+    # far below double precision, = (1/2 + 1/log2 3) / (1 + 1/(2 log2 3)).
+    judged = judged_run([("q", ["b", "a"], {"a": 1024, "b": 1023})])
+    with np.errstate(all="raise"):  # no overflow, no invalid operation on the way
+        ndcg = score(judged, [1, 2], Conventions(gain=Gain.EXP))
+    log3 = np.log2(3)
+    assert ndcg.of(NDCG, 2)[0] == pytest.approx((1 / 2 + 1 / log3) / (1 + 1 / (2 * log3)), rel=1e-12)
+    assert ndcg.of(NDCG, 1)[0] == pytest.approx(1 / 2, rel=1e-12)  # 2^1023 / 2^1024
+
+
+@pytest.mark.parametrize("top", [1 << 62, (1 << 63) - 1])
+def test_exponential_gain_at_the_largest_grades_stays_within_zero_and_one(top):
+    # The top grade gains 2^top - 1, one below it half as much (to double precision), the rest nothing.
+    judged = judged_run([("q", ["c", "b", "a"], {"a": top, "b": top - 1, "c": 1})])
+    ndcg = score(judged, [3], Conventions(gain=Gain.EXP)).of(NDCG, 3)[0]
+    assert ndcg == pytest.approx((1 / 2 / np.log2(3) + 1 / 2) / (1 + 1 / 2 / np.log2(3)), rel=1e-12)
+    assert 0.0 <= ndcg <= 1.0
+
+
+def test_scaled_exponential_gain_matches_the_plain_one_bit_for_bit_below_overflow():
+    rng = np.random.default_rng(3)
+    queries = [
+        (f"q{i}", [f"d{j}" for j in rng.permutation(8)[:5]], {f"d{j}": int(rng.integers(-1, 40)) for j in range(8)})
+        for i in range(30)
+    ]
+    judged = judged_run(queries)
+    got = score(judged, [1, 3, 5], Conventions(gain=Gain.EXP)).of(NDCG, 5)
+    for i, (_, retrieved, grades) in enumerate(queries):  # the plain formula, gains 2^g - 1 unscaled
+        gains = [2.0 ** grades[d] - 1 if grades[d] >= 1 else 0.0 for d in retrieved]
+        ideal = sorted((2.0**g - 1 for g in grades.values() if g >= 1), reverse=True)[:5]
+        dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains))
+        idcg = sum(g / np.log2(r + 2) for r, g in enumerate(ideal))
+        assert got[i] == pytest.approx(dcg / idcg if idcg else 0.0, rel=1e-12)
+
+
 def test_context_precision_equals_ap_only_when_every_relevant_id_is_within_k():
     judged = judged_run([("all", ["a", "x", "b"], {"a": 1, "b": 1}), ("some", ["a", "x", "y"], {"a": 1, "b": 1})])
     scores = score(judged, [3], Conventions())

@@ -7,7 +7,17 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from ragreport.core.model import Choice, Conventions, Denominator, Gain, Missing, Order, RelevanceLevel, RunMeta
+from ragreport.core.model import (
+    TREC_EVAL,
+    Choice,
+    Conventions,
+    Denominator,
+    Gain,
+    Missing,
+    Order,
+    RelevanceLevel,
+    RunMeta,
+)
 
 
 def test_every_choice_states_its_meaning_and_the_alternative():
@@ -44,3 +54,17 @@ def test_the_relevance_level_is_a_switch_with_its_sentence_and_alternative():
     assert Conventions().departures() == ()
     assert Conventions(relevance_level=3).departures() == (("relevance_level", RelevanceLevel(3)),)
     assert Conventions(relevance_level=3).as_dict()["relevance_level"] == 3
+
+
+def test_scaled_exp_gains_are_the_plain_ones_over_two_to_the_top_grade():
+    grades = np.array([[-1, 0, 1, 2, 3], [1, 1023, 1024, 0, 0]])
+    top = np.array([[3], [1024]])
+    assert Gain.EXP.scaled(grades, top)[0].tolist() == [0, 0, 1 / 8, 3 / 8, 7 / 8]
+    # (2^1023 - 1) / 2^1024 and (2^1024 - 1) / 2^1024, to double precision; 2^1024 itself overflows.
+    assert Gain.EXP.scaled(grades, top)[1].tolist() == [2.0**-1024, 0.5, 1.0, 0, 0]
+    assert Gain.LINEAR.scaled(grades, top).tolist() == Gain.LINEAR.apply(grades).tolist()
+
+
+def test_the_trec_eval_preset_orders_in_single_precision():
+    assert TREC_EVAL.order is Order.TREC_EVAL and Order.TREC_EVAL.by_score and Order.SCORE.by_score
+    assert not Order.FILE.by_score

@@ -33,3 +33,21 @@ def test_beir_qrels_and_trec_qrels_in_a_tsv_file(write):
 def test_a_beir_header_alone_holds_no_judgment(write):
     with pytest.raises(InputError, match="q.tsv: expected at least one judgment line, got an empty file"):
         load_qrels(write("q.tsv", "query-id\tcorpus-id\tscore\n"))
+
+
+def test_quoted_fields_follow_rfc_4180(write):
+    run = write("r.csv", 'qid,docid,score\nq1,"d,1",2\nq1,"d""2",1\n')
+    (loaded,) = load_runs([run], qrels=write("q", "q1 0 d1 1\n"))
+    assert lists_of(loaded.run) == {"q1": ["d,1", 'd"2']}
+
+
+def test_a_tsv_line_with_a_quoted_comma_is_still_tab_separated(write):
+    run = write("r.tsv", 'q1\t"d,1"\t2\nq1\td2\t1\n')
+    (loaded,) = load_runs([run], qrels=write("q", "q1 0 d1 1\n"))
+    assert lists_of(loaded.run) == {"q1": ["d,1", "d2"]}
+
+
+def test_an_unclosed_quote_names_the_line(write):
+    run = write("r.csv", 'q1,d1,2\nq1,"d2,1\n')
+    with pytest.raises(InputError, match=r"r.csv:2: expected fields quoted as RFC 4180 has it, got unexpected end"):
+        load_runs([run], qrels=write("q", "q1 0 d1 1\n"))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ragreport.core.errors import InputError
-from ragreport.reading.files import data_lines, read_text, split_fields, stem
+from ragreport.reading.files import data_lines, decode_text, read_text, split_fields, stem
 from ragreport.reading.registry import detect_format, load_runs
 
 
@@ -59,3 +59,17 @@ def test_data_lines_skip_blanks_and_comments_and_split_only_at_newlines():
                                             (".hidden", ".hidden"), ("a.b.jsonl", "a.b")])
 def test_a_run_is_named_by_its_file_stem(tmp_path, name, expected):
     assert stem(tmp_path / name) == expected
+
+
+@pytest.mark.parametrize("raw, line", [(b"a\rb\n", 1), (b"a\r\nb\r\nc\rd", 3), (b"a\nb\n\r", 3)])
+def test_a_cr_alone_is_refused_with_its_line(tmp_path, raw, line):
+    (tmp_path / "f").write_bytes(raw)
+    with pytest.raises(InputError, match=rf"f:{line}: expected lines ending in LF or CRLF, got a CR alone"):
+        read_text(tmp_path / "f")
+
+
+def test_decode_text_counts_lines_from_where_the_bytes_start_and_keeps_an_inner_bom(tmp_path):
+    with pytest.raises(InputError, match=r"f:12: expected lines ending in LF or CRLF"):
+        decode_text(tmp_path / "f", b"a\nb\rc", lines_before=10, at_start=False)
+    assert decode_text(tmp_path / "f", "\ufeffa\n".encode(), at_start=False) == "\ufeffa\n"
+    assert decode_text(tmp_path / "f", "\ufeffa\r\n".encode()) == "a\r\n"

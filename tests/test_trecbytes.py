@@ -35,11 +35,25 @@ def test_reads_groups_ids_and_scores(write):
     "q1 Q0 d1 1 2.5 t extra\n",                   # a seventh field
     "q1 Q0 d1 1 abc t\n",                         # a score that is no number
     "q1 Q0 d1 1 nan t\n",                         # not finite
-    "\ufeffq1 Q0 d1 1 2.5 t\n",                   # a byte-order mark
+    "q1 Q0 d1 1 2.5 t\n\ufeffq1 Q0 d2 1 2.5 t\n",   # a byte-order mark inside the file
+    "q1\x7f Q0 d1 1 2.5 t\n",                     # DEL
+    "q1 Q0 d\u202e1 1 2.5 t\n",                   # a bidi override
+    "q1 Q0 d1 1 1_0 t\n",                         # an underscore numpy would take
+    "q1 Q0 d1 1 1e999 t\n",                       # beyond a double
     " q1 Q0 d1 1 2.5 t\n",                        # leading blank
 ])
 def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
     assert _columns(write("run", text)) is None
+
+
+def test_a_byte_order_mark_at_the_start_is_dropped(write):
+    columns = _columns(write("run", "\ufeffq1 Q0 d1 1 2.5 t\n"))
+    assert as_text(columns.group_ids) == ["q1"] and as_text(columns.ids) == ["d1"]
+
+
+@pytest.mark.parametrize("grade", ["1234567890123456", "9223372036854775808", "2.0", "1e3"])
+def test_grades_beyond_15_digits_or_not_plain_go_to_the_line_reader(write, grade):
+    assert read_qrels_bytes(write("qrels", f"q1 0 d1 {grade}\n")) is None
 
 
 def test_windows_line_ends_in_qrels_read_like_unix_ones(write):

@@ -13,6 +13,7 @@ ids themselves, so a collision can never make two different ids equal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -135,3 +136,50 @@ def as_text(ids: np.ndarray) -> list[str]:
     if ids.dtype.kind == "S":
         return [b.decode("utf-8", "replace") for b in ids.tolist()]
     return [str(i) for i in ids.tolist()]
+
+
+# ---------------------------------------------------------------------------------------------
+# What an id may hold (docs/conventions.md section 17)
+
+#: The characters no id may hold: the C0 controls (U+0000-U+001F: NUL, tab, newline, CR, ...),
+#: DEL (U+007F), the C1 controls (U+0080-U+009F), and the bidi controls: the marks U+200E, U+200F
+#: and U+061C, the embeddings and overrides U+202A-U+202E and the isolates U+2066-U+2069; and
+#: U+FEFF, a byte-order mark (dropped at a file's start, refused anywhere else). Such a
+#: character either splits a line where a format cannot carry it, vanishes in numpy's arrays (a
+#: trailing NUL), or makes two different ids look alike on a page or a terminal.
+FORBIDDEN_ID_CHARACTERS = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+_FORBIDDEN = re.compile(f"[{FORBIDDEN_ID_CHARACTERS}]")
+
+
+def forbidden_character(text: str) -> str | None:
+    """The first character of ``text`` that no id may hold, as ``U+XXXX``; None when there is none."""
+    found = _FORBIDDEN.search(text)
+    return None if found is None else f"U+{ord(found.group()):04X}"
+
+
+def all_allowed(ids: Iterable[str]) -> bool:
+    """Whether no id of ``ids`` holds a forbidden character (one regular-expression pass over all of them)."""
+    return _FORBIDDEN.search("".join(ids)) is None
+
+
+def forbidden_in_utf8(buf: np.ndarray) -> bool:
+    """Whether UTF-8 bytes (a ``uint8`` array: a chunk of lines) hold a forbidden character other
+    than the tab, the newline and the CR that separate fields and end lines (the readers check
+    each id's text for those). Array work: the bytes reader then leaves the chunk to the line
+    reader, which names the line."""
+    ascii_control = (buf < 32) & (buf != 9) & (buf != 10) & (buf != 13)
+    if ascii_control.any() or (buf == 127).any():
+        return True
+    leads = np.flatnonzero((buf == 0xC2) | (buf == 0xD8) | (buf == 0xE2) | (buf == 0xEF))
+    if not len(leads):
+        return False
+    padded = np.concatenate([buf, np.zeros(2, dtype=np.uint8)])
+    lead, second, third = padded[leads], padded[leads + 1], padded[leads + 2]
+    c1 = (lead == 0xC2) & (second >= 0x80) & (second <= 0x9F)
+    arabic_mark = (lead == 0xD8) & (second == 0x9C)
+    marks = (
+        (lead == 0xE2) & (second == 0x80) & ((third == 0x8E) | (third == 0x8F) | ((third >= 0xAA) & (third <= 0xAE)))
+    )
+    isolates = (lead == 0xE2) & (second == 0x81) & (third >= 0xA6) & (third <= 0xA9)
+    bom = (lead == 0xEF) & (second == 0xBB) & (third == 0xBF)
+    return bool((c1 | arabic_mark | marks | isolates | bom).any())

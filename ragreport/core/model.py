@@ -77,8 +77,27 @@ class Gain(Choice):
         grades = np.asarray(grades, dtype=np.float64)
         positive = np.maximum(grades, 0.0)
         if self is Gain.EXP:
-            return np.where(grades >= 1, np.exp2(positive) - 1.0, 0.0)
+            with np.errstate(over="ignore"):  # 2^1024 and beyond: use scaled() where that can occur
+                return np.where(grades >= 1, np.exp2(positive) - 1.0, 0.0)
         return np.where(grades >= 1, positive, 0.0)
+
+    def scaled(self, grades: np.ndarray, top: np.ndarray) -> np.ndarray:
+        """Gain of each grade divided by ``2^top`` under exp gain (``top``: the highest grade of the
+        grade's query, broadcast against ``grades``); the plain gain under linear gain.
+
+        ``(2^g - 1) / 2^top = 2^(g - top) - 2^-top`` is at most 1 for any grade of signed 64 bits,
+        where ``2^g`` overflows a double from g = 1024 on; ``g - top`` is taken in integers, exactly.
+        Dividing by a power of two is exact, so nDCG, a ratio of two sums over one query, is the
+        same figure, bit for bit, as with the plain gains wherever those are finite
+        (docs/conventions.md section 17).
+        """
+        if self is not Gain.EXP:
+            return self.apply(grades)
+        grades = np.asarray(grades, dtype=np.int64)
+        top = np.maximum(np.asarray(top, dtype=np.int64), 1)
+        relevant = grades >= 1
+        below = (np.where(relevant, grades, top) - top).astype(np.float64)  # <= 0: grades never exceed top
+        return np.where(relevant, np.exp2(below) - np.exp2(-top.astype(np.float64)), 0.0)
 
 
 class Missing(Choice):
@@ -126,6 +145,20 @@ class Order(Choice):
         "With --order score they would be ordered by score, high to low, ties broken by id in "
         "descending byte order, as trec_eval does.",
     )
+    TREC_EVAL = (
+        "trec_eval",
+        "Scored runs are ordered by score read in single precision, as trec_eval keeps scores (a C "
+        "float): scores that differ only beyond about 7 significant digits tie, and ties are broken "
+        "by id in descending byte order, as trec_eval does; the rank column is ignored. Lists given "
+        "as lists keep their order.",
+        "With --order score every digit of a score would count (double precision), so scores that "
+        "differ only beyond single precision would not tie.",
+    )
+
+    @property
+    def by_score(self) -> bool:
+        """Whether scores order the lists (``score`` or ``trec_eval``), not the file."""
+        return self is not Order.FILE
 
 
 @dataclass(frozen=True)
@@ -231,12 +264,13 @@ class Conventions:
 
 
 #: trec_eval's conventions (as run without -c): judged queries the run lacks are skipped, judged
-#: queries with no relevant id average in as 0, R denominators, linear gain, score order and its tie rule.
+#: queries with no relevant id average in as 0, R denominators, linear gain, score order in single
+#: precision (trec_eval's C float) and its tie rule.
 TREC_EVAL = Conventions(
     denominator=Denominator.RELEVANT,
     gain=Gain.LINEAR,
     missing=Missing.SKIP,
-    order=Order.SCORE,
+    order=Order.TREC_EVAL,
     no_relevant=NoRelevant.ZERO,
 )
 COMPAT_PRESETS = {"trec_eval": TREC_EVAL}

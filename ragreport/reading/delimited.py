@@ -9,20 +9,24 @@
   score an integer grade. A ``.tsv`` qrels file without that header holds TREC qrels (MS MARCO's
   ``qrels.dev.tsv``): the catch-all format reads it.
 
-Blank lines and ``#`` comment lines are skipped. The format is detected from a ``.csv`` or
+With commas or tabs, fields may be quoted as RFC 4180 has it (``q1,"d,1",0.5``; a doubled quote
+inside quotes is one quote). Ids and numbers follow docs/conventions.md section 17. Blank lines
+and ``#`` comment lines are skipped. The format is detected from a ``.csv`` or
 ``.tsv`` name, or from a first line that is such a header or holds two or three commas and no
 blank.
 """
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
-from .files import HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
+from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, check_id, parse_grade, parse_score, run_from_slots
 
 #: Header names of a query column and a document column: BEIR's, ranx data frames',
 #: ir_datasets' TSV exports' (Parquet partitions name their columns alike).
@@ -30,17 +34,42 @@ QUERY_COLUMNS = ("qid", "query_id", "query-id", "q_id", "query")
 DOC_COLUMNS = ("docid", "doc_id", "corpus-id", "corpus_id", "pid", "passage_id", "doc_no", "docno")
 
 
+_QUOTED = re.compile(r'"[^"]*"')
+
+
 def _delimiter(line: str) -> str | None:
-    return "," if "," in line else ("\t" if "\t" in line else None)
+    """``,`` when the line holds a comma outside quotes, else a tab when it holds one, else None (blanks)."""
+    bare = _QUOTED.sub("", line) if '"' in line else line
+    return "," if "," in bare else ("\t" if "\t" in bare else None)
 
 
 def _split_line(line: str, delimiter: str | None) -> list[str]:
-    return [f.strip() for f in (line.split(delimiter) if delimiter else line.split())]
+    """The fields of a line, each stripped of ASCII blanks (``str.strip()`` would also take U+001C-U+001F,
+    U+0085 and Unicode spaces off an id's ends). With a comma or a tab, a field may be quoted
+    as RFC 4180 has it (a comma inside quotes, a quote doubled inside them); a quote that is not closed, or text after a
+    closing quote, is a :class:`csv.Error`."""
+    if delimiter is None:
+        return split_fields(line)
+    if '"' not in line:
+        return [f.strip(BLANKS) for f in line.split(delimiter)]
+    fields = next(csv.reader([line], delimiter=delimiter, strict=True, skipinitialspace=True))
+    return [f.strip(BLANKS) for f in fields]
+
+
+def _fields(path: Path, number: int, line: str, delimiter: str | None) -> list[str]:
+    """:func:`_split_line`, its quoting errors named by file and line."""
+    try:
+        return _split_line(line, delimiter)
+    except csv.Error as exc:
+        raise InputError(path, number, "fields quoted as RFC 4180 has it", str(exc)) from None
 
 
 def header(line: str) -> list[str] | None:
     """The column names of a header line (one naming a query column and a document column), else None."""
-    names = [f.lower() for f in _split_line(line, _delimiter(line))]
+    try:
+        names = [f.lower() for f in _split_line(line, _delimiter(line))]
+    except csv.Error:
+        return None
     if any(n in QUERY_COLUMNS for n in names) and any(n in DOC_COLUMNS for n in names):
         return names
     return None
@@ -76,7 +105,7 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         lines = lines[1:]
         width = len(names)
     else:
-        width = len(_split_line(lines[0][1], delimiter))
+        width = len(_fields(path, lines[0][0], lines[0][1], delimiter))
         if width == 3:
             columns = {"qid": 0, "docid": 1, "score": 2}
         elif width == 4:
@@ -94,12 +123,16 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     slot_keys: list[float] = []
     use_score = "score" in columns
     for number, line in lines:
-        fields = _split_line(line, delimiter)
+        fields = _fields(path, number, line, delimiter)
         if len(fields) != width:
             raise InputError(path, number, f"{width} columns as on the first line", f"{len(fields)} columns")
         qid, doc = fields[columns["qid"]], fields[columns["docid"]]
         if not qid or not doc:
             raise InputError(path, number, "a query id and a document id", "an empty field")
+        if qid not in qids:
+            check_id(qid, path, number, "a query id")
+        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
+            check_id(doc, path, number, f"a document id for query {qid!r}")
         key: float
         if use_score:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
@@ -122,7 +155,7 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
     path = Path(path)
     collector = JudgmentCollector(path)
     for number, line in list(data_lines(text))[1:]:  # the header names the columns: BEIR's order
-        fields = line.split("\t") if "\t" in line else split_fields(line)
+        fields = _fields(path, number, line, "\t") if "\t" in line else split_fields(line)
         if len(fields) != 3:
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
             raise InputError(
@@ -131,7 +164,7 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
                 "3 columns 'query-id corpus-id score'",
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
-        qid, doc, grade_text = (f.strip() for f in fields)
+        qid, doc, grade_text = fields
         grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
         collector.add(qid, doc, grade, number)
     if not collector.queries:

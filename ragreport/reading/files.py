@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -21,6 +21,7 @@ HEAD = 1 << 16
 #: C reader and the bytes-level reader see them (a no-break space belongs to an id).
 BLANKS = " \t\r\n\f\v"
 _FIELD = re.compile(r"[^ \t\r\n\f\v]+")
+_SEPARATORS = re.compile("[\x1c-\x1f]")
 
 
 def raw_bytes(path: Path, limit: int | None = None) -> bytes:
@@ -50,12 +51,30 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
 def read_text(path: str | Path) -> str:
     """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
     path = Path(path)
-    raw = raw_bytes(path)
+    return decode_text(path, raw_bytes(path))
+
+
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def decode_text(path: Path, raw: bytes, lines_before: int = 0, at_start: bool = True) -> str:
+    """``raw`` (bytes of ``path`` after ``lines_before`` lines; its start when ``at_start``) as
+    text: UTF-8, a byte-order mark at the file's start dropped, lines ending at ``\\n`` or
+    ``\\r\\n``. A CR-only line ending (old Mac) is an error, in every format (docs/conventions.md
+    section 17): read as blanks it would merge lines, and drop all but the first of a run's."""
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig" if at_start else "utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        line = lines_before + raw[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:
+            line = lines_before + text.count("\n", 0, lone.start()) + 1
+            raise InputError(
+                path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
+            )
+    return text
 
 
 def text_of(path: Path, text: str | None) -> str:
@@ -69,9 +88,19 @@ def head_text(head: bytes) -> str:
     return head[:HEAD].decode("utf-8-sig", "ignore")
 
 
-def split_fields(line: str) -> list[str]:
-    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces)."""
+def _split_plain(line: str) -> list[str]:
     return line.split() if line.isascii() else _FIELD.findall(line)
+
+
+def split_fields(line: str) -> list[str]:
+    """The blank-separated fields of a line (``str.split()`` would also split on Unicode spaces and
+    on the ASCII separators U+001C-U+001F, which then vanish instead of being refused in an id)."""
+    return _FIELD.findall(line) if _SEPARATORS.search(line) else _split_plain(line)
+
+
+def field_splitter(text: str) -> Callable[[str], list[str]]:
+    """:func:`split_fields` for the lines of ``text``, the separators looked for once in the whole text."""
+    return split_fields if _SEPARATORS.search(text) else _split_plain
 
 
 def data_lines(text: str) -> Iterator[tuple[int, str]]:

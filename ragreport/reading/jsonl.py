@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, shorten
+from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import ConflictingKey, no_conflicting_keys
+from .jsontext import ConflictingKey, json_integer, no_conflicting_keys
 from .reader import Reader
-from .rows import parse_grade, parse_id, run_from_slots
+from .rows import GRADE_MAX, GRADE_MIN, check_ids, parse_grade, parse_id, run_from_slots
 
 ID_KEYS = ("id", "query_id", "qid")
 # RAGAS's dataset columns for ID-based context precision and recall.
@@ -138,7 +139,11 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     """
     lines = list(data_lines(text))
     try:
-        values = json.loads("[" + ",".join(line for _, line in lines) + "]", object_pairs_hook=no_conflicting_keys)
+        values = json.loads(
+            "[" + ",".join(line for _, line in lines) + "]",
+            object_pairs_hook=no_conflicting_keys,
+            parse_int=json_integer,
+        )
         if len(values) == len(lines):
             return [(number, value) for (number, _), value in zip(lines, values)]
     except (json.JSONDecodeError, ConflictingKey):
@@ -146,7 +151,7 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     out = []
     for number, line in lines:
         try:
-            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys)))
+            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)))
         except json.JSONDecodeError as exc:
             raise InputError(path, number, "one JSON object per line", exc.msg) from None
         except ConflictingKey as exc:
@@ -231,7 +236,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
 
 def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
     """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
-    if set(map(type, values)) <= {str} and "" not in values:  # C-level passes over the list
+    if set(map(type, values)) <= {str} and "" not in values and all_allowed(values):  # C-level passes
         return values
     return [parse_id(v, path, line, what) for v in values]
 
@@ -246,8 +251,12 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
     if isinstance(relevant, dict):
+        check_ids(list(relevant), path, [line] * len(relevant), f"a relevant id of query {qid!r}")
         grades = [
-            g if type(g) is int else parse_grade(g, path, line, f"query {qid!r} id {d!r}") for d, g in relevant.items()
+            g
+            if type(g) is int and GRADE_MIN <= g <= GRADE_MAX
+            else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
+            for d, g in relevant.items()
         ]
         return list(relevant), grades
     raise InputError(

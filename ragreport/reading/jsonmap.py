@@ -14,11 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import stem, text_of
 from .jsontext import line_of, load_json_object
 from .reader import Reader
-from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, check_id, parse_grade, parse_score, run_from_slots
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool:
@@ -40,7 +41,10 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 path, line_of(text, qid), f"query {qid!r} to map ids to scores", f"a JSON {type(ranked).__name__}"
             )
         index = len(qids)
-        qids.append(qid)
+        qids.append(check_id(qid, path, line_of(text, qid), "a query id"))
+        if not all_allowed(ranked) or "" in ranked:  # one pass over the query's ids; the one at fault named by its line
+            for doc in ranked:
+                check_id(doc, path, line_of(text, qid, doc), f"a document id for query {qid!r}")
         for doc, value in ranked.items():
             slot_query.append(index)
             slot_docs.append(doc)
@@ -60,7 +64,7 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
             raise InputError(
                 path, line_of(text, qid), f"query {qid!r} to map ids to grades", f"a JSON {type(graded).__name__}"
             )
-        collector.add_query(qid)
+        collector.add_query(qid, line_of(text, qid))
         for doc, value in graded.items():
             line = line_of(text, qid, doc)
             collector.add(qid, doc, parse_grade(value, path, line, f"query {qid!r} id {doc!r}"), line)

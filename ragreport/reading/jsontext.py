@@ -39,6 +39,13 @@ def no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def json_integer(digits: str) -> int | float:
+    """A ``parse_int`` hook for :func:`json.loads`: the integer, or as a float (infinite past a
+    double's range) when it has too many digits for ``int()`` (which raises past 4300): a grade or
+    score that large is then refused as out of range by the row parsers, not a traceback."""
+    return int(digits) if len(digits) <= 1000 else float(digits)
+
+
 def line_of(text: str, *keys: str) -> int | None:
     """Line of the first JSON key ``keys[-1]`` found after each earlier key in turn (best effort)."""
     position = 0
@@ -55,7 +62,7 @@ def load_json_object(path: Path, text: str, what: str) -> dict[str, Any]:
     if not text.strip():
         raise InputError(path, None, what, "an empty file")
     try:
-        data = json.loads(text, object_pairs_hook=no_conflicting_keys)
+        data = json.loads(text, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"valid JSON ({what})", exc.msg) from None
     except ConflictingKey as exc:

@@ -8,7 +8,8 @@
   the columns ``query_id``, ``doc_id`` and ``relevance``.
 
 Ids are strings; an integer stands for its decimal text (``7`` is the id ``"7"``), and two keys
-that name one id (``7`` and ``"7"``) are an error. Scores are finite numbers, grades integers
+that name one id (``7`` and ``"7"``) are an error; an id holds no control or bidi character
+(docs/conventions.md section 17). Grades lie within signed 64 bits. Scores are finite numbers, grades integers
 (``2.0`` is 2); text, booleans, NaN and infinities are errors. Every error is raised before
 anything is scored, as one line naming the run (or the judgments), the query and what was
 expected: ``run 'bm25', query 'q1': expected a number for document 'd3', got 'abc'``.
@@ -34,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError, UsageError, shorten
-from ..core.ids import first_appearance
+from ..core.ids import all_allowed, first_appearance, forbidden_character
 from ..core.model import Judgments, Order, Run
-from .rows import ranked_run
+from .rows import GRADE_MAX, GRADE_MIN, ranked_run
 
 #: The columns a data frame run and data frame judgments must have.
 RUN_COLUMNS = ("query_id", "doc_id", "score")
@@ -83,6 +84,9 @@ def _id(value: Any, where: str, what: str) -> str:
     if isinstance(value, str):
         if not value:
             raise ObjectError(where, f"{what} as a non-empty string", "an empty string")
+        found = forbidden_character(value)
+        if found is not None:
+            raise ObjectError(where, f"{what} without control or bidi characters", f"{shorten(value)} (holds {found})")
         return str(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
         return str(int(value))
@@ -105,11 +109,15 @@ def _grade(value: Any, where: str, doc: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
     if isinstance(value, numbers.Integral):
-        return int(value)
-    number = float(value)
-    if not math.isfinite(number) or not number.is_integer():
-        raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
-    return int(number)
+        grade = int(value)
+    else:
+        number = float(value)
+        if not math.isfinite(number) or not number.is_integer():
+            raise ObjectError(where, f"an integer grade for document {doc!r}", _kind(value))
+        grade = int(number)
+    if not GRADE_MIN <= grade <= GRADE_MAX:
+        raise ObjectError(where, f"an integer grade within signed 64 bits for document {doc!r}", _kind(value))
+    return grade
 
 
 def _distinct(seen: dict[str, Any], key: str, raw: Any, where: str, what: str) -> None:
@@ -140,8 +148,9 @@ _PLAIN_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int
 
 
 def _plain_ids(values: list[Any]) -> bool:
-    """Every value a non-empty ``str``: taken as they are (the usual case, checked in one pass)."""
-    return all(type(v) is str and v for v in values)
+    """Every value a non-empty ``str`` with no forbidden character: taken as they are (the usual
+    case, checked in two passes)."""
+    return all(type(v) is str and v for v in values) and all_allowed(values)
 
 
 def _plain_scores(values: list[Any]) -> np.ndarray | None:
@@ -274,7 +283,9 @@ def judgments_from_object(value: Any) -> Judgments:
             if not isinstance(graded_in, Mapping):
                 raise ObjectError(at, "a mapping of document ids to grades", _kind(graded_in))
             grades = per_query.setdefault(qid, {})
-            if _plain_ids(list(graded_in)) and all(type(g) is int for g in graded_in.values()):
+            if _plain_ids(list(graded_in)) and all(
+                type(g) is int and GRADE_MIN <= g <= GRADE_MAX for g in graded_in.values()
+            ):
                 grades.update(graded_in)  # text ids and int grades, the usual case: taken as they are
                 continue
             docs: dict[str, Any] = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError, shorten
-from ..core.ids import first_appearance
+from ..core.ids import all_allowed, first_appearance, forbidden_character
 from ..core.model import Judgments, Order, Run
 from .ordering import order_in_place
 
@@ -27,49 +28,104 @@ from .ordering import order_in_place
 # A row's values
 
 
-def parse_grade(token: Any, path: Path, line: int | None, what: str) -> int:
-    """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, booleans and text are errors."""
+#: The one grammar of a number written as text (docs/conventions.md section 17): an optional sign,
+#: ASCII digits with at most one point, an optional exponent. Python's own ``float`` and ``int``
+#: would also take ``1_0``, ``nan``, ``inf``, ``0x1p3`` spellings, blanks and non-ASCII digits.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: Grades are signed 64-bit integers: the arrays that hold them.
+GRADE_MIN, GRADE_MAX = -(1 << 63), (1 << 63) - 1
+_GRADE = "an integer grade"
+
+
+def parse_grade(token: Any, path: Path | str, line: int | None, what: str) -> int:
+    """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, ``1_0``, booleans, text and grades
+    beyond signed 64 bits are errors."""
     if isinstance(token, bool):
-        raise InputError(path, line, f"an integer grade for {what}", str(token).lower())
+        raise InputError(path, line, f"{_GRADE} for {what}", str(token).lower())
     if isinstance(token, int):
-        return token
-    value: float
-    if isinstance(token, float):
         value = token
+    elif isinstance(token, float):
+        if math.isinf(token):
+            raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", "a number past a double's range")
+        if not math.isfinite(token) or not token.is_integer():
+            raise InputError(path, line, f"{_GRADE} for {what}", shorten(str(token)))
+        value = int(token)
     else:
-        try:
-            return int(token)
-        except (TypeError, ValueError):
-            try:
-                value = float(token)
-            except (TypeError, ValueError):
-                raise InputError(path, line, f"an integer grade for {what}", shorten(str(token))) from None
-    if not math.isfinite(value) or not value.is_integer():
-        raise InputError(path, line, f"an integer grade for {what}", shorten(str(token)))
-    return int(value)
+        text = token if isinstance(token, str) else str(token)
+        if _INTEGER.fullmatch(text):
+            if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits (and past what int() converts)
+                raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(text))
+            value = int(text)
+        elif NUMBER.fullmatch(text):
+            number = float(text)
+            if not math.isfinite(number) or not number.is_integer():
+                raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
+            value = int(number)
+        else:
+            raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
+    if not GRADE_MIN <= value <= GRADE_MAX:
+        raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(str(token), quote=False))
+    return value
 
 
-def parse_score(token: Any, path: Path, line: int | None, what: str) -> float:
-    """A finite number: ``0.5``, ``"1e-3"``, ``2``; NaN, infinities, booleans and text are errors."""
+def parse_score(token: Any, path: Path | str, line: int | None, what: str) -> float:
+    """A finite number: ``0.5``, ``"1e-3"``, ``2``; NaN, infinities, ``1_0``, booleans and text are errors."""
     if isinstance(token, bool):
         raise InputError(path, line, f"a numeric score for {what}", str(token).lower())
-    try:
-        value = float(token)
-    except (TypeError, ValueError):
-        raise InputError(path, line, f"a numeric score for {what}", shorten(str(token))) from None
+    if isinstance(token, (int, float)):
+        try:
+            value = float(token)
+        except OverflowError:  # an integer beyond a double's range
+            value = math.inf
+    else:
+        text = token if isinstance(token, str) else str(token)
+        if not NUMBER.fullmatch(text):
+            loose = _python_float(text)
+            finite = "a finite numeric" if loose is not None and not math.isfinite(loose) else "a numeric"
+            raise InputError(path, line, f"{finite} score for {what}", shorten(text))
+        value = float(text)
     if not math.isfinite(value):
         raise InputError(path, line, f"a finite numeric score for {what}", shorten(str(token)))
     return value
 
 
-def parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
+def _python_float(text: str) -> float | None:
+    """What Python's ``float`` makes of ``text`` (None when nothing): only to word an error."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def check_id(text: str, path: Path | str, line: int | None, what: str) -> str:
+    """``text`` when it is not empty and holds no character an id may not hold
+    (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`), else an error naming the character and
+    showing the id escaped."""
+    if not text:
+        raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
+    found = forbidden_character(text)
+    if found is not None:
+        raise InputError(path, line, f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})")
+    return text
+
+
+def check_ids(ids: Sequence[str], path: Path | str, lines: Sequence[int | None] | None, what: str) -> None:
+    """:func:`check_id` over many ids: one pass when all are allowed (the usual case)."""
+    if all_allowed(ids) and "" not in ids:
+        return
+    for i, text in enumerate(ids):
+        check_id(text, path, None if lines is None else lines[i], what)
+
+
+def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
     """An id from a JSON value: a non-empty string, or an integer (``7`` is the id ``"7"``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
     text = str(value)
     if not text:
         raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
-    return text
+    return check_id(text, path, line, what)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,15 +158,20 @@ def ranked_run(
 ) -> Run:
     """A run from rows in file order: grouped by query (``query_index``, or already grouped in
     runs of ``counts``), then each query's ids put in ranking order (score high to low, ties by id
-    descending) unless ``scores`` is None or ``order`` is ``FILE``."""
+    descending; scores rounded to single precision first under ``Order.TREC_EVAL``) unless
+    ``scores`` is None or ``order`` is ``FILE``."""
     if counts is None:
         if query_index is None:
             raise ValueError("ranked_run needs query_index or counts")
         counts = np.bincount(query_index, minlength=len(qids))
     offsets, (grouped_docs, grouped_scores) = group_by_query(query_index, counts, docs, scores)
     assert grouped_docs is not None  # docs is an array, so its gathered copy is one too
-    if grouped_scores is not None and order is not Order.FILE:
-        order_in_place(offsets, grouped_docs, np.asarray(grouped_scores, dtype=np.float64))
+    if grouped_scores is not None and order.by_score:
+        keys = np.asarray(grouped_scores, dtype=np.float64)
+        if order is Order.TREC_EVAL:  # trec_eval's C float: scores equal in single precision tie
+            with np.errstate(over="ignore"):  # beyond a float's range: infinite, as in C
+                keys = keys.astype(np.float32).astype(np.float64)
+        order_in_place(offsets, grouped_docs, keys)
     return Run(
         name=name,
         query_ids=np.asarray(qids, dtype=str),
@@ -189,12 +250,17 @@ class JudgmentCollector:
         self.path = path
         self.queries: dict[str, dict[str, tuple[int, int | None]]] = {}
 
-    def add_query(self, qid: str) -> None:
+    def add_query(self, qid: str, line: int | None = None) -> None:
         """A judged query, even one with no judged id (a JSON ``{qid: {}}``)."""
-        self.queries.setdefault(qid, {})
+        if qid not in self.queries:
+            self.queries[check_id(qid, self.path, line, "a query id")] = {}
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
-        per_query = self.queries.setdefault(qid, {})
+        per_query = self.queries.get(qid)
+        if per_query is None:
+            per_query = self.queries[check_id(qid, self.path, line, "a query id")] = {}
+        if not doc.isprintable() or not doc:  # C speed; every character an id may not hold is unprintable
+            check_id(doc, self.path, line, f"a document id for query {qid!r}")
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:

@@ -5,9 +5,11 @@
 - Qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers (``2.0`` is
   2), negative ones included; a (query, id) pair given twice must have one grade.
 
-Blank lines and ``#`` comment lines are skipped. Most files are read by the bytes-level reader
-(:mod:`ragreport.reading.trecbytes`); one it does not accept (runs of spaces, a malformed line)
-is read line by line here, which names the line at fault in every error. TREC is the catch-all
+Ids and numbers follow docs/conventions.md section 17 (no control or bidi character in an id; one
+number grammar; grades within signed 64 bits). Blank lines and ``#`` comment lines are skipped.
+Most files are read by the bytes-level reader (:mod:`ragreport.reading.trecbytes`); one it does
+not accept (runs of spaces, a malformed line, a character no id may hold) is read line by line
+here, which names the line at fault in every error. TREC is the catch-all
 format: a file no other reader claims is read as TREC.
 """
 
@@ -21,9 +23,17 @@ from ..core.errors import InputError
 from ..core.ids import has_duplicates, hash_ids
 from ..core.model import Judgments, Order, Run
 from . import trecbytes
-from .files import data_lines, split_fields, stem, text_of
+from .files import data_lines, field_splitter, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
+from .rows import (
+    JudgmentCollector,
+    check_id,
+    group_by_query,
+    parse_grade,
+    parse_score,
+    ranked_run,
+    run_from_slots,
+)
 
 
 def read_run_bytes(
@@ -79,8 +89,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_scores: list[float] = []
+    split = field_splitter(text)
     for number, line in data_lines(text):
-        fields = split_fields(line)
+        fields = split(line)
         if len(fields) < 6:
             hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
             raise InputError(
@@ -90,6 +101,10 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
         qid, _, doc, _, score_text = fields[:5]
+        if qid not in qids:
+            check_id(qid, path, number, "a query id")
+        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
+            check_id(doc, path, number, f"a document id for query {qid!r}")
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
@@ -103,8 +118,9 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
     """TREC qrels from their text, line by line: ``qid iter docid grade`` per line."""
     path = Path(path)
     collector = JudgmentCollector(path)
+    split = field_splitter(text)
     for number, line in data_lines(text):
-        fields = split_fields(line)
+        fields = split(line)
         if len(fields) != 4:
             hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
             raise InputError(

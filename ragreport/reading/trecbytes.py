@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.ids import THREADS, first_appearance
+from ..core.ids import THREADS, first_appearance, forbidden_in_utf8
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -50,6 +50,12 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
         if span is not None:
             handle.seek(span[0])
             left = span[1] - span[0]
+        if span is None or span[0] == 0:  # a byte-order mark at the file's start is no part of an id
+            bom = handle.read(3 if left is None else min(3, left))
+            if bom != b"\xef\xbb\xbf":
+                pending = bom
+            if left is not None:
+                left -= len(bom)
         while True:
             block = handle.read(chunk_bytes if left is None else min(chunk_bytes, left))
             if left is not None:
@@ -133,12 +139,14 @@ def _as_bytes(words: np.ndarray) -> np.ndarray:
 
 def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = False) -> np.ndarray | None:
     """Numbers written ``[+-]digits[.digits]`` (``[+-]digits`` when ``integers``), row by row,
-    from the words :func:`_field_words` cut out.
+    from the words :func:`_field_words` cut out; scores in another form of the number grammar
+    (an exponent, more than 15 digits) too.
 
     With at most 15 digits the mantissa ``m`` and the count ``f`` of digits after the point are
     exact, and ``m / 10**f`` is one correctly rounded division of two exact doubles: the same
-    double ``strtod`` gives. Rows outside that form go through numpy's own conversion; None when
-    any row is not a finite number (or not an integer when ``integers``).
+    double ``strtod`` gives. Other scores made of the grammar's characters go through numpy's own
+    conversion; None when any row is not a finite number, or, when ``integers``, not an integer
+    of at most 15 digits (the line reader reads the others exactly, within 64 bits).
     """
     matrix = words.view(np.uint8).reshape(len(words), -1)
     n = len(matrix)
@@ -166,13 +174,26 @@ def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = Fals
     values = mantissa / _POW10[after]
     values[negative] *= -1
     if not simple.all():
+        if integers:
+            return None  # a grade of more than 15 digits, or in another form: read exactly by the line reader
         other = np.flatnonzero(~simple)
+        # The number grammar's characters only (docs/conventions.md section 17): numpy's own
+        # conversion would also take '1_0', 'nan', 'inf' and blanks.
+        cells = matrix[other]
+        allowed = (
+            ((cells >= 48) & (cells <= 57))
+            | (cells == 46)
+            | (cells == 43)
+            | (cells == 45)
+            | (cells == 101)
+            | (cells == 69)
+        )
+        if not (allowed | (np.arange(matrix.shape[1])[None, :] >= lengths[other][:, None])).all():
+            return None
         text = _as_bytes(words[other])
         try:
             converted = text.astype(np.float64)
         except ValueError:
-            return None
-        if integers and not (np.isfinite(converted) & (converted == np.round(converted))).all():
             return None
         values[other] = converted
     if not np.isfinite(values).all():
@@ -202,10 +223,10 @@ def _tidied(data: bytes) -> bytes | None:
 
 
 def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
-    if data[:3] == b"\xef\xbb\xbf":
-        return None  # a byte-order mark: the text reader strips it
     padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
     buf = padded[: len(data)]
+    if forbidden_in_utf8(buf):
+        return None  # a character no id may hold, or a CR alone: the line reader names the line
     seps = _lines(buf, width)
     if seps is None:
         tidy = _tidied(data)

@@ -215,9 +215,22 @@ class Sums:
         return np.cumsum(self._pad(self.judged.judged) & self.first_slots, axis=1, dtype=np.int64)[:, self.columns]
 
     @cached_property
+    def top_grade(self) -> np.ndarray:
+        """Each query's highest grade, judged or retrieved (1 when none is higher): exp gains are
+        scaled by ``2^-top`` per query (:meth:`~ragreport.core.model.Gain.scaled`), so they never overflow."""
+        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
+        top = np.ones(self.hi - self.lo, dtype=np.int64)
+        listed = np.diff(offsets) > 0
+        top[listed] = self.judged.ideal_grades[offsets[:-1][listed]]  # ideal lists run high to low
+        retrieved = np.where(self.valid, self._pad(self.judged.grades), 1).astype(np.int64)
+        return np.maximum(top, retrieved.max(axis=1, initial=1))
+
+    @cached_property
     def dcg(self) -> np.ndarray:
-        """DCG@k under the run's gain; a repeat gains nothing."""
-        gains = np.where(self.first_slots, self.conventions.gain.apply(self._pad(self.judged.grades)), 0.0)
+        """DCG@k under the run's gain, exp gains scaled by ``2^-top`` per query (so only the ratio
+        nDCG, never DCG itself, is read off it); a repeat gains nothing."""
+        scaled = self.conventions.gain.scaled(self._pad(self.judged.grades), self.top_grade[:, None])
+        gains = np.where(self.first_slots, scaled, 0.0)
         return cumulative_dcg(gains)[:, self.columns]
 
     @cached_property
@@ -234,7 +247,8 @@ class Sums:
         valid, index = _layout(offsets, width)
         grades = self.judged.ideal_grades
         padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else grades[index]
-        ideal = cumulative_dcg(np.where(valid, self.conventions.gain.apply(padded), 0.0))
+        scaled = self.conventions.gain.scaled(padded, self.top_grade[:, None])
+        ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
         return ideal[:, np.minimum(self.columns, width - 1)]
 
     # --- whole lists ---------------------------------------------------------------------------

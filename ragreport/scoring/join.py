@@ -292,6 +292,8 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         np.min_scalar_type(int(judgments.grades.max(initial=0))),
         np.int8,
     )
+    if grade_type.kind != "i":  # a grade of 2^63 - 1 with a negative one: numpy would promote to float
+        grade_type = np.dtype(np.int64)
     grades = np.zeros(len(docs), dtype=grade_type)  # int8 for any usual scale: 1 byte a slot
     grades[hit] = judgments.grades[match]
     repeat = _repeats(run.offsets, slot_keys, docs, slot_query)

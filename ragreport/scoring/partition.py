@@ -26,10 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InputError, RagreportError, UsageError
+from ..core.errors import InputError, RagreportError, UsageError, shorten
+from ..core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
-from ..reading.files import data_lines, read_text, stem
+from ..reading.files import data_lines, decode_text, read_text, stem
 from ..reading.meta import run_name
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
@@ -154,6 +155,8 @@ def _query_before(handle, start: int) -> bytes | None:
     handle.seek(back)
     lines = handle.read(start - back).splitlines()
     handle.seek(here)
+    if back == 0 and lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines[0] = lines[0][3:]  # the file's byte-order mark is no part of its first query id
     for line in reversed(lines):
         fields = line.split(None, 1)
         if fields and not fields[0].startswith(b"#"):
@@ -208,15 +211,74 @@ def read_parquet_partition(path: str | Path, order: Order) -> Run:
         found = next((names[c] for c in candidates if c in names), None)
         if found is None and what:
             raise InputError(path, None, f"a {what} column ({', '.join(candidates)})", f"columns {', '.join(names)}")
-        return None if found is None else table.column(found).to_numpy(zero_copy_only=False)
+        return found
 
-    queries = column(QUERY_COLUMNS, "query id")
-    docs = column(DOC_COLUMNS, "document id")
-    scores = column(("score",), "")
-    if scores is None:
-        ranks = column(("rank",), "score or rank")
-        scores = -np.asarray(ranks, dtype=np.float64)  # rank 1 first
-    return run_from_columns(stem(path), queries.astype(str), docs.astype(str), scores, order, source=str(path))
+    query_name = column(QUERY_COLUMNS, "query id")
+    doc_name = column(DOC_COLUMNS, "document id")
+    score_name = column(("score",), "") or column(("rank",), "score or rank")
+    queries = _parquet_ids(path, table, query_name, "a query id")
+    docs = _parquet_ids(path, table, doc_name, "a document id")
+    scores = _parquet_numbers(path, table, score_name)
+    if score_name.lower() == "rank":
+        scores = -scores  # rank 1 first
+    return run_from_columns(stem(path), queries, docs, scores, order, source=str(path))
+
+
+def _parquet_row(path: Path, row: int, expected: str, got: str) -> InputError:
+    """An error naming a Parquet file and a row: ``FILE:ROW``, rows counted from 1 as lines are."""
+    return InputError(path, row + 1, expected, got)
+
+
+def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
+    """Column ``name`` as ids (docs/conventions.md section 17): text or integers, no null, no
+    empty id, no control or bidi character; checked on the Arrow column, before numpy (whose
+    string arrays drop a trailing NUL)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    data = table.column(name)
+    if data.null_count:
+        row = int(pc.index(pc.is_null(data), True).as_py())
+        raise _parquet_row(path, row, f"{what} in column {name!r}", "a null")
+    kind = data.type
+    if pa.types.is_dictionary(kind):
+        data, kind = data.cast(kind.value_type), kind.value_type
+    if pa.types.is_integer(kind):
+        return np.asarray(data.to_numpy(zero_copy_only=False)).astype(str)
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise InputError(path, None, f"{what} column {name!r} of text or integers", f"a column of {kind}")
+    empty = pc.equal(pc.utf8_length(data), 0)
+    bad = pc.or_(empty, pc.match_substring_regex(data, f"[{FORBIDDEN_ID_CHARACTERS}]"))
+    if pc.any(bad).as_py():
+        row = int(pc.index(bad, True).as_py())
+        text = data[row].as_py()
+        if not text:
+            raise _parquet_row(path, row, f"{what} in column {name!r} as a non-empty string", "an empty string")
+        found = forbidden_character(text)
+        raise _parquet_row(path, row, f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})")
+    return np.asarray(data.to_numpy(zero_copy_only=False), dtype=str)
+
+
+def _parquet_numbers(path: Path, table, name: str) -> np.ndarray:
+    """Column ``name`` as finite numbers: an integer or floating-point column, no null, no NaN or
+    infinity (a column of text is refused, not parsed)."""
+    import pyarrow as pa
+
+    data = table.column(name)
+    kind = data.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        raise InputError(path, None, f"a numeric {name!r} column", f"a column of {kind}")
+    if data.null_count:
+        import pyarrow.compute as pc
+
+        row = int(pc.index(pc.is_null(data), True).as_py())
+        raise _parquet_row(path, row, f"a finite number in column {name!r}", "a null")
+    values = np.asarray(data.to_numpy(zero_copy_only=False), dtype=np.float64)
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise _parquet_row(path, row, f"a finite number in column {name!r}", str(data[row].as_py()))
+    return values
 
 
 def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order) -> Run:
@@ -230,16 +292,17 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
     if run is not None:
         return run
     if span is None:
-        text = read_text(path)  # gunzipped, byte-order mark dropped, UTF-8 checked
+        text = read_text(path)  # gunzipped, byte-order mark dropped, UTF-8 and line ends checked
     else:
         with path.open("rb") as handle:
             handle.seek(span[0])
             raw = handle.read(span[1] - span[0])
+        # Line numbers counted from the file's start only when an error needs one.
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = _line_of(path, span[0]) + raw[: exc.start].count(b"\n") + 1
-            raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
+            text = decode_text(path, raw, at_start=span[0] == 0)
+        except InputError as exc:
+            assert exc.line is not None
+            raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
     if next(data_lines(text), None) is None:  # only comments or blank lines: no query here
         return Run.empty(stem(path), str(path))
     try:
