@@ -12,13 +12,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .analysis.compare import Correction
+from .analysis.compare import MAX_PERMUTATIONS, Correction
 from .analysis.family import choose_family
+from .analysis.intervals import MAX_RESAMPLES
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError
+from .core.errors import RagreportError, UsageError, shorten
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
@@ -31,6 +32,7 @@ from .output.view import build_view
 from .reading.registry import FORMATS
 from .reading.stored import load_report
 from .scoring.catalogue import SUITE
+from .scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
@@ -38,30 +40,50 @@ from .scoring.partition import ENGINES, PARTITION_BYTES
 MIN_RESAMPLES = 100
 
 
-def _at_least(least: int, what: str):
-    """An argparse type: a whole number no smaller than ``least``; ``what`` names it in the error."""
+def _at_least(least: int, what: str, most: int | None = None):
+    """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
+    ``what`` names it in the error. A bound placed here holds for the config file too."""
+    if most is not None:
+        what = f"{what} up to {most:,}"
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            # at most 20 digits: Python refuses to read thousands (and no bound needs more)
+            value = int(text) if len(text.strip()) <= 20 else None
         except ValueError:
             value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if value is None or value < least or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
         return value
 
     return parse
 
 
-_positive_int = _at_least(1, "a positive integer")
-_seed = _at_least(0, "a whole number from 0 up")
-_resamples = _at_least(MIN_RESAMPLES, f"at least {MIN_RESAMPLES} resamples")
+# --- Upper bounds of the size flags (docs/conventions.md section 17) -------------------------------
+#: --keep: reports a history keeps; no history page is meant to list more.
+MAX_KEEP = 100_000
+#: --partition-mb: a partition is read whole into memory (several times its size while parsed);
+#: past 16 GiB the memory engine does the same work.
+MAX_PARTITION_MB = 16_384
+#: --seed and --relevance-level: 64-bit values, as the grades they are compared with.
+MAX_SEED = (1 << 64) - 1
+MAX_LEVEL = (1 << 63) - 1
+
+_seed = _at_least(0, "a whole number from 0", MAX_SEED)
+_resamples = _at_least(MIN_RESAMPLES, f"a number of resamples from {MIN_RESAMPLES}", MAX_RESAMPLES)
+_cutoff = _at_least(1, "a cutoff from 1", MAX_CUTOFF)
+_permutations = _at_least(1, "a number of sign flips from 1", MAX_PERMUTATIONS)
+_partition_mb = _at_least(1, "a partition size in MB from 1", MAX_PARTITION_MB)
+_keep = _at_least(1, "a number of reports from 1", MAX_KEEP)
+_level = _at_least(1, "a relevance level from 1", MAX_LEVEL)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
-    values = tuple(_positive_int(part.strip()) for part in text.split(",") if part.strip())
+    values = tuple(_cutoff(part.strip()) for part in text.split(",") if part.strip())
     if not values:
         raise argparse.ArgumentTypeError(f"expected a positive integer or a list such as 1,5,10, got {text!r}")
+    if len(values) > MAX_CUTOFFS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_CUTOFFS:,} cutoffs, got {len(values):,}")
     return values
 
 
@@ -96,10 +118,13 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         metavar="K",
         help="the cutoff (default 10; the sample's 5); several as "
         "1,5,10 are scored from one matrix, the first is the "
-        "report's K",
+        f"report's K. At most {MAX_CUTOFF:,} (100 times trec_eval's usual depth), {MAX_CUTOFFS:,} of them",
     )
     parser.add_argument(
-        "--kmax", type=_positive_int, metavar="KMAX", help="largest cutoff of the K sweep (default max(10, 2K))"
+        "--kmax",
+        type=_cutoff,
+        metavar="KMAX",
+        help=f"largest cutoff of the K sweep (default max(10, 2K); at most {MAX_CUTOFF:,}, as K)",
     )
     parser.add_argument(
         "--compat",
@@ -132,15 +157,19 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     parser.add_argument(
         "--relevance-level",
-        type=_at_least(1, "a relevance level of 1 or more"),
+        type=_level,
         metavar="N",
         help="grades of N and above are relevant (default 1), as trec_eval -l N, ir_measures rel=N, "
         "ranx rel_lvl; nDCG still gains from every grade of 1 or more, as trec_eval's ndcg",
     )
     parser.add_argument(
-        "--resamples", type=_resamples, default=1000, help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})"
+        "--resamples",
+        type=_resamples,
+        default=1000,
+        help=f"bootstrap resamples (1000; from {MIN_RESAMPLES} to {MAX_RESAMPLES:,}, and refused when resamples x "
+        "metrics x cutoffs would take more than half the available memory)",
     )
-    parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
+    parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0; a 64-bit whole number)")
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="band confidence (0.95)")
     parser.add_argument(
         "--meta",
@@ -168,10 +197,11 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     scale.add_argument(
         "--partition-mb",
-        type=_positive_int,
+        type=_partition_mb,
         default=PARTITION_BYTES >> 20,
         metavar="MB",
-        help=f"run file per partition (default {PARTITION_BYTES >> 20} MB)",
+        help=f"run file per partition (default {PARTITION_BYTES >> 20} MB, at most {MAX_PARTITION_MB:,}: a partition "
+        "is held in memory)",
     )
     parser.add_argument(
         "--metrics",
@@ -199,9 +229,10 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     compare.add_argument(
         "--permutations",
-        type=_positive_int,
+        type=_permutations,
         default=10_000,
-        help="sign flips of the randomization test (10000; every one of them when fewer)",
+        help=f"sign flips of the randomization test (10000; every one of them when fewer; at most "
+        f"{MAX_PERMUTATIONS:,}: p-values then resolve to 1e-7)",
     )
     if not previous:  # publish measures drift against the history's previous report
         return
@@ -295,7 +326,10 @@ def build_parser() -> argparse.ArgumentParser:
         "unique); a label published before is replaced, no other report is touched",
     )
     publish.add_argument(
-        "--keep", type=_positive_int, metavar="N", help="keep the newest N reports, removing older ones"
+        "--keep",
+        type=_keep,
+        metavar="N",
+        help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})",
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
     for command in (score, build, publish):

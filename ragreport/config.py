@@ -318,7 +318,7 @@ def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
     toml = toml_reader()
     try:
         data = toml.loads(text)
-    except toml.TOMLDecodeError as exc:
+    except (toml.TOMLDecodeError, ValueError) as exc:  # ValueError: an integer of thousands of digits
         if pyproject and not given and "tool.ragreport" not in text:
             return None  # someone else's broken pyproject.toml is not ours to refuse
         match = re.search(r"line (\d+)", str(exc))
