@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from . import __version__
 from .analysis.compare import MAX_PERMUTATIONS, Correction
@@ -26,7 +27,7 @@ from .output.ci import junit, workflow_errors
 from .output.document import with_gates
 from .output.export import csv_text, latex_table
 from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules, rules_from
-from .output.site import write_text_file
+from .output.site import refuse_special_output, write_text_file
 from .output.text import comment, markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
@@ -43,8 +44,6 @@ MIN_RESAMPLES = 100
 def _at_least(least: int, what: str, most: int | None = None):
     """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
     ``what`` names it in the error. A bound placed here holds for the config file too."""
-    if most is not None:
-        what = f"{what} up to {most:,}"
 
     def parse(text: str) -> int:
         try:
@@ -52,8 +51,10 @@ def _at_least(least: int, what: str, most: int | None = None):
             value = int(text) if len(text.strip()) <= 20 else None
         except ValueError:
             value = None
-        if value is None or value < least or (most is not None and value > most):
+        if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"expected {what}, at most {most:,}, got {shorten(text)}")
         return value
 
     return parse
@@ -69,13 +70,13 @@ MAX_PARTITION_MB = 16_384
 MAX_SEED = (1 << 64) - 1
 MAX_LEVEL = (1 << 63) - 1
 
-_seed = _at_least(0, "a whole number from 0", MAX_SEED)
-_resamples = _at_least(MIN_RESAMPLES, f"a number of resamples from {MIN_RESAMPLES}", MAX_RESAMPLES)
-_cutoff = _at_least(1, "a cutoff from 1", MAX_CUTOFF)
-_permutations = _at_least(1, "a number of sign flips from 1", MAX_PERMUTATIONS)
-_partition_mb = _at_least(1, "a partition size in MB from 1", MAX_PARTITION_MB)
-_keep = _at_least(1, "a number of reports from 1", MAX_KEEP)
-_level = _at_least(1, "a relevance level from 1", MAX_LEVEL)
+_seed = _at_least(0, "a whole number from 0 up", MAX_SEED)
+_resamples = _at_least(MIN_RESAMPLES, f"at least {MIN_RESAMPLES} resamples", MAX_RESAMPLES)
+_cutoff = _at_least(1, "a positive integer", MAX_CUTOFF)
+_permutations = _at_least(1, "a positive integer", MAX_PERMUTATIONS)
+_partition_mb = _at_least(1, "a positive integer", MAX_PARTITION_MB)
+_keep = _at_least(1, "a positive integer", MAX_KEEP)
+_level = _at_least(1, "a relevance level of 1 or more", MAX_LEVEL)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -750,10 +751,23 @@ def _score(args: argparse.Namespace) -> int:
     return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
 
 
+def _refuse_special_outputs(args: argparse.Namespace) -> None:
+    """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
+    would block the write (docs/conventions.md section 17)."""
+    for option in ("single_file", "comment", "junit"):
+        given = getattr(args, option, None)
+        if given:
+            refuse_special_output(Path(given), "--" + option.replace("_", "-"))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and not getattr(args, "no_step_summary", False):
+        refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
+        _refuse_special_outputs(args)
         if args.command == "score":
             return _score(args)
         if args.command == "build":

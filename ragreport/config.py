@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.errors import InputError, UsageError, shorten
-from .reading.files import read_text
+from .reading.files import SMALL_FILE, read_text
 from .reading.meta import toml_reader
 
 #: The config file looked for in the working directory, and the file whose table stands in for it.
@@ -314,7 +314,7 @@ class ConfigFile:
 
 
 def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
-    text = read_text(path)
+    text = read_text(path, SMALL_FILE)
     toml = toml_reader()
     try:
         data = toml.loads(text)

@@ -8,7 +8,6 @@ import numpy as np
 
 from ..core.errors import UsageError, shorten
 
-
 #: The largest cutoff (-k, --kmax, a measure's @K): 100 times trec_eval's usual depth of 1,000 and
 #: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
 #: (docs/conventions.md section 17).
