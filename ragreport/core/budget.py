@@ -1,4 +1,5 @@
-"""Memory a step may take: an estimate checked against the memory available before allocating.
+"""Memory a step may take: an estimate checked against the memory available before allocating;
+the longest id, and ids as arrays whose padding that bound keeps small.
 
 Where the memory a flag asks for depends on the data (bootstrap resamples x metric columns, ids
 padded to the longest one), the step states its estimate first and is refused, in one line giving
@@ -9,8 +10,11 @@ the estimate and the limit, when that exceeds :data:`SHARE` of the memory availa
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from .errors import UsageError
+import numpy as np
+
+from .errors import InputError, UsageError, shorten
 
 #: The share of the available memory one allocation may take: the rest is for everything else.
 SHARE = 0.5
@@ -60,3 +64,41 @@ def check_fits(estimate: float, what: str) -> None:
             f"{what} would need about {size_text(estimate)} of memory; the limit is {size_text(limit)} "
             f"(half the {size_text(limit / SHARE)} available)"
         )
+
+
+# --- Bounds on ids (docs/conventions.md section 17) -----------------------------------------------
+#: The longest id, in UTF-8 bytes: URLs (2,048 characters, the sitemap protocol's limit and the
+#: longest most software keeps), Wikipedia titles (255 bytes, BEIR's FEVER and HotpotQA), MS
+#: MARCO's and BEIR's other ids (under 64 bytes) all fit. Longer ids are refused with FILE:LINE.
+MAX_ID_BYTES = 2048
+#: Ids are kept padded to the longest one (numpy's fixed-width strings): past this many characters
+#: they are kept as UTF-8 bytes (``'S'``), a byte a character instead of 'U''s four.
+WIDE_ID = 64
+
+
+def id_too_long(text: str) -> int | None:
+    """The id's length in UTF-8 bytes when it exceeds :data:`MAX_ID_BYTES`, else None (cheap for
+    short ids: no character takes more than four bytes)."""
+    if len(text) * 4 <= MAX_ID_BYTES:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > MAX_ID_BYTES else None
+
+
+def id_array(values: Sequence[str], source: str) -> np.ndarray:
+    """Ids as a fixed-width array: ``'U'`` as before when every id is short; past :data:`WIDE_ID`
+    characters, UTF-8 bytes (``'S'``), after checking that ``len(values)`` ids padded to the
+    longest fit in memory (:func:`check_fits`). An id longer than
+    :data:`MAX_ID_BYTES` is refused (readers name its line before this)."""
+    longest = max(map(len, values), default=0)
+    if longest <= WIDE_ID:
+        return np.array(values, dtype=str) if len(values) else np.zeros(0, dtype="U1")
+    encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+    widest = max(map(len, encoded))
+    if widest > MAX_ID_BYTES:
+        at = next(i for i, e in enumerate(encoded) if len(e) == widest)
+        raise InputError(
+            source, None, f"ids of at most {MAX_ID_BYTES:,} bytes", f"an id of {widest:,} bytes ({shorten(values[at])})"
+        )
+    check_fits(len(values) * widest, f"{source}: {len(values):,} ids padded to the longest ({widest:,} bytes)")
+    return np.array(encoded, dtype=f"S{widest}")

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.budget import MAX_ID_BYTES, id_array, id_too_long
 from ..core.errors import InputError, shorten
 from ..core.ids import first_appearance
 from ..core.model import Judgments, Order, Run
@@ -66,9 +67,21 @@ def parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
     """An id from a JSON value: a non-empty string, or an integer (``7`` is the id ``"7"``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
+    if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
+        raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
     text = str(value)
     if not text:
         raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
+    return check_id_length(text, path, line, what)
+
+
+def check_id_length(text: str, path: Path, line: int | None, what: str) -> str:
+    """``text`` unless it is longer than :data:`~ragreport.core.budget.MAX_ID_BYTES` (UTF-8 bytes):
+    ids are kept padded to the longest, so one huge id would make every id that wide
+    (docs/conventions.md section 17)."""
+    size = id_too_long(text)
+    if size is not None:
+        raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", f"{size:,} bytes ({shorten(text)})")
     return text
 
 
@@ -136,7 +149,7 @@ def run_from_slots(
         name,
         str(source),
         qids_in_order,
-        np.array(slot_docs, dtype=str),
+        id_array(slot_docs, str(source)),
         None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64),
         order,
         query_index=np.asarray(slot_query, dtype=np.int64),
@@ -191,10 +204,13 @@ class JudgmentCollector:
 
     def add_query(self, qid: str) -> None:
         """A judged query, even one with no judged id (a JSON ``{qid: {}}``)."""
-        self.queries.setdefault(qid, {})
+        self.queries.setdefault(check_id_length(qid, self.path, None, "a query id"), {})
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
-        per_query = self.queries.setdefault(qid, {})
+        per_query = self.queries.get(qid)
+        if per_query is None:
+            per_query = self.queries[check_id_length(qid, self.path, line, "a query id")] = {}
+        check_id_length(doc, self.path, line, "an id")
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:
@@ -208,7 +224,20 @@ class JudgmentCollector:
         per_query[doc] = (grade, line)
 
     def judgments(self) -> Judgments:
-        return Judgments.from_lists(
-            [(q, list(d), [g for g, _ in d.values()]) for q, d in self.queries.items()],
+        """The judgments; their ids kept as :func:`~ragreport.core.budget.id_array` keeps them."""
+        docs = [d for per_query in self.queries.values() for d in per_query]
+        grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
+        lengths = [len(per_query) for per_query in self.queries.values()]
+        return Judgments(
+            query_ids=frozen(np.array(list(self.queries), dtype=str)),
+            offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
+            doc_ids=frozen(id_array(docs, str(self.path))),
+            grades=frozen(np.array(grades, dtype=np.int64)),
             source=str(self.path),
         )
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, read-only (as :class:`~ragreport.core.model.Judgments` keeps its arrays)."""
+    array.setflags(write=False)
+    return array

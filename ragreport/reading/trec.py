@@ -23,7 +23,15 @@ from ..core.model import Judgments, Order, Run
 from . import trecbytes
 from .files import data_lines, split_fields, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
+from .rows import (
+    JudgmentCollector,
+    check_id_length,
+    group_by_query,
+    parse_grade,
+    parse_score,
+    ranked_run,
+    run_from_slots,
+)
 
 
 def read_run_bytes(
@@ -90,6 +98,8 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
         qid, _, doc, _, score_text = fields[:5]
+        check_id_length(qid, path, number, "a query id")
+        check_id_length(doc, path, number, "an id")
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
