@@ -75,6 +75,11 @@ def parse_id(value: Any, path: Path, line: int | None, what: str) -> str:
     return check_id_length(text, path, line, what)
 
 
+#: An id of at most this many characters is within :data:`~ragreport.core.budget.MAX_ID_BYTES`
+#: (a character is at most four UTF-8 bytes): the line readers check longer ones only.
+SURELY_SHORT = MAX_ID_BYTES // 4
+
+
 def check_id_length(text: str, path: Path, line: int | None, what: str) -> str:
     """``text`` unless it is longer than :data:`~ragreport.core.budget.MAX_ID_BYTES` (UTF-8 bytes):
     ids are kept padded to the longest, so one huge id would make every id that wide
@@ -210,7 +215,8 @@ class JudgmentCollector:
         per_query = self.queries.get(qid)
         if per_query is None:
             per_query = self.queries[check_id_length(qid, self.path, line, "a query id")] = {}
-        check_id_length(doc, self.path, line, "an id")
+        if len(doc) > SURELY_SHORT:
+            check_id_length(doc, self.path, line, "an id")
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:

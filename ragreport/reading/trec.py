@@ -24,6 +24,7 @@ from . import trecbytes
 from .files import data_lines, split_fields, stem, text_of
 from .reader import Reader
 from .rows import (
+    SURELY_SHORT,
     JudgmentCollector,
     check_id_length,
     group_by_query,
@@ -98,8 +99,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
         qid, _, doc, _, score_text = fields[:5]
-        check_id_length(qid, path, number, "a query id")
-        check_id_length(doc, path, number, "an id")
+        if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
+            check_id_length(qid, path, number, "a query id")
+            check_id_length(doc, path, number, "an id")
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
