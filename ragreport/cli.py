@@ -60,7 +60,7 @@ def _at_least(least: int, what: str, most: int | None = None):
     return parse
 
 
-# --- Upper bounds of the size flags (docs/conventions.md section 17) -------------------------------
+# --- Upper bounds of the size flags (docs/conventions.md section 16) -------------------------------
 #: --keep: reports a history keeps; no history page is meant to list more.
 MAX_KEEP = 100_000
 #: --partition-mb: a partition is read whole into memory (several times its size while parsed);
@@ -753,7 +753,7 @@ def _score(args: argparse.Namespace) -> int:
 
 def _refuse_special_outputs(args: argparse.Namespace) -> None:
     """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
-    would block the write (docs/conventions.md section 17)."""
+    would block the write (docs/conventions.md section 16)."""
     for option in ("single_file", "comment", "junit"):
         given = getattr(args, option, None)
         if given:

@@ -38,7 +38,7 @@ _BLOCK_CELLS = 1 << 22
 #: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
 #: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
 #: permutations x queries x metrics, memory does not (blocks of 4M cells; docs/conventions.md
-#: section 17).
+#: section 16).
 MAX_PERMUTATIONS = 10_000_000
 
 

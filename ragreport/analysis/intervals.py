@@ -13,7 +13,7 @@ from ..core.errors import UsageError
 from ..scoring.catalogue import IntervalMethod
 
 #: The most bootstrap resamples: 1,000 times the default, far past the 10,000 that pin a 95% band's
-#: bounds to their third digit (docs/conventions.md section 17). Memory grows with resamples x
+#: bounds to their third digit (docs/conventions.md section 16). Memory grows with resamples x
 #: the columns banded (metrics x cutoffs); that estimate is checked against the memory available.
 MAX_RESAMPLES = 1_000_000
 

@@ -4,7 +4,7 @@ the longest id, and ids as arrays whose padding that bound keeps small.
 Where the memory a flag asks for depends on the data (bootstrap resamples x metric columns, ids
 padded to the longest one), the step states its estimate first and is refused, in one line giving
 the estimate and the limit, when that exceeds :data:`SHARE` of the memory available
-(docs/conventions.md section 17).
+(docs/conventions.md section 16).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def check_fits(estimate: float, what: str) -> None:
         )
 
 
-# --- Bounds on ids (docs/conventions.md section 17) -----------------------------------------------
+# --- Bounds on ids (docs/conventions.md section 16) -----------------------------------------------
 #: The longest id, in UTF-8 bytes: URLs (2,048 characters, the sitemap protocol's limit and the
 #: longest most software keeps), Wikipedia titles (255 bytes, BEIR's FEVER and HotpotQA), MS
 #: MARCO's and BEIR's other ids (under 64 bytes) all fit. Longer ids are refused with FILE:LINE.

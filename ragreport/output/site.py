@@ -383,7 +383,7 @@ def _is_report_file(path: Path) -> bool:
 def refuse_special_output(path: Path, option: str) -> None:
     """Refuse, before anything is opened, an output that names a device, a FIFO or a socket:
     writing would block on a FIFO with no reader, and the rename would replace the device itself
-    (docs/conventions.md section 17)."""
+    (docs/conventions.md section 16)."""
     kind = special_kind(path)
     if kind is not None:
         raise UsageError(f"{option} {path} is {kind}, not a regular file; give a file name")

@@ -47,7 +47,7 @@ def special_kind(path: str | Path) -> str | None:
 
 def refuse_special(path: Path) -> None:
     """Refuse, before opening it, a file that is a device, a FIFO or a socket (docs/conventions.md
-    section 17): ``/dev/zero`` never ends, a FIFO blocks until someone writes to it."""
+    section 16): ``/dev/zero`` never ends, a FIFO blocks until someone writes to it."""
     kind = special_kind(path)
     if kind is not None:
         raise InputError(path, None, "a regular file", kind)

@@ -83,7 +83,7 @@ SURELY_SHORT = MAX_ID_BYTES // 4
 def check_id_length(text: str, path: Path, line: int | None, what: str) -> str:
     """``text`` unless it is longer than :data:`~ragreport.core.budget.MAX_ID_BYTES` (UTF-8 bytes):
     ids are kept padded to the longest, so one huge id would make every id that wide
-    (docs/conventions.md section 17)."""
+    (docs/conventions.md section 16)."""
     size = id_too_long(text)
     if size is not None:
         raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", f"{size:,} bytes ({shorten(text)})")

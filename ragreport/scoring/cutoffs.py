@@ -10,7 +10,7 @@ from ..core.errors import UsageError, shorten
 
 #: The largest cutoff (-k, --kmax, a measure's @K): 100 times trec_eval's usual depth of 1,000 and
 #: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
-#: (docs/conventions.md section 17).
+#: (docs/conventions.md section 16).
 MAX_CUTOFF = 100_000
 #: The most cutoffs -k may list: the sweep scores every cutoff to 100 anyway.
 MAX_CUTOFFS = 1_000
