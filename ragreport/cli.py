@@ -46,11 +46,15 @@ def _at_least(least: int, what: str, most: int | None = None):
     ``what`` names it in the error. A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
-        try:
-            # at most 20 digits: Python refuses to read thousands (and no bound needs more)
-            value = int(text) if len(text.strip()) <= 20 else None
-        except ValueError:
-            value = None
+        value: int | None
+        digits = text.strip()
+        if len(digits) > 20 and digits.lstrip("+-").isdigit():  # Python refuses to read thousands of digits;
+            value = least - 1 if digits.startswith("-") else (most or least) + 1  # no bound needs 21
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                value = None
         if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
         if most is not None and value > most:
