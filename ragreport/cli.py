@@ -10,27 +10,30 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from . import __version__
-from .analysis.compare import Correction
+from .analysis.compare import MAX_PERMUTATIONS, Correction
 from .analysis.family import choose_family
+from .analysis.intervals import MAX_RESAMPLES
 from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError
+from .core.errors import RagreportError, UsageError, shorten
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
 from .output.export import csv_text, latex_table
 from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules, rules_from
-from .output.site import write_text_file
+from .output.site import refuse_special_output, write_text_file
 from .output.text import comment, markdown, table, trec_lines
 from .output.view import build_view
 from .reading.registry import FORMATS
 from .reading.stored import load_report
 from .scoring.catalogue import SUITE
+from .scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
 
@@ -38,30 +41,54 @@ from .scoring.partition import ENGINES, PARTITION_BYTES
 MIN_RESAMPLES = 100
 
 
-def _at_least(least: int, what: str):
-    """An argparse type: a whole number no smaller than ``least``; ``what`` names it in the error."""
+def _at_least(least: int, what: str, most: int | None = None):
+    """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
+    ``what`` names it in the error. A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+        value: int | None
+        digits = text.strip()
+        if len(digits) > 20 and digits.lstrip("+-").isdigit():  # Python refuses to read thousands of digits;
+            value = least - 1 if digits.startswith("-") else (most or least) + 1  # no bound needs 21
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                value = None
         if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"expected {what}, at most {most:,}, got {shorten(text)}")
         return value
 
     return parse
 
 
-_positive_int = _at_least(1, "a positive integer")
-_seed = _at_least(0, "a whole number from 0 up")
-_resamples = _at_least(MIN_RESAMPLES, f"at least {MIN_RESAMPLES} resamples")
+# --- Upper bounds of the size flags (docs/conventions.md section 18) -------------------------------
+#: --keep: reports a history keeps; no history page is meant to list more.
+MAX_KEEP = 100_000
+#: --partition-mb: a partition is read whole into memory (several times its size while parsed);
+#: past 16 GiB the memory engine does the same work.
+MAX_PARTITION_MB = 16_384
+#: --seed and --relevance-level: 64-bit values, as the grades they are compared with.
+MAX_SEED = (1 << 64) - 1
+MAX_LEVEL = (1 << 63) - 1
+
+_seed = _at_least(0, "a whole number from 0 up", MAX_SEED)
+_resamples = _at_least(MIN_RESAMPLES, f"at least {MIN_RESAMPLES} resamples", MAX_RESAMPLES)
+_cutoff = _at_least(1, "a positive integer", MAX_CUTOFF)
+_permutations = _at_least(1, "a positive integer", MAX_PERMUTATIONS)
+_partition_mb = _at_least(1, "a positive integer", MAX_PARTITION_MB)
+_keep = _at_least(1, "a positive integer", MAX_KEEP)
+_level = _at_least(1, "a relevance level of 1 or more", MAX_LEVEL)
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
-    values = tuple(_positive_int(part.strip()) for part in text.split(",") if part.strip())
+    values = tuple(_cutoff(part.strip()) for part in text.split(",") if part.strip())
     if not values:
         raise argparse.ArgumentTypeError(f"expected a positive integer or a list such as 1,5,10, got {text!r}")
+    if len(values) > MAX_CUTOFFS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_CUTOFFS:,} cutoffs, got {len(values):,}")
     return values
 
 
@@ -96,10 +123,13 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         metavar="K",
         help="the cutoff (default 10; the sample's 5); several as "
         "1,5,10 are scored from one matrix, the first is the "
-        "report's K",
+        f"report's K. At most {MAX_CUTOFF:,} (100 times trec_eval's usual depth), {MAX_CUTOFFS:,} of them",
     )
     parser.add_argument(
-        "--kmax", type=_positive_int, metavar="KMAX", help="largest cutoff of the K sweep (default max(10, 2K))"
+        "--kmax",
+        type=_cutoff,
+        metavar="KMAX",
+        help=f"largest cutoff of the K sweep (default max(10, 2K); at most {MAX_CUTOFF:,}, as K)",
     )
     parser.add_argument(
         "--compat",
@@ -133,15 +163,19 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     parser.add_argument(
         "--relevance-level",
-        type=_at_least(1, "a relevance level of 1 or more"),
+        type=_level,
         metavar="N",
         help="grades of N and above are relevant (default 1), as trec_eval -l N, ir_measures rel=N, "
         "ranx rel_lvl; nDCG still gains from every grade of 1 or more, as trec_eval's ndcg",
     )
     parser.add_argument(
-        "--resamples", type=_resamples, default=1000, help=f"bootstrap resamples (1000; at least {MIN_RESAMPLES})"
+        "--resamples",
+        type=_resamples,
+        default=1000,
+        help=f"bootstrap resamples (1000; from {MIN_RESAMPLES} to {MAX_RESAMPLES:,}, and refused when resamples x "
+        "metrics x cutoffs would take more than half the available memory)",
     )
-    parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0)")
+    parser.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (0; a 64-bit whole number)")
     parser.add_argument("--confidence", type=_confidence, default=0.95, help="band confidence (0.95)")
     parser.add_argument(
         "--meta",
@@ -169,10 +203,11 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     scale.add_argument(
         "--partition-mb",
-        type=_positive_int,
+        type=_partition_mb,
         default=PARTITION_BYTES >> 20,
         metavar="MB",
-        help=f"run file per partition (default {PARTITION_BYTES >> 20} MB)",
+        help=f"run file per partition (default {PARTITION_BYTES >> 20} MB, at most {MAX_PARTITION_MB:,}: a partition "
+        "is held in memory)",
     )
     parser.add_argument(
         "--metrics",
@@ -235,9 +270,10 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     compare.add_argument(
         "--permutations",
-        type=_positive_int,
+        type=_permutations,
         default=10_000,
-        help="sign flips of the randomization test (10000; every one of them when fewer)",
+        help=f"sign flips of the randomization test (10000; every one of them when fewer; at most "
+        f"{MAX_PERMUTATIONS:,}: p-values then resolve to 1e-7)",
     )
     if not previous:  # publish measures drift against the history's previous report
         return
@@ -331,7 +367,10 @@ def build_parser() -> argparse.ArgumentParser:
         "unique); a label published before is replaced, no other report is touched",
     )
     publish.add_argument(
-        "--keep", type=_positive_int, metavar="N", help="keep the newest N reports, removing older ones"
+        "--keep",
+        type=_keep,
+        metavar="N",
+        help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})",
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
     for command in (score, build, publish):
@@ -757,6 +796,18 @@ def _score(args: argparse.Namespace) -> int:
     return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
 
 
+def _refuse_special_outputs(args: argparse.Namespace) -> None:
+    """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
+    would block the write (docs/conventions.md section 18)."""
+    for option in ("single_file", "comment", "junit"):
+        given = getattr(args, option, None)
+        if given:
+            refuse_special_output(Path(given), "--" + option.replace("_", "-"))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and not getattr(args, "no_step_summary", False):
+        refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -764,6 +815,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
             if getattr(args, option, None) == "":
                 raise UsageError(say.empty_path("--" + option.replace("_", "-")))
+        _refuse_special_outputs(args)
         if args.command == "score":
             return _score(args)
         if args.command == "build":

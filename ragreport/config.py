@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.errors import InputError, UsageError, shorten
-from .reading.files import read_text
+from .reading.files import SMALL_FILE, read_text, special_kind
 from .reading.meta import toml_reader
 
 #: The config file looked for in the working directory, and the file whose table stands in for it.
@@ -314,11 +314,11 @@ class ConfigFile:
 
 
 def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
-    text = read_text(path)
+    text = read_text(path, SMALL_FILE)
     toml = toml_reader()
     try:
         data = toml.loads(text)
-    except toml.TOMLDecodeError as exc:
+    except (toml.TOMLDecodeError, ValueError) as exc:  # ValueError: an integer of thousands of digits
         if pyproject and not given and "tool.ragreport" not in text:
             return None  # someone else's broken pyproject.toml is not ours to refuse
         match = re.search(r"line (\d+)", str(exc))
@@ -345,9 +345,10 @@ def find_config(given: str | None = None, folder: str | Path = ".") -> ConfigFil
         path = Path(given)
         return _load(path, pyproject=path.name == PYPROJECT, given=True)
     base = Path(folder)
-    if (base / CONFIG_FILE).is_file():
+    # a device or a FIFO by the name is refused (by _load), not silently passed over
+    if (base / CONFIG_FILE).is_file() or special_kind(base / CONFIG_FILE):
         return _load(base / CONFIG_FILE, pyproject=False, given=False)
-    if (base / PYPROJECT).is_file():
+    if (base / PYPROJECT).is_file() or special_kind(base / PYPROJECT):
         return _load(base / PYPROJECT, pyproject=True, given=False)
     return None
 

@@ -136,3 +136,23 @@ def test_baseline_by_name_and_errors():
     apart = compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10]), _summary("z", QUERIES[:5])])
     assert [len(rc.comparisons) for rc in apart.runs] == [0, len(COMPARED)]  # y shares nothing with x: not compared
     assert len(apart.comparisons) == len(COMPARED)
+
+
+def test_the_exact_enumeration_runs_in_blocks_with_the_same_p(monkeypatch):
+    from ragreport.analysis import compare as compare_module
+
+    # 12 equal differences: only the two all-same-sign vectors of 2^12 reach the mean: p = 2/4096
+    d = np.ones((12, 1))
+    assert randomization_test(d, permutations=4096)[0] == 2 / 4096
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 120)  # blocks of 10 sign vectors: 410 blocks
+    blocks = list(compare_module._sign_blocks(12, 4096, 0))
+    assert len(blocks) == 410 and max(len(b) for b in blocks) == 10 and sum(len(b) for b in blocks) == 4096
+    assert randomization_test(d, permutations=4096)[0] == 2 / 4096
+
+
+def test_permutations_are_bounded():
+    from ragreport.analysis.compare import MAX_PERMUTATIONS
+
+    assert MAX_PERMUTATIONS == 10_000_000
+    with pytest.raises(UsageError, match="--permutations must be from 1 to 10,000,000, got 10,000,001"):
+        randomization_test(np.ones(3), permutations=10_000_001)

@@ -108,3 +108,16 @@ def test_a_wider_confidence_gives_a_wider_band():
     _, low90, high90 = bootstrap_interval(scores, confidence=0.90)
     _, low99, high99 = bootstrap_interval(scores, confidence=0.99)
     assert low99[0] <= low90[0] and high99[0] >= high90[0]
+
+
+def test_resamples_are_bounded_and_their_memory_checked_first(monkeypatch):
+    from ragreport.core import budget
+    from ragreport.core.errors import UsageError
+
+    assert intervals.MAX_RESAMPLES == 1_000_000
+    with pytest.raises(UsageError, match="--resamples must be at most 1,000,000, got 1,000,001"):
+        bootstrap_interval(np.zeros((2, 1)), resamples=1_000_001)
+    monkeypatch.setattr(budget, "available_memory", lambda: 256 << 20)  # the limit: 128 MiB
+    # 2 x 8 bytes x 100,000 resamples x 100 columns = 152.6 MiB
+    with pytest.raises(UsageError, match=r"--resamples 100,000 over 100 banded columns .* about 152.6 MiB"):
+        bootstrap_interval(np.zeros((2, 100)), resamples=100_000)

@@ -9,7 +9,14 @@ from helpers import judged_run
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Gain
 from ragreport.scoring.catalogue import CATALOGUE, TOOLS, VALID_FORMS, CutoffRule, ValueKind
-from ragreport.scoring.measures import Measure, default_trec_measures, parse_measures, score_measures, trec_sort_key
+from ragreport.scoring.measures import (
+    Measure,
+    default_trec_measures,
+    parse_measure,
+    parse_measures,
+    score_measures,
+    trec_sort_key,
+)
 
 
 @pytest.mark.parametrize("names, expected", [
@@ -111,3 +118,12 @@ def test_every_whole_list_measure_has_one_value_at_every_cutoff():
     assert np.array_equal(scores.values[:, :, 0], scores.values[:, :, 1])
     measures = [Measure(m.key) for m in whole]
     assert np.array_equal(score_measures(judged, measures, Conventions()), scores.values[:, :, 0])
+
+
+@pytest.mark.parametrize("name", ["P@100001", "P_100001", "P.100001", "nDCG@" + "9" * 5000])
+def test_a_measures_cutoff_is_at_most_the_largest_cutoff(name):
+    from ragreport.core.errors import UsageError
+
+    with pytest.raises(UsageError, match="the cutoff must be at most 100,000"):
+        parse_measure(name)
+    assert parse_measure("P@100000").cutoff == 100_000

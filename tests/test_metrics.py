@@ -161,7 +161,7 @@ def test_exponential_gain_weighs_high_grades_more():
 
 
 def test_exponential_gain_of_grades_past_a_doubles_range_by_hand():
-    # docs/conventions.md section 16: grades 1024 (a) and 1023 (b), the list b, a. 2^1024 overflows
+    # docs/conventions.md section 17: grades 1024 (a) and 1023 (b), the list b, a. 2^1024 overflows
     # a double; the ratio is (2^1023 + 2^1024 / log2 3) / (2^1024 + 2^1023 / log2 3), the -1s lost
     # far below double precision, = (1/2 + 1/log2 3) / (1 + 1/(2 log2 3)).
     judged = judged_run([("q", ["b", "a"], {"a": 1024, "b": 1023})])

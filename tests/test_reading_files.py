@@ -73,3 +73,31 @@ def test_decode_text_counts_lines_from_where_the_bytes_start_and_keeps_an_inner_
         decode_text(tmp_path / "f", b"a\nb\rc", lines_before=10, at_start=False)
     assert decode_text(tmp_path / "f", "\ufeffa\n".encode(), at_start=False) == "\ufeffa\n"
     assert decode_text(tmp_path / "f", "\ufeffa\r\n".encode()) == "a\r\n"
+def test_special_files_are_refused_before_they_are_opened(tmp_path):
+    import os
+
+    from ragreport.reading.files import raw_bytes, special_kind
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "plain").write_text("x")
+    assert special_kind(tmp_path / "fifo") == "a FIFO (named pipe)"
+    assert special_kind("/dev/zero") == "a character device"
+    assert special_kind(tmp_path / "plain") is None and special_kind(tmp_path) is None
+    assert special_kind(tmp_path / "missing") is None  # opening it says so
+    (tmp_path / "link").symlink_to(tmp_path / "fifo")
+    assert special_kind(tmp_path / "link") == "a FIFO (named pipe)"  # links are followed
+    # a FIFO nobody writes to: opened, this would block forever
+    with pytest.raises(InputError, match=r"fifo: expected a regular file, got a FIFO \(named pipe\)$"):
+        raw_bytes(tmp_path / "fifo")
+    with pytest.raises(InputError, match="^/dev/zero: expected a regular file, got a character device$"):
+        read_text("/dev/zero")
+
+
+def test_read_text_refuses_more_than_its_limit_gzip_unpacked_too(tmp_path):
+    (tmp_path / "small.toml").write_text("a" * 10)
+    assert read_text(tmp_path / "small.toml", 10) == "a" * 10
+    with pytest.raises(InputError, match=r"small.toml: expected a file of at most 9 bytes, got a larger one"):
+        read_text(tmp_path / "small.toml", 9)
+    (tmp_path / "bomb.toml").write_bytes(gzip.compress(b"#" * 2_000_000))  # 2 KB packed, 2 MB unpacked
+    with pytest.raises(InputError, match=r"expected a file of at most 1,048,576 bytes"):
+        read_text(tmp_path / "bomb.toml", 1 << 20)

@@ -410,3 +410,14 @@ def test_with_real_pandas_a_data_frame_gives_the_dicts_figures():
     frame = from_dict.to_dataframe()
     assert list(frame.columns) == ["run", "metric", "mean", "low", "high", "interval", "n"]
     assert len(frame) == len(from_dict.to_records())
+
+
+def test_in_memory_ids_have_the_files_bound_and_wide_ones_are_kept_as_bytes():
+    from ragreport.core.errors import InputError
+    from ragreport.reading.memory import run_from_object
+
+    with pytest.raises(InputError, match=r"^run 'r': expected ids of at most 2,048 bytes, got an id of 3,000 bytes"):
+        run_from_object({"q1": {"d1": 1.0, "z" * 3000: 0.5}}, "r")
+    wide = run_from_object({"q1": {"d1": 1.0, "w" * 100: 0.5}}, "r")
+    assert wide.doc_ids.dtype == np.dtype("S100")
+    assert sorted(wide.doc_ids.tolist()) == [b"d1", b"w" * 100]

@@ -465,3 +465,16 @@ def test_a_compared_runs_per_query_table_gives_each_querys_difference_from_the_b
     base = read_page(out / "run-base.html")
     base_table = next(base.json(k) for k in base.json_blocks if k.startswith("queries-"))
     assert base_table["columns"][-1] == "repeats"
+
+
+@pytest.mark.parametrize("option", ["--single-file", "--comment"])
+def test_an_output_naming_a_fifo_is_refused_before_it_is_opened(option, tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(UsageError, match=rf"^{option} .*fifo is a FIFO \(named pipe\), not a regular file"):
+        if option == "--single-file":
+            site_module.write_file(b"<html>", tmp_path / "fifo")  # opened to look for the marker, it would block
+        else:
+            site_module.write_text_file(tmp_path / "fifo", "text", option)
+    assert not (tmp_path / "fifo").is_file()  # not replaced by the rename either
+    with pytest.raises(UsageError, match="^--junit /dev/null is a character device, not a regular file"):
+        site_module.refuse_special_output(Path("/dev/null"), "--junit")

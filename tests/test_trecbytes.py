@@ -154,3 +154,14 @@ def test_both_readers_split_fields_on_ascii_blanks_only(write):
     assert read_run_bytes(slow_path) is None
     slow = parse_run(slow_path, read_text(slow_path))
     assert as_text(fast.doc_ids) == as_text(slow.doc_ids)[:2] == ["d\u00a0x", "y"]
+
+
+def test_a_special_file_is_left_to_the_line_reader_unopened(tmp_path):
+    import os
+    from pathlib import Path
+
+    from ragreport.reading.trecbytes import read_columns
+
+    os.mkfifo(tmp_path / "fifo")
+    assert read_columns(tmp_path / "fifo", 6, 2, 4, integers=False) is None  # opened, it would block
+    assert read_columns(Path("/dev/zero"), 6, 2, 4, integers=False) is None  # read, it would never end

@@ -36,6 +36,11 @@ if TYPE_CHECKING:  # annotations only
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
 _BLOCK_CELLS = 1 << 22
+#: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
+#: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
+#: permutations x queries x metrics, memory does not (blocks of 4M cells; docs/conventions.md
+#: section 18).
+MAX_PERMUTATIONS = 10_000_000
 
 
 class Correction(Choice):
@@ -82,13 +87,15 @@ def adjust(p_values: Sequence[float] | np.ndarray, correction: Correction) -> np
 def _sign_blocks(n: int, permutations: int, seed: int):
     """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
     than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``."""
+    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
     if n <= 30 and 2**n <= permutations:
-        codes = np.arange(2**n, dtype=np.int64)
-        bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
-        yield 1.0 - 2.0 * bits
+        # In blocks too: all 2^26 sign vectors of 26 queries at once would be 13 GiB.
+        for start in range(0, 2**n, block):
+            codes = np.arange(start, min(start + block, 2**n), dtype=np.int64)
+            bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
+            yield 1.0 - 2.0 * bits
         return
     rng = np.random.default_rng(seed)
-    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
     done = 0
     while done < permutations:
         size = min(block, permutations - done)
@@ -106,6 +113,8 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     is enumerated (the exact p-value, the identity among them); otherwise ``permutations`` random
     ones are drawn and ``p = (1 + #{T* >= T}) / (1 + permutations)``. Either way p > 0.
     """
+    if not 1 <= permutations <= MAX_PERMUTATIONS:
+        raise UsageError(f"--permutations must be from 1 to {MAX_PERMUTATIONS:,}, got {permutations:,}")
     d = np.asarray(differences, dtype=np.float64)
     if d.ndim == 1:
         d = d[:, None]

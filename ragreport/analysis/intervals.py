@@ -8,7 +8,14 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ..core.budget import check_fits
+from ..core.errors import UsageError
 from ..scoring.catalogue import IntervalMethod
+
+#: The most bootstrap resamples: 1,000 times the default, far past the 10,000 that pin a 95% band's
+#: bounds to their third digit (docs/conventions.md section 18). Memory grows with resamples x
+#: the columns banded (metrics x cutoffs); that estimate is checked against the memory available.
+MAX_RESAMPLES = 1_000_000
 
 #: Resample-count cells held at once (resamples x queries): about 8 MB a block keeps memory low...
 _BLOCK_CELLS = 1 << 20
@@ -91,6 +98,17 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
         done += size
 
 
+def check_resamples(resamples: int, columns: int) -> None:
+    """Refuse more than :data:`MAX_RESAMPLES`, or ``resamples`` x ``columns`` means (held twice:
+    the means and the percentile's sorted copy) that would not fit in memory, before allocating."""
+    if resamples > MAX_RESAMPLES:
+        raise UsageError(f"--resamples must be at most {MAX_RESAMPLES:,}, got {resamples:,}")
+    check_fits(
+        2.0 * 8 * resamples * columns,
+        f"--resamples {resamples:,} over {columns:,} banded columns (metrics x cutoffs)",
+    )
+
+
 def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Mean of every column of ``scores`` (n x m) in each of ``resamples`` bootstrap resamples.
 
@@ -99,6 +117,7 @@ def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray
     """
     scores = np.asarray(scores, dtype=np.float64)
     n = scores.shape[0]
+    check_resamples(resamples, scores.shape[1])
     out = np.empty((resamples, scores.shape[1]))
     row = 0
     for counts in resample_counts(n, resamples, seed):

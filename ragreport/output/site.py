@@ -31,6 +31,7 @@ from markupsafe import Markup
 from ..core.errors import UsageError
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
+from ..reading.files import special_kind
 from . import present as say
 from .charts import trend_figure
 from .history import history_context, history_json
@@ -403,9 +404,19 @@ def _is_report_file(path: Path) -> bool:
     return b'<meta name="generator" content="ragreport ' in head
 
 
+def refuse_special_output(path: Path, option: str) -> None:
+    """Refuse, before anything is opened, an output that names a device, a FIFO or a socket:
+    writing would block on a FIFO with no reader, and the rename would replace the device itself
+    (docs/conventions.md section 18)."""
+    kind = special_kind(path)
+    if kind is not None:
+        raise UsageError(f"{option} {path} is {kind}, not a regular file; give a file name")
+
+
 def write_file(data: bytes, path: str | Path) -> Path:
     """Write one file atomically: a temporary file beside it, then a rename."""
     path = target_path(path, "--single-file")
+    refuse_special_output(path, "--single-file")
     if path.is_dir():
         raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
     with guarded(path):
@@ -436,6 +447,7 @@ def _atomic_write(data: bytes, path: Path) -> Path:
 def write_text_file(path: str | Path, text: str, option: str) -> Path:
     """A companion file (``--comment``, ``--junit``) written atomically, UTF-8; a folder is refused."""
     path = target_path(path, option)
+    refuse_special_output(path, option)
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder; give a file name")
     with guarded(path):

@@ -26,7 +26,15 @@ from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
 from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, check_id, parse_grade, parse_score, run_from_slots
+from .rows import (
+    SURELY_SHORT,
+    JudgmentCollector,
+    check_id,
+    check_id_length,
+    parse_grade,
+    parse_score,
+    run_from_slots,
+)
 
 #: Header names of a query column and a document column: BEIR's, ranx data frames',
 #: ir_datasets' TSV exports' (Parquet partitions name their columns alike).
@@ -133,6 +141,9 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             check_id(qid, path, number, "a query id")
         if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
             check_id(doc, path, number, f"a document id for query {qid!r}")
+        if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
+            check_id_length(qid, path, number, "a query id")
+            check_id_length(doc, path, number, "an id")
         key: float
         if use_score:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")

@@ -8,7 +8,9 @@ the file (and the line, for text that is not UTF-8).
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,8 +26,37 @@ _FIELD = re.compile(r"[^ \t\r\n\f\v]+")
 _SEPARATORS = re.compile("[\x1c-\x1f]")
 
 
+#: What each kind of file that is not a regular file is called in an error.
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_kind(path: str | Path) -> str | None:
+    """What ``path`` is when it exists and is neither a regular file nor a folder (a device, a
+    FIFO, a socket: files that can be endless, or block a reader or a writer), else None.
+    Symbolic links are followed."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None  # missing or unreadable: opening it says so
+    return next((name for test, name in _KINDS if test(mode)), None)
+
+
+def refuse_special(path: Path) -> None:
+    """Refuse, before opening it, a file that is a device, a FIFO or a socket (docs/conventions.md
+    section 18): ``/dev/zero`` never ends, a FIFO blocks until someone writes to it."""
+    kind = special_kind(path)
+    if kind is not None:
+        raise InputError(path, None, "a regular file", kind)
+
+
 def raw_bytes(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
+    refuse_special(path)
     try:
         with path.open("rb") as handle:
             magic = handle.read(2)
@@ -48,10 +79,18 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
-def read_text(path: str | Path) -> str:
-    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8."""
+#: The most bytes a small file (metadata, config: a few hundred bytes) may hold, unpacked.
+SMALL_FILE = 1 << 20
+
+
+def read_text(path: str | Path, limit: int | None = None) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes, decoded as UTF-8; a file
+    of more than ``limit`` bytes (unpacked) is refused."""
     path = Path(path)
-    return decode_text(path, raw_bytes(path))
+    raw = raw_bytes(path, None if limit is None else limit + 1)
+    if limit is not None and len(raw) > limit:
+        raise InputError(path, None, f"a file of at most {limit:,} bytes", "a larger one")
+    return decode_text(path, raw)
 
 
 _LONE_CR = re.compile("\r(?!\n)")

@@ -34,7 +34,7 @@ from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
 from .jsontext import ConflictingKey, json_integer, no_conflicting_keys
 from .reader import Reader
-from .rows import GRADE_MAX, GRADE_MIN, check_ids, parse_grade, parse_id, run_from_slots
+from .rows import GRADE_MAX, GRADE_MIN, SURELY_SHORT, check_ids, parse_grade, parse_id, run_from_slots
 
 ID_KEYS = ("id", "query_id", "qid")
 # RAGAS's dataset columns for ID-based context precision and recall.
@@ -237,7 +237,8 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
 def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
     """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
     if set(map(type, values)) <= {str} and "" not in values and all_allowed(values):  # C-level passes
-        return values
+        if max(map(len, values), default=0) <= SURELY_SHORT:  # within the longest id allowed
+            return values
     return [parse_id(v, path, line, what) for v in values]
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.budget import id_too_long
 from ..core.errors import InputError
 from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import stem, text_of
 from .jsontext import line_of, load_json_object
 from .reader import Reader
-from .rows import JudgmentCollector, check_id, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, check_id, check_id_length, parse_grade, parse_score, run_from_slots
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool:
@@ -42,10 +43,14 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             )
         index = len(qids)
         qids.append(check_id(qid, path, line_of(text, qid), "a query id"))
+        if id_too_long(qid):
+            check_id_length(qid, path, line_of(text, qid), "a query id")
         if not all_allowed(ranked) or "" in ranked:  # one pass over the query's ids; the one at fault named by its line
             for doc in ranked:
                 check_id(doc, path, line_of(text, qid, doc), f"a document id for query {qid!r}")
         for doc, value in ranked.items():
+            if id_too_long(doc):
+                check_id_length(doc, path, line_of(text, qid, doc), "an id")
             slot_query.append(index)
             slot_docs.append(doc)
             slot_scores.append(parse_score(value, path, line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))

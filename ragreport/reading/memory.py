@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.budget import id_array
 from ..core.errors import InputError, UsageError, shorten
 from ..core.ids import all_allowed, first_appearance, forbidden_character
 from ..core.model import Judgments, Order, Run
@@ -174,7 +175,7 @@ def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
         firsts, query_index = first_appearance(query_ids)
         qids = query_ids[firsts].tolist()
         return ranked_run(
-            name, f"{where} (in memory)", qids, np.array(docs, dtype=str), plain, order, query_index=query_index
+            name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index
         )
     index: dict[str, int] = {}
     qids = []
@@ -195,7 +196,7 @@ def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
         name,
         f"{where} (in memory)",
         qids,
-        np.array(slot_docs, dtype=str),
+        id_array(slot_docs, where),
         np.asarray(slot_scores, dtype=np.float64),
         order,
         query_index=np.asarray(slot_query, dtype=np.int64),
@@ -242,7 +243,7 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
         name,
         f"{where} (in memory)",
         qids,
-        np.array(all_docs, dtype=str) if all_docs else np.zeros(0, dtype="U1"),
+        id_array(all_docs, where),  # ids past 2,048 bytes refused, wide ones kept as bytes
         np.concatenate(all_scores),
         order,
         counts=np.asarray(counts, dtype=np.int64),

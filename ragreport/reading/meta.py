@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.errors import InputError, UsageError, shorten
 from ..core.model import META_KEYS, LabelSource, RetrieverKind, RunMeta
-from .files import bare_name, read_text, stem
+from .files import SMALL_FILE, bare_name, read_text, special_kind, stem
 from .jsontext import load_json_object
 
 
@@ -45,7 +45,7 @@ def toml_reader() -> ModuleType:
 def load_meta(path: str | Path) -> RunMeta:
     """Run metadata from TOML (``.toml``) or JSON, with the known keys validated (see the module)."""
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, SMALL_FILE)
     is_toml = bare_name(path).lower().endswith(".toml")
     if is_toml:
         try:
@@ -114,7 +114,7 @@ def find_meta(run_path: str | Path) -> Path | None:
     for candidate_stem in stems:
         for suffix in (".meta.toml", ".meta.json"):
             candidate = run_path.with_name(candidate_stem + suffix)
-            if candidate.is_file():
+            if candidate.is_file() or special_kind(candidate):  # a FIFO by the name is refused, not passed over
                 return candidate
     return None
 

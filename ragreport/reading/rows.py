@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.budget import MAX_ID_BYTES, id_array, id_too_long
 from ..core.errors import InputError, shorten
 from ..core.ids import all_allowed, first_appearance, forbidden_character
 from ..core.model import Judgments, Order, Run
@@ -122,10 +123,27 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
     """An id from a JSON value: a non-empty string, or an integer (``7`` is the id ``"7"``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
+    if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
+        raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
     text = str(value)
     if not text:
         raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
-    return check_id(text, path, line, what)
+    return check_id_length(check_id(text, path, line, what), path, line, what)
+
+
+#: An id of at most this many characters is within :data:`~ragreport.core.budget.MAX_ID_BYTES`
+#: (a character is at most four UTF-8 bytes): the line readers check longer ones only.
+SURELY_SHORT = MAX_ID_BYTES // 4
+
+
+def check_id_length(text: str, path: Path | str, line: int | None, what: str) -> str:
+    """``text`` unless it is longer than :data:`~ragreport.core.budget.MAX_ID_BYTES` (UTF-8 bytes):
+    ids are kept padded to the longest, so one huge id would make every id that wide
+    (docs/conventions.md section 18)."""
+    size = id_too_long(text)
+    if size is not None:
+        raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", f"{size:,} bytes ({shorten(text)})")
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +215,7 @@ def run_from_slots(
         name,
         str(source),
         qids_in_order,
-        np.array(slot_docs, dtype=str),
+        id_array(slot_docs, str(source)),
         None if slot_scores is None else np.asarray(slot_scores, dtype=np.float64),
         order,
         query_index=np.asarray(slot_query, dtype=np.int64),
@@ -253,14 +271,20 @@ class JudgmentCollector:
     def add_query(self, qid: str, line: int | None = None) -> None:
         """A judged query, even one with no judged id (a JSON ``{qid: {}}``)."""
         if qid not in self.queries:
-            self.queries[check_id(qid, self.path, line, "a query id")] = {}
+            self.queries[
+                check_id_length(check_id(qid, self.path, line, "a query id"), self.path, line, "a query id")
+            ] = {}
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
         per_query = self.queries.get(qid)
         if per_query is None:
-            per_query = self.queries[check_id(qid, self.path, line, "a query id")] = {}
+            per_query = self.queries[
+                check_id_length(check_id(qid, self.path, line, "a query id"), self.path, line, "a query id")
+            ] = {}
         if not doc.isprintable() or not doc:  # C speed; every character an id may not hold is unprintable
             check_id(doc, self.path, line, f"a document id for query {qid!r}")
+        if len(doc) > SURELY_SHORT:
+            check_id_length(doc, self.path, line, "an id")
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:
@@ -274,7 +298,20 @@ class JudgmentCollector:
         per_query[doc] = (grade, line)
 
     def judgments(self) -> Judgments:
-        return Judgments.from_lists(
-            [(q, list(d), [g for g, _ in d.values()]) for q, d in self.queries.items()],
+        """The judgments; their ids kept as :func:`~ragreport.core.budget.id_array` keeps them."""
+        docs = [d for per_query in self.queries.values() for d in per_query]
+        grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
+        lengths = [len(per_query) for per_query in self.queries.values()]
+        return Judgments(
+            query_ids=frozen(np.array(list(self.queries), dtype=str)),
+            offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
+            doc_ids=frozen(id_array(docs, str(self.path))),
+            grades=frozen(np.array(grades, dtype=np.int64)),
             source=str(self.path),
         )
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, read-only (as :class:`~ragreport.core.model.Judgments` keeps its arrays)."""
+    array.setflags(write=False)
+    return array

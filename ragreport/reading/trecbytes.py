@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ids import THREADS, first_appearance, forbidden_in_utf8
+from .files import special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -338,7 +339,10 @@ def read_columns(
     span: tuple[int, int] | None = None,
 ) -> Columns | None:
     """Column 0 (query ids, kept as groups), ``id_column`` and ``number_column`` of a strict
-    file (of bytes ``span`` of it); None when it is not strict."""
+    file (of bytes ``span`` of it); None when it is not strict, or not a regular file (the line
+    reader refuses a device or a FIFO before opening it)."""
+    if special_kind(path) is not None:
+        return None
     file_bytes = path.stat().st_size if span is None else span[1] - span[0]
     group_ids: list[np.ndarray] = []
     group_lengths: list[np.ndarray] = []

@@ -6,7 +6,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import UsageError
+from ..core.errors import UsageError, shorten
+
+#: The largest cutoff (-k, --kmax, a measure's @K): 100 times trec_eval's usual depth of 1,000 and
+#: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
+#: (docs/conventions.md section 18).
+MAX_CUTOFF = 100_000
+#: The most cutoffs -k may list: the sweep scores every cutoff to 100 anyway.
+MAX_CUTOFFS = 1_000
+
+
+def check_cutoff(k: int, what: str = "K") -> int:
+    """``k`` when it is a cutoff from 1 to :data:`MAX_CUTOFF`, else a one-line :class:`UsageError`."""
+    if not 1 <= k <= MAX_CUTOFF:
+        raise UsageError(f"{what} must be from 1 to {MAX_CUTOFF:,}, got {shorten(str(k), quote=False)}")
+    return k
 
 
 def default_kmax(k: int) -> int:
@@ -36,7 +50,14 @@ def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tup
     asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
     if not asked or min(asked) < 1:
         raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
-    kmax = default_kmax(max(asked)) if kmax is None else kmax
+    for c in asked:
+        check_cutoff(c)
+    if len(asked) > MAX_CUTOFFS:
+        raise UsageError(f"at most {MAX_CUTOFFS:,} cutoffs may be asked for, got {len(asked):,}")
+    if kmax is None:  # the default sweep stops at the largest cutoff allowed
+        kmax = max(max(asked), min(default_kmax(max(asked)), MAX_CUTOFF))
+    else:
+        kmax = check_cutoff(int(kmax), "--kmax")
     if kmax < max(asked):
         raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
     return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)

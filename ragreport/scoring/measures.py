@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import UsageError
+from ..core.errors import UsageError, shorten
 from ..core.model import Conventions, Gain
 from .catalogue import (
     CATALOGUE,
@@ -30,6 +30,7 @@ from .catalogue import (
     Measure,
     Metric,
 )
+from .cutoffs import MAX_CUTOFF
 from .metrics import full_depth, score
 
 if TYPE_CHECKING:  # annotations only
@@ -55,16 +56,22 @@ def trec_sort_key(measure: Measure) -> tuple[int, str, int, str]:
     return (rank, measure.key, measure.cutoff or 0, measure.gain.value if measure.gain else "")
 
 
+def _whole(digits: str) -> int:
+    """A cutoff's digits as a number; more digits than any allowed cutoff has read as one past the
+    largest (Python refuses to convert thousands of digits)."""
+    return int(digits) if len(digits) <= len(str(MAX_CUTOFF)) else MAX_CUTOFF + 1
+
+
 def _split(token: str) -> tuple[str, int | None]:
     """``name`` and cutoff of one token: ``x@5``, ``x_5`` or ``x.5`` (trec_eval), or a bare name."""
     if "@" in token:
         name, _, cut = token.partition("@")
         if not cut.isdigit():
             raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
-        return name, int(cut)
+        return name, _whole(cut)
     match = re.fullmatch(r"(.+?)[._](\d+)", token)
     if match and match.group(1).lower() in NAMES:
-        return match.group(1), int(match.group(2))
+        return match.group(1), _whole(match.group(2))
     return token, None
 
 
@@ -77,6 +84,8 @@ def parse_measure(token: str) -> Measure:
     metric, gain, rule = entry
     if cutoff is not None and cutoff < 1:
         raise UsageError(f"measure {token!r}: the cutoff must be at least 1")
+    if cutoff is not None and cutoff > MAX_CUTOFF:
+        raise UsageError(f"measure {shorten(token)}: the cutoff must be at most {MAX_CUTOFF:,}")
     if rule is CutoffRule.REQUIRED and cutoff is None:
         raise UsageError(f"measure {token!r} needs a cutoff, such as {name}@10; valid forms: {VALID_FORMS}")
     if rule is CutoffRule.FORBIDDEN and cutoff is not None:

@@ -30,7 +30,7 @@ from ..core.errors import InputError, RagreportError, UsageError, shorten
 from ..core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
-from ..reading.files import data_lines, decode_text, read_text, stem
+from ..reading.files import data_lines, decode_text, read_text, refuse_special, stem
 from ..reading.meta import run_name
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
@@ -356,6 +356,7 @@ def partitions_of(path: str | Path, target_bytes: int = PARTITION_BYTES) -> list
         return [(str(f), None) for f in files]
     if not path.exists():
         raise InputError(path, None, "a readable file", "no such file")
+    refuse_special(path)
     return [(str(path.resolve()), span) for span in query_spans(path, target_bytes)]
 
 
