@@ -39,11 +39,14 @@ def no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def json_integer(digits: str) -> int | float:
-    """A ``parse_int`` hook for :func:`json.loads`: the integer, or as a float (infinite past a
-    double's range) when it has too many digits for ``int()`` (which raises past 4300): a grade or
-    score that large is then refused as out of range by the row parsers, not a traceback."""
-    return int(digits) if len(digits) <= 1000 else float(digits)
+class LongDigits(str):
+    """A JSON integer too long to convert (``int()`` raises past 4,300 digits), kept as its digits:
+    as an id it is refused by its length, as a grade or a score as out of range, never a traceback."""
+
+
+def json_integer(digits: str) -> int | str:
+    """A ``parse_int`` hook for :func:`json.loads`: the integer, or :class:`LongDigits` past 1,000 digits."""
+    return int(digits) if len(digits) <= 1000 else LongDigits(digits)
 
 
 def line_of(text: str, *keys: str) -> int | None:
