@@ -39,7 +39,7 @@ from .output.gates import GateResult, GateRules
 from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
 from .reading.memory import is_in_memory, named_inputs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
-from .reading.previous import load_previous
+from .reading.previous import drift_problem, load_previous
 from .reading.registry import detect_file_format, load_inputs, load_qrels
 from .reading.stored import REBUILD, load_report, stored_run
 from .scoring.catalogue import COMPARED
@@ -450,6 +450,12 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
         raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
+    if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
+        if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
+            raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
+        problem = drift_problem(basis[0])
+        if problem is not None:
+            raise InputError(where, None, f"drift.basis.{problem[0]} as {problem[1]}", type(problem[2]).__name__)
     return analyse(
         summaries,
         today=today,

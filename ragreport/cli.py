@@ -72,7 +72,13 @@ def _confidence(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
+        raise argparse.ArgumentTypeError(f"expected a confidence of at most {MAX_CONFIDENCE}, got {text!r}")
     return value
+
+
+#: The highest ``--confidence``: six nines already asks the bootstrap for its 1-in-2-million tails.
+MAX_CONFIDENCE = 0.999999
 
 
 def _choices(enum) -> list[str]:

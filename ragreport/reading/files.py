@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 from ..core.errors import InputError
 
@@ -41,7 +43,22 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError(
             path, None, "a file (a folder of partition files needs --engine stream or dask)", "a directory"
         ) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(path, None, "a complete gzip file", str(exc)) from None
+    except OSError as exc:
+        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
+
+
+class _Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+def read_block(handle: _Readable, size: int, path: Path) -> bytes:
+    """The next ``size`` bytes of an open file (gunzipped when it is a gzip stream); a gzip file cut
+    short or damaged past the head that detection read is one error naming the file, as here."""
+    try:
+        return handle.read(size)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise InputError(path, None, "a complete gzip file", str(exc)) from None
     except OSError as exc:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None

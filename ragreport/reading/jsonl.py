@@ -24,9 +24,9 @@ from typing import Any
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import ConflictingKey, no_conflicting_keys
+from .jsontext import TOO_DEEP, TOO_LONG, ConflictingKey, check_surrogates, no_conflicting_keys
 from .reader import Reader
-from .rows import parse_grade, parse_id, run_from_slots
+from .rows import GRADE_RANGE, parse_grade, parse_id, run_from_slots
 
 ID_KEYS = ("id", "query_id", "qid")
 # RAGAS's dataset columns for ID-based context precision and recall.
@@ -44,8 +44,8 @@ def sniff(first_line: str, text: str, complete: bool) -> bool | None:
         return None
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
-        return True  # several values: lines
+    except (ValueError, RecursionError):
+        return True  # several values (or too deep to tell): lines, whose reader names the line at fault
     return not (isinstance(whole, dict) and not any(k in whole for k in RECORD_KEYS))
 
 
@@ -58,19 +58,32 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     lines = list(data_lines(text))
     try:
         values = json.loads("[" + ",".join(line for _, line in lines) + "]", object_pairs_hook=no_conflicting_keys)
-        if len(values) == len(lines):
+        if len(values) == len(lines) and not ("\\u" in text and check_each(path, lines, values)):
             return [(number, value) for (number, _), value in zip(lines, values)]
-    except (json.JSONDecodeError, ConflictingKey):
+    except (ValueError, ConflictingKey, RecursionError):  # ValueError: JSONDecodeError, or a too long integer
         pass
     out = []
     for number, line in lines:
         try:
-            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys)))
+            value = json.loads(line, object_pairs_hook=no_conflicting_keys)
         except json.JSONDecodeError as exc:
             raise InputError(path, number, "one JSON object per line", exc.msg) from None
         except ConflictingKey as exc:
             raise InputError(path, number, f"one value for key {exc.key!r}", exc.shown()) from None
+        except RecursionError:
+            raise InputError(path, number, *TOO_DEEP) from None
+        except ValueError:
+            raise InputError(path, number, *TOO_LONG) from None
+        check_surrogates(path, line, value, number)
+        out.append((number, value))
     return out
+
+
+def check_each(path: Path, lines: list[tuple[int, str]], values: list[Any]) -> bool:
+    """Refuse the first line whose value holds a lone surrogate escape; False when none does."""
+    for (number, line), value in zip(lines, values):
+        check_surrogates(path, line, value, number)
+    return False
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
@@ -159,8 +172,10 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
     if isinstance(relevant, dict):
+        low, high = GRADE_RANGE
         grades = [
-            g if type(g) is int else parse_grade(g, path, line, f"query {qid!r} id {d!r}") for d, g in relevant.items()
+            g if type(g) is int and low <= g <= high else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
+            for d, g in relevant.items()
         ]
         return list(relevant), grades
     raise InputError(

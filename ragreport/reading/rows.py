@@ -32,13 +32,13 @@ def parse_grade(token: Any, path: Path, line: int | None, what: str) -> int:
     if isinstance(token, bool):
         raise InputError(path, line, f"an integer grade for {what}", str(token).lower())
     if isinstance(token, int):
-        return token
+        return _within_64_bits(token, token, path, line, what)
     value: float
     if isinstance(token, float):
         value = token
     else:
         try:
-            return int(token)
+            return _within_64_bits(int(token), token, path, line, what)
         except (TypeError, ValueError):
             try:
                 value = float(token)
@@ -46,7 +46,17 @@ def parse_grade(token: Any, path: Path, line: int | None, what: str) -> int:
                 raise InputError(path, line, f"an integer grade for {what}", shorten(str(token))) from None
     if not math.isfinite(value) or not value.is_integer():
         raise InputError(path, line, f"an integer grade for {what}", shorten(str(token)))
-    return int(value)
+    return _within_64_bits(int(value), token, path, line, what)
+
+
+#: Grades are held as 64-bit integers.
+GRADE_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _within_64_bits(grade: int, token: Any, path: Path, line: int | None, what: str) -> int:
+    if not GRADE_RANGE[0] <= grade <= GRADE_RANGE[1]:
+        raise InputError(path, line, f"an integer grade within 64 bits for {what}", shorten(str(token)))
+    return grade
 
 
 def parse_score(token: Any, path: Path, line: int | None, what: str) -> float:
