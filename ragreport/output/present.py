@@ -508,7 +508,8 @@ def outcome_label(run: str) -> str:
 
 def drift_previous(previous: str, previous_date: str | None) -> Text:
     """Which report the figures are compared with."""
-    return Text(("Previous report: ", Quoted(previous), f", dated {previous_date or 'unknown'}."))
+    # the date is the previous report's own text: the user's words, escaped as every other
+    return Text(("Previous report: ", Quoted(previous), ", dated ", Quoted(previous_date or "unknown"), "."))
 
 
 def drift_reason(reason: str) -> Text:

@@ -32,6 +32,7 @@ from ..core.errors import UsageError
 from ..core.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
 from . import present as say
 from .charts import trend_figure
+from .escape import visible
 from .history import history_context, history_json
 from .pages import figure, site_context, suite_matrix
 from .text import markdown
@@ -58,7 +59,7 @@ def template_dir() -> Path:
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         autoescape=True,  # every template, every value: ids, names and notes are never trusted
         undefined=jinja2.StrictUndefined,
@@ -66,6 +67,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # <title> holds text only, where no <bdi> can isolate a name: controls and bidi shown as escapes
+    env.filters["visible"] = visible
+    return env
 
 
 @dataclass(frozen=True)
