@@ -308,6 +308,10 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
+    if not judged.in_run.any():  # an empty run (an empty data frame, partitions with no line)
+        raise UsageError(f"{judged.source or judged.name}: the run has no rows, so nothing can be scored")
+    if not judged.has_judgments.any():
+        raise UsageError(f"{judgments_source}: the judgments judge no query, so nothing can be scored")
     if not (judged.in_run & judged.has_judgments).any():
         raise UsageError(
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "

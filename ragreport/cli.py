@@ -9,6 +9,8 @@ import shutil
 import sys
 import threading
 import time
+import traceback
+import zlib
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -18,7 +20,7 @@ from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError
+from .core.errors import RagreportError, UsageError, one_line
 from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
@@ -33,6 +35,12 @@ from .reading.stored import load_report
 from .scoring.catalogue import SUITE
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
+
+#: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
+#: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
+UNREADABLE = (RecursionError, UnicodeError, EOFError, zlib.error, OverflowError)
+#: The exit status of a bug in ragreport (sysexits' EX_SOFTWARE): 1 is a failed gate, 2 bad input.
+INTERNAL_ERROR_STATUS = 70
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100
@@ -526,6 +534,11 @@ def _analyse(
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
     compares = len(args.inputs) > 1 or args.previous is not None or previous_basis is not None
+    if args.qrels is not None and not args.inputs:  # the sample carries its own judgments
+        raise UsageError(
+            "--qrels needs run files to score: without runs ragreport scores its preloaded sample, "
+            "which carries its own judgments"
+        )
     choose_family(family, k, args.primary, compares=compares)
     summaries = evaluate(
         args.inputs,
@@ -736,12 +749,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _publish(args)
     except ConfigError as exc:  # every problem of the config file, one line each
         for problem in exc.problems:
-            print(f"ragreport: error: {problem}", file=sys.stderr)
+            print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
         return 2
     except RagreportError as exc:
-        print(f"ragreport: error: {exc}", file=sys.stderr)
+        print(f"ragreport: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `ragreport score | head`
         return 0
+    except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
+        said = say.system_error(exc.strerror or str(exc), exc.filename)
+        print(f"ragreport: error: {one_line(said)}", file=sys.stderr)
+        return 2
+    except UNREADABLE as exc:  # the last line of defence: every reader refuses these itself first
+        print(f"ragreport: error: {one_line(say.unreadable_input(type(exc).__name__, str(exc)))}", file=sys.stderr)
+        return 2
+    except Exception:  # a bug: its traceback, and where to report it; not 1, which means a gate failed
+        traceback.print_exc()
+        print(f"ragreport: {say.INTERNAL_ERROR}", file=sys.stderr)
+        return INTERNAL_ERROR_STATUS
     parser.error(f"unknown command {args.command!r}")
     return 2

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .escape import visible
+
 
 class RagreportError(Exception):
     """Base class: every error ragreport raises on purpose. The CLI prints it as one line."""
@@ -17,7 +19,7 @@ class InputError(RagreportError):
     """
 
     def __init__(self, path: str | Path, line: int | None, expected: str, got: str | None = None):
-        self.path = str(path)
+        self.path = visible(str(path))  # a file name may hold a newline: the error stays one line
         self.line = line
         self.expected = expected
         self.got = got
@@ -30,6 +32,12 @@ class InputError(RagreportError):
 
 class UsageError(RagreportError):
     """Arguments that do not fit together (two runs with one name, K above Kmax, ...)."""
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error's message as the one line the CLI prints: a newline, a control or bidi character
+    (from a file name, a run name, a value) shown as an escape (``\\x0a``)."""
+    return visible(str(error))
 
 
 def shorten(text: str, limit: int = 60, quote: bool = True) -> str:

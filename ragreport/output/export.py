@@ -10,9 +10,9 @@ import csv
 import io
 from typing import Any
 
+from ..core.escape import visible
 from ..scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
 from . import present as say
-from .escape import visible
 
 # --- CSV --------------------------------------------------------------------------------------------
 

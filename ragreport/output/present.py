@@ -1159,3 +1159,24 @@ def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[st
 
 def history_title(title: str) -> str:
     return f"{title}: history"
+
+
+# --- The last line of defence (cli.main) -----------------------------------------------------------
+
+#: Printed after the traceback of an exception ragreport did not foresee.
+INTERNAL_ERROR = (
+    "internal error: this is a bug in ragreport, not in your input; please report it with the command "
+    "line and the traceback above"
+)
+
+
+def unreadable_input(kind: str, message: str) -> str:
+    """One line for an error Python raised on an input no reader refused first (see cli.UNREADABLE)."""
+    return (
+        f"an input could not be read ({kind}: {message}); check the files given, and report it if they are well-formed"
+    )
+
+
+def system_error(reason: str, filename: object = None) -> str:
+    """One line for an operating-system error no part of ragreport turned into its own message."""
+    return f"{filename}: {reason}" if filename is not None else reason

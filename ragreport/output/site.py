@@ -29,10 +29,10 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
+from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_MARKER, REPORTS
 from . import present as say
 from .charts import trend_figure
-from .escape import visible
 from .history import history_context, history_json
 from .pages import figure, site_context, suite_matrix
 from .text import markdown

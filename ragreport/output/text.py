@@ -10,9 +10,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.escape import field, visible
 from ..scoring.catalogue import IntervalMethod
 from . import present as say
-from .escape import field, visible
 
 #: How report.json writes "no band" (a count's figure is a total).
 _NO_BAND = IntervalMethod.NONE.value

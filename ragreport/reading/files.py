@@ -39,10 +39,8 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
             return handle.read() if limit is None else handle.read(limit)
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(
-            path, None, "a file (a folder of partition files needs --engine stream or dask)", "a directory"
-        ) from None
+    except IsADirectoryError:  # --qrels, --meta, --previous: a file; a run's folder is told apart before
+        raise InputError(path, None, "a file", "a folder") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise InputError(path, None, "a complete gzip file", str(exc)) from None
     except OSError as exc:
