@@ -111,3 +111,15 @@ def test_every_whole_list_measure_has_one_value_at_every_cutoff():
     assert np.array_equal(scores.values[:, :, 0], scores.values[:, :, 1])
     measures = [Measure(m.key) for m in whole]
     assert np.array_equal(score_measures(judged, measures, Conventions()), scores.values[:, :, 0])
+
+
+def test_a_named_cutoff_is_at_most_a_million_ascii_digits_only():
+    assert parse_measures(["P@1000000"]) == (Measure("P", 1_000_000),)
+    for text, message in (
+        ("P@1000001", "measure 'P@1000001': the cutoff must be at most 1,000,000"),
+        ("P_99999999999999999999999", "measure 'P_99999999999999999999999': the cutoff must be at most 1,000,000"),
+        ("P@\u0663", "unknown measure 'P@\u0663': the cutoff after '@' must be a whole number"),
+    ):
+        with pytest.raises(UsageError) as caught:
+            parse_measures([text])
+        assert str(caught.value) == message

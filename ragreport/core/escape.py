@@ -14,28 +14,13 @@ from __future__ import annotations
 
 import re
 
-#: Bidirectional controls: marks, embeddings, overrides and isolates (Unicode's Bidi_Control).
-BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+from .errors import BIDI_CONTROLS, _escape, visible
 
-#: C0 and C1 controls and DEL, the line and paragraph separators, and the bidi controls.
-_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{BIDI_CONTROLS}]")
-_UNSAFE_KEEP_NEWLINES = re.compile(f"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029{BIDI_CONTROLS}]")
+__all__ = ["BIDI_CONTROLS", "field", "visible"]
+
 #: The ASCII blanks too (the readers' separators: a no-break space belongs to an id): a field of
 #: trec_eval's layout cannot hold a separator.
 _UNSAFE_IN_FIELD = re.compile(f"[ \\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{BIDI_CONTROLS}]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """``text`` with every control, separator and bidi character shown as an escape (``\\x1b``,
-    ``\\u202e``); with ``keep_newlines``, ``\\n`` stays a line break (a whole output's final pass)."""
-    text = str(text)
-    pattern = _UNSAFE_KEEP_NEWLINES if keep_newlines else _UNSAFE
-    return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
 def field(text: str) -> str:

@@ -32,7 +32,7 @@ META_DEPTH = 32
 
 
 def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
-    pattern = rf'^\s*(\[+\s*)?"?{re.escape(key)}"?\s*(=|\])' if is_toml else rf'"{re.escape(key)}"\s*:'
+    pattern = rf'^[ \t]*(\[+[ \t]*)?"?{re.escape(key)}"?\s*(=|\])' if is_toml else rf'"{re.escape(key)}"\s*:'
     match = re.search(pattern, text, flags=re.MULTILINE)
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
