@@ -20,8 +20,8 @@ from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError, one_line
-from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from .core.errors import RagreportError, UsageError, one_line, os_text_problem
+from .core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
@@ -83,10 +83,6 @@ def _confidence(text: str) -> float:
     if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
         raise argparse.ArgumentTypeError(f"expected a confidence of at most {MAX_CONFIDENCE}, got {text!r}")
     return value
-
-
-#: The highest ``--confidence``: six nines already asks the bootstrap for its 1-in-2-million tails.
-MAX_CONFIDENCE = 0.999999
 
 
 def _choices(enum) -> list[str]:
@@ -735,10 +731,27 @@ def _score(args: argparse.Namespace) -> int:
     return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
 
 
+#: Options whose value is text shown in the report (not a path): it must be UTF-8.
+TEXT_OPTIONS = ("title", "label", "baseline", "primary", "metrics", "require", "max_drop")
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    """Refuse a text option holding bytes that are not UTF-8 (a terminal in another encoding):
+    no report could hold it. Paths may hold such bytes; a run named after one shows them as \\xff."""
+    for dest in TEXT_OPTIONS:
+        value = getattr(args, dest, None)
+        for text in value if isinstance(value, list) else [value]:
+            shown = os_text_problem(text) if isinstance(text, str) else None
+            if shown is not None:
+                option = "--" + dest.replace("_", "-")
+                raise UsageError(f"{option}: expected UTF-8 text, got '{shown}' (its stray bytes shown as \\xNN)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
+        _check_text_options(args)
         if args.command == "score":
             return _score(args)
         if args.command == "build":
@@ -759,6 +772,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
         said = say.system_error(exc.strerror or str(exc), exc.filename)
         print(f"ragreport: error: {one_line(said)}", file=sys.stderr)
+        return 2
+    except MemoryError:  # numpy's allocation too: an input or option asked for more than the machine has
+        print(f"ragreport: error: {say.OUT_OF_MEMORY}", file=sys.stderr)
         return 2
     except UNREADABLE as exc:  # the last line of defence: every reader refuses these itself first
         print(f"ragreport: error: {one_line(say.unreadable_input(type(exc).__name__, str(exc)))}", file=sys.stderr)

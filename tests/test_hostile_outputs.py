@@ -762,3 +762,72 @@ def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, case):
         assert not [c for c in summary if c != "\n" and RAW.match(c)]
     if code == 1:  # only a gate fails with 1
         assert any(f[0] in ("--require", "--max-drop", "--fail-on") for f in flags), captured.err
+
+
+# --- Bytes that are not UTF-8, from the operating system --------------------------------------------
+
+
+def test_a_file_name_that_is_not_utf8_names_its_run_with_escapes(files, capsys):
+    odd = files / "x\udcff.trec"  # the byte 0xff in a file name, as Python holds it
+    odd.write_text(RUN)
+    code, _, err = run_cli(["build", odd, "--qrels", files / "qrels.txt", "--out", files / "site", *FAST], capsys)
+    assert code == 0, err
+    report = json.loads((files / "site" / "report.json").read_bytes())
+    assert (report["runs"][0]["name"], report["runs"][0]["source"]) == ("x\\xff", "x\\xff.trec")
+
+
+def test_a_text_option_that_is_not_utf8_is_one_line(files, capsys):
+    line = one_error(
+        [
+            "build",
+            files / "run.trec",
+            "--qrels",
+            files / "qrels.txt",
+            "--title",
+            "a\udcffb",
+            "--out",
+            files / "site",
+            *FAST,
+        ],
+        capsys,
+    )
+    assert line == "--title: expected UTF-8 text, got 'a\\xffb' (its stray bytes shown as \\xNN)"
+
+
+# --- A forged report given to render ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (
+            ("runs", 0, "conventions", "confidence"),
+            0.9999999999999999,
+            "got ValueError: confidence must lie above 0 and at most 0.999999, got 0.9999999999999999",
+        ),
+        (("runs", 0, "name"), 5, "got TypeError: 'name' is int, not text"),
+        (
+            ("runs", 0, "cutoffs"),
+            [10**30],
+            "got ValueError: cutoff 1000000000000000000000000000000 is not a whole number from 1 to 1,000,000",
+        ),
+        (("runs", 0, "sweep", "k"), [True], "got ValueError: cutoff True is not a whole number from 1 to 1,000,000"),
+    ],
+)
+def test_a_forged_report_given_to_render_is_one_line(files, previous, capsys, path, value, expected):
+    _forge(previous, path, value)
+    (files / "forged.json").write_text(json.dumps(previous))
+    line = one_error(["render", files / "forged.json", "--format", "table"], capsys)
+    assert line.startswith(f"{files}/forged.json:1: expected run ") and line.endswith(expected)
+
+
+def test_running_out_of_memory_is_one_line(files, capsys, monkeypatch):
+    import ragreport.cli as cli
+
+    def hungry(args, progress, previous_basis=None):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "_analyse", hungry)
+    assert one_error(["score", files / "run.trec", "--qrels", files / "qrels.txt"], capsys).startswith(
+        "out of memory: "
+    )

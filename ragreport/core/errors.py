@@ -28,6 +28,20 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
+def os_text(text: str) -> str:
+    """A name the operating system gave (a file name, an argument) as text every output can hold: a
+    byte that was not UTF-8 (Python keeps it as a lone surrogate) shown as ``\\xff``."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def os_text_problem(text: str) -> str | None:
+    """The shown form of ``text`` when it holds a byte that was not UTF-8, else None."""
+    shown = os_text(text)
+    return None if shown == text else shown
+
+
 class RagreportError(Exception):
     """Base class: every error ragreport raises on purpose. The CLI prints it as one line."""
 

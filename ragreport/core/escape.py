@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from .errors import BIDI_CONTROLS, _escape, visible
+from .errors import BIDI_CONTROLS, _escape, os_text, os_text_problem, visible
 
-__all__ = ["BIDI_CONTROLS", "field", "visible"]
+__all__ = ["BIDI_CONTROLS", "field", "os_text", "os_text_problem", "visible"]
 
 #: The ASCII blanks too (the readers' separators: a no-break space belongs to an id): a field of
 #: trec_eval's layout cannot hold a separator.

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..core.escape import os_text
 from ..scoring.catalogue import IntervalMethod
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
@@ -125,8 +126,8 @@ def shown_source(source: str) -> str:
     """A run's file as the outputs show it: as given when relative; an absolute path only by its file
     name, so no report carries the layout of the machine that built it."""
     if source.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", source) or source.startswith("\\\\"):
-        return re.split(r"[\\/]", source)[-1]
-    return source
+        source = re.split(r"[\\/]", source)[-1]
+    return os_text(source)  # a file name that is not UTF-8: its stray bytes as \xff
 
 
 def report_title(names: Sequence[str]) -> str:
@@ -1180,3 +1181,10 @@ def unreadable_input(kind: str, message: str) -> str:
 def system_error(reason: str, filename: object = None) -> str:
     """One line for an operating-system error no part of ragreport turned into its own message."""
     return f"{filename}: {reason}" if filename is not None else reason
+
+
+#: When an allocation failed: the inputs or the options asked for more memory than there is.
+OUT_OF_MEMORY = (
+    "out of memory: the inputs or the options (--resamples, --permutations, -k, --kmax) ask for more "
+    "memory than this machine has; lower them or score on a larger machine"
+)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ..core.errors import InputError
+from ..core.errors import InputError, os_text
 
 #: Bytes of a file's head that format detection looks at.
 HEAD = 1 << 16
@@ -115,5 +115,5 @@ def bare_name(path: Path) -> str:
 def stem(path: Path) -> str:
     """The name a run gets from its file when its metadata names none: the name without its
     extension (``.gz`` aside); a dot file keeps its whole name."""
-    bare = bare_name(path)
+    bare = os_text(bare_name(path))  # a file name that is not UTF-8 names its run with \xff escapes
     return bare.rsplit(".", 1)[0] if "." in bare.lstrip(".") else bare

@@ -119,7 +119,16 @@ def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> St
         ) from None
 
 
+#: The deepest cutoff a stored report may ask for (a forged one could ask for any): as a measure name's.
+_MAX_STORED_CUTOFF = 1_000_000
+
+
 def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
+    if not isinstance(run["name"], str):
+        raise TypeError(f"'name' is {type(run['name']).__name__}, not text")
+    for cutoff in [*run["cutoffs"], *run["sweep"]["k"]]:
+        if isinstance(cutoff, bool) or not isinstance(cutoff, int) or not 1 <= cutoff <= _MAX_STORED_CUTOFF:
+            raise ValueError(f"cutoff {cutoff!r} is not a whole number from 1 to {_MAX_STORED_CUTOFF:,}")
     rows = run["queries"]
     lists = run["lists"]
     ids = lists["ids"]
