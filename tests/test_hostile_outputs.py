@@ -542,6 +542,7 @@ def test_the_site_isolates_names_and_the_title_shows_escapes(evil, capsys):
     assert f"<bdi>{EVIL}</bdi></a>: per-query table" in index
     page = next((evil / "site").glob("run-*.html")).read_text()
     assert "<title>evil\\x1b[2J\\u202eabc · T\\u202eitle</title>" in page
+    assert '<p class="lede">Run from <bdi class="mono">run.trec</bdi>, scored' in page
 
 
 # --- The last line of defence ----------------------------------------------------------------------
