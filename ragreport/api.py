@@ -426,6 +426,9 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         today = _dt.date.fromisoformat(settings["today"])
         correction = Correction(settings["correction"])
         permutations = int(settings["permutations"])
+        for key in ("baseline", "primary", "title"):  # read as text by the analysis and the pages
+            if settings.get(key) is not None and not isinstance(settings[key], str):
+                raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
     summaries = []

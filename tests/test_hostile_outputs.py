@@ -11,6 +11,7 @@ import json
 import re
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import examples
@@ -832,3 +833,82 @@ def test_running_out_of_memory_is_one_line(files, capsys, monkeypatch):
     assert one_error(["score", files / "run.trec", "--qrels", files / "qrels.txt"], capsys).startswith(
         "out of memory: "
     )
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=5,
+)
+_BASE_REPORT: dict[str, str] = {}
+
+
+def _base_report(folder: Path) -> str:
+    """report.json of two runs, made once for the whole walk."""
+    if "text" not in _BASE_REPORT:
+        (folder / "qrels.txt").write_text(QRELS)
+        (folder / "a.trec").write_text(RUN)
+        (folder / "b.trec").write_text(RUN.replace("0.9", "0.5"))
+        code = main(
+            [
+                "build",
+                str(folder / "a.trec"),
+                str(folder / "b.trec"),
+                "--qrels",
+                str(folder / "qrels.txt"),
+                "--out",
+                str(folder / "site"),
+                *FAST,
+            ]
+        )
+        assert code == 0
+        _BASE_REPORT["text"] = (folder / "site" / "report.json").read_text()
+    return _BASE_REPORT["text"]
+
+
+@st.composite
+def mutation(draw):
+    steps = draw(st.lists(st.integers(0, 10**6), min_size=1, max_size=6))
+    return steps, draw(JSON_VALUES), draw(st.booleans())
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=mutation())
+def test_a_mutated_report_as_previous_or_rendered_never_shows_a_traceback(tmp_path_factory, capsys, case):
+    """One field of a real report.json replaced by any JSON value, anywhere in the tree."""
+    steps, value, delete = case
+    folder = tmp_path_factory.mktemp("forge")
+    document = json.loads(_base_report(tmp_path_factory.mktemp("base")))
+    node: Any = document
+    parent: Any = None
+    key: Any = None
+    for step in steps:  # walk down by the drawn numbers, as far as there are children
+        children = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+        if not children:
+            break
+        parent, key = node, children[step % len(children)]
+        node = parent[key]
+    if parent is not None:
+        if delete and isinstance(parent, dict):
+            del parent[key]
+        else:
+            parent[key] = value
+    (folder / "forged.json").write_text(json.dumps(document))
+    (folder / "qrels.txt").write_text(QRELS)
+    (folder / "a.trec").write_text(RUN)
+    for argv in (
+        ["score", folder / "a.trec", "--qrels", folder / "qrels.txt", "--previous", folder / "forged.json", *FAST],
+        ["render", folder / "forged.json", "--format", "markdown", "--quiet"],
+    ):
+        code = main([str(a) for a in argv])
+        captured = capsys.readouterr()
+        event(f"{argv[0]} exit {code}")
+        assert "Traceback" not in captured.err, (argv[0], captured.err)
+        assert code in (0, 2), captured.err
+        if code == 2:
+            lines = captured.err.splitlines()
+            assert len(lines) == 1 and ERROR.match(lines[0]), captured.err
