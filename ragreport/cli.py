@@ -403,7 +403,7 @@ def _ci_outputs(
     wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
     if results and (stdout_is_data or wrote_site):
         for result in results:
-            print(f"ragreport: {result.line}", file=sys.stderr)
+            print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):

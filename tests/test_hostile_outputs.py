@@ -663,7 +663,7 @@ FLAGS = st.lists(
             ("--order", "file"),
             ("--missing", "skip"),
             ("--denominator", "min"),
-            ("--require", "nDCG@10>=0.99"),
+            ("--require", "P@10>=0.9"),
             ("--require", "bad rule"),
             ("--max-drop", "P@10=0.1"),
             ("--fail-on", "worse"),
@@ -912,3 +912,23 @@ def test_a_mutated_report_as_previous_or_rendered_never_shows_a_traceback(tmp_pa
         if code == 2:
             lines = captured.err.splitlines()
             assert len(lines) == 1 and ERROR.match(lines[0]), captured.err
+
+
+def test_gate_lines_on_stderr_show_a_run_names_controls_as_escapes(evil, capsys):
+    code, _, err = run_cli(
+        [
+            "build",
+            evil / "run.trec",
+            "--qrels",
+            evil / "qrels.txt",
+            "--out",
+            evil / "site",
+            "--require",
+            "P@10>=0.9",
+            *FAST,
+        ],
+        capsys,
+    )
+    assert code == 1
+    assert "\x1b" not in err and "\u202e" not in err
+    assert "evil\\x1b[2J\\u202eabc" in err
