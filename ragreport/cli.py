@@ -20,7 +20,7 @@ from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError, one_line, os_text_problem
+from .core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem
 from .core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
@@ -486,7 +486,8 @@ class Progress:
             self.timer.start()
 
     def _show(self) -> None:
-        print(f"ragreport: {self.stage}... ({time.monotonic() - self.started:.1f} s)", file=self.stream, flush=True)
+        stage = one_line(self.stage or "")  # a stage may name a run: its controls shown as escapes
+        print(f"ragreport: {stage}... ({time.monotonic() - self.started:.1f} s)", file=self.stream, flush=True)
 
     def _wake(self) -> None:
         with self.lock:
@@ -591,7 +592,7 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
-            print(f"ragreport: wrote {target}", file=sys.stderr)
+            print(f"ragreport: wrote {one_line(os_text(str(target)))}", file=sys.stderr)
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
@@ -712,7 +713,8 @@ def _publish(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if not args.quiet:
-        print(f"ragreport: wrote {folder / 'index.html'} and {history.folder / 'index.html'}", file=sys.stderr)
+        wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
+        print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 

@@ -932,3 +932,24 @@ def test_gate_lines_on_stderr_show_a_run_names_controls_as_escapes(evil, capsys)
     assert code == 1
     assert "\x1b" not in err and "\u202e" not in err
     assert "evil\\x1b[2J\\u202eabc" in err
+
+
+def test_the_wrote_line_is_one_line_whatever_the_folder_is_called(files, capsys):
+    out = files / "si\nte"
+    code = main(
+        [
+            "build",
+            str(files / "run.trec"),
+            "--qrels",
+            str(files / "qrels.txt"),
+            "--out",
+            str(out),
+            "--resamples",
+            "100",
+            "--permutations",
+            "100",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 0 and (out / "index.html").is_file()
+    assert err == f"ragreport: wrote {files}/si\\x0ate/index.html\n"
