@@ -677,6 +677,10 @@ FLAGS = st.lists(
 ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 
 
+def _no_constant(word: str):
+    raise AssertionError(f"report.json holds {word}")
+
+
 @st.composite
 def scorable_case(draw):
     """A run that scores, with hostile words where a reader lets them through: ids, the run's name
@@ -759,6 +763,11 @@ def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, case):
         allowed = "\n\t" if fmt == "trec" else "\n"
         raw = [c for c in captured.out if c not in allowed and RAW.match(c)]
         assert not raw, (fmt, raw)
+    if code in (0, 1) and command == "score" and fmt == "trec":  # a field never holds a separator
+        assert all(len(line.split("\t")) == 3 for line in captured.out.splitlines()), captured.out
+    if code in (0, 1) and (fmt == "json" or command == "build"):  # strict JSON: never NaN nor inf
+        text = captured.out if command == "score" else (folder / "site" / "report.json").read_text(encoding="utf-8")
+        json.loads(text, parse_constant=_no_constant)
     if code == 0 and command == "build":
         summary = (folder / "site" / "summary.md").read_text(encoding="utf-8")
         assert not [c for c in summary if c != "\n" and RAW.match(c)]
