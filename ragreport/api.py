@@ -41,7 +41,7 @@ from .output.gates import GateResult, GateRules
 from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
 from .reading.memory import is_in_memory, named_inputs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
-from .reading.previous import load_previous
+from .reading.previous import drift_problem, load_previous
 from .reading.registry import detect_file_format, load_inputs, load_qrels
 from .reading.stored import REBUILD, load_report, stored_run
 from .scoring.catalogue import COMPARED
@@ -312,6 +312,10 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
+    if not judged.in_run.any():  # an empty run (an empty data frame, partitions with no line)
+        raise UsageError(f"{judged.source or judged.name}: the run has no rows, so nothing can be scored")
+    if not judged.has_judgments.any():
+        raise UsageError(f"{judgments_source}: the judgments judge no query, so nothing can be scored")
     if not (judged.in_run & judged.has_judgments).any():
         raise UsageError(
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
@@ -557,6 +561,9 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         today = _dt.date.fromisoformat(settings["today"])
         correction = Correction(settings["correction"])
         permutations = int(settings["permutations"])
+        for key in ("baseline", "primary", "title"):  # read as text by the analysis and the pages
+            if settings.get(key) is not None and not isinstance(settings[key], str):
+                raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
     summaries = []
@@ -585,6 +592,12 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
         raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
+    if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
+        if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
+            raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
+        problem = drift_problem(basis[0])
+        if problem is not None:
+            raise InputError(where, None, f"drift.basis.{problem[0]} as {problem[1]}", type(problem[2]).__name__)
     return analyse(
         summaries,
         today=today,

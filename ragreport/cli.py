@@ -9,6 +9,8 @@ import shutil
 import sys
 import threading
 import time
+import traceback
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,8 +22,8 @@ from .analysis.result import Analysis
 from .api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
 from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
-from .core.errors import RagreportError, UsageError, shorten
-from .core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from .core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem, shorten
+from .core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from .output import present as say
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
@@ -36,6 +38,12 @@ from .scoring.catalogue import SUITE
 from .scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from .scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .scoring.partition import ENGINES, PARTITION_BYTES
+
+#: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
+#: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
+UNREADABLE = (RecursionError, UnicodeError, EOFError, zlib.error, OverflowError)
+#: The exit status of a bug in ragreport (sysexits' EX_SOFTWARE): 1 is a failed gate, 2 bad input.
+INTERNAL_ERROR_STATUS = 70
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100
@@ -99,6 +107,8 @@ def _confidence(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
+        raise argparse.ArgumentTypeError(f"expected a confidence of at most {MAX_CONFIDENCE}, got {text!r}")
     return value
 
 
@@ -468,7 +478,7 @@ def _ci_outputs(
     wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
     if results and (stdout_is_data or wrote_site):
         for result in results:
-            print(f"ragreport: {result.line}", file=sys.stderr)
+            print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):
@@ -551,7 +561,8 @@ class Progress:
             self.timer.start()
 
     def _show(self) -> None:
-        print(f"ragreport: {self.stage}... ({time.monotonic() - self.started:.1f} s)", file=self.stream, flush=True)
+        stage = one_line(self.stage or "")  # a stage may name a run: its controls shown as escapes
+        print(f"ragreport: {stage}... ({time.monotonic() - self.started:.1f} s)", file=self.stream, flush=True)
 
     def _wake(self) -> None:
         with self.lock:
@@ -595,6 +606,11 @@ def _analyse(
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
     compares = len(args.inputs) > 1 or args.previous is not None or previous_basis is not None
+    if args.qrels is not None and not args.inputs:  # the sample carries its own judgments
+        raise UsageError(
+            "--qrels needs run files to score: without runs ragreport scores its preloaded sample, "
+            "which carries its own judgments"
+        )
     choose_family(family, k, args.primary, compares=compares)
     summaries = evaluate(
         args.inputs,
@@ -656,7 +672,7 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
-            print(f"ragreport: wrote {target}", file=sys.stderr)
+            print(f"ragreport: wrote {one_line(os_text(str(target)))}", file=sys.stderr)
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
@@ -777,7 +793,8 @@ def _publish(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if not args.quiet:
-        print(f"ragreport: wrote {folder / 'index.html'} and {history.folder / 'index.html'}", file=sys.stderr)
+        wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
+        print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
@@ -808,6 +825,22 @@ def _refuse_special_outputs(args: argparse.Namespace) -> None:
         refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
 
 
+#: Options whose value is text shown in the report (not a path): it must be UTF-8.
+TEXT_OPTIONS = ("title", "label", "baseline", "primary", "metrics", "require", "max_drop")
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    """Refuse a text option holding bytes that are not UTF-8 (a terminal in another encoding):
+    no report could hold it. Paths may hold such bytes; a run named after one shows them as \\xff."""
+    for dest in TEXT_OPTIONS:
+        value = getattr(args, dest, None)
+        for text in value if isinstance(value, list) else [value]:
+            shown = os_text_problem(text) if isinstance(text, str) else None
+            if shown is not None:
+                option = "--" + dest.replace("_", "-")
+                raise UsageError(f"{option}: expected UTF-8 text, got '{shown}' (its stray bytes shown as \\xNN)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -816,6 +849,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if getattr(args, option, None) == "":
                 raise UsageError(say.empty_path("--" + option.replace("_", "-")))
         _refuse_special_outputs(args)
+        _check_text_options(args)
         if args.command == "score":
             return _score(args)
         if args.command == "build":
@@ -826,12 +860,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _publish(args)
     except ConfigError as exc:  # every problem of the config file, one line each
         for problem in exc.problems:
-            print(f"ragreport: error: {problem}", file=sys.stderr)
+            print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
         return 2
     except RagreportError as exc:
-        print(f"ragreport: error: {exc}", file=sys.stderr)
+        print(f"ragreport: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `ragreport score | head`
         return 0
+    except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
+        said = say.system_error(exc.strerror or str(exc), exc.filename)
+        print(f"ragreport: error: {one_line(said)}", file=sys.stderr)
+        return 2
+    except MemoryError:  # numpy's allocation too: an input or option asked for more than the machine has
+        print(f"ragreport: error: {say.OUT_OF_MEMORY}", file=sys.stderr)
+        return 2
+    except UNREADABLE as exc:  # the last line of defence: every reader refuses these itself first
+        print(f"ragreport: error: {one_line(say.unreadable_input(type(exc).__name__, str(exc)))}", file=sys.stderr)
+        return 2
+    except Exception:  # a bug: its traceback, and where to report it; not 1, which means a gate failed
+        traceback.print_exc()
+        print(f"ragreport: {say.INTERNAL_ERROR}", file=sys.stderr)
+        return INTERNAL_ERROR_STATUS
     parser.error(f"unknown command {args.command!r}")
     return 2

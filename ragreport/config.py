@@ -323,6 +323,8 @@ def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
             return None  # someone else's broken pyproject.toml is not ours to refuse
         match = re.search(r"line (\d+)", str(exc))
         raise InputError(path, int(match.group(1)) if match else None, "valid TOML", str(exc)) from None
+    except RecursionError:
+        raise InputError(path, None, "TOML nested less deeply", "nesting deeper than the parser goes") from None
     table: tuple[str, ...] = ()
     if pyproject:
         table = PYPROJECT_TABLE

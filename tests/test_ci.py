@@ -38,3 +38,9 @@ def test_workflow_errors_only_for_failed_checks_with_escapes():
         "::error title=ragreport gate require R@10>=0.5%2Cx%3Ay::FAIL  require R@10>=0.5,x:y  a%25b%0Ac nDCG@10: "
         "lower band bound 0.380 (mean 0.410)"
     ]
+
+
+def test_a_workflow_command_shows_a_run_names_controls_as_escapes():
+    from ragreport.output.ci import _command_data
+
+    assert _command_data("evil\x1b[2J\u202e 50%\nnext") == "evil\\x1b[2J\\u202e 50%25%0Anext"

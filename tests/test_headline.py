@@ -238,9 +238,9 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
     assert main(["build", str(sample_path()), str(second), "-k", "5", "--primary", "R@5", "--out", str(out), "--quiet"]) == 0
     page = (out / "index.html").read_text("utf-8")
     headline = page.index('<section id="headline"')
-    sentence = page.index("<span class=\"mono\">sample-reversed</span> scores ")
+    sentence = page.index("<bdi class=\"mono\">sample-reversed</bdi> scores ")
     assert page.index("<h1>") < headline < sentence < page.index('id="scored"') < page.index('id="suite"')
-    assert " R@5 against <span class=\"mono\">sample</span>&#39;s " in page
+    assert " R@5 against <bdi class=\"mono\">sample</bdi>&#39;s " in page
     assert page.index('class="chart chart-forest"') < page.index('id="suite"')
     glossary = page[page.index('<section id="glossary"') :]
     for metric in SUITE:

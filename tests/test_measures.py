@@ -127,3 +127,9 @@ def test_a_measures_cutoff_is_at_most_the_largest_cutoff(name):
     with pytest.raises(UsageError, match="the cutoff must be at most 100,000"):
         parse_measure(name)
     assert parse_measure("P@100000").cutoff == 100_000
+
+
+def test_a_named_cutoff_takes_ascii_digits_only():
+    with pytest.raises(UsageError) as caught:
+        parse_measures(["P@\u0663"])
+    assert str(caught.value).startswith("unknown measure 'P@\u0663'")

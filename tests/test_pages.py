@@ -31,3 +31,19 @@ def test_slugs_are_safe_and_unique():
     assert weird.startswith("img-src-x-onerror-alert-1-") and len(weird) <= 49
     assert slug("A/B", taken) != slug("a b", taken)
     assert slug("", taken).startswith("run-")
+
+
+def test_a_slug_never_repeats_nor_lines_up_with_another_pages_ids():
+    taken: set[str] = set()
+    hashed = slug("a b", set())
+    assert hashed == "a-b-" + __import__("hashlib").sha256(b"a b").hexdigest()[:8]
+    # a clean name that spells another's hashed slug is hashed itself; a taken slug is numbered
+    assert slug(hashed, taken) == hashed + "-" + __import__("hashlib").sha256(hashed.encode()).hexdigest()[:8]
+    assert slug("a b", taken) == hashed
+    assert slug("a b", {hashed}) == hashed + "-2"
+    # names that would line up with a page id (run-S-h, S-summary, compare-S, a fixed id) are hashed
+    for name in ("h", "compare", "x-h", "summary", "run-1", "x-2", "a--b", "verdict"):
+        assert slug(name, set()).startswith(name.strip("-")) and slug(name, set()) != name
+    for name in ("bm25", "bm25-rm3", "e5-large-v2", "colbert_v2"):
+        assert slug(name, set()) == name
+    assert slug("\udcff", set()).startswith("run-")  # a name from a file name that is not UTF-8

@@ -98,3 +98,16 @@ def test_every_engine_makes_the_same_checks(write, engine):
         evaluate([first, second], qrels=qrels, engine=engine)
     with pytest.raises(UsageError, match="--meta was given 1 time\\(s\\) for 2 run\\(s\\)"):
         evaluate([first, second], qrels=qrels, engine=engine, metas=[write("m.toml", "")])
+
+
+def test_metadata_values_must_fit_report_json(write):
+    """NaN and infinities are refused with the key's line (not stored as text); nesting is bounded."""
+    with pytest.raises(InputError) as caught:
+        load_meta(write("m.meta.toml", 'name = "x"\n\n[scores]\nbest = [0.5, nan]\n'))
+    assert str(caught.value).endswith("m.meta.toml:3: expected metadata 'scores' with finite numbers, got nan")
+    deep = '{"ok": 1,\n"v": ' + "[" * 33 + "]" * 33 + "}"
+    with pytest.raises(InputError) as caught:
+        load_meta(write("m.meta.json", deep))
+    assert str(caught.value).endswith("m.meta.json:2: expected metadata 'v' nested at most 32 levels, got 33 levels")
+    fine = load_meta(write("ok.meta.json", '{"v": ' + "[" * 32 + "]" * 32 + ', "n": 1e308}'))
+    assert dict(fine.extra)["n"] == 1e308

@@ -2,7 +2,44 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+# --- Characters shown as escapes (core/escape.py says why; here so that errors import nothing) ----
+
+#: Bidirectional controls: marks, embeddings, overrides and isolates (Unicode's Bidi_Control).
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+#: C0 and C1 controls and DEL, the line and paragraph separators, and the bidi controls.
+_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{BIDI_CONTROLS}]")
+_UNSAFE_KEEP_NEWLINES = re.compile(f"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029{BIDI_CONTROLS}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control, separator and bidi character shown as an escape (``\\x1b``,
+    ``\\u202e``); with ``keep_newlines``, ``\\n`` stays a line break (a whole output's final pass)."""
+    text = str(text)
+    pattern = _UNSAFE_KEEP_NEWLINES if keep_newlines else _UNSAFE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def os_text(text: str) -> str:
+    """A name the operating system gave (a file name, an argument) as text every output can hold: a
+    byte that was not UTF-8 (Python keeps it as a lone surrogate) shown as ``\\xff``."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def os_text_problem(text: str) -> str | None:
+    """The shown form of ``text`` when it holds a byte that was not UTF-8, else None."""
+    shown = os_text(text)
+    return None if shown == text else shown
 
 
 class RagreportError(Exception):
@@ -17,7 +54,7 @@ class InputError(RagreportError):
     """
 
     def __init__(self, path: str | Path, line: int | None, expected: str, got: str | None = None):
-        self.path = str(path)
+        self.path = visible(str(path))  # a file name may hold a newline: the error stays one line
         self.line = line
         self.expected = expected
         self.got = got
@@ -35,6 +72,12 @@ class UsageError(RagreportError):
 class WriteError(RagreportError):
     """An output that could not be written (read-only folder, full disk, ...); what was there before
     is left as it was, or the message says where it is."""
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error's message as the one line the CLI prints: a newline, a control or bidi character
+    (from a file name, a run name, a value) shown as an escape (``\\x0a``)."""
+    return visible(str(error))
 
 
 def shorten(text: str, limit: int = 60, quote: bool = True) -> str:

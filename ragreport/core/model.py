@@ -201,6 +201,10 @@ class RelevanceLevel:
         return "With --relevance-level 1 every grade of 1 or more would be relevant (trec_eval's default)."
 
 
+#: The highest confidence of a band: closer to 1, the band's quantile (0.5 + c/2) rounds to 1 in
+#: floating point (0.9999999999999999 did), and six nines already asks for 1-in-2-million tails.
+MAX_CONFIDENCE = 0.999999
+
 #: The conventions a figure depends on (the rest, confidence, resamples and seed, shape only its
 #: band): figures made under different ones do not compare.
 FIGURE_CONVENTIONS = ("denominator", "gain", "missing", "no_relevant", "order", "relevance_level")
@@ -226,8 +230,8 @@ class Conventions:
     def __post_init__(self) -> None:
         if self.relevance_level < 1:
             raise ValueError(f"relevance_level must be 1 or more, got {self.relevance_level}")
-        if not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"confidence must lie strictly between 0 and 1, got {self.confidence}")
+        if not 0.0 < self.confidence <= MAX_CONFIDENCE:
+            raise ValueError(f"confidence must lie above 0 and at most {MAX_CONFIDENCE}, got {self.confidence}")
         if self.resamples < 1:
             raise ValueError(f"resamples must be at least 1, got {self.resamples}")
         if self.seed < 0:

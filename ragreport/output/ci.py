@@ -11,6 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
+from ..core.escape import visible
 from .gates import GateResult
 
 SUITE_NAME = "ragreport gates"
@@ -48,8 +49,10 @@ def junit(results: Sequence[GateResult]) -> str:
 
 
 def _command_data(text: str) -> str:
-    """A workflow command's message: %, CR and LF escaped as the runner expects."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: %, CR and LF escaped as the runner expects; any other control
+    or bidi character (a run name's escape sequence) shown as an escape, as in every text output."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text)
 
 
 def _command_property(text: str) -> str:

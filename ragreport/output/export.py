@@ -10,6 +10,7 @@ import csv
 import io
 from typing import Any
 
+from ..core.escape import visible
 from ..scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
 from . import present as say
 
@@ -89,8 +90,9 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """``text`` as LaTeX prints it literally: each of ``\\ & % $ # _ { } ~ ^`` replaced, in one pass."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    """``text`` as LaTeX prints it literally: each of ``\\ & % $ # _ { } ~ ^`` replaced, in one pass;
+    a control or bidi character (a newline would end the row's paragraph) shown first as an escape."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text))
 
 
 def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..core.escape import os_text
 from ..scoring.catalogue import IntervalMethod
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
@@ -138,8 +139,8 @@ def shown_source(source: str) -> str:
     """A run's file as the outputs show it: as given when relative; an absolute path only by its file
     name, so no report carries the layout of the machine that built it."""
     if source.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", source) or source.startswith("\\\\"):
-        return re.split(r"[\\/]", source)[-1]
-    return source
+        source = re.split(r"[\\/]", source)[-1]
+    return os_text(source)  # a file name that is not UTF-8: its stray bytes as \xff
 
 
 def report_title(names: Sequence[str]) -> str:
@@ -531,7 +532,8 @@ def outcome_label(run: str) -> str:
 
 def drift_previous(previous: str, previous_date: str | None) -> Text:
     """Which report the figures are compared with."""
-    return Text(("Previous report: ", Quoted(previous), f", dated {previous_date or 'unknown'}."))
+    # the date is the previous report's own text: the user's words, escaped as every other
+    return Text(("Previous report: ", Quoted(previous), ", dated ", Quoted(previous_date or "unknown"), "."))
 
 
 def drift_reason(reason: str) -> Text:
@@ -1353,3 +1355,29 @@ QUERY_VIEW_WORDS = {
     "full_text": "full text",
     "top": "top {k}",
 }
+# --- The last line of defence (cli.main) -----------------------------------------------------------
+
+#: Printed after the traceback of an exception ragreport did not foresee.
+INTERNAL_ERROR = (
+    "internal error: this is a bug in ragreport, not in your input; please report it with the command "
+    "line and the traceback above"
+)
+
+
+def unreadable_input(kind: str, message: str) -> str:
+    """One line for an error Python raised on an input no reader refused first (see cli.UNREADABLE)."""
+    return (
+        f"an input could not be read ({kind}: {message}); check the files given, and report it if they are well-formed"
+    )
+
+
+def system_error(reason: str, filename: object = None) -> str:
+    """One line for an operating-system error no part of ragreport turned into its own message."""
+    return f"{filename}: {reason}" if filename is not None else reason
+
+
+#: When an allocation failed: the inputs or the options asked for more memory than there is.
+OUT_OF_MEMORY = (
+    "out of memory: the inputs or the options (--resamples, --permutations, -k, --kmax) ask for more "
+    "memory than this machine has; lower them or score on a larger machine"
+)

@@ -29,6 +29,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.errors import UsageError
+from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
@@ -70,7 +71,7 @@ def template_dir() -> Path:
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         autoescape=True,  # every template, every value: ids, names and notes are never trusted
         undefined=jinja2.StrictUndefined,
@@ -78,6 +79,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # <title> holds text only, where no <bdi> can isolate a name: controls and bidi shown as escapes
+    env.filters["visible"] = visible
+    return env
 
 
 @dataclass(frozen=True)

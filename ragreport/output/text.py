@@ -10,6 +10,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.escape import field, visible
 from ..scoring.catalogue import IntervalMethod
 from . import present as say
 
@@ -25,7 +26,7 @@ def _run_block(run: RunView, width: int, view: ReportView, first: bool = True) -
     """One run's table; the metrics' conventions are written beside the first run's figures only
     (every run of a report shares them)."""
     conf = run.confidence
-    lines = [f"{run.name}  (K = {run.cutoffs})", *textwrap.wrap(run.counts_line, width), ""]
+    lines = [f"{visible(run.name)}  (K = {run.cutoffs})", *textwrap.wrap(run.counts_line, width), ""]
     w = max(9, *(len(_label(row.label, view)) for row in run.metrics))
     head = f"{'metric':<{w}} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
     indent = len(head)
@@ -101,7 +102,7 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     lines = []
     for sentence in [*map(str, cmp.method), *cmp.notes]:
         lines.extend(textwrap.wrap(sentence, width))
-    w = max(3, *(len(r.run) for r in cmp.rows))
+    w = max(3, *(len(visible(r.run)) for r in cmp.rows))
     m = max(9, *(len(r.metric) for r in cmp.rows))  # a family (--metrics) may name longer labels
     lines += [
         "",
@@ -110,7 +111,7 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     ]
     for r in cmp.rows:
         lines.append(
-            f"{r.run:<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
+            f"{visible(r.run):<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
             f"{r.verdict}"
         )
     return "\n".join(lines)
@@ -121,11 +122,11 @@ def _drift_block(drift: DriftView, width: int) -> str:
     rows = drift.moved_rows
     if not rows:
         return text
-    w = max(3, *(len(r.run) for r in rows))
+    w = max(3, *(len(visible(r.run)) for r in rows))
     lines = [f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} {'p adj':>7}  verdict"]
     for r in rows:
         figures = f"{r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.p_adjusted:>7}"
-        lines.append(f"{r.run:<{w}} {r.metric:<9} {figures}  {r.verdict}")
+        lines.append(f"{visible(r.run):<{w}} {r.metric:<9} {figures}  {r.verdict}")
     method = "\n".join(textwrap.wrap(drift.method, width)) if drift.method else ""
     return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
 
@@ -134,7 +135,7 @@ def table(view: ReportView, width: int = 100) -> str:
     """The headline, then a readable terminal table per run: metric, mean, band, interval,
     convention (wrapped); then the comparison and the drift, when the report has them."""
     # The verdict first: the headline, a sentence per compared run (or the single run's).
-    headline = "\n".join(line for h in view.headline for line in textwrap.wrap(str(h.sentence), width))
+    headline = "\n".join(line for h in view.headline for line in textwrap.wrap(h.sentence.render(visible), width))
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
     if view.gates is not None:
@@ -147,12 +148,13 @@ def table(view: ReportView, width: int = 100) -> str:
         blocks.append(_drift_block(view.drift, width))
     if view.slices is not None:
         blocks.append(_slices_block(view.slices, width))
-    return "\n\n".join(blocks) + "\n"
+    # no control or bidi character of the user's reaches the terminal raw (an escape sequence, U+202E)
+    return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
 
 
 def _md_cell(text: str) -> str:
-    """Our own sentences inside a Markdown table cell: pipes escaped, one line."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Our own sentences inside a Markdown table cell: pipes escaped, one line, controls visible."""
+    return visible(str(text).replace("|", "\\|").replace("\n", " "))
 
 
 _MARKDOWN_SPECIAL = str.maketrans(
@@ -161,8 +163,9 @@ _MARKDOWN_SPECIAL = str.maketrans(
 
 
 def _md_user(text: str) -> str:
-    """Text from the user's files (names, ids in limits) as literal Markdown: every marker escaped."""
-    return str(text).translate(_MARKDOWN_SPECIAL)
+    """Text from the user's files (names, ids in limits, the previous report's date) as literal
+    Markdown: control and bidi characters shown as escapes (``\\u202e``), then every marker escaped."""
+    return visible(str(text)).translate(_MARKDOWN_SPECIAL)
 
 
 @dataclass(frozen=True)
@@ -311,7 +314,10 @@ def markdown(view: ReportView) -> str:
     with the runs side by side. Then the comparison and the drift when the report has them, and
     each run's counts and its honest limits.
     """
-    return "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n"
+    # a last pass: no control or bidi character of the user's gets through in a sentence of ours either
+    return visible(
+        "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n", keep_newlines=True
+    )
 
 
 #: GitHub's limit on a comment's body, in characters.
@@ -330,7 +336,7 @@ def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
     left_out: list[str] = []
 
     def text() -> str:
-        body = "\n".join(line for block in blocks for line in block.lines)
+        body = visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
         note = say.comment_left_out(left_out) if left_out else ""
         return body + ("\n\n" + note if note else "") + "\n"
 
@@ -367,13 +373,13 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
             for label, entry in run["measures"].items()
         ]
         if len(runs) > 1:
-            lines.append(f"{'runid':<22}\tall\t{run['name']}")
+            lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
         if per_query:
             for query in sorted((q for q in run["queries"] if q["scored"]), key=lambda q: q["id"]):
                 for label, _, name, is_count in measures:
                     if name == "num_q":
                         continue
-                    lines.append(f"{name:<22}\t{query['id']}\t{_trec_value(query[label], is_count)}")
+                    lines.append(f"{name:<22}\t{field(query['id'])}\t{_trec_value(query[label], is_count)}")
         for _label, entry, name, is_count in measures:
             value = entry["total"] if is_count else entry["mean"]
             lines.append(f"{name:<22}\tall\t{_trec_value(value, is_count)}")

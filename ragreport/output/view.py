@@ -589,17 +589,39 @@ class ReportView:
         return len(self.runs) > 1
 
 
+#: The words the pages' fixed ids and a run's section ids are made of: a run named one of them
+#: (or with one as a part that would line up with another id) gets a hashed slug instead.
+_ID_WORDS = (
+    "compare|conventions|drift|gates|glossary|headline|main|reports|runs|run|scored|since|suite|trend|"
+    "trends|verdict|summary|queries|limits|metadata|chart|fig|h"
+)
+_UNSAFE_CLEAN = re.compile(rf"(?:{_ID_WORDS})|(?:run|compare)-.*|.*-(?:{_ID_WORDS})|.*-[0-9a-f]{{8}}|.*-[0-9]+|.*--.*")
+
+
+def _keeps_its_name(base: str) -> bool:
+    """Whether a clean name can be its own slug: no page id made from it (``run-S``, ``run-S-h``,
+    ``S-summary``, ``compare-S``, ...) can equal another run's or a fixed id of the page, and it
+    cannot be mistaken for a hashed or numbered slug."""
+    return _UNSAFE_CLEAN.fullmatch(base) is None
+
+
 def slug(name: str, taken: set[str]) -> str:
     """A file-name-safe slug of a run name, unique among ``taken``.
 
     A name that is already a clean slug stays as it is; any other gets a short hash of the name,
-    so two names that clean up alike (``A/B`` and ``a b``) still get two files.
+    so two names that clean up alike (``A/B`` and ``a b``) still get two files. A slug taken
+    already (a clean name can spell another's hashed slug) gets ``-2``, ``-3``, ... until it is
+    unique, so no two runs ever share a page or an anchor.
     """
     base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
-    if base != name or base in taken:
-        base = f"{base}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
-    taken.add(base)
-    return base
+    if base != name or base in taken or not _keeps_its_name(base):
+        base = f"{base}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
 
 
 Scale = tuple[float, float]

@@ -11,10 +11,12 @@ import gzip
 import os
 import re
 import stat
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
-from ..core.errors import InputError
+from ..core.errors import InputError, os_text
 
 #: Bytes of a file's head that format detection looks at.
 HEAD = 1 << 16
@@ -69,11 +71,24 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
             return handle.read() if limit is None else handle.read(limit)
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(
-            path, None, "a file (a folder of partition files needs --engine stream or dask)", "a directory"
-        ) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
+    except IsADirectoryError:  # --qrels, --meta, --previous: a file; a run's folder is told apart before
+        raise InputError(path, None, "a file", "a folder") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(path, None, "a complete gzip file", str(exc)) from None
+    except OSError as exc:
+        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
+
+
+class _Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+def read_block(handle: _Readable, size: int, path: Path) -> bytes:
+    """The next ``size`` bytes of an open file (gunzipped when it is a gzip stream); a gzip file cut
+    short or damaged past the head that detection read is one error naming the file, as here."""
+    try:
+        return handle.read(size)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise InputError(path, None, "a complete gzip file", str(exc)) from None
     except OSError as exc:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
@@ -168,5 +183,5 @@ def bare_name(path: Path) -> str:
 def stem(path: Path) -> str:
     """The name a run gets from its file when its metadata names none: the name without its
     extension (``.gz`` aside); a dot file keeps its whole name."""
-    bare = bare_name(path)
+    bare = os_text(bare_name(path))  # a file name that is not UTF-8 names its run with \xff escapes
     return bare.rsplit(".", 1)[0] if "." in bare.lstrip(".") else bare

@@ -32,7 +32,7 @@ from ..core.errors import InputError, shorten
 from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import ConflictingKey, json_integer, no_conflicting_keys
+from .jsontext import TOO_DEEP, TOO_LONG, ConflictingKey, check_surrogates, json_integer, no_conflicting_keys
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, SURELY_SHORT, check_ids, parse_grade, parse_id, run_from_slots
 
@@ -126,8 +126,8 @@ def sniff(first_line: str, text: str, complete: bool) -> bool | None:
         return None
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
-        return True  # several values: lines
+    except (ValueError, RecursionError):
+        return True  # several values (or too deep to tell): lines, whose reader names the line at fault
     return not (isinstance(whole, dict) and not any(k in whole for k in RECORD_KEYS))
 
 
@@ -144,19 +144,32 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
             object_pairs_hook=no_conflicting_keys,
             parse_int=json_integer,
         )
-        if len(values) == len(lines):
+        if len(values) == len(lines) and not ("\\u" in text and check_each(path, lines, values)):
             return [(number, value) for (number, _), value in zip(lines, values)]
-    except (json.JSONDecodeError, ConflictingKey):
+    except (ValueError, ConflictingKey, RecursionError):  # ValueError: JSONDecodeError, or a too long integer
         pass
     out = []
     for number, line in lines:
         try:
-            out.append((number, json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)))
+            value = json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
         except json.JSONDecodeError as exc:
             raise InputError(path, number, "one JSON object per line", exc.msg) from None
         except ConflictingKey as exc:
             raise InputError(path, number, f"one value for key {exc.key!r}", exc.shown()) from None
+        except RecursionError:
+            raise InputError(path, number, *TOO_DEEP) from None
+        except ValueError:
+            raise InputError(path, number, *TOO_LONG) from None
+        check_surrogates(path, line, value, number)
+        out.append((number, value))
     return out
+
+
+def check_each(path: Path, lines: list[tuple[int, str]], values: list[Any]) -> bool:
+    """Refuse the first line whose value holds a lone surrogate escape; False when none does."""
+    for (number, line), value in zip(lines, values):
+        check_surrogates(path, line, value, number)
+    return False
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:

@@ -3,7 +3,9 @@
 Metadata is TOML (a ``.toml`` name) or a JSON object. Known keys are validated: ``name``,
 ``retriever``, ``judge``, ``notes`` (text); ``date`` (ISO 8601); ``label_source`` (``human`` |
 ``model``); ``judge_error_rate`` (0..1); ``pool_depth`` (a positive integer); ``retriever_kind``
-(``single`` | ``multi-hop`` | ``agentic``). Any other key is kept as given.
+(``single`` | ``multi-hop`` | ``agentic``). Any other key is kept as given, as long as
+report.json can hold it: numbers finite (NaN and infinities are refused with the file and line,
+not stored as text), lists and tables nested at most :data:`META_DEPTH` levels.
 
 A run is named by its metadata's ``name``, else its file's stem, and names must be unique. The
 checks every way of scoring runs makes (one ``--meta`` per run; unique names) are here, once.
@@ -23,11 +25,14 @@ from typing import Any
 from ..core.errors import InputError, UsageError, shorten
 from ..core.model import META_KEYS, LabelSource, RetrieverKind, RunMeta
 from .files import SMALL_FILE, bare_name, read_text, special_kind, stem
-from .jsontext import load_json_object
+from .jsontext import depth, load_json_object, non_finite
+
+#: How deeply a metadata value may nest lists and tables: report.json and the pages hold it as given.
+META_DEPTH = 32
 
 
 def _meta_line(text: str, key: str, is_toml: bool) -> int | None:
-    pattern = rf'^\s*"?{re.escape(key)}"?\s*=' if is_toml else rf'"{re.escape(key)}"\s*:'
+    pattern = rf'^[ \t]*(\[+[ \t]*)?"?{re.escape(key)}"?\s*(=|\])' if is_toml else rf'"{re.escape(key)}"\s*:'
     match = re.search(pattern, text, flags=re.MULTILINE)
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
@@ -53,6 +58,8 @@ def load_meta(path: str | Path) -> RunMeta:
         except toml_reader().TOMLDecodeError as exc:
             match = re.search(r"line (\d+)", str(exc))
             raise InputError(path, int(match.group(1)) if match else None, "valid TOML metadata", str(exc)) from None
+        except RecursionError:
+            raise InputError(path, None, "TOML nested less deeply", "nesting deeper than the parser goes") from None
     else:
         data = load_json_object(path, text, "a metadata object")
 
@@ -82,10 +89,18 @@ def load_meta(path: str | Path) -> RunMeta:
             raise fail("judge_error_rate", "as a number from 0 to 1", rate)
         known["judge_error_rate"] = float(rate)
     if "pool_depth" in data:
-        depth = data["pool_depth"]
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise fail("pool_depth", "as a positive integer", depth)
-        known["pool_depth"] = depth
+        pool = data["pool_depth"]
+        if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
+            raise fail("pool_depth", "as a positive integer", pool)
+        known["pool_depth"] = pool
+    for key, value in data.items():  # every value must be writable into report.json as it is
+        levels = depth(value)
+        if levels > META_DEPTH:
+            line = _meta_line(text, key, is_toml)
+            raise InputError(path, line, f"metadata '{key}' nested at most {META_DEPTH} levels", f"{levels} levels")
+        bad = non_finite(value)
+        if bad is not None:
+            raise InputError(path, _meta_line(text, key, is_toml), f"metadata '{key}' with finite numbers", str(bad))
     extra = tuple((k, v) for k, v in data.items() if k not in META_KEYS)
     return RunMeta(**known, extra=extra, source=str(path))
 

@@ -184,6 +184,8 @@ def load_run_file(
 ) -> LoadedRun:
     """One run file with its judgments: ``shared`` when given, else the file's own (RAG JSONL). It
     is named ``name`` when given, else by its metadata's ``name``, else by its file's stem."""
+    if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
+        raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
     fmt, text = (input_format, None) if input_format else detect_file_format(path)
     run, own = reader_for(fmt).read_run(path, text, order, shared is None)
     judgments = shared if shared is not None else own

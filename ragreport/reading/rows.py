@@ -36,6 +36,8 @@ NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Grades are signed 64-bit integers: the arrays that hold them.
 GRADE_MIN, GRADE_MAX = -(1 << 63), (1 << 63) - 1
+#: Grades are held as 64-bit integers: the same bounds as a pair.
+GRADE_RANGE = (GRADE_MIN, GRADE_MAX)
 _GRADE = "an integer grade"
 
 

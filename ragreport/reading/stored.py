@@ -113,13 +113,25 @@ def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> St
     """One run of ``document`` as a run cut to its stored depth, with the judgments it was scored on."""
     try:
         return _stored_run(document, run)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # any shape but ours
         raise InputError(
             source, 1, f"run {run.get('name')!r} as ragreport writes it ({REBUILD})", f"{type(exc).__name__}: {exc}"
         ) from None
 
 
+#: The deepest cutoff a stored report may ask for (a forged one could ask for any): as a measure name's.
+_MAX_STORED_CUTOFF = 1_000_000
+
+
 def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
+    for key in ("name", "source"):
+        if not isinstance(run[key], str):
+            raise TypeError(f"'{key}' is {type(run[key]).__name__}, not text")
+    if not run["cutoffs"] or not run["sweep"]["k"]:
+        raise ValueError("no cutoff")
+    for cutoff in [*run["cutoffs"], *run["sweep"]["k"]]:
+        if isinstance(cutoff, bool) or not isinstance(cutoff, int) or not 1 <= cutoff <= _MAX_STORED_CUTOFF:
+            raise ValueError(f"cutoff {cutoff!r} is not a whole number from 1 to {_MAX_STORED_CUTOFF:,}")
     rows = run["queries"]
     lists = run["lists"]
     ids = lists["ids"]

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ids import THREADS, first_appearance, forbidden_in_utf8
-from .files import special_kind
+from .files import read_block, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -58,7 +58,7 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
             if left is not None:
                 left -= len(bom)
         while True:
-            block = handle.read(chunk_bytes if left is None else min(chunk_bytes, left))
+            block = read_block(handle, chunk_bytes if left is None else min(chunk_bytes, left), path)
             if left is not None:
                 left -= len(block)
             if not block:

@@ -66,10 +66,10 @@ def _split(token: str) -> tuple[str, int | None]:
     """``name`` and cutoff of one token: ``x@5``, ``x_5`` or ``x.5`` (trec_eval), or a bare name."""
     if "@" in token:
         name, _, cut = token.partition("@")
-        if not cut.isdigit():
+        if not re.fullmatch(r"[0-9]+", cut):
             raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
         return name, _whole(cut)
-    match = re.fullmatch(r"(.+?)[._](\d+)", token)
+    match = re.fullmatch(r"(.+?)[._]([0-9]+)", token)  # ASCII digits only (\d takes any script's)
     if match and match.group(1).lower() in NAMES:
         return match.group(1), _whole(match.group(2))
     return token, None
@@ -123,7 +123,7 @@ def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
         for token in (t.strip() for t in text.split(",")):
             if not token:
                 continue
-            if token.isdigit():
+            if re.fullmatch(r"[0-9]+", token):
                 if previous is None:
                     raise UsageError(f"measure list {text!r} starts with a number; write a name first, as in P.5,10")
                 token = f"{previous}.{token}"
