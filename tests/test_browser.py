@@ -210,6 +210,8 @@ def test_hostile_inputs_stay_text_in_the_browser(browser, tmp_path):
     (tmp_path / "hostile.meta.toml").write_text(f"name = {json.dumps(bad)}\nnotes = {json.dumps(bad + close)}\n")
     assert main(["build", str(run), "--out", str(tmp_path / "site"), "--quiet"]) == 0
     for page_path in sorted((tmp_path / "site").glob("*.html")):
+        if page_path.name == "queries.html":  # no chart; its hostile text is checked in the query view's test
+            continue
         visit = Visit(browser, page_path)
         visit.charts(1)
         assert bad in visit.page.inner_text("main")
