@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -608,19 +609,57 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
         # the measures named with --metrics were the comparison family (report.json is never --format trec)
         family=measures or None,
         previous_basis=basis,
-        query_meta=document_.get("query_meta") or None,
-        slice_by=settings.get("slice_by") or (),
-        **_stored_texts(document_.get("texts")),
+        query_meta=_stored_query_meta(document_.get("query_meta"), where),
+        slice_by=_stored_slice_by(settings.get("slice_by"), where),
+        **_stored_texts(document_.get("texts"), where),
     )
 
 
-def _stored_texts(texts: Any) -> dict[str, Any]:
+def _json_kind(value: Any) -> str:
+    return "null" if value is None else f"a JSON {type(value).__name__}"
+
+
+def _stored_query_meta(value: Any, where: str) -> dict[str, dict[str, Any]] | None:
+    """A stored report's ``query_meta``: ``{query: {key: text, number or boolean}}``, or none."""
+    if value is None:
+        return None
+    expected = "'query_meta' as an object of query ids to objects of text, numbers or booleans"
+    if not isinstance(value, dict):
+        raise InputError(where, 1, expected, _json_kind(value))
+    for query, fields in value.items():
+        if not isinstance(fields, dict):
+            raise InputError(where, 1, expected, f"{_json_kind(fields)} for query {query!r}")
+        for key, item in fields.items():
+            finite = not isinstance(item, float) or math.isfinite(item)
+            if not isinstance(item, (str, int, float, bool)) or not finite:
+                raise InputError(where, 1, expected, f"{_json_kind(item)} for query {query!r} key {key!r}")
+    return value or None
+
+
+def _stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
+        raise InputError(where, 1, "'settings.slice_by' as a list of keys", _json_kind(value))
+    return tuple(value)
+
+
+def _stored_texts(texts: Any, where: str) -> dict[str, Any]:
     """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
-    if not isinstance(texts, dict):
+    if texts is None:
         return {}
-    docs = {str(d): (str(t.get("title") or ""), str(t.get("text") or "")) for d, t in (texts.get("docs") or {}).items()}
-    queries = list(texts.get("queries") or [])
-    return {"corpus": docs, "text_queries": len(queries)}  # the same queries are chosen again
+    expected = '\'texts\' as {"queries": [ids], "docs": {id: {"title": text, "text": text}}}'
+    if not isinstance(texts, dict):
+        raise InputError(where, 1, expected, _json_kind(texts))
+    docs, queries = texts.get("docs"), texts.get("queries")
+    if not isinstance(docs, dict) or not isinstance(queries, list):
+        raise InputError(where, 1, expected, f"docs {_json_kind(docs)}, queries {_json_kind(queries)}")
+    kept = {}
+    for doc, entry in docs.items():
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("title", "text")):
+            raise InputError(where, 1, expected, f"{_json_kind(entry)} for document {doc!r}")
+        kept[doc] = (entry["title"], entry["text"])
+    return {"corpus": kept, "text_queries": len(queries)}  # the same queries are chosen again
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:

@@ -115,3 +115,27 @@ def test_slice_values_and_keys_are_escaped(tmp_path):
     page = read_page(out / "index.html")
     assert page.attrs_of("img") == [] and INJECTIONS[0] in page.text
     assert not any("alert" in s for s in page.inline_scripts)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("query_meta", True, "'query_meta' as an object of query ids to objects of text, numbers or booleans, got a JSON bool"),
+        ("query_meta", {"q1": [1]}, "got a JSON list for query 'q1'"),
+        ("query_meta", {"q1": {"topic": None}}, "got null for query 'q1' key 'topic'"),
+        ("texts", {"docs": True, "queries": []}, "got docs a JSON bool, queries a JSON list"),
+        ("texts", {"docs": {"d": {"title": 1}}, "queries": []}, "got a JSON dict for document 'd'"),
+    ],
+)
+def test_a_forged_report_with_bad_slices_or_texts_is_one_line(tmp_path, capsys, field, value, expected):
+    base, cand = write_runs(tmp_path)
+    out = tmp_path / "site"
+    assert main(["build", str(base), str(cand), "--out", str(out), "--quiet", "--resamples", "100"]) == 0
+    document = json.loads((out / "report.json").read_text())
+    document[field] = value
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(document))
+    assert main(["render", str(forged), "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"ragreport: error: {forged}:1: expected ") and expected in err
+    assert len(err.splitlines()) == 1
