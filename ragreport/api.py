@@ -412,11 +412,6 @@ def analyse(
         )
     chosen_queries: tuple[str, ...] = ()
     doc_texts = None
-    inline = {d: ("", t) for s in summaries if s.judged.doc_text for d, t in s.judged.doc_text.items()}
-    if corpus is not None or inline:
-        progress("reading the corpus")
-        chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries)
-        doc_texts = read_texts(summaries, chosen_queries, corpus if corpus is not None else {}, inline)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None
@@ -432,6 +427,12 @@ def analyse(
             correction,
             permutations,
         )
+    inline = {d: ("", t) for s in summaries if s.judged.doc_text for d, t in s.judged.doc_text.items()}
+    if corpus is not None or inline:
+        progress("reading the corpus")
+        first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
+        chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries, first)
+        doc_texts = read_texts(summaries, chosen_queries, corpus if corpus is not None else {}, inline)
     return Report(
         tuple(summaries),
         tuple(limits(s, today) for s in summaries),
@@ -468,12 +469,17 @@ def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping
 
 
 def pointed_queries(
-    summaries: Sequence[RunSummary], comparison: ComparisonReport | None, primary: Measure, most: int
+    summaries: Sequence[RunSummary],
+    comparison: ComparisonReport | None,
+    primary: Measure,
+    most: int,
+    first: Sequence[str] = (),
 ) -> tuple[str, ...]:
-    """The queries the report points at most, up to ``most``: by the largest difference from the
-    baseline on the primary metric over every compared run (the movers first), then the rest by
-    id; for one run, its lowest primary scores first (its failures). Sorted by id."""
-    score: dict[str, float] = {}
+    """The queries the report points at most, up to ``most``: ``first`` (the slices' examples),
+    then by the largest difference from the baseline on the primary metric over every compared run
+    (the movers first), then the rest by id; for one run, its lowest primary scores first (its
+    failures). Sorted by id."""
+    score: dict[str, float] = {q: float("inf") for q in first}
     if comparison is not None:
         for run in comparison.runs:
             column = run.labels.index(primary.label()) if primary.label() in run.labels else 0
@@ -485,7 +491,7 @@ def pointed_queries(
         rows = np.flatnonzero(summary.scores.scored)
         values = family_values(summary, rows, [primary])[:, 0]
         for q, v in zip(summary.judged.query_ids[rows].tolist(), values.tolist()):
-            score[q] = 1.0 - v
+            score[q] = max(score.get(q, 0.0), 1.0 - v)
     every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
     ranked = sorted(every, key=lambda q: (-score.get(q, -1.0), q))
     return tuple(sorted(ranked[: max(0, most)]))

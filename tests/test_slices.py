@@ -62,6 +62,8 @@ def test_each_slice_gives_each_runs_mean_with_its_band():
     hit = billing.runs["base"]["Hit@1"]
     assert hit.low == pytest.approx(1 / (1 + Z**2 / 5)) and hit.high == pytest.approx(1.0)
     assert billing.comparisons == ()  # no comparison given: figures only
+    # one run: the first run's lowest primary scores (all 1 on billing for the baseline: ties by id)
+    assert billing.examples == ("q0", "q1", "q2") and shipping.examples == ("q10", "q11", "q12")
 
 
 def test_a_slice_that_goes_against_the_overall_difference_is_found():
@@ -79,6 +81,8 @@ def test_a_slice_that_goes_against_the_overall_difference_is_found():
     assert billing_c.p == pytest.approx(0.0625) and billing_c.p_adjusted == pytest.approx(0.0625)
     assert shipping_c.p == pytest.approx(2 / 1024) and shipping_c.p_adjusted == pytest.approx(4 / 1024)
     assert billing_c.verdict == "band below 0" and shipping_c.verdict == "better"
+    # each slice's queries to open first: its largest differences (ties by id)
+    assert [s.examples for s in report.slices] == [("q0", "q1", "q2"), ("q10", "q11", "q12")]
     (found,) = report.opposite
     assert (found.slice.value, found.comparison.run, found.overall) == ("billing", "cand", pytest.approx(1 / 3))
 

@@ -74,6 +74,9 @@ def test_the_site_shows_the_slices_and_the_limit(tmp_path):
     assert "The average hides it." in page.text
     rows = page.source.split('id="slice-1"')[1].split("</table>")[0]
     assert rows.count("too few queries to read") == 3  # 20 queries each, under 30
+    # each slice names the queries to open first, linked to their view (billing: every query loses
+    # alike, ties by id)
+    assert '<a class="mono" href="queries.html#q=q0">q0</a>, <a class="mono" href="queries.html#q=q12">' in rows
     run_page = read_page(out / "run-cand.html")
     assert "A slice goes the other way" in run_page.text
     assert "A slice goes the other way" not in read_page(out / "run-base.html").text

@@ -37,6 +37,9 @@ from .summary import RunSummary
 
 #: A slice of fewer queries than this is marked too small to read.
 SMALL_SLICE = 30
+#: How many example queries a slice names: with a comparison, its largest differences from the
+#: baseline on the primary metric (over every compared run); else the first run's lowest scores.
+EXAMPLES = 3
 #: A key is sliced by default when its values are strings taking this many distinct values.
 MIN_VALUES = 2
 MAX_VALUES = 50
@@ -80,6 +83,7 @@ class Slice:
     queries: int  # the report's queries holding this value (judged in any run)
     runs: Mapping[str, Mapping[str, SliceFigure]]  # run -> measure label -> figure
     comparisons: tuple[SliceComparison, ...] = ()
+    examples: tuple[str, ...] = ()  # the queries to look at first (see EXAMPLES)
 
     @property
     def small(self) -> bool:
@@ -171,6 +175,7 @@ def slices(
     by_name = {s.name: (s, rows) for s, rows in zip(summaries, scored)}
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
+    examples: dict[int, tuple[str, ...]] = {}
     for key in keys:
         groups: dict[str, list[str]] = {}
         for query in sorted(meta):
@@ -189,8 +194,14 @@ def slices(
                 }
             found.append(Slice(key, value, len(members), figures))
             if comparison is None:
+                first, first_rows = summaries[0], scored[0]
+                held = [q for q in members if q in first_rows]
+                lows = family_values(first, np.array([first_rows[q] for q in held], dtype=np.int64), [primary])[:, 0]
+                worst = sorted(zip(lows.tolist(), held))[:EXAMPLES]
+                examples[len(found) - 1] = tuple(q for _, q in worst)
                 continue
             base, base_rows = by_name[comparison.baseline]
+            moved: dict[str, float] = {}
             for paired in comparison.runs:
                 summary, run_rows = by_name[paired.run.name]
                 both = [q for q in members if q in base_rows and q in run_rows]
@@ -200,6 +211,10 @@ def slices(
                 ours = family_values(summary, pick([run_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
                 theirs = family_values(base, pick([base_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
                 tests.append((len(found) - 1, summary.name, ours - theirs))
+                for q, d in zip(both, (ours - theirs).tolist()):
+                    moved[q] = max(moved.get(q, 0.0), abs(d))
+            ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
+            examples[len(found) - 1] = tuple(q for q, _ in ranked[:EXAMPLES])
     p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
     adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
     made: dict[int, list[SliceComparison]] = {}
@@ -218,7 +233,10 @@ def slices(
                 1.0 - confidence,
             )
         )
-    done = tuple(Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ()))) for i, s in enumerate(found))
+    done = tuple(
+        Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ())), examples.get(i, ()))
+        for i, s in enumerate(found)
+    )
     overall = {}
     if comparison is not None:
         for paired in comparison.runs:

@@ -266,6 +266,7 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
             "value": s.value,
             "queries": s.queries,
             "small": s.small,
+            "examples": list(s.examples),
             "runs": {
                 run: {
                     label: {

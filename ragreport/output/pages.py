@@ -270,6 +270,7 @@ def slices_context(view: SlicesView) -> dict[str, Any]:
         "title": view.title,
         "lede": view.lede,
         "small_note": view.small_note,
+        "examples_header": view.examples_header,
         "opposite": list(view.opposite),
         "tables": [
             {
@@ -285,6 +286,7 @@ def slices_context(view: SlicesView) -> dict[str, Any]:
                         "small": r.small,
                         "figures": [asdict(c) for c in r.figures],
                         "deltas": [asdict(c) for c in r.deltas],
+                        "examples": list(r.examples),
                     }
                     for r in t.rows
                 ],

@@ -32,6 +32,7 @@ class SliceRow:
     small: bool
     figures: tuple[SliceCell, ...]
     deltas: tuple[SliceCell, ...]
+    examples: tuple[str, ...] = ()  # query ids to open first
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class SlicesView:
     small_note: str
     opposite: tuple[say.Text, ...]
     tables: tuple[SliceTable, ...]
+    examples_header: str = say.SLICE_EXAMPLES
 
 
 def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
@@ -84,7 +86,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                         say.MARKS_OF_VERDICT.get(css, ""),
                     )
                 )
-            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas)))
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples))
         tables.append(
             SliceTable(
                 key,

@@ -283,13 +283,20 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
     for sentence in sliced.opposite:
         lines += ["", sentence.render(_md_user)]
     for t in sliced.tables:
-        headers = [_md_user(t.key), "queries", *(_md_user(r) for r in t.runs), *(_md_user(c) for c in t.compared)]
+        headers = [
+            _md_user(t.key),
+            "queries",
+            *(_md_user(r) for r in t.runs),
+            *(_md_user(c) for c in t.compared),
+            sliced.examples_header,
+        ]
         lines += ["", t.caption.render(_md_user), "", "| " + " | ".join(headers) + " |"]
         lines.append("|---|" + "---:|" * (len(headers) - 1))
         for row in t.rows:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
             cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
+            cells.append(", ".join(f"`{_md_user(q)}`" for q in row.examples))
             lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
     return lines
 
