@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from . import present as say
 
 if TYPE_CHECKING:
-    from ..analysis.slices import SliceReport
+    from ..analysis.slices import Opposite, SliceReport
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,23 @@ class SlicesView:
     opposite: tuple[say.Text, ...]
     tables: tuple[SliceTable, ...]
     examples_header: str = say.SLICE_EXAMPLES
+
+
+def opposite_sentence(found: Opposite, baseline: str | None) -> say.Text:
+    """A slice that goes against the overall difference, in words (the section and the run's limits)."""
+    c = found.comparison
+    return say.slice_opposite(
+        c.run,
+        baseline or "",
+        found.slice.key,
+        found.slice.value,
+        found.slice.queries,
+        c.metric,
+        c.delta,
+        c.low,
+        c.high,
+        found.overall,
+    )
 
 
 def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
@@ -97,21 +114,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                 tuple(rows),
             )
         )
-    opposite = tuple(
-        say.slice_opposite(
-            o.comparison.run,
-            baseline or "",
-            o.slice.key,
-            o.slice.value,
-            o.slice.queries,
-            o.comparison.metric,
-            o.comparison.delta,
-            o.comparison.low,
-            o.comparison.high,
-            o.overall,
-        )
-        for o in report.opposite
-    )
+    opposite = tuple(opposite_sentence(o, baseline) for o in report.opposite)
     return SlicesView(
         say.SLICES_TITLE,
         say.slices_lede(primary, confidence, report.correction.value, report.small, bool(compared)),

@@ -32,7 +32,7 @@ from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .headline import HeadlineEntry, headline
 from .queryview import query_view_data
-from .slicing import SlicesView, slices_view
+from .slicing import SlicesView, opposite_sentence, slices_view
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -1283,20 +1283,7 @@ def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) 
         LimitView(
             "slice-opposite",
             say.SLICE_OPPOSITE_TITLE,
-            str(
-                say.slice_opposite(
-                    run.name,
-                    baseline or "",
-                    o.slice.key,
-                    o.slice.value,
-                    o.slice.queries,
-                    o.comparison.metric,
-                    o.comparison.delta,
-                    o.comparison.low,
-                    o.comparison.high,
-                    o.overall,
-                )
-            ),
+            str(opposite_sentence(o, baseline)),
         )
         for o in found
     )

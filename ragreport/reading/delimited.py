@@ -27,10 +27,8 @@ from ..core.model import Judgments, Order, Run
 from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
 from .rows import (
-    SURELY_SHORT,
     JudgmentCollector,
-    check_id,
-    check_id_length,
+    check_row_ids,
     parse_grade,
     parse_score,
     run_from_slots,
@@ -137,13 +135,7 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         qid, doc = fields[columns["qid"]], fields[columns["docid"]]
         if not qid or not doc:
             raise InputError(path, number, "a query id and a document id", "an empty field")
-        if qid not in qids:
-            check_id(qid, path, number, "a query id")
-        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
-            check_id(doc, path, number, f"a document id for query {qid!r}")
-        if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
-            check_id_length(qid, path, number, "a query id")
-            check_id_length(doc, path, number, "an id")
+        check_row_ids(qid, doc, path, number, qid not in qids)
         key: float
         if use_score:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")

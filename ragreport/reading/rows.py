@@ -133,6 +133,18 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
     return check_id_length(check_id(text, path, line, what), path, line, what)
 
 
+def check_row_ids(qid: str, doc: str, path: Path | str, line: int, new_query: bool) -> None:
+    """A line's query id (when ``new_query``: each is checked once) and document id, by the id
+    rule (what they may hold, how long they may be); fast where nothing can fail."""
+    if new_query:
+        check_id(qid, path, line, "a query id")
+    if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
+        check_id(doc, path, line, f"a document id for query {qid!r}")
+    if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
+        check_id_length(qid, path, line, "a query id")
+        check_id_length(doc, path, line, "an id")
+
+
 #: An id of at most this many characters is within :data:`~ragreport.core.budget.MAX_ID_BYTES`
 #: (a character is at most four UTF-8 bytes): the line readers check longer ones only.
 SURELY_SHORT = MAX_ID_BYTES // 4

@@ -26,10 +26,8 @@ from . import trecbytes
 from .files import data_lines, field_splitter, stem, text_of
 from .reader import Reader
 from .rows import (
-    SURELY_SHORT,
     JudgmentCollector,
-    check_id,
-    check_id_length,
+    check_row_ids,
     group_by_query,
     parse_grade,
     parse_score,
@@ -103,13 +101,7 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
         qid, _, doc, _, score_text = fields[:5]
-        if qid not in qids:
-            check_id(qid, path, number, "a query id")
-        if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
-            check_id(doc, path, number, f"a document id for query {qid!r}")
-        if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
-            check_id_length(qid, path, number, "a query id")
-            check_id_length(doc, path, number, "an id")
+        check_row_ids(qid, doc, path, number, qid not in qids)
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
         slot_query.append(qids.setdefault(qid, len(qids)))
         slot_docs.append(doc)
