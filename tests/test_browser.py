@@ -622,6 +622,7 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     assert "+0.500" in figures  # 1 - 1/log2(4)
     page.fill("input[name=q]", "no-such-query")
     page.click(".query-pick button")
+    page.wait_for_selector(".query-body p.notice")  # the address changes, then the view follows
     assert page.inner_text(".query-body") == "No query of this report has that id."
     visit.assert_clean()
     # the single file holds the same view, opened by its address
