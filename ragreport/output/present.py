@@ -1351,6 +1351,7 @@ QUERY_VIEW_WORDS = {
     "up": "up",
     "down": "down",
     "relevant_count": "relevant ids",
+    "relevant_one": "relevant id",
     "unshown": "Relevant ids no run shows in its top K",
     "and_more": "and {n} more",
     "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",

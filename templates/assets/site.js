@@ -312,7 +312,7 @@
       title.appendChild(el("span", { "class": "mono" }, q.id));
       if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
       body.appendChild(title);
-      body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + words.relevant_count + ". " +
+      body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + (q.relevant === 1 ? words.relevant_one : words.relevant_count) + ". " +
         (base >= 0 ? words.moved : "")));
       var box = el("div", { "class": "scroll" });  // many runs: the figures scroll, the page does not
       box.appendChild(figures(q));
