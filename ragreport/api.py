@@ -482,9 +482,7 @@ def pointed_queries(
     score: dict[str, float] = {q: float("inf") for q in first}
     if comparison is not None:
         for run in comparison.runs:
-            column = run.labels.index(primary.label()) if primary.label() in run.labels else 0
-            deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
-            for q, d in zip(run.pairing.query_ids.tolist(), deltas.tolist()):
+            for q, d in (run.differences(primary.label()) or {}).items():
                 score[q] = max(score.get(q, 0.0), abs(d))
     else:
         summary = summaries[0]

@@ -156,3 +156,16 @@ def test_permutations_are_bounded():
     assert MAX_PERMUTATIONS == 10_000_000
     with pytest.raises(UsageError, match="--permutations must be from 1 to 10,000,000, got 10,000,001"):
         randomization_test(np.ones(3), permutations=10_000_001)
+
+
+def test_a_run_comparisons_per_query_differences_on_one_member():
+    from ragreport.analysis.compare import compare
+    from ragreport.api import evaluate
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    base = {"q1": {"x": 2.0, "a": 1.0}, "q2": {"b": 1.0}}
+    cand = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"b": 1.0}}
+    (run,) = compare(evaluate({"base": base, "cand": cand}, qrels=qrels, k=2), permutations=100).runs
+    # q1: RR 1/2 -> 1; q2: 1 -> 1
+    assert run.differences("RR@2") == {"q1": 0.5, "q2": 0.0}
+    assert run.differences("P@7") is None

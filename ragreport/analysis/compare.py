@@ -231,6 +231,15 @@ class RunComparison:
         """The family's labels, one per column of the score matrices: ``nDCG@10``, ``AP``."""
         return tuple(m.label() for m in self.family)
 
+    def differences(self, label: str) -> dict[str, float] | None:
+        """Each paired query's difference from the baseline (run minus baseline) on the family
+        member ``label``; None when the family holds no such member."""
+        if label not in self.labels:
+            return None
+        column = self.labels.index(label)
+        deltas = self.run_scores[:, column] - self.baseline_scores[:, column]
+        return dict(zip(self.pairing.query_ids.tolist(), deltas.tolist()))
+
 
 @dataclass(frozen=True)
 class ComparisonReport:

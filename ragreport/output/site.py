@@ -291,42 +291,13 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
         {"src": PLOTLY_ASSET if root is None else root + PLOTLY_ASSET, "inline": None, "block": None},
         {"src": None, "inline": Markup(js), "block": None},
     ]
-    add(
-        "index.html",
-        _render(
-            env,
-            "index.html",
-            site=site,
-            page=_page(site, single=False, current="index", history=history, summary=summary),
-            scripts=scripts,
-            external=True,
-        ),
-    )
-    for run in site["runs"]:
-        add(
-            f"run-{run['slug']}.html",
-            _render(
-                env,
-                "run.html",
-                site=site,
-                run=run,
-                page=_page(site, single=False, current=run["slug"], history=history, summary=summary),
-                scripts=scripts,
-                external=True,
-            ),
-        )
+    pages: list[tuple[str, str, str, dict[str, Any]]] = [("index.html", "index.html", "index", {})]
+    pages += [(f"run-{run['slug']}.html", "run.html", run["slug"], {"run": run}) for run in site["runs"]]
     if site.get("query_view") is not None:
-        add(
-            "queries.html",
-            _render(
-                env,
-                "queries.html",
-                site=site,
-                page=_page(site, single=False, current="queries", history=history, summary=summary),
-                scripts=scripts,
-                external=True,
-            ),
-        )
+        pages.append(("queries.html", "queries.html", "queries", {}))
+    for path, template, current, extra in pages:
+        page = _page(site, single=False, current=current, history=history, summary=summary)
+        add(path, _render(env, template, site=site, page=page, scripts=scripts, external=True, **extra))
     add("report.json", report_json(report.document))
     add(summary, markdown(report.view).encode("utf-8"))
     if root is None:

@@ -1265,12 +1265,9 @@ def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, 
         return found
     label = analysis.primary_label
     for run in analysis.comparison.runs:
-        if label not in run.labels:
-            continue
-        column = run.labels.index(label)
-        deltas = run.run_scores[:, column] - run.baseline_scores[:, column]
-        header = say.difference_column(label, run.baseline.name)
-        found[run.run.name] = (header, dict(zip(run.pairing.query_ids.tolist(), deltas.tolist())))
+        deltas = run.differences(label)
+        if deltas is not None:
+            found[run.run.name] = (say.difference_column(label, run.baseline.name), deltas)
     return found
 
 
