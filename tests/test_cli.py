@@ -24,6 +24,7 @@ def _run(*args, cwd=None):
                           timeout=120, env=env)
 
 
+@pytest.mark.slow
 def test_python_dash_m_prints_the_sample_table_from_any_directory(tmp_path):
     result = _run("score", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -37,6 +38,7 @@ def test_python_dash_m_prints_the_sample_table_from_any_directory(tmp_path):
     assert "as trec_eval's P_5" in out
 
 
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 high t\n")

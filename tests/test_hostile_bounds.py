@@ -370,12 +370,14 @@ INPUTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
 @pytest.mark.parametrize("argv", INPUTS, ids=" ".join)
 def test_a_device_or_fifo_as_any_input_is_refused_promptly(argv, special, files):
     _refused_as_input(argv, special, files)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", INPUTS[:3], ids=" ".join)
 def test_a_socket_as_an_input_is_refused_promptly(argv, files):
     _refused_as_input(argv, "sock", files)
@@ -391,6 +393,7 @@ def _refused_as_input(argv: tuple[str, ...], special: str, files: Path) -> None:
     assert not (files / "site").exists() and not (files / "history").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ragreport.toml", "pyproject.toml"])
 def test_a_fifo_config_file_in_the_working_folder_is_refused_not_skipped(name, files):
     os.mkfifo(files / name)
@@ -401,6 +404,7 @@ def test_a_fifo_config_file_in_the_working_folder_is_refused_not_skipped(name, f
     )
 
 
+@pytest.mark.slow
 def test_a_fifo_beside_a_run_as_its_metadata_is_refused(files):
     os.mkfifo(files / "run.meta.toml")
     result = _cli("score", "--qrels", "qrels.txt", "run.trec", cwd=files)
@@ -408,6 +412,7 @@ def test_a_fifo_beside_a_run_as_its_metadata_is_refused(files):
     assert "run.meta.toml: expected a regular file, got a FIFO (named pipe)" in _one_error_line(result.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--meta", "--config"])
 def test_a_metadata_or_config_file_over_one_mebibyte_is_refused(option, files):
     big = files / "big.toml"
@@ -433,6 +438,7 @@ OUTPUTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("special", ["fifo", "sock"])
 @pytest.mark.parametrize("option, argv", OUTPUTS, ids=lambda v: " ".join(v) if isinstance(v, tuple) else v)
 def test_an_output_naming_a_fifo_or_socket_is_refused_up_front(option, argv, special, files):
@@ -448,6 +454,7 @@ def test_an_output_naming_a_fifo_or_socket_is_refused_up_front(option, argv, spe
     assert (files / special).exists() and not (files / special).is_file()  # left as it was
 
 
+@pytest.mark.slow
 def test_a_fifo_as_the_step_summary_is_refused_up_front(files):
     result = _cli("score", "--qrels", "qrels.txt", "run.trec", cwd=files, env={"GITHUB_STEP_SUMMARY": "fifo"})
     assert result.returncode == 2

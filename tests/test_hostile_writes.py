@@ -148,6 +148,7 @@ def listed(**files: str) -> str:
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_forged_or_foreign_marker_is_refused_and_nothing_is_touched(tmp_path, capsys, case, found):
     folder = case(tmp_path / "thesis")
     before = site_files(folder)
@@ -157,6 +158,7 @@ def test_a_forged_or_foreign_marker_is_refused_and_nothing_is_touched(tmp_path, 
     assert beside(folder) == ["thesis"]
 
 
+@pytest.mark.slow
 def test_a_marker_that_is_a_link_or_a_folder_proves_nothing(tmp_path, old, capsys):
     for name, make in (("linked", lambda m: m.symlink_to(old / MARKER)), ("folder", lambda m: m.mkdir())):
         folder = tmp_path / name
@@ -169,6 +171,7 @@ def test_a_marker_that_is_a_link_or_a_folder_proves_nothing(tmp_path, old, capsy
         assert (folder / "index.html").read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_a_link_inside_the_site_or_as_the_site_is_refused(tmp_path, old, capsys):
     secret = tmp_path / "secret.txt"
     secret.write_text("keep")
@@ -205,6 +208,7 @@ def test_an_earlier_build_a_legacy_build_an_empty_and_a_missing_folder_are_repla
 # --- Paths that cannot be a site ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_out_dot_empty_a_mount_point_and_below_a_file_are_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("mine")
@@ -273,6 +277,7 @@ def count_steps(tmp_path, monkeypatch, exchange: bool) -> list[str]:
     return list(seen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
 def test_an_error_at_every_step_leaves_the_previous_site_and_nothing_beside_it(tmp_path, monkeypatch, exchange):
     steps = count_steps(tmp_path, monkeypatch, exchange)
@@ -350,6 +355,7 @@ def kill_at(step: int, out: Path, exchange: bool) -> int:
     return status
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
 def test_a_sigkill_at_every_step_loses_nothing_and_the_next_build_cleans_up(tmp_path, monkeypatch, exchange):
     steps = count_steps(tmp_path, monkeypatch, exchange)
@@ -377,6 +383,7 @@ def test_a_sigkill_at_every_step_loses_nothing_and_the_next_build_cleans_up(tmp_
     assert outcomes == ({"old", "new"} if exchange else {"old", "new", "between the renames"})
 
 
+@pytest.mark.slow
 def test_a_build_killed_between_the_renames_is_put_back_by_the_next_command(tmp_path):
     """The CLI end to end: `ragreport build` SIGKILLed between its two renames, then run again."""
     out = tmp_path / "site"
@@ -431,6 +438,7 @@ def test_leftovers_of_killed_runs_are_removed_and_only_those(tmp_path, old):
     assert beside(old) == sorted([*keep, "site"])
 
 
+@pytest.mark.slow
 def test_a_held_lock_makes_a_build_wait_then_refuse_with_one_line(old, monkeypatch, capsys):
     monkeypatch.setattr(writing, "LOCK_WAIT", 0.3)
     with locked(old):
@@ -465,6 +473,7 @@ def test_two_builds_at_once_into_one_folder_both_land_one_after_the_other(tmp_pa
     assert on_disk(out) in sites and writing.site_problem(out) is None and beside(out) == ["site"]
 
 
+@pytest.mark.slow
 def test_two_build_processes_at_once(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     command = [sys.executable, "-m", "ragreport", "build", "--out", str(tmp_path / "site"), "--quiet"]
@@ -477,6 +486,7 @@ def test_two_build_processes_at_once(tmp_path):
 # --- A full disk, a read-only folder --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("code", "text"),
     [
@@ -520,6 +530,7 @@ def test_a_read_only_parent_folder(tmp_path, old, monkeypatch, capsys):
 # --- One file: --single-file, --comment, --junit -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_single_file_errors_are_one_line_the_old_file_stays_and_leftovers_go(tmp_path, monkeypatch, capsys):
     report = tmp_path / "report.html"
     assert main(["build", "--single-file", str(report), "--out", str(tmp_path / "s"), "--quiet"]) == 0
@@ -556,6 +567,7 @@ def history(tmp_path, monkeypatch) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("marker", "reason"),
     [
@@ -579,6 +591,7 @@ def test_a_forged_history_marker_is_refused(history, capsys, marker, reason):
     assert site_files(history) == before
 
 
+@pytest.mark.slow
 def test_publish_keeps_the_users_files_and_refuses_to_replace_or_remove_them(history, capsys):
     for name, text in {"CNAME": "eval.example.org\n", ".nojekyll": "", "about.html": "mine"}.items():
         (history / name).write_text(text)
@@ -606,6 +619,7 @@ def test_publish_keeps_the_users_files_and_refuses_to_replace_or_remove_them(his
     assert (history / "CNAME").read_text() == "eval.example.org\n"
 
 
+@pytest.mark.slow
 def test_a_legacy_history_is_adopted_and_its_marker_rewritten(history):
     marker = history / ".ragreport-history"
     marker.write_text(HISTORY_LEGACY)
@@ -618,6 +632,7 @@ def test_a_legacy_history_is_adopted_and_its_marker_rewritten(history):
     assert not (history / "reports" / "v1").exists() and (history / "CNAME").exists()
 
 
+@pytest.mark.slow
 def test_a_publish_that_ran_meanwhile_is_not_overwritten(history):
     first, second = open_history(history, "a"), open_history(history, "b")
     assert first.index == second.index == (history / "history.json").read_bytes()
@@ -628,6 +643,7 @@ def test_a_publish_that_ran_meanwhile_is_not_overwritten(history):
     assert (history / "history.json").read_bytes() == b'{"changed": 1}\n'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
 def test_a_full_disk_during_publish_is_one_line_and_the_history_stays(history, monkeypatch, capsys, code):
     before = site_files(history)
@@ -643,6 +659,7 @@ def test_a_full_disk_during_publish_is_one_line_and_the_history_stays(history, m
     assert site_files(history) == before and not [p for p in os.listdir(history.parent) if p.startswith(".")]
 
 
+@pytest.mark.slow
 def test_a_publish_killed_between_the_renames_is_put_back_by_the_next(history):
     """What a publish SIGKILLed between its two renames leaves: no history, the old one in
     .eval.publishing-*/retired beside the half-made new one. The next publish puts it back first."""
@@ -660,6 +677,7 @@ def test_a_publish_killed_between_the_renames_is_put_back_by_the_next(history):
     assert not leftover.exists() and not [p for p in os.listdir(history.parent) if p.startswith(".")]
 
 
+@pytest.mark.slow
 def test_publish_into_dot_a_link_or_below_a_file(history, tmp_path, monkeypatch, capsys):
     link = tmp_path / "link"
     link.symlink_to(history, target_is_directory=True)
@@ -695,6 +713,7 @@ def history_state(folder: Path) -> dict[str, bytes]:
     return {k: v for k, v in site_files(folder).items() if k != ".ragreport-history"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
 def test_a_sigkill_or_an_error_at_every_step_of_a_publish(tmp_path, monkeypatch, exchange):
     """The history's writer under the same faults as the site's: the old history (v1 and the user's

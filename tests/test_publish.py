@@ -43,6 +43,7 @@ def three(inputs):
     return publish_three(inputs, inputs / "eval")
 
 
+@pytest.mark.slow
 def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(three):
     entries = history_of(three)
     assert [e["label"] for e in entries] == ["v3", "v2", "v1"]  # newest first
@@ -86,6 +87,7 @@ def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(th
     assert 'class="changed"' in row_v3 and 'class="changed"' not in row_v2
 
 
+@pytest.mark.slow
 def test_each_report_is_a_site_that_uses_the_shared_plotly_and_links_back(three):
     report = three / "reports" / "v2"
     assert sorted(p.name for p in report.iterdir()) == [
@@ -100,6 +102,7 @@ def test_each_report_is_a_site_that_uses_the_shared_plotly_and_links_back(three)
     assert (three / "assets" / "plotly.min.js").stat().st_size > 1_000_000
 
 
+@pytest.mark.slow
 def test_publishing_a_label_again_replaces_that_report_only(three, inputs):
     before = site_files(three)
     stats = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (three / "reports").rglob("*") if p.is_file()}
@@ -120,6 +123,7 @@ def test_publishing_a_label_again_replaces_that_report_only(three, inputs):
     assert "Against v2 (as it was then: it has been published again since):" in read_page(three / "index.html").text
 
 
+@pytest.mark.slow
 def test_two_publishes_of_the_same_inputs_are_byte_identical(inputs):
     for name in ("a", "b"):
         assert publish(inputs, inputs / name, "worse", "qrels.txt") == 0
@@ -132,6 +136,7 @@ def test_two_publishes_of_the_same_inputs_are_byte_identical(inputs):
     assert site_files(inputs / "a") == files  # the same label and inputs again: not a byte changes
 
 
+@pytest.mark.slow
 def test_keep_prunes_the_oldest_reports(inputs):
     history = inputs / "eval"
     for label in ("v1", "v2", "v3"):
@@ -165,6 +170,7 @@ def test_bad_labels_are_refused_before_any_run_is_read(inputs, capsys):
     assert "differs only by case" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_failed_publish_leaves_the_history_as_it_was(three, inputs, monkeypatch, capsys):
     before = site_files(three)
     (inputs / "bad.trec").write_text("q1 Q0 d1\n")
@@ -198,6 +204,7 @@ def test_a_failed_publish_leaves_the_history_as_it_was(three, inputs, monkeypatc
         assert sorted(p.name for p in inputs.iterdir() if p.name.startswith(".")) == []  # nothing left beside it
 
 
+@pytest.mark.slow
 def test_a_broken_history_is_reported_with_its_file_and_line(three, inputs, capsys):
     index = three / "history.json"
     text = index.read_text()
@@ -248,6 +255,7 @@ def test_gates_are_checked_and_the_report_is_published_anyway(inputs, capsys):
 LINK = re.compile(r'\b(?:href|src)="([^"]*)"')
 
 
+@pytest.mark.slow
 def test_a_history_served_from_a_sub_path_resolves_every_link_and_asset(three, inputs):
     """The site root holds the history at /docs/eval/ (as a docs site would): every page reached from
     its index, every link and asset on it, is fetched over HTTP and answers 200, inside /docs/eval/."""

@@ -44,6 +44,7 @@ def test_the_peer_section_has_a_command_per_peer():
     assert len(PEERS) == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", PEERS)
 def test_peer_commands_run(command):
     result = _run(command)
@@ -51,6 +52,7 @@ def test_peer_commands_run(command):
     assert result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_trec_eval_command_gives_pytrec_evals_values():
     result = _run(PEERS[0])
     qrels = {}
@@ -70,6 +72,7 @@ def test_the_trec_eval_command_gives_pytrec_evals_values():
         assert value == pytest.approx(expected[qid][name], abs=5e-5)
 
 
+@pytest.mark.slow
 def test_the_ranx_command_reads_ranx_names():
     result = _run(PEERS[3])
     assert "ndcg_burges@10" not in result.stderr
@@ -83,12 +86,14 @@ def test_the_setup_commands_are_the_first_commands():
     assert "pytest" in (ROOT / ".ci" / "run").read_text()
 
 
+@pytest.mark.slow
 def test_json_of_an_ir_measures_command_holds_the_named_measures(tmp_path):
     result = _run(PEERS[2] + " --format json")
     measures = json.loads(result.stdout)["runs"][0]["measures"]
     assert list(measures) == ["P@5", "nDCG@10", "AP@100", "RR@10", "R@1000", "Hit@5"]
 
 
+@pytest.mark.slow
 def test_the_python_recipe_for_partitions_runs(tmp_path):
     section = _section("Large runs: speed, bounded memory, a Dask cluster")
     (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
@@ -151,6 +156,7 @@ def test_the_python_section_runs_as_doctests(tmp_path, monkeypatch):
     assert "from ragreport import" in section and "## Python and notebooks" in README
 
 
+@pytest.mark.slow
 def test_the_render_and_export_commands_run(tmp_path):
     """Every command of "Re-rendering and exports", on four generated TREC runs, in a folder of its own."""
     sys.path.insert(0, str(ROOT / "tests"))

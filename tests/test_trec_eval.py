@@ -176,6 +176,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(3000), deadline=None)
 @given(run=run_strategy, qrels=qrels_strategy)
 def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
@@ -194,6 +195,7 @@ def test_matches_pytrec_eval_per_query_and_mean(scratch, run, qrels):
         assert got[name]["all"] == pytest.approx(total, abs=1e-9), name
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(1000), deadline=None)
 @given(run=run_strategy, qrels=qrels_strategy, level=st.integers(1, 4))
 def test_matches_pytrec_eval_at_every_relevance_level(scratch, run, qrels, level):

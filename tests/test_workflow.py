@@ -166,6 +166,7 @@ def _run_blocks(workflow: str) -> list[str]:
     return blocks
 
 
+@pytest.mark.slow
 def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
     workflow = (ROOT / "examples" / "github-actions.yml").read_text()
     blocks = _run_blocks(workflow)
@@ -273,6 +274,7 @@ def _git(*args, cwd):
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_example_pages_workflow_keeps_a_history_on_the_gh_pages_branch(inputs):
     """The workflow's steps, run twice against a local repository standing in for GitHub: each push
     adds a report to the history on gh-pages, and the second measures drift against the first."""
