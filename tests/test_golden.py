@@ -109,8 +109,12 @@ def packed_json(value) -> str:
 
 def indented(value) -> str:
     """The stored form of a JSON value: one item a line, the order kept (injective, so lossless)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=1)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=1)
+
+
+def indented_block(value) -> str:
+    """The stored form of a page's JSON block: indented, escaped as the page escapes it."""
+    return indented(value).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 # --- the normalisation: exact for everything but the assets, which are checked on their own ------
@@ -149,12 +153,12 @@ def _json_blocks(name: str, text: str) -> str:
     def block(match: re.Match) -> str:
         value = json.loads(match.group(2))
         assert block_json(value) == match.group(2), f"{name}: a JSON block is not the compact form pages write"
-        return f"{match.group(1)}\n{indented(value)}\n{match.group(3)}"
+        return f"{match.group(1)}\n{indented_block(value)}\n{match.group(3)}"
 
     def packed(match: re.Match) -> str:
         value = json.loads(gzip.decompress(base64.b64decode(match.group(2), validate=True)))
         assert packed_json(value) == match.group(2), f"{name}: a packed block is not the gzip pages write"
-        return f"{match.group(1)}\n{PACKED_NOTE}\n{indented(value)}\n{match.group(3)}"
+        return f"{match.group(1)}\n{PACKED_NOTE}\n{indented_block(value)}\n{match.group(3)}"
 
     return PACKED_BLOCK.sub(packed, JSON_BLOCK.sub(block, text))
 
@@ -175,16 +179,16 @@ def normalise(name: str, data: bytes, site: dict[str, bytes], assets: dict[str, 
     """The stored form of output ``name``: its exact bytes, except that the inlined assets and their
     hashes are masked (checked by :func:`mask_page`), JSON is indented (after checking that the
     output is the compact form of that value) and the marker's verified digests are named."""
-    text = data.decode("utf-8")
     if name.endswith(".json"):
+        text = data.decode("utf-8")
         value = json.loads(text)
         assert file_json(value) == text, f"{name} is not the one line of JSON the product writes"
-        text = indented(value) + "\n"
-    elif name.endswith(".html"):
-        text = _json_blocks(name, mask_page(name, text, assets))
-    elif name.endswith(".ragreport-site"):
-        text = _marker(text, site)
-    return text.encode("utf-8")
+        return (indented(value) + "\n").encode("utf-8")
+    if name.endswith(".html"):
+        return _json_blocks(name, mask_page(name, data.decode("utf-8"), assets)).encode("utf-8")
+    if name.endswith(".ragreport-site"):
+        return _marker(data.decode("utf-8"), site).encode("utf-8")
+    return data
 
 
 def _difference(name: str, got: bytes, stored: bytes) -> str:
