@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.model import Conventions, Missing, NoRelevant
-from .catalogue import SUITE, CutoffRule, Metric, Sums
+from .catalogue import SUITE, Metric
+from .kinds import CutoffRule
+from .sums import Sums
 
 if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
     from .join import JudgedRun
