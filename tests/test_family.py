@@ -15,6 +15,7 @@ positive differences: of the 2^6 sign vectors only the two all-same-sign ones re
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import judged_run
@@ -224,3 +225,25 @@ def test_the_site_draws_the_family_and_opens_on_the_primary():
     assert [t["visible"] for t in scatter["data"]] == [False, False, True]
     assert scatter["layout"]["updatemenus"][0]["active"] == 2
     assert view.comparison.pairs[0].gains[0].run == "1.000"  # movers ranked by nDCG@2: 0.631 -> 1
+
+
+ROOT = Path(__file__).resolve().parent.parent
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def test_the_docs_state_the_default_familys_size_as_the_catalogue_has_it():
+    """README and docs/conventions.md section 15 say how many metrics the default family holds and
+    what Holm multiplies by: a metric that joins (or leaves) the family makes this fail until they
+    are updated. The worked example names its family, the one the tests above use."""
+    size, word = len(COMPARED), NUMBER_WORDS[len(COMPARED)]
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    conventions = " ".join((ROOT / "docs" / "conventions.md").read_text("utf-8").split())
+    for phrase in (
+        f"# compare two, not {word}",
+        f"every run is compared with the baseline on the {word} compared metrics at K",
+        f"Holm multiplies the smallest p by {size}.",
+        f"where among the {word} it is multiplied by up to {size}.",
+    ):
+        assert phrase in readme, phrase
+    assert f"By default it is every compared metric of section 2 at K ({word}; " in conventions
+    assert f"Over the family of seven `--metrics {','.join(SEVEN)}` Holm multiplies" in conventions
