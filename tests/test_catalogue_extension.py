@@ -68,7 +68,7 @@ def ninth_metric():
         kinds = importlib.import_module("ragreport.scoring.kinds")
         metric = _declare(catalogue, kinds)
         entries = list(catalogue.CATALOGUE)
-        entries.insert(entries.index(catalogue.SUITE[-1]), metric)  # the last suite entry is the diagnostic
+        entries.insert(entries.index(catalogue.COMPARED[-1]) + 1, metric)  # after the compared metrics
         catalogue.CATALOGUE = tuple(entries)
         catalogue.SUITE = tuple(m for m in catalogue.CATALOGUE if m.in_suite)
         catalogue.COMPARED = tuple(m for m in catalogue.CATALOGUE if m.compared)
@@ -107,7 +107,7 @@ def _run(cli, capsys, *args: str) -> str:
 def test_the_catalogue_and_the_name_parser_take_it(ninth_metric):
     catalogue, measures, metric = ninth_metric.catalogue, ninth_metric.measures, ninth_metric.metric
     assert metric in catalogue.SUITE and metric in catalogue.COMPARED
-    assert catalogue.by_key(KEY) is metric and catalogue.SUITE[-1] is catalogue.JUDGED
+    assert catalogue.by_key(KEY) is metric and catalogue.COMPARED[-1] is metric
     assert measures.parse_measures(["half_precision@5", "HalfP@3"]) == (
         catalogue.Measure(KEY, 5),
         catalogue.Measure(KEY, 3),
