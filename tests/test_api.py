@@ -14,6 +14,7 @@ import ragreport.api
 from ragreport.analysis.result import Analysis
 from ragreport.analysis.summary import RunSummary
 from ragreport.api import Report, Results, analyse, build, document, evaluate
+from ragreport.scoring.catalogue import COMPARED, SUITE
 
 DAY = dt.date(2026, 1, 1)
 # Twelve queries: "good" finds each query's relevant id first, "poor" never finds it, "same" is "good"
@@ -55,10 +56,14 @@ def test_a_notebook_shows_the_sites_suite_matrix_escaped(results, tmp_path):
     body = _suite_body(html)
     assert "poor &lt;b&gt;&amp;" in body and "<b>" not in body
     # By hand: good finds every relevant id at rank 1, poor none; the paired test finds poor clearly worse.
-    assert body.count('<span class="mean">1.000</span>') == 6  # good: R, Hit, RR, AP, nDCG, CP at 2 (P@2 0.5)
-    assert (
-        body.count('aria-hidden="true">▼</span>') == 7 and "▲" not in body
-    )  # every compared metric: P, R, Hit, RR, AP, nDCG, CP
+    good = next(row for row in body.split("<tr>") if 'class="name">good</th>' in row)
+    means = dict(zip((m.key for m in SUITE), re.findall(r'<span class="mean">([0-9.]+)</span>', good), strict=True))
+    assert {key: means[key] for key in ("P", "R", "Hit", "RR", "AP", "nDCG", "CP", "Judged")} == {
+        "P": "0.500", "R": "1.000", "Hit": "1.000", "RR": "1.000", "AP": "1.000", "nDCG": "1.000", "CP": "1.000",
+        "Judged": "0.500",  # the relevant id and "other", which nobody judged
+    }
+    # every compared metric clearly worse for poor
+    assert body.count('aria-hidden="true">▼</span>') == len(COMPARED) and "▲" not in body
     assert "Bold: the highest mean of its column." in html and "<style>" in html
 
 
@@ -76,7 +81,8 @@ def test_rows_are_the_same_from_results_and_from_the_report(results):
     report = analyse(results, today=DAY)
     assert results.to_records() == report.to_records()
     assert results.to_records(per_query=True) == report.to_records(per_query=True)
-    assert len(results.to_records()) == 2 * 8 and len(results.to_records(per_query=True)) == 2 * 12 * 8
+    assert len(results.to_records()) == 2 * len(SUITE)  # a row per run and suite metric
+    assert len(results.to_records(per_query=True)) == 2 * 12 * len(SUITE)  # and per query
     poor = {r["metric"]: r["mean"] for r in results.to_records() if r["run"] == "poor <b>&"}
     assert poor["P@2"] == 0.0 and poor["Judged@2"] == 0.0
 

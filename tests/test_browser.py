@@ -435,7 +435,7 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
         if page_name == "index.html":
             assert set(FOUR_RUNS) <= texts
             verdicts = page.locator("table.comparison td.verdict").count()
-            assert verdicts == 3 * 7  # every run but the baseline, every compared metric
+            assert verdicts == 3 * len(COMPARED)  # every run but the baseline, every compared metric
         else:
             assert FOUR_RUNS[2] in texts
             note = page.locator("p.print-only")
@@ -469,7 +469,7 @@ def test_four_runs_dark_mode_colours_every_axis(browser, four_runs, page_name):
             assert not _whiteish(grid) and not _whiteish(line), (name, grid, line)
         assert not [s for s in plot["strokes"] if _whiteish(s)]
     if page_name == RUN_PAGE:
-        assert len([a for a in per_plot[0]["axes"] if a[0].startswith("xaxis")]) == 8  # every panel
+        assert len([a for a in per_plot[0]["axes"] if a[0].startswith("xaxis")]) == len(SUITE)  # every panel
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     visit.page.screenshot(path=str(SCREENSHOTS / f"{page_name[:-5]}-dark.png"), full_page=True)
     visit.assert_clean()
@@ -525,7 +525,7 @@ def test_a_history_served_from_a_sub_path_draws_every_trend_within_its_policy(br
     visit = Visit(browser, served_history, width=width, height=900 if width > 500 else 844)
     page = visit.page
     charts = page.locator(".chart").count()
-    assert charts == 8  # a trend per metric at K: the primary first
+    assert charts == len(SUITE)  # a trend per metric at K: the primary first
     drawn = visit.charts(charts)
     assert drawn[0] == (4, 4)  # nDCG@10: base and cand each a line from v1 to v2, then a point at v3
     page.wait_for_timeout(200)

@@ -6,14 +6,16 @@ nDCG@2 1 - 1/log2(3), RR@2, AP@2 and CP@2 0.5, and P@2, R@2 and Hit@2 do not mov
 positive differences: of the 2^6 sign vectors only the two all-same-sign ones reach the observed
 |mean|, so p = 2/64 = 0.03125; a column of zeros has p = 1.
 
-- Default family (the seven compared metrics): Holm sorts p = 0.03125 (four times) and 1 (three
-  times); 0.03125 x 7, 6, 5, 4 = 0.21875, 0.1875, 0.15625, 0.125, running maximum 0.21875.
+- Family P@2, R@2, Hit@2, RR@2, AP@2, nDCG@2, CP@2 (section 2's seven compared metrics, named): Holm
+  sorts p = 0.03125 (four times) and 1 (three times); 0.03125 x 7, 6, 5, 4 = 0.21875, 0.1875,
+  0.15625, 0.125, running maximum 0.21875.
 - Family nDCG@2, R@2: Holm of (0.03125, 1) is (0.03125 x 2, 1) = (0.0625, 1): p x m with m = 2.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import judged_run
@@ -24,10 +26,13 @@ from ragreport.api import analyse, document, score_and_summarise
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.scoring.catalogue import COMPARED, NDCG, RECALL, Measure
+from ragreport.scoring.catalogue import COMPARED, NDCG, RECALL, SUITE, Measure
 from ragreport.scoring.measures import parse_measures
 
 N = 6
+#: The worked examples' family, named so that their corrected p-values stay hand-worked whatever the
+#: catalogue compares by default.
+SEVEN = ["P@2", "R@2", "Hit@2", "RR@2", "AP@2", "nDCG@2", "CP@2"]
 BASE = [(f"q{i}", [f"x{i}", f"r{i}"], {f"r{i}": 1}) for i in range(N)]
 BETTER = [(f"q{i}", [f"r{i}", f"x{i}"], {f"r{i}": 1}) for i in range(N)]
 P = 2 / 2**N  # 0.03125
@@ -41,10 +46,17 @@ def _summaries(measures=()):
     ]
 
 
-def test_the_default_family_corrects_over_seven_metrics():
+def test_the_default_family_is_every_compared_metric_at_k():
     report = compare(_summaries())
+    assert [c.metric for c in report.comparisons] == [m.label(2) for m in COMPARED] and not report.named
+    named = compare(_summaries(), family=choose_family([m.label(2) for m in COMPARED], 2))
+    assert [c.p_adjusted for c in report.comparisons] == [c.p_adjusted for c in named.comparisons]
+
+
+def test_a_family_of_seven_corrects_over_seven_metrics():
+    report = compare(_summaries(), family=choose_family(SEVEN, 2))
     by = {c.metric: c for c in report.comparisons}
-    assert list(by) == [m.label(2) for m in COMPARED] and not report.named
+    assert list(by) == SEVEN
     assert by["nDCG@2"].p == pytest.approx(P)
     assert by["nDCG@2"].p_adjusted == pytest.approx(7 * P)  # the running maximum of 7P, 6P, 5P, 4P
     assert by["R@2"].p == 1.0 and by["R@2"].p_adjusted == 1.0
@@ -87,7 +99,7 @@ def test_report_json_records_the_family_and_what_was_left_out():
 def test_every_suite_metric_is_still_shown():
     analysis = analyse(_summaries(), family=["R@2"], primary="R@2")
     report = document(analysis)
-    assert len(report["runs"][0]["metrics"]) == 8  # the suite table is whole
+    assert list(report["runs"][0]["metrics"]) == [m.label(2) for m in SUITE]  # the suite table is whole
     assert [c["metric"] for c in report["comparisons"]] == ["R@2"]
     assert report["headline"][0]["metric"] == "R@2"
 
@@ -180,8 +192,8 @@ def test_trec_layout_prints_no_comparison_so_metrics_only_names_measures(tmp_pat
 
 def test_drift_tests_only_the_family(tmp_path, capsys):
     """The run moves from BASE to BETTER: RR, AP, nDCG and CP change on 6 queries (p = 2/64 each).
-    Default: Holm over the 4 tests that moved, 4 x 2/64. Family nDCG@2, R@2: R@2 did not move, so
-    nDCG@2 alone is counted: 2/64; RR@2 is shown, not tested."""
+    Family of section 2's seven (SEVEN): Holm over the 4 tests that moved, 4 x 2/64. Family nDCG@2,
+    R@2: R@2 did not move, so nDCG@2 alone is counted: 2/64; RR@2 is shown, not tested."""
     (tmp_path / "qrels.txt").write_text("".join(f"q{i} 0 r{i} 1\n" for i in range(N)))
     for name, lists in (("before", BASE), ("after", BETTER)):
         lines = [f"{q} Q0 {d} {r + 1} {10 - r} t\n" for q, docs, _ in lists for r, d in enumerate(docs)]
@@ -191,7 +203,7 @@ def test_drift_tests_only_the_family(tmp_path, capsys):
     assert main(["score", *qrels, str(tmp_path / "before" / "search.trec"), "-k", "2", "--format", "json"]) == 0
     (tmp_path / "before.json").write_text(capsys.readouterr().out)
     after = [*qrels, str(tmp_path / "after" / "search.trec"), "-k", "2", "--previous", str(tmp_path / "before.json")]
-    assert main(["score", *after, "--format", "json"]) == 0
+    assert main(["score", *after, "--metrics", ",".join(SEVEN), "--format", "json"]) == 0
     rows = {r["metric"]: r for r in json.loads(capsys.readouterr().out)["drift"]["rows"]}
     assert rows["nDCG@2"]["p_adjusted"] == pytest.approx(4 * P)
     assert main(["score", *after, "--metrics", "nDCG@2,R@2", "--format", "json"]) == 0
@@ -213,3 +225,25 @@ def test_the_site_draws_the_family_and_opens_on_the_primary():
     assert [t["visible"] for t in scatter["data"]] == [False, False, True]
     assert scatter["layout"]["updatemenus"][0]["active"] == 2
     assert view.comparison.pairs[0].gains[0].run == "1.000"  # movers ranked by nDCG@2: 0.631 -> 1
+
+
+ROOT = Path(__file__).resolve().parent.parent
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def test_the_docs_state_the_default_familys_size_as_the_catalogue_has_it():
+    """README and docs/conventions.md section 15 say how many metrics the default family holds and
+    what Holm multiplies by: a metric that joins (or leaves) the family makes this fail until they
+    are updated. The worked example names its family, the one the tests above use."""
+    size, word = len(COMPARED), NUMBER_WORDS[len(COMPARED)]
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    conventions = " ".join((ROOT / "docs" / "conventions.md").read_text("utf-8").split())
+    for phrase in (
+        f"# compare two, not {word}",
+        f"every run is compared with the baseline on the {word} compared metrics at K",
+        f"Holm multiplies the smallest p by {size}.",
+        f"where among the {word} it is multiplied by up to {size}.",
+    ):
+        assert phrase in readme, phrase
+    assert f"By default it is every compared metric of section 2 at K ({word}; " in conventions
+    assert f"Over the family of seven `--metrics {','.join(SEVEN)}` Holm multiplies" in conventions

@@ -24,10 +24,10 @@ from ragreport.scoring.catalogue import (
     RECALL,
     RECIPROCAL_RANK,
     SUITE,
-    ValueKind,
-    cumulative_dcg,
 )
+from ragreport.scoring.kinds import ValueKind
 from ragreport.scoring.metrics import score
+from ragreport.scoring.sums import cumulative_dcg
 
 # --- docs/conventions.md section 5 -------------------------------------------------------------------------
 

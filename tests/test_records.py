@@ -10,6 +10,7 @@ import pytest
 from ragreport.api import evaluate
 from ragreport.output import present as say
 from ragreport.output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from ragreport.scoring.catalogue import SUITE
 
 # q1: d1 relevant at rank 1; q2: d4 relevant at rank 2; q3 judged with nothing relevant (left out).
 RUN = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 2.0, "d4": 1.0}}
@@ -25,7 +26,7 @@ def results():
 
 def test_one_row_per_run_and_metric_with_hand_worked_figures(results):
     rows = summary_records(results)
-    assert [r["metric"] for r in rows] == ["P@2", "R@2", "Hit@2", "RR@2", "AP@2", "nDCG@2", "CP@2", "Judged@2"]
+    assert [r["metric"] for r in rows] == [m.label(2) for m in SUITE]  # the suite, in its order
     assert all(tuple(r) == SUMMARY_COLUMNS for r in rows)
     by = {r["metric"]: r for r in rows}
     assert by["P@2"] == {
@@ -48,9 +49,9 @@ def test_one_row_per_run_and_metric_with_hand_worked_figures(results):
 def test_one_row_per_run_query_and_metric_with_none_for_a_query_left_out(results):
     rows = query_records(results)
     assert all(tuple(r) == QUERY_COLUMNS for r in rows)
-    assert len(rows) == 3 * 8  # every judged or retrieved query, every metric
+    assert len(rows) == 3 * len(SUITE)  # every judged or retrieved query, every metric
     cell = {(r["query"], r["metric"]): r for r in rows}
-    assert [r["query"] for r in rows[:8]] == ["q1"] * 8  # a query's metrics together
+    assert [r["query"] for r in rows[: len(SUITE)]] == ["q1"] * len(SUITE)  # a query's metrics together
     assert cell["q1", "RR@2"]["value"] == 1.0 and cell["q2", "RR@2"]["value"] == 0.5
     assert cell["q2", "Hit@2"]["value"] == 1 and isinstance(cell["q2", "Hit@2"]["value"], int)
     assert cell["q3", "P@2"] == {"run": "bm25", "query": "q3", "metric": "P@2", "value": None, "status": "excluded"}
@@ -60,10 +61,11 @@ def test_one_row_per_run_query_and_metric_with_none_for_a_query_left_out(results
 def test_several_cutoffs_and_runs_each_get_their_rows():
     results = evaluate({"a": RUN, "b": {"q1": {"d2": 1.0}}}, qrels=QRELS, k=[2, 1])
     rows = summary_records(results)
-    assert [(r["run"], r["metric"]) for r in rows][:9] == [
-        ("a", m) for m in ("P@2", "R@2", "Hit@2", "RR@2", "AP@2", "nDCG@2", "CP@2", "Judged@2", "P@1")
+    # run by run, the suite at the first cutoff, then at the second
+    assert [(r["run"], r["metric"]) for r in rows][: len(SUITE) + 1] == [("a", m.label(2)) for m in SUITE] + [
+        ("a", SUITE[0].label(1))
     ]
-    assert len(rows) == 2 * 16
+    assert len(rows) == 2 * 2 * len(SUITE)
     b = {r["metric"]: r for r in rows if r["run"] == "b"}
     assert b["P@1"]["mean"] == 0.0 and b["P@1"]["n"] == 2  # q2 is missing from b: scored as 0
 
@@ -89,5 +91,5 @@ def test_without_pandas_to_dataframe_says_what_to_do(monkeypatch):
 def test_with_pandas_a_frame_of_the_rows(results):
     pytest.importorskip("pandas")
     frame = data_frame(query_records(results), QUERY_COLUMNS)
-    assert list(frame.columns) == list(QUERY_COLUMNS) and len(frame) == 24
+    assert list(frame.columns) == list(QUERY_COLUMNS) and len(frame) == 3 * len(SUITE)
     assert frame[frame["metric"] == "RR@2"]["value"].mean() == 0.75  # the excluded query is NaN, skipped

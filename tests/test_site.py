@@ -44,8 +44,8 @@ def test_index_shows_every_section_7_figure_with_band_interval_and_convention(sa
     assert "R@5 0.676 [" in text
     assert "Distinct relevant ids in the top 5 divided by 5, even when fewer than 5 came back" in text
     assert "as trec_eval's P_5" in text
-    for label in ("P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"):
-        assert f"{label} " in text
+    for metric in SUITE:
+        assert f"{metric.label(5)} " in text
     assert "10 9 1 0 1 5 2026-11-02" in text  # queries, scored, excluded, missing, repeats, K, date
     report = json.loads((sample_site / "report.json").read_text())
     fingerprints = report["runs"][0]["fingerprints"]

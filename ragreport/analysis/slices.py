@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import UsageError
-from ..scoring.catalogue import IntervalMethod, Measure
+from ..scoring.catalogue import Measure
+from ..scoring.kinds import IntervalMethod
 from .compare import TIE, ComparisonReport, Correction, adjust, family_values, randomization_test, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
 from .summary import RunSummary

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
-from ..scoring.catalogue import IntervalMethod
+from ..scoring.kinds import IntervalMethod
 from .intervals import Interval, bootstrap_interval, wilson_interval
 from .status import Status
 

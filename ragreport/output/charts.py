@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 # Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a
 # run page and for runs on the index.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
+
+
+def colour(i: int) -> str:
+    """The ``i``-th colour of :data:`PALETTE`, cycling: a ninth metric or run takes the first again."""
+    return PALETTE[i % len(PALETTE)]
+
+
 #: What the index's K sweep and the per-query scatter open on unless the report's primary metric is passed.
 DEFAULT_METRIC = PRIMARY
 
@@ -178,7 +185,7 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     for i, metric in enumerate(SUITE):
         suffix = "" if i == 0 else str(i + 1)
         x, y = f"x{suffix}", f"y{suffix}"
-        traces += _band_and_line(summary, metric, metric.key, PALETTE[i], metric.key, axes=(x, y))
+        traces += _band_and_line(summary, metric, metric.key, colour(i), metric.key, axes=(x, y))
         layout[f"xaxis{suffix}"] = {
             "type": "log" if log else "linear",
             "zeroline": False,
@@ -223,7 +230,7 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
                 summary,
                 metric,
                 html.escape(summary.name),
-                PALETTE[r % len(PALETTE)],
+                colour(r),
                 f"{metric.key}-{r}",
                 visible=metric is shown,
             )
@@ -310,7 +317,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                 "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
                 "customdata": safe_ids,
                 "visible": label == opened,
-                "marker": {"size": 7, "opacity": 0.55, "color": PALETTE[m % len(PALETTE)]},
+                "marker": {"size": 7, "opacity": 0.55, "color": colour(m)},
                 "hovertemplate": (
                     f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}<extra></extra>"
                 ),
@@ -524,7 +531,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
     labels = [html.escape(label) for label in trend.labels]
     traces: list[dict[str, Any]] = []
     for n, line in enumerate(trend.lines):
-        colour = PALETTE[n % len(PALETTE)]
+        line_colour = colour(n)
         name = html.escape(line.run)
         for s, segment in enumerate(line.segments):
             means = [line.means[i] for i in segment]
@@ -539,14 +546,14 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
                     "name": name,
                     "legendgroup": name,
                     "showlegend": s == 0,
-                    "line": {"color": colour, "width": 2},
-                    "marker": {"size": 7, "color": colour},
+                    "line": {"color": line_colour, "width": 2},
+                    "marker": {"size": 7, "color": line_colour},
                     "error_y": {
                         "type": "data",
                         "symmetric": False,
                         "array": [None if h is None or m is None else h - m for m, h in zip(means, highs)],
                         "arrayminus": [None if lo is None or m is None else m - lo for m, lo in zip(means, lows)],
-                        "color": colour,
+                        "color": line_colour,
                         "thickness": 1.5,
                         "width": 4,
                     },

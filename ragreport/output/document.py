@@ -14,7 +14,8 @@ from ..analysis.dates import run_date
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text
 from ..core.model import SCHEMA
-from ..scoring.catalogue import SUITE, IntervalMethod
+from ..scoring.catalogue import SUITE
+from ..scoring.kinds import IntervalMethod
 from . import present as say
 from .headline import headline
 

@@ -11,7 +11,8 @@ import io
 from typing import Any
 
 from ..core.escape import visible
-from ..scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
+from ..scoring.catalogue import COMPARED, SUITE, by_key
+from ..scoring.kinds import ValueKind
 from . import present as say
 
 # --- CSV --------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import UsageError
-from ..scoring.catalogue import ValueKind
+from ..scoring.kinds import ValueKind
 from ..scoring.measures import parse_measure
 from . import present as say
 

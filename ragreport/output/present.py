@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core.escape import os_text
-from ..scoring.catalogue import IntervalMethod
+from ..scoring.kinds import IntervalMethod
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
 PLOTLY_UNSUPPORTED = (

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.escape import field, visible
-from ..scoring.catalogue import IntervalMethod
+from ..scoring.kinds import IntervalMethod
 from . import present as say
 
 #: How report.json writes "no band" (a count's figure is a total).

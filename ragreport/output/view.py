@@ -26,7 +26,8 @@ from ..analysis.dates import run_date
 from ..analysis.status import Status
 from ..core.ids import as_text
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, SUITE, IntervalMethod, Metric
+from ..scoring.catalogue import COMPARED, SUITE, Metric
+from ..scoring.kinds import IntervalMethod
 from ..scoring.metrics import FIXED_RULES
 from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure

@@ -1,22 +1,22 @@
 """The metric catalogue: every metric and named measure declared once, with every fact about it.
 
 A :class:`Metric` says what it is called (its key, its name, and how trec_eval, ir_measures and
-ranx spell it), what it computes (its kernel), the band its mean gets, the kind of its per-query
-values, whether a cutoff is required, optional or forbidden, whether it is in the report's suite
-table and in the comparison family, and the convention sentence printed beside it. Everything
-else is generated from these declarations: the name parser's table and its valid-forms message,
-trec_eval's output names and print order, the suite (:data:`SUITE`) and the comparison family
-(:data:`COMPARED`). Nothing outside this module tests a metric's key or its position: code that
-needs "the Wilson metric" asks by attribute, and code that needs one particular metric (the
-primary one, the one a chart opens on) names the entry declared here.
+ranx spell it, :class:`~ragreport.scoring.kinds.Spelling`), what it computes (its kernel), the band
+its mean gets, the kind of its per-query values, whether a cutoff is required, optional or
+forbidden (the words of :mod:`ragreport.scoring.kinds`), whether it is in the report's suite table
+and in the comparison family, and the convention sentence printed beside it. Everything else is
+generated from these declarations: the suite (:data:`SUITE`), the comparison family
+(:data:`COMPARED`), and in :mod:`ragreport.scoring.measures` the name parser's table, its
+valid-forms message and trec_eval's output names and print order. Nothing outside this module
+tests a metric's key or its position: code that needs "the Wilson metric" asks by attribute, and
+code that needs one particular metric (the primary one, the one a chart opens on) names the entry
+declared here. Nothing bounds the number of entries: the charts' palette cycles.
 
-**Kernels.** Scoring (:func:`ragreport.scoring.metrics.score`) takes queries in blocks and builds
-one :class:`Sums` per block: the per-rank cumulative sums every metric reads (hits, the running
-precision sum of AP, DCG and the ideal DCG, the first relevant rank, R and the Recall/AP
-denominator), each computed once, on first use, over every query of the block at once. A kernel
-maps the block's sums to a (queries x cutoffs) matrix; the block stacks the kernels in catalogue
-order. With ``rel_i`` = 1 when rank ``i`` holds the first occurrence of an id graded 1 or more
-(the relevance level, ``--relevance-level``; nDCG gains from every grade of 1 or more whatever it is),
+**Kernels.** A kernel maps a block's :class:`~ragreport.scoring.sums.Sums` (the per-rank sums
+of :mod:`ragreport.scoring.sums`, each computed once per block of queries) to a (queries x
+cutoffs) matrix; the block stacks the kernels in catalogue order. With ``rel_i`` = 1 when rank
+``i`` holds the first occurrence of an id graded 1 or more (the relevance level,
+``--relevance-level``; nDCG gains from every grade of 1 or more whatever it is),
 ``hits@k = sum_{i<=k} rel_i``, R = the query's relevant ids and ``D`` = R (or ``min(R, k)`` under
 ``--denominator min``):
 
@@ -39,255 +39,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.model import Conventions, Denominator, Gain
+from .kinds import TOOLS, CutoffRule, IntervalMethod, Spelling, ValueKind
 
-if TYPE_CHECKING:
-    from .join import JudgedRun
+if TYPE_CHECKING:  # a kernel reads a block's sums, which scoring builds (ragreport.scoring.metrics)
+    from .sums import Sums
 
-
-class IntervalMethod(Enum):
-    """The band a metric's mean carries; ``value`` is the word report.json prints."""
-
-    WILSON = "wilson"  # 0/1 per query: Wilson's score interval, the query as the trial
-    BOOTSTRAP = "bootstrap"  # a fraction per query: the seeded percentile bootstrap over queries
-    NONE = "none"  # a count: summed over the queries, as trec_eval does, with no band
-
-
-class ValueKind(Enum):
-    """What one query's value is."""
-
-    SCORE = "score"  # a fraction in [0, 1]
-    BINARY = "binary"  # 0 or 1: the mean is a share of queries
-    COUNT = "count"  # a whole number; the run's figure is the sum over the scored queries
-
-    @property
-    def whole(self) -> bool:
-        """Per-query values print as whole numbers (JSON, the per-query table)."""
-        return self is not ValueKind.SCORE
-
-
-class CutoffRule(Enum):
-    """Whether a metric (or one spelling of it) needs a cutoff, may take one, or takes none."""
-
-    REQUIRED = "required"
-    OPTIONAL = "optional"  # without one it reads the whole list
-    FORBIDDEN = "forbidden"  # a whole-list measure
-
-    def allows(self, cutoff: int | None) -> bool:
-        return self is not (CutoffRule.REQUIRED if cutoff is None else CutoffRule.FORBIDDEN)
-
-    @classmethod
-    def of(cls, with_cutoff: bool, without: bool) -> CutoffRule:
-        """The rule that allows exactly the forms given (at least one)."""
-        if with_cutoff and without:
-            return cls.OPTIONAL
-        return cls.REQUIRED if with_cutoff else cls.FORBIDDEN
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """One name a tool gives a metric.
-
-    ``cutoff`` narrows the metric's own rule for this name (trec_eval's ``map_cut`` needs a cutoff,
-    its ``map`` takes none; None keeps the metric's rule); ``gain`` is a gain the name implies
-    (ranx's ``ndcg_burges``: exponential). ``printed`` is, for a trec_eval name, its place in
-    trec_eval's measure table (``te_trec_measures``, ``runid`` being 0), which is the order
-    trec_eval prints its measures in.
-    """
-
-    name: str
-    cutoff: CutoffRule | None = None
-    gain: Gain | None = None
-    printed: int | None = None
-
-
-class Sums:
-    """The shared per-rank sums of queries ``lo:hi`` of a run, each computed once, when first read.
-
-    The run's slots are laid out as (queries x ``depth``) matrices, cells past a list's end being
-    empty; a ``*_at`` sum or a per-cutoff figure is read at ``cutoffs`` (queries x cutoffs). Kernels
-    read only the sums they need, so a block scoring Precision alone never computes a DCG.
-    ``depth`` must reach the largest cutoff, and the largest R of the block when a whole-list
-    measure is read (:func:`ragreport.scoring.metrics.score` sees to both).
-    """
-
-    def __init__(
-        self, judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions
-    ) -> None:
-        self.judged = judged
-        self.lo, self.hi = lo, hi
-        self.cutoffs = cutoffs
-        self.columns = cutoffs - 1
-        self.depth = depth
-        self.conventions = conventions
-
-    # --- the layout ----------------------------------------------------------------------------
-
-    @cached_property
-    def _layout(self) -> tuple[np.ndarray, np.ndarray]:
-        """(valid, index): which cells hold a slot, and which slot (0 where empty)."""
-        return _layout(self.judged.offsets[self.lo : self.hi + 1], self.depth)
-
-    def _pad(self, slot_array: np.ndarray) -> np.ndarray:
-        """A per-slot array as a (queries x depth) matrix; empty cells hold junk, masked by ``valid``."""
-        valid, index = self._layout
-        return np.zeros(valid.shape, dtype=slot_array.dtype) if len(slot_array) == 0 else slot_array[index]
-
-    @property
-    def valid(self) -> np.ndarray:
-        return self._layout[0]
-
-    # --- per query -----------------------------------------------------------------------------
-
-    @cached_property
-    def relevant(self) -> np.ndarray:
-        """R: the query's ids graded the relevance level or more, retrieved or not (int)."""
-        return self.judged.relevant[self.lo : self.hi]
-
-    @cached_property
-    def retrieved(self) -> np.ndarray:
-        """The whole list's length, repeats included (a whole-list fact: true of any head)."""
-        return self.judged.retrieved[self.lo : self.hi]
-
-    @cached_property
-    def relevant_retrieved(self) -> np.ndarray:
-        """The distinct relevant ids anywhere in the whole list."""
-        return self.judged.relevant_retrieved[self.lo : self.hi]
-
-    @cached_property
-    def first_relevant(self) -> np.ndarray:
-        """The rank of the first relevant id within ``depth`` (0: none)."""
-        relevant = self.relevant_slots
-        return np.where(relevant.any(axis=1), np.argmax(relevant, axis=1) + 1, 0)
-
-    # --- per rank (queries x depth) -------------------------------------------------------------
-
-    @cached_property
-    def relevant_slots(self) -> np.ndarray:
-        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more)."""
-        return self._pad(self.judged.slot_relevant) & self.valid
-
-    @cached_property
-    def cum_hits(self) -> np.ndarray:
-        """``hits@i`` at every rank (int64)."""
-        return np.cumsum(self.relevant_slots, axis=1, dtype=np.int64)
-
-    # --- at the cutoffs (queries x cutoffs) ------------------------------------------------------
-
-    @cached_property
-    def k(self) -> np.ndarray:
-        """The cutoffs as a float row."""
-        return self.cutoffs[None, :].astype(np.float64)
-
-    @cached_property
-    def hits(self) -> np.ndarray:
-        """``hits@k`` (int64)."""
-        return self.cum_hits[:, self.columns]
-
-    @cached_property
-    def denominator(self) -> np.ndarray:
-        """``D``: R, or ``min(R, k)`` under ``--denominator min`` (float)."""
-        r = self.relevant[:, None].astype(np.float64)
-        if self.conventions.denominator is Denominator.MIN:
-            return np.minimum(r, self.k)
-        return np.broadcast_to(r, (len(r), len(self.cutoffs)))
-
-    @cached_property
-    def precision_sum(self) -> np.ndarray:
-        """``sum_{i<=k} rel_i * hits@i / i``: the numerator of AP@k and CP@k."""
-        ranks = np.arange(1, self.depth + 1, dtype=np.float64)
-        return np.cumsum(np.where(self.relevant_slots, self.cum_hits / ranks, 0.0), axis=1)[:, self.columns]
-
-    @cached_property
-    def first_slots(self) -> np.ndarray:
-        """Cells holding the first occurrence of an id in its list: not empty, not a repeat."""
-        return self.valid & ~self._pad(self.judged.repeat)
-
-    @cached_property
-    def judged_hits(self) -> np.ndarray:
-        """The slots within k holding the first occurrence of a judged id, whatever its grade (int64)."""
-        return np.cumsum(self._pad(self.judged.judged) & self.first_slots, axis=1, dtype=np.int64)[:, self.columns]
-
-    @cached_property
-    def top_grade(self) -> np.ndarray:
-        """Each query's highest grade, judged or retrieved (1 when none is higher): exp gains are
-        scaled by ``2^-top`` per query (:meth:`~ragreport.core.model.Gain.scaled`), so they never overflow."""
-        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
-        top = np.ones(self.hi - self.lo, dtype=np.int64)
-        listed = np.diff(offsets) > 0
-        top[listed] = self.judged.ideal_grades[offsets[:-1][listed]]  # ideal lists run high to low
-        retrieved = np.where(self.valid, self._pad(self.judged.grades), 1).astype(np.int64)
-        return np.maximum(top, retrieved.max(axis=1, initial=1))
-
-    @cached_property
-    def dcg(self) -> np.ndarray:
-        """DCG@k under the run's gain, exp gains scaled by ``2^-top`` per query (so only the ratio
-        nDCG, never DCG itself, is read off it); a repeat gains nothing."""
-        scaled = self.conventions.gain.scaled(self._pad(self.judged.grades), self.top_grade[:, None])
-        gains = np.where(self.first_slots, scaled, 0.0)
-        return cumulative_dcg(gains)[:, self.columns]
-
-    @cached_property
-    def ideal_dcg(self) -> np.ndarray:
-        """IDCG@k: every judged grade of the query, retrieved or not, sorted high to low.
-
-        An ideal list holds only the query's relevant grades (often a handful against a depth of
-        hundreds), so the sum runs over the block's longest ideal list and is read flat beyond it:
-        the same values, bit for bit, as a sum over the whole depth, which would only add zeros.
-        """
-        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
-        longest = int(np.diff(offsets).max()) if len(offsets) > 1 else 0
-        width = max(1, min(self.depth, longest))
-        valid, index = _layout(offsets, width)
-        grades = self.judged.ideal_grades
-        padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else grades[index]
-        scaled = self.conventions.gain.scaled(padded, self.top_grade[:, None])
-        ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
-        return ideal[:, np.minimum(self.columns, width - 1)]
-
-    # --- whole lists ---------------------------------------------------------------------------
-
-    def per_query(self, values: np.ndarray) -> np.ndarray:
-        """A per-query figure that no cutoff changes, repeated at every cutoff (float)."""
-        return np.broadcast_to(np.asarray(values, dtype=np.float64)[:, None], (self.hi - self.lo, len(self.cutoffs)))
-
-    @cached_property
-    def hits_at_r(self) -> np.ndarray:
-        """``hits@R`` per query (0 when R = 0); needs ``depth`` >= R."""
-        rank = np.maximum(self.relevant, 1) - 1
-        return np.take_along_axis(self.cum_hits, rank[:, None], axis=1)[:, 0]
-
-
-def _layout(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """Queries delimited by ``offsets`` as rows of ``depth`` cells: (valid, slot index)."""
-    lengths = np.diff(offsets)
-    ranks = np.arange(depth, dtype=np.int64)
-    valid = ranks[None, :] < lengths[:, None]
-    index = np.where(valid, offsets[:-1, None] + ranks[None, :], 0)
-    return valid, index
-
-
-def cumulative_dcg(gains: np.ndarray | list[list[float]]) -> np.ndarray:
-    """DCG at every depth: ``out[q, k-1] = sum_{i<=k} gains[q, i-1] / log2(i + 1)``.
-
-    Example: gains 3, 2, 3, 0, 1, 2 give DCG@6 = 6.861; their ideal order 3, 3, 2, 2, 1 gives 7.141.
-    """
-    matrix = np.atleast_2d(np.asarray(gains, dtype=np.float64))
-    discount = 1.0 / np.log2(np.arange(2, matrix.shape[1] + 2, dtype=np.float64))
-    return np.cumsum(matrix * discount, axis=1)
-
-
-Kernel = Callable[[Sums], np.ndarray]
+Kernel = Callable[["Sums"], np.ndarray]
 Describe = Callable[[int, Conventions], str]
-
-#: The tools whose spellings the parser reads, in the order the valid-forms message lists them.
-TOOLS = ("trec_eval", "ir_measures", "ranx", "ragreport")
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -679,72 +442,17 @@ class Measure:
         return self.metric.interval
 
 
-# --- Names, generated from the declarations -------------------------------------------------------
-
-#: The rank of a measure trec_eval does not print, after every one it does.
-NOT_PRINTED = 1 << 30
-
-
-def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
-    """Lower-cased name -> (metric, implied gain, cutoff rule), over every tool's spellings.
-
-    A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
-    cutoff) allows every form either allows; it must mean the same metric and gain in both.
-    """
-    forms: dict[str, tuple[Metric, Gain | None, bool, bool]] = {}
-    for metric in CATALOGUE:
-        for tool in TOOLS:
-            for spelling in metric.spellings(tool):
-                rule = metric.rule(spelling)
-                name = spelling.name.lower()
-                cut, whole = rule.allows(1), rule.allows(None)
-                if name in forms:
-                    other, gain, other_cut, other_whole = forms[name]
-                    if (other, gain) != (metric, spelling.gain):
-                        raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
-                    cut, whole = cut or other_cut, whole or other_whole
-                forms[name] = (metric, spelling.gain, cut, whole)
-    return {name: (metric, gain, CutoffRule.of(cut, whole)) for name, (metric, gain, cut, whole) in forms.items()}
-
-
-def _valid_forms(example: int = 5) -> str:
-    """Every spelling of every tool, each as written with a cutoff and/or without one."""
-    parts = []
-    for tool in TOOLS:
-        forms: list[str] = []
-        for metric in CATALOGUE:
-            for spelling in metric.spellings(tool):
-                rule = metric.rule(spelling)
-                if rule.allows(example):
-                    if tool == "trec_eval" and not forms:  # trec_eval's own cutoff syntax, shown once
-                        forms += [
-                            f"{spelling.name}_{example}",
-                            f"{spelling.name}.{example}",
-                            f"{spelling.name}.{example},{2 * example}",
-                        ]
-                    else:
-                        forms.append(
-                            f"{spelling.name}_{example}" if tool == "trec_eval" else f"{spelling.name}@{example}"
-                        )
-                if rule.allows(None):
-                    forms.append(spelling.name)
-        parts.append(f"{tool}: {' '.join(forms)}")
-    return "; ".join(parts)
-
-
-#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule).
-NAMES: dict[str, tuple[Metric, Gain | None, CutoffRule]] = _parse_table()
-#: What an unknown measure's error lists.
-VALID_FORMS: str = _valid_forms()
-
-
 def _require(condition: bool, problem: str) -> None:
     if not condition:
         raise ValueError(f"metric catalogue: {problem}")
 
 
 def _check() -> None:
-    """The declarations agree with each other (run once, at import; kept under ``python -O``)."""
+    """The declarations agree with each other (run once, at import; kept under ``python -O``).
+
+    The name parser (:data:`ragreport.scoring.measures.NAMES`, built when it is imported) refuses a
+    name two entries declare.
+    """
     _require(len(_BY_KEY) == len(CATALOGUE), "two entries share a key")
     for m in CATALOGUE:
         _require(not m.in_suite or m.cutoff.allows(1), f"{m.key} is in the suite, which is read at a cutoff")

@@ -19,18 +19,9 @@ import numpy as np
 
 from ..core.errors import UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import (
-    CATALOGUE,
-    COMPARED,
-    NAMES,
-    NOT_PRINTED,
-    PRIMARY,
-    VALID_FORMS,
-    CutoffRule,
-    Measure,
-    Metric,
-)
+from .catalogue import CATALOGUE, COMPARED, PRIMARY, Measure, Metric
 from .cutoffs import MAX_CUTOFF
+from .kinds import TOOLS, CutoffRule
 from .metrics import full_depth, score
 
 if TYPE_CHECKING:  # annotations only
@@ -46,6 +37,65 @@ __all__ = [
     "score_measures",
     "trec_sort_key",
 ]
+
+
+# --- Names, generated from the declarations -------------------------------------------------------
+
+#: The rank of a measure trec_eval does not print, after every one it does.
+NOT_PRINTED = 1 << 30
+
+
+def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
+    """Lower-cased name -> (metric, implied gain, cutoff rule), over every tool's spellings.
+
+    A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
+    cutoff) allows every form either allows; it must mean the same metric and gain in both.
+    """
+    forms: dict[str, tuple[Metric, Gain | None, bool, bool]] = {}
+    for metric in CATALOGUE:
+        for tool in TOOLS:
+            for spelling in metric.spellings(tool):
+                rule = metric.rule(spelling)
+                name = spelling.name.lower()
+                cut, whole = rule.allows(1), rule.allows(None)
+                if name in forms:
+                    other, gain, other_cut, other_whole = forms[name]
+                    if (other, gain) != (metric, spelling.gain):
+                        raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
+                    cut, whole = cut or other_cut, whole or other_whole
+                forms[name] = (metric, spelling.gain, cut, whole)
+    return {name: (metric, gain, CutoffRule.of(cut, whole)) for name, (metric, gain, cut, whole) in forms.items()}
+
+
+def _valid_forms(example: int = 5) -> str:
+    """Every spelling of every tool, each as written with a cutoff and/or without one."""
+    parts = []
+    for tool in TOOLS:
+        forms: list[str] = []
+        for metric in CATALOGUE:
+            for spelling in metric.spellings(tool):
+                rule = metric.rule(spelling)
+                if rule.allows(example):
+                    if tool == "trec_eval" and not forms:  # trec_eval's own cutoff syntax, shown once
+                        forms += [
+                            f"{spelling.name}_{example}",
+                            f"{spelling.name}.{example}",
+                            f"{spelling.name}.{example},{2 * example}",
+                        ]
+                    else:
+                        forms.append(
+                            f"{spelling.name}_{example}" if tool == "trec_eval" else f"{spelling.name}@{example}"
+                        )
+                if rule.allows(None):
+                    forms.append(spelling.name)
+        parts.append(f"{tool}: {' '.join(forms)}")
+    return "; ".join(parts)
+
+
+#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule).
+NAMES: dict[str, tuple[Metric, Gain | None, CutoffRule]] = _parse_table()
+#: What an unknown measure's error lists.
+VALID_FORMS: str = _valid_forms()
 
 
 def trec_sort_key(measure: Measure) -> tuple[int, str, int, str]:

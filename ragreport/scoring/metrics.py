@@ -1,7 +1,7 @@
 """Score every query of a run at every cutoff: the catalogue's kernels over all queries at once.
 
 Scoring lays the run out as padded rank matrices (queries x depth, depth = the largest cutoff
-asked for), takes cumulative sums along the ranks once (:class:`~ragreport.scoring.catalogue.Sums`),
+asked for), takes cumulative sums along the ranks once (:class:`~ragreport.scoring.sums.Sums`),
 and lets every metric of :mod:`ragreport.scoring.catalogue` read its figure at every cutoff off
 those sums. Queries are taken in blocks of whole queries so that a matrix stays near 16 MB however
 large the run; there is no Python loop over queries, ranks or cutoffs, only one kernel call per
@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.model import Conventions, Missing, NoRelevant
-from .catalogue import SUITE, CutoffRule, Metric, Sums
+from .catalogue import SUITE, Metric
+from .kinds import CutoffRule
+from .sums import Sums
 
 if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
     from .join import JudgedRun

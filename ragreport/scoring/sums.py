@@ -1,0 +1,197 @@
+"""The per-rank sums every metric's kernel reads, computed once per block of queries.
+
+Scoring (:func:`ragreport.scoring.metrics.score`) takes queries in blocks and builds one
+:class:`Sums` per block: the per-rank cumulative sums every metric reads (hits, the running
+precision sum of AP, DCG and the ideal DCG, the first relevant rank, R and the Recall/AP
+denominator), each computed once, on first use, over every query of the block at once. A kernel
+(:attr:`ragreport.scoring.catalogue.Metric.kernel`) maps the block's sums to a (queries x cutoffs)
+matrix. A metric whose kernel needs a sum this class lacks adds one ``cached_property`` here.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.model import Conventions, Denominator
+
+if TYPE_CHECKING:
+    from .join import JudgedRun
+
+
+class Sums:
+    """The shared per-rank sums of queries ``lo:hi`` of a run, each computed once, when first read.
+
+    The run's slots are laid out as (queries x ``depth``) matrices, cells past a list's end being
+    empty; a ``*_at`` sum or a per-cutoff figure is read at ``cutoffs`` (queries x cutoffs). Kernels
+    read only the sums they need, so a block scoring Precision alone never computes a DCG.
+    ``depth`` must reach the largest cutoff, and the largest R of the block when a whole-list
+    measure is read (:func:`ragreport.scoring.metrics.score` sees to both).
+    """
+
+    def __init__(
+        self, judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions
+    ) -> None:
+        self.judged = judged
+        self.lo, self.hi = lo, hi
+        self.cutoffs = cutoffs
+        self.columns = cutoffs - 1
+        self.depth = depth
+        self.conventions = conventions
+
+    # --- the layout ----------------------------------------------------------------------------
+
+    @cached_property
+    def _layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """(valid, index): which cells hold a slot, and which slot (0 where empty)."""
+        return _layout(self.judged.offsets[self.lo : self.hi + 1], self.depth)
+
+    def _pad(self, slot_array: np.ndarray) -> np.ndarray:
+        """A per-slot array as a (queries x depth) matrix; empty cells hold junk, masked by ``valid``."""
+        valid, index = self._layout
+        return np.zeros(valid.shape, dtype=slot_array.dtype) if len(slot_array) == 0 else slot_array[index]
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self._layout[0]
+
+    # --- per query -----------------------------------------------------------------------------
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """R: the query's ids graded the relevance level or more, retrieved or not (int)."""
+        return self.judged.relevant[self.lo : self.hi]
+
+    @cached_property
+    def retrieved(self) -> np.ndarray:
+        """The whole list's length, repeats included (a whole-list fact: true of any head)."""
+        return self.judged.retrieved[self.lo : self.hi]
+
+    @cached_property
+    def relevant_retrieved(self) -> np.ndarray:
+        """The distinct relevant ids anywhere in the whole list."""
+        return self.judged.relevant_retrieved[self.lo : self.hi]
+
+    @cached_property
+    def first_relevant(self) -> np.ndarray:
+        """The rank of the first relevant id within ``depth`` (0: none)."""
+        relevant = self.relevant_slots
+        return np.where(relevant.any(axis=1), np.argmax(relevant, axis=1) + 1, 0)
+
+    # --- per rank (queries x depth) -------------------------------------------------------------
+
+    @cached_property
+    def relevant_slots(self) -> np.ndarray:
+        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more)."""
+        return self._pad(self.judged.slot_relevant) & self.valid
+
+    @cached_property
+    def cum_hits(self) -> np.ndarray:
+        """``hits@i`` at every rank (int64)."""
+        return np.cumsum(self.relevant_slots, axis=1, dtype=np.int64)
+
+    # --- at the cutoffs (queries x cutoffs) ------------------------------------------------------
+
+    @cached_property
+    def k(self) -> np.ndarray:
+        """The cutoffs as a float row."""
+        return self.cutoffs[None, :].astype(np.float64)
+
+    @cached_property
+    def hits(self) -> np.ndarray:
+        """``hits@k`` (int64)."""
+        return self.cum_hits[:, self.columns]
+
+    @cached_property
+    def denominator(self) -> np.ndarray:
+        """``D``: R, or ``min(R, k)`` under ``--denominator min`` (float)."""
+        r = self.relevant[:, None].astype(np.float64)
+        if self.conventions.denominator is Denominator.MIN:
+            return np.minimum(r, self.k)
+        return np.broadcast_to(r, (len(r), len(self.cutoffs)))
+
+    @cached_property
+    def precision_sum(self) -> np.ndarray:
+        """``sum_{i<=k} rel_i * hits@i / i``: the numerator of AP@k and CP@k."""
+        ranks = np.arange(1, self.depth + 1, dtype=np.float64)
+        return np.cumsum(np.where(self.relevant_slots, self.cum_hits / ranks, 0.0), axis=1)[:, self.columns]
+
+    @cached_property
+    def first_slots(self) -> np.ndarray:
+        """Cells holding the first occurrence of an id in its list: not empty, not a repeat."""
+        return self.valid & ~self._pad(self.judged.repeat)
+
+    @cached_property
+    def judged_hits(self) -> np.ndarray:
+        """The slots within k holding the first occurrence of a judged id, whatever its grade (int64)."""
+        return np.cumsum(self._pad(self.judged.judged) & self.first_slots, axis=1, dtype=np.int64)[:, self.columns]
+
+    @cached_property
+    def top_grade(self) -> np.ndarray:
+        """Each query's highest grade, judged or retrieved (1 when none is higher): exp gains are
+        scaled by ``2^-top`` per query (:meth:`~ragreport.core.model.Gain.scaled`), so they never overflow."""
+        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
+        top = np.ones(self.hi - self.lo, dtype=np.int64)
+        listed = np.diff(offsets) > 0
+        top[listed] = self.judged.ideal_grades[offsets[:-1][listed]]  # ideal lists run high to low
+        retrieved = np.where(self.valid, self._pad(self.judged.grades), 1).astype(np.int64)
+        return np.maximum(top, retrieved.max(axis=1, initial=1))
+
+    @cached_property
+    def dcg(self) -> np.ndarray:
+        """DCG@k under the run's gain, exp gains scaled by ``2^-top`` per query (so only the ratio
+        nDCG, never DCG itself, is read off it); a repeat gains nothing."""
+        scaled = self.conventions.gain.scaled(self._pad(self.judged.grades), self.top_grade[:, None])
+        gains = np.where(self.first_slots, scaled, 0.0)
+        return cumulative_dcg(gains)[:, self.columns]
+
+    @cached_property
+    def ideal_dcg(self) -> np.ndarray:
+        """IDCG@k: every judged grade of the query, retrieved or not, sorted high to low.
+
+        An ideal list holds only the query's relevant grades (often a handful against a depth of
+        hundreds), so the sum runs over the block's longest ideal list and is read flat beyond it:
+        the same values, bit for bit, as a sum over the whole depth, which would only add zeros.
+        """
+        offsets = self.judged.ideal_offsets[self.lo : self.hi + 1]
+        longest = int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+        width = max(1, min(self.depth, longest))
+        valid, index = _layout(offsets, width)
+        grades = self.judged.ideal_grades
+        padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else grades[index]
+        scaled = self.conventions.gain.scaled(padded, self.top_grade[:, None])
+        ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
+        return ideal[:, np.minimum(self.columns, width - 1)]
+
+    # --- whole lists ---------------------------------------------------------------------------
+
+    def per_query(self, values: np.ndarray) -> np.ndarray:
+        """A per-query figure that no cutoff changes, repeated at every cutoff (float)."""
+        return np.broadcast_to(np.asarray(values, dtype=np.float64)[:, None], (self.hi - self.lo, len(self.cutoffs)))
+
+    @cached_property
+    def hits_at_r(self) -> np.ndarray:
+        """``hits@R`` per query (0 when R = 0); needs ``depth`` >= R."""
+        rank = np.maximum(self.relevant, 1) - 1
+        return np.take_along_axis(self.cum_hits, rank[:, None], axis=1)[:, 0]
+
+
+def _layout(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """Queries delimited by ``offsets`` as rows of ``depth`` cells: (valid, slot index)."""
+    lengths = np.diff(offsets)
+    ranks = np.arange(depth, dtype=np.int64)
+    valid = ranks[None, :] < lengths[:, None]
+    index = np.where(valid, offsets[:-1, None] + ranks[None, :], 0)
+    return valid, index
+
+
+def cumulative_dcg(gains: np.ndarray | list[list[float]]) -> np.ndarray:
+    """DCG at every depth: ``out[q, k-1] = sum_{i<=k} gains[q, i-1] / log2(i + 1)``.
+
+    Example: gains 3, 2, 3, 0, 1, 2 give DCG@6 = 6.861; their ideal order 3, 3, 2, 2, 1 gives 7.141.
+    """
+    matrix = np.atleast_2d(np.asarray(gains, dtype=np.float64))
+    discount = 1.0 / np.log2(np.arange(2, matrix.shape[1] + 2, dtype=np.float64))
+    return np.cumsum(matrix * discount, axis=1)
