@@ -750,8 +750,8 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     newest one, or for a ``label`` published again the one older than that label.
     """
     from .core.history import HISTORY_FILE, REPORTS
-    from .output import present as say
     from .output.history import check_label, digest, previous_entry
+    from .output.wording import messages as say
     from .output.writing import folder_problem, recover_before_reading, target_path
     from .reading.history import load_history
 

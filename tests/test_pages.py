@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from ragreport.output.pages import content_id, script_json
-from ragreport.output.present import decimal
 from ragreport.output.view import slug
+from ragreport.output.wording.numbers import decimal
 
 
 def test_three_decimals_and_missing_values():

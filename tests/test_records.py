@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from ragreport.api import evaluate
-from ragreport.output import present as say
 from ragreport.output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from ragreport.output.wording import exports as say
 
 # q1: d1 relevant at rank 1; q2: d4 relevant at rank 2; q3 judged with nothing relevant (left out).
 RUN = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 2.0, "d4": 1.0}}

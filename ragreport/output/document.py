@@ -15,8 +15,9 @@ from ..analysis.summary import judgment_map, report_fingerprints, report_judgmen
 from ..core.ids import as_text
 from ..core.model import SCHEMA
 from ..scoring.catalogue import SUITE, IntervalMethod
-from . import present as say
 from .headline import headline
+from .wording import comparison as say
+from .wording import report as say_report
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -80,7 +81,7 @@ def run_document(
         "k": k,
         "cutoffs": list(summary.cutoffs),
         "date": run_date(summary, today or _dt.date.today()).isoformat(),
-        "source": say.shown_source(judged.source),
+        "source": say_report.shown_source(judged.source),
         "meta": judged.meta.as_dict(),
         "conventions": conventions.as_dict(),
         "convention_text": {name: choice.meaning for name, choice in conventions.choices()},

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from . import present as say
 from .sanitize import render_notes
+from .wording import headline as say_headline
+from .wording import report as say
 
 if TYPE_CHECKING:
     from .slicing import SlicesView
@@ -240,11 +241,11 @@ def site_context(view: ReportView) -> dict[str, Any]:
             {"run": h.run, "anchor": h.anchor, "verdict_class": h.verdict_class, "sentence": h.sentence}
             for h in view.headline
         ],
-        "headline_title": say.HEADLINE_TITLE,
-        "headline_details": say.HEADLINE_DETAILS,
+        "headline_title": say_headline.HEADLINE_TITLE,
+        "headline_details": say_headline.HEADLINE_DETAILS,
         "headline_caption": view.headline_caption,
         "forest": figure(view.forest),
-        "scored_fingerprints": say.SCORED_FINGERPRINTS,
+        "scored_fingerprints": say_headline.SCORED_FINGERPRINTS,
         "glossary": asdict(view.glossary),
         "glossary_link": say.GLOSSARY_LINK,
         "comparison": comparison_context(view.comparison) if view.comparison is not None else None,

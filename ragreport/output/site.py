@@ -33,11 +33,13 @@ from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
-from . import present as say
 from .charts import trend_figure
 from .history import history_context, history_json
 from .pages import figure, site_context, suite_matrix
 from .text import markdown
+from .wording import history as say_history
+from .wording import messages as say
+from .wording import report as say_report
 from .writing import (
     MARKER,
     SITE_HEADER,
@@ -224,12 +226,16 @@ def _page(
 ) -> dict[str, Any]:
     runs = site["runs"]
     hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
-    nav = [{"href": history, "text": say.HISTORY_NAV, "current": False}] if history else []
+    nav = [{"href": history, "text": say_history.HISTORY_NAV, "current": False}] if history else []
     nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
     nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
     if site.get("query_view") is not None:
         nav.append(
-            {"href": "#queries" if single else "queries.html", "text": say.QUERIES_NAV, "current": current == "queries"}
+            {
+                "href": "#queries" if single else "queries.html",
+                "text": say_report.QUERIES_NAV,
+                "current": current == "queries",
+            }
         )
     return {
         "home": "#main" if single else "index.html",
@@ -317,8 +323,8 @@ def render_single(report: BuiltReport) -> bytes:
         "id": PLOTLY_PACKED_ID,
         "data": plotly_packed(),
         "runs": plotly_source(),  # what unpack.js inserts: the policy lists its hash
-        "unsupported": say.PLOTLY_UNSUPPORTED,
-        "failed": say.PLOTLY_FAILED,
+        "unsupported": say_report.PLOTLY_UNSUPPORTED,
+        "failed": say_report.PLOTLY_FAILED,
     }
     scripts: list[dict[str, Any]] = [
         {"src": None, "inline": None, "block": packed},
@@ -439,11 +445,11 @@ def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
     context = history_context(entries)
     for trend in [context["primary_trend"], *context["other_trends"]]:
         if trend is not None:
-            trend["figure"] = figure(trend_figure(trend.pop("trend"), say.trend_title(trend["metric"])))
+            trend["figure"] = figure(trend_figure(trend.pop("trend"), say_history.trend_title(trend["metric"])))
     page = {
         "home": "index.html",
-        "nav": [{"href": "index.html", "text": say.HISTORY_NAV, "current": True}],
-        "downloads": [{"href": HISTORY_FILE, "text": say.HISTORY_DATA_LINK}],
+        "nav": [{"href": "index.html", "text": say_history.HISTORY_NAV, "current": True}],
+        "downloads": [{"href": HISTORY_FILE, "text": say_history.HISTORY_DATA_LINK}],
     }
     scripts: list[dict[str, Any]] = [
         {"src": PLOTLY_ASSET, "inline": None, "block": None},

@@ -2,7 +2,7 @@
 
 :func:`build_view` reads an :class:`~ragreport.analysis.result.Analysis` and returns a
 :class:`ReportView` of frozen dataclasses holding already-formatted strings and plain values (the
-words and formats come from :mod:`ragreport.output.present`). The site's pages
+words and formats come from :mod:`ragreport.output.wording`). The site's pages
 (:mod:`ragreport.output.pages`), the terminal table, the Markdown and summary.md
 (:mod:`ragreport.output.text`) lay it out and decide nothing. report.json is not built from it: it
 is the data contract (:mod:`ragreport.output.document`).
@@ -28,11 +28,15 @@ from ..core.ids import as_text
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, SUITE, IntervalMethod, Metric
 from ..scoring.metrics import FIXED_RULES
-from . import present as say
 from .charts import forest_figure, index_sweep_figure, outcome_figure, run_sweep_figure, scatter_figure
 from .headline import HeadlineEntry, headline
 from .queryview import query_view_data
 from .slicing import SlicesView, opposite_sentence, slices_view
+from .wording import comparison as say_comparison
+from .wording import gates as say_gates
+from .wording import headline as say_headline
+from .wording import numbers as fmt
+from .wording import report as say
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -370,13 +374,13 @@ class ComparisonView:
 
     baseline: str
     baseline_anchor: str
-    heading: say.Text
+    heading: fmt.Text
     caption: str
     confidence: str
     k: int
     primary: str
     correction: str
-    method: tuple[say.Text, ...]
+    method: tuple[fmt.Text, ...]
     notes: tuple[str, ...]
     rows: tuple[ComparisonRow, ...]
     pairs: tuple[PairView, ...]
@@ -384,7 +388,7 @@ class ComparisonView:
     matrix: tuple[DeltaRow, ...] = ()
     matrix_caption: str = ""
     more: str = say.COMPARISON_MORE
-    no_movers: str = say.NO_MOVERS
+    no_movers: str = say_comparison.NO_MOVERS
 
 
 @dataclass(frozen=True)
@@ -401,8 +405,8 @@ class DriftRowView:
     queries: str
     bar: Bar | None = None
     aria: str = ""
-    p: str = say.NA
-    p_adjusted: str = say.NA
+    p: str = fmt.NA
+    p_adjusted: str = fmt.NA
     changed: str = "0"
     verdict: str = ""
     verdict_class: str = "unclear"
@@ -421,19 +425,19 @@ class DriftView:
     output shows them.
     """
 
-    previous_line: say.Text
+    previous_line: fmt.Text
     comparable: bool
-    reasons: tuple[say.Text, ...]
-    notes: tuple[say.Text, ...]
-    same_line: say.Text | None
+    reasons: tuple[fmt.Text, ...]
+    notes: tuple[fmt.Text, ...]
+    same_line: fmt.Text | None
     rows: tuple[DriftRowView, ...]
-    changes: tuple[say.Text, ...] = ()
+    changes: tuple[fmt.Text, ...] = ()
     method: str = ""
-    unchanged: tuple[say.Text, ...] = ()
+    unchanged: tuple[fmt.Text, ...] = ()
     metrics: tuple[str, ...] = ()
     matrix: tuple[DeltaRow, ...] = ()
     matrix_caption: str = ""
-    more: str = say.DRIFT_MORE
+    more: str = say_comparison.DRIFT_MORE
     confidence: str = ""
     correction: str = ""
     unchanged_runs: tuple[str, ...] = ()
@@ -445,7 +449,7 @@ class DriftView:
         return tuple(r for r in self.rows if r.run not in quiet)
 
     @property
-    def lines(self) -> tuple[say.Text, ...]:
+    def lines(self) -> tuple[fmt.Text, ...]:
         return (
             self.previous_line,
             *self.reasons,
@@ -464,7 +468,7 @@ class HeadlineView:
     run: str
     anchor: str
     verdict_class: str
-    sentence: say.Text
+    sentence: fmt.Text
 
 
 @dataclass(frozen=True)
@@ -543,7 +547,9 @@ def gates_view(results: Sequence[GateResult]) -> GatesView | None:
     )
     failed = sum(not r.passed for r in results)
     checks = sum(1 for r in results if r.run)  # a line that reads nothing (one run: no baseline) is no check
-    return GatesView(say.GATES_TITLE, say.GATES_HEADER, rows, say.gates_summary(failed, checks), failed > 0)
+    return GatesView(
+        say_gates.GATES_TITLE, say_gates.GATES_HEADER, rows, say_gates.gates_summary(failed, checks), failed > 0
+    )
 
 
 @dataclass(frozen=True)
@@ -630,7 +636,7 @@ Scale = tuple[float, float]
 def _scale(intervals: Sequence[Interval]) -> Scale:
     """The axis of one metric's bars in a table: from the lowest band end of its runs to the highest,
     padded a little, so the bands fill the bar instead of a few pixels of an axis from 0 to 1."""
-    ends = [v for i in intervals for v in (i.low, i.high, i.mean) if not say.is_missing(v)]
+    ends = [v for i in intervals for v in (i.low, i.high, i.mean) if not fmt.is_missing(v)]
     if not ends:
         return (0.0, 1.0)
     low, high = min(ends), max(ends)
@@ -640,7 +646,7 @@ def _scale(intervals: Sequence[Interval]) -> Scale:
 
 def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar | None:
     """A band on the axis ``scale`` (0 to 1 unless given), as SVG coordinates 0 to 100."""
-    if any(say.is_missing(v) for v in (low, high, mean)):
+    if any(fmt.is_missing(v) for v in (low, high, mean)):
         return None
     start, span = scale[0], (scale[1] - scale[0]) or 1.0
 
@@ -652,7 +658,7 @@ def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar
 
 def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> Bar | None:
     """A band on the axis from -``reach`` to ``reach``, as SVG coordinates 0 to 100 (0 at 50)."""
-    if any(say.is_missing(v) for v in (low, high, mean)):
+    if any(fmt.is_missing(v) for v in (low, high, mean)):
         return None
 
     def x(v: float) -> float:
@@ -664,10 +670,10 @@ def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> 
 def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
     low, high, mean = interval.low, interval.high, interval.mean
     return Cell(
-        mean=say.decimal(mean),
-        low=say.decimal(low),
-        high=say.decimal(high),
-        band=say.band(low, high),
+        mean=fmt.decimal(mean),
+        low=fmt.decimal(low),
+        high=fmt.decimal(high),
+        band=fmt.band(low, high),
         interval=say.INTERVAL_NAMES[interval.method],
         method=interval.method,
         bar=_bar(low, high, mean, scale),
@@ -697,7 +703,7 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
 
 
 def _is_best(mean: float, best: float | None) -> bool:
-    return best is not None and not say.is_missing(mean) and mean >= best - 1e-12
+    return best is not None and not fmt.is_missing(mean) and mean >= best - 1e-12
 
 
 def suite_matrix(
@@ -715,7 +721,7 @@ def suite_matrix(
     scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
     best: dict[str, float | None] = {}
     for label in labels:
-        means = [s.at_k[label].mean for s in summaries if not say.is_missing(s.at_k[label].mean)]
+        means = [s.at_k[label].mean for s in summaries if not fmt.is_missing(s.at_k[label].mean)]
         best[label] = max(means) if means and len(summaries) > 1 else None
     rows = []
     for s in summaries:
@@ -726,8 +732,8 @@ def suite_matrix(
             mark = say.MARKS_OF_VERDICT.get(css, "")
             cells.append(
                 FigureCell(
-                    mean=say.decimal(i.mean),
-                    band=say.band(i.low, i.high),
+                    mean=fmt.decimal(i.mean),
+                    band=fmt.band(i.low, i.high),
                     best=_is_best(i.mean, best[label]),
                     mark=mark,
                     mark_class=css if mark else "",
@@ -747,10 +753,10 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
     for i, measure in enumerate(summary.measures):
         interval = summary.measure_at[measure.label()]
         if measure.is_count:
-            mean = say.count(int(summary.measure_values[i][summary.scores.scored].sum()))
+            mean = fmt.count(int(summary.measure_values[i][summary.scores.scored].sum()))
         else:
-            mean = say.decimal(interval.mean)
-        band = "" if interval.method is IntervalMethod.NONE else say.band(interval.low, interval.high)
+            mean = fmt.decimal(interval.mean)
+        band = "" if interval.method is IntervalMethod.NONE else fmt.band(interval.low, interval.high)
         rows.append(
             MeasureRow(
                 label=measure.label(),
@@ -862,7 +868,7 @@ def query_table(
         text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
         shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
         data["texts"] = {
-            d: [texts[d][0], say.snippet(texts[d][1], say.SNIPPET_CHARS), say.snippet(texts[d][1], say.FULL_TEXT_CHARS)]
+            d: [texts[d][0], fmt.snippet(texts[d][1], fmt.SNIPPET_CHARS), fmt.snippet(texts[d][1], fmt.FULL_TEXT_CHARS)]
             for d in shown
         }
         data["text_rows"] = text_rows
@@ -870,7 +876,7 @@ def query_table(
         data["text_missing"] = say.TEXT_MISSING
         data["full_text"] = say.FULL_TEXT
     options = tuple(
-        StatusOption(i, s.label, s.meaning, say.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
+        StatusOption(i, s.label, s.meaning, fmt.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
     )
     titles = [
         *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
@@ -884,7 +890,7 @@ def query_table(
         data=data,
         status_options=options,
         headers=tuple(headers),
-        total=say.count(judged.n_queries),
+        total=fmt.count(judged.n_queries),
         titles=tuple(titles),
         filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
         print_note=say.query_table_print_note(judged.n_queries),
@@ -925,19 +931,19 @@ def run_view(
         kmax=kmax,
         cutoffs=say.cutoffs_text(summary.cutoffs),
         date=run_date(summary, today).isoformat(),
-        counts={key: say.count(value) for key, value in c.items()},
+        counts={key: fmt.count(value) for key, value in c.items()},
         counts_line=say.counts_line(c),
         fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
         short_fingerprints={
-            "queries": say.short_hash(summary.query_fingerprint),
-            "labels": say.short_hash(summary.label_fingerprint),
+            "queries": fmt.short_hash(summary.query_fingerprint),
+            "labels": fmt.short_hash(summary.label_fingerprint),
         },
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
         suite=suite_matrix([summary], {summary.name: slug_name}, verdicts or {}, baseline, say.MATRIX_CAPTION),
         measures=_measures(summary),
-        confidence=say.percent(conv.confidence),
+        confidence=fmt.percent(conv.confidence),
         conventions=tuple(switches),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         convention_text=tuple(choice.meaning for _, choice in conv.choices()),
@@ -970,9 +976,9 @@ def _movers(
             Mover(
                 ids[i],
                 texts[i] or "",
-                say.decimal(float(rc.baseline_scores[i, m])),
-                say.decimal(float(rc.run_scores[i, m])),
-                say.signed(float(delta[i])),
+                fmt.decimal(float(rc.baseline_scores[i, m])),
+                fmt.decimal(float(rc.run_scores[i, m])),
+                fmt.signed(float(delta[i])),
             )
         )
     return tuple(out)
@@ -980,7 +986,7 @@ def _movers(
 
 def _pair_notes(rc: RunComparison) -> list[str]:
     pairing = rc.pairing
-    return say.pair_notes(
+    return say_comparison.pair_notes(
         rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
     )
 
@@ -1003,23 +1009,23 @@ def comparison_view(
     pairs: list[PairView] = []
     notes: list[str] = []
     ends = [abs(v) for rc in comparison.runs for c in rc.comparisons for v in (c.low, c.high, c.delta)]
-    reach = max([v for v in ends if not say.is_missing(v)], default=0.0) * 1.05 or 1.0
+    reach = max([v for v in ends if not fmt.is_missing(v)], default=0.0) * 1.05 or 1.0
     for rc in comparison.runs:
         for c in rc.comparisons:
-            words, css = say.verdict(c.verdict, c.alpha, c.p_adjusted)
+            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted)
             rows.append(
                 ComparisonRow(
                     run=c.run,
                     metric=c.metric,
-                    delta=say.signed(c.delta),
-                    band=say.signed_band(c.low, c.high),
+                    delta=fmt.signed(c.delta),
+                    band=fmt.signed_band(c.low, c.high),
                     bar=_diverging_bar(c.low, c.high, c.delta, reach),
-                    p=say.p_value(c.p),
-                    p_adjusted=say.p_value(c.p_adjusted),
+                    p=fmt.p_value(c.p),
+                    p_adjusted=fmt.p_value(c.p_adjusted),
                     wtl=f"{c.wins}/{c.ties}/{c.losses}",
                     verdict=words,
                     verdict_class=css,
-                    aria=say.difference_aria(c.delta, c.low, c.high),
+                    aria=say_comparison.difference_aria(c.delta, c.low, c.high),
                 )
             )
         pair_notes = tuple(_pair_notes(rc))
@@ -1037,14 +1043,14 @@ def comparison_view(
                 anchor=anchor,
                 compared=True,
                 notes=pair_notes,
-                queries=say.count(len(ids)),
-                heading=say.pair_heading(rc.run.name, comparison.baseline),
+                queries=fmt.count(len(ids)),
+                heading=say_comparison.pair_heading(rc.run.name, comparison.baseline),
                 gains=_movers(rc, ids, texts, +1, primary_metric),
                 losses=_movers(rc, ids, texts, -1, primary_metric),
-                gains_caption=say.movers_caption(True, primary, MOST_MOVERS),
-                losses_caption=say.movers_caption(False, primary, MOST_MOVERS),
-                scatter_label=say.scatter_label(rc.run.name, comparison.baseline),
-                outcome_label=say.outcome_label(rc.run.name),
+                gains_caption=say_comparison.movers_caption(True, primary, MOST_MOVERS),
+                losses_caption=say_comparison.movers_caption(False, primary, MOST_MOVERS),
+                scatter_label=say_comparison.scatter_label(rc.run.name, comparison.baseline),
+                outcome_label=say_comparison.outcome_label(rc.run.name),
                 scatter=scatter_figure(rc, ids, primary_metric) if pages else None,
                 outcome=outcome_figure(rc) if pages else None,
                 query_column=any(texts),
@@ -1059,13 +1065,15 @@ def comparison_view(
     return ComparisonView(
         baseline=comparison.baseline,
         baseline_anchor=f"compare-{slugs[comparison.baseline]}",
-        heading=say.against_baseline(comparison.baseline),
-        caption=say.comparison_caption(comparison.baseline, base.k, conv.confidence, comparison.correction.value),
-        confidence=say.percent(conv.confidence),
+        heading=say_comparison.against_baseline(comparison.baseline),
+        caption=say_comparison.comparison_caption(
+            comparison.baseline, base.k, conv.confidence, comparison.correction.value
+        ),
+        confidence=fmt.percent(conv.confidence),
         k=base.k,
         primary=primary,
         correction=comparison.correction.value,
-        method=say.comparison_method(
+        method=say_comparison.comparison_method(
             comparison.baseline,
             base.k,
             conv.confidence,
@@ -1089,7 +1097,7 @@ def comparison_view(
 
 def _counted(items: tuple, written: Any) -> tuple[int, list[str]]:
     """A count and the first few items of a change list, each written as the list shows it."""
-    return len(items), [written(*item) for item in items[: say.FIRST_SHOWN]]
+    return len(items), [written(*item) for item in items[: say_comparison.FIRST_SHOWN]]
 
 
 def drift_view(found: Drift, primary: str) -> DriftView:
@@ -1098,11 +1106,11 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
     outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
     rows_shown = [r for r in found.rows if r.run not in found.unchanged]
-    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not say.is_missing(v)]
+    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not fmt.is_missing(v)]
     reach = max(ends, default=0.0) * 1.05 or 1.0
     rows = []
     for r in found.rows:
-        words, css = say.drift_verdict(
+        words, css = say_comparison.drift_verdict(
             r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics, outside=r.metric in outside
         )
         has_band = r.low is not None and r.high is not None and r.delta is not None
@@ -1110,16 +1118,16 @@ def drift_view(found: Drift, primary: str) -> DriftView:
             DriftRowView(
                 run=r.run,
                 metric=r.metric,
-                then=say.decimal(r.then),
-                now=say.decimal(r.now),
-                delta=say.signed(r.delta),
-                band=say.signed_band(r.low, r.high) if has_band else say.NA,
-                queries=say.count(r.queries),
+                then=fmt.decimal(r.then),
+                now=fmt.decimal(r.now),
+                delta=fmt.signed(r.delta),
+                band=fmt.signed_band(r.low, r.high) if has_band else fmt.NA,
+                queries=fmt.count(r.queries),
                 bar=_diverging_bar(r.low, r.high, r.delta, reach) if has_band else None,  # type: ignore[arg-type]
-                aria=say.difference_aria(r.delta, r.low, r.high) if has_band else "",  # type: ignore[arg-type]
-                p=say.p_value(r.p),
-                p_adjusted=say.p_value(r.p_adjusted),
-                changed=say.count(r.changed),
+                aria=say_comparison.difference_aria(r.delta, r.low, r.high) if has_band else "",  # type: ignore[arg-type]
+                p=fmt.p_value(r.p),
+                p_adjusted=fmt.p_value(r.p_adjusted),
+                changed=fmt.count(r.changed),
                 verdict=words,
                 verdict_class=css,
             )
@@ -1150,35 +1158,37 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     for name in found.unchanged:
         lead = next(r for r in found.rows if r.run == name and r.metric == primary) if primary else None
         first = lead or next(r for r in found.rows if r.run == name)
-        unchanged.append(say.drift_unchanged(name, first.queries, first.metric, first.now))
+        unchanged.append(say_comparison.drift_unchanged(name, first.queries, first.metric, first.now))
     changes = tuple(
-        say.drift_change(
+        say_comparison.drift_change(
             c.runs,
             len(c.runs) == found.runs,
-            _counted(c.queries_added, say.query_item),
-            _counted(c.queries_removed, say.query_item),
-            _counted(c.judgments_added, say.judgment_item),
-            _counted(c.judgments_removed, say.judgment_item),
-            _counted(c.regraded, say.regrade_item),
+            _counted(c.queries_added, say_comparison.query_item),
+            _counted(c.queries_removed, say_comparison.query_item),
+            _counted(c.judgments_added, say_comparison.judgment_item),
+            _counted(c.judgments_removed, say_comparison.judgment_item),
+            _counted(c.regraded, say_comparison.regrade_item),
         )
         for c in found.changes
     )
     return DriftView(
-        previous_line=say.drift_previous(found.source, found.previous_date),
+        previous_line=say_comparison.drift_previous(found.source, found.previous_date),
         comparable=found.comparable,
-        reasons=tuple(say.drift_reason(r) for r in found.reasons),
+        reasons=tuple(say_comparison.drift_reason(r) for r in found.reasons),
         # drift's notes name the user's runs: quoted whole
-        notes=tuple(say.Text((say.Quoted(n),)) for n in found.notes),
-        same_line=say.Text((say.DRIFT_SAME,)) if found.comparable else None,
+        notes=tuple(fmt.Text((fmt.Quoted(n),)) for n in found.notes),
+        same_line=fmt.Text((say_comparison.DRIFT_SAME,)) if found.comparable else None,
         rows=tuple(rows),
-        changes=changes + tuple(say.drift_unlisted(run) for run in found.unlisted),
-        method=say.drift_method(1.0 - found.alpha, found.correction.value, found.tested) if found.tested else "",
+        changes=changes + tuple(say_comparison.drift_unlisted(run) for run in found.unlisted),
+        method=say_comparison.drift_method(1.0 - found.alpha, found.correction.value, found.tested)
+        if found.tested
+        else "",
         unchanged=tuple(unchanged),
         unchanged_runs=found.unchanged,
         metrics=metrics,
         matrix=matrix,
-        matrix_caption=say.drift_matrix_caption(found.k) if matrix else "",
-        confidence=say.percent(1.0 - found.alpha),
+        matrix_caption=say_comparison.drift_matrix_caption(found.k) if matrix else "",
+        confidence=fmt.percent(1.0 - found.alpha),
         correction=found.correction.value,
     )
 
@@ -1231,7 +1241,7 @@ def build_view(
         generator=f"ragreport {__version__}",
         date=date,
         k=first.k,
-        confidence=say.percent(first.conventions.confidence),
+        confidence=fmt.percent(first.conventions.confidence),
         runs=runs,
         metric_rows=metric_rows(summaries),
         columns=tuple(
@@ -1245,7 +1255,9 @@ def build_view(
         figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
         primary=analysis.primary_label,
         headline=tuple(_headline_view(e, slugs) for e in entries),
-        headline_caption=say.headline_caption(len(summaries) > 1, analysis.primary_label, baseline, confidence),
+        headline_caption=say_headline.headline_caption(
+            len(summaries) > 1, analysis.primary_label, baseline, confidence
+        ),
         forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
         glossary=_glossary(first.k, confidence),
         comparison=comparison,
@@ -1335,7 +1347,7 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
         anchor, css = "suite", "single"
     else:
         anchor = f"compare-{slugs[entry.run]}"
-        css = "unclear" if entry.verdict is None else say.VERDICTS[entry.verdict][1]
+        css = "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
     return HeadlineView(entry.run, anchor, css, entry.sentence)
 
 
@@ -1347,7 +1359,7 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
             [e.value for e in entries],
             [e.low for e in entries],
             [e.high for e in entries],
-            title=say.forest_title(metric, None),
+            title=say_headline.forest_title(metric, None),
             axis=metric,
             difference=False,
         )
@@ -1356,8 +1368,8 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         [e.delta for e in entries],
         [e.low for e in entries],
         [e.high for e in entries],
-        title=say.forest_title(metric, baseline),
-        axis=say.FOREST_AXIS_DIFFERENCE.format(metric=metric),
+        title=say_headline.forest_title(metric, baseline),
+        axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
         difference=True,
     )
 

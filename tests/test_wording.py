@@ -1,4 +1,4 @@
-"""One presentation layer: every format in one place, and every output prints the view's strings as they are."""
+"""One wording layer (ragreport.output.wording): every format in one place, and every output prints the view's strings as they are."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from conftest import DATA
 
 from ragreport.api import analyse, evaluate
 from ragreport.output.pages import comparison_context
-from ragreport.output.present import Quoted, Text, band, p_value, signed, verdict
 from ragreport.output.text import markdown, table
 from ragreport.output.view import build_view
+from ragreport.output.wording.comparison import verdict
+from ragreport.output.wording.numbers import Quoted, Text, band, p_value, signed
 
 
 def test_one_form_for_each_number():
@@ -47,7 +48,7 @@ def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
 
 
 def test_a_family_of_one_metric_is_not_said_to_be_corrected_together():
-    from ragreport.output.present import family_sentence
+    from ragreport.output.wording.comparison import family_sentence
 
     assert "nDCG@10 alone is compared and tested;" in family_sentence(["nDCG@10"])
     assert "nDCG@10 and R@10 are compared, tested and corrected together;" in family_sentence(["nDCG@10", "R@10"])
