@@ -30,7 +30,7 @@ from .output.export import csv_text, latex_table
 from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules, rules_from
 from .output.site import refuse_special_output, write_text_file
 from .output.text import comment, markdown, table, trec_lines
-from .output.view import build_view
+from .output.view.build import build_view
 from .output.wording import messages as say
 from .reading.registry import FORMATS
 from .reading.stored import load_report

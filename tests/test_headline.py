@@ -12,7 +12,7 @@ from ragreport.api import analyse, document, evaluate, score_and_summarise
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.output.view import build_view
+from ragreport.output.view.build import build_view
 from ragreport.output.wording import comparison as say_comparison
 from ragreport.output.wording import headline as say
 from ragreport.scoring.catalogue import COMPARED, NDCG, PRECISION, PRIMARY, RECALL, RECIPROCAL_RANK, SUITE

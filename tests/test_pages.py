@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ragreport.output.pages import content_id, script_json
-from ragreport.output.view import slug
+from ragreport.output.view.run import slug
 from ragreport.output.wording.numbers import decimal
 
 

@@ -10,7 +10,7 @@ from conftest import DATA
 from ragreport.api import analyse, evaluate
 from ragreport.output.pages import comparison_context
 from ragreport.output.text import markdown, table
-from ragreport.output.view import build_view
+from ragreport.output.view.build import build_view
 from ragreport.output.wording.comparison import verdict
 from ragreport.output.wording.numbers import Quoted, Text, band, p_value, signed
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..scoring.catalogue import PRIMARY, SUITE, Metric
-from .wording import history as say_history
-from .wording import report as say
+from .wording import charts as say
+from .wording import report as say_report
 
 if TYPE_CHECKING:
     from ..analysis.compare import RunComparison
@@ -54,7 +54,7 @@ def _band_and_line(
     ks = [int(k) for k in sweep.cutoffs]
     key = metric.key
     low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
-    method = say.INTERVAL_NAMES[metric.interval]
+    method = say_report.INTERVAL_NAMES[metric.interval.value]
     band = {
         "type": "scatter",
         "mode": "lines",
@@ -576,7 +576,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
                 "x": b.position - 0.5,
                 "y": 1,
                 "yref": "paper",
-                "text": html.escape(say_history.trend_break_mark(b.kinds)),
+                "text": html.escape(say.trend_break_mark(b.kinds)),
                 "showarrow": False,
                 "xanchor": "center",
                 "yanchor": "bottom",
@@ -586,7 +586,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
     layout: dict[str, Any] = {
         "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
         "xaxis": {
-            "title": {"text": say_history.TREND_AXIS},
+            "title": {"text": say.TREND_AXIS},
             "type": "category",
             "categoryorder": "array",
             "categoryarray": labels,

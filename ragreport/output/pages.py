@@ -22,8 +22,8 @@ from .wording import headline as say_headline
 from .wording import report as say
 
 if TYPE_CHECKING:
-    from .slicing import SlicesView
-    from .view import Cell, ComparisonView, DriftView, MetricRow, PairView, ReportView, RunView, SuiteMatrix
+    from .view.model import Cell, ComparisonView, DriftView, MetricRow, PairView, ReportView, RunView, SuiteMatrix
+    from .view.slices import SlicesView
 
 
 def script_json(value: Any) -> Markup:

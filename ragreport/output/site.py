@@ -55,7 +55,7 @@ from .writing import (
 )
 
 if TYPE_CHECKING:
-    from .view import ReportView
+    from .view.model import ReportView
 
 PLOTLY_ASSET = "assets/plotly.min.js"
 PLOTLY_PACKED_ID = "plotly-packed"

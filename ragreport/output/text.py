@@ -18,8 +18,8 @@ from .wording import gates as say
 _NO_BAND = IntervalMethod.NONE.value
 
 if TYPE_CHECKING:
-    from .slicing import SlicesView
-    from .view import ComparisonView, DriftView, ReportView, RunView
+    from .view.model import ComparisonView, DriftView, ReportView, RunView
+    from .view.slices import SlicesView
 
 
 def _run_block(run: RunView, width: int, view: ReportView, first: bool = True) -> str:

@@ -2,8 +2,10 @@
 they serve.
 
 - :mod:`.numbers`: number formats and the marked text (:class:`~.numbers.Text`) sentences are built of;
-- :mod:`.report`: a report's pages (a run, the suite tables, the charts, the glossary, the slices,
-  the documents' text, the query view);
+- :mod:`.report`: a report's pages (a run, the suite tables, the glossary, the slices, the
+  documents' text, the query view);
+- :mod:`.charts`: the charts' titles, axes and marks;
+- :mod:`.sources`: how the outputs name the user's files;
 - :mod:`.headline`: the verdict first, in a stakeholder's words;
 - :mod:`.comparison`: the comparison with the baseline and the drift since a previous report;
 - :mod:`.history`: the history ``ragreport publish`` keeps;

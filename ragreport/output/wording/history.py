@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .charts import trend_break_mark
 from .comparison import DRIFT_NO_PAIRS
 from .numbers import Quoted, Text, count, decimal, p_value, percent, short_hash, signed
 
@@ -101,9 +102,6 @@ def trend_title(metric: str) -> str:
     return f"{metric} across reports"
 
 
-TREND_AXIS = "report, oldest to newest"
-
-
 def trend_caption(metric: str, confidence: float) -> str:
     return (
         f"Each run's mean {metric} in each report, with its {percent(confidence)} band. Where the "
@@ -121,17 +119,6 @@ TRENDS_LEDE = (
 
 #: What can change between two reports so that their figures do not compare, in the order named.
 TREND_BREAK_KINDS = ("query set", "label set", "K", "conventions")
-
-
-def trend_break_mark(kinds: Sequence[str]) -> str:
-    """The chart's short note at a break: ``label set changed``."""
-    sets = [k for k in kinds if k.endswith(" set")]
-    rest = [k for k in kinds if not k.endswith(" set")]
-    named = []
-    if sets:
-        named.append(" and ".join(s.removesuffix(" set") for s in sets) + (" sets" if len(sets) > 1 else " set"))
-    named += rest
-    return " and ".join(named) + " changed"
 
 
 def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[str], every: bool) -> Text:

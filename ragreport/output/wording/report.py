@@ -1,13 +1,10 @@
-"""The words of a report's pages: a run, the suite tables, the charts' titles, the glossary, the
-slices, the documents' text and the query view."""
+"""The words of a report's pages: a run, the suite tables, the glossary, the slices, the documents'
+text and the query view."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
-from ...core.escape import os_text
-from ...scoring.catalogue import IntervalMethod
 from .numbers import Quoted, Text, alpha, count, decimal, is_missing, percent, signed
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
@@ -19,18 +16,11 @@ PLOTLY_UNSUPPORTED = (
 PLOTLY_FAILED = "The chart needs plotly.js, which this file carries but which did not run."
 
 #: How each interval method is named wherever a table shows it.
-INTERVAL_NAMES = {IntervalMethod.WILSON: "Wilson", IntervalMethod.BOOTSTRAP: "bootstrap", IntervalMethod.NONE: "none"}
+#: Keyed by the method's value (``IntervalMethod.WILSON.value``), so that the words import no catalogue.
+INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "none"}
 
 
 # --- A run ------------------------------------------------------------------------------------------
-
-
-def shown_source(source: str) -> str:
-    """A run's file as the outputs show it: as given when relative; an absolute path only by its file
-    name, so no report carries the layout of the machine that built it."""
-    if source.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", source) or source.startswith("\\\\"):
-        source = re.split(r"[\\/]", source)[-1]
-    return os_text(source)  # a file name that is not UTF-8: its stray bytes as \xff
 
 
 def report_title(names: Sequence[str]) -> str:
@@ -253,28 +243,6 @@ def compare_link(is_baseline: bool) -> tuple[str, str, str]:
     if is_baseline:
         return ("It is the baseline of ", "the comparison", ".")
     return ("", "How it compares with the baseline", ".")
-
-
-# --- Charts -----------------------------------------------------------------------------------------
-
-
-def run_sweep_title(name: str, confidence: float) -> str:
-    return f"K sweep of {name}: each metric with its {percent(confidence)} band"
-
-
-INDEX_SWEEP_TITLE = "K sweep of every run, one metric at a time"
-
-
-def scatter_title(k: int, run: str, baseline: str) -> str:
-    return f"Per query at K = {k}: {run} against {baseline}"
-
-
-def scatter_note(run: str) -> str:
-    return f"above the line: {run} scores higher"
-
-
-def outcome_title(run: str) -> str:
-    return f"Queries won, tied and lost by {run}"
 
 
 # --- The glossary -----------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .wording import comparison as say_comparison
-from .wording import numbers as fmt
-from .wording import report as say
+from ..wording import comparison as say_comparison
+from ..wording import numbers as fmt
+from ..wording import report as say
 
 if TYPE_CHECKING:
-    from ..analysis.slices import Opposite, SliceReport
+    from ...analysis.slices import Opposite, SliceReport
 
 
 @dataclass(frozen=True)
