@@ -8,7 +8,7 @@ from dataclasses import replace
 from conftest import DATA
 
 from ragreport.api import analyse, evaluate
-from ragreport.output.pages import comparison_context
+from ragreport.output.site import prepare, render_site
 from ragreport.output.text import markdown, table
 from ragreport.output.view.build import build_view
 from ragreport.output.wording.comparison import verdict
@@ -42,8 +42,9 @@ def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
     view = replace(view, comparison=replace(view.comparison, rows=(row,)))
     assert "< 0.001 < 0.001" in " ".join(table(view).split())
     assert "| < 0.001 | < 0.001 |" in markdown(view)
-    assert comparison_context(view.comparison)["rows"][0]["p"] == "< 0.001"
-    for out in (table(view), markdown(view)):
+    page = render_site(prepare(view, {}))["index.html"].decode("utf-8")
+    assert "&lt; 0.001</td>" in page  # the site reads the view's row as it is
+    for out in (table(view), markdown(view), page):
         assert "▲ better: band above 0, corrected p below 0.05" in out
 
 

@@ -35,7 +35,7 @@ from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read
 from ..reading.files import special_kind
 from .charts import trend_figure
 from .history import history_context, history_json
-from .pages import figure, site_context, suite_matrix
+from .pages import figure, install
 from .text import markdown
 from .wording import history as say_history
 from .wording import messages as say
@@ -83,6 +83,7 @@ def environment() -> jinja2.Environment:
     )
     # <title> holds text only, where no <bdi> can isolate a name: controls and bidi shown as escapes
     env.filters["visible"] = visible
+    install(env)  # the HTML-only filters (figures, ids, notes) and the page's words
     return env
 
 
@@ -187,17 +188,16 @@ def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
 
 @dataclass(frozen=True)
 class BuiltReport:
-    """What one build produces, before anything is written: report.json's document, the view
-    (for summary.md) and the pages' context mapped from it."""
+    """What one build produces, before anything is written: report.json's document and the view
+    (the pages and summary.md lay it out)."""
 
     document: dict[str, Any]
     view: ReportView
-    context: dict[str, Any]
 
 
 def prepare(view: ReportView, document: dict[str, Any]) -> BuiltReport:
     """The view (built with its pages) and the document, ready to render."""
-    return BuiltReport(document=document, view=view, context=site_context(view))
+    return BuiltReport(document=document, view=view)
 
 
 def render_notebook(view: ReportView) -> str:
@@ -209,7 +209,7 @@ def render_notebook(view: ReportView) -> str:
         environment()
         .get_template("notebook.html")
         .render(
-            suite=suite_matrix(view.suite),
+            suite=view.suite,
             marks=conventions.marks if conventions is not None else {},
             notice=conventions.notice if conventions is not None else "",
         )
@@ -222,14 +222,14 @@ HISTORY_SUMMARY = "summary.txt"
 
 
 def _page(
-    site: dict[str, Any], *, single: bool, current: str | None, history: str | None = None, summary: str = "summary.md"
+    site: ReportView, *, single: bool, current: str | None, history: str | None = None, summary: str = "summary.md"
 ) -> dict[str, Any]:
-    runs = site["runs"]
-    hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
+    runs = site.runs
+    hrefs = [f"#run-{r.slug}" if single else f"run-{r.slug}.html" for r in runs]
     nav = [{"href": history, "text": say_history.HISTORY_NAV, "current": False}] if history else []
     nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
-    nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
-    if site.get("query_view") is not None:
+    nav += [{"href": href, "text": r.name, "current": current == r.slug} for href, r in zip(hrefs, runs)]
+    if site.query_view is not None:
         nav.append(
             {
                 "href": "#queries" if single else "queries.html",
@@ -253,7 +253,7 @@ def _render(
     env: jinja2.Environment,
     template: str,
     *,
-    site: dict[str, Any],
+    site: ReportView | dict[str, Any],
     page: dict[str, Any],
     scripts: list[dict[str, Any]],
     external: bool,
@@ -282,7 +282,7 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
     and the folder holds no plotly.js.
     """
     env = environment()
-    site = report.context
+    site = report.view
     js = assets().js
     files: dict[str, bytes] = {}
 
@@ -298,8 +298,8 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
         {"src": None, "inline": Markup(js), "block": None},
     ]
     pages: list[tuple[str, str, str, dict[str, Any]]] = [("index.html", "index.html", "index", {})]
-    pages += [(f"run-{run['slug']}.html", "run.html", run["slug"], {"run": run}) for run in site["runs"]]
-    if site.get("query_view") is not None:
+    pages += [(f"run-{run.slug}.html", "run.html", run.slug, {"run": run}) for run in site.runs]
+    if site.query_view is not None:
         pages.append(("queries.html", "queries.html", "queries", {}))
     for path, template, current, extra in pages:
         page = _page(site, single=False, current=current, history=history, summary=summary)
@@ -334,8 +334,8 @@ def render_single(report: BuiltReport) -> bytes:
     return _render(
         env,
         "single.html",
-        site=report.context,
-        page=_page(report.context, single=True, current=None),
+        site=report.view,
+        page=_page(report.view, single=True, current=None),
         scripts=scripts,
         external=False,
     )
