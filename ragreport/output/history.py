@@ -397,13 +397,6 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "other_trends": trends[1:],
         "headers": say.HISTORY_HEADERS,
         "changed": say.HISTORY_CHANGED,
-        "words": {
-            "since": say.HISTORY_SINCE_TITLE,
-            "verdict": say.HISTORY_VERDICT_TITLE,
-            "reports": say.HISTORY_REPORTS_TITLE,
-            "trends": say.HISTORY_TRENDS_TITLE,
-            "trends_lede": say.TRENDS_LEDE,
-        },
     }
 
 

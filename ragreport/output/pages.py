@@ -3,7 +3,8 @@
 The templates read the view model (:mod:`ragreport.output.view.model`) directly, by its own
 attribute names; this module gives them, as Jinja filters and one namespace of words
 (:func:`install`), figures and tables serialised for the page's scripts under ids derived from their
-content, the metadata notes rendered as sanitised HTML, and the page's fixed words. Templates lay
+content, the metadata notes rendered as sanitised HTML, and the page's own words
+(:mod:`ragreport.output.wording.page`, as ``words``). Templates lay
 the view out; they decide nothing.
 """
 
@@ -13,14 +14,12 @@ import base64
 import gzip
 import hashlib
 import json
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from .sanitize import render_notes
-from .wording import headline as say_headline
-from .wording import report as say
+from .wording import page as words
 
 if TYPE_CHECKING:
     import jinja2
@@ -72,16 +71,10 @@ def notes_html(notes: str | None) -> Markup | None:
     return Markup(render_notes(notes)) if notes else None
 
 
-#: The page's fixed words, as the templates name them (``words.headline_title``).
-WORDS = SimpleNamespace(
-    headline_title=say_headline.HEADLINE_TITLE,
-    headline_details=say_headline.HEADLINE_DETAILS,
-    scored_fingerprints=say_headline.SCORED_FINGERPRINTS,
-    glossary_link=say.GLOSSARY_LINK,
-    run_conventions=say.RUN_CONVENTIONS,
-    query_view_title=say.QUERY_VIEW_TITLE,
-    query_view_unsupported=say.QUERY_VIEW_UNSUPPORTED,
-)
+def text_node(text: str) -> Markup:
+    """Our own words escaped for a text node: ``&``, ``<`` and ``>``; quotes stay as they are (they
+    close nothing outside an attribute), so an apostrophe reads as one in the page's source too."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
 def install(env: jinja2.Environment) -> None:
@@ -93,5 +86,6 @@ def install(env: jinja2.Environment) -> None:
         query_table_id=query_table_id,
         query_view_id=query_view_id,
         notes_html=notes_html,
+        text_node=text_node,
     )
-    env.globals["words"] = WORDS
+    env.globals["words"] = words

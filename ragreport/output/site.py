@@ -39,6 +39,7 @@ from .pages import figure, install
 from .text import markdown
 from .wording import history as say_history
 from .wording import messages as say
+from .wording import page as say_page
 from .wording import report as say_report
 from .writing import (
     MARKER,
@@ -227,7 +228,7 @@ def _page(
     runs = site.runs
     hrefs = [f"#run-{r.slug}" if single else f"run-{r.slug}.html" for r in runs]
     nav = [{"href": history, "text": say_history.HISTORY_NAV, "current": False}] if history else []
-    nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
+    nav += [{"href": "#main" if single else "index.html", "text": say_page.OVERVIEW_NAV, "current": current == "index"}]
     nav += [{"href": href, "text": r.name, "current": current == r.slug} for href, r in zip(hrefs, runs)]
     if site.query_view is not None:
         nav.append(

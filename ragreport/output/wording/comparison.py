@@ -170,6 +170,9 @@ def outcome_label(run: str) -> str:
 
 # --- Drift ------------------------------------------------------------------------------------------
 
+#: The drift's heading on the overview, and the history's heading of the newest report's drift.
+SINCE_PREVIOUS = "Since the previous report"
+
 
 def drift_previous(previous: str, previous_date: str | None) -> Text:
     """Which report the figures are compared with."""

@@ -13,10 +13,6 @@ from .numbers import Quoted, Text, count, decimal, p_value, percent, short_hash,
 #: The link from a published report's pages back to its history.
 HISTORY_NAV = "History"
 HISTORY_TITLE = "Evaluation history"
-HISTORY_SINCE_TITLE = "Since the previous report"
-HISTORY_VERDICT_TITLE = "The newest report's verdict"
-HISTORY_REPORTS_TITLE = "Every report"
-HISTORY_TRENDS_TITLE = "Every metric across reports"
 HISTORY_FIRST = "This is the history's first report: there is nothing earlier to compare it with."
 HISTORY_HEADERS = ("report", "runs: primary metric with its band", "since the previous report", "query and label sets")
 HISTORY_DATA_LINK = "history.json"
@@ -108,13 +104,6 @@ def trend_caption(metric: str, confidence: float) -> str:
         f"query set, the label set, K or a convention changed between two reports, the line is broken "
         f"and the change is named: figures on either side do not compare."
     )
-
-
-#: Above the other metrics' trends: the caption of the first holds for them all.
-TRENDS_LEDE = (
-    "Every other metric the reports hold, drawn the same way; a break is listed under a chart only "
-    "where it is not the one above."
-)
 
 
 #: What can change between two reports so that their figures do not compare, in the order named.
