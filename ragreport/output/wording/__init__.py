@@ -11,11 +11,13 @@ they serve.
 - :mod:`.history`: the history ``ragreport publish`` keeps;
 - :mod:`.gates`: the gates and the pull-request comment;
 - :mod:`.exports`: CSV, LaTeX and the notebook records;
-- :mod:`.messages`: what the command line and the filesystem writes say.
+- :mod:`.messages`: what the command line and the filesystem writes say;
+- :mod:`.page`: the templates' own words (headings, column headers, labels), which they read as
+  ``words``: no template states a word itself (``tests/test_templates.py``).
 
 The view model (:mod:`ragreport.output.view`) calls these once per report; the site, the terminal
 table, the Markdown and summary.md only lay out what comes back. Nothing here reads a file, prints,
 or imports the analysis: arguments are plain values (numbers, strings, sequences), so a wording or a
-format is changed here and every output follows. This package imports none of its modules: import the
-one you need (``from .wording import report as say``).
+format is changed here and every output follows. This package imports none of its modules (the
+import chain stays short): import the one you need (``from .wording import report as say``).
 """
