@@ -74,7 +74,7 @@ def main() -> None:
     from ragreport.api import analyse, evaluate
     from ragreport.output.document import report_document
     from ragreport.output.site import prepare, render_site, write_site
-    from ragreport.output.view import build_view
+    from ragreport.output.view.build import build_view
 
     analysis = analyse(evaluate())
     files = render_site(prepare(build_view(analysis), report_document(analysis)))

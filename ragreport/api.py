@@ -132,7 +132,7 @@ class Report(Analysis, _Rows):
 
     def _repr_html_(self) -> str:
         from .output.site import render_notebook
-        from .output.view import build_view
+        from .output.view.build import build_view
 
         return render_notebook(build_view(self, pages=False))
 
@@ -701,7 +701,7 @@ def build(
     """
     from .output.document import with_gates
     from .output.site import prepare, render_single, render_site, write_file, write_site
-    from .output.view import build_view
+    from .output.view.build import build_view
     from .output.writing import target_path
 
     if out is not None:  # an empty name is an error before anything is rendered or written
@@ -750,8 +750,8 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     newest one, or for a ``label`` published again the one older than that label.
     """
     from .core.history import HISTORY_FILE, REPORTS
-    from .output import present as say
     from .output.history import check_label, digest, previous_entry
+    from .output.wording import messages as say
     from .output.writing import folder_problem, recover_before_reading, target_path
     from .reading.history import load_history
 
@@ -797,7 +797,7 @@ def publish(
     from .output.document import with_gates
     from .output.history import ROOT, choose_label, digest, history_entry, keep_newest, place
     from .output.site import prepare, render_history, render_site, write_history
-    from .output.view import build_view
+    from .output.view.build import build_view
 
     progress("rendering")
     made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)

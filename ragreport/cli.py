@@ -24,14 +24,14 @@ from .api import document as report_document
 from .config import ConfigError, add_config_arguments, resolve, resolved_settings
 from .core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem, shorten
 from .core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from .output import present as say
 from .output.ci import junit, workflow_errors
 from .output.document import with_gates
 from .output.export import csv_text, latex_table
 from .output.gates import FAIL_ON, GateResult, GateRules, check_available, failed, parse_rules, rules_from
 from .output.site import refuse_special_output, write_text_file
 from .output.text import comment, markdown, table, trec_lines
-from .output.view import build_view
+from .output.view.build import build_view
+from .output.wording import messages as say
 from .reading.registry import FORMATS
 from .reading.stored import load_report
 from .scoring.catalogue import SUITE

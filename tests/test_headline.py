@@ -12,8 +12,9 @@ from ragreport.api import analyse, document, evaluate, score_and_summarise
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.output import present as say
-from ragreport.output.view import build_view
+from ragreport.output.view.build import build_view
+from ragreport.output.wording import comparison as say_comparison
+from ragreport.output.wording import headline as say
 from ragreport.scoring.catalogue import COMPARED, NDCG, PRECISION, PRIMARY, RECALL, RECIPROCAL_RANK, SUITE
 from ragreport.scoring.measures import parse_primary
 
@@ -202,7 +203,7 @@ def test_the_run_names_in_a_sentence_are_the_users_words():
 
 
 def test_every_verdict_has_headline_words():
-    assert set(say.HEADLINE_VERDICTS) == set(say.VERDICTS)
+    assert set(say.HEADLINE_VERDICTS) == set(say_comparison.VERDICTS)
 
 
 # --- The glossary and the tooltips ------------------------------------------------------------------

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
-from ragreport.output.view import slug
+from ragreport.output.view.run import slug
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d9 2 0.6 r\n"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ragreport.output.pages import content_id, script_json
-from ragreport.output.present import decimal
-from ragreport.output.view import slug
+from ragreport.output.pages import content_id, notes_html, script_json, text_node
+from ragreport.output.view.run import slug
+from ragreport.output.wording.numbers import decimal
 
 
 def test_three_decimals_and_missing_values():
@@ -17,6 +17,16 @@ def test_script_json_cannot_close_its_element():
     text = str(script_json({"id": "</script><script>alert(1)</script> & <!--"}))
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == {"id": "</script><script>alert(1)</script> & <!--"}
+
+
+def test_a_text_node_escapes_markup_and_keeps_its_quotes():
+    assert str(text_node("the run's <b> & \"x\"")) == 'the run\'s &lt;b&gt; &amp; "x"'
+
+
+def test_notes_are_rendered_sanitised_or_absent():
+    assert notes_html(None) is None and notes_html("") is None
+    html = str(notes_html("**bold** <script>alert(1)</script>"))
+    assert "<strong>bold</strong>" in html and "<script" not in html
 
 
 def test_ids_come_from_content():

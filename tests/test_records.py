@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from ragreport.api import evaluate
-from ragreport.output import present as say
 from ragreport.output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from ragreport.output.wording import exports as say
 from ragreport.scoring.catalogue import SUITE
 
 # q1: d1 relevant at rank 1; q2: d4 relevant at rank 2; q3 judged with nothing relevant (left out).

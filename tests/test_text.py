@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from ragreport.api import analyse, evaluate
 from ragreport.output.text import markdown, table
-from ragreport.output.view import build_view
+from ragreport.output.view.build import build_view
 
 
 def _view():

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..scoring.catalogue import PRIMARY, SUITE, Metric
-from . import present as say
+from .wording import charts as say
+from .wording import report as say_report
 
 if TYPE_CHECKING:
     from ..analysis.compare import RunComparison
@@ -60,7 +61,7 @@ def _band_and_line(
     ks = [int(k) for k in sweep.cutoffs]
     key = metric.key
     low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
-    method = say.INTERVAL_NAMES[metric.interval]
+    method = say_report.INTERVAL_NAMES[metric.interval.value]
     band = {
         "type": "scatter",
         "mode": "lines",

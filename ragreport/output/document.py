@@ -16,8 +16,9 @@ from ..core.ids import as_text
 from ..core.model import SCHEMA
 from ..scoring.catalogue import SUITE
 from ..scoring.kinds import IntervalMethod
-from . import present as say
 from .headline import headline
+from .wording import comparison as say
+from .wording import sources as say_sources
 
 if TYPE_CHECKING:
     from ..analysis.compare import ComparisonReport, RunComparison
@@ -81,7 +82,7 @@ def run_document(
         "k": k,
         "cutoffs": list(summary.cutoffs),
         "date": run_date(summary, today or _dt.date.today()).isoformat(),
-        "source": say.shown_source(judged.source),
+        "source": say_sources.shown_source(judged.source),
         "meta": judged.meta.as_dict(),
         "conventions": conventions.as_dict(),
         "convention_text": {name: choice.meaning for name, choice in conventions.choices()},

@@ -1,7 +1,7 @@
 """Exports of the report document for other tools: CSV (spreadsheets, pandas, R) and a LaTeX table.
 
 Both read the document (what report.json holds), so ``score`` and ``render`` print the same.
-The words and marks they carry are in :mod:`ragreport.output.present`.
+The words and marks they carry are in :mod:`ragreport.output.wording.exports`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 from ..core.escape import visible
 from ..scoring.catalogue import COMPARED, SUITE, by_key
 from ..scoring.kinds import ValueKind
-from . import present as say
+from .wording import exports as say
+from .wording import numbers as fmt
 
 # --- CSV --------------------------------------------------------------------------------------------
 
@@ -112,7 +113,7 @@ def latex_table(document: dict[str, Any]) -> str:
     """A booktabs table of the runs (rows) by metrics at K (columns): each mean with its band
     under it in small type (a nested ``tabular``, so eight metrics fit a page's width), the best
     mean of each column in bold, and the comparison's clear verdicts against the baseline as
-    superscripts (:data:`~ragreport.output.present.LATEX_MARKS`), explained under the table.
+    superscripts (:data:`~ragreport.output.wording.exports.LATEX_MARKS`), explained under the table.
     Every name is escaped."""
     runs = document["runs"]
     columns = _columns(document)
@@ -121,7 +122,7 @@ def latex_table(document: dict[str, Any]) -> str:
     for label, marked in columns:
         means = [f[label]["mean"] for f in figures if label in f and f[label]["mean"] is not None]
         if marked and len(runs) > 1 and means:
-            best[label] = say.decimal(max(means))  # ties at the shown precision are all bold
+            best[label] = fmt.decimal(max(means))  # ties at the shown precision are all bold
     verdicts = {(c["run"], c["metric"]): c["verdict"] for c in document.get("comparisons", [])}
     lines = [
         say.LATEX_PREAMBLE_NOTE,
@@ -139,16 +140,16 @@ def latex_table(document: dict[str, Any]) -> str:
         for label, _ in columns:
             entry = figure.get(label)
             if entry is None or entry["mean"] is None:
-                cells.append(say.NA)
+                cells.append(fmt.NA)
                 continue
-            mean = say.decimal(entry["mean"])
+            mean = fmt.decimal(entry["mean"])
             text = rf"\textbf{{{mean}}}" if best.get(label) == mean else mean
             verdict = verdicts.get((run["name"], label))
             if verdict in say.LATEX_MARKS:
                 text += f"$^{{{say.LATEX_MARKS[verdict]}}}$"
             if entry.get("low") is not None and entry.get("high") is not None:
                 # the band under the mean, in a cell of its own tabular: a column as narrow as a figure
-                band = r"{\scriptsize " + say.band(entry["low"], entry["high"]) + "}"
+                band = r"{\scriptsize " + fmt.band(entry["low"], entry["high"]) + "}"
                 text = r"\begin{tabular}[t]{@{}r@{}}" + text + r"\\ " + band + r"\end{tabular}"
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")

@@ -27,7 +27,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..scoring.kinds import ValueKind
 from ..scoring.measures import parse_measure
-from . import present as say
+from .wording import gates as say
 
 #: The outcomes ``--fail-on`` knows.
 FAIL_ON = ("worse",)

@@ -1,6 +1,6 @@
 """The headline: per run, its primary metric against the baseline's (or, for one run, with its band),
 in figures and in one sentence. Built once from the analysis; report.json writes the figures, the
-view model the sentences and the forest plot (the words are :mod:`ragreport.output.present`'s).
+view model the sentences and the forest plot (the words are :mod:`ragreport.output.wording.headline`'s).
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import present as say
+from .wording import headline as say
+from .wording import numbers as fmt
 
 if TYPE_CHECKING:
     from ..analysis.result import Analysis
@@ -31,7 +32,7 @@ class HeadlineEntry:
     high: float | None
     p_adjusted: float | None
     verdict: str | None
-    sentence: say.Text
+    sentence: fmt.Text
     limit: str | None = None
 
     def as_dict(self) -> dict[str, Any]:

@@ -32,7 +32,9 @@ from .. import __version__
 from ..core.errors import UsageError
 from ..core.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from ..core.model import FIGURE_CONVENTIONS
-from . import present as say
+from .wording import comparison as say_comparison
+from .wording import history as say
+from .wording import numbers as fmt
 
 #: The relative path from a report's folder (reports/LABEL/) back to the history's.
 ROOT = "../../"
@@ -167,7 +169,7 @@ def history_entry(
 @dataclass(frozen=True)
 class Break:
     """Between the reports at ``position - 1`` and ``position`` (oldest first), the ``kinds`` of
-    change (:data:`~ragreport.output.present.TREND_BREAK_KINDS`) that break ``runs``' lines."""
+    change (:data:`~ragreport.output.wording.history.TREND_BREAK_KINDS`) that break ``runs``' lines."""
 
     position: int
     kinds: tuple[str, ...]
@@ -278,7 +280,7 @@ def _short_prints(prints: Mapping[str, Any] | None) -> dict[str, str] | None:
 def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     drift = entry.get("drift")
     if drift is None:
-        return {"since": None, "href": None, "lines": [{"text": say.Text((say.HISTORY_FIRST,)), "css": "unclear"}]}
+        return {"since": None, "href": None, "lines": [{"text": fmt.Text((say.HISTORY_FIRST,)), "css": "unclear"}]}
     previous = str(drift.get("previous"))
     shown = by_label.get(previous)
     since = say.history_since(
@@ -306,7 +308,7 @@ def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, A
             row.get("p_adjusted"),
         )
         lines.append({"text": text, "css": css})
-    lines += [{"text": say.Text((str(note),)), "css": "unclear"} for note in drift.get("notes", [])]
+    lines += [{"text": fmt.Text((str(note),)), "css": "unclear"} for note in drift.get("notes", [])]
     return {"since": since, "href": f"#report-{previous}" if shown is not None else None, "lines": lines}
 
 
@@ -318,8 +320,8 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
         runs.append(
             {
                 "name": run["name"],
-                "mean": say.decimal(figure_.get("mean")),
-                "band": say.band(figure_.get("low"), figure_.get("high")),
+                "mean": fmt.decimal(figure_.get("mean")),
+                "band": fmt.band(figure_.get("low"), figure_.get("high")),
             }
         )
     prints = _short_prints(entry.get("fingerprints"))
@@ -384,8 +386,8 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "newest": rows[0],
         "verdict": [
             {
-                "text": say.Text((str(h["sentence"]),)),
-                "css": "unclear" if not h.get("verdict") else say.VERDICTS[h["verdict"]][1],
+                "text": fmt.Text((str(h["sentence"]),)),
+                "css": "unclear" if not h.get("verdict") else say_comparison.VERDICTS[h["verdict"]][1],
             }
             for h in newest.get("headline", [])
             if h.get("baseline")
@@ -395,13 +397,6 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "other_trends": trends[1:],
         "headers": say.HISTORY_HEADERS,
         "changed": say.HISTORY_CHANGED,
-        "words": {
-            "since": say.HISTORY_SINCE_TITLE,
-            "verdict": say.HISTORY_VERDICT_TITLE,
-            "reports": say.HISTORY_REPORTS_TITLE,
-            "trends": say.HISTORY_TRENDS_TITLE,
-            "trends_lede": say.TRENDS_LEDE,
-        },
     }
 
 

@@ -18,7 +18,8 @@ import numpy as np
 from ..analysis.values import family_values
 from ..core.ids import as_text
 from ..scoring.catalogue import COMPARED, Measure
-from . import present as say
+from .wording import numbers as fmt
+from .wording import report as say
 
 if TYPE_CHECKING:
     from ..analysis.result import Analysis
@@ -106,8 +107,8 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
                 title, body = texts[doc]
                 shown_texts[str(i)] = [
                     title,
-                    say.snippet(body, say.SNIPPET_CHARS),
-                    say.snippet(body, say.FULL_TEXT_CHARS),
+                    fmt.snippet(body, fmt.SNIPPET_CHARS),
+                    fmt.snippet(body, fmt.FULL_TEXT_CHARS),
                 ]
     return {
         "k": k,

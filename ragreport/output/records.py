@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..scoring.catalogue import SUITE
-from . import present as say
+from .wording import exports as say
 
 if TYPE_CHECKING:
     from ..analysis.summary import RunSummary

@@ -33,11 +33,14 @@ from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
-from . import present as say
 from .charts import trend_figure
 from .history import history_context, history_json
-from .pages import figure, site_context, suite_matrix
+from .pages import figure, install
 from .text import markdown
+from .wording import history as say_history
+from .wording import messages as say
+from .wording import page as say_page
+from .wording import report as say_report
 from .writing import (
     MARKER,
     SITE_HEADER,
@@ -53,7 +56,7 @@ from .writing import (
 )
 
 if TYPE_CHECKING:
-    from .view import ReportView
+    from .view.model import ReportView
 
 PLOTLY_ASSET = "assets/plotly.min.js"
 PLOTLY_PACKED_ID = "plotly-packed"
@@ -81,6 +84,7 @@ def environment() -> jinja2.Environment:
     )
     # <title> holds text only, where no <bdi> can isolate a name: controls and bidi shown as escapes
     env.filters["visible"] = visible
+    install(env)  # the HTML-only filters (figures, ids, notes) and the page's words
     return env
 
 
@@ -185,17 +189,16 @@ def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
 
 @dataclass(frozen=True)
 class BuiltReport:
-    """What one build produces, before anything is written: report.json's document, the view
-    (for summary.md) and the pages' context mapped from it."""
+    """What one build produces, before anything is written: report.json's document and the view
+    (the pages and summary.md lay it out)."""
 
     document: dict[str, Any]
     view: ReportView
-    context: dict[str, Any]
 
 
 def prepare(view: ReportView, document: dict[str, Any]) -> BuiltReport:
     """The view (built with its pages) and the document, ready to render."""
-    return BuiltReport(document=document, view=view, context=site_context(view))
+    return BuiltReport(document=document, view=view)
 
 
 def render_notebook(view: ReportView) -> str:
@@ -207,7 +210,7 @@ def render_notebook(view: ReportView) -> str:
         environment()
         .get_template("notebook.html")
         .render(
-            suite=suite_matrix(view.suite),
+            suite=view.suite,
             marks=conventions.marks if conventions is not None else {},
             notice=conventions.notice if conventions is not None else "",
         )
@@ -220,16 +223,20 @@ HISTORY_SUMMARY = "summary.txt"
 
 
 def _page(
-    site: dict[str, Any], *, single: bool, current: str | None, history: str | None = None, summary: str = "summary.md"
+    site: ReportView, *, single: bool, current: str | None, history: str | None = None, summary: str = "summary.md"
 ) -> dict[str, Any]:
-    runs = site["runs"]
-    hrefs = [f"#run-{r['slug']}" if single else f"run-{r['slug']}.html" for r in runs]
-    nav = [{"href": history, "text": say.HISTORY_NAV, "current": False}] if history else []
-    nav += [{"href": "#main" if single else "index.html", "text": "Overview", "current": current == "index"}]
-    nav += [{"href": href, "text": r["name"], "current": current == r["slug"]} for href, r in zip(hrefs, runs)]
-    if site.get("query_view") is not None:
+    runs = site.runs
+    hrefs = [f"#run-{r.slug}" if single else f"run-{r.slug}.html" for r in runs]
+    nav = [{"href": history, "text": say_history.HISTORY_NAV, "current": False}] if history else []
+    nav += [{"href": "#main" if single else "index.html", "text": say_page.OVERVIEW_NAV, "current": current == "index"}]
+    nav += [{"href": href, "text": r.name, "current": current == r.slug} for href, r in zip(hrefs, runs)]
+    if site.query_view is not None:
         nav.append(
-            {"href": "#queries" if single else "queries.html", "text": say.QUERIES_NAV, "current": current == "queries"}
+            {
+                "href": "#queries" if single else "queries.html",
+                "text": say_report.QUERIES_NAV,
+                "current": current == "queries",
+            }
         )
     return {
         "home": "#main" if single else "index.html",
@@ -247,7 +254,7 @@ def _render(
     env: jinja2.Environment,
     template: str,
     *,
-    site: dict[str, Any],
+    site: ReportView | dict[str, Any],
     page: dict[str, Any],
     scripts: list[dict[str, Any]],
     external: bool,
@@ -276,7 +283,7 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
     and the folder holds no plotly.js.
     """
     env = environment()
-    site = report.context
+    site = report.view
     js = assets().js
     files: dict[str, bytes] = {}
 
@@ -292,8 +299,8 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
         {"src": None, "inline": Markup(js), "block": None},
     ]
     pages: list[tuple[str, str, str, dict[str, Any]]] = [("index.html", "index.html", "index", {})]
-    pages += [(f"run-{run['slug']}.html", "run.html", run["slug"], {"run": run}) for run in site["runs"]]
-    if site.get("query_view") is not None:
+    pages += [(f"run-{run.slug}.html", "run.html", run.slug, {"run": run}) for run in site.runs]
+    if site.query_view is not None:
         pages.append(("queries.html", "queries.html", "queries", {}))
     for path, template, current, extra in pages:
         page = _page(site, single=False, current=current, history=history, summary=summary)
@@ -317,8 +324,8 @@ def render_single(report: BuiltReport) -> bytes:
         "id": PLOTLY_PACKED_ID,
         "data": plotly_packed(),
         "runs": plotly_source(),  # what unpack.js inserts: the policy lists its hash
-        "unsupported": say.PLOTLY_UNSUPPORTED,
-        "failed": say.PLOTLY_FAILED,
+        "unsupported": say_report.PLOTLY_UNSUPPORTED,
+        "failed": say_report.PLOTLY_FAILED,
     }
     scripts: list[dict[str, Any]] = [
         {"src": None, "inline": None, "block": packed},
@@ -328,8 +335,8 @@ def render_single(report: BuiltReport) -> bytes:
     return _render(
         env,
         "single.html",
-        site=report.context,
-        page=_page(report.context, single=True, current=None),
+        site=report.view,
+        page=_page(report.view, single=True, current=None),
         scripts=scripts,
         external=False,
     )
@@ -439,11 +446,11 @@ def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
     context = history_context(entries)
     for trend in [context["primary_trend"], *context["other_trends"]]:
         if trend is not None:
-            trend["figure"] = figure(trend_figure(trend.pop("trend"), say.trend_title(trend["metric"])))
+            trend["figure"] = figure(trend_figure(trend.pop("trend"), say_history.trend_title(trend["metric"])))
     page = {
         "home": "index.html",
-        "nav": [{"href": "index.html", "text": say.HISTORY_NAV, "current": True}],
-        "downloads": [{"href": HISTORY_FILE, "text": say.HISTORY_DATA_LINK}],
+        "nav": [{"href": "index.html", "text": say_history.HISTORY_NAV, "current": True}],
+        "downloads": [{"href": HISTORY_FILE, "text": say_history.HISTORY_DATA_LINK}],
     }
     scripts: list[dict[str, Any]] = [
         {"src": PLOTLY_ASSET, "inline": None, "block": None},

@@ -1,7 +1,7 @@
 """Plain-text layouts of the report: a terminal table and Markdown from the view, trec_eval's from the document.
 
 The words and numbers are the view's (:mod:`ragreport.output.view`, worded by
-:mod:`ragreport.output.present`); here they are only aligned, wrapped and, for Markdown, escaped.
+:mod:`ragreport.output.wording`); here they are only aligned, wrapped and, for Markdown, escaped.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.escape import field, visible
 from ..scoring.kinds import IntervalMethod
-from . import present as say
+from .wording import gates as say
 
 #: How report.json writes "no band" (a count's figure is a total).
 _NO_BAND = IntervalMethod.NONE.value
 
 if TYPE_CHECKING:
-    from .slicing import SlicesView
-    from .view import ComparisonView, DriftView, ReportView, RunView
+    from .view.model import ComparisonView, DriftView, ReportView, RunView
+    from .view.slices import SlicesView
 
 
 def _run_block(run: RunView, width: int, view: ReportView, first: bool = True) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError, WriteError
 from ..core.manifest import NotAMarker, file_digest, read_marker
-from . import present as say
+from .wording import messages as say
 
 MARKER = ".ragreport-site"
 #: The first line of a site's marker; the lines below it list every file the build wrote.

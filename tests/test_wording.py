@@ -1,4 +1,4 @@
-"""One presentation layer: every format in one place, and every output prints the view's strings as they are."""
+"""One wording layer (ragreport.output.wording): every format in one place, and every output prints the view's strings as they are."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from dataclasses import replace
 from conftest import DATA
 
 from ragreport.api import analyse, evaluate
-from ragreport.output.pages import comparison_context
-from ragreport.output.present import Quoted, Text, band, p_value, signed, verdict
+from ragreport.output.site import prepare, render_site
 from ragreport.output.text import markdown, table
-from ragreport.output.view import build_view
+from ragreport.output.view.build import build_view
+from ragreport.output.wording.comparison import verdict
+from ragreport.output.wording.numbers import Quoted, Text, band, p_value, signed
 
 
 def test_one_form_for_each_number():
@@ -41,13 +42,14 @@ def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
     view = replace(view, comparison=replace(view.comparison, rows=(row,)))
     assert "< 0.001 < 0.001" in " ".join(table(view).split())
     assert "| < 0.001 | < 0.001 |" in markdown(view)
-    assert comparison_context(view.comparison)["rows"][0]["p"] == "< 0.001"
-    for out in (table(view), markdown(view)):
+    page = render_site(prepare(view, {}))["index.html"].decode("utf-8")
+    assert "&lt; 0.001</td>" in page  # the site reads the view's row as it is
+    for out in (table(view), markdown(view), page):
         assert "▲ better: band above 0, corrected p below 0.05" in out
 
 
 def test_a_family_of_one_metric_is_not_said_to_be_corrected_together():
-    from ragreport.output.present import family_sentence
+    from ragreport.output.wording.comparison import family_sentence
 
     assert "nDCG@10 alone is compared and tested;" in family_sentence(["nDCG@10"])
     assert "nDCG@10 and R@10 are compared, tested and corrected together;" in family_sentence(["nDCG@10", "R@10"])

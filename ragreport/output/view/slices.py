@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import present as say
+from ..wording import comparison as say_comparison
+from ..wording import numbers as fmt
+from ..wording import report as say
 
 if TYPE_CHECKING:
-    from ..analysis.slices import Opposite, SliceReport
+    from ...analysis.slices import Opposite, SliceReport
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class SliceRow:
 class SliceTable:
     key: str
     anchor: str
-    caption: say.Text
+    caption: fmt.Text
     runs: tuple[str, ...]
     compared: tuple[str, ...]  # the headers of the difference columns
     rows: tuple[SliceRow, ...]
@@ -50,12 +52,12 @@ class SlicesView:
     title: str
     lede: str
     small_note: str
-    opposite: tuple[say.Text, ...]
+    opposite: tuple[fmt.Text, ...]
     tables: tuple[SliceTable, ...]
     examples_header: str = say.SLICE_EXAMPLES
 
 
-def opposite_sentence(found: Opposite, baseline: str | None) -> say.Text:
+def opposite_sentence(found: Opposite, baseline: str | None) -> fmt.Text:
     """A slice that goes against the overall difference, in words (the section and the run's limits)."""
     c = found.comparison
     return say.slice_opposite(
@@ -82,7 +84,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
         for s in (s for s in report.slices if s.key == key):
             figures = tuple(
                 SliceCell(
-                    say.decimal(s.runs[r][primary].mean), say.band(s.runs[r][primary].low, s.runs[r][primary].high)
+                    fmt.decimal(s.runs[r][primary].mean), fmt.band(s.runs[r][primary].low, s.runs[r][primary].high)
                 )
                 for r in runs
             )
@@ -91,14 +93,14 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
             for r in compared:
                 c = by_run.get(r)
                 if c is None:
-                    deltas.append(SliceCell(say.NA, ""))
+                    deltas.append(SliceCell(fmt.NA, ""))
                     continue
-                css = say.VERDICTS[c.verdict][1]
+                css = say_comparison.VERDICTS[c.verdict][1]
                 deltas.append(
                     SliceCell(
-                        say.signed(c.delta),
-                        say.signed_band(c.low, c.high),
-                        say.p_value(c.p_adjusted),
+                        fmt.signed(c.delta),
+                        fmt.signed_band(c.low, c.high),
+                        fmt.p_value(c.p_adjusted),
                         css,
                         say.MARKS_OF_VERDICT.get(css, ""),
                     )

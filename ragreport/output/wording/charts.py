@@ -1,0 +1,40 @@
+"""The words the charts carry: their titles, axes and marks (:mod:`ragreport.output.charts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .numbers import percent
+
+
+def run_sweep_title(name: str, confidence: float) -> str:
+    return f"K sweep of {name}: each metric with its {percent(confidence)} band"
+
+
+INDEX_SWEEP_TITLE = "K sweep of every run, one metric at a time"
+
+
+def scatter_title(k: int, run: str, baseline: str) -> str:
+    return f"Per query at K = {k}: {run} against {baseline}"
+
+
+def scatter_note(run: str) -> str:
+    return f"above the line: {run} scores higher"
+
+
+def outcome_title(run: str) -> str:
+    return f"Queries won, tied and lost by {run}"
+
+
+TREND_AXIS = "report, oldest to newest"
+
+
+def trend_break_mark(kinds: Sequence[str]) -> str:
+    """The chart's short note at a break: ``label set changed``."""
+    sets = [k for k in kinds if k.endswith(" set")]
+    rest = [k for k in kinds if not k.endswith(" set")]
+    named = []
+    if sets:
+        named.append(" and ".join(s.removesuffix(" set") for s in sets) + (" sets" if len(sets) > 1 else " set"))
+    named += rest
+    return " and ".join(named) + " changed"

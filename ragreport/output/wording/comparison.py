@@ -1,0 +1,331 @@
+"""The words of the comparison with the baseline and of the drift since a previous report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .numbers import Quoted, Text, alpha, count, decimal, p_value, percent, signed
+
+# --- The comparison ---------------------------------------------------------------------------------
+
+#: What report.json says about how the comparison was made (the data contract's wording).
+TEST_METHOD = "two-sided paired randomization test (sign flips of the per-query differences)"
+BAND_METHOD = "paired percentile bootstrap of the mean per-query difference (run minus baseline)"
+
+#: Below this many shared queries a percentile band alone is not trusted for a verdict.
+SMALL_PAIRING = 30
+
+#: Each verdict's words and the CSS class of its row on the pages; ``{alpha}`` and ``{p}`` filled in.
+VERDICTS = {
+    "better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
+    "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
+    "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+    "band below 0": ("band below 0, but corrected p {p}", "band-only"),
+    "unclear": ("no clear difference", "unclear"),
+}
+
+
+def verdict(name: str, alpha_value: float, p_adjusted: float | None) -> tuple[str, str]:
+    """A comparison's verdict, and its row's CSS class on the pages."""
+    words, css = VERDICTS[name]
+    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
+
+
+def difference_aria(delta: float, low: float, high: float) -> str:
+    return f"difference {signed(delta)}, band {signed(low)} to {signed(high)}"
+
+
+def against_baseline(baseline: str) -> Text:
+    """The comparison's heading."""
+    return Text(("Against the baseline ", Quoted(baseline)))
+
+
+def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
+    return (
+        f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
+        f"corrected ({correction}), and queries won, tied and lost."
+    )
+
+
+def comparison_method(
+    baseline: str,
+    k: int,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    permutations: int,
+    correction_meaning: str,
+    n_comparisons: int,
+    corrected: bool,
+    family: Sequence[str] = (),
+    left_out: Sequence[str] = (),
+) -> tuple[Text, ...]:
+    """How the comparison was made, sentence by sentence (``corrected``: the p-values are;
+    ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be)."""
+    conf = percent(confidence)
+    said = (
+        Text(
+            (
+                "Each run is compared with the baseline ",
+                Quoted(baseline),
+                " on the queries both scored, at K = "
+                f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
+                f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
+                f"{seed}): every resample draws the same queries for both runs.",
+            )
+        ),
+        f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
+        f"flipped at random {count(permutations)} times (every combination when there are fewer), "
+        f"and p counts the observed difference among them, so it is never 0.",
+        correction_meaning
+        + (
+            f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
+            if corrected
+            else ""
+        ),
+        f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
+        f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
+    )
+    more = (family_sentence(family, left_out),) if family else ()
+    return tuple(t if isinstance(t, Text) else Text((t,)) for t in (*said, *more))
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def family_sentence(family: Sequence[str], left_out: Sequence[str] = ()) -> str:
+    """What ``--metrics`` chose to compare, and what it named that cannot be compared."""
+    said = (
+        "The comparison family is the one --metrics named: "
+        + (
+            f"{family[0]} alone is compared and tested"
+            if len(family) == 1
+            else f"{_and(family)} are compared, tested and corrected together"
+        )
+        + "; the suite's other metrics are shown, not compared."
+    )
+    if left_out:
+        said += (
+            f" {_and(left_out)} {'has' if len(left_out) == 1 else 'have'} no per-query score to test "
+            f"(a count or a diagnostic) and {'is' if len(left_out) == 1 else 'are'} not compared."
+        )
+    return said
+
+
+def pair_notes(
+    run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str], same_labels: bool
+) -> list[str]:
+    """What a reader must know before trusting one run's comparison with the baseline.
+
+    ``n`` queries both scored; ``only_baseline`` and ``only_run`` the ids only one of them scored.
+    """
+    if n == 0:
+        return [f"{run} shares no scored query with {base}: it is not compared."]
+    notes = []
+    if only_baseline or only_run:
+
+        def some(ids: Sequence[str]) -> str:
+            return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
+
+        notes.append(
+            f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
+            f"scored. Left out: {len(only_baseline):,} scored only by {base} "
+            f"({some(only_baseline)}), {len(only_run):,} only by {run} "
+            f"({some(only_run)})."
+        )
+    if not same_labels:
+        notes.append(
+            f"{run} was judged against another label set than {base} (their label fingerprints differ): "
+            f"its differences mix retrieval and labelling."
+        )
+    if n < SMALL_PAIRING:
+        notes.append(
+            f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "
+            f"a band that excludes 0 reads as better or worse only when the corrected p agrees."
+        )
+    return notes
+
+
+def movers_caption(gained: bool, primary: str, most: int) -> str:
+    """The caption of a table of the queries that moved most."""
+    return f"{'Gained' if gained else 'Lost'} most on {primary} (up to {most} queries)"
+
+
+#: What an empty table of movers says.
+NO_MOVERS = "None."
+
+
+def pair_heading(run: str, baseline: str) -> str:
+    return f"{run} against {baseline}, query by query"
+
+
+def scatter_label(run: str, baseline: str) -> str:
+    return f"Per-query scores of {run} against {baseline}"
+
+
+def outcome_label(run: str) -> str:
+    return f"Queries won, tied and lost by {run}"
+
+
+# --- Drift ------------------------------------------------------------------------------------------
+
+#: The drift's heading on the overview, and the history's heading of the newest report's drift.
+SINCE_PREVIOUS = "Since the previous report"
+
+
+def drift_previous(previous: str, previous_date: str | None) -> Text:
+    """Which report the figures are compared with."""
+    # the date is the previous report's own text: the user's words, escaped as every other
+    return Text(("Previous report: ", Quoted(previous), ", dated ", Quoted(previous_date or "unknown"), "."))
+
+
+def drift_reason(reason: str) -> Text:
+    """Why no drift can be claimed for a run (``reason`` names it: the user's words, quoted whole)."""
+    return Text(
+        ("No drift can be claimed ", Quoted(reason), ". Figures on another query set or label set do not compare.")
+    )
+
+
+#: What the figures then and now mean when the query set and label set are the same.
+DRIFT_SAME = (
+    "For the runs below, the query set and the label set are the same as then (their fingerprints "
+    "match), so the change is the run's own."
+)
+
+#: Each drift verdict in words (``{alpha}`` the level, ``{p}`` the corrected p) and its CSS class,
+#: read as the comparison's are: now against then.
+DRIFT_VERDICTS = {
+    "better": ("▲ higher now: band above 0, corrected p below {alpha}", "better"),
+    "worse": ("▼ lower now: band below 0, corrected p below {alpha}", "worse"),
+    "band above 0": ("band above 0, but corrected p {p}", "band-only"),
+    "band below 0": ("band below 0, but corrected p {p}", "band-only"),
+    "unclear": ("no clear change", "unclear"),
+}
+
+#: A drift row with no verdict: a diagnostic (not tested), or no per-query scores then.
+DRIFT_NOT_TESTED = "not tested (a diagnostic)"
+DRIFT_NO_PAIRS = "no per-query scores then: no band"
+DRIFT_OUTSIDE = "not tested (not in the comparison family, --metrics)"
+
+
+def drift_verdict(
+    name: str | None, alpha_value: float, p_adjusted: float | None, diagnostic: bool, *, outside: bool = False
+) -> tuple[str, str]:
+    """A drift row's verdict in words and its CSS class (``outside``: a metric ``--metrics`` left out
+    of the comparison family)."""
+    if name is None:
+        if outside:
+            return DRIFT_OUTSIDE, "unclear"
+        return (DRIFT_NOT_TESTED if diagnostic else DRIFT_NO_PAIRS), "unclear"
+    words, css = DRIFT_VERDICTS[name]
+    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
+
+
+def drift_method(confidence: float, correction: str, tests: int) -> str:
+    """How the drift was read."""
+    return (
+        f"Each change is the mean per-query difference (now minus then) over the queries scored both "
+        f"times, with its {percent(confidence)} paired bootstrap band; p comes from a paired randomization "
+        f"test and is corrected ({correction}) across the {count(tests)} tests of this section in which some "
+        f"query's score moved (where none moved, p is 1 and cannot fall below any level). ▲ or ▼: clearly "
+        f"higher or lower now (band off 0 and corrected p below the level), as in the comparison."
+    )
+
+
+def drift_unchanged(run: str, queries: int, metric: str, value: float) -> Text:
+    """A run none of whose per-query scores moved, in one line."""
+    return Text(
+        (
+            Quoted(run),
+            f": unchanged. No query's score moved on any metric ({count(queries)} queries scored both "
+            f"times); {metric} is {decimal(value)}, as before.",
+        )
+    )
+
+
+#: How many items of each kind of change a sentence lists (the count is always whole).
+FIRST_SHOWN = 5
+
+
+def _first(items: Sequence[str], total: int) -> str:
+    shown = ", ".join(items)
+    return f" ({shown}{', …' if total > len(items) else ''})" if items else ""
+
+
+def drift_change(
+    runs: Sequence[str],
+    every: bool,
+    queries_added: tuple[int, Sequence[str]],
+    queries_removed: tuple[int, Sequence[str]],
+    judgments_added: tuple[int, Sequence[str]],
+    judgments_removed: tuple[int, Sequence[str]],
+    regraded: tuple[int, Sequence[str]],
+) -> Text:
+    """What changed in the query set and label set of ``runs`` (``every``: all the report's runs):
+    each kind a (count, first few as written) pair."""
+
+    def part(label: str, counted: tuple[int, Sequence[str]]) -> str:
+        n, first = counted
+        return f"{count(n)} {label}{_first(first, n)}"
+
+    whom: tuple[str, ...] = ("every run",) if every and len(runs) > 1 else _joined(runs)
+    return Text(
+        (
+            "What changed for ",
+            *whom,
+            ": queries "
+            + ", ".join((part("added", queries_added), part("removed", queries_removed)))
+            + "; judgments on the queries judged both times "
+            + ", ".join(
+                (part("added", judgments_added), part("removed", judgments_removed), part("regraded", regraded))
+            )
+            + ".",
+        )
+    )
+
+
+def _joined(names: Sequence[str]) -> tuple[str, ...]:
+    """Run names joined with commas and a final "and", each quoted."""
+    out: list[str] = []
+    for i, name in enumerate(names):
+        if i:
+            out.append(" and " if i == len(names) - 1 else ", ")
+        out.append(Quoted(name))
+    return tuple(out)
+
+
+def query_item(query: str, judgments: int) -> str:
+    """A query added or removed, with its judgments: ``q7 with 30 judgments``."""
+    return f"{query} with {count(judgments)} judgment{'s' if judgments != 1 else ''}"
+
+
+def judgment_item(query: str, doc: str, grade: int) -> str:
+    """A judgment as a change list shows it: ``q7/d12 at grade 2``."""
+    return f"{query}/{doc} at grade {grade}"
+
+
+def regrade_item(query: str, doc: str, then: int, now: int) -> str:
+    """A regraded judgment: ``q7/d12 1 → 2``."""
+    return f"{query}/{doc} {then} → {now}"
+
+
+def drift_unlisted(run: str) -> Text:
+    """A run whose previous label set is not listed (a report from an earlier ragreport)."""
+    return Text(
+        (
+            "The previous report does not list the judgments of ",
+            Quoted(run),
+            " (it was written by an earlier ragreport), so what changed cannot be shown beyond the fingerprints.",
+        )
+    )
+
+
+def drift_matrix_caption(k: int) -> str:
+    return (
+        f"Now minus then at K = {k}, per run and metric. ▲ or ▼: clearly higher or lower now; the "
+        f"full rows, with both figures, are below."
+    )
+
+
+DRIFT_MORE = "Each figure then and now in full: band, p and verdict"

@@ -1,0 +1,85 @@
+"""The words of the gates (``--fail-on``, ``--require``, ``--max-drop``) and of a pull-request comment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .numbers import decimal, p_value, signed
+
+# --- Gates ------------------------------------------------------------------------------------------
+
+#: What ``--fail-on worse`` reads when the report has one run.
+GATE_NO_COMPARISON = "one run: no baseline to be worse than"
+#: What ``--max-drop`` names when it reads the drift since ``--previous``.
+GATE_PREVIOUS = "the previous report"
+GATES_TITLE = "Gates"
+GATES_HEADER = ("result", "rule", "run", "metric", "what it read")
+
+
+def gate_verdict_figure(
+    verdict: str, delta: float | None, low: float | None, high: float | None, p_adjusted: float | None
+) -> str:
+    """What ``--fail-on worse`` read: the comparison's verdict with its difference, band and p."""
+    words = GATE_VERDICTS[verdict]
+    return f"{words}: {signed(delta)}, band {signed(low)} to {signed(high)}, corrected p {p_value(p_adjusted)}"
+
+
+#: A comparison's verdict as a gate line names it (the p follows in the line).
+GATE_VERDICTS = {
+    "better": "clearly better",
+    "worse": "clearly worse",
+    "band above 0": "band above 0 only",
+    "band below 0": "band below 0 only",
+    "unclear": "no clear difference",
+}
+
+
+def gate_against_previous(figure: str) -> str:
+    """What ``--fail-on worse`` read of the drift since the previous report."""
+    return f"against the previous report: {figure}"
+
+
+def gate_bound_figure(read_as: str, value: float | None, mean: float | None) -> str:
+    """What ``--require`` read: the band's bound (or the mean) it compared."""
+    if read_as.startswith(("mean", "total")):
+        return f"{read_as} {decimal(value)}"
+    return f"{read_as} {decimal(value)} (mean {decimal(mean)})"
+
+
+def gate_drop_figure(other: str | None, low: float | None, delta: float | None, high: float | None) -> str:
+    """What ``--max-drop`` read: the paired band of the difference against ``other``."""
+    return f"against {other}: band {signed(low)} to {signed(high)} (difference {signed(delta)})"
+
+
+def gate_result_line(passed: bool, rule: str, run: str, metric: str, figure: str) -> str:
+    """One line per gate: PASS or FAIL, the rule, the run and metric, the figure it read."""
+    where = f"{run} {metric}: " if run else ""
+    return f"{'PASS' if passed else 'FAIL'}  {rule}  {where}{figure}"
+
+
+def gates_summary(failed: int, total: int) -> str:
+    """The gate table's one line: how many checks failed, and what that does to the exit status."""
+    if not total:
+        return "No gate check applies to this report."
+    checks = f"{total} gate check{'s' if total != 1 else ''}"
+    if failed:
+        return f"{failed} of {checks} failed: the command exits with status 1."
+    return f"All {checks} passed." if total > 1 else "The gate check passed."
+
+
+# --- Pull-request comments ---------------------------------------------------------------------------
+
+
+def comment_left_out(parts: Sequence[str]) -> str:
+    """The last line of a comment trimmed to GitHub's limit: what was left out and where it is."""
+    return (
+        f"_Left out to fit GitHub's 65,536-character limit on a comment: {', '.join(parts)}. "
+        f"The report's site and summary.md hold everything._"
+    )
+
+
+def comment_cut() -> str:
+    return (
+        "_Cut here to fit GitHub's 65,536-character limit on a comment: the headline and the gates alone "
+        "are longer. The report's site and summary.md hold everything._"
+    )

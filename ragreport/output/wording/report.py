@@ -1,0 +1,410 @@
+"""The words of a report's pages: a run, the suite tables, the glossary, the slices, the documents'
+text and the query view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .numbers import Quoted, Text, alpha, count, decimal, is_missing, percent, signed
+
+#: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
+PLOTLY_UNSUPPORTED = (
+    "The chart needs a newer browser: this one cannot unpack the plotly.js this file carries "
+    "(it has no DecompressionStream); every figure is also in the tables."
+)
+#: In place of each chart of the single file, when its plotly.js was unpacked but did not run.
+PLOTLY_FAILED = "The chart needs plotly.js, which this file carries but which did not run."
+
+#: How each interval method is named wherever a table shows it.
+#: Keyed by the method's value (``IntervalMethod.WILSON.value``), so that the words import no catalogue.
+INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "none"}
+
+
+# --- A run ------------------------------------------------------------------------------------------
+
+
+def report_title(names: Sequence[str]) -> str:
+    """The report's title when none is given."""
+    return f"Retrieval report: {names[0]}" if len(names) == 1 else f"Retrieval report: {len(names)} runs"
+
+
+def date_span(dates: Sequence[str]) -> str:
+    """One date, or the first to the last of several (ISO dates sort as text)."""
+    ordered = sorted(set(dates))
+    return ordered[-1] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
+def cutoffs_text(cutoffs: Sequence[int]) -> str:
+    """Every cutoff asked for, the report's K first: ``10, 20``."""
+    return ", ".join(str(k) for k in cutoffs)
+
+
+def counts_line(c: Mapping[str, int]) -> str:
+    """The edge-rule counts of a run in one sentence (the terminal and Markdown)."""
+    parts = [
+        f"{count(c['queries'])} queries",
+        f"{count(c['scored'])} scored",
+        f"{count(c['excluded_no_relevant'])} excluded (no relevant id)",
+        *(
+            [f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
+            if c.get("no_relevant_as_zero")
+            else []
+        ),
+        f"{count(c['missing_from_run'])} judged but missing from the run",
+        f"{count(c['repeats'])} repeated id{'s' if c['repeats'] != 1 else ''} in "
+        f"{count(c['queries_with_repeats'])} quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+    ]
+    return ", ".join(parts)
+
+
+def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]:
+    """The run page's headline counts as (label, value)."""
+    return [
+        ("queries", count(c["queries"])),
+        ("scored", count(c["scored"])),
+        ("no relevant id (excluded)", count(c["excluded_no_relevant"])),
+        ("judged, missing from run", count(c["missing_from_run"])),
+        ("repeated ids", count(c["repeats"])),
+        ("K (sweep to)", f"{k} ({kmax})"),
+    ]
+
+
+def bands_line(confidence: float, resamples: int, seed: int) -> str:
+    """How the bands were made, in one sentence."""
+    return (
+        f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
+        f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
+        f"with seed {seed}, reproducible to the last digit."
+    )
+
+
+def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str, str]:
+    """The switches behind the bands, what they mean and what another choice would do."""
+    return (
+        f"--confidence {confidence:g} --resamples {resamples} --seed {seed}",
+        bands_line(confidence, resamples, seed),
+        "Another seed moves a bootstrap band slightly; more resamples steady it.",
+    )
+
+
+#: The conventions, stated once per report.
+CONVENTIONS_TITLE = "Conventions"
+#: The mark beside a figure that a switch not at its default changes.
+DEPARTURE_MARK = "†"
+NOT_DEFAULT = "not the default"
+
+
+def conventions_lede(runs: int) -> str:
+    whom = "Every run of this report is" if runs > 1 else "The run is"
+    return (
+        f"{whom} scored under these conventions. Each says what it does and what the other choice "
+        f"would do; a switch not at its default is flagged, and the figures it changes carry {DEPARTURE_MARK}."
+    )
+
+
+def departure_notice(flags: Sequence[str]) -> str:
+    """The sentence at the top of a report scored with switches not at their defaults."""
+    return (
+        f"Not the default conventions: {', '.join(flags)}. The figures these switches change are marked "
+        f"{DEPARTURE_MARK}; what each does is said with the conventions."
+    )
+
+
+def departure_mark_title(flags: Sequence[str]) -> str:
+    """The tooltip of a figure's mark: the switches not at their default that change it."""
+    return f"Scored under {', '.join(flags)} ({NOT_DEFAULT})"
+
+
+#: A run page's pointer to the report's conventions, stated once on the overview.
+RUN_CONVENTIONS = "This run is scored under the report's conventions, stated once on the overview"
+
+
+def switch_name(name: str) -> str:
+    """A convention's field name as a heading: ``no_relevant`` -> ``No relevant``."""
+    return name.replace("_", " ").capitalize()
+
+
+def switch_flag(name: str, value: str) -> str:
+    """The command-line switch that sets a convention: ``--no-relevant exclude``."""
+    return f"--{name.replace('_', '-')} {value}"
+
+
+def limits_line(n: int) -> str:
+    """How many honest limits a run has, as the index lists it."""
+    return f"{n} honest limits"
+
+
+def interval_aria(mean: float, low: float, high: float) -> str:
+    """What a screen reader says for a mean and its band drawn as a bar."""
+    if any(is_missing(v) for v in (mean, low, high)):
+        return "not available"
+    return f"{decimal(mean)}, band {decimal(low)} to {decimal(high)}"
+
+
+def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
+    """The run page's captions: the suite table, the K sweep and the per-query table."""
+    conf = percent(confidence)
+    return (
+        f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
+        f"band, the interval that made it and the convention behind it.",
+        f"Every metric at every K from 1 to {kmax} with its {conf} band; the dotted line "
+        f"marks K = {k}. Hover a point for its mean and band.",
+        f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
+        f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.",
+    )
+
+
+def report_captions(n_runs: int, k: int, date: str, confidence: float) -> tuple[str, str, str]:
+    """The index's lede and its captions: the suite table and the K sweep."""
+    conf = percent(confidence)
+    return (
+        (
+            f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
+            f"carries its {conf} band and the convention that produced it."
+        ),
+        f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
+        (
+            f"Every run's mean at each K with its {conf} band; choose the metric "
+            f"from the menu. The dotted line marks K = {k}."
+        ),
+    )
+
+
+def mean_header(name: str, several: bool) -> str:
+    """The suite table's mean column: ``mean``, or ``name: mean`` with runs side by side."""
+    return f"{name}: mean" if several else "mean"
+
+
+def band_header(confidence: float) -> str:
+    return f"{percent(confidence)} band"
+
+
+#: The suite matrix's caption (one row per run, one column per metric) and the delta matrix's.
+MATRIX_CAPTION = "Each run's mean per metric, its band beneath in small type."
+
+
+def suite_key(compared: bool) -> str:
+    """What bold and the marks of the suite matrix mean."""
+    marks = " ▲ or ▼: clearly above or below the baseline (the comparison's verdict)." if compared else ""
+    return "Bold: the highest mean of its column." + marks
+
+
+def delta_matrix_caption(baseline: str, k: int) -> str:
+    return (
+        f"Run minus {baseline} at K = {k}, per metric. ▲ or ▼: clearly better or worse (band off 0 "
+        f"and corrected p below the level); the full rows are below."
+    )
+
+
+#: The expanders below the matrices: the long form of each.
+SUITE_MORE = "Each figure in full: band, interval, convention and trec_eval name"
+COMPARISON_MORE = "Each comparison in full: band, p, corrected p, won/tied/lost and verdict"
+
+#: The suite matrix's mark of each comparison verdict (by its CSS class); no mark otherwise.
+MARKS_OF_VERDICT = {"better": "▲", "worse": "▼"}
+
+#: The per-query table's filter: with query text, and for input without any (TREC).
+FILTER_LABEL = "Id or query text"
+FILTER_LABEL_NO_TEXT = "Id"
+
+
+def query_table_print_note(n: int) -> str:
+    """What a printed per-query table says of its rows."""
+    return (
+        f"On paper this table holds the rows shown on screen when it was printed (every one of the "
+        f"{count(n)} unless filtered); report.json holds all {count(n)}."
+    )
+
+
+#: Marks of the ids in a query's top K (the per-query table).
+MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
+#: The per-query table's fixed columns, before the metrics.
+QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
+#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
+DIFFERENCE_COLUMN_TITLE = (
+    "The query's score minus the baseline's on the primary metric; blank where one of the two did not score it."
+)
+
+
+def difference_column(metric: str, baseline: str) -> str:
+    """The per-query table's column of differences from the baseline."""
+    return f"{metric} minus {baseline}"
+
+
+QUERY_COLUMN_TITLES = {
+    "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
+    "R": "How many ids were judged relevant for the query.",
+    "first relevant rank": "The rank of the first relevant id in the list, if any.",
+}
+
+
+def compare_link(is_baseline: bool) -> tuple[str, str, str]:
+    """The run page's link to the comparison: (words before, link text, words after)."""
+    if is_baseline:
+        return ("It is the baseline of ", "the comparison", ".")
+    return ("", "How it compares with the baseline", ".")
+
+
+# --- The glossary -----------------------------------------------------------------------------------
+
+GLOSSARY_TITLE = "Words used in this report"
+GLOSSARY_LEDE = (
+    "What each metric, each query status and each verdict means, in one sentence. K is the cutoff: "
+    "the number of top results a reader sees."
+)
+GLOSSARY_LINK = "What these words mean"
+
+#: Terms of the comparison, explained.
+GLOSSARY_TERMS = (
+    (
+        "band",
+        "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold it); "
+        "a difference whose band is clear of 0 is one the data supports.",
+    ),
+    (
+        "corrected p",
+        "How often a difference this large would turn up by chance alone, adjusted for the many comparisons "
+        "made at once; below {alpha} confirms the band.",
+    ),
+    ("clearly better / clearly worse", "The band is clear of 0 and the corrected p confirms it."),
+    (
+        "better / worse by the band",
+        "The band is clear of 0 but the corrected p does not confirm it: a hint, not a finding.",
+    ),
+    ("no clear difference", "The band includes 0: these queries cannot tell the runs apart on this metric."),
+)
+
+
+def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, str]:
+    """A metric's glossary entry: (its label at K, its name, its plain sentence)."""
+    return f"{key}@{k}", name, plain
+
+
+def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (term, text.format(confidence=percent(confidence), alpha=alpha(round(1 - confidence, 10))))
+        for term, text in GLOSSARY_TERMS
+    )
+
+
+def tooltip(name: str, plain: str) -> str:
+    """A header's tooltip: the metric's name and its plain sentence."""
+    return f"{name} — {plain}"
+
+
+# --- Slices by query metadata ------------------------------------------------------------------------
+
+SLICES_TITLE = "Slices by query metadata"
+SLICE_OPPOSITE_TITLE = "A slice goes the other way"
+
+
+def slices_lede(primary: str, confidence: float, correction: str, small: int, compared: bool) -> str:
+    """How the slices were read."""
+    text = (
+        f"The queries cut by each metadata key: per value, the queries it holds and each run's mean "
+        f"{primary} with its {percent(confidence)} band"
+    )
+    if compared:
+        text += (
+            f"; each run's paired difference from the baseline over the queries both scored in the "
+            f"slice, with its band and a randomization p corrected ({correction}) across every slice "
+            f"comparison of the report"
+        )
+    return text + f". A slice of fewer than {small} queries is marked too small to read."
+
+
+def slice_caption(key: str, primary: str) -> Text:
+    return Text(("The queries by ", Quoted(key), f": {primary} per value"))
+
+
+SLICE_SMALL = "too few queries to read"
+#: The slice table's column of queries to open first (largest differences, or lowest scores).
+SLICE_EXAMPLES = "queries to open"
+SLICE_VALUE_HEADER = "value"
+SLICE_QUERIES_HEADER = "queries"
+
+
+def slice_delta_header(run: str, baseline: str) -> str:
+    return f"{run} minus {baseline}"
+
+
+def slice_opposite(
+    run: str,
+    baseline: str,
+    key: str,
+    value: str,
+    queries: int,
+    metric: str,
+    delta: float,
+    low: float,
+    high: float,
+    overall: float,
+) -> Text:
+    """A slice whose difference goes against the overall one, band clear of 0: the average hides it."""
+    direction = "lower" if delta < 0 else "higher"
+    overall_direction = "higher" if overall > 0 else "lower"
+    return Text(
+        (
+            "Where ",
+            Quoted(key),
+            " is ",
+            Quoted(value),
+            f" ({count(queries)} queries), ",
+            Quoted(run),
+            f" scores {direction} than ",
+            Quoted(baseline),
+            f" on {metric}: {signed(delta)} (band {signed(low)} to {signed(high)}), though it scores "
+            f"{overall_direction} overall ({signed(overall)}). The average hides it.",
+        )
+    )
+
+
+# --- The documents' text (--corpus) ---------------------------------------------------------------
+
+
+def text_not_shown(queries: int) -> str:
+    """Under a query's top K when the documents' text is shown for other queries only."""
+    return (
+        f"The documents' text is shown for the {count(queries)} queries the report points at most "
+        f"(the largest differences from the baseline, or a single run's lowest scores; --text-queries); "
+        f"this query's top K shows ids only."
+    )
+
+
+TEXT_MISSING = "not in the corpus"
+FULL_TEXT = "full text"
+
+
+# --- The query view ---------------------------------------------------------------------------------
+
+QUERY_VIEW_TITLE = "One query, every run"
+#: In place of the query view, when the browser cannot unpack its data.
+QUERY_VIEW_UNSUPPORTED = (
+    "The query view needs a newer browser: this one cannot unpack its data (it has no "
+    "DecompressionStream); every figure is also in the run pages' tables."
+)
+QUERIES_NAV = "Queries"
+#: The words the query view's script shows (it lays them out; they are said here).
+QUERY_VIEW_WORDS = {
+    "ask": "Query id",
+    "open": "Open",
+    "unknown": "No query of this report has that id.",
+    "pick": "Open a query: give its id, or follow a query id from any table of the report.",
+    "no_text": "The documents' text is shown for the queries the report points at most (--text-queries); "
+    "this query's lists show ids only.",
+    "metric": "metric",
+    "minus": "minus",
+    "not_scored": "not scored",
+    "not_in_run": "not in this run",
+    "nothing": "nothing retrieved",
+    "new": "new",
+    "up": "up",
+    "down": "down",
+    "relevant_count": "relevant ids",
+    "relevant_one": "relevant id",
+    "unshown": "Relevant ids no run shows in its top K",
+    "and_more": "and {n} more",
+    "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",
+    "full_text": "full text",
+    "top": "top {k}",
+}
