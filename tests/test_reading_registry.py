@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import textwrap
 
 import numpy as np
 import pytest
@@ -182,3 +183,49 @@ def test_no_input_is_the_preloaded_sample_with_a_source_alike_on_every_machine()
     assert sample_path().is_file()
     assert loaded.run.name == "sample"
     assert loaded.run.source == "preloaded sample (ragreport/sample/sample.jsonl)"
+
+
+# --- CONTRIBUTING's example reader, run as it is written ---
+
+def _contributing_reader():
+    """The code block of CONTRIBUTING.md's "Recipe: add an input format", executed as a module."""
+    import re
+    import types
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    recipe = text.split("## Recipe: add an input format", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", recipe, flags=re.S)
+    module = types.ModuleType("ragreport_contributing_lists")
+    exec(compile(textwrap.dedent(block), "CONTRIBUTING.md", "exec"), module.__dict__)
+    return module.READER
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("LISTS q1 d1 d2\nLISTS q\u202e2 d1\n",
+     r"r.lists:2: expected a query id without control or bidi characters, got 'q\u202e2' (holds U+202E)"),
+    ("LISTS q1 d1\nLISTS q2 d1 d\x1b2\n",
+     r"r.lists:2: expected a document id for query 'q2' without control or bidi characters, got 'd\x1b2' "
+     "(holds U+001B)"),
+    ("LISTS q1 d1\nLISTS q2 d2\nLISTS q1 d3\n",
+     "r.lists:3: expected each query once (query 'q1' is also on line 1), got it again"),
+    ("LISTS q1 d1\nLISTS q2 " + "z" * 3000 + "\n", "r.lists:2: expected an id of at most 2,048 bytes, got 3,000 bytes ('" + "z" * 56 + "...)"),
+    ("LISTS q1 d1\nnope\n", "r.lists:2: expected 'LISTS qid docid ...', got 'nope'"),
+], ids=["bidi-query-id", "esc-in-id", "query-twice", "overlong-id", "malformed"])
+def test_the_contributing_example_reader_is_safe_as_written(write, monkeypatch, content, expected):
+    reader = _contributing_reader()
+    monkeypatch.setattr(registry, "READERS", (*READERS, reader))
+    qrels = write("q.trec", "q1 0 d1 1\n")
+    with pytest.raises(InputError) as refused:
+        load_runs([write("r.lists", content)], qrels=qrels)
+    message = str(refused.value)
+    assert "\n" not in message and "\x1b" not in message and "\u202e" not in message
+    assert message.endswith(expected)  # one line: the file, the line, what was expected
+
+
+def test_the_contributing_example_reader_reads_its_lists(write, monkeypatch):
+    reader = _contributing_reader()
+    monkeypatch.setattr(registry, "READERS", (*READERS, reader))
+    (loaded,) = load_runs([write("r.lists", "LISTS q1 d2 d1\nLISTS q2 d3\n")], qrels=write("q.trec", "q1 0 d1 1\n"))
+    assert lists_of(loaded.run) == {"q1": ["d2", "d1"], "q2": ["d3"]}  # the file's order
+    assert detect_format("x", "LISTS q1 d1\n") == "lists"
