@@ -672,6 +672,12 @@ def test_parquet_empty_id_is_refused(tmp_path):
     )
 
 
+def test_parquet_ids_have_the_files_bound(tmp_path):
+    # The gate's length rule (docs/conventions.md section 18), which Parquet partitions lacked.
+    folder = _parquet(tmp_path, "p.parquet", query_id=["q1", "q1"], doc_id=["a", "z" * 3000], score=[1.0, 2.0])
+    assert "p.parquet:2: expected an id of at most 2,048 bytes, got 3,000 bytes" in _stream_error(tmp_path, folder)
+
+
 def test_parquet_integer_ids_and_ranks_are_read(tmp_path):
     folder = _parquet(tmp_path, "p.parquet", query_id=[1, 1, 2], doc_id=[7, 8, 9], rank=[2, 1, 1])
     qrels = tmp_path / "qrels.txt"
