@@ -32,14 +32,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from ..core.budget import MAX_ID_BYTES, id_too_long
 from ..core.errors import InputError, shorten
-from ..core.ids import all_allowed, forbidden_character
+from ..core.ids import MAX_ID_BYTES, all_allowed, forbidden_character, id_too_long
 
 if TYPE_CHECKING:
     from ..core.model import Judgments, Run
 
-#: An id of at most this many characters is within :data:`~ragreport.core.budget.MAX_ID_BYTES`
+#: An id of at most this many characters is within :data:`~ragreport.core.ids.MAX_ID_BYTES`
 #: (a character is at most four UTF-8 bytes): only longer ones are measured in bytes.
 SURELY_SHORT = MAX_ID_BYTES // 4
 
@@ -65,7 +64,7 @@ def line_at(lines: Lines, index: int) -> int | None:
 def problem(text: str, what: str, long_what: str | None = None) -> tuple[str, str] | None:
     """``(expected, got)`` when ``text`` breaks the id rule, else None: empty, a character no id
     may hold (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`, named ``U+XXXX`` beside the id
-    escaped), or more than :data:`~ragreport.core.budget.MAX_ID_BYTES` bytes of UTF-8 (named
+    escaped), or more than :data:`~ragreport.core.ids.MAX_ID_BYTES` bytes of UTF-8 (named
     ``long_what`` when given: a document id's length error says "an id")."""
     if not text:
         return f"{what} as a non-empty string", "an empty string"

@@ -27,10 +27,8 @@ from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
 from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
-from .gate import SURELY_SHORT, Lines, check_id, check_rows, first_problem, line_at, passed
+from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
 from .ordering import order_in_place
-
-__all__ = ["SURELY_SHORT", "check_id"]  # the gate's, for the readers that import them from here
 
 # ---------------------------------------------------------------------------------------------
 # A row's values
