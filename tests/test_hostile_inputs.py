@@ -13,6 +13,8 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError
 from ragreport.core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character, forbidden_in_utf8
 from ragreport.core.model import TREC_EVAL, Conventions, Gain, Order
+from ragreport.reading import registry
 from ragreport.reading.memory import judgments_from_object, run_from_object
 from ragreport.reading.registry import load_qrels, load_runs
 
@@ -121,6 +124,118 @@ def test_a_forbidden_character_in_an_id_is_refused_with_file_line_and_the_id_esc
     # The id is shown escaped: the character itself never reaches the message.
     assert char not in message
     assert repr(char)[1:-1] in message
+
+
+# --- Every registered format: the table below must name each reader of the registry ---------
+
+
+@dataclass(frozen=True)
+class Written:
+    """How to write a file of one format for the tests: ``run(qid, doc)`` and ``qrels(qid, doc)``
+    give (file name, content, line) with a good row first and the row holding ``qid`` and ``doc``
+    on ``line``; ``twice`` is (file name, content) with query q1 on two separate rows or records,
+    and ``merged`` what it reads as, or the error that refuses it (a list-per-record format)."""
+
+    run: Callable[[str, str], tuple[str, str, int]]
+    qrels: Callable[[str, str], tuple[str, str, int]] | None
+    twice: tuple[str, str]
+    merged: dict[str, list[str]] | str
+
+
+def _jq(text: str) -> str:
+    return json.dumps(text)
+
+
+#: Keyed by reader name: a new format in the registry fails
+#: test_every_registered_format_has_a_way_to_be_written until it gets a row here.
+FORMATS_WRITTEN: dict[str, Written] = {
+    "trec": Written(
+        run=lambda q, d: ("run.txt", f"q0 Q0 d0 1 2 t\n{q} Q0 {d} 1 1 t\n", 2),
+        qrels=lambda q, d: ("qrels.txt", f"q0 0 d0 1\n{q} 0 {d} 1\n", 2),
+        twice=("run.txt", "q1 Q0 d1 1 2 t\nq2 Q0 d2 1 1 t\nq1 Q0 d3 2 1 t\n"),
+        merged={"q1": ["d1", "d3"], "q2": ["d2"]},  # rows of one query, as trec_eval reads them
+    ),
+    "csv": Written(
+        run=lambda q, d: ("run.csv", f"qid,docid,score\nq0,d0,1\n{q},{d},0.5\n", 3),
+        qrels=lambda q, d: ("qrels.tsv", f"query-id\tcorpus-id\tscore\nq0\td0\t1\n{q}\t{d}\t1\n", 3),
+        twice=("run.csv", "q1,d1,2\nq2,d2,1\nq1,d3,1\n"),
+        merged={"q1": ["d1", "d3"], "q2": ["d2"]},
+    ),
+    "json": Written(
+        run=lambda q, d: ("run.json", f'{{\n"q0": {{"d0": 1}},\n{_jq(q)}: {{{_jq(d)}: 0.5}}\n}}', 3),
+        qrels=lambda q, d: ("qrels.json", f'{{\n"q0": {{"d0": 1}},\n{_jq(q)}: {{{_jq(d)}: 1}}\n}}', 3),
+        twice=("run.json", '{"q1": {"d1": 2},\n"q2": {"d2": 1},\n"q1": {"d3": 1}}'),
+        merged="run.json:1: expected one value for key 'q1', got {\"d1\": 2} and {\"d3\": 1}",  # the JSON rule
+    ),
+    "jsonl": Written(
+        run=lambda q, d: (
+            "r.jsonl",
+            '{"id": "q0", "retrieved": ["d0"], "relevant": ["d0"]}\n'
+            + json.dumps({"id": q, "retrieved": [d], "relevant": ["d0"]})
+            + "\n",
+            2,
+        ),
+        qrels=None,
+        twice=(
+            "r.jsonl",
+            '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}\n'
+            '{"id": "q2", "retrieved": ["d2"], "relevant": ["d2"]}\n'
+            '{"id": "q1", "retrieved": ["d3"], "relevant": ["d3"]}\n',
+        ),
+        merged="r.jsonl:3: expected each query once (query 'q1' is also on line 1), got it again",
+    ),
+}
+
+REGISTERED = [reader.name for reader in registry.READERS]
+
+
+def test_every_registered_format_has_a_way_to_be_written():
+    assert sorted(FORMATS_WRITTEN) == sorted(REGISTERED)
+    for reader in registry.READERS:  # qrels exactly for the formats that hold them
+        assert (FORMATS_WRITTEN[reader.name].qrels is None) == (reader.read_qrels is None), reader.name
+
+
+#: (format, role) for every registered reader: its runs, and its qrels when it holds them (a
+#: reader missing from the table fails the test above, not the collection).
+ROLES = [(fmt, "run") for fmt in REGISTERED] + [
+    (fmt, "qrels") for fmt in REGISTERED if getattr(FORMATS_WRITTEN.get(fmt), "qrels", None) is not None
+]
+
+
+@pytest.mark.parametrize("char, code", BAD, ids=[c for _, c in BAD])
+@pytest.mark.parametrize("where", ["query", "document"])
+@pytest.mark.parametrize("fmt, role", ROLES)
+def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_line(write, fmt, role, where, char, code):
+    written = FORMATS_WRITTEN[fmt]
+    make = written.run if role == "run" else written.qrels
+    assert make is not None
+    qid, doc = ("q1" + char, "d1") if where == "query" else ("q1", "d" + char + "1")
+    name, content, line = make(qid, doc)
+    message = _error(write, name, content, role)
+    assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* without control or bidi characters", message)
+    assert f"(holds {code})" in message
+    assert char not in message  # shown escaped
+
+
+@pytest.mark.parametrize("fmt", REGISTERED)
+def test_every_registered_format_refuses_an_overlong_or_empty_id_naming_file_and_line(write, fmt):
+    name, content, line = FORMATS_WRITTEN[fmt].run("q1", "z" * 3000)
+    message = _error(write, name, content, "run")
+    assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* of at most 2,048 bytes, got 3,000 bytes", message)
+    name, content, line = FORMATS_WRITTEN[fmt].run("", "d1")
+    if fmt not in ("trec", "csv"):  # blank-separated fields cannot hold an empty id; CSV calls it an empty field
+        message = _error(write, name, content, "run")
+        assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* as a non-empty string", message), message
+
+
+@pytest.mark.parametrize("fmt", REGISTERED)
+def test_every_registered_format_merges_or_refuses_a_query_given_twice(write, fmt):
+    written = FORMATS_WRITTEN[fmt]
+    name, content = written.twice
+    if isinstance(written.merged, dict):
+        assert _run(write, name, content) == written.merged
+    else:
+        assert _error(write, name, content, "run").endswith(written.merged)
 
 
 @pytest.mark.parametrize("char, code", [("\t", "U+0009"), ("\n", "U+000A"), ("\r", "U+000D")])
@@ -560,6 +675,12 @@ def test_parquet_empty_id_is_refused(tmp_path):
     assert "p.parquet:1: expected a query id in column 'query_id' as a non-empty string" in _stream_error(
         tmp_path, folder
     )
+
+
+def test_parquet_ids_have_the_files_bound(tmp_path):
+    # The gate's length rule (docs/conventions.md section 18), which Parquet partitions lacked.
+    folder = _parquet(tmp_path, "p.parquet", query_id=["q1", "q1"], doc_id=["a", "z" * 3000], score=[1.0, 2.0])
+    assert "p.parquet:2: expected an id of at most 2,048 bytes, got 3,000 bytes" in _stream_error(tmp_path, folder)
 
 
 def test_parquet_integer_ids_and_ranks_are_read(tmp_path):

@@ -421,3 +421,18 @@ def test_in_memory_ids_have_the_files_bound_and_wide_ones_are_kept_as_bytes():
     wide = run_from_object({"q1": {"d1": 1.0, "w" * 100: 0.5}}, "r")
     assert wide.doc_ids.dtype == np.dtype("S100")
     assert sorted(wide.doc_ids.tolist()) == [b"d1", b"w" * 100]
+
+
+def test_in_memory_query_ids_and_judged_ids_have_the_files_bound_too():
+    # The gate's length rule (docs/conventions.md section 18), which the in-memory path lacked for
+    # query ids and judged ids.
+    from ragreport.core.errors import InputError
+    from ragreport.reading.memory import judgments_from_object, run_from_object
+
+    long = "z" * 3000
+    with pytest.raises(InputError, match=r"^run 'r': expected a query id of at most 2,048 bytes, got 3,000 bytes"):
+        run_from_object({long: {"d1": 1.0}}, "r")
+    with pytest.raises(InputError, match=r"^judgments, query 'q1': expected a document id of at most 2,048 bytes"):
+        judgments_from_object({"q1": {long: 1}})
+    with pytest.raises(InputError, match=r"^judgments: expected a query id of at most 2,048 bytes"):
+        judgments_from_object({long: {"d1": 1}})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import textwrap
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from helpers import lists_of
 
 from ragreport.cli import build_parser
 from ragreport.core.errors import InputError, UsageError
-from ragreport.core.model import Run
+from ragreport.core.model import Judgments, Order, Run
 from ragreport.reading import registry
 from ragreport.reading.files import HEAD
 from ragreport.reading.reader import Reader
@@ -24,6 +25,7 @@ from ragreport.reading.registry import (
     load_runs,
     sample_path,
 )
+from ragreport.reading.rows import run_from_slots
 
 
 def test_format_detection_by_content(write):
@@ -100,7 +102,9 @@ def test_the_registry_is_the_one_list_of_formats():
 def test_a_new_format_is_one_reader_and_one_registry_line(write, monkeypatch):
     def read_run(path, text, order, own_judgments):
         ids = (text or path.read_text()).split()
-        return Run("x", np.array(["q1"]), np.array([0, len(ids)]), np.array(ids)), None
+        lines = [1] * len(ids)
+        return run_from_slots(path.stem, path, ["q1"], [0] * len(ids), ids, None, order, query_lines=[1],
+                              slot_lines=lines), None
 
     lines = Reader(name="ids", extensions=(".ids",), sniff=lambda first, text, complete: first.startswith("IDS"),
                    read_run=read_run, read_qrels=None, label="id lists")
@@ -109,6 +113,45 @@ def test_a_new_format_is_one_reader_and_one_registry_line(write, monkeypatch):
     assert [x.run.doc_ids.tolist() for x in load_runs([write("r.ids", "d1 d2\n")], qrels=qrels)] == [["d1", "d2"]]
     assert detect_format("r", "IDS d1\n") == "ids"
     assert load_runs([write("r2", "d3\n")], qrels=qrels, input_format="ids")[0].run.name == "r2"
+    # Its ids pass the gate without a line of its own: the builder checks them.
+    with pytest.raises(InputError, match=r"r3.ids:1: expected a document id for query 'q1' without control or bidi "
+                                         r"characters, got 'd\\x1b1' \(holds U\+001B\)"):
+        load_runs([write("r3.ids", "d0 d\x1b1\n")], qrels=qrels)
+
+
+def test_a_reader_that_builds_its_run_past_the_gate_is_refused(write, monkeypatch):
+    # A run made by hand skips the id rule: the registry refuses it (an internal error, which the
+    # reader's first test meets), so no format can accept an id the rule refuses.
+    def read_run(path, text, order, own_judgments):
+        return Run("x", np.array(["q\u202e1"]), np.array([0, 1]), np.array(["d\x1b1"])), None
+
+    def read_qrels(path, text):
+        return Judgments.from_lists([("q1", ["d1"], [1])])
+
+    hand = Reader(name="hand", extensions=(".hand",), sniff=lambda first, text, complete: False,
+                  read_run=read_run, read_qrels=read_qrels, label="hand-made")
+    monkeypatch.setattr(registry, "READERS", (*READERS, hand))
+    with pytest.raises(RuntimeError, match="the 'hand' reader returned a run its ids did not pass the gate"):
+        load_runs([write("r.hand", "x\n")], qrels=write("q", "q1 0 d1 1\n"))
+    with pytest.raises(RuntimeError, match="the 'hand' reader returned judgments its ids did not pass the gate"):
+        load_qrels(write("q.hand", "x\n"))
+
+
+def test_every_registered_reader_passes_what_it_reads_through_the_gate(write):
+    # One file per reader (the registry's, whatever it holds): what comes back carries the mark.
+    from test_hostile_inputs import FORMATS_WRITTEN
+
+    from ragreport.reading.gate import has_passed
+
+    for reader in READERS:
+        written = FORMATS_WRITTEN[reader.name]
+        name, content, _ = written.run("q1", "d1")
+        run, own = reader.read_run(write(name, content), None, Order.SCORE, True)
+        assert has_passed(run), reader.name
+        assert own is None or has_passed(own), reader.name
+        if reader.read_qrels is not None:
+            name, content, _ = written.qrels("q1", "d1")
+            assert has_passed(reader.read_qrels(write(name, content), None)), reader.name
 
 
 # --- loading: every run with its judgments, metadata and a unique name; the sample by default ---
@@ -140,3 +183,49 @@ def test_no_input_is_the_preloaded_sample_with_a_source_alike_on_every_machine()
     assert sample_path().is_file()
     assert loaded.run.name == "sample"
     assert loaded.run.source == "preloaded sample (ragreport/sample/sample.jsonl)"
+
+
+# --- CONTRIBUTING's example reader, run as it is written ---
+
+def _contributing_reader():
+    """The code block of CONTRIBUTING.md's "Recipe: add an input format", executed as a module."""
+    import re
+    import types
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    recipe = text.split("## Recipe: add an input format", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", recipe, flags=re.S)
+    module = types.ModuleType("ragreport_contributing_lists")
+    exec(compile(textwrap.dedent(block), "CONTRIBUTING.md", "exec"), module.__dict__)
+    return module.READER
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("LISTS q1 d1 d2\nLISTS q\u202e2 d1\n",
+     r"r.lists:2: expected a query id without control or bidi characters, got 'q\u202e2' (holds U+202E)"),
+    ("LISTS q1 d1\nLISTS q2 d1 d\x1b2\n",
+     r"r.lists:2: expected a document id for query 'q2' without control or bidi characters, got 'd\x1b2' "
+     "(holds U+001B)"),
+    ("LISTS q1 d1\nLISTS q2 d2\nLISTS q1 d3\n",
+     "r.lists:3: expected each query once (query 'q1' is also on line 1), got it again"),
+    ("LISTS q1 d1\nLISTS q2 " + "z" * 3000 + "\n", "r.lists:2: expected an id of at most 2,048 bytes, got 3,000 bytes ('" + "z" * 56 + "...)"),
+    ("LISTS q1 d1\nnope\n", "r.lists:2: expected 'LISTS qid docid ...', got 'nope'"),
+], ids=["bidi-query-id", "esc-in-id", "query-twice", "overlong-id", "malformed"])
+def test_the_contributing_example_reader_is_safe_as_written(write, monkeypatch, content, expected):
+    reader = _contributing_reader()
+    monkeypatch.setattr(registry, "READERS", (*READERS, reader))
+    qrels = write("q.trec", "q1 0 d1 1\n")
+    with pytest.raises(InputError) as refused:
+        load_runs([write("r.lists", content)], qrels=qrels)
+    message = str(refused.value)
+    assert "\n" not in message and "\x1b" not in message and "\u202e" not in message
+    assert message.endswith(expected)  # one line: the file, the line, what was expected
+
+
+def test_the_contributing_example_reader_reads_its_lists(write, monkeypatch):
+    reader = _contributing_reader()
+    monkeypatch.setattr(registry, "READERS", (*READERS, reader))
+    (loaded,) = load_runs([write("r.lists", "LISTS q1 d2 d1\nLISTS q2 d3\n")], qrels=write("q.trec", "q1 0 d1 1\n"))
+    assert lists_of(loaded.run) == {"q1": ["d2", "d1"], "q2": ["d3"]}  # the file's order
+    assert detect_format("x", "LISTS q1 d1\n") == "lists"

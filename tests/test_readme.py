@@ -177,3 +177,20 @@ def test_the_render_and_export_commands_run(tmp_path):
         assert result.returncode == 0, (command, result.stderr)
     assert (tmp_path / "site-again" / "index.html").read_bytes() == (tmp_path / "site" / "index.html").read_bytes()
     assert (tmp_path / "report.html").is_file()
+
+
+def test_the_input_formats_section_is_the_registry():
+    # The formats README names (its --input-format list) and --input-format's choices are the
+    # registry's, in its order; every registered format has a paragraph of its own.
+    from ragreport.cli import build_parser
+    from ragreport.reading.registry import FORMATS, READERS
+
+    section = _section("Input formats")
+    (listed,) = re.findall(r"`--input-format ([a-z|]+)`", section)
+    assert tuple(listed.split("|")) == FORMATS
+    (option,) = [a for a in build_parser()._subparsers._group_actions[0].choices["score"]._actions
+                 if "--input-format" in a.option_strings]
+    assert tuple(option.choices) == FORMATS
+    headings = [h.lower() for h in re.findall(r"^\*\*([^*]+)\*\*", section, flags=re.M)]
+    for reader in READERS:
+        assert any(re.search(rf"\b{reader.name}\b", h) for h in headings), reader.name

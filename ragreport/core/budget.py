@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .errors import InputError, UsageError, shorten
+from .ids import MAX_ID_BYTES as MAX_ID_BYTES  # the id rule's bound, kept in core/ids.py
+from .ids import id_too_long as id_too_long
 
 #: The share of the available memory one allocation may take: the rest is for everything else.
 SHARE = 0.5
@@ -66,23 +68,10 @@ def check_fits(estimate: float, what: str) -> None:
         )
 
 
-# --- Bounds on ids (docs/conventions.md section 18) -----------------------------------------------
-#: The longest id, in UTF-8 bytes: URLs (2,048 characters, the sitemap protocol's limit and the
-#: longest most software keeps), Wikipedia titles (255 bytes, BEIR's FEVER and HotpotQA), MS
-#: MARCO's and BEIR's other ids (under 64 bytes) all fit. Longer ids are refused with FILE:LINE.
-MAX_ID_BYTES = 2048
+# --- Bounds on ids (docs/conventions.md section 18; the longest id: core/ids.py) -------------------
 #: Ids are kept padded to the longest one (numpy's fixed-width strings): past this many characters
 #: they are kept as UTF-8 bytes (``'S'``), a byte a character instead of 'U''s four.
 WIDE_ID = 64
-
-
-def id_too_long(text: str) -> int | None:
-    """The id's length in UTF-8 bytes when it exceeds :data:`MAX_ID_BYTES`, else None (cheap for
-    short ids: no character takes more than four bytes)."""
-    if len(text) * 4 <= MAX_ID_BYTES:
-        return None
-    size = len(text.encode("utf-8", "surrogatepass"))
-    return size if size > MAX_ID_BYTES else None
 
 
 def id_array(values: Sequence[str], source: str) -> np.ndarray:

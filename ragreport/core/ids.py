@@ -141,6 +141,22 @@ def as_text(ids: np.ndarray) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # What an id may hold (docs/conventions.md section 17)
 
+#: The longest id, in UTF-8 bytes: URLs (2,048 characters, the sitemap protocol's limit and the
+#: longest most software keeps), Wikipedia titles (255 bytes, BEIR's FEVER and HotpotQA), MS
+#: MARCO's and BEIR's other ids (under 64 bytes) all fit. Longer ids are refused with FILE:LINE
+#: (docs/conventions.md section 18).
+MAX_ID_BYTES = 2048
+
+
+def id_too_long(text: str) -> int | None:
+    """The id's length in UTF-8 bytes when it exceeds :data:`MAX_ID_BYTES`, else None (cheap for
+    short ids: no character takes more than four bytes)."""
+    if len(text) * 4 <= MAX_ID_BYTES:
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > MAX_ID_BYTES else None
+
+
 #: The characters no id may hold: the C0 controls (U+0000-U+001F: NUL, tab, newline, CR, ...),
 #: DEL (U+007F), the C1 controls (U+0080-U+009F), and the bidi controls: the marks U+200E, U+200F
 #: and U+061C, the embeddings and overrides U+202A-U+202E and the isolates U+2066-U+2069; and

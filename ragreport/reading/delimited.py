@@ -28,7 +28,6 @@ from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_byt
 from .reader import Reader
 from .rows import (
     JudgmentCollector,
-    check_row_ids,
     parse_grade,
     parse_score,
     run_from_slots,
@@ -124,9 +123,11 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{width} columns",
             )
     qids: dict[str, int] = {}
+    query_lines: list[int] = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_keys: list[float] = []
+    slot_lines: list[int] = []
     use_score = "score" in columns
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
@@ -135,7 +136,6 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         qid, doc = fields[columns["qid"]], fields[columns["docid"]]
         if not qid or not doc:
             raise InputError(path, number, "a query id and a document id", "an empty field")
-        check_row_ids(qid, doc, path, number, qid not in qids)
         key: float
         if use_score:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
@@ -143,12 +143,25 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             key = -parse_score(fields[columns["rank"]], path, number, f"the rank of query {qid!r} id {doc!r}")
         else:
             key = 0.0
-        slot_query.append(qids.setdefault(qid, len(qids)))
+        index = qids.get(qid)
+        if index is None:
+            index = qids[qid] = len(qids)
+            query_lines.append(number)
+        slot_query.append(index)
         slot_docs.append(doc)
         slot_keys.append(key)
+        slot_lines.append(number)
     ranked = use_score or "rank" in columns
     return run_from_slots(
-        name or stem(path), path, list(qids), slot_query, slot_docs, slot_keys if ranked else None, order
+        name or stem(path),
+        path,
+        list(qids),
+        slot_query,
+        slot_docs,
+        slot_keys if ranked else None,
+        order,
+        query_lines=query_lines,
+        slot_lines=slot_lines,
     )
 
 

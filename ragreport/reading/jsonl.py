@@ -22,19 +22,17 @@ JSON map (:mod:`ragreport.reading.jsonmap`).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, shorten
-from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
 from .jsontext import TOO_DEEP, TOO_LONG, ConflictingKey, check_surrogates, json_integer, no_conflicting_keys
 from .reader import Reader
-from .rows import GRADE_MAX, GRADE_MIN, SURELY_SHORT, check_ids, parse_grade, parse_id, run_from_slots
+from .rows import GRADE_MAX, GRADE_MIN, check_ids, judgments_from_lists, parse_grade, parse_id, run_from_slots
 
 ID_KEYS = ("id", "query_id", "qid")
 # RAGAS's dataset columns for ID-based context precision and recall.
@@ -179,8 +177,9 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     ``relevant``.
     """
     path = Path(path)
-    seen: dict[str, int] = {}
     qids: list[str] = []
+    query_lines: list[int] = []
+    slot_lines: list[int] = []
     texts: list[str | None] = []
     metas: list[dict | None] = []
     doc_texts: dict[str, str] = {}
@@ -203,9 +202,6 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
                 path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
             )
         qid = parse_id(record[id_key], path, number, f"'{id_key}'")
-        if qid in seen:
-            raise InputError(path, number, f"each query once (query {qid!r} is also on line {seen[qid]})", "it again")
-        seen[qid] = number
         if "retrieved" not in record:
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
         retrieved = record["retrieved"]
@@ -221,10 +217,12 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
             raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
         index = len(qids)
         qids.append(qid)
+        query_lines.append(number)
         texts.append(query_text)
         metas.append(meta)
         _contexts(record, retrieved, doc_texts, path, number, qid)
         slot_query.extend([index] * len(retrieved))
+        slot_lines.extend([number] * len(retrieved))
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
             if "relevant" not in record:
@@ -239,19 +237,30 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
             )
     if not qids:
         raise InputError(path, None, "at least one JSON line", "an empty file")
-    run = run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, None, Order.FILE, tuple(texts))
-    if any(m for m in metas):
-        run = dataclasses.replace(run, query_meta=tuple(metas))
-    if doc_texts:
-        run = dataclasses.replace(run, doc_text=doc_texts)
-    return run, (Judgments.from_lists(judged, source=str(path)) if with_judgments else None)
+    # Each query once: the gate refuses a second line for one query, naming both lines.
+    run = run_from_slots(
+        name or stem(path),
+        path,
+        qids,
+        slot_query,
+        slot_docs,
+        None,
+        Order.FILE,
+        tuple(texts),
+        query_lines=query_lines,
+        slot_lines=slot_lines,
+        query_meta=tuple(metas) if any(m for m in metas) else (),
+        doc_text=doc_texts or None,
+    )
+    return run, (judgments_from_lists(path, judged, query_lines) if with_judgments else None)
 
 
 def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
-    """The ids of a JSON list as strings; the common all-strings case is checked in one pass."""
-    if set(map(type, values)) <= {str} and "" not in values and all_allowed(values):  # C-level passes
-        if max(map(len, values), default=0) <= SURELY_SHORT:  # within the longest id allowed
-            return values
+    """The ids of a JSON list as strings, named ``what`` in an error (the gate's rule, checked here
+    under this name; all strings, the common case, in one vectorised pass)."""
+    if set(map(type, values)) <= {str}:
+        check_ids(values, path, lambda _: line, what)
+        return values
     return [parse_id(v, path, line, what) for v in values]
 
 
@@ -265,7 +274,7 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
     if isinstance(relevant, dict):
-        check_ids(list(relevant), path, [line] * len(relevant), f"a relevant id of query {qid!r}")
+        check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
         grades = [
             g
             if type(g) is int and GRADE_MIN <= g <= GRADE_MAX

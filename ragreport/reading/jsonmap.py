@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.budget import id_too_long
 from ..core.errors import InputError
-from ..core.ids import all_allowed
 from ..core.model import Judgments, Order, Run
 from .files import stem, text_of
 from .jsontext import line_of, load_json_object
 from .reader import Reader
-from .rows import JudgmentCollector, check_id, check_id_length, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool:
@@ -42,21 +40,25 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 path, line_of(text, qid), f"query {qid!r} to map ids to scores", f"a JSON {type(ranked).__name__}"
             )
         index = len(qids)
-        qids.append(check_id(qid, path, line_of(text, qid), "a query id"))
-        if id_too_long(qid):
-            check_id_length(qid, path, line_of(text, qid), "a query id")
-        if not all_allowed(ranked) or "" in ranked:  # one pass over the query's ids; the one at fault named by its line
-            for doc in ranked:
-                check_id(doc, path, line_of(text, qid, doc), f"a document id for query {qid!r}")
+        qids.append(qid)
         for doc, value in ranked.items():
-            if id_too_long(doc):
-                check_id_length(doc, path, line_of(text, qid, doc), "an id")
             slot_query.append(index)
             slot_docs.append(doc)
             slot_scores.append(parse_score(value, path, line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))
     if not qids:
         raise InputError(path, 1, "at least one query", "an empty object")
-    return run_from_slots(name or stem(path), path, qids, slot_query, slot_docs, slot_scores, order)
+    # The lines of a key, found only when the gate names one at fault.
+    return run_from_slots(
+        name or stem(path),
+        path,
+        qids,
+        slot_query,
+        slot_docs,
+        slot_scores,
+        order,
+        query_lines=lambda i: line_of(text, qids[i]),
+        slot_lines=lambda j: line_of(text, qids[slot_query[j]], slot_docs[j]),
+    )
 
 
 def parse_qrels(path: str | Path, text: str) -> Judgments:

@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.budget import id_array
+from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, UsageError, shorten
-from ..core.ids import all_allowed, first_appearance, forbidden_character
+from ..core.ids import all_allowed, first_appearance
 from ..core.model import Judgments, Order, Run
+from .gate import all_pass, passed, problem
 from .rows import GRADE_MAX, GRADE_MIN, ranked_run
 
 #: The columns a data frame run and data frame judgments must have.
@@ -81,15 +82,16 @@ def _kind(value: Any) -> str:
 
 
 def _id(value: Any, where: str, what: str) -> str:
-    """An id: a non-empty string, or an integer standing for its decimal text."""
+    """An id: a non-empty string, or an integer standing for its decimal text; by the id rule of
+    every reader (:func:`~ragreport.reading.gate.problem`)."""
     if isinstance(value, str):
-        if not value:
-            raise ObjectError(where, f"{what} as a non-empty string", "an empty string")
-        found = forbidden_character(value)
+        found = problem(value, what)
         if found is not None:
-            raise ObjectError(where, f"{what} without control or bidi characters", f"{shorten(value)} (holds {found})")
+            raise ObjectError(where, *found)
         return str(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        if abs(int(value)) >= 10**MAX_ID_BYTES:
+            raise ObjectError(where, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
         return str(int(value))
     raise ObjectError(where, f"{what} as a string (or an integer)", _kind(value))
 
@@ -148,10 +150,13 @@ def _columns(frame: Any, names: Sequence[str], where: str, forms: str) -> list[l
 _PLAIN_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
 
 
-def _plain_ids(values: list[Any]) -> bool:
-    """Every value a non-empty ``str`` with no forbidden character: taken as they are (the usual
-    case, checked in two passes)."""
-    return all(type(v) is str and v for v in values) and all_allowed(values)
+def _plain_ids(values: list[Any], bounded: bool = True) -> bool:
+    """Every value a ``str`` that keeps the id rule (:func:`~ragreport.reading.gate.all_pass`):
+    taken as they are (the usual case, vectorised passes). Not ``bounded``: lengths are left to
+    :func:`~ragreport.core.budget.id_array`, which refuses an id past the bound (a run's ids)."""
+    if not all(type(v) is str for v in values):
+        return False
+    return all_pass(values) if bounded else "" not in values and all_allowed(values)
 
 
 def _plain_scores(values: list[Any]) -> np.ndarray | None:
@@ -169,13 +174,13 @@ def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
     queries, docs, scores = _columns(value, RUN_COLUMNS, where, RUN_FORMS)
     if not queries:
         raise ObjectError(where, "at least one query", "none")
-    plain = _plain_scores(scores) if _plain_ids(queries) and _plain_ids(docs) else None
+    plain = _plain_scores(scores) if _plain_ids(queries) and _plain_ids(docs, bounded=False) else None
     if plain is not None:
         query_ids = np.array(queries, dtype=str)
         firsts, query_index = first_appearance(query_ids)
         qids = query_ids[firsts].tolist()
-        return ranked_run(
-            name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index
+        return passed(
+            ranked_run(name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index)
         )
     index: dict[str, int] = {}
     qids = []
@@ -192,14 +197,16 @@ def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
         slot_query.append(index[qid])
         slot_docs.append(doc)
         slot_scores.append(_score(raw_s, at, doc))
-    return ranked_run(
-        name,
-        f"{where} (in memory)",
-        qids,
-        id_array(slot_docs, where),
-        np.asarray(slot_scores, dtype=np.float64),
-        order,
-        query_index=np.asarray(slot_query, dtype=np.int64),
+    return passed(
+        ranked_run(
+            name,
+            f"{where} (in memory)",
+            qids,
+            id_array(slot_docs, where),
+            np.asarray(slot_scores, dtype=np.float64),
+            order,
+            query_index=np.asarray(slot_query, dtype=np.int64),
+        )
     )
 
 
@@ -223,7 +230,7 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
             raise ObjectError(at, "a mapping of document ids to scores", _kind(ranked))
         raw_docs, raw_scores = list(ranked.keys()), list(ranked.values())
         docs = raw_docs
-        if not _plain_ids(raw_docs):
+        if not _plain_ids(raw_docs, bounded=False):
             given: dict[str, Any] = {}
             docs = []
             for raw_d in raw_docs:
@@ -239,14 +246,16 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
         all_scores.append(scores)
     if not qids:
         raise ObjectError(where, "at least one query", "none")
-    return ranked_run(
-        name,
-        f"{where} (in memory)",
-        qids,
-        id_array(all_docs, where),  # ids past 2,048 bytes refused, wide ones kept as bytes
-        np.concatenate(all_scores),
-        order,
-        counts=np.asarray(counts, dtype=np.int64),
+    return passed(
+        ranked_run(
+            name,
+            f"{where} (in memory)",
+            qids,
+            id_array(all_docs, where),  # ids past 2,048 bytes refused, wide ones kept as bytes
+            np.concatenate(all_scores),
+            order,
+            counts=np.asarray(counts, dtype=np.int64),
+        )
     )
 
 
@@ -298,8 +307,10 @@ def judgments_from_object(value: Any) -> Judgments:
         raise ObjectError(where, JUDGMENT_FORMS, _kind(value))
     if not per_query:
         raise ObjectError(where, "at least one judged query", "none")
-    return Judgments.from_lists(
-        [(q, list(g), list(g.values())) for q, g in per_query.items()], source="judgments (in memory)"
+    return passed(
+        Judgments.from_lists(
+            [(q, list(g), list(g.values())) for q, g in per_query.items()], source="judgments (in memory)"
+        )
     )
 
 

@@ -2,7 +2,9 @@
 
 A format is a module that declares ``READER = Reader(...)``; :mod:`ragreport.reading.registry`
 lists the readers, and detection, ``--input-format`` and loading go through that list only. So a
-new format is one module and one line in the registry.
+new format is one module and one line in the registry. A reader builds what it returns with the
+builders of :mod:`ragreport.reading.rows`, which pass every id through the gate
+(:mod:`ragreport.reading.gate`); the registry refuses anything else. A reader checks no id itself.
 """
 
 from __future__ import annotations

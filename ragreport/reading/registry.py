@@ -3,7 +3,9 @@
 :data:`READERS` is the one list of formats: ``--input-format``'s choices (:data:`FORMATS`, in
 this order), the names detection may return, and the readers :func:`load_runs` and
 :func:`load_qrels` call. A new format is a module declaring a :class:`~ragreport.reading.reader.Reader` and one
-line here.
+line here. What a reader returns must have come through the gate (:mod:`ragreport.reading.gate`,
+by the builders of :mod:`ragreport.reading.rows`): :func:`load_run_file` and :func:`load_qrels`
+refuse anything else, so no format skips the id rule.
 
 Detection (:func:`detect_format`): a name ending (``.gz`` aside) decides first; else the file's
 first data line and, when it must, its whole text: each reader's ``sniff`` is asked in this
@@ -21,6 +23,7 @@ from ..core.errors import InputError, UsageError
 from ..core.model import Judgments, Order, Run
 from . import delimited, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
+from .gate import require
 from .memory import SINGLE_NAME, is_in_memory, judgments_from_object, named_inputs, run_from_object
 from .meta import check_meta_count, check_unique_names, load_meta, meta_for, run_name
 from .reader import Reader
@@ -118,9 +121,10 @@ def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     judgments = reader.read_qrels(path, text)
     fallback = catch_all().read_qrels
     if judgments is None and fallback is not None:  # not this format after all
-        judgments = fallback(path, text)
+        judgments, reader = fallback(path, text), catch_all()
     if judgments is None:
         raise InputError(path, None, _QRELS, "none of them")  # only a registry without a qrels catch-all
+    require(judgments, reader.name, "judgments")
     return judgments
 
 
@@ -187,7 +191,11 @@ def load_run_file(
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
     fmt, text = (input_format, None) if input_format else detect_file_format(path)
-    run, own = reader_for(fmt).read_run(path, text, order, shared is None)
+    reader = reader_for(fmt)
+    run, own = reader.read_run(path, text, order, shared is None)
+    require(run, reader.name, "a run")  # its ids passed the gate (reading/gate.py)
+    if own is not None:
+        require(own, reader.name, "judgments")
     judgments = shared if shared is not None else own
     if judgments is None:
         raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
@@ -219,6 +227,7 @@ def load_inputs(
     shared: Judgments | None = None
     if qrels is not None:
         shared = judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels)
+        require(shared, "in-memory", "judgments")
     loaded = []
     for i, (name, item) in enumerate(pairs):
         meta = metas[i] if metas else None
@@ -233,6 +242,7 @@ def load_inputs(
                 "(a path, a mapping {query_id: {doc_id: grade}} or a data frame)"
             )
         run = run_from_object(item, name, order)
+        require(run, "in-memory", "a run")
         if run_meta is not None:
             run = run.with_meta(run_meta, name)
         loaded.append(LoadedRun(run, shared))

@@ -2,10 +2,13 @@
 
 A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`,
 :func:`parse_grade`: the same rules and the same errors in every format), then gathers the rows:
-into a :class:`~ragreport.core.model.Run` by :func:`ranked_run` (grouped by query, each list put
-in trec_eval's order), or into :class:`~ragreport.core.model.Judgments` by
-:class:`JudgmentCollector` (one grade per query and id). :func:`run_from_columns` is the same for
-columns a caller already has (a data frame's, a Parquet file's).
+into a :class:`~ragreport.core.model.Run` by :func:`run_from_slots` (grouped by query, each list
+put in trec_eval's order by :func:`ranked_run`), or into
+:class:`~ragreport.core.model.Judgments` by :class:`JudgmentCollector` (one grade per query and
+id, rows on many lines) or :func:`judgments_from_lists` (one record per query).
+:func:`run_from_columns` is the same for columns a caller already has (a data frame's, a Parquet
+file's). These builders pass every id through the gate (:mod:`ragreport.reading.gate`), with the
+line of each row, and the registry accepts only what they built: a reader checks no id itself.
 """
 
 from __future__ import annotations
@@ -13,16 +16,18 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.budget import MAX_ID_BYTES, id_array, id_too_long
+from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
-from ..core.ids import all_allowed, first_appearance, forbidden_character
+from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
+from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
 from .ordering import order_in_place
 
 # ---------------------------------------------------------------------------------------------
@@ -101,63 +106,22 @@ def _python_float(text: str) -> float | None:
         return None
 
 
-def check_id(text: str, path: Path | str, line: int | None, what: str) -> str:
-    """``text`` when it is not empty and holds no character an id may not hold
-    (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`), else an error naming the character and
-    showing the id escaped."""
-    if not text:
-        raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
-    found = forbidden_character(text)
+def check_ids(ids: Sequence[str], path: Path | str, lines: Lines, what: str) -> None:
+    """The id rule (:func:`~ragreport.reading.gate.first_problem`) over many ids named ``what``:
+    one vectorised pass when all keep it (the usual case)."""
+    found = first_problem(ids, what)
     if found is not None:
-        raise InputError(path, line, f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})")
-    return text
-
-
-def check_ids(ids: Sequence[str], path: Path | str, lines: Sequence[int | None] | None, what: str) -> None:
-    """:func:`check_id` over many ids: one pass when all are allowed (the usual case)."""
-    if all_allowed(ids) and "" not in ids:
-        return
-    for i, text in enumerate(ids):
-        check_id(text, path, None if lines is None else lines[i], what)
+        raise InputError(path, line_at(lines, found[0]), *found[1:])
 
 
 def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
-    """An id from a JSON value: a non-empty string, or an integer (``7`` is the id ``"7"``)."""
+    """An id from a JSON value: a non-empty string, or an integer (``7`` is the id ``"7"``),
+    checked by the id rule under the reader's name for it (``'id'``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
     if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
         raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
-    text = str(value)
-    if not text:
-        raise InputError(path, line, f"{what} as a non-empty string", "an empty string")
-    return check_id_length(check_id(text, path, line, what), path, line, what)
-
-
-def check_row_ids(qid: str, doc: str, path: Path | str, line: int, new_query: bool) -> None:
-    """A line's query id (when ``new_query``: each is checked once) and document id, by the id
-    rule (what they may hold, how long they may be); fast where nothing can fail."""
-    if new_query:
-        check_id(qid, path, line, "a query id")
-    if not doc.isprintable():  # C speed; every character an id may not hold is unprintable
-        check_id(doc, path, line, f"a document id for query {qid!r}")
-    if len(qid) > SURELY_SHORT or len(doc) > SURELY_SHORT:  # the check, only where it can fail
-        check_id_length(qid, path, line, "a query id")
-        check_id_length(doc, path, line, "an id")
-
-
-#: An id of at most this many characters is within :data:`~ragreport.core.budget.MAX_ID_BYTES`
-#: (a character is at most four UTF-8 bytes): the line readers check longer ones only.
-SURELY_SHORT = MAX_ID_BYTES // 4
-
-
-def check_id_length(text: str, path: Path | str, line: int | None, what: str) -> str:
-    """``text`` unless it is longer than :data:`~ragreport.core.budget.MAX_ID_BYTES` (UTF-8 bytes):
-    ids are kept padded to the longest, so one huge id would make every id that wide
-    (docs/conventions.md section 18)."""
-    size = id_too_long(text)
-    if size is not None:
-        raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", f"{size:,} bytes ({shorten(text)})")
-    return text
+    return check_id(str(value), path, line, what)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,9 +187,22 @@ def run_from_slots(
     slot_scores: list[float] | None,
     order: Order,
     query_text: tuple[str | None, ...] = (),
+    *,
+    query_lines: Lines,
+    slot_lines: Lines,
+    query_meta: tuple[Mapping[str, object] | None, ...] = (),
+    doc_text: Mapping[str, str] | None = None,
 ) -> Run:
-    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`)."""
-    return ranked_run(
+    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`),
+    its ids passed through the gate first (:func:`~ragreport.reading.gate.check_rows`).
+
+    ``qids_in_order`` holds each query once, in file order (a query given twice, as two records of
+    a list-per-line format, is refused); ``query_lines[i]`` is the line of query ``i``'s first row
+    or record and ``slot_lines[j]`` the line of slot ``j`` (sequences, or functions of the index
+    that find the line only when an error needs it), so that an error names the line at fault.
+    """
+    check_rows(source, qids_in_order, query_lines, slot_docs, slot_lines, slot_query)
+    run = ranked_run(
         name,
         str(source),
         qids_in_order,
@@ -235,6 +212,14 @@ def run_from_slots(
         query_index=np.asarray(slot_query, dtype=np.int64),
         query_text=query_text,
     )
+    if query_meta or doc_text:
+        run = replace(run, query_meta=query_meta, doc_text=doc_text)
+    return passed(run)
+
+
+def _row_number(index: int) -> int:
+    """Row ``index`` (from 0) as a line: rows counted from 1, as a Parquet file's rows are named."""
+    return index + 1
 
 
 def run_from_columns(
@@ -244,26 +229,44 @@ def run_from_columns(
     scores: Sequence[float] | np.ndarray | None = None,
     order: Order = Order.SCORE,
     source: str = "",
+    lines: Lines = _row_number,
 ) -> Run:
     """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
 
     Queries keep their order of first appearance; each query's ids are put in ranking order (score
     high to low, ties by id descending) unless ``scores`` is None or ``order`` is ``FILE``. Ids may
-    be text or UTF-8 bytes. All of it is array work: no Python loop over rows.
+    be text or UTF-8 bytes. Rows of one query merge into one list; every id passes the gate, an
+    error naming ``lines`` (by default the row, counted from 1). All of it is array work: no
+    Python loop over rows.
+
+    Ids are checked after they are arrays, which cannot hold a trailing NUL: a caller whose ids
+    may end in one checks them before (Parquet on its Arrow columns).
     """
     queries = np.asarray(query_ids).astype(str)
     docs = np.asarray(doc_ids)
     if docs.dtype.kind not in "SU":
         docs = docs.astype(str)
     firsts, query_index = first_appearance(queries)
-    return ranked_run(
-        name,
+    distinct = queries[firsts]
+    check_rows(
         source,
-        queries[firsts],
-        docs,
-        None if scores is None else np.asarray(scores),
-        order,
-        query_index=query_index,
+        distinct.tolist(),
+        lambda i: line_at(lines, int(firsts[i])),
+        as_text(docs),
+        lines,
+        query_index,
+        once=False,
+    )
+    return passed(
+        ranked_run(
+            name,
+            source,
+            distinct,
+            docs,
+            None if scores is None else np.asarray(scores),
+            order,
+            query_index=query_index,
+        )
     )
 
 
@@ -271,34 +274,43 @@ def run_from_columns(
 # Rows into judgments
 
 
+def judgments_from_lists(
+    source: Path | str, per_query: list[tuple[str, list[str], list[int]]], query_lines: Lines
+) -> Judgments:
+    """Judgments from one record per query (``(qid, ids, grades)``, each id once), as a
+    list-per-line format gives them (RAG JSONL's ``relevant``); ``query_lines[i]``: the line of
+    record ``i``. Every id passes the gate; a query given twice is refused."""
+    qids = [q for q, _, _ in per_query]
+    docs = [d for _, ds, _ in per_query for d in ds]
+    doc_query = [i for i, (_, ds, _) in enumerate(per_query) for _ in ds]
+    check_rows(source, qids, query_lines, docs, lambda j: line_at(query_lines, doc_query[j]), doc_query)
+    return passed(Judgments.from_lists(per_query, source=str(source)))
+
+
 class JudgmentCollector:
-    """Gathers (query, id, grade) with the line each came from; rejects conflicting grades.
+    """Gathers (query, id, grade) with the line each came from; rejects conflicting grades; its
+    ids pass the gate when the judgments are built (:meth:`judgments`).
 
     A pair given twice with one grade is one judgment (qrels files repeat lines); with two
-    grades it is an error naming both lines.
+    grades it is an error naming both lines. A query's judgments may be on many lines.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.queries: dict[str, dict[str, tuple[int, int | None]]] = {}
+        self.query_lines: list[int | None] = []
 
     def add_query(self, qid: str, line: int | None = None) -> None:
         """A judged query, even one with no judged id (a JSON ``{qid: {}}``)."""
         if qid not in self.queries:
-            self.queries[
-                check_id_length(check_id(qid, self.path, line, "a query id"), self.path, line, "a query id")
-            ] = {}
+            self.queries[qid] = {}
+            self.query_lines.append(line)
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
         per_query = self.queries.get(qid)
         if per_query is None:
-            per_query = self.queries[
-                check_id_length(check_id(qid, self.path, line, "a query id"), self.path, line, "a query id")
-            ] = {}
-        if not doc.isprintable() or not doc:  # C speed; every character an id may not hold is unprintable
-            check_id(doc, self.path, line, f"a document id for query {qid!r}")
-        if len(doc) > SURELY_SHORT:
-            check_id_length(doc, self.path, line, "an id")
+            per_query = self.queries[qid] = {}
+            self.query_lines.append(line)
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:
@@ -312,16 +324,23 @@ class JudgmentCollector:
         per_query[doc] = (grade, line)
 
     def judgments(self) -> Judgments:
-        """The judgments; their ids kept as :func:`~ragreport.core.budget.id_array` keeps them."""
+        """The judgments, their ids passed through the gate; kept as
+        :func:`~ragreport.core.budget.id_array` keeps them."""
+        qids = list(self.queries)
         docs = [d for per_query in self.queries.values() for d in per_query]
-        grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
+        lines = [line for per_query in self.queries.values() for _, line in per_query.values()]
         lengths = [len(per_query) for per_query in self.queries.values()]
-        return Judgments(
-            query_ids=frozen(np.array(list(self.queries), dtype=str)),
-            offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
-            doc_ids=frozen(id_array(docs, str(self.path))),
-            grades=frozen(np.array(grades, dtype=np.int64)),
-            source=str(self.path),
+        doc_query = np.repeat(np.arange(len(qids)), lengths)
+        check_rows(self.path, qids, self.query_lines, docs, lines, doc_query, once=False)
+        grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
+        return passed(
+            Judgments(
+                query_ids=frozen(np.array(qids, dtype=str)),
+                offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
+                doc_ids=frozen(id_array(docs, str(self.path))),
+                grades=frozen(np.array(grades, dtype=np.int64)),
+                source=str(self.path),
+            )
         )
 
 

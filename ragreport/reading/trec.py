@@ -5,8 +5,9 @@
 - Qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers (``2.0`` is
   2), negative ones included; a (query, id) pair given twice must have one grade.
 
-Ids and numbers follow docs/conventions.md section 17 (no control or bidi character in an id; one
-number grammar; grades within signed 64 bits). Blank lines and ``#`` comment lines are skipped.
+Ids and numbers follow docs/conventions.md section 17 (no control or bidi character in an id,
+checked by the gate of :mod:`ragreport.reading.gate`; one number grammar; grades within signed 64
+bits). Blank lines and ``#`` comment lines are skipped.
 Most files are read by the bytes-level reader (:mod:`ragreport.reading.trecbytes`); one it does
 not accept (runs of spaces, a malformed line, a character no id may hold) is read line by line
 here, which names the line at fault in every error. TREC is the catch-all
@@ -24,10 +25,10 @@ from ..core.ids import has_duplicates, hash_ids
 from ..core.model import Judgments, Order, Run
 from . import trecbytes
 from .files import data_lines, field_splitter, stem, text_of
+from .gate import passed
 from .reader import Reader
 from .rows import (
     JudgmentCollector,
-    check_row_ids,
     group_by_query,
     parse_grade,
     parse_score,
@@ -47,15 +48,18 @@ def read_run_bytes(
     if columns is None:
         return None
     qids, line_query = trecbytes.query_index(columns)
-    return ranked_run(
-        name or stem(path),
-        str(path),
-        qids,
-        columns.ids,
-        columns.numbers,
-        order,
-        query_index=line_query,
-        counts=None if line_query is not None else columns.group_lengths,
+    # The gate's rule was checked on the bytes (trecbytes: forbidden_in_utf8, fields of 1 to 64 bytes).
+    return passed(
+        ranked_run(
+            name or stem(path),
+            str(path),
+            qids,
+            columns.ids,
+            columns.numbers,
+            order,
+            query_index=line_query,
+            counts=None if line_query is not None else columns.group_lengths,
+        )
     )
 
 
@@ -72,8 +76,8 @@ def read_qrels_bytes(path: str | Path) -> Judgments | None:
     assert docs is not None and grades is not None  # both columns are arrays
     if has_duplicates(hash_ids(docs, query=np.repeat(np.arange(len(qids)), np.diff(offsets)))):
         return None
-    return Judgments(
-        query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades, source=str(path)
+    return passed(  # the gate's rule, checked on the bytes (see read_run_bytes)
+        Judgments(query_ids=np.array(qids, dtype=str), offsets=offsets, doc_ids=docs, grades=grades, source=str(path))
     )
 
 
@@ -86,9 +90,11 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     """
     path = Path(path)
     qids: dict[str, int] = {}
+    query_lines: list[int] = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_scores: list[float] = []
+    slot_lines: list[int] = []
     split = field_splitter(text)
     for number, line in data_lines(text):
         fields = split(line)
@@ -101,14 +107,28 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
                 f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
             )
         qid, _, doc, _, score_text = fields[:5]
-        check_row_ids(qid, doc, path, number, qid not in qids)
         score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
-        slot_query.append(qids.setdefault(qid, len(qids)))
+        index = qids.get(qid)
+        if index is None:
+            index = qids[qid] = len(qids)
+            query_lines.append(number)
+        slot_query.append(index)
         slot_docs.append(doc)
         slot_scores.append(score)
+        slot_lines.append(number)
     if not qids:
         raise InputError(path, None, "at least one run line", "an empty file")
-    return run_from_slots(name or stem(path), path, list(qids), slot_query, slot_docs, slot_scores, order)
+    return run_from_slots(
+        name or stem(path),
+        path,
+        list(qids),
+        slot_query,
+        slot_docs,
+        slot_scores,
+        order,
+        query_lines=query_lines,
+        slot_lines=slot_lines,
+    )
 
 
 def parse_qrels(path: str | Path, text: str) -> Judgments:

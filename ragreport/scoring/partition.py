@@ -26,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InputError, RagreportError, UsageError, shorten
-from ..core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character
+from ..core.errors import InputError, RagreportError, UsageError
+from ..core.ids import FORBIDDEN_ID_CHARACTERS
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
 from ..reading.files import data_lines, decode_text, read_text, refuse_special, stem
+from ..reading.gate import problem
 from ..reading.meta import run_name
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
@@ -232,7 +233,8 @@ def _parquet_row(path: Path, row: int, expected: str, got: str) -> InputError:
 def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
     """Column ``name`` as ids (docs/conventions.md section 17): text or integers, no null, no
     empty id, no control or bidi character; checked on the Arrow column, before numpy (whose
-    string arrays drop a trailing NUL)."""
+    string arrays drop a trailing NUL): the gate's character set (reading/gate.py), vectorised by
+    Arrow. The gate itself then checks the ids again in :func:`run_from_columns`, lengths too."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -254,8 +256,9 @@ def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
         text = data[row].as_py()
         if not text:
             raise _parquet_row(path, row, f"{what} in column {name!r} as a non-empty string", "an empty string")
-        found = forbidden_character(text)
-        raise _parquet_row(path, row, f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})")
+        found = problem(text, what)  # the gate's rule and words (reading/gate.py)
+        assert found is not None
+        raise _parquet_row(path, row, *found)
     return np.asarray(data.to_numpy(zero_copy_only=False), dtype=str)
 
 

@@ -1,0 +1,214 @@
+"""The one gate every id passes: what an id may hold, how long it may be, and that a query is given
+once (docs/conventions.md sections 17 and 18), for every reader and engine, in one place.
+
+Readers parse; they do not check ids. The shared builders of :mod:`ragreport.reading.rows`
+(:func:`~ragreport.reading.rows.run_from_slots`, :func:`~ragreport.reading.rows.run_from_columns`,
+:func:`~ragreport.reading.rows.judgments_from_lists` and
+:class:`~ragreport.reading.rows.JudgmentCollector`) hand every query id and document id to
+:func:`check_rows` once, with the line each row came from (or a way to find it), and mark what they
+build as passed (:func:`passed`). The registry refuses a run or judgments a reader returns
+unmarked (:func:`require`), so a reader cannot skip the gate: a new format that builds a
+:class:`~ragreport.core.model.Run` by hand fails its first test.
+
+The check is vectorised: one regular-expression pass over all the ids joined, a membership test for
+the empty id and the longest length (C-speed passes); only when one of those fails are the ids
+looked at one by one, to name the first at fault with its line. A row that breaks the rule is
+reported as ``file:line: expected ..., got ...`` (:class:`~ragreport.core.errors.InputError`).
+
+Two readers check the same rule on data before it becomes Python text, with vectorised twins of
+:func:`problem`: the bytes-level TREC reader on its raw buffer
+(:func:`~ragreport.core.ids.forbidden_in_utf8`; its fields are at most 64 bytes and never
+empty), and Parquet partitions on their Arrow columns (the same
+:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`). ``tests/test_hostile_inputs.py`` proves the
+character sets equal, code point by code point.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from ..core.errors import InputError, shorten
+from ..core.ids import MAX_ID_BYTES, all_allowed, forbidden_character, id_too_long
+
+if TYPE_CHECKING:
+    from ..core.model import Judgments, Run
+
+#: An id of at most this many characters is within :data:`~ragreport.core.ids.MAX_ID_BYTES`
+#: (a character is at most four UTF-8 bytes): only longer ones are measured in bytes.
+SURELY_SHORT = MAX_ID_BYTES // 4
+
+#: The line of each row: a sequence (one line per row), a function of the row's index (a JSON
+#: reader finds a key's line only when an error needs it), or None (no lines: the error names
+#: the file alone).
+Lines = Sequence[int | None] | Callable[[int], int | None] | None
+#: What an id is called in an error: one name for all, or a function of the row's index.
+What = str | Callable[[int], str]
+
+QUERY_ID = "a query id"
+
+
+def line_at(lines: Lines, index: int) -> int | None:
+    """The line of row ``index``."""
+    if lines is None:
+        return None
+    if callable(lines):
+        return lines(index)
+    return lines[index]
+
+
+def problem(text: str, what: str, long_what: str | None = None) -> tuple[str, str] | None:
+    """``(expected, got)`` when ``text`` breaks the id rule, else None: empty, a character no id
+    may hold (:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`, named ``U+XXXX`` beside the id
+    escaped), or more than :data:`~ragreport.core.ids.MAX_ID_BYTES` bytes of UTF-8 (named
+    ``long_what`` when given: a document id's length error says "an id")."""
+    if not text:
+        return f"{what} as a non-empty string", "an empty string"
+    found = forbidden_character(text)
+    if found is not None:
+        return f"{what} without control or bidi characters", f"{shorten(text)} (holds {found})"
+    size = id_too_long(text)
+    if size is not None:
+        return f"{long_what or what} of at most {MAX_ID_BYTES:,} bytes", f"{size:,} bytes ({shorten(text)})"
+    return None
+
+
+def _allowed_and_lengths(ids: Sequence[str]) -> tuple[bool, int, int]:
+    """Whether no id holds a forbidden character, and the shortest and longest length: two C-speed
+    passes over the ids (their text joined, their lengths), no Python loop. Every character no id
+    may hold is unprintable, so printable text needs no regular expression (tests/test_hostile_inputs.py)."""
+    if not ids:
+        return True, 1, 0
+    joined = "".join(ids)
+    allowed = joined.isprintable() or all_allowed((joined,))
+    sizes = list(map(len, ids))
+    return allowed, min(sizes), max(sizes)
+
+
+def all_pass(ids: Sequence[str]) -> bool:
+    """Whether every id of ``ids`` keeps the rule (vectorised: no Python loop)."""
+    allowed, shortest, longest = _allowed_and_lengths(ids)
+    return allowed and shortest > 0 and longest <= SURELY_SHORT
+
+
+def first_problem(ids: Sequence[str], what: What, long_what: What | None = None) -> tuple[int, str, str] | None:
+    """The first id of ``ids`` that breaks the rule, as ``(index, expected, got)``; None when all
+    keep it (the usual case: :func:`all_pass`, vectorised)."""
+    allowed, shortest, longest = _allowed_and_lengths(ids)
+    if allowed and shortest > 0:
+        if longest <= SURELY_SHORT:
+            return None
+        candidates: Sequence[int] | range = [i for i, text in enumerate(ids) if len(text) > SURELY_SHORT]
+    else:
+        candidates = range(len(ids))
+    for i in candidates:
+        text = ids[i]
+        if text and len(text) <= SURELY_SHORT and text.isprintable():
+            continue  # C speed; every character an id may not hold is unprintable
+        name = what(i) if callable(what) else what
+        long_name = None if long_what is None else (long_what(i) if callable(long_what) else long_what)
+        found = problem(text, name, long_name)
+        if found is not None:
+            return i, *found
+    return None
+
+
+def first_repeat(query_ids: Sequence[str]) -> tuple[int, int] | None:
+    """``(first, again)``: the indices of the first query id given a second time, else None."""
+    if len(set(query_ids)) == len(query_ids):
+        return None
+    seen: dict[str, int] = {}
+    for i, qid in enumerate(query_ids):
+        if qid in seen:
+            return seen[qid], i
+        seen[qid] = i
+    return None  # unreachable: the set was smaller
+
+
+def check_rows(
+    path: Path | str,
+    query_ids: Sequence[str],
+    query_lines: Lines,
+    doc_ids: Sequence[str],
+    doc_lines: Lines,
+    doc_query: Sequence[int] | np.ndarray,
+    *,
+    once: bool = True,
+) -> None:
+    """The gate: every query id and document id keeps the id rule and, when ``once``, no query id
+    is given twice (a list-per-record format's two records of one query; a format of one row per
+    retrieved id merges its rows into queries before this, as TREC and CSV do).
+
+    ``query_ids`` holds each query once as the reader gathered it (``query_lines[i]``: the line of
+    its first row or record); ``doc_ids`` one id per row (``doc_lines[i]``: its line;
+    ``doc_query[i]``: its query's index). The error names the earliest line at fault, one line:
+    ``run.trec:3: expected a document id for query 'q1' without control or bidi characters, got
+    'd\\x1b1' (holds U+001B)``; a query given twice reads ``expected each query once (query 'q1' is
+    also on line 1), got it again``.
+    """
+    found: list[tuple[int | None, int, InputError]] = []
+    if once:
+        repeat = first_repeat(query_ids)
+        if repeat is not None:
+            first, again = repeat
+            earlier = line_at(query_lines, first)
+            also = f" is also on line {earlier}" if earlier is not None else " is given twice"
+            line = line_at(query_lines, again)
+            expected = f"each query once (query {query_ids[again]!r}{also})"
+            found.append((line, 0, InputError(path, line, expected, "it again")))
+    bad_query = first_problem(query_ids, QUERY_ID)
+    if bad_query is not None:
+        line = line_at(query_lines, bad_query[0])
+        found.append((line, 1, InputError(path, line, *bad_query[1:])))
+    bad_doc = first_problem(doc_ids, lambda i: f"a document id for query {query_ids[doc_query[i]]!r}", "an id")
+    if bad_doc is not None:
+        line = line_at(doc_lines, bad_doc[0])
+        found.append((line, 2, InputError(path, line, *bad_doc[1:])))
+    if found:  # the earliest line at fault; one without a line last
+        raise min(found, key=lambda item: (item[0] is None, item[0] or 0, item[1]))[2]
+
+
+def check_id(text: str, path: Path | str, line: int | None, what: str, long_what: str | None = None) -> str:
+    """``text`` when it keeps the id rule, else the error naming the file and line: for a reader
+    that names an id its own way (a JSON key: ``'id' as a non-empty string``) as it parses it."""
+    found = problem(text, what, long_what)
+    if found is not None:
+        raise InputError(path, line, *found)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# The mark of having passed
+
+
+_Built = TypeVar("_Built", "Run", "Judgments")
+#: What the builders built after :func:`check_rows`, by identity (held weakly: a run that is let go
+#: leaves the table).
+_PASSED: weakref.WeakValueDictionary[int, Run | Judgments] = weakref.WeakValueDictionary()
+
+
+def passed(built: _Built) -> _Built:
+    """``built``, marked as having passed the gate. Only the builders of
+    :mod:`ragreport.reading.rows` and :mod:`ragreport.reading.memory`, and the bytes-level TREC
+    reader (whose buffer check is the gate's vectorised twin), call this, after checking."""
+    _PASSED[id(built)] = built
+    return built
+
+
+def has_passed(built: Run | Judgments) -> bool:
+    """Whether ``built`` came out of a builder that checked its ids (:func:`passed`)."""
+    return _PASSED.get(id(built)) is built
+
+
+def require(built: Run | Judgments, reader: str, what: str) -> None:
+    """Refuse a run or judgments a reader returned without passing the gate: a reader's bug (a
+    :class:`RuntimeError`, an internal error), found by the reader's first test."""
+    if not has_passed(built):
+        raise RuntimeError(
+            f"the {reader!r} reader returned {what} its ids did not pass the gate: build them with "
+            "ragreport.reading.rows (run_from_slots, run_from_columns, judgments_from_lists, JudgmentCollector)"
+        )
