@@ -17,40 +17,53 @@ an earlier one.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
-import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .analysis.compare import ComparisonReport, Correction, compare, family_values
+from .analysis.compare import Correction, compare
+from .analysis.dates import build_day
 from .analysis.drift import drift
+from .analysis.evaluation import score_and_summarise, summarise_loaded
 from .analysis.family import choose_family
 from .analysis.limits import limits
+from .analysis.restored import restored
 from .analysis.result import Analysis
 from .analysis.slices import slice_keys, slices
 from .analysis.summary import RunSummary, summarise
-from .core.errors import InputError, UsageError
-from .core.ids import as_text
-from .core.model import Conventions, Gain, NoRelevant
+from .analysis.texts import merged_query_meta, shown_texts, with_query_text
+from .core.errors import UsageError
+from .core.model import Conventions
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
-from .output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from .output.publishing import History, open_history
+from .output.records import Rows
 from .reading.memory import is_in_memory, named_inputs
 from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
-from .reading.previous import drift_problem, load_previous
+from .reading.previous import load_previous
 from .reading.registry import detect_file_format, load_inputs, load_qrels
-from .reading.stored import REBUILD, load_report, stored_run
 from .scoring.catalogue import COMPARED
 from .scoring.cutoffs import report_cutoffs
-from .scoring.join import JudgedRun, join
-from .scoring.measures import Measure, score_measures
-from .scoring.metrics import score
+from .scoring.measures import Measure
 from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
+from .scoring.scorable import check_scorable
+
+__all__ = [
+    "History",
+    "Report",
+    "Results",
+    "analyse",
+    "build",
+    "check_gates",
+    "check_scorable",
+    "document",
+    "evaluate",
+    "open_history",
+    "publish",
+    "reanalyse",
+    "score_and_summarise",
+]
 
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
@@ -72,26 +85,7 @@ Runs = Any
 Qrels = Any
 
 
-class _Rows:
-    """The figures as rows: :meth:`to_records` (plain dicts) and :meth:`to_dataframe` (pandas)."""
-
-    def _summaries(self) -> Sequence[RunSummary]:
-        raise NotImplementedError
-
-    def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
-        """One dict per run and metric (``run``, ``metric``, ``mean``, ``low``, ``high``,
-        ``interval``, ``n``: the scored queries); with ``per_query`` one per run, query and metric
-        (``run``, ``query``, ``metric``, ``value``: None for a query left out of the averages,
-        ``status``)."""
-        return query_records(self._summaries()) if per_query else summary_records(self._summaries())
-
-    def to_dataframe(self, per_query: bool = False) -> Any:
-        """:meth:`to_records` as a pandas DataFrame; an ImportError when pandas is not installed."""
-        columns = QUERY_COLUMNS if per_query else SUMMARY_COLUMNS
-        return data_frame(self.to_records(per_query), columns)
-
-
-class Results(list, _Rows):
+class Results(list, Rows):
     """What :func:`evaluate` returns: a list of :class:`RunSummary`, one per run, in order, that a
     notebook shows as the report's suite matrix (the report :func:`analyse` makes of it with its
     defaults) and that gives its figures as rows.
@@ -114,7 +108,7 @@ class Results(list, _Rows):
         return analyse(self)._repr_html_()
 
 
-class Report(Analysis, _Rows):
+class Report(Analysis, Rows):
     """What :func:`analyse` returns: the :class:`~ragreport.analysis.result.Analysis` (for
     :func:`document` and :func:`build`) that a notebook shows as the report's suite matrix, with
     the comparison's ▲/▼ verdicts, and that gives its figures as rows.
@@ -211,41 +205,7 @@ def evaluate(
         )
     progress("reading")
     loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
-    summaries = Results()
-    for item in loaded:
-        progress(f"scoring {item.run.name}")
-        judged = join(item.run, item.judgments, conventions.relevance_level)
-        check_scorable(judged, item.judgments.source or "the judgments", conventions)
-        summaries.append(
-            score_and_summarise(
-                judged,
-                k,
-                conventions,
-                kmax,
-                measures,
-                progress=functools.partial(progress, f"bands for {item.run.name}"),
-            )
-        )
-    return summaries
-
-
-def score_and_summarise(
-    judged: JudgedRun,
-    k: int | Sequence[int],
-    conventions: Conventions,
-    kmax: int | None = None,
-    measures: Sequence[Measure] = (),
-    *,
-    progress: Callable[[], None] | None = None,
-) -> RunSummary:
-    """Score one joined run at K (one cutoff or several, the first the report's K) and over the K
-    sweep up to ``kmax``, score the ``measures`` named, and band every mean."""
-    asked, cutoffs = report_cutoffs(k, kmax)
-    scores = score(judged, cutoffs, conventions)
-    values = score_measures(judged, measures, conventions) if measures else None
-    if progress is not None:
-        progress()
-    return summarise(judged, scores, asked, conventions, measures, values)
+    return Results(summarise_loaded(loaded, k, conventions, kmax, measures, progress))
 
 
 def _evaluate_by_partitions(
@@ -299,40 +259,6 @@ def _evaluate_by_partitions(
     return summaries
 
 
-def _some(ids) -> str:
-    shown = ", ".join(repr(str(q)) for q in list(ids)[:3])
-    return shown + (", ..." if len(ids) > 3 else "")
-
-
-def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conventions = Conventions()) -> None:
-    """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
-
-    Judgments with no relevant id anywhere are refused too, unless ``--no-relevant zero`` averages
-    such queries in as 0, as trec_eval does (then every figure is 0, and the report says why).
-    """
-    run_ids = judged.query_ids[judged.in_run]
-    judged_ids = judged.query_ids[judged.has_judgments]
-    where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
-    if not judged.in_run.any():  # an empty run (an empty data frame, partitions with no line)
-        raise UsageError(f"{judged.source or judged.name}: the run has no rows, so nothing can be scored")
-    if not judged.has_judgments.any():
-        raise UsageError(f"{judgments_source}: the judgments judge no query, so nothing can be scored")
-    if not (judged.in_run & judged.has_judgments).any():
-        raise UsageError(
-            f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
-            f"{_some(judged_ids)}): check that both use the same ids"
-        )
-    if (judged.relevant > 0).any():
-        return
-    if conventions.no_relevant is not NoRelevant.ZERO:
-        raise UsageError(
-            f"{where}: no query has an id judged relevant (grade {conventions.relevance_level} or more), "
-            f"so nothing can be scored (--no-relevant zero scores every judged query 0, as trec_eval does)"
-        )
-    if not len(judged.judgment_query):
-        raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
-
-
 def analyse(
     summaries: Sequence[RunSummary],
     *,
@@ -383,8 +309,6 @@ def analyse(
     >>> [(h["run"], h["delta"], h["low"], h["high"], h["verdict"]) for h in document(report)["headline"]]
     [('dense', -1.0, -1.0, -1.0, 'band below 0')]
     """
-    from .output.site import build_day
-
     today = today or build_day()
     if queries is not None:
         summaries = with_query_text(summaries, queries)
@@ -410,8 +334,6 @@ def analyse(
             permutations=permutations,
             tested=tested,
         )
-    chosen_queries: tuple[str, ...] = ()
-    doc_texts = None
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None
@@ -427,12 +349,10 @@ def analyse(
             correction,
             permutations,
         )
-    inline = {d: ("", t) for s in summaries if s.judged.doc_text for d, t in s.judged.doc_text.items()}
-    if corpus is not None or inline:
-        progress("reading the corpus")
-        first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
-        chosen_queries = pointed_queries(summaries, comparison, Measure(chosen.lead.key, k), text_queries, first)
-        doc_texts = read_texts(summaries, chosen_queries, corpus if corpus is not None else {}, inline)
+    first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
+    chosen_queries, doc_texts = shown_texts(
+        summaries, comparison, Measure(chosen.lead.key, k), corpus, text_queries, first, progress
+    )
     return Report(
         tuple(summaries),
         tuple(limits(s, today) for s in summaries),
@@ -452,98 +372,6 @@ def analyse(
     )
 
 
-def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
-    """The summaries with each query's text from ``given`` where the run gives none."""
-    from .reading.texts import read_queries
-
-    wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
-    texts = read_queries(given, wanted) if isinstance(given, (str, Path)) else {str(q): t for q, t in given.items()}
-    out = []
-    for summary in summaries:
-        judged = summary.judged
-        filled = tuple(
-            own if own is not None else texts.get(q) for q, own in zip(judged.query_ids.tolist(), judged.query_text)
-        )
-        out.append(dataclasses.replace(summary, judged=dataclasses.replace(judged, query_text=filled)))
-    return out
-
-
-def pointed_queries(
-    summaries: Sequence[RunSummary],
-    comparison: ComparisonReport | None,
-    primary: Measure,
-    most: int,
-    first: Sequence[str] = (),
-) -> tuple[str, ...]:
-    """The queries the report points at most, up to ``most``: ``first`` (the slices' examples),
-    then by the largest difference from the baseline on the primary metric over every compared run
-    (the movers first), then the rest by id; for one run, its lowest primary scores first (its
-    failures). Sorted by id."""
-    score: dict[str, float] = {q: float("inf") for q in first}
-    if comparison is not None:
-        for run in comparison.runs:
-            for q, d in (run.differences(primary.label()) or {}).items():
-                score[q] = max(score.get(q, 0.0), abs(d))
-    else:
-        summary = summaries[0]
-        rows = np.flatnonzero(summary.scores.scored)
-        values = family_values(summary, rows, [primary])[:, 0]
-        for q, v in zip(summary.judged.query_ids[rows].tolist(), values.tolist()):
-            score[q] = max(score.get(q, 0.0), 1.0 - v)
-    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
-    ranked = sorted(every, key=lambda q: (-score.get(q, -1.0), q))
-    return tuple(sorted(ranked[: max(0, most)]))
-
-
-def read_texts(
-    summaries: Sequence[RunSummary],
-    queries: Sequence[str],
-    corpus: str | Path | Mapping[str, tuple[str, str]],
-    inline: Mapping[str, tuple[str, str]] | None = None,
-) -> dict[str, tuple[str, str]]:
-    """(title, text) of every document in the top K of ``queries`` in any run: from ``corpus``,
-    else from the text the run files carry (``inline``)."""
-    from .reading.texts import read_corpus
-
-    chosen = set(queries)
-    wanted: set[str] = set()
-    for summary in summaries:
-        judged, k = summary.judged, summary.k
-        rows = [i for i, q in enumerate(judged.query_ids.tolist()) if q in chosen]
-        for row in rows:
-            start = int(judged.offsets[row])
-            end = min(int(judged.offsets[row + 1]), start + k)
-            wanted.update(as_text(judged.doc_ids[start:end]))
-    if isinstance(corpus, (str, Path)):
-        found = {d: (t.title, t.text) for d, t in read_corpus(corpus, wanted).items()}
-    else:
-        found = {str(d): (str(v[0]), str(v[1])) for d, v in corpus.items() if str(d) in wanted}
-    for doc, text in (inline or {}).items():
-        if doc in wanted:
-            found.setdefault(doc, text)
-    return dict(sorted(found.items()))
-
-
-def merged_query_meta(
-    summaries: Sequence[RunSummary], given: str | Path | Mapping[str, Mapping[str, object]] | None
-) -> dict[str, dict[str, object]]:
-    """Per-query metadata: what the runs carry (the first run that gives a query's wins), each
-    query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping)."""
-    from .reading.querymeta import read_query_meta
-
-    merged: dict[str, dict[str, object]] = {}
-    for summary in summaries:
-        judged = summary.judged
-        for query, fields in zip(judged.query_ids.tolist(), judged.query_meta):
-            if fields and query not in merged:
-                merged[query] = dict(fields)
-    if given is not None:
-        extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
-        for query, fields in extra.items():
-            merged.setdefault(str(query), {}).update(fields)
-    return merged
-
-
 def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analysis:
     """The analysis of a stored report.json (a path, or the document already read), made again
     without its run files: every figure, band, comparison and drift as the build that wrote it
@@ -554,116 +382,8 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     whole list, take their per-query values from the stored rows; the comparison runs again with
     the stored settings (seeded), and the drift from the stored basis of the previous report.
     """
-    if isinstance(report, dict):
-        document_, where = report, source or "report.json"
-    else:
-        document_, where = load_report(report), source or str(report)
-    settings = document_["settings"]
-    try:
-        measures = tuple(
-            Measure(m["key"], m["cutoff"], None if m["gain"] is None else Gain(m["gain"])) for m in settings["metrics"]
-        )
-        today = _dt.date.fromisoformat(settings["today"])
-        correction = Correction(settings["correction"])
-        permutations = int(settings["permutations"])
-        for key in ("baseline", "primary", "title"):  # read as text by the analysis and the pages
-            if settings.get(key) is not None and not isinstance(settings[key], str):
-                raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
-    summaries = []
-    for run in document_["runs"]:
-        stored = stored_run(document_, run, where)
-        judged = join(stored.run, stored.judgments, stored.conventions.relevance_level)
-        if judged.query_ids.tolist() != [str(row["id"]) for row in stored.rows]:
-            raise InputError(where, 1, f"run {stored.run.name!r}'s queries in their stored order", "another order")
-        judged = dataclasses.replace(
-            judged,
-            source=stored.run.source,
-            retrieved=stored.retrieved,
-            repeats=stored.repeats,
-            relevant_retrieved=stored.relevant_retrieved,
-            first_relevant=stored.first_relevant,
-        )
-        scores = score(judged, stored.sweep, stored.conventions)
-        values = np.zeros((len(measures), judged.n_queries))
-        for i, measure in enumerate(measures):
-            label = measure.label()
-            for q, row in enumerate(stored.rows):
-                if row.get("scored") and row.get(label) is not None:
-                    values[i, q] = row[label]
-        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values))
-    drift_ = document_.get("drift")
-    basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
-    if isinstance(drift_, dict) and basis is None:
-        raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
-    if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
-        if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
-            raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
-        problem = drift_problem(basis[0])
-        if problem is not None:
-            raise InputError(where, None, f"drift.basis.{problem[0]} as {problem[1]}", type(problem[2]).__name__)
-    return analyse(
-        summaries,
-        today=today,
-        baseline=settings.get("baseline"),
-        correction=correction,
-        permutations=permutations,
-        primary=settings.get("primary"),
-        # the measures named with --metrics were the comparison family (report.json is never --format trec)
-        family=measures or None,
-        previous_basis=basis,
-        query_meta=_stored_query_meta(document_.get("query_meta"), where),
-        slice_by=_stored_slice_by(settings.get("slice_by"), where),
-        **_stored_texts(document_.get("texts"), where),
-    )
-
-
-def _json_kind(value: Any) -> str:
-    return "null" if value is None else f"a JSON {type(value).__name__}"
-
-
-def _stored_query_meta(value: Any, where: str) -> dict[str, dict[str, Any]] | None:
-    """A stored report's ``query_meta``: ``{query: {key: text, number or boolean}}``, or none."""
-    if value is None:
-        return None
-    expected = "'query_meta' as an object of query ids to objects of text, numbers or booleans"
-    if not isinstance(value, dict):
-        raise InputError(where, 1, expected, _json_kind(value))
-    for query, fields in value.items():
-        if not isinstance(fields, dict):
-            raise InputError(where, 1, expected, f"{_json_kind(fields)} for query {query!r}")
-        for key, item in fields.items():
-            finite = not isinstance(item, float) or math.isfinite(item)
-            if not isinstance(item, (str, int, float, bool)) or not finite:
-                raise InputError(where, 1, expected, f"{_json_kind(item)} for query {query!r} key {key!r}")
-    return value or None
-
-
-def _stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
-        raise InputError(where, 1, "'settings.slice_by' as a list of keys", _json_kind(value))
-    return tuple(value)
-
-
-def _stored_texts(texts: Any, where: str) -> dict[str, Any]:
-    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
-    if texts is None:
-        return {}
-    expected = '\'texts\' as {"queries": [ids], "docs": {id: {"title": text, "text": text}}}'
-    if not isinstance(texts, dict):
-        raise InputError(where, 1, expected, _json_kind(texts))
-    docs, queries = texts.get("docs"), texts.get("queries")
-    if not isinstance(docs, dict) or not isinstance(queries, list):
-        raise InputError(where, 1, expected, f"docs {_json_kind(docs)}, queries {_json_kind(queries)}")
-    kept = {}
-    for doc, entry in docs.items():
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("title", "text")):
-            raise InputError(where, 1, expected, f"{_json_kind(entry)} for document {doc!r}")
-        kept[doc] = (entry["title"], entry["text"])
-    return {"corpus": kept, "text_queries": len(queries)}  # the same queries are chosen again
+    summaries, settings = restored(report, source)
+    return analyse(summaries, **settings)
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:
@@ -720,59 +440,6 @@ def build(
     if single_file is not None and single is not None:
         outputs.append(write_file(single, single_file))
     return outputs
-
-
-@dataclasses.dataclass(frozen=True)
-class History:
-    """A history folder opened for :func:`publish`: its entries (newest first), the label asked for
-    (None: the report's date, made unique) and the report a new one is measured against."""
-
-    folder: Path
-    entries: tuple[dict[str, Any], ...]
-    label: str | None
-    previous: dict[str, Any] | None  # that report's report.json
-    previous_label: str | None
-    previous_digest: str | None
-    #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
-    index: bytes | None = None
-
-    @property
-    def previous_basis(self) -> tuple[dict, str] | None:
-        """What :func:`analyse` takes to measure the drift since the previous report."""
-        return None if self.previous is None or self.previous_label is None else (self.previous, self.previous_label)
-
-
-def open_history(folder: str | Path, label: str | None = None) -> History:
-    """The history in ``folder`` (missing or empty: a new one), checked before any run is read: a
-    folder that is not a history, a broken ``history.json`` or a bad ``label`` stop here.
-
-    The drift of the report to publish is measured against the report published before it: the
-    newest one, or for a ``label`` published again the one older than that label.
-    """
-    from .core.history import HISTORY_FILE, REPORTS
-    from .output import present as say
-    from .output.history import check_label, digest, previous_entry
-    from .output.writing import folder_problem, recover_before_reading, target_path
-    from .reading.history import load_history
-
-    folder = target_path(folder, "publish DIR")
-    problem = folder_problem(folder)
-    if problem is not None:
-        raise UsageError(say.refusing_to_publish(str(folder), problem, advice=False))
-    recover_before_reading(folder)  # a history a killed publish left aside is put back first
-    entries = tuple(load_history(folder))
-    if label is not None:
-        check_label(label)
-    before = previous_entry(entries, label) if label is not None else (entries[0] if entries else None)
-    previous = previous_label = previous_digest = None
-    if before is not None:
-        previous_label = str(before["label"])
-        path = folder / REPORTS / previous_label / "report.json"
-        previous = load_previous(path)
-        previous_digest = digest(path.read_bytes())
-    index_path = folder / HISTORY_FILE
-    index = index_path.read_bytes() if index_path.is_file() else b""
-    return History(folder, entries, label, previous, previous_label, previous_digest, index)
 
 
 def publish(

@@ -348,10 +348,10 @@ def test_qrels_without_runs_is_refused_without_naming_the_sample(files, capsys):
 
 
 def test_an_empty_run_says_it_has_no_rows():
-    from ragreport.api import check_scorable
     from ragreport.core.errors import UsageError
     from ragreport.core.model import Judgments, Run
     from ragreport.scoring.join import join
+    from ragreport.scoring.scorable import check_scorable
 
     judged = join(Run.from_lists("empty", [], source="empty.parquet"), Judgments.from_lists([("q1", ["d1"], [1])]))
     with pytest.raises(UsageError) as caught:

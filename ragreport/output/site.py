@@ -10,7 +10,6 @@ ragreport build is never replaced.
 from __future__ import annotations
 
 import base64
-import datetime as _dt
 import gzip
 import hashlib
 import json
@@ -169,18 +168,6 @@ def content_security_policy(scripts: Sequence[str], styles: Sequence[str], exter
             "form-action 'none'",
         ]
     )
-
-
-def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
-    """``SOURCE_DATE_EPOCH`` as a UTC date when set (reproducible builds), else today."""
-    source = os.environ if env is None else env
-    epoch = source.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).date()
-        except (ValueError, OverflowError, OSError):
-            raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {epoch!r}") from None
-    return _dt.date.today()
 
 
 @dataclass(frozen=True)
