@@ -33,7 +33,7 @@ from .analysis.result import Analysis
 from .analysis.slices import slice_keys, slices
 from .analysis.summary import RunSummary, summarise
 from .analysis.texts import merged_query_meta, shown_texts, with_query_text
-from .core.errors import UsageError
+from .core.errors import Argument, ArgumentError
 from .core.model import Conventions
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
@@ -183,11 +183,13 @@ def evaluate(
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine == "memory" and scheduler is not None:
-        raise UsageError("--scheduler is for --engine dask")
+        raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
     if engine != "memory":
         pairs = named_inputs(inputs) if _given(inputs) else []
         if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
-            raise UsageError(f"--engine {engine} scores run files against a qrels file; give a list of paths")
+            raise ArgumentError(
+                Argument("engine", engine), " scores run files against a qrels file; give a list of paths"
+            )
         return Results(
             _evaluate_by_partitions(
                 [run for _, run in pairs],
@@ -223,7 +225,12 @@ def _evaluate_by_partitions(
 ) -> list[RunSummary]:
     check_engine(engine)
     if not inputs or qrels is None:
-        raise UsageError(f"--engine {engine} scores TREC run files (or folders of them) against --qrels; give both")
+        raise ArgumentError(
+            Argument("engine", engine),
+            " scores TREC run files (or folders of them) against ",
+            Argument("qrels"),
+            "; give both",
+        )
     check_meta_count(metas, len(inputs))
     paths = [Path(p) for p in inputs]
     # Every run's metadata and name before any is scored: a clash of names is found at once,
@@ -234,7 +241,7 @@ def _evaluate_by_partitions(
     summaries = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
-            raise UsageError(f"{path}: --engine {engine} reads TREC runs; this file is not one")
+            raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
         parts = judged_by_partitions(
             path,

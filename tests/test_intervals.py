@@ -115,7 +115,7 @@ def test_resamples_are_bounded_and_their_memory_checked_first(monkeypatch):
     from ragreport.core.errors import UsageError
 
     assert intervals.MAX_RESAMPLES == 1_000_000
-    with pytest.raises(UsageError, match="--resamples must be at most 1,000,000, got 1,000,001"):
+    with pytest.raises(UsageError, match="^resamples must be at most 1,000,000, got 1,000,001$"):
         bootstrap_interval(np.zeros((2, 1)), resamples=1_000_001)
     monkeypatch.setattr(budget, "available_memory", lambda: 256 << 20)  # the limit: 128 MiB
     # 2 x 8 bytes x 100,000 resamples x 100 columns = 152.6 MiB

@@ -39,7 +39,7 @@ from ..output.view import build_view
 from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .parser import build_parser
+from .parser import build_parser, said
 from .progress import Progress
 
 #: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
@@ -76,7 +76,7 @@ def _gate_rules(args: argparse.Namespace) -> GateRules:
             k for k in ("fail_on", "require", "max_drop") if settings.get(k, {}).get("source") == "config file"
         ]
         if from_file and resolved["config"]:
-            raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {exc}") from None
+            raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {said(exc)}") from None
         raise
 
 
@@ -398,14 +398,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in exc.problems:
             print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
         return 2
-    except RagreportError as exc:
-        print(f"ragreport: error: {one_line(exc)}", file=sys.stderr)
+    except RagreportError as exc:  # the library's keywords as the command line's flags
+        print(f"ragreport: error: {one_line(said(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `ragreport score | head`
         return 0
     except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
-        said = say.system_error(exc.strerror or str(exc), exc.filename)
-        print(f"ragreport: error: {one_line(said)}", file=sys.stderr)
+        message = say.system_error(exc.strerror or str(exc), exc.filename)
+        print(f"ragreport: error: {one_line(message)}", file=sys.stderr)
         return 2
     except MemoryError:  # numpy's allocation too: an input or option asked for more than the machine has
         print(f"ragreport: error: {say.OUT_OF_MEMORY}", file=sys.stderr)

@@ -12,12 +12,28 @@ from .. import __version__
 from ..analysis.compare import MAX_PERMUTATIONS, Correction
 from ..analysis.intervals import MAX_RESAMPLES
 from ..config import add_config_arguments
-from ..core.errors import shorten
+from ..core.errors import ArgumentError, shorten
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.gates import FAIL_ON
 from ..reading.registry import FORMATS
 from ..scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from ..scoring.partition import ENGINES, PARTITION_BYTES
+
+#: The library's keywords the command line names otherwise; every other keyword is its own flag
+#: (``input_format``: ``--input-format``). :func:`flag` is the one place an
+#: :class:`~ragreport.core.errors.ArgumentError` from the library gets the command line's names.
+KEYWORD_FLAGS = {"family": "--metrics", "slice_by": "--slice", "metas": "--meta", "k": "-k"}
+
+
+def flag(argument: str) -> str:
+    """The command line's name of a library keyword: ``permutations`` -> ``--permutations``."""
+    return KEYWORD_FLAGS.get(argument, "--" + argument.replace("_", "-"))
+
+
+def said(error: BaseException) -> str:
+    """An error as the command line says it: the arguments it names spelt as flags."""
+    return error.spelled(flag) if isinstance(error, ArgumentError) else str(error)
+
 
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100

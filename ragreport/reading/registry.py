@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError, UsageError
+from ..core.errors import Argument, ArgumentError, InputError, UsageError
 from ..core.model import Judgments, Order, Run
 from . import delimited, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
@@ -40,7 +40,7 @@ def check_input_format(input_format: str | None) -> None:
     """``--input-format`` names a format of the registry (or is not given)."""
     names = [reader.name for reader in READERS]
     if input_format is not None and input_format not in names:
-        raise UsageError(f"--input-format must be one of {', '.join(names)}, got {input_format!r}")
+        raise ArgumentError(Argument("input_format"), f" must be one of {', '.join(names)}, got {input_format!r}")
 
 
 def reader_for(input_format: str) -> Reader:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Conventions, NoRelevant
 from .join import JudgedRun
 
@@ -33,9 +33,11 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
     if (judged.relevant > 0).any():
         return
     if conventions.no_relevant is not NoRelevant.ZERO:
-        raise UsageError(
+        raise ArgumentError(
             f"{where}: no query has an id judged relevant (grade {conventions.relevance_level} or more), "
-            f"so nothing can be scored (--no-relevant zero scores every judged query 0, as trec_eval does)"
+            "so nothing can be scored (",
+            Argument("no_relevant", "zero"),
+            " scores every judged query 0, as trec_eval does)",
         )
     if not len(judged.judgment_query):
         raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
