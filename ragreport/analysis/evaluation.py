@@ -34,8 +34,37 @@ def score_and_summarise(
     *,
     progress: Callable[[], None] | None = None,
 ) -> RunSummary:
-    """Score one joined run at K (one cutoff or several, the first the report's K) and over the K
-    sweep up to ``kmax``, score the ``measures`` named, and band every mean."""
+    """Score one joined run at K and over the K sweep, score the measures named, band every mean.
+
+    Parameters
+    ----------
+    judged : JudgedRun
+        The run joined with its judgments (:func:`~ragreport.scoring.join.join`).
+    k : int or sequence of int
+        The cutoff K (several: the first is the report's K).
+    conventions : Conventions
+        The switches the figures are computed with.
+    kmax : int, optional
+        The largest cutoff of the K sweep; default max(10, 2K).
+    measures : sequence of Measure, default ()
+        Measures scored by name besides the suite.
+    progress : callable, optional
+        Called once the run is scored, before its bands are drawn.
+
+    Returns
+    -------
+    RunSummary
+        The run's figures, bands and counts.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> run = Run.from_lists("bm25", [("q1", ["d2", "d1"])])
+    >>> judged = join(run, Judgments.from_lists([("q1", ["d1"], [1])]))
+    >>> score_and_summarise(judged, 2, Conventions()).at_k["RR@2"].mean  # the relevant id at rank 2
+    0.5
+    """
     asked, cutoffs = report_cutoffs(k, kmax)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions) if measures else None

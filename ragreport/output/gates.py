@@ -60,7 +60,27 @@ class MaxDrop:
 
 @dataclass(frozen=True)
 class GateRules:
-    """Every rule asked for. ``gated`` names the metrics ``--fail-on`` reads (None: the primary)."""
+    """Every gate rule asked for, as :func:`parse_rules` checked them.
+
+    Attributes
+    ----------
+    fail_on : tuple of str
+        ``worse``: fail when a compared run is clearly worse than the baseline.
+    require : tuple of Requirement
+        ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
+    max_drop : tuple of MaxDrop
+        ``[RUN:]METRIC=DROP``: fail when the paired band's lower bound is below minus the drop.
+    gated : tuple of str or None
+        The metrics ``fail_on`` reads (None: the primary).
+
+    Examples
+    --------
+    >>> rules = parse_rules(fail_on=["worse"], require=["nDCG@10>=0.40"])
+    >>> bool(rules), rules.as_dict()["require"]
+    (True, ['nDCG@10>=0.40'])
+    >>> bool(GateRules())
+    False
+    """
 
     fail_on: tuple[str, ...] = ()
     require: tuple[Requirement, ...] = ()
@@ -91,8 +111,34 @@ def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
 
 @dataclass(frozen=True)
 class GateResult:
-    """One line of the gate table: the ``rule`` as given, what it read (``run``, ``metric``,
-    ``figure`` in words and ``value``), and whether it ``passed``."""
+    """One line of the gate table: a rule checked on one run.
+
+    What :func:`ragreport.api.check_gates` returns, one per rule and run checked.
+
+    Attributes
+    ----------
+    kind : str
+        ``require``, ``max_drop`` or ``fail_on``.
+    rule : str
+        The rule as given, after its kind (``"require nDCG@10>=0.40"``).
+    run, metric : str
+        The run and the metric it read.
+    figure : str
+        What it read, in words (the band's lower bound, the mean, the paired difference).
+    value, threshold : float or None
+        The figure and the bound it was held to.
+    passed : bool
+        Whether the run passed.
+    line : str
+        The line the command line prints for it.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, check_gates, document, evaluate
+    >>> result = check_gates(document(analyse(evaluate(k=5))), parse_rules(require=["mean:P@5>=0"]))[0]
+    >>> result.kind, result.rule, result.run, result.passed
+    ('require', 'require mean:P@5>=0', 'sample', True)
+    """
 
     kind: str
     rule: str
@@ -178,8 +224,38 @@ def parse_rules(
     max_drop: Sequence[str] = (),
     gated: Sequence[str] | None = None,
 ) -> GateRules:
-    """Every rule from its command-line text, checked before any run is read; ``gated`` are the
-    labels (``nDCG@10``) of the metrics ``--fail-on`` reads, None for the primary metric."""
+    """Every gate rule from its command-line text, checked before any run is read.
+
+    Parameters
+    ----------
+    fail_on : sequence of str, default ()
+        ``"worse"``: fail when a compared run is clearly worse than the baseline (``--fail-on``).
+    require : sequence of str, default ()
+        Rules ``[mean:][RUN:]METRIC>=VALUE`` (``--require``), as ``"nDCG@10>=0.40"``.
+    max_drop : sequence of str, default ()
+        Rules ``[RUN:]METRIC=DROP`` (``--max-drop``), as ``"nDCG@10=0.02"``.
+    gated : sequence of str, optional
+        The labels (``nDCG@10``) of the metrics ``fail_on`` reads; None for the primary metric.
+
+    Returns
+    -------
+    GateRules
+        The rules, each given twice checked once.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule that cannot be read, or a threshold outside the metric's range.
+
+    Examples
+    --------
+    >>> parse_rules(require=["bm25:R@100>=0.8"]).require[0].run
+    'bm25'
+    >>> parse_rules(require=["nDCG@10>=1.5"])
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.UsageError: --require 'nDCG@10>=1.5': nDCG@10 lies between 0 and 1, so ... every run
+    """
     for outcome in fail_on:
         if outcome not in FAIL_ON:
             raise UsageError(f"--fail-on {outcome!r}: expected one of {', '.join(FAIL_ON)}")

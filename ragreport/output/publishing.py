@@ -23,8 +23,37 @@ from .writing import folder_problem, recover_before_reading, target_path
 
 @dataclass(frozen=True)
 class History:
-    """A history folder opened for :func:`publish`: its entries (newest first), the label asked for
-    (None: the report's date, made unique) and the report a new one is measured against."""
+    """A history folder opened for :func:`ragreport.api.publish`, checked before any run is read.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        The history's folder.
+    entries : tuple of dict
+        Its entries (``history.json``), newest first.
+    label : str or None
+        The label asked for (None: the report's date, made unique).
+    previous : dict or None
+        The report.json of the report a new one is measured against.
+    previous_label, previous_digest : str or None
+        That report's label and the digest of its report.json.
+    index : bytes or None
+        ``history.json``'s bytes as read (``b""``: none), so that a publish that ran meanwhile
+        is noticed.
+
+    See Also
+    --------
+    open_history : makes it.
+
+    Examples
+    --------
+    A new history has no entries, and so nothing to measure drift against:
+
+    >>> import pathlib, tempfile
+    >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "new")
+    >>> history.entries, history.previous, history.previous_basis
+    ((), None, None)
+    """
 
     folder: Path
     entries: tuple[dict[str, Any], ...]
@@ -42,11 +71,46 @@ class History:
 
 
 def open_history(folder: str | Path, label: str | None = None) -> History:
-    """The history in ``folder`` (missing or empty: a new one), checked before any run is read: a
-    folder that is not a history, a broken ``history.json`` or a bad ``label`` stop here.
+    """The history in ``folder``, checked before any run is read; a new one when missing or empty.
 
     The drift of the report to publish is measured against the report published before it: the
     newest one, or for a ``label`` published again the one older than that label.
+
+    Parameters
+    ----------
+    folder : path
+        The history's folder (``ragreport publish DIR``).
+    label : str, optional
+        The new report's label (its folder and address under ``reports/``); default its date,
+        made unique. A label published already replaces that report.
+
+    Returns
+    -------
+    History
+        The folder, its entries and the report the new one is measured against
+        (:attr:`History.previous_basis`).
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A folder that is not a history, or a broken ``history.json``.
+    ragreport.core.errors.ArgumentError
+        A ``label`` that cannot name a folder and a web address.
+
+    See Also
+    --------
+    ragreport.api.publish : adds a report to it.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "history")
+    >>> history.entries, history.previous_basis
+    ((), None)
+    >>> open_history(history.folder, label="no/slash")
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.ArgumentError: label 'no/slash': a label names a folder and a web address: ...
     """
     folder = target_path(folder, "publish DIR")
     problem = folder_problem(folder)

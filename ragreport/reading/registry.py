@@ -148,13 +148,39 @@ def load_runs(
     input_format: str | None = None,
     order: Order = Order.SCORE,
 ) -> list[LoadedRun]:
-    """Load every input run with its judgments and metadata; the sample when ``inputs`` is empty.
+    """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
 
-    Judgments come from ``qrels`` when given, else from the runs' own files (RAG JSONL). Metadata
-    comes from ``metas`` (one per input, in order) or from ``RUN.meta.toml`` / ``RUN.meta.json``
-    beside the run. A run is named by its metadata ``name``, else its file stem; names must be
-    unique. ``input_format`` (a name of :data:`~ragreport.reading.registry.FORMATS`) skips
-    detection.
+    Parameters
+    ----------
+    inputs : sequence of paths
+        The run files (TREC runs, RAG JSONL, JSON, CSV, optionally gzipped).
+    qrels : path, optional
+        The judgments for every run; without them each run's own (RAG JSONL).
+    metas : sequence of paths, default ()
+        One metadata file per input, in order; default ``RUN.meta.toml`` / ``RUN.meta.json``
+        beside each run.
+    input_format : str, optional
+        A name of :data:`FORMATS`, instead of detecting each file's format.
+    order : Order, default Order.SCORE
+        How each query's ids are ordered.
+
+    Returns
+    -------
+    list of LoadedRun
+        Each run with its judgments, in order. A run is named by its metadata ``name``, else its
+        file stem; names must be unique.
+
+    Raises
+    ------
+    ragreport.core.errors.InputError
+        A file that cannot be read as what it was given as.
+    ragreport.core.errors.UsageError
+        Two runs of one name, or a count of ``metas`` that is not one per run.
+
+    Examples
+    --------
+    >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
+    [('sample', 10)]
     """
     paths = [Path(p) for p in inputs] or [sample_path()]
     check_meta_count(metas, len(paths))

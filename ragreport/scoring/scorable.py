@@ -15,8 +15,38 @@ def _some(ids) -> str:
 def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conventions = Conventions()) -> None:
     """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
 
-    Judgments with no relevant id anywhere are refused too, unless ``--no-relevant zero`` averages
-    such queries in as 0, as trec_eval does (then every figure is 0, and the report says why).
+    Judgments with no relevant id anywhere are refused too, unless ``no_relevant`` is ``zero``
+    (``--no-relevant zero``), which averages such queries in as 0, as trec_eval does (then every
+    figure is 0, and the report says why).
+
+    Parameters
+    ----------
+    judged : JudgedRun
+        The run joined with its judgments.
+    judgments_source : str
+        The judgments' name in the message (their file).
+    conventions : Conventions, default Conventions()
+        Read for ``no_relevant`` and the relevance level.
+
+    Returns
+    -------
+    None
+        When the run can be scored.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        An empty run, judgments that judge nothing, or a run and judgments that share no query id.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> judged = join(Run.from_lists("bm25", [("q1", ["d1"])]), Judgments.from_lists([("q9", ["d1"], [1])]))
+    >>> check_scorable(judged, "qrels.txt")
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.UsageError: ... share no query id (the run has 'q1'; the judgments have 'q9'): ...
     """
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
