@@ -22,7 +22,13 @@ from ..scoring.partition import ENGINES, PARTITION_BYTES
 #: The library's keywords the command line names otherwise; every other keyword is its own flag
 #: (``input_format``: ``--input-format``). :func:`flag` is the one place an
 #: :class:`~ragreport.core.errors.ArgumentError` from the library gets the command line's names.
-KEYWORD_FLAGS = {"family": "--metrics", "slice_by": "--slice", "metas": "--meta", "k": "-k"}
+KEYWORD_FLAGS = {
+    "family": "--metrics",  # analyse(family=...): what is compared
+    "measures": "--metrics",  # evaluate(measures=...): what is scored by name
+    "slice_by": "--slice",
+    "metas": "--meta",
+    "k": "-k",
+}
 
 
 def flag(argument: str) -> str:
