@@ -22,31 +22,22 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .analysis.compare import Correction, compare
-from .analysis.dates import build_day
-from .analysis.drift import drift
-from .analysis.evaluation import score_and_summarise, summarise_loaded
-from .analysis.family import choose_family
-from .analysis.limits import limits
-from .analysis.restored import restored
+from .analysis.compare import Correction
+from .analysis.evaluation import evaluate_runs, score_and_summarise
+from .analysis.pipeline import analyse_runs, reanalysed
 from .analysis.result import Analysis
-from .analysis.slices import slice_keys, slices
-from .analysis.summary import RunSummary, summarise
-from .analysis.texts import merged_query_meta, shown_texts, with_query_text
-from .core.errors import Argument, ArgumentError
+from .analysis.summary import RunSummary
+from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions
+from .output.building import build_outputs, publish_report
 from .output.document import report_document
 from .output.gates import GateResult, GateRules
+from .output.gates import evaluate as evaluate_gates
 from .output.publishing import History, open_history
 from .output.records import Rows
-from .reading.memory import is_in_memory, named_inputs
-from .reading.meta import check_meta_count, check_unique_names, meta_for, run_name
-from .reading.previous import load_previous
-from .reading.registry import detect_file_format, load_inputs, load_qrels
-from .scoring.catalogue import COMPARED
-from .scoring.cutoffs import report_cutoffs
+from .scoring.cutoffs import DEFAULT_K as DEFAULT_K  # the defaults of K, as they were here
+from .scoring.cutoffs import SAMPLE_K as SAMPLE_K
 from .scoring.measures import Measure
-from .scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from .scoring.scorable import check_scorable
 
 __all__ = [
@@ -64,12 +55,6 @@ __all__ = [
     "reanalyse",
     "score_and_summarise",
 ]
-
-#: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
-DEFAULT_K = 10
-SAMPLE_K = 5
-#: How many queries' top K are shown with the documents' text by default (--text-queries).
-TEXT_QUERIES = 1_000
 
 Progress = Callable[[str], None]
 
@@ -150,11 +135,6 @@ class Report(Analysis, Rows):
         from .output.view import build_view
 
         return render_notebook(build_view(self, pages=False))
-
-
-def _given(inputs: Runs) -> bool:
-    """Whether any run is given (an empty list or tuple means the preloaded sample)."""
-    return not (isinstance(inputs, (list, tuple)) and not inputs)
 
 
 def evaluate(
@@ -257,90 +237,22 @@ def evaluate(
     ...
     ragreport.core.errors.ArgumentError: kmax (4) must be at least K (5)
     """
-    if k is None:
-        k = DEFAULT_K if _given(inputs) else SAMPLE_K
-    if engine == "memory" and scheduler is not None:
-        raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
-    if engine != "memory":
-        pairs = named_inputs(inputs) if _given(inputs) else []
-        if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
-            raise ArgumentError(
-                Argument("engine", engine), " scores run files against a qrels file; give a list of paths"
-            )
-        return Results(
-            _evaluate_by_partitions(
-                [run for _, run in pairs],
-                qrels,
-                k,
-                conventions,
-                kmax,
-                metas,
-                measures,
-                progress,
-                engine,
-                scheduler,
-                partition_bytes or PARTITION_BYTES,
-            )
-        )
-    progress("reading")
-    loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
-    return Results(summarise_loaded(loaded, k, conventions, kmax, measures, progress))
-
-
-def _evaluate_by_partitions(
-    inputs: Sequence[str | Path],
-    qrels: str | Path | None,
-    k: int | Sequence[int],
-    conventions: Conventions,
-    kmax: int | None,
-    metas: Sequence[str | Path],
-    measures: Sequence[Measure],
-    progress: Progress,
-    engine: str,
-    scheduler: str | None,
-    partition_bytes: int,
-) -> list[RunSummary]:
-    check_engine(engine)
-    if not inputs or qrels is None:
-        raise ArgumentError(
-            Argument("engine", engine),
-            " scores TREC run files (or folders of them) against ",
-            Argument("qrels"),
-            "; give both",
-        )
-    check_meta_count(metas, len(inputs))
-    paths = [Path(p) for p in inputs]
-    # Every run's metadata and name before any is scored: a clash of names is found at once,
-    # not after the first runs took their time.
-    run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
-    check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
-    asked, cutoffs = report_cutoffs(k, kmax)
-    summaries = []
-    for path, meta in zip(paths, run_metas):
-        if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
-            raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
-        progress(f"reading and scoring {path.name} by partitions ({engine})")
-        parts = judged_by_partitions(
-            path,
-            qrels,
-            read_qrels=load_qrels,
-            cutoffs=cutoffs,
+    return Results(
+        evaluate_runs(
+            inputs,
+            qrels=qrels,
+            k=k,
             conventions=conventions,
+            kmax=kmax,
+            metas=metas,
+            input_format=input_format,
             measures=measures,
+            progress=progress,
             engine=engine,
             scheduler=scheduler,
             partition_bytes=partition_bytes,
-            meta=meta,
-            progress=progress,
         )
-        check_scorable(parts.judged, str(qrels), conventions)
-        progress(f"bands for {parts.judged.name}")
-        summaries.append(
-            summarise(
-                parts.judged, parts.scores, asked, conventions, measures, parts.measure_values if measures else None
-            )
-        )
-    return summaries
+    )
 
 
 def analyse(
@@ -447,66 +359,23 @@ def analyse(
     ...
     ragreport.core.errors.ArgumentError: baseline 'splade' names no run; the runs are 'bm25', 'dense'
     """
-    today = today or build_day()
-    if queries is not None:
-        summaries = with_query_text(summaries, queries)
-    k = summaries[0].k if summaries else SAMPLE_K
-    compares = len(summaries) > 1 or previous is not None or previous_basis is not None
-    chosen = choose_family(family, k, primary, compares=compares)
-    if len(summaries) > 1:
-        progress("comparing runs")
-    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations, family=chosen)
-    found_drift = None
-    # Drift tests the family's members it shows: the suite's metrics at K.
-    shown = {(f.metric, f.cutoff) for f in chosen.measures if f.gain is None}
-    tested = tuple(m for m in COMPARED if (m, k) in shown)
-    if previous is not None:
-        # Named by its file name: a published report never shows a path of the machine that built it.
-        previous_basis = (load_previous(previous), Path(previous).name)
-    if previous_basis is not None:
-        found_drift = drift(
-            previous_basis[0],
-            previous_basis[1],
-            summaries,
-            correction=correction,
-            permutations=permutations,
-            tested=tested,
-        )
-    meta = merged_query_meta(summaries, query_meta)
-    keys = slice_keys(meta, slice_by) if meta else ()
-    found_slices = None
-    if keys:
-        progress("slicing")
-        found_slices = slices(
-            summaries,
-            meta,
-            keys,
-            chosen.measures,
-            Measure(chosen.lead.key, k),
-            comparison,
-            correction,
-            permutations,
-        )
-    first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
-    chosen_queries, doc_texts = shown_texts(
-        summaries, comparison, Measure(chosen.lead.key, k), corpus, text_queries, first, progress
-    )
-    return Report(
-        tuple(summaries),
-        tuple(limits(s, today) for s in summaries),
-        today,
-        comparison,
-        found_drift,
-        primary=chosen.lead,
+    return analyse_runs(
+        summaries,
+        today=today,
         baseline=baseline,
         correction=correction,
         permutations=permutations,
-        slices=found_slices,
-        query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
-        if keys
-        else None,
-        doc_texts=doc_texts,
-        text_queries=chosen_queries,
+        previous=previous,
+        primary=primary,
+        family=family,
+        progress=progress,
+        previous_basis=previous_basis,
+        query_meta=query_meta,
+        slice_by=slice_by,
+        queries=queries,
+        corpus=corpus,
+        text_queries=text_queries,
+        make=Report,
     )
 
 
@@ -550,8 +419,7 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     >>> document(again) == document(report)
     True
     """
-    summaries, settings = restored(report, source)
-    return analyse(summaries, **settings)
+    return reanalysed(report, source, make=Report)
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:
@@ -619,8 +487,6 @@ def check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
     >>> bool(failed(checks))
     True
     """
-    from .output.gates import evaluate as evaluate_gates
-
     return evaluate_gates(document, rules) if rules else ()
 
 
@@ -688,27 +554,16 @@ def build(
     >>> (folder / "site" / "index.html").is_file()
     True
     """
-    from .output.document import with_gates
-    from .output.site import prepare, render_single, render_site, write_file, write_site
-    from .output.view import build_view
-    from .output.writing import target_path
-
-    if out is not None:  # an empty name is an error before anything is rendered or written
-        target_path(out, "--out")
-    if single_file is not None:
-        target_path(single_file, "--single-file")
-    progress("rendering")
-    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
-    report = prepare(build_view(analysis, title=title, gates=gates), made)
-    outputs = []
-    site_files = render_site(report) if out is not None else None
-    single = render_single(report) if single_file is not None else None
-    progress("writing")
-    if out is not None and site_files is not None:
-        outputs.append(write_site(site_files, out))
-    if single_file is not None and single is not None:
-        outputs.append(write_file(single, single_file))
-    return outputs
+    return build_outputs(
+        analysis,
+        out=out,
+        single_file=single_file,
+        title=title,
+        progress=progress,
+        gates=gates,
+        document=document,
+        rules=rules,
+    )
 
 
 def publish(
@@ -775,23 +630,13 @@ def publish(
     >>> sorted(path.name for path in history.folder.iterdir() if not path.name.startswith("."))
     ['assets', 'history.json', 'index.html', 'reports']
     """
-    from .core.history import REPORTS
-    from .output.document import with_gates
-    from .output.history import ROOT, choose_label, digest, history_entry, keep_newest, place
-    from .output.site import prepare, render_history, render_site, write_history
-    from .output.view import build_view
-
-    progress("rendering")
-    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
-    label = choose_label(history.label, str(made["date"]), history.entries)
-    report = prepare(build_view(analysis, title=title, gates=gates), made)
-    site = render_site(report, root=ROOT)
-    entry = history_entry(made, label, digest(site["report.json"]), history.previous_digest)
-    entries, dropped = keep_newest(place(list(history.entries), entry), keep)
-    files = render_history(entries)
-    if any(e["label"] == label for e in entries):
-        files.update({f"{REPORTS}/{label}/{name}": data for name, data in site.items()})
-    progress("writing")
-    replaced = [label] if any(e["label"] == label for e in history.entries) else []
-    write_history(history.folder, files, replaced=replaced + dropped, index=history.index)
-    return history.folder / REPORTS / label
+    return publish_report(
+        analysis,
+        history,
+        title=title,
+        keep=keep,
+        progress=progress,
+        gates=gates,
+        document=document,
+        rules=rules,
+    )

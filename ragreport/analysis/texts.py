@@ -18,6 +18,9 @@ import numpy as np
 from ..core.ids import as_text
 from .compare import family_values
 
+#: How many queries' top K are shown with the documents' text by default (--text-queries).
+TEXT_QUERIES = 1_000
+
 if TYPE_CHECKING:
     from ..scoring.measures import Measure
     from .compare import ComparisonReport

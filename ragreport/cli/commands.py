@@ -21,23 +21,27 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..analysis.compare import Correction
+from ..analysis.evaluation import evaluate_runs
 from ..analysis.family import choose_family
+from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis
-from ..api import DEFAULT_K, SAMPLE_K, analyse, build, check_gates, evaluate, open_history, publish, reanalyse
-from ..api import document as report_document
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output import present as say
+from ..output.building import build_outputs, publish_report
 from ..output.ci import junit, workflow_errors
-from ..output.document import with_gates
+from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, failed, parse_rules, rules_from
+from ..output.gates import evaluate as evaluate_gates
+from ..output.publishing import open_history
 from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
 from ..output.view import build_view
 from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
+from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .parser import build_parser, said
 from .progress import Progress
@@ -117,6 +121,11 @@ def _ci_outputs(
     return 1 if failed(results) else 0
 
 
+def _check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
+    """Every gate rule checked on the report document; none without rules."""
+    return evaluate_gates(document, rules) if rules else ()
+
+
 def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
     """The measures asked for by name; with --format trec and none named, trec_eval's usual set."""
     trec = getattr(args, "format", None) == "trec"
@@ -148,7 +157,7 @@ def _analyse(
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
-    summaries = evaluate(
+    summaries = evaluate_runs(
         args.inputs,
         qrels=args.qrels,
         k=args.k,
@@ -162,7 +171,7 @@ def _analyse(
         scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
     )
-    return analyse(
+    return analyse_runs(
         summaries,
         baseline=args.baseline,
         correction=Correction(args.correction),
@@ -177,6 +186,7 @@ def _analyse(
         queries=args.queries,
         corpus=args.corpus,
         text_queries=args.text_queries,
+        make=Analysis,
     )
 
 
@@ -191,7 +201,7 @@ def _write(
 ) -> list:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
-    return build(
+    return build_outputs(
         analysis,
         out=out,
         single_file=args.single_file,
@@ -218,7 +228,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         analysis = _analyse(args, progress)
         document = report_document(analysis, args.title)
-        results = check_gates(document, rules)
+        results = _check_gates(document, rules)
         written = _write(args, analysis, progress, args.title, document, results, rules)
     finally:
         progress.close()
@@ -272,10 +282,11 @@ def _render_rules(args: argparse.Namespace, settings: dict, given: bool) -> Gate
 
 
 def _render(args: argparse.Namespace) -> int:
-    """``ragreport render``: a stored report analysed again (:func:`reanalyse`), then written as
-    ``build`` writes it, or printed as ``score`` prints it. ``--title`` overrides the stored title
-    (presentation only); a gate option given to ``render`` replaces the stored rules of that option;
-    every other option is the stored one."""
+    """``ragreport render``: a stored report analysed again
+    (:func:`~ragreport.analysis.pipeline.reanalysed`), then written as ``build`` writes it, or
+    printed as ``score`` prints it. ``--title`` overrides the stored title (presentation only); a
+    gate option given to ``render`` replaces the stored rules of that option; every other option
+    is the stored one."""
     if args.format is not None and (args.out or args.single_file):
         raise UsageError("--format prints to stdout; give it without --out and --single-file")
     if args.per_query and args.format not in ("csv",):
@@ -286,10 +297,10 @@ def _render(args: argparse.Namespace) -> int:
         progress("reading")
         stored = load_report(args.report)
         rules = _render_rules(args, stored["settings"], given)
-        analysis = reanalyse(stored, source=args.report)
+        analysis = reanalysed(stored, args.report, Analysis)
         title = args.title if args.title is not None else stored["settings"].get("title")
         document = report_document(analysis, title)
-        results = check_gates(document, rules)
+        results = _check_gates(document, rules)
         if args.format is not None:
             printed = with_gates(document, results, rules)
             sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=printed, gates=results))
@@ -315,8 +326,8 @@ def _publish(args: argparse.Namespace) -> int:
     try:
         analysis = _analyse(args, progress, previous_basis=history.previous_basis)
         document = report_document(analysis, args.title)
-        results = check_gates(document, rules)
-        folder = publish(
+        results = _check_gates(document, rules)
+        folder = publish_report(
             analysis,
             history,
             title=args.title,
@@ -342,7 +353,7 @@ def _score(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     document = report_document(analysis)
-    results = check_gates(document, rules)
+    results = _check_gates(document, rules)
     document = with_gates(document, results, rules)
     sys.stdout.write(_stdout(analysis, args.format, args.per_query, document=document, gates=results))
     sys.stdout.flush()

@@ -8,6 +8,10 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 
+#: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
+DEFAULT_K = 10
+SAMPLE_K = 5
+
 #: The largest cutoff (-k, --kmax, a measure's @K): 100 times trec_eval's usual depth of 1,000 and
 #: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
 #: (docs/conventions.md section 18).
