@@ -1,18 +1,11 @@
-"""The library entry points, in the order data flows through the stages:
+"""The library's entry points, in the order data flows: :func:`evaluate` (read, join, score,
+summarise every run), :func:`analyse` (limits, the comparison, drift, slices, texts; or
+:func:`reanalyse` for a stored report.json), :func:`document` (report.json as a dict),
+:func:`check_gates`, :func:`build` (the site) and :func:`open_history` / :func:`publish` (a
+history of reports).
 
-1. read (:func:`~ragreport.reading.registry.load_runs`: files into typed runs and judgments),
-2. join (:func:`~ragreport.scoring.join.join`: every ranked slot with its grade),
-3. score (:func:`~ragreport.scoring.metrics.score`, :func:`~ragreport.scoring.measures.score_measures`),
-4. summarise (:func:`~ragreport.analysis.summary.summarise`: bands on every mean) -- steps 1-4 are
-   :func:`evaluate`, per run :func:`score_and_summarise` after the join; the partition engines
-   (:func:`~ragreport.scoring.partition.judged_by_partitions`) do steps 1-3 by pieces and hand the
-   same figures to step 4;
-5. analyse (:func:`analyse`: honest limits, the comparison with a baseline, drift);
-6. render and write (:func:`build`: the view model, the pages, the site written atomically;
-   :func:`document` for report.json alone).
-
-No stage reaches back to an earlier one's caller; each module imports only from its own stage or
-an earlier one.
+Each is documented here and runs its stage's code (``analysis/evaluation.py``,
+``analysis/pipeline.py``, ``output/building.py``, ...), which the command line calls alike.
 """
 
 from __future__ import annotations
@@ -29,10 +22,9 @@ from .analysis.result import Analysis
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions
-from .output.building import build_outputs, publish_report
+from .output.building import build, publish
 from .output.document import report_document
-from .output.gates import GateResult, GateRules
-from .output.gates import evaluate as evaluate_gates
+from .output.gates import check_gates
 from .output.publishing import History, open_history
 from .output.records import Rows
 from .scoring.cutoffs import DEFAULT_K as DEFAULT_K  # the defaults of K, as they were here
@@ -40,34 +32,14 @@ from .scoring.cutoffs import SAMPLE_K as SAMPLE_K
 from .scoring.measures import Measure
 from .scoring.scorable import check_scorable
 
-__all__ = [
-    "History",
-    "Report",
-    "Results",
-    "analyse",
-    "build",
-    "check_gates",
-    "check_scorable",
-    "document",
-    "evaluate",
-    "open_history",
-    "publish",
-    "reanalyse",
-    "score_and_summarise",
-]
+__all__ = ["History", "Report", "Results", "analyse", "build", "check_gates", "check_scorable", "document"]
+__all__ += ["evaluate", "open_history", "publish", "reanalyse", "score_and_summarise"]
 
 Progress = Callable[[str], None]
 
 
 def _quiet(stage: str) -> None:
     return None
-
-
-#: What :func:`evaluate` takes as runs: a path, an in-memory run (``{query_id: {doc_id: score}}``
-#: or a data frame), a mapping of run names to either, or a list of either.
-Runs = Any
-#: What :func:`evaluate` takes as judgments: a path, ``{query_id: {doc_id: grade}}`` or a data frame.
-Qrels = Any
 
 
 class Results(list, Rows):
@@ -77,11 +49,6 @@ class Results(list, Rows):
     were given in. A notebook shows the list as the report's suite
     matrix (the report :func:`analyse` makes of it with its defaults); :meth:`to_records` and
     :meth:`to_dataframe` give its figures as rows.
-
-    See Also
-    --------
-    evaluate : makes it.
-    analyse : the report of these runs.
 
     Examples
     --------
@@ -112,11 +79,6 @@ class Report(Analysis, Rows):
     A notebook shows it as the report's suite matrix, with the comparison's ▲/▼ verdicts;
     :meth:`to_records` and :meth:`to_dataframe` give its figures as rows.
 
-    See Also
-    --------
-    analyse : makes it.
-    ragreport.analysis.result.Analysis : its fields (the summaries, limits, comparison, drift).
-
     Examples
     --------
     >>> report = analyse(evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}},
@@ -138,9 +100,9 @@ class Report(Analysis, Rows):
 
 
 def evaluate(
-    inputs: Runs = (),
+    inputs: Any = (),
     *,
-    qrels: Qrels = None,
+    qrels: Any = None,
     k: int | Sequence[int] | None = None,
     conventions: Conventions = Conventions(),
     kmax: int | None = None,
@@ -232,10 +194,6 @@ def evaluate(
     Traceback (most recent call last):
     ...
     ragreport.reading.memory.ObjectError: run 'run', query 'q1': expected a number for document 'd1', got 'high'
-    >>> evaluate({"q1": {"d1": 1.0}}, qrels={"q1": {"d1": 1}}, k=5, kmax=4)
-    Traceback (most recent call last):
-    ...
-    ragreport.core.errors.ArgumentError: kmax (4) must be at least K (5)
     """
     return Results(
         evaluate_runs(
@@ -406,11 +364,6 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     ragreport.core.errors.InputError
         A report that is not one ragreport wrote, or one changed since (it names the field).
 
-    See Also
-    --------
-    document : the report document.
-    build : the site.
-
     Examples
     --------
     >>> import datetime
@@ -438,11 +391,6 @@ def document(analysis: Analysis, title: str | None = None) -> dict:
         JSON-ready: the settings, the runs with their figures, bands and per-query values, the
         comparison, the drift (schema ``ragreport-report/1``).
 
-    See Also
-    --------
-    build : writes it as report.json, beside the pages.
-    check_gates : the gates checked on it.
-
     Examples
     --------
     >>> made = document(analyse(evaluate(k=5)), title="Sample")
@@ -450,193 +398,3 @@ def document(analysis: Analysis, title: str | None = None) -> dict:
     ('Sample', ['sample'])
     """
     return report_document(analysis, title)
-
-
-def check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
-    """Every gate rule (``--fail-on``, ``--require``, ``--max-drop``) checked on a report document.
-
-    Parameters
-    ----------
-    document : dict
-        The report document (:func:`document`).
-    rules : GateRules
-        The rules, made with :func:`ragreport.output.gates.parse_rules`.
-
-    Returns
-    -------
-    tuple of GateResult
-        One result per rule and run checked, each with the line the command line prints; none
-        without rules.
-
-    Raises
-    ------
-    ragreport.core.errors.UsageError
-        A rule naming a metric or a run the report does not hold.
-
-    See Also
-    --------
-    build : shows the results on the index, in summary.md and in report.json.
-
-    Examples
-    --------
-    >>> from ragreport.output.gates import failed, parse_rules
-    >>> report = document(analyse(evaluate(k=5)))
-    >>> checks = check_gates(report, parse_rules(require=["P@5>=0.99"]))
-    >>> [(c.run, c.metric, c.passed) for c in checks]
-    [('sample', 'P@5', False)]
-    >>> bool(failed(checks))
-    True
-    """
-    return evaluate_gates(document, rules) if rules else ()
-
-
-def build(
-    analysis: Analysis,
-    *,
-    out: str | Path | None = "site",
-    single_file: str | Path | None = None,
-    title: str | None = None,
-    progress: Progress = _quiet,
-    gates: Sequence[GateResult] = (),
-    document: dict | None = None,
-    rules: GateRules | None = None,
-) -> list[Path]:
-    """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
-
-    Every page is self-contained (no network, its script and stylesheet inline). A folder is
-    written beside its target and moved into place; one that is not an earlier ragreport build is
-    refused, never replaced.
-
-    Parameters
-    ----------
-    analysis : Analysis
-        What :func:`analyse` (or :func:`reanalyse`) returns.
-    out : path or None, default "site"
-        The site folder (index.html, a page per run, the comparison, report.json, summary.md);
-        None: no folder.
-    single_file : path, optional
-        One HTML file holding the whole report.
-    title : str, optional
-        The report's title.
-    progress : callable, optional
-        Called with the name of each stage as it starts.
-    gates : sequence of GateResult, default ()
-        Gate results (:func:`check_gates`), shown on the index, in summary.md and in report.json.
-    document : dict, optional
-        The report document, when the caller made it already (:func:`document`).
-    rules : GateRules, optional
-        The rules ``gates`` checked, kept in report.json's settings.
-
-    Returns
-    -------
-    list of pathlib.Path
-        What was written: the folder, then the single file.
-
-    Raises
-    ------
-    ragreport.core.errors.UsageError
-        An empty name, or a target that is not an earlier ragreport output.
-    ragreport.core.errors.WriteError
-        An output that could not be written; what was there before is left as it was.
-
-    See Also
-    --------
-    publish : the report added to a history of reports.
-    document : report.json alone.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> written = build(analyse(evaluate(k=5)), out=folder / "site", single_file=folder / "report.html")
-    >>> [path.name for path in written]
-    ['site', 'report.html']
-    >>> (folder / "site" / "index.html").is_file()
-    True
-    """
-    return build_outputs(
-        analysis,
-        out=out,
-        single_file=single_file,
-        title=title,
-        progress=progress,
-        gates=gates,
-        document=document,
-        rules=rules,
-    )
-
-
-def publish(
-    analysis: Analysis,
-    history: History,
-    *,
-    title: str | None = None,
-    keep: int | None = None,
-    progress: Progress = _quiet,
-    gates: Sequence[GateResult] = (),
-    document: dict | None = None,
-    rules: GateRules | None = None,
-) -> Path:
-    """Add the report to a history of reports and rewrite its page; the report's folder.
-
-    The report goes to ``reports/LABEL/`` (a label published again replaces that report only),
-    ``history.json`` and ``index.html`` are made again from the entries, ``keep`` prunes the
-    oldest reports; everything is written beside the folder and moved into place in one rename.
-
-    Parameters
-    ----------
-    analysis : Analysis
-        What :func:`analyse` returns, made with ``previous_basis=history.previous_basis`` for the
-        drift since the report published before.
-    history : History
-        The history folder, from :func:`open_history`.
-    title : str, optional
-        The report's title.
-    keep : int, optional
-        Keep the newest ``keep`` reports (at least 1); default all.
-    progress : callable, optional
-        Called with the name of each stage as it starts.
-    gates : sequence of GateResult, default ()
-        Gate results (:func:`check_gates`), shown as :func:`build` shows them.
-    document : dict, optional
-        The report document, when the caller made it already.
-    rules : GateRules, optional
-        The rules ``gates`` checked.
-
-    Returns
-    -------
-    pathlib.Path
-        The report's folder, ``history.folder / "reports" / LABEL``.
-
-    Raises
-    ------
-    ragreport.core.errors.ArgumentError
-        ``keep`` below 1 (``keep=0: keep at least 1 report``).
-    ragreport.core.errors.WriteError
-        A history that could not be written; the one there before is left as it was.
-
-    See Also
-    --------
-    open_history : the history, checked before any run is read.
-    build : one report's site alone.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "history", label="first")
-    >>> report = analyse(evaluate(k=5), previous_basis=history.previous_basis)
-    >>> publish(report, history).name
-    'first'
-    >>> sorted(path.name for path in history.folder.iterdir() if not path.name.startswith("."))
-    ['assets', 'history.json', 'index.html', 'reports']
-    """
-    return publish_report(
-        analysis,
-        history,
-        title=title,
-        keep=keep,
-        progress=progress,
-        gates=gates,
-        document=document,
-        rules=rules,
-    )

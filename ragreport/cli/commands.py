@@ -29,12 +29,11 @@ from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output import present as say
-from ..output.building import build_outputs, publish_report
+from ..output.building import build, publish
 from ..output.ci import junit, workflow_errors
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
-from ..output.gates import GateResult, GateRules, check_available, failed, parse_rules, rules_from
-from ..output.gates import evaluate as evaluate_gates
+from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.publishing import open_history
 from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
@@ -121,11 +120,6 @@ def _ci_outputs(
     return 1 if failed(results) else 0
 
 
-def _check_gates(document: dict, rules: GateRules) -> tuple[GateResult, ...]:
-    """Every gate rule checked on the report document; none without rules."""
-    return evaluate_gates(document, rules) if rules else ()
-
-
 def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
     """The measures asked for by name; with --format trec and none named, trec_eval's usual set."""
     trec = getattr(args, "format", None) == "trec"
@@ -201,7 +195,7 @@ def _write(
 ) -> list:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
-    return build_outputs(
+    return build(
         analysis,
         out=out,
         single_file=args.single_file,
@@ -228,7 +222,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         analysis = _analyse(args, progress)
         document = report_document(analysis, args.title)
-        results = _check_gates(document, rules)
+        results = check_gates(document, rules)
         written = _write(args, analysis, progress, args.title, document, results, rules)
     finally:
         progress.close()
@@ -300,7 +294,7 @@ def _render(args: argparse.Namespace) -> int:
         analysis = reanalysed(stored, args.report, Analysis)
         title = args.title if args.title is not None else stored["settings"].get("title")
         document = report_document(analysis, title)
-        results = _check_gates(document, rules)
+        results = check_gates(document, rules)
         if args.format is not None:
             printed = with_gates(document, results, rules)
             sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=printed, gates=results))
@@ -326,8 +320,8 @@ def _publish(args: argparse.Namespace) -> int:
     try:
         analysis = _analyse(args, progress, previous_basis=history.previous_basis)
         document = report_document(analysis, args.title)
-        results = _check_gates(document, rules)
-        folder = publish_report(
+        results = check_gates(document, rules)
+        folder = publish(
             analysis,
             history,
             title=args.title,
@@ -353,7 +347,7 @@ def _score(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     document = report_document(analysis)
-    results = _check_gates(document, rules)
+    results = check_gates(document, rules)
     document = with_gates(document, results, rules)
     sys.stdout.write(_stdout(analysis, args.format, args.per_query, document=document, gates=results))
     sys.stdout.flush()

@@ -443,3 +443,41 @@ def _with_line(result: GateResult) -> GateResult:
 
 def failed(results: Sequence[GateResult]) -> tuple[GateResult, ...]:
     return tuple(r for r in results if not r.passed)
+
+
+def check_gates(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
+    """Every gate rule (``--fail-on``, ``--require``, ``--max-drop``) checked on a report document.
+
+    Parameters
+    ----------
+    document : dict
+        The report document (:func:`document`).
+    rules : GateRules
+        The rules, made with :func:`ragreport.output.gates.parse_rules`.
+
+    Returns
+    -------
+    tuple of GateResult
+        One result per rule and run checked, each with the line the command line prints; none
+        without rules.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule naming a metric or a run the report does not hold.
+
+    See Also
+    --------
+    build : shows the results on the index, in summary.md and in report.json.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, document, evaluate
+    >>> report = document(analyse(evaluate(k=5)))
+    >>> checks = check_gates(report, parse_rules(require=["P@5>=0.99"]))
+    >>> [(c.run, c.metric, c.passed) for c in checks]
+    [('sample', 'P@5', False)]
+    >>> bool(failed(checks))
+    True
+    """
+    return evaluate(document, rules) if rules else ()
