@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ragreport.api import analyse, document, evaluate, open_history, publish
+from ragreport.api import analyse, build, document, evaluate, open_history, publish
 from ragreport.cli import build_parser, main
 from ragreport.cli.parser import KEYWORD_FLAGS, flag
 from ragreport.core.errors import ArgumentError
@@ -224,3 +224,19 @@ def test_every_argument_the_library_names_is_a_flag_of_the_command_line():
     flags = _flags()
     assert not [name for name in sorted(names) if flag(name) not in flags]
     assert set(KEYWORD_FLAGS) <= names  # no mapping for a keyword the library never names
+
+
+def test_single_file(tmp_path, capsys):
+    analysis = analyse(evaluate({"good": GOOD}, qrels=QRELS, k=2))
+    (tmp_path / "folder").mkdir()
+    said = f"{tmp_path / 'folder'} is a folder; give a file name such as report.html"
+    assert str(_api(lambda: build(analysis, out=None, single_file=tmp_path / "folder"))) == f"single_file {said}"
+    assert _cli(["build", "--single-file", tmp_path / "folder", "--quiet"], capsys) == f"--single-file {said}"
+    (tmp_path / "notes.html").write_text("mine")
+    refused = f"refusing to replace {tmp_path / 'notes.html'}: it is not an earlier ragreport report; choose another "
+    assert str(_api(lambda: build(analysis, out=None, single_file=tmp_path / "notes.html"))) == (
+        f"{refused}single_file or remove it"
+    )
+    assert _cli(["build", "--single-file", tmp_path / "notes.html", "--quiet"], capsys) == (
+        f"{refused}--single-file or remove it"
+    )

@@ -105,7 +105,7 @@ def check_resamples(resamples: int, columns: int) -> None:
         raise ArgumentError(Argument("resamples"), f" must be at most {MAX_RESAMPLES:,}, got {resamples:,}")
     check_fits(
         2.0 * 8 * resamples * columns,
-        f"--resamples {resamples:,} over {columns:,} banded columns (metrics x cutoffs)",
+        (Argument("resamples"), f" {resamples:,} over {columns:,} banded columns (metrics x cutoffs)"),
     )
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
@@ -380,12 +380,13 @@ def write_file(data: bytes, path: str | Path) -> Path:
     path = target_path(path, "--single-file")
     refuse_special_output(path, "--single-file")
     if path.is_dir():
-        raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
+        raise ArgumentError(Argument("single_file"), f" {path} is a folder; give a file name such as report.html")
     with guarded(path):
         if path.exists() and not _is_report_file(path):
-            raise UsageError(
-                f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
-                f"--single-file or remove it"
+            raise ArgumentError(
+                f"refusing to replace {path}: it is not an earlier ragreport report; choose another ",
+                Argument("single_file"),
+                " or remove it",
             )
         _atomic_write(data, path)
     return path
