@@ -131,7 +131,7 @@ def test_baseline_by_name_and_errors():
     a, b = _summary("a", QUERIES), _summary("b", QUERIES)
     assert compare([a, b], baseline="b").baseline == "b"
     assert compare([a]) is None
-    with pytest.raises(UsageError, match="--baseline 'z' names no run"):
+    with pytest.raises(UsageError, match="^baseline 'z' names no run"):
         compare([a, b], baseline="z")
     apart = compare([_summary("x", QUERIES[:5]), _summary("y", QUERIES[5:10]), _summary("z", QUERIES[:5])])
     assert [len(rc.comparisons) for rc in apart.runs] == [0, len(COMPARED)]  # y shares nothing with x: not compared
@@ -154,7 +154,7 @@ def test_permutations_are_bounded():
     from ragreport.analysis.compare import MAX_PERMUTATIONS
 
     assert MAX_PERMUTATIONS == 10_000_000
-    with pytest.raises(UsageError, match="--permutations must be from 1 to 10,000,000, got 10,000,001"):
+    with pytest.raises(UsageError, match="^permutations must be from 1 to 10,000,000, got 10,000,001$"):
         randomization_test(np.ones(3), permutations=10_000_001)
 
 

@@ -24,7 +24,8 @@ from ragreport.analysis.compare import Correction, compare
 from ragreport.analysis.family import choose_family
 from ragreport.api import analyse, document, score_and_summarise
 from ragreport.cli import main
-from ragreport.core.errors import UsageError
+from ragreport.cli.parser import flag
+from ragreport.core.errors import ArgumentError, UsageError
 from ragreport.core.model import Conventions
 from ragreport.scoring.catalogue import COMPARED, NDCG, RECALL, SUITE, Measure
 from ragreport.scoring.measures import parse_measures
@@ -111,27 +112,38 @@ def test_the_primary_is_the_first_compared_metric_at_k_of_the_family():
 
 
 @pytest.mark.parametrize(
-    ("named", "primary", "message"),
+    ("named", "primary", "message", "cli"),
     [
-        (["R@2"], "nDCG@2", "--primary 'nDCG@2' is not in the comparison family (R@2): add nDCG@2 to --metrics"),
+        (
+            ["R@2"],
+            "nDCG@2",
+            "primary 'nDCG@2' is not in the comparison family (R@2): add nDCG@2 to family",
+            "--primary 'nDCG@2' is not in the comparison family (R@2): add nDCG@2 to --metrics",
+        ),
         (
             ["map", "R@5"],
             None,
+            "family AP, R@5 holds no compared metric at K = 2 for the report to lead with; add one, such as "
+            "nDCG@2, or choose K (k) at a cutoff it names",
             "--metrics AP, R@5 holds no compared metric at K = 2 for the report to lead with; add one, such as "
             "nDCG@2, or choose K (-k) at a cutoff it names",
         ),
         (
             ["num_ret", "Judged@2"],
             None,
+            "family NumRet, Judged@2: nothing to compare (counts and the Judged@K "
+            "diagnostic get no test); name per-query scores such as nDCG@2",
             "--metrics NumRet, Judged@2: nothing to compare (counts and the Judged@K "
             "diagnostic get no test); name per-query scores such as nDCG@2",
         ),
     ],
 )
-def test_a_family_the_report_cannot_use_is_one_clear_error(named, primary, message):
-    with pytest.raises(UsageError) as error:
+def test_a_family_the_report_cannot_use_is_one_clear_error(named, primary, message, cli):
+    """Named as the library's keywords (analyse(family=...)), and as the command line's flags."""
+    with pytest.raises(ArgumentError) as error:
         choose_family(named, 2, primary)
     assert str(error.value) == message
+    assert error.value.spelled(flag) == cli
 
 
 def test_with_nothing_compared_the_names_only_name_measures():

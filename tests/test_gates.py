@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragreport.core.errors import UsageError
+from ragreport.cli.parser import flag
+from ragreport.core.errors import ArgumentError, UsageError
 from ragreport.output.gates import (
     check_available,
     evaluate,
@@ -61,7 +62,7 @@ def test_requirements_parse_run_mean_and_operator():
 @pytest.mark.parametrize(("make", "text", "message"), [
     (parse_requirement, "nDCG@10=0.4", "expected [mean:][RUN:]METRIC>=VALUE"),
     (parse_requirement, "nDCG@10>=nan", "expected a finite number"),
-    (parse_requirement, "bogus@10>=0.4", "--require 'bogus@10>=0.4'"),
+    (parse_requirement, "bogus@10>=0.4", "require 'bogus@10>=0.4'"),
     (parse_requirement, "R>=0.4", "needs a cutoff, such as R@10"),
     (parse_max_drop, "nDCG@10>=0.02", "expected [RUN:]METRIC=DROP"),
     (parse_max_drop, "nDCG@10=-0.02", "expected a drop of 0 or more"),
@@ -71,9 +72,13 @@ def test_requirements_parse_run_mean_and_operator():
     (parse_max_drop, "nDCG@10=2", "nDCG@10 lies between 0 and 1, so a drop of 2 allows any change"),
 ])
 def test_bad_rules_are_one_line_usage_errors(make, text, message):
-    with pytest.raises(UsageError, match=None) as caught:
+    with pytest.raises(ArgumentError, match=None) as caught:
         make(text)
     assert message in str(caught.value) and "\n" not in str(caught.value)
+    # Named by the keyword from Python (parse_rules(require=...)), by the flag on the command line.
+    keyword = "require" if make is parse_requirement else "max_drop"
+    assert str(caught.value).startswith(f"{keyword} {text!r}: ")
+    assert caught.value.spelled(flag).startswith(f"--{keyword.replace('_', '-')} {text!r}: ")
 
 
 def test_fail_on_worse_reads_the_primary_metric_only_by_default():
@@ -131,10 +136,13 @@ def test_a_rule_the_report_cannot_answer_is_a_usage_error_not_a_pass():
     with pytest.raises(UsageError, match="holds no P@5"):
         evaluate(DOCUMENT, parse_rules(require=["P@5>=0.1"]))
     single = dict(DOCUMENT, comparisons=[], comparison=None)
-    with pytest.raises(UsageError, match="needs two runs, or --previous"):
+    with pytest.raises(ArgumentError, match=r"needs two runs, or previous\)$") as caught:
         evaluate(single, parse_rules(max_drop=["nDCG@10=0.02"]))
-    with pytest.raises(UsageError, match="--fail-on 'better'"):
+    assert caught.value.spelled(flag).startswith("--max-drop 'nDCG@10=0.02': ")
+    assert caught.value.spelled(flag).endswith("needs two runs, or --previous)")
+    with pytest.raises(ArgumentError, match="^fail_on 'better'") as caught:
         parse_rules(fail_on=["better"])
+    assert caught.value.spelled(flag).startswith("--fail-on 'better': expected one of ")
     with pytest.raises(UsageError, match="will hold no nDCG@20"):
         check_available(parse_rules(require=["nDCG@20>=0.4"]), ["nDCG@10"])
 

@@ -10,6 +10,7 @@ from sitetools import second_sample_run
 from ragreport.analysis.status import Status
 from ragreport.api import analyse, document, evaluate, score_and_summarise
 from ragreport.cli import main
+from ragreport.cli.parser import flag
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
 from ragreport.output.view.build import build_view
@@ -53,7 +54,8 @@ def test_a_primary_that_is_not_a_compared_metric_at_k_is_refused_naming_the_choi
     with pytest.raises(UsageError) as caught:
         parse_primary(text, 10)
     message = str(caught.value)
-    assert message.startswith(f"--primary {text!r} {why}; choose one of ")
+    assert message.startswith(f"primary {text!r} {why}; choose one of ")
+    assert caught.value.spelled(flag).startswith(f"--primary {text!r} {why}; choose one of ")  # the CLI's
     assert message.endswith(", ".join(m.label(10) for m in COMPARED))
     assert "\n" not in message
 

@@ -348,10 +348,10 @@ def test_qrels_without_runs_is_refused_without_naming_the_sample(files, capsys):
 
 
 def test_an_empty_run_says_it_has_no_rows():
-    from ragreport.api import check_scorable
     from ragreport.core.errors import UsageError
     from ragreport.core.model import Judgments, Run
     from ragreport.scoring.join import join
+    from ragreport.scoring.scorable import check_scorable
 
     judged = join(Run.from_lists("empty", [], source="empty.parquet"), Judgments.from_lists([("q1", ["d1"], [1])]))
     with pytest.raises(UsageError) as caught:
@@ -551,7 +551,7 @@ def test_the_site_isolates_names_and_the_title_shows_escapes(evil, capsys):
 
 
 def test_an_unforeseen_input_error_is_one_line_and_a_bug_is_a_traceback_with_a_hint(files, capsys, monkeypatch):
-    import ragreport.cli as cli
+    import ragreport.cli.commands as cli
 
     def deep(args, progress, previous_basis=None):
         raise RecursionError("maximum recursion depth exceeded")
@@ -834,7 +834,7 @@ def test_a_forged_report_given_to_render_is_one_line(files, previous, capsys, pa
 
 
 def test_running_out_of_memory_is_one_line(files, capsys, monkeypatch):
-    import ragreport.cli as cli
+    import ragreport.cli.commands as cli
 
     def hungry(args, progress, previous_basis=None):
         raise MemoryError

@@ -393,7 +393,7 @@ def test_a_run_file_with_its_own_judgments_mixes_with_nothing_else(tmp_path):
 
 def test_the_partition_engines_take_files_only():
     with pytest.raises(
-        UsageError, match="^--engine stream scores run files against a qrels file; give a list of paths$"
+        UsageError, match="^engine='stream' scores run files against a qrels file; give a list of paths$"
     ):
         evaluate({"q1": {"d1": 1.0}}, qrels={"q1": {"d1": 1}}, engine="stream")
 

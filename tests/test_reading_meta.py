@@ -73,14 +73,14 @@ def test_metadata_json_error_line(write):
 
 def test_meta_count_must_match_runs(write):
     run = write("r.jsonl", '{"id": "a", "retrieved": [], "relevant": ["x"]}\n')
-    with pytest.raises(UsageError, match="--meta was given 2 time"):
+    with pytest.raises(UsageError, match="^metas was given 2 time"):
         load_runs([run], metas=["a.toml", "b.toml"])
 
 
 def test_the_checks_are_one_function_each():
     check_meta_count([], 3)
     check_meta_count(["a", "b"], 2)
-    with pytest.raises(UsageError, match=r"^--meta was given 1 time\(s\) for 2 run\(s\); give one per run, in order$"):
+    with pytest.raises(UsageError, match=r"^metas was given 1 time\(s\) for 2 run\(s\); give one per run, in order$"):
         check_meta_count(["a"], 2)
     check_unique_names([("a", "x"), ("b", "y")])
     with pytest.raises(UsageError, match=r"^two runs are named 'a' \(x and z\); set 'name' in their metadata or "
@@ -96,7 +96,7 @@ def test_every_engine_makes_the_same_checks(write, engine):
     qrels = write("q", "q1 0 d1 1\n")
     with pytest.raises(UsageError, match=f"two runs are named 'run' \\({first} and {second}\\)"):
         evaluate([first, second], qrels=qrels, engine=engine)
-    with pytest.raises(UsageError, match="--meta was given 1 time\\(s\\) for 2 run\\(s\\)"):
+    with pytest.raises(UsageError, match="^metas was given 1 time\\(s\\) for 2 run\\(s\\)"):
         evaluate([first, second], qrels=qrels, engine=engine, metas=[write("m.toml", "")])
 
 

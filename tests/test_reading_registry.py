@@ -76,7 +76,7 @@ def test_input_format_overrides_detection(write):
 
 
 def test_an_unknown_input_format(write):
-    with pytest.raises(UsageError, match="--input-format must be one of jsonl, trec, json, csv, got 'xml'"):
+    with pytest.raises(UsageError, match="^input_format must be one of jsonl, trec, json, csv, got 'xml'$"):
         load_runs([write("r.trec", "q1 Q0 d1 1 1 t\n")], input_format="xml")
 
 

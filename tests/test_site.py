@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from sitetools import INJECTIONS, read_page, second_sample_run, site_files
 
+from ragreport.analysis.dates import build_day
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.core.errors import UsageError, WriteError
 from ragreport.output import site as site_module
-from ragreport.output.site import MARKER, build_day
+from ragreport.output.site import MARKER
 from ragreport.reading.registry import sample_path
 from ragreport.scoring.catalogue import COMPARED, SUITE
 

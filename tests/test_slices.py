@@ -44,7 +44,7 @@ def test_default_keys_are_strings_with_two_to_fifty_values():
     assert slice_keys({"q1": {"id": "v1"}}) == ()  # one value
     many = {f"q{i}": {"kind": f"v{i}"} for i in range(51)}
     assert slice_keys(many) == ()  # 51 values: too many to slice by default
-    with pytest.raises(UsageError, match="--slice 'tpoic' is not a key of any query's metadata"):
+    with pytest.raises(UsageError, match="^slice_by 'tpoic' is not a key of any query's metadata"):
         slice_keys(meta, ["tpoic"])
 
 

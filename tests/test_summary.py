@@ -48,7 +48,7 @@ def test_default_kmax_is_max_10_2k_and_k_above_kmax_is_refused():
     judged = judged_run([("q", ["a"], {"a": 1})])
     assert score_and_summarise(judged, 8, Conventions()).sweep.cutoffs[-1] == 16
     assert score_and_summarise(judged, 3, Conventions()).sweep.cutoffs[-1] == 10
-    with pytest.raises(UsageError, match=r"--kmax \(4\) must be at least K \(5\)"):
+    with pytest.raises(UsageError, match=r"^kmax \(4\) must be at least K \(5\)$"):
         score_and_summarise(judged, 5, Conventions(), kmax=4)
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, Measure, Metric
 from .intervals import bootstrap_interval
@@ -114,7 +114,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     ones are drawn and ``p = (1 + #{T* >= T}) / (1 + permutations)``. Either way p > 0.
     """
     if not 1 <= permutations <= MAX_PERMUTATIONS:
-        raise UsageError(f"--permutations must be from 1 to {MAX_PERMUTATIONS:,}, got {permutations:,}")
+        raise ArgumentError(Argument("permutations"), f" must be from 1 to {MAX_PERMUTATIONS:,}, got {permutations:,}")
     d = np.asarray(differences, dtype=np.float64)
     if d.ndim == 1:
         d = d[:, None]
@@ -297,7 +297,7 @@ def compare(
     """
     if len(summaries) < 2:
         if baseline is not None and summaries and baseline != summaries[0].name:
-            raise UsageError(f"--baseline {baseline!r} names no run (the run is {summaries[0].name!r})")
+            raise ArgumentError(Argument("baseline"), f" {baseline!r} names no run (the run is {summaries[0].name!r})")
         return None
     names = [s.name for s in summaries]
     if baseline is None:
@@ -305,7 +305,9 @@ def compare(
     elif baseline in names:
         base = summaries[names.index(baseline)]
     else:
-        raise UsageError(f"--baseline {baseline!r} names no run; the runs are {', '.join(map(repr, names))}")
+        raise ArgumentError(
+            Argument("baseline"), f" {baseline!r} names no run; the runs are {', '.join(map(repr, names))}"
+        )
     if len({s.k for s in summaries}) > 1:
         raise UsageError("runs compared in one report must share K")
     conventions: Conventions = base.conventions

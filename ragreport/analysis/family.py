@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import COMPARED, Measure
 from ..scoring.measures import parse_measures, parse_primary
 from .compare import Family, default_family
@@ -37,20 +37,26 @@ def choose_family(
     left_out = tuple(m for m in asked if not m.metric.comparable)
     labels = ", ".join(m.label() for m in asked)
     if not family:
-        raise UsageError(
-            f"--metrics {labels}: nothing to compare (counts and the Judged@K diagnostic get no test); "
-            f"name per-query scores such as nDCG@{k}"
+        raise ArgumentError(
+            Argument("family"),
+            f" {labels}: nothing to compare (counts and the Judged@K diagnostic get no test); "
+            f"name per-query scores such as nDCG@{k}",
         )
     leads = [m.metric for m in family if m.gain is None and m.cutoff == k and m.metric in COMPARED]
     if primary is not None:
         if lead not in leads:
-            raise UsageError(
-                f"--primary {primary!r} is not in the comparison family ({labels}): add {lead.label(k)} to --metrics"
+            raise ArgumentError(
+                Argument("primary"),
+                f" {primary!r} is not in the comparison family ({labels}): add {lead.label(k)} to ",
+                Argument("family"),
             )
         return Family(family, lead, True, left_out)
     if not leads:
-        raise UsageError(
-            f"--metrics {labels} holds no compared metric at K = {k} for the report to lead with; "
-            f"add one, such as nDCG@{k}, or choose K (-k) at a cutoff it names"
+        raise ArgumentError(
+            Argument("family"),
+            f" {labels} holds no compared metric at K = {k} for the report to lead with; "
+            f"add one, such as nDCG@{k}, or choose K (",
+            Argument("k"),
+            ") at a cutoff it names",
         )
     return Family(family, leads[0], True, left_out)

@@ -9,7 +9,7 @@ from statistics import NormalDist
 import numpy as np
 
 from ..core.budget import check_fits
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError
 from ..scoring.kinds import IntervalMethod
 
 #: The most bootstrap resamples: 1,000 times the default, far past the 10,000 that pin a 95% band's
@@ -102,10 +102,10 @@ def check_resamples(resamples: int, columns: int) -> None:
     """Refuse more than :data:`MAX_RESAMPLES`, or ``resamples`` x ``columns`` means (held twice:
     the means and the percentile's sorted copy) that would not fit in memory, before allocating."""
     if resamples > MAX_RESAMPLES:
-        raise UsageError(f"--resamples must be at most {MAX_RESAMPLES:,}, got {resamples:,}")
+        raise ArgumentError(Argument("resamples"), f" must be at most {MAX_RESAMPLES:,}, got {resamples:,}")
     check_fits(
         2.0 * 8 * resamples * columns,
-        f"--resamples {resamples:,} over {columns:,} banded columns (metrics x cutoffs)",
+        (Argument("resamples"), f" {resamples:,} over {columns:,} banded columns (metrics x cutoffs)"),
     )
 
 

@@ -25,11 +25,41 @@ if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of th
 class Analysis:
     """Everything a report says, as computed: the runs, their limits, the comparison and the drift.
 
-    ``today`` dates runs whose metadata has no ``date``. ``primary`` is the metric the report leads
-    with, read at K (``--primary``): the headline, the index chart's first view, the comparison
-    scatter's first view and the movers. ``baseline``, ``correction`` and ``permutations`` are the
-    comparison's and the drift's settings, kept so that a stored report is analysed again alike
-    (``ragreport render``). This is what every renderer reads.
+    What :func:`ragreport.api.analyse` returns (as its subclass :class:`~ragreport.api.Report`) and
+    what every renderer reads; it is computed once and never changed.
+
+    Attributes
+    ----------
+    summaries : tuple of RunSummary
+        The runs, in order.
+    limits : tuple of tuple of Limit
+        Each run's honest limits (docs/conventions.md section 8).
+    today : datetime.date
+        The day that dates runs whose metadata has no ``date``.
+    comparison : ComparisonReport or None
+        The comparison with the baseline (several runs): paired differences, bands, corrected
+        p-values and verdicts.
+    drift : Drift or None
+        The figures then and now, against a previous report.
+    primary : Metric
+        The metric the report leads with, read at K (``--primary``): the headline, the charts'
+        first view and the movers.
+    baseline, correction, permutations
+        The comparison's and the drift's settings, kept so that a stored report is analysed
+        again alike (``ragreport render``).
+    slices : SliceReport or None
+        The figures by per-query metadata (``--slice``, ``--query-meta``).
+    query_meta : mapping or None
+        The sliced keys' values, per query.
+    doc_texts : mapping or None
+        (title, text) of the documents shown with their text, for the queries ``text_queries``.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, evaluate
+    >>> analysis = analyse(evaluate(k=5))
+    >>> [s.name for s in analysis.summaries], analysis.primary_label, analysis.comparison is None
+    (['sample'], 'nDCG@5', True)
     """
 
     summaries: tuple[RunSummary, ...]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import Measure
 from ..scoring.kinds import IntervalMethod
 from .compare import TIE, ComparisonReport, Correction, adjust, family_values, randomization_test, verdict_of
@@ -136,7 +136,9 @@ def slice_keys(meta: QueryMeta, asked: Sequence[str] = ()) -> tuple[str, ...]:
         missing = [key for key in asked if key not in present]
         if missing:
             known = ", ".join(sorted(present)) or "none"
-            raise UsageError(f"--slice {missing[0]!r} is not a key of any query's metadata (the keys: {known})")
+            raise ArgumentError(
+                Argument("slice_by"), f" {missing[0]!r} is not a key of any query's metadata (the keys: {known})"
+            )
         return tuple(dict.fromkeys(asked))
     return tuple(key for key in sorted(present) if strings[key] and MIN_VALUES <= len(present[key]) <= MAX_VALUES)
 

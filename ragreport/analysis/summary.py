@@ -50,7 +50,48 @@ class Sweep:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """Everything the reports say about one run, as plain values."""
+    """Everything the reports say about one run, as plain values: its figures, bands and counts.
+
+    One item of what :func:`ragreport.api.evaluate` returns.
+
+    Attributes
+    ----------
+    name : str
+        The run's name (its metadata's ``name``, its file's stem, or its key in a mapping).
+    judged : JudgedRun
+        The run joined with its judgments: ids, grades, query text and metadata.
+    scores : QueryScores
+        The per-query values of every suite metric at every cutoff of the sweep.
+    k : int
+        The report's K: the first cutoff asked for.
+    cutoffs : tuple of int
+        Every cutoff asked for, the report's K first.
+    conventions : Conventions
+        The switches the figures were computed with.
+    counts : Counts
+        How many queries were judged, retrieved, scored and left out, and why.
+    at_k : dict of str to Interval
+        Each suite metric at each cutoff asked for (``"nDCG@10"``): its mean and band.
+    sweep : Sweep
+        Each metric over the K sweep, with its bands.
+    status : tuple of Status
+        Each query's status (scored, missing from the run, no relevant id, ...).
+    query_fingerprint, label_fingerprint : str
+        ``sha256:`` of the query set and of the judgments, which drift compares.
+    measures : tuple of Measure
+        The measures scored by name (``evaluate(measures=...)``), with ``measure_values`` (measures
+        x queries) and ``measure_at`` (their means and bands by label).
+
+    Examples
+    --------
+    >>> from ragreport.api import evaluate
+    >>> run = {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}}
+    >>> summary = evaluate({"bm25": run}, qrels={"q1": {"d1": 1}, "q2": {"d9": 1}}, k=1)[0]
+    >>> summary.name, summary.k, summary.counts.scored
+    ('bm25', 1, 2)
+    >>> summary.at_k["P@1"].mean  # q1 finds its relevant id, q2 does not
+    0.5
+    """
 
     judged: JudgedRun
     scores: QueryScores

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import InputError, UsageError, shorten
+from .errors import Argument, ArgumentError, InputError, UsageError, shorten
 from .ids import MAX_ID_BYTES as MAX_ID_BYTES  # the id rule's bound, kept in core/ids.py
 from .ids import id_too_long as id_too_long
 
@@ -55,17 +55,21 @@ def size_text(size: float) -> str:
     return f"{int(size):,} bytes"
 
 
-def check_fits(estimate: float, what: str) -> None:
+def check_fits(estimate: float, what: str | tuple[str | Argument, ...]) -> None:
     """Refuse, before allocating, ``what`` when its ``estimate`` (bytes) exceeds :func:`memory_limit`:
-    one line saying what needs how much, and the limit."""
+    one line saying what needs how much, and the limit. ``what`` may name an argument
+    (``(Argument("resamples"), " 100,000 over ...")``): then the error is an :class:`ArgumentError`."""
     if estimate < FLOOR:
         return
     limit = memory_limit()
     if limit is not None and estimate > limit:
-        raise UsageError(
-            f"{what} would need about {size_text(estimate)} of memory; the limit is {size_text(limit)} "
+        problem = (
+            f" would need about {size_text(estimate)} of memory; the limit is {size_text(limit)} "
             f"(half the {size_text(limit / SHARE)} available)"
         )
+        if isinstance(what, tuple):
+            raise ArgumentError(*what, problem)
+        raise UsageError(what + problem)
 
 
 # --- Bounds on ids (docs/conventions.md section 18; the longest id: core/ids.py) -------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 # --- Characters shown as escapes (core/escape.py says why; here so that errors import nothing) ----
@@ -67,6 +69,63 @@ class InputError(RagreportError):
 
 class UsageError(RagreportError):
     """Arguments that do not fit together (two runs with one name, K above Kmax, ...)."""
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An argument named in an :class:`ArgumentError`'s message, by its keyword in the library
+    (``permutations``, ``slice_by``), with the value it was given when the message shows it."""
+
+    name: str
+    value: object = None
+
+
+class ArgumentError(UsageError):
+    """A value an argument cannot take, or arguments that do not fit together, named as the
+    caller spells them.
+
+    The message is made of text and :class:`Argument` parts. Raised from the library it names each
+    argument by its keyword (``permutations must be from 1 to 100,000, got 0``; a value as
+    ``engine='dask'``); the command line shows the same message with its flags
+    (``--permutations must be ...``, ``--engine dask``) through :meth:`spelled`, given its one
+    mapping of keywords to flags.
+
+    Examples
+    --------
+    >>> error = ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
+    >>> str(error)
+    "scheduler is for engine='dask'"
+    >>> error.spelled(lambda name: "--" + name)
+    '--scheduler is for --engine dask'
+    >>> error.argument
+    'scheduler'
+    """
+
+    def __init__(self, *parts: str | Argument):
+        self.parts = parts
+        self.arguments = tuple(p.name for p in parts if isinstance(p, Argument))
+        super().__init__(self.spelled())
+
+    def __reduce__(self):  # pickled with its parts (a Dask worker's error keeps its arguments)
+        return (type(self), self.parts)
+
+    @property
+    def argument(self) -> str:
+        """The first argument the message names."""
+        return self.arguments[0]
+
+    def spelled(self, flag: Callable[[str], str] | None = None) -> str:
+        """The message with each argument as ``flag`` spells it (``--permutations``, a value after a
+        space), or without ``flag`` as a Python keyword (a value as ``name='value'``)."""
+        out = []
+        for part in self.parts:
+            if not isinstance(part, Argument):
+                out.append(part)
+            elif flag is None:
+                out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
+            else:
+                out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
+        return "".join(out)
 
 
 class WriteError(RagreportError):

@@ -41,6 +41,16 @@ class Choice(Enum):
 
 
 class Denominator(Choice):
+    """What Recall@K and AP@K divide by (``Conventions.denominator``, ``--denominator``).
+
+    ``RELEVANT``: R, the ids judged relevant, as trec_eval does; ``MIN``: min(R, K).
+
+    Examples
+    --------
+    >>> Denominator("min") is Denominator.MIN
+    True
+    """
+
     RELEVANT = (
         "relevant",
         "Recall@K and AP@K divide by R, the number of ids judged relevant, as trec_eval's "
@@ -58,6 +68,14 @@ class Denominator(Choice):
 
 
 class Gain(Choice):
+    """nDCG's gain (``Conventions.gain``, ``--gain``): ``LINEAR`` (the grade, as trec_eval) or ``EXP`` (2^g - 1).
+
+    Examples
+    --------
+    >>> [gain.value for gain in Gain]
+    ['linear', 'exp']
+    """
+
     LINEAR = (
         "linear",
         "nDCG@K gains are the grades themselves (linear gain), as trec_eval's ndcg_cut and "
@@ -101,6 +119,16 @@ class Gain(Choice):
 
 
 class Missing(Choice):
+    """A judged query the run has no entry for (``Conventions.missing``, ``--missing``).
+
+    ``ZERO``: scored as an empty list, as ``trec_eval -c``; ``SKIP``: left out of the averages.
+
+    Examples
+    --------
+    >>> Conventions(missing=Missing.SKIP).missing.value
+    'skip'
+    """
+
     ZERO = (
         "zero",
         "A judged query that the run has no entry for is scored as an empty list (every metric "
@@ -116,6 +144,16 @@ class Missing(Choice):
 
 
 class NoRelevant(Choice):
+    """A query with no id judged relevant (``Conventions.no_relevant``, ``--no-relevant``).
+
+    ``EXCLUDE``: left out of every average; ``ZERO``: averaged in as 0, as trec_eval does.
+
+    Examples
+    --------
+    >>> TREC_EVAL.no_relevant is NoRelevant.ZERO
+    True
+    """
+
     EXCLUDE = (
         "exclude",
         "A query with no id judged relevant cannot be scored: it is left out of every average and counted.",
@@ -132,6 +170,17 @@ class NoRelevant(Choice):
 
 
 class Order(Choice):
+    """How each query's ids are ordered (``Conventions.order``, ``--order``).
+
+    ``SCORE``: by score, ties broken by id descending, as trec_eval does; ``FILE``: the file's
+    order; ``TREC_EVAL``: by score read in single precision, as trec_eval keeps scores.
+
+    Examples
+    --------
+    >>> [order.value for order in Order]
+    ['score', 'file', 'trec_eval']
+    """
+
     SCORE = (
         "score",
         "Scored runs are ordered by score, high to low, with ties broken by id in descending "
@@ -215,6 +264,34 @@ class Conventions:
     """Every switch that changes a figure, with the defaults of docs/conventions.md.
 
     :data:`TREC_EVAL` holds trec_eval's choices (``--compat trec_eval``).
+
+    Attributes
+    ----------
+    denominator : Denominator, default Denominator.RELEVANT
+        What Recall@K and AP@K divide by.
+    gain : Gain, default Gain.LINEAR
+        nDCG's gain.
+    missing : Missing, default Missing.ZERO
+        A judged query the run has no entry for.
+    order : Order, default Order.SCORE
+        How each query's ids are ordered.
+    no_relevant : NoRelevant, default NoRelevant.EXCLUDE
+        A query with no id judged relevant.
+    confidence : float, default 0.95
+        The bands' confidence.
+    resamples : int, default 1000
+        Bootstrap resamples per band.
+    seed : int, default 0
+        The seed of the bootstrap and of the randomization test.
+    relevance_level : int, default 1
+        The lowest grade that counts as relevant.
+
+    Examples
+    --------
+    >>> Conventions(gain=Gain.EXP).gain.value
+    'exp'
+    >>> TREC_EVAL.missing is Missing.SKIP
+    True
     """
 
     denominator: Denominator = Denominator.RELEVANT

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..scoring.kinds import ValueKind
 from ..scoring.measures import parse_measure
 from .wording import gates as say
@@ -34,6 +34,10 @@ FAIL_ON = ("worse",)
 
 _REQUIRE = re.compile(r"^(?P<left>[^<>=]+?)\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")
 _MAX_DROP = re.compile(r"^(?P<left>[^<>=]+?)\s*=\s*(?P<value>\S+)\s*$")
+
+#: The rules' arguments (``parse_rules(require=..., max_drop=...)``; ``--require``, ``--max-drop``).
+REQUIRE = Argument("require")
+MAX_DROP = Argument("max_drop")
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,27 @@ class MaxDrop:
 
 @dataclass(frozen=True)
 class GateRules:
-    """Every rule asked for. ``gated`` names the metrics ``--fail-on`` reads (None: the primary)."""
+    """Every gate rule asked for, as :func:`parse_rules` checked them.
+
+    Attributes
+    ----------
+    fail_on : tuple of str
+        ``worse``: fail when a compared run is clearly worse than the baseline.
+    require : tuple of Requirement
+        ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
+    max_drop : tuple of MaxDrop
+        ``[RUN:]METRIC=DROP``: fail when the paired band's lower bound is below minus the drop.
+    gated : tuple of str or None
+        The metrics ``fail_on`` reads (None: the primary).
+
+    Examples
+    --------
+    >>> rules = parse_rules(fail_on=["worse"], require=["nDCG@10>=0.40"])
+    >>> bool(rules), rules.as_dict()["require"]
+    (True, ['nDCG@10>=0.40'])
+    >>> bool(GateRules())
+    False
+    """
 
     fail_on: tuple[str, ...] = ()
     require: tuple[Requirement, ...] = ()
@@ -91,8 +115,34 @@ def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
 
 @dataclass(frozen=True)
 class GateResult:
-    """One line of the gate table: the ``rule`` as given, what it read (``run``, ``metric``,
-    ``figure`` in words and ``value``), and whether it ``passed``."""
+    """One line of the gate table: a rule checked on one run.
+
+    What :func:`ragreport.api.check_gates` returns, one per rule and run checked.
+
+    Attributes
+    ----------
+    kind : str
+        ``require``, ``max_drop`` or ``fail_on``.
+    rule : str
+        The rule as given, after its kind (``"require nDCG@10>=0.40"``).
+    run, metric : str
+        The run and the metric it read.
+    figure : str
+        What it read, in words (the band's lower bound, the mean, the paired difference).
+    value, threshold : float or None
+        The figure and the bound it was held to.
+    passed : bool
+        Whether the run passed.
+    line : str
+        The line the command line prints for it.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, check_gates, document, evaluate
+    >>> result = check_gates(document(analyse(evaluate(k=5))), parse_rules(require=["mean:P@5>=0"]))[0]
+    >>> result.kind, result.rule, result.run, result.passed
+    ('require', 'require mean:P@5>=0', 'sample', True)
+    """
 
     kind: str
     rule: str
@@ -108,22 +158,22 @@ class GateResult:
         return dict(self.__dict__)
 
 
-def _number(text: str, rule: str, option: str) -> float:
+def _number(text: str, rule: str, option: Argument) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise UsageError(f"{option} {rule!r}: expected a number after the operator, got {text!r}") from None
+        raise ArgumentError(option, f" {rule!r}: expected a number after the operator, got {text!r}") from None
     if not math.isfinite(value):
-        raise UsageError(f"{option} {rule!r}: expected a finite number, got {text!r}")
+        raise ArgumentError(option, f" {rule!r}: expected a finite number, got {text!r}")
     return value
 
 
-def _metric(text: str, rule: str, option: str) -> tuple[str, bool]:
+def _metric(text: str, rule: str, option: Argument) -> tuple[str, bool]:
     """The label of the metric a rule names, and whether its figure lies between 0 and 1 (not a count)."""
     try:
         measure = parse_measure(text.strip())
     except UsageError as exc:
-        raise UsageError(f"{option} {rule!r}: {exc}") from None
+        raise ArgumentError(option, f" {rule!r}: {exc}") from None
     return measure.label(), measure.metric.kind is not ValueKind.COUNT
 
 
@@ -139,20 +189,21 @@ def parse_requirement(text: str) -> Requirement:
     """``nDCG@10>=0.40``, ``bm25:R@100>=0.8``, ``mean:nDCG@10>=0.40`` (``>``, ``<=``, ``<`` too)."""
     found = _REQUIRE.match(text)
     if found is None:
-        raise UsageError(
-            f"--require {text!r}: expected [mean:][RUN:]METRIC>=VALUE, as in nDCG@10>=0.40 or bm25:R@100>=0.8"
+        raise ArgumentError(
+            REQUIRE, f" {text!r}: expected [mean:][RUN:]METRIC>=VALUE, as in nDCG@10>=0.40 or bm25:R@100>=0.8"
         )
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
     if on_mean:
         left = left[len("mean:") :]
     run, metric = _split_run(left)
-    label, bounded = _metric(metric, text, "--require")
-    threshold = _number(found["value"], text, "--require")
+    label, bounded = _metric(metric, text, REQUIRE)
+    threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
-        raise UsageError(
-            f"--require {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
-            f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run"
+        raise ArgumentError(
+            REQUIRE,
+            f" {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
+            f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run",
         )
     return Requirement(text=text, metric=label, op=found["op"], threshold=threshold, run=run, on_mean=on_mean)
 
@@ -161,14 +212,16 @@ def parse_max_drop(text: str) -> MaxDrop:
     """``nDCG@10=0.02`` or ``bm25:nDCG@10=0.02``: the largest drop the band may allow."""
     found = _MAX_DROP.match(text)
     if found is None:
-        raise UsageError(f"--max-drop {text!r}: expected [RUN:]METRIC=DROP, as in nDCG@10=0.02")
+        raise ArgumentError(MAX_DROP, f" {text!r}: expected [RUN:]METRIC=DROP, as in nDCG@10=0.02")
     run, metric = _split_run(found["left"].strip())
-    drop = _number(found["value"], text, "--max-drop")
+    drop = _number(found["value"], text, MAX_DROP)
     if drop < 0:
-        raise UsageError(f"--max-drop {text!r}: expected a drop of 0 or more (0.02 allows the band to reach -0.02)")
-    label, bounded = _metric(metric, text, "--max-drop")
+        raise ArgumentError(MAX_DROP, f" {text!r}: expected a drop of 0 or more (0.02 allows the band to reach -0.02)")
+    label, bounded = _metric(metric, text, MAX_DROP)
     if bounded and drop >= 1:
-        raise UsageError(f"--max-drop {text!r}: {label} lies between 0 and 1, so a drop of {drop:g} allows any change")
+        raise ArgumentError(
+            MAX_DROP, f" {text!r}: {label} lies between 0 and 1, so a drop of {drop:g} allows any change"
+        )
     return MaxDrop(text=text, metric=label, drop=drop, run=run)
 
 
@@ -178,11 +231,41 @@ def parse_rules(
     max_drop: Sequence[str] = (),
     gated: Sequence[str] | None = None,
 ) -> GateRules:
-    """Every rule from its command-line text, checked before any run is read; ``gated`` are the
-    labels (``nDCG@10``) of the metrics ``--fail-on`` reads, None for the primary metric."""
+    """Every gate rule from its command-line text, checked before any run is read.
+
+    Parameters
+    ----------
+    fail_on : sequence of str, default ()
+        ``"worse"``: fail when a compared run is clearly worse than the baseline (``--fail-on``).
+    require : sequence of str, default ()
+        Rules ``[mean:][RUN:]METRIC>=VALUE`` (``--require``), as ``"nDCG@10>=0.40"``.
+    max_drop : sequence of str, default ()
+        Rules ``[RUN:]METRIC=DROP`` (``--max-drop``), as ``"nDCG@10=0.02"``.
+    gated : sequence of str, optional
+        The labels (``nDCG@10``) of the metrics ``fail_on`` reads; None for the primary metric.
+
+    Returns
+    -------
+    GateRules
+        The rules, each given twice checked once.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule that cannot be read, or a threshold outside the metric's range.
+
+    Examples
+    --------
+    >>> parse_rules(require=["bm25:R@100>=0.8"]).require[0].run
+    'bm25'
+    >>> parse_rules(require=["nDCG@10>=1.5"])
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.ArgumentError: require 'nDCG@10>=1.5': nDCG@10 lies between 0 and 1, so ... every run
+    """
     for outcome in fail_on:
         if outcome not in FAIL_ON:
-            raise UsageError(f"--fail-on {outcome!r}: expected one of {', '.join(FAIL_ON)}")
+            raise ArgumentError(Argument("fail_on"), f" {outcome!r}: expected one of {', '.join(FAIL_ON)}")
     labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
     return GateRules(  # a rule given twice is checked once
         fail_on=tuple(dict.fromkeys(fail_on)),
@@ -196,34 +279,41 @@ def check_available(rules: GateRules, labels: Sequence[str]) -> None:
     """Refuse, before any run is read, a rule on a metric the report will not hold (``labels``:
     every suite metric at every cutoff asked for, and every measure named)."""
     held = set(labels)
-    asked = [("--require", r.text, r.metric) for r in rules.require]
-    asked += [("--max-drop", d.text, d.metric) for d in rules.max_drop]
+    asked = [(REQUIRE, r.text, r.metric) for r in rules.require]
+    asked += [(MAX_DROP, d.text, d.metric) for d in rules.max_drop]
     for option, text, metric in asked:
         if metric not in held:
-            raise UsageError(
-                f"{option} {text!r}: the report will hold no {metric}; name it with --metrics (a suite "
-                f"metric at another cutoff: add the cutoff to -k)"
+            raise ArgumentError(
+                option,
+                f" {text!r}: the report will hold no {metric}; name it with ",
+                Argument("measures"),
+                " (a suite metric at another cutoff: add the cutoff to ",
+                Argument("k"),
+                ")",
             )
 
 
-def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: str) -> list[Mapping[str, Any]]:
+def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: Argument) -> list[Mapping[str, Any]]:
     runs = document["runs"]
     if run is None:
         return list(runs)
     chosen = [r for r in runs if r["name"] == run]
     if not chosen:
         names = ", ".join(repr(r["name"]) for r in runs)
-        raise UsageError(f"{option} {rule!r} names no run of the report; the runs are {names}")
+        raise ArgumentError(option, f" {rule!r} names no run of the report; the runs are {names}")
     return chosen
 
 
-def _figure(run: Mapping[str, Any], label: str, rule: str, option: str) -> Mapping[str, Any]:
+def _figure(run: Mapping[str, Any], label: str, rule: str, option: Argument) -> Mapping[str, Any]:
     figure = run.get("metrics", {}).get(label) or run.get("measures", {}).get(label)
     if figure is None:
         held = ", ".join(run.get("metrics", {})) or "none"
-        raise UsageError(
-            f"{option} {rule!r}: the report holds no {label} (it holds {held}); add its cutoff to -k "
-            f"or name it with --metrics"
+        raise ArgumentError(
+            option,
+            f" {rule!r}: the report holds no {label} (it holds {held}); add its cutoff to ",
+            Argument("k"),
+            " or name it with ",
+            Argument("measures"),
         )
     return figure
 
@@ -245,7 +335,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         read = [c for c in comparisons if c["metric"] in gated]
         missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
         if comparisons and missing and rules.gated:
-            raise UsageError(f"--fail-on worse: the comparison holds no {', '.join(missing)}")
+            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
         # Clearly lower than the previous report is worse too: drift reads as the comparison does.
         against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
         for entry, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
@@ -269,8 +359,8 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             # one run and no previous report: nothing can be worse, and the table says so
             results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
     for rule in rules.require:
-        for run in _runs(document, rule.run, rule.text, "--require"):
-            figure = _figure(run, rule.metric, rule.text, "--require")
+        for run in _runs(document, rule.run, rule.text, REQUIRE):
+            figure = _figure(run, rule.metric, rule.text, REQUIRE)
             if figure.get("total") is not None:  # a count: its total, the figure every table shows
                 value, read_as = figure["total"], "total (a count)"
             elif rule.on_mean:
@@ -306,9 +396,9 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
         ]
         if drop.run is not None:
-            _runs(document, drop.run, drop.text, "--max-drop")
+            _runs(document, drop.run, drop.text, MAX_DROP)
         if not against:
-            raise UsageError(f"--max-drop {drop.text!r}: {_no_difference(document, drop, baseline)}")
+            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
         for run, other, low, delta, high in against:
             passed = _passes(low, ">=", -drop.drop)
             results.append(
@@ -327,17 +417,23 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
     return tuple(_with_line(r) for r in results)
 
 
-def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | None) -> str:
+def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | None) -> tuple[str | Argument, ...]:
     """Why a ``--max-drop`` rule has no paired difference to read, in the words that help."""
     compared = list(dict.fromkeys(c["metric"] for c in document.get("comparisons") or []))
     if drop.run is not None and drop.run == baseline:
-        return f"{drop.run!r} is the baseline: the others are compared with it, not it with itself"
+        return (f"{drop.run!r} is the baseline: the others are compared with it, not it with itself",)
     if compared and drop.metric not in compared:
         return (
             f"{drop.metric} is not compared (the comparison holds {', '.join(compared)}; diagnostics and "
-            f"counts are never compared, and --metrics names what is)"
+            "counts are never compared, and ",
+            Argument("family"),
+            " names what is)",
         )
-    return f"the report holds no paired difference on {drop.metric} (it needs two runs, or --previous)"
+    return (
+        f"the report holds no paired difference on {drop.metric} (it needs two runs, or ",
+        Argument("previous"),
+        ")",
+    )
 
 
 def _with_line(result: GateResult) -> GateResult:
@@ -347,3 +443,41 @@ def _with_line(result: GateResult) -> GateResult:
 
 def failed(results: Sequence[GateResult]) -> tuple[GateResult, ...]:
     return tuple(r for r in results if not r.passed)
+
+
+def check_gates(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
+    """Every gate rule (``--fail-on``, ``--require``, ``--max-drop``) checked on a report document.
+
+    Parameters
+    ----------
+    document : dict
+        The report document (:func:`document`).
+    rules : GateRules
+        The rules, made with :func:`ragreport.output.gates.parse_rules`.
+
+    Returns
+    -------
+    tuple of GateResult
+        One result per rule and run checked, each with the line the command line prints; none
+        without rules.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule naming a metric or a run the report does not hold.
+
+    See Also
+    --------
+    build : shows the results on the index, in summary.md and in report.json.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, document, evaluate
+    >>> report = document(analyse(evaluate(k=5)))
+    >>> checks = check_gates(report, parse_rules(require=["P@5>=0.99"]))
+    >>> [(c.run, c.metric, c.passed) for c in checks]
+    [('sample', 'P@5', False)]
+    >>> bool(failed(checks))
+    True
+    """
+    return evaluate(document, rules) if rules else ()

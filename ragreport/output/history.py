@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError
 from ..core.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from ..core.model import FIGURE_CONVENTIONS
 from .wording import comparison as say_comparison
@@ -45,7 +45,7 @@ ROOT = "../../"
 
 def check_label(label: str) -> str:
     if not valid_label(label):
-        raise UsageError(f"--label {label!r}: a label names a folder and a web address: {LABEL_RULE}")
+        raise ArgumentError(Argument("label"), f" {label!r}: a label names a folder and a web address: {LABEL_RULE}")
     return label
 
 
@@ -58,7 +58,7 @@ def choose_label(given: str | None, date: str, entries: Sequence[Mapping[str, An
         check_label(given)
         same = taken.get(given.lower())
         if same is not None and same != given:
-            raise UsageError(f"--label {given!r}: the history has {same!r}, which differs only by case")
+            raise ArgumentError(Argument("label"), f" {given!r}: the history has {same!r}, which differs only by case")
         return given
     label, n = date, 2
     while label.lower() in taken:
@@ -91,7 +91,7 @@ def keep_newest(entries: Sequence[dict[str, Any]], keep: int | None) -> tuple[li
     if keep is None:
         return list(entries), []
     if keep < 1:
-        raise UsageError(f"--keep {keep}: keep at least 1 report")
+        raise ArgumentError(Argument("keep", keep), ": keep at least 1 report")
     return list(entries[:keep]), [str(e["label"]) for e in entries[keep:]]
 
 

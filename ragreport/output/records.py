@@ -2,7 +2,8 @@
 
 :func:`summary_records` and :func:`query_records` give the figures as plain rows (the values
 report.json holds, NaN as None); :func:`data_frame` makes a pandas frame of them when pandas is
-installed. pandas is imported only there, never as the package is imported.
+installed. pandas is imported only there, never as the package is imported. :class:`Rows` gives
+both to the results of :func:`ragreport.api.evaluate` and :func:`ragreport.api.analyse`.
 """
 
 from __future__ import annotations
@@ -86,3 +87,48 @@ def data_frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> Any:
     except ImportError as error:
         raise ImportError(say.PANDAS_MISSING) from error
     return pandas.DataFrame.from_records(rows, columns=list(columns))
+
+
+class Rows:
+    """The figures as rows: :meth:`to_records` (plain dicts) and :meth:`to_dataframe` (pandas)."""
+
+    def _summaries(self) -> Sequence[RunSummary]:
+        raise NotImplementedError
+
+    def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
+        """The figures as plain rows.
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            False: one dict per run and metric (``run``, ``metric``, ``mean``, ``low``, ``high``,
+            ``interval``, ``n``: the scored queries). True: one per run, query and metric (``run``,
+            ``query``, ``metric``, ``value``: None for a query left out of the averages, ``status``).
+
+        Returns
+        -------
+        list of dict
+            The rows, runs in order, metrics in the suite's order.
+        """
+        return query_records(self._summaries()) if per_query else summary_records(self._summaries())
+
+    def to_dataframe(self, per_query: bool = False) -> Any:
+        """:meth:`to_records` as a pandas DataFrame.
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            As :meth:`to_records`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per record, its columns in a fixed order.
+
+        Raises
+        ------
+        ImportError
+            When pandas is not installed (it is not a dependency of ragreport).
+        """
+        columns = QUERY_COLUMNS if per_query else SUMMARY_COLUMNS
+        return data_frame(self.to_records(per_query), columns)

@@ -10,7 +10,6 @@ ragreport build is never replaced.
 from __future__ import annotations
 
 import base64
-import datetime as _dt
 import gzip
 import hashlib
 import json
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup
 
-from ..core.errors import UsageError
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
@@ -173,18 +172,6 @@ def content_security_policy(scripts: Sequence[str], styles: Sequence[str], exter
             "form-action 'none'",
         ]
     )
-
-
-def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
-    """``SOURCE_DATE_EPOCH`` as a UTC date when set (reproducible builds), else today."""
-    source = os.environ if env is None else env
-    epoch = source.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).date()
-        except (ValueError, OverflowError, OSError):
-            raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {epoch!r}") from None
-    return _dt.date.today()
 
 
 @dataclass(frozen=True)
@@ -400,12 +387,13 @@ def write_file(data: bytes, path: str | Path) -> Path:
     path = target_path(path, "--single-file")
     refuse_special_output(path, "--single-file")
     if path.is_dir():
-        raise UsageError(f"--single-file {path} is a folder; give a file name such as report.html")
+        raise ArgumentError(Argument("single_file"), f" {path} is a folder; give a file name such as report.html")
     with guarded(path):
         if path.exists() and not _is_report_file(path):
-            raise UsageError(
-                f"refusing to replace {path}: it is not an earlier ragreport report; choose another "
-                f"--single-file or remove it"
+            raise ArgumentError(
+                f"refusing to replace {path}: it is not an earlier ragreport report; choose another ",
+                Argument("single_file"),
+                " or remove it",
             )
         _atomic_write(data, path)
     return path

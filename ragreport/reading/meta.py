@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..core.errors import InputError, UsageError, shorten
+from ..core.errors import Argument, ArgumentError, InputError, UsageError, shorten
 from ..core.model import META_KEYS, LabelSource, RetrieverKind, RunMeta
 from .files import SMALL_FILE, bare_name, read_text, special_kind, stem
 from .jsontext import depth, load_json_object, non_finite
@@ -137,7 +137,9 @@ def find_meta(run_path: str | Path) -> Path | None:
 def check_meta_count(metas: Sequence[str | Path], runs: int) -> None:
     """``--meta`` is given for every run or for none: metadata is matched to runs by position."""
     if metas and len(metas) != runs:
-        raise UsageError(f"--meta was given {len(metas)} time(s) for {runs} run(s); give one per run, in order")
+        raise ArgumentError(
+            Argument("metas"), f" was given {len(metas)} time(s) for {runs} run(s); give one per run, in order"
+        )
 
 
 def meta_for(run_path: str | Path, given: str | Path | None = None) -> RunMeta:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError, UsageError
+from ..core.errors import Argument, ArgumentError, InputError, UsageError
 from ..core.model import Judgments, Order, Run
 from . import delimited, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
@@ -43,7 +43,7 @@ def check_input_format(input_format: str | None) -> None:
     """``--input-format`` names a format of the registry (or is not given)."""
     names = [reader.name for reader in READERS]
     if input_format is not None and input_format not in names:
-        raise UsageError(f"--input-format must be one of {', '.join(names)}, got {input_format!r}")
+        raise ArgumentError(Argument("input_format"), f" must be one of {', '.join(names)}, got {input_format!r}")
 
 
 def reader_for(input_format: str) -> Reader:
@@ -152,13 +152,39 @@ def load_runs(
     input_format: str | None = None,
     order: Order = Order.SCORE,
 ) -> list[LoadedRun]:
-    """Load every input run with its judgments and metadata; the sample when ``inputs`` is empty.
+    """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
 
-    Judgments come from ``qrels`` when given, else from the runs' own files (RAG JSONL). Metadata
-    comes from ``metas`` (one per input, in order) or from ``RUN.meta.toml`` / ``RUN.meta.json``
-    beside the run. A run is named by its metadata ``name``, else its file stem; names must be
-    unique. ``input_format`` (a name of :data:`~ragreport.reading.registry.FORMATS`) skips
-    detection.
+    Parameters
+    ----------
+    inputs : sequence of paths
+        The run files (TREC runs, RAG JSONL, JSON, CSV, optionally gzipped).
+    qrels : path, optional
+        The judgments for every run; without them each run's own (RAG JSONL).
+    metas : sequence of paths, default ()
+        One metadata file per input, in order; default ``RUN.meta.toml`` / ``RUN.meta.json``
+        beside each run.
+    input_format : str, optional
+        A name of :data:`FORMATS`, instead of detecting each file's format.
+    order : Order, default Order.SCORE
+        How each query's ids are ordered.
+
+    Returns
+    -------
+    list of LoadedRun
+        Each run with its judgments, in order. A run is named by its metadata ``name``, else its
+        file stem; names must be unique.
+
+    Raises
+    ------
+    ragreport.core.errors.InputError
+        A file that cannot be read as what it was given as.
+    ragreport.core.errors.UsageError
+        Two runs of one name, or a count of ``metas`` that is not one per run.
+
+    Examples
+    --------
+    >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
+    [('sample', 10)]
     """
     paths = [Path(p) for p in inputs] or [sample_path()]
     check_meta_count(metas, len(paths))

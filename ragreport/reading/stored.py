@@ -12,6 +12,7 @@ pipeline starts from; scoring them again gives the same figures (the engines' he
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,3 +173,55 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         in_run=in_run,
         rows=rows,
     )
+
+
+# --- What analyse takes from a stored report: each field checked as written, none trusted -------
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value's kind as an error names it: ``null``, ``a JSON list``."""
+    return "null" if value is None else f"a JSON {type(value).__name__}"
+
+
+def stored_query_meta(value: Any, where: str) -> dict[str, dict[str, Any]] | None:
+    """A stored report's ``query_meta``: ``{query: {key: text, number or boolean}}``, or none."""
+    if value is None:
+        return None
+    expected = "'query_meta' as an object of query ids to objects of text, numbers or booleans"
+    if not isinstance(value, dict):
+        raise InputError(where, 1, expected, json_kind(value))
+    for query, fields in value.items():
+        if not isinstance(fields, dict):
+            raise InputError(where, 1, expected, f"{json_kind(fields)} for query {query!r}")
+        for key, item in fields.items():
+            finite = not isinstance(item, float) or math.isfinite(item)
+            if not isinstance(item, (str, int, float, bool)) or not finite:
+                raise InputError(where, 1, expected, f"{json_kind(item)} for query {query!r} key {key!r}")
+    return value or None
+
+
+def stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
+    """A stored report's ``settings.slice_by``: the keys it sliced by."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
+        raise InputError(where, 1, "'settings.slice_by' as a list of keys", json_kind(value))
+    return tuple(value)
+
+
+def stored_texts(texts: Any, where: str) -> dict[str, Any]:
+    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
+    if texts is None:
+        return {}
+    expected = '\'texts\' as {"queries": [ids], "docs": {id: {"title": text, "text": text}}}'
+    if not isinstance(texts, dict):
+        raise InputError(where, 1, expected, json_kind(texts))
+    docs, queries = texts.get("docs"), texts.get("queries")
+    if not isinstance(docs, dict) or not isinstance(queries, list):
+        raise InputError(where, 1, expected, f"docs {json_kind(docs)}, queries {json_kind(queries)}")
+    kept = {}
+    for doc, entry in docs.items():
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("title", "text")):
+            raise InputError(where, 1, expected, f"{json_kind(entry)} for document {doc!r}")
+        kept[doc] = (entry["title"], entry["text"])
+    return {"corpus": kept, "text_queries": len(queries)}  # the same queries are chosen again

@@ -6,7 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import UsageError, shorten
+from ..core.errors import Argument, ArgumentError, UsageError, shorten
+
+#: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
+DEFAULT_K = 10
+SAMPLE_K = 5
 
 #: The largest cutoff (-k, --kmax, a measure's @K): 100 times trec_eval's usual depth of 1,000 and
 #: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
@@ -16,10 +20,10 @@ MAX_CUTOFF = 100_000
 MAX_CUTOFFS = 1_000
 
 
-def check_cutoff(k: int, what: str = "K") -> int:
+def check_cutoff(k: int, what: str | Argument = "K") -> int:
     """``k`` when it is a cutoff from 1 to :data:`MAX_CUTOFF`, else a one-line :class:`UsageError`."""
     if not 1 <= k <= MAX_CUTOFF:
-        raise UsageError(f"{what} must be from 1 to {MAX_CUTOFF:,}, got {shorten(str(k), quote=False)}")
+        raise ArgumentError(what, f" must be from 1 to {MAX_CUTOFF:,}, got {shorten(str(k), quote=False)}")
     return k
 
 
@@ -57,7 +61,7 @@ def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tup
     if kmax is None:  # the default sweep stops at the largest cutoff allowed
         kmax = max(max(asked), min(default_kmax(max(asked)), MAX_CUTOFF))
     else:
-        kmax = check_cutoff(int(kmax), "--kmax")
+        kmax = check_cutoff(int(kmax), Argument("kmax"))
     if kmax < max(asked):
-        raise UsageError(f"--kmax ({kmax}) must be at least K ({max(asked)})")
+        raise ArgumentError(Argument("kmax"), f" ({kmax}) must be at least K ({max(asked)})")
     return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)

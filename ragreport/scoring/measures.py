@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import UsageError, shorten
+from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
 from .catalogue import CATALOGUE, COMPARED, PRIMARY, Measure, Metric
 from .cutoffs import MAX_CUTOFF
@@ -157,10 +157,12 @@ def parse_primary(text: str | None, k: int) -> Metric:
     try:
         measure = parse_measure(text)
     except UsageError:
-        raise UsageError(f"--primary {text!r} is not a metric; choose one of {choices}") from None
+        raise ArgumentError(Argument("primary"), f" {text!r} is not a metric; choose one of {choices}") from None
     metric = measure.metric
     if metric not in COMPARED or measure.gain is not None or measure.cutoff not in (None, k):
-        raise UsageError(f"--primary {text!r} is not a compared metric at K = {k}; choose one of {choices}")
+        raise ArgumentError(
+            Argument("primary"), f" {text!r} is not a compared metric at K = {k}; choose one of {choices}"
+        )
     return metric
 
 

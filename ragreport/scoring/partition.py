@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InputError, RagreportError, UsageError
+from ..core.errors import Argument, ArgumentError, InputError, RagreportError, UsageError
 from ..core.ids import FORBIDDEN_ID_CHARACTERS
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
@@ -48,7 +48,7 @@ ENGINES = ("memory", "stream", "dask")
 def check_engine(engine: str, allowed: Sequence[str] = ENGINES) -> None:
     """``--engine`` names one of :data:`ENGINES` (one of ``allowed`` where only some apply)."""
     if engine not in allowed:
-        raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        raise ArgumentError(Argument("engine"), f" must be one of {', '.join(ENGINES)}, got {engine!r}")
 
 
 @dataclass(frozen=True)
@@ -398,9 +398,10 @@ def judged_by_partitions(
     distinct, counts = np.unique(query_ids, return_counts=True)
     if (counts > 1).any():
         twice = str(distinct[counts > 1][0])
-        raise UsageError(
-            f"{path}: query {twice!r} has lines in two partitions; --engine {engine} needs each "
-            "query's lines together in one file (sort the run by query)"
+        raise ArgumentError(
+            f"{path}: query {twice!r} has lines in two partitions; ",
+            Argument("engine", engine),
+            " needs each query's lines together in one file (sort the run by query)",
         )
     judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
@@ -419,7 +420,7 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise UsageError("--engine dask needs Dask: pip install 'ragreport[dask]'") from None
+        raise ArgumentError(Argument("engine", "dask"), " needs Dask: pip install 'ragreport[dask]'") from None
     try:
         if scheduler is not None:
             with Client(scheduler, timeout=30) as client:
@@ -441,9 +442,10 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
         raise
     except (OSError, ValueError, TimeoutError) as exc:
         where = f"the Dask scheduler at {scheduler!r}" if scheduler else "a local Dask cluster"
-        raise UsageError(
-            f"--engine dask: {where} could not score the partitions: "
-            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        raise ArgumentError(
+            Argument("engine", "dask"),
+            f": {where} could not score the partitions: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
         ) from None
 
 

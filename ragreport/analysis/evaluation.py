@@ -1,0 +1,218 @@
+"""Runs read, joined, scored and summarised: what :func:`ragreport.api.evaluate` and the commands run.
+
+:func:`evaluate_runs` reads the runs (or, with ``engine`` ``stream`` or ``dask``, scores TREC
+runs by partitions of whole queries); :func:`summarise_loaded` joins each run read with its
+judgments, checks that they meet (:func:`~ragreport.scoring.scorable.check_scorable`) and
+:func:`score_and_summarise` scores it at K and over the K sweep and bands every mean. The
+partition engines
+(:mod:`ragreport.scoring.partition`) hand the same figures to
+:func:`~ragreport.analysis.summary.summarise` by pieces.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import Argument, ArgumentError
+from ..core.model import Conventions
+from ..reading.memory import is_in_memory, named_inputs
+from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
+from ..reading.registry import detect_file_format, load_inputs, load_qrels
+from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, report_cutoffs
+from ..scoring.join import JudgedRun, join
+from ..scoring.measures import Measure, score_measures
+from ..scoring.metrics import score
+from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
+from ..scoring.scorable import check_scorable
+from .summary import RunSummary, summarise
+
+if TYPE_CHECKING:
+    from ..reading.registry import LoadedRun
+
+
+def score_and_summarise(
+    judged: JudgedRun,
+    k: int | Sequence[int],
+    conventions: Conventions,
+    kmax: int | None = None,
+    measures: Sequence[Measure] = (),
+    *,
+    progress: Callable[[], None] | None = None,
+) -> RunSummary:
+    """Score one joined run at K and over the K sweep, score the measures named, band every mean.
+
+    Parameters
+    ----------
+    judged : JudgedRun
+        The run joined with its judgments (:func:`~ragreport.scoring.join.join`).
+    k : int or sequence of int
+        The cutoff K (several: the first is the report's K).
+    conventions : Conventions
+        The switches the figures are computed with.
+    kmax : int, optional
+        The largest cutoff of the K sweep; default max(10, 2K).
+    measures : sequence of Measure, default ()
+        Measures scored by name besides the suite.
+    progress : callable, optional
+        Called once the run is scored, before its bands are drawn.
+
+    Returns
+    -------
+    RunSummary
+        The run's figures, bands and counts.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> run = Run.from_lists("bm25", [("q1", ["d2", "d1"])])
+    >>> judged = join(run, Judgments.from_lists([("q1", ["d1"], [1])]))
+    >>> score_and_summarise(judged, 2, Conventions()).at_k["RR@2"].mean  # the relevant id at rank 2
+    0.5
+    """
+    asked, cutoffs = report_cutoffs(k, kmax)
+    scores = score(judged, cutoffs, conventions)
+    values = score_measures(judged, measures, conventions) if measures else None
+    if progress is not None:
+        progress()
+    return summarise(judged, scores, asked, conventions, measures, values)
+
+
+def summarise_loaded(
+    loaded: Iterable[LoadedRun],
+    k: int | Sequence[int],
+    conventions: Conventions,
+    kmax: int | None,
+    measures: Sequence[Measure],
+    progress: Callable[[str], None],
+) -> list[RunSummary]:
+    """Every run read (a run with its judgments) joined, checked, scored and summarised, in order."""
+    summaries = []
+    for item in loaded:
+        progress(f"scoring {item.run.name}")
+        judged = join(item.run, item.judgments, conventions.relevance_level)
+        check_scorable(judged, item.judgments.source or "the judgments", conventions)
+        summaries.append(
+            score_and_summarise(
+                judged,
+                k,
+                conventions,
+                kmax,
+                measures,
+                progress=functools.partial(progress, f"bands for {item.run.name}"),
+            )
+        )
+    return summaries
+
+
+def _quiet(stage: str) -> None:
+    return None
+
+
+def _given(inputs: Any) -> bool:
+    """Whether any run is given (an empty list or tuple means the preloaded sample)."""
+    return not (isinstance(inputs, (list, tuple)) and not inputs)
+
+
+def evaluate_runs(
+    inputs: Any = (),
+    *,
+    qrels: Any = None,
+    k: int | Sequence[int] | None = None,
+    conventions: Conventions = Conventions(),
+    kmax: int | None = None,
+    metas: Sequence[str | Path] = (),
+    input_format: str | None = None,
+    measures: Sequence[Measure] = (),
+    progress: Callable[[str], None] = _quiet,
+    engine: str = "memory",
+    scheduler: str | None = None,
+    partition_bytes: int | None = None,
+) -> list[RunSummary]:
+    """Every run read, joined, scored and summarised, in order; the preloaded sample when
+    ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes)."""
+    if k is None:
+        k = DEFAULT_K if _given(inputs) else SAMPLE_K
+    if engine == "memory" and scheduler is not None:
+        raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
+    if engine != "memory":
+        pairs = named_inputs(inputs) if _given(inputs) else []
+        if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
+            raise ArgumentError(
+                Argument("engine", engine), " scores run files against a qrels file; give a list of paths"
+            )
+        return _by_partitions(
+            [run for _, run in pairs],
+            qrels,
+            k,
+            conventions,
+            kmax,
+            metas,
+            measures,
+            progress,
+            engine,
+            scheduler,
+            partition_bytes or PARTITION_BYTES,
+        )
+    progress("reading")
+    loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+    return summarise_loaded(loaded, k, conventions, kmax, measures, progress)
+
+
+def _by_partitions(
+    inputs: Sequence[str | Path],
+    qrels: str | Path | None,
+    k: int | Sequence[int],
+    conventions: Conventions,
+    kmax: int | None,
+    metas: Sequence[str | Path],
+    measures: Sequence[Measure],
+    progress: Callable[[str], None],
+    engine: str,
+    scheduler: str | None,
+    partition_bytes: int,
+) -> list[RunSummary]:
+    check_engine(engine)
+    if not inputs or qrels is None:
+        raise ArgumentError(
+            Argument("engine", engine),
+            " scores TREC run files (or folders of them) against ",
+            Argument("qrels"),
+            "; give both",
+        )
+    check_meta_count(metas, len(inputs))
+    paths = [Path(p) for p in inputs]
+    # Every run's metadata and name before any is scored: a clash of names is found at once,
+    # not after the first runs took their time.
+    run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
+    check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
+    asked, cutoffs = report_cutoffs(k, kmax)
+    summaries = []
+    for path, meta in zip(paths, run_metas):
+        if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
+            raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
+        progress(f"reading and scoring {path.name} by partitions ({engine})")
+        parts = judged_by_partitions(
+            path,
+            qrels,
+            read_qrels=load_qrels,
+            cutoffs=cutoffs,
+            conventions=conventions,
+            measures=measures,
+            engine=engine,
+            scheduler=scheduler,
+            partition_bytes=partition_bytes,
+            meta=meta,
+            progress=progress,
+        )
+        check_scorable(parts.judged, str(qrels), conventions)
+        progress(f"bands for {parts.judged.name}")
+        summaries.append(
+            summarise(
+                parts.judged, parts.scores, asked, conventions, measures, parts.measure_values if measures else None
+            )
+        )
+    return summaries

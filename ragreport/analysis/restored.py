@@ -1,0 +1,94 @@
+"""A stored report.json analysed again without its run files (``ragreport render``).
+
+Each run's stored top lists are joined with its stored judgments and scored again at the stored
+cutoffs (:func:`~ragreport.reading.stored.stored_run`); named measures, which may read a whole
+list, take their per-query values from the stored rows. :func:`restored` gives the summaries and
+the settings the build was analysed with; :func:`ragreport.api.reanalyse` analyses them again
+(the comparison seeded as it was, the drift from the stored basis of the previous report).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InputError
+from ..core.model import Gain
+from ..reading.previous import drift_problem
+from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
+from ..scoring.join import join
+from ..scoring.measures import Measure
+from ..scoring.metrics import score
+from .compare import Correction
+from .summary import RunSummary, summarise
+
+
+def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
+    """The summaries of a stored report's runs, scored again, and the keyword arguments of
+    :func:`ragreport.api.analyse` it was made with; ``source`` names the report in errors."""
+    if isinstance(report, dict):
+        document_, where = report, source or "report.json"
+    else:
+        document_, where = load_report(report), source or str(report)
+    settings = document_["settings"]
+    try:
+        measures = tuple(
+            Measure(m["key"], m["cutoff"], None if m["gain"] is None else Gain(m["gain"])) for m in settings["metrics"]
+        )
+        today = _dt.date.fromisoformat(settings["today"])
+        correction = Correction(settings["correction"])
+        permutations = int(settings["permutations"])
+        for key in ("baseline", "primary", "title"):  # read as text by the analysis and the pages
+            if settings.get(key) is not None and not isinstance(settings[key], str):
+                raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
+    summaries = []
+    for run in document_["runs"]:
+        stored = stored_run(document_, run, where)
+        judged = join(stored.run, stored.judgments, stored.conventions.relevance_level)
+        if judged.query_ids.tolist() != [str(row["id"]) for row in stored.rows]:
+            raise InputError(where, 1, f"run {stored.run.name!r}'s queries in their stored order", "another order")
+        judged = dataclasses.replace(
+            judged,
+            source=stored.run.source,
+            retrieved=stored.retrieved,
+            repeats=stored.repeats,
+            relevant_retrieved=stored.relevant_retrieved,
+            first_relevant=stored.first_relevant,
+        )
+        scores = score(judged, stored.sweep, stored.conventions)
+        values = np.zeros((len(measures), judged.n_queries))
+        for i, measure in enumerate(measures):
+            label = measure.label()
+            for q, row in enumerate(stored.rows):
+                if row.get("scored") and row.get(label) is not None:
+                    values[i, q] = row[label]
+        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values))
+    drift_ = document_.get("drift")
+    basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
+    if isinstance(drift_, dict) and basis is None:
+        raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
+    if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
+        if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
+            raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
+        problem = drift_problem(basis[0])
+        if problem is not None:
+            raise InputError(where, None, f"drift.basis.{problem[0]} as {problem[1]}", type(problem[2]).__name__)
+    return summaries, dict(
+        today=today,
+        baseline=settings.get("baseline"),
+        correction=correction,
+        permutations=permutations,
+        primary=settings.get("primary"),
+        # the measures named with --metrics were the comparison family (report.json is never --format trec)
+        family=measures or None,
+        previous_basis=basis,
+        query_meta=stored_query_meta(document_.get("query_meta"), where),
+        slice_by=stored_slice_by(settings.get("slice_by"), where),
+        **stored_texts(document_.get("texts"), where),
+    )

@@ -1,0 +1,426 @@
+"""The commands (``score``, ``build``, ``render``, ``publish``) and :func:`main`.
+
+Each command parses its options (:func:`~ragreport.cli.parser.build_parser`, the config file under
+them), calls the library (:mod:`ragreport.api`), checks the gates and writes the CI outputs;
+:func:`main` turns a ragreport error into one line and exit status 2.
+
+``main`` lives here, beside the commands it calls, so that the chain of imports from
+``python -m ragreport`` down to the core stays within the layout's 8 modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import traceback
+import zlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..analysis.compare import Correction
+from ..analysis.evaluation import evaluate_runs
+from ..analysis.family import choose_family
+from ..analysis.pipeline import analyse_runs, reanalysed
+from ..analysis.result import Analysis
+from ..config import ConfigError, resolve, resolved_settings
+from ..core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem
+from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from ..output.building import build, publish
+from ..output.ci import junit, workflow_errors
+from ..output.document import report_document, with_gates
+from ..output.export import csv_text, latex_table
+from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
+from ..output.publishing import open_history
+from ..output.site import refuse_special_output, write_text_file
+from ..output.text import comment, markdown, table, trec_lines
+from ..output.view.build import build_view
+from ..output.wording import messages as say
+from ..reading.stored import load_report
+from ..scoring.catalogue import SUITE
+from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
+from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from .parser import build_parser, said
+from .progress import Progress
+
+#: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
+#: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
+UNREADABLE = (RecursionError, UnicodeError, EOFError, zlib.error, OverflowError)
+#: The exit status of a bug in ragreport (sysexits' EX_SOFTWARE): 1 is a failed gate, 2 bad input.
+INTERNAL_ERROR_STATUS = 70
+
+
+def conventions_from(args: argparse.Namespace) -> Conventions:
+    """The switches given, over the ``--compat`` preset when one is named, over the defaults."""
+    base = COMPAT_PRESETS[args.compat] if args.compat else Conventions()
+    return Conventions(
+        denominator=Denominator(args.denominator) if args.denominator else base.denominator,
+        gain=Gain(args.gain) if args.gain else base.gain,
+        missing=Missing(args.missing) if args.missing else base.missing,
+        order=Order(args.order) if args.order else base.order,
+        no_relevant=NoRelevant(args.no_relevant) if args.no_relevant else base.no_relevant,
+        confidence=args.confidence,
+        resamples=args.resamples,
+        seed=args.seed,
+        relevance_level=args.relevance_level or base.relevance_level,
+    )
+
+
+def _gate_rules(args: argparse.Namespace) -> GateRules:
+    """The gate rules, checked before any run is read; a rule from the config file is named as such."""
+    try:
+        return _checked_rules(args)
+    except UsageError as exc:
+        resolved = resolved_settings(args)
+        settings = resolved["settings"]
+        from_file = [
+            k for k in ("fail_on", "require", "max_drop") if settings.get(k, {}).get("source") == "config file"
+        ]
+        if from_file and resolved["config"]:
+            raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {said(exc)}") from None
+        raise
+
+
+def _checked_rules(args: argparse.Namespace) -> GateRules:
+    named = list(parse_measures(args.metrics)) if args.metrics else []
+    rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=[m.label() for m in named] if named else None)
+    cutoffs = _asked_cutoffs(args)
+    check_available(rules, [m.label(c) for c in cutoffs for m in SUITE] + [m.label() for m in named])
+    return rules
+
+
+def _ci_outputs(
+    args: argparse.Namespace, analysis: Analysis, results: tuple[GateResult, ...], *, stdout_is_data: bool
+) -> int:
+    """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status."""
+    if args.command == "render" and args.format is not None and not results:
+        return 0  # an export: no summary, comment or annotation of its own
+    view = None
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if (summary_file and not args.no_step_summary) or args.comment is not None:
+        view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
+    if summary_file and not args.no_step_summary and view is not None:
+        with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
+            handle.write(f"## {say.step_summary_heading(view.title)}\n\n" + markdown(view) + "\n")
+    if args.comment is not None and view is not None:
+        write_text_file(args.comment, comment(view), "--comment")
+    if args.junit is not None:
+        write_text_file(args.junit, junit(results), "--junit")
+    # one line per rule on stderr, unless stdout shows them already (the table and Markdown hold them)
+    wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
+    if results and (stdout_is_data or wrote_site):
+        for result in results:
+            print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        stream = sys.stderr if stdout_is_data else sys.stdout
+        for line in workflow_errors(results):
+            print(line, file=stream)
+    return 1 if failed(results) else 0
+
+
+def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
+    """The measures asked for by name; with --format trec and none named, trec_eval's usual set."""
+    trec = getattr(args, "format", None) == "trec"
+    if args.metrics:
+        measures = parse_measures(args.metrics)
+        return tuple(sorted(measures, key=trec_sort_key)) if trec else measures  # trec_eval's own order
+    if trec:
+        return default_trec_measures(_asked_cutoffs(args))
+    return ()
+
+
+def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
+    """The cutoffs asked for, else the default (10; the sample's 5)."""
+    return args.k or ((DEFAULT_K,) if args.inputs else (SAMPLE_K,))
+
+
+def _analyse(
+    args: argparse.Namespace, progress: Callable[[str], None], previous_basis: tuple[dict, str] | None = None
+) -> Analysis:
+    # --primary and the comparison family (--metrics) are checked before any run is read: a
+    # misspelt name costs no scoring time.
+    k = _asked_cutoffs(args)[0]
+    # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
+    family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
+    compares = len(args.inputs) > 1 or args.previous is not None or previous_basis is not None
+    if args.qrels is not None and not args.inputs:  # the sample carries its own judgments
+        raise UsageError(
+            "--qrels needs run files to score: without runs ragreport scores its preloaded sample, "
+            "which carries its own judgments"
+        )
+    choose_family(family, k, args.primary, compares=compares)
+    summaries = evaluate_runs(
+        args.inputs,
+        qrels=args.qrels,
+        k=args.k,
+        conventions=conventions_from(args),
+        kmax=args.kmax,
+        metas=args.meta,
+        input_format=args.input_format,
+        measures=_measures(args),
+        progress=progress,
+        engine=args.engine,
+        scheduler=args.scheduler,
+        partition_bytes=args.partition_mb << 20,
+    )
+    return analyse_runs(
+        summaries,
+        baseline=args.baseline,
+        correction=Correction(args.correction),
+        permutations=args.permutations,
+        previous=args.previous,
+        primary=args.primary,
+        family=family,
+        progress=progress,
+        previous_basis=previous_basis,
+        query_meta=args.query_meta,
+        slice_by=args.slice,
+        queries=args.queries,
+        corpus=args.corpus,
+        text_queries=args.text_queries,
+        make=Analysis,
+    )
+
+
+def _write(
+    args: argparse.Namespace,
+    analysis: Analysis,
+    progress: Progress,
+    title: str | None,
+    document: dict,
+    results: tuple[GateResult, ...],
+    rules: GateRules,
+) -> list:
+    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
+    out = args.out if args.out is not None else (None if args.single_file is not None else "site")
+    return build(
+        analysis,
+        out=out,
+        single_file=args.single_file,
+        title=title,
+        progress=progress,
+        gates=results,
+        document=document,
+        rules=rules,
+    )
+
+
+def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results: tuple[GateResult, ...]) -> int:
+    """Say what was written, then the CI outputs; the exit status."""
+    if not args.quiet:
+        for path in written:
+            target = path / "index.html" if path.is_dir() else path
+            print(f"ragreport: wrote {one_line(os_text(str(target)))}", file=sys.stderr)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
+def _build(args: argparse.Namespace) -> int:
+    rules = _gate_rules(args)
+    progress = Progress(quiet=args.quiet)
+    try:
+        analysis = _analyse(args, progress)
+        document = report_document(analysis, args.title)
+        results = check_gates(document, rules)
+        written = _write(args, analysis, progress, args.title, document, results, rules)
+    finally:
+        progress.close()
+    return _wrote(args, analysis, written, results)
+
+
+#: The formats whose stdout is data, not text for people.
+DATA_FORMATS = ("trec", "json", "csv", "latex")
+
+
+def _stdout(
+    analysis: Analysis,
+    fmt: str,
+    per_query: bool,
+    title: str | None = None,
+    *,
+    document: dict | None = None,
+    gates: tuple[GateResult, ...] = (),
+) -> str:
+    """The text ``score`` and ``render`` print for ``--format`` (``document``: the report document
+    with its gates, when made already)."""
+    if fmt in DATA_FORMATS:  # the data contract
+        document = document if document is not None else report_document(analysis, title)
+        if fmt == "trec":
+            return trec_lines(document, per_query)
+        if fmt == "csv":
+            return csv_text(document, per_query)
+        if fmt == "latex":
+            return latex_table(document)
+        return json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+    # for people: the view, without what only the site draws
+    view = build_view(analysis, pages=False, title=title, gates=gates)
+    if fmt == "markdown":
+        return markdown(view)
+    return table(view, width=shutil.get_terminal_size((100, 24)).columns)
+
+
+def _render_rules(args: argparse.Namespace, settings: dict, given: bool) -> GateRules:
+    """The gates ``render`` checks: the stored rules, each option given replacing its own (as the
+    command line replaces a config file's list). An export (``--format``) checks only what it is given."""
+    if args.format is not None and not given:
+        return GateRules()
+    stored = rules_from(settings.get("gates"))
+    gated = [m["label"] for m in settings.get("metrics") or []] or None
+    return parse_rules(
+        args.fail_on or stored.fail_on,
+        args.require or [r.text for r in stored.require],
+        args.max_drop or [d.text for d in stored.max_drop],
+        gated=gated,
+    )
+
+
+def _render(args: argparse.Namespace) -> int:
+    """``ragreport render``: a stored report analysed again
+    (:func:`~ragreport.analysis.pipeline.reanalysed`), then written as ``build`` writes it, or
+    printed as ``score`` prints it. ``--title`` overrides the stored title (presentation only); a
+    gate option given to ``render`` replaces the stored rules of that option; every other option
+    is the stored one."""
+    if args.format is not None and (args.out or args.single_file):
+        raise UsageError("--format prints to stdout; give it without --out and --single-file")
+    if args.per_query and args.format not in ("csv",):
+        raise UsageError("-q goes with --format csv")
+    given = bool(args.fail_on or args.require or args.max_drop)
+    progress = Progress(quiet=args.quiet)
+    try:
+        progress("reading")
+        stored = load_report(args.report)
+        rules = _render_rules(args, stored["settings"], given)
+        analysis = reanalysed(stored, args.report, Analysis)
+        title = args.title if args.title is not None else stored["settings"].get("title")
+        document = report_document(analysis, title)
+        results = check_gates(document, rules)
+        if args.format is not None:
+            printed = with_gates(document, results, rules)
+            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=printed, gates=results))
+            sys.stdout.flush()
+            return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
+        written = _write(args, analysis, progress, title, document, results, rules)
+    finally:
+        progress.close()
+    return _wrote(args, analysis, written, results)
+
+
+def _publish(args: argparse.Namespace) -> int:
+    if not args.history:
+        raise UsageError(
+            "publish needs DIR, the history folder: ragreport publish DIR RUN... (or history = "
+            '"DIR" in the config file)'
+        )
+    rules = _gate_rules(args)
+    # The folder, history.json and the label are checked before any run is read.
+    history = open_history(args.history, args.label)
+    args.previous = None
+    progress = Progress(quiet=args.quiet)
+    try:
+        analysis = _analyse(args, progress, previous_basis=history.previous_basis)
+        document = report_document(analysis, args.title)
+        results = check_gates(document, rules)
+        folder = publish(
+            analysis,
+            history,
+            title=args.title,
+            keep=args.keep,
+            progress=progress,
+            gates=results,
+            document=document,
+            rules=rules,
+        )
+    finally:
+        progress.close()
+    if not args.quiet:
+        wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
+        print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
+def _score(args: argparse.Namespace) -> int:
+    rules = _gate_rules(args)
+    progress = Progress(quiet=args.quiet)
+    try:
+        analysis = _analyse(args, progress)
+    finally:
+        progress.close()
+    document = report_document(analysis)
+    results = check_gates(document, rules)
+    document = with_gates(document, results, rules)
+    sys.stdout.write(_stdout(analysis, args.format, args.per_query, document=document, gates=results))
+    sys.stdout.flush()
+    return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
+
+
+def _refuse_special_outputs(args: argparse.Namespace) -> None:
+    """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
+    would block the write (docs/conventions.md section 18)."""
+    for option in ("single_file", "comment", "junit"):
+        given = getattr(args, option, None)
+        if given:
+            refuse_special_output(Path(given), "--" + option.replace("_", "-"))
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and not getattr(args, "no_step_summary", False):
+        refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
+
+
+#: Options whose value is text shown in the report (not a path): it must be UTF-8.
+TEXT_OPTIONS = ("title", "label", "baseline", "primary", "metrics", "require", "max_drop")
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    """Refuse a text option holding bytes that are not UTF-8 (a terminal in another encoding):
+    no report could hold it. Paths may hold such bytes; a run named after one shows them as \\xff."""
+    for dest in TEXT_OPTIONS:
+        value = getattr(args, dest, None)
+        for text in value if isinstance(value, list) else [value]:
+            shown = os_text_problem(text) if isinstance(text, str) else None
+            if shown is not None:
+                option = "--" + dest.replace("_", "-")
+                raise UsageError(f"{option}: expected UTF-8 text, got '{shown}' (its stray bytes shown as \\xNN)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = resolve(parser, argv)  # the command line over the config file over the defaults
+        for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
+            if getattr(args, option, None) == "":
+                raise UsageError(say.empty_path("--" + option.replace("_", "-")))
+        _refuse_special_outputs(args)
+        _check_text_options(args)
+        if args.command == "score":
+            return _score(args)
+        if args.command == "build":
+            return _build(args)
+        if args.command == "render":
+            return _render(args)
+        if args.command == "publish":
+            return _publish(args)
+    except ConfigError as exc:  # every problem of the config file, one line each
+        for problem in exc.problems:
+            print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
+        return 2
+    except RagreportError as exc:  # the library's keywords as the command line's flags
+        print(f"ragreport: error: {one_line(said(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `ragreport score | head`
+        return 0
+    except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
+        message = say.system_error(exc.strerror or str(exc), exc.filename)
+        print(f"ragreport: error: {one_line(message)}", file=sys.stderr)
+        return 2
+    except MemoryError:  # numpy's allocation too: an input or option asked for more than the machine has
+        print(f"ragreport: error: {say.OUT_OF_MEMORY}", file=sys.stderr)
+        return 2
+    except UNREADABLE as exc:  # the last line of defence: every reader refuses these itself first
+        print(f"ragreport: error: {one_line(say.unreadable_input(type(exc).__name__, str(exc)))}", file=sys.stderr)
+        return 2
+    except Exception:  # a bug: its traceback, and where to report it; not 1, which means a gate failed
+        traceback.print_exc()
+        print(f"ragreport: {say.INTERNAL_ERROR}", file=sys.stderr)
+        return INTERNAL_ERROR_STATUS
+    parser.error(f"unknown command {args.command!r}")
+    return 2
