@@ -39,8 +39,11 @@ def pages_size(folder: Path) -> int:
 
 def build(arguments: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ragreport", "build", *arguments, "--quiet"], check=True,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"})
+    subprocess.run(
+        [sys.executable, "-m", "ragreport", "build", *arguments, "--quiet"],
+        check=True,
+        env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"},
+    )
     return time.perf_counter() - start
 
 

@@ -29,8 +29,11 @@ def _size(folder: Path) -> int:
 
 def _run(arguments: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ragreport", *arguments, "--quiet"], check=True,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"})
+    subprocess.run(
+        [sys.executable, "-m", "ragreport", *arguments, "--quiet"],
+        check=True,
+        env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"},
+    )
     return time.perf_counter() - start
 
 
@@ -52,9 +55,11 @@ def main() -> None:
     for n in range(1, args.reports + 1):
         seconds = _run(["publish", str(history), *inputs, "--label", f"r{n:03d}"])
         if n in (1, 2, 5, 10, 20, 30) or n == args.reports:
-            print(f"| {n} | {seconds:.2f} s | {(history / 'index.html').stat().st_size / 1e3:.0f} KB | "
-                  f"{(history / 'history.json').stat().st_size / 1e3:.0f} KB | {_size(history) / 1e6:.1f} MB | "
-                  f"{n * site / 1e6:.1f} MB |")
+            print(
+                f"| {n} | {seconds:.2f} s | {(history / 'index.html').stat().st_size / 1e3:.0f} KB | "
+                f"{(history / 'history.json').stat().st_size / 1e3:.0f} KB | {_size(history) / 1e6:.1f} MB | "
+                f"{n * site / 1e6:.1f} MB |"
+            )
 
 
 if __name__ == "__main__":

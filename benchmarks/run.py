@@ -135,12 +135,43 @@ def table(size: str, folder: Path, repeat: int) -> tuple[list[dict], float]:
         else:
             rows.append({**result, "tool": name})
     print("  timing ragreport build and the stream engine ...", file=sys.stderr)
-    rows.append({**time_cli(["build", "--qrels", "QRELS", "RUN", "--out", "OUT", "--quiet"], qrels, run,
-                            folder / f"{size}-site", repeat), "tool": "ragreport build (bands, sweep, pages)"})
-    rows.append({**time_cli(["score", "--qrels", "QRELS", "RUN", "--engine", "stream", "--partition-mb", "32",
-                             "--metrics", "P@10,R@100,AP@100,nDCG@10,RR@10,Success@10", "--format", "json"],
-                            qrels, run, folder / "unused", repeat),
-                 "tool": "ragreport score --engine stream (32 MB partitions)"})
+    rows.append(
+        {
+            **time_cli(
+                ["build", "--qrels", "QRELS", "RUN", "--out", "OUT", "--quiet"],
+                qrels,
+                run,
+                folder / f"{size}-site",
+                repeat,
+            ),
+            "tool": "ragreport build (bands, sweep, pages)",
+        }
+    )
+    rows.append(
+        {
+            **time_cli(
+                [
+                    "score",
+                    "--qrels",
+                    "QRELS",
+                    "RUN",
+                    "--engine",
+                    "stream",
+                    "--partition-mb",
+                    "32",
+                    "--metrics",
+                    "P@10,R@100,AP@100,nDCG@10,RR@10,Success@10",
+                    "--format",
+                    "json",
+                ],
+                qrels,
+                run,
+                folder / "unused",
+                repeat,
+            ),
+            "tool": "ragreport score --engine stream (32 MB partitions)",
+        }
+    )
     return rows, run.stat().st_size / 1e6
 
 
@@ -161,12 +192,17 @@ def main() -> None:
             print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         else:
             print(f"size {size}: run file {megabytes:.1f} MB")
-            print(f"{'tool':<40} {'seconds':>8} {'read':>7} {'x fastest peer':>15} {'peak MB':>8} "
-                  f"{'peak/file':>9} {'nDCG@10':>8}")
+            print(
+                f"{'tool':<40} {'seconds':>8} {'read':>7} {'x fastest peer':>15} {'peak MB':>8} "
+                f"{'peak/file':>9} {'nDCG@10':>8}"
+            )
         for r in rows:
             if "error" in r:
-                print(f"| {r['tool']} | failed: {r['error'][:70]} |" if args.markdown
-                      else f"{r['tool']:<40} failed: {r['error'][:70]}")
+                print(
+                    f"| {r['tool']} | failed: {r['error'][:70]} |"
+                    if args.markdown
+                    else f"{r['tool']:<40} failed: {r['error'][:70]}"
+                )
                 continue
             ratio = f"{r['seconds'] / fastest:.2f}" if fastest else "-"
             check = f"{r['check']:.4f}" if isinstance(r["check"], float) else "-"
@@ -176,8 +212,10 @@ def main() -> None:
             if args.markdown:
                 print(f"| {r['tool']} | " + " | ".join(cells) + " |")
             else:
-                print(f"{r['tool']:<40} {cells[0]:>8} {cells[1]:>7} {cells[2]:>15} {cells[3]:>8} {cells[4]:>9} "
-                      f"{cells[5]:>8}")
+                print(
+                    f"{r['tool']:<40} {cells[0]:>8} {cells[1]:>7} {cells[2]:>15} {cells[3]:>8} {cells[4]:>9} "
+                    f"{cells[5]:>8}"
+                )
 
 
 if __name__ == "__main__":

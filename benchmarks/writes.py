@@ -93,8 +93,10 @@ def main() -> None:
         runs = max(5, args.repeats // 4)
         whole_now = statistics.median(_command(ROOT, args.folder / "cli-now") for _ in range(runs))
         whole_before = statistics.median(_command(args.before, args.folder / "cli-before") for _ in range(runs))
-        print(f"  `ragreport build` of the sample, median of {runs} processes: {whole_before:.2f} s before, "
-              f"{whole_now:.2f} s now")
+        print(
+            f"  `ragreport build` of the sample, median of {runs} processes: {whole_before:.2f} s before, "
+            f"{whole_now:.2f} s now"
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ def examples(ci_count: int) -> int:
     """How many examples a property test draws: ``ci_count`` in CI, a fifth of it (at least 10) elsewhere."""
     return ci_count if PROFILE == "ci" else max(10, ci_count // 5)
 
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 

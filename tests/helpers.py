@@ -11,7 +11,8 @@ def judged_run(queries: list[tuple[str, list[str], dict[str, int]]], *, extra_ju
     run = Run.from_lists(name, [(q, list(r)) for q, r, _ in queries])
     judgments = Judgments.from_lists(
         [(q, list(g), list(g.values())) for q, _, g in queries if g is not None]
-        + [(q, list(g), list(g.values())) for q, g in extra_judged])
+        + [(q, list(g), list(g.values())) for q, g in extra_judged]
+    )
     return join(run, judgments)
 
 
@@ -19,16 +20,22 @@ def lists_of(run: Run) -> dict[str, list[str]]:
     """{query id: its ranked ids} of a run, ids as text."""
     from ragreport.core.ids import as_text
 
-    return {q: as_text(run.doc_ids[run.offsets[i]:run.offsets[i + 1]]) for i, q in enumerate(run.query_ids.tolist())}
+    return {q: as_text(run.doc_ids[run.offsets[i] : run.offsets[i + 1]]) for i, q in enumerate(run.query_ids.tolist())}
 
 
 def grades_of(judgments: Judgments) -> dict[str, dict[str, int]]:
     """{query id: {id: grade}} of judgments, ids as text."""
     from ragreport.core.ids import as_text
 
-    return {q: dict(zip(as_text(judgments.doc_ids[judgments.offsets[i]:judgments.offsets[i + 1]]),
-                        judgments.grades[judgments.offsets[i]:judgments.offsets[i + 1]].tolist()))
-            for i, q in enumerate(judgments.query_ids.tolist())}
+    return {
+        q: dict(
+            zip(
+                as_text(judgments.doc_ids[judgments.offsets[i] : judgments.offsets[i + 1]]),
+                judgments.grades[judgments.offsets[i] : judgments.offsets[i + 1]].tolist(),
+            )
+        )
+        for i, q in enumerate(judgments.query_ids.tolist())
+    }
 
 
 #: One good line of each kind, for the file an error test does not look at.

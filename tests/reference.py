@@ -11,7 +11,7 @@ import math
 def gain(grade: int, kind: str = "linear") -> float:
     if grade < 1:
         return 0.0
-    return float(grade) if kind == "linear" else 2.0 ** grade - 1.0
+    return float(grade) if kind == "linear" else 2.0**grade - 1.0
 
 
 def relevance_flags(retrieved: list[str], grades: dict[str, int]) -> list[bool]:
@@ -24,8 +24,9 @@ def relevance_flags(retrieved: list[str], grades: dict[str, int]) -> list[bool]:
     return flags
 
 
-def metrics_at(retrieved: list[str], grades: dict[str, int], k: int, denominator: str = "relevant",
-               gain_kind: str = "linear") -> dict[str, float]:
+def metrics_at(
+    retrieved: list[str], grades: dict[str, int], k: int, denominator: str = "relevant", gain_kind: str = "linear"
+) -> dict[str, float]:
     r = sum(1 for g in grades.values() if g >= 1)
     flags = relevance_flags(retrieved, grades)[:k]
     hits = sum(flags)

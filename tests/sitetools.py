@@ -137,8 +137,13 @@ FAST = ("--resamples", "200", "--permutations", "500", "--quiet")
 
 def history_inputs(folder: Path) -> Path:
     """The judgments and runs of :func:`publish` written into ``folder``."""
-    for name, text in {"qrels.txt": QRELS, "qrels_more.txt": QRELS_MORE, "base.trec": BASE,
-                       "worse/cand.trec": WORSE, "better/cand.trec": BETTER}.items():
+    for name, text in {
+        "qrels.txt": QRELS,
+        "qrels_more.txt": QRELS_MORE,
+        "base.trec": BASE,
+        "worse/cand.trec": WORSE,
+        "better/cand.trec": BETTER,
+    }.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -149,8 +154,18 @@ def publish(folder: Path, history: Path, candidate: str = "worse", qrels: str = 
     """``ragreport publish history`` of the baseline and the ``candidate`` ("worse" or "better")."""
     from ragreport.cli import main
 
-    return main(["publish", str(history), "--qrels", str(folder / qrels), str(folder / "base.trec"),
-                 str(folder / candidate / "cand.trec"), *FAST, *extra])
+    return main(
+        [
+            "publish",
+            str(history),
+            "--qrels",
+            str(folder / qrels),
+            str(folder / "base.trec"),
+            str(folder / candidate / "cand.trec"),
+            *FAST,
+            *extra,
+        ]
+    )
 
 
 def publish_three(folder: Path, history: Path) -> Path:

@@ -58,7 +58,13 @@ def test_a_notebook_shows_the_sites_suite_matrix_escaped(results, tmp_path):
     good = next(row for row in body.split("<tr>") if 'class="name">good</th>' in row)
     means = dict(zip((m.key for m in SUITE), re.findall(r'<span class="mean">([0-9.]+)</span>', good), strict=True))
     assert {key: means[key] for key in ("P", "R", "Hit", "RR", "AP", "nDCG", "CP", "Judged")} == {
-        "P": "0.500", "R": "1.000", "Hit": "1.000", "RR": "1.000", "AP": "1.000", "nDCG": "1.000", "CP": "1.000",
+        "P": "0.500",
+        "R": "1.000",
+        "Hit": "1.000",
+        "RR": "1.000",
+        "AP": "1.000",
+        "nDCG": "1.000",
+        "CP": "1.000",
         "Judged": "0.500",  # the relevant id and "other", which nobody judged
     }
     # every compared metric clearly worse for poor

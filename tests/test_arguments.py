@@ -83,7 +83,9 @@ def test_resamples(tmp_path, capsys):
             run["conventions"]["resamples"] = 2_000_000
 
     forged = _forged(tmp_path, change)
-    assert _cli(["render", forged, "--format", "json"], capsys) == "--resamples must be at most 1,000,000, got 2,000,000"
+    assert (
+        _cli(["render", forged, "--format", "json"], capsys) == "--resamples must be at most 1,000,000, got 2,000,000"
+    )
 
 
 def test_baseline(files, capsys):

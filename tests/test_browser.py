@@ -35,8 +35,15 @@ if CHROMIUM is None or sync_playwright is None:
         raise RuntimeError("CI must run the browser tests: install Debian's chromium and the playwright package")
     pytest.skip("Chromium or playwright is not installed (CI installs both)", allow_module_level=True)
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-extensions"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+]
 WATCH_CSP = """
 window.__csp = [];
 document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
@@ -57,8 +64,12 @@ class Visit:
     def __init__(self, browser, path: Path | str, width: int = 1200, color_scheme: str = "light", height: int = 900):
         # a file opens offline; an http:// address (a history served from a sub-path) needs the network
         served = isinstance(path, str)
-        self.context = browser.new_context(viewport={"width": width, "height": height}, offline=not served,
-                                           java_script_enabled=True, color_scheme=color_scheme)
+        self.context = browser.new_context(
+            viewport={"width": width, "height": height},
+            offline=not served,
+            java_script_enabled=True,
+            color_scheme=color_scheme,
+        )
         self.context.add_init_script(WATCH_CSP)
         self.page = self.context.new_page()
         self.page.set_default_timeout(15_000)
@@ -76,9 +87,13 @@ class Visit:
     def charts(self, count: int) -> list[tuple[int, int]]:
         """Wait for ``count`` plotly charts; return (traces given, traces drawn) for each."""
         self.page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}")
-        return [tuple(pair) for pair in self.page.evaluate(
-            "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
-            "[gd.data.length, gd.querySelectorAll('.cartesianlayer g.trace').length])")]
+        return [
+            tuple(pair)
+            for pair in self.page.evaluate(
+                "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
+                "[gd.data.length, gd.querySelectorAll('.cartesianlayer g.trace').length])"
+            )
+        ]
 
     def hover_first_point(self) -> str:
         """Move the mouse onto the first mean marker of the first chart; return the hover label."""
@@ -90,8 +105,9 @@ class Visit:
         return self.page.evaluate("document.querySelector('.hoverlayer').textContent")
 
     def rows(self, scope: str = "") -> list[str]:
-        return self.page.eval_on_selector_all(f"{scope} table.queries tbody > tr:not(.detail) > th",
-                                              "cells => cells.map(c => c.textContent)")
+        return self.page.eval_on_selector_all(
+            f"{scope} table.queries tbody > tr:not(.detail) > th", "cells => cells.map(c => c.textContent)"
+        )
 
     def assert_clean(self):
         assert self.console == [], self.console
@@ -224,8 +240,9 @@ def test_hostile_inputs_stay_text_in_the_browser(browser, tmp_path):
 
 
 def test_a_large_run_is_paged_not_a_huge_dom(browser, tmp_path):
-    lines = [json.dumps({"id": f"q{i:05d}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i % 3 * i}"]})
-             for i in range(3000)]
+    lines = [
+        json.dumps({"id": f"q{i:05d}", "retrieved": [f"d{i}", "x"], "relevant": [f"d{i % 3 * i}"]}) for i in range(3000)
+    ]
     run = tmp_path / "large.jsonl"
     run.write_text("\n".join(lines) + "\n")
     assert main(["build", str(run), "--out", str(tmp_path / "site"), "--quiet", "--resamples", "100"]) == 0
@@ -254,7 +271,8 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     visit = Visit(browser, tmp_path / "site" / "index.html")
     charts = visit.charts(3)
     titles = visit.page.evaluate(
-        "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)")
+        "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)"
+    )
     drawn = dict(zip(titles, charts))
     assert drawn["Per query at K = 5: sample-reversed against sample"] == (len(COMPARED), 1)
     assert drawn["Queries won, tied and lost by sample-reversed"] == (3, 3)
@@ -304,11 +322,16 @@ def four_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("four-runs")
     qrels, runs = four_trec_runs(root)
     (root / f"{FOUR_RUNS[2]}.meta.toml").write_text(
-        'notes = """\n## Training data\n\nTrained on MS MARCO passages only.\n"""\n')
+        'notes = """\n## Training data\n\nTrained on MS MARCO passages only.\n"""\n'
+    )
     site = root / "site"
     # Absolute paths: nothing of them may reach the site.
-    assert main(["build", *(str(r.resolve()) for r in runs), "--qrels", str(qrels.resolve()),
-                 "--out", str(site), "--quiet"]) == 0
+    assert (
+        main(
+            ["build", *(str(r.resolve()) for r in runs), "--qrels", str(qrels.resolve()), "--out", str(site), "--quiet"]
+        )
+        == 0
+    )
     return site
 
 
@@ -341,7 +364,8 @@ def test_four_runs_fit_the_width_before_and_after_a_resize(browser, four_runs, p
         "table.suite-matrix th.name, table.delta-matrix th.name",
         "cells => cells.map(c => { const r = document.createRange(); r.selectNodeContents(c); "
         "return [c.textContent.trim(), new Set(Array.from(r.getClientRects()).filter(x => x.width > 0)"
-        ".map(x => Math.round(x.bottom))).size]; })")
+        ".map(x => Math.round(x.bottom))).size]; })",
+    )
     assert lines and all(n == 1 for _, n in lines), lines
     for other in (w for w in (*WIDTHS, width) if w != width):
         page.set_viewport_size({"width": other, "height": 900})
@@ -367,8 +391,10 @@ def test_four_runs_verdict_and_forest_plot_on_the_first_screen(browser, four_run
     sentences = page.locator("#headline .headline-sentence").all_inner_texts()
     assert len(sentences) == 3 and all(" nDCG@10 against " in t for t in sentences)
     # Every run name of the forest plot is drawn: on the axis when wide, above its row on a phone.
-    drawn = page.evaluate("Array.from(document.querySelectorAll('figure.forest .ytick text, figure.forest "
-                          ".annotation-text')).map(t => t.textContent)")
+    drawn = page.evaluate(
+        "Array.from(document.querySelectorAll('figure.forest .ytick text, figure.forest "
+        ".annotation-text')).map(t => t.textContent)"
+    )
     assert set(FOUR_RUNS[1:]) <= set(drawn), drawn
     visit.assert_clean()
 
@@ -382,11 +408,14 @@ def test_four_runs_suite_and_comparison_are_matrices(browser, four_runs):
     assert set(marks) == {"▲", "▼"}  # the test runs hold a clearly better and a clearly worse run
     assert page.locator("table.suite-matrix td.best").count() >= 8  # one or more per column
     assert page.eval_on_selector_all("table.delta-matrix tbody th.name", "c => c.map(x => x.textContent)") == list(
-        FOUR_RUNS[1:])
+        FOUR_RUNS[1:]
+    )
     # At 1,400 px both matrices fit in their box: nothing to scroll to.
     for table in ("table.suite-matrix", "table.delta-matrix"):
-        assert page.evaluate(f"document.querySelector('{table}').parentElement.scrollWidth <= "
-                             f"document.querySelector('{table}').parentElement.clientWidth")
+        assert page.evaluate(
+            f"document.querySelector('{table}').parentElement.scrollWidth <= "
+            f"document.querySelector('{table}').parentElement.clientWidth"
+        )
     visit.assert_clean()
 
 
@@ -395,13 +424,17 @@ def test_four_runs_per_query_table_scrolls_in_its_box_without_an_empty_column(br
     page = visit.page
     headers = page.eval_on_selector_all("table.queries thead th", "cells => cells.map(c => c.textContent.trim())")
     assert "query" not in headers and "nDCG@10" in headers and "CP@10" in headers  # TREC input has no query text
-    box = page.evaluate("(() => { const b = document.querySelector('table.queries').parentElement; "
-                        "return [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX]; })()")
+    box = page.evaluate(
+        "(() => { const b = document.querySelector('table.queries').parentElement; "
+        "return [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX]; })()"
+    )
     assert box[0] > box[1] and box[2] == "auto"  # wider than a phone: it scrolls in its own box
     page.evaluate("document.querySelector('table.queries').parentElement.scrollLeft = 400")
-    stuck = page.evaluate("(() => { const b = document.querySelector('table.queries').parentElement; "
-                          "const id = document.querySelector('table.queries tbody th'); "
-                          "return [id.getBoundingClientRect().left, b.getBoundingClientRect().left]; })()")
+    stuck = page.evaluate(
+        "(() => { const b = document.querySelector('table.queries').parentElement; "
+        "const id = document.querySelector('table.queries tbody th'); "
+        "return [id.getBoundingClientRect().left, b.getBoundingClientRect().left]; })()"
+    )
     assert abs(stuck[0] - stuck[1]) <= 2, stuck  # the id column stays in view
     visit.assert_clean()
 
@@ -413,7 +446,8 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
         visit.charts(1)
         page.emulate_media(media="print")
         page.wait_for_timeout(200)
-        shown = page.evaluate("""(selector) => Array.from(document.querySelectorAll(selector)).map(e => {
+        shown = page.evaluate(
+            """(selector) => Array.from(document.querySelectorAll(selector)).map(e => {
             const r = e.getBoundingClientRect();
             let clipped = false;
             for (let p = e.parentElement; p; p = p.parentElement) {
@@ -421,15 +455,20 @@ def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_ru
               if (o !== 'visible' && (r.right > q.right + 1 || r.left < q.left - 1)) { clipped = true; }
             }
             return [e.textContent.trim(), e.checkVisibility(), r.right <= window.innerWidth + 1 && !clipped];
-        })""", "table.suite-matrix th.name, table.suite td.convention, table.suite td.mono, "
-               "table.comparison td.verdict, table.comparison th, table.suite-matrix td.figure, table.scored th")
-        assert shown and all(visible and inside for _, visible, inside in shown), \
-            [s for s in shown if not (s[1] and s[2])][:5]
+        })""",
+            "table.suite-matrix th.name, table.suite td.convention, table.suite td.mono, "
+            "table.comparison td.verdict, table.comparison th, table.suite-matrix td.figure, table.scored th",
+        )
+        assert shown and all(visible and inside for _, visible, inside in shown), [
+            s for s in shown if not (s[1] and s[2])
+        ][:5]
         page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
         page.wait_for_timeout(200)
-        widths = page.evaluate("Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
-                               "[gd.getBoundingClientRect().right, ...Array.from(gd.querySelectorAll('svg.main-svg'))"
-                               ".map(svg => svg.getBoundingClientRect().right)])")
+        widths = page.evaluate(
+            "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => "
+            "[gd.getBoundingClientRect().right, ...Array.from(gd.querySelectorAll('svg.main-svg'))"
+            ".map(svg => svg.getBoundingClientRect().right)])"
+        )
         assert widths and all(max(w[1:]) <= w[0] + 1 for w in widths), widths  # each chart fits its box on paper
         texts = {text for text, _, _ in shown}
         if page_name == "index.html":
@@ -490,8 +529,10 @@ def test_four_runs_scatter_menu_clear_of_its_title_and_notes_headings_large(brow
             assert title_bottom <= menu_top + 1, boxes
         visit.assert_clean()
     visit = Visit(browser, four_runs / RUN_PAGE)
-    sizes = visit.page.evaluate("[getComputedStyle(document.querySelector('.notes h5')).fontSize, "
-                                "getComputedStyle(document.querySelector('.notes p')).fontSize]")
+    sizes = visit.page.evaluate(
+        "[getComputedStyle(document.querySelector('.notes h5')).fontSize, "
+        "getComputedStyle(document.querySelector('.notes p')).fontSize]"
+    )
     assert float(sizes[0][:-2]) > float(sizes[1][:-2]), sizes
     visit.assert_clean()
 

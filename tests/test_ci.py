@@ -14,7 +14,7 @@ def _result(passed, run="dense", rule="require nDCG@10>=0.40", figure="lower ban
 
 
 def test_junit_has_one_case_per_check_and_a_failure_for_each_failed_one():
-    results = [_result(True, "bm25"), _result(False, "splade <&> \"x\""), _result(False, "dense\x01")]
+    results = [_result(True, "bm25"), _result(False, 'splade <&> "x"'), _result(False, "dense\x01")]
     root = ET.fromstring(junit(results).encode("utf-8"))
     assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "2"
     (suite,) = root

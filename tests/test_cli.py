@@ -20,8 +20,9 @@ QRELS = "q1 0 d2 1\nq2 0 d3 1\nq3 0 d9 1\n"
 
 def _run(*args, cwd=None):
     env = dict(os.environ, COLUMNS="250")  # wide enough that no convention sentence wraps
-    return subprocess.run([sys.executable, "-m", "ragreport", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "ragreport", *args], capture_output=True, text=True, cwd=cwd, timeout=120, env=env
+    )
 
 
 @pytest.mark.slow
@@ -45,7 +46,10 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
     result = _run("score", "--qrels", "qrels.txt", "run.txt", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == "ragreport: error: run.txt:1: expected a numeric score for query 'q1' id 'd1' (field 5), got 'high'\n"
+    assert (
+        result.stderr
+        == "ragreport: error: run.txt:1: expected a numeric score for query 'q1' id 'd1' (field 5), got 'high'\n"
+    )
 
 
 def test_json_format_keeps_the_documented_shape(capsys):
@@ -54,18 +58,39 @@ def test_json_format_keeps_the_documented_shape(capsys):
     assert doc["schema"] == "ragreport/1"
     run = doc["runs"][0]
     assert set(run) >= {"name", "k", "conventions", "counts", "metrics", "sweep", "queries"}
-    assert run["conventions"] == {"denominator": "relevant", "gain": "linear", "missing": "zero", "order": "score",
-                                  "no_relevant": "exclude", "confidence": 0.95, "resamples": 1000, "seed": 0,
-                                  "relevance_level": 1}
-    assert set(run["counts"]) >= {"queries", "scored", "excluded_no_relevant", "missing_from_run", "repeats",
-                                  "queries_with_repeats"}
+    assert run["conventions"] == {
+        "denominator": "relevant",
+        "gain": "linear",
+        "missing": "zero",
+        "order": "score",
+        "no_relevant": "exclude",
+        "confidence": 0.95,
+        "resamples": 1000,
+        "seed": 0,
+        "relevance_level": 1,
+    }
+    assert set(run["counts"]) >= {
+        "queries",
+        "scored",
+        "excluded_no_relevant",
+        "missing_from_run",
+        "repeats",
+        "queries_with_repeats",
+    }
     assert list(run["metrics"]) == [m.label(5) for m in SUITE]
     assert set(run["metrics"]["P@5"]) >= {"mean", "low", "high", "interval"}
     assert set(run["sweep"]) == {"k"} | {m.key for m in SUITE}
     assert set(run["sweep"]["nDCG"]) == {"mean", "low", "high"}
     first = run["queries"][0]
-    assert set(first) >= {"id", "scored", "relevant", "retrieved", "repeats", "first_relevant_rank",
-                          *(m.label(5) for m in SUITE)}
+    assert set(first) >= {
+        "id",
+        "scored",
+        "relevant",
+        "retrieved",
+        "repeats",
+        "first_relevant_rank",
+        *(m.label(5) for m in SUITE),
+    }
     assert first["Hit@5"] == 1 and isinstance(first["Hit@5"], int)
 
 
@@ -73,8 +98,23 @@ def test_trec_files_with_missing_skip_equal_trec_eval_by_hand(tmp_path, capsys):
     # q1: relevant d2 at rank 2 of 2; q2: d3 at rank 1; q3 judged but absent (skipped like trec_eval without -c).
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
-    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "-k", "10",
-                 "--missing", "skip", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(tmp_path / "qrels.txt"),
+                str(tmp_path / "run.txt"),
+                "-k",
+                "10",
+                "--missing",
+                "skip",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     run = json.loads(capsys.readouterr().out)["runs"][0]
     assert run["counts"]["scored"] == 2 and run["counts"]["missing_from_run"] == 1
     means = {label: entry["mean"] for label, entry in run["metrics"].items()}
@@ -92,8 +132,28 @@ def test_markdown_format(capsys):
 
 
 def test_switches_reach_the_figures(capsys):
-    assert main(["score", "--format", "json", "-k", "3", "--kmax", "12", "--seed", "7", "--resamples", "200",
-                 "--confidence", "0.9", "--gain", "exp"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--format",
+                "json",
+                "-k",
+                "3",
+                "--kmax",
+                "12",
+                "--seed",
+                "7",
+                "--resamples",
+                "200",
+                "--confidence",
+                "0.9",
+                "--gain",
+                "exp",
+            ]
+        )
+        == 0
+    )
     run = json.loads(capsys.readouterr().out)["runs"][0]
     assert run["k"] == 3 and run["sweep"]["k"][-1] == 12
     assert run["conventions"]["seed"] == 7 and run["conventions"]["resamples"] == 200
@@ -105,22 +165,37 @@ def test_several_runs_in_one_call(tmp_path, capsys):
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "a.txt").write_text(RUN)
     (tmp_path / "b.txt").write_text(RUN.replace("2.0", "0.5"))
-    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(tmp_path / "qrels.txt"),
+                str(tmp_path / "a.txt"),
+                str(tmp_path / "b.txt"),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert [r["name"] for r in runs] == ["a", "b"]
     assert runs[0]["metrics"]["RR@10"]["mean"] < runs[1]["metrics"]["RR@10"]["mean"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["-k", "0"], "expected a positive integer, got '0'"),
-    (["--confidence", "1.5"], "expected a number strictly between 0 and 1"),
-    (["--denominator", "all"], "invalid choice: 'all'"),
-    (["--seed", "-1"], "expected a whole number from 0 up, got '-1'"),
-    (["--resamples", "10"], "expected at least 100 resamples, got '10'"),
-    (["--relevance-level", "0"], "argument --relevance-level: expected a relevance level of 1 or more, got '0'"),
-    (["--relevance-level", "two"], "expected a relevance level of 1 or more, got 'two'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-k", "0"], "expected a positive integer, got '0'"),
+        (["--confidence", "1.5"], "expected a number strictly between 0 and 1"),
+        (["--denominator", "all"], "invalid choice: 'all'"),
+        (["--seed", "-1"], "expected a whole number from 0 up, got '-1'"),
+        (["--resamples", "10"], "expected at least 100 resamples, got '10'"),
+        (["--relevance-level", "0"], "argument --relevance-level: expected a relevance level of 1 or more, got '0'"),
+        (["--relevance-level", "two"], "expected a relevance level of 1 or more, got 'two'"),
+    ],
+)
 def test_bad_switches_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["score", *args])
@@ -138,7 +213,9 @@ def test_ids_that_never_meet_are_an_error_not_a_score_of_zero(tmp_path, capsys):
     assert main(["score", "--qrels", str(tmp_path / "zero.txt"), str(tmp_path / "run.txt")]) == 2
     assert "no query has an id judged relevant (grade 1 or more)" in capsys.readouterr().err
     (tmp_path / "one.txt").write_text("q1 0 d1 1\n")
-    assert main(["score", "--qrels", str(tmp_path / "one.txt"), str(tmp_path / "run.txt"), "--relevance-level", "2"]) == 2
+    assert (
+        main(["score", "--qrels", str(tmp_path / "one.txt"), str(tmp_path / "run.txt"), "--relevance-level", "2"]) == 2
+    )
     assert "no query has an id judged relevant (grade 2 or more)" in capsys.readouterr().err
 
 

@@ -28,6 +28,7 @@ def _exact_p(d):
 
 # --- Corrections, by hand ------------------------------------------------------------------------
 
+
 def test_holm_by_hand():
     # sorted 0.01, 0.03, 0.04 times 3, 2, 1 = 0.03, 0.06, 0.04; running max 0.03, 0.06, 0.06
     assert adjust([0.01, 0.04, 0.03], Correction.HOLM).tolist() == pytest.approx([0.03, 0.06, 0.06])
@@ -41,8 +42,11 @@ def test_bonferroni_and_none_by_hand():
 
 # --- Randomization test -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("d", [[0.5, 0.2, -0.1, 0.3, 0.4], [1, 1, 1, 1], [0.1, -0.1], [0.0, 0.0, 0.3],
-                               [0.25, -0.5, 0.75, 0.1, -0.2, 0.6, 0.33]])
+
+@pytest.mark.parametrize(
+    "d",
+    [[0.5, 0.2, -0.1, 0.3, 0.4], [1, 1, 1, 1], [0.1, -0.1], [0.0, 0.0, 0.3], [0.25, -0.5, 0.75, 0.1, -0.2, 0.6, 0.33]],
+)
 def test_small_samples_are_enumerated_exactly(d):
     assert randomization_test(np.array(d)).tolist() == [pytest.approx(_exact_p(d))]
 
@@ -84,8 +88,9 @@ def test_a_run_better_on_every_query_gets_a_band_above_zero_and_a_small_p():
     ndcg = next(c for c in report.comparisons if c.metric == "nDCG@3")
     assert ndcg.low > 0 and ndcg.p < 0.001 and ndcg.p_adjusted < 0.01 and ndcg.verdict == "better"
     assert (ndcg.wins, ndcg.losses) == (40, 0)
-    assert ndcg.delta == pytest.approx(np.mean(_summary("better", QUERIES).scores.of(NDCG, 3))
-                                       - np.mean(_summary("worse", worse).scores.of(NDCG, 3)))
+    assert ndcg.delta == pytest.approx(
+        np.mean(_summary("better", QUERIES).scores.of(NDCG, 3)) - np.mean(_summary("worse", worse).scores.of(NDCG, 3))
+    )
 
 
 def test_paired_bootstrap_matches_a_naive_loop():

@@ -323,8 +323,16 @@ def test_drift_basis_keeps_only_what_drift_reads_and_gives_the_same_drift(tmp_pa
 
 def test_another_relevance_level_is_another_convention(tmp_path):
     before = _build(tmp_path, "before", RUN, QRELS.replace(" 1\n", " 2\n"))
-    after = _build(tmp_path, "after", RUN, QRELS.replace(" 1\n", " 2\n"), "--relevance-level", "2",
-                   "--previous", str(before / "report.json"))
+    after = _build(
+        tmp_path,
+        "after",
+        RUN,
+        QRELS.replace(" 1\n", " 2\n"),
+        "--relevance-level",
+        "2",
+        "--previous",
+        str(before / "report.json"),
+    )
     drift = json.loads((after / "report.json").read_text())["drift"]
     assert drift["notes"] == [
         "search was scored under other conventions then (relevance_level): its figures do not compare."

@@ -18,12 +18,15 @@ def _means(capsys, *args):
     return {label: round(entry["mean"], 12) for label, entry in run["metrics"].items()}, run
 
 
-@pytest.mark.parametrize("run, qrels", [
-    ("ir_datasets_run.trec", "qrels.trec"),  # ir_datasets export: rank from 0, tag 'run'
-    ("ir_datasets_run.trec", "beir_qrels.tsv"),  # BEIR qrels: header query-id corpus-id score
-    ("run.csv", "qrels.trec"),  # CSV with a header
-    ("ranx_run.json", "ranx_qrels.json"),  # ranx / pytrec_eval dictionaries
-])
+@pytest.mark.parametrize(
+    "run, qrels",
+    [
+        ("ir_datasets_run.trec", "qrels.trec"),  # ir_datasets export: rank from 0, tag 'run'
+        ("ir_datasets_run.trec", "beir_qrels.tsv"),  # BEIR qrels: header query-id corpus-id score
+        ("run.csv", "qrels.trec"),  # CSV with a header
+        ("ranx_run.json", "ranx_qrels.json"),  # ranx / pytrec_eval dictionaries
+    ],
+)
 def test_every_run_format_scores_like_the_trec_files(capsys, run, qrels):
     reference, _ = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "ir_datasets_run.trec"))
     got, _ = _means(capsys, "--qrels", str(DATA / qrels), str(DATA / run))

@@ -21,19 +21,39 @@ def _figure(mean, low, high):
 
 
 def _comparison(run, metric, delta, low, high, p_adjusted, verdict):
-    return {"baseline": "bm25", "run": run, "metric": metric, "delta": delta, "low": low, "high": high,
-            "p_adjusted": p_adjusted, "verdict": verdict}
+    return {
+        "baseline": "bm25",
+        "run": run,
+        "metric": metric,
+        "delta": delta,
+        "low": low,
+        "high": high,
+        "p_adjusted": p_adjusted,
+        "verdict": verdict,
+    }
 
 
 DOCUMENT = {
     "primary": "nDCG@10",
     "runs": [
-        {"name": "bm25", "metrics": {"nDCG@10": _figure(0.41, 0.38, 0.44), "R@10": _figure(0.70, 0.66, 0.74)},
-         "measures": {"R@100": _figure(0.85, 0.81, 0.88), "NumRet": {"mean": 9.0, "low": None, "high": None, "total": 900}}},
-        {"name": "dense", "metrics": {"nDCG@10": _figure(0.45, 0.41, 0.49), "R@10": _figure(0.72, 0.69, 0.75)},
-         "measures": {"R@100": _figure(0.79, 0.75, 0.83)}},
-        {"name": "splade", "metrics": {"nDCG@10": _figure(0.36, 0.33, 0.39), "R@10": _figure(0.60, 0.56, 0.64)},
-         "measures": {}},
+        {
+            "name": "bm25",
+            "metrics": {"nDCG@10": _figure(0.41, 0.38, 0.44), "R@10": _figure(0.70, 0.66, 0.74)},
+            "measures": {
+                "R@100": _figure(0.85, 0.81, 0.88),
+                "NumRet": {"mean": 9.0, "low": None, "high": None, "total": 900},
+            },
+        },
+        {
+            "name": "dense",
+            "metrics": {"nDCG@10": _figure(0.45, 0.41, 0.49), "R@10": _figure(0.72, 0.69, 0.75)},
+            "measures": {"R@100": _figure(0.79, 0.75, 0.83)},
+        },
+        {
+            "name": "splade",
+            "metrics": {"nDCG@10": _figure(0.36, 0.33, 0.39), "R@10": _figure(0.60, 0.56, 0.64)},
+            "measures": {},
+        },
     ],
     "comparison": {"baseline": "bm25"},
     "comparisons": [
@@ -59,18 +79,21 @@ def test_requirements_parse_run_mean_and_operator():
     assert (drop.run, drop.metric, drop.drop) == ("dense", "nDCG@10", 0.02)
 
 
-@pytest.mark.parametrize(("make", "text", "message"), [
-    (parse_requirement, "nDCG@10=0.4", "expected [mean:][RUN:]METRIC>=VALUE"),
-    (parse_requirement, "nDCG@10>=nan", "expected a finite number"),
-    (parse_requirement, "bogus@10>=0.4", "require 'bogus@10>=0.4'"),
-    (parse_requirement, "R>=0.4", "needs a cutoff, such as R@10"),
-    (parse_max_drop, "nDCG@10>=0.02", "expected [RUN:]METRIC=DROP"),
-    (parse_max_drop, "nDCG@10=-0.02", "expected a drop of 0 or more"),
-    (parse_requirement, "nDCG@10>=1.5", "nDCG@10 lies between 0 and 1, so a threshold of 1.5 would fail every run"),
-    (parse_requirement, "nDCG@10>=-1", "so a threshold of -1 would pass every run"),
-    (parse_requirement, "R@10<=1.2", "so a threshold of 1.2 would pass every run"),
-    (parse_max_drop, "nDCG@10=2", "nDCG@10 lies between 0 and 1, so a drop of 2 allows any change"),
-])
+@pytest.mark.parametrize(
+    ("make", "text", "message"),
+    [
+        (parse_requirement, "nDCG@10=0.4", "expected [mean:][RUN:]METRIC>=VALUE"),
+        (parse_requirement, "nDCG@10>=nan", "expected a finite number"),
+        (parse_requirement, "bogus@10>=0.4", "require 'bogus@10>=0.4'"),
+        (parse_requirement, "R>=0.4", "needs a cutoff, such as R@10"),
+        (parse_max_drop, "nDCG@10>=0.02", "expected [RUN:]METRIC=DROP"),
+        (parse_max_drop, "nDCG@10=-0.02", "expected a drop of 0 or more"),
+        (parse_requirement, "nDCG@10>=1.5", "nDCG@10 lies between 0 and 1, so a threshold of 1.5 would fail every run"),
+        (parse_requirement, "nDCG@10>=-1", "so a threshold of -1 would pass every run"),
+        (parse_requirement, "R@10<=1.2", "so a threshold of 1.2 would pass every run"),
+        (parse_max_drop, "nDCG@10=2", "nDCG@10 lies between 0 and 1, so a drop of 2 allows any change"),
+    ],
+)
 def test_bad_rules_are_one_line_usage_errors(make, text, message):
     with pytest.raises(ArgumentError, match=None) as caught:
         make(text)
@@ -100,8 +123,11 @@ def test_a_band_only_result_is_not_worse():
 def test_require_reads_the_lower_band_bound_and_mean_when_asked():
     results = evaluate(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
     # lower bounds 0.38, 0.41, 0.33: only dense passes, though bm25's mean 0.41 is above 0.40
-    assert [(r.run, r.value, r.passed) for r in results] == [("bm25", 0.38, False), ("dense", 0.41, True),
-                                                            ("splade", 0.33, False)]
+    assert [(r.run, r.value, r.passed) for r in results] == [
+        ("bm25", 0.38, False),
+        ("dense", 0.41, True),
+        ("splade", 0.33, False),
+    ]
     assert results[0].figure == "lower band bound 0.380 (mean 0.410)"
     on_mean = evaluate(DOCUMENT, parse_rules(require=["mean:nDCG@10>=0.40"]))
     assert [(r.run, r.passed) for r in on_mean] == [("bm25", True), ("dense", True), ("splade", False)]
@@ -119,12 +145,21 @@ def test_require_on_a_named_measure_and_on_a_count():
 def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_report():
     results = evaluate(DOCUMENT, parse_rules(max_drop=["R@10=0.02"]))
     # lower bounds -0.015 (dense: within 0.02) and -0.14 (splade: beyond)
-    assert [(r.run, r.value, r.threshold, r.passed) for r in results] == [("dense", -0.015, -0.02, True),
-                                                                          ("splade", -0.14, -0.02, False)]
-    drifted = dict(DOCUMENT, comparisons=[], comparison=None, drift={"rows": [
-        {"run": "bm25", "metric": "nDCG@10", "low": -0.03, "delta": -0.01, "high": 0.01},
-        {"run": "bm25", "metric": "R@10", "low": None, "delta": 0.0, "high": None},
-    ]})
+    assert [(r.run, r.value, r.threshold, r.passed) for r in results] == [
+        ("dense", -0.015, -0.02, True),
+        ("splade", -0.14, -0.02, False),
+    ]
+    drifted = dict(
+        DOCUMENT,
+        comparisons=[],
+        comparison=None,
+        drift={
+            "rows": [
+                {"run": "bm25", "metric": "nDCG@10", "low": -0.03, "delta": -0.01, "high": 0.01},
+                {"run": "bm25", "metric": "R@10", "low": None, "delta": 0.0, "high": None},
+            ]
+        },
+    )
     (against_then,) = evaluate(drifted, parse_rules(max_drop=["nDCG@10=0.02"]))
     assert (against_then.run, against_then.passed) == ("bm25", False)
     assert "against the previous report: band -0.030 to +0.010" in against_then.figure
@@ -154,14 +189,43 @@ def test_one_run_fails_no_worse_gate_and_says_why():
 
 
 def test_fail_on_worse_reads_the_drift_since_the_previous_report_too():
-    single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None, drift={"rows": [
-        {"run": "bm25", "metric": "nDCG@10", "delta": -0.2, "low": -0.25, "high": -0.15, "p_adjusted": 0.001,
-         "verdict": "worse"},
-        {"run": "bm25", "metric": "R@10", "delta": -0.2, "low": -0.25, "high": -0.15, "p_adjusted": 0.001,
-         "verdict": "worse"},
-        {"run": "bm25", "metric": "Judged@10", "delta": 0.0, "low": 0.0, "high": 0.0, "p_adjusted": None,
-         "verdict": None},
-    ]})
+    single = dict(
+        DOCUMENT,
+        runs=DOCUMENT["runs"][:1],
+        comparisons=[],
+        comparison=None,
+        drift={
+            "rows": [
+                {
+                    "run": "bm25",
+                    "metric": "nDCG@10",
+                    "delta": -0.2,
+                    "low": -0.25,
+                    "high": -0.15,
+                    "p_adjusted": 0.001,
+                    "verdict": "worse",
+                },
+                {
+                    "run": "bm25",
+                    "metric": "R@10",
+                    "delta": -0.2,
+                    "low": -0.25,
+                    "high": -0.15,
+                    "p_adjusted": 0.001,
+                    "verdict": "worse",
+                },
+                {
+                    "run": "bm25",
+                    "metric": "Judged@10",
+                    "delta": 0.0,
+                    "low": 0.0,
+                    "high": 0.0,
+                    "p_adjusted": None,
+                    "verdict": None,
+                },
+            ]
+        },
+    )
     (result,) = evaluate(single, parse_rules(fail_on=["worse"]))  # the primary metric only
     assert (result.run, result.metric, result.passed) == ("bm25", "nDCG@10", False)
     assert result.figure.startswith("against the previous report: clearly worse: -0.200")

@@ -176,11 +176,11 @@ def test_the_sentence_for_each_verdict():
         lead + "better on 180 queries and worse on 61 — better by the band, but not confirmed by the corrected p "
         "(0.080)."
     )
-    worse = str(
-        say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "worse", 0.0001, 0.9)
-    )
-    assert worse == "a scores 0.200 R@5 against b's 0.300: -0.100 (90% band -0.150 to -0.050), better on 1 query " \
+    worse = str(say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "worse", 0.0001, 0.9))
+    assert (
+        worse == "a scores 0.200 R@5 against b's 0.300: -0.100 (90% band -0.150 to -0.050), better on 1 query "
         "and worse on 30 — clearly worse."
+    )
     below = str(say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "band below 0", 0.2, 0.9))
     assert below.endswith("— worse by the band, but not confirmed by the corrected p (0.200).")
     unclear = str(say.headline_sentence("a", "b", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95))
@@ -195,7 +195,9 @@ def test_a_sentence_says_when_the_difference_is_over_the_queries_both_scored():
         for n, q in (("base", BASE), ("new", NEW[:2]))
     ]
     [entry] = document(analyse(summaries, primary="P@2", permutations=100))["headline"]
-    assert entry["sentence"].startswith("new scores 0.750 P@2 against base's 0.333: +0.500 on the 2 queries both scored")
+    assert entry["sentence"].startswith(
+        "new scores 0.750 P@2 against base's 0.333: +0.500 on the 2 queries both scored"
+    )
     # new over its own q1, q2: (0.5 + 1) / 2; base over q1-q3: 1 / 3; the difference over q1, q2: (0 + 1) / 2
 
 
@@ -238,12 +240,15 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
 
     second = second_sample_run(tmp_path)
     out = tmp_path / "site"
-    assert main(["build", str(sample_path()), str(second), "-k", "5", "--primary", "R@5", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(["build", str(sample_path()), str(second), "-k", "5", "--primary", "R@5", "--out", str(out), "--quiet"])
+        == 0
+    )
     page = (out / "index.html").read_text("utf-8")
     headline = page.index('<section id="headline"')
-    sentence = page.index("<bdi class=\"mono\">sample-reversed</bdi> scores ")
+    sentence = page.index('<bdi class="mono">sample-reversed</bdi> scores ')
     assert page.index("<h1>") < headline < sentence < page.index('id="scored"') < page.index('id="suite"')
-    assert " R@5 against <bdi class=\"mono\">sample</bdi>&#39;s " in page
+    assert ' R@5 against <bdi class="mono">sample</bdi>&#39;s ' in page
     assert page.index('class="chart chart-forest"') < page.index('id="suite"')
     glossary = page[page.index('<section id="glossary"') :]
     for metric in SUITE:
@@ -251,7 +256,7 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
     for status in Status:
         assert f"<dt>{status.label}</dt>" in glossary and status.plain in glossary
     # the full fingerprints stay a click away; the table shows short ones
-    assert "<details class=\"fingerprints\">" in page
+    assert '<details class="fingerprints">' in page
     run = (out / "run-sample.html").read_text("utf-8")
     assert 'href="index.html#glossary"' in run
     assert f'title="{NDCG.name} — {NDCG.plain}"' in run

@@ -18,20 +18,42 @@ from ragreport.output.history import (
 
 PRINTS = {"queries": "sha256:" + "a" * 64, "labels": "sha256:" + "b" * 64}
 OTHER_LABELS = {"queries": "sha256:" + "a" * 64, "labels": "sha256:" + "c" * 64}
-LINEAR = {"denominator": "relevant", "gain": "linear", "missing": "zero", "no_relevant": "exclude",
-          "order": "score", "relevance_level": 1}
+LINEAR = {
+    "denominator": "relevant",
+    "gain": "linear",
+    "missing": "zero",
+    "no_relevant": "exclude",
+    "order": "score",
+    "relevance_level": 1,
+}
 
 
 def run(name, mean, prints=PRINTS, k=10, conventions=LINEAR, metric="nDCG@10"):
-    return {"name": name, "k": k, "fingerprints": prints, "conventions": conventions,
-            "metrics": {metric: {"mean": mean, "low": mean - 0.05, "high": mean + 0.05}}}
+    return {
+        "name": name,
+        "k": k,
+        "fingerprints": prints,
+        "conventions": conventions,
+        "metrics": {metric: {"mean": mean, "low": mean - 0.05, "high": mean + 0.05}},
+    }
 
 
 def entry(label, *runs, primary="nDCG@10"):
-    return {"label": label, "date": "2026-11-30", "published": "2026-11-30", "primary": primary, "runs": list(runs),
-            "fingerprints": runs[0]["fingerprints"] if runs else None, "drift": None, "headline": [],
-            "digest": f"sha256:{label}", "path": f"reports/{label}/index.html", "gates": None, "title": None,
-            "confidence": 0.95}
+    return {
+        "label": label,
+        "date": "2026-11-30",
+        "published": "2026-11-30",
+        "primary": primary,
+        "runs": list(runs),
+        "fingerprints": runs[0]["fingerprints"] if runs else None,
+        "drift": None,
+        "headline": [],
+        "digest": f"sha256:{label}",
+        "path": f"reports/{label}/index.html",
+        "gates": None,
+        "title": None,
+        "confidence": 0.95,
+    }
 
 
 def test_the_default_label_is_the_date_made_unique():
@@ -64,7 +86,10 @@ def test_a_label_published_again_keeps_its_place_and_a_new_one_comes_first():
     published = [entry("v3"), entry("v2"), entry("v1")]
     again = {**entry("v2"), "digest": "new"}
     assert [(e["label"], e["digest"]) for e in place(published, again)] == [
-        ("v3", "sha256:v3"), ("v2", "new"), ("v1", "sha256:v1")]
+        ("v3", "sha256:v3"),
+        ("v2", "new"),
+        ("v1", "sha256:v1"),
+    ]
     assert [e["label"] for e in place(published, entry("v4"))] == ["v4", "v3", "v2", "v1"]
 
 
@@ -125,44 +150,90 @@ def test_every_metric_any_report_holds_is_a_trend_the_primary_first():
 def test_the_page_context_says_what_changed_since_the_previous_report():
     v1 = entry("v1", run("a", 0.5))
     v2 = entry("v2", run("a", 0.6))
-    v2["drift"] = {"previous": "v1", "previous_digest": "sha256:v1", "comparable": True, "reasons": [], "notes": [],
-                   "unchanged": [], "rows": [{"run": "a", "metric": "nDCG@10", "then": 0.5, "now": 0.6, "delta": 0.1,
-                                              "low": 0.02, "high": 0.18, "p_adjusted": 0.01, "verdict": "better"}]}
+    v2["drift"] = {
+        "previous": "v1",
+        "previous_digest": "sha256:v1",
+        "comparable": True,
+        "reasons": [],
+        "notes": [],
+        "unchanged": [],
+        "rows": [
+            {
+                "run": "a",
+                "metric": "nDCG@10",
+                "then": 0.5,
+                "now": 0.6,
+                "delta": 0.1,
+                "low": 0.02,
+                "high": 0.18,
+                "p_adjusted": 0.01,
+                "verdict": "better",
+            }
+        ],
+    }
     context = history_context([v2, v1])
     newest = context["newest"]["drift"]
     assert str(newest["since"]) == "Against v1:" and newest["href"] == "#report-v1"
     assert [(str(line["text"]), line["css"]) for line in newest["lines"]] == [
-        ("a: nDCG@10 0.500 then, 0.600 now, +0.100 (band +0.020 to +0.180): ▲ higher now.", "better")]
+        ("a: nDCG@10 0.500 then, 0.600 now, +0.100 (band +0.020 to +0.180): ▲ higher now.", "better")
+    ]
     assert context["title"] == "Evaluation history"
     assert [r["label"] for r in context["rows"]] == ["v2", "v1"]
     assert context["rows"][0]["runs"] == [{"name": "a", "mean": "0.600", "band": "[0.550, 0.650]"}]
     # the report it was measured against was published again since, then pruned
     v1_again = {**v1, "digest": "sha256:other"}
     assert str(history_context([v2, v1_again])["newest"]["drift"]["since"]) == (
-        "Against v1 (as it was then: it has been published again since):")
+        "Against v1 (as it was then: it has been published again since):"
+    )
     pruned = history_context([v2])["newest"]["drift"]
     assert str(pruned["since"]) == "Against v1 (no longer kept):" and pruned["href"] is None
 
 
 def test_an_entry_keeps_the_figures_at_k_and_the_primary_drift_only():
     document = {
-        "date": "2026-11-30", "primary": "nDCG@10", "fingerprints": PRINTS,
+        "date": "2026-11-30",
+        "primary": "nDCG@10",
+        "fingerprints": PRINTS,
         "settings": {"today": "2026-12-01", "title": "Week 48", "conventions": {"confidence": 0.9}},
-        "runs": [{"name": "a", "k": 10, "fingerprints": PRINTS, "conventions": {**LINEAR, "confidence": 0.9},
-                  "metrics": {"nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7, "interval": "bootstrap"},
-                              "nDCG@5": {"mean": 0.4, "low": 0.3, "high": 0.5}},
-                  "measures": {"R@100": {"mean": 0.9, "low": 0.85, "high": 0.95}}}],
+        "runs": [
+            {
+                "name": "a",
+                "k": 10,
+                "fingerprints": PRINTS,
+                "conventions": {**LINEAR, "confidence": 0.9},
+                "metrics": {
+                    "nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7, "interval": "bootstrap"},
+                    "nDCG@5": {"mean": 0.4, "low": 0.3, "high": 0.5},
+                },
+                "measures": {"R@100": {"mean": 0.9, "low": 0.85, "high": 0.95}},
+            }
+        ],
         "headline": [{"run": "a", "verdict": None, "baseline": None, "sentence": "a scores 0.600."}],
-        "drift": {"previous": "v1", "comparable": True, "reasons": [], "notes": [], "unchanged": ["a"],
-                  "rows": [{"run": "a", "metric": "P@10"}, {"run": "a", "metric": "nDCG@10"}], "basis": {"big": 1}},
+        "drift": {
+            "previous": "v1",
+            "comparable": True,
+            "reasons": [],
+            "notes": [],
+            "unchanged": ["a"],
+            "rows": [{"run": "a", "metric": "P@10"}, {"run": "a", "metric": "nDCG@10"}],
+            "basis": {"big": 1},
+        },
         "gates": [{"passed": True}, {"passed": False}],
     }
     made = history_entry(document, "v2", "sha256:x", "sha256:y")
-    assert made["runs"][0]["metrics"] == {"nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7},
-                                          "R@100": {"mean": 0.9, "low": 0.85, "high": 0.95}}
+    assert made["runs"][0]["metrics"] == {
+        "nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7},
+        "R@100": {"mean": 0.9, "low": 0.85, "high": 0.95},
+    }
     assert made["runs"][0]["conventions"] == LINEAR  # the figure conventions, not the band's
     assert made["drift"]["rows"] == [{"run": "a", "metric": "nDCG@10"}] and "basis" not in made["drift"]
     assert made["drift"]["previous_digest"] == "sha256:y"
     assert made["gates"] == {"failed": 1, "total": 2}
     assert (made["label"], made["path"], made["date"], made["published"], made["title"], made["confidence"]) == (
-        "v2", "reports/v2/index.html", "2026-11-30", "2026-12-01", "Week 48", 0.9)
+        "v2",
+        "reports/v2/index.html",
+        "2026-11-30",
+        "2026-12-01",
+        "Week 48",
+        0.9,
+    )

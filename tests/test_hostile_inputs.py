@@ -165,7 +165,7 @@ FORMATS_WRITTEN: dict[str, Written] = {
         run=lambda q, d: ("run.json", f'{{\n"q0": {{"d0": 1}},\n{_jq(q)}: {{{_jq(d)}: 0.5}}\n}}', 3),
         qrels=lambda q, d: ("qrels.json", f'{{\n"q0": {{"d0": 1}},\n{_jq(q)}: {{{_jq(d)}: 1}}\n}}', 3),
         twice=("run.json", '{"q1": {"d1": 2},\n"q2": {"d2": 1},\n"q1": {"d3": 1}}'),
-        merged="run.json:1: expected one value for key 'q1', got {\"d1\": 2} and {\"d3\": 1}",  # the JSON rule
+        merged='run.json:1: expected one value for key \'q1\', got {"d1": 2} and {"d3": 1}',  # the JSON rule
     ),
     "jsonl": Written(
         run=lambda q, d: (
@@ -205,7 +205,9 @@ ROLES = [(fmt, "run") for fmt in REGISTERED] + [
 @pytest.mark.parametrize("char, code", BAD, ids=[c for _, c in BAD])
 @pytest.mark.parametrize("where", ["query", "document"])
 @pytest.mark.parametrize("fmt, role", ROLES)
-def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_line(write, fmt, role, where, char, code):
+def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_line(
+    write, fmt, role, where, char, code
+):
     written = FORMATS_WRITTEN[fmt]
     make = written.run if role == "run" else written.qrels
     assert make is not None
@@ -221,7 +223,9 @@ def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_l
 def test_every_registered_format_refuses_an_overlong_or_empty_id_naming_file_and_line(write, fmt):
     name, content, line = FORMATS_WRITTEN[fmt].run("q1", "z" * 3000)
     message = _error(write, name, content, "run")
-    assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* of at most 2,048 bytes, got 3,000 bytes", message)
+    assert re.search(
+        rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* of at most 2,048 bytes, got 3,000 bytes", message
+    )
     name, content, line = FORMATS_WRITTEN[fmt].run("", "d1")
     if fmt not in ("trec", "csv"):  # blank-separated fields cannot hold an empty id; CSV calls it an empty field
         message = _error(write, name, content, "run")

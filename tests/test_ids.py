@@ -67,13 +67,18 @@ def test_the_gate_names_the_first_id_at_fault_and_why():
     assert problem("d1", "an id") is None
     assert problem("", "a query id") == ("a query id as a non-empty string", "an empty string")
     assert problem("d\x1b1", "a document id") == (
-        "a document id without control or bidi characters", r"'d\x1b1' (holds U+001B)")
+        "a document id without control or bidi characters",
+        r"'d\x1b1' (holds U+001B)",
+    )
     assert problem("é" * 1100, "a document id", "an id")[0] == "an id of at most 2,048 bytes"  # 2,200 bytes
     assert problem("é" * 1000, "an id") is None  # 2,000 bytes
     # Printable-looking but unprintable characters that ids may hold take the slower path, and pass.
     assert all_pass(["d\u2028", "d\u200d", "d\ue000", "dé"]) and not all_pass(["d1", ""])
     assert first_problem(["a", "b\u202e", "", "c"], lambda i: f"id {i}") == (
-        1, "id 1 without control or bidi characters", r"'b\u202e' (holds U+202E)")
+        1,
+        "id 1 without control or bidi characters",
+        r"'b\u202e' (holds U+202E)",
+    )
     assert first_problem(["a", "z" * 3000], "an id")[0] == 1
     assert first_problem([], "an id") is None
 
@@ -91,10 +96,13 @@ def test_the_gate_reports_the_earliest_line_at_fault_and_a_query_given_twice():
 
     # A bad id on line 3 and a bad query id on line 5: line 3 is named.
     assert error(["q1", "q\x002"], [1, 5], ["d1", "d\x7f", "d3"], [1, 3, 5], [0, 0, 1]) == (
-        r"f:3: expected a document id for query 'q1' without control or bidi characters, got 'd\x7f' (holds U+007F)")
+        r"f:3: expected a document id for query 'q1' without control or bidi characters, got 'd\x7f' (holds U+007F)"
+    )
     assert error(["q1", "q2", "q1"], [1, 2, 4], ["d1"], [1], [0]) == (
-        "f:4: expected each query once (query 'q1' is also on line 1), got it again")
+        "f:4: expected each query once (query 'q1' is also on line 1), got it again"
+    )
     check_rows("f", ["q1", "q2"], [1, 2], ["d1", "d1"], [1, 2], [0, 1])  # all good
     check_rows("f", ["q1", "q1"], None, [], None, [], once=False)  # rows merged elsewhere: not checked
     assert error(["q1"], lambda i: 7, [""], lambda j: 8, [0]) == (
-        "f:8: expected a document id for query 'q1' as a non-empty string, got an empty string")
+        "f:8: expected a document id for query 'q1' as a non-empty string, got an empty string"
+    )

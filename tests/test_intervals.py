@@ -59,8 +59,11 @@ def _slow_bootstrap(scores, resamples, seed, confidence):
 
 
 @settings(max_examples=examples(25), deadline=None)
-@given(scores=st.lists(st.lists(st.floats(0, 1), min_size=2, max_size=2), min_size=1, max_size=12),
-       seed=st.integers(0, 2**32 - 1), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@given(
+    scores=st.lists(st.lists(st.floats(0, 1), min_size=2, max_size=2), min_size=1, max_size=12),
+    seed=st.integers(0, 2**32 - 1),
+    confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
 def test_bootstrap_matches_the_slow_loop(scores, seed, confidence):
     mean, low, high = bootstrap_interval(np.array(scores), resamples=200, seed=seed, confidence=confidence)
     slow_low, slow_high = _slow_bootstrap(scores, 200, seed, confidence)

@@ -40,12 +40,21 @@ def test_hash_collisions_never_pass_for_a_match(monkeypatch):
     queries = [("q1", ["a", "b", "a", "c"], {"b": 2, "c": 0, "z": 1}), ("q2", ["b", "x"], {"x": 1})]
     honest = judged_run(queries)
     import ragreport.scoring.join as join_module
-    monkeypatch.setattr(join_module, "hash_ids",
-                        lambda ids, query=None: np.zeros(len(ids), np.uint64) + np.asarray(query, np.uint64))
+
+    monkeypatch.setattr(
+        join_module, "hash_ids", lambda ids, query=None: np.zeros(len(ids), np.uint64) + np.asarray(query, np.uint64)
+    )
     weak = judged_run(queries)
     for field in ("grades", "judged", "repeat", "relevant", "first_relevant", "repeats", "relevant_retrieved"):
         assert getattr(weak, field).tolist() == getattr(honest, field).tolist(), field
-    assert honest.grades.tolist() == [0, 2, 0, 0, 0, 1] and honest.repeat.tolist() == [False, False, True, False, False, False]
+    assert honest.grades.tolist() == [0, 2, 0, 0, 0, 1] and honest.repeat.tolist() == [
+        False,
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_head_keeps_the_top_and_the_whole_list_facts():

@@ -78,7 +78,7 @@ def levels(graph: dict[str, set[str]]) -> dict[str, int]:
 
     def level(module: str, path: tuple[str, ...]) -> int:
         if module in path:
-            raise AssertionError("import cycle: " + " -> ".join(path[path.index(module):] + (module,)))
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(module) :] + (module,)))
         if module not in out:
             out[module] = 1 + max((level(d, path + (module,)) for d in graph[module]), default=0)
         return out[module]
@@ -108,11 +108,15 @@ def test_the_graph_is_read_from_the_source():
     graph = import_graph()
     assert "ragreport.scoring.catalogue" in graph["ragreport.scoring.metrics"]
     assert "ragreport.scoring.join" not in graph["ragreport.scoring.metrics"]  # under TYPE_CHECKING
-    assert "ragreport.analysis.pipeline" in graph["ragreport.api"] and "ragreport.cli.commands" in graph["ragreport.cli"]
+    assert (
+        "ragreport.analysis.pipeline" in graph["ragreport.api"] and "ragreport.cli.commands" in graph["ragreport.cli"]
+    )
     assert levels({"a": {"b"}, "b": {"c"}, "c": set()})["a"] == 3
     typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .x import Y\nimport z\n")
     assert [type(n).__name__ for n in _runtime_nodes(typed) if isinstance(n, (ast.Import, ast.ImportFrom))] == [
-        "Import", "ImportFrom"]
+        "Import",
+        "ImportFrom",
+    ]
 
 
 def test_nothing_refers_to_a_path_outside_the_repository():
@@ -121,9 +125,16 @@ def test_nothing_refers_to_a_path_outside_the_repository():
     outside = ("../shared", "SPEC.md", "/work/")
     files = [root / "README.md", root / "pyproject.toml", root / ".ci" / "run", *root.glob("*.md")]
     for folder in ("ragreport", "tests", "templates", "benchmarks", "docs"):
-        files += [p for p in (root / folder).rglob("*") if p.is_file() and p.suffix in (".py", ".md", ".html", ".toml",
-                                                                                          ".js", ".css")]
-    found = [(p.relative_to(root).as_posix(), needle) for p in files if "golden" not in p.parts
-             for needle in outside if needle in p.read_text("utf-8", errors="replace")
-             and p.name != "test_layout.py"]
+        files += [
+            p
+            for p in (root / folder).rglob("*")
+            if p.is_file() and p.suffix in (".py", ".md", ".html", ".toml", ".js", ".css")
+        ]
+    found = [
+        (p.relative_to(root).as_posix(), needle)
+        for p in files
+        if "golden" not in p.parts
+        for needle in outside
+        if needle in p.read_text("utf-8", errors="replace") and p.name != "test_layout.py"
+    ]
     assert not found, found

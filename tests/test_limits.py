@@ -37,7 +37,8 @@ def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
     queries = [("q1", ["a", "x", "y"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 0})]
     found = _by_key(_summary(queries, meta=RunMeta(pool_depth=10)))
     assert found["unjudged"].text.startswith(
-        "1 of the 4 filled top-2 slots of the scored queries (repeats aside; 25.0%) holds an id that nobody judged")
+        "1 of the 4 filled top-2 slots of the scored queries (repeats aside; 25.0%) holds an id that nobody judged"
+    )
     assert "pool depth of 10" in found["unjudged"].text
     # Judged@2: q1 has a judged, x not (1/2); q2 has both judged (2/2).
     assert "Judged@2, the mean share of each scored query's top 2 that holds a judged id" in found["unjudged"].text
@@ -45,8 +46,9 @@ def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
 
 
 def test_model_judge_with_and_without_an_error_rate():
-    with_rate = _by_key(_summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL, judge="judge-x",
-                                                     judge_error_rate=0.1)))["judge_error"]
+    with_rate = _by_key(
+        _summary(CLEAN, meta=RunMeta(label_source=LabelSource.MODEL, judge="judge-x", judge_error_rate=0.1))
+    )["judge_error"]
     assert with_rate.title == "Labels from a model judge"
     assert "model judge (judge-x)" in with_rate.text
     assert "(10.0%), about 12 of the 120 judged top-2 slots" in with_rate.text
@@ -87,15 +89,18 @@ def test_excluded_missing_and_repeats():
     queries = [("q1", ["a", "a"], {"a": 1}), ("none", ["x"], {"x": 0}), ("nobody", ["y"], None)]
     found = _by_key(_summary(queries, extra_judged=[("gone", {"z": 1}), ("gone-too", {"z": 0})]))
     assert "2 judged queries (none, gone-too) have no id judged relevant and are left out of every average" in (
-        found["excluded"].text)
+        found["excluded"].text
+    )
     assert "1 query of the run (nobody) has no judgments at all and is left out" in found["excluded"].text
-    zero = _by_key(_summary(queries, conventions=Conventions(no_relevant=NoRelevant.ZERO),
-                            extra_judged=[("gone", {"z": 1})]))["excluded"].text
+    zero = _by_key(
+        _summary(queries, conventions=Conventions(no_relevant=NoRelevant.ZERO), extra_judged=[("gone", {"z": 1})])
+    )["excluded"].text
     assert "1 judged query (none) has no id judged relevant and is averaged in as 0 on every retrieval metric" in zero
     assert "no entry for 1 judged query (gone): each is scored as an empty list" in found["missing"].text
     assert "1 repeated id in 1 query (q1) keeps its slot and scores nothing" in found["repeats"].text
-    skipped = _by_key(_summary(queries, conventions=Conventions(missing=Missing.SKIP),
-                               extra_judged=[("gone", {"z": 1})]))
+    skipped = _by_key(
+        _summary(queries, conventions=Conventions(missing=Missing.SKIP), extra_judged=[("gone", {"z": 1})])
+    )
     assert "left out of every average (trec_eval without -c)" in skipped["missing"].text
 
 
@@ -115,4 +120,3 @@ def test_k_dependence_without_movement_quotes_no_figures():
     assert "here Recall goes" in text
     flat = _by_key(_summary([("q", ["a"] + [f"x{i}" for i in range(12)], {"a": 1})], k=1))
     assert "here Recall goes from 1.000 at K = 1 to 1.000" in flat["k_dependence"].text  # Precision moved
-

@@ -21,18 +21,21 @@ from ragreport.scoring.measures import (
 )
 
 
-@pytest.mark.parametrize("names, expected", [
-    (["P_5", "P.5", "P@5", "precision@5"], [Measure("P", 5)]),
-    (["ndcg_cut_10", "ndcg_cut.10", "nDCG@10", "ndcg@10"], [Measure("nDCG", 10)]),
-    (["map_cut_100", "map_cut.100", "AP@100", "map@100"], [Measure("AP", 100)]),
-    (["recall_1000", "recall.1000", "R@1000", "recall@1000"], [Measure("R", 1000)]),
-    (["success_5", "success.5", "Success@5", "hit_rate@5", "Hit@5"], [Measure("Hit", 5)]),
-    (["recip_rank", "RR", "mrr"], [Measure("RR")]),
-    (["RR@10", "mrr@10"], [Measure("RR", 10)]),
-    (["Rprec", "r-precision"], [Measure("Rprec")]),
-    (["map", "AP"], [Measure("AP")]),
-    (["num_rel", "NumRel"], [Measure("NumRel")]),
-])
+@pytest.mark.parametrize(
+    "names, expected",
+    [
+        (["P_5", "P.5", "P@5", "precision@5"], [Measure("P", 5)]),
+        (["ndcg_cut_10", "ndcg_cut.10", "nDCG@10", "ndcg@10"], [Measure("nDCG", 10)]),
+        (["map_cut_100", "map_cut.100", "AP@100", "map@100"], [Measure("AP", 100)]),
+        (["recall_1000", "recall.1000", "R@1000", "recall@1000"], [Measure("R", 1000)]),
+        (["success_5", "success.5", "Success@5", "hit_rate@5", "Hit@5"], [Measure("Hit", 5)]),
+        (["recip_rank", "RR", "mrr"], [Measure("RR")]),
+        (["RR@10", "mrr@10"], [Measure("RR", 10)]),
+        (["Rprec", "r-precision"], [Measure("Rprec")]),
+        (["map", "AP"], [Measure("AP")]),
+        (["num_rel", "NumRel"], [Measure("NumRel")]),
+    ],
+)
 def test_every_spelling_parses_to_one_measure(names, expected):
     for name in names:
         assert list(parse_measures([name])) == expected, name
@@ -44,13 +47,16 @@ def test_lists_repeats_and_trec_eval_cutoff_lists():
     assert parse_measures(["ndcg_burges@10"]) == (Measure("nDCG", 10, Gain.EXP),)
 
 
-@pytest.mark.parametrize("name, message", [
-    ("bleu@4", "unknown measure 'bleu@4'; valid forms: trec_eval: P_5"),
-    ("P", "measure 'P' needs a cutoff"),
-    ("recip_rank@5", "measure 'recip_rank@5' takes no cutoff"),
-    ("P@x", "the cutoff after '@' must be a whole number"),
-    ("5,P@5", "starts with a number"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("bleu@4", "unknown measure 'bleu@4'; valid forms: trec_eval: P_5"),
+        ("P", "measure 'P' needs a cutoff"),
+        ("recip_rank@5", "measure 'recip_rank@5' takes no cutoff"),
+        ("P@x", "the cutoff after '@' must be a whole number"),
+        ("5,P@5", "starts with a number"),
+    ],
+)
 def test_unknown_or_malformed_names_list_the_valid_forms(name, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_measures([name])
@@ -67,10 +73,21 @@ def test_the_cli_reports_an_unknown_measure_in_one_line(capsys):
 def test_trec_names_and_order():
     c = Conventions()
     assert [m.trec_eval_name(c) for m in parse_measures(["P@5", "RR", "RR@5", "AP", "CP@5", "ndcg_burges@3"])] == [
-        "P_5", "recip_rank", None, "map", None, None]
+        "P_5",
+        "recip_rank",
+        None,
+        "map",
+        None,
+        None,
+    ]
     shuffled = [Measure("Hit", 5), Measure("P", 10), Measure("NumRet"), Measure("nDCG"), Measure("P", 5)]
-    assert sorted(shuffled, key=trec_sort_key) == [Measure("NumRet"), Measure("P", 5), Measure("P", 10),
-                                                   Measure("nDCG"), Measure("Hit", 5)]
+    assert sorted(shuffled, key=trec_sort_key) == [
+        Measure("NumRet"),
+        Measure("P", 5),
+        Measure("P", 10),
+        Measure("nDCG"),
+        Measure("Hit", 5),
+    ]
     assert default_trec_measures([5])[0] == Measure("NumQ")
 
 
@@ -112,7 +129,9 @@ def test_measures_take_their_band_and_kind_from_the_catalogue(metric):
 
 
 def test_every_whole_list_measure_has_one_value_at_every_cutoff():
-    judged = judged_run([("q", ["a", "x", "b", "a", "y", "c"], {"a": 1, "b": 2, "c": 1}), ("r", ["z"], {"z": 1, "w": 3})])
+    judged = judged_run(
+        [("q", ["a", "x", "b", "a", "y", "c"], {"a": 1, "b": 2, "c": 1}), ("r", ["z"], {"z": 1, "w": 3})]
+    )
     from ragreport.scoring.metrics import score
 
     whole = [m for m in CATALOGUE if m.cutoff is CutoffRule.FORBIDDEN]

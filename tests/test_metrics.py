@@ -31,6 +31,7 @@ from ragreport.scoring.sums import cumulative_dcg
 
 # --- docs/conventions.md section 5 -------------------------------------------------------------------------
 
+
 def test_dcg_of_grades_3_2_3_0_1_2_is_6_861():
     assert round(cumulative_dcg([[3, 2, 3, 0, 1, 2]])[0, 5], 3) == 6.861
 
@@ -92,9 +93,12 @@ query_strategy = st.tuples(
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(queries=st.lists(query_strategy, min_size=1, max_size=6),
-       cutoffs=st.lists(st.integers(1, 16), min_size=1, max_size=4),
-       denominator=st.sampled_from(list(Denominator)), gain=st.sampled_from(list(Gain)))
+@given(
+    queries=st.lists(query_strategy, min_size=1, max_size=6),
+    cutoffs=st.lists(st.integers(1, 16), min_size=1, max_size=4),
+    denominator=st.sampled_from(list(Denominator)),
+    gain=st.sampled_from(list(Gain)),
+)
 def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain):
     judged = judged_run([(f"q{i}", r, g) for i, (r, g) in enumerate(queries)])
     conventions = Conventions(denominator=denominator, gain=gain)
@@ -108,6 +112,7 @@ def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain
 
 
 # --- Properties over the whole catalogue --------------------------------------------------------
+
 
 @settings(max_examples=examples(150), deadline=None)
 @given(queries=st.lists(query_strategy, min_size=1, max_size=6))
@@ -221,8 +226,14 @@ def test_every_entry_states_its_convention():
 def test_trec_eval_twins_by_hand():
     # The twin the report names beside each figure at K = 5 (trec_eval's own names).
     twins = {m.key: m.trec_eval_name(5) for m in SUITE if m.trec_eval}
-    assert twins == {"P": "P_5", "R": "recall_5", "Hit": "success_5", "RR": "recip_rank", "AP": "map_cut_5",
-                     "nDCG": "ndcg_cut_5"}
+    assert twins == {
+        "P": "P_5",
+        "R": "recall_5",
+        "Hit": "success_5",
+        "RR": "recip_rank",
+        "AP": "map_cut_5",
+        "nDCG": "ndcg_cut_5",
+    }
     assert all(m.trec_eval_name(5) is None for m in SUITE if not m.trec_eval)
 
 
@@ -241,6 +252,7 @@ def test_cutoffs_must_be_positive():
 
 # --- Judged@K (docs/conventions.md section 12) --------------------------------------------------
 
+
 def test_judged_at_5_counts_first_occurrences_of_any_grade_over_k():
     # Top 5: a (judged relevant), x (unjudged), b (judged, grade 0), a again (a repeat), an empty slot.
     scores = score(judged_run([("q", ["a", "x", "b", "a"], {"a": 1, "b": 0})]), [5], Conventions())
@@ -250,8 +262,9 @@ def test_judged_at_5_counts_first_occurrences_of_any_grade_over_k():
 def test_judged_at_5_worked_example_and_its_band():
     # A: a (2), x, a (repeat), b (0), c (-1) in the top 5 -> 3/5, with P@5 = 1/5 (d, relevant, is at rank 6).
     # B: e (1), y, then three empty slots -> 1/5. The mean is 0.4; the bootstrap band 0.2 to 0.6.
-    judged = judged_run([("A", ["a", "x", "a", "b", "c", "d"], {"a": 2, "b": 0, "c": -1, "d": 1}),
-                         ("B", ["e", "y"], {"e": 1, "f": 0})])
+    judged = judged_run(
+        [("A", ["a", "x", "a", "b", "c", "d"], {"a": 2, "b": 0, "c": -1, "d": 1}), ("B", ["e", "y"], {"e": 1, "f": 0})]
+    )
     summary = score_and_summarise(judged, 5, Conventions())
     assert summary.scores.of(JUDGED, 5).tolist() == pytest.approx([0.6, 0.2])
     assert summary.scores.of(PRECISION, 5).tolist() == pytest.approx([0.2, 0.2])
@@ -279,6 +292,7 @@ def test_judged_is_a_diagnostic_in_the_suite_and_not_compared():
 
 
 # --- The relevance level (docs/conventions.md section 15) -----------------------------------------
+
 
 def test_the_relevance_level_moves_relevance_and_leaves_gains_and_labels_alone():
     """a = 1, b = 2, c = 3, d = 0; the list a, b, x, c; K = 4.

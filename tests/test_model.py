@@ -33,8 +33,17 @@ def test_gains():
     assert Gain.EXP.apply(grades).tolist() == [0, 0, 1, 3, 7]
 
 
-@pytest.mark.parametrize("kwargs", [{"confidence": 1.0}, {"confidence": 0.0}, {"resamples": 0}, {"seed": -1},
-                                    {"relevance_level": 0}, {"relevance_level": -2}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"confidence": 1.0},
+        {"confidence": 0.0},
+        {"resamples": 0},
+        {"seed": -1},
+        {"relevance_level": 0},
+        {"relevance_level": -2},
+    ],
+)
 def test_conventions_refuse_impossible_values(kwargs):
     with pytest.raises(ValueError):
         Conventions(**kwargs)

@@ -17,22 +17,29 @@ def _expected(offsets, ids, scores):
     out = []
     for q in range(len(offsets) - 1):
         rows = range(offsets[q], offsets[q + 1])
-        ranked = sorted(rows, key=lambda i: (scores[i], ids[i].encode() if isinstance(ids[i], str) else ids[i]),
-                        reverse=True)
+        ranked = sorted(
+            rows, key=lambda i: (scores[i], ids[i].encode() if isinstance(ids[i], str) else ids[i]), reverse=True
+        )
         out += [ids[i] for i in ranked]
     return out
 
 
-_id = st.one_of(st.text("ab9", min_size=1, max_size=3),
-                st.text("ab9", min_size=1, max_size=3).map(lambda t: "msmarco_passage_" + t),
-                st.text("xé€", min_size=1, max_size=12))
+_id = st.one_of(
+    st.text("ab9", min_size=1, max_size=3),
+    st.text("ab9", min_size=1, max_size=3).map(lambda t: "msmarco_passage_" + t),
+    st.text("xé€", min_size=1, max_size=12),
+)
 
 
 @pytest.mark.parametrize("block", [3, 1 << 19])
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lists=st.lists(st.lists(st.tuples(_id, st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0])), max_size=25),
-                      min_size=1, max_size=6),
-       presorted=st.booleans(), as_bytes=st.booleans())
+@given(
+    lists=st.lists(
+        st.lists(st.tuples(_id, st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0])), max_size=25), min_size=1, max_size=6
+    ),
+    presorted=st.booleans(),
+    as_bytes=st.booleans(),
+)
 def test_order_matches_a_plain_sort(monkeypatch, block, lists, presorted, as_bytes):
     monkeypatch.setattr(ordering, "BLOCK_SLOTS", block)
     if presorted:  # the usual file: each list by falling score, ties in any order

@@ -20,7 +20,7 @@ def test_script_json_cannot_close_its_element():
 
 
 def test_a_text_node_escapes_markup_and_keeps_its_quotes():
-    assert str(text_node("the run's <b> & \"x\"")) == 'the run\'s &lt;b&gt; &amp; "x"'
+    assert str(text_node('the run\'s <b> & "x"')) == 'the run\'s &lt;b&gt; &amp; "x"'
 
 
 def test_notes_are_rendered_sanitised_or_absent():

@@ -48,8 +48,14 @@ def _files(tmp_path, queries=60, depth=30, seed=3):
 
 def _report(paths, qrels, level=1, **kwargs):
     measures = parse_measures(["P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret"])
-    summaries = evaluate(paths, qrels=qrels, k=(5, 10), conventions=Conventions(resamples=200, relevance_level=level),
-                         measures=measures, **kwargs)
+    summaries = evaluate(
+        paths,
+        qrels=qrels,
+        k=(5, 10),
+        conventions=Conventions(resamples=200, relevance_level=level),
+        measures=measures,
+        **kwargs,
+    )
     return json.dumps(document(analyse(summaries)), sort_keys=True)
 
 
@@ -81,7 +87,7 @@ def test_a_folder_of_partition_files_reads_as_one_run(tmp_path):
     folder = tmp_path / "parts"
     folder.mkdir()
     for i in range(3):  # 30 lines a query: whole queries per file
-        (folder / f"part-{i}.trec").write_text("".join(lines[i * 600:(i + 1) * 600]))
+        (folder / f"part-{i}.trec").write_text("".join(lines[i * 600 : (i + 1) * 600]))
     whole = json.loads(_report([run], qrels))
     parted = json.loads(_report([folder], qrels, engine="stream"))
     for key in ("metrics", "measures", "sweep", "counts", "fingerprints", "queries", "limits"):
@@ -94,7 +100,7 @@ def test_spans_end_where_a_query_ends(tmp_path):
     spans = query_spans(run, 1000)
     assert spans[0][0] == 0 and spans[-1][1] == len(raw) and len(spans) > 10
     for (_, end), (start, _) in zip(spans[:-1], spans[1:]):
-        assert end == start and raw[end - 1:end] == b"\n"
+        assert end == start and raw[end - 1 : end] == b"\n"
         before = raw[:end].splitlines()[-1].split()[0]
         assert raw[end:].split(None, 1)[0] != before
 
@@ -125,7 +131,9 @@ def test_an_error_in_a_later_partition_names_the_line_of_the_file(tmp_path):
 
 
 def test_the_engines_need_trec_runs_and_qrels(tmp_path, write):
-    with pytest.raises(UsageError, match=r"^engine='stream' scores TREC run files \(or folders of them\) against qrels; "):
+    with pytest.raises(
+        UsageError, match=r"^engine='stream' scores TREC run files \(or folders of them\) against qrels; "
+    ):
         evaluate([write("r.trec", "q1 Q0 d1 1 1 t\n")], engine="stream")
     jsonl = write("r.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}\n')
     with pytest.raises(UsageError, match="reads TREC runs"):
@@ -138,7 +146,9 @@ def test_an_engine_name_is_checked_once_for_both_entry_points(tmp_path, write):
     with pytest.raises(UsageError, match=message):
         evaluate([run], qrels=qrels, engine="spark")
     with pytest.raises(UsageError, match=message.replace("spark", "memory")):  # memory reads runs whole
-        judged_by_partitions(run, qrels, read_qrels=load_qrels, cutoffs=(5,), conventions=Conventions(), engine="memory")
+        judged_by_partitions(
+            run, qrels, read_qrels=load_qrels, cutoffs=(5,), conventions=Conventions(), engine="memory"
+        )
 
 
 def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):
@@ -146,10 +156,12 @@ def test_the_kernel_scores_one_partition_like_the_whole_run(tmp_path):
     loaded = load_runs([run_path], qrels=qrels)[0]
     whole = join(loaded.run, loaded.judgments)
     part = read_partition(run_path, query_spans(run_path, 2000)[1], Conventions().order)
-    scored = score_partition(part, judgments_for(loaded.judgments, part.query_ids.tolist()),
-                             cutoffs=(1, 5, 10), conventions=Conventions())
+    scored = score_partition(
+        part, judgments_for(loaded.judgments, part.query_ids.tolist()), cutoffs=(1, 5, 10), conventions=Conventions()
+    )
     rows = [whole.query_ids.tolist().index(q) for q in part.query_ids.tolist()]
     from ragreport.scoring.metrics import score
+
     expected = score(whole, (1, 5, 10), Conventions())
     assert np.array_equal(scored.scores.values, expected.values[:, rows, :])
     assert scored.judged.lengths.max() == 10 and scored.judged.retrieved.tolist() == [30] * len(rows)
@@ -169,11 +181,17 @@ def test_a_run_from_columns_equals_the_file_read(tmp_path):
     order = np.random.default_rng(0).permutation(len(rows))  # a data frame in any row order
     from ragreport.core.ids import as_text
     from ragreport.reading.rows import run_from_columns
-    columns = run_from_columns("r", [rows[i][0] for i in order], [rows[i][2] for i in order],
-                               [float(rows[i][4]) for i in order])
+
+    columns = run_from_columns(
+        "r", [rows[i][0] for i in order], [rows[i][2] for i in order], [float(rows[i][4]) for i in order]
+    )
     read = read_partition(run_path, None, Conventions().order)
-    by_query = lambda run: {q: as_text(run.doc_ids[run.offsets[i]:run.offsets[i + 1]])  # noqa: E731
-                            for i, q in enumerate(run.query_ids.tolist())}
+
+    def by_query(run):
+        return {
+            q: as_text(run.doc_ids[run.offsets[i] : run.offsets[i + 1]]) for i, q in enumerate(run.query_ids.tolist())
+        }
+
     assert by_query(columns) == by_query(read)
 
 
@@ -190,9 +208,10 @@ def test_a_folder_of_parquet_partitions_on_dask(tmp_path):
     folder = tmp_path / "parquet"
     folder.mkdir()
     for i in range(3):
-        part = rows[i * 600:(i + 1) * 600]
-        table = pa.table({"query_id": [r[0] for r in part], "doc_id": [r[2] for r in part],
-                          "score": [float(r[4]) for r in part]})
+        part = rows[i * 600 : (i + 1) * 600]
+        table = pa.table(
+            {"query_id": [r[0] for r in part], "doc_id": [r[2] for r in part], "score": [float(r[4]) for r in part]}
+        )
         pq.write_table(table, folder / f"part-{i}.parquet")
     whole = json.loads(_report([run], qrels))
     parted = json.loads(_report([folder], qrels, engine="dask"))
@@ -203,6 +222,7 @@ def test_a_folder_of_parquet_partitions_on_dask(tmp_path):
 def test_a_parquet_file_without_a_document_column_is_refused(tmp_path):
     pa = pytest.importorskip("pyarrow") if not os.environ.get("CI") else __import__("pyarrow")
     import pyarrow.parquet as pq
+
     pq.write_table(pa.table({"qid": ["q1"], "score": [1.0]}), tmp_path / "p.parquet")
     with pytest.raises(InputError, match=r"p.parquet: expected a document id column"):
         read_partition(tmp_path / "p.parquet", None, Conventions().order)
@@ -210,9 +230,11 @@ def test_a_parquet_file_without_a_document_column_is_refused(tmp_path):
 
 def test_a_site_built_by_partitions_is_byte_identical(tmp_path):
     from ragreport.cli import main
+
     run, qrels = _files(tmp_path)
     assert main(["build", "--qrels", str(qrels), str(run), "--out", str(tmp_path / "one"), "--quiet"]) == 0
     from ragreport.api import build
+
     parted = evaluate([run], qrels=qrels, engine="stream", partition_bytes=900)  # about 45 partitions
     build(analyse(parted), out=tmp_path / "parts")
     one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
@@ -226,8 +248,13 @@ def test_folder_markers_metadata_and_empty_files_are_not_partitions(tmp_path):
     folder = tmp_path / "job"
     folder.mkdir()
     (folder / "part-0.trec").write_text(run.read_text())
-    for name, text in (("_SUCCESS", ""), ("_metadata", "x"), ("part-0.meta.toml", 'name = "x"\n'),
-                       ("part-1.trec", ""), (".crc", "x")):
+    for name, text in (
+        ("_SUCCESS", ""),
+        ("_metadata", "x"),
+        ("part-0.meta.toml", 'name = "x"\n'),
+        ("part-1.trec", ""),
+        (".crc", "x"),
+    ):
         (folder / name).write_text(text)
     whole = json.loads(_report([run], qrels))
     parted = json.loads(_report([folder], qrels, engine="stream"))
@@ -236,6 +263,7 @@ def test_folder_markers_metadata_and_empty_files_are_not_partitions(tmp_path):
 
 def test_a_gzip_partition_that_needs_the_line_reader(tmp_path):
     import gzip as gz
+
     run, qrels = _files(tmp_path)
     folder = tmp_path / "gz"
     folder.mkdir()

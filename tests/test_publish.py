@@ -49,7 +49,12 @@ def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(th
     assert [e["label"] for e in entries] == ["v3", "v2", "v1"]  # newest first
     assert sorted(p.name for p in (three / "reports").iterdir()) == ["v1", "v2", "v3"]
     assert [p.name for p in sorted(three.iterdir())] == [
-        ".ragreport-history", "assets", "history.json", "index.html", "reports"]
+        ".ragreport-history",
+        "assets",
+        "history.json",
+        "index.html",
+        "reports",
+    ]
     page = read_page(three / "index.html")
     rows = [a for a in page.attrs_of("tr") if a.get("id", "").startswith("report-")]
     assert [r["id"] for r in rows] == ["report-v3", "report-v2", "report-v1"]
@@ -60,7 +65,9 @@ def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(th
     drift = entries[1]["drift"]
     assert drift["previous"] == "v1" and drift["comparable"] is True
     assert [(r["run"], r["metric"], r["verdict"]) for r in drift["rows"]] == [
-        ("base", "nDCG@10", "unclear"), ("cand", "nDCG@10", "better")]
+        ("base", "nDCG@10", "unclear"),
+        ("cand", "nDCG@10", "better"),
+    ]
     assert drift["unchanged"] == ["base"]
     assert entries[2]["drift"] is None
     assert entries[0]["drift"]["comparable"] is False
@@ -91,7 +98,13 @@ def test_three_publishes_give_three_rows_a_marked_break_and_one_drift_verdict(th
 def test_each_report_is_a_site_that_uses_the_shared_plotly_and_links_back(three):
     report = three / "reports" / "v2"
     assert sorted(p.name for p in report.iterdir()) == [
-        "index.html", "queries.html", "report.json", "run-base.html", "run-cand.html", "summary.txt"]
+        "index.html",
+        "queries.html",
+        "report.json",
+        "run-base.html",
+        "run-cand.html",
+        "summary.txt",
+    ]
     for name in ("index.html", "run-cand.html"):
         page = read_page(report / name)
         assert [a["src"] for a in page.attrs_of("script") if "src" in a] == ["../../assets/plotly.min.js"]
@@ -112,7 +125,8 @@ def test_publishing_a_label_again_replaces_that_report_only(three, inputs):
     changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
     # the marker lists every file with its digest (docs/conventions.md section 16), so it changes with v2's
     assert changed and all(
-        k.startswith("reports/v2/") or k in ("index.html", "history.json", ".ragreport-history") for k in changed)
+        k.startswith("reports/v2/") or k in ("index.html", "history.json", ".ragreport-history") for k in changed
+    )
     for path, stat in stats.items():  # v1 and v3: the same files, never rewritten
         if "/v2/" not in path.as_posix():
             assert (path.stat().st_ino, path.stat().st_mtime_ns) == stat, path
@@ -193,8 +207,9 @@ def test_a_failed_publish_leaves_the_history_as_it_was(three, inputs, monkeypatc
 
             monkeypatch.setattr(os, "rename", rename)
             monkeypatch.setattr(writing, "_EXCHANGE", None)  # the two-rename swap, where no exchange exists
-        assert main(["publish", str(three), "--qrels", str(inputs / "qrels.txt"), str(inputs / "base.trec"),
-                     *FAST]) == 2
+        assert (
+            main(["publish", str(three), "--qrels", str(inputs / "qrels.txt"), str(inputs / "base.trec"), *FAST]) == 2
+        )
         err = capsys.readouterr().err
         assert err.startswith(f"ragreport: error: cannot write {three}: ") and len(err.splitlines()) == 1
         assert err.rstrip().endswith("the previous one is untouched")
@@ -235,8 +250,21 @@ def test_user_text_is_escaped_on_the_history_page(inputs):
     (hostile / "cand.trec").write_text(BETTER)
     (hostile / "cand.meta.toml").write_text(f"name = {json.dumps(INJECTIONS[0])}\n")
     history = inputs / "eval"
-    assert main(["publish", str(history), "--qrels", str(inputs / "qrels.txt"), str(hostile / "cand.trec"),
-                 *FAST, "--title", INJECTIONS[1]]) == 0
+    assert (
+        main(
+            [
+                "publish",
+                str(history),
+                "--qrels",
+                str(inputs / "qrels.txt"),
+                str(hostile / "cand.trec"),
+                *FAST,
+                "--title",
+                INJECTIONS[1],
+            ]
+        )
+        == 0
+    )
     page = read_page(history / "index.html")
     assert page.attrs_of("img") == [] and INJECTIONS[0] in page.text
     assert not any("alert" in s for s in page.inline_scripts)
@@ -296,7 +324,8 @@ def test_the_config_file_can_name_the_history_and_its_label(inputs, monkeypatch,
     monkeypatch.chdir(inputs)
     (inputs / "ragreport.toml").write_text(
         'qrels = "qrels.txt"\nruns = ["base.trec", "better/cand.trec"]\nresamples = 200\npermutations = 500\n'
-        '[publish]\nhistory = "eval"\nlabel = "nightly"\nkeep = 1\n')
+        '[publish]\nhistory = "eval"\nlabel = "nightly"\nkeep = 1\n'
+    )
     assert main(["publish", "--quiet"]) == 0
     assert [e["label"] for e in history_of(inputs / "eval")] == ["nightly"]
     assert main(["--no-config", "publish", "--quiet"]) == 2

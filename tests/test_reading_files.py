@@ -50,13 +50,15 @@ def test_a_byte_order_mark_is_dropped(tmp_path):
 
 
 def test_data_lines_skip_blanks_and_comments_and_split_only_at_newlines():
-    text = "# head\n\n  \t\na b\r\n{\"q\": \"x\u2028y\"}\n"
+    text = '# head\n\n  \t\na b\r\n{"q": "x\u2028y"}\n'
     assert list(data_lines(text)) == [(4, "a b"), (5, '{"q": "x\u2028y"}')]
     assert split_fields("q1\u00a0x Q0\td1") == ["q1\u00a0x", "Q0", "d1"]  # a no-break space is part of an id
 
 
-@pytest.mark.parametrize("name, expected", [("run.trec", "run"), ("run.trec.gz", "run"), ("run", "run"),
-                                            (".hidden", ".hidden"), ("a.b.jsonl", "a.b")])
+@pytest.mark.parametrize(
+    "name, expected",
+    [("run.trec", "run"), ("run.trec.gz", "run"), ("run", "run"), (".hidden", ".hidden"), ("a.b.jsonl", "a.b")],
+)
 def test_a_run_is_named_by_its_file_stem(tmp_path, name, expected):
     assert stem(tmp_path / name) == expected
 
@@ -73,6 +75,8 @@ def test_decode_text_counts_lines_from_where_the_bytes_start_and_keeps_an_inner_
         decode_text(tmp_path / "f", b"a\nb\rc", lines_before=10, at_start=False)
     assert decode_text(tmp_path / "f", "\ufeffa\n".encode(), at_start=False) == "\ufeffa\n"
     assert decode_text(tmp_path / "f", "\ufeffa\r\n".encode()) == "a\r\n"
+
+
 def test_special_files_are_refused_before_they_are_opened(tmp_path):
     import os
 

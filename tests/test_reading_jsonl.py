@@ -13,11 +13,17 @@ from ragreport.reading.registry import load_runs
 
 
 def test_jsonl_with_every_id_key_graded_and_plain_relevant(write):
-    path = write("run.jsonl", "\n".join([
-        json.dumps({"id": "a", "retrieved": ["d1", "d2"], "relevant": ["d2"], "query": "what?"}),
-        json.dumps({"query_id": "b", "retrieved": ["d3"], "relevant": {"d3": 2, "d4": 0}, "meta": {"x": 1}}),
-        json.dumps({"qid": 7, "retrieved": [], "relevant": []}),
-    ]) + "\n")
+    path = write(
+        "run.jsonl",
+        "\n".join(
+            [
+                json.dumps({"id": "a", "retrieved": ["d1", "d2"], "relevant": ["d2"], "query": "what?"}),
+                json.dumps({"query_id": "b", "retrieved": ["d3"], "relevant": {"d3": 2, "d4": 0}, "meta": {"x": 1}}),
+                json.dumps({"qid": 7, "retrieved": [], "relevant": []}),
+            ]
+        )
+        + "\n",
+    )
     (loaded,) = load_runs([path])
     assert loaded.run.name == "run"
     assert lists_of(loaded.run) == {"a": ["d1", "d2"], "b": ["d3"], "7": []}
@@ -35,19 +41,68 @@ def test_jsonl_judgments_from_qrels(write):
 ERRORS = [
     # (file name, content, as, expected message fragment)
     ("r.jsonl", '{"id": "a", "retrieved": []\n', "run", "r.jsonl:1: expected one JSON object per line"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": []}\n[1, 2]\n', "run", "r.jsonl:2: expected a JSON object per line, got a JSON list"),
-    ("r.jsonl", '{"id": "a", "relevant": []}\n', "run", "r.jsonl:1: expected a 'retrieved' list of ids for query 'a', got no 'retrieved' key"),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": []}\n[1, 2]\n',
+        "run",
+        "r.jsonl:2: expected a JSON object per line, got a JSON list",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "relevant": []}\n',
+        "run",
+        "r.jsonl:1: expected a 'retrieved' list of ids for query 'a', got no 'retrieved' key",
+    ),
     ("r.jsonl", '{"retrieved": []}\n', "run", "r.jsonl:1: expected a query id under 'id', 'query_id' or 'qid'"),
     ("r.jsonl", '{"id": "", "retrieved": []}\n', "run", "r.jsonl:1: expected 'id' as a non-empty string"),
-    ("r.jsonl", '{"id": "a", "retrieved": "d1", "relevant": []}\n', "run", "r.jsonl:1: expected 'retrieved' as a list of ids for query 'a', got a JSON str"),
-    ("r.jsonl", '{"id": "a", "retrieved": [null], "relevant": []}\n', "run", "r.jsonl:1: expected every retrieved id of query 'a' as a string, got 'null'"),
-    ("r.jsonl", '{"id": "a", "retrieved": []}\n', "run", "r.jsonl:1: expected 'relevant' ids for query 'a' (or give --qrels), got no 'relevant' key"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": "d1"}\n', "run", "r.jsonl:1: expected 'relevant' as a list of ids or an object {id: grade}"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": {"d1": 1.5}}\n', "run", "r.jsonl:1: expected an integer grade for query 'a' id 'd1', got '1.5'"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": {"d1": 1, "d1": 2}}\n', "run", "r.jsonl:1: expected one value for key 'd1', got 1 and 2"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": []}\n\n{"id": "a", "retrieved": [], "relevant": []}\n', "run",
-     "r.jsonl:3: expected each query once (query 'a' is also on line 1)"),
-    ("r.jsonl", '{"id": "a", "retrieved": [], "relevant": [], "query": 3}\n', "run", "r.jsonl:1: expected 'query' as text for query 'a', got a JSON int"),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": "d1", "relevant": []}\n',
+        "run",
+        "r.jsonl:1: expected 'retrieved' as a list of ids for query 'a', got a JSON str",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [null], "relevant": []}\n',
+        "run",
+        "r.jsonl:1: expected every retrieved id of query 'a' as a string, got 'null'",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": []}\n',
+        "run",
+        "r.jsonl:1: expected 'relevant' ids for query 'a' (or give --qrels), got no 'relevant' key",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": "d1"}\n',
+        "run",
+        "r.jsonl:1: expected 'relevant' as a list of ids or an object {id: grade}",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": {"d1": 1.5}}\n',
+        "run",
+        "r.jsonl:1: expected an integer grade for query 'a' id 'd1', got '1.5'",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": {"d1": 1, "d1": 2}}\n',
+        "run",
+        "r.jsonl:1: expected one value for key 'd1', got 1 and 2",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": []}\n\n{"id": "a", "retrieved": [], "relevant": []}\n',
+        "run",
+        "r.jsonl:3: expected each query once (query 'a' is also on line 1)",
+    ),
+    (
+        "r.jsonl",
+        '{"id": "a", "retrieved": [], "relevant": [], "query": 3}\n',
+        "run",
+        "r.jsonl:1: expected 'query' as text for query 'a', got a JSON int",
+    ),
     ("r.jsonl", "", "run", "r.jsonl: expected at least one JSON line, got an empty file"),
 ]
 
@@ -65,8 +120,11 @@ def test_jsonl_relevant_together_with_qrels_is_ambiguous(write):
 
 def test_jsonl_lines_that_only_parse_together_are_still_refused_line_by_line(write):
     # "[" + ",".join(lines) + "]" would read these two lines as three values: each line decides.
-    path = write("run.jsonl", '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}, {}\n'
-                              '{"id": "q2", "retrieved": ["d1"], "relevant": ["d1"]}\n')
+    path = write(
+        "run.jsonl",
+        '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"]}, {}\n'
+        '{"id": "q2", "retrieved": ["d1"], "relevant": ["d1"]}\n',
+    )
     with pytest.raises(InputError, match=r"run.jsonl:1: expected one JSON object per line, got Extra data"):
         load_runs([path])
 
@@ -76,8 +134,11 @@ def test_ragas_rows_with_context_text_and_no_ids_get_ids_from_their_text(tmp_pat
 
     path = tmp_path / "ragas.jsonl"
     rows = [
-        {"user_input": "capital?", "retrieved_contexts": ["Paris is the capital.", "Lyon."],
-         "reference_contexts": ["  Paris is   the capital. "]},
+        {
+            "user_input": "capital?",
+            "retrieved_contexts": ["Paris is the capital.", "Lyon."],
+            "reference_contexts": ["  Paris is   the capital. "],
+        },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     run, judgments = parse(path, path.read_text())
@@ -94,8 +155,12 @@ def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
 
     path = tmp_path / "rows.jsonl"
     rows = [
-        {"user_input": "q", "retrieved_context_ids": ["a", "b"], "retrieved_contexts": ["text a", "text b"],
-         "reference_context_ids": ["a"]},
+        {
+            "user_input": "q",
+            "retrieved_context_ids": ["a", "b"],
+            "retrieved_contexts": ["text a", "text b"],
+            "reference_context_ids": ["a"],
+        },
         {"id": "q2", "retrieved": ["c", "d"], "relevant": ["c"], "contexts": {"c": "text c"}},
         {"id": "q3", "retrieved": ["e"], "relevant": ["e"], "contexts": ["text e"]},
     ]
@@ -107,12 +172,18 @@ def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
 @pytest.mark.parametrize(
     ("row", "expected"),
     [
-        ({"id": "q", "retrieved": ["a", "b"], "relevant": ["a"], "contexts": ["only one"]},
-         "'contexts' as an object of id to text, or a list aligned with 'retrieved', for query 'q', got a JSON list of 1"),
-        ({"id": "q", "retrieved": ["a"], "relevant": ["a"], "contexts": {"a": 3}},
-         "the text of context 'a' of query 'q', got a JSON int"),
-        ({"retrieved_context_ids": ["a", "b"], "retrieved_contexts": ["x"]},
-         "'retrieved_contexts' aligned with 'retrieved_context_ids', got lists of two lengths"),
+        (
+            {"id": "q", "retrieved": ["a", "b"], "relevant": ["a"], "contexts": ["only one"]},
+            "'contexts' as an object of id to text, or a list aligned with 'retrieved', for query 'q', got a JSON list of 1",
+        ),
+        (
+            {"id": "q", "retrieved": ["a"], "relevant": ["a"], "contexts": {"a": 3}},
+            "the text of context 'a' of query 'q', got a JSON int",
+        ),
+        (
+            {"retrieved_context_ids": ["a", "b"], "retrieved_contexts": ["x"]},
+            "'retrieved_contexts' aligned with 'retrieved_context_ids', got lists of two lengths",
+        ),
         ({"retrieved_contexts": "Paris"}, "'retrieved_contexts' as a list of text"),
     ],
 )

@@ -20,11 +20,26 @@ def test_json_dicts_like_pytrec_eval_and_ranx(write):
 
 ERRORS = [
     # (file name, content, as, expected message fragment)
-    ("run.json", '{"q1": {"d1": 1.0,\n "d2": "x"}}', "run", "run.json:2: expected a numeric score for query 'q1' id 'd2', got 'x'"),
+    (
+        "run.json",
+        '{"q1": {"d1": 1.0,\n "d2": "x"}}',
+        "run",
+        "run.json:2: expected a numeric score for query 'q1' id 'd2', got 'x'",
+    ),
     ("run.json", '{"q1": [1, 2]}', "run", "run.json:1: expected query 'q1' to map ids to scores, got a JSON list"),
     ("run.json", '{"q1": {"d1": 1.0}', "run", "run.json:1: expected valid JSON (a run object {qid: {docid: score}})"),
-    ("qrels.json", '{\n"q1": {"d1": true}}', "qrels", "qrels.json:2: expected an integer grade for query 'q1' id 'd1', got true"),
-    ("qrels.json", '{"q1": {"d1": 1,\n "d1": 0}}', "qrels", "qrels.json:1: expected one value for key 'd1', got 1 and 0"),
+    (
+        "qrels.json",
+        '{\n"q1": {"d1": true}}',
+        "qrels",
+        "qrels.json:2: expected an integer grade for query 'q1' id 'd1', got true",
+    ),
+    (
+        "qrels.json",
+        '{"q1": {"d1": 1,\n "d1": 0}}',
+        "qrels",
+        "qrels.json:1: expected one value for key 'd1', got 1 and 0",
+    ),
     ("run.json", '{"q1": {"d1": 1.0},\n "q1": {"d2": 2.0}}', "run", "run.json:1: expected one value for key 'q1'"),
 ]
 

@@ -49,7 +49,10 @@ def test_metadata_as_json_given_with_meta(write):
 
 META_ERRORS = [
     ('label_source = "robot"\n', "m.toml:1: expected metadata 'label_source' to be one of human, model, got 'robot'"),
-    ('name = "x"\nretriever_kind = "swarm"\n', "m.toml:2: expected metadata 'retriever_kind' to be one of single, multi-hop, agentic"),
+    (
+        'name = "x"\nretriever_kind = "swarm"\n',
+        "m.toml:2: expected metadata 'retriever_kind' to be one of single, multi-hop, agentic",
+    ),
     ('date = "last tuesday"\n', "m.toml:1: expected metadata 'date' as an ISO 8601 date"),
     ("judge_error_rate = 1.5\n", "m.toml:1: expected metadata 'judge_error_rate' as a number from 0 to 1, got '1.5'"),
     ("pool_depth = 0\n", "m.toml:1: expected metadata 'pool_depth' as a positive integer, got '0'"),
@@ -83,8 +86,11 @@ def test_the_checks_are_one_function_each():
     with pytest.raises(UsageError, match=r"^metas was given 1 time\(s\) for 2 run\(s\); give one per run, in order$"):
         check_meta_count(["a"], 2)
     check_unique_names([("a", "x"), ("b", "y")])
-    with pytest.raises(UsageError, match=r"^two runs are named 'a' \(x and z\); set 'name' in their metadata or "
-                                         r"rename a file$"):
+    with pytest.raises(
+        UsageError,
+        match=r"^two runs are named 'a' \(x and z\); set 'name' in their metadata or "
+        r"rename a file$",
+    ):
         check_unique_names([("a", "x"), ("b", "y"), ("a", "z")])
     assert run_name(RunMeta(name="n"), "dir/run.trec") == "n"
     assert run_name(RunMeta(), "dir/run.trec") == run_name(None, "dir/run.trec.gz") == "run"

@@ -35,22 +35,27 @@ def test_format_detection_by_content(write):
     assert detect_format("x.ndjson.gz", "") == "jsonl"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("qid,docid,score\nq1,d1,0.5\n", "csv"),
-    ("q1,d1,0.5\n", "csv"),
-    ("q1,d1,1,0.5\n", "csv"),
-    ("query-id\tcorpus-id\tscore\nq1\td1\t1\n", "csv"),
-    ("q1 0 d1 1\n", "trec"),
-    ('{"q1": {"d1": 1.0}}\n', "json"),
-    ('{"q1": {"d1": 1.0}}\n{"q2": {}}\n', "jsonl"),  # two values: lines, whatever their keys
-    ('{"qid": "q1", "retrieved": []}', "jsonl"),  # one object, but a query's line
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("qid,docid,score\nq1,d1,0.5\n", "csv"),
+        ("q1,d1,0.5\n", "csv"),
+        ("q1,d1,1,0.5\n", "csv"),
+        ("query-id\tcorpus-id\tscore\nq1\td1\t1\n", "csv"),
+        ("q1 0 d1 1\n", "trec"),
+        ('{"q1": {"d1": 1.0}}\n', "json"),
+        ('{"q1": {"d1": 1.0}}\n{"q2": {}}\n', "jsonl"),  # two values: lines, whatever their keys
+        ('{"qid": "q1", "retrieved": []}', "jsonl"),  # one object, but a query's line
+    ],
+)
 def test_detection_asks_the_readers_in_registry_order(text, expected):
     assert detect_format("x", text) == expected
 
 
-@pytest.mark.parametrize("name, expected", [("r.jsonl", "jsonl"), ("r.ndjson", "jsonl"), ("r.JSON", "json"),
-                                            ("r.csv.gz", "csv"), ("r.tsv", "csv")])
+@pytest.mark.parametrize(
+    "name, expected",
+    [("r.jsonl", "jsonl"), ("r.ndjson", "jsonl"), ("r.JSON", "json"), ("r.csv.gz", "csv"), ("r.tsv", "csv")],
+)
 def test_a_name_ending_decides_before_the_content(name, expected):
     assert detect_format(name, "q1 Q0 d1 1 1.0 tag\n") == expected
 
@@ -81,8 +86,9 @@ def test_an_unknown_input_format(write):
 
 
 def test_qrels_as_json_lines_are_refused(write):
-    with pytest.raises(InputError, match="q.jsonl: expected qrels as TREC lines, BEIR TSV or a JSON object, got "
-                                         "JSON lines"):
+    with pytest.raises(
+        InputError, match="q.jsonl: expected qrels as TREC lines, BEIR TSV or a JSON object, got JSON lines"
+    ):
         load_qrels(write("q.jsonl", '{"id": "a", "retrieved": []}\n'))
 
 
@@ -103,19 +109,29 @@ def test_a_new_format_is_one_reader_and_one_registry_line(write, monkeypatch):
     def read_run(path, text, order, own_judgments):
         ids = (text or path.read_text()).split()
         lines = [1] * len(ids)
-        return run_from_slots(path.stem, path, ["q1"], [0] * len(ids), ids, None, order, query_lines=[1],
-                              slot_lines=lines), None
+        return run_from_slots(
+            path.stem, path, ["q1"], [0] * len(ids), ids, None, order, query_lines=[1], slot_lines=lines
+        ), None
 
-    lines = Reader(name="ids", extensions=(".ids",), sniff=lambda first, text, complete: first.startswith("IDS"),
-                   read_run=read_run, read_qrels=None, label="id lists")
+    lines = Reader(
+        name="ids",
+        extensions=(".ids",),
+        sniff=lambda first, text, complete: first.startswith("IDS"),
+        read_run=read_run,
+        read_qrels=None,
+        label="id lists",
+    )
     monkeypatch.setattr(registry, "READERS", (*READERS, lines))
     qrels = write("q", "q1 0 d2 1\n")
     assert [x.run.doc_ids.tolist() for x in load_runs([write("r.ids", "d1 d2\n")], qrels=qrels)] == [["d1", "d2"]]
     assert detect_format("r", "IDS d1\n") == "ids"
     assert load_runs([write("r2", "d3\n")], qrels=qrels, input_format="ids")[0].run.name == "r2"
     # Its ids pass the gate without a line of its own: the builder checks them.
-    with pytest.raises(InputError, match=r"r3.ids:1: expected a document id for query 'q1' without control or bidi "
-                                         r"characters, got 'd\\x1b1' \(holds U\+001B\)"):
+    with pytest.raises(
+        InputError,
+        match=r"r3.ids:1: expected a document id for query 'q1' without control or bidi "
+        r"characters, got 'd\\x1b1' \(holds U\+001B\)",
+    ):
         load_runs([write("r3.ids", "d0 d\x1b1\n")], qrels=qrels)
 
 
@@ -128,8 +144,14 @@ def test_a_reader_that_builds_its_run_past_the_gate_is_refused(write, monkeypatc
     def read_qrels(path, text):
         return Judgments.from_lists([("q1", ["d1"], [1])])
 
-    hand = Reader(name="hand", extensions=(".hand",), sniff=lambda first, text, complete: False,
-                  read_run=read_run, read_qrels=read_qrels, label="hand-made")
+    hand = Reader(
+        name="hand",
+        extensions=(".hand",),
+        sniff=lambda first, text, complete: False,
+        read_run=read_run,
+        read_qrels=read_qrels,
+        label="hand-made",
+    )
     monkeypatch.setattr(registry, "READERS", (*READERS, hand))
     with pytest.raises(RuntimeError, match="the 'hand' reader returned a run its ids did not pass the gate"):
         load_runs([write("r.hand", "x\n")], qrels=write("q", "q1 0 d1 1\n"))
@@ -187,6 +209,7 @@ def test_no_input_is_the_preloaded_sample_with_a_source_alike_on_every_machine()
 
 # --- CONTRIBUTING's example reader, run as it is written ---
 
+
 def _contributing_reader():
     """The code block of CONTRIBUTING.md's "Recipe: add an input format", executed as a module."""
     import re
@@ -201,17 +224,30 @@ def _contributing_reader():
     return module.READER
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("LISTS q1 d1 d2\nLISTS q\u202e2 d1\n",
-     r"r.lists:2: expected a query id without control or bidi characters, got 'q\u202e2' (holds U+202E)"),
-    ("LISTS q1 d1\nLISTS q2 d1 d\x1b2\n",
-     r"r.lists:2: expected a document id for query 'q2' without control or bidi characters, got 'd\x1b2' "
-     "(holds U+001B)"),
-    ("LISTS q1 d1\nLISTS q2 d2\nLISTS q1 d3\n",
-     "r.lists:3: expected each query once (query 'q1' is also on line 1), got it again"),
-    ("LISTS q1 d1\nLISTS q2 " + "z" * 3000 + "\n", "r.lists:2: expected an id of at most 2,048 bytes, got 3,000 bytes ('" + "z" * 56 + "...)"),
-    ("LISTS q1 d1\nnope\n", "r.lists:2: expected 'LISTS qid docid ...', got 'nope'"),
-], ids=["bidi-query-id", "esc-in-id", "query-twice", "overlong-id", "malformed"])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (
+            "LISTS q1 d1 d2\nLISTS q\u202e2 d1\n",
+            r"r.lists:2: expected a query id without control or bidi characters, got 'q\u202e2' (holds U+202E)",
+        ),
+        (
+            "LISTS q1 d1\nLISTS q2 d1 d\x1b2\n",
+            r"r.lists:2: expected a document id for query 'q2' without control or bidi characters, got 'd\x1b2' "
+            "(holds U+001B)",
+        ),
+        (
+            "LISTS q1 d1\nLISTS q2 d2\nLISTS q1 d3\n",
+            "r.lists:3: expected each query once (query 'q1' is also on line 1), got it again",
+        ),
+        (
+            "LISTS q1 d1\nLISTS q2 " + "z" * 3000 + "\n",
+            "r.lists:2: expected an id of at most 2,048 bytes, got 3,000 bytes ('" + "z" * 56 + "...)",
+        ),
+        ("LISTS q1 d1\nnope\n", "r.lists:2: expected 'LISTS qid docid ...', got 'nope'"),
+    ],
+    ids=["bidi-query-id", "esc-in-id", "query-twice", "overlong-id", "malformed"],
+)
 def test_the_contributing_example_reader_is_safe_as_written(write, monkeypatch, content, expected):
     reader = _contributing_reader()
     monkeypatch.setattr(registry, "READERS", (*READERS, reader))

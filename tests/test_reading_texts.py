@@ -79,7 +79,9 @@ def test_pyserini_jsonl_and_numeric_ids(tmp_path):
 
 def test_msmarco_collection_tsv_gzipped(tmp_path):
     path = tmp_path / "collection.tsv.gz"
-    path.write_bytes(gzip.compress(b"0\tThe presence of communication.\n1\tThe Manhattan Project\tand its atomic bomb.\n"))
+    path.write_bytes(
+        gzip.compress(b"0\tThe presence of communication.\n1\tThe Manhattan Project\tand its atomic bomb.\n")
+    )
     found = read_corpus(path)
     assert found["0"] == DocText("", "The presence of communication.")
     assert found["1"] == DocText("The Manhattan Project", "and its atomic bomb.")  # id, title, text
@@ -128,7 +130,7 @@ def test_a_bom_and_crlf_are_dropped(tmp_path):
         ("c.jsonl", '{"_id": "d1", "text": 3}\n', r"c.jsonl:1: expected text as a string, got int"),
         ("c.jsonl", '{"_id": "", "text": "x"}\n', r"c.jsonl:1: expected a non-empty _id"),
         ("c.jsonl", '{"_id": "d1"}\n', r"c.jsonl:1: expected text under one of text, contents"),
-        ("c.jsonl", '[1, 2]\n', r"c.jsonl:1: expected a JSON object"),
+        ("c.jsonl", "[1, 2]\n", r"c.jsonl:1: expected a JSON object"),
         ("c.tsv", "d1 no tab here\n", r"c.tsv:1: expected id<TAB>text, got 'd1 no tab here'"),
     ],
 )

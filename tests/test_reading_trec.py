@@ -10,8 +10,10 @@ from ragreport.reading.registry import load_runs
 
 
 def test_trec_run_is_ordered_by_score_then_docid_descending(write):
-    run = write("run.trec", "q1 Q0 d2 1 1.0 t\nq1 Q0 d3 2 1.0 t\nq1 Q0 d10 3 5 t\nq1 Q0 d1 4 1.0 t\n"
-                            "# a comment\n\nq0 Q0 x 1 0.1 t\n")
+    run = write(
+        "run.trec",
+        "q1 Q0 d2 1 1.0 t\nq1 Q0 d3 2 1.0 t\nq1 Q0 d10 3 5 t\nq1 Q0 d1 4 1.0 t\n# a comment\n\nq0 Q0 x 1 0.1 t\n",
+    )
     qrels = write("qrels.txt", "q1 0 d1 1\n")
     (loaded,) = load_runs([run], qrels=qrels)
     assert lists_of(loaded.run) == {"q1": ["d10", "d3", "d2", "d1"], "q0": ["x"]}
@@ -28,17 +30,46 @@ def test_trec_qrels_accept_integral_floats_and_identical_duplicates(write):
 
 ERRORS = [
     # (file name, content, as, expected message fragment)
-    ("run.txt", RUN_LINE + "q1 Q0 d2 2 1.0\n", "run", "run.txt:2: expected 6 fields 'qid Q0 docid rank score tag', got 5 fields"),
-    ("run.txt", "q1 0 d1 1\n", "run", "run.txt:1: expected 6 fields 'qid Q0 docid rank score tag', got 4 fields (this looks like qrels"),
-    ("run.txt", RUN_LINE + "q1 Q0 d2 2 high tag\n", "run", "run.txt:2: expected a numeric score for query 'q1' id 'd2' (field 5), got 'high'"),
+    (
+        "run.txt",
+        RUN_LINE + "q1 Q0 d2 2 1.0\n",
+        "run",
+        "run.txt:2: expected 6 fields 'qid Q0 docid rank score tag', got 5 fields",
+    ),
+    (
+        "run.txt",
+        "q1 0 d1 1\n",
+        "run",
+        "run.txt:1: expected 6 fields 'qid Q0 docid rank score tag', got 4 fields (this looks like qrels",
+    ),
+    (
+        "run.txt",
+        RUN_LINE + "q1 Q0 d2 2 high tag\n",
+        "run",
+        "run.txt:2: expected a numeric score for query 'q1' id 'd2' (field 5), got 'high'",
+    ),
     ("run.txt", "q1 Q0 d2 2 nan tag\n", "run", "run.txt:1: expected a finite numeric score"),
     ("run.txt", "\n# only a comment\n", "run", "run.txt: expected at least one run line, got an empty file"),
-    ("qrels.txt", QRELS_LINE + "q1 0 d2\n", "qrels", "qrels.txt:2: expected 4 fields 'qid iter docid grade', got 3 fields"),
+    (
+        "qrels.txt",
+        QRELS_LINE + "q1 0 d2\n",
+        "qrels",
+        "qrels.txt:2: expected 4 fields 'qid iter docid grade', got 3 fields",
+    ),
     ("qrels.txt", RUN_LINE, "qrels", "got 6 fields (this looks like a run"),
-    ("qrels.txt", QRELS_LINE + "q1 0 d2 1.7\n", "qrels", "qrels.txt:2: expected an integer grade for query 'q1' id 'd2' (field 4), got '1.7'"),
+    (
+        "qrels.txt",
+        QRELS_LINE + "q1 0 d2 1.7\n",
+        "qrels",
+        "qrels.txt:2: expected an integer grade for query 'q1' id 'd2' (field 4), got '1.7'",
+    ),
     ("qrels.txt", "q1 0 d2 high\n", "qrels", "qrels.txt:1: expected an integer grade"),
-    ("qrels.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n", "qrels",
-     "qrels.txt:3: expected one grade per query and id (query 'q1' id 'd1' was graded 1 on line 1), got grade 2"),
+    (
+        "qrels.txt",
+        "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n",
+        "qrels",
+        "qrels.txt:3: expected one grade per query and id (query 'q1' id 'd1' was graded 1 on line 1), got grade 2",
+    ),
     ("qrels.txt", "", "qrels", "qrels.txt: expected at least one judgment line, got an empty file"),
 ]
 

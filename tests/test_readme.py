@@ -23,7 +23,7 @@ README = (ROOT / "README.md").read_text()
 def _section(title: str) -> str:
     start = README.index(f"## {title}")
     end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
+    return README[start : end if end > 0 else None]
 
 
 def _commands(title: str) -> list[str]:
@@ -33,8 +33,9 @@ def _commands(title: str) -> list[str]:
 
 def _run(command: str) -> subprocess.CompletedProcess:
     args = shlex.split(command)[1:]
-    return subprocess.run([sys.executable, "-m", "ragreport", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ragreport", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 PEERS = _commands("Coming from trec_eval, pytrec_eval, ranx or ir_measures")
@@ -63,8 +64,9 @@ def test_the_trec_eval_command_gives_pytrec_evals_values():
     for line in (ROOT / "tests/data/ir_datasets_run.trec").read_text().splitlines():
         q, _, d, _, score, _ = line.split()
         run.setdefault(q, {})[d] = float(score)
-    expected = pytrec_eval.RelevanceEvaluator(qrels, {"P.5,10", "recall.100", "map_cut.100", "ndcg_cut.10",
-                                                      "success.5", "recip_rank"}).evaluate(run)
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, {"P.5,10", "recall.100", "map_cut.100", "ndcg_cut.10", "success.5", "recip_rank"}
+    ).evaluate(run)
     lines = [line.split("\t") for line in result.stdout.splitlines()]
     per_query = {(name.strip(), qid): float(value) for name, qid, value in lines if qid != "all"}
     assert len(per_query) == 2 * 7
@@ -99,8 +101,9 @@ def test_the_python_recipe_for_partitions_runs(tmp_path):
     (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d9 2\nq2 0 d4 1\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the checkout, as the other commands here use
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                            env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str((len(SUITE), 2, 2))  # the suite's metrics, 2 queries, 2 cutoffs
 
@@ -109,6 +112,7 @@ def test_the_engine_commands_parse():
     commands = _commands("Large runs: speed, bounded memory, a Dask cluster")
     assert len(commands) == 3
     from ragreport.cli import build_parser
+
     for command in commands:
         args = build_parser().parse_args(shlex.split(command, comments=True)[1:])
         assert args.engine in ("stream", "dask")
@@ -130,8 +134,9 @@ def test_the_metrics_table_is_the_catalogue():
     for row, metric in zip(rows, CATALOGUE):
         key, name, _, band, shown, trec_eval, ir_measures, ranx = row
         assert name == metric.name and band.lower() == metric.interval.value, metric.key
-        assert shown == ("by name" if not metric.in_suite else "suite, " + ("compared" if metric.compared
-                                                                           else "not compared")), metric.key
+        assert shown == (
+            "by name" if not metric.in_suite else "suite, " + ("compared" if metric.compared else "not compared")
+        ), metric.key
         assert _names(key) == {metric.key}
         for tool, cell in (("trec_eval", trec_eval), ("ir_measures", ir_measures), ("ranx", ranx)):
             assert _names(cell) == {s.name for s in metric.spellings(tool)}, (metric.key, tool)
@@ -188,8 +193,11 @@ def test_the_input_formats_section_is_the_registry():
     section = _section("Input formats")
     (listed,) = re.findall(r"`--input-format ([a-z|]+)`", section)
     assert tuple(listed.split("|")) == FORMATS
-    (option,) = [a for a in build_parser()._subparsers._group_actions[0].choices["score"]._actions
-                 if "--input-format" in a.option_strings]
+    (option,) = [
+        a
+        for a in build_parser()._subparsers._group_actions[0].choices["score"]._actions
+        if "--input-format" in a.option_strings
+    ]
     assert tuple(option.choices) == FORMATS
     headings = [h.lower() for h in re.findall(r"^\*\*([^*]+)\*\*", section, flags=re.M)]
     for reader in READERS:

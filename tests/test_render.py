@@ -346,8 +346,7 @@ def test_malformed_json_and_other_files_are_refused(tmp_path, monkeypatch, capsy
     Path("list.json").write_text("[1, 2]")
     assert main(["render", "list.json"]) == 2
     assert (
-        _error(capsys)
-        == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/1', got 'list'"
+        _error(capsys) == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/1', got 'list'"
     )
 
 

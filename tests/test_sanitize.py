@@ -14,28 +14,46 @@ def test_markdown_formatting_survives():
     assert "<ul>" in html and "<li>one</li>" in html
 
 
-@pytest.mark.parametrize("hostile", [
-    "<script>alert(1)</script>",
-    "<img src=x onerror=alert(1)>",
-    "</script><script>alert(1)</script>",
-    "<iframe src=https://evil.example></iframe>",
-    "<style>body{display:none}</style>",
-    '<a href="javascript:alert(1)">x</a>',
-    '<a href="JaVaScRiPt:alert(1)">x</a>',
-    '<a href="jav&#x09;ascript:alert(1)">x</a>',
-    '<a href="data:text/html,<script>alert(1)</script>">x</a>',
-    "[x](javascript:alert(1))",
-    '<p onclick="alert(1)" style="color:red">p</p>',
-    '<svg><script>alert(1)</script></svg>',
-    '<object data="x"></object><embed src="x">',
-    '![tracker](https://evil.example/pixel.png)',
-    '<form action="https://evil.example"><input></form>',
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "</script><script>alert(1)</script>",
+        "<iframe src=https://evil.example></iframe>",
+        "<style>body{display:none}</style>",
+        '<a href="javascript:alert(1)">x</a>',
+        '<a href="JaVaScRiPt:alert(1)">x</a>',
+        '<a href="jav&#x09;ascript:alert(1)">x</a>',
+        '<a href="data:text/html,<script>alert(1)</script>">x</a>',
+        "[x](javascript:alert(1))",
+        '<p onclick="alert(1)" style="color:red">p</p>',
+        "<svg><script>alert(1)</script></svg>",
+        '<object data="x"></object><embed src="x">',
+        "![tracker](https://evil.example/pixel.png)",
+        '<form action="https://evil.example"><input></form>',
+    ],
+)
 def test_hostile_markup_is_dropped(hostile):
     html = render_notes(f"before {hostile} after")
     lowered = html.lower()
-    for bad in ("<script", "onerror", "onclick", "javascript:", "data:", "<iframe", "<style", "style=", "<img",
-                "<svg", "<object", "<embed", "<form", "<input", "evil.example"):
+    for bad in (
+        "<script",
+        "onerror",
+        "onclick",
+        "javascript:",
+        "data:",
+        "<iframe",
+        "<style",
+        "style=",
+        "<img",
+        "<svg",
+        "<object",
+        "<embed",
+        "<form",
+        "<input",
+        "evil.example",
+    ):
         assert bad not in lowered, (hostile, html)
     assert "before" in html and "after" in html
 

@@ -34,8 +34,15 @@ def sample_site(tmp_path_factory):
 
 
 def test_the_sample_site_has_every_page_and_companion(sample_site):
-    assert sorted(site_files(sample_site)) == [MARKER, "assets/plotly.min.js", "index.html", "queries.html",
-                                               "report.json", "run-sample.html", "summary.md"]
+    assert sorted(site_files(sample_site)) == [
+        MARKER,
+        "assets/plotly.min.js",
+        "index.html",
+        "queries.html",
+        "report.json",
+        "run-sample.html",
+        "summary.md",
+    ]
 
 
 def test_index_shows_every_section_7_figure_with_band_interval_and_convention(sample_site):
@@ -77,8 +84,13 @@ def test_conventions_section_names_every_switch_and_its_alternative(sample_site)
     assert "scored under the report's conventions, stated once on the overview" in run_page.text
     assert any(a.get("href") == "index.html#conventions" for a in run_page.attrs_of("a"))
     assert "--gain linear" not in run_page.text
-    for switch in ("--denominator relevant", "--gain linear", "--missing zero", "--order score",
-                   "--confidence 0.95 --resamples 1000 --seed 0"):
+    for switch in (
+        "--denominator relevant",
+        "--gain linear",
+        "--missing zero",
+        "--order score",
+        "--confidence 0.95 --resamples 1000 --seed 0",
+    ):
         assert switch in text
     assert "With --denominator min they would divide by min(R, K)" in text
     assert "With --missing skip such queries would be left out of every average" in text
@@ -108,8 +120,15 @@ def test_every_page_has_a_csp_that_hashes_its_own_inline_code_and_forbids_fetche
     for path in [sample_site / "index.html", sample_site / "run-sample.html", single]:
         page = read_page(path)
         csp = page.csp()
-        for directive in ("default-src 'none'", "connect-src 'none'", "font-src 'none'", "object-src 'none'",
-                          "img-src data:", "base-uri 'none'", "form-action 'none'"):
+        for directive in (
+            "default-src 'none'",
+            "connect-src 'none'",
+            "font-src 'none'",
+            "object-src 'none'",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ):
             assert directive in csp, (path.name, directive)
         # plotly.js unpacked runs as a script (the query view's block is data: it never runs)
         code_blocks = [unpacked(block) for key, block in page.data_blocks.items() if key == "plotly-packed"]
@@ -203,12 +222,24 @@ def _hostile_inputs(write):
     line = {"id": bad, "query": close, "retrieved": [bad, close, "ok"], "relevant": {bad: 2, close: 1}}
     other = {"id": close, "retrieved": ["x"], "relevant": ["x"], "meta": {"k": bad}}
     run = write("hostile.jsonl", json.dumps(line) + "\n" + json.dumps(other) + "\n")
-    write("hostile.meta.toml", "\n".join([
-        f"name = {json.dumps(bad)}", f"retriever = {json.dumps(close)}", f"judge = {json.dumps(bad)}",
-        'label_source = "model"', f"{json.dumps(bad)} = {json.dumps(close)}",
-        "notes = " + json.dumps(f"{bad}\n\n{close}\n\n[x](javascript:alert(1)) <iframe src=x></iframe> "
-                                "<p onclick=alert(1) style=color:red>p</p>"),
-    ]) + "\n")
+    write(
+        "hostile.meta.toml",
+        "\n".join(
+            [
+                f"name = {json.dumps(bad)}",
+                f"retriever = {json.dumps(close)}",
+                f"judge = {json.dumps(bad)}",
+                'label_source = "model"',
+                f"{json.dumps(bad)} = {json.dumps(close)}",
+                "notes = "
+                + json.dumps(
+                    f"{bad}\n\n{close}\n\n[x](javascript:alert(1)) <iframe src=x></iframe> "
+                    "<p onclick=alert(1) style=color:red>p</p>"
+                ),
+            ]
+        )
+        + "\n",
+    )
     return run
 
 
@@ -235,8 +266,11 @@ def test_injection_payloads_render_as_text_everywhere(write, tmp_path):
         assert "<iframe" not in markup and "onclick" not in markup and "onerror=alert(1)>" not in markup
         for block in page.json_blocks.values():
             assert "<" not in block and ">" not in block
-        assert any(INJECTIONS[0] in json.dumps(json.loads(b)) or INJECTIONS[0].replace("<", "&lt;").replace(">", "&gt;")
-                   in json.dumps(json.loads(b)) for b in page.json_blocks.values())
+        assert any(
+            INJECTIONS[0] in json.dumps(json.loads(b))
+            or INJECTIONS[0].replace("<", "&lt;").replace(">", "&gt;") in json.dumps(json.loads(b))
+            for b in page.json_blocks.values()
+        )
     run_page = read_page(next(out.glob("run-*.html")))
     assert "&lt;img src=x onerror=alert(1)&gt;" in run_page.source
     assert f"{INJECTIONS[0]} {INJECTIONS[1]}" in run_page.text  # an unknown metadata key and its value, as text
@@ -402,11 +436,17 @@ def test_runs_on_different_queries_say_so_at_the_top_of_the_comparison(tmp_path,
     first = write("one.trec", "".join(f"q{i} Q0 a 1 2 t\n" for i in range(5)))
     second = write("two.trec", "".join(f"q{i} Q0 a 1 2 t\n" for i in range(1, 6)))
     out = tmp_path / "site"
-    assert main(["build", "--qrels", str(qrels), str(first), str(second), "--missing", "skip", "--out", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            ["build", "--qrels", str(qrels), str(first), str(second), "--missing", "skip", "--out", str(out), "--quiet"]
+        )
+        == 0
+    )
     text = read_page(out / "index.html").text
-    assert ("two and one did not score the same queries: they are compared on the 4 both scored. Left out: 1 scored "
-            "only by one (q0), 1 only by two (q5).") in text
+    assert (
+        "two and one did not score the same queries: they are compared on the 4 both scored. Left out: 1 scored "
+        "only by one (q0), 1 only by two (q5)."
+    ) in text
 
 
 def test_a_switch_not_at_its_default_is_said_once_and_marked_where_it_changes_a_figure(tmp_path):
@@ -457,8 +497,21 @@ def test_a_compared_runs_per_query_table_gives_each_querys_difference_from_the_b
     (tmp_path / "base.trec").write_text("q1 Q0 x 1 2 base\nq1 Q0 a 2 1 base\nq2 Q0 b 1 1 base\n")
     (tmp_path / "cand.trec").write_text("q1 Q0 a 1 2 cand\nq1 Q0 x 2 1 cand\nq2 Q0 b 1 1 cand\n")
     out = tmp_path / "site"
-    assert main(["build", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "base.trec"),
-                 str(tmp_path / "cand.trec"), "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--qrels",
+                str(tmp_path / "qrels.txt"),
+                str(tmp_path / "base.trec"),
+                str(tmp_path / "cand.trec"),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     page = read_page(out / "run-cand.html")
     table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))
     assert table["columns"][-1] == "nDCG@10 minus base" and table["kinds"][-1] == "delta"

@@ -53,7 +53,12 @@ def test_each_slice_gives_each_runs_mean_with_its_band():
     report = slices(summaries, meta, ["topic"], [P1, HIT1], P1)
     billing, shipping = report.slices
     assert (billing.key, billing.value, billing.queries, shipping.value, shipping.queries) == (
-        "topic", "billing", 5, "shipping", 10)
+        "topic",
+        "billing",
+        5,
+        "shipping",
+        10,
+    )
     assert billing.small and shipping.small  # under 30 queries
     base = billing.runs["base"]["P@1"]
     assert (base.mean, base.low, base.high, base.queries) == (1.0, 1.0, 1.0, 5)  # every resample is all 1s

@@ -87,13 +87,32 @@ def test_the_site_shows_the_slices_and_the_limit(tmp_path):
 def test_query_meta_file_for_trec_runs_and_slice_chooses_keys(tmp_path, capsys):
     base, cand = write_runs(tmp_path, with_meta=False)
     meta = tmp_path / "meta.tsv"
-    meta.write_text("qid\ttopic\tlength\n" + "".join(f"q{q}\t{topic(q)}\t{'long' if q < 30 else 'short'}\n"
-                                                    for q in range(60)))
-    assert main(["score", str(base), str(cand), "--query-meta", str(meta), "--slice", "length",
-                 "--format", "json", "--resamples", "200"]) == 0
+    meta.write_text(
+        "qid\ttopic\tlength\n" + "".join(f"q{q}\t{topic(q)}\t{'long' if q < 30 else 'short'}\n" for q in range(60))
+    )
+    assert (
+        main(
+            [
+                "score",
+                str(base),
+                str(cand),
+                "--query-meta",
+                str(meta),
+                "--slice",
+                "length",
+                "--format",
+                "json",
+                "--resamples",
+                "200",
+            ]
+        )
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert [(s["key"], s["value"], s["queries"], s["small"]) for s in document["slices"]] == [
-        ("length", "long", 30, False), ("length", "short", 30, False)]
+        ("length", "long", 30, False),
+        ("length", "short", 30, False),
+    ]
     assert main(["score", str(base), "--query-meta", str(meta), "--slice", "colour"]) == 2
     assert "--slice 'colour' is not a key of any query's metadata (the keys: length, topic)" in capsys.readouterr().err
 
@@ -123,7 +142,11 @@ def test_slice_values_and_keys_are_escaped(tmp_path):
 @pytest.mark.parametrize(
     ("field", "value", "expected"),
     [
-        ("query_meta", True, "'query_meta' as an object of query ids to objects of text, numbers or booleans, got a JSON bool"),
+        (
+            "query_meta",
+            True,
+            "'query_meta' as an object of query ids to objects of text, numbers or booleans, got a JSON bool",
+        ),
         ("query_meta", {"q1": [1]}, "got a JSON list for query 'q1'"),
         ("query_meta", {"q1": {"topic": None}}, "got null for query 'q1' key 'topic'"),
         ("texts", {"docs": True, "queries": []}, "got docs a JSON bool, queries a JSON list"),

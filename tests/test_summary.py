@@ -17,17 +17,28 @@ from ragreport.scoring.metrics import score
 
 def _mixed():
     return judged_run(
-        [("full", ["a", "b"], {"a": 1}), ("none", ["x", "x"], {"x": 0}), ("miss", ["y"], {"a": 1}),
-         ("unjudged", ["z"], None)],
-        extra_judged=[("absent", {"a": 2})])
+        [
+            ("full", ["a", "b"], {"a": 1}),
+            ("none", ["x", "x"], {"x": 0}),
+            ("miss", ["y"], {"a": 1}),
+            ("unjudged", ["z"], None),
+        ],
+        extra_judged=[("absent", {"a": 2})],
+    )
 
 
 def test_counts_and_statuses():
     summary = score_and_summarise(_mixed(), 1, Conventions())
     assert summary.counts.as_dict() == {
-        "queries": 5, "scored": 3, "excluded_no_relevant": 2, "no_relevant_as_zero": 0, "missing_from_run": 1,
+        "queries": 5,
+        "scored": 3,
+        "excluded_no_relevant": 2,
+        "no_relevant_as_zero": 0,
+        "missing_from_run": 1,
         "unjudged_in_run": 1,
-        "repeats": 1, "queries_with_repeats": 1}
+        "repeats": 1,
+        "queries_with_repeats": 1,
+    }
     assert summary.status == (Status.FULL, Status.EXCLUDED, Status.COMPLETE_MISS, Status.EXCLUDED, Status.MISSING)
 
 

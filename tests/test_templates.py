@@ -64,7 +64,7 @@ def _templates() -> list[Path]:
 
 def test_the_check_finds_english_in_markup_and_not_in_jinja():
     source = (
-        '<h2>{{ words.RUNS_TITLE }}</h2>\n<p>{% if x %}Hard-coded{% endif %} <b>{{ n }}</b> 12 · ×</p>\n'
+        "<h2>{{ words.RUNS_TITLE }}</h2>\n<p>{% if x %}Hard-coded{% endif %} <b>{{ n }}</b> 12 · ×</p>\n"
         '<input placeholder="filter" data-x="ok"><script>var a = "script";</script><style>p { a: b }</style>\n'
         "{# a comment #}<td title=\"{{ t }}\">{{ 'literal' }}</td>"
     )
@@ -72,8 +72,11 @@ def test_the_check_finds_english_in_markup_and_not_in_jinja():
 
 
 def test_no_template_hard_codes_a_word():
-    found = [f"{path.relative_to(TEMPLATES)}:{line}: {text!r}" for path in _templates()
-             for line, text in hard_coded(path.read_text("utf-8"))]
+    found = [
+        f"{path.relative_to(TEMPLATES)}:{line}: {text!r}"
+        for path in _templates()
+        for line, text in hard_coded(path.read_text("utf-8"))
+    ]
     assert not found, "English in a template (say it in ragreport/output/wording/page.py):\n" + "\n".join(found)
 
 

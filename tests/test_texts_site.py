@@ -42,9 +42,21 @@ def write_inputs(folder):
         {"_id": "unused", "title": "", "text": "never shown"},
     ]
     (folder / "corpus.jsonl.gz").write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in corpus).encode()))
-    return ["--qrels", str(folder / "qrels.txt"), str(folder / "base.trec"), str(folder / "cand.trec"),
-            "--queries", str(folder / "topics.txt"), "--corpus", str(folder / "corpus.jsonl.gz"),
-            "--resamples", "100", "--permutations", "100", "--quiet"]
+    return [
+        "--qrels",
+        str(folder / "qrels.txt"),
+        str(folder / "base.trec"),
+        str(folder / "cand.trec"),
+        "--queries",
+        str(folder / "topics.txt"),
+        "--corpus",
+        str(folder / "corpus.jsonl.gz"),
+        "--resamples",
+        "100",
+        "--permutations",
+        "100",
+        "--quiet",
+    ]
 
 
 def test_the_queries_and_documents_text_reach_report_json_and_the_pages(tmp_path):

@@ -42,8 +42,15 @@ def compared_measures(expected) -> list[str]:
     names = []
     for name in expected:
         base, _, cut = name.rpartition("_")
-        if (base in FAMILIES and cut.isdigit()) or name in ("recip_rank", "map", "ndcg", "Rprec", "num_rel",
-                                                              "num_ret", "num_rel_ret"):
+        if (base in FAMILIES and cut.isdigit()) or name in (
+            "recip_rank",
+            "map",
+            "ndcg",
+            "Rprec",
+            "num_rel",
+            "num_ret",
+            "num_rel_ret",
+        ):
             names.append(name)
     return names
 
@@ -75,15 +82,18 @@ def check(expected, got) -> int:
     return checked
 
 
-@pytest.mark.parametrize("output, run, qrels, extra, minimum", [
-    ("out.test.aq", "results.test", "qrels.test", {}, 150),
-    ("out.test.aqc", "results.trunc", "qrels.test", {"missing": Missing.ZERO}, 150),  # -c: topic 302 scored 0
-    ("out.test", "results.test", "qrels.test", {}, 10),
-    ("out.test", "results.test", "qrels.test.with-comments", {}, 10),
-    ("out.comment.test", "results.comment.test", "qrels.comment.test", {}, 10),  # docnos holding '#'
-    # trec_eval -l2 on grades -1 to 4: R, hits and ranks count grades 2 and up; ndcg gains from grades 1 and up
-    ("out.test.aql", "results.test", "qrels.rel_level", {"relevance_level": 2}, 150),
-])
+@pytest.mark.parametrize(
+    "output, run, qrels, extra, minimum",
+    [
+        ("out.test.aq", "results.test", "qrels.test", {}, 150),
+        ("out.test.aqc", "results.trunc", "qrels.test", {"missing": Missing.ZERO}, 150),  # -c: topic 302 scored 0
+        ("out.test", "results.test", "qrels.test", {}, 10),
+        ("out.test", "results.test", "qrels.test.with-comments", {}, 10),
+        ("out.comment.test", "results.comment.test", "qrels.comment.test", {}, 10),  # docnos holding '#'
+        # trec_eval -l2 on grades -1 to 4: R, hits and ranks count grades 2 and up; ndcg gains from grades 1 and up
+        ("out.test.aql", "results.test", "qrels.rel_level", {"relevance_level": 2}, 150),
+    ],
+)
 def test_trec_eval_test_suite(output, run, qrels, extra, minimum):
     folder = oracle_dir("trec_eval_test")
     expected = read_trec_eval(folder / output)
@@ -98,10 +108,29 @@ def test_edge_cases_come_out_byte_for_byte(output, extra, capsys):
     """Score ties, negative grades, a query with only grade-0 judgments, queries only in the run or only
     in the qrels, short lists: `--format trec -q` prints exactly trec_eval's lines."""
     folder = oracle_dir("trec_eval_edge")
-    measures = ("P.1,3,5,10,recall.1,3,5,10,map_cut.1,3,5,10,ndcg_cut.1,3,5,10,success.1,3,5,10,recip_rank,map,"
-                "ndcg,Rprec,num_q,num_rel,num_ret,num_rel_ret")
-    assert main(["score", "--qrels", str(folder / "qrels.edge"), str(folder / "results.edge"), "--compat",
-                 "trec_eval", *extra, "--format", "trec", "-q", "--metrics", measures]) == 0
+    measures = (
+        "P.1,3,5,10,recall.1,3,5,10,map_cut.1,3,5,10,ndcg_cut.1,3,5,10,success.1,3,5,10,recip_rank,map,"
+        "ndcg,Rprec,num_q,num_rel,num_ret,num_rel_ret"
+    )
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(folder / "qrels.edge"),
+                str(folder / "results.edge"),
+                "--compat",
+                "trec_eval",
+                *extra,
+                "--format",
+                "trec",
+                "-q",
+                "--metrics",
+                measures,
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out == (folder / output).read_text()
 
 
@@ -109,31 +138,103 @@ def test_score_format_trec_reproduces_trec_eval_line_for_line(capsys):
     """The command of the issue: trec_eval -q -m P.5,10 -m recall.100 -m map_cut.100 -m ndcg_cut.10
     -m success.5 -m recip_rank, read off trec_eval's own all_trec output for those measures."""
     folder = oracle_dir("trec_eval_test")
-    assert main(["score", "--qrels", str(folder / "qrels.test"), str(folder / "results.test"), "--compat", "trec_eval",
-                 "--format", "trec", "-q", "--metrics", "P.5,10", "--metrics", "recall.100",
-                 "--metrics", "map_cut.100,ndcg_cut.10", "--metrics", "success.5,recip_rank"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(folder / "qrels.test"),
+                str(folder / "results.test"),
+                "--compat",
+                "trec_eval",
+                "--format",
+                "trec",
+                "-q",
+                "--metrics",
+                "P.5,10",
+                "--metrics",
+                "recall.100",
+                "--metrics",
+                "map_cut.100,ndcg_cut.10",
+                "--metrics",
+                "success.5,recip_rank",
+            ]
+        )
+        == 0
+    )
     names = {"P_5", "P_10", "recall_100", "map_cut_100", "ndcg_cut_10", "success_5", "recip_rank"}
-    theirs = [line for line in (folder / "out.test.aq").read_text().splitlines() if line.split("\t")[0].strip() in names]
+    theirs = [
+        line for line in (folder / "out.test.aq").read_text().splitlines() if line.split("\t")[0].strip() in names
+    ]
     assert capsys.readouterr().out.splitlines() == theirs and len(theirs) == 28
 
 
 def test_without_per_query_only_the_all_lines(capsys):
     folder = oracle_dir("trec_eval_test")
-    assert main(["score", "--qrels", str(folder / "qrels.test"), str(folder / "results.test"), "--compat", "trec_eval",
-                 "--format", "trec", "--metrics", "P.5,recip_rank"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(folder / "qrels.test"),
+                str(folder / "results.test"),
+                "--compat",
+                "trec_eval",
+                "--format",
+                "trec",
+                "--metrics",
+                "P.5,recip_rank",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    lines = [line for line in (folder / "out.test.aq").read_text().splitlines()
-             if line.split("\t")[0].strip() in {"P_5", "recip_rank"} and line.split("\t")[1] == "all"]
-    assert main(["score", "--qrels", str(folder / "qrels.test"), str(folder / "results.test"), "--compat", "trec_eval",
-                 "--format", "trec", "--metrics", "P.5,recip_rank"]) == 0
+    lines = [
+        line
+        for line in (folder / "out.test.aq").read_text().splitlines()
+        if line.split("\t")[0].strip() in {"P_5", "recip_rank"} and line.split("\t")[1] == "all"
+    ]
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(folder / "qrels.test"),
+                str(folder / "results.test"),
+                "--compat",
+                "trec_eval",
+                "--format",
+                "trec",
+                "--metrics",
+                "P.5,recip_rank",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.splitlines() == lines
 
 
 def test_repeated_ids_are_scored_by_rule_where_trec_eval_refuses_the_file(capsys):
     """trec_eval: 'duplicate docs u2', exit 4. ragreport: u2's second copy keeps rank 3 and scores nothing."""
     folder = oracle_dir("trec_eval_edge")
-    assert main(["score", "--qrels", str(folder / "qrels.dup"), str(folder / "results.dup"), "--compat", "trec_eval",
-                 "--format", "trec", "-q", "--metrics", "P.3,num_ret,num_rel_ret"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(folder / "qrels.dup"),
+                str(folder / "results.dup"),
+                "--compat",
+                "trec_eval",
+                "--format",
+                "trec",
+                "-q",
+                "--metrics",
+                "P.3,num_ret,num_rel_ret",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "P_3                   \tqd\t0.3333\n" in out  # u2 (judged 0), u1 (relevant), u2 again (a repeat)
     assert "num_ret               \tqd\t4\n" in out and "num_rel_ret           \tqd\t2\n" in out
@@ -148,19 +249,30 @@ QUERIES = ["q1", "q2", "q3", "q4", "q10"]
 run_strategy = st.dictionaries(
     st.sampled_from(QUERIES),
     st.dictionaries(st.sampled_from(DOCS), st.sampled_from(SCORES), min_size=1, max_size=len(DOCS)),
-    min_size=1, max_size=len(QUERIES))  # keys drawn from a small set: the bounds keep generation fast
+    min_size=1,
+    max_size=len(QUERIES),
+)  # keys drawn from a small set: the bounds keep generation fast
 qrels_strategy = st.dictionaries(
     st.sampled_from(QUERIES),
     # Grades 0 to 3: pytrec-eval-terrier 0.5.11 crashes on -2 and below and, after a run of examples with
     # -1 (trec_eval's "pooled, unjudged"), hangs. Negative grades are checked against trec_eval's own
     # outputs above (qrels.edge).
     st.dictionaries(st.sampled_from(DOCS), st.integers(0, 3), min_size=1, max_size=len(DOCS)),
-    min_size=1, max_size=len(QUERIES))
+    min_size=1,
+    max_size=len(QUERIES),
+)
 CUTS = [1, 2, 3, 5, 10, 20]
 PYTREC = {f"{name}.{','.join(map(str, CUTS))}" for name in ("P", "recall", "map_cut", "ndcg_cut", "success")}
 PYTREC |= {"recip_rank", "map", "ndcg", "Rprec", "num_rel", "num_ret", "num_rel_ret"}
-NAMES = [f"{name}_{c}" for name in FAMILIES for c in CUTS] + ["recip_rank", "map", "ndcg", "Rprec", "num_rel",
-                                                             "num_ret", "num_rel_ret"]
+NAMES = [f"{name}_{c}" for name in FAMILIES for c in CUTS] + [
+    "recip_rank",
+    "map",
+    "ndcg",
+    "Rprec",
+    "num_rel",
+    "num_ret",
+    "num_rel_ret",
+]
 
 
 def _write_trec(tmp_path, run, qrels):
@@ -219,8 +331,10 @@ def test_lists_longer_than_a_thousand(tmp_path):
     qrels = {q: {f"d{j}": rng.randint(0, 2) for j in rng.sample(range(1600), 40)} for q in run}
     run_path, qrels_path = _write_trec(tmp_path, run, qrels)
     cuts = "P.10,1000,1500,recall.1000,1500,map,ndcg,recip_rank,map_cut.1000"
-    expected = pytrec_eval.RelevanceEvaluator(qrels, set(cuts.split(",")[:1]) | {
-        "P.10,1000,1500", "recall.1000,1500", "map", "ndcg", "recip_rank", "map_cut.1000"}).evaluate(run)
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels,
+        set(cuts.split(",")[:1]) | {"P.10,1000,1500", "recall.1000,1500", "map", "ndcg", "recip_rank", "map_cut.1000"},
+    ).evaluate(run)
     names = ["P_10", "P_1000", "P_1500", "recall_1000", "recall_1500", "map", "ndcg", "recip_rank", "map_cut_1000"]
     got = ours(run_path, qrels_path, names)
     for qid, measures in expected.items():
@@ -254,11 +368,28 @@ def test_measures_of_every_spelling_score_alike(tmp_path):
 
 # --- Judgments that say nothing relevant, as pytrec_eval reads them -------------------------------
 
+
 def _json_report(tmp_path, capsys, run, qrels, *extra):
     (tmp_path / "run.json").write_text(json.dumps(run))
     (tmp_path / "qrels.json").write_text(json.dumps(qrels))
-    assert main(["score", "--qrels", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"), "--compat", "trec_eval",
-                 "--metrics", "P_2,ndcg_cut_2,map,recip_rank", "--format", "json", *extra]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(tmp_path / "qrels.json"),
+                str(tmp_path / "run.json"),
+                "--compat",
+                "trec_eval",
+                "--metrics",
+                "P_2,ndcg_cut_2,map,recip_rank",
+                "--format",
+                "json",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return json.loads(capsys.readouterr().out)["runs"][0]
 
 
@@ -289,16 +420,20 @@ def test_judgments_with_no_relevant_id_anywhere_score_zero_under_no_relevant_zer
     assert got["counts"]["scored"] == 2 and got["counts"]["no_relevant_as_zero"] == 2
     assert all(got["measures"][label]["mean"] == 0.0 for label in ("P@2", "nDCG@2", "AP", "RR"))
     assert got["metrics"]["P@10"]["mean"] == 0.0
-    assert main(["score", "--qrels", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"),
-                 "--no-relevant", "exclude"]) == 2
+    assert (
+        main(["score", "--qrels", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"), "--no-relevant", "exclude"])
+        == 2
+    )
     assert capsys.readouterr().err == (
         f"ragreport: error: {tmp_path / 'run.json'} and {tmp_path / 'qrels.json'}: no query has an id judged "
         "relevant (grade 1 or more), so nothing can be scored (--no-relevant zero scores every judged query 0, "
         "as trec_eval does)\n"
     )
     (tmp_path / "empty.json").write_text(json.dumps({"q1": {}}))
-    assert main(["score", "--qrels", str(tmp_path / "empty.json"), str(tmp_path / "run.json"), "--compat",
-                 "trec_eval"]) == 2
+    assert (
+        main(["score", "--qrels", str(tmp_path / "empty.json"), str(tmp_path / "run.json"), "--compat", "trec_eval"])
+        == 2
+    )
     assert capsys.readouterr().err == (
         f"ragreport: error: {tmp_path / 'run.json'} and {tmp_path / 'empty.json'}: the judgments judge no id at all, "
         "so nothing can be scored\n"

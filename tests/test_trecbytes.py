@@ -29,19 +29,22 @@ def test_reads_groups_ids_and_scores(write):
     assert columns.numbers.tolist() == [2.5, -0.25, 7.0]
 
 
-@pytest.mark.parametrize("text", [
-    "q1  Q0 d1 1 2.5 t\n",                        # two spaces
-    "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1 t\n",           # a lone carriage return
-    "q1 Q0 d1 1 2.5 t extra\n",                   # a seventh field
-    "q1 Q0 d1 1 abc t\n",                         # a score that is no number
-    "q1 Q0 d1 1 nan t\n",                         # not finite
-    "q1 Q0 d1 1 2.5 t\n\ufeffq1 Q0 d2 1 2.5 t\n",   # a byte-order mark inside the file
-    "q1\x7f Q0 d1 1 2.5 t\n",                     # DEL
-    "q1 Q0 d\u202e1 1 2.5 t\n",                   # a bidi override
-    "q1 Q0 d1 1 1_0 t\n",                         # an underscore numpy would take
-    "q1 Q0 d1 1 1e999 t\n",                       # beyond a double
-    " q1 Q0 d1 1 2.5 t\n",                        # leading blank
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1  Q0 d1 1 2.5 t\n",  # two spaces
+        "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1 t\n",  # a lone carriage return
+        "q1 Q0 d1 1 2.5 t extra\n",  # a seventh field
+        "q1 Q0 d1 1 abc t\n",  # a score that is no number
+        "q1 Q0 d1 1 nan t\n",  # not finite
+        "q1 Q0 d1 1 2.5 t\n\ufeffq1 Q0 d2 1 2.5 t\n",  # a byte-order mark inside the file
+        "q1\x7f Q0 d1 1 2.5 t\n",  # DEL
+        "q1 Q0 d\u202e1 1 2.5 t\n",  # a bidi override
+        "q1 Q0 d1 1 1_0 t\n",  # an underscore numpy would take
+        "q1 Q0 d1 1 1e999 t\n",  # beyond a double
+        " q1 Q0 d1 1 2.5 t\n",  # leading blank
+    ],
+)
 def test_anything_but_the_strict_layout_goes_to_the_text_reader(write, text):
     assert _columns(write("run", text)) is None
 
@@ -132,8 +135,9 @@ _decimal = st.builds(
     st.text("0123456789", min_size=1, max_size=12),
     st.one_of(st.none(), st.text("0123456789", min_size=0, max_size=12)),
 )
-_number = st.one_of(_decimal, st.floats(allow_nan=False, allow_infinity=False).map(repr),
-                    st.integers(-10**20, 10**20).map(str))
+_number = st.one_of(
+    _decimal, st.floats(allow_nan=False, allow_infinity=False).map(repr), st.integers(-(10**20), 10**20).map(str)
+)
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -33,12 +33,17 @@ def test_the_users_words_are_marked_for_each_renderer():
 def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
     for source, name in (("results.test", "bm25.trec"), ("results.trunc", "trunc.trec")):
         shutil.copy(DATA / "trec_eval_test" / source, tmp_path / name)
-    summaries = evaluate([tmp_path / "bm25.trec", tmp_path / "trunc.trec"],
-                         qrels=DATA / "trec_eval_test" / "qrels.test")
+    summaries = evaluate(
+        [tmp_path / "bm25.trec", tmp_path / "trunc.trec"], qrels=DATA / "trec_eval_test" / "qrels.test"
+    )
     view = build_view(analyse(summaries, permutations=200))
     assert view.comparison is not None
-    row = replace(view.comparison.rows[0], p="< 0.001", p_adjusted="< 0.001",
-                  verdict="▲ better: band above 0, corrected p below 0.05")
+    row = replace(
+        view.comparison.rows[0],
+        p="< 0.001",
+        p_adjusted="< 0.001",
+        verdict="▲ better: band above 0, corrected p below 0.05",
+    )
     view = replace(view, comparison=replace(view.comparison, rows=(row,)))
     assert "< 0.001 < 0.001" in " ".join(table(view).split())
     assert "| < 0.001 | < 0.001 |" in markdown(view)

@@ -35,8 +35,16 @@ def inputs(tmp_path, monkeypatch):
 
 
 def _args(folder, *extra):
-    return ["--qrels", str(folder / "qrels.txt"), str(folder / "good.trec"), str(folder / "worse.trec"),
-            "--resamples", "200", "--quiet", *extra]
+    return [
+        "--qrels",
+        str(folder / "qrels.txt"),
+        str(folder / "good.trec"),
+        str(folder / "worse.trec"),
+        "--resamples",
+        "200",
+        "--quiet",
+        *extra,
+    ]
 
 
 def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_input(inputs, capsys):
@@ -48,7 +56,7 @@ def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_inpu
     assert "ragreport: FAIL  fail-on worse  worse nDCG@10: clearly worse: " in err
     index = (out / "index.html").read_text()  # the site is written all the same: it shows why
     assert '<section id="gates"' in index and "1 of 1 gate check failed" in index
-    headline = index[index.index('id="headline"'):index.index('<figure class="forest">')]
+    headline = index[index.index('id="headline"') : index.index('<figure class="forest">')]
     assert '<a href="#gates">Gates</a>: 1 of 1 gate check failed' in headline  # the first screen says it
     report = json.loads((out / "report.json").read_text())
     assert [(g["rule"], g["run"], g["passed"]) for g in report["gates"]] == [("fail-on worse", "worse", False)]
@@ -66,8 +74,9 @@ def test_score_prints_the_gates_and_keeps_json_clean(inputs, capsys, monkeypatch
     document = json.loads(captured.out)  # stdout stays one JSON document
     (gate,) = document["gates"]
     assert gate["rule"] == "max-drop nDCG@10=0.05" and gate["passed"] is False and gate["threshold"] == -0.05
-    assert "::error title=ragreport gate max-drop nDCG@10=0.05::FAIL  max-drop nDCG@10=0.05  worse nDCG@10" \
-        in captured.err
+    assert (
+        "::error title=ragreport gate max-drop nDCG@10=0.05::FAIL  max-drop nDCG@10=0.05  worse nDCG@10" in captured.err
+    )
     assert main(["score", *_args(inputs, "--max-drop", "nDCG@10=0.05")]) == 1
     table = capsys.readouterr().out
     assert "Gates: 1 of 1 gate check failed: the command exits with status 1." in table
@@ -88,12 +97,16 @@ def test_step_summary_is_appended_unless_turned_off(inputs, capsys, monkeypatch)
 
 def test_junit_file_holds_one_case_per_check(inputs):
     target = inputs / "out" / "gates.xml"
-    assert main(["score", *_args(inputs, "--fail-on", "worse", "--require", "nDCG@10>=0.5",
-                                 "--junit", str(target))]) == 1
+    assert (
+        main(["score", *_args(inputs, "--fail-on", "worse", "--require", "nDCG@10>=0.5", "--junit", str(target))]) == 1
+    )
     suite = ET.parse(target).getroot()[0]
     cases = [(c.get("classname"), c.get("name"), c.find("failure") is not None) for c in suite.findall("testcase")]
-    assert cases == [("fail-on worse", "worse nDCG@10", True), ("require nDCG@10>=0.5", "good nDCG@10", False),
-                     ("require nDCG@10>=0.5", "worse nDCG@10", False)]
+    assert cases == [
+        ("fail-on worse", "worse nDCG@10", True),
+        ("require nDCG@10>=0.5", "good nDCG@10", False),
+        ("require nDCG@10>=0.5", "worse nDCG@10", False),
+    ]
 
 
 def _tables_whole(text: str) -> bool:
@@ -129,9 +142,28 @@ def test_comment_of_fifty_runs_fits_githubs_limit_by_dropping_whole_blocks(tmp_p
         runs.append(str(path))
     (tmp_path / "qrels.txt").write_text(QRELS)
     target = tmp_path / "comment.md"
-    assert main(["build", "--qrels", str(tmp_path / "qrels.txt"), *runs, "--resamples", "100", "--permutations",
-                 "200", "--out", str(tmp_path / "site"), "--comment", str(target), "--quiet",
-                 "--require", "nDCG@10>=0.2"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "--qrels",
+                str(tmp_path / "qrels.txt"),
+                *runs,
+                "--resamples",
+                "100",
+                "--permutations",
+                "200",
+                "--out",
+                str(tmp_path / "site"),
+                "--comment",
+                str(target),
+                "--quiet",
+                "--require",
+                "nDCG@10>=0.2",
+            ]
+        )
+        == 0
+    )
     full = (tmp_path / "site" / "summary.md").read_text()
     comment = target.read_text()
     assert len(full) > COMMENT_LIMIT >= len(comment)
@@ -160,7 +192,7 @@ def _run_blocks(workflow: str) -> list[str]:
                 indent = indent or re.match(r"^\s*", lines[i]).group(0)
                 if len(re.match(r"^\s*", lines[i]).group(0)) <= len(found.group(1)):
                     break
-            body.append(lines[i][len(indent or ""):])
+            body.append(lines[i][len(indent or "") :])
             i += 1
         blocks.append("\n".join(body))
     return blocks
@@ -182,16 +214,26 @@ def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
     (tools / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_CALLS"\ncp "$5" "$GH_BODY"\n')
     for tool in tools.iterdir():
         tool.chmod(0o755)
-    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "GITHUB_ACTIONS": "true",
-           "GITHUB_OUTPUT": str(inputs / "output.txt"), "GITHUB_STEP_SUMMARY": str(inputs / "step.md"),
-           "GH_CALLS": str(inputs / "gh.txt"), "GH_BODY": str(inputs / "body.md"),
-           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {
+        **os.environ,
+        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(inputs / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(inputs / "step.md"),
+        "GH_CALLS": str(inputs / "gh.txt"),
+        "GH_BODY": str(inputs / "body.md"),
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     statuses = []
     for block in blocks[1:]:
-        outputs = dict(line.split("=", 1) for line in (inputs / "output.txt").read_text().split()) \
-            if (inputs / "output.txt").exists() else {}
-        script = (block.replace("${{ github.event.pull_request.number }}", "7")
-                  .replace("${{ steps.report.outputs.status }}", outputs.get("status", "")))
+        outputs = (
+            dict(line.split("=", 1) for line in (inputs / "output.txt").read_text().split())
+            if (inputs / "output.txt").exists()
+            else {}
+        )
+        script = block.replace("${{ github.event.pull_request.number }}", "7").replace(
+            "${{ steps.report.outputs.status }}", outputs.get("status", "")
+        )
         assert "${{" not in script, script
         done = subprocess.run(["bash", "-e", "-c", script], cwd=inputs, env=env, capture_output=True, text=True)
         statuses.append(done.returncode)
@@ -214,8 +256,22 @@ def test_max_drop_against_the_previous_report(inputs, capsys):
     (now / "cand.trec").write_text(WORSE)
     qrels = ["--qrels", str(inputs / "qrels.txt"), "--resamples", "200", "--quiet"]
     assert main(["build", str(then / "cand.trec"), *qrels, "--out", str(then / "site")]) == 0
-    assert main(["score", str(now / "cand.trec"), *qrels, "--previous", str(then / "site" / "report.json"),
-                 "--max-drop", "RR@10=0.1", "--format", "json"]) == 1
+    assert (
+        main(
+            [
+                "score",
+                str(now / "cand.trec"),
+                *qrels,
+                "--previous",
+                str(then / "site" / "report.json"),
+                "--max-drop",
+                "RR@10=0.1",
+                "--format",
+                "json",
+            ]
+        )
+        == 1
+    )
     (gate,) = json.loads(capsys.readouterr().out)["gates"]
     # every query's first relevant id moved from rank 1 to rank 2: RR falls by exactly 0.5 on each
     assert (gate["run"], gate["value"], gate["passed"]) == ("cand", -0.5, False)
@@ -225,11 +281,17 @@ def test_max_drop_against_the_previous_report(inputs, capsys):
 def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_given(inputs, capsys, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")
     built = inputs / "built"
-    assert main(["build", *_args(inputs, "--fail-on", "worse", "--require", "good:nDCG@10>=0.9", "--out",
-                                 str(built))]) == 1
+    assert (
+        main(["build", *_args(inputs, "--fail-on", "worse", "--require", "good:nDCG@10>=0.9", "--out", str(built))])
+        == 1
+    )
     stored = json.loads((built / "report.json").read_text())
-    assert stored["settings"]["gates"] == {"fail_on": ["worse"], "require": ["good:nDCG@10>=0.9"], "max_drop": [],
-                                           "gated": None}
+    assert stored["settings"]["gates"] == {
+        "fail_on": ["worse"],
+        "require": ["good:nDCG@10>=0.9"],
+        "max_drop": [],
+        "gated": None,
+    }
     alone = inputs / "alone"
     alone.mkdir()
     (alone / "report.json").write_bytes((built / "report.json").read_bytes())
@@ -242,9 +304,11 @@ def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_gi
     # a gate option given to render replaces the stored rules of that option; the others stay
     assert main(["render", str(alone / "report.json"), "--format", "json", "--require", "nDCG@10>=0.5"]) == 1
     gates = json.loads(capsys.readouterr().out)["gates"]
-    assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [("fail-on worse", "worse", False),
-                                                                  ("require nDCG@10>=0.5", "good", True),
-                                                                  ("require nDCG@10>=0.5", "worse", True)]
+    assert [(g["rule"], g["run"], g["passed"]) for g in gates] == [
+        ("fail-on worse", "worse", False),
+        ("require nDCG@10>=0.5", "good", True),
+        ("require nDCG@10>=0.5", "worse", True),
+    ]
     # an export given no gate option checks none: exit 0, no gate lines
     assert main(["render", str(alone / "report.json"), "--format", "csv"]) == 0
     assert "gate" not in capsys.readouterr().err
@@ -258,8 +322,9 @@ def test_fail_on_worse_reads_every_metric_of_the_comparison_family(inputs, capsy
 
 
 def test_a_bad_rule_from_the_config_file_names_the_file(inputs, capsys, monkeypatch):
-    (inputs / "ragreport.toml").write_text('runs = ["good.trec", "worse.trec"]\nqrels = "qrels.txt"\n'
-                                           'require = ["nDCG@10=>0.6"]\n')
+    (inputs / "ragreport.toml").write_text(
+        'runs = ["good.trec", "worse.trec"]\nqrels = "qrels.txt"\nrequire = ["nDCG@10=>0.6"]\n'
+    )
     monkeypatch.chdir(inputs)
     assert main(["score", "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -267,9 +332,19 @@ def test_a_bad_rule_from_the_config_file_names_the_file(inputs, capsys, monkeypa
 
 
 def _git(*args, cwd):
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+    done = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -295,16 +370,21 @@ def test_the_example_pages_workflow_keeps_a_history_on_the_gh_pages_branch(input
     tools.mkdir()
     (tools / "ragreport").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ragreport "$@"\n')
     (tools / "ragreport").chmod(0o755)
-    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "SOURCE_DATE_EPOCH": "1790000000",
-           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {
+        **os.environ,
+        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "SOURCE_DATE_EPOCH": "1790000000",
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     for sha, candidate in (("a1b2c3d4e5f6a7b8", WORSE), ("0f0e0d0c0b0a0908", GOOD.replace(" good", " candidate"))):
         (eval_dir / "candidate.trec").write_text(candidate.replace(" worse", " candidate"))
         pages = inputs / "pages"  # actions/checkout of gh-pages into pages/
         shutil.rmtree(pages, ignore_errors=True)
         _git("clone", "-q", "-b", "gh-pages", str(origin), str(pages), cwd=inputs)
         for block in blocks[1:]:
-            done = subprocess.run(["bash", "-e", "-c", block], cwd=inputs, capture_output=True, text=True,
-                                  env={**env, "GITHUB_SHA": sha})
+            done = subprocess.run(
+                ["bash", "-e", "-c", block], cwd=inputs, capture_output=True, text=True, env={**env, "GITHUB_SHA": sha}
+            )
             assert done.returncode == 0, (block, done.stdout, done.stderr)
     check = inputs / "check"
     _git("clone", "-q", "-b", "gh-pages", str(origin), str(check), cwd=inputs)
@@ -315,4 +395,7 @@ def test_the_example_pages_workflow_keeps_a_history_on_the_gh_pages_branch(input
     assert {r["run"]: r["verdict"] for r in drift["rows"]} == {"bm25": "unclear", "candidate": "better"}
     assert (check / "eval" / "reports" / "a1b2c3d4e5f6" / "index.html").is_file()
     assert _git("log", "--format=%s", cwd=check).splitlines() == [
-        "Retrieval evaluation 0f0e0d0c0b0a", "Retrieval evaluation a1b2c3d4e5f6", "pages"]
+        "Retrieval evaluation 0f0e0d0c0b0a",
+        "Retrieval evaluation a1b2c3d4e5f6",
+        "pages",
+    ]
