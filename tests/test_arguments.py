@@ -242,3 +242,21 @@ def test_single_file(tmp_path, capsys):
     assert _cli(["build", "--single-file", tmp_path / "notes.html", "--quiet"], capsys) == (
         f"{refused}--single-file or remove it"
     )
+
+
+def test_out(tmp_path, capsys):
+    """build(out=...) names ``out`` from Python, the command line ``--out``: an empty name, and a
+    folder that is not an earlier report."""
+    analysis = analyse(evaluate({"good": GOOD}, qrels=QRELS, k=2))
+    assert str(_api(lambda: build(analysis, out=""))) == "out is empty; give a name"
+    assert _cli(["build", "--out", "", "--quiet"], capsys) == "--out is empty; give a name"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    api_said = str(_api(lambda: build(analysis, out=mine)))
+    assert api_said.startswith(f"refusing to replace {mine}: ") and api_said.endswith(
+        "; choose another out or remove it"
+    )
+    cli_said = _cli(["build", "--out", mine, "--quiet"], capsys)
+    assert cli_said == api_said.replace("choose another out", "choose another --out")
+    assert (mine / "notes.txt").read_text() == "mine"

@@ -66,3 +66,19 @@ def test_a_beir_qrels_line_with_a_wrong_column_count(tmp_path, capsys):
     bad.write_text("query-id\tcorpus-id\tscore\nq1\td1\n")
     assert main(["score", "--qrels", str(bad), str(DATA / "run.csv")]) == 2
     assert "qrels.tsv:2: expected 3 columns 'query-id corpus-id score', got 2 fields" in capsys.readouterr().err
+
+
+#: The example files the tests above score, by the run format the registry detects in each.
+SCORED_EXAMPLES = ("ir_datasets_run.trec", "run.csv", "ranx_run.json", "run_rank.tsv", "ragas.jsonl")
+
+
+def test_every_registered_format_has_an_example_scored_here():
+    """A format added to the registry without an example file in tests/data scored above fails
+    here: the examples' detected formats are exactly the registry's."""
+    from ragreport.reading.registry import FORMATS, detect_file_format
+
+    detected = {detect_file_format(DATA / name)[0] for name in SCORED_EXAMPLES}
+    assert detected == set(FORMATS)
+    source = Path(__file__).read_text("utf-8")
+    for name in SCORED_EXAMPLES:  # each is used by a test of this file, not only listed
+        assert source.count(f'"{name}"') >= 2, name

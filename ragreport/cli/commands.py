@@ -26,7 +26,7 @@ from ..analysis.family import choose_family
 from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis
 from ..config import ConfigError, resolve, resolved_settings
-from ..core.errors import RagreportError, UsageError, one_line, os_text, os_text_problem
+from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.building import build, publish
 from ..output.ci import junit, workflow_errors
@@ -388,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
         for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
             if getattr(args, option, None) == "":
-                raise UsageError(say.empty_path("--" + option.replace("_", "-")))
+                raise ArgumentError(*say.empty_path(Argument(option)))
         _refuse_special_outputs(args)
         _check_text_options(args)
         if args.command == "score":

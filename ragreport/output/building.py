@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.errors import Argument
 from ..core.history import REPORTS
 from .document import report_document, with_gates
 from .gates import GateResult, GateRules
@@ -92,9 +93,9 @@ def build(
     True
     """
     if out is not None:  # an empty name is an error before anything is rendered or written
-        target_path(out, "--out")
+        target_path(out, Argument("out"))
     if single_file is not None:
-        target_path(single_file, "--single-file")
+        target_path(single_file, Argument("single_file"))
     progress("rendering")
     made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
     report = prepare(build_view(analysis, title=title, gates=gates), made)

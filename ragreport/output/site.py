@@ -343,14 +343,14 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
     with one line and writes nothing. Runs into one ``out`` are serialised by a lock; a failure at any
     point leaves ``out`` as it was (docs/conventions.md section 16).
     """
-    out = target_path(out, "--out")
+    out = target_path(out, Argument("out"))
     problem = folder_problem(out)
     if problem is not None:
-        raise UsageError(say.refusing_to_replace(str(out), problem, advice=False))
+        raise ArgumentError(*say.refusing_to_replace(str(out), problem, advice=False))
     with guarded(out):
         problem = site_problem(out)
         if problem is not None:
-            raise UsageError(say.refusing_to_replace(str(out), problem))
+            raise ArgumentError(*say.refusing_to_replace(str(out), problem))
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
         try:
             stage({**files, MARKER: site_marker(files)}, staging)
@@ -384,16 +384,14 @@ def refuse_special_output(path: Path, option: str) -> None:
 
 def write_file(data: bytes, path: str | Path) -> Path:
     """Write one file atomically: a temporary file beside it, then a rename."""
-    path = target_path(path, "--single-file")
+    path = target_path(path, Argument("single_file"))
     refuse_special_output(path, "--single-file")
     if path.is_dir():
         raise ArgumentError(Argument("single_file"), f" {path} is a folder; give a file name such as report.html")
     with guarded(path):
         if path.exists() and not _is_report_file(path):
             raise ArgumentError(
-                f"refusing to replace {path}: it is not an earlier ragreport report; choose another ",
-                Argument("single_file"),
-                " or remove it",
+                *say.refusing_to_replace(str(path), "it is not an earlier ragreport report", Argument("single_file"))
             )
         _atomic_write(data, path)
     return path

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..core.errors import UsageError, WriteError
+from ..core.errors import Argument, ArgumentError, UsageError, WriteError
 from ..core.manifest import NotAMarker, file_digest, read_marker
 from .wording import messages as say
 
@@ -48,10 +48,12 @@ LEFTOVER_KINDS = ("building", "old", "publishing", "writing")
 RETIRED = {"old": "site", "publishing": "retired"}
 
 
-def target_path(path: str | Path, option: str) -> Path:
-    """``path`` as a target: not empty (``--out ""`` is an error, not ``./site``)."""
+def target_path(path: str | Path, option: str | Argument) -> Path:
+    """``path`` as a target: not empty (``--out ""`` is an error, not ``./site``). ``option`` names
+    it: a library keyword as an :class:`~ragreport.core.errors.Argument` (``out``, spelt ``--out`` on
+    the command line), or a literal name (``publish DIR``)."""
     if str(path) == "":
-        raise UsageError(say.empty_path(option))
+        raise ArgumentError(*say.empty_path(option))
     return Path(path)
 
 

@@ -3,6 +3,12 @@ refuse, the filesystem errors, and the last line of defence (:func:`ragreport.cl
 
 from __future__ import annotations
 
+from ...core.errors import Argument
+
+#: A message as :class:`~ragreport.core.errors.ArgumentError` takes it: text and the arguments it
+#: names, spelt as a keyword from Python and as a flag on the command line.
+Parts = tuple["str | Argument", ...]
+
 
 def step_summary_heading(title: str) -> str:
     """The heading of what ragreport appends to a CI job's summary."""
@@ -12,8 +18,12 @@ def step_summary_heading(title: str) -> str:
 # --- Writing outputs: what --out, --single-file and publish refuse, and filesystem errors ---------
 
 
-def refusing_to_replace(target: str, found: str, option: str = "--out", advice: bool = True) -> str:
-    return f"refusing to replace {target}: {found}" + (f"; choose another {option} or remove it" if advice else "")
+def refusing_to_replace(
+    target: str, found: str, option: str | Argument = Argument("out"), advice: bool = True
+) -> Parts:
+    if not advice:
+        return (f"refusing to replace {target}: {found}",)
+    return (f"refusing to replace {target}: {found}; choose another ", option, " or remove it")
 
 
 def refusing_to_publish(folder: str, found: str, advice: bool = True) -> str:
@@ -42,8 +52,8 @@ def not_a_folder(path: str, link: bool = False) -> str:
     return f"{path} is a symbolic link that leads to no folder" if link else f"{path} is a file, not a folder"
 
 
-def empty_path(option: str) -> str:
-    return f"{option} is empty; give a name"
+def empty_path(option: str | Argument) -> Parts:
+    return (option, " is empty; give a name")
 
 
 def another_writer(target: str, lock: str, seconds: float) -> str:
