@@ -37,20 +37,63 @@ A denominator that vanishes gives 0, never NaN.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.model import Conventions, Denominator, Gain
-from .kinds import TOOLS, CutoffRule, IntervalMethod, Spelling, ValueKind
+from .kinds import TOOLS, CutoffRule, IntervalMethod, Param, Spelling, Value, ValueKind, write_value
 
 if TYPE_CHECKING:  # a kernel reads a block's sums, which scoring builds (ragreport.scoring.metrics)
     from .sums import Sums
 
 Kernel = Callable[["Sums"], np.ndarray]
-Describe = Callable[[int, Conventions], str]
+#: ``(k, conventions) -> sentence``; an entry with parameters of its own (RBP's ``p``) takes their
+#: values as a third argument, ``(k, conventions, values)``.
+Describe = Callable[..., str]
+
+# --- Parameters, declared once and shared by the entries that take them ---------------------------
+
+#: This measure's relevance level (ir_measures' ``rel``, ranx's ``-lN``); None: ``--relevance-level``.
+REL = Param(
+    "rel",
+    int,
+    None,
+    "This measure's relevance level: grades of rel or more are relevant (default: --relevance-level).",
+    low=1,
+)
+#: nDCG's gain by name (ragreport's ``gain``, ir_measures' ``dcg``); None: ``--gain``.
+GAIN = Param(
+    "gain",
+    str,
+    None,
+    "nDCG's gain: linear (the grade) or exp (2^grade - 1); default --gain.",
+    choices=("linear", "exp"),
+)
+DCG = Param(
+    "dcg",
+    str,
+    None,
+    "ir_measures' name of the gain: log2 (linear gain) or exp-log2 (exp gain).",
+    choices=("log2", "exp-log2"),
+)
+#: RBP's persistence: the chance a reader goes on from one rank to the next (Moffat and Zobel 2008).
+PERSISTENCE = Param(
+    "p",
+    float,
+    0.8,
+    "RBP's persistence: the chance the reader goes on to the next rank.",
+    low=0,
+    high=1,
+    open_low=True,
+    open_high=True,
+)
+#: The recall level of interpolated precision (trec_eval's iprec_at_recall_0.50, ir_measures' IPrec@0.5).
+RECALL_LEVEL = Param("recall", float, None, "The recall level interpolated precision is read at.", low=0, high=1)
+#: ERR's top grade g_max (Chapelle et al. 2009); None: the highest grade of the judgments.
+MAX_GRADE = Param("max_grade", int, None, "ERR's top grade g_max (default: the highest grade of the judgments).", low=1)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -81,6 +124,14 @@ class Metric:
     trec_eval: tuple[Spelling, ...] = ()
     ir_measures: tuple[Spelling, ...] = ()
     ranx: tuple[Spelling, ...] = ()
+    #: The parameters a measure of it may set (``RR(rel=2)``, ``RBP(p=0.9)``), besides the cutoff.
+    params: tuple[Param, ...] = ()
+    #: What the number after ``@`` is: the cutoff, or a parameter (IPrec@0.5: the recall level).
+    at: str = "cutoff"
+    #: The mean over queries is geometric, each value floored at this epsilon (trec_eval's gm_map).
+    geometric: float | None = None
+    #: The key of a figure shown beside it whenever it is asked for (RBP's residual).
+    companion: str | None = None
 
     def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
         return by_key, (self.key,)
@@ -104,9 +155,18 @@ class Metric:
             return self.uses_denominator
         return True
 
-    def convention(self, k: int, conventions: Conventions) -> str:
-        """The sentence the report prints beside the figure at ``k``."""
+    def convention(self, k: int, conventions: Conventions, values: Mapping[str, Value] | None = None) -> str:
+        """The sentence the report prints beside the figure at ``k`` (``values``: its parameters'
+        values, for an entry whose sentence names them)."""
+        if any(p not in (REL, GAIN, DCG) for p in self.params):
+            return self.describe(k, conventions, {**self.defaults(), **(values or {})})
         return self.describe(k, conventions)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def defaults(self) -> dict[str, Value | None]:
+        return {p.name: p.default for p in self.params}
 
     def spellings(self, tool: str) -> tuple[Spelling, ...]:
         """The names ``tool`` gives it; ragreport spells every metric by its key."""
@@ -154,6 +214,7 @@ def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
 # --- The suite: in the report's table at K, its sweep and its per-query table -------------------
 
 PRECISION = Metric(
+    params=(REL,),
     key="P",
     name="Precision",
     plain="Share of the top K that is relevant.",
@@ -170,6 +231,7 @@ PRECISION = Metric(
     ),
 )
 RECALL = Metric(
+    params=(REL,),
     key="R",
     name="Recall",
     plain="Share of all the relevant ids that made it into the top K.",
@@ -187,6 +249,7 @@ RECALL = Metric(
     ),
 )
 HIT = Metric(
+    params=(REL,),
     key="Hit",
     name="Hit rate",
     plain="Whether at least one relevant id is in the top K; the mean is the share of queries with one.",
@@ -203,6 +266,7 @@ HIT = Metric(
     ),
 )
 RECIPROCAL_RANK = Metric(
+    params=(REL,),
     key="RR",
     name="Reciprocal rank",
     plain="How high the first relevant result sits: 1 at rank 1, 1/2 at rank 2, 0 if none in the top K.",
@@ -219,6 +283,7 @@ RECIPROCAL_RANK = Metric(
     ),
 )
 AVERAGE_PRECISION = Metric(
+    params=(REL,),
     key="AP",
     name="Average precision",
     plain="How early the relevant ids come, all of them counted: 1 when every relevant id leads the list.",
@@ -237,6 +302,7 @@ AVERAGE_PRECISION = Metric(
     ),
 )
 NDCG = Metric(
+    params=(GAIN, DCG),
     key="nDCG",
     name="Normalised DCG",
     plain=(
@@ -262,6 +328,7 @@ NDCG = Metric(
     ),
 )
 CONTEXT_PRECISION = Metric(
+    params=(REL,),
     key="CP",
     name="Context precision (RAGAS)",
     plain="Are the relevant contexts ranked above the irrelevant ones? 1 when every relevant one comes first.",
@@ -298,6 +365,7 @@ JUDGED = Metric(
 # --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
 
 R_PRECISION = Metric(
+    params=(REL,),
     key="Rprec",
     name="R-precision",
     plain="Share of the first R results that is relevant, R being the number of relevant ids.",
@@ -329,6 +397,7 @@ NUM_Q = Metric(
     describe=lambda k, c: "1 per query; the run's figure is the number of scored queries (as trec_eval's num_q).",
 )
 NUM_REL = Metric(
+    params=(REL,),
     key="NumRel",
     name="Relevant ids",
     plain="How many ids were judged relevant.",
@@ -359,6 +428,7 @@ NUM_RET = Metric(
     describe=lambda k, c: "The list's length, repeats included; summed over the queries (trec_eval's num_ret).",
 )
 NUM_REL_RET = Metric(
+    params=(REL,),
     key="NumRelRet",
     name="Relevant ids retrieved",
     plain="How many relevant ids the run returned, anywhere in its lists.",
@@ -410,28 +480,128 @@ def by_key(key: str) -> Metric:
 
 @dataclass(frozen=True, order=True)
 class Measure:
-    """A metric with its parameters. ``cutoff`` None means the whole list; ``gain`` None means the
-    run's ``--gain``. ``key`` is the catalogue entry's key (:attr:`metric`)."""
+    """A metric with its parameters (docs/conventions.md section 21).
+
+    ``cutoff`` None means the whole list; ``gain`` None means the run's ``--gain``; ``params`` holds
+    every other parameter set to other than its default, as sorted (name, value) pairs (``rel``, set
+    at all, is kept: its default is the run's ``--relevance-level``). ``key`` is the catalogue
+    entry's key (:attr:`metric`).
+    """
 
     key: str
     cutoff: int | None = None
     gain: Gain | None = None
+    params: tuple[tuple[str, Value], ...] = ()
 
     @property
     def metric(self) -> Metric:
         return by_key(self.key)
 
+    def value(self, name: str) -> Any:
+        """A parameter's value: the one set, else its declared default (None: the run's switch)."""
+        given = dict(self.params)
+        if name in given:
+            return given[name]
+        declared = self.metric.param(name)
+        return None if declared is None else declared.default
+
+    @property
+    def rel(self) -> int | None:
+        """This measure's own relevance level (None: ``--relevance-level``)."""
+        value = dict(self.params).get("rel")
+        return None if value is None else int(value)
+
+    @property
+    def plain(self) -> bool:
+        """No parameter beyond the cutoff: the suite's own figure at that cutoff."""
+        return self.gain is None and not self.params
+
+    def level(self, conventions: Conventions) -> int:
+        """The relevance level it is scored at."""
+        return self.rel or conventions.relevance_level
+
     def label(self) -> str:
-        text = self.key if self.cutoff is None else f"{self.key}@{self.cutoff}"
+        """ragreport's name, in ir_measures' grammar: ``RR(rel=2)@10``, ``RBP(p=0.9)``, ``IPrec@0.5``."""
+        metric = self.metric
+        shown = [(n, v) for n, v in self.params if n != metric.at]
+        text = self.key + (f"({','.join(f'{n}={write_value(v)}' for n, v in shown)})" if shown else "")
+        if metric.at != "cutoff":
+            text += f"@{write_value(self.value(metric.at))}"
+        elif self.cutoff is not None:
+            text += f"@{self.cutoff}"
         return text if self.gain is None else f"{text} ({self.gain.value} gain)"
+
+    def convention(self, conventions: Conventions, k: int | None = None) -> str:
+        """The sentence printed beside its figure: its entry's, with its own relevance level said."""
+        level = self.level(conventions)
+        shown = replace(conventions, relevance_level=level, gain=self.gain or conventions.gain)
+        cutoff = self.cutoff if self.cutoff is not None else k
+        sentence = self.metric.convention(cutoff if cutoff is not None else 0, shown, dict(self.params))
+        if self.rel is not None and self.rel != conventions.relevance_level:
+            sentence += (
+                f" Relevant here means graded {level} or more (rel={level}), "
+                f"whatever the run's relevance level ({conventions.relevance_level})."
+            )
+        return sentence
 
     def trec_eval_name(self, conventions: Conventions) -> str | None:
         """trec_eval's name for it under ``conventions``, or None when trec_eval has no twin (trec_eval
-        knows no cutoff on recip_rank, and linear gain only)."""
+        knows no cutoff on recip_rank, linear gain only, and one relevance level per run: ``-l``)."""
         metric = self.metric
         if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
             return None
-        return metric.trec_eval_measure(self.cutoff)
+        if self.level(conventions) != conventions.relevance_level:
+            return None
+        at = metric.at if metric.at != "cutoff" else None
+        set_here = {n for n, _ in self.params if n not in ("rel", at)}
+        for spelling in metric.trec_eval:
+            fixed = dict(spelling.params)
+            if not metric.rule(spelling).allows(self.cutoff if at is None else None):
+                continue
+            if set_here - set(fixed) or any(self.value(n) != v for n, v in fixed.items()):
+                continue  # a name that fixes a parameter (trec_eval's rbp: p = 0.9) is the twin at that value only
+            if at is not None:
+                return f"{spelling.name}_{float(self.value(at)):.2f}"
+            return spelling.name if self.cutoff is None else f"{spelling.name}_{self.cutoff}"
+        return None
+
+    def spelled(self, tool: str, conventions: Conventions) -> str | None:
+        """Its name in ``tool`` (``trec_eval``, ``ir_measures``, ``ranx``, ``ragreport``) under
+        ``conventions``, None when the tool has no twin: the parameters as that tool writes them,
+        the run's switches made explicit where the tool's default differs."""
+        if tool == "ragreport":
+            return self.label()
+        if tool == "trec_eval":
+            return self.trec_eval_name(conventions)
+        metric = self.metric
+        level = self.level(conventions)
+        gain = self.gain or conventions.gain
+        wanted = gain if metric.uses_gain and gain is Gain.EXP else None
+        spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is wanted]
+        if tool == "ir_measures":  # ir_measures writes the gain as a parameter (dcg='exp-log2')
+            spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is None]
+        if not spellings:
+            return None
+        if tool == "ranx":
+            if any(n != "rel" for n, _ in self.params):
+                return None
+            text = spellings[0].name + (f"@{self.cutoff}" if self.cutoff is not None else "")
+            return text + (f"-l{level}" if level != 1 and metric.param("rel") else "")
+        # ir_measures: its own defaults are rel=1 (graded for RBP), log2 (linear) gain, p=0.8
+        written: list[tuple[str, Value]] = []
+        for name, value in self.params:
+            if name not in ("rel", metric.at):
+                written.append((name, value))
+        if metric.param("rel") is not None and (level != 1 or metric.key == "RBP"):
+            written.append(("rel", level))
+        if metric.uses_gain and gain is Gain.EXP:
+            written.append(("dcg", "'exp-log2'"))
+        text = spellings[0].name
+        if written:
+            text += "(" + ",".join(f"{n}={write_value(v)}" for n, v in sorted(written)) + ")"
+        if metric.at != "cutoff":
+            return text + f"@{write_value(self.value(metric.at))}"
+        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
     @property
     def is_count(self) -> bool:

@@ -19,9 +19,9 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, COMPARED, PRIMARY, Measure, Metric
+from .catalogue import CATALOGUE, COMPARED, PRIMARY, REL, Measure, Metric
 from .cutoffs import MAX_CUTOFF
-from .kinds import TOOLS, CutoffRule
+from .kinds import TOOLS, CutoffRule, Value
 from .metrics import full_depth, score
 
 if TYPE_CHECKING:  # annotations only
@@ -45,13 +45,19 @@ __all__ = [
 NOT_PRINTED = 1 << 30
 
 
-def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
-    """Lower-cased name -> (metric, implied gain, cutoff rule), over every tool's spellings.
+#: One name's entry in the parser's table: its metric, the gain and parameter values it implies,
+#: and the cutoff forms it allows.
+Entry = tuple[Metric, Gain | None, CutoffRule, tuple[tuple[str, Value], ...]]
+
+
+def _parse_table() -> dict[str, Entry]:
+    """Lower-cased name -> (metric, implied gain, cutoff rule, implied parameters), over every tool's
+    spellings.
 
     A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
-    cutoff) allows every form either allows; it must mean the same metric and gain in both.
+    cutoff) allows every form either allows; it must mean the same metric, gain and parameters in both.
     """
-    forms: dict[str, tuple[Metric, Gain | None, bool, bool]] = {}
+    forms: dict[str, tuple[Metric, Gain | None, bool, bool, tuple[tuple[str, Value], ...]]] = {}
     for metric in CATALOGUE:
         for tool in TOOLS:
             for spelling in metric.spellings(tool):
@@ -59,12 +65,15 @@ def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
                 name = spelling.name.lower()
                 cut, whole = rule.allows(1), rule.allows(None)
                 if name in forms:
-                    other, gain, other_cut, other_whole = forms[name]
-                    if (other, gain) != (metric, spelling.gain):
+                    other, gain, other_cut, other_whole, fixed = forms[name]
+                    if (other, gain, fixed) != (metric, spelling.gain, spelling.params):
                         raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
                     cut, whole = cut or other_cut, whole or other_whole
-                forms[name] = (metric, spelling.gain, cut, whole)
-    return {name: (metric, gain, CutoffRule.of(cut, whole)) for name, (metric, gain, cut, whole) in forms.items()}
+                forms[name] = (metric, spelling.gain, cut, whole, spelling.params)
+    return {
+        name: (metric, gain, CutoffRule.of(cut, whole), fixed)
+        for name, (metric, gain, cut, whole, fixed) in forms.items()
+    }
 
 
 def _valid_forms(example: int = 5) -> str:
@@ -89,11 +98,16 @@ def _valid_forms(example: int = 5) -> str:
                 if rule.allows(None):
                     forms.append(spelling.name)
         parts.append(f"{tool}: {' '.join(forms)}")
+    params = {p.name: p for m in CATALOGUE for p in m.params}
+    parts.append(
+        "parameters, as in RR(rel=2)@10, RBP(p=0.9) or map@100-l2 (ranx's level): "
+        + ", ".join(f"{p.name} ({p.allowed()})" for p in params.values())
+    )
     return "; ".join(parts)
 
 
-#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule).
-NAMES: dict[str, tuple[Metric, Gain | None, CutoffRule]] = _parse_table()
+#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule, implied parameters).
+NAMES: dict[str, Entry] = _parse_table()
 #: What an unknown measure's error lists.
 VALID_FORMS: str = _valid_forms()
 
@@ -112,35 +126,112 @@ def _whole(digits: str) -> int:
     return int(digits) if len(digits) <= len(str(MAX_CUTOFF)) else MAX_CUTOFF + 1
 
 
-def _split(token: str) -> tuple[str, int | None]:
-    """``name`` and cutoff of one token: ``x@5``, ``x_5`` or ``x.5`` (trec_eval), or a bare name."""
+def _split(token: str) -> tuple[str, str | None, str | None, int | None]:
+    """(name, parameters' text, the text after ``@``, ranx's ``-lN`` level) of one token.
+
+    The forms: ir_measures' ``Name(p=v,...)@x``, ``Name@x``, ranx's ``name@k-lN``, trec_eval's
+    ``name_5``, ``name.5`` and ``iprec_at_recall_0.50``, or a bare name.
+    """
+    level = None
+    ranx = re.fullmatch(r"(.+?)-l([0-9]+)", token)  # ASCII digits only (\d takes any script's)
+    if ranx and ranx.group(1).partition("@")[0].lower() in NAMES:
+        token, level = ranx.group(1), _whole(ranx.group(2))
+    params = None
+    call = re.fullmatch(r"([^()@]+)\((.*)\)(@.*)?", token)
+    if call:
+        token = call.group(1) + (call.group(3) or "")
+        params = call.group(2)
     if "@" in token:
-        name, _, cut = token.partition("@")
-        if not re.fullmatch(r"[0-9]+", cut):
-            raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
-        return name, _whole(cut)
-    match = re.fullmatch(r"(.+?)[._]([0-9]+)", token)  # ASCII digits only (\d takes any script's)
+        name, _, at = token.partition("@")
+        return name, params, at, level
+    match = re.fullmatch(r"(.+?)(?:_([0-9]*\.[0-9]+)|[._]([0-9]+))", token)
     if match and match.group(1).lower() in NAMES:
-        return match.group(1), _whole(match.group(2))
-    return token, None
+        return match.group(1), params, match.group(2) or match.group(3), level
+    return token, params, None, level
+
+
+def _read_params(token: str, metric: Metric, text: str) -> dict[str, Value]:
+    """``p=0.9,rel=2`` as {name: value}, each read and bounded by its declaration."""
+    values: dict[str, Value] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, equals, raw = (x.strip() for x in part.partition("="))
+        declared = metric.param(name)
+        if declared is None or not equals:
+            takes = ", ".join(f"{p.name} ({p.allowed()})" for p in metric.params if p.name != metric.at)
+            raise UsageError(
+                f"measure {shorten(token)}: {metric.key} takes no parameter {shorten(name)}; "
+                + (f"it takes {takes}" if takes else "it takes none")
+            )
+        if name in values:
+            raise UsageError(f"measure {shorten(token)}: {name} is given twice")
+        try:
+            values[name] = declared.read(raw)
+        except ValueError as exc:
+            raise UsageError(f"measure {shorten(token)}: {name}: {exc}, got {shorten(raw)}") from None
+    return values
+
+
+def _gain_of(values: dict[str, Value]) -> Gain | None:
+    """The gain ``gain=exp`` or ir_measures' ``dcg='exp-log2'`` name (None: neither given)."""
+    gain, dcg = values.pop("gain", None), values.pop("dcg", None)
+    named = {None: None, "linear": Gain.LINEAR, "exp": Gain.EXP, "log2": Gain.LINEAR, "exp-log2": Gain.EXP}
+    if gain is not None and dcg is not None and named[gain] is not named[dcg]:  # type: ignore[index]
+        raise UsageError(f"gain={gain} and dcg={dcg} name different gains")
+    return named[gain if gain is not None else dcg]  # type: ignore[index]
 
 
 def parse_measure(token: str) -> Measure:
     """One measure name in any supported spelling (see :data:`VALID_FORMS`)."""
-    name, cutoff = _split(token.strip())
-    entry = NAMES.get(name.lower())
+    name, params, at, level = _split(token.strip())
+    entry = NAMES.get(name.strip().lower())
     if entry is None:
         raise UsageError(f"unknown measure {token!r}; valid forms: {VALID_FORMS}")
-    metric, gain, rule = entry
+    metric, gain, rule, fixed = entry
+    values: dict[str, Value] = dict(fixed)
+    values.update(_read_params(token, metric, params or ""))
+    if level is not None:
+        if metric.param("rel") is None:
+            raise UsageError(f"measure {shorten(token)}: {metric.key} takes no relevance level")
+        if values.setdefault("rel", level) != level:
+            raise UsageError(f"measure {shorten(token)}: two relevance levels")
+    if "rel" in values:
+        try:
+            REL.read(str(values["rel"]))
+        except ValueError as exc:
+            raise UsageError(f"measure {shorten(token)}: rel: {exc}") from None
+    named_gain = _gain_of(values)
+    if named_gain is not None:
+        if gain is not None and named_gain is not gain:
+            raise UsageError(f"measure {shorten(token)}: {name} implies {gain.value} gain")
+        gain = named_gain
+    cutoff: int | None = None
+    if metric.at != "cutoff":
+        declared = metric.param(metric.at)
+        assert declared is not None
+        if at is None and metric.at not in values:
+            raise UsageError(f"measure {token!r} needs its {metric.at} level, such as {metric.key}@0.5 or {name}_0.50")
+        if at is not None:
+            try:
+                values[metric.at] = declared.read(at)
+            except ValueError as exc:
+                raise UsageError(f"measure {shorten(token)}: the {metric.at} level: {exc}") from None
+    elif at is not None:
+        if not re.fullmatch(r"[0-9]+", at):
+            raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
+        cutoff = _whole(at)
     if cutoff is not None and cutoff < 1:
         raise UsageError(f"measure {token!r}: the cutoff must be at least 1")
     if cutoff is not None and cutoff > MAX_CUTOFF:
         raise UsageError(f"measure {shorten(token)}: the cutoff must be at most {MAX_CUTOFF:,}")
-    if rule is CutoffRule.REQUIRED and cutoff is None:
+    if rule is CutoffRule.REQUIRED and cutoff is None and metric.at == "cutoff":
         raise UsageError(f"measure {token!r} needs a cutoff, such as {name}@10; valid forms: {VALID_FORMS}")
     if rule is CutoffRule.FORBIDDEN and cutoff is not None:
         raise UsageError(f"measure {token!r} takes no cutoff (write {name}); valid forms: {VALID_FORMS}")
-    return Measure(metric.key, cutoff, gain)
+    defaults = metric.defaults()
+    kept = tuple(sorted((n, v) for n, v in values.items() if n == "rel" or v != defaults.get(n)))
+    return Measure(metric.key, cutoff, gain, kept)
 
 
 def parse_primary(text: str | None, k: int) -> Metric:
@@ -159,29 +250,45 @@ def parse_primary(text: str | None, k: int) -> Metric:
     except UsageError:
         raise ArgumentError(Argument("primary"), f" {text!r} is not a metric; choose one of {choices}") from None
     metric = measure.metric
-    if metric not in COMPARED or measure.gain is not None or measure.cutoff not in (None, k):
+    if metric not in COMPARED or not measure.plain or measure.cutoff not in (None, k):
         raise ArgumentError(
             Argument("primary"), f" {text!r} is not a compared metric at K = {k}; choose one of {choices}"
         )
     return metric
 
 
+def _tokens(text: str) -> list[str]:
+    """A comma-separated list split at its top-level commas (``RBP(p=0.9,rel=2)`` is one token)."""
+    tokens, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth <= 0:
+            tokens.append(text[start:i])
+            start = i + 1
+    tokens.append(text[start:])
+    return [t.strip() for t in tokens]
+
+
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
     """Every measure of comma-separated lists; a bare number extends the previous trec_eval measure
-    (``P.5,10`` is P_5 and P_10). Order is kept, repeats dropped."""
+    (``P.5,10`` is P_5 and P_10). Order is kept, repeats dropped. A measure whose entry names a
+    companion (RBP: its residual) brings it along, right after it, with the same parameters."""
     out: list[Measure] = []
     previous: str | None = None
     for text in texts:
-        for token in (t.strip() for t in text.split(",")):
+        for token in _tokens(text):
             if not token:
                 continue
             if re.fullmatch(r"[0-9]+", token):
                 if previous is None:
                     raise UsageError(f"measure list {text!r} starts with a number; write a name first, as in P.5,10")
                 token = f"{previous}.{token}"
-            name, _ = _split(token)
+            name, _, _, _ = _split(token)
             previous = name
-            out.append(parse_measure(token))
+            measure = parse_measure(token)
+            out.append(measure)
+            if measure.metric.companion is not None:
+                out.append(replace(measure, key=measure.metric.companion))
     return tuple(dict.fromkeys(out))
 
 
@@ -197,22 +304,35 @@ def default_trec_measures(cutoffs: Sequence[int]) -> tuple[Measure, ...]:
     return tuple(sorted(dict.fromkeys(measures), key=trec_sort_key))
 
 
-def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: Conventions) -> np.ndarray:
+def score_measures(
+    judged: JudgedRun, measures: Sequence[Measure], conventions: Conventions, *, top_grade: int | None = None
+) -> np.ndarray:
     """Per-query values of every measure: (measures x queries).
 
     Every measure is its catalogue entry's kernel, through :func:`ragreport.scoring.metrics.score`:
-    one call per gain in use, for the metrics asked for, at every cutoff needed; the whole list is
-    a cutoff as deep as the longest list or the largest R (:func:`full_depth`).
+    one call per set of parameters in use (gain, relevance level, RBP's ``p``, ...), for the metrics
+    asked for, at every cutoff needed; the whole list is a cutoff as deep as the longest list or the
+    largest R (:func:`full_depth`). A measure with its own ``rel`` reads the run at that level
+    (:meth:`~ragreport.scoring.join.JudgedRun.at_level`). ``top_grade`` is the highest grade of
+    the whole judgments (ERR's g_max; None: of ``judged``'s, which a partition must not use).
     """
     out = np.zeros((len(measures), judged.n_queries))
     full = full_depth(judged)
-    by_gain: dict[Gain, list[int]] = {}
+    if top_grade is None:
+        top_grade = int(judged.judgment_grades.max(initial=1))
+    groups: dict[tuple[Gain, int, tuple[tuple[str, Value], ...]], list[int]] = {}
     for i, m in enumerate(measures):
-        by_gain.setdefault(m.gain or conventions.gain, []).append(i)
-    for gain, rows in by_gain.items():
+        rest = tuple((n, v) for n, v in m.params if n != "rel")
+        groups.setdefault((m.gain or conventions.gain, m.level(conventions), rest), []).append(i)
+    for (gain, level, rest), rows in groups.items():
         metrics = tuple(dict.fromkeys(measures[i].metric for i in rows))
         cutoffs = sorted({measures[i].cutoff or full for i in rows})
-        scores = score(judged, cutoffs, replace(conventions, gain=gain), metrics)
+        values: dict[str, Value] = {"top_grade": max(1, top_grade)}
+        for metric in metrics:
+            values.update({n: v for n, v in metric.defaults().items() if v is not None})
+        values.update(dict(rest))
+        at = replace(conventions, gain=gain, relevance_level=level)
+        scores = score(judged.at_level(level), cutoffs, at, metrics, values)
         for i in rows:
             out[i] = scores.of(measures[i].metric, measures[i].cutoff or full)
     return out

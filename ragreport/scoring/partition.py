@@ -82,16 +82,22 @@ def score_partition(
     cutoffs: Sequence[int] | np.ndarray,
     conventions: Conventions,
     measures: Sequence[Measure] = (),
+    top_grade: int | None = None,
 ) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
     ``run`` holds the partition's ranked lists and ``judgments`` the judgments of (at least) its
     queries; judged queries the run lacks are scored as such, so give a partition only the
-    judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own.
+    judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own,
+    and ``top_grade``, the highest grade of the whole judgments (ERR's g_max).
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
-    values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
+    values = (
+        score_measures(judged, measures, conventions, top_grade=top_grade)
+        if measures
+        else np.zeros((0, judged.n_queries))
+    )
     return PartitionScores(judged.head(depth_needed(cutoffs, measures)), scores, values)
 
 
@@ -328,12 +334,14 @@ def score_span(
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
+    judgments = _qrels(qrels, read_qrels)
     return score_partition(
         run,
-        judgments_for(_qrels(qrels, read_qrels), run.query_ids.tolist()),
+        judgments_for(judgments, run.query_ids.tolist()),
         cutoffs=cutoffs,
         conventions=conventions,
         measures=measures,
+        top_grade=int(judgments.grades.max(initial=1)),
     )
 
 
@@ -406,7 +414,16 @@ def judged_by_partitions(
     judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
-        results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
+        results.append(
+            score_partition(
+                Run.empty(),
+                rest,
+                cutoffs=cutoffs,
+                conventions=conventions,
+                measures=measures,
+                top_grade=int(judgments.grades.max(initial=1)),
+            )
+        )
     name = run_name(meta, path)
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(), source=str(path))
     return PartitionScores(

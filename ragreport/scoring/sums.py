@@ -10,8 +10,9 @@ matrix. A metric whose kernel needs a sum this class lacks adds one ``cached_pro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,9 +33,18 @@ class Sums:
     """
 
     def __init__(
-        self, judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions
+        self,
+        judged: JudgedRun,
+        lo: int,
+        hi: int,
+        cutoffs: np.ndarray,
+        depth: int,
+        conventions: Conventions,
+        values: Mapping[str, Any] | None = None,
     ) -> None:
         self.judged = judged
+        #: The parameters of the measures scored off these sums (RBP's ``p``), by name.
+        self.values: Mapping[str, Any] = values or {}
         self.lo, self.hi = lo, hi
         self.cutoffs = cutoffs
         self.columns = cutoffs - 1
