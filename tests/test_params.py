@@ -37,6 +37,15 @@ IR_MEASURES = [
     "nDCG(dcg='exp-log2')@10",
     "Judged@10",
     "NumRel",
+    "Bpref",
+    "Bpref(rel=2)",
+    "infAP(rel=2)",
+    "RBP(p=0.9,rel=2)@10",
+    "RBP(rel=1)",
+    "RBP(p=0.5,rel=3)",
+    "ERR@10",
+    "IPrec@0.5",
+    "IPrec(rel=2)@0.3",
 ]
 
 

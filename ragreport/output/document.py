@@ -79,6 +79,8 @@ def run_document(
         entry["ir_measures"] = measure.spelled("ir_measures", conventions)
         entry["ranx"] = measure.spelled("ranx", conventions)
         entry["convention"] = measure.convention(conventions, k)
+        if measure.metric.geometric is not None:
+            entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
         if measure.is_count:
             values = summary.measure_values[summary.measures.index(measure)][summary.scores.scored]
             entry["total"] = int(values.sum())

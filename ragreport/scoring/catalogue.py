@@ -132,6 +132,13 @@ class Metric:
     geometric: float | None = None
     #: The key of a figure shown beside it whenever it is asked for (RBP's residual).
     companion: str | None = None
+    #: A paired test of its per-query values means something: False for a diagnostic of the labels
+    #: (RBP's residual) and a geometric mean (gm_map), which ``--metrics`` then leaves out of the family.
+    paired: bool = True
+    #: Its whole-list figure counts the ranks past the list's end too (RBP's residual: ``p^depth``).
+    reads_beyond: bool = False
+    #: ``--format trec`` prints it without ``--metrics`` (trec_eval's families of section 9).
+    trec_default: bool = True
 
     def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
         return by_key, (self.key,)
@@ -143,7 +150,7 @@ class Metric:
     def comparable(self) -> bool:
         """Whether ``--metrics`` can put it in the comparison family: it has a per-query score (not a
         count, which is summed) and is not a diagnostic (in the suite, not compared: Judged@K)."""
-        return self.kind is not ValueKind.COUNT and (self.compared or not self.in_suite)
+        return self.kind is not ValueKind.COUNT and self.paired and (self.compared or not self.in_suite)
 
     def changed_by(self, switch: str) -> bool:
         """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
@@ -209,6 +216,87 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
     """``1 / f`` for the first relevant rank ``f`` (0: none) when ``f <= k``, else 0."""
     return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
+
+
+def _whole(s: Sums, per_rank: np.ndarray) -> np.ndarray:
+    """A whole-list figure: the per-rank terms summed over the list, at every cutoff."""
+    return s.per_query(per_rank.sum(axis=1))
+
+
+def _bpref(s: Sums) -> np.ndarray:
+    """trec_eval's bpref: ``1/R * sum over relevant ranks r of (1 - min(n_r, R) / min(N, R))``, n_r
+    the judged non-relevant ids above r, N the query's; unjudged ids are skipped (1 when n_r = 0)."""
+    above = np.cumsum(s.nonrelevant_slots, axis=1)  # at a relevant rank: the non-relevant ids above it
+    r = s.relevant[:, None].astype(np.float64)
+    least = np.minimum(s.nonrelevant[:, None], s.relevant[:, None]).astype(np.float64)
+    term = np.where(above > 0, 1.0 - np.minimum(above, r) / np.where(least > 0, least, 1.0), 1.0)
+    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
+
+
+#: trec_eval's INFAP_EPSILON (trec_eval.h), which keeps infAP's ratio finite.
+INFAP_EPSILON = 0.00001
+#: trec_eval's MIN_GEO_MEAN: gm_map floors each query's AP at it before taking the logarithm.
+GEOMETRIC_EPSILON = 0.00001
+
+
+def _inf_ap(s: Sums) -> np.ndarray:
+    """trec_eval's infAP (Yilmaz and Aslam 2006): at the relevant rank j + 1 (j >= 1),
+    ``1/(j+1) + j/(j+1) * (h + n + u)/j * (h + e)/(h + n + 2e)`` with h the relevant ids above,
+    n the judged non-relevant, u the pooled-unjudged (negative grade) ones above and e = 1e-5;
+    1 at rank 1; summed and divided by R."""
+    h = s.cum_hits - 1.0  # the relevant ids above a relevant rank
+    n = np.cumsum(s.nonrelevant_slots, axis=1)
+    u = np.cumsum(s.pooled_unjudged_slots, axis=1)
+    j = s.ranks - 1.0
+    e = INFAP_EPSILON
+    later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((h + n + u) / np.maximum(j, 1.0)) * ((h + e) / (h + n + 2 * e))
+    term = np.where(j == 0, 1.0, later)
+    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
+
+
+def _rbp_residual(s: Sums) -> np.ndarray:
+    """The most RBP could rise: the weight of every cell within k that could still be relevant
+    (unjudged, graded negative, or past the list's end); a whole-list figure adds ``p^depth``,
+    every rank beyond."""
+    within = np.cumsum(np.where(s.unjudged_cells, s.persistence_weights, 0.0), axis=1)[:, s.columns]
+    if s.values.get("whole"):
+        within = within + np.power(float(s.values["p"]), s.k)
+    return within
+
+
+def _err(s: Sums) -> np.ndarray:
+    """ERR@k (Chapelle et al. 2009): ``sum_r 1/r * R_r * prod_{i<r} (1 - R_i)``,
+    ``R_g = (2^g - 1) / 2^g_max``, grades above g_max read as g_max, below 1 as 0; a repeat gains nothing."""
+    top = int(s.values.get("max_grade") or s.values["top_grade"])
+    grades = np.clip(s._pad(s.judged.grades).astype(np.int64), 0, top)
+    stop = np.where(s.first_slots & (grades >= 1), np.exp2((grades - top).astype(np.float64)) - np.exp2(-top), 0.0)
+    going_on = np.cumprod(1.0 - stop, axis=1)
+    before = np.concatenate([np.ones((len(stop), 1)), going_on[:, :-1]], axis=1)
+    return np.cumsum(stop * before / s.ranks, axis=1)[:, s.columns]
+
+
+def _iprec(s: Sums) -> np.ndarray:
+    """trec_eval's iprec_at_recall (v10): c = round(level x R) relevant ids (half away from 0);
+    the largest precision at or below the rank of the c-th (the first when c = 0); 0 when fewer than c
+    relevant ids came back."""
+    level = float(s.values["recall"])
+    r = s.relevant.astype(np.float64)
+    wanted = np.floor(level * r)
+    wanted += (level * r - wanted) >= 0.5
+    got = s.cum_hits[:, -1]
+    precision = np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)
+    best_below = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    rank = np.argmax(s.cum_hits >= np.maximum(wanted, 1)[:, None], axis=1)
+    value = np.take_along_axis(best_below, rank[:, None], axis=1)[:, 0]
+    return s.per_query(np.where((wanted <= got) & (got > 0), value, 0.0))
+
+
+def _level(values: Mapping[str, Value | None], places: int | None = None) -> str:
+    """IPrec's recall level as its sentence prints it (L when the sentence is read without one)."""
+    level = values.get("recall")
+    if level is None:
+        return "L"
+    return f"{float(level):.{places}f}" if places is not None else str(level)
 
 
 # --- The suite: in the report's table at K, its sweep and its per-query table -------------------
@@ -445,6 +533,161 @@ NUM_REL_RET = Metric(
     ),
 )
 
+# --- The measures IR papers report, asked for by name (docs/conventions.md section 21) ------------
+
+BPREF = Metric(
+    trec_default=False,
+    key="Bpref",
+    name="bpref",
+    plain="How often the relevant ids come above the judged non-relevant ones, unjudged ids left out.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(REL,),
+    trec_eval=(Spelling("bpref", printed=8),),
+    ir_measures=(Spelling("Bpref"), Spelling("BPref")),
+    kernel=_bpref,
+    describe=lambda k, c: (
+        "For each relevant id retrieved, 1 minus the judged non-relevant ids above it (at most R) over "
+        "min(R, N), N the query's judged non-relevant ids; summed and divided by R. Unjudged ids, and "
+        "ids graded below 0 (trec_eval's pooled but unjudged), are skipped (as trec_eval's bpref)."
+    ),
+)
+RBP = Metric(
+    trec_default=False,
+    key="RBP",
+    name="Rank-biased precision",
+    plain="The share of a patient reader's attention spent on relevant ids, reading on with chance p.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    params=(PERSISTENCE, REL),
+    companion="RBPres",
+    trec_eval=(Spelling("rbp", CutoffRule.FORBIDDEN, printed=33, params=(("p", 0.9),)),),
+    ir_measures=(Spelling("RBP"),),
+    kernel=lambda s: np.cumsum(np.where(s.relevant_slots, s.persistence_weights, 0.0), axis=1)[:, s.columns],
+    describe=lambda k, c, v: (
+        "(1 - p) x the sum of p^(rank - 1) over the relevant ids"
+        + (f" within the top {k}" if k else "")
+        + f", p = {v['p']} (Moffat and Zobel 2008); relevant is binary at the relevance level"
+        + (" (as trec_eval's rbp on 0/1 grades)." if v["p"] == 0.9 else ".")
+    ),
+)
+RBP_RESIDUAL = Metric(
+    trec_default=False,
+    key="RBPres",
+    name="RBP residual",
+    plain="How much RBP could still rise if every unjudged id were relevant: large means the labels are thin.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    paired=False,  # about the labels, as Judged@K: no verdict
+    reads_beyond=True,
+    params=(PERSISTENCE, REL),
+    trec_eval=(Spelling("rbp_resid", CutoffRule.FORBIDDEN, printed=34, params=(("p", 0.9),)),),
+    kernel=_rbp_residual,
+    describe=lambda k, c, v: (
+        "(1 - p) x the sum of p^(rank - 1) over the ranks"
+        + (f" within the top {k}" if k else "")
+        + " that could still hold a relevant id (unjudged, graded below 0, or past the list's end"
+        + ("" if k else ": p^length for every rank beyond")
+        + f"), p = {v['p']}: RBP lies between its figure and its figure plus this (Moffat and Zobel 2008)."
+    ),
+)
+ERR = Metric(
+    trec_default=False,
+    key="ERR",
+    name="Expected reciprocal rank",
+    plain="How soon a reader who stops at the first satisfying result is satisfied, higher grades satisfying more.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    params=(MAX_GRADE,),
+    ir_measures=(Spelling("ERR"),),
+    kernel=_err,
+    describe=lambda k, c, v: (
+        "The sum over ranks r"
+        + (f" up to {k}" if k else "")
+        + " of 1/r x R_r x the product of (1 - R_i) above r, R_g = (2^g - 1) / 2^g_max, g_max "
+        + (f"= {v['max_grade']}" if v.get("max_grade") else "the highest grade of the judgments")
+        + " (Chapelle et al. 2009); grades below 1 and repeats satisfy nobody."
+    ),
+)
+INF_AP = Metric(
+    trec_default=False,
+    key="infAP",
+    name="Inferred AP",
+    plain="AP estimated from a sample of judged ids, the pooled-but-unjudged ones (grade -1) inferred.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(REL,),
+    trec_eval=(Spelling("infAP", printed=13),),
+    ir_measures=(Spelling("infAP"),),
+    kernel=_inf_ap,
+    describe=lambda k, c: (
+        "trec_eval's infAP (Yilmaz and Aslam 2006): at each relevant rank j + 1 after the first, "
+        "1/(j+1) + j/(j+1) x (ids above in the pool)/j x (relevant above + e)/(judged above + 2e), "
+        "e = 0.00001, and 1 at rank 1; summed and divided by R. A grade below 0 marks a pooled id "
+        "left unjudged; ids absent from the judgments are outside the pool and skipped."
+    ),
+)
+GM_MAP = Metric(
+    trec_default=False,
+    key="GMAP",
+    name="Geometric mean AP",
+    plain="Average precision averaged geometrically, so that the queries a run does worst on weigh more.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    paired=False,  # a geometric mean: the paired test of means does not test it
+    geometric=GEOMETRIC_EPSILON,
+    params=(REL,),
+    trec_eval=(Spelling("gm_map", printed=6),),
+    # the whole list's AP: R is its denominator (min(R, depth) is R, depth reaching every R)
+    kernel=lambda s: (
+        _whole(s, np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)) / np.maximum(s.relevant, 1)[:, None]
+    ),
+    describe=lambda k, c: (
+        "Each query's AP over the whole list; the run's figure is exp(mean(log(max(AP, 0.00001)))), "
+        "their geometric mean, the band a bootstrap of the same (as trec_eval's gm_map, its epsilon "
+        "MIN_GEO_MEAN = 0.00001). Shown per query as AP."
+    ),
+)
+IPREC = Metric(
+    trec_default=False,
+    key="IPrec",
+    name="Interpolated precision",
+    plain="The best precision reachable at or past a given share of the relevant ids found.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(RECALL_LEVEL, REL),
+    at="recall",
+    trec_eval=(Spelling("iprec_at_recall", printed=10),),
+    ir_measures=(Spelling("IPrec"),),
+    kernel=_iprec,
+    describe=lambda k, c, v: (
+        f"The largest precision at any rank at or below the one where round({_level(v)} x R) relevant "
+        f"ids have come back (the first relevant rank for 0), 0 when fewer come back "
+        f"(as trec_eval's iprec_at_recall_{_level(v, 2)}, version 10's rounding)."
+    ),
+)
+
 #: Every entry, in the order tables print them.
 CATALOGUE: tuple[Metric, ...] = (
     PRECISION,
@@ -460,6 +703,13 @@ CATALOGUE: tuple[Metric, ...] = (
     NUM_REL,
     NUM_RET,
     NUM_REL_RET,
+    BPREF,
+    RBP,
+    RBP_RESIDUAL,
+    ERR,
+    INF_AP,
+    GM_MAP,
+    IPREC,
 )
 #: The report's table at K, its K sweep and its per-query table.
 SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)

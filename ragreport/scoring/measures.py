@@ -50,30 +50,43 @@ NOT_PRINTED = 1 << 30
 Entry = tuple[Metric, Gain | None, CutoffRule, tuple[tuple[str, Value], ...]]
 
 
-def _parse_table() -> dict[str, Entry]:
-    """Lower-cased name -> (metric, implied gain, cutoff rule, implied parameters), over every tool's
-    spellings.
+def _parse_table(exact: bool = False) -> dict[str, Entry]:
+    """Name -> (metric, implied gain, cutoff rule, implied parameters), over every tool's spellings:
+    lower-cased, or as spelt when ``exact``.
 
     A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
-    cutoff) allows every form either allows; it must mean the same metric, gain and parameters in both.
+    cutoff) allows every form either allows; it must mean the same metric, gain and parameters in
+    both. Two names that differ only in case may mean different measures (ir_measures' ``RBP`` at
+    p = 0.8, trec_eval's ``rbp`` at 0.9): then each is read as spelt only, and the lower-cased
+    table leaves the name out.
     """
     forms: dict[str, tuple[Metric, Gain | None, bool, bool, tuple[tuple[str, Value], ...]]] = {}
+    clashes: set[str] = set()
     for metric in CATALOGUE:
         for tool in TOOLS:
             for spelling in metric.spellings(tool):
                 rule = metric.rule(spelling)
-                name = spelling.name.lower()
+                name = spelling.name if exact else spelling.name.lower()
                 cut, whole = rule.allows(1), rule.allows(None)
                 if name in forms:
                     other, gain, other_cut, other_whole, fixed = forms[name]
                     if (other, gain, fixed) != (metric, spelling.gain, spelling.params):
+                        if other is metric and not exact:
+                            clashes.add(name)
+                            continue
                         raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
                     cut, whole = cut or other_cut, whole or other_whole
                 forms[name] = (metric, spelling.gain, cut, whole, spelling.params)
     return {
         name: (metric, gain, CutoffRule.of(cut, whole), fixed)
         for name, (metric, gain, cut, whole, fixed) in forms.items()
+        if name not in clashes
     }
+
+
+def _entry(name: str) -> Entry | None:
+    """The parser's entry for a name: as spelt, else lower-cased."""
+    return EXACT.get(name) or NAMES.get(name.lower())
 
 
 def _valid_forms(example: int = 5) -> str:
@@ -108,16 +121,20 @@ def _valid_forms(example: int = 5) -> str:
 
 #: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule, implied parameters).
 NAMES: dict[str, Entry] = _parse_table()
+#: The same, as spelt: where two spellings differ only in case (RBP, rbp).
+EXACT: dict[str, Entry] = _parse_table(exact=True)
 #: What an unknown measure's error lists.
 VALID_FORMS: str = _valid_forms()
 
 
-def trec_sort_key(measure: Measure) -> tuple[int, str, int, str]:
-    """trec_eval's print order (its measure table's), then cutoffs ascending; measures trec_eval
-    does not print follow."""
+def trec_sort_key(measure: Measure) -> tuple[int, str, float, str, str]:
+    """trec_eval's print order (its measure table's), then cutoffs (or recall levels) ascending;
+    measures trec_eval does not print follow."""
     spelling = measure.metric.trec_eval_spelling(measure.cutoff)
     rank = NOT_PRINTED if spelling is None or spelling.printed is None else spelling.printed
-    return (rank, measure.key, measure.cutoff or 0, measure.gain.value if measure.gain else "")
+    at = measure.metric.at
+    level = float(measure.value(at)) if at != "cutoff" else float(measure.cutoff or 0)
+    return (rank, measure.key, level, measure.gain.value if measure.gain else "", repr(measure.params))
 
 
 def _whole(digits: str) -> int:
@@ -134,7 +151,7 @@ def _split(token: str) -> tuple[str, str | None, str | None, int | None]:
     """
     level = None
     ranx = re.fullmatch(r"(.+?)-l([0-9]+)", token)  # ASCII digits only (\d takes any script's)
-    if ranx and ranx.group(1).partition("@")[0].lower() in NAMES:
+    if ranx and _entry(ranx.group(1).partition("@")[0]) is not None:
         token, level = ranx.group(1), _whole(ranx.group(2))
     params = None
     call = re.fullmatch(r"([^()@]+)\((.*)\)(@.*)?", token)
@@ -145,7 +162,7 @@ def _split(token: str) -> tuple[str, str | None, str | None, int | None]:
         name, _, at = token.partition("@")
         return name, params, at, level
     match = re.fullmatch(r"(.+?)(?:_([0-9]*\.[0-9]+)|[._]([0-9]+))", token)
-    if match and match.group(1).lower() in NAMES:
+    if match and _entry(match.group(1)) is not None:
         return match.group(1), params, match.group(2) or match.group(3), level
     return token, params, None, level
 
@@ -185,7 +202,7 @@ def _gain_of(values: dict[str, Value]) -> Gain | None:
 def parse_measure(token: str) -> Measure:
     """One measure name in any supported spelling (see :data:`VALID_FORMS`)."""
     name, params, at, level = _split(token.strip())
-    entry = NAMES.get(name.strip().lower())
+    entry = _entry(name.strip())
     if entry is None:
         raise UsageError(f"unknown measure {token!r}; valid forms: {VALID_FORMS}")
     metric, gain, rule, fixed = entry
@@ -296,7 +313,7 @@ def default_trec_measures(cutoffs: Sequence[int]) -> tuple[Measure, ...]:
     """What ``--format trec`` prints without ``--metrics``: every measure trec_eval has, over the
     whole list and at every cutoff, in trec_eval's order."""
     measures = []
-    for metric in CATALOGUE:
+    for metric in (m for m in CATALOGUE if m.trec_default):
         if metric.trec_eval_spelling(None) is not None:
             measures.append(Measure(metric.key))
         if metric.trec_eval_spelling(1) is not None:
@@ -323,6 +340,8 @@ def score_measures(
     groups: dict[tuple[Gain, int, tuple[tuple[str, Value], ...]], list[int]] = {}
     for i, m in enumerate(measures):
         rest = tuple((n, v) for n, v in m.params if n != "rel")
+        if m.metric.reads_beyond and m.cutoff is None:
+            rest += (("whole", True),)  # its whole-list figure adds the ranks past every list
         groups.setdefault((m.gain or conventions.gain, m.level(conventions), rest), []).append(i)
     for (gain, level, rest), rows in groups.items():
         metrics = tuple(dict.fromkeys(measures[i].metric for i in rows))

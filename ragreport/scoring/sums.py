@@ -175,6 +175,46 @@ class Sums:
         ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
         return ideal[:, np.minimum(self.columns, width - 1)]
 
+    # --- unjudged ids, as trec_eval marks them (bpref, infAP, RBP's residual) ---------------------
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        """1, 2, ..., depth as a float row."""
+        return np.arange(1, self.depth + 1, dtype=np.float64)[None, :]
+
+    @cached_property
+    def nonrelevant_slots(self) -> np.ndarray:
+        """First occurrences of ids judged with a grade from 0 to below the relevance level."""
+        grades = self._pad(self.judged.grades)
+        return self._pad(self.judged.judged) & self.first_slots & (grades >= 0) & (grades < self.judged.level)
+
+    @cached_property
+    def pooled_unjudged_slots(self) -> np.ndarray:
+        """First occurrences of ids the judgments list with a negative grade: trec_eval's "in the
+        pool, not judged" (-1 in a qrels file), which infAP counts and bpref skips."""
+        return self._pad(self.judged.judged) & self.first_slots & (self._pad(self.judged.grades) < 0)
+
+    @cached_property
+    def unjudged_cells(self) -> np.ndarray:
+        """Cells that could still hold a relevant id: first occurrences of ids the judgments lack or
+        grade negative, and empty cells past a list's end (RBP's residual). A repeat cannot score."""
+        unjudged = self.first_slots & ~self._pad(self.judged.judged)
+        return unjudged | self.pooled_unjudged_slots | ~self.valid
+
+    @cached_property
+    def nonrelevant(self) -> np.ndarray:
+        """N: the query's ids judged with a grade from 0 to below the relevance level (bpref)."""
+        grades = self.judged.judgment_grades
+        keep = (grades >= 0) & (grades < self.judged.level)
+        counts = np.bincount(self.judged.judgment_query[keep], minlength=self.judged.n_queries)
+        return counts[self.lo : self.hi].astype(np.int64)
+
+    @cached_property
+    def persistence_weights(self) -> np.ndarray:
+        """RBP's ``(1 - p) * p^(i - 1)`` at every rank, ``p`` from :attr:`values`."""
+        p = float(self.values["p"])
+        return (1.0 - p) * np.power(p, self.ranks - 1.0)
+
     # --- whole lists ---------------------------------------------------------------------------
 
     def per_query(self, values: np.ndarray) -> np.ndarray:
