@@ -275,20 +275,22 @@ def _err(s: Sums) -> np.ndarray:
     return np.cumsum(stop * before / s.ranks, axis=1)[:, s.columns]
 
 
-def _iprec(s: Sums) -> np.ndarray:
-    """trec_eval's iprec_at_recall (v10): c = round(level x R) relevant ids (half away from 0);
-    the largest precision at or below the rank of the c-th (the first when c = 0); 0 when fewer than c
-    relevant ids came back."""
-    level = float(s.values["recall"])
+def iprec_at(s: Sums, level: float) -> np.ndarray:
+    """trec_eval's iprec_at_recall (v10) of every query of the block at one recall level: c =
+    round(level x R) relevant ids (half away from 0); the largest precision at or below the rank of
+    the c-th (the first when c = 0); 0 when fewer than c relevant ids came back. The sums read
+    (:attr:`~ragreport.scoring.sums.Sums.best_precision_below`) are shared by every level."""
     r = s.relevant.astype(np.float64)
     wanted = np.floor(level * r)
     wanted += (level * r - wanted) >= 0.5
     got = s.cum_hits[:, -1]
-    precision = np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)
-    best_below = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
     rank = np.argmax(s.cum_hits >= np.maximum(wanted, 1)[:, None], axis=1)
-    value = np.take_along_axis(best_below, rank[:, None], axis=1)[:, 0]
-    return s.per_query(np.where((wanted <= got) & (got > 0), value, 0.0))
+    value = np.take_along_axis(s.best_precision_below, rank[:, None], axis=1)[:, 0]
+    return np.where((wanted <= got) & (got > 0), value, 0.0)
+
+
+def _iprec(s: Sums) -> np.ndarray:
+    return s.per_query(iprec_at(s, float(s.values["recall"])))
 
 
 def _level(values: Mapping[str, Value | None], places: int | None = None) -> str:

@@ -19,10 +19,10 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, COMPARED, PRIMARY, REL, Measure, Metric
+from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure, Metric
 from .cutoffs import MAX_CUTOFF
 from .kinds import TOOLS, CutoffRule, Value
-from .metrics import full_depth, score
+from .metrics import full_depth, score, score_levels
 
 if TYPE_CHECKING:  # annotations only
     from .join import JudgedRun
@@ -300,8 +300,14 @@ def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
                 if previous is None:
                     raise UsageError(f"measure list {text!r} starts with a number; write a name first, as in P.5,10")
                 token = f"{previous}.{token}"
-            name, _, _, _ = _split(token)
+            name, params, at, _ = _split(token)
             previous = name
+            entry = _entry(name.strip())
+            if entry is not None and entry[0].at != "cutoff" and at is None:
+                # trec_eval's -m iprec_at_recall: the 11 levels 0.00 to 1.00 (a precision-recall curve)
+                base = token if params is not None else f"{name}()"
+                out += [parse_measure(f"{base}@{level / 10}") for level in range(11)]
+                continue
             measure = parse_measure(token)
             out.append(measure)
             if measure.metric.companion is not None:
@@ -338,7 +344,11 @@ def score_measures(
     if top_grade is None:
         top_grade = int(judged.judgment_grades.max(initial=1))
     groups: dict[tuple[Gain, int, tuple[tuple[str, Value], ...]], list[int]] = {}
+    levels: dict[int, list[int]] = {}  # IPrec by relevance level: one pass for all its recall levels
     for i, m in enumerate(measures):
+        if m.metric is IPREC:
+            levels.setdefault(m.level(conventions), []).append(i)
+            continue
         rest = tuple((n, v) for n, v in m.params if n != "rel")
         if m.metric.reads_beyond and m.cutoff is None:
             rest += (("whole", True),)  # its whole-list figure adds the ranks past every list
@@ -354,4 +364,7 @@ def score_measures(
         scores = score(judged.at_level(level), cutoffs, at, metrics, values)
         for i in rows:
             out[i] = scores.of(measures[i].metric, measures[i].cutoff or full)
+    for level, rows in levels.items():
+        at_level = replace(conventions, relevance_level=level)
+        out[rows] = score_levels(judged.at_level(level), [measures[i].value("recall") for i in rows], at_level)
     return out

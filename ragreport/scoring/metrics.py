@@ -108,6 +108,27 @@ def _score_block(
         return np.stack([metric.kernel(sums) for metric in metrics]), sums.hits
 
 
+def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conventions) -> np.ndarray:
+    """Interpolated precision (IPrec) of every query at every recall level: (levels x queries).
+
+    One pass over the whole lists for all the levels (a precision-recall curve's eleven), in blocks
+    of whole queries as :func:`score` takes them; each level reads the block's shared sums.
+    """
+    from .catalogue import iprec_at
+
+    depth = full_depth(judged)
+    n = judged.n_queries
+    out = np.zeros((len(levels), n))
+    block = max(1, _BLOCK_CELLS // depth)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            sums = Sums(judged, lo, hi, np.asarray([depth], dtype=np.int64), depth, conventions)
+            for i, level in enumerate(levels):
+                out[i, lo:hi] = iprec_at(sums, float(level))
+    return out
+
+
 def full_depth(judged: JudgedRun) -> int:
     """The cutoff that covers every whole list: the longest list, the largest R or the longest ideal
     list (every grade of 1 or more, which is longer than R above ``--relevance-level 1``)."""

@@ -210,6 +210,13 @@ class Sums:
         return counts[self.lo : self.hi].astype(np.int64)
 
     @cached_property
+    def best_precision_below(self) -> np.ndarray:
+        """At every rank, the largest precision at that rank or below it, over the relevant ranks
+        (interpolated precision's reverse running maximum; 0 past the last relevant id)."""
+        precision = np.where(self.relevant_slots, self.cum_hits / self.ranks, 0.0)
+        return np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+
+    @cached_property
     def persistence_weights(self) -> np.ndarray:
         """RBP's ``(1 - p) * p^(i - 1)`` at every rank, ``p`` from :attr:`values`."""
         p = float(self.values["p"])
