@@ -222,3 +222,40 @@ def test_rel_per_measure_matches_pytrec_eval_on_generated_runs(scratch, run, qre
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
+
+
+# --- named sets --------------------------------------------------------------------------------
+
+
+def test_named_sets_stand_for_their_benchmarks_measures():
+    from ragreport.scoring.measures import MEASURE_SETS
+
+    assert [m.label() for m in parse_measures(["trec-dl"])] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+    assert [m.label() for m in parse_measures(["beir,P@5"])] == ["nDCG@10", "R@100", "P@5"]
+    assert [m.label() for m in parse_measures(["msmarco-dev"])] == ["RR@10", "R@1000"]
+    assert [m.label() for m in parse_measures(["LoTTE"])] == ["Hit@5"]
+    for name, (measures, source) in MEASURE_SETS.items():
+        assert parse_measures([measures]) and source, name
+        assert f"`{name}`" in Path(__file__).parent.parent.joinpath("README.md").read_text(), name
+
+
+def test_trec_dl_measures_are_the_ones_ir_datasets_documents():
+    """ir_datasets' own documentation of TREC DL 2019 and 2020 names the same measures."""
+    import ir_datasets
+
+    docs = Path(ir_datasets.__file__).parent / "docs" / "msmarco-passage.yaml"
+    import yaml
+
+    table = yaml.safe_load(docs.read_text())
+    for dataset in ("trec-dl-2019", "trec-dl-2020"):
+        official = parse_measures([",".join(table[dataset]["official_measures"])])
+        assert set(official) == set(parse_measures(["trec-dl"])), dataset
+    assert parse_measures(table["dev/small"]["official_measures"]) == parse_measures(["msmarco-dev"])[:1]
+
+
+def test_a_named_set_is_the_comparison_family():
+    from ragreport.analysis.family import choose_family
+
+    family = choose_family(["trec-dl"], 10)
+    assert [m.label() for m in family.measures] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
+    assert family.lead.key == "nDCG"

@@ -44,6 +44,25 @@ __all__ = [
 #: The rank of a measure trec_eval does not print, after every one it does.
 NOT_PRINTED = 1 << 30
 
+#: Named measure sets (``--metrics trec-dl``): the measures a benchmark reports, and where that is said.
+MEASURE_SETS: dict[str, tuple[str, str]] = {
+    "trec-dl": (
+        "nDCG@10,RR(rel=2),AP(rel=2)",
+        "TREC Deep Learning 2019 and 2020 (passage and document): the official measures ir_datasets "
+        "documents for msmarco-passage/trec-dl-2019 and trec-dl-2020",
+    ),
+    "msmarco-dev": (
+        "RR@10,R@1000",
+        "MS MARCO passage dev/small: RR@10, the leaderboard's MRR@10 (ir_datasets' official measure "
+        "for msmarco-passage/dev/small), and R@1000, which retrieval papers report beside it",
+    ),
+    "beir": (
+        "nDCG@10,R@100",
+        "BEIR (Thakur et al., NeurIPS 2021 Datasets and Benchmarks): nDCG@10, its headline measure, and R@100",
+    ),
+    "lotte": ("Success@5", "LoTTE (Santhanam et al., NAACL 2022): Success@5, ir_datasets' official measure for lotte"),
+}
+
 
 #: One name's entry in the parser's table: its metric, the gain and parameter values it implies,
 #: and the cutoff forms it allows.
@@ -112,6 +131,7 @@ def _valid_forms(example: int = 5) -> str:
                     forms.append(spelling.name)
         parts.append(f"{tool}: {' '.join(forms)}")
     params = {p.name: p for m in CATALOGUE for p in m.params}
+    parts.append("named sets: " + " ".join(MEASURE_SETS))
     parts.append(
         "parameters, as in RR(rel=2)@10, RBP(p=0.9) or map@100-l2 (ranx's level): "
         + ", ".join(f"{p.name} ({p.allowed()})" for p in params.values())
@@ -274,6 +294,12 @@ def parse_primary(text: str | None, k: int) -> Metric:
     return metric
 
 
+def measure_set(name: str) -> tuple[Measure, ...] | None:
+    """The measures of a named set (``trec-dl``), None when ``name`` is not one."""
+    found = MEASURE_SETS.get(name.strip().lower())
+    return None if found is None else parse_measures([found[0]])
+
+
 def _tokens(text: str) -> list[str]:
     """A comma-separated list split at its top-level commas (``RBP(p=0.9,rel=2)`` is one token)."""
     tokens, depth, start = [], 0, 0
@@ -288,13 +314,19 @@ def _tokens(text: str) -> list[str]:
 
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
     """Every measure of comma-separated lists; a bare number extends the previous trec_eval measure
-    (``P.5,10`` is P_5 and P_10). Order is kept, repeats dropped. A measure whose entry names a
+    (``P.5,10`` is P_5 and P_10); a set's name (:data:`MEASURE_SETS`: ``trec-dl``) stands for its
+    measures. Order is kept, repeats dropped. A measure whose entry names a
     companion (RBP: its residual) brings it along, right after it, with the same parameters."""
     out: list[Measure] = []
     previous: str | None = None
     for text in texts:
         for token in _tokens(text):
             if not token:
+                continue
+            named = MEASURE_SETS.get(token.lower())
+            if named is not None and _entry(token) is None:
+                out += parse_measures([named[0]])
+                previous = None
                 continue
             if re.fullmatch(r"[0-9]+", token):
                 if previous is None:
