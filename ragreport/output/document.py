@@ -14,6 +14,7 @@ from ..analysis.dates import run_date
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text
 from ..core.model import SCHEMA
+from ..reading.irds import dataset_record
 from ..scoring.catalogue import SUITE, Measure
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
@@ -95,6 +96,8 @@ def run_document(
         }
 
     queries = _query_rows(summary)
+    dataset = dataset_record(judged.judgments_source)
+    extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
         "name": summary.name,
         "k": k,
@@ -112,6 +115,7 @@ def run_document(
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
         "lists": _lists(summary),
+        **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 

@@ -59,6 +59,7 @@ class JudgedRun:
     level: int = 1  # the relevance level: grades of ``level`` and above are relevant
     query_meta: tuple[Mapping[str, object] | None, ...] = ()  # per query, where the run gives it
     doc_text: Mapping[str, str] | None = None  # the documents' text the run file carries
+    judgments_source: str = ""  # where the judgments came from (a file, or irds:ID)
 
     @property
     def n_queries(self) -> int:
@@ -371,4 +372,5 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         level=level,
         query_meta=(tuple(run.query_meta) + (None,) * len(judged_only)) if run.query_meta else (),
         doc_text=run.doc_text,
+        judgments_source=str(judgments.source or ""),
     )

@@ -183,6 +183,8 @@ def _cached_qrels(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) ->
 
 def _qrels(path: str, read_qrels: QrelsReader) -> Judgments:
     """The judgments at ``path``, read once per process (a Dask worker scores many partitions)."""
+    if path.startswith("irds:"):  # a dataset by id: ir_datasets' cache keeps it
+        return _cached_qrels(path, (0, 0), read_qrels)
     stat = Path(path).stat()
     return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size), read_qrels)
 
