@@ -46,6 +46,9 @@ IR_MEASURES = [
     "ERR@10",
     "IPrec@0.5",
     "IPrec(rel=2)@0.3",
+    "nDCG(judged_only=True)@10",
+    "P(rel=2,judged_only=True)@5",
+    "RR(judged_only=True)",
 ]
 
 
@@ -56,7 +59,8 @@ def test_ir_measures_names_mean_what_ir_measures_parses_them_to(text):
     ours_ = parse_measure(text)
     written = ours_.spelled("ir_measures", Conventions())
     assert written is not None
-    assert ir_measures.parse_measure(written) == theirs, (text, written)
+    again = ir_measures.parse_measure(written)
+    assert (again.NAME, again.params) == (theirs.NAME, theirs.params), (text, written)  # in any order
     params = theirs.params
     assert ours_.cutoff == params.get("cutoff")
     if "rel" in params:
@@ -259,3 +263,85 @@ def test_a_named_set_is_the_comparison_family():
     family = choose_family(["trec-dl"], 10)
     assert [m.label() for m in family.measures] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]
     assert family.lead.key == "nDCG"
+
+
+# --- judged_only: the condensed list, against trec_eval -J (pytrec_eval's judged_docs_only_flag) --------
+
+CONDENSED = {
+    "P(judged_only=True)@5": "P_5",
+    "P(judged_only=True)@10": "P_10",
+    "R(judged_only=True)@10": "recall_10",
+    "nDCG(judged_only=True)@10": "ndcg_cut_10",
+    "AP(judged_only=True)": "map",
+    "RR(judged_only=True)": "recip_rank",
+    "nDCG(judged_only=True)": "ndcg",
+    "Rprec(judged_only=True)": "Rprec",
+    "Success(judged_only=True)@5": "success_5",
+    "IPrec(judged_only=True)@0.2": "iprec_at_recall_0.20",
+}
+PYTREC_CONDENSED = {
+    "P.5,10",
+    "recall.10",
+    "ndcg_cut.10",
+    "map",
+    "recip_rank",
+    "ndcg",
+    "Rprec",
+    "success.5",
+    "iprec_at_recall",
+}
+
+
+def _condensed_expected(qrels, run, level=1):
+    return pytrec_eval.RelevanceEvaluator(
+        qrels, PYTREC_CONDENSED, relevance_level=level, judged_docs_only_flag=True
+    ).evaluate(run)
+
+
+@pytest.mark.parametrize("qrels_name, level", [("qrels.test", 1), ("qrels.rel_level", 2)])
+def test_judged_only_matches_trec_eval_J_on_its_test_files(qrels_name, level):
+    qrels_path, run_path = DATA / qrels_name, DATA / "results.test"
+    expected = _condensed_expected(
+        pytrec_eval.parse_qrel(open(qrels_path)), pytrec_eval.parse_run(open(run_path)), level
+    )
+    names = list(CONDENSED)
+    got = ours(run_path, qrels_path, names, replace(TREC_EVAL, relevance_level=level))
+    plain = ours(run_path, qrels_path, [twin_name(n) for n in names], replace(TREC_EVAL, relevance_level=level))
+    moved = 0
+    for name, twin in CONDENSED.items():
+        for qid, measures in expected.items():
+            assert got[name][qid] == pytest.approx(measures[twin], abs=1e-9), (name, qid)
+            moved += got[name][qid] != plain[twin_name(name)][qid]
+    assert moved > 0  # the test files' runs hold unjudged ids: condensing changes figures
+
+
+def twin_name(name: str) -> str:
+    return name.replace("(judged_only=True)", "")
+
+
+def test_judged_only_by_hand():
+    from helpers import judged_run
+
+    from ragreport.scoring.measures import score_measures
+
+    # x and y are unjudged: the condensed list is a (relevant), b (judged 0), c (relevant)
+    judged = judged_run([("q", ["x", "a", "y", "b", "c"], {"a": 1, "b": 0, "c": 1})])
+    measures = parse_measures(["P(judged_only=True)@2,P@2,RR(judged_only=True),RR,AP(judged_only=True)"])
+    values = score_measures(judged, measures, Conventions())[:, 0].tolist()
+    assert values == pytest.approx([1 / 2, 1 / 2, 1.0, 1 / 2, (1 + 2 / 3) / 2])
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(500), deadline=None)
+@given(run=run_strategy, qrels=qrels_strategy, level=st.integers(1, 3))
+def test_judged_only_matches_pytrec_eval_on_generated_runs(scratch, run, qrels, level):
+    if not set(run) & set(qrels):
+        return
+    run_path, qrels_path = _write_trec(scratch, run, qrels)
+    expected = _condensed_expected(qrels, run, level)
+    got = ours(run_path, qrels_path, list(CONDENSED), replace(TREC_EVAL, relevance_level=level))
+    for name, twin in CONDENSED.items():
+        for qid, measures in expected.items():
+            if twin.startswith("iprec"):
+                continue  # trec_eval 9's rounding of recall levels (test_paper_measures compares where they agree)
+            assert got[name][qid] == pytest.approx(measures[twin], abs=1e-9), (name, qid, level)

@@ -64,6 +64,13 @@ REL = Param(
     "This measure's relevance level: grades of rel or more are relevant (default: --relevance-level).",
     low=1,
 )
+#: The condensed list: unjudged ids removed before the cut at K (trec_eval -J, ir_measures' judged_only).
+JUDGED_ONLY = Param(
+    "judged_only",
+    bool,
+    False,
+    "Remove the ids the judgments lack from each list before the cut at K (a condensed list).",
+)
 #: nDCG's gain by name (ragreport's ``gain``, ir_measures' ``dcg``); None: ``--gain``.
 GAIN = Param(
     "gain",
@@ -165,7 +172,7 @@ class Metric:
     def convention(self, k: int, conventions: Conventions, values: Mapping[str, Value] | None = None) -> str:
         """The sentence the report prints beside the figure at ``k`` (``values``: its parameters'
         values, for an entry whose sentence names them)."""
-        if any(p not in (REL, GAIN, DCG) for p in self.params):
+        if any(p not in (REL, GAIN, DCG, JUDGED_ONLY) for p in self.params):
             return self.describe(k, conventions, {**self.defaults(), **(values or {})})
         return self.describe(k, conventions)
 
@@ -304,7 +311,7 @@ def _level(values: Mapping[str, Value | None], places: int | None = None) -> str
 # --- The suite: in the report's table at K, its sweep and its per-query table -------------------
 
 PRECISION = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="P",
     name="Precision",
     plain="Share of the top K that is relevant.",
@@ -321,7 +328,7 @@ PRECISION = Metric(
     ),
 )
 RECALL = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="R",
     name="Recall",
     plain="Share of all the relevant ids that made it into the top K.",
@@ -339,7 +346,7 @@ RECALL = Metric(
     ),
 )
 HIT = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="Hit",
     name="Hit rate",
     plain="Whether at least one relevant id is in the top K; the mean is the share of queries with one.",
@@ -356,7 +363,7 @@ HIT = Metric(
     ),
 )
 RECIPROCAL_RANK = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="RR",
     name="Reciprocal rank",
     plain="How high the first relevant result sits: 1 at rank 1, 1/2 at rank 2, 0 if none in the top K.",
@@ -373,7 +380,7 @@ RECIPROCAL_RANK = Metric(
     ),
 )
 AVERAGE_PRECISION = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="AP",
     name="Average precision",
     plain="How early the relevant ids come, all of them counted: 1 when every relevant id leads the list.",
@@ -392,7 +399,7 @@ AVERAGE_PRECISION = Metric(
     ),
 )
 NDCG = Metric(
-    params=(GAIN, DCG),
+    params=(GAIN, DCG, JUDGED_ONLY),
     key="nDCG",
     name="Normalised DCG",
     plain=(
@@ -455,7 +462,7 @@ JUDGED = Metric(
 # --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
 
 R_PRECISION = Metric(
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     key="Rprec",
     name="R-precision",
     plain="Share of the first R results that is relevant, R being the number of relevant ids.",
@@ -678,7 +685,7 @@ IPREC = Metric(
     cutoff=CutoffRule.FORBIDDEN,
     in_suite=False,
     compared=False,
-    params=(RECALL_LEVEL, REL),
+    params=(RECALL_LEVEL, REL, JUDGED_ONLY),
     at="recall",
     trec_eval=(Spelling("iprec_at_recall", printed=10),),
     ir_measures=(Spelling("IPrec"),),
@@ -789,6 +796,11 @@ class Measure:
         shown = replace(conventions, relevance_level=level, gain=self.gain or conventions.gain)
         cutoff = self.cutoff if self.cutoff is not None else k
         sentence = self.metric.convention(cutoff if cutoff is not None else 0, shown, dict(self.params))
+        if self.value("judged_only"):
+            sentence += (
+                " Ids the judgments lack are removed from the list before the cut (a condensed list, "
+                "as trec_eval -J and ir_measures' judged_only=True)."
+            )
         if self.rel is not None and self.rel != conventions.relevance_level:
             sentence += (
                 f" Relevant here means graded {level} or more (rel={level}), "

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
 from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure, Metric
+from .condensed import condensed
 from .cutoffs import MAX_CUTOFF
 from .kinds import TOOLS, CutoffRule, Value
 from .metrics import full_depth, score, score_levels
@@ -376,10 +377,10 @@ def score_measures(
     if top_grade is None:
         top_grade = int(judged.judgment_grades.max(initial=1))
     groups: dict[tuple[Gain, int, tuple[tuple[str, Value], ...]], list[int]] = {}
-    levels: dict[int, list[int]] = {}  # IPrec by relevance level: one pass for all its recall levels
+    levels: dict[tuple[int, bool], list[int]] = {}  # IPrec: one pass for all its recall levels
     for i, m in enumerate(measures):
         if m.metric is IPREC:
-            levels.setdefault(m.level(conventions), []).append(i)
+            levels.setdefault((m.level(conventions), bool(m.value("judged_only"))), []).append(i)
             continue
         rest = tuple((n, v) for n, v in m.params if n != "rel")
         if m.metric.reads_beyond and m.cutoff is None:
@@ -393,10 +394,12 @@ def score_measures(
             values.update({n: v for n, v in metric.defaults().items() if v is not None})
         values.update(dict(rest))
         at = replace(conventions, gain=gain, relevance_level=level)
-        scores = score(judged.at_level(level), cutoffs, at, metrics, values)
+        run = judged.at_level(level)
+        scores = score(condensed(run) if values.get("judged_only") else run, cutoffs, at, metrics, values)
         for i in rows:
             out[i] = scores.of(measures[i].metric, measures[i].cutoff or full)
-    for level, rows in levels.items():
+    for (level, judged_only), rows in levels.items():
         at_level = replace(conventions, relevance_level=level)
-        out[rows] = score_levels(judged.at_level(level), [measures[i].value("recall") for i in rows], at_level)
+        run = condensed(judged.at_level(level)) if judged_only else judged.at_level(level)
+        out[rows] = score_levels(run, [measures[i].value("recall") for i in rows], at_level)
     return out
