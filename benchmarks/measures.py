@@ -38,6 +38,7 @@ ROWS = [
     ("gm_map", "gm_map"),
     ("iprec_at_recall, 11 levels", ",".join(f"iprec_at_recall_{level / 10:.2f}" for level in range(11))),
     ("Success@10 (Hit@10)", "Success@10"),
+    ("nDCG(judged_only=True)@10 (the condensed list)", "nDCG(judged_only=True)@10"),
 ]
 
 
