@@ -79,7 +79,7 @@ def run_document(
         entry["trec_eval"] = measure.trec_eval_name(conventions)
         entry["ir_measures"] = measure.spelled("ir_measures", conventions)
         entry["ranx"] = measure.spelled("ranx", conventions)
-        entry["convention"] = measure.convention(conventions, k)
+        entry["convention"] = measure.convention(conventions, k, int(judged.judgment_grades.max(initial=1)))
         if measure.metric.geometric is not None:
             entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
         if measure.is_count:

@@ -790,15 +790,26 @@ class Measure:
             text += f"@{self.cutoff}"
         return text if self.gain is None else f"{text} ({self.gain.value} gain)"
 
-    def convention(self, conventions: Conventions, k: int | None = None) -> str:
-        """The sentence printed beside its figure: its entry's, with its own relevance level said."""
+    def convention(self, conventions: Conventions, k: int | None = None, top_grade: int | None = None) -> str:
+        """The sentence printed beside its figure: its entry's, with its own relevance level said
+        (``top_grade``: the judgments' highest grade, which ERR's sentence states as its g_max)."""
         level = self.level(conventions)
         shown = replace(conventions, relevance_level=level, gain=self.gain or conventions.gain)
-        cutoff = self.cutoff if self.cutoff is not None else k
-        sentence = self.metric.convention(cutoff if cutoff is not None else 0, shown, dict(self.params))
+        metric = self.metric
+        values: dict[str, Any] = dict(self.params)
+        if top_grade is not None and "max_grade" not in values and metric.param("max_grade"):
+            values["max_grade"] = top_grade
+        own = any(p not in (REL, GAIN, DCG, JUDGED_ONLY) for p in metric.params)
+        if self.cutoff is None and metric.cutoff is CutoffRule.OPTIONAL and not own:
+            twin = self.trec_eval_name(conventions)
+            sentence = f"{metric.name} over the whole list, every rank counted" + (
+                f" (as trec_eval's {twin})." if twin else "."
+            )
+        else:
+            sentence = metric.convention(self.cutoff or 0 if own else self.cutoff or (k or 0), shown, values)
         if self.value("judged_only"):
             sentence += (
-                " Ids the judgments lack are removed from the list before the cut (a condensed list, "
+                " Ids the judgments lack or grade below 0 are removed from the list before the cut (a condensed list, "
                 "as trec_eval -J and ir_measures' judged_only=True)."
             )
         if self.rel is not None and self.rel != conventions.relevance_level:
