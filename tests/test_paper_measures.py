@@ -243,3 +243,23 @@ def test_default_scoring_is_untouched_by_the_new_entries():
 
     assert [m.key for m in SUITE] == ["P", "R", "Hit", "RR", "AP", "nDCG", "CP", "Judged"]
     assert not np.isnan(values([("q", ["a"], {"a": 1})], ["ERR@5"])["ERR@5"][0])
+
+
+def test_err_reads_the_whole_judgments_g_max_in_every_partition(tmp_path):
+    """A partition engine hands each partition only its own judgments: g_max still comes from all."""
+    from ragreport.analysis.evaluation import evaluate_runs
+
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.txt"
+    lines, judged = [], []
+    for q in range(60):
+        for rank, doc in enumerate(("a", "b", "c")):
+            lines.append(f"q{q:02d} Q0 {doc} {rank + 1} {3 - rank} r\n")
+        judged.append(f"q{q:02d} 0 a {3 if q == 59 else 1}\n")  # only the last query holds grade 3
+    run.write_text("".join(lines))
+    qrels.write_text("".join(judged))
+    measures = parse_measures(["ERR@3", "RBP(p=0.5)@3"])
+    memory = evaluate_runs([run], qrels=qrels, measures=measures)[0]
+    stream = evaluate_runs([run], qrels=qrels, measures=measures, engine="stream", partition_bytes=400)[0]
+    assert memory.measure_values[0][0] == pytest.approx(1 / 8)  # (2^1 - 1) / 2^3 at rank 1
+    order = np.argsort(stream.judged.query_ids)
+    assert np.allclose(stream.measure_values[:, order], memory.measure_values[:, np.argsort(memory.judged.query_ids)])
