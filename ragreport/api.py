@@ -256,8 +256,9 @@ def analyse(
         reads (``"nDCG@10"``, ``"recall_10"``); default nDCG at K.
     family : sequence of str or Measure, optional
         What is compared, tested and corrected together (``["nDCG@10", "R@10"]``, a named set such
-        as ``["trec-dl"]``, parameters as in ``"RR(rel=2)@10"``), in the comparison and the drift; each member needs per-query values (a suite metric at a scored
-        cutoff, or a measure given to :func:`evaluate`). The primary metric must be a member.
+        as ``["trec-dl"]``, parameters as in ``"RR(rel=2)@10"``), in the comparison and the
+        drift; each member needs per-query values (a suite metric at a scored cutoff, or a
+        measure given to :func:`evaluate`). The primary metric must be a member.
     progress : callable, optional
         Called with the name of each stage as it starts.
     previous_basis : (dict, str), optional
