@@ -126,7 +126,8 @@ def evaluate(
         mixing them (see :mod:`ragreport.reading.memory`). Empty: the preloaded sample.
     qrels : path, mapping or DataFrame, optional
         The judgments: a TREC qrels file, ``{query_id: {doc_id: grade}}`` or a DataFrame with the
-        columns ``query_id``, ``doc_id``, ``relevance``. A RAG JSONL run may carry its own.
+        columns ``query_id``, ``doc_id``, ``relevance``, or ``"irds:ID"``, an ir_datasets id (the
+        ``irds`` extra). A RAG JSONL run may carry its own.
     k : int or sequence of int, optional
         The cutoff K (several: the first is the report's K). Default 10, the sample's 5.
     conventions : Conventions, default Conventions()
@@ -139,7 +140,8 @@ def evaluate(
     input_format : str, optional
         A format name (``jsonl``, ``trec``, ``json``, ``csv``) instead of detecting each file's.
     measures : sequence of Measure, default ()
-        Measures scored by name besides the suite (``parse_measures(["ndcg_cut_20"])``).
+        Measures scored by name besides the suite (``parse_measures(["ndcg_cut_20"])``,
+        ``parse_measures(["trec-dl", "RBP(p=0.9)", "iprec_at_recall"])``).
     progress : callable, optional
         Called with the name of each stage as it starts.
     engine : {"memory", "stream", "dask"}, default "memory"
@@ -253,9 +255,10 @@ def analyse(
         The metric the report leads with, a compared metric at K in any spelling the name parser
         reads (``"nDCG@10"``, ``"recall_10"``); default nDCG at K.
     family : sequence of str or Measure, optional
-        What is compared, tested and corrected together (``["nDCG@10", "R@10"]``), in the
-        comparison and the drift; each member needs per-query values (a suite metric at a scored
-        cutoff, or a measure given to :func:`evaluate`). The primary metric must be a member.
+        What is compared, tested and corrected together (``["nDCG@10", "R@10"]``, a named set such
+        as ``["trec-dl"]``, parameters as in ``"RR(rel=2)@10"``), in the comparison and the
+        drift; each member needs per-query values (a suite metric at a scored cutoff, or a
+        measure given to :func:`evaluate`). The primary metric must be a member.
     progress : callable, optional
         Called with the name of each stage as it starts.
     previous_basis : (dict, str), optional
@@ -268,10 +271,10 @@ def analyse(
         The metadata keys to slice by; default every text key with 2 to 50 values
         (:mod:`ragreport.analysis.slices`).
     queries : path or mapping, optional
-        The queries' text (a file, or ``{query: text}``) where the runs give none.
+        The queries' text (a file, ``"irds:ID"``, or ``{query: text}``) where the runs give none.
     corpus : path or mapping, optional
-        The documents' text (a file, or ``{id: (title, text)}``), read for the top K of the
-        queries the report points at most.
+        The documents' text (a file, ``"irds:ID"``, or ``{id: (title, text)}``), read for the top
+        K of the queries the report points at most.
     text_queries : int, default 1_000
         How many queries are shown with their documents' text: the largest differences from the
         baseline on the primary metric (for one run, its lowest scores).

@@ -245,8 +245,9 @@ def _typed(option: Option, text: str) -> Any:
 
 
 def _under(folder: Path, text: str) -> str:
-    """A path of the config file, relative to its folder (an absolute path as it is)."""
-    if not text or os.path.isabs(text) or str(folder) in ("", "."):
+    """A path of the config file, relative to its folder (an absolute path as it is, and an
+    ir_datasets id, ``irds:ID``, which is no path)."""
+    if not text or os.path.isabs(text) or str(folder) in ("", ".") or text.startswith("irds:"):
         return text
     return os.path.join(folder, text)
 

@@ -105,17 +105,30 @@ def test_whole_list_measures_reach_past_every_cutoff():
     assert ndcg == pytest.approx(1 / __import__("math").log2(32))
 
 
+def _parsed(metric, text):
+    """The measure a name parses to; an entry with a companion (RBP: its residual) brings it after."""
+    parsed = parse_measures([text])
+    assert len(parsed) == 1 + (metric.companion is not None), text
+    return parsed[0]
+
+
 @pytest.mark.parametrize("metric", CATALOGUE, ids=lambda m: m.key)
 def test_every_declared_spelling_parses_to_its_entry_and_is_listed(metric):
+    defaults = metric.defaults()
     for tool in TOOLS:
         for spelling in metric.spellings(tool):
             rule = metric.rule(spelling)
+            fixed = tuple(sorted((n, v) for n, v in spelling.params if v != defaults.get(n)))
+            if metric.at != "cutoff":  # IPrec: the number after @ is the recall level
+                text = f"{spelling.name}_0.50" if tool == "trec_eval" else f"{spelling.name}@0.5"
+                assert _parsed(metric, text) == Measure(metric.key, None, None, ((metric.at, 0.5),)), text
+                continue
             if rule.allows(7):
                 cut = f"{spelling.name}_7" if tool == "trec_eval" else f"{spelling.name}@7"
-                assert parse_measures([cut]) == (Measure(metric.key, 7, spelling.gain),), cut
+                assert _parsed(metric, cut) == Measure(metric.key, 7, spelling.gain, fixed), cut
                 assert f"{cut[:-1]}5" in VALID_FORMS.split(f"{tool}: ")[1].split(";")[0], cut
             if rule.allows(None):
-                assert parse_measures([spelling.name]) == (Measure(metric.key, None, spelling.gain),), spelling.name
+                assert _parsed(metric, spelling.name) == Measure(metric.key, None, spelling.gain, fixed), spelling.name
             if rule is CutoffRule.REQUIRED:
                 with pytest.raises(UsageError, match="needs a cutoff"):
                     parse_measures([spelling.name])
@@ -135,9 +148,9 @@ def test_every_whole_list_measure_has_one_value_at_every_cutoff():
     from ragreport.scoring.metrics import score
 
     whole = [m for m in CATALOGUE if m.cutoff is CutoffRule.FORBIDDEN]
-    scores = score(judged, [1, 2], Conventions(), whole)
+    scores = score(judged, [1, 2], Conventions(), whole, {"recall": 0.5})  # IPrec's level
     assert np.array_equal(scores.values[:, :, 0], scores.values[:, :, 1])
-    measures = [Measure(m.key) for m in whole]
+    measures = [Measure(m.key, params=((m.at, 0.5),) if m.at != "cutoff" else ()) for m in whole]
     assert np.array_equal(score_measures(judged, measures, Conventions()), scores.values[:, :, 0])
 
 

@@ -124,13 +124,14 @@ def _metric_rows() -> list[list[str]]:
 
 
 def _names(cell: str) -> set[str]:
-    """Backticked names of a cell, cutoff placeholders dropped: `map_cut_K`, `map@k` -> map_cut, map."""
-    return {re.sub(r"(_K|@[kK])$", "", name) for name in re.findall(r"`([^`]+)`", cell)}
+    """Backticked names of a cell, cutoff (and recall-level) placeholders dropped: `map_cut_K`,
+    `map@k`, `IPrec@L` -> map_cut, map, IPrec."""
+    return {re.sub(r"(_K|_L|@[kKL])$", "", name) for name in re.findall(r"`([^`]+)`", cell)}
 
 
 def test_the_metrics_table_is_the_catalogue():
     rows = _metric_rows()
-    assert [re.sub(r"@K$", "", re.findall(r"`([^`]+)`", row[0])[0]) for row in rows] == [m.key for m in CATALOGUE]
+    assert [re.sub(r"@[KL]$", "", re.findall(r"`([^`]+)`", row[0])[0]) for row in rows] == [m.key for m in CATALOGUE]
     for row, metric in zip(rows, CATALOGUE):
         key, name, _, band, shown, trec_eval, ir_measures, ranx = row
         assert name == metric.name and band.lower() == metric.interval.value, metric.key

@@ -50,6 +50,8 @@ def compared_measures(expected) -> list[str]:
             "num_rel",
             "num_ret",
             "num_rel_ret",
+            "bpref",
+            "infAP",
         ):
             names.append(name)
     return names
@@ -263,7 +265,7 @@ qrels_strategy = st.dictionaries(
 )
 CUTS = [1, 2, 3, 5, 10, 20]
 PYTREC = {f"{name}.{','.join(map(str, CUTS))}" for name in ("P", "recall", "map_cut", "ndcg_cut", "success")}
-PYTREC |= {"recip_rank", "map", "ndcg", "Rprec", "num_rel", "num_ret", "num_rel_ret"}
+PYTREC |= {"recip_rank", "map", "ndcg", "Rprec", "num_rel", "num_ret", "num_rel_ret", "bpref", "infAP"}
 NAMES = [f"{name}_{c}" for name in FAMILIES for c in CUTS] + [
     "recip_rank",
     "map",
@@ -272,6 +274,8 @@ NAMES = [f"{name}_{c}" for name in FAMILIES for c in CUTS] + [
     "num_rel",
     "num_ret",
     "num_rel_ret",
+    "bpref",
+    "infAP",
 ]
 
 

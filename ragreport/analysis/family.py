@@ -42,7 +42,7 @@ def choose_family(
             f" {labels}: nothing to compare (counts and the Judged@K diagnostic get no test); "
             f"name per-query scores such as nDCG@{k}",
         )
-    leads = [m.metric for m in family if m.gain is None and m.cutoff == k and m.metric in COMPARED]
+    leads = [m.metric for m in family if m.plain and m.cutoff == k and m.metric in COMPARED]
     if primary is not None:
         if lead not in leads:
             raise ArgumentError(

@@ -70,7 +70,7 @@ def analyse_runs(
     comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations, family=chosen)
     found_drift = None
     # Drift tests the family's members it shows: the suite's metrics at K.
-    shown = {(f.metric, f.cutoff) for f in chosen.measures if f.gain is None}
+    shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
     tested = tuple(m for m in COMPARED if (m, k) in shown)
     if previous is not None:
         # Named by its file name: a published report never shows a path of the machine that built it.

@@ -37,7 +37,13 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
     settings = document_["settings"]
     try:
         measures = tuple(
-            Measure(m["key"], m["cutoff"], None if m["gain"] is None else Gain(m["gain"])) for m in settings["metrics"]
+            Measure(
+                m["key"],
+                m["cutoff"],
+                None if m["gain"] is None else Gain(m["gain"]),
+                tuple(sorted(dict(m.get("params") or {}).items())),
+            )
+            for m in settings["metrics"]
         )
         today = _dt.date.fromisoformat(settings["today"])
         correction = Correction(settings["correction"])

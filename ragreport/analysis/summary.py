@@ -276,7 +276,17 @@ def _measure_intervals(
     if not measures:
         return {}
     n = values.shape[1]
-    mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
+    # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
+    # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map).
+    geometric = [m.metric.geometric for m in measures]
+    logged = values.copy()
+    for i, epsilon in enumerate(geometric):
+        if epsilon is not None:
+            logged[i] = np.log(np.maximum(values[i], epsilon))
+    mean, low, high = bootstrap_interval(logged.T, conventions.resamples, conventions.seed, conventions.confidence)
+    for i, epsilon in enumerate(geometric):
+        if epsilon is not None:
+            mean[i], low[i], high[i] = np.exp(mean[i]), np.exp(low[i]), np.exp(high[i])
     out = {}
     for i, measure in enumerate(measures):
         method = measure.interval

@@ -29,10 +29,17 @@ if TYPE_CHECKING:
 
 def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
     """The summaries with each query's text from ``given`` where the run gives none."""
+    from ..reading import irds
     from ..reading.texts import read_queries
 
     wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
-    texts = read_queries(given, wanted) if isinstance(given, (str, Path)) else {str(q): t for q, t in given.items()}
+    dataset = irds.dataset_id(given)
+    if dataset is not None:  # --queries irds:ID: the dataset's queries, through ir_datasets
+        texts = irds.read_queries(dataset, wanted)
+    elif isinstance(given, (str, Path)):
+        texts = read_queries(given, wanted)
+    else:
+        texts = {str(q): t for q, t in given.items()}
     out = []
     for summary in summaries:
         judged = summary.judged
@@ -78,6 +85,7 @@ def read_texts(
 ) -> dict[str, tuple[str, str]]:
     """(title, text) of every document in the top K of ``queries`` in any run: from ``corpus``,
     else from the text the run files carry (``inline``)."""
+    from ..reading import irds
     from ..reading.texts import read_corpus
 
     chosen = set(queries)
@@ -89,7 +97,10 @@ def read_texts(
             start = int(judged.offsets[row])
             end = min(int(judged.offsets[row + 1]), start + k)
             wanted.update(as_text(judged.doc_ids[start:end]))
-    if isinstance(corpus, (str, Path)):
+    dataset = irds.dataset_id(corpus)
+    if dataset is not None:  # --corpus irds:ID: the shown documents only, from the document store
+        found = irds.read_docs(dataset, wanted)
+    elif isinstance(corpus, (str, Path)):
         found = {d: (t.title, t.text) for d, t in read_corpus(corpus, wanted).items()}
     else:
         found = {str(d): (str(v[0]), str(v[1])) for d, v in corpus.items() if str(d) in wanted}

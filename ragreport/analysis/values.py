@@ -25,7 +25,7 @@ def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measur
     scores = summary.scores
     columns = []
     for measure in family:
-        if measure.gain is None and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
+        if measure.plain and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
             columns.append(scores.of(measure.metric, int(measure.cutoff))[rows])  # type: ignore[arg-type]
         elif measure in summary.measures:
             columns.append(summary.measure_values[summary.measures.index(measure)][rows])

@@ -38,6 +38,7 @@ from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
 from ..output.view.build import build_view
 from ..output.wording import messages as say
+from ..reading import irds
 from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
@@ -66,6 +67,26 @@ def conventions_from(args: argparse.Namespace) -> Conventions:
         seed=args.seed,
         relevance_level=args.relevance_level or base.relevance_level,
     )
+
+
+def _dataset_measures(args: argparse.Namespace) -> None:
+    """With ``--qrels irds:ID`` and no ``--metrics``, the dataset's official measures (as ir_datasets
+    documents them) are the measures named: the default comparison family (docs/conventions.md
+    section 21.6). trec_eval's layout keeps its own default set."""
+    dataset = irds.dataset_id(getattr(args, "qrels", None))
+    if dataset is None or getattr(args, "metrics", None) or getattr(args, "format", None) == "trec":
+        return
+    official = [m for m in irds.official_measures(dataset) if _reads(m)]
+    if official:
+        args.metrics = [",".join(official)]
+
+
+def _reads(name: str) -> bool:
+    try:
+        parse_measures([name])
+    except UsageError:
+        return False
+    return True
 
 
 def _gate_rules(args: argparse.Namespace) -> GateRules:
@@ -391,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ArgumentError(*say.empty_path(Argument(option)))
         _refuse_special_outputs(args)
         _check_text_options(args)
+        _dataset_measures(args)
         if args.command == "score":
             return _score(args)
         if args.command == "build":

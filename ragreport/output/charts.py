@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.catalogue import PRIMARY, SUITE, Metric
+from ..scoring.catalogue import IPREC, PRIMARY, SUITE, Metric
 from .wording import charts as say
 from .wording import report as say_report
 
@@ -255,6 +255,80 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
             "showactive": True,
         }
     ]
+    return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+def pr_points(summary: RunSummary) -> list[tuple[float, Any]]:
+    """The run's interpolated precision at each recall level it was scored at (the measures
+    ``IPrec@L`` at the run's own relevance level), as (level, interval), levels ascending."""
+    points = [
+        (float(m.value("recall")), summary.measure_at[m.label()])
+        for m in summary.measures
+        if m.metric is IPREC and m.rel is None
+    ]
+    return sorted(points, key=lambda point: point[0])
+
+
+def has_pr_curve(summaries: Sequence[RunSummary]) -> bool:
+    """Whether every run holds a precision-recall curve: at least two recall levels scored."""
+    return bool(summaries) and all(len(pr_points(s)) >= 2 for s in summaries)
+
+
+def pr_figure(summaries: Sequence[RunSummary], title: str) -> dict[str, Any]:
+    """Interpolated precision against recall (trec_eval's 11 levels, or those scored), one line
+    with its band per run, in the K sweep's style."""
+    traces: list[dict[str, Any]] = []
+    method = say_report.INTERVAL_NAMES["bootstrap"]
+    for r, summary in enumerate(summaries):
+        points = pr_points(summary)
+        levels = [level for level, _ in points]
+        mean = _clean([i.mean for _, i in points])
+        low, high = _clean([i.low for _, i in points]), _clean([i.high for _, i in points])
+        name, c = html.escape(summary.name), colour(r)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": levels + levels[::-1],
+                "y": high + low[::-1],
+                "fill": "toself",
+                "fillcolor": _rgba(c, 0.16),
+                "line": {"width": 0, "color": c},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                "legendgroup": f"pr-{r}",
+                "name": f"{name} band",
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "x": levels,
+                "y": mean,
+                "name": name,
+                "legendgroup": f"pr-{r}",
+                "line": {"color": c, "width": 2},
+                "marker": {"size": 5, "color": c},
+                "customdata": [[lo, hi] for lo, hi in zip(low, high)],
+                "hovertemplate": (
+                    f"{name}<br>{say.PR_HOVER}<br>{method} band "
+                    "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
+                ),
+            }
+        )
+    layout = {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
+        "xaxis": {"title": {"text": say.PR_X}, "range": [-0.02, 1.02], "dtick": 0.1, "zeroline": False},
+        "yaxis": {"title": {"text": say.PR_Y}, "range": [0, 1.02], "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
+        "hovermode": "closest",
+        "showlegend": len(summaries) > 1,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 420,
+    }
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 

@@ -14,7 +14,8 @@ from ..analysis.dates import run_date
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text
 from ..core.model import SCHEMA
-from ..scoring.catalogue import SUITE
+from ..reading.irds import dataset_record
+from ..scoring.catalogue import SUITE, Measure
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
 from .wording import comparison as say
@@ -43,6 +44,19 @@ def _interval_dict(mean: Any, low: Any, high: Any, method: IntervalMethod) -> di
     return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method.value}
 
 
+def _measure_settings(measure: Measure) -> dict[str, Any]:
+    """A measure as report.json's settings hold it: ``params`` only when it sets any."""
+    entry: dict[str, Any] = {
+        "key": measure.key,
+        "cutoff": measure.cutoff,
+        "gain": None if measure.gain is None else measure.gain.value,
+        "label": measure.label(),
+    }
+    if measure.params:
+        entry["params"] = dict(measure.params)
+    return entry
+
+
 def run_document(
     summary: RunSummary, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
 ) -> dict[str, Any]:
@@ -63,6 +77,11 @@ def run_document(
         interval = summary.measure_at[measure.label()]
         entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
         entry["trec_eval"] = measure.trec_eval_name(conventions)
+        entry["ir_measures"] = measure.spelled("ir_measures", conventions)
+        entry["ranx"] = measure.spelled("ranx", conventions)
+        entry["convention"] = measure.convention(conventions, k, int(judged.judgment_grades.max(initial=1)))
+        if measure.metric.geometric is not None:
+            entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
         if measure.is_count:
             values = summary.measure_values[summary.measures.index(measure)][summary.scores.scored]
             entry["total"] = int(values.sum())
@@ -77,6 +96,8 @@ def run_document(
         }
 
     queries = _query_rows(summary)
+    dataset = dataset_record(judged.judgments_source)
+    extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
         "name": summary.name,
         "k": k,
@@ -94,6 +115,7 @@ def run_document(
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
         "lists": _lists(summary),
+        **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 
@@ -128,10 +150,7 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
         "k": list(first.cutoffs),
         "kmax": int(max(first.sweep.cutoffs)),
         "primary": analysis.primary_label,
-        "metrics": [
-            {"key": m.key, "cutoff": m.cutoff, "gain": None if m.gain is None else m.gain.value, "label": m.label()}
-            for m in first.measures
-        ],
+        "metrics": [_measure_settings(m) for m in first.measures],
         "baseline": comparison.baseline if comparison is not None else analysis.baseline,
         "correction": analysis.correction.value,
         "permutations": analysis.permutations,

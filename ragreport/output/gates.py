@@ -32,8 +32,10 @@ from .wording import gates as say
 #: The outcomes ``--fail-on`` knows.
 FAIL_ON = ("worse",)
 
-_REQUIRE = re.compile(r"^(?P<left>[^<>=]+?)\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")
-_MAX_DROP = re.compile(r"^(?P<left>[^<>=]+?)\s*=\s*(?P<value>\S+)\s*$")
+# A measure's name may hold parameters in parentheses (``RR(rel=2)@10``): an ``=`` inside them is its own.
+_LEFT = r"(?P<left>(?:[^<>=()]|\([^()]*\))+?)"
+_REQUIRE = re.compile(rf"^{_LEFT}\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")
+_MAX_DROP = re.compile(rf"^{_LEFT}\s*=\s*(?P<value>\S+)\s*$")
 
 #: The rules' arguments (``parse_rules(require=..., max_drop=...)``; ``--require``, ``--max-drop``).
 REQUIRE = Argument("require")

@@ -379,12 +379,14 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
             (label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == _NO_BAND)
             for label, entry in run["measures"].items()
         ]
+        # trec_eval prints no per-query line of num_q, nor of a geometric mean (gm_map)
+        own_lines = {label for label, entry in run["measures"].items() if entry.get("mean_of") == "geometric"}
         if len(runs) > 1:
             lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
         if per_query:
             for query in sorted((q for q in run["queries"] if q["scored"]), key=lambda q: q["id"]):
                 for label, _, name, is_count in measures:
-                    if name == "num_q":
+                    if name == "num_q" or label in own_lines:
                         continue
                     lines.append(f"{name:<22}\t{field(query['id'])}\t{_trec_value(query[label], is_count)}")
         for _label, entry, name, is_count in measures:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core.errors import Argument, ArgumentError, InputError, UsageError
 from ..core.model import Judgments, Order, Run
-from . import delimited, jsonl, jsonmap, trec
+from . import delimited, irds, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
 from .gate import require
 from .memory import SINGLE_NAME, is_in_memory, judgments_from_object, named_inputs, run_from_object
@@ -110,7 +110,11 @@ def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, s
 
 def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
     """Judgments from qrels in any format that holds them (TREC qrels, BEIR TSV, a JSON
-    ``{qid: {docid: grade}}`` object), detected unless ``input_format`` names it."""
+    ``{qid: {docid: grade}}`` object), detected unless ``input_format`` names it; ``irds:ID``, a
+    dataset's through ir_datasets (:mod:`ragreport.reading.irds`)."""
+    dataset = irds.dataset_id(path)
+    if dataset is not None:
+        return irds.read_qrels(dataset)
     path = Path(path)
     text: str | None = None
     if input_format is None:

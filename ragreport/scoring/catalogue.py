@@ -37,20 +37,70 @@ A denominator that vanishes gives 0, never NaN.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.model import Conventions, Denominator, Gain
-from .kinds import TOOLS, CutoffRule, IntervalMethod, Spelling, ValueKind
+from .kinds import TOOLS, CutoffRule, IntervalMethod, Param, Spelling, Value, ValueKind, write_value
 
 if TYPE_CHECKING:  # a kernel reads a block's sums, which scoring builds (ragreport.scoring.metrics)
     from .sums import Sums
 
 Kernel = Callable[["Sums"], np.ndarray]
-Describe = Callable[[int, Conventions], str]
+#: ``(k, conventions) -> sentence``; an entry with parameters of its own (RBP's ``p``) takes their
+#: values as a third argument, ``(k, conventions, values)``.
+Describe = Callable[..., str]
+
+# --- Parameters, declared once and shared by the entries that take them ---------------------------
+
+#: This measure's relevance level (ir_measures' ``rel``, ranx's ``-lN``); None: ``--relevance-level``.
+REL = Param(
+    "rel",
+    int,
+    None,
+    "This measure's relevance level: grades of rel or more are relevant (default: --relevance-level).",
+    low=1,
+)
+#: The condensed list: unjudged ids removed before the cut at K (trec_eval -J, ir_measures' judged_only).
+JUDGED_ONLY = Param(
+    "judged_only",
+    bool,
+    False,
+    "Remove the ids the judgments lack from each list before the cut at K (a condensed list).",
+)
+#: nDCG's gain by name (ragreport's ``gain``, ir_measures' ``dcg``); None: ``--gain``.
+GAIN = Param(
+    "gain",
+    str,
+    None,
+    "nDCG's gain: linear (the grade) or exp (2^grade - 1); default --gain.",
+    choices=("linear", "exp"),
+)
+DCG = Param(
+    "dcg",
+    str,
+    None,
+    "ir_measures' name of the gain: log2 (linear gain) or exp-log2 (exp gain).",
+    choices=("log2", "exp-log2"),
+)
+#: RBP's persistence: the chance a reader goes on from one rank to the next (Moffat and Zobel 2008).
+PERSISTENCE = Param(
+    "p",
+    float,
+    0.8,
+    "RBP's persistence: the chance the reader goes on to the next rank.",
+    low=0,
+    high=1,
+    open_low=True,
+    open_high=True,
+)
+#: The recall level of interpolated precision (trec_eval's iprec_at_recall_0.50, ir_measures' IPrec@0.5).
+RECALL_LEVEL = Param("recall", float, None, "The recall level interpolated precision is read at.", low=0, high=1)
+#: ERR's top grade g_max (Chapelle et al. 2009); None: the highest grade of the judgments.
+MAX_GRADE = Param("max_grade", int, None, "ERR's top grade g_max (default: the highest grade of the judgments).", low=1)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -81,6 +131,21 @@ class Metric:
     trec_eval: tuple[Spelling, ...] = ()
     ir_measures: tuple[Spelling, ...] = ()
     ranx: tuple[Spelling, ...] = ()
+    #: The parameters a measure of it may set (``RR(rel=2)``, ``RBP(p=0.9)``), besides the cutoff.
+    params: tuple[Param, ...] = ()
+    #: What the number after ``@`` is: the cutoff, or a parameter (IPrec@0.5: the recall level).
+    at: str = "cutoff"
+    #: The mean over queries is geometric, each value floored at this epsilon (trec_eval's gm_map).
+    geometric: float | None = None
+    #: The key of a figure shown beside it whenever it is asked for (RBP's residual).
+    companion: str | None = None
+    #: A paired test of its per-query values means something: False for a diagnostic of the labels
+    #: (RBP's residual) and a geometric mean (gm_map), which ``--metrics`` then leaves out of the family.
+    paired: bool = True
+    #: Its whole-list figure counts the ranks past the list's end too (RBP's residual: ``p^depth``).
+    reads_beyond: bool = False
+    #: ``--format trec`` prints it without ``--metrics`` (trec_eval's families of section 9).
+    trec_default: bool = True
 
     def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
         return by_key, (self.key,)
@@ -92,7 +157,7 @@ class Metric:
     def comparable(self) -> bool:
         """Whether ``--metrics`` can put it in the comparison family: it has a per-query score (not a
         count, which is summed) and is not a diagnostic (in the suite, not compared: Judged@K)."""
-        return self.kind is not ValueKind.COUNT and (self.compared or not self.in_suite)
+        return self.kind is not ValueKind.COUNT and self.paired and (self.compared or not self.in_suite)
 
     def changed_by(self, switch: str) -> bool:
         """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
@@ -104,9 +169,18 @@ class Metric:
             return self.uses_denominator
         return True
 
-    def convention(self, k: int, conventions: Conventions) -> str:
-        """The sentence the report prints beside the figure at ``k``."""
+    def convention(self, k: int, conventions: Conventions, values: Mapping[str, Value] | None = None) -> str:
+        """The sentence the report prints beside the figure at ``k`` (``values``: its parameters'
+        values, for an entry whose sentence names them)."""
+        if any(p not in (REL, GAIN, DCG, JUDGED_ONLY) for p in self.params):
+            return self.describe(k, conventions, {**self.defaults(), **(values or {})})
         return self.describe(k, conventions)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def defaults(self) -> dict[str, Value | None]:
+        return {p.name: p.default for p in self.params}
 
     def spellings(self, tool: str) -> tuple[Spelling, ...]:
         """The names ``tool`` gives it; ragreport spells every metric by its key."""
@@ -151,9 +225,93 @@ def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
 
 
+def _whole(s: Sums, per_rank: np.ndarray) -> np.ndarray:
+    """A whole-list figure: the per-rank terms summed over the list, at every cutoff."""
+    return s.per_query(per_rank.sum(axis=1))
+
+
+def _bpref(s: Sums) -> np.ndarray:
+    """trec_eval's bpref: ``1/R * sum over relevant ranks r of (1 - min(n_r, R) / min(N, R))``, n_r
+    the judged non-relevant ids above r, N the query's; unjudged ids are skipped (1 when n_r = 0)."""
+    above = np.cumsum(s.nonrelevant_slots, axis=1)  # at a relevant rank: the non-relevant ids above it
+    r = s.relevant[:, None].astype(np.float64)
+    least = np.minimum(s.nonrelevant[:, None], s.relevant[:, None]).astype(np.float64)
+    term = np.where(above > 0, 1.0 - np.minimum(above, r) / np.where(least > 0, least, 1.0), 1.0)
+    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
+
+
+#: trec_eval's INFAP_EPSILON (trec_eval.h), which keeps infAP's ratio finite.
+INFAP_EPSILON = 0.00001
+#: trec_eval's MIN_GEO_MEAN: gm_map floors each query's AP at it before taking the logarithm.
+GEOMETRIC_EPSILON = 0.00001
+
+
+def _inf_ap(s: Sums) -> np.ndarray:
+    """trec_eval's infAP (Yilmaz and Aslam 2006): at the relevant rank j + 1 (j >= 1),
+    ``1/(j+1) + j/(j+1) * (h + n + u)/j * (h + e)/(h + n + 2e)`` with h the relevant ids above,
+    n the judged non-relevant, u the pooled-unjudged (negative grade) ones above and e = 1e-5;
+    1 at rank 1; summed and divided by R."""
+    h = s.cum_hits - 1.0  # the relevant ids above a relevant rank
+    n = np.cumsum(s.nonrelevant_slots, axis=1)
+    u = np.cumsum(s.pooled_unjudged_slots, axis=1)
+    j = s.ranks - 1.0
+    e = INFAP_EPSILON
+    later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((h + n + u) / np.maximum(j, 1.0)) * ((h + e) / (h + n + 2 * e))
+    term = np.where(j == 0, 1.0, later)
+    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
+
+
+def _rbp_residual(s: Sums) -> np.ndarray:
+    """The most RBP could rise: the weight of every cell within k that could still be relevant
+    (unjudged, graded negative, or past the list's end); a whole-list figure adds ``p^depth``,
+    every rank beyond."""
+    within = np.cumsum(np.where(s.unjudged_cells, s.persistence_weights, 0.0), axis=1)[:, s.columns]
+    if s.values.get("whole"):
+        within = within + np.power(float(s.values["p"]), s.k)
+    return within
+
+
+def _err(s: Sums) -> np.ndarray:
+    """ERR@k (Chapelle et al. 2009): ``sum_r 1/r * R_r * prod_{i<r} (1 - R_i)``,
+    ``R_g = (2^g - 1) / 2^g_max``, grades above g_max read as g_max, below 1 as 0; a repeat gains nothing."""
+    top = int(s.values.get("max_grade") or s.values["top_grade"])
+    grades = np.clip(s._pad(s.judged.grades).astype(np.int64), 0, top)
+    stop = np.where(s.first_slots & (grades >= 1), np.exp2((grades - top).astype(np.float64)) - np.exp2(-top), 0.0)
+    going_on = np.cumprod(1.0 - stop, axis=1)
+    before = np.concatenate([np.ones((len(stop), 1)), going_on[:, :-1]], axis=1)
+    return np.cumsum(stop * before / s.ranks, axis=1)[:, s.columns]
+
+
+def iprec_at(s: Sums, level: float) -> np.ndarray:
+    """trec_eval's iprec_at_recall (v10) of every query of the block at one recall level: c =
+    round(level x R) relevant ids (half away from 0); the largest precision at or below the rank of
+    the c-th (the first when c = 0); 0 when fewer than c relevant ids came back. The sums read
+    (:attr:`~ragreport.scoring.sums.Sums.best_precision_below`) are shared by every level."""
+    r = s.relevant.astype(np.float64)
+    wanted = np.floor(level * r)
+    wanted += (level * r - wanted) >= 0.5
+    got = s.cum_hits[:, -1]
+    rank = np.argmax(s.cum_hits >= np.maximum(wanted, 1)[:, None], axis=1)
+    value = np.take_along_axis(s.best_precision_below, rank[:, None], axis=1)[:, 0]
+    return np.where((wanted <= got) & (got > 0), value, 0.0)
+
+
+def _iprec(s: Sums) -> np.ndarray:
+    return s.per_query(iprec_at(s, float(s.values["recall"])))
+
+
+def _level(values: Mapping[str, Value | None], places: int | None = None) -> str:
+    """IPrec's recall level as its sentence prints it (L when the sentence is read without one)."""
+    level = values.get("recall")
+    if level is None:
+        return "L"
+    return f"{float(level):.{places}f}" if places is not None else str(level)
+
+
 # --- The suite: in the report's table at K, its sweep and its per-query table -------------------
 
 PRECISION = Metric(
+    params=(REL, JUDGED_ONLY),
     key="P",
     name="Precision",
     plain="Share of the top K that is relevant.",
@@ -170,6 +328,7 @@ PRECISION = Metric(
     ),
 )
 RECALL = Metric(
+    params=(REL, JUDGED_ONLY),
     key="R",
     name="Recall",
     plain="Share of all the relevant ids that made it into the top K.",
@@ -187,6 +346,7 @@ RECALL = Metric(
     ),
 )
 HIT = Metric(
+    params=(REL, JUDGED_ONLY),
     key="Hit",
     name="Hit rate",
     plain="Whether at least one relevant id is in the top K; the mean is the share of queries with one.",
@@ -203,6 +363,7 @@ HIT = Metric(
     ),
 )
 RECIPROCAL_RANK = Metric(
+    params=(REL, JUDGED_ONLY),
     key="RR",
     name="Reciprocal rank",
     plain="How high the first relevant result sits: 1 at rank 1, 1/2 at rank 2, 0 if none in the top K.",
@@ -219,6 +380,7 @@ RECIPROCAL_RANK = Metric(
     ),
 )
 AVERAGE_PRECISION = Metric(
+    params=(REL, JUDGED_ONLY),
     key="AP",
     name="Average precision",
     plain="How early the relevant ids come, all of them counted: 1 when every relevant id leads the list.",
@@ -237,6 +399,7 @@ AVERAGE_PRECISION = Metric(
     ),
 )
 NDCG = Metric(
+    params=(GAIN, DCG, JUDGED_ONLY),
     key="nDCG",
     name="Normalised DCG",
     plain=(
@@ -262,6 +425,7 @@ NDCG = Metric(
     ),
 )
 CONTEXT_PRECISION = Metric(
+    params=(REL,),
     key="CP",
     name="Context precision (RAGAS)",
     plain="Are the relevant contexts ranked above the irrelevant ones? 1 when every relevant one comes first.",
@@ -298,6 +462,7 @@ JUDGED = Metric(
 # --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
 
 R_PRECISION = Metric(
+    params=(REL, JUDGED_ONLY),
     key="Rprec",
     name="R-precision",
     plain="Share of the first R results that is relevant, R being the number of relevant ids.",
@@ -329,6 +494,7 @@ NUM_Q = Metric(
     describe=lambda k, c: "1 per query; the run's figure is the number of scored queries (as trec_eval's num_q).",
 )
 NUM_REL = Metric(
+    params=(REL,),
     key="NumRel",
     name="Relevant ids",
     plain="How many ids were judged relevant.",
@@ -359,6 +525,7 @@ NUM_RET = Metric(
     describe=lambda k, c: "The list's length, repeats included; summed over the queries (trec_eval's num_ret).",
 )
 NUM_REL_RET = Metric(
+    params=(REL,),
     key="NumRelRet",
     name="Relevant ids retrieved",
     plain="How many relevant ids the run returned, anywhere in its lists.",
@@ -372,6 +539,161 @@ NUM_REL_RET = Metric(
     kernel=lambda s: s.per_query(s.relevant_retrieved),
     describe=lambda k, c: (
         "Distinct relevant ids anywhere in the list; summed over the queries (trec_eval's num_rel_ret)."
+    ),
+)
+
+# --- The measures IR papers report, asked for by name (docs/conventions.md section 21) ------------
+
+BPREF = Metric(
+    trec_default=False,
+    key="Bpref",
+    name="bpref",
+    plain="How often the relevant ids come above the judged non-relevant ones, unjudged ids left out.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(REL,),
+    trec_eval=(Spelling("bpref", printed=8),),
+    ir_measures=(Spelling("Bpref"), Spelling("BPref")),
+    kernel=_bpref,
+    describe=lambda k, c: (
+        "For each relevant id retrieved, 1 minus the judged non-relevant ids above it (at most R) over "
+        "min(R, N), N the query's judged non-relevant ids; summed and divided by R. Unjudged ids, and "
+        "ids graded below 0 (trec_eval's pooled but unjudged), are skipped (as trec_eval's bpref)."
+    ),
+)
+RBP = Metric(
+    trec_default=False,
+    key="RBP",
+    name="Rank-biased precision",
+    plain="The share of a patient reader's attention spent on relevant ids, reading on with chance p.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    params=(PERSISTENCE, REL),
+    companion="RBPres",
+    trec_eval=(Spelling("rbp", CutoffRule.FORBIDDEN, printed=33, params=(("p", 0.9),)),),
+    ir_measures=(Spelling("RBP"),),
+    kernel=lambda s: np.cumsum(np.where(s.relevant_slots, s.persistence_weights, 0.0), axis=1)[:, s.columns],
+    describe=lambda k, c, v: (
+        "(1 - p) x the sum of p^(rank - 1) over the relevant ids"
+        + (f" within the top {k}" if k else "")
+        + f", p = {v['p']} (Moffat and Zobel 2008); relevant is binary at the relevance level"
+        + (" (as trec_eval's rbp on 0/1 grades)." if v["p"] == 0.9 else ".")
+    ),
+)
+RBP_RESIDUAL = Metric(
+    trec_default=False,
+    key="RBPres",
+    name="RBP residual",
+    plain="How much RBP could still rise if every unjudged id were relevant: large means the labels are thin.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    paired=False,  # about the labels, as Judged@K: no verdict
+    reads_beyond=True,
+    params=(PERSISTENCE, REL),
+    trec_eval=(Spelling("rbp_resid", CutoffRule.FORBIDDEN, printed=34, params=(("p", 0.9),)),),
+    kernel=_rbp_residual,
+    describe=lambda k, c, v: (
+        "(1 - p) x the sum of p^(rank - 1) over the ranks"
+        + (f" within the top {k}" if k else "")
+        + " that could still hold a relevant id (unjudged, graded below 0, or past the list's end"
+        + ("" if k else ": p^length for every rank beyond")
+        + f"), p = {v['p']}: RBP lies between its figure and its figure plus this (Moffat and Zobel 2008)."
+    ),
+)
+ERR = Metric(
+    trec_default=False,
+    key="ERR",
+    name="Expected reciprocal rank",
+    plain="How soon a reader who stops at the first satisfying result is satisfied, higher grades satisfying more.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.OPTIONAL,
+    in_suite=False,
+    compared=False,
+    params=(MAX_GRADE,),
+    ir_measures=(Spelling("ERR"),),
+    kernel=_err,
+    describe=lambda k, c, v: (
+        "The sum over ranks r"
+        + (f" up to {k}" if k else "")
+        + " of 1/r x R_r x the product of (1 - R_i) above r, R_g = (2^g - 1) / 2^g_max, g_max "
+        + (f"= {v['max_grade']}" if v.get("max_grade") else "the highest grade of the judgments")
+        + " (Chapelle et al. 2009); grades below 1 and repeats satisfy nobody."
+    ),
+)
+INF_AP = Metric(
+    trec_default=False,
+    key="infAP",
+    name="Inferred AP",
+    plain="AP estimated from a sample of judged ids, the pooled-but-unjudged ones (grade -1) inferred.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(REL,),
+    trec_eval=(Spelling("infAP", printed=13),),
+    ir_measures=(Spelling("infAP"),),
+    kernel=_inf_ap,
+    describe=lambda k, c: (
+        "trec_eval's infAP (Yilmaz and Aslam 2006): at each relevant rank j + 1 after the first, "
+        "1/(j+1) + j/(j+1) x (ids above in the pool)/j x (relevant above + e)/(judged above + 2e), "
+        "e = 0.00001, and 1 at rank 1; summed and divided by R. A grade below 0 marks a pooled id "
+        "left unjudged; ids absent from the judgments are outside the pool and skipped."
+    ),
+)
+GM_MAP = Metric(
+    trec_default=False,
+    key="GMAP",
+    name="Geometric mean AP",
+    plain="Average precision averaged geometrically, so that the queries a run does worst on weigh more.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    paired=False,  # a geometric mean: the paired test of means does not test it
+    geometric=GEOMETRIC_EPSILON,
+    params=(REL,),
+    trec_eval=(Spelling("gm_map", printed=6),),
+    # the whole list's AP: R is its denominator (min(R, depth) is R, depth reaching every R)
+    kernel=lambda s: (
+        _whole(s, np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)) / np.maximum(s.relevant, 1)[:, None]
+    ),
+    describe=lambda k, c: (
+        "Each query's AP over the whole list; the run's figure is exp(mean(log(max(AP, 0.00001)))), "
+        "their geometric mean, the band a bootstrap of the same (as trec_eval's gm_map, its epsilon "
+        "MIN_GEO_MEAN = 0.00001). Shown per query as AP."
+    ),
+)
+IPREC = Metric(
+    trec_default=False,
+    key="IPrec",
+    name="Interpolated precision",
+    plain="The best precision reachable at or past a given share of the relevant ids found.",
+    interval=IntervalMethod.BOOTSTRAP,
+    kind=ValueKind.SCORE,
+    cutoff=CutoffRule.FORBIDDEN,
+    in_suite=False,
+    compared=False,
+    params=(RECALL_LEVEL, REL, JUDGED_ONLY),
+    at="recall",
+    trec_eval=(Spelling("iprec_at_recall", printed=10),),
+    ir_measures=(Spelling("IPrec"),),
+    kernel=_iprec,
+    describe=lambda k, c, v: (
+        f"The largest precision at any rank at or below the one where round({_level(v)} x R) relevant "
+        f"ids have come back (the first relevant rank for 0), 0 when fewer come back "
+        f"(as trec_eval's iprec_at_recall_{_level(v, 2)}, version 10's rounding)."
     ),
 )
 
@@ -390,6 +712,13 @@ CATALOGUE: tuple[Metric, ...] = (
     NUM_REL,
     NUM_RET,
     NUM_REL_RET,
+    BPREF,
+    RBP,
+    RBP_RESIDUAL,
+    ERR,
+    INF_AP,
+    GM_MAP,
+    IPREC,
 )
 #: The report's table at K, its K sweep and its per-query table.
 SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
@@ -410,28 +739,144 @@ def by_key(key: str) -> Metric:
 
 @dataclass(frozen=True, order=True)
 class Measure:
-    """A metric with its parameters. ``cutoff`` None means the whole list; ``gain`` None means the
-    run's ``--gain``. ``key`` is the catalogue entry's key (:attr:`metric`)."""
+    """A metric with its parameters (docs/conventions.md section 21).
+
+    ``cutoff`` None means the whole list; ``gain`` None means the run's ``--gain``; ``params`` holds
+    every other parameter set to other than its default, as sorted (name, value) pairs (``rel``, set
+    at all, is kept: its default is the run's ``--relevance-level``). ``key`` is the catalogue
+    entry's key (:attr:`metric`).
+    """
 
     key: str
     cutoff: int | None = None
     gain: Gain | None = None
+    params: tuple[tuple[str, Value], ...] = ()
 
     @property
     def metric(self) -> Metric:
         return by_key(self.key)
 
+    def value(self, name: str) -> Any:
+        """A parameter's value: the one set, else its declared default (None: the run's switch)."""
+        given = dict(self.params)
+        if name in given:
+            return given[name]
+        declared = self.metric.param(name)
+        return None if declared is None else declared.default
+
+    @property
+    def rel(self) -> int | None:
+        """This measure's own relevance level (None: ``--relevance-level``)."""
+        value = dict(self.params).get("rel")
+        return None if value is None else int(value)
+
+    @property
+    def plain(self) -> bool:
+        """No parameter beyond the cutoff: the suite's own figure at that cutoff."""
+        return self.gain is None and not self.params
+
+    def level(self, conventions: Conventions) -> int:
+        """The relevance level it is scored at."""
+        return self.rel or conventions.relevance_level
+
     def label(self) -> str:
-        text = self.key if self.cutoff is None else f"{self.key}@{self.cutoff}"
+        """ragreport's name, in ir_measures' grammar: ``RR(rel=2)@10``, ``RBP(p=0.9)``, ``IPrec@0.5``."""
+        metric = self.metric
+        shown = [(n, v) for n, v in self.params if n != metric.at]
+        text = self.key + (f"({','.join(f'{n}={write_value(v)}' for n, v in shown)})" if shown else "")
+        if metric.at != "cutoff":
+            text += f"@{write_value(self.value(metric.at))}"
+        elif self.cutoff is not None:
+            text += f"@{self.cutoff}"
         return text if self.gain is None else f"{text} ({self.gain.value} gain)"
+
+    def convention(self, conventions: Conventions, k: int | None = None, top_grade: int | None = None) -> str:
+        """The sentence printed beside its figure: its entry's, with its own relevance level said
+        (``top_grade``: the judgments' highest grade, which ERR's sentence states as its g_max)."""
+        level = self.level(conventions)
+        shown = replace(conventions, relevance_level=level, gain=self.gain or conventions.gain)
+        metric = self.metric
+        values: dict[str, Any] = dict(self.params)
+        if top_grade is not None and "max_grade" not in values and metric.param("max_grade"):
+            values["max_grade"] = top_grade
+        own = any(p not in (REL, GAIN, DCG, JUDGED_ONLY) for p in metric.params)
+        if self.cutoff is None and metric.cutoff is CutoffRule.OPTIONAL and not own:
+            twin = self.trec_eval_name(conventions)
+            sentence = f"{metric.name} over the whole list, every rank counted" + (
+                f" (as trec_eval's {twin})." if twin else "."
+            )
+        else:
+            sentence = metric.convention(self.cutoff or 0 if own else self.cutoff or (k or 0), shown, values)
+        if self.value("judged_only"):
+            sentence += (
+                " Ids the judgments lack or grade below 0 are removed from the list before the cut (a condensed list, "
+                "as trec_eval -J and ir_measures' judged_only=True)."
+            )
+        if self.rel is not None and self.rel != conventions.relevance_level:
+            sentence += (
+                f" Relevant here means graded {level} or more (rel={level}), "
+                f"whatever the run's relevance level ({conventions.relevance_level})."
+            )
+        return sentence
 
     def trec_eval_name(self, conventions: Conventions) -> str | None:
         """trec_eval's name for it under ``conventions``, or None when trec_eval has no twin (trec_eval
-        knows no cutoff on recip_rank, and linear gain only)."""
+        knows no cutoff on recip_rank, linear gain only, and one relevance level per run: ``-l``)."""
         metric = self.metric
         if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
             return None
-        return metric.trec_eval_measure(self.cutoff)
+        if self.level(conventions) != conventions.relevance_level:
+            return None
+        at = metric.at if metric.at != "cutoff" else None
+        set_here = {n for n, _ in self.params if n not in ("rel", at)}
+        for spelling in metric.trec_eval:
+            fixed = dict(spelling.params)
+            if not metric.rule(spelling).allows(self.cutoff if at is None else None):
+                continue
+            if set_here - set(fixed) or any(self.value(n) != v for n, v in fixed.items()):
+                continue  # a name that fixes a parameter (trec_eval's rbp: p = 0.9) is the twin at that value only
+            if at is not None:
+                return f"{spelling.name}_{float(self.value(at)):.2f}"
+            return spelling.name if self.cutoff is None else f"{spelling.name}_{self.cutoff}"
+        return None
+
+    def spelled(self, tool: str, conventions: Conventions) -> str | None:
+        """Its name in ``tool`` (``trec_eval``, ``ir_measures``, ``ranx``, ``ragreport``) under
+        ``conventions``, None when the tool has no twin: the parameters as that tool writes them,
+        the run's switches made explicit where the tool's default differs."""
+        if tool == "ragreport":
+            return self.label()
+        if tool == "trec_eval":
+            return self.trec_eval_name(conventions)
+        metric = self.metric
+        level = self.level(conventions)
+        gain = self.gain or conventions.gain
+        wanted = gain if metric.uses_gain and gain is Gain.EXP else None
+        spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is wanted]
+        if tool == "ir_measures":  # ir_measures writes the gain as a parameter (dcg='exp-log2')
+            spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is None]
+        if not spellings:
+            return None
+        if tool == "ranx":
+            if any(n != "rel" for n, _ in self.params):
+                return None
+            text = spellings[0].name + (f"@{self.cutoff}" if self.cutoff is not None else "")
+            return text + (f"-l{level}" if level != 1 and metric.param("rel") else "")
+        # ir_measures: its own defaults are rel=1 (graded for RBP), log2 (linear) gain, p=0.8
+        written: list[tuple[str, Value]] = []
+        for name, value in self.params:
+            if name not in ("rel", metric.at):
+                written.append((name, value))
+        if metric.param("rel") is not None and (level != 1 or metric.key == "RBP"):
+            written.append(("rel", level))
+        if metric.uses_gain and gain is Gain.EXP:
+            written.append(("dcg", "'exp-log2'"))
+        text = spellings[0].name
+        if written:
+            text += "(" + ",".join(f"{n}={write_value(v)}" for n, v in sorted(written)) + ")"
+        if metric.at != "cutoff":
+            return text + f"@{write_value(self.value(metric.at))}"
+        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
     @property
     def is_count(self) -> bool:

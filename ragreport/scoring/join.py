@@ -59,6 +59,7 @@ class JudgedRun:
     level: int = 1  # the relevance level: grades of ``level`` and above are relevant
     query_meta: tuple[Mapping[str, object] | None, ...] = ()  # per query, where the run gives it
     doc_text: Mapping[str, str] | None = None  # the documents' text the run file carries
+    judgments_source: str = ""  # where the judgments came from (a file, or irds:ID)
 
     @property
     def n_queries(self) -> int:
@@ -86,6 +87,29 @@ class JudgedRun:
     def slot_relevant(self) -> np.ndarray:
         """Slots holding the first occurrence of an id graded ``level`` or more (relevant)."""
         return self.judged & ~self.repeat & (self.grades >= self.level)
+
+    def at_level(self, level: int) -> JudgedRun:
+        """The same run with grades of ``level`` and above relevant: R, the relevant ids retrieved and
+        the first relevant rank taken again (a measure's own ``rel``, docs/conventions.md section 21).
+
+        Read off a whole run, not a :meth:`head`: the whole-list facts are taken from the slots.
+        """
+        if level == self.level:
+            return self
+        n = self.n_queries
+        relevant = np.bincount(self.judgment_query[self.judgment_grades >= level], minlength=n).astype(np.int64)
+        slots = np.flatnonzero(self.judged & ~self.repeat & (self.grades >= level))
+        query = self.slot_query[slots]
+        first = np.concatenate(([True], query[1:] != query[:-1])) if len(query) else np.zeros(0, dtype=bool)
+        first_relevant = np.zeros(n, dtype=np.int64)
+        first_relevant[query[first]] = self.slot_rank[slots[first]]
+        return replace(
+            self,
+            relevant=relevant,
+            relevant_retrieved=np.bincount(query, minlength=n).astype(np.int64),
+            first_relevant=first_relevant,
+            level=level,
+        )
 
     def head(self, depth: int | None) -> JudgedRun:
         """The same run with every list cut to its top ``depth`` slots (all of it when None).
@@ -348,4 +372,5 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         level=level,
         query_meta=(tuple(run.query_meta) + (None,) * len(judged_only)) if run.query_meta else (),
         doc_text=run.doc_text,
+        judgments_source=str(judgments.source or ""),
     )

@@ -19,10 +19,11 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, COMPARED, PRIMARY, Measure, Metric
+from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure, Metric
+from .condensed import condensed
 from .cutoffs import MAX_CUTOFF
-from .kinds import TOOLS, CutoffRule
-from .metrics import full_depth, score
+from .kinds import TOOLS, CutoffRule, Value
+from .metrics import full_depth, score, score_levels
 
 if TYPE_CHECKING:  # annotations only
     from .join import JudgedRun
@@ -44,27 +45,68 @@ __all__ = [
 #: The rank of a measure trec_eval does not print, after every one it does.
 NOT_PRINTED = 1 << 30
 
+#: Named measure sets (``--metrics trec-dl``): the measures a benchmark reports, and where that is said.
+MEASURE_SETS: dict[str, tuple[str, str]] = {
+    "trec-dl": (
+        "nDCG@10,RR(rel=2),AP(rel=2)",
+        "TREC Deep Learning 2019 and 2020 (passage and document): the official measures ir_datasets "
+        "documents for msmarco-passage/trec-dl-2019 and trec-dl-2020",
+    ),
+    "msmarco-dev": (
+        "RR@10,R@1000",
+        "MS MARCO passage dev/small: RR@10, the leaderboard's MRR@10 (ir_datasets' official measure "
+        "for msmarco-passage/dev/small), and R@1000, which retrieval papers report beside it",
+    ),
+    "beir": (
+        "nDCG@10,R@100",
+        "BEIR (Thakur et al., NeurIPS 2021 Datasets and Benchmarks): nDCG@10, its headline measure, and R@100",
+    ),
+    "lotte": ("Success@5", "LoTTE (Santhanam et al., NAACL 2022): Success@5, ir_datasets' official measure for lotte"),
+}
 
-def _parse_table() -> dict[str, tuple[Metric, Gain | None, CutoffRule]]:
-    """Lower-cased name -> (metric, implied gain, cutoff rule), over every tool's spellings.
+
+#: One name's entry in the parser's table: its metric, the gain and parameter values it implies,
+#: and the cutoff forms it allows.
+Entry = tuple[Metric, Gain | None, CutoffRule, tuple[tuple[str, Value], ...]]
+
+
+def _parse_table(exact: bool = False) -> dict[str, Entry]:
+    """Name -> (metric, implied gain, cutoff rule, implied parameters), over every tool's spellings:
+    lower-cased, or as spelt when ``exact``.
 
     A name two tools share (``map``: trec_eval's whole-list form, ranx's with or without a
-    cutoff) allows every form either allows; it must mean the same metric and gain in both.
+    cutoff) allows every form either allows; it must mean the same metric, gain and parameters in
+    both. Two names that differ only in case may mean different measures (ir_measures' ``RBP`` at
+    p = 0.8, trec_eval's ``rbp`` at 0.9): then each is read as spelt only, and the lower-cased
+    table leaves the name out.
     """
-    forms: dict[str, tuple[Metric, Gain | None, bool, bool]] = {}
+    forms: dict[str, tuple[Metric, Gain | None, bool, bool, tuple[tuple[str, Value], ...]]] = {}
+    clashes: set[str] = set()
     for metric in CATALOGUE:
         for tool in TOOLS:
             for spelling in metric.spellings(tool):
                 rule = metric.rule(spelling)
-                name = spelling.name.lower()
+                name = spelling.name if exact else spelling.name.lower()
                 cut, whole = rule.allows(1), rule.allows(None)
                 if name in forms:
-                    other, gain, other_cut, other_whole = forms[name]
-                    if (other, gain) != (metric, spelling.gain):
+                    other, gain, other_cut, other_whole, fixed = forms[name]
+                    if (other, gain, fixed) != (metric, spelling.gain, spelling.params):
+                        if other is metric and not exact:
+                            clashes.add(name)
+                            continue
                         raise ValueError(f"measure name {name!r} is declared for {other.key} and {metric.key}")
                     cut, whole = cut or other_cut, whole or other_whole
-                forms[name] = (metric, spelling.gain, cut, whole)
-    return {name: (metric, gain, CutoffRule.of(cut, whole)) for name, (metric, gain, cut, whole) in forms.items()}
+                forms[name] = (metric, spelling.gain, cut, whole, spelling.params)
+    return {
+        name: (metric, gain, CutoffRule.of(cut, whole), fixed)
+        for name, (metric, gain, cut, whole, fixed) in forms.items()
+        if name not in clashes
+    }
+
+
+def _entry(name: str) -> Entry | None:
+    """The parser's entry for a name: as spelt, else lower-cased."""
+    return EXACT.get(name) or NAMES.get(name.lower())
 
 
 def _valid_forms(example: int = 5) -> str:
@@ -89,21 +131,31 @@ def _valid_forms(example: int = 5) -> str:
                 if rule.allows(None):
                     forms.append(spelling.name)
         parts.append(f"{tool}: {' '.join(forms)}")
+    params = {p.name: p for m in CATALOGUE for p in m.params}
+    parts.append("named sets: " + " ".join(MEASURE_SETS))
+    parts.append(
+        "parameters, as in RR(rel=2)@10, RBP(p=0.9) or map@100-l2 (ranx's level): "
+        + ", ".join(f"{p.name} ({p.allowed()})" for p in params.values())
+    )
     return "; ".join(parts)
 
 
-#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule).
-NAMES: dict[str, tuple[Metric, Gain | None, CutoffRule]] = _parse_table()
+#: The parser's table: lower-cased name -> (metric, implied gain, cutoff rule, implied parameters).
+NAMES: dict[str, Entry] = _parse_table()
+#: The same, as spelt: where two spellings differ only in case (RBP, rbp).
+EXACT: dict[str, Entry] = _parse_table(exact=True)
 #: What an unknown measure's error lists.
 VALID_FORMS: str = _valid_forms()
 
 
-def trec_sort_key(measure: Measure) -> tuple[int, str, int, str]:
-    """trec_eval's print order (its measure table's), then cutoffs ascending; measures trec_eval
-    does not print follow."""
+def trec_sort_key(measure: Measure) -> tuple[int, str, float, str, str]:
+    """trec_eval's print order (its measure table's), then cutoffs (or recall levels) ascending;
+    measures trec_eval does not print follow."""
     spelling = measure.metric.trec_eval_spelling(measure.cutoff)
     rank = NOT_PRINTED if spelling is None or spelling.printed is None else spelling.printed
-    return (rank, measure.key, measure.cutoff or 0, measure.gain.value if measure.gain else "")
+    at = measure.metric.at
+    level = float(measure.value(at)) if at != "cutoff" else float(measure.cutoff or 0)
+    return (rank, measure.key, level, measure.gain.value if measure.gain else "", repr(measure.params))
 
 
 def _whole(digits: str) -> int:
@@ -112,35 +164,112 @@ def _whole(digits: str) -> int:
     return int(digits) if len(digits) <= len(str(MAX_CUTOFF)) else MAX_CUTOFF + 1
 
 
-def _split(token: str) -> tuple[str, int | None]:
-    """``name`` and cutoff of one token: ``x@5``, ``x_5`` or ``x.5`` (trec_eval), or a bare name."""
+def _split(token: str) -> tuple[str, str | None, str | None, int | None]:
+    """(name, parameters' text, the text after ``@``, ranx's ``-lN`` level) of one token.
+
+    The forms: ir_measures' ``Name(p=v,...)@x``, ``Name@x``, ranx's ``name@k-lN``, trec_eval's
+    ``name_5``, ``name.5`` and ``iprec_at_recall_0.50``, or a bare name.
+    """
+    level = None
+    ranx = re.fullmatch(r"(.+?)-l([0-9]+)", token)  # ASCII digits only (\d takes any script's)
+    if ranx and _entry(ranx.group(1).partition("@")[0]) is not None:
+        token, level = ranx.group(1), _whole(ranx.group(2))
+    params = None
+    call = re.fullmatch(r"([^()@]+)\((.*)\)(@.*)?", token)
+    if call:
+        token = call.group(1) + (call.group(3) or "")
+        params = call.group(2)
     if "@" in token:
-        name, _, cut = token.partition("@")
-        if not re.fullmatch(r"[0-9]+", cut):
-            raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
-        return name, _whole(cut)
-    match = re.fullmatch(r"(.+?)[._]([0-9]+)", token)  # ASCII digits only (\d takes any script's)
-    if match and match.group(1).lower() in NAMES:
-        return match.group(1), _whole(match.group(2))
-    return token, None
+        name, _, at = token.partition("@")
+        return name, params, at, level
+    match = re.fullmatch(r"(.+?)(?:_([0-9]*\.[0-9]+)|[._]([0-9]+))", token)
+    if match and _entry(match.group(1)) is not None:
+        return match.group(1), params, match.group(2) or match.group(3), level
+    return token, params, None, level
+
+
+def _read_params(token: str, metric: Metric, text: str) -> dict[str, Value]:
+    """``p=0.9,rel=2`` as {name: value}, each read and bounded by its declaration."""
+    values: dict[str, Value] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, equals, raw = (x.strip() for x in part.partition("="))
+        declared = metric.param(name)
+        if declared is None or not equals:
+            takes = ", ".join(f"{p.name} ({p.allowed()})" for p in metric.params if p.name != metric.at)
+            raise UsageError(
+                f"measure {shorten(token)}: {metric.key} takes no parameter {shorten(name)}; "
+                + (f"it takes {takes}" if takes else "it takes none")
+            )
+        if name in values:
+            raise UsageError(f"measure {shorten(token)}: {name} is given twice")
+        try:
+            values[name] = declared.read(raw)
+        except ValueError as exc:
+            raise UsageError(f"measure {shorten(token)}: {name}: {exc}, got {shorten(raw)}") from None
+    return values
+
+
+def _gain_of(values: dict[str, Value]) -> Gain | None:
+    """The gain ``gain=exp`` or ir_measures' ``dcg='exp-log2'`` name (None: neither given)."""
+    gain, dcg = values.pop("gain", None), values.pop("dcg", None)
+    named = {None: None, "linear": Gain.LINEAR, "exp": Gain.EXP, "log2": Gain.LINEAR, "exp-log2": Gain.EXP}
+    if gain is not None and dcg is not None and named[gain] is not named[dcg]:  # type: ignore[index]
+        raise UsageError(f"gain={gain} and dcg={dcg} name different gains")
+    return named[gain if gain is not None else dcg]  # type: ignore[index]
 
 
 def parse_measure(token: str) -> Measure:
     """One measure name in any supported spelling (see :data:`VALID_FORMS`)."""
-    name, cutoff = _split(token.strip())
-    entry = NAMES.get(name.lower())
+    name, params, at, level = _split(token.strip())
+    entry = _entry(name.strip())
     if entry is None:
         raise UsageError(f"unknown measure {token!r}; valid forms: {VALID_FORMS}")
-    metric, gain, rule = entry
+    metric, gain, rule, fixed = entry
+    values: dict[str, Value] = dict(fixed)
+    values.update(_read_params(token, metric, params or ""))
+    if level is not None:
+        if metric.param("rel") is None:
+            raise UsageError(f"measure {shorten(token)}: {metric.key} takes no relevance level")
+        if values.setdefault("rel", level) != level:
+            raise UsageError(f"measure {shorten(token)}: two relevance levels")
+    if "rel" in values:
+        try:
+            REL.read(str(values["rel"]))
+        except ValueError as exc:
+            raise UsageError(f"measure {shorten(token)}: rel: {exc}") from None
+    named_gain = _gain_of(values)
+    if named_gain is not None:
+        if gain is not None and named_gain is not gain:
+            raise UsageError(f"measure {shorten(token)}: {name} implies {gain.value} gain")
+        gain = named_gain
+    cutoff: int | None = None
+    if metric.at != "cutoff":
+        declared = metric.param(metric.at)
+        assert declared is not None
+        if at is None and metric.at not in values:
+            raise UsageError(f"measure {token!r} needs its {metric.at} level, such as {metric.key}@0.5 or {name}_0.50")
+        if at is not None:
+            try:
+                values[metric.at] = declared.read(at)
+            except ValueError as exc:
+                raise UsageError(f"measure {shorten(token)}: the {metric.at} level: {exc}") from None
+    elif at is not None:
+        if not re.fullmatch(r"[0-9]+", at):
+            raise UsageError(f"unknown measure {token!r}: the cutoff after '@' must be a whole number")
+        cutoff = _whole(at)
     if cutoff is not None and cutoff < 1:
         raise UsageError(f"measure {token!r}: the cutoff must be at least 1")
     if cutoff is not None and cutoff > MAX_CUTOFF:
         raise UsageError(f"measure {shorten(token)}: the cutoff must be at most {MAX_CUTOFF:,}")
-    if rule is CutoffRule.REQUIRED and cutoff is None:
+    if rule is CutoffRule.REQUIRED and cutoff is None and metric.at == "cutoff":
         raise UsageError(f"measure {token!r} needs a cutoff, such as {name}@10; valid forms: {VALID_FORMS}")
     if rule is CutoffRule.FORBIDDEN and cutoff is not None:
         raise UsageError(f"measure {token!r} takes no cutoff (write {name}); valid forms: {VALID_FORMS}")
-    return Measure(metric.key, cutoff, gain)
+    defaults = metric.defaults()
+    kept = tuple(sorted((n, v) for n, v in values.items() if n == "rel" or v != defaults.get(n)))
+    return Measure(metric.key, cutoff, gain, kept)
 
 
 def parse_primary(text: str | None, k: int) -> Metric:
@@ -159,29 +288,63 @@ def parse_primary(text: str | None, k: int) -> Metric:
     except UsageError:
         raise ArgumentError(Argument("primary"), f" {text!r} is not a metric; choose one of {choices}") from None
     metric = measure.metric
-    if metric not in COMPARED or measure.gain is not None or measure.cutoff not in (None, k):
+    if metric not in COMPARED or not measure.plain or measure.cutoff not in (None, k):
         raise ArgumentError(
             Argument("primary"), f" {text!r} is not a compared metric at K = {k}; choose one of {choices}"
         )
     return metric
 
 
+def measure_set(name: str) -> tuple[Measure, ...] | None:
+    """The measures of a named set (``trec-dl``), None when ``name`` is not one."""
+    found = MEASURE_SETS.get(name.strip().lower())
+    return None if found is None else parse_measures([found[0]])
+
+
+def _tokens(text: str) -> list[str]:
+    """A comma-separated list split at its top-level commas (``RBP(p=0.9,rel=2)`` is one token)."""
+    tokens, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth <= 0:
+            tokens.append(text[start:i])
+            start = i + 1
+    tokens.append(text[start:])
+    return [t.strip() for t in tokens]
+
+
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
     """Every measure of comma-separated lists; a bare number extends the previous trec_eval measure
-    (``P.5,10`` is P_5 and P_10). Order is kept, repeats dropped."""
+    (``P.5,10`` is P_5 and P_10); a set's name (:data:`MEASURE_SETS`: ``trec-dl``) stands for its
+    measures. Order is kept, repeats dropped. A measure whose entry names a
+    companion (RBP: its residual) brings it along, right after it, with the same parameters."""
     out: list[Measure] = []
     previous: str | None = None
     for text in texts:
-        for token in (t.strip() for t in text.split(",")):
+        for token in _tokens(text):
             if not token:
+                continue
+            named = MEASURE_SETS.get(token.lower())
+            if named is not None and _entry(token) is None:
+                out += parse_measures([named[0]])
+                previous = None
                 continue
             if re.fullmatch(r"[0-9]+", token):
                 if previous is None:
                     raise UsageError(f"measure list {text!r} starts with a number; write a name first, as in P.5,10")
                 token = f"{previous}.{token}"
-            name, _ = _split(token)
+            name, params, at, _ = _split(token)
             previous = name
-            out.append(parse_measure(token))
+            entry = _entry(name.strip())
+            if entry is not None and entry[0].at != "cutoff" and at is None:
+                # trec_eval's -m iprec_at_recall: the 11 levels 0.00 to 1.00 (a precision-recall curve)
+                base = token if params is not None else f"{name}()"
+                out += [parse_measure(f"{base}@{level / 10}") for level in range(11)]
+                continue
+            measure = parse_measure(token)
+            out.append(measure)
+            if measure.metric.companion is not None:
+                out.append(replace(measure, key=measure.metric.companion))
     return tuple(dict.fromkeys(out))
 
 
@@ -189,7 +352,7 @@ def default_trec_measures(cutoffs: Sequence[int]) -> tuple[Measure, ...]:
     """What ``--format trec`` prints without ``--metrics``: every measure trec_eval has, over the
     whole list and at every cutoff, in trec_eval's order."""
     measures = []
-    for metric in CATALOGUE:
+    for metric in (m for m in CATALOGUE if m.trec_default):
         if metric.trec_eval_spelling(None) is not None:
             measures.append(Measure(metric.key))
         if metric.trec_eval_spelling(1) is not None:
@@ -197,22 +360,46 @@ def default_trec_measures(cutoffs: Sequence[int]) -> tuple[Measure, ...]:
     return tuple(sorted(dict.fromkeys(measures), key=trec_sort_key))
 
 
-def score_measures(judged: JudgedRun, measures: Sequence[Measure], conventions: Conventions) -> np.ndarray:
+def score_measures(
+    judged: JudgedRun, measures: Sequence[Measure], conventions: Conventions, *, top_grade: int | None = None
+) -> np.ndarray:
     """Per-query values of every measure: (measures x queries).
 
     Every measure is its catalogue entry's kernel, through :func:`ragreport.scoring.metrics.score`:
-    one call per gain in use, for the metrics asked for, at every cutoff needed; the whole list is
-    a cutoff as deep as the longest list or the largest R (:func:`full_depth`).
+    one call per set of parameters in use (gain, relevance level, RBP's ``p``, ...), for the metrics
+    asked for, at every cutoff needed; the whole list is a cutoff as deep as the longest list or the
+    largest R (:func:`full_depth`). A measure with its own ``rel`` reads the run at that level
+    (:meth:`~ragreport.scoring.join.JudgedRun.at_level`). ``top_grade`` is the highest grade of
+    the whole judgments (ERR's g_max; None: of ``judged``'s, which a partition must not use).
     """
     out = np.zeros((len(measures), judged.n_queries))
     full = full_depth(judged)
-    by_gain: dict[Gain, list[int]] = {}
+    if top_grade is None:
+        top_grade = int(judged.judgment_grades.max(initial=1))
+    groups: dict[tuple[Gain, int, tuple[tuple[str, Value], ...]], list[int]] = {}
+    levels: dict[tuple[int, bool], list[int]] = {}  # IPrec: one pass for all its recall levels
     for i, m in enumerate(measures):
-        by_gain.setdefault(m.gain or conventions.gain, []).append(i)
-    for gain, rows in by_gain.items():
+        if m.metric is IPREC:
+            levels.setdefault((m.level(conventions), bool(m.value("judged_only"))), []).append(i)
+            continue
+        rest = tuple((n, v) for n, v in m.params if n != "rel")
+        if m.metric.reads_beyond and m.cutoff is None:
+            rest += (("whole", True),)  # its whole-list figure adds the ranks past every list
+        groups.setdefault((m.gain or conventions.gain, m.level(conventions), rest), []).append(i)
+    for (gain, level, rest), rows in groups.items():
         metrics = tuple(dict.fromkeys(measures[i].metric for i in rows))
         cutoffs = sorted({measures[i].cutoff or full for i in rows})
-        scores = score(judged, cutoffs, replace(conventions, gain=gain), metrics)
+        values: dict[str, Value] = {"top_grade": max(1, top_grade)}
+        for metric in metrics:
+            values.update({n: v for n, v in metric.defaults().items() if v is not None})
+        values.update(dict(rest))
+        at = replace(conventions, gain=gain, relevance_level=level)
+        run = judged.at_level(level)
+        scores = score(condensed(run) if values.get("judged_only") else run, cutoffs, at, metrics, values)
         for i in rows:
             out[i] = scores.of(measures[i].metric, measures[i].cutoff or full)
+    for (level, judged_only), rows in levels.items():
+        at_level = replace(conventions, relevance_level=level)
+        run = condensed(judged.at_level(level)) if judged_only else judged.at_level(level)
+        out[rows] = score_levels(run, [measures[i].value("recall") for i in rows], at_level)
     return out

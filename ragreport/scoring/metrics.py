@@ -10,9 +10,9 @@ metric and block.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -95,15 +95,38 @@ def _score_block(
     depth: int,
     conventions: Conventions,
     metrics: Sequence[Metric],
+    values: Mapping[str, Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``metrics`` at every cutoff for queries ``lo:hi``: (metrics x queries x cutoffs), and hits@k.
 
-    The block's sums are taken once; each kernel reads the ones it needs.
+    The block's sums are taken once; each kernel reads the ones it needs (``values``: the
+    measures' parameters, such as RBP's ``p``).
     """
-    sums = Sums(judged, lo, hi, cutoffs, depth, conventions)
+    sums = Sums(judged, lo, hi, cutoffs, depth, conventions, values)
     # A vanishing denominator is masked to 0 by every kernel; the division itself must not warn.
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.stack([metric.kernel(sums) for metric in metrics]), sums.hits
+
+
+def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conventions) -> np.ndarray:
+    """Interpolated precision (IPrec) of every query at every recall level: (levels x queries).
+
+    One pass over the whole lists for all the levels (a precision-recall curve's eleven), in blocks
+    of whole queries as :func:`score` takes them; each level reads the block's shared sums.
+    """
+    from .catalogue import iprec_at
+
+    depth = full_depth(judged)
+    n = judged.n_queries
+    out = np.zeros((len(levels), n))
+    block = max(1, _BLOCK_CELLS // depth)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            sums = Sums(judged, lo, hi, np.asarray([depth], dtype=np.int64), depth, conventions)
+            for i, level in enumerate(levels):
+                out[i, lo:hi] = iprec_at(sums, float(level))
+    return out
 
 
 def full_depth(judged: JudgedRun) -> int:
@@ -120,13 +143,18 @@ def full_depth(judged: JudgedRun) -> int:
 
 
 def score(
-    judged: JudgedRun, cutoffs: Sequence[int] | np.ndarray, conventions: Conventions, metrics: Sequence[Metric] = SUITE
+    judged: JudgedRun,
+    cutoffs: Sequence[int] | np.ndarray,
+    conventions: Conventions,
+    metrics: Sequence[Metric] = SUITE,
+    values: Mapping[str, Any] | None = None,
 ) -> QueryScores:
     """Score every query of ``judged`` on ``metrics`` (the suite by default) at every cutoff in ``cutoffs``.
 
     Each metric's formula is its catalogue entry's kernel (:mod:`ragreport.scoring.catalogue`). A
     whole-list measure (one that takes no cutoff, such as R-precision) has the same value at every
-    cutoff; asking for one takes the block as deep as :func:`full_depth`.
+    cutoff; asking for one takes the block as deep as :func:`full_depth`. ``values`` are the
+    parameters the kernels read (RBP's ``p``: :attr:`~ragreport.scoring.sums.Sums.values`).
 
     A query with R = 0 scores 0 everywhere and is not ``scored`` (under ``no_relevant`` ``zero`` one
     with at least one judgment is); a judged query missing from the run is an empty list (0 everywhere), scored
@@ -140,14 +168,14 @@ def score(
     if any(m.cutoff is CutoffRule.FORBIDDEN for m in metrics):
         depth = max(depth, full_depth(judged))  # R-precision reads down to R, whatever the cutoffs
     n = judged.n_queries
-    values = np.zeros((len(metrics), n, len(grid)))
+    table = np.zeros((len(metrics), n, len(grid)))
     hits = np.zeros((n, len(grid)), dtype=np.int64)
     # Blocks of whole queries bound the (queries x depth) matrices to about _BLOCK_CELLS cells
     # each; within a block every query, rank and cutoff is one array operation.
     block = max(1, _BLOCK_CELLS // depth)
     for lo in range(0, n, block):
         hi = min(n, lo + block)
-        values[:, lo:hi], hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics)
+        table[:, lo:hi], hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values)
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
@@ -159,7 +187,7 @@ def score(
 
     return QueryScores(
         cutoffs=grid,
-        values=values,
+        values=table,
         hits=hits,
         scored=scored,
         first_relevant_rank=judged.first_relevant,

@@ -82,16 +82,22 @@ def score_partition(
     cutoffs: Sequence[int] | np.ndarray,
     conventions: Conventions,
     measures: Sequence[Measure] = (),
+    top_grade: int | None = None,
 ) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
     ``run`` holds the partition's ranked lists and ``judgments`` the judgments of (at least) its
     queries; judged queries the run lacks are scored as such, so give a partition only the
-    judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own.
+    judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own,
+    and ``top_grade``, the highest grade of the whole judgments (ERR's g_max).
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
-    values = score_measures(judged, measures, conventions) if measures else np.zeros((0, judged.n_queries))
+    values = (
+        score_measures(judged, measures, conventions, top_grade=top_grade)
+        if measures
+        else np.zeros((0, judged.n_queries))
+    )
     return PartitionScores(judged.head(depth_needed(cutoffs, measures)), scores, values)
 
 
@@ -177,6 +183,8 @@ def _cached_qrels(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) ->
 
 def _qrels(path: str, read_qrels: QrelsReader) -> Judgments:
     """The judgments at ``path``, read once per process (a Dask worker scores many partitions)."""
+    if path.startswith("irds:"):  # a dataset by id: ir_datasets' cache keeps it
+        return _cached_qrels(path, (0, 0), read_qrels)
     stat = Path(path).stat()
     return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size), read_qrels)
 
@@ -328,12 +336,14 @@ def score_span(
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
+    judgments = _qrels(qrels, read_qrels)
     return score_partition(
         run,
-        judgments_for(_qrels(qrels, read_qrels), run.query_ids.tolist()),
+        judgments_for(judgments, run.query_ids.tolist()),
         cutoffs=cutoffs,
         conventions=conventions,
         measures=measures,
+        top_grade=int(judgments.grades.max(initial=1)),
     )
 
 
@@ -406,7 +416,16 @@ def judged_by_partitions(
     judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
-        results.append(score_partition(Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures))
+        results.append(
+            score_partition(
+                Run.empty(),
+                rest,
+                cutoffs=cutoffs,
+                conventions=conventions,
+                measures=measures,
+                top_grade=int(judgments.grades.max(initial=1)),
+            )
+        )
     name = run_name(meta, path)
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(), source=str(path))
     return PartitionScores(

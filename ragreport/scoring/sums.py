@@ -10,8 +10,9 @@ matrix. A metric whose kernel needs a sum this class lacks adds one ``cached_pro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,9 +33,18 @@ class Sums:
     """
 
     def __init__(
-        self, judged: JudgedRun, lo: int, hi: int, cutoffs: np.ndarray, depth: int, conventions: Conventions
+        self,
+        judged: JudgedRun,
+        lo: int,
+        hi: int,
+        cutoffs: np.ndarray,
+        depth: int,
+        conventions: Conventions,
+        values: Mapping[str, Any] | None = None,
     ) -> None:
         self.judged = judged
+        #: The parameters of the measures scored off these sums (RBP's ``p``), by name.
+        self.values: Mapping[str, Any] = values or {}
         self.lo, self.hi = lo, hi
         self.cutoffs = cutoffs
         self.columns = cutoffs - 1
@@ -164,6 +174,53 @@ class Sums:
         scaled = self.conventions.gain.scaled(padded, self.top_grade[:, None])
         ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
         return ideal[:, np.minimum(self.columns, width - 1)]
+
+    # --- unjudged ids, as trec_eval marks them (bpref, infAP, RBP's residual) ---------------------
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        """1, 2, ..., depth as a float row."""
+        return np.arange(1, self.depth + 1, dtype=np.float64)[None, :]
+
+    @cached_property
+    def nonrelevant_slots(self) -> np.ndarray:
+        """First occurrences of ids judged with a grade from 0 to below the relevance level."""
+        grades = self._pad(self.judged.grades)
+        return self._pad(self.judged.judged) & self.first_slots & (grades >= 0) & (grades < self.judged.level)
+
+    @cached_property
+    def pooled_unjudged_slots(self) -> np.ndarray:
+        """First occurrences of ids the judgments list with a negative grade: trec_eval's "in the
+        pool, not judged" (-1 in a qrels file), which infAP counts and bpref skips."""
+        return self._pad(self.judged.judged) & self.first_slots & (self._pad(self.judged.grades) < 0)
+
+    @cached_property
+    def unjudged_cells(self) -> np.ndarray:
+        """Cells that could still hold a relevant id: first occurrences of ids the judgments lack or
+        grade negative, and empty cells past a list's end (RBP's residual). A repeat cannot score."""
+        unjudged = self.first_slots & ~self._pad(self.judged.judged)
+        return unjudged | self.pooled_unjudged_slots | ~self.valid
+
+    @cached_property
+    def nonrelevant(self) -> np.ndarray:
+        """N: the query's ids judged with a grade from 0 to below the relevance level (bpref)."""
+        grades = self.judged.judgment_grades
+        keep = (grades >= 0) & (grades < self.judged.level)
+        counts = np.bincount(self.judged.judgment_query[keep], minlength=self.judged.n_queries)
+        return counts[self.lo : self.hi].astype(np.int64)
+
+    @cached_property
+    def best_precision_below(self) -> np.ndarray:
+        """At every rank, the largest precision at that rank or below it, over the relevant ranks
+        (interpolated precision's reverse running maximum; 0 past the last relevant id)."""
+        precision = np.where(self.relevant_slots, self.cum_hits / self.ranks, 0.0)
+        return np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+
+    @cached_property
+    def persistence_weights(self) -> np.ndarray:
+        """RBP's ``(1 - p) * p^(i - 1)`` at every rank, ``p`` from :attr:`values`."""
+        p = float(self.values["p"])
+        return (1.0 - p) * np.power(p, self.ranks - 1.0)
 
     # --- whole lists ---------------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ from ... import __version__
 from ...analysis.status import Status
 from ...scoring.catalogue import SUITE
 from ...scoring.metrics import FIXED_RULES
-from ..charts import forest_figure, index_sweep_figure
+from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline
 from ..queryview import query_view_data
+from ..wording import charts as say_charts
 from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
 from ..wording import headline as say_headline
@@ -135,6 +136,8 @@ def build_view(
         gates=gates_view(gates),
         slices=sliced,
         query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
+        pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
+        pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
     )
 
 

@@ -230,7 +230,9 @@ class RunView:
     ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
     Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
     (to the comparison, when there is one). Page-only data (None when the view was built without
-    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``.
+    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
+    precision-recall curve, when interpolated precision was scored at two recall levels or more,
+    ``--metrics iprec_at_recall``) with ``pr_caption``.
     """
 
     name: str
@@ -265,6 +267,8 @@ class RunView:
     compare_link: Link | None
     figure: dict[str, Any] | None
     queries: QueryTable | None
+    pr_figure: dict[str, Any] | None = None
+    pr_caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -513,7 +517,8 @@ class ReportView:
     ``lede`` and captions, ``figure`` (every run's K sweep; None without pages), ``primary`` (the
     metric the report leads with, ``nDCG@10``), the ``headline`` (a sentence per compared run, or
     the single run's) with the ``forest`` plot (None without pages) and its caption, the
-    ``glossary``, ``comparison`` (None for one run) and ``drift`` (None without a previous report).
+    ``glossary``, ``comparison`` (None for one run) and ``drift`` (None without a previous report);
+    ``pr_figure``, every run's precision-recall curve (None without pages or interpolated precision).
     """
 
     title: str
@@ -540,6 +545,8 @@ class ReportView:
     gates: GatesView | None = None
     slices: SlicesView | None = None
     query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
+    pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
+    pr_caption: str = ""
 
     @property
     def several(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -18,7 +19,8 @@ from ...core.model import Choice, Conventions
 from ...scoring.catalogue import SUITE
 from ...scoring.kinds import IntervalMethod
 from ...scoring.metrics import FIXED_RULES
-from ..charts import run_sweep_figure
+from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
+from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
@@ -276,6 +278,10 @@ def run_view(
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
         queries=query_table(summary, texts, text_queries, differences) if pages else None,
+        pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))
+        if pages and has_pr_curve([summary])
+        else None,
+        pr_caption=say_charts.pr_caption(conv.confidence, len(pr_points(summary))),
     )
 
 

@@ -13,6 +13,24 @@ def run_sweep_title(name: str, confidence: float) -> str:
 
 INDEX_SWEEP_TITLE = "K sweep of every run, one metric at a time"
 
+#: The precision-recall curve (interpolated precision at trec_eval's recall levels).
+PR_X = "recall level"
+PR_Y = "interpolated precision"
+PR_HOVER = "recall %{x:.1f}: %{y:.3f}"
+INDEX_PR_TITLE = "Precision-recall curves of every run"
+
+
+def run_pr_title(name: str, confidence: float) -> str:
+    return f"{name}: precision by recall, {percent(confidence)} band"
+
+
+def pr_caption(confidence: float, levels: int) -> str:
+    return (
+        f"Interpolated precision at {levels} recall levels (trec_eval's iprec_at_recall): the best "
+        f"precision at or past each share of the relevant ids found, mean over the scored queries "
+        f"with its {percent(confidence)} band."
+    )
+
 
 def scatter_title(k: int, run: str, baseline: str) -> str:
     return f"Per query at K = {k}: {run} against {baseline}"

@@ -95,6 +95,7 @@ def suite_title(k: int) -> str:
 
 #: The K sweep's section, on the overview and on each run's page.
 SWEEP_TITLE = "K sweep"
+PR_TITLE = "Precision-recall curve"
 DRIFT_CAPTION = (
     "Each figure then and now; the change carries a paired bootstrap band over the queries both reports scored."
 )
