@@ -9,14 +9,41 @@
   // A data block gzipped in base64 (the query view's), inflated by the browser: a promise of its JSON.
   function readPacked(id) {
     var block = document.getElementById(id);
+    return inflate(block.textContent, block.getAttribute("data-unsupported"));
+  }
+
+  function inflate(text, unsupported) {
     if (typeof DecompressionStream === "undefined" || typeof Response === "undefined") {
-      return Promise.reject(new Error(block.getAttribute("data-unsupported")));
+      return Promise.reject(new Error(unsupported));
     }
-    var binary = atob(block.textContent);
+    var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text().then(JSON.parse);
+  }
+
+  // The documents' text, once per report: the single file's block, or the site's assets/texts-*.js
+  // (which sets window.ragreportTexts). A promise of a function from an id to [title, snippet, text],
+  // or undefined for an id without text; the snippet is cut where the report said.
+  var textsRead = null;
+  function readTexts() {
+    if (textsRead) { return textsRead; }
+    var block = document.getElementById("report-texts");
+    var source = block ? { data: block.textContent, unsupported: block.getAttribute("data-unsupported") }
+                       : window.ragreportTexts;
+    if (!source) { textsRead = Promise.resolve(function () { return undefined; }); return textsRead; }
+    textsRead = inflate(source.data, source.unsupported).then(function (table) {
+      var at = {};
+      table.ids.forEach(function (id, i) { at[id] = i; });
+      return function (id) {
+        var i = at[id];
+        if (i === undefined) { return undefined; }
+        var text = table.texts[i], cut = table.snippet[i];
+        return [table.titles[i], cut === null ? text : text.slice(0, cut) + "\u2026", text];
+      };
+    });
+    return textsRead;
   }
 
   function el(tag, attrs, text) {
@@ -199,11 +226,17 @@
   // One query, every run: its text and judgments, each run's top K side by side with marks, grades,
   // text and the move against the baseline, and each run's figures. Opened by the address #q=ID.
   function QueryView(root) {
-    readPacked(root.getAttribute("data-query-view")).then(function (data) { drawQueryView(root, data); },
-      function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
+    readPacked(root.getAttribute("data-query-view")).then(function (data) {
+      var texts = data.with_texts ? readTexts() : Promise.resolve(function () { return undefined; });
+      return texts.then(function (textOf) { drawQueryView(root, data, textOf); },
+        function (error) {
+          drawQueryView(root, data, function () { return undefined; });
+          root.appendChild(el("p", { "class": "notice" }, error.message));
+        });
+    }, function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
   }
 
-  function drawQueryView(root, data) {
+  function drawQueryView(root, data, textOf) {
     var words = data.words;
     var byId = {};
     data.queries.forEach(function (q, i) { byId[q.id] = i; });
@@ -283,7 +316,7 @@
           }
         }
         li.appendChild(line);
-        var text = q.with_text ? data.texts[String(doc)] : null;
+        var text = q.with_text ? textOf(data.docs[doc]) : null;
         if (text) {
           var box = el("div", { "class": "doc-text" });
           if (text[0]) { box.appendChild(el("strong", { "class": "doc-title" }, text[0])); }
@@ -329,7 +362,7 @@
                             : data.runs.map(function (_, r) { return r; });
       order.forEach(function (r) { grid.appendChild(list(q, r, grades, baseRank)); });
       body.appendChild(grid);
-      if (!q.with_text && Object.keys(data.texts).length) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }
+      if (!q.with_text && data.with_texts) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }
       if (q.unshown_count) {
         var p = el("p", { "class": "unshown" }, words.unshown + ": ");
         p.appendChild(el("span", { "class": "mono" }, q.unshown.join(", ")));
@@ -390,6 +423,8 @@
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
     var textRows = {};
     (data.text_rows || []).forEach(function (row) { textRows[row] = true; });
+    var textOf = function () { return undefined; };
+    var textProblem = null;
 
     function sortValue(index, col) {
       var value = data.rows[index][col];
@@ -435,7 +470,7 @@
         ["rank", "mark", "grade", "id"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
         var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
         var tbody = el("tbody");
-        var withText = data.texts && textRows[index];
+        var withText = data.with_texts && textRows[index];
         top.forEach(function (slot, rank) {
           var r = el("tr");
           r.appendChild(el("td", { "class": "num" }, rank + 1));
@@ -450,7 +485,8 @@
         });
         table.appendChild(tbody);
         td.appendChild(table);
-        if (data.texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
+        if (data.with_texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
+        if (withText && textProblem) { td.appendChild(el("p", { "class": "notice" }, textProblem)); }
       }
       tr.appendChild(td);
       return tr;
@@ -458,7 +494,7 @@
 
     // A document's title and snippet under its id, its text on demand; text set as text, never HTML.
     function docText(id) {
-      var found = data.texts[id];
+      var found = textProblem ? null : textOf(id);
       var box = el("div", { "class": "doc-text" });
       if (!found) {
         box.appendChild(el("span", { "class": "text-missing" }, data.text_missing));
@@ -545,6 +581,10 @@
     window.addEventListener("beforeprint", function () { printing = true; render(); });
     window.addEventListener("afterprint", function () { printing = false; render(); });
     refresh();
+    if (data.with_texts) {  // the text arrives unpacked after the table is drawn: open rows get it then
+      readTexts().then(function (found) { textOf = found; render(); },
+        function (error) { textProblem = error.message; render(); });
+    }
   }
 
   // On paper every expander is open (its rows hold the verdicts and conventions); back on screen

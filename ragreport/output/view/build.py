@@ -15,7 +15,7 @@ from ...scoring.catalogue import SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, index_sweep_figure
 from ..headline import HeadlineEntry, headline
-from ..queryview import query_view_data
+from ..queryview import query_view_data, text_table
 from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
 from ..wording import headline as say_headline
@@ -135,6 +135,7 @@ def build_view(
         gates=gates_view(gates),
         slices=sliced,
         query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
+        texts=text_table(analysis.doc_texts) if pages else None,
     )
 
 

@@ -540,6 +540,7 @@ class ReportView:
     gates: GatesView | None = None
     slices: SlicesView | None = None
     query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
+    texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
 
     @property
     def several(self) -> bool:

@@ -183,11 +183,7 @@ def query_table(
     if texts is not None:
         chosen = set(text_queries)
         text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
-        shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
-        data["texts"] = {
-            d: [texts[d][0], fmt.snippet(texts[d][1], fmt.SNIPPET_CHARS), fmt.snippet(texts[d][1], fmt.FULL_TEXT_CHARS)]
-            for d in shown
-        }
+        data["with_texts"] = True  # the text itself is the report's one table (queryview.text_table)
         data["text_rows"] = text_rows
         data["text_note"] = say.text_not_shown(len(chosen))
         data["text_missing"] = say.TEXT_MISSING

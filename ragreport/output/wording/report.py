@@ -379,6 +379,10 @@ FULL_TEXT = "full text"
 
 QUERY_VIEW_TITLE = "One query, every run"
 #: In place of the query view, when the browser cannot unpack its data.
+#: In place of the documents' text where the browser cannot unpack the report's text table.
+TEXTS_UNSUPPORTED = (
+    "The documents' text needs a newer browser: this one cannot unpack it (it has no DecompressionStream)."
+)
 QUERY_VIEW_UNSUPPORTED = (
     "The query view needs a newer browser: this one cannot unpack its data (it has no "
     "DecompressionStream); every figure is also in the run pages' tables."
