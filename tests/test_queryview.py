@@ -63,3 +63,17 @@ def test_the_text_table_holds_each_text_once_with_where_its_snippet_ends():
     huge = "x " * 3000  # 6,000 characters: a page keeps what it shows on demand, 4,000 and an ellipsis
     assert len(text_table({"h": ("", huge)})["texts"][0]) == 3_999 + 1
     assert text_table({}) is None and text_table(None) is None
+
+
+def test_each_query_carries_its_metadata_as_the_slices_read_it():
+    report = analyse(
+        evaluate({"base": BASE, "cand": CAND}, qrels=QRELS, k=3),
+        baseline="base",
+        permutations=100,
+        query_meta={"q1": {"topic": "billing"}, "q2": {"topic": "refunds"}},
+        slice_by=["topic"],
+    )
+    data = query_view_data(report)
+    assert [q["meta"] for q in data["queries"]] == [[["topic", "billing"]], [["topic", "refunds"]]]
+    plain = query_view_data(analyse(evaluate({"base": BASE}, qrels=QRELS, k=3)))
+    assert [q.get("meta") for q in plain["queries"]] == [None, None] and "meta" not in plain["queries"][0]

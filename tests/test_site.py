@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -532,3 +533,28 @@ def test_an_output_naming_a_fifo_is_refused_before_it_is_opened(option, tmp_path
     assert not (tmp_path / "fifo").is_file()  # not replaced by the rename either
     with pytest.raises(UsageError, match="^--junit /dev/null is a character device, not a regular file"):
         site_module.refuse_special_output(Path("/dev/null"), "--junit")
+
+
+def test_a_run_page_leads_with_its_verdict_and_the_diagnostics_follow(tmp_path, write):
+    # bm25 finds q1's and q2's relevant id second; dense finds q1's first and q2's not at all.
+    qrels = write("qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    first = write("bm25.trec", "q1 Q0 x 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 y 1 2 t\nq2 Q0 b 2 1 t\n")
+    second = write("dense.trec", "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 y 1 2 t\n")
+    out = tmp_path / "site"
+    args = ["build", "--qrels", str(qrels), str(first), str(second), "--out", str(out), "--quiet"]
+    assert main([*args, "--resamples", "100", "--permutations", "100"]) == 0
+    index = read_page(out / "index.html").source
+    for name in ("dense", "bm25"):
+        source = read_page(out / f"run-{name}.html").source
+        body = source[source.index("<main") :]
+        first_words = re.sub(r"<[^>]+>", "", body[body.index('class="headline-sentence') : body.index("</p>")])
+        assert body.index('class="headline-sentence') < body.index('class="lede"') < body.index('class="facts"')
+        assert body.index('class="suite-matrix"') < body.index('class="facts"')  # the figures, then counts
+        if name == "dense":  # the candidate: the index's headline sentence, word for word
+            sentence = re.sub(r"<[^>]+>", "", index[index.index('class="headline-sentence') :].split("</p>")[0])
+            assert first_words.split(">", 1)[1] == sentence.split(">", 1)[1]
+            assert first_words.split(">", 1)[1].startswith("dense scores ")
+        else:  # the baseline: its own figure, nDCG@10 over q1 and q2 is (1/log2(3) + 1/log2(3)) / 2
+            assert f"bm25 scores {1 / math.log2(3):.3f} nDCG@10 " in first_words
+    # the link to the comparison and the glossary's are two sentences, with a space between them
+    assert re.search(r'the baseline</a>\.\s+<a href="index.html#glossary">', read_page(out / "run-dense.html").source)

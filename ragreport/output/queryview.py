@@ -100,6 +100,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     level = summaries[0].judged.level
     every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
     chosen = set(analysis.text_queries)
+    meta = analysis.query_meta or {}
     queries = []
     for query in every:
         shown = {i for top in tops for i in top.get(query, [])}
@@ -119,6 +120,8 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
                 "with_text": query in chosen,
             }
         )
+        if meta.get(query):  # only where there is some: a report may hold 100,000 queries
+            queries[-1]["meta"] = [[key, value] for key, value in meta[query].items()]
     docs_list = list(doc_index)
     return {
         "k": k,

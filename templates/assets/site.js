@@ -345,6 +345,14 @@
       title.appendChild(el("span", { "class": "mono" }, q.id));
       if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
       body.appendChild(title);
+      if (q.meta) {  // the query's metadata, as the slices cut by it: key and value, as given
+        var meta = el("dl", { "class": "query-meta", "aria-label": words.meta });
+        q.meta.forEach(function (pair) {
+          meta.appendChild(el("dt", null, pair[0]));
+          meta.appendChild(el("dd", null, String(pair[1])));
+        });
+        body.appendChild(meta);
+      }
       body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + (q.relevant === 1 ? words.relevant_one : words.relevant_count) + ". " +
         (base >= 0 ? words.moved : "")));
       var box = el("div", { "class": "scroll" });  // many runs: the figures scroll, the page does not

@@ -103,6 +103,7 @@ def build_view(
         sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
         runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
     entries = headline(analysis)
+    runs = _with_verdicts(runs, analysis, entries, slugs)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
     return ReportView(
@@ -194,6 +195,34 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
         marks=marks,
         symbol=say.DEPARTURE_MARK,
     )
+
+
+def _with_verdicts(
+    runs: tuple[RunView, ...], analysis: Analysis, entries: Sequence[HeadlineEntry], slugs: dict[str, str]
+) -> tuple[RunView, ...]:
+    """Each run page's first words: its headline sentence against the baseline (a compared run), or
+    its figure and its most important limit (a single run, and the baseline of a comparison)."""
+    by_run = {e.run: _headline_view(e, slugs) for e in entries}
+    metric = analysis.primary_label
+    out = []
+    for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
+        found = by_run.get(run.name)
+        if found is None:  # the baseline: what it scores, as a single run's headline says it
+            interval = summary.at_k[metric]
+            _, limit = say_headline.headline_limit([lim.key for lim in limits], summary.counts.scored, summary.k)
+            sentence = say_headline.headline_single(
+                summary.name,
+                metric,
+                interval.mean,
+                interval.low,
+                interval.high,
+                summary.counts.scored,
+                summary.conventions.confidence,
+                limit,
+            )
+            found = HeadlineView(run.name, "compare", "single", sentence)
+        out.append(dataclasses.replace(run, verdict=found))
+    return tuple(out)
 
 
 def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:

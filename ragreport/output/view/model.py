@@ -265,6 +265,8 @@ class RunView:
     compare_link: Link | None
     figure: dict[str, Any] | None
     queries: QueryTable | None
+    #: The page's first words: its headline against the baseline, or its figure and main limit
+    verdict: HeadlineView | None = None
 
 
 @dataclass(frozen=True)

@@ -411,4 +411,5 @@ QUERY_VIEW_WORDS = {
     "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",
     "full_text": "full text",
     "top": "top {k}",
+    "meta": "Metadata",
 }
