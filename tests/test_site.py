@@ -359,7 +359,10 @@ def test_several_runs_stand_side_by_side(tmp_path, write):
     assert main(["build", "--qrels", str(qrels), str(first), str(second), "--out", str(out), "--quiet"]) == 0
     assert {"run-bm25.html", "run-dense.html", "index.html"} <= set(os.listdir(out))
     page = read_page(out / "index.html")
-    assert "bm25: mean" in page.text and "dense: mean" in page.text
+    # the long form: one cell per metric holding each run's mean and band, a line per run
+    assert "each run's mean and band" in page.text
+    stacks = re.findall(r'<td class="stack per-run">(.*?)</td>', page.source, flags=re.S)
+    assert stacks and all(re.findall(r'<bdi class="run">([^<]*)</bdi>', s) == ["bm25", "dense"] for s in stacks)
     figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
     (figure,) = [f for f in figures if f["layout"]["title"]["text"].startswith("K sweep of every run")]
     assert len(figure["data"]) == len(SUITE) * 2 * 2  # a band and a line per metric and run
@@ -515,11 +518,15 @@ def test_a_compared_runs_per_query_table_gives_each_querys_difference_from_the_b
     )
     page = read_page(out / "run-cand.html")
     table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))
-    assert table["columns"][-1] == "nDCG@10 minus base" and table["kinds"][-1] == "delta"
-    assert {row[0]: row[-1] for row in table["rows"]} == {"q1": round(1 - 1 / math.log2(3), 6), "q2": 0.0}
+    # the id, the status, the primary metric and its difference first (a phone shows them unscrolled)
+    assert table["columns"][:4] == ["id", "status", "nDCG@10", "nDCG@10 minus base"]
+    assert table["kinds"][:4] == ["id", "status", "score", "delta"]
+    assert {row[0]: row[3] for row in table["rows"]} == {"q1": round(1 - 1 / math.log2(3), 6), "q2": 0.0}
+    assert {row[0]: row[2] for row in table["rows"]} == {"q1": 1.0, "q2": 1.0}
     base = read_page(out / "run-base.html")
     base_table = next(base.json(k) for k in base.json_blocks if k.startswith("queries-"))
-    assert base_table["columns"][-1] == "repeats"
+    assert base_table["columns"][:3] == ["id", "status", "nDCG@10"] and base_table["columns"][-1] == "repeats"
+    assert "nDCG@10 minus base" not in base_table["columns"]
 
 
 @pytest.mark.parametrize("option", ["--single-file", "--comment"])

@@ -91,7 +91,8 @@
     }
     if (text === title.text) { return false; }
     title.text = text;
-    margin.t = base.top + (text.split("<br>").length - 1) * Math.round(size * 1.35);
+    // each added line: its height and a little room, so the title clears a panel's own label below it
+    margin.t = base.top + (text.split("<br>").length - 1) * (Math.round(size * 1.35) + 16);
     return true;
   }
 
@@ -112,6 +113,36 @@
     }) : [];
     figure.layout.height = figure.__rows.height + (narrow ? 12 * names.length : 0);
     return true;
+  }
+
+  // A legend under the plot keeps its distance in pixels from the plot's bottom edge, whatever the
+  // plot's height (a title that wraps on a narrow screen takes height from it): placed as a share of
+  // the plot's height, it would climb onto the axis title. Returns true when it moved.
+  function fitLegend(figure) {
+    var legend = figure.layout.legend, margin = figure.layout.margin;
+    if (!legend || typeof legend.y !== "number" || legend.y >= 0 || !margin || !figure.layout.height) { return false; }
+    var plot = figure.layout.height - margin.t - margin.b;
+    if (!figure.__legend) { figure.__legend = { gap: -legend.y * plot }; }
+    var y = -figure.__legend.gap / Math.max(plot, 1);
+    if (Math.abs(y - legend.y) < 1e-6) { return false; }
+    legend.y = y;
+    return true;
+  }
+
+  // Once drawn, the figure's bottom margin holds its legend (the distance above and every row of it:
+  // long run names take several rows on a phone); the figure grows by as much, the plot keeps its
+  // height, so nothing climbs onto the axis title and plotly need not grow the margin itself.
+  function settleLegend(item) {
+    var figure = item.figure, base = figure.__legend;
+    var node = item.holder.querySelector("g.legend");
+    if (!base || !node) { return; }
+    if (base.bottom === undefined) { base.bottom = figure.layout.margin.b; }
+    var bottom = Math.max(base.bottom, Math.ceil(base.gap + node.getBoundingClientRect().height + 10));
+    if (bottom === figure.layout.margin.b) { return; }
+    figure.layout.height += bottom - figure.layout.margin.b;
+    figure.layout.margin.b = bottom;
+    sizeHolder(item.holder, figure);
+    window.Plotly.relayout(item.holder, { "margin.b": bottom, height: figure.layout.height });
   }
 
   // Every axis (xaxis, xaxis2, ..., yaxis7), not only the first, takes the page's colours.
@@ -171,13 +202,16 @@
           menu.bgcolor = "#1d2227"; menu.bordercolor = grid; menu.font = { color: ink };
         });
       }
+      fitLegend(figure);  // first: its distance is the one the figure was made with
       fitGrid(figure, holder.clientWidth || window.innerWidth);
       fitTitle(figure, holder.clientWidth || window.innerWidth);
       fitRows(figure, holder.clientWidth || window.innerWidth, ink);
+      fitLegend(figure);
       colourAxes(figure.layout, ink, grid);
       sizeHolder(holder, figure);
-      window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
-      drawn.push({ holder: holder, figure: figure });
+      var item = { holder: holder, figure: figure };
+      window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config).then(function () { settleLegend(item); });
+      drawn.push(item);
       var queryHref = document.getElementById("main").getAttribute("data-query-href");
       if (queryHref && figure.layout.meta && figure.layout.meta.opensQuery) {
         holder.on("plotly_click", function (event) {
@@ -211,13 +245,15 @@
           var width = item.holder.clientWidth || window.innerWidth;
           var regrid = fitGrid(item.figure, width), retitle = fitTitle(item.figure, width);
           var rerow = fitRows(item.figure, width, ink);
+          var relegend = fitLegend(item.figure);
           var layout = item.figure.layout;
           sizeHolder(item.holder, item.figure);
           var update = { width: item.holder.clientWidth, height: layout.height };
           if (regrid) { update.grid = layout.grid; }
           if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
           if (rerow) { update.annotations = layout.annotations; update["yaxis.showticklabels"] = layout.yaxis.showticklabels; }
-          window.Plotly.relayout(item.holder, update);
+          if (relegend) { update["legend.y"] = layout.legend.y; }
+          window.Plotly.relayout(item.holder, update).then(function () { settleLegend(item); });
         });
       }, 60);
     });
@@ -257,31 +293,31 @@
       return text === "0.000" ? text : (value > 0 ? "+" : "-") + text;
     }
 
-    function figures(q) {
+    // One column per run, the baseline first; under each candidate's figure its difference from the
+    // baseline's, so that the differences stay in view however many runs there are (on a phone the
+    // rows become cards: a metric, then each run's figure and difference).
+    function figures(q, order) {
       var table = el("table", { "class": "query-figures" });
       var head = el("tr");
       head.appendChild(el("th", { scope: "col" }, words.metric));
-      data.runs.forEach(function (run) { head.appendChild(el("th", { scope: "col", "class": "num" }, run)); });
-      data.runs.forEach(function (run, r) {
-        if (base >= 0 && r !== base) {
-          head.appendChild(el("th", { scope: "col", "class": "num" }, run + " " + words.minus + " " + data.baseline));
-        }
-      });
+      order.forEach(function (r) { head.appendChild(el("th", { scope: "col", "class": "num" }, data.runs[r])); });
       var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
       var tbody = el("tbody");
       data.metrics.forEach(function (metric, m) {
         var tr = el("tr");
         tr.appendChild(el("th", { scope: "row" }, metric));
-        data.runs.forEach(function (run, r) {
+        order.forEach(function (r) {
           var values = q.values[r];
-          tr.appendChild(el("td", { "class": "num" }, values ? fmt(values[m]) : words.not_scored));
-        });
-        data.runs.forEach(function (run, r) {
-          if (base < 0 || r === base) { return; }
-          var ours = q.values[r], theirs = q.values[base];
-          var delta = ours && theirs ? ours[m] - theirs[m] : null;
-          var css = delta === null ? "num" : "num " + (delta > 1e-9 ? "gain" : delta < -1e-9 ? "loss" : "");
-          tr.appendChild(el("td", { "class": css }, delta === null ? words.not_scored : signed(delta)));
+          var td = el("td", { "class": "num", "data-run": data.runs[r] });
+          td.appendChild(el("span", { "class": "value" }, values ? fmt(values[m]) : words.not_scored));
+          if (base >= 0 && r !== base) {
+            var theirs = q.values[base];
+            var delta = values && theirs ? values[m] - theirs[m] : null;
+            var css = "delta" + (delta === null ? "" : delta > 1e-9 ? " gain" : delta < -1e-9 ? " loss" : "");
+            td.appendChild(el("span", { "class": css, title: data.runs[r] + " " + words.minus + " " + data.baseline },
+              delta === null ? words.not_scored : signed(delta)));
+          }
+          tr.appendChild(td);
         });
         tbody.appendChild(tr);
       });
@@ -355,8 +391,10 @@
       }
       body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + (q.relevant === 1 ? words.relevant_one : words.relevant_count) + ". " +
         (base >= 0 ? words.moved : "")));
-      var box = el("div", { "class": "scroll" });  // many runs: the figures scroll, the page does not
-      box.appendChild(figures(q));
+      var order = base >= 0 ? [base].concat(data.runs.map(function (_, r) { return r; }).filter(function (r) { return r !== base; }))
+                            : data.runs.map(function (_, r) { return r; });
+      var box = el("div", { "class": "scroll" });  // many runs on a wide screen: the figures scroll, the page does not
+      box.appendChild(figures(q, order));
       body.appendChild(box);
       var grades = {};
       q.judged.forEach(function (pair) { grades[pair[0]] = pair[1]; });
@@ -366,8 +404,6 @@
         q.tops[base].forEach(function (doc, rank) { if (baseRank[doc] === undefined) { baseRank[doc] = rank; } });
       }
       var grid = el("div", { "class": "query-runs" });
-      var order = base >= 0 ? [base].concat(data.runs.map(function (_, r) { return r; }).filter(function (r) { return r !== base; }))
-                            : data.runs.map(function (_, r) { return r; });
       order.forEach(function (r) { grid.appendChild(list(q, r, grades, baseRank)); });
       body.appendChild(grid);
       if (!q.with_text && data.with_texts) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }

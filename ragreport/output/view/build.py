@@ -93,6 +93,7 @@ def build_view(
             texts=analysis.doc_texts,
             text_queries=analysis.text_queries,
             differences=differences.get(s.name),
+            primary=analysis.primary,
         )
         for s, lim in zip(summaries, analysis.limits)
     )
@@ -254,6 +255,7 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         title=say_headline.forest_title(metric, baseline),
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
         difference=True,
+        verdicts=["unclear" if e.verdict is None else say_comparison.VERDICTS[e.verdict][1] for e in entries],
     )
 
 

@@ -43,6 +43,8 @@ COL_METRIC = "metric"
 COL_INTERVAL = "interval"
 COL_CONVENTION = "convention"
 COL_TREC_EVAL = "trec_eval"
+#: The long-form suite table's one column of every run's mean and band, a line per run.
+COL_PER_RUN = "each run's mean and band"
 COL_ID = "id"
 COL_QUERY = "query"
 COL_QUERIES = "queries"

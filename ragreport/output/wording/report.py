@@ -328,6 +328,16 @@ def slice_delta_header(run: str, baseline: str) -> str:
     return f"{run} minus {baseline}"
 
 
+def slice_figures_header(primary: str) -> str:
+    """The stacked column of each run's figure on the primary metric in one slice."""
+    return f"{primary} per run"
+
+
+def slice_deltas_header(baseline: str) -> str:
+    """The stacked column of each compared run's difference from the baseline in one slice."""
+    return f"minus {baseline}"
+
+
 def slice_opposite(
     run: str,
     baseline: str,
