@@ -653,7 +653,7 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     page = visit.page
     page.wait_for_selector(".query-run")
     columns = page.locator(".query-run")
-    assert columns.nth(0).locator("h4").inner_text() == "base"
+    assert columns.nth(0).locator("h4").inner_text() == "base (baseline)"  # said in words, not by CSS
     for n, expected in ((0, base["301"]), (1, cand["301"])):
         ids = columns.nth(n).locator("li.item .item-line .mono").all_inner_texts()
         assert ids == expected[:10]

@@ -46,6 +46,11 @@
     return textsRead;
   }
 
+  // A sentence of the report's wording with its {name} slots filled in (the words come with the data).
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (slot, name) { return String(values[name]); });
+  }
+
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -185,7 +190,7 @@
       return;
     }
     if (typeof window.Plotly === "undefined") {
-      chartsMissing(holders, "The chart needs plotly.js, which did not load.");
+      chartsMissing(holders, document.getElementById("main").getAttribute("data-charts-missing") || "");
       return;
     }
     var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
@@ -327,7 +332,9 @@
 
     function list(q, r, grades, baseRank) {
       var column = el("div", { "class": "query-run" + (r === base ? " is-baseline" : "") });
-      column.appendChild(el("h4", null, data.runs[r]));
+      var heading = el("h4", null, data.runs[r]);
+      if (r === base) { heading.appendChild(el("span", { "class": "baseline-mark" }, " " + words.baseline)); }
+      column.appendChild(heading);
       var top = q.tops[r];
       if (top === null) { column.appendChild(el("p", { "class": "muted" }, words.not_in_run)); return column; }
       if (!top.length) { column.appendChild(el("p", { "class": "muted" }, words.nothing)); return column; }
@@ -461,6 +468,7 @@
     var next = root.querySelector("button[data-page=next]");
     var headers = root.querySelectorAll("thead th[data-col]");
     var pageSize = 50;
+    var words = data.words;
     var printing = false;
     var statusCol = data.kinds.indexOf("status");
     var textCol = data.kinds.indexOf("text");
@@ -505,13 +513,13 @@
       var td = el("td", { colspan: String(data.columns.length + 1) });
       var top = data.top[index];
       if (!top.length) {
-        td.appendChild(el("p", null, "Nothing was retrieved for this query."));
+        td.appendChild(el("p", null, words.nothing));
       } else {
         var table = el("table");
-        table.appendChild(el("caption", null, "Top " + data.k + " of " + data.rows[index][0]));
+        table.appendChild(el("caption", null, fill(words.top, { k: data.k, id: data.rows[index][0] })));
         var head = el("tr");
         // The mark and grade before the id: a long text never pushes them out of view.
-        ["rank", "mark", "grade", "id"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
+        words.heads.forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
         var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
         var tbody = el("tbody");
         var withText = data.with_texts && textRows[index];
@@ -570,7 +578,7 @@
         var cell = el("td");
         var open = !!state.open[index];
         var button = el("button", { type: "button", "class": "expand", "aria-expanded": open ? "true" : "false",
-          "aria-label": "Show the top " + data.k + " of " + row[0], "data-index": String(index) }, "\u25B6");
+          "aria-label": fill(words.show, { k: data.k, id: row[0] }), "data-index": String(index) }, "\u25B6");
         cell.appendChild(button);
         tr.appendChild(cell);
         for (var c = 0; c < row.length; c++) {
@@ -587,10 +595,10 @@
       }
       body.replaceChildren(fragment);
       where.textContent = order.length
-        ? "Rows " + (start + 1).toLocaleString("en") + "\u2013" + stop.toLocaleString("en") + " of " +
-          order.length.toLocaleString("en") + (order.length < data.rows.length ? " (filtered from " +
-          data.rows.length.toLocaleString("en") + ")" : "")
-        : "No query matches.";
+        ? fill(words.rows, { start: (start + 1).toLocaleString("en"), stop: stop.toLocaleString("en"),
+                             total: order.length.toLocaleString("en") }) +
+          (order.length < data.rows.length ? fill(words.filtered, { all: data.rows.length.toLocaleString("en") }) : "")
+        : words.none;
       prev.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
     }

@@ -182,6 +182,7 @@ def query_table(
         "kinds": kinds,
         "statuses": [s.label for s in statuses],
         "marks": list(say.MARKS),
+        "words": say.QUERY_TABLE_WORDS,
         "rows": rows,
         "top": top,
     }

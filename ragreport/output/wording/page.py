@@ -14,6 +14,7 @@ from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
 from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
 from .headline import HEADLINE_TITLE as HEADLINE_TITLE
 from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS
+from .report import CHARTS_MISSING as CHARTS_MISSING
 from .report import CONVENTIONS_TITLE as CONVENTIONS_TITLE
 from .report import GLOSSARY_LINK as GLOSSARY_LINK
 from .report import NOT_DEFAULT as NOT_DEFAULT

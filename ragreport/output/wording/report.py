@@ -399,6 +399,18 @@ QUERY_VIEW_UNSUPPORTED = (
 )
 QUERIES_NAV = "Queries"
 #: The words the query view's script shows (it lays them out; they are said here).
+#: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
+QUERY_TABLE_WORDS = {
+    "nothing": "Nothing was retrieved for this query.",
+    "top": "Top {k} of {id}",
+    "heads": ["rank", "mark", "grade", "id"],
+    "show": "Show the top {k} of {id}",
+    "rows": "Rows {start}\u2013{stop} of {total}",
+    "filtered": " (filtered from {all})",
+    "none": "No query matches.",
+}
+#: In place of a chart where plotly.js did not load (a site's assets folder missing).
+CHARTS_MISSING = "The chart needs plotly.js, which did not load."
 QUERY_VIEW_WORDS = {
     "ask": "Query id",
     "open": "Open",
@@ -422,4 +434,5 @@ QUERY_VIEW_WORDS = {
     "full_text": "full text",
     "top": "top {k}",
     "meta": "Metadata",
+    "baseline": "(baseline)",
 }
