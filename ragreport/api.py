@@ -18,7 +18,7 @@ from typing import Any
 from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
 from .analysis.pipeline import analyse_runs, reanalysed
-from .analysis.result import Analysis
+from .analysis.result import Analysis, report_queries
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions
@@ -67,6 +67,11 @@ class Results(list, Rows):
 
     def _summaries(self) -> Sequence[RunSummary]:
         return self
+
+    def __repr__(self) -> str:
+        """One line: ``Results(runs=4, queries=500, k=10)``; a notebook shows the table."""
+        k = self[0].k if self else None
+        return f"Results(runs={len(self)}, queries={report_queries(self)}, k={k})"
 
     def _repr_html_(self) -> str:
         return analyse(self)._repr_html_()

@@ -186,3 +186,65 @@ def serve(root: Path):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+# --- A new user's first report: 4 runs of 500 queries, a corpus and query metadata --------------
+
+NEW_USER_RUNS = ("bm25", "bm25-rerun", "dense-e5", "hybrid-rrf")
+TOPICS = ("health", "finance", "travel", "science", "sports")
+_WORDS = (
+    "the of and to in is for that on with as by at from this are be an or which was have it not"
+    " retrieval passage query document answer model search index ranking relevant score dense sparse"
+    " river city health bank market travel flight hotel science energy cell protein match team league"
+    " season price rate loan visa museum climate orbit virus vaccine tax budget coach player trip"
+).split()
+
+
+def new_user_inputs(folder: Path, queries: int = 500, depth: int = 20) -> list[str]:
+    """The issue-25 case a new user makes: 4 TREC runs of ``queries`` queries, TREC qrels, the
+    queries' text (TSV), a corpus (BEIR corpus.jsonl, MS MARCO-like passages of 40-90 words, one per
+    retrieved id) and per-query metadata (CSV: topic and difficulty). Returns the arguments of
+    ``build``/``score``. Deterministic (a fixed seed)."""
+    import random
+
+    rng = random.Random(25)
+    weights = [1 / (r + 1) for r in range(len(_WORDS))]  # Zipf-like: text compresses as prose does
+    qrels, runs = [], {name: [] for name in NEW_USER_RUNS}
+    noise = dict(zip(NEW_USER_RUNS, (1.0, 0.8, 1.1, 0.9)))
+    corpus, query_lines, meta = [], [], ["query_id,topic,difficulty"]
+    for q in range(queries):
+        qid = str(1001 + q)
+        docs = [f"doc{q:04d}-{d:02d}" for d in range(depth + 10)]
+        grades = {doc: max(0, 2 - d // 3) if rng.random() < 0.6 else 0 for d, doc in enumerate(docs[:depth])}
+        qrels += [f"{qid} 0 {doc} {grade}" for doc, grade in grades.items()]
+        for name in NEW_USER_RUNS:
+            pool = docs[:depth] + rng.sample(docs[depth:], 5)
+            ranked = sorted(pool, key=lambda doc: -(grades.get(doc, 0) + rng.gauss(0, noise[name])))
+            runs[name] += [f"{qid} Q0 {doc} {r + 1} {len(ranked) - r:.4f} {name}" for r, doc in enumerate(ranked)]
+        for doc in docs[: depth + 5]:
+            words = rng.choices(_WORDS, weights, k=rng.randint(40, 90))
+            corpus.append(
+                {"_id": doc, "title": " ".join(rng.choices(_WORDS[20:], k=3)).title(), "text": " ".join(words)}
+            )
+        query_lines.append(f"{qid}\t" + " ".join(rng.choices(_WORDS[20:], k=rng.randint(3, 7))))
+        meta.append(f"{qid},{TOPICS[q % len(TOPICS)]},{('easy', 'hard')[rng.random() < 0.3]}")
+    (folder / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    paths = []
+    for name, lines in runs.items():
+        path = folder / f"{name}.trec"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    (folder / "queries.tsv").write_text("\n".join(query_lines) + "\n")
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    (folder / "query-meta.csv").write_text("\n".join(meta) + "\n")
+    return [
+        "--qrels",
+        str(folder / "qrels.txt"),
+        *paths,
+        "--queries",
+        str(folder / "queries.tsv"),
+        "--corpus",
+        str(folder / "corpus.jsonl"),
+        "--query-meta",
+        str(folder / "query-meta.csv"),
+    ]

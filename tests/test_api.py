@@ -13,6 +13,7 @@ import ragreport
 from ragreport.analysis.result import Analysis
 from ragreport.analysis.summary import RunSummary
 from ragreport.api import Report, Results, analyse, build, document, evaluate
+from ragreport.core.model import Conventions
 from ragreport.scoring.catalogue import COMPARED, SUITE
 
 DAY = dt.date(2026, 1, 1)
@@ -100,3 +101,20 @@ def test_to_dataframe_without_pandas_says_so(results, monkeypatch):
 
 def test_the_package_exports_the_result_types_lazily():
     assert ragreport.Results is Results and ragreport.Report is Report
+
+
+def test_every_public_result_has_a_one_line_repr(tmp_path):
+    # 4 runs of 500 queries: the repr says what the object holds in a line, not every array.
+    qrels = {f"q{i:03d}": {f"d{i}": 1} for i in range(500)}
+    runs = {f"run{r}": {q: {f"d{i}": 1.0, "x": 2.0 - r / 2} for i, q in enumerate(qrels)} for r in range(4)}
+    results = evaluate(runs, qrels=qrels, k=10, conventions=Conventions(resamples=100))
+    assert repr(results) == "Results(runs=4, queries=500, k=10)"
+    assert repr(results[0]) == "RunSummary(name='run0', queries=500, scored=500, k=10)"
+    report = analyse(results, today=DAY, permutations=100)
+    assert repr(report) == "Report(runs=4, queries=500, k=10, primary='nDCG@10', baseline='run0')"
+    from ragreport.api import open_history
+
+    history = open_history(tmp_path / "eval", label="v1")
+    assert repr(history) == f"History(folder={str(tmp_path / 'eval')!r}, reports=0, label='v1', previous=None)"
+    # the notebook's view is still the table
+    assert '<table class="suite-matrix">' in report._repr_html_()

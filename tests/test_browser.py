@@ -163,12 +163,15 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
     page = visit.page
     assert visit.rows() == [f"q{i:02d}" for i in range(1, 11)]
 
-    page.click("th[data-col='7'] button")  # R@5 (column 7), ascending: zeros first, excluded (null) last
+    headers = page.eval_on_selector_all("thead th[data-col]", "cells => cells.map(c => c.textContent.trim())")
+    assert headers[:3] == ["id", "status", "nDCG@5"]  # the id, the status and the primary metric first
+    recall = f"th[data-col='{headers.index('R@5')}']"
+    page.click(f"{recall} button")  # R@5, ascending: zeros first, excluded (null) last
     assert visit.rows()[:2] == ["q03", "q06"] and visit.rows()[-1] == "q08"
-    assert page.get_attribute("th[data-col='7']", "aria-sort") == "ascending"
-    page.click("th[data-col='7'] button")
+    assert page.get_attribute(recall, "aria-sort") == "ascending"
+    page.click(f"{recall} button")
     assert visit.rows()[0] == "q01" and visit.rows()[-1] == "q08"
-    assert page.get_attribute("th[data-col='7']", "aria-sort") == "descending"
+    assert page.get_attribute(recall, "aria-sort") == "descending"
 
     page.select_option("select[name=status]", label="partial (2)")
     assert sorted(visit.rows()) == ["q04", "q09"]
@@ -359,10 +362,11 @@ def test_four_runs_fit_the_width_before_and_after_a_resize(browser, four_runs, p
     page.screenshot(path=str(SCREENSHOTS / f"{page_name[:-5]}-{width}.png"), full_page=True)
     _fits(page)
     _no_overlap(page)
-    # Run names are never broken mid-word: each name's text sits on one line.
+    # Run names are never broken mid-word: each name's text sits on one line (the header row, hidden
+    # where the tables become cards, aside).
     lines = page.eval_on_selector_all(
         "table.suite-matrix th.name, table.delta-matrix th.name",
-        "cells => cells.map(c => { const r = document.createRange(); r.selectNodeContents(c); "
+        "cells => cells.filter(c => c.checkVisibility()).map(c => { const r = document.createRange(); r.selectNodeContents(c); "
         "return [c.textContent.trim(), new Set(Array.from(r.getClientRects()).filter(x => x.width > 0)"
         ".map(x => Math.round(x.bottom))).size]; })",
     )
@@ -649,7 +653,7 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     page = visit.page
     page.wait_for_selector(".query-run")
     columns = page.locator(".query-run")
-    assert columns.nth(0).locator("h4").inner_text() == "base"
+    assert columns.nth(0).locator("h4").inner_text() == "base (baseline)"  # said in words, not by CSS
     for n, expected in ((0, base["301"]), (1, cand["301"])):
         ids = columns.nth(n).locator("li.item .item-line .mono").all_inner_texts()
         assert ids == expected[:10]
@@ -690,4 +694,188 @@ def test_a_mover_and_a_scatter_point_open_their_query(browser, tmp_path):
     visit.page.wait_for_url("**/queries.html#q=*")
     assert visit.page.url.split("#q=")[1] in ("301", "302", "303")
     visit.page.wait_for_selector(".query-run")
+    visit.assert_clean()
+
+
+# --- Fits and reads (issue 25): a new user's report at every width and on paper --------------------
+
+#: Paper: an A4 page (210 mm, 794 px at 96 dpi) less Chromium's default margins (0.4 in each side).
+A4_WIDTH = 718
+
+
+@pytest.fixture(scope="module")
+def new_user(tmp_path_factory):
+    from sitetools import new_user_inputs
+
+    root = tmp_path_factory.mktemp("new-user")
+    args = new_user_inputs(root)
+    site = root / "site"
+    assert main(["build", *args, "--resamples", "200", "--permutations", "500", "--out", str(site), "--quiet"]) == 0
+    return site
+
+
+#: Every box that scrolls sideways and is not the per-query table's: each must hold what it holds.
+BOXES = """
+Array.from(document.querySelectorAll('main .scroll, main .table-box')).filter(
+  b => !b.querySelector('table.queries') && b.getClientRects().length).map(
+  b => [b.querySelector('table') ? b.querySelector('table').className : b.className, b.scrollWidth, b.clientWidth])
+"""
+
+#: The per-query table: its first header cells, and whether each lies inside its scroll box.
+FIRST_COLUMNS = """
+(() => {
+  const box = document.querySelector('table.queries').parentElement.getBoundingClientRect();
+  return Array.from(document.querySelectorAll('table.queries thead th')).slice(1, 5).map(th => {
+    const r = th.getBoundingClientRect();
+    return [th.textContent.trim(), r.left >= box.left - 1 && r.right <= box.right + 1];
+  });
+})()
+"""
+
+#: Each chart's labels (titles, axis titles, legend, annotations, menu) as boxes, by chart id.
+LABELS = """
+Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+  const boxes = [];
+  const add = (kind, el) => { const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) boxes.push([kind + ':' + el.textContent.slice(0, 30), r.left, r.top, r.right, r.bottom]); };
+  gd.querySelectorAll('text[class$="title"]').forEach(t => add('title', t));
+  gd.querySelectorAll('g.legend').forEach(l => add('legend', l));
+  gd.querySelectorAll('g.annotation').forEach(a => add('note', a));
+  gd.querySelectorAll('.updatemenu-header-group').forEach(m => add('menu', m));
+  return [gd.parentElement.id || gd.id, boxes];
+})
+"""
+
+
+def _labels_apart(page) -> None:
+    for chart, boxes in page.evaluate(LABELS):
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                apart = a[3] <= b[1] + 1 or b[3] <= a[1] + 1 or a[4] <= b[2] + 1 or b[4] <= a[2] + 1
+                assert apart, (chart, a, b)
+
+
+def _fits_its_boxes(page) -> None:
+    _fits(page)
+    assert [b for b in page.evaluate(BOXES) if b[1] > b[2] + 1] == []  # only the per-query table scrolls
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("page_name", ["index.html", "run-bm25-rerun.html", "queries.html#q=1003"])
+def test_a_new_users_pages_hide_nothing_at_every_width(browser, new_user, page_name, width):
+    name = page_name.split("#")[0]
+    visit = Visit(browser, (new_user / name).resolve().as_uri() + page_name[len(name) :], width=width)
+    page = visit.page
+    if name != "queries.html":
+        visit.charts(page.locator(".chart").count())
+    else:
+        page.wait_for_selector(".query-run")
+    page.wait_for_timeout(300)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"new-user-{name[:-5]}-{width}.png"), full_page=True)
+    _fits_its_boxes(page)
+    # every page's links are in reach: inside the window, none behind a sideways scroll
+    links = page.evaluate(
+        "Array.from(document.querySelectorAll('.site-header nav a')).map(a => "
+        "{ const r = a.getBoundingClientRect(); return [a.textContent, r.left >= 0 && r.right <= innerWidth]; })"
+    )
+    assert len(links) == 6 and all(inside for _, inside in links), links
+    assert page.evaluate("(n => n.scrollWidth <= n.clientWidth + 1)(document.querySelector('.site-header nav'))")
+    if name.startswith("run-"):
+        # id, status, the primary metric and the difference from the baseline, in view unscrolled
+        first = page.evaluate(FIRST_COLUMNS)
+        assert [t for t, _ in first] == ["id", "status", "nDCG@10", "nDCG@10 minus bm25"], first
+        assert all(inside for _, inside in first), first
+    if name == "index.html":
+        assert page.locator("table.slices").count() == 2  # by difficulty and by topic: both fit (above)
+    if name == "queries.html":
+        # the query's metadata, and every run's difference from the baseline in view
+        pairs = page.eval_on_selector_all("dl.query-meta dt, dl.query-meta dd", "n => n.map(x => x.textContent)")
+        assert pairs == ["difficulty", "easy", "topic", "travel"]
+        deltas = page.evaluate(
+            "Array.from(document.querySelectorAll('table.query-figures td .delta')).map(d => "
+            "{ const r = d.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; })"
+        )
+        assert len(deltas) == 3 * 7 and all(deltas)  # three candidates, seven compared metrics
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("page_name", ["index.html", "run-bm25-rerun.html"])
+def test_no_chart_label_overlaps_another_at_any_width_or_after_a_resize(browser, new_user, four_runs, page_name):
+    for site, name in ((new_user, page_name), (four_runs, "index.html" if page_name == "index.html" else RUN_PAGE)):
+        for width in WIDTHS:
+            visit = Visit(browser, site / name, width=width)
+            page = visit.page
+            visit.charts(page.locator(".chart").count())
+            page.wait_for_timeout(200)
+            _labels_apart(page)
+            for other in (w for w in WIDTHS if w != width):
+                page.set_viewport_size({"width": other, "height": 900})
+                page.wait_for_timeout(400)
+                _labels_apart(page)
+            visit.assert_clean()
+
+
+def test_the_charts_read_without_colour_and_their_legends_follow_their_bars(browser, new_user):
+    visit = Visit(browser, new_user / "index.html", width=1400)
+    page = visit.page
+    visit.charts(page.locator(".chart").count())
+    # the forest plot: each run's mark by its verdict, as the headline says it (colour and shape)
+    verdicts = page.evaluate(
+        "Array.from(document.querySelectorAll('#headline .headline-sentence')).map(p => "
+        "Array.from(p.classList).find(c => c.startsWith('verdict-')).slice(8))"
+    )
+    assert verdicts == ["better", "worse", "band-only"]  # bm25-rerun, dense-e5, hybrid-rrf
+    marker = page.evaluate("document.querySelector('figure.forest .js-plotly-plot').data[0].marker")
+    assert marker["symbol"] == ["triangle-up", "triangle-down", "diamond"]
+    fills = page.evaluate(
+        "Array.from(document.querySelectorAll('figure.forest .scatterlayer .point')).map(p => p.style.fill)"
+    )
+    assert len(set(fills)) == 3, fills
+    # the scatter's note sits clear of every point
+    for scatter in range(page.locator(".chart-scatter").count()):
+        clear = page.evaluate(
+            """(n) => { const gd = document.querySelectorAll('.chart-scatter')[n];
+            const note = gd.querySelector('g.annotation').getBoundingClientRect();
+            return Array.from(gd.querySelectorAll('.scatterlayer .point')).every(p => {
+              const r = p.getBoundingClientRect();
+              return r.right <= note.left || note.right <= r.left || r.bottom <= note.top || note.bottom <= r.top; }); }""",
+            scatter,
+        )
+        assert clear
+    # won, tied, lost: the legend reads left to right as the bars stack
+    order = page.evaluate(
+        """(() => { const gd = document.querySelector('.chart-outcome');
+        const legend = Array.from(gd.querySelectorAll('.legend .traces')).map(t =>
+          [t.getBoundingClientRect().left, t.textContent]).sort((a, b) => a[0] - b[0]).map(t => t[1]);
+        const bars = Array.from(gd.querySelectorAll('.barlayer .trace')).map((t, i) =>
+          [t.querySelector('path').getBoundingClientRect().left, gd.data[i].name]).sort((a, b) => a[0] - b[0]).map(t => t[1]);
+        return [legend, bars]; })()"""
+    )
+    assert order[0] == order[1] == ["wins", "ties", "losses"], order
+    visit.assert_clean()
+
+
+@pytest.mark.parametrize("page_name", ["index.html", "run-bm25-rerun.html", "queries.html"])
+def test_every_page_prints_inside_an_a4_page_without_its_menus(browser, new_user, page_name):
+    visit = Visit(browser, new_user / page_name, width=A4_WIDTH)
+    page = visit.page
+    if page_name != "queries.html":
+        visit.charts(page.locator(".chart").count())
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    page.wait_for_timeout(300)
+    wide = page.evaluate(
+        "Array.from(document.querySelectorAll('main *')).filter(e => e.getClientRects().length && "
+        "e.getBoundingClientRect().right > innerWidth + 1).slice(0, 5).map(e => [e.tagName, e.className, "
+        "Math.round(e.getBoundingClientRect().right)])"
+    )
+    assert wide == [] and page.evaluate("document.documentElement.scrollWidth") <= A4_WIDTH
+    shown = page.evaluate(
+        "Array.from(document.querySelectorAll('.updatemenu-container')).filter(m => m.getClientRects().length).length"
+    )
+    assert shown == 0  # plotly's menus are for the screen
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}-print.png"), full_page=True)
+    page.pdf(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}.pdf"), format="A4")
     visit.assert_clean()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragreport.api import analyse, evaluate
-from ragreport.output.queryview import query_view_data
+from ragreport.output.queryview import query_view_data, text_table
+from ragreport.output.wording.numbers import SNIPPET_CHARS, snippet
 
 QRELS = {"q1": {"a": 2, "b": 0, "z": 1}, "q2": {"c": 1}}
 BASE = {"q1": {"x": 3.0, "a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
@@ -43,5 +44,36 @@ def test_each_runs_figures_per_query(data):
 
 
 def test_text_only_where_given_and_for_the_chosen_queries(data):
-    assert data["texts"] == {str(data["docs"].index("a")): ["Title A", "text of a", "text of a"]}
+    assert "texts" not in data and data["with_texts"] is True  # the text is the report's one table
     assert [q["with_text"] for q in data["queries"]] == [False, False]  # no --corpus: no query chosen
+
+
+def test_the_text_table_holds_each_text_once_with_where_its_snippet_ends():
+    # 60 words of 4 letters and a space: 300 characters; the snippet (240) ends at the last space
+    # between 200 and 240, the one at 239, and keeps the 239 characters before it.
+    long = " ".join(["word"] * 60)
+    table = text_table({"b": ("", long), "a": ("Title A", "text of a")})
+    assert table == {
+        "ids": ["a", "b"],
+        "titles": ["Title A", ""],
+        "texts": ["text of a", long],
+        "snippet": [None, 239],
+    }
+    assert long[:239] + "…" == snippet(long, SNIPPET_CHARS)  # the script's cut is the report's
+    huge = "x " * 3000  # 6,000 characters: a page keeps what it shows on demand, 4,000 and an ellipsis
+    assert len(text_table({"h": ("", huge)})["texts"][0]) == 3_999 + 1
+    assert text_table({}) is None and text_table(None) is None
+
+
+def test_each_query_carries_its_metadata_as_the_slices_read_it():
+    report = analyse(
+        evaluate({"base": BASE, "cand": CAND}, qrels=QRELS, k=3),
+        baseline="base",
+        permutations=100,
+        query_meta={"q1": {"topic": "billing"}, "q2": {"topic": "refunds"}},
+        slice_by=["topic"],
+    )
+    data = query_view_data(report)
+    assert [q["meta"] for q in data["queries"]] == [[["topic", "billing"]], [["topic", "refunds"]]]
+    plain = query_view_data(analyse(evaluate({"base": BASE}, qrels=QRELS, k=3)))
+    assert [q.get("meta") for q in plain["queries"]] == [None, None] and "meta" not in plain["queries"][0]

@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -358,7 +359,10 @@ def test_several_runs_stand_side_by_side(tmp_path, write):
     assert main(["build", "--qrels", str(qrels), str(first), str(second), "--out", str(out), "--quiet"]) == 0
     assert {"run-bm25.html", "run-dense.html", "index.html"} <= set(os.listdir(out))
     page = read_page(out / "index.html")
-    assert "bm25: mean" in page.text and "dense: mean" in page.text
+    # the long form: one cell per metric holding each run's mean and band, a line per run
+    assert "each run's mean and band" in page.text
+    stacks = re.findall(r'<td class="stack per-run">(.*?)</td>', page.source, flags=re.S)
+    assert stacks and all(re.findall(r'<bdi class="run">([^<]*)</bdi>', s) == ["bm25", "dense"] for s in stacks)
     figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
     (figure,) = [f for f in figures if f["layout"]["title"]["text"].startswith("K sweep of every run")]
     assert len(figure["data"]) == len(SUITE) * 2 * 2  # a band and a line per metric and run
@@ -514,11 +518,15 @@ def test_a_compared_runs_per_query_table_gives_each_querys_difference_from_the_b
     )
     page = read_page(out / "run-cand.html")
     table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))
-    assert table["columns"][-1] == "nDCG@10 minus base" and table["kinds"][-1] == "delta"
-    assert {row[0]: row[-1] for row in table["rows"]} == {"q1": round(1 - 1 / math.log2(3), 6), "q2": 0.0}
+    # the id, the status, the primary metric and its difference first (a phone shows them unscrolled)
+    assert table["columns"][:4] == ["id", "status", "nDCG@10", "nDCG@10 minus base"]
+    assert table["kinds"][:4] == ["id", "status", "score", "delta"]
+    assert {row[0]: row[3] for row in table["rows"]} == {"q1": round(1 - 1 / math.log2(3), 6), "q2": 0.0}
+    assert {row[0]: row[2] for row in table["rows"]} == {"q1": 1.0, "q2": 1.0}
     base = read_page(out / "run-base.html")
     base_table = next(base.json(k) for k in base.json_blocks if k.startswith("queries-"))
-    assert base_table["columns"][-1] == "repeats"
+    assert base_table["columns"][:3] == ["id", "status", "nDCG@10"] and base_table["columns"][-1] == "repeats"
+    assert "nDCG@10 minus base" not in base_table["columns"]
 
 
 @pytest.mark.parametrize("option", ["--single-file", "--comment"])
@@ -532,3 +540,28 @@ def test_an_output_naming_a_fifo_is_refused_before_it_is_opened(option, tmp_path
     assert not (tmp_path / "fifo").is_file()  # not replaced by the rename either
     with pytest.raises(UsageError, match="^--junit /dev/null is a character device, not a regular file"):
         site_module.refuse_special_output(Path("/dev/null"), "--junit")
+
+
+def test_a_run_page_leads_with_its_verdict_and_the_diagnostics_follow(tmp_path, write):
+    # bm25 finds q1's and q2's relevant id second; dense finds q1's first and q2's not at all.
+    qrels = write("qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    first = write("bm25.trec", "q1 Q0 x 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 y 1 2 t\nq2 Q0 b 2 1 t\n")
+    second = write("dense.trec", "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 y 1 2 t\n")
+    out = tmp_path / "site"
+    args = ["build", "--qrels", str(qrels), str(first), str(second), "--out", str(out), "--quiet"]
+    assert main([*args, "--resamples", "100", "--permutations", "100"]) == 0
+    index = read_page(out / "index.html").source
+    for name in ("dense", "bm25"):
+        source = read_page(out / f"run-{name}.html").source
+        body = source[source.index("<main") :]
+        first_words = re.sub(r"<[^>]+>", "", body[body.index('class="headline-sentence') : body.index("</p>")])
+        assert body.index('class="headline-sentence') < body.index('class="lede"') < body.index('class="facts"')
+        assert body.index('class="suite-matrix"') < body.index('class="facts"')  # the figures, then counts
+        if name == "dense":  # the candidate: the index's headline sentence, word for word
+            sentence = re.sub(r"<[^>]+>", "", index[index.index('class="headline-sentence') :].split("</p>")[0])
+            assert first_words.split(">", 1)[1] == sentence.split(">", 1)[1]
+            assert first_words.split(">", 1)[1].startswith("dense scores ")
+        else:  # the baseline: its own figure, nDCG@10 over q1 and q2 is (1/log2(3) + 1/log2(3)) / 2
+            assert f"bm25 scores {1 / math.log2(3):.3f} nDCG@10 " in first_words
+    # the link to the comparison and the glossary's are two sentences, with a space between them
+    assert re.search(r'the baseline</a>\.\s+<a href="index.html#glossary">', read_page(out / "run-dense.html").source)

@@ -92,3 +92,19 @@ def test_a_sentence_is_stated_once():
 
     assert page.SINCE_PREVIOUS is comparison.SINCE_PREVIOUS
     assert not hasattr(history, "HISTORY_SINCE_TITLE")
+
+
+#: A string literal of the page's scripts that reads as words: a capital and a word after it, or
+#: two words (the CSS classes, ids and attribute names they use are single lower-case words or hyphenated).
+SCRIPT_WORDS = re.compile(r'"([A-Z][a-z]+[ ,.:][^"]*|[a-z]+ [a-z]+[^"]*)"')
+
+
+def test_the_pages_scripts_state_no_words_of_their_own():
+    # every sentence the scripts show comes with the page's data or attributes, from the wording
+    for name in ("site.js", "unpack.js"):
+        source = (TEMPLATES / "assets" / name).read_text("utf-8")
+        code = "\n".join(line.split("//")[0] for line in source.splitlines())  # comments aside
+        code_strings = ("use strict", "item is-", "thead th[data-col]")  # a directive, a class, a selector
+        found = [m.group(1) for m in SCRIPT_WORDS.finditer(code) if m.group(1) not in code_strings]
+        assert found == [], (name, found)
+    assert SCRIPT_WORDS.search('x = "No query matches."') and not SCRIPT_WORDS.search('el("span", {"class": "mono"})')

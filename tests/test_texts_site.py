@@ -3,9 +3,11 @@ top K, --text-queries, render byte for byte, and hostile text kept as text."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 
+import pytest
 from sitetools import INJECTIONS, read_page, site_files
 
 from ragreport.cli import main
@@ -72,13 +74,24 @@ def test_the_queries_and_documents_text_reach_report_json_and_the_pages(tmp_path
     assert rows["302"]["query"] == "rivers of france"  # the TREC topic's title
     page = read_page(out / "run-cand.html")
     table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))
-    assert table["columns"][2] == "query"
-    assert [row[0] for row in table["rows"]] == ["301", "302", "303"] and table["rows"][0][2] == "capital cities"
-    assert table["text_rows"] == [0]
-    title, snippet, full = table["texts"]["a"]
-    assert title == "Paris" and snippet.endswith("…") and len(snippet) <= 241 and full.startswith(snippet[:-1])
-    assert table["texts"]["x"] == ["", INJECTIONS[0], INJECTIONS[0]]
+    at = table["columns"].index("query")
+    assert table["columns"][:at] == ["id", "status", "nDCG@10", "nDCG@10 minus base"]  # then the query text
+    assert [row[0] for row in table["rows"]] == ["301", "302", "303"] and table["rows"][0][at] == "capital cities"
+    assert table["text_rows"] == [0] and table["with_texts"] is True and "texts" not in table
     assert page.attrs_of("img") == []
+    # The text is stored once: one file of the site's assets, loaded by the run pages and the query view.
+    (asset,) = [p for p in (out / "assets").iterdir() if p.name.startswith("texts-")]
+    source = asset.read_text()
+    assert source.startswith("window.ragreportTexts = ")
+    packed = json.loads(source[len("window.ragreportTexts = ") : -2])["data"]
+    shared = json.loads(gzip.decompress(base64.b64decode(packed)))
+    assert shared["ids"] == ["a", "x", "y"] and shared["titles"][0] == "Paris"
+    assert shared["texts"][1] == INJECTIONS[0] and shared["texts"][2] == "y text"
+    assert shared["snippet"][0] is not None and shared["snippet"][1:] == [None, None]  # 'a' is 640 characters
+    for name in ("run-cand.html", "run-base.html", "queries.html"):
+        assert f'<script src="assets/{asset.name}"></script>' in (out / name).read_text()
+        assert "Paris is the capital" not in (out / name).read_text()
+    assert f"assets/{asset.name}" not in (out / "index.html").read_text()
 
 
 def test_render_keeps_the_text_byte_for_byte(tmp_path):
@@ -105,3 +118,58 @@ def test_a_bad_corpus_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("ragreport: error: ") and "corpus.jsonl.gz:2: expected an id under one of" in err
     assert len(err.splitlines()) == 1
+
+
+def test_the_single_file_holds_the_text_once_for_every_run_and_the_query_view(tmp_path):
+    args = write_inputs(tmp_path)
+    assert main(["build", *args, "--single-file", str(tmp_path / "one.html")]) == 0
+    page = read_page(tmp_path / "one.html")
+    assert list(page.data_blocks).count("report-texts") == 1  # one block, which both runs' tables read
+    shared = json.loads(gzip.decompress(base64.b64decode(page.data_blocks["report-texts"])))
+    assert shared["ids"] == ["a", "b", "x", "y"]
+    assert "Paris is the capital" not in page.source  # only gzipped, once
+
+
+@pytest.mark.slow
+def test_a_history_keeps_an_unchanged_text_once(tmp_path):
+    args = write_inputs(tmp_path)
+    history = tmp_path / "eval"
+    for label in ("v1", "v2"):
+        assert main(["publish", str(history), *args, "--label", label]) == 0
+    assets = sorted(p.name for p in (history / "assets").iterdir())
+    assert [a.split("-")[0] for a in assets] == ["docs", "plotly.min.js", "texts"]  # one of each
+    for label in ("v1", "v2"):
+        folder = history / "reports" / label
+        document = json.loads((folder / "report.json").read_text())
+        docs = document["texts"]["docs"]
+        assert docs == f"../../assets/{assets[0]}"  # named by its path, kept once
+        assert not any(p.name.startswith(("texts-", "docs-")) for p in folder.rglob("*"))
+        assert f'<script src="../../assets/{assets[2]}"></script>' in (folder / "run-cand.html").read_text()
+    # render reads the text from the history's file, and refuses one changed since
+    again = tmp_path / "again"
+    assert main(["render", str(history / "reports" / "v2" / "report.json"), "--out", str(again), "--quiet"]) == 0
+    shared = json.loads((history / "assets" / assets[0]).read_text())
+    assert shared["a"]["title"] == "Paris" and any(p.name == assets[2] for p in (again / "assets").iterdir())
+    (history / "assets" / assets[0]).write_text(json.dumps({**shared, "a": {"title": "Lyon", "text": "x"}}))
+    assert main(["render", str(history / "reports" / "v2" / "report.json"), "--out", str(again), "--quiet"]) == 2
+
+
+@pytest.mark.slow
+def test_a_new_users_single_file_with_the_corpus_is_at_most_1_3_times_the_one_without(tmp_path):
+    from sitetools import new_user_inputs
+
+    args = new_user_inputs(tmp_path)  # 4 runs x 500 queries, every query's top 10 shown with text
+    at = args.index("--corpus")
+    without = args[:at] + args[at + 2 :]
+    fast = ["--resamples", "100", "--permutations", "100", "--quiet"]
+    assert (
+        main(["build", *args, *fast, "--out", str(tmp_path / "with"), "--single-file", str(tmp_path / "with.html")])
+        == 0
+    )
+    assert main(["build", *without, *fast, "--single-file", str(tmp_path / "without.html")]) == 0
+    with_text, without_text = (tmp_path / "with.html").stat().st_size, (tmp_path / "without.html").stat().st_size
+    assert with_text <= 1.3 * without_text, (with_text, without_text)
+    # the site: the run pages and the query view carry no text of their own, one file holds it
+    pages = {p.name: p.stat().st_size for p in (tmp_path / "with").glob("*.html")}
+    shared = [p for p in (tmp_path / "with" / "assets").iterdir() if p.name.startswith("texts-")]
+    assert len(shared) == 1 and all(size < shared[0].stat().st_size for size in pages.values()), pages

@@ -399,3 +399,34 @@ def test_the_example_pages_workflow_keeps_a_history_on_the_gh_pages_branch(input
         "Retrieval evaluation a1b2c3d4e5f6",
         "pages",
     ]
+
+
+@pytest.mark.slow
+def test_score_and_build_print_the_same_gate_lines_on_stderr_never_wrapped(inputs):
+    # A long run name and a narrow terminal: each check is still one line, the same from both commands.
+    long = "a-candidate-run-with-a-name-far-longer-than-any-terminal-is-wide-" * 2
+    (inputs / "worse.meta.toml").write_text(f'name = "{long}"\n')
+    rules = ("--fail-on", "worse", "--require", "nDCG@10>=0.5", "--max-drop", "nDCG@10=0.02")
+    env = {**os.environ, "COLUMNS": "40", "PYTHONPATH": str(ROOT)}
+    env.pop("GITHUB_ACTIONS", None)
+    lines = {}
+    for command in ("score", "build"):
+        extra = ("--out", str(inputs / "site")) if command == "build" else ()
+        done = subprocess.run(
+            [sys.executable, "-m", "ragreport", command, *_args(inputs, *rules, *extra)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=inputs,
+        )
+        assert done.returncode == 1, done.stderr
+        lines[command] = [
+            line for line in done.stderr.splitlines() if line.startswith(("ragreport: PASS", "ragreport: FAIL"))
+        ]
+        assert "PASS  " not in done.stdout and "FAIL  " not in done.stdout  # stdout: the table, or nothing
+    assert lines["score"] == lines["build"]
+    assert len(lines["score"]) == 4  # fail-on and max-drop on the candidate, require on both runs
+    assert all(len(line) > 40 for line in lines["score"])
+    assert any(
+        line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: clearly worse: ") for line in lines["score"]
+    )

@@ -6,7 +6,7 @@ This is what every renderer reads; it is computed once and never changed.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -80,3 +80,16 @@ class Analysis:
     def primary_label(self) -> str:
         """The primary metric at the report's K: ``nDCG@10``."""
         return self.primary.label(self.summaries[0].k)
+
+    def __repr__(self) -> str:
+        """One line: ``Report(runs=4, queries=500, k=10, primary='nDCG@10', baseline='bm25')``."""
+        baseline = self.comparison.baseline if self.comparison is not None else None
+        return (
+            f"{type(self).__name__}(runs={len(self.summaries)}, queries={report_queries(self.summaries)}, "
+            f"k={self.summaries[0].k}, primary={self.primary_label!r}, baseline={baseline!r})"
+        )
+
+
+def report_queries(summaries: Sequence[RunSummary]) -> int:
+    """How many distinct queries the runs cover (judged or retrieved)."""
+    return len({q for s in summaries for q in s.judged.query_ids.tolist()})

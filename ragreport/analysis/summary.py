@@ -112,6 +112,11 @@ class RunSummary:
     def name(self) -> str:
         return self.judged.name
 
+    def __repr__(self) -> str:
+        """One line: ``RunSummary(name='bm25', queries=500, scored=498, k=10)``, not every array."""
+        c = self.counts
+        return f"RunSummary(name={self.name!r}, queries={c.queries}, scored={c.scored}, k={self.k})"
+
 
 def fingerprint(items: list[str]) -> str:
     """``sha256:`` of the sorted items joined by newlines."""

@@ -129,11 +129,10 @@ def _ci_outputs(
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
         write_text_file(args.junit, junit(results), "--junit")
-    # one line per rule on stderr, unless stdout shows them already (the table and Markdown hold them)
-    wrote_site = args.command == "build" or (args.command == "render" and args.format is None)
-    if results and (stdout_is_data or wrote_site):
-        for result in results:
-            print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
+    # One line per rule, on stderr, from every command alike: never wrapped, whatever the terminal
+    # or pipe (stdout keeps the table or the data; the table holds the gates' summary sentence).
+    for result in results:
+        print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):

@@ -179,12 +179,14 @@ def publish(
     made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
     label = choose_label(history.label, str(made["date"]), history.entries)
     report = prepare(build_view(analysis, title=title, gates=gates), made)
-    site = render_site(report, root=ROOT)
+    shared: dict[str, bytes] = {}  # the documents' text: once in the history's assets/, by content
+    site = render_site(report, root=ROOT, texts_asset=shared)
     entry = history_entry(made, label, digest(site["report.json"]), history.previous_digest)
     entries, dropped = keep_newest(place(list(history.entries), entry), keep)
     files = render_history(entries)
     if any(e["label"] == label for e in entries):
         files.update({f"{REPORTS}/{label}/{name}": data for name, data in site.items()})
+        files.update(shared)
     progress("writing")
     replaced = [label] if any(e["label"] == label for e in history.entries) else []
     write_history(history.folder, files, replaced=replaced + dropped, index=history.index)

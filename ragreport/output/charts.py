@@ -135,7 +135,7 @@ def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
                 "font": {"size": 11},
             }
         ],
-        "legend": {"orientation": "h", "y": -0.2},
+        "legend": {"orientation": "h", "y": -0.2, "yanchor": "top"},  # anchored: it grows down, not onto the axis title
         "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
         "hovermode": "closest",
         "paper_bgcolor": "rgba(0,0,0,0)",
@@ -243,6 +243,11 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
     layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
     # Top left, under the title: the mode bar appears top right on hover and would cover it.
     layout["margin"]["t"] = 96
+    # The legend under the axis title, inside a margin that holds a row of run names; the page's
+    # script grows the margin to hold more rows (site.js settleLegend).
+    layout["margin"]["b"] = 100
+    layout["height"] = 454
+    layout["legend"]["y"] = -0.25  # 64 px under the plot: clear of the tick labels and the axis title
     layout["updatemenus"] = [
         {
             "type": "dropdown",
@@ -428,15 +433,17 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                     "line": {"dash": "dot", "width": 1, "color": "#888888"},
                 }
             ],
+            # Under the axis title, outside the plot: a point may lie anywhere on the plane.
             "annotations": [
                 {
-                    "x": 0.98,
-                    "y": 0.02,
+                    "x": 1,
+                    "y": 0,
                     "xref": "paper",
                     "yref": "paper",
                     "showarrow": False,
                     "xanchor": "right",
-                    "yanchor": "bottom",
+                    "yanchor": "top",
+                    "yshift": -60,
                     "font": {"size": 11},
                     "text": say.scatter_note(run_name),
                 }
@@ -453,8 +460,8 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                     "active": labels.index(opened),
                 }
             ],
-            "margin": {"l": 56, "r": 16, "t": 96, "b": 48},
-            "height": 480,
+            "margin": {"l": 56, "r": 16, "t": 96, "b": 84},
+            "height": 516,
             "hovermode": "closest",
             "showlegend": False,
             # A point is a query: the page's script opens its view on a click (the ids are customdata).
@@ -499,9 +506,13 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
             "barmode": "stack",
             "xaxis": {"title": {"text": "queries"}},
             "yaxis": {"autorange": "reversed"},
-            "legend": {"orientation": "h", "y": -0.25},
-            "margin": {"l": 70, "r": 16, "t": 48, "b": 40},
-            "height": 320,
+            # the legend in the bars' order, left to right: wins, ties, losses (a stacked bar chart's
+            # legend runs reversed unless told)
+            # under the axis title, inside the figure (a margin that holds it: plotly would otherwise
+            # grow the margin and move the plot's bottom up under the legend)
+            "legend": {"orientation": "h", "y": -0.29, "yanchor": "top", "traceorder": "normal"},
+            "margin": {"l": 70, "r": 16, "t": 48, "b": 100},
+            "height": 360,
             "paper_bgcolor": "rgba(0,0,0,0)",
             "plot_bgcolor": "rgba(0,0,0,0)",
         },
@@ -511,6 +522,14 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
 
 #: The forest plot's dot and band: the first colour of the palette, which reads on light and dark pages.
 FOREST_COLOUR = PALETTE[0]
+#: Each verdict's mark in the forest plot (by the verdict's CSS class): a colour and a shape, so that
+#: the verdict reads without colour too (▲ better, ▼ worse, ◆ a band clear of 0 only, ● unclear).
+FOREST_MARKS = {
+    "better": ("#009E73", "triangle-up"),
+    "worse": ("#D55E00", "triangle-down"),
+    "band-only": ("#E69F00", "diamond"),
+    "unclear": ("#8A8F96", "circle"),
+}
 
 
 def forest_figure(
@@ -522,11 +541,13 @@ def forest_figure(
     title: str,
     axis: str,
     difference: bool,
+    verdicts: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One dot with its band per row on a shared horizontal axis, the first row on top.
 
     ``difference``: the rows are differences from a baseline (a zero line is drawn and the axis is
-    centred on it); otherwise they are one run's values on the axis from 0 to 1.
+    centred on it); otherwise they are one run's values on the axis from 0 to 1. ``verdicts`` (each
+    row's verdict CSS class) marks each row by :data:`FOREST_MARKS`, colour and shape.
     """
     safe = [html.escape(n) for n in names]
     x, lo, hi = _clean(values), _clean(lows), _clean(highs)
@@ -538,13 +559,22 @@ def forest_figure(
         "x": x,
         "y": safe,
         "name": axis,
-        "marker": {"size": 11, "color": FOREST_COLOUR},
+        "marker": (
+            {"size": 11, "color": FOREST_COLOUR}
+            if verdicts is None
+            else {
+                "size": 13,
+                "color": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[0] for v in verdicts],
+                "symbol": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[1] for v in verdicts],
+                "line": {"width": 1, "color": "#ffffff"},
+            }
+        ),
         "error_x": {
             "type": "data",
             "symmetric": False,
             "array": plus,
             "arrayminus": minus,
-            "color": FOREST_COLOUR,
+            "color": FOREST_COLOUR if verdicts is None else "#8A8F96",
             "thickness": 2.5,
             "width": 6,
         },
@@ -678,7 +708,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
         "yaxis": {"title": {"text": "mean with its band"}, "zeroline": False},
         "shapes": shapes,
         "annotations": annotations,
-        "legend": {"orientation": "h", "y": -0.3},
+        "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
         "margin": {"l": 56, "r": 16, "t": 64, "b": 40},
         "hovermode": "closest",
         "paper_bgcolor": "rgba(0,0,0,0)",

@@ -64,6 +64,13 @@ class History:
     #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
     index: bytes | None = None
 
+    def __repr__(self) -> str:
+        """One line: ``History(folder='eval', reports=3, label='v4', previous='v3')``."""
+        return (
+            f"History(folder={str(self.folder)!r}, reports={len(self.entries)}, label={self.label!r}, "
+            f"previous={self.previous_label!r})"
+        )
+
     @property
     def previous_basis(self) -> tuple[dict, str] | None:
         """What :func:`analyse` takes to measure the drift since the previous report."""

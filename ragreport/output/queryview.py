@@ -39,8 +39,28 @@ def _figures(summary: RunSummary, measures: Sequence[Measure]) -> dict[str, list
     return out
 
 
+def text_table(texts: Mapping[str, tuple[str, str]] | None) -> dict[str, Any] | None:
+    """The documents' text, once per report: the one table the run pages' top K and the query view
+    share (docs/conventions.md section 24.3), column by column (a fifth smaller gzipped than one
+    entry per document): ``ids``, ``titles``, ``texts`` (as much as a page shows on demand,
+    :data:`~ragreport.output.wording.numbers.FULL_TEXT_CHARS`) and ``snippet``, where the page cuts
+    each text for its snippet (None: whole), so that the script applies
+    :func:`~ragreport.output.wording.numbers.snippet`'s cut, not a rule of its own. None without text."""
+    if not texts:
+        return None
+    ids = sorted(texts)
+    bodies = [fmt.snippet(texts[d][1], fmt.FULL_TEXT_CHARS) for d in ids]
+    return {
+        "ids": ids,
+        "titles": [texts[d][0] for d in ids],
+        "texts": bodies,
+        "snippet": [fmt.snippet_cut(b, fmt.SNIPPET_CHARS) for b in bodies],
+    }
+
+
 def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
-    """Everything the query view shows, for every query of the report (see the module's docstring)."""
+    """Everything the query view shows, for every query of the report (see the module's docstring);
+    the documents' text is the report's one :func:`text_table`."""
     summaries = analysis.summaries
     k = summaries[0].k
     comparison = analysis.comparison
@@ -80,6 +100,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     level = summaries[0].judged.level
     every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
     chosen = set(analysis.text_queries)
+    meta = analysis.query_meta or {}
     queries = []
     for query in every:
         shown = {i for top in tops for i in top.get(query, [])}
@@ -99,17 +120,9 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
                 "with_text": query in chosen,
             }
         )
+        if meta.get(query):  # only where there is some: a report may hold 100,000 queries
+            queries[-1]["meta"] = [[key, value] for key, value in meta[query].items()]
     docs_list = list(doc_index)
-    shown_texts = {}
-    if texts:
-        for i, doc in enumerate(docs_list):
-            if doc in texts:
-                title, body = texts[doc]
-                shown_texts[str(i)] = [
-                    title,
-                    fmt.snippet(body, fmt.SNIPPET_CHARS),
-                    fmt.snippet(body, fmt.FULL_TEXT_CHARS),
-                ]
     return {
         "k": k,
         "level": level,
@@ -118,7 +131,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "primary": analysis.primary_label,
         "metrics": [m.label() for m in measures],
         "docs": docs_list,
-        "texts": shown_texts,
+        "with_texts": bool(texts),
         "marks": list(say.MARKS),
         "words": say.QUERY_VIEW_WORDS,
         "queries": queries,

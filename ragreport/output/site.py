@@ -34,7 +34,7 @@ from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read
 from ..reading.files import special_kind
 from .charts import trend_figure
 from .history import history_context, history_json
-from .pages import figure, install
+from .pages import figure, install, packed_json
 from .text import markdown
 from .wording import history as say_history
 from .wording import messages as say
@@ -59,6 +59,18 @@ if TYPE_CHECKING:
 
 PLOTLY_ASSET = "assets/plotly.min.js"
 PLOTLY_PACKED_ID = "plotly-packed"
+#: The id of the single file's block of the documents' text (the one table its pages share).
+TEXTS_PACKED_ID = "report-texts"
+
+
+def text_asset(table: Mapping[str, Any]) -> tuple[str, bytes]:
+    """The documents' text as the site's and the history's one file: ``assets/texts-HASH.js``,
+    named by its content (a history keeps one copy of a text published again, as it keeps one
+    plotly.js), a script that sets the packed table (gzip, base64) for the pages to inflate."""
+    packed = packed_json(table)
+    body = f"window.ragreportTexts = {json.dumps({'data': packed, 'unsupported': say_report.TEXTS_UNSUPPORTED})};\n"
+    data = body.encode("utf-8")
+    return f"assets/texts-{hashlib.sha256(data).hexdigest()[:16]}.js", data
 
 
 def template_dir() -> Path:
@@ -249,7 +261,7 @@ def _render(
 ) -> bytes:
     css = assets().css
     inline = [s["inline"] for s in scripts if s["inline"] is not None]
-    inline += [s["block"]["runs"] for s in scripts if s["block"] is not None]
+    inline += [s["block"]["runs"] for s in scripts if s["block"] is not None and s["block"]["runs"] is not None]
     page = dict(
         page,
         scripts=scripts,
@@ -260,15 +272,20 @@ def _render(
     return text.encode("utf-8")
 
 
-def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, bytes]:
+def render_site(
+    report: BuiltReport, *, root: str | None = None, texts_asset: dict[str, bytes] | None = None
+) -> dict[str, bytes]:
     """Every file of the site: pages, the shared plotly.js, report.json and summary.md (the marker,
     which lists them, is added by :func:`write_site`).
 
     ``root``: the report is one of a history's (``ragreport publish``), and ``root`` is the relative
     path from its folder to the history's (``../../``). Its pages then load the history's one
     plotly.js, link back to the history page, the summary is ``summary.txt`` (:data:`HISTORY_SUMMARY`),
-    and the folder holds no plotly.js.
+    and the folder holds no plotly.js; the documents' text file goes into ``texts_asset`` (its path
+    in the history -> bytes), not among the report's files.
     """
+    if texts_asset is None:
+        texts_asset = {}
     env = environment()
     site = report.view
     js = assets().js
@@ -285,18 +302,45 @@ def render_site(report: BuiltReport, *, root: str | None = None) -> dict[str, by
         {"src": PLOTLY_ASSET if root is None else root + PLOTLY_ASSET, "inline": None, "block": None},
         {"src": None, "inline": Markup(js), "block": None},
     ]
+    # The documents' text once, in a file of its own that the run pages and the query view load
+    # (a history's: in its assets/, named by content, so an unchanged text is kept once).
+    with_texts = scripts
+    if site.texts is not None:
+        asset, data = text_asset(site.texts)
+        if root is None:
+            add(asset, data)
+        else:
+            texts_asset[asset] = data
+        with_texts = [{"src": (root or "") + asset, "inline": None, "block": None}, *scripts]
     pages: list[tuple[str, str, str, dict[str, Any]]] = [("index.html", "index.html", "index", {})]
     pages += [(f"run-{run.slug}.html", "run.html", run.slug, {"run": run}) for run in site.runs]
     if site.query_view is not None:
         pages.append(("queries.html", "queries.html", "queries", {}))
     for path, template, current, extra in pages:
         page = _page(site, single=False, current=current, history=history, summary=summary)
-        add(path, _render(env, template, site=site, page=page, scripts=scripts, external=True, **extra))
-    add("report.json", report_json(report.document))
+        used = scripts if current == "index" else with_texts
+        add(path, _render(env, template, site=site, page=page, scripts=used, external=True, **extra))
+    add(
+        "report.json",
+        report_json(report.document if root is None else _shared_texts(report.document, root, texts_asset)),
+    )
     add(summary, markdown(report.view).encode("utf-8"))
     if root is None:
         add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
     return files
+
+
+def _shared_texts(document: Mapping[str, Any], root: str, shared: dict[str, bytes]) -> Mapping[str, Any]:
+    """A history's report.json: its documents' text kept once, in the history's
+    ``assets/docs-HASH.json`` (named by content), which ``texts.docs`` names by its path from the
+    report's folder; ``ragreport render`` reads it there (docs/conventions.md section 24.3)."""
+    texts = document.get("texts")
+    if not texts or not texts.get("docs"):
+        return document
+    data = report_json(texts["docs"])
+    path = f"assets/docs-{hashlib.sha256(data).hexdigest()[:16]}.json"
+    shared[path] = data
+    return {**document, "texts": {**texts, "docs": root + path}}
 
 
 def report_json(document: Mapping[str, Any]) -> bytes:
@@ -319,6 +363,15 @@ def render_single(report: BuiltReport) -> bytes:
         {"src": None, "inline": Markup(assets().unpack), "block": None},
         {"src": None, "inline": Markup(assets().js), "block": None},
     ]
+    if report.view.texts is not None:  # the documents' text once, shared by every run and the query view
+        texts = {
+            "id": TEXTS_PACKED_ID,
+            "data": packed_json(report.view.texts),
+            "runs": None,  # data only: nothing of it runs
+            "unsupported": say_report.TEXTS_UNSUPPORTED,
+            "failed": say_report.TEXTS_UNSUPPORTED,
+        }
+        scripts.insert(0, {"src": None, "inline": None, "block": texts})
     return _render(
         env,
         "single.html",

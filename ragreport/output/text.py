@@ -64,14 +64,12 @@ def _conventions_block(view: ReportView, width: int) -> str:
 
 
 def _gates_block(view: ReportView, width: int) -> str:
+    """The gates' summary sentence; each check's line is printed on stderr by every command, one
+    line each, never wrapped (docs/conventions.md section 24.4)."""
     gates = view.gates
     if gates is None:
         return ""
-    lines = [f"{gates.title}: {gates.summary}"]
-    for row in gates.rows:
-        where = f"{row.run} {row.metric}: " if row.run else ""
-        lines.extend(textwrap.wrap(f"{row.result}  {row.rule}  {where}{row.figure}", width, subsequent_indent="      "))
-    return "\n".join(lines)
+    return f"{gates.title}: {gates.summary}"
 
 
 def gates_markdown(view: ReportView) -> list[str]:

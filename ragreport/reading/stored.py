@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import InputError
+from ..core.errors import InputError, shorten
 from ..core.model import (
     META_KEYS,
     Conventions,
@@ -209,6 +210,30 @@ def stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: A history's report names its documents' text by a path of this form (docs/conventions.md 24.3).
+SHARED_DOCS = re.compile(r"(?:\.\./)*assets/docs-([0-9a-f]{16})\.json")
+
+
+def _shared_docs(path: str, where: str) -> Any:
+    """The documents' text a history's report.json names (``../../assets/docs-HASH.json``): read
+    beside the report, and only when its bytes still have the digest its name says."""
+    import hashlib
+    import json
+
+    found = SHARED_DOCS.fullmatch(path)
+    expected = "'texts.docs' as an object, or the path of the history's docs-HASH.json"
+    if found is None:
+        raise InputError(where, 1, expected, shorten(path))
+    file = Path(where).parent / path
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(where, 1, f"the documents' text in {path}", type(exc).__name__) from None
+    if hashlib.sha256(data).hexdigest()[:16] != found.group(1):
+        raise InputError(where, 1, f"{path} as the history wrote it", "bytes of another digest")
+    return json.loads(data.decode("utf-8"))
+
+
 def stored_texts(texts: Any, where: str) -> dict[str, Any]:
     """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
     if texts is None:
@@ -217,6 +242,8 @@ def stored_texts(texts: Any, where: str) -> dict[str, Any]:
     if not isinstance(texts, dict):
         raise InputError(where, 1, expected, json_kind(texts))
     docs, queries = texts.get("docs"), texts.get("queries")
+    if isinstance(docs, str):  # a history's report: the text is kept once, in the history's assets/
+        docs = _shared_docs(docs, where)
     if not isinstance(docs, dict) or not isinstance(queries, list):
         raise InputError(where, 1, expected, f"docs {json_kind(docs)}, queries {json_kind(queries)}")
     kept = {}

@@ -144,8 +144,42 @@ def _valid_forms(example: int = 5) -> str:
 NAMES: dict[str, Entry] = _parse_table()
 #: The same, as spelt: where two spellings differ only in case (RBP, rbp).
 EXACT: dict[str, Entry] = _parse_table(exact=True)
-#: What an unknown measure's error lists.
+#: Every spelling of every tool (the README's "The metrics" lists them by metric).
 VALID_FORMS: str = _valid_forms()
+#: Where an error about a name points for the whole list: one line, not the list itself.
+EVERY_NAME = 'every name each tool spells: "The metrics" in the README'
+#: A name's display spelling (as its tool writes it) by its lower-cased form.
+SPELLED: dict[str, str] = {
+    spelling.name.lower(): spelling.name
+    for metric in CATALOGUE
+    for tool in TOOLS
+    for spelling in metric.spellings(tool)
+}
+
+
+def did_you_mean(token: str, most: int = 3) -> list[str]:
+    """The valid forms closest to a misspelled ``token`` (difflib), written with its cutoff when
+    it had one and the name takes one: ``nDGC@10`` -> ``["nDCG@10"]``; empty when none is close."""
+    import difflib
+
+    found = re.fullmatch(r"(.+?)(@|[._])([0-9]+)", token)
+    name, sep, cut = (found.group(1), found.group(2), found.group(3)) if found else (token, "", "")
+    close = difflib.get_close_matches(name.lower(), list(SPELLED), n=most, cutoff=0.6)
+    if cut:  # a name given a cutoff is closest to names that take one
+        cutting = [c for c in close if NAMES[c][2].allows(1)]
+        return list(dict.fromkeys(SPELLED[c] + sep + cut for c in cutting)) or [
+            SPELLED[c] for c in close if NAMES[c][2].allows(None)
+        ]
+    return list(dict.fromkeys(SPELLED[c] for c in close if NAMES[c][2].allows(None))) or [
+        SPELLED[c] + "@10" for c in close
+    ]
+
+
+def _unknown(token: str) -> str:
+    """The one line an unknown name gets: the closest forms, then where every name is listed."""
+    close = did_you_mean(token)
+    guess = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown measure {token!r}{guess} ({EVERY_NAME})"
 
 
 def trec_sort_key(measure: Measure) -> tuple[int, str, float, str, str]:
@@ -225,7 +259,7 @@ def parse_measure(token: str) -> Measure:
     name, params, at, level = _split(token.strip())
     entry = _entry(name.strip())
     if entry is None:
-        raise UsageError(f"unknown measure {token!r}; valid forms: {VALID_FORMS}")
+        raise UsageError(_unknown(token))
     metric, gain, rule, fixed = entry
     values: dict[str, Value] = dict(fixed)
     values.update(_read_params(token, metric, params or ""))
@@ -264,9 +298,9 @@ def parse_measure(token: str) -> Measure:
     if cutoff is not None and cutoff > MAX_CUTOFF:
         raise UsageError(f"measure {shorten(token)}: the cutoff must be at most {MAX_CUTOFF:,}")
     if rule is CutoffRule.REQUIRED and cutoff is None and metric.at == "cutoff":
-        raise UsageError(f"measure {token!r} needs a cutoff, such as {name}@10; valid forms: {VALID_FORMS}")
+        raise UsageError(f"measure {token!r} needs a cutoff, such as {name}@10 ({EVERY_NAME})")
     if rule is CutoffRule.FORBIDDEN and cutoff is not None:
-        raise UsageError(f"measure {token!r} takes no cutoff (write {name}); valid forms: {VALID_FORMS}")
+        raise UsageError(f"measure {token!r} takes no cutoff: write {name} ({EVERY_NAME})")
     defaults = metric.defaults()
     kept = tuple(sorted((n, v) for n, v in values.items() if n == "rel" or v != defaults.get(n)))
     return Measure(metric.key, cutoff, gain, kept)

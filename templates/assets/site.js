@@ -9,14 +9,46 @@
   // A data block gzipped in base64 (the query view's), inflated by the browser: a promise of its JSON.
   function readPacked(id) {
     var block = document.getElementById(id);
+    return inflate(block.textContent, block.getAttribute("data-unsupported"));
+  }
+
+  function inflate(text, unsupported) {
     if (typeof DecompressionStream === "undefined" || typeof Response === "undefined") {
-      return Promise.reject(new Error(block.getAttribute("data-unsupported")));
+      return Promise.reject(new Error(unsupported));
     }
-    var binary = atob(block.textContent);
+    var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text().then(JSON.parse);
+  }
+
+  // The documents' text, once per report: the single file's block, or the site's assets/texts-*.js
+  // (which sets window.ragreportTexts). A promise of a function from an id to [title, snippet, text],
+  // or undefined for an id without text; the snippet is cut where the report said.
+  var textsRead = null;
+  function readTexts() {
+    if (textsRead) { return textsRead; }
+    var block = document.getElementById("report-texts");
+    var source = block ? { data: block.textContent, unsupported: block.getAttribute("data-unsupported") }
+                       : window.ragreportTexts;
+    if (!source) { textsRead = Promise.resolve(function () { return undefined; }); return textsRead; }
+    textsRead = inflate(source.data, source.unsupported).then(function (table) {
+      var at = {};
+      table.ids.forEach(function (id, i) { at[id] = i; });
+      return function (id) {
+        var i = at[id];
+        if (i === undefined) { return undefined; }
+        var text = table.texts[i], cut = table.snippet[i];
+        return [table.titles[i], cut === null ? text : text.slice(0, cut) + "\u2026", text];
+      };
+    });
+    return textsRead;
+  }
+
+  // A sentence of the report's wording with its {name} slots filled in (the words come with the data).
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (slot, name) { return String(values[name]); });
   }
 
   function el(tag, attrs, text) {
@@ -64,7 +96,8 @@
     }
     if (text === title.text) { return false; }
     title.text = text;
-    margin.t = base.top + (text.split("<br>").length - 1) * Math.round(size * 1.35);
+    // each added line: its height and a little room, so the title clears a panel's own label below it
+    margin.t = base.top + (text.split("<br>").length - 1) * (Math.round(size * 1.35) + 16);
     return true;
   }
 
@@ -85,6 +118,36 @@
     }) : [];
     figure.layout.height = figure.__rows.height + (narrow ? 12 * names.length : 0);
     return true;
+  }
+
+  // A legend under the plot keeps its distance in pixels from the plot's bottom edge, whatever the
+  // plot's height (a title that wraps on a narrow screen takes height from it): placed as a share of
+  // the plot's height, it would climb onto the axis title. Returns true when it moved.
+  function fitLegend(figure) {
+    var legend = figure.layout.legend, margin = figure.layout.margin;
+    if (!legend || typeof legend.y !== "number" || legend.y >= 0 || !margin || !figure.layout.height) { return false; }
+    var plot = figure.layout.height - margin.t - margin.b;
+    if (!figure.__legend) { figure.__legend = { gap: -legend.y * plot }; }
+    var y = -figure.__legend.gap / Math.max(plot, 1);
+    if (Math.abs(y - legend.y) < 1e-6) { return false; }
+    legend.y = y;
+    return true;
+  }
+
+  // Once drawn, the figure's bottom margin holds its legend (the distance above and every row of it:
+  // long run names take several rows on a phone); the figure grows by as much, the plot keeps its
+  // height, so nothing climbs onto the axis title and plotly need not grow the margin itself.
+  function settleLegend(item) {
+    var figure = item.figure, base = figure.__legend;
+    var node = item.holder.querySelector("g.legend");
+    if (!base || !node) { return; }
+    if (base.bottom === undefined) { base.bottom = figure.layout.margin.b; }
+    var bottom = Math.max(base.bottom, Math.ceil(base.gap + node.getBoundingClientRect().height + 10));
+    if (bottom === figure.layout.margin.b) { return; }
+    figure.layout.height += bottom - figure.layout.margin.b;
+    figure.layout.margin.b = bottom;
+    sizeHolder(item.holder, figure);
+    window.Plotly.relayout(item.holder, { "margin.b": bottom, height: figure.layout.height });
   }
 
   // Every axis (xaxis, xaxis2, ..., yaxis7), not only the first, takes the page's colours.
@@ -127,7 +190,7 @@
       return;
     }
     if (typeof window.Plotly === "undefined") {
-      chartsMissing(holders, "The chart needs plotly.js, which did not load.");
+      chartsMissing(holders, document.getElementById("main").getAttribute("data-charts-missing") || "");
       return;
     }
     var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
@@ -144,13 +207,16 @@
           menu.bgcolor = "#1d2227"; menu.bordercolor = grid; menu.font = { color: ink };
         });
       }
+      fitLegend(figure);  // first: its distance is the one the figure was made with
       fitGrid(figure, holder.clientWidth || window.innerWidth);
       fitTitle(figure, holder.clientWidth || window.innerWidth);
       fitRows(figure, holder.clientWidth || window.innerWidth, ink);
+      fitLegend(figure);
       colourAxes(figure.layout, ink, grid);
       sizeHolder(holder, figure);
-      window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config);
-      drawn.push({ holder: holder, figure: figure });
+      var item = { holder: holder, figure: figure };
+      window.Plotly.newPlot(holder, figure.data, figure.layout, figure.config).then(function () { settleLegend(item); });
+      drawn.push(item);
       var queryHref = document.getElementById("main").getAttribute("data-query-href");
       if (queryHref && figure.layout.meta && figure.layout.meta.opensQuery) {
         holder.on("plotly_click", function (event) {
@@ -184,13 +250,15 @@
           var width = item.holder.clientWidth || window.innerWidth;
           var regrid = fitGrid(item.figure, width), retitle = fitTitle(item.figure, width);
           var rerow = fitRows(item.figure, width, ink);
+          var relegend = fitLegend(item.figure);
           var layout = item.figure.layout;
           sizeHolder(item.holder, item.figure);
           var update = { width: item.holder.clientWidth, height: layout.height };
           if (regrid) { update.grid = layout.grid; }
           if (retitle) { update["title.text"] = layout.title.text; update["margin.t"] = layout.margin.t; }
           if (rerow) { update.annotations = layout.annotations; update["yaxis.showticklabels"] = layout.yaxis.showticklabels; }
-          window.Plotly.relayout(item.holder, update);
+          if (relegend) { update["legend.y"] = layout.legend.y; }
+          window.Plotly.relayout(item.holder, update).then(function () { settleLegend(item); });
         });
       }, 60);
     });
@@ -199,11 +267,17 @@
   // One query, every run: its text and judgments, each run's top K side by side with marks, grades,
   // text and the move against the baseline, and each run's figures. Opened by the address #q=ID.
   function QueryView(root) {
-    readPacked(root.getAttribute("data-query-view")).then(function (data) { drawQueryView(root, data); },
-      function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
+    readPacked(root.getAttribute("data-query-view")).then(function (data) {
+      var texts = data.with_texts ? readTexts() : Promise.resolve(function () { return undefined; });
+      return texts.then(function (textOf) { drawQueryView(root, data, textOf); },
+        function (error) {
+          drawQueryView(root, data, function () { return undefined; });
+          root.appendChild(el("p", { "class": "notice" }, error.message));
+        });
+    }, function (error) { root.appendChild(el("p", { "class": "notice" }, error.message)); });
   }
 
-  function drawQueryView(root, data) {
+  function drawQueryView(root, data, textOf) {
     var words = data.words;
     var byId = {};
     data.queries.forEach(function (q, i) { byId[q.id] = i; });
@@ -224,31 +298,31 @@
       return text === "0.000" ? text : (value > 0 ? "+" : "-") + text;
     }
 
-    function figures(q) {
+    // One column per run, the baseline first; under each candidate's figure its difference from the
+    // baseline's, so that the differences stay in view however many runs there are (on a phone the
+    // rows become cards: a metric, then each run's figure and difference).
+    function figures(q, order) {
       var table = el("table", { "class": "query-figures" });
       var head = el("tr");
       head.appendChild(el("th", { scope: "col" }, words.metric));
-      data.runs.forEach(function (run) { head.appendChild(el("th", { scope: "col", "class": "num" }, run)); });
-      data.runs.forEach(function (run, r) {
-        if (base >= 0 && r !== base) {
-          head.appendChild(el("th", { scope: "col", "class": "num" }, run + " " + words.minus + " " + data.baseline));
-        }
-      });
+      order.forEach(function (r) { head.appendChild(el("th", { scope: "col", "class": "num" }, data.runs[r])); });
       var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
       var tbody = el("tbody");
       data.metrics.forEach(function (metric, m) {
         var tr = el("tr");
         tr.appendChild(el("th", { scope: "row" }, metric));
-        data.runs.forEach(function (run, r) {
+        order.forEach(function (r) {
           var values = q.values[r];
-          tr.appendChild(el("td", { "class": "num" }, values ? fmt(values[m]) : words.not_scored));
-        });
-        data.runs.forEach(function (run, r) {
-          if (base < 0 || r === base) { return; }
-          var ours = q.values[r], theirs = q.values[base];
-          var delta = ours && theirs ? ours[m] - theirs[m] : null;
-          var css = delta === null ? "num" : "num " + (delta > 1e-9 ? "gain" : delta < -1e-9 ? "loss" : "");
-          tr.appendChild(el("td", { "class": css }, delta === null ? words.not_scored : signed(delta)));
+          var td = el("td", { "class": "num", "data-run": data.runs[r] });
+          td.appendChild(el("span", { "class": "value" }, values ? fmt(values[m]) : words.not_scored));
+          if (base >= 0 && r !== base) {
+            var theirs = q.values[base];
+            var delta = values && theirs ? values[m] - theirs[m] : null;
+            var css = "delta" + (delta === null ? "" : delta > 1e-9 ? " gain" : delta < -1e-9 ? " loss" : "");
+            td.appendChild(el("span", { "class": css, title: data.runs[r] + " " + words.minus + " " + data.baseline },
+              delta === null ? words.not_scored : signed(delta)));
+          }
+          tr.appendChild(td);
         });
         tbody.appendChild(tr);
       });
@@ -258,7 +332,9 @@
 
     function list(q, r, grades, baseRank) {
       var column = el("div", { "class": "query-run" + (r === base ? " is-baseline" : "") });
-      column.appendChild(el("h4", null, data.runs[r]));
+      var heading = el("h4", null, data.runs[r]);
+      if (r === base) { heading.appendChild(el("span", { "class": "baseline-mark" }, " " + words.baseline)); }
+      column.appendChild(heading);
       var top = q.tops[r];
       if (top === null) { column.appendChild(el("p", { "class": "muted" }, words.not_in_run)); return column; }
       if (!top.length) { column.appendChild(el("p", { "class": "muted" }, words.nothing)); return column; }
@@ -283,7 +359,7 @@
           }
         }
         li.appendChild(line);
-        var text = q.with_text ? data.texts[String(doc)] : null;
+        var text = q.with_text ? textOf(data.docs[doc]) : null;
         if (text) {
           var box = el("div", { "class": "doc-text" });
           if (text[0]) { box.appendChild(el("strong", { "class": "doc-title" }, text[0])); }
@@ -312,10 +388,20 @@
       title.appendChild(el("span", { "class": "mono" }, q.id));
       if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
       body.appendChild(title);
+      if (q.meta) {  // the query's metadata, as the slices cut by it: key and value, as given
+        var meta = el("dl", { "class": "query-meta", "aria-label": words.meta });
+        q.meta.forEach(function (pair) {
+          meta.appendChild(el("dt", null, pair[0]));
+          meta.appendChild(el("dd", null, String(pair[1])));
+        });
+        body.appendChild(meta);
+      }
       body.appendChild(el("p", { "class": "muted" }, q.relevant + " " + (q.relevant === 1 ? words.relevant_one : words.relevant_count) + ". " +
         (base >= 0 ? words.moved : "")));
-      var box = el("div", { "class": "scroll" });  // many runs: the figures scroll, the page does not
-      box.appendChild(figures(q));
+      var order = base >= 0 ? [base].concat(data.runs.map(function (_, r) { return r; }).filter(function (r) { return r !== base; }))
+                            : data.runs.map(function (_, r) { return r; });
+      var box = el("div", { "class": "scroll" });  // many runs on a wide screen: the figures scroll, the page does not
+      box.appendChild(figures(q, order));
       body.appendChild(box);
       var grades = {};
       q.judged.forEach(function (pair) { grades[pair[0]] = pair[1]; });
@@ -325,11 +411,9 @@
         q.tops[base].forEach(function (doc, rank) { if (baseRank[doc] === undefined) { baseRank[doc] = rank; } });
       }
       var grid = el("div", { "class": "query-runs" });
-      var order = base >= 0 ? [base].concat(data.runs.map(function (_, r) { return r; }).filter(function (r) { return r !== base; }))
-                            : data.runs.map(function (_, r) { return r; });
       order.forEach(function (r) { grid.appendChild(list(q, r, grades, baseRank)); });
       body.appendChild(grid);
-      if (!q.with_text && Object.keys(data.texts).length) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }
+      if (!q.with_text && data.with_texts) { body.appendChild(el("p", { "class": "text-note" }, words.no_text)); }
       if (q.unshown_count) {
         var p = el("p", { "class": "unshown" }, words.unshown + ": ");
         p.appendChild(el("span", { "class": "mono" }, q.unshown.join(", ")));
@@ -384,12 +468,15 @@
     var next = root.querySelector("button[data-page=next]");
     var headers = root.querySelectorAll("thead th[data-col]");
     var pageSize = 50;
+    var words = data.words;
     var printing = false;
     var statusCol = data.kinds.indexOf("status");
     var textCol = data.kinds.indexOf("text");
     var state = { sortCol: -1, ascending: true, page: 0, order: [], open: {} };
     var textRows = {};
     (data.text_rows || []).forEach(function (row) { textRows[row] = true; });
+    var textOf = function () { return undefined; };
+    var textProblem = null;
 
     function sortValue(index, col) {
       var value = data.rows[index][col];
@@ -426,16 +513,16 @@
       var td = el("td", { colspan: String(data.columns.length + 1) });
       var top = data.top[index];
       if (!top.length) {
-        td.appendChild(el("p", null, "Nothing was retrieved for this query."));
+        td.appendChild(el("p", null, words.nothing));
       } else {
         var table = el("table");
-        table.appendChild(el("caption", null, "Top " + data.k + " of " + data.rows[index][0]));
+        table.appendChild(el("caption", null, fill(words.top, { k: data.k, id: data.rows[index][0] })));
         var head = el("tr");
         // The mark and grade before the id: a long text never pushes them out of view.
-        ["rank", "mark", "grade", "id"].forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
+        words.heads.forEach(function (h) { head.appendChild(el("th", { scope: "col" }, h)); });
         var thead = el("thead"); thead.appendChild(head); table.appendChild(thead);
         var tbody = el("tbody");
-        var withText = data.texts && textRows[index];
+        var withText = data.with_texts && textRows[index];
         top.forEach(function (slot, rank) {
           var r = el("tr");
           r.appendChild(el("td", { "class": "num" }, rank + 1));
@@ -450,7 +537,8 @@
         });
         table.appendChild(tbody);
         td.appendChild(table);
-        if (data.texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
+        if (data.with_texts && !withText) { td.appendChild(el("p", { "class": "text-note" }, data.text_note)); }
+        if (withText && textProblem) { td.appendChild(el("p", { "class": "notice" }, textProblem)); }
       }
       tr.appendChild(td);
       return tr;
@@ -458,7 +546,7 @@
 
     // A document's title and snippet under its id, its text on demand; text set as text, never HTML.
     function docText(id) {
-      var found = data.texts[id];
+      var found = textProblem ? null : textOf(id);
       var box = el("div", { "class": "doc-text" });
       if (!found) {
         box.appendChild(el("span", { "class": "text-missing" }, data.text_missing));
@@ -490,7 +578,7 @@
         var cell = el("td");
         var open = !!state.open[index];
         var button = el("button", { type: "button", "class": "expand", "aria-expanded": open ? "true" : "false",
-          "aria-label": "Show the top " + data.k + " of " + row[0], "data-index": String(index) }, "\u25B6");
+          "aria-label": fill(words.show, { k: data.k, id: row[0] }), "data-index": String(index) }, "\u25B6");
         cell.appendChild(button);
         tr.appendChild(cell);
         for (var c = 0; c < row.length; c++) {
@@ -507,10 +595,10 @@
       }
       body.replaceChildren(fragment);
       where.textContent = order.length
-        ? "Rows " + (start + 1).toLocaleString("en") + "\u2013" + stop.toLocaleString("en") + " of " +
-          order.length.toLocaleString("en") + (order.length < data.rows.length ? " (filtered from " +
-          data.rows.length.toLocaleString("en") + ")" : "")
-        : "No query matches.";
+        ? fill(words.rows, { start: (start + 1).toLocaleString("en"), stop: stop.toLocaleString("en"),
+                             total: order.length.toLocaleString("en") }) +
+          (order.length < data.rows.length ? fill(words.filtered, { all: data.rows.length.toLocaleString("en") }) : "")
+        : words.none;
       prev.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
     }
@@ -545,6 +633,10 @@
     window.addEventListener("beforeprint", function () { printing = true; render(); });
     window.addEventListener("afterprint", function () { printing = false; render(); });
     refresh();
+    if (data.with_texts) {  // the text arrives unpacked after the table is drawn: open rows get it then
+      readTexts().then(function (found) { textOf = found; render(); },
+        function (error) { textProblem = error.message; render(); });
+    }
   }
 
   // On paper every expander is open (its rows hold the verdicts and conventions); back on screen

@@ -15,7 +15,7 @@ from ...scoring.catalogue import SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline
-from ..queryview import query_view_data
+from ..queryview import query_view_data, text_table
 from ..wording import charts as say_charts
 from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
@@ -94,6 +94,7 @@ def build_view(
             texts=analysis.doc_texts,
             text_queries=analysis.text_queries,
             differences=differences.get(s.name),
+            primary=analysis.primary,
         )
         for s, lim in zip(summaries, analysis.limits)
     )
@@ -104,6 +105,7 @@ def build_view(
         sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
         runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
     entries = headline(analysis)
+    runs = _with_verdicts(runs, analysis, entries, slugs)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
     return ReportView(
@@ -138,6 +140,7 @@ def build_view(
         query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
         pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
+        texts=text_table(analysis.doc_texts) if pages else None,
     )
 
 
@@ -198,6 +201,34 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     )
 
 
+def _with_verdicts(
+    runs: tuple[RunView, ...], analysis: Analysis, entries: Sequence[HeadlineEntry], slugs: dict[str, str]
+) -> tuple[RunView, ...]:
+    """Each run page's first words: its headline sentence against the baseline (a compared run), or
+    its figure and its most important limit (a single run, and the baseline of a comparison)."""
+    by_run = {e.run: _headline_view(e, slugs) for e in entries}
+    metric = analysis.primary_label
+    out = []
+    for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
+        found = by_run.get(run.name)
+        if found is None:  # the baseline: what it scores, as a single run's headline says it
+            interval = summary.at_k[metric]
+            _, limit = say_headline.headline_limit([lim.key for lim in limits], summary.counts.scored, summary.k)
+            sentence = say_headline.headline_single(
+                summary.name,
+                metric,
+                interval.mean,
+                interval.low,
+                interval.high,
+                summary.counts.scored,
+                summary.conventions.confidence,
+                limit,
+            )
+            found = HeadlineView(run.name, "compare", "single", sentence)
+        out.append(dataclasses.replace(run, verdict=found))
+    return tuple(out)
+
+
 def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     if entry.baseline is None:
         anchor, css = "suite", "single"
@@ -227,6 +258,7 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         title=say_headline.forest_title(metric, baseline),
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
         difference=True,
+        verdicts=["unclear" if e.verdict is None else say_comparison.VERDICTS[e.verdict][1] for e in entries],
     )
 
 

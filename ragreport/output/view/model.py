@@ -269,6 +269,8 @@ class RunView:
     queries: QueryTable | None
     pr_figure: dict[str, Any] | None = None
     pr_caption: str = ""
+    #: The page's first words: its headline against the baseline, or its figure and main limit
+    verdict: HeadlineView | None = None
 
 
 @dataclass(frozen=True)
@@ -547,6 +549,7 @@ class ReportView:
     query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
     pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
     pr_caption: str = ""
+    texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
 
     @property
     def several(self) -> bool:

@@ -30,6 +30,7 @@ from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Ru
 if TYPE_CHECKING:
     from ...analysis.limits import Limit
     from ...analysis.summary import RunSummary
+    from ...scoring.catalogue import Metric
 
 
 #: The words the pages' fixed ids and a run's section ids are made of: a run named one of them
@@ -103,13 +104,17 @@ def query_table(
     texts: Mapping[str, tuple[str, str]] | None = None,
     text_queries: Sequence[str] = (),
     differences: tuple[str, Mapping[str, float]] | None = None,
+    primary: Metric | None = None,
 ) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details).
 
     With ``texts`` (id to title and text) the top-K details of ``text_queries`` show each
     document's title, a snippet and its text on demand; the other queries' details say why not.
     ``differences`` (a header and each paired query's difference from the baseline on the primary
-    metric) adds a last column, which sorts like the others.
+    metric) adds a column, which sorts like the others. The columns come in the order a reader
+    needs them, so that a narrow screen shows the first without scrolling: the id, the status, the
+    ``primary`` metric at K and the difference from the baseline, then the rest
+    (docs/conventions.md section 24.1).
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
@@ -173,23 +178,20 @@ def query_table(
         del headers[text_at], kinds[text_at]
         for row in rows:
             del row[text_at]
-    data = {
+    data: dict[str, Any] = {
         "k": k,
         "columns": headers,
         "kinds": kinds,
         "statuses": [s.label for s in statuses],
         "marks": list(say.MARKS),
+        "words": say.QUERY_TABLE_WORDS,
         "rows": rows,
         "top": top,
     }
     if texts is not None:
         chosen = set(text_queries)
         text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
-        shown = sorted({slot[0] for q in text_rows for slot in top[q] if slot[0] in texts})
-        data["texts"] = {
-            d: [texts[d][0], fmt.snippet(texts[d][1], fmt.SNIPPET_CHARS), fmt.snippet(texts[d][1], fmt.FULL_TEXT_CHARS)]
-            for d in shown
-        }
+        data["with_texts"] = True  # the text itself is the report's one table (queryview.text_table)
         data["text_rows"] = text_rows
         data["text_note"] = say.text_not_shown(len(chosen))
         data["text_missing"] = say.TEXT_MISSING
@@ -205,6 +207,13 @@ def query_table(
     ]
     if no_text:
         del titles[text_at]
+    if primary is not None:
+        lead = headers.index(primary.label(k))
+        first = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
+        order = first + [i for i in range(len(headers)) if i not in first]
+        headers, titles = [headers[i] for i in order], [titles[i] for i in order]
+        data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
+        data["rows"] = [[row[i] for i in order] for row in rows]
     return QueryTable(
         data=data,
         status_options=options,
@@ -228,6 +237,7 @@ def run_view(
     texts: Mapping[str, tuple[str, str]] | None = None,
     text_queries: Sequence[str] = (),
     differences: tuple[str, Mapping[str, float]] | None = None,
+    primary: Metric | None = None,
 ) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
     ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
@@ -277,7 +287,7 @@ def run_view(
         is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary, texts, text_queries, differences) if pages else None,
+        queries=query_table(summary, texts, text_queries, differences, primary) if pages else None,
         pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))
         if pages and has_pr_curve([summary])
         else None,

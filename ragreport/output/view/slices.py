@@ -45,6 +45,11 @@ class SliceTable:
     runs: tuple[str, ...]
     compared: tuple[str, ...]  # the headers of the difference columns
     rows: tuple[SliceRow, ...]
+    #: The stacked layout's two headers (each run's figure, each compared run's difference, one
+    #: line per run in one cell: the table fits the page) and the compared runs' names.
+    figures_header: str = ""
+    deltas_header: str = ""
+    compared_runs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,9 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                 runs,
                 tuple(say.slice_delta_header(r, baseline) for r in compared if baseline is not None),
                 tuple(rows),
+                say.slice_figures_header(primary),
+                say.slice_deltas_header(baseline) if baseline is not None and compared else "",
+                compared,
             )
         )
     opposite = tuple(opposite_sentence(o, baseline) for o in report.opposite)

@@ -56,10 +56,17 @@ def is_missing(value: float | None) -> bool:
 
 def snippet(text: str, most: int) -> str:
     """``text`` up to ``most`` characters, cut at a space where one is near, with an ellipsis."""
+    cut = snippet_cut(text, most)
+    return text if cut is None else text[:cut] + "…"
+
+
+def snippet_cut(text: str, most: int) -> int | None:
+    """Where :func:`snippet` cuts ``text`` (its kept length, before the ellipsis), None when it is
+    kept whole: the pages' script cuts the shared text table's texts by these."""
     if len(text) <= most:
-        return text
+        return None
     cut = text.rfind(" ", most - 40, most)
-    return text[: cut if cut > 0 else most].rstrip() + "…"
+    return len(text[: cut if cut > 0 else most].rstrip())
 
 
 #: What a page shows of a document's text: a snippet, and the text on demand up to a length.

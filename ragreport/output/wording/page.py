@@ -14,6 +14,7 @@ from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
 from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
 from .headline import HEADLINE_TITLE as HEADLINE_TITLE
 from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS
+from .report import CHARTS_MISSING as CHARTS_MISSING
 from .report import CONVENTIONS_TITLE as CONVENTIONS_TITLE
 from .report import GLOSSARY_LINK as GLOSSARY_LINK
 from .report import NOT_DEFAULT as NOT_DEFAULT
@@ -43,6 +44,8 @@ COL_METRIC = "metric"
 COL_INTERVAL = "interval"
 COL_CONVENTION = "convention"
 COL_TREC_EVAL = "trec_eval"
+#: The long-form suite table's one column of every run's mean and band, a line per run.
+COL_PER_RUN = "each run's mean and band"
 COL_ID = "id"
 COL_QUERY = "query"
 COL_QUERIES = "queries"

@@ -328,6 +328,16 @@ def slice_delta_header(run: str, baseline: str) -> str:
     return f"{run} minus {baseline}"
 
 
+def slice_figures_header(primary: str) -> str:
+    """The stacked column of each run's figure on the primary metric in one slice."""
+    return f"{primary} per run"
+
+
+def slice_deltas_header(baseline: str) -> str:
+    """The stacked column of each compared run's difference from the baseline in one slice."""
+    return f"minus {baseline}"
+
+
 def slice_opposite(
     run: str,
     baseline: str,
@@ -379,12 +389,28 @@ FULL_TEXT = "full text"
 
 QUERY_VIEW_TITLE = "One query, every run"
 #: In place of the query view, when the browser cannot unpack its data.
+#: In place of the documents' text where the browser cannot unpack the report's text table.
+TEXTS_UNSUPPORTED = (
+    "The documents' text needs a newer browser: this one cannot unpack it (it has no DecompressionStream)."
+)
 QUERY_VIEW_UNSUPPORTED = (
     "The query view needs a newer browser: this one cannot unpack its data (it has no "
     "DecompressionStream); every figure is also in the run pages' tables."
 )
 QUERIES_NAV = "Queries"
 #: The words the query view's script shows (it lays them out; they are said here).
+#: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
+QUERY_TABLE_WORDS = {
+    "nothing": "Nothing was retrieved for this query.",
+    "top": "Top {k} of {id}",
+    "heads": ["rank", "mark", "grade", "id"],
+    "show": "Show the top {k} of {id}",
+    "rows": "Rows {start}\u2013{stop} of {total}",
+    "filtered": " (filtered from {all})",
+    "none": "No query matches.",
+}
+#: In place of a chart where plotly.js did not load (a site's assets folder missing).
+CHARTS_MISSING = "The chart needs plotly.js, which did not load."
 QUERY_VIEW_WORDS = {
     "ask": "Query id",
     "open": "Open",
@@ -407,4 +433,6 @@ QUERY_VIEW_WORDS = {
     "moved": "Arrows give the move against the baseline's top K: ▲ up, ▼ down, new where the baseline did not show it.",
     "full_text": "full text",
     "top": "top {k}",
+    "meta": "Metadata",
+    "baseline": "(baseline)",
 }
