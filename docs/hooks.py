@@ -146,30 +146,32 @@ def _shown(metric) -> str:
 
 
 def metrics_table() -> str:
-    """One row per entry of the catalogue, in its order: key, name, what it measures, the per-query
-    figure under the default conventions (its convention sentence at K), band, where it is shown and
-    every tool's names."""
+    """The catalogue, in its order: a table of each metric's key, name, band, where it is shown and
+    every tool's names; then each metric's definition, what it measures and its per-query figure
+    under the default conventions (the sentence the report prints beside it, at K)."""
     from ragreport.core.model import Conventions
     from ragreport.scoring.catalogue import CATALOGUE
 
     lines = [
-        "| key | metric | what it measures | per query (default conventions) | band | shown | trec_eval | "
-        "ir_measures | ranx |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| key | metric | band | shown | trec_eval | ir_measures | ranx |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
+    definitions = ["", "## What each one measures", ""]
     for metric in CATALOGUE:
         key = ", ".join(code(form) for form in _forms(metric.key, metric.cutoff, "@K"))
         row = [
             key,
             cell(metric.name),
-            cell(metric.plain),
-            cell(metric.convention("K", Conventions())),
             metric.interval.value.replace("wilson", "Wilson"),
             _shown(metric),
             *(_spelled(metric, tool) for tool in ("trec_eval", "ir_measures", "ranx")),
         ]
         lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+        definitions.append(
+            f"- **{key} {cell(metric.name)}.** {cell(metric.plain)} "
+            f"Per query: {cell(metric.convention('K', Conventions()))}"
+        )
+    return "\n".join(lines + definitions) + "\n"
 
 
 # --- The gallery: example reports built from tests/data --------------------------------------------
@@ -206,8 +208,9 @@ GALLERY = (
         "two-runs",
         "Two TREC runs compared",
         "trec_eval's own test run (bm25.trec is tests/data/trec_eval_test/results.test) against its "
-        "truncated copy (trunc.trec, results.trunc), 50 queries with TREC qrels, K = 10 and 20: the "
-        "verdict, the forest plot, the paired comparison and the per-query tables.",
+        "truncated copy (trunc.trec, results.trunc): three queries of up to 500 ids with TREC qrels, "
+        "K = 10 and 20. The verdict, the forest plot, the paired comparison and the per-query tables; "
+        "on three queries the bands are wide, and the report says no difference is clear.",
         (("build", "--qrels", "qrels.test", "bm25.trec", "trunc.trec", "-k", "10,20", "--out", "two-runs", *FAST),),
         "two-runs/index.html",
         TREC + TRUNC,
@@ -287,7 +290,7 @@ def gallery_list() -> str:
     commands that built it (in a folder holding the test files under the names they use)."""
     lines: list[str] = []
     for example in GALLERY:
-        lines += [f"## [{example.title}](gallery/{example.entry})", "", example.about, ""]
+        lines += [f"## {example.title}", "", f"{example.about} [Open it](gallery/{example.entry}).", ""]
         if example.files:
             copied = ", ".join(f"`{name}` is `tests/data/{source}`" for name, source in example.files)
             lines += [f"Built from the checkout's test data ({copied}):", ""]
