@@ -109,6 +109,16 @@ def files(tmp_path_factory) -> Path:
     return workspace(tmp_path_factory.mktemp("docfiles"))
 
 
+@pytest.mark.slow
+def test_the_folder_holds_every_name_the_table_promises(files):
+    from docfiles import PLACEHOLDERS
+
+    for name in PLACEHOLDERS:
+        path = files / name
+        assert path.is_dir() if name.endswith("/") else path.is_file(), name
+    assert json.loads((files / "base.jsonl").read_text().splitlines()[0])["meta"]["topic"] in ("billing", "search")
+
+
 def _environment(folder: Path) -> dict[str, str]:
     """The checkout's ragreport as `ragreport` on PATH, the build day fixed, and nothing of a CI job
     the examples would otherwise write to (the step summary, annotations)."""
