@@ -52,7 +52,7 @@ def test_lists_repeats_and_trec_eval_cutoff_lists():
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("bleu@4", "unknown measure 'bleu@4' (every name each tool spells: \"The metrics\" in the README)"),
+        ("bleu@4", "unknown measure 'bleu@4' (every name each tool spells: docs/metrics.md)"),
         ("nDGC@10", "unknown measure 'nDGC@10'; did you mean nDCG@10? (every name"),
         ("ndgc_cut_10", "unknown measure 'ndgc_cut_10'; did you mean ndcg_cut_10? (every name"),
         ("reciprank", "unknown measure 'reciprank'; did you mean recip_rank? (every name"),
@@ -75,7 +75,7 @@ def test_the_cli_reports_an_unknown_measure_in_one_short_line(capsys):
     err = capsys.readouterr().err
     assert err == (
         "ragreport: error: unknown measure 'nDGC@10'; did you mean nDCG@10? "
-        '(every name each tool spells: "The metrics" in the README)\n'
+        "(every name each tool spells: docs/metrics.md)\n"
     )
 
 

@@ -240,7 +240,7 @@ def test_named_sets_stand_for_their_benchmarks_measures():
     assert [m.label() for m in parse_measures(["LoTTE"])] == ["Hit@5"]
     for name, (measures, source) in MEASURE_SETS.items():
         assert parse_measures([measures]) and source, name
-        assert f"`{name}`" in Path(__file__).parent.parent.joinpath("README.md").read_text(), name
+        assert f"`{name}`" in Path(__file__).parent.parent.joinpath("docs", "compare.md").read_text(), name
 
 
 def test_trec_dl_measures_are_the_ones_ir_datasets_documents():

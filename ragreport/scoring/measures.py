@@ -147,7 +147,7 @@ EXACT: dict[str, Entry] = _parse_table(exact=True)
 #: Every spelling of every tool (the README's "The metrics" lists them by metric).
 VALID_FORMS: str = _valid_forms()
 #: Where an error about a name points for the whole list: one line, not the list itself.
-EVERY_NAME = 'every name each tool spells: "The metrics" in the README'
+EVERY_NAME = "every name each tool spells: docs/metrics.md"
 #: A name's display spelling (as its tool writes it) by its lower-cased form.
 SPELLED: dict[str, str] = {
     spelling.name.lower(): spelling.name
