@@ -82,7 +82,7 @@ class Report(Analysis, Rows):
     Examples
     --------
     >>> report = analyse(evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}},
-    ...                           qrels={"q1": {"d1": 1}}, k=1))
+    ...                           qrels={"q1": {"d1": 1, "d2": 0}}, k=1))
     >>> '<table class="suite-matrix">' in report._repr_html_()
     True
     >>> [(r["run"], r["mean"]) for r in report.to_records() if r["metric"] == "P@1"]
