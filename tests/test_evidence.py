@@ -3,12 +3,18 @@ the readings of unjudged ids, the power of a paired comparison and the headline'
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from ragreport.analysis.compare import Correction, adjust, randomization_test, verdict_of
+from ragreport.analysis.intervals import bootstrap_interval
+from ragreport.analysis.power import detectable, least_queries, level, queries_needed, smallest_p, t_quantile
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
-from ragreport.core.model import Judgments, Run
+from ragreport.core.model import Conventions, Judgments, Run
 from ragreport.scoring.join import join
+from ragreport.scoring.metrics import score
+from ragreport.scoring.readings import READ, condense, score_readings
 from ragreport.scoring.scorable import check_scorable
 
 # --- 20.1 ids that never meet ------------------------------------------------------------------
@@ -35,3 +41,194 @@ def test_one_judged_id_anywhere_in_any_list_is_enough():
     check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "x"]), ("q2", ["c"])]), judgments), "qrels")
     with pytest.raises(UsageError, match="share no document id on any query"):
         check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "d2"]), ("q2", ["d1"])]), judgments), "qrels")
+
+
+# --- 20.2 three readings of unjudged ids --------------------------------------------------------
+
+
+def _reading(reading: str, run: list, judgments: list, k: int, level: int = 1) -> dict[str, float]:
+    judged = join(Run.from_lists("r", run), Judgments.from_lists(judgments), level)
+    values = score_readings(judged, [k], Conventions(relevance_level=level))[reading]
+    return {m.key: float(values[i, 0, 0]) for i, m in enumerate(READ)}
+
+
+# q1 judges d1 (2), d2 (1), d9 (1) and d3 (0): R = 3. The run's top 5: u1 d1 u2 d3 d2 (u: unjudged).
+HAND_RUN = [("q1", ["u1", "d1", "u2", "d3", "d2", "u3"])]
+HAND_JUDGMENTS = [("q1", ["d1", "d2", "d9", "d3"], [2, 1, 1, 0])]
+
+
+def test_unjudged_relevant_by_hand():
+    # u1 and u2 read as grade 1 (the lowest relevant grade); R grows by 2 to 5; u3 is below K.
+    # Relevant ranks: 1 (u1), 2 (d1), 3 (u2), 5 (d2).
+    got = _reading("unjudged_relevant", HAND_RUN, HAND_JUDGMENTS, 5)
+    assert got["P"] == pytest.approx(4 / 5)
+    assert got["R"] == pytest.approx(4 / 5)
+    assert got["Hit"] == 1.0
+    assert got["RR"] == 1.0
+    assert got["AP"] == pytest.approx((1 / 1 + 2 / 2 + 3 / 3 + 4 / 5) / 5)
+    dcg = 1 + 2 / np.log2(3) + 1 / np.log2(4) + 0 + 1 / np.log2(6)
+    ideal = 2 + 1 / np.log2(3) + 1 / np.log2(4) + 1 / np.log2(5) + 1 / np.log2(6)  # grades 2 1 1 1 1
+    assert got["nDCG"] == pytest.approx(dcg / ideal)
+    assert got["CP"] == pytest.approx((1 + 1 + 1 + 4 / 5) / 4)
+
+
+def test_unjudged_relevant_at_a_higher_level_reads_them_at_that_level():
+    # --relevance-level 2: only d1 is relevant (R = 1); u1 and u2 read as grade 2, R = 3.
+    got = _reading("unjudged_relevant", HAND_RUN, HAND_JUDGMENTS, 5, level=2)
+    assert got["P"] == pytest.approx(3 / 5) and got["R"] == pytest.approx(3 / 3)
+    assert got["AP"] == pytest.approx((1 + 1 + 1) / 3)
+    dcg = 2 + 2 / np.log2(3) + 2 / np.log2(4) + 0 + 1 / np.log2(6)  # d2 (grade 1) still gains
+    ideal = 2 + 2 / np.log2(3) + 2 / np.log2(4) + 1 / np.log2(5) + 1 / np.log2(6)  # 2 2 2 1 1
+    assert got["nDCG"] == pytest.approx(dcg / ideal)
+
+
+def test_a_repeated_unjudged_id_counts_once():
+    got = _reading("unjudged_relevant", [("q1", ["u1", "u1", "d1"])], [("q1", ["d1"], [1])], 3)
+    assert got["P"] == pytest.approx(2 / 3) and got["R"] == pytest.approx(2 / 2)  # R = 1 + 1
+
+
+def test_condensed_by_hand():
+    # u1, u2 and u3 removed: d1 d3 d2, then cut at 5 (P divides by 5 still, as trec_eval -J does).
+    got = _reading("condensed", HAND_RUN, HAND_JUDGMENTS, 5)
+    assert got["P"] == pytest.approx(2 / 5) and got["R"] == pytest.approx(2 / 3) and got["RR"] == 1.0
+    assert got["AP"] == pytest.approx((1 / 1 + 2 / 3) / 3)
+    ideal = 2 + 1 / np.log2(3) + 1 / np.log2(4)
+    assert got["nDCG"] == pytest.approx((2 + 0 + 1 / np.log2(4)) / ideal)
+
+
+def test_condensing_reaches_below_k():
+    # the judged id at rank 4 is at rank 2 once two unjudged ids close up: within K = 2
+    got = _reading("condensed", [("q1", ["u1", "d0", "u2", "d1"])], [("q1", ["d0", "d1"], [0, 1])], 2)
+    assert got["P"] == pytest.approx(1 / 2) and got["RR"] == pytest.approx(1 / 2)
+
+
+def _random_case(seed: int, queries: int = 40):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        judged = rng.choice(40, int(rng.integers(1, 30)), replace=False)
+        qrels[f"q{q}"] = {f"d{i}": int(rng.integers(0, 4)) for i in judged}
+        order = rng.permutation(40)[: int(rng.integers(1, 35))]
+        run[f"q{q}"] = {f"d{i}": float(40 - r) for r, i in enumerate(order)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_condensed_is_pytrec_evals_judged_docs_only(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_case(seed)
+    names = {"P": "P_{k}", "R": "recall_{k}", "nDCG": "ndcg_cut_{k}", "AP": "map_cut_{k}"}
+    judged = join(
+        Run.from_lists("r", [(q, sorted(d, key=lambda x: -d[x])) for q, d in run.items()]),
+        Judgments.from_lists([(q, list(g), list(g.values())) for q, g in qrels.items()]),
+    )
+    scored = judged.relevant > 0
+    for k in (1, 5, 10):
+        values = score_readings(judged, [k], Conventions())["condensed"]
+        wanted = {names[m].format(k=k) for m in names}
+        found = pytrec_eval.RelevanceEvaluator(qrels, wanted, judged_docs_only_flag=True).evaluate(run)
+        ids = judged.query_ids.tolist()
+        for i, metric in enumerate(READ):
+            if metric.key not in names:
+                continue
+            ours = values[i, scored, 0]
+            theirs = [found[q][names[metric.key].format(k=k)] if q in found else 0.0 for q, s in zip(ids, scored) if s]
+            np.testing.assert_allclose(ours, theirs, atol=1e-12, err_msg=f"{metric.key}@{k}")
+    # RR over the whole list (pytrec_eval's recip_rank has no cutoff): K deeper than any list
+    values = score_readings(judged, [40], Conventions())["condensed"]
+    found = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, judged_docs_only_flag=True).evaluate(run)
+    rr = values[[m.key for m in READ].index("RR"), scored, 0]
+    theirs = [found[q]["recip_rank"] if q in found else 0.0 for q, s in zip(judged.query_ids.tolist(), scored) if s]
+    np.testing.assert_allclose(rr, theirs, atol=1e-12)
+
+
+def test_condense_keeps_only_the_judged_ids_in_order_and_the_default_figures_when_all_are_judged():
+    qrels, run = _random_case(7)
+    judged = join(
+        Run.from_lists("r", [(q, sorted(d, key=lambda x: -d[x])) for q, d in run.items()]),
+        Judgments.from_lists([(q, list(g), list(g.values())) for q, g in qrels.items()]),
+    )
+    condensed = condense(judged)
+    for q, qid in enumerate(judged.query_ids.tolist()):
+        kept = condensed.doc_ids[condensed.offsets[q] : condensed.offsets[q + 1]].tolist()
+        assert kept == [d for d in sorted(run.get(qid, {}), key=lambda x: -run[qid][x]) if d in qrels[qid]]
+    # condensing a condensed run changes nothing, and neither reading moves a fully judged run
+    again = score_readings(condensed, [5], Conventions())
+    default = score(condensed, [5], Conventions(), READ).values
+    np.testing.assert_array_equal(again["condensed"], default)
+    np.testing.assert_array_equal(again["unjudged_relevant"], default)
+
+
+# --- 20.3 power --------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # importing scipy takes over a second
+def test_t_quantiles_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (10, 30, 100, 1000):
+        for p in (0.8, 0.975, 0.995, 0.9965):
+            assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), abs=2e-4)
+    assert t_quantile(0.975, float("inf")) == pytest.approx(1.959964, abs=1e-6)
+
+
+def test_detectable_and_queries_needed_by_hand():
+    # 300 queries, s = 0.2, a family of 7 under Holm: alpha 0.05 / 7 two-sided, 80% power
+    alpha_each = level(0.05, 7)
+    z = t_quantile(1 - alpha_each / 2, 299) + t_quantile(0.8, 299)
+    assert detectable(0.2, 300, alpha_each, 10_000) == pytest.approx(z * 0.2 / np.sqrt(300))
+    n = queries_needed(0.2, 0.02, alpha_each, 10_000)
+    assert (t_quantile(1 - alpha_each / 2, n - 1) + t_quantile(0.8, n - 1)) * 0.2 / np.sqrt(n) <= 0.02
+    assert (t_quantile(1 - alpha_each / 2, n - 2) + t_quantile(0.8, n - 2)) * 0.2 / np.sqrt(n - 1) > 0.02
+    # a randomization test over 5 queries cannot go below p = 2/32: nothing is detectable at 0.05 / 7
+    assert smallest_p(5, 10_000) == 2 / 32 and detectable(0.2, 5, alpha_each, 10_000) is None
+    assert queries_needed(0.0, 0.02, alpha_each, 10_000) == least_queries(alpha_each, 10_000) == 9  # 2/2^9 < 0.0071
+
+
+def _detection_rate(n, family, sims, effect=None, permutations=1000, sd=0.2, seed=0):
+    """The report's own verdict (paired bootstrap band, randomization test, Holm over ``family``
+    comparisons) on query sets where the first member truly differs by ``effect`` (default the
+    detectable difference) and the others not at all: how often it says "better"."""
+    alpha = 0.05
+    planted = detectable(sd, n, level(alpha, family), permutations) if effect is None else effect
+    rng = np.random.default_rng(seed)
+    found = 0
+    for s in range(sims):
+        d = rng.normal(0.0, sd, size=(n, family))
+        d[:, 0] += planted
+        _, low, high = bootstrap_interval(d, 1000, s, 0.95)
+        adjusted = adjust(randomization_test(d, permutations, s), Correction.HOLM)
+        found += verdict_of(low[0], high[0], adjusted[0], alpha) == "better"
+    return found / sims
+
+
+def test_the_detectable_difference_is_found_about_80_percent_of_the_time():
+    # 400 query sets of 40 queries, one comparison: 80% +- 6 points (3 standard errors)
+    assert abs(_detection_rate(40, 1, 400) - 0.8) <= 0.06
+    # and half of it is mostly missed: the figure is not merely a loose upper bound
+    half = detectable(0.2, 40, 0.05, 1000) / 2
+    assert _detection_rate(40, 1, 400, effect=half) < 0.4
+
+
+@pytest.mark.slow
+def test_detection_holds_after_the_familys_correction_and_queries_needed_delivers_it():
+    assert abs(_detection_rate(60, 7, 400) - 0.8) <= 0.06  # Holm over 7 comparisons
+    n = queries_needed(0.2, 0.08, level(0.05, 7), 1000)
+    assert abs(_detection_rate(n, 7, 300, effect=0.08, seed=1) - 0.8) <= 0.07
+
+
+@pytest.mark.slow  # two evaluations and a render
+def test_partitions_and_a_render_give_the_readings_a_whole_run_gives(tmp_path):
+    from ragreport.api import analyse, document, evaluate, reanalyse
+
+    qrels, run = _random_case(11, queries=30)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, gs in qrels.items() for d, g in gs.items()))
+    lines = [f"{q} Q0 {d} {r} {s} r" for q, ds in run.items() for r, (d, s) in enumerate(ds.items(), 1)]
+    (tmp_path / "r.trec").write_text("\n".join(lines) + "\n")
+    args = dict(qrels=str(tmp_path / "qrels.txt"), k=3, kmax=4)  # lists stored 4 deep: condensing reads deeper
+    whole = evaluate([str(tmp_path / "r.trec")], **args)[0]
+    parts = evaluate([str(tmp_path / "r.trec")], engine="stream", partition_bytes=2_000, **args)[0]
+    for name in whole.readings:
+        np.testing.assert_array_equal(whole.readings[name], parts.readings[name])
+    assert whole.reading_at["condensed"]["P@3"] != whole.at_k["P@3"].mean  # the case reads differently
+    made = document(analyse([whole]))
+    assert document(reanalyse(made)) == made
