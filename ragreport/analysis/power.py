@@ -78,8 +78,8 @@ def detectable(sd: float, n: int, alpha_each: float, permutations: int, power: f
 
     Examples
     --------
-    >>> round(detectable(0.2, 300, 0.05 / 7, 10_000), 4)  # 300 queries, a family of 7
-    0.0410
+    >>> round(detectable(0.2, 300, 0.05 / 7, 10_000), 5)  # 300 queries, a family of 7
+    0.04101
     """
     if n < 1 or not math.isfinite(sd) or smallest_p(n, permutations) >= alpha_each:
         return None

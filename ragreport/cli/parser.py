@@ -418,7 +418,8 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         choices=FAIL_ON,
         help="worse: fail when a compared run is clearly worse than the baseline (band below 0 and corrected "
-        "p below alpha) on the primary metric, or on each metric of --metrics",
+        "p below alpha) on the primary metric, or on each metric of --metrics; slice-worse: when it is "
+        "clearly worse on a slice of the per-query metadata (--slice) large enough to read",
     )
     gates.add_argument(
         "--require",

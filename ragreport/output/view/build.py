@@ -25,6 +25,7 @@ from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
 from .model import (
+    CaveatView,
     Column,
     ConventionsView,
     GateRow,
@@ -201,7 +202,8 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     else:
         anchor = f"compare-{slugs[entry.run]}"
         css = "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
-    return HeadlineView(entry.run, anchor, css, entry.sentence)
+    caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
+    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:

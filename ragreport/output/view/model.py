@@ -429,12 +429,24 @@ class DriftView:
 @dataclass(frozen=True)
 class HeadlineView:
     """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
-    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence."""
+    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence; then
+    the caveats it does not say itself (:class:`CaveatView`, most serious first) and the sentence
+    that the verdict holds under every reading of unjudged ids (``note``), when one is said."""
 
     run: str
     anchor: str
     verdict_class: str
     sentence: fmt.Text
+    caveats: tuple[CaveatView, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class CaveatView:
+    """A caveat under a headline: its ``kind`` (a CSS class) and its sentence."""
+
+    kind: str
+    text: fmt.Text
 
 
 @dataclass(frozen=True)
