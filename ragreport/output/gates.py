@@ -408,18 +408,18 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
         for run, other, low, delta, high, paired in against:
             passed = _passes(low, ">=", -drop.drop)
-            read = say.gate_drop_figure(other, low, delta, high)
+            worded = say.gate_drop_figure(other, low, delta, high)
             if paired is not None and "detectable" in paired and "queries" in paired:
                 seen = paired["detectable"]
                 if seen is None or seen > drop.drop:
-                    read += say.gate_underpowered(paired["queries"], seen)
+                    worded += say.gate_underpowered(paired["queries"], seen)
             results.append(
                 GateResult(
                     kind="max-drop",
                     rule=f"max-drop {drop.text}",
                     run=run,
                     metric=drop.metric,
-                    figure=read,
+                    figure=worded,
                     value=low,
                     threshold=-drop.drop,
                     passed=passed,
