@@ -3,6 +3,9 @@ the readings of unjudged ids, the power of a paired comparison and the headline'
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,6 +15,7 @@ from ragreport.analysis.power import detectable, least_queries, level, queries_n
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Judgments, Run
+from ragreport.output.wording import headline as say_headline
 from ragreport.scoring.join import join
 from ragreport.scoring.metrics import score
 from ragreport.scoring.readings import READ, condense, score_readings
@@ -232,3 +236,178 @@ def test_partitions_and_a_render_give_the_readings_a_whole_run_gives(tmp_path):
     assert whole.reading_at["condensed"]["P@3"] != whole.at_k["P@3"].mean  # the case reads differently
     made = document(analyse([whole]))
     assert document(reanalyse(made)) == made
+
+
+# --- 20.4 the headline's caveats, end to end -----------------------------------------------------
+
+# 200 queries, one relevant id each ("r") and nine judged not relevant. "base" ranks r third on
+# every query (nDCG@10 = 1/log2(4) = 0.5). "new" ranks r first on the 150 queries whose topic is
+# billing (nDCG@10 = 1) and misses it on the 50 about networking (0), filling its lists with ids
+# nobody judged: overall +0.25, clearly better; on networking -0.5, clearly worse.
+PLANTED_QUERIES = [f"q{i:03d}" for i in range(200)]
+PLANTED_TOPIC = {q: {"topic": "networking" if i < 50 else "billing"} for i, q in enumerate(PLANTED_QUERIES)}
+PLANTED_QRELS = {q: {"r": 1, **{f"n{j}": 0 for j in range(1, 10)}} for q in PLANTED_QUERIES}
+PLANTED_BASE = {
+    q: dict(zip(["n1", "n2", "r", *[f"n{j}" for j in range(3, 10)]], range(10, 0, -1))) for q in PLANTED_QUERIES
+}
+PLANTED_NEW = {
+    q: dict(
+        zip(
+            [f"u{j}" for j in range(10)]
+            if PLANTED_TOPIC[q]["topic"] == "networking"
+            else ["r", *[f"u{j}" for j in range(9)]],
+            range(10, 0, -1),
+        )
+    )
+    for q in PLANTED_QUERIES
+}
+
+
+def _planted(**extra):
+    from ragreport.api import analyse, evaluate
+
+    results = evaluate({"base": PLANTED_BASE, "new": PLANTED_NEW}, qrels=PLANTED_QRELS, k=10)
+    return analyse(results, query_meta=PLANTED_TOPIC, permutations=2000, **extra)
+
+
+def test_a_slice_that_goes_the_other_way_is_in_the_headline_sentence_and_first_among_its_caveats():
+    from ragreport.api import document
+
+    [entry] = document(_planted())["headline"]
+    assert entry["verdict"] == "better" and entry["delta"] == pytest.approx(0.25)
+    kinds = [c["kind"] for c in entry["caveats"]]
+    assert kinds[0] == "slice"
+    hidden = entry["caveats"][0]
+    assert (hidden["key"], hidden["value"], hidden["queries"], hidden["verdict"]) == (
+        "topic",
+        "networking",
+        50,
+        "worse",
+    )
+    assert hidden["delta"] == pytest.approx(-0.5) and hidden["low"] == pytest.approx(-0.5)
+    assert (
+        "clearly better overall, but clearly worse where topic is networking (50 queries): -0.500 "
+        "(95% band -0.500 to -0.500)." in entry["sentence"]
+    )
+
+
+def test_a_mostly_unjudged_run_is_named_with_its_exact_share():
+    from ragreport.api import document
+
+    [entry] = document(_planted())["headline"]
+    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
+    # new: 9 of 10 slots unjudged on 150 queries, all 10 on 50; base judged everywhere
+    assert unjudged["mostly"] == [{"run": "new", "unjudged": 9 * 150 + 10 * 50, "slots": 2000, "share": 1850 / 2000}]
+    assert "new 1,850 of 2,000 (92.5%)" in unjudged["sentence"]
+
+
+def test_the_single_runs_limit_says_all_when_every_slot_is_unjudged():
+    from ragreport.api import analyse, document, evaluate
+
+    qrels = {q: {"r": 1} for q in PLANTED_QUERIES[:60]}
+    run = {q: {f"u{j}": 10.0 - j for j in range(10)} for q in PLANTED_QUERIES[:60]}
+    run["q000"] = {"r": 20.0, **run["q000"]}  # one judged id, so that the ids meet
+    [entry] = document(analyse(evaluate({"lone": run}, qrels=qrels, k=10)))["headline"]
+    assert entry["limit"] == "unjudged"
+    assert "599 of 600 (99.8%) of its top-10 results were never judged" in entry["sentence"]
+    assert say_headline.unjudged_amount(600, 600) == "all 600"
+    [unjudged] = entry["caveats"]
+    assert unjudged["kind"] == "unjudged" and unjudged["mostly"][0]["unjudged"] == 599
+
+
+def test_a_verdict_that_a_reading_of_unjudged_ids_overturns_says_which():
+    from ragreport.api import analyse, document, evaluate
+
+    # 40 queries: "new" ranks r second among judged ids; "base" ranks it fifth, under four ids
+    # nobody judged. By default new is clearly better (1/log2(3) against 1/log2(6)); condensed, base
+    # has r first and is better; read as relevant, base's four unjudged ids lift it above new.
+    queries = PLANTED_QUERIES[:40]
+    qrels = {q: {"r": 1, "n1": 0, "n2": 0} for q in queries}
+    new = {q: {"n1": 3.0, "r": 2.0, "n2": 1.0} for q in queries}
+    base = {q: {"u1": 6.0, "u2": 5.0, "u3": 4.0, "u4": 3.0, "r": 2.0, "n1": 1.0} for q in queries}
+    doc = document(analyse(evaluate({"base": base, "new": new}, qrels=qrels, k=10), permutations=2000))
+    [entry] = doc["headline"]
+    assert entry["verdict"] == "better"
+    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
+    assert {f["reading"]: f["verdict"] for f in unjudged["flips"]} == {
+        "unjudged_relevant": "worse",
+        "condensed": "worse",
+    }
+    condensed = next(f for f in unjudged["flips"] if f["reading"] == "condensed")
+    assert condensed["delta"] == pytest.approx(1 / np.log2(3) - 1)  # new's r at 2 against base's at 1
+    assert "The verdict depends on the unjudged ids" in unjudged["sentence"]
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == "nDCG@10"]
+    assert compared["robust"] is False and compared["readings"]["condensed"]["verdict"] == "worse"
+
+
+def test_an_unclear_verdict_says_what_the_test_could_have_seen():
+    from ragreport.api import analyse, document, evaluate
+
+    queries = PLANTED_QUERIES[:120]
+    qrels = {q: {"r": 1, "n1": 0, "n2": 0} for q in queries}
+    # new ranks r first on even queries and third on odd ones; base the other way round: a mean
+    # difference of 0, each query +-(1 - 0.5)
+    new = {
+        q: ({"r": 3.0, "n1": 2.0, "n2": 1.0} if i % 2 == 0 else {"n1": 3.0, "n2": 2.0, "r": 1.0})
+        for i, q in enumerate(queries)
+    }
+    base = {
+        q: ({"n1": 3.0, "n2": 2.0, "r": 1.0} if i % 2 == 0 else {"r": 3.0, "n1": 2.0, "n2": 1.0})
+        for i, q in enumerate(queries)
+    }
+    doc = document(analyse(evaluate({"base": base, "new": new}, qrels=qrels, k=10), permutations=2000, min_effect=0.05))
+    [entry] = doc["headline"]
+    [power] = [c for c in entry["caveats"] if c["kind"] == "power"]
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == "nDCG@10"]
+    sd = float(np.std([0.5, -0.5] * 60, ddof=1))
+    family = len(doc["comparisons"])  # Holm over every compared metric of the one pair
+    assert compared["detectable"] == pytest.approx(detectable(sd, 120, level(0.05, family), 2000))
+    assert power["queries_needed"] == queries_needed(sd, 0.05, level(0.05, family), 2000) > 120
+    assert power["min_effect"] == 0.05 and entry["verdict"] == "unclear"
+    assert (
+        f"with 120 queries this comparison could only detect differences of {compared['detectable']:.3f} or more "
+        f"(80% power); detecting 0.050 would take about {power['queries_needed']:,} queries." in power["sentence"]
+    )
+
+
+def test_fail_on_slice_worse_fails_on_the_hidden_slice():
+    from ragreport.api import check_gates, document
+    from ragreport.output.gates import parse_rules
+
+    made = document(_planted())
+    results = check_gates(made, parse_rules(fail_on=["slice-worse"]))
+    failed = [r for r in results if not r.passed]
+    assert [(r.run, r.metric) for r in failed] == [("new", "nDCG@10")]
+    assert "where topic is networking (50 queries): clearly worse" in failed[0].figure
+    assert all(r.passed for r in check_gates(made, parse_rules(fail_on=["worse"])))  # the overall verdict is better
+
+
+@pytest.mark.slow
+def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
+    import shutil
+
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Chromium is not installed (CI installs it)")
+    from ragreport.api import build
+
+    build(_planted(), out=tmp_path / "site")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for width, height in ((1400, 900), (390, 844)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto((tmp_path / "site" / "index.html").as_uri())
+            sentence = page.locator(".headline-sentence").first
+            assert "clearly worse where topic is networking (50 queries)" in sentence.inner_text()
+            caveat = page.locator("#headline .caveat-unjudged")
+            assert "new 1,850 of 2,000 (92.5%)" in caveat.inner_text()
+            for shown in (sentence, caveat):
+                box = shown.bounding_box()
+                assert box is not None and box["y"] + box["height"] <= height, (width, box)
+            page.screenshot(path=str(tmp_path / f"first-{width}.png"))
+            page.close()
+        browser.close()
+    if os.environ.get("RAGREPORT_SCREENSHOTS"):  # to look at them: RAGREPORT_SCREENSHOTS=/tmp/shots
+        for shot in tmp_path.glob("first-*.png"):
+            shutil.copy(shot, Path(os.environ["RAGREPORT_SCREENSHOTS"]) / shot.name)

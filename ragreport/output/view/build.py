@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import __version__
 from ...analysis.status import Status
-from ...scoring.catalogue import SUITE
+from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, index_sweep_figure
 from ..headline import HeadlineEntry, headline
@@ -34,6 +34,7 @@ from .model import (
     GlossaryEntry,
     HeadlineView,
     LimitView,
+    ReadingsTable,
     ReportView,
     Rule,
     RunView,
@@ -103,6 +104,7 @@ def build_view(
     if analysis.slices is not None:
         sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
         runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
+    runs = tuple(dataclasses.replace(r, readings=readings_table([s])) for r, s in zip(runs, summaries))
     entries = headline(analysis)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
@@ -136,7 +138,25 @@ def build_view(
         gates=gates_view(gates),
         slices=sliced,
         query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
+        readings=readings_table(summaries),
     )
+
+
+def readings_table(summaries) -> ReadingsTable | None:
+    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
+    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
+    if not summaries or not all(s.reading_at for s in summaries):
+        return None
+    k = summaries[0].k
+    rows = []
+    for metric in READ:
+        label = metric.label(k)
+        for s in summaries:
+            rows.append(
+                (s.name, label, say.reading_cell(s.at_k[label].mean))
+                + tuple(say.reading_cell(s.reading_at[name].get(label)) for name in READINGS)
+            )
+    return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))
 
 
 def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:

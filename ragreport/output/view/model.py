@@ -265,6 +265,7 @@ class RunView:
     compare_link: Link | None
     figure: dict[str, Any] | None
     queries: QueryTable | None
+    readings: ReadingsTable | None = None  # its means at K under the readings of unjudged ids
 
 
 @dataclass(frozen=True)
@@ -355,6 +356,7 @@ class ComparisonView:
     matrix_caption: str = ""
     more: str = ""
     no_movers: str = ""
+    readings: ReadingsTable | None = None  # each difference under the readings of unjudged ids
 
 
 @dataclass(frozen=True)
@@ -439,6 +441,17 @@ class HeadlineView:
     sentence: fmt.Text
     caveats: tuple[CaveatView, ...] = ()
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class ReadingsTable:
+    """The figures under the three readings of unjudged ids (docs/conventions.md section 20.2), as
+    worded cells: a ``caption``, the ``header`` and the ``rows`` (a run, a metric, then a cell per
+    reading)."""
+
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -552,6 +565,7 @@ class ReportView:
     gates: GatesView | None = None
     slices: SlicesView | None = None
     query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
+    readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
 
     @property
     def several(self) -> bool:
