@@ -411,3 +411,34 @@ def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
     if os.environ.get("RAGREPORT_SCREENSHOTS"):  # to look at them: RAGREPORT_SCREENSHOTS=/tmp/shots
         for shot in tmp_path.glob("first-*.png"):
             shutil.copy(shot, Path(os.environ["RAGREPORT_SCREENSHOTS"]) / shot.name)
+
+
+def test_the_history_pages_newest_verdict_carries_the_caveats():
+    from ragreport.api import document
+    from ragreport.output.history import history_context, history_entry
+
+    made = document(_planted())
+    entry = history_entry(made, "v1", "sha256:x", None)
+    [verdict] = history_context([entry])["verdict"]
+    assert "clearly worse where topic is networking" in str(verdict["text"])
+    # the slice is said in the sentence; the other caveats follow it
+    [unjudged] = [c["sentence"] for c in made["headline"][0]["caveats"] if c["kind"] == "unjudged"]
+    assert [str(c) for c in verdict["caveats"]] == [unjudged]
+
+
+@pytest.mark.slow
+def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
+    from ragreport.api import build, document
+    from ragreport.output.gates import check_gates, parse_rules
+
+    analysis = _planted()
+    rules = parse_rules(fail_on=["slice-worse"])
+    made = document(analysis)
+    build(analysis, out=tmp_path / "site", gates=check_gates(made, rules), rules=rules)
+    code = main(["render", str(tmp_path / "site" / "report.json"), "--out", str(tmp_path / "again"), "--quiet"])
+    assert code == 1  # the stored gate fails again: the hidden slice
+    built = {p.name: p.read_bytes() for p in (tmp_path / "site").glob("*.*")}
+    again = {p.name: p.read_bytes() for p in (tmp_path / "again").glob("*.*")}
+    assert built.keys() == again.keys() and "report.json" in built
+    for name in built:
+        assert built[name] == again[name], name
