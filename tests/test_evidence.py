@@ -442,3 +442,58 @@ def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
     assert built.keys() == again.keys() and "report.json" in built
     for name in built:
         assert built[name] == again[name], name
+
+
+def test_max_drop_says_when_its_check_is_underpowered():
+    from ragreport.api import check_gates, document
+    from ragreport.output.gates import parse_rules
+
+    made = document(_planted())
+    [compared] = [c for c in made["comparisons"] if c["metric"] == "nDCG@10"]
+    seen = compared["detectable"]
+    assert seen is not None and 0 < seen
+    [under] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen / 2}"]))
+    assert f"underpowered: with 200 queries this comparison could only detect differences of {seen:.3f}" in under.figure
+    [enough] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen * 2}"]))
+    assert "underpowered" not in enough.figure
+
+
+@pytest.mark.parametrize("bad", ["0", "-0.1", "nan", "two", "1.5"])
+def test_min_effect_must_be_a_difference_above_0(bad, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["score", "--min-effect", bad])
+    assert caught.value.code == 2
+    assert "expected a difference above 0 and at most 1" in capsys.readouterr().err
+
+
+def test_min_effect_from_python_is_named_as_its_keyword():
+    from ragreport.api import analyse, evaluate
+    from ragreport.core.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="^min_effect must be a positive number, got 0"):
+        analyse(evaluate(), min_effect=0)
+
+
+def test_the_readings_change_no_default_figure_of_the_comparison():
+    import dataclasses
+
+    from ragreport.analysis.compare import compare
+    from ragreport.api import evaluate
+
+    results = evaluate({"base": PLANTED_BASE, "new": PLANTED_NEW}, qrels=PLANTED_QRELS, k=10)
+    bare = [dataclasses.replace(s, readings={}, reading_at={}) for s in results]
+    fields = ("delta", "low", "high", "p", "p_adjusted", "wins", "ties", "losses", "verdict")
+    read, unread = compare(results, permutations=500).comparisons, compare(bare, permutations=500).comparisons
+    assert [[getattr(c, f) for f in fields] for c in read] == [[getattr(c, f) for f in fields] for c in unread]
+    assert all(c.readings is None for c in unread) and all(c.readings is not None for c in read)
+
+
+def test_the_terminal_table_the_markdown_and_the_comment_carry_the_caveats():
+    from ragreport.output.text import comment, markdown, table
+    from ragreport.output.view.build import build_view
+
+    view = build_view(_planted())
+    for text in (table(view, width=1000), markdown(view), comment(view, limit=2_000)):
+        head = text[: text.index("92.5%") + 6]  # the caveats come with the headline, first
+        assert "clearly better overall, but clearly worse where topic is networking (50 queries)" in head
+        assert "new 1,850 of 2,000 (92.5%)" in head

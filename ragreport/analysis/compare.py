@@ -378,8 +378,18 @@ def compare(
         width = len(measures)
         if len(differences):
             both = np.concatenate([differences, *extra], axis=1)
-            delta, low, high = bootstrap_interval(both, conventions.resamples, conventions.seed, conventions.confidence)
-            p = randomization_test(both, permutations, conventions.seed)
+            # A reading's column equal to its default one (no unjudged id moved it) is not tested
+            # twice: the same resamples and sign flips would give the same figures.
+            distinct = _distinct_columns(both, width)
+            tested_columns = both[:, sorted(set(distinct))]
+            position = {c: i for i, c in enumerate(sorted(set(distinct)))}
+            figures = bootstrap_interval(
+                tested_columns, conventions.resamples, conventions.seed, conventions.confidence
+            )
+            p_tested = randomization_test(tested_columns, permutations, conventions.seed)
+            at = np.array([position[c] for c in distinct], dtype=np.int64)
+            delta, low, high = (f[at] for f in figures)
+            p = p_tested[at]
         else:  # nothing shared: reported as such, left out of the correction
             delta = low = high = p = np.zeros(0)
         partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read))
@@ -445,6 +455,16 @@ def compare(
             )
         )
     return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)
+
+
+def _distinct_columns(columns: np.ndarray, width: int) -> list[int]:
+    """For each column, the index of the column it is tested as: a reading's column (past
+    ``width``) equal, value for value, to its default column (``index % width``) is that one."""
+    out = list(range(width))
+    for c in range(width, columns.shape[1]):
+        same = np.array_equal(columns[:, c], columns[:, c % width])
+        out.append(c % width if same else c)
+    return out
 
 
 def reading_differences(

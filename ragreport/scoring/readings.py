@@ -65,35 +65,37 @@ def condense(judged: JudgedRun, depth: int | None = None) -> JudgedRun:
     >>> condense(judged).doc_ids.tolist(), int(condense(judged).first_relevant[0])
     (['d1', 'd2'], 1)
     """
-    keep = judged.judged
-    rank = _rank_among(keep, judged.slot_query, judged.offsets)  # 1-based rank among the kept slots
-    if depth is not None:
-        keep = keep & (rank <= depth)
-    slot_query = judged.slot_query[keep]
     n = judged.n_queries
-    lengths = np.bincount(slot_query, minlength=n).astype(np.int64)
-    repeat = judged.repeat[keep]
-    grades = judged.grades[keep]
+    # Only the judged slots are touched past one scan of the flags: judged ids are usually a few
+    # of a list's hundreds.
+    kept = np.flatnonzero(judged.judged)
+    query = np.searchsorted(judged.offsets, kept, side="right") - 1
+    first = np.searchsorted(kept, judged.offsets[:-1])  # each query's first judged slot among ``kept``
+    rank = np.arange(1, len(kept) + 1, dtype=np.int64) - first[query]  # 1-based, in the condensed list
+    whole_query, whole_repeat = query, judged.repeat[kept]
+    if depth is not None:
+        top = rank <= depth
+        kept, query, rank = kept[top], query[top], rank[top]
+    lengths = np.bincount(query, minlength=n).astype(np.int64)
+    repeat = judged.repeat[kept]
+    grades = judged.grades[kept]
     relevant = ~repeat & (grades >= judged.level)
-    first = np.zeros(n, dtype=np.int64)
+    first_relevant = np.zeros(n, dtype=np.int64)
     if relevant.any():
-        # every kept relevant slot's rank, the smallest per query: a minimum by query, no loop
-        ranks = rank[keep][relevant].astype(np.int64)
-        queries = slot_query[relevant]
-        first_rank = np.full(n, np.iinfo(np.int64).max)
-        np.minimum.at(first_rank, queries, ranks)
-        first = np.where(first_rank < np.iinfo(np.int64).max, first_rank, 0)
-    whole = keep if depth is None else judged.judged  # the whole condensed list's facts
+        # the kept slots run in query order and rank order: a query's first relevant one is first
+        rel_query, rel_rank = query[relevant], rank[relevant]
+        leads = np.concatenate(([True], rel_query[1:] != rel_query[:-1]))
+        first_relevant[rel_query[leads]] = rel_rank[leads]
     return replace(
         judged,
         offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        doc_ids=judged.doc_ids[keep],
+        doc_ids=judged.doc_ids[kept],
         grades=grades,
-        judged=np.ones(int(keep.sum()), dtype=bool),
+        judged=np.ones(len(kept), dtype=bool),
         repeat=repeat,
-        retrieved=np.bincount(judged.slot_query[whole], minlength=n).astype(np.int64),
-        repeats=np.bincount(judged.slot_query[whole & judged.repeat], minlength=n).astype(np.int64),
-        first_relevant=first,
+        retrieved=np.bincount(whole_query, minlength=n).astype(np.int64),  # the whole condensed list
+        repeats=np.bincount(whole_query[whole_repeat], minlength=n).astype(np.int64),
+        first_relevant=first_relevant,
     )
 
 
@@ -157,13 +159,6 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
         relevant_retrieved=head.relevant_retrieved + extra,
         first_relevant=np.where(first > 0, first, 0),
     )
-
-
-def _rank_among(keep: np.ndarray, slot_query: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Each slot's 1-based rank among the kept slots of its query (meaningful where ``keep``)."""
-    running = np.cumsum(keep, dtype=np.int64)
-    before = np.concatenate([[0], running])[offsets[:-1]]  # kept slots of earlier queries
-    return running - before[slot_query] if len(slot_query) else running
 
 
 def score_readings(
