@@ -81,12 +81,7 @@ READING_NAMES = {
     "unjudged_relevant": "with every unjudged id in the top {k} read as relevant",
     "condensed": "with the unjudged ids removed before the cut at {k} (condensed)",
 }
-#: A caveat's title where a page lists caveats under their kind.
-CAVEAT_TITLES = {
-    "slice": "A slice goes the other way",
-    "unjudged": "Unjudged ids",
-    "power": "What the test could see",
-}
+#: What a screen reader calls the list of caveats under a headline.
 CAVEATS_TITLE = "What could overturn it"
 
 
