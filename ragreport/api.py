@@ -18,6 +18,7 @@ from typing import Any
 from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
 from .analysis.pipeline import analyse_runs, reanalysed
+from .analysis.power import MIN_EFFECT
 from .analysis.result import Analysis, report_queries
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
@@ -87,7 +88,7 @@ class Report(Analysis, Rows):
     Examples
     --------
     >>> report = analyse(evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}},
-    ...                           qrels={"q1": {"d1": 1}}, k=1))
+    ...                           qrels={"q1": {"d1": 1, "d2": 0}}, k=1))
     >>> '<table class="suite-matrix">' in report._repr_html_()
     True
     >>> [(r["run"], r["mean"]) for r in report.to_records() if r["metric"] == "P@1"]
@@ -237,6 +238,7 @@ def analyse(
     queries: str | Path | Mapping[str, str] | None = None,
     corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
     text_queries: int = TEXT_QUERIES,
+    min_effect: float = MIN_EFFECT,
 ) -> Report:
     """The report of the runs: honest limits, the comparison with a baseline, drift, slices and texts.
 
@@ -283,6 +285,9 @@ def analyse(
     text_queries : int, default 1_000
         How many queries are shown with their documents' text: the largest differences from the
         baseline on the primary metric (for one run, its lowest scores).
+    min_effect : float, default 0.02
+        The smallest difference worth finding: each comparison says how many queries would find a
+        true difference of this size with 80% power (docs/conventions.md section 20.3).
 
     Returns
     -------
@@ -336,6 +341,7 @@ def analyse(
         family=family,
         progress=progress,
         previous_basis=previous_basis,
+        min_effect=min_effect,
         query_meta=query_meta,
         slice_by=slice_by,
         queries=queries,

@@ -19,7 +19,9 @@ from ragreport.scoring.catalogue import COMPARED, SUITE
 DAY = dt.date(2026, 1, 1)
 # Twelve queries: "good" finds each query's relevant id first, "poor" never finds it, "same" is "good"
 # under another name with a tie broken the other way on one query: clear verdicts and a non-verdict.
-QRELS = {f"q{i:02d}": {f"rel{i}": 1} for i in range(12)}
+# "noise" is judged (not relevant) on q00 alone: poor's ids meet the judgments somewhere, or it
+# would be refused as ids that never meet (docs/conventions.md section 20.1).
+QRELS = {f"q{i:02d}": {f"rel{i}": 1, **({"noise": 0} if i == 0 else {})} for i in range(12)}
 GOOD = {q: {next(iter(g)): 2.0, "other": 1.0} for q, g in QRELS.items()}
 POOR = {q: {"other": 2.0, "noise": 1.0} for q in QRELS}
 
@@ -90,7 +92,7 @@ def test_rows_are_the_same_from_results_and_from_the_report(results):
     assert len(results.to_records()) == 2 * len(SUITE)  # a row per run and suite metric
     assert len(results.to_records(per_query=True)) == 2 * 12 * len(SUITE)  # and per query
     poor = {r["metric"]: r["mean"] for r in results.to_records() if r["run"] == "poor <b>&"}
-    assert poor["P@2"] == 0.0 and poor["Judged@2"] == 0.0
+    assert poor["P@2"] == 0.0 and poor["Judged@2"] == 1 / 24  # "noise" on q00: 1 of 2 slots, 1 query of 12
 
 
 def test_to_dataframe_without_pandas_says_so(results, monkeypatch):

@@ -24,7 +24,7 @@ from ragreport.core.model import Conventions
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ragreport"
 
-QRELS = {f"q{i}": {f"rel{i}": 1} for i in range(4)}
+QRELS = {f"q{i}": {f"rel{i}": 1, **({"noise": 0} if i == 0 else {})} for i in range(4)}  # POOR meets it on q0
 GOOD = {q: {next(iter(g)): 2.0, "other": 1.0} for q, g in QRELS.items()}
 POOR = {q: {"other": 2.0, "noise": 1.0} for q in QRELS}
 

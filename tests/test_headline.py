@@ -100,7 +100,7 @@ def test_the_headline_of_two_runs_holds_the_figures_worked_by_hand():
     [entry] = doc["headline"]
     assert list(entry) == [
         "run", "baseline", "metric", "value", "baseline_value", "delta", "low", "high", "p_adjusted", "verdict",
-        "sentence", "limit",
+        "sentence", "limit", "caveats", "readings_note", "halving",
     ]  # fmt: skip
     assert (entry["run"], entry["baseline"], entry["metric"]) == ("new", "base", "P@2")
     assert entry["value"] == pytest.approx(1 / 2) and entry["baseline_value"] == pytest.approx(1 / 3)
@@ -116,6 +116,10 @@ def test_the_headline_of_two_runs_holds_the_figures_worked_by_hand():
         f"new scores 0.500 P@2 against base's 0.333: +0.167 (95% band {entry['low']:+.3f} to "
         f"{entry['high']:+.3f}), better on 1 query and worse on 1 — no clear difference."
     )
+    # unclear over 3 queries (one a tie): a randomization test over 3 cannot go below p = 2/8
+    [power] = [c for c in entry["caveats"] if c["kind"] == "power"]
+    assert power["queries"] == 3 and power["detectable"] is None
+    assert "could not detect a difference of any size at the corrected level" in power["sentence"]
 
 
 def test_the_primary_is_what_every_output_leads_with():
@@ -146,7 +150,7 @@ def test_a_single_run_headline_is_its_figure_band_and_main_limit():
     assert entry["limit"] == "small_sample"
     assert entry["sentence"] == (
         f"sample scores {figure['mean']:.3f} nDCG@5 (95% band {figure['low']:.3f} to {figure['high']:.3f}) over 9 "
-        "scored queries. The main limit: only 9 scored queries, so the band is wide and a difference smaller than it "
+        "scored queries; 36 (four times as many) would halve the band. The main limit: only 9 scored queries, so the band is wide and a difference smaller than it "
         "is not evidence."
     )
 

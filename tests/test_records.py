@@ -59,7 +59,7 @@ def test_one_row_per_run_query_and_metric_with_none_for_a_query_left_out(results
 
 
 def test_several_cutoffs_and_runs_each_get_their_rows():
-    results = evaluate({"a": RUN, "b": {"q1": {"d2": 1.0}}}, qrels=QRELS, k=[2, 1])
+    results = evaluate({"a": RUN, "b": {"q1": {"d2": 1.0}, "q3": {"d9": 1.0}}}, qrels=QRELS, k=[2, 1])
     rows = summary_records(results)
     # run by run, the suite at the first cutoff, then at the second
     assert [(r["run"], r["metric"]) for r in rows][: len(SUITE) + 1] == [("a", m.label(2)) for m in SUITE] + [
@@ -67,7 +67,9 @@ def test_several_cutoffs_and_runs_each_get_their_rows():
     ]
     assert len(rows) == 2 * 2 * len(SUITE)
     b = {r["metric"]: r for r in rows if r["run"] == "b"}
-    assert b["P@1"]["mean"] == 0.0 and b["P@1"]["n"] == 2  # q2 is missing from b: scored as 0
+    assert (
+        b["P@1"]["mean"] == 0.0 and b["P@1"]["n"] == 2
+    )  # q2 is missing from b: scored as 0; q3 (d9, judged 0) has no relevant id
 
 
 def test_a_figure_with_no_band_is_none_not_nan():

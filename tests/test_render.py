@@ -247,6 +247,7 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
         "baseline": "bm25-baseline",  # the first run, as resolved
         "correction": "holm",
         "permutations": 10000,
+        "min_effect": 0.02,
         "conventions": {
             "denominator": "relevant",
             "gain": "exp",

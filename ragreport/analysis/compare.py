@@ -26,8 +26,9 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, PRIMARY, Measure, Metric
+from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure, Metric
 from .intervals import bootstrap_interval
+from .power import MIN_EFFECT, detectable, level, queries_needed
 from .values import family_values
 
 if TYPE_CHECKING:  # annotations only
@@ -193,6 +194,10 @@ class Comparison:
     losses: int
     queries: int
     alpha: float  # 1 - confidence: the level the corrected p is read at
+    readings: dict[str, ReadingDelta] | None = None  # the difference under each other reading of unjudged ids
+    detectable: float | None = None  # the smallest true difference found with 80% power
+    queries_needed: int | None = None  # the queries that would find ``min_effect`` with 80% power
+    min_effect: float | None = None
 
     @property
     def band_excludes_zero(self) -> bool:
@@ -207,10 +212,49 @@ class Comparison:
         """The verdict rule of :func:`verdict_of`."""
         return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
 
+    @property
+    def robust(self) -> bool | None:
+        """Whether the verdict's direction and clarity hold under every reading of unjudged ids
+        (docs/conventions.md section 20.2); None when the member has no readings."""
+        if self.readings is None:
+            return None
+        return all(r.verdict == self.verdict for r in self.readings.values())
+
     def as_dict(self) -> dict:
-        out = dict(self.__dict__)
+        out = {key: value for key, value in self.__dict__.items() if key != "readings"}
         out.update(band_excludes_zero=self.band_excludes_zero, significant=self.significant, verdict=self.verdict)
+        out["readings"] = None if self.readings is None else {k: r.as_dict() for k, r in self.readings.items()}
+        out["robust"] = self.robust
         return out
+
+
+@dataclass(frozen=True)
+class ReadingDelta:
+    """A comparison's paired difference under another reading of unjudged ids: the same test, the
+    same resamples and sign flips, corrected over the same family."""
+
+    delta: float
+    low: float
+    high: float
+    p_adjusted: float
+    alpha: float
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
+
+    def as_dict(self) -> dict:
+        return {
+            "delta": _finite(self.delta),
+            "low": _finite(self.low),
+            "high": _finite(self.high),
+            "p_adjusted": _finite(self.p_adjusted),
+            "verdict": self.verdict,
+        }
+
+
+def _finite(value: float) -> float | None:
+    return value if np.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -288,12 +332,19 @@ def compare(
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
     family: Family | None = None,
+    min_effect: float = MIN_EFFECT,
 ) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
     ``family`` (:func:`ragreport.analysis.family.choose_family`) names what is compared; by default every compared suite
     metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
     which a report shares across its runs.
+
+    Each difference is also tested under the two other readings of unjudged ids
+    (:data:`~ragreport.scoring.readings.READINGS`), in the same calls (the columns side by side:
+    the same resamples, the same sign flips), each reading corrected over the whole family; and
+    each gets its power (:mod:`ragreport.analysis.power`): the difference it could detect and the
+    queries that would detect ``min_effect``.
     """
     if len(summaries) < 2:
         if baseline is not None and summaries and baseline != summaries[0].name:
@@ -321,21 +372,55 @@ def compare(
         base_scores = family_values(base, pairing.baseline_rows, measures)
         run_scores = family_values(summary, pairing.run_rows, measures)
         differences = run_scores - base_scores
+        # The other readings' differences as more columns: a member without readings repeats its
+        # default column, so that each reading is corrected over the family the default one is.
+        read, extra = reading_differences(base, summary, pairing, measures, differences)
+        width = len(measures)
         if len(differences):
-            delta, low, high = bootstrap_interval(
-                differences, conventions.resamples, conventions.seed, conventions.confidence
+            both = np.concatenate([differences, *extra], axis=1)
+            # A reading's column equal to its default one (no unjudged id moved it) is not tested
+            # twice: the same resamples and sign flips would give the same figures.
+            distinct = _distinct_columns(both, width)
+            tested_columns = both[:, sorted(set(distinct))]
+            position = {c: i for i, c in enumerate(sorted(set(distinct)))}
+            figures = bootstrap_interval(
+                tested_columns, conventions.resamples, conventions.seed, conventions.confidence
             )
-            p = randomization_test(differences, permutations, conventions.seed)
+            p_tested = randomization_test(tested_columns, permutations, conventions.seed)
+            at = np.array([position[c] for c in distinct], dtype=np.int64)
+            delta, low, high = (f[at] for f in figures)
+            p = p_tested[at]
         else:  # nothing shared: reported as such, left out of the correction
             delta = low = high = p = np.zeros(0)
-        partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p))
+        partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read))
 
-    adjusted = iter(adjust(np.concatenate([item[-1] for item in partial]), correction))
+    split = [
+        (item[-2][:width], [item[-2][width * (r + 1) : width * (r + 2)] for r in range(len(READINGS))])
+        for item in partial
+    ]
+    adjusted = iter(adjust(np.concatenate([s[0] for s in split]), correction))
+    adjusted_readings = [
+        iter(adjust(np.concatenate([s[1][r] for s in split]), correction)) for r in range(len(READINGS))
+    ]
+    alpha = 1.0 - conventions.confidence
+    tested = sum(len(s[0]) for s in split)
+    alpha_each = level(alpha, tested if correction is not Correction.NONE else 1)
     runs = []
-    for summary, pairing, base_scores, run_scores, differences, delta, low, high, p in partial:
+    for summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read in partial:
         comparisons = []
         for m, measure in enumerate(measures if len(p) else ()):
             column = differences[:, m]
+            under = {
+                name: ReadingDelta(
+                    float(delta[width * (r + 1) + m]),
+                    float(low[width * (r + 1) + m]),
+                    float(high[width * (r + 1) + m]),
+                    float(next(adjusted_readings[r])),
+                    alpha,
+                )
+                for r, name in enumerate(READINGS)
+            }
+            sd = float(np.std(column, ddof=1)) if len(column) > 1 else float("nan")
             comparisons.append(
                 Comparison(
                     baseline=base.name,
@@ -350,7 +435,11 @@ def compare(
                     ties=int((np.abs(column) <= TIE).sum()),
                     losses=int((column < -TIE).sum()),
                     queries=len(column),
-                    alpha=1.0 - conventions.confidence,
+                    alpha=alpha,
+                    readings=under if read[m] else None,
+                    detectable=detectable(sd, len(column), alpha_each, permutations),
+                    queries_needed=queries_needed(sd, min_effect, alpha_each, permutations),
+                    min_effect=min_effect,
                 )
             )
         runs.append(
@@ -366,3 +455,43 @@ def compare(
             )
         )
     return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)
+
+
+def _distinct_columns(columns: np.ndarray, width: int) -> list[int]:
+    """For each column, the index of the column it is tested as: a reading's column (past
+    ``width``) equal, value for value, to its default column (``index % width``) is that one."""
+    out = list(range(width))
+    for c in range(width, columns.shape[1]):
+        same = np.array_equal(columns[:, c], columns[:, c % width])
+        out.append(c % width if same else c)
+    return out
+
+
+def reading_differences(
+    base: RunSummary, run: RunSummary, pairing: QueryPairing, measures: Sequence[Measure], differences: np.ndarray
+) -> tuple[list[bool], list[np.ndarray]]:
+    """Per family member, whether both runs hold its readings; and per reading (in
+    :data:`~ragreport.scoring.readings.READINGS` order) the paired differences, a member without
+    readings repeating its default column."""
+    read = []
+    columns: list[list[np.ndarray]] = [[] for _ in READINGS]
+    for m, measure in enumerate(measures):
+        cutoff = measure.cutoff
+        ok = (
+            measure.gain is None
+            and measure.metric in READ
+            and cutoff is not None
+            and all(
+                s.reading_of(name, measure.metric, int(cutoff)) is not None for s in (base, run) for name in READINGS
+            )
+        )
+        read.append(ok)
+        for r, name in enumerate(READINGS):
+            if ok:
+                b = base.reading_of(name, measure.metric, int(cutoff))[pairing.baseline_rows]  # type: ignore[arg-type,index]
+                o = run.reading_of(name, measure.metric, int(cutoff))[pairing.run_rows]  # type: ignore[arg-type,index]
+                columns[r].append(o - b)
+            else:
+                columns[r].append(differences[:, m])
+    n = len(differences)
+    return read, [np.stack(c, axis=1) if c else np.zeros((n, 0)) for c in columns]

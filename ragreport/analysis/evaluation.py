@@ -26,6 +26,7 @@ from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
 from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
+from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
 from .summary import RunSummary, summarise
 
@@ -76,9 +77,10 @@ def score_and_summarise(
     asked, cutoffs = report_cutoffs(k, kmax)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions) if measures else None
+    readings = score_readings(judged, asked, conventions)
     if progress is not None:
         progress()
-    return summarise(judged, scores, asked, conventions, measures, values)
+    return summarise(judged, scores, asked, conventions, measures, values, readings)
 
 
 def summarise_loaded(
@@ -210,9 +212,16 @@ def _by_partitions(
         )
         check_scorable(parts.judged, str(qrels), conventions)
         progress(f"bands for {parts.judged.name}")
+        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
         summaries.append(
             summarise(
-                parts.judged, parts.scores, asked, conventions, measures, parts.measure_values if measures else None
+                parts.judged,
+                parts.scores,
+                asked,
+                conventions,
+                measures,
+                parts.measure_values if measures else None,
+                readings,
             )
         )
     return summaries

@@ -11,10 +11,12 @@ and picks the documents shown with their text (:mod:`~ragreport.analysis.texts`)
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from ..core.errors import Argument, ArgumentError
 from ..reading.previous import load_previous
 from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
@@ -24,6 +26,7 @@ from .dates import build_day
 from .drift import drift
 from .family import choose_family
 from .limits import limits
+from .power import MIN_EFFECT
 from .restored import restored
 from .result import Analysis
 from .slices import slice_keys, slices
@@ -54,6 +57,7 @@ def analyse_runs(
     queries: str | Path | Mapping[str, str] | None = None,
     corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
     text_queries: int = TEXT_QUERIES,
+    min_effect: float = MIN_EFFECT,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`~ragreport.analysis.result.Analysis`, or
@@ -67,7 +71,16 @@ def analyse_runs(
     chosen = choose_family(family, k, primary, compares=compares)
     if len(summaries) > 1:
         progress("comparing runs")
-    comparison = compare(summaries, baseline=baseline, correction=correction, permutations=permutations, family=chosen)
+    if not (math.isfinite(min_effect) and min_effect > 0):
+        raise ArgumentError(Argument("min_effect"), f" must be a positive number, got {min_effect}")
+    comparison = compare(
+        summaries,
+        baseline=baseline,
+        correction=correction,
+        permutations=permutations,
+        family=chosen,
+        min_effect=min_effect,
+    )
     found_drift = None
     # Drift tests the family's members it shows: the suite's metrics at K.
     shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
@@ -113,6 +126,7 @@ def analyse_runs(
         baseline=baseline,
         correction=correction,
         permutations=permutations,
+        min_effect=min_effect,
         slices=found_slices,
         query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
         if keys

@@ -23,8 +23,24 @@ from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run
 from ..scoring.join import join
 from ..scoring.measures import Measure
 from ..scoring.metrics import score
+from ..scoring.readings import READ, score_readings
 from .compare import Correction
+from .power import MIN_EFFECT
 from .summary import RunSummary, summarise
+
+
+def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
+    """The condensed reading as stored: the default figures, but where a row's ``condensed`` says
+    otherwise (the stored lists stop at the sweep's depth, too short to condense again)."""
+    out = np.stack([np.stack([scores.of(m, c) for c in cutoffs], axis=1) for m in READ])
+    labels = {m.label(c): (i, j) for i, m in enumerate(READ) for j, c in enumerate(cutoffs)}
+    for q, row in enumerate(rows):
+        cells = row.get("condensed")
+        if isinstance(cells, dict):
+            for label, value in cells.items():
+                if label in labels and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    out[labels[label][0], q, labels[label][1]] = float(value)
+    return out
 
 
 def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
@@ -48,6 +64,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         today = _dt.date.fromisoformat(settings["today"])
         correction = Correction(settings["correction"])
         permutations = int(settings["permutations"])
+        min_effect = float(settings.get("min_effect", MIN_EFFECT))  # absent before issue 21: the default
         for key in ("baseline", "primary", "title"):  # read as text by the analysis and the pages
             if settings.get(key) is not None and not isinstance(settings[key], str):
                 raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
@@ -74,7 +91,9 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
-        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values))
+        readings = score_readings(judged, stored.cutoffs, stored.conventions)
+        readings["condensed"] = _stored_condensed(scores, stored.cutoffs, stored.rows)
+        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values, readings))
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
@@ -90,6 +109,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         baseline=settings.get("baseline"),
         correction=correction,
         permutations=permutations,
+        min_effect=min_effect,
         primary=settings.get("primary"),
         # the measures named with --metrics were the comparison family (report.json is never --format trec)
         family=measures or None,

@@ -44,7 +44,7 @@ class Analysis:
     primary : Metric
         The metric the report leads with, read at K (``--primary``): the headline, the charts'
         first view and the movers.
-    baseline, correction, permutations
+    baseline, correction, permutations, min_effect
         The comparison's and the drift's settings, kept so that a stored report is analysed
         again alike (``ragreport render``).
     slices : SliceReport or None
@@ -71,6 +71,7 @@ class Analysis:
     baseline: str | None = None  # as asked (--baseline); the comparison names the one used
     correction: Correction = Correction.HOLM
     permutations: int = 10_000
+    min_effect: float = 0.02  # the difference each comparison's queries_needed is stated for
     slices: SliceReport | None = None  # by per-query metadata (--slice, --query-meta)
     query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
     doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
+from ..scoring.catalogue import READ
 from ..scoring.kinds import IntervalMethod
 from .intervals import Interval, bootstrap_interval, wilson_interval
 from .status import Status
 
 if TYPE_CHECKING:  # types only: scoring happens before, in the caller
     from ..core.model import Conventions
+    from ..scoring.catalogue import Metric
     from ..scoring.join import JudgedRun
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
@@ -81,6 +83,11 @@ class RunSummary:
     measures : tuple of Measure
         The measures scored by name (``evaluate(measures=...)``), with ``measure_values`` (measures
         x queries) and ``measure_at`` (their means and bands by label).
+    readings : dict of str to ndarray
+        Each reading of unjudged ids besides the default one (``unjudged_relevant``,
+        ``condensed``; docs/conventions.md section 20.2): the per-query values of every metric of
+        :data:`~ragreport.scoring.readings.READ` at every cutoff asked for (metrics x queries x
+        cutoffs), with ``reading_at`` (each reading's means by label). Empty when not scored.
 
     Examples
     --------
@@ -107,6 +114,14 @@ class RunSummary:
     measures: tuple[Measure, ...] = ()  # asked for by name (--metrics, --format trec)
     measure_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # measures x queries
     measure_at: dict[str, Interval] = field(default_factory=dict)  # by measure label
+    readings: dict[str, np.ndarray] = field(default_factory=dict)  # reading -> READ x queries x cutoffs
+    reading_at: dict[str, dict[str, float]] = field(default_factory=dict)  # reading -> label -> mean
+
+    def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
+        """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
+        if reading not in self.readings or metric not in READ or cutoff not in self.cutoffs:
+            return None
+        return self.readings[reading][READ.index(metric), :, self.cutoffs.index(cutoff)]
 
     @property
     def name(self) -> str:
@@ -190,6 +205,7 @@ def summarise(
     conventions: Conventions,
     measures: Sequence[Measure] = (),
     measure_values: np.ndarray | None = None,
+    readings: dict[str, np.ndarray] | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -198,7 +214,9 @@ def summarise(
     else a percentile bootstrap over the scored queries, one resample matrix shared by every metric
     and every cutoff of the run. ``measures`` asked for by name come with their per-query
     ``measure_values`` (measures x queries) and get the same bands (the per-query counts of
-    :mod:`ragreport.scoring.measures` get their mean and no band).
+    :mod:`ragreport.scoring.measures` get their mean and no band). ``readings``
+    (:func:`ragreport.scoring.readings.score_readings` at the cutoffs ``asked``) get their means
+    over the same scored queries.
 
     Scoring is the step before (:func:`ragreport.scoring.metrics.score`,
     :func:`ragreport.scoring.measures.score_measures`): whole runs and partitions alike hand their
@@ -271,6 +289,15 @@ def summarise(
         measures=tuple(measures),
         measure_values=measure_values,
         measure_at=measure_at,
+        readings=dict(readings or {}),
+        reading_at={
+            name: {
+                m.label(cutoff): float(values[i, mask, c].mean()) if n else float("nan")
+                for c, cutoff in enumerate(asked)
+                for i, m in enumerate(READ)
+            }
+            for name, values in (readings or {}).items()
+        },
     )
 
 

@@ -190,6 +190,7 @@ def _analyse(
         baseline=args.baseline,
         correction=Correction(args.correction),
         permutations=args.permutations,
+        min_effect=args.min_effect,
         previous=args.previous,
         primary=args.primary,
         family=family,

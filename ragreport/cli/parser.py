@@ -11,6 +11,7 @@ import argparse
 from .. import __version__
 from ..analysis.compare import MAX_PERMUTATIONS, Correction
 from ..analysis.intervals import MAX_RESAMPLES
+from ..analysis.power import MIN_EFFECT
 from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
@@ -94,6 +95,17 @@ def _cutoffs(text: str) -> tuple[int, ...]:
     if len(values) > MAX_CUTOFFS:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_CUTOFFS:,} cutoffs, got {len(values):,}")
     return values
+
+
+def _min_effect(text: str) -> float:
+    """--min-effect: a positive, finite difference (a metric's scale is 0 to 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"expected a difference above 0 and at most 1, got {shorten(text)}")
+    return value
 
 
 def _confidence(text: str) -> float:
@@ -281,6 +293,14 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         help=f"sign flips of the randomization test (10000; every one of them when fewer; at most "
         f"{MAX_PERMUTATIONS:,}: p-values then resolve to 1e-7)",
     )
+    compare.add_argument(
+        "--min-effect",
+        type=_min_effect,
+        default=MIN_EFFECT,
+        metavar="DELTA",
+        help="the smallest difference worth finding: each comparison says how many queries would find it "
+        "with 80%% power (0.02)",
+    )
     if not previous:  # publish measures drift against the history's previous report
         return
     compare.add_argument(
@@ -398,7 +418,8 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         choices=FAIL_ON,
         help="worse: fail when a compared run is clearly worse than the baseline (band below 0 and corrected "
-        "p below alpha) on the primary metric, or on each metric of --metrics",
+        "p below alpha) on the primary metric, or on each metric of --metrics; slice-worse: when it is "
+        "clearly worse on a slice of the per-query metadata (--slice) large enough to read",
     )
     gates.add_argument(
         "--require",

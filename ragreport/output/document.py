@@ -15,7 +15,7 @@ from ..analysis.summary import judgment_map, report_fingerprints, report_judgmen
 from ..core.ids import as_text
 from ..core.model import SCHEMA
 from ..reading.irds import dataset_record
-from ..scoring.catalogue import SUITE, Measure
+from ..scoring.catalogue import READ, SUITE, Measure
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
 from .wording import comparison as say
@@ -70,6 +70,8 @@ def run_document(
             entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
             entry["convention"] = metric.convention(cutoff, conventions)
             entry["trec_eval"] = metric.trec_eval_name(cutoff)
+            if metric in READ and summary.reading_at:
+                entry["readings"] = {name: _number(means[label]) for name, means in summary.reading_at.items()}
             metrics[label] = entry
 
     measures = {}
@@ -154,6 +156,7 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
         "baseline": comparison.baseline if comparison is not None else analysis.baseline,
         "correction": analysis.correction.value,
         "permutations": analysis.permutations,
+        "min_effect": analysis.min_effect,
         "conventions": first.conventions.as_dict(),
         "previous": None if analysis.drift is None else analysis.drift.source,
         "slice_by": list(analysis.slices.keys) if analysis.slices is not None else [],
@@ -189,7 +192,26 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
     for row, text in zip(rows, judged.query_text):
         if text is not None:
             row["query"] = text
+    _condensed_cells(summary, rows)
     return rows
+
+
+def _condensed_cells(summary: RunSummary, rows: list[dict[str, Any]]) -> None:
+    """Each scored query's condensed figures where they differ from the default ones, as
+    ``"condensed": {label: value}``: a render cannot condense the stored lists, which stop at the
+    sweep's depth (docs/conventions.md section 20.2). A fully judged top K adds nothing."""
+    condensed = summary.readings.get("condensed")
+    if condensed is None:
+        return
+    scored = summary.scores.scored
+    for c, cutoff in enumerate(summary.cutoffs):
+        for i, metric in enumerate(READ):
+            values = condensed[i, :, c]
+            differ = np.flatnonzero(scored & (values != summary.scores.of(metric, cutoff)))
+            label = metric.label(cutoff)
+            cells = values[differ].astype(np.int64) if metric.kind.whole else values[differ]
+            for q, value in zip(differ.tolist(), cells.tolist()):
+                rows[q].setdefault("condensed", {})[label] = value
 
 
 def pair_notes(rc: RunComparison) -> list[str]:

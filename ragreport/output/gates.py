@@ -6,11 +6,16 @@ re-render of a stored report decide alike):
 - ``--fail-on worse``: fails when a compared run is clearly worse than the baseline (band below 0
   *and* corrected p below alpha: the comparison's ``worse`` verdict) on a gated metric: the primary
   metric, or every metric of ``--metrics`` that the comparison holds.
+- ``--fail-on slice-worse``: fails when a compared run is clearly worse than the baseline on a
+  slice of the per-query metadata (the slice comparison's ``worse`` verdict on the primary metric;
+  slices too small to read are left out, as the headline's caveats leave them out).
 - ``--require "nDCG@10>=0.40"``: fails when a run's **lower band bound** is under the threshold
   (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
   gates the mean instead of the band, which the line says.
 - ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
-  difference, against the baseline and against ``--previous``, is below ``-0.02``.
+  difference, against the baseline and against ``--previous``, is below ``-0.02``; against the
+  baseline it says when the check is underpowered (the comparison could only detect differences
+  larger than the drop allowed, docs/conventions.md section 20.3).
 
 A rule that names a metric the report does not hold, or a run it does not have, is a usage error
 (exit 2), not a failed gate: a gate that cannot be read must not pass in silence.
@@ -30,7 +35,7 @@ from ..scoring.measures import parse_measure
 from .wording import gates as say
 
 #: The outcomes ``--fail-on`` knows.
-FAIL_ON = ("worse",)
+FAIL_ON = ("worse", "slice-worse")
 
 # A measure's name may hold parameters in parentheses (``RR(rel=2)@10``): an ``=`` inside them is its own.
 _LEFT = r"(?P<left>(?:[^<>=()]|\([^()]*\))+?)"
@@ -360,6 +365,8 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         if not comparisons and not any(row.get("verdict") for row in drift_rows):
             # one run and no previous report: nothing can be worse, and the table says so
             results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
+    if "slice-worse" in rules.fail_on:
+        results += _slice_gates(document)
     for rule in rules.require:
         for run in _runs(document, rule.run, rule.text, REQUIRE):
             figure = _figure(run, rule.metric, rule.text, REQUIRE)
@@ -388,12 +395,12 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             )
     for drop in rules.max_drop:
         against = [
-            (c["run"], baseline, c["low"], c["delta"], c["high"])
+            (c["run"], baseline, c["low"], c["delta"], c["high"], c)
             for c in comparisons
             if c["metric"] == drop.metric and (drop.run is None or c["run"] == drop.run)
         ]
         against += [
-            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"])
+            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"], None)
             for d in drift_rows
             if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
         ]
@@ -401,15 +408,20 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             _runs(document, drop.run, drop.text, MAX_DROP)
         if not against:
             raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
-        for run, other, low, delta, high in against:
+        for run, other, low, delta, high, paired in against:
             passed = _passes(low, ">=", -drop.drop)
+            worded = say.gate_drop_figure(other, low, delta, high)
+            if paired is not None and "detectable" in paired and "queries" in paired:
+                seen = paired["detectable"]
+                if seen is None or seen > drop.drop:
+                    worded += say.gate_underpowered(paired["queries"], seen)
             results.append(
                 GateResult(
                     kind="max-drop",
                     rule=f"max-drop {drop.text}",
                     run=run,
                     metric=drop.metric,
-                    figure=say.gate_drop_figure(other, low, delta, high),
+                    figure=worded,
                     value=low,
                     threshold=-drop.drop,
                     passed=passed,
@@ -417,6 +429,33 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                 )
             )
     return tuple(_with_line(r) for r in results)
+
+
+def _slice_gates(document: Mapping[str, Any]) -> list[GateResult]:
+    """``--fail-on slice-worse``: one result per compared run and slice read (a slice too small to
+    read is left out); with no slice comparison at all, one passing line that says why."""
+    results = []
+    for s in document.get("slices") or []:
+        if s.get("small"):
+            continue
+        for c in s.get("comparisons") or []:
+            words = say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"])
+            results.append(
+                GateResult(
+                    kind="fail-on",
+                    rule="fail-on slice-worse",
+                    run=c["run"],
+                    metric=c["metric"],
+                    figure=say.gate_slice_figure(str(s["key"]), str(s["value"]), int(c["queries"]), words),
+                    value=c["delta"],
+                    threshold=None,
+                    passed=c["verdict"] != "worse",
+                    line="",
+                )
+            )
+    if not results:
+        results.append(GateResult("fail-on", "fail-on slice-worse", "", "", say.GATE_NO_SLICES, None, None, True, ""))
+    return results
 
 
 def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | None) -> tuple[str | Argument, ...]:

@@ -5,9 +5,11 @@ view model the sentences and the forest plot (the words are :mod:`ragreport.outp
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
 from .wording import headline as say
 from .wording import numbers as fmt
 
@@ -20,7 +22,13 @@ class HeadlineEntry:
     """One run's headline: ``value`` is its primary figure at K, ``baseline_value`` the baseline's; for
     a compared run ``delta``, ``low``, ``high`` are the paired difference and its band, for a single run
     ``low`` and ``high`` the run's own band (the baseline fields then None). ``verdict`` is the
-    comparison's verdict name, ``limit`` (single run) the key of the limit the sentence names."""
+    comparison's verdict name, ``limit`` (single run) the key of the limit the sentence names.
+
+    ``caveats`` (docs/conventions.md section 20.4) are what could overturn the verdict, most
+    serious first, each a :class:`~ragreport.analysis.caveats.Caveat` with its sentence; a
+    ``slice`` caveat is said in ``sentence`` too. ``readings_note`` says that the verdict holds
+    under every reading of unjudged ids when some are in play; ``halving`` (single run) the
+    scored queries that would halve the band."""
 
     run: str
     baseline: str | None
@@ -34,6 +42,14 @@ class HeadlineEntry:
     verdict: str | None
     sentence: fmt.Text
     limit: str | None = None
+    caveats: tuple[tuple[Caveat, fmt.Text], ...] = ()
+    readings_note: str | None = None
+    halving: int | None = None
+
+    @property
+    def more(self) -> tuple[tuple[Caveat, fmt.Text], ...]:
+        """The caveats the headline sentence does not say itself (a slice is said in it)."""
+        return tuple((c, text) for c, text in self.caveats if c.kind != "slice")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,7 +65,38 @@ class HeadlineEntry:
             "verdict": self.verdict,
             "sentence": str(self.sentence),
             "limit": self.limit,
+            "caveats": [
+                {"kind": c.kind, "sentence": str(text), **{key: _plain(v) for key, v in c.figures.items()}}
+                for c, text in self.caveats
+            ],
+            "readings_note": self.readings_note,
+            "halving": self.halving,
         }
+
+
+def _plain(value: Any) -> Any:
+    """A caveat's figure as JSON holds it: NaN as null, inside lists and objects too."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _worded(subject: Subject, confidence: float) -> tuple[tuple[Caveat, fmt.Text], ...]:
+    return tuple((c, say.caveat_sentence(c.kind, c.figures, confidence)) for c in caveats(subject))
+
+
+def _readings_note(subject: Subject) -> str | None:
+    """The sentence that the verdict survives every reading, when unjudged ids are in play."""
+    found, pair = subject.comparison, subject.pair
+    if found is None or pair is None or not found.robust or found.readings is None:
+        return None
+    if not any(unjudged_share(s)[0] for s in (pair.run, pair.baseline)):
+        return None
+    return say.robust_sentence([(name, r.delta) for name, r in found.readings.items()], pair.run.k)
 
 
 def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
@@ -60,10 +107,22 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
     if comparison is None:
         summary, limits = summaries[0], analysis.limits[0]
         interval = summary.at_k[metric]
-        key, limit = say.headline_limit([lim.key for lim in limits], summary.counts.scored, summary.k)
-        sentence = say.headline_single(
-            summary.name, metric, interval.mean, interval.low, interval.high, summary.counts.scored, confidence, limit
+        unjudged, filled = unjudged_share(summary)
+        key, limit = say.headline_limit(
+            [lim.key for lim in limits], summary.counts.scored, summary.k, unjudged=unjudged, filled=filled
         )
+        sentence = say.headline_single(
+            summary.name,
+            metric,
+            interval.mean,
+            interval.low,
+            interval.high,
+            summary.counts.scored,
+            confidence,
+            limit,
+            halving(summary),
+        )
+        subject = Subject(analysis, summary)
         return (
             HeadlineEntry(
                 summary.name,
@@ -78,6 +137,9 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 None,
                 sentence,
                 key,
+                _worded(subject, confidence),
+                None,
+                halving(summary),
             ),
         )
     entries = []
@@ -101,6 +163,9 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 )
             )
             continue
+        subject = Subject(analysis, rc.run, rc, found)
+        worded = _worded(subject, confidence)
+        hidden = next((c.figures for c, _ in worded if c.kind == "slice"), None)
         sentence = say.headline_sentence(
             rc.run.name,
             rc.baseline.name,
@@ -116,6 +181,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
             found.p_adjusted,
             confidence,
             None if rc.pairing.same_queries else found.queries,
+            hidden,
         )
         entries.append(
             HeadlineEntry(
@@ -130,6 +196,9 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 found.p_adjusted,
                 found.verdict,
                 sentence,
+                None,
+                worded,
+                _readings_note(subject),
             )
         )
     return tuple(entries)

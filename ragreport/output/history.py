@@ -155,7 +155,18 @@ def history_entry(
             for run in document.get("runs", [])
         ],
         "headline": [
-            {"run": h.get("run"), "verdict": h.get("verdict"), "baseline": h.get("baseline"), "sentence": h["sentence"]}
+            {
+                "run": h.get("run"),
+                "verdict": h.get("verdict"),
+                "baseline": h.get("baseline"),
+                "sentence": h["sentence"],
+                # what could overturn it, but a slice, which the sentence says itself
+                "caveats": [
+                    str(c["sentence"])
+                    for c in h.get("caveats") or []
+                    if isinstance(c, dict) and c.get("kind") != "slice" and isinstance(c.get("sentence"), str)
+                ],
+            }
             for h in document.get("headline", [])
         ],
         "drift": kept_drift,
@@ -388,6 +399,7 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             {
                 "text": fmt.Text((str(h["sentence"]),)),
                 "css": "unclear" if not h.get("verdict") else say_comparison.VERDICTS[h["verdict"]][1],
+                "caveats": [fmt.Text((str(c),)) for c in h.get("caveats") or []],
             }
             for h in newest.get("headline", [])
             if h.get("baseline")

@@ -133,7 +133,19 @@ def table(view: ReportView, width: int = 100) -> str:
     """The headline, then a readable terminal table per run: metric, mean, band, interval,
     convention (wrapped); then the comparison and the drift, when the report has them."""
     # The verdict first: the headline, a sentence per compared run (or the single run's).
-    headline = "\n".join(line for h in view.headline for line in textwrap.wrap(h.sentence.render(visible), width))
+    headline = "\n".join(
+        line
+        for h in view.headline
+        for line in [
+            *textwrap.wrap(h.sentence.render(visible), width),
+            *(
+                w
+                for c in h.caveats
+                for w in textwrap.wrap(c.text.render(visible), width, initial_indent="- ", subsequent_indent="  ")
+            ),
+            *(textwrap.wrap(h.note, width, initial_indent="  ", subsequent_indent="  ") if h.note else []),
+        ]
+    )
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
     if view.gates is not None:
@@ -183,7 +195,13 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     first = runs[0]
     conf = first.confidence
     blocks: list[Block] = []
-    lines: list[str] = [line for h in view.headline for line in (h.sentence.render(_md_user), "")]
+    lines: list[str] = []
+    for h in view.headline:
+        lines += [h.sentence.render(_md_user), ""]
+        if h.caveats:
+            lines += [f"- {c.text.render(_md_user)}" for c in h.caveats] + [""]
+        if h.note:
+            lines += [f"_{_md_cell(h.note)}_", ""]
     if view.conventions is not None and view.conventions.notice:
         lines += [_md_cell(view.conventions.notice), ""]
         # what each departure does, here: summary.md and a comment have no conventions section

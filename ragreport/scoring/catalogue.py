@@ -724,6 +724,12 @@ CATALOGUE: tuple[Metric, ...] = (
 SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
 #: The comparison family: a paired test, a verdict and a place in the multiple-comparison correction each.
 COMPARED: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.compared)
+#: The readings of unjudged ids besides the default one, in the order the report states them
+#: (:mod:`ragreport.scoring.readings`, docs/conventions.md section 20.2).
+READINGS: tuple[str, ...] = ("unjudged_relevant", "condensed")
+#: The metrics read three ways: the suite's compared metrics at a cutoff (Judged@K is about the
+#: labels themselves, and a whole-list measure reads past any K).
+READ: tuple[Metric, ...] = tuple(m for m in SUITE if m.compared and m.cutoff is not CutoffRule.FORBIDDEN)
 
 #: The metric a report leads with unless ``--primary`` names another: the headline, the index's K-sweep
 #: chart and the per-query scatter open on it, gains and losses are ranked by it.

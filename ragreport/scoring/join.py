@@ -118,11 +118,13 @@ class JudgedRun:
         """
         if depth is None or len(self.lengths) == 0 or int(self.lengths.max()) <= depth:
             return self
-        keep = self.slot_rank <= depth
         kept = np.minimum(self.lengths, depth)
+        offsets = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
+        # The kept slots' indices, gathered per list (queries x depth at most), not a scan of every slot.
+        keep = np.repeat(self.offsets[:-1] - offsets[:-1], kept) + np.arange(int(offsets[-1]), dtype=np.int64)
         return replace(
             self,
-            offsets=np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
+            offsets=offsets,
             doc_ids=self.doc_ids[keep],
             grades=self.grades[keep],
             judged=self.judged[keep],

@@ -38,6 +38,7 @@ from ..reading.trec import parse_run, read_run_bytes
 from .join import JudgedRun, join
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
+from .readings import condense
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20
@@ -59,6 +60,7 @@ class PartitionScores:
     judged: JudgedRun
     scores: QueryScores
     measure_values: np.ndarray  # measures x queries
+    condensed: JudgedRun | None = None  # the lists without their unjudged ids, cut to the same depth
 
 
 def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
@@ -98,7 +100,8 @@ def score_partition(
         if measures
         else np.zeros((0, judged.n_queries))
     )
-    return PartitionScores(judged.head(depth_needed(cutoffs, measures)), scores, values)
+    depth = depth_needed(cutoffs, measures)
+    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth))
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
@@ -428,10 +431,14 @@ def judged_by_partitions(
         )
     name = run_name(meta, path)
     whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(), source=str(path))
+    condensed = [r.condensed for r in results if r.condensed is not None]
     return PartitionScores(
         whole,
         QueryScores.concat([r.scores for r in results]),
         np.concatenate([r.measure_values for r in results], axis=1),
+        replace(JudgedRun.concat(condensed), name=name, meta=meta or RunMeta(), source=str(path))
+        if len(condensed) == len(results)
+        else None,
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.errors import Argument, ArgumentError, UsageError
+from ..core.ids import as_text
 from ..core.model import Conventions, NoRelevant
 from .join import JudgedRun
 
@@ -36,7 +39,9 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
     Raises
     ------
     ragreport.core.errors.UsageError
-        An empty run, judgments that judge nothing, or a run and judgments that share no query id.
+        An empty run, judgments that judge nothing, a run and judgments that share no query id, or
+        a run none of whose ids (at any depth) is judged for its query, on every query
+        (docs/conventions.md section 20.1).
 
     Examples
     --------
@@ -60,6 +65,7 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
             f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
             f"{_some(judged_ids)}): check that both use the same ids"
         )
+    _check_ids_meet(judged, judgments_source)
     if (judged.relevant > 0).any():
         return
     if conventions.no_relevant is not NoRelevant.ZERO:
@@ -71,3 +77,37 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
         )
     if not len(judged.judgment_query):
         raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
+
+
+def _check_ids_meet(judged: JudgedRun, judgments_source: str) -> None:
+    """Refuse a run none of whose retrieved ids is a judged id of its query, on every query.
+
+    Such a run scores 0 everywhere, which reads as a bad retriever when the ids are spelled
+    differently (``doc-17`` against ``D17``). A head of the lists (a partition) still knows the
+    relevant ids of each whole list, so a run with a relevant id below the head passes.
+    """
+    shared = judged.in_run & judged.has_judgments
+    if not len(judged.judgment_query) or not len(judged.doc_ids):
+        return
+    if judged.judged.any() or judged.relevant_retrieved.any():
+        return
+    # Examples from one query both sides speak of, so that the two spellings can be set side by side.
+    first = int(np.flatnonzero(shared & (judged.lengths > 0))[0]) if (shared & (judged.lengths > 0)).any() else 0
+    start, end = int(judged.offsets[first]), int(judged.offsets[first + 1])
+    ids = as_text(judged.doc_ids[start : min(end, start + 3)])
+    ids += ["..."] if judged.lengths[first] > 3 else []
+    graded = as_text(judged.judgment_doc_ids[np.flatnonzero(judged.judgment_query == first)[:3]])
+    graded += ["..."] if int((judged.judgment_query == first).sum()) > 3 else []
+    query = str(judged.query_ids[first])
+    named = judged.source or judged.name
+    if not named.startswith("run "):  # an in-memory run's source names it already
+        named += f" (run {judged.name!r})"
+    raise UsageError(
+        f"{named} and {judgments_source} share no document id on any "
+        f"query (for query {query!r} the run has {_listed(ids)}; the judgments have {_listed(graded)}): check "
+        "that both use the same ids"
+    )
+
+
+def _listed(ids: list[str]) -> str:
+    return ", ".join(i if i == "..." else repr(i) for i in ids)

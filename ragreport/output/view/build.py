@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import __version__
 from ...analysis.status import Status
-from ...scoring.catalogue import SUITE
+from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline
@@ -26,6 +26,7 @@ from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
 from .model import (
+    CaveatView,
     Column,
     ConventionsView,
     GateRow,
@@ -34,6 +35,7 @@ from .model import (
     GlossaryEntry,
     HeadlineView,
     LimitView,
+    ReadingsTable,
     ReportView,
     Rule,
     RunView,
@@ -104,6 +106,7 @@ def build_view(
     if analysis.slices is not None:
         sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
         runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
+    runs = tuple(dataclasses.replace(r, readings=readings_table([s])) for r, s in zip(runs, summaries))
     entries = headline(analysis)
     runs = _with_verdicts(runs, analysis, entries, slugs)
     date = say.date_span([r.date for r in runs])
@@ -141,7 +144,25 @@ def build_view(
         pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
         texts=text_table(analysis.doc_texts) if pages else None,
+        readings=readings_table(summaries),
     )
+
+
+def readings_table(summaries) -> ReadingsTable | None:
+    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
+    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
+    if not summaries or not all(s.reading_at for s in summaries):
+        return None
+    k = summaries[0].k
+    rows = []
+    for metric in READ:
+        label = metric.label(k)
+        for s in summaries:
+            rows.append(
+                (s.name, label, say.reading_cell(s.at_k[label].mean))
+                + tuple(say.reading_cell(s.reading_at[name].get(label)) for name in READINGS)
+            )
+    return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))
 
 
 def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:
@@ -235,7 +256,8 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     else:
         anchor = f"compare-{slugs[entry.run]}"
         css = "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
-    return HeadlineView(entry.run, anchor, css, entry.sentence)
+    caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
+    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
 from .cells import _diverging_bar
-from .model import ComparisonRow, ComparisonView, DeltaCell, DeltaRow, Mover, PairView
+from .model import ComparisonRow, ComparisonView, DeltaCell, DeltaRow, Mover, PairView, ReadingsTable
 
 if TYPE_CHECKING:
     from ...analysis.compare import ComparisonReport, RunComparison
@@ -155,4 +155,20 @@ def comparison_view(
         matrix_caption=say.delta_matrix_caption(comparison.baseline, base.k),
         more=say.COMPARISON_MORE,
         no_movers=say_comparison.NO_MOVERS,
+        readings=_readings(comparison, base.k),
     )
+
+
+def _readings(comparison: ComparisonReport, k: int) -> ReadingsTable | None:
+    """Each difference of the family under the three readings of unjudged ids, with its verdict."""
+    rows = []
+    for c in comparison.comparisons:
+        if c.readings is None:
+            continue
+        cells = [say.reading_delta_cell(c.delta, c.verdict)]
+        cells += [say.reading_delta_cell(r.delta, r.verdict) for r in c.readings.values()]
+        rows.append((c.run, c.metric, *cells))
+    if not rows:
+        return None
+    header = say.READINGS_RUN_HEADER + say.READING_HEADERS
+    return ReadingsTable(say.readings_comparison_caption(k), header, tuple(rows))

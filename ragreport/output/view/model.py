@@ -271,6 +271,7 @@ class RunView:
     pr_caption: str = ""
     #: The page's first words: its headline against the baseline, or its figure and main limit
     verdict: HeadlineView | None = None
+    readings: ReadingsTable | None = None  # its means at K under the readings of unjudged ids
 
 
 @dataclass(frozen=True)
@@ -361,6 +362,7 @@ class ComparisonView:
     matrix_caption: str = ""
     more: str = ""
     no_movers: str = ""
+    readings: ReadingsTable | None = None  # each difference under the readings of unjudged ids
 
 
 @dataclass(frozen=True)
@@ -435,12 +437,35 @@ class DriftView:
 @dataclass(frozen=True)
 class HeadlineView:
     """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
-    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence."""
+    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence; then
+    the caveats it does not say itself (:class:`CaveatView`, most serious first) and the sentence
+    that the verdict holds under every reading of unjudged ids (``note``), when one is said."""
 
     run: str
     anchor: str
     verdict_class: str
     sentence: fmt.Text
+    caveats: tuple[CaveatView, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ReadingsTable:
+    """The figures under the three readings of unjudged ids (docs/conventions.md section 20.2), as
+    worded cells: a ``caption``, the ``header`` and the ``rows`` (a run, a metric, then a cell per
+    reading)."""
+
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class CaveatView:
+    """A caveat under a headline: its ``kind`` (a CSS class) and its sentence."""
+
+    kind: str
+    text: fmt.Text
 
 
 @dataclass(frozen=True)
@@ -550,6 +575,7 @@ class ReportView:
     pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
     pr_caption: str = ""
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
+    readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
 
     @property
     def several(self) -> bool:

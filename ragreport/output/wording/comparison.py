@@ -85,6 +85,12 @@ def comparison_method(
         ),
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
+        "Power: the smallest true difference a comparison would find with 80% probability is "
+        "(t(1 - a/2) + t(0.8)) x s / sqrt(n), with s the spread of the n per-query differences, t Student's "
+        f"quantiles on n - 1 degrees of freedom and a = {1 - confidence:g}"
+        + (f" / {n_comparisons}, the correction's strictest step" if corrected else "")
+        + " (Webber, Moffat and Zobel 2008; Sakai 2016). Every difference is tested again with the unjudged ids "
+        "read as relevant and removed (condensed).",
     )
     more = (family_sentence(family, left_out),) if family else ()
     return tuple(t if isinstance(t, Text) else Text((t,)) for t in (*said, *more))

@@ -10,6 +10,8 @@ from .numbers import decimal, p_value, signed
 
 #: What ``--fail-on worse`` reads when the report has one run.
 GATE_NO_COMPARISON = "one run: no baseline to be worse than"
+#: What ``--fail-on slice-worse`` says when there is no slice comparison to read.
+GATE_NO_SLICES = "no slice of two runs large enough to read: nothing to be worse on"
 #: What ``--max-drop`` names when it reads the drift since ``--previous``.
 GATE_PREVIOUS = "the previous report"
 GATES_TITLE = "Gates"
@@ -49,6 +51,21 @@ def gate_bound_figure(read_as: str, value: float | None, mean: float | None) -> 
 def gate_drop_figure(other: str | None, low: float | None, delta: float | None, high: float | None) -> str:
     """What ``--max-drop`` read: the paired band of the difference against ``other``."""
     return f"against {other}: band {signed(low)} to {signed(high)} (difference {signed(delta)})"
+
+
+def gate_slice_figure(key: str, value: str, queries: int, words: str) -> str:
+    """What ``--fail-on slice-worse`` read on one slice."""
+    return f"where {key} is {value} ({queries:,} quer{'y' if queries == 1 else 'ies'}): {words}"
+
+
+def gate_underpowered(queries: int, detectable: float | None) -> str:
+    """Said after a ``--max-drop`` figure when the comparison could not detect a drop that size."""
+    if detectable is None:
+        return f"; underpowered: with {queries:,} queries no difference is detectable at the corrected level"
+    return (
+        f"; underpowered: with {queries:,} queries this comparison could only detect differences of "
+        f"{decimal(detectable)} or more (80% power)"
+    )
 
 
 def gate_result_line(passed: bool, rule: str, run: str, metric: str, figure: str) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .numbers import Quoted, Text, count, decimal, p_value, percent, signed
 
@@ -49,22 +50,132 @@ def headline_sentence(
     p_adjusted: float | None,
     confidence: float,
     shared: int | None = None,
+    hidden: Mapping[str, Any] | None = None,
 ) -> Text:
     """One run against the baseline in one sentence: the figures, the difference with its band, the
     queries won and lost, and the verdict in words. ``shared``: the queries both scored, said when
     the two runs did not score the same ones (each figure is then over its own run's queries, the
-    difference over the shared ones)."""
+    difference over the shared ones). ``hidden``: the figures of a ``slice`` caveat, said in the
+    same sentence ("clearly better overall, but clearly worse where ...")."""
     on = "" if shared is None else f" on the {_queries(shared)} both scored"
+    verdict = headline_verdict(verdict_name, p_adjusted)
+    tail: tuple[str, ...] = (f"{verdict}.",)
+    if hidden is not None:
+        tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
     return Text(
         (
             Quoted(run),
             f" scores {decimal(value)} {metric} against ",
             Quoted(baseline),
             f"'s {decimal(baseline_value)}: {signed(delta)}{on} ({percent(confidence)} band {signed(low)} to "
-            f"{signed(high)}), better on {_queries(wins)} and worse on {count(losses)} — "
-            f"{headline_verdict(verdict_name, p_adjusted)}.",
+            f"{signed(high)}), better on {_queries(wins)} and worse on {count(losses)} — ",
+            *tail,
         )
     )
+
+
+# --- Caveats: what could overturn a verdict (docs/conventions.md section 20.4) -----------------------
+
+#: How each reading of unjudged ids is named in a sentence.
+READING_NAMES = {
+    "unjudged_relevant": "with every unjudged id in the top {k} read as relevant",
+    "condensed": "with the unjudged ids removed before the cut at {k} (condensed)",
+}
+#: What a screen reader calls the list of caveats under a headline.
+CAVEATS_TITLE = "What could overturn it"
+
+
+def slice_clause(figures: Mapping[str, Any], confidence: float) -> tuple[str, ...]:
+    """ "clearly worse where topic is networking (100 queries): -0.275 (95% band -0.329 to -0.218)"."""
+    more = int(figures.get("more", 0))
+    others = f", and {count(more)} more slice{'' if more == 1 else 's'} go the same way" if more else ""
+    return (
+        f"{HEADLINE_VERDICTS[figures['verdict']]} where ",
+        Quoted(str(figures["key"])),
+        " is ",
+        Quoted(str(figures["value"])),
+        f" ({_queries(int(figures['queries']))}): {signed(figures['delta'])} ({percent(confidence)} band "
+        f"{signed(figures['low'])} to {signed(figures['high'])}){others}",
+    )
+
+
+def _slice_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
+    first, *rest = slice_clause(figures, confidence)
+    return Text((f"The average hides it: {first}", *rest, "."))
+
+
+def _unjudged_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
+    k = int(figures["k"])
+    sentences: list[tuple[str, ...]] = []
+    mostly = figures.get("mostly", ())
+    if mostly:
+        runs: list[str] = []
+        for i, run in enumerate(mostly):
+            runs += (["; "] if i else []) + [
+                Quoted(str(run["run"])),
+                f" {unjudged_amount(int(run['unjudged']), int(run['slots']))}",
+            ]
+        sentences.append(
+            (
+                f"Most of the filled top-{k} slots hold ids nobody judged, so the figures rest on few labels: ",
+                *runs,
+                ".",
+            )
+        )
+    said = [
+        f"{READING_NAMES[f['reading']].format(k=k)} it is {signed(f['delta'])} ({percent(confidence)} band "
+        f"{signed(f['low'])} to {signed(f['high'])}), "
+        + HEADLINE_VERDICTS[f["verdict"]].format(p=p_value(f["p_adjusted"]))
+        for f in figures.get("flips", ())
+    ]
+    if said:
+        sentences.append(("The verdict depends on the unjudged ids: " + "; ".join(said) + ".",))
+    parts: list[str] = []
+    for i, sentence in enumerate(sentences):
+        parts += ([" "] if i else []) + list(sentence)
+    return Text(tuple(parts))
+
+
+def power_clause(queries: int, detectable: float | None, power: float) -> str:
+    """ "with 300 queries this comparison could only detect differences of 0.031 or more (80% power)"."""
+    if detectable is None:
+        return (
+            f"with {_queries(queries)} this comparison could not detect a difference of any size at the corrected level"
+        )
+    return (
+        f"with {_queries(queries)} this comparison could only detect differences of {decimal(detectable)} or "
+        f"more ({power:.0%} power)"
+    )
+
+
+def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
+    needed = figures.get("queries_needed")
+    tail = (
+        ""
+        if needed is None
+        else f"; detecting {decimal(figures['min_effect'])} would take about {_queries(int(needed))}"
+    )
+    clause = power_clause(int(figures["queries"]), figures.get("detectable"), float(figures["power"]))
+    return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
+
+
+#: Each caveat kind's sentence from its figures (and the report's confidence): one entry a kind.
+CAVEAT_SENTENCES: dict[str, Callable[[Mapping[str, Any], float], Text]] = {
+    "slice": _slice_sentence,
+    "unjudged": _unjudged_sentence,
+    "power": _power_sentence,
+}
+
+
+def caveat_sentence(kind: str, figures: Mapping[str, Any], confidence: float) -> Text:
+    """A caveat in one sentence (or two), from its figures."""
+    return CAVEAT_SENTENCES[kind](figures, confidence)
+
+
+def robust_sentence(run_deltas: Sequence[tuple[str, float]], k: int) -> str:
+    """The sentence under the headline when unjudged ids are in play and change nothing."""
+    said = "; ".join(f"{READING_NAMES[name].format(k=k)}, {signed(delta)}" for name, delta in run_deltas)
+    return f"The verdict holds under every reading of the unjudged ids ({said})."
 
 
 def headline_not_compared(run: str, baseline: str) -> Text:
@@ -87,7 +198,7 @@ HEADLINE_LIMIT_PRIORITY = (
 HEADLINE_LIMITS = {
     "small_sample": "The main limit: only {n} scored queries, so the band is wide and a difference smaller "
     "than it is not evidence.",
-    "unjudged": "The main limit: some of its top-{k} results were never judged and count as not relevant, "
+    "unjudged": "The main limit: {unjudged} of its top-{k} results were never judged and count as not relevant, "
     "so the figure may be understated.",
     "judge_error": "The main limit: the labels come from a judge that makes mistakes, and they carry into "
     "every figure.",
@@ -100,12 +211,24 @@ HEADLINE_LIMITS = {
 HEADLINE_SCOPE = "It holds for this query set, this label set and K = {k} only."
 
 
-def headline_limit(keys: Sequence[str], scored: int, k: int) -> tuple[str | None, str]:
+def unjudged_amount(unjudged: int, filled: int) -> str:
+    """How many of the filled top-K slots are unjudged, never "some" when it is all: "all 5,000",
+    "4,100 of 5,000 (82.0%)"."""
+    if filled and unjudged == filled:
+        return f"all {count(filled)}"
+    share = f" ({100.0 * unjudged / filled:.1f}%)" if filled else ""
+    return f"{count(unjudged)} of {count(filled)}{share}"
+
+
+def headline_limit(
+    keys: Sequence[str], scored: int, k: int, *, unjudged: int = 0, filled: int = 0
+) -> tuple[str | None, str]:
     """The most important honest limit of a run (the first of :data:`HEADLINE_LIMIT_PRIORITY` among
-    ``keys``, the limits that apply) as (its key, one sentence); (None, the scope) when none does."""
+    ``keys``, the limits that apply) as (its key, one sentence); (None, the scope) when none does.
+    ``unjudged`` of the ``filled`` top-K slots of the scored queries hold unjudged ids."""
     key = next((key for key in HEADLINE_LIMIT_PRIORITY if key in keys), None)
     template = HEADLINE_SCOPE if key is None else HEADLINE_LIMITS[key]
-    return key, template.format(n=count(scored), k=k)
+    return key, template.format(n=count(scored), k=k, unjudged=unjudged_amount(unjudged, filled))
 
 
 def headline_single(
@@ -117,13 +240,17 @@ def headline_single(
     scored: int,
     confidence: float,
     limit: str,
+    halving: int | None = None,
 ) -> Text:
-    """A single run's headline: its primary figure with its band, then its most important limit."""
+    """A single run's headline: its primary figure with its band (and the scored queries that would
+    halve it: a band narrows as 1 / sqrt(queries)), then its most important limit."""
     return Text(
         (
             Quoted(run),
             f" scores {decimal(value)} {metric} ({percent(confidence)} band {decimal(low)} to {decimal(high)}) "
-            f"over {count(scored)} scored quer{'y' if scored == 1 else 'ies'}. {limit}",
+            f"over {count(scored)} scored quer{'y' if scored == 1 else 'ies'}"
+            + ("" if halving is None else f"; {count(halving)} (four times as many) would halve the band")
+            + f". {limit}",
         )
     )
 

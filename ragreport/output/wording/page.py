@@ -11,6 +11,7 @@ written twice.
 from __future__ import annotations
 
 from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
+from .headline import CAVEATS_TITLE as CAVEATS_TITLE
 from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
 from .headline import HEADLINE_TITLE as HEADLINE_TITLE
 from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS

@@ -436,3 +436,45 @@ QUERY_VIEW_WORDS = {
     "meta": "Metadata",
     "baseline": "(baseline)",
 }
+
+
+# --- The readings of unjudged ids (docs/conventions.md section 20.2) --------------------------------
+
+#: The readings' column headers, the default one first.
+READING_HEADERS = ("unjudged as not relevant (default)", "unjudged as relevant", "unjudged removed (condensed)")
+READINGS_RUN_HEADER = ("run", "metric")
+
+
+def readings_caption(k: int) -> str:
+    """What the table of means under the three readings shows."""
+    return (
+        f"Every mean at K = {k} under three readings of the ids nobody judged: as not relevant (every "
+        f"figure of the report), as relevant at the lowest relevant grade (R growing by them), and removed "
+        f"before the cut at {k} (trec_eval -J)."
+    )
+
+
+def readings_comparison_caption(k: int) -> str:
+    """What the table of differences under the three readings shows."""
+    return (
+        f"Each difference from the baseline under the three readings of unjudged ids at K = {k}, with its "
+        "verdict; a verdict is robust to unjudged ids when it holds under all three."
+    )
+
+
+def reading_cell(mean: float | None) -> str:
+    return decimal(mean)
+
+
+#: A verdict in a cell of the readings' table.
+READING_VERDICTS = {
+    "better": "better",
+    "worse": "worse",
+    "band above 0": "band above 0 only",
+    "band below 0": "band below 0 only",
+    "unclear": "unclear",
+}
+
+
+def reading_delta_cell(delta: float | None, verdict: str) -> str:
+    return f"{signed(delta)} ({READING_VERDICTS[verdict]})"

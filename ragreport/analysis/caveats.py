@@ -1,0 +1,157 @@
+"""What could overturn a headline verdict (docs/conventions.md section 20.4): its caveats.
+
+A verdict accounts for which queries happened to be drawn. Each rule of :data:`RULES` looks at one
+compared run's headline comparison (or at a single run) for one other source of error and returns
+the figures it rests on, or None when it does not apply. The rules are in the order of their
+seriousness, and the headline lists the caveats in that order, most serious first. A rule
+declares its ``kind`` (the key report.json writes and the words in
+:mod:`ragreport.output.wording.headline` are found by) and nothing else: a new kind (``labels``,
+a model judge's audited labels) is one more :class:`CaveatRule` here, placed where its seriousness
+puts it, and one more entry in the wording's ``CAVEAT_SENTENCES``.
+
+- ``slice``: a slice of the per-query metadata whose verdict on the primary metric goes the other
+  way (clearly worse under a headline that is not "clearly worse"; clearly better under a clearly
+  worse one). Slices too small to read are left out.
+- ``unjudged``: a reading of the unjudged ids (section 20.2) under which the verdict's direction or
+  clarity changes, and any run of the pair whose filled top-K slots are mostly (more than half)
+  unjudged, with its share.
+- ``power``: an "unclear" verdict with what the test could have detected (section 20.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .power import POWER, queries_to_halve
+
+if TYPE_CHECKING:
+    from .compare import Comparison, RunComparison
+    from .result import Analysis
+    from .summary import RunSummary
+
+#: A run's filled top-K slots are "mostly unjudged" above this share.
+MOSTLY_UNJUDGED = 0.5
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """One caveat: its ``kind`` and the ``figures`` it rests on (plain values, as report.json writes them)."""
+
+    kind: str
+    figures: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a rule looks at: the analysis, and the compared run's headline comparison (``pair`` and
+    ``comparison`` None for a single run, ``summary`` then the run)."""
+
+    analysis: Analysis
+    summary: RunSummary
+    pair: RunComparison | None = None
+    comparison: Comparison | None = None
+
+
+@dataclass(frozen=True)
+class CaveatRule:
+    """One kind of caveat: ``find`` gives its figures, or None when it does not apply."""
+
+    kind: str
+    find: Callable[[Subject], Mapping[str, Any] | None]
+
+
+def _slice(subject: Subject) -> Mapping[str, Any] | None:
+    found, slices = subject.comparison, subject.analysis.slices
+    if found is None or slices is None or subject.pair is None:
+        return None
+    hidden = "better" if found.verdict == "worse" else "worse"
+    against = []
+    for s in slices.slices:
+        if s.small:
+            continue
+        for c in s.comparisons:
+            if c.run == subject.pair.run.name and c.verdict == hidden:
+                against.append((s, c))
+    if not against:
+        return None
+    against.sort(key=lambda item: (-abs(item[1].delta), item[0].key, item[0].value))
+    s, c = against[0]
+    return {
+        "key": s.key,
+        "value": s.value,
+        "queries": c.queries,
+        "metric": c.metric,
+        "delta": c.delta,
+        "low": c.low,
+        "high": c.high,
+        "p_adjusted": c.p_adjusted,
+        "verdict": c.verdict,
+        "overall": found.verdict,
+        "more": len(against) - 1,  # other slices that go the same way
+    }
+
+
+def unjudged_share(summary: RunSummary) -> tuple[int, int]:
+    """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
+    judged = summary.judged  # as the limits' top_k_slots reads them
+    keep = (judged.slot_rank <= summary.k) & summary.scores.scored[judged.slot_query]
+    judged_flags, repeat = judged.judged[keep], judged.repeat[keep]
+    return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
+
+
+def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
+    runs = [subject.summary] if subject.pair is None else [subject.pair.run, subject.pair.baseline]
+    mostly = []
+    for summary in runs:
+        unjudged, filled = unjudged_share(summary)
+        if filled and unjudged / filled > MOSTLY_UNJUDGED:
+            mostly.append({"run": summary.name, "unjudged": unjudged, "slots": filled, "share": unjudged / filled})
+    flips = []
+    found = subject.comparison
+    if found is not None and found.readings is not None:
+        for name, reading in found.readings.items():
+            if reading.verdict != found.verdict:
+                flips.append({"reading": name, **reading.as_dict()})
+    if not mostly and not flips:
+        return None
+    return {
+        "k": subject.summary.k,
+        "flips": flips,
+        "mostly": mostly,
+        "verdict": None if found is None else found.verdict,
+    }
+
+
+def _power(subject: Subject) -> Mapping[str, Any] | None:
+    found = subject.comparison
+    if found is None or found.verdict != "unclear":
+        return None
+    return {
+        "queries": found.queries,
+        "detectable": found.detectable,
+        "min_effect": found.min_effect,
+        "queries_needed": found.queries_needed,
+        "power": POWER,
+    }
+
+
+#: The rules, most serious first: a slice that goes the other way is a finding against the
+#: verdict; unjudged ids may overturn it; low power says what "unclear" could not have seen.
+RULES: tuple[CaveatRule, ...] = (
+    CaveatRule("slice", _slice),
+    CaveatRule("unjudged", _unjudged),
+    CaveatRule("power", _power),
+)
+
+
+def caveats(subject: Subject) -> tuple[Caveat, ...]:
+    """Every rule of :data:`RULES` that applies to ``subject``, in their order."""
+    found = ((rule.kind, rule.find(subject)) for rule in RULES)
+    return tuple(Caveat(kind, figures) for kind, figures in found if figures is not None)
+
+
+def halving(summary: RunSummary) -> int:
+    """The scored queries that would halve a single run's primary band."""
+    return queries_to_halve(summary.counts.scored)

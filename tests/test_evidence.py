@@ -1,0 +1,499 @@
+"""Verdicts that survive their evidence (docs/conventions.md section 20): ids that never meet,
+the readings of unjudged ids, the power of a paired comparison and the headline's caveats."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragreport.analysis.compare import Correction, adjust, randomization_test, verdict_of
+from ragreport.analysis.intervals import bootstrap_interval
+from ragreport.analysis.power import detectable, least_queries, level, queries_needed, smallest_p, t_quantile
+from ragreport.cli import main
+from ragreport.core.errors import UsageError
+from ragreport.core.model import Conventions, Judgments, Run
+from ragreport.output.wording import headline as say_headline
+from ragreport.scoring.join import join
+from ragreport.scoring.metrics import score
+from ragreport.scoring.readings import READ, condense, score_readings
+from ragreport.scoring.scorable import check_scorable
+
+# --- 20.1 ids that never meet ------------------------------------------------------------------
+
+
+def test_disjoint_document_ids_are_refused_with_one_line_naming_the_run_and_both_spellings(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text("q1 0 D17 1\nq1 0 D3 0\nq1 0 D4 0\nq1 0 D5 0\nq2 0 D5 2\n")
+    lines = [f"q1 Q0 doc-{d} {r} {10 - r} bm25" for r, d in enumerate((17, 3, 4, 8), 1)] + ["q2 Q0 doc-5 1 1 bm25"]
+    (tmp_path / "bm25.trec").write_text("\n".join(lines) + "\n")
+    code = main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.trec")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert (
+        f"{tmp_path / 'bm25.trec'} (run 'bm25') and {tmp_path / 'qrels.txt'} share no document id on any query" in err
+    )
+    assert (
+        "(for query 'q1' the run has 'doc-17', 'doc-3', 'doc-4', ...; the judgments have 'D17', 'D3', 'D4', ...)" in err
+    )
+
+
+def test_one_judged_id_anywhere_in_any_list_is_enough():
+    judgments = Judgments.from_lists([("q1", ["d1", "x"], [1, 0]), ("q2", ["d2"], [1])])
+    # a non-relevant judged id at rank 3 of one query: the ids meet, the run is scored
+    check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "x"]), ("q2", ["c"])]), judgments), "qrels")
+    with pytest.raises(UsageError, match="share no document id on any query"):
+        check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "d2"]), ("q2", ["d1"])]), judgments), "qrels")
+
+
+# --- 20.2 three readings of unjudged ids --------------------------------------------------------
+
+
+def _reading(reading: str, run: list, judgments: list, k: int, level: int = 1) -> dict[str, float]:
+    judged = join(Run.from_lists("r", run), Judgments.from_lists(judgments), level)
+    values = score_readings(judged, [k], Conventions(relevance_level=level))[reading]
+    return {m.key: float(values[i, 0, 0]) for i, m in enumerate(READ)}
+
+
+# q1 judges d1 (2), d2 (1), d9 (1) and d3 (0): R = 3. The run's top 5: u1 d1 u2 d3 d2 (u: unjudged).
+HAND_RUN = [("q1", ["u1", "d1", "u2", "d3", "d2", "u3"])]
+HAND_JUDGMENTS = [("q1", ["d1", "d2", "d9", "d3"], [2, 1, 1, 0])]
+
+
+def test_unjudged_relevant_by_hand():
+    # u1 and u2 read as grade 1 (the lowest relevant grade); R grows by 2 to 5; u3 is below K.
+    # Relevant ranks: 1 (u1), 2 (d1), 3 (u2), 5 (d2).
+    got = _reading("unjudged_relevant", HAND_RUN, HAND_JUDGMENTS, 5)
+    assert got["P"] == pytest.approx(4 / 5)
+    assert got["R"] == pytest.approx(4 / 5)
+    assert got["Hit"] == 1.0
+    assert got["RR"] == 1.0
+    assert got["AP"] == pytest.approx((1 / 1 + 2 / 2 + 3 / 3 + 4 / 5) / 5)
+    dcg = 1 + 2 / np.log2(3) + 1 / np.log2(4) + 0 + 1 / np.log2(6)
+    ideal = 2 + 1 / np.log2(3) + 1 / np.log2(4) + 1 / np.log2(5) + 1 / np.log2(6)  # grades 2 1 1 1 1
+    assert got["nDCG"] == pytest.approx(dcg / ideal)
+    assert got["CP"] == pytest.approx((1 + 1 + 1 + 4 / 5) / 4)
+
+
+def test_unjudged_relevant_at_a_higher_level_reads_them_at_that_level():
+    # --relevance-level 2: only d1 is relevant (R = 1); u1 and u2 read as grade 2, R = 3.
+    got = _reading("unjudged_relevant", HAND_RUN, HAND_JUDGMENTS, 5, level=2)
+    assert got["P"] == pytest.approx(3 / 5) and got["R"] == pytest.approx(3 / 3)
+    assert got["AP"] == pytest.approx((1 + 1 + 1) / 3)
+    dcg = 2 + 2 / np.log2(3) + 2 / np.log2(4) + 0 + 1 / np.log2(6)  # d2 (grade 1) still gains
+    ideal = 2 + 2 / np.log2(3) + 2 / np.log2(4) + 1 / np.log2(5) + 1 / np.log2(6)  # 2 2 2 1 1
+    assert got["nDCG"] == pytest.approx(dcg / ideal)
+
+
+def test_a_repeated_unjudged_id_counts_once():
+    got = _reading("unjudged_relevant", [("q1", ["u1", "u1", "d1"])], [("q1", ["d1"], [1])], 3)
+    assert got["P"] == pytest.approx(2 / 3) and got["R"] == pytest.approx(2 / 2)  # R = 1 + 1
+
+
+def test_condensed_by_hand():
+    # u1, u2 and u3 removed: d1 d3 d2, then cut at 5 (P divides by 5 still, as trec_eval -J does).
+    got = _reading("condensed", HAND_RUN, HAND_JUDGMENTS, 5)
+    assert got["P"] == pytest.approx(2 / 5) and got["R"] == pytest.approx(2 / 3) and got["RR"] == 1.0
+    assert got["AP"] == pytest.approx((1 / 1 + 2 / 3) / 3)
+    ideal = 2 + 1 / np.log2(3) + 1 / np.log2(4)
+    assert got["nDCG"] == pytest.approx((2 + 0 + 1 / np.log2(4)) / ideal)
+
+
+def test_condensing_reaches_below_k():
+    # the judged id at rank 4 is at rank 2 once two unjudged ids close up: within K = 2
+    got = _reading("condensed", [("q1", ["u1", "d0", "u2", "d1"])], [("q1", ["d0", "d1"], [0, 1])], 2)
+    assert got["P"] == pytest.approx(1 / 2) and got["RR"] == pytest.approx(1 / 2)
+
+
+def _random_case(seed: int, queries: int = 40):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        judged = rng.choice(40, int(rng.integers(1, 30)), replace=False)
+        qrels[f"q{q}"] = {f"d{i}": int(rng.integers(0, 4)) for i in judged}
+        order = rng.permutation(40)[: int(rng.integers(1, 35))]
+        run[f"q{q}"] = {f"d{i}": float(40 - r) for r, i in enumerate(order)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_condensed_is_pytrec_evals_judged_docs_only(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_case(seed)
+    names = {"P": "P_{k}", "R": "recall_{k}", "nDCG": "ndcg_cut_{k}", "AP": "map_cut_{k}"}
+    judged = join(
+        Run.from_lists("r", [(q, sorted(d, key=lambda x: -d[x])) for q, d in run.items()]),
+        Judgments.from_lists([(q, list(g), list(g.values())) for q, g in qrels.items()]),
+    )
+    scored = judged.relevant > 0
+    for k in (1, 5, 10):
+        values = score_readings(judged, [k], Conventions())["condensed"]
+        wanted = {names[m].format(k=k) for m in names}
+        found = pytrec_eval.RelevanceEvaluator(qrels, wanted, judged_docs_only_flag=True).evaluate(run)
+        ids = judged.query_ids.tolist()
+        for i, metric in enumerate(READ):
+            if metric.key not in names:
+                continue
+            ours = values[i, scored, 0]
+            theirs = [found[q][names[metric.key].format(k=k)] if q in found else 0.0 for q, s in zip(ids, scored) if s]
+            np.testing.assert_allclose(ours, theirs, atol=1e-12, err_msg=f"{metric.key}@{k}")
+    # RR over the whole list (pytrec_eval's recip_rank has no cutoff): K deeper than any list
+    values = score_readings(judged, [40], Conventions())["condensed"]
+    found = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, judged_docs_only_flag=True).evaluate(run)
+    rr = values[[m.key for m in READ].index("RR"), scored, 0]
+    theirs = [found[q]["recip_rank"] if q in found else 0.0 for q, s in zip(judged.query_ids.tolist(), scored) if s]
+    np.testing.assert_allclose(rr, theirs, atol=1e-12)
+
+
+def test_condense_keeps_only_the_judged_ids_in_order_and_the_default_figures_when_all_are_judged():
+    qrels, run = _random_case(7)
+    judged = join(
+        Run.from_lists("r", [(q, sorted(d, key=lambda x: -d[x])) for q, d in run.items()]),
+        Judgments.from_lists([(q, list(g), list(g.values())) for q, g in qrels.items()]),
+    )
+    condensed = condense(judged)
+    for q, qid in enumerate(judged.query_ids.tolist()):
+        kept = condensed.doc_ids[condensed.offsets[q] : condensed.offsets[q + 1]].tolist()
+        assert kept == [d for d in sorted(run.get(qid, {}), key=lambda x: -run[qid][x]) if d in qrels[qid]]
+    # condensing a condensed run changes nothing, and neither reading moves a fully judged run
+    again = score_readings(condensed, [5], Conventions())
+    default = score(condensed, [5], Conventions(), READ).values
+    np.testing.assert_array_equal(again["condensed"], default)
+    np.testing.assert_array_equal(again["unjudged_relevant"], default)
+
+
+# --- 20.3 power --------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # importing scipy takes over a second
+def test_t_quantiles_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (10, 30, 100, 1000):
+        for p in (0.8, 0.975, 0.995, 0.9965):
+            assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), abs=2e-4)
+    assert t_quantile(0.975, float("inf")) == pytest.approx(1.959964, abs=1e-6)
+
+
+def test_detectable_and_queries_needed_by_hand():
+    # 300 queries, s = 0.2, a family of 7 under Holm: alpha 0.05 / 7 two-sided, 80% power
+    alpha_each = level(0.05, 7)
+    z = t_quantile(1 - alpha_each / 2, 299) + t_quantile(0.8, 299)
+    assert detectable(0.2, 300, alpha_each, 10_000) == pytest.approx(z * 0.2 / np.sqrt(300))
+    n = queries_needed(0.2, 0.02, alpha_each, 10_000)
+    assert (t_quantile(1 - alpha_each / 2, n - 1) + t_quantile(0.8, n - 1)) * 0.2 / np.sqrt(n) <= 0.02
+    assert (t_quantile(1 - alpha_each / 2, n - 2) + t_quantile(0.8, n - 2)) * 0.2 / np.sqrt(n - 1) > 0.02
+    # a randomization test over 5 queries cannot go below p = 2/32: nothing is detectable at 0.05 / 7
+    assert smallest_p(5, 10_000) == 2 / 32 and detectable(0.2, 5, alpha_each, 10_000) is None
+    assert queries_needed(0.0, 0.02, alpha_each, 10_000) == least_queries(alpha_each, 10_000) == 9  # 2/2^9 < 0.0071
+
+
+def _detection_rate(n, family, sims, effect=None, permutations=1000, sd=0.2, seed=0):
+    """The report's own verdict (paired bootstrap band, randomization test, Holm over ``family``
+    comparisons) on query sets where the first member truly differs by ``effect`` (default the
+    detectable difference) and the others not at all: how often it says "better"."""
+    alpha = 0.05
+    planted = detectable(sd, n, level(alpha, family), permutations) if effect is None else effect
+    rng = np.random.default_rng(seed)
+    found = 0
+    for s in range(sims):
+        d = rng.normal(0.0, sd, size=(n, family))
+        d[:, 0] += planted
+        _, low, high = bootstrap_interval(d, 1000, s, 0.95)
+        adjusted = adjust(randomization_test(d, permutations, s), Correction.HOLM)
+        found += verdict_of(low[0], high[0], adjusted[0], alpha) == "better"
+    return found / sims
+
+
+def test_the_detectable_difference_is_found_about_80_percent_of_the_time():
+    # 400 query sets of 40 queries, one comparison: 80% +- 6 points (3 standard errors)
+    assert abs(_detection_rate(40, 1, 400) - 0.8) <= 0.06
+    # and half of it is mostly missed: the figure is not merely a loose upper bound
+    half = detectable(0.2, 40, 0.05, 1000) / 2
+    assert _detection_rate(40, 1, 400, effect=half) < 0.4
+
+
+@pytest.mark.slow
+def test_detection_holds_after_the_familys_correction_and_queries_needed_delivers_it():
+    assert abs(_detection_rate(60, 7, 400) - 0.8) <= 0.06  # Holm over 7 comparisons
+    n = queries_needed(0.2, 0.08, level(0.05, 7), 1000)
+    assert abs(_detection_rate(n, 7, 300, effect=0.08, seed=1) - 0.8) <= 0.07
+
+
+@pytest.mark.slow  # two evaluations and a render
+def test_partitions_and_a_render_give_the_readings_a_whole_run_gives(tmp_path):
+    from ragreport.api import analyse, document, evaluate, reanalyse
+
+    qrels, run = _random_case(11, queries=30)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, gs in qrels.items() for d, g in gs.items()))
+    lines = [f"{q} Q0 {d} {r} {s} r" for q, ds in run.items() for r, (d, s) in enumerate(ds.items(), 1)]
+    (tmp_path / "r.trec").write_text("\n".join(lines) + "\n")
+    args = dict(qrels=str(tmp_path / "qrels.txt"), k=3, kmax=4)  # lists stored 4 deep: condensing reads deeper
+    whole = evaluate([str(tmp_path / "r.trec")], **args)[0]
+    parts = evaluate([str(tmp_path / "r.trec")], engine="stream", partition_bytes=2_000, **args)[0]
+    for name in whole.readings:
+        np.testing.assert_array_equal(whole.readings[name], parts.readings[name])
+    assert whole.reading_at["condensed"]["P@3"] != whole.at_k["P@3"].mean  # the case reads differently
+    made = document(analyse([whole]))
+    assert document(reanalyse(made)) == made
+
+
+# --- 20.4 the headline's caveats, end to end -----------------------------------------------------
+
+# 200 queries, one relevant id each ("r") and nine judged not relevant. "base" ranks r third on
+# every query (nDCG@10 = 1/log2(4) = 0.5). "new" ranks r first on the 150 queries whose topic is
+# billing (nDCG@10 = 1) and misses it on the 50 about networking (0), filling its lists with ids
+# nobody judged: overall +0.25, clearly better; on networking -0.5, clearly worse.
+PLANTED_QUERIES = [f"q{i:03d}" for i in range(200)]
+PLANTED_TOPIC = {q: {"topic": "networking" if i < 50 else "billing"} for i, q in enumerate(PLANTED_QUERIES)}
+PLANTED_QRELS = {q: {"r": 1, **{f"n{j}": 0 for j in range(1, 10)}} for q in PLANTED_QUERIES}
+PLANTED_BASE = {
+    q: dict(zip(["n1", "n2", "r", *[f"n{j}" for j in range(3, 10)]], range(10, 0, -1))) for q in PLANTED_QUERIES
+}
+PLANTED_NEW = {
+    q: dict(
+        zip(
+            [f"u{j}" for j in range(10)]
+            if PLANTED_TOPIC[q]["topic"] == "networking"
+            else ["r", *[f"u{j}" for j in range(9)]],
+            range(10, 0, -1),
+        )
+    )
+    for q in PLANTED_QUERIES
+}
+
+
+def _planted(**extra):
+    from ragreport.api import analyse, evaluate
+
+    results = evaluate({"base": PLANTED_BASE, "new": PLANTED_NEW}, qrels=PLANTED_QRELS, k=10)
+    return analyse(results, query_meta=PLANTED_TOPIC, permutations=2000, **extra)
+
+
+def test_a_slice_that_goes_the_other_way_is_in_the_headline_sentence_and_first_among_its_caveats():
+    from ragreport.api import document
+
+    [entry] = document(_planted())["headline"]
+    assert entry["verdict"] == "better" and entry["delta"] == pytest.approx(0.25)
+    kinds = [c["kind"] for c in entry["caveats"]]
+    assert kinds[0] == "slice"
+    hidden = entry["caveats"][0]
+    assert (hidden["key"], hidden["value"], hidden["queries"], hidden["verdict"]) == (
+        "topic",
+        "networking",
+        50,
+        "worse",
+    )
+    assert hidden["delta"] == pytest.approx(-0.5) and hidden["low"] == pytest.approx(-0.5)
+    assert (
+        "clearly better overall, but clearly worse where topic is networking (50 queries): -0.500 "
+        "(95% band -0.500 to -0.500)." in entry["sentence"]
+    )
+
+
+def test_a_mostly_unjudged_run_is_named_with_its_exact_share():
+    from ragreport.api import document
+
+    [entry] = document(_planted())["headline"]
+    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
+    # new: 9 of 10 slots unjudged on 150 queries, all 10 on 50; base judged everywhere
+    assert unjudged["mostly"] == [{"run": "new", "unjudged": 9 * 150 + 10 * 50, "slots": 2000, "share": 1850 / 2000}]
+    assert "new 1,850 of 2,000 (92.5%)" in unjudged["sentence"]
+
+
+def test_the_single_runs_limit_says_all_when_every_slot_is_unjudged():
+    from ragreport.api import analyse, document, evaluate
+
+    qrels = {q: {"r": 1} for q in PLANTED_QUERIES[:60]}
+    run = {q: {f"u{j}": 10.0 - j for j in range(10)} for q in PLANTED_QUERIES[:60]}
+    run["q000"] = {"r": 20.0, **run["q000"]}  # one judged id, so that the ids meet
+    [entry] = document(analyse(evaluate({"lone": run}, qrels=qrels, k=10)))["headline"]
+    assert entry["limit"] == "unjudged"
+    assert "599 of 600 (99.8%) of its top-10 results were never judged" in entry["sentence"]
+    assert say_headline.unjudged_amount(600, 600) == "all 600"
+    [unjudged] = entry["caveats"]
+    assert unjudged["kind"] == "unjudged" and unjudged["mostly"][0]["unjudged"] == 599
+
+
+def test_a_verdict_that_a_reading_of_unjudged_ids_overturns_says_which():
+    from ragreport.api import analyse, document, evaluate
+
+    # 40 queries: "new" ranks r second among judged ids; "base" ranks it fifth, under four ids
+    # nobody judged. By default new is clearly better (1/log2(3) against 1/log2(6)); condensed, base
+    # has r first and is better; read as relevant, base's four unjudged ids lift it above new.
+    queries = PLANTED_QUERIES[:40]
+    qrels = {q: {"r": 1, "n1": 0, "n2": 0} for q in queries}
+    new = {q: {"n1": 3.0, "r": 2.0, "n2": 1.0} for q in queries}
+    base = {q: {"u1": 6.0, "u2": 5.0, "u3": 4.0, "u4": 3.0, "r": 2.0, "n1": 1.0} for q in queries}
+    doc = document(analyse(evaluate({"base": base, "new": new}, qrels=qrels, k=10), permutations=2000))
+    [entry] = doc["headline"]
+    assert entry["verdict"] == "better"
+    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
+    assert {f["reading"]: f["verdict"] for f in unjudged["flips"]} == {
+        "unjudged_relevant": "worse",
+        "condensed": "worse",
+    }
+    condensed = next(f for f in unjudged["flips"] if f["reading"] == "condensed")
+    assert condensed["delta"] == pytest.approx(1 / np.log2(3) - 1)  # new's r at 2 against base's at 1
+    assert "The verdict depends on the unjudged ids" in unjudged["sentence"]
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == "nDCG@10"]
+    assert compared["robust"] is False and compared["readings"]["condensed"]["verdict"] == "worse"
+
+
+def test_an_unclear_verdict_says_what_the_test_could_have_seen():
+    from ragreport.api import analyse, document, evaluate
+
+    queries = PLANTED_QUERIES[:120]
+    qrels = {q: {"r": 1, "n1": 0, "n2": 0} for q in queries}
+    # new ranks r first on even queries and third on odd ones; base the other way round: a mean
+    # difference of 0, each query +-(1 - 0.5)
+    new = {
+        q: ({"r": 3.0, "n1": 2.0, "n2": 1.0} if i % 2 == 0 else {"n1": 3.0, "n2": 2.0, "r": 1.0})
+        for i, q in enumerate(queries)
+    }
+    base = {
+        q: ({"n1": 3.0, "n2": 2.0, "r": 1.0} if i % 2 == 0 else {"r": 3.0, "n1": 2.0, "n2": 1.0})
+        for i, q in enumerate(queries)
+    }
+    doc = document(analyse(evaluate({"base": base, "new": new}, qrels=qrels, k=10), permutations=2000, min_effect=0.05))
+    [entry] = doc["headline"]
+    [power] = [c for c in entry["caveats"] if c["kind"] == "power"]
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == "nDCG@10"]
+    sd = float(np.std([0.5, -0.5] * 60, ddof=1))
+    family = len(doc["comparisons"])  # Holm over every compared metric of the one pair
+    assert compared["detectable"] == pytest.approx(detectable(sd, 120, level(0.05, family), 2000))
+    assert power["queries_needed"] == queries_needed(sd, 0.05, level(0.05, family), 2000) > 120
+    assert power["min_effect"] == 0.05 and entry["verdict"] == "unclear"
+    assert (
+        f"with 120 queries this comparison could only detect differences of {compared['detectable']:.3f} or more "
+        f"(80% power); detecting 0.050 would take about {power['queries_needed']:,} queries." in power["sentence"]
+    )
+
+
+def test_fail_on_slice_worse_fails_on_the_hidden_slice():
+    from ragreport.api import check_gates, document
+    from ragreport.output.gates import parse_rules
+
+    made = document(_planted())
+    results = check_gates(made, parse_rules(fail_on=["slice-worse"]))
+    failed = [r for r in results if not r.passed]
+    assert [(r.run, r.metric) for r in failed] == [("new", "nDCG@10")]
+    assert "where topic is networking (50 queries): clearly worse" in failed[0].figure
+    assert all(r.passed for r in check_gates(made, parse_rules(fail_on=["worse"])))  # the overall verdict is better
+
+
+@pytest.mark.slow
+def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
+    import shutil
+
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("Chromium is not installed (CI installs it)")
+    from ragreport.api import build
+
+    build(_planted(), out=tmp_path / "site")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for width, height in ((1400, 900), (390, 844)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto((tmp_path / "site" / "index.html").as_uri())
+            sentence = page.locator(".headline-sentence").first
+            assert "clearly worse where topic is networking (50 queries)" in sentence.inner_text()
+            caveat = page.locator("#headline .caveat-unjudged")
+            assert "new 1,850 of 2,000 (92.5%)" in caveat.inner_text()
+            for shown in (sentence, caveat):
+                box = shown.bounding_box()
+                assert box is not None and box["y"] + box["height"] <= height, (width, box)
+            page.screenshot(path=str(tmp_path / f"first-{width}.png"))
+            page.close()
+        browser.close()
+    if os.environ.get("RAGREPORT_SCREENSHOTS"):  # to look at them: RAGREPORT_SCREENSHOTS=/tmp/shots
+        for shot in tmp_path.glob("first-*.png"):
+            shutil.copy(shot, Path(os.environ["RAGREPORT_SCREENSHOTS"]) / shot.name)
+
+
+def test_the_history_pages_newest_verdict_carries_the_caveats():
+    from ragreport.api import document
+    from ragreport.output.history import history_context, history_entry
+
+    made = document(_planted())
+    entry = history_entry(made, "v1", "sha256:x", None)
+    [verdict] = history_context([entry])["verdict"]
+    assert "clearly worse where topic is networking" in str(verdict["text"])
+    # the slice is said in the sentence; the other caveats follow it
+    [unjudged] = [c["sentence"] for c in made["headline"][0]["caveats"] if c["kind"] == "unjudged"]
+    assert [str(c) for c in verdict["caveats"]] == [unjudged]
+
+
+@pytest.mark.slow
+def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
+    from ragreport.api import build, document
+    from ragreport.output.gates import check_gates, parse_rules
+
+    analysis = _planted()
+    rules = parse_rules(fail_on=["slice-worse"])
+    made = document(analysis)
+    build(analysis, out=tmp_path / "site", gates=check_gates(made, rules), rules=rules)
+    code = main(["render", str(tmp_path / "site" / "report.json"), "--out", str(tmp_path / "again"), "--quiet"])
+    assert code == 1  # the stored gate fails again: the hidden slice
+    built = {p.name: p.read_bytes() for p in (tmp_path / "site").glob("*.*")}
+    again = {p.name: p.read_bytes() for p in (tmp_path / "again").glob("*.*")}
+    assert built.keys() == again.keys() and "report.json" in built
+    for name in built:
+        assert built[name] == again[name], name
+
+
+def test_max_drop_says_when_its_check_is_underpowered():
+    from ragreport.api import check_gates, document
+    from ragreport.output.gates import parse_rules
+
+    made = document(_planted())
+    [compared] = [c for c in made["comparisons"] if c["metric"] == "nDCG@10"]
+    seen = compared["detectable"]
+    assert seen is not None and 0 < seen
+    [under] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen / 2}"]))
+    assert f"underpowered: with 200 queries this comparison could only detect differences of {seen:.3f}" in under.figure
+    [enough] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen * 2}"]))
+    assert "underpowered" not in enough.figure
+
+
+@pytest.mark.parametrize("bad", ["0", "-0.1", "nan", "two", "1.5"])
+def test_min_effect_must_be_a_difference_above_0(bad, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["score", "--min-effect", bad])
+    assert caught.value.code == 2
+    assert "expected a difference above 0 and at most 1" in capsys.readouterr().err
+
+
+def test_min_effect_from_python_is_named_as_its_keyword():
+    from ragreport.api import analyse, evaluate
+    from ragreport.core.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="^min_effect must be a positive number, got 0"):
+        analyse(evaluate(), min_effect=0)
+
+
+def test_the_readings_change_no_default_figure_of_the_comparison():
+    import dataclasses
+
+    from ragreport.analysis.compare import compare
+    from ragreport.api import evaluate
+
+    results = evaluate({"base": PLANTED_BASE, "new": PLANTED_NEW}, qrels=PLANTED_QRELS, k=10)
+    bare = [dataclasses.replace(s, readings={}, reading_at={}) for s in results]
+    fields = ("delta", "low", "high", "p", "p_adjusted", "wins", "ties", "losses", "verdict")
+    read, unread = compare(results, permutations=500).comparisons, compare(bare, permutations=500).comparisons
+    assert [[getattr(c, f) for f in fields] for c in read] == [[getattr(c, f) for f in fields] for c in unread]
+    assert all(c.readings is None for c in unread) and all(c.readings is not None for c in read)
+
+
+def test_the_terminal_table_the_markdown_and_the_comment_carry_the_caveats():
+    from ragreport.output.text import comment, markdown, table
+    from ragreport.output.view.build import build_view
+
+    view = build_view(_planted())
+    for text in (table(view, width=1000), markdown(view), comment(view, limit=2_000)):
+        head = text[: text.index("92.5%") + 6]  # the caveats come with the headline, first
+        assert "clearly better overall, but clearly worse where topic is networking (50 queries)" in head
+        assert "new 1,850 of 2,000 (92.5%)" in head
