@@ -383,7 +383,7 @@ def link_problem(path: Path) -> str | None:
     link to a regular file or to nothing, which the rename replaces as the link itself, never
     writing through it). Every hop of the chain is read: a hop into ``/proc`` or ``/dev`` (a
     descriptor, ``/proc/self/fd/1``) or a loop is refused, whatever the last hop is."""
-    hop, seen = path, set()
+    hop, seen = path, set[Path]()
     while hop.is_symlink():
         if hop in seen or len(seen) > 40:
             return say.LINK_LOOP
