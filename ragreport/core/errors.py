@@ -55,12 +55,18 @@ class InputError(RagreportError):
     whole), what was expected there and what was found.
     """
 
-    def __init__(self, path: str | Path, line: int | None, expected: str, got: str | None = None):
+    def __init__(
+        self, path: str | Path, line: int | None, expected: str, got: str | None = None, field: str | None = None
+    ):
         self.path = visible(str(path))  # a file name may hold a newline: the error stays one line
         self.line = line
         self.expected = expected
         self.got = got
+        #: The field of a stored document (``runs[0].name``) where the line cannot say it.
+        self.field = None if field is None else visible(field)
         where = self.path if line is None else f"{self.path}:{line}"
+        if self.field is not None:
+            where += f": {self.field}"
         message = f"{where}: expected {expected}"
         if got is not None:
             message += f", got {got}"

@@ -330,7 +330,7 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
     return {
         "label": entry["label"],
         "anchor": f"report-{entry['label']}",
-        "href": entry["path"],
+        "href": entry.get("path"),
         "date": entry.get("date"),
         "published": entry.get("published"),
         "title": entry.get("title"),
