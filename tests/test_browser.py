@@ -674,6 +674,26 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     visit.assert_clean()
 
 
+def test_the_query_view_looks_up_prototype_names_as_ids(browser, tmp_path):
+    # Ids such as __proto__ or valueOf were looked up on a plain object: the page threw instead of
+    # opening the query or saying the id is unknown (docs/conventions.md section 23.4).
+    run = "".join(f"{q} Q0 d{i} {i + 1} {1 - i / 10} r\n" for q in ("valueOf", "q1") for i in range(3))
+    (tmp_path / "run.trec").write_text(run)
+    (tmp_path / "qrels.txt").write_text("valueOf 0 d0 1\nq1 0 d1 1\n")
+    out = tmp_path / "site"
+    assert main(["build", str(tmp_path / "run.trec"), "--qrels", str(tmp_path / "qrels.txt"), "--out", str(out)]) == 0
+    visit = Visit(browser, out / "queries.html")
+    page = visit.page
+    page.evaluate("window.location.hash = 'q=valueOf'")
+    page.wait_for_selector(".query-run")
+    assert "valueOf" in page.inner_text(".query-title")
+    for unknown in ("__proto__", "constructor", "toString", "hasOwnProperty"):
+        page.evaluate(f"window.location.hash = 'q={unknown}'")
+        page.wait_for_selector(".query-body p.notice")
+        assert page.inner_text(".query-body") == "No query of this report has that id."
+    visit.assert_clean()
+
+
 def test_a_mover_and_a_scatter_point_open_their_query(browser, tmp_path):
     from test_texts_site import write_inputs
 

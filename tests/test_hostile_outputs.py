@@ -488,7 +488,7 @@ def test_latex_names_are_escaped_and_controls_made_visible(evil, capsys):
         ["score", evil / "run.trec", "--qrels", evil / "qrels.txt", "--format", "latex", *FAST], capsys
     )
     assert code == 0
-    assert "evil\\textbackslash{}x1b[2J\\textbackslash{}u202eabc &" in out
+    assert "evil\\textbackslash{}x1b{[}2J\\textbackslash{}u202eabc &" in out
 
 
 def test_csv_keeps_the_name_as_data_quoted_by_rfc_4180(files, capsys):

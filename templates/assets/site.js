@@ -6,6 +6,10 @@
     return JSON.parse(document.getElementById(id).textContent);
   }
 
+  // Whether an object parsed from the page's data holds ``key`` itself (not from its prototype:
+  // "valueOf", "__proto__" and "constructor" are ids like any other).
+  function own(object, key) { return object != null && Object.prototype.hasOwnProperty.call(object, key); }
+
   // A data block gzipped in base64 (the query view's), inflated by the browser: a promise of its JSON.
   function readPacked(id) {
     var block = document.getElementById(id);
@@ -205,8 +209,8 @@
 
   function drawQueryView(root, data) {
     var words = data.words;
-    var byId = {};
-    data.queries.forEach(function (q, i) { byId[q.id] = i; });
+    var byId = new Map();  // not an object: an id such as __proto__ or valueOf is a key like any other
+    data.queries.forEach(function (q, i) { if (!byId.has(q.id)) { byId.set(q.id, i); } });
     var base = data.baseline === null ? -1 : data.runs.indexOf(data.baseline);
     var form = el("form", { "class": "query-pick" });
     var label = el("label", null, words.ask + " ");
@@ -283,7 +287,7 @@
           }
         }
         li.appendChild(line);
-        var text = q.with_text ? data.texts[String(doc)] : null;
+        var text = q.with_text && own(data.texts, String(doc)) ? data.texts[String(doc)] : null;
         if (text) {
           var box = el("div", { "class": "doc-text" });
           if (text[0]) { box.appendChild(el("strong", { "class": "doc-title" }, text[0])); }
@@ -305,7 +309,7 @@
     function show(id) {
       body.replaceChildren();
       input.value = id;
-      var at = byId[id];
+      var at = byId.get(id);
       if (at === undefined) { body.appendChild(el("p", { "class": "notice" }, words.unknown)); return; }
       var q = data.queries[at];
       var title = el("h3", { "class": "query-title" });
@@ -458,7 +462,7 @@
 
     // A document's title and snippet under its id, its text on demand; text set as text, never HTML.
     function docText(id) {
-      var found = data.texts[id];
+      var found = own(data.texts, id) ? data.texts[id] : null;  // a prototype name is no document
       var box = el("div", { "class": "doc-text" });
       if (!found) {
         box.appendChild(el("span", { "class": "text-missing" }, data.text_missing));
