@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import examples
-from hypothesis import HealthCheck, event, given, settings
+from conftest import PROFILE, examples
+from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
@@ -25,6 +26,9 @@ QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d9 2 0.6 r\n"
 FAST = ("--resamples", "100", "--permutations", "100", "--quiet")
 ERROR = re.compile(r"^ragreport: error: .+$")
+#: In CI the generated walks draw from one fixed seed (docs/conventions.md section 23): a failure
+#: there is reproduced by running again; elsewhere each run explores new examples.
+fixed_seed = seed(2026) if PROFILE == "ci" else (lambda test: test)
 #: A character no text output may hold raw: controls, DEL, C1, line separators, bidi controls.
 RAW = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -662,10 +666,52 @@ FLAGS = st.lists(
             ("--require", "bad rule"),
             ("--max-drop", "P@10=0.1"),
             ("--fail-on", "worse"),
+            # the options added since the first round (docs/conventions.md section 23)
+            ("--require", "P@10>=0_1"),
+            ("--max-drop", "P@10=\uff10.\uff15"),
+            ("--text-queries", "99999999999999999999999"),
+            ("--text-queries", "1_0"),
+            ("--text-queries", "2"),
+            ("--corpus", "{folder}/corpus.jsonl"),
+            ("--queries", "{folder}/queries.jsonl"),
+            ("--query-meta", "{folder}/qmeta.jsonl"),
+            ("--query-meta", "{folder}/qmeta.csv"),
+            ("--slice", "topic"),
+            ("--comment", "{folder}/comment.md"),
+            ("--junit", "{folder}/junit.xml"),
+            ("--corpus", "{folder}/fifo"),
+            ("--title", "@someone ::warning::x"),
         ]
     ),
     max_size=3,
 )
+#: Text and metadata files near a valid one, for the options above.
+SIDE_FILES = {
+    "corpus.jsonl": st.sampled_from(
+        [
+            '{"_id": "d1", "title": "t", "text": "x"}\n',
+            '{"meta": {"id": "d1"}, "_id": "d2", "text": "y"}\n',
+            '{"_id": "d1", "text": "\\ud800"}\n',
+            '{"_id": "d1", "text": "x", "n": 1e400}\n',
+            '{"_id": "d1", "text": "x", "n": ' + "9" * 5000 + "}\n",
+            "[" * 3000 + "\n",
+            "d1\tno json\n",
+        ]
+    ),
+    "queries.jsonl": st.sampled_from(
+        ['{"_id": "q1", "text": "capital"}\n', '{"_id": "q1", "text": "\\udfff"}\n', "<top><num>1</num></top>\n", "{"]
+    ),
+    "qmeta.jsonl": st.sampled_from(
+        [
+            '{"id": "q1", "topic": "a"}\n{"id": "q2", "topic": "b"}\n',
+            '{"id": "q1", "topic": NaN}\n',
+            '{"id": "q1", "topic": 18446744073709551616}\n',
+            '{"id": "q1", "topic": [1]}\n',
+            '{"id": "q1"}\n{"id": "q1"}\n',
+        ]
+    ),
+    "qmeta.csv": st.sampled_from(["query_id,topic\nq1,a\nq2,b\n", "query_id,topic,topic\nq1,a,b\n", 'id,"t\n']),
+}
 
 
 #: Any text a JSON file can carry (no lone surrogate: that one is refused at read, tested above).
@@ -711,11 +757,23 @@ def hostile_case(draw):
     return ext, raw, gz, qrels_text, meta, command, fmt, draw(FLAGS), draw(st.booleans())
 
 
+@st.composite
+def side_files(draw):
+    return {name: draw(texts) for name, texts in SIDE_FILES.items()}
+
+
+@fixed_seed
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(case=hostile_case())
-def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, case):
+@given(case=hostile_case(), sides=side_files())
+def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, monkeypatch, case, sides):
     ext, raw, gz, qrels_text, meta, command, fmt, flags, with_previous = case
     folder = tmp_path_factory.mktemp("walk")
+    for name, text in sides.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    if not (folder / "fifo").exists():
+        os.mkfifo(folder / "fifo")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    flags = [(flag, value.replace("{folder}", str(folder))) for flag, value in flags]
     run = folder / f"run{ext}{'.gz' if gz else ''}"
     data = raw.encode("utf-8", "surrogatepass")
     run.write_bytes(gzip.compress(data, mtime=0) if gz else data)
@@ -888,6 +946,7 @@ def mutation(draw):
     return steps, draw(JSON_VALUES), draw(st.booleans())
 
 
+@fixed_seed
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=mutation())
 def test_a_mutated_report_as_previous_or_rendered_never_shows_a_traceback(tmp_path_factory, capsys, case):

@@ -15,6 +15,7 @@ from ..analysis.intervals import MAX_RESAMPLES
 from ..analysis.texts import MAX_TEXT_QUERIES
 from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
+from ..core.grammar import read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.gates import FAIL_ON
 from ..reading.registry import FORMATS
@@ -104,10 +105,10 @@ def _cutoffs(text: str) -> tuple[int, ...]:
 
 
 def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    found = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    value = found
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
     if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
