@@ -245,3 +245,19 @@ def test_analyse_refuses_counts_that_are_no_whole_numbers(arguments, expected):
     with pytest.raises(ArgumentError) as error:
         api.analyse(results, **arguments)
     assert str(error.value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("NaN", "nan"), ("1e400", "inf"), ("-Infinity", "-inf"), ("18446744073709551616", "18446744073709551616")],
+)
+def test_rag_jsonl_meta_a_slice_cannot_hold_is_refused_with_its_line(files, capsys, value, shown):
+    lines = [
+        '{"id": "q1", "retrieved": ["d1"], "relevant": ["d1"], "meta": {"n": 1}}',
+        '{"id": "q2", "retrieved": ["d1"], "relevant": ["d1"], "meta": {"n": ' + value + "}}",
+    ]
+    (files / "rag.jsonl").write_text("\n".join(lines) + "\n")
+    assert main(["--no-config", "score", "rag.jsonl", "--slice", "n", "--quiet"]) == 2
+    assert _one_error(capsys) == (
+        f"ragreport: error: rag.jsonl:2: expected 'meta' numbers finite and within 64 bits for query 'q2', got {shown}"
+    )

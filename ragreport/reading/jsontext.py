@@ -208,3 +208,22 @@ def load_json_line(path: Path, number: int, line: str, what: str) -> dict[str, A
         raise InputError(path, number, f"a JSON object ({what})", f"a JSON {type(record).__name__}")
     check_surrogates(path, line, record, number)
     return record
+
+
+def unfit_number(value: Any) -> float | int | str | None:
+    """The first number in a decoded value (lists and objects too) that metadata cannot hold: NaN,
+    an infinity, an integer outside 64 bits or one of more than 1,000 digits; else None."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, LongDigits):
+            return item
+        if isinstance(item, float) and not math.isfinite(item):
+            return item
+        if isinstance(item, int) and not isinstance(item, bool) and not -(2**63) <= item < 2**63:
+            return item
+        if isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+    return None
