@@ -273,9 +273,9 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     titles = visit.page.evaluate(
         "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)"
     )
-    drawn = dict(zip(titles, charts))
-    assert drawn["Per query at K = 5: sample-reversed against sample"] == (len(COMPARED), 1)
-    assert drawn["Queries won, tied and lost by sample-reversed"] == (3, 3)
+    drawn = dict(zip(titles, charts))  # run names isolated in the titles (FSI ... PDI)
+    assert drawn["Per query at K = 5: \u2068sample-reversed\u2069 against \u2068sample\u2069"] == (len(COMPARED), 1)
+    assert drawn["Queries won, tied and lost by \u2068sample-reversed\u2069"] == (3, 3)
     assert drawn["K sweep of every run, one metric at a time"] == (4 * len(SUITE), 4)
     point = visit.page.locator(".chart-scatter .scatterlayer .trace .point").first
     point.scroll_into_view_if_needed()

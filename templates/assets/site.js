@@ -62,7 +62,7 @@
     if (!title || !title.text || !margin) { return false; }
     if (!figure.__title) { figure.__title = { text: title.text, top: margin.t }; }
     var base = figure.__title, size = (title.font && title.font.size) || 15, text = base.text;
-    if (base.text.replace(/<[^>]*>/g, "").length * size * 0.56 > width - 16) {
+    if (base.text.replace(/<[^>]*>|[\u2068\u2069]/g, "").length * size * 0.56 > width - 16) {  // isolates take no room
       text = base.text.replace(/: /, ":<br>").replace(/ against /, "<br>against ");
       if (text === base.text) { text = base.text.replace(/ by (?!.* by )/, "<br>by "); }
     }
