@@ -320,3 +320,14 @@ def test_a_mutated_history_json_never_shows_a_traceback(published, tmp_path_fact
     except InputError as error:
         event("refused")
         assert "\n" not in str(error) and str(error).startswith(str(history / "history.json"))
+
+
+@pytest.mark.parametrize(
+    "path", ["javascript:alert(1)", "https://evil.example/", "//evil.example/x", "reports/../../x/index.html", None]
+)
+def test_a_history_entrys_path_is_a_link_only_to_its_own_report(published, path):
+    entries = json.loads((published / "history.json").read_text())["reports"]
+    entries[1]["path"] = path  # the older report, v1
+    links = set(re.findall(r'href="([^"]*)"', render_history(entries)["index.html"].decode()))
+    assert "reports/v2/index.html" in links and "reports/v1/index.html" not in links
+    assert not [link for link in links if link.startswith(("javascript:", "http", "//")) or ".." in link]
