@@ -69,9 +69,12 @@ def test_permutations(tmp_path, capsys):
     results = evaluate({"good": GOOD, "poor": POOR}, qrels=QRELS, k=2)
     error = _api(lambda: analyse(results, permutations=0))
     assert str(error) == "permutations must be from 1 to 10,000,000, got 0" and error.argument == "permutations"
-    # The command line's parser bounds --permutations; a stored report's settings reach the analysis.
+    # The command line's parser bounds --permutations; a stored report's settings are held to the
+    # same bound by its declared schema, which names the file and the field.
     forged = _forged(tmp_path, lambda d: d["settings"].update(permutations=0))
-    assert _cli(["render", forged, "--format", "json"], capsys) == "--permutations must be from 1 to 10,000,000, got 0"
+    assert _cli(["render", forged, "--format", "json"], capsys) == (
+        f"{forged}: settings.permutations: expected an integer from 1 to 10,000,000, got 0"
+    )
 
 
 def test_resamples(tmp_path, capsys):
@@ -83,8 +86,8 @@ def test_resamples(tmp_path, capsys):
             run["conventions"]["resamples"] = 2_000_000
 
     forged = _forged(tmp_path, change)
-    assert (
-        _cli(["render", forged, "--format", "json"], capsys) == "--resamples must be at most 1,000,000, got 2,000,000"
+    assert _cli(["render", forged, "--format", "json"], capsys) == (
+        f"{forged}: runs[0].conventions.resamples: expected an integer from 1 to 1,000,000, got 2000000"
     )
 
 

@@ -276,9 +276,9 @@ def test_comparison_view_draws_its_charts(browser, tmp_path):
     titles = visit.page.evaluate(
         "Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => gd.layout.title.text)"
     )
-    drawn = dict(zip(titles, charts))
-    assert drawn["Per query at K = 5: sample-reversed against sample"] == (len(COMPARED), 1)
-    assert drawn["Queries won, tied and lost by sample-reversed"] == (3, 3)
+    drawn = dict(zip(titles, charts))  # run names isolated in the titles (FSI ... PDI)
+    assert drawn["Per query at K = 5: \u2068sample-reversed\u2069 against \u2068sample\u2069"] == (len(COMPARED), 1)
+    assert drawn["Queries won, tied and lost by \u2068sample-reversed\u2069"] == (3, 3)
     assert drawn["K sweep of every run, one metric at a time"] == (4 * len(SUITE), 4)
     point = visit.page.locator(".chart-scatter .scatterlayer .trace .point").first
     point.scroll_into_view_if_needed()
@@ -675,6 +675,26 @@ def test_the_query_view_shows_each_runs_top_k_item_by_item(browser, tmp_path):
     visit.page.evaluate("window.location.hash = 'q=302'")
     visit.page.wait_for_selector(".query-run")
     assert visit.page.locator(".query-run").nth(1).locator("li.item .mono").all_inner_texts() == ["b"]
+    visit.assert_clean()
+
+
+def test_the_query_view_looks_up_prototype_names_as_ids(browser, tmp_path):
+    # Ids such as __proto__ or valueOf were looked up on a plain object: the page threw instead of
+    # opening the query or saying the id is unknown (docs/conventions.md section 23.4).
+    run = "".join(f"{q} Q0 d{i} {i + 1} {1 - i / 10} r\n" for q in ("valueOf", "q1") for i in range(3))
+    (tmp_path / "run.trec").write_text(run)
+    (tmp_path / "qrels.txt").write_text("valueOf 0 d0 1\nq1 0 d1 1\n")
+    out = tmp_path / "site"
+    assert main(["build", str(tmp_path / "run.trec"), "--qrels", str(tmp_path / "qrels.txt"), "--out", str(out)]) == 0
+    visit = Visit(browser, out / "queries.html")
+    page = visit.page
+    page.evaluate("window.location.hash = 'q=valueOf'")
+    page.wait_for_selector(".query-run")
+    assert "valueOf" in page.inner_text(".query-title")
+    for unknown in ("__proto__", "constructor", "toString", "hasOwnProperty"):
+        page.evaluate(f"window.location.hash = 'q={unknown}'")
+        page.wait_for_selector(".query-body p.notice")
+        assert page.inner_text(".query-body") == "No query of this report has that id."
     visit.assert_clean()
 
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import examples
-from hypothesis import HealthCheck, event, given, settings
+from conftest import PROFILE, examples
+from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
@@ -25,6 +26,9 @@ QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d9 2 0.6 r\n"
 FAST = ("--resamples", "100", "--permutations", "100", "--quiet")
 ERROR = re.compile(r"^ragreport: error: .+$")
+#: In CI the generated walks draw from one fixed seed (docs/conventions.md section 23): a failure
+#: there is reproduced by running again; elsewhere each run explores new examples.
+fixed_seed = seed(2026) if PROFILE == "ci" else (lambda test: test)
 #: A character no text output may hold raw: controls, DEL, C1, line separators, bidi controls.
 RAW = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -264,28 +268,38 @@ def _forge(document, path, value):
 @pytest.mark.parametrize(
     "path, value, expected",
     [
-        (("date",), ["2026"], "date as text, got a list"),
+        (("date",), ["2026"], "date: expected a date as YYYY-MM-DD or null, got a list"),
         (("fingerprints",), "x", "top-level 'fingerprints' with 'queries' and 'labels'"),
-        (("runs", 0, "name"), {"a": 1}, "runs[0].name as text, got an object"),
-        (("runs", 0, "k"), "10", "runs[0].k as an integer, got text"),
-        (("runs", 0, "k"), True, "runs[0].k as an integer, got a boolean"),
-        (("runs", 0, "conventions"), [], "runs[0].conventions as an object, got a list"),
-        (("runs", 0, "fingerprints"), {"queries": 7}, "runs[0].fingerprints.queries as text, got an integer"),
-        (("runs", 0, "metrics", "P@10"), 0.5, "runs[0].metrics.P@10 as an object, got a number"),
+        (("runs", 0, "name"), {"a": 1}, "runs[0].name: expected text, got an object"),
+        (("runs", 0, "k"), "10", 'runs[0].k: expected an integer from 1 to 1,000,000, got "10"'),
+        (("runs", 0, "k"), True, "runs[0].k: expected an integer from 1 to 1,000,000, got true"),
+        (("runs", 0, "conventions"), [], "runs[0].conventions: expected an object, got a list"),
+        (("runs", 0, "fingerprints"), {"queries": 7}, "runs[0].fingerprints.queries: expected text, got 7"),
+        (("runs", 0, "metrics", "P@10"), 0.5, "runs[0].metrics.P@10: expected an object, got 0.5"),
         (
             ("runs", 0, "metrics", "P@10", "mean"),
             "high",
-            "runs[0].metrics.P@10.mean as a finite number or null, got text",
+            'runs[0].metrics.P@10.mean: expected a number or null, got "high"',
         ),
-        (("runs", 0, "queries"), {}, "runs[0].queries as a list, got an object"),
-        (("runs", 0, "queries", 0, "id"), ["q1"], "runs[0].queries[0].id as text, got a list"),
+        (("runs", 0, "queries"), {}, "runs[0].queries: expected a list, got an object"),
+        (("runs", 0, "queries", 0, "id"), ["q1"], "runs[0].queries[0].id: expected text, got a list"),
         (
             ("runs", 0, "queries", 0, "nDCG@10"),
             10**400,
-            "runs[0].queries[0].nDCG@10 as a finite number or null, got an integer",
+            "runs[0].queries[0].nDCG@10: expected a number or null, got an integer of 401 digits",
         ),
-        (("judgments",), {"q1": {"d1": "2"}}, "judgments.q1.d1 as an integer grade within 64 bits, got text"),
-        (("judgments",), {"q1": {"d1": 2**64}}, "judgments.q1.d1 as an integer grade within 64 bits, got an integer"),
+        (("judgments",), {"q1": {"d1": "2"}}, 'judgments.q1.d1: expected an integer within 64 bits, got "2"'),
+        (
+            ("judgments",),
+            {"q1": {"d1": 2**64}},
+            "judgments.q1.d1: expected an integer within 64 bits, got 18446744073709551616",
+        ),
+        (("judgments",), {"q1": {"d1": 1.5}}, "judgments.q1.d1: expected an integer within 64 bits, got 1.5"),
+        (
+            ("runs",),
+            [{"name": "run"}, {"name": "run"}],
+            'runs[1].name: expected a name listed once, got "run" again (also runs[0])',
+        ),
     ],
 )
 def test_a_forged_previous_report_is_one_line_naming_the_field(files, previous, capsys, path, value, expected):
@@ -478,7 +492,7 @@ def test_latex_names_are_escaped_and_controls_made_visible(evil, capsys):
         ["score", evil / "run.trec", "--qrels", evil / "qrels.txt", "--format", "latex", *FAST], capsys
     )
     assert code == 0
-    assert "evil\\textbackslash{}x1b[2J\\textbackslash{}u202eabc &" in out
+    assert "evil\\textbackslash{}x1b{[}2J\\textbackslash{}u202eabc &" in out
 
 
 def test_csv_keeps_the_name_as_data_quoted_by_rfc_4180(files, capsys):
@@ -495,31 +509,15 @@ def test_csv_keeps_the_name_as_data_quoted_by_rfc_4180(files, capsys):
     assert '"a,""b""\nc"' in out
 
 
-def test_summary_md_escapes_the_previous_reports_date(files, previous, capsys):
+def test_a_previous_reports_date_that_is_no_date_is_refused_naming_the_field(files, previous, capsys):
+    # It used to reach summary.md (escaped there); the declared schema now holds it to YYYY-MM-DD.
     previous["date"] = "<img src=x onerror=alert(1)> *b* [l](http://e) |\n# H\u202e"
     (files / "prev.json").write_text(json.dumps(previous))
-    code, _, err = run_cli(
-        [
-            "build",
-            files / "run.trec",
-            "--qrels",
-            files / "qrels.txt",
-            "--previous",
-            files / "prev.json",
-            "--out",
-            files / "site",
-            "--comment",
-            files / "c.md",
-            *FAST,
-        ],
-        capsys,
+    line = one_error(
+        ["score", files / "run.trec", "--qrels", files / "qrels.txt", "--previous", files / "prev.json", *FAST], capsys
     )
-    assert code == 0, err
-    expected = "dated &lt;img src=x onerror=alert\\(1\\)&gt; \\*b\\* \\[l\\]\\(http://e\\) \\|\\\\x0a\\# H\\\\u202e."
-    for name in ("site/summary.md", "c.md"):
-        text = (files / name).read_text()
-        assert expected in text, name
-        assert "<img" not in text and "\u202e" not in text
+    assert line.startswith(f"{files}/prev.json: date: expected a date as YYYY-MM-DD or null, got ")
+    assert "\u202e" not in line and "\n" not in line
 
 
 def test_the_site_isolates_names_and_the_title_shows_escapes(evil, capsys):
@@ -668,10 +666,52 @@ FLAGS = st.lists(
             ("--require", "bad rule"),
             ("--max-drop", "P@10=0.1"),
             ("--fail-on", "worse"),
+            # the options added since the first round (docs/conventions.md section 23)
+            ("--require", "P@10>=0_1"),
+            ("--max-drop", "P@10=\uff10.\uff15"),
+            ("--text-queries", "99999999999999999999999"),
+            ("--text-queries", "1_0"),
+            ("--text-queries", "2"),
+            ("--corpus", "{folder}/corpus.jsonl"),
+            ("--queries", "{folder}/queries.jsonl"),
+            ("--query-meta", "{folder}/qmeta.jsonl"),
+            ("--query-meta", "{folder}/qmeta.csv"),
+            ("--slice", "topic"),
+            ("--comment", "{folder}/comment.md"),
+            ("--junit", "{folder}/junit.xml"),
+            ("--corpus", "{folder}/fifo"),
+            ("--title", "@someone ::warning::x"),
         ]
     ),
     max_size=3,
 )
+#: Text and metadata files near a valid one, for the options above.
+SIDE_FILES = {
+    "corpus.jsonl": st.sampled_from(
+        [
+            '{"_id": "d1", "title": "t", "text": "x"}\n',
+            '{"meta": {"id": "d1"}, "_id": "d2", "text": "y"}\n',
+            '{"_id": "d1", "text": "\\ud800"}\n',
+            '{"_id": "d1", "text": "x", "n": 1e400}\n',
+            '{"_id": "d1", "text": "x", "n": ' + "9" * 5000 + "}\n",
+            "[" * 3000 + "\n",
+            "d1\tno json\n",
+        ]
+    ),
+    "queries.jsonl": st.sampled_from(
+        ['{"_id": "q1", "text": "capital"}\n', '{"_id": "q1", "text": "\\udfff"}\n', "<top><num>1</num></top>\n", "{"]
+    ),
+    "qmeta.jsonl": st.sampled_from(
+        [
+            '{"id": "q1", "topic": "a"}\n{"id": "q2", "topic": "b"}\n',
+            '{"id": "q1", "topic": NaN}\n',
+            '{"id": "q1", "topic": 18446744073709551616}\n',
+            '{"id": "q1", "topic": [1]}\n',
+            '{"id": "q1"}\n{"id": "q1"}\n',
+        ]
+    ),
+    "qmeta.csv": st.sampled_from(["query_id,topic\nq1,a\nq2,b\n", "query_id,topic,topic\nq1,a,b\n", 'id,"t\n']),
+}
 
 
 #: Any text a JSON file can carry (no lone surrogate: that one is refused at read, tested above).
@@ -717,11 +757,23 @@ def hostile_case(draw):
     return ext, raw, gz, qrels_text, meta, command, fmt, draw(FLAGS), draw(st.booleans())
 
 
+@st.composite
+def side_files(draw):
+    return {name: draw(texts) for name, texts in SIDE_FILES.items()}
+
+
+@fixed_seed
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(case=hostile_case())
-def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, case):
+@given(case=hostile_case(), sides=side_files())
+def test_the_cli_walker_never_shows_a_traceback(tmp_path_factory, capsys, monkeypatch, case, sides):
     ext, raw, gz, qrels_text, meta, command, fmt, flags, with_previous = case
     folder = tmp_path_factory.mktemp("walk")
+    for name, text in sides.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    if not (folder / "fifo").exists():
+        os.mkfifo(folder / "fifo")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    flags = [(flag, value.replace("{folder}", str(folder))) for flag, value in flags]
     run = folder / f"run{ext}{'.gz' if gz else ''}"
     data = raw.encode("utf-8", "surrogatepass")
     run.write_bytes(gzip.compress(data, mtime=0) if gz else data)
@@ -815,22 +867,30 @@ def test_a_text_option_that_is_not_utf8_is_one_line(files, capsys):
         (
             ("runs", 0, "conventions", "confidence"),
             0.9999999999999999,
-            "got ValueError: confidence must lie above 0 and at most 0.999999, got 0.9999999999999999",
+            "runs[0].conventions.confidence: expected a number from 0 to 0.999999, got 0.9999999999999999",
         ),
-        (("runs", 0, "name"), 5, "got TypeError: 'name' is int, not text"),
+        (("runs", 0, "name"), 5, "runs[0].name: expected text, got 5"),
         (
             ("runs", 0, "cutoffs"),
             [10**30],
-            "got ValueError: cutoff 1000000000000000000000000000000 is not a whole number from 1 to 1,000,000",
+            "runs[0].cutoffs[0]: expected an integer from 1 to 1,000,000, got an integer of 31 digits",
         ),
-        (("runs", 0, "sweep", "k"), [True], "got ValueError: cutoff True is not a whole number from 1 to 1,000,000"),
+        (("runs", 0, "sweep", "k"), [True], "runs[0].sweep.k[0]: expected an integer from 1 to 1,000,000, got true"),
+        (("settings", "metrics"), {"P": 5}, "settings.metrics: expected a list, got an object"),
+        (("settings", "gates"), ["x"], "settings.gates: expected an object or null, got a list"),
+        (("settings", "permutations"), 0, "settings.permutations: expected an integer from 1 to 10,000,000, got 0"),
+        (
+            ("drift",),
+            {"previous": "v1", "basis": {"runs": []}},
+            "drift.basis.fingerprints: expected this key, got none",
+        ),
     ],
 )
 def test_a_forged_report_given_to_render_is_one_line(files, previous, capsys, path, value, expected):
     _forge(previous, path, value)
     (files / "forged.json").write_text(json.dumps(previous))
     line = one_error(["render", files / "forged.json", "--format", "table"], capsys)
-    assert line.startswith(f"{files}/forged.json:1: expected run ") and line.endswith(expected)
+    assert line == f"{files}/forged.json: {expected}"
 
 
 def test_running_out_of_memory_is_one_line(files, capsys, monkeypatch):
@@ -886,6 +946,7 @@ def mutation(draw):
     return steps, draw(JSON_VALUES), draw(st.booleans())
 
 
+@fixed_seed
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=mutation())
 def test_a_mutated_report_as_previous_or_rendered_never_shows_a_traceback(tmp_path_factory, capsys, case):

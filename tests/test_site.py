@@ -423,9 +423,9 @@ def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_pa
     rr = next(c for c in report["comparisons"] if c["metric"] == "RR@5")
     assert f"{rr['delta']:+.3f}" in text and f"{rr['p_adjusted']:.3f}" in text
     figures = [page.json(k) for k in page.json_blocks if k.startswith("fig-")]
-    titles = [f["layout"]["title"]["text"] for f in figures]
-    assert "Per query at K = 5: sample-reversed against sample" in titles
-    assert "Queries won, tied and lost by sample-reversed" in titles
+    titles = [f["layout"]["title"]["text"] for f in figures]  # each run name isolated (FSI ... PDI)
+    assert "Per query at K = 5: \u2068sample-reversed\u2069 against \u2068sample\u2069" in titles
+    assert "Queries won, tied and lost by \u2068sample-reversed\u2069" in titles
     assert "Gained most on nDCG@5" in text and "Lost most on nDCG@5" in text
     assert 'id="compare-sample-reversed"' in page.source
     run_page = read_page(out / "run-sample-reversed.html")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import Argument, ArgumentError, UsageError
+from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure, Metric
 from .intervals import bootstrap_interval
@@ -114,8 +114,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     is enumerated (the exact p-value, the identity among them); otherwise ``permutations`` random
     ones are drawn and ``p = (1 + #{T* >= T}) / (1 + permutations)``. Either way p > 0.
     """
-    if not 1 <= permutations <= MAX_PERMUTATIONS:
-        raise ArgumentError(Argument("permutations"), f" must be from 1 to {MAX_PERMUTATIONS:,}, got {permutations:,}")
+    permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     d = np.asarray(differences, dtype=np.float64)
     if d.ndim == 1:
         d = d[:, None]

@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ..core.errors import Argument, ArgumentError
+from ..core.errors import Argument, ArgumentError, whole_number
 from ..reading.previous import load_previous
 from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
-from .compare import Correction, compare
+from .compare import MAX_PERMUTATIONS, Correction, compare
 from .dates import build_day
 from .drift import drift
 from .family import choose_family
@@ -31,7 +31,7 @@ from .restored import restored
 from .result import Analysis
 from .slices import slice_keys, slices
 from .summary import RunSummary
-from .texts import TEXT_QUERIES, merged_query_meta, shown_texts, with_query_text
+from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, merged_query_meta, shown_texts, with_query_text
 
 A = TypeVar("A", bound=Analysis)
 
@@ -63,6 +63,8 @@ def analyse_runs(
     """The analysis of the runs, made as ``make`` (:class:`~ragreport.analysis.result.Analysis`, or
     the API's :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each
     argument takes."""
+    permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
+    text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
     if queries is not None:
         summaries = with_query_text(summaries, queries)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.model import Gain
-from ..reading.previous import drift_problem
+from ..reading.previous import check_drift_fields
 from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
 from ..scoring.join import join
 from ..scoring.measures import Measure
@@ -101,9 +101,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
     if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
         if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
-        problem = drift_problem(basis[0])
-        if problem is not None:
-            raise InputError(where, None, f"drift.basis.{problem[0]} as {problem[1]}", type(problem[2]).__name__)
+        check_drift_fields(where, basis[0], "drift.basis")
     return summaries, dict(
         today=today,
         baseline=settings.get("baseline"),

@@ -20,6 +20,8 @@ from .compare import family_values
 
 #: How many queries' top K are shown with the documents' text by default (--text-queries).
 TEXT_QUERIES = 1_000
+#: The most queries whose documents' text a report may keep (``--text-queries``; docs/conventions.md section 23).
+MAX_TEXT_QUERIES = 1_000_000
 
 if TYPE_CHECKING:
     from ..scoring.measures import Measure

@@ -19,6 +19,7 @@ import traceback
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..analysis.compare import Correction
 from ..analysis.evaluation import evaluate_runs
@@ -33,6 +34,7 @@ from ..output.ci import junit, workflow_errors
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
+from ..output.media import markdown_text, no_workflow_commands
 from ..output.publishing import open_history
 from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
@@ -116,15 +118,18 @@ def _ci_outputs(
     args: argparse.Namespace, analysis: Analysis, results: tuple[GateResult, ...], *, stdout_is_data: bool
 ) -> int:
     """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status."""
-    if args.command == "render" and args.format is not None and not results:
+    export = args.command == "render" and args.format is not None
+    if export and not results:
         return 0  # an export: no summary, comment or annotation of its own
     view = None
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if (summary_file and not args.no_step_summary) or args.comment is not None:
+    summary_file = None if export or args.no_step_summary else summary_file  # an export appends none, gates or not
+    if summary_file or args.comment is not None:
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
-    if summary_file and not args.no_step_summary and view is not None:
+    if summary_file and view is not None:
         with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
-            handle.write(f"## {say.step_summary_heading(view.title)}\n\n" + markdown(view) + "\n")
+            heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
+            handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
     if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
@@ -254,7 +259,25 @@ def _build(args: argparse.Namespace) -> int:
 DATA_FORMATS = ("trec", "json", "csv", "latex")
 
 
-def _stdout(
+def _stdout(*args: Any, **kwargs: Any) -> str:
+    """What ``score`` and ``render`` print (:func:`_stdout_text`); under ``GITHUB_ACTIONS=true`` no line
+    may begin with ``::`` from a user's word, which the runner would read as a workflow command:
+    text for people shows it as ``\\x3a:``, CSV quotes the field (the value unchanged)."""
+    text = _stdout_text(*args, **kwargs)
+    if os.environ.get("GITHUB_ACTIONS") != "true" or "::" not in text:
+        return text
+    fmt = args[1] if len(args) > 1 else kwargs["fmt"]
+    if fmt == "csv":
+        return "".join(
+            '"' + line.replace("\r\n", "").split(",", 1)[0] + '"' + line[len(line.split(",", 1)[0]) :]
+            if line.startswith("::")
+            else line
+            for line in text.splitlines(keepends=True)
+        )
+    return no_workflow_commands(text)
+
+
+def _stdout_text(
     analysis: Analysis,
     fmt: str,
     per_query: bool,

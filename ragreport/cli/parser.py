@@ -7,13 +7,16 @@ parser, so an option added here is a key of the file with no further code (CONTR
 from __future__ import annotations
 
 import argparse
+import re
 
 from .. import __version__
 from ..analysis.compare import MAX_PERMUTATIONS, Correction
 from ..analysis.intervals import MAX_RESAMPLES
 from ..analysis.power import MIN_EFFECT
+from ..analysis.texts import MAX_TEXT_QUERIES
 from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
+from ..core.grammar import read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.gates import FAIL_ON
 from ..reading.registry import FORMATS
@@ -46,20 +49,25 @@ def said(error: BaseException) -> str:
 MIN_RESAMPLES = 100
 
 
-def _at_least(least: int, what: str, most: int | None = None):
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def _at_least(least: int, what: str, most: int):
     """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
     ``what`` names it in the error. A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
         value: int | None
         digits = text.strip()
-        if len(digits) > 20 and digits.lstrip("+-").isdigit():  # Python refuses to read thousands of digits;
-            value = least - 1 if digits.startswith("-") else (most or least) + 1  # no bound needs 21
-        else:
-            try:
-                value = int(text)
-            except ValueError:
+        if not _WHOLE.fullmatch(digits):  # the number grammar: ASCII digits, no '_' (int() takes both)
+            value = None
+        elif len(digits) > 20:  # Python refuses to read thousands of digits; no bound needs 21
+            if digits.startswith("-"):
                 value = None
+            else:
+                raise argparse.ArgumentTypeError(f"expected {what}, at most {most or 0:,}, got {shorten(text)}")
+        else:
+            value = int(digits)
         if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
         if most is not None and value > most:
@@ -109,10 +117,10 @@ def _min_effect(text: str) -> float:
 
 
 def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    found = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    value = found
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
     if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
@@ -267,7 +275,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     texts.add_argument(
         "--text-queries",
-        type=_at_least(0, "a whole number, 0 or more"),
+        type=_at_least(0, "a whole number, 0 or more", MAX_TEXT_QUERIES),
         default=1_000,
         metavar="N",
         help="show the documents' text for the N queries the report points at most (1000)",

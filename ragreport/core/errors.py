@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,12 +56,18 @@ class InputError(RagreportError):
     whole), what was expected there and what was found.
     """
 
-    def __init__(self, path: str | Path, line: int | None, expected: str, got: str | None = None):
+    def __init__(
+        self, path: str | Path, line: int | None, expected: str, got: str | None = None, field: str | None = None
+    ):
         self.path = visible(str(path))  # a file name may hold a newline: the error stays one line
         self.line = line
         self.expected = expected
         self.got = got
+        #: The field of a stored document (``runs[0].name``) where the line cannot say it.
+        self.field = None if field is None else visible(field)
         where = self.path if line is None else f"{self.path}:{line}"
+        if self.field is not None:
+            where += f": {self.field}"
         message = f"{where}: expected {expected}"
         if got is not None:
             message += f", got {got}"
@@ -143,3 +150,18 @@ def shorten(text: str, limit: int = 60, quote: bool = True) -> str:
     """A found value (its ``repr`` when ``quote``), cut to ``limit`` characters and to one line."""
     shown = repr(text) if quote else text.replace("\n", " ")
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def whole_number(value: object, what: str | Argument, low: int | None = None, high: int | None = None) -> int:
+    """``value`` when it is a whole number (an ``int`` or a numpy integer, not a bool, a float or
+    text), from ``low`` to ``high`` when they are given, else a one-line :class:`ArgumentError`
+    naming ``what``: the API's ``k=5.5`` or ``permutations=True`` is refused as the command line
+    refuses ``-k 5.5``."""
+    span = "" if low is None or high is None else f" from {low:,} to {high:,}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or type(value).__name__ == "bool_":
+        got = f"{shorten(repr(value), quote=False)} ({type(value).__name__})"
+        raise ArgumentError(what, f" must be a whole number{span}, got {got}")
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ArgumentError(what, f" must be{span}, got {shorten(f'{number:,}', quote=False)}")
+    return number

@@ -164,7 +164,10 @@ def id_too_long(text: str) -> int | None:
 #: character either splits a line where a format cannot carry it, vanishes in numpy's arrays (a
 #: trailing NUL), or makes two different ids look alike on a page or a terminal.
 FORBIDDEN_ID_CHARACTERS = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"
-_FORBIDDEN = re.compile(f"[{FORBIDDEN_ID_CHARACTERS}]")
+#: And a lone surrogate (U+D800-U+DFFF), which only an id given in memory can hold (UTF-8 files and
+#: Arrow's text cannot; a JSON escape is refused where it is read): no output could write it
+#: (docs/conventions.md section 23.3).
+_FORBIDDEN = re.compile(f"[{FORBIDDEN_ID_CHARACTERS}\ud800-\udfff]")
 
 
 def forbidden_character(text: str) -> str | None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..scoring.catalogue import IPREC, PRIMARY, SUITE, Metric
+from .media import isolated
 from .wording import charts as say
 from .wording import report as say_report
 
@@ -168,7 +169,7 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     log = ks[-1] > 100
     layout: dict[str, Any] = {
         "title": {
-            "text": say.run_sweep_title(html.escape(summary.name), summary.conventions.confidence),
+            "text": say.run_sweep_title(isolated(html.escape(summary.name)), summary.conventions.confidence),
             "x": 0,
             "xanchor": "left",
             "font": {"size": 15},
@@ -415,7 +416,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
         "data": traces,
         "layout": {
             "title": {
-                "text": say.scatter_title(base.k, run_name, base_name),
+                "text": say.scatter_title(base.k, isolated(run_name), isolated(base_name)),
                 "x": 0,
                 "xanchor": "left",
                 "font": {"size": 15},
@@ -498,7 +499,7 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
         "data": traces,
         "layout": {
             "title": {
-                "text": say.outcome_title(html.escape(comparison.run.name)),
+                "text": say.outcome_title(isolated(html.escape(comparison.run.name))),
                 "x": 0,
                 "xanchor": "left",
                 "font": {"size": 15},

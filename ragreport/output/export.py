@@ -88,12 +88,21 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # After a row's \\ (a line break), "[2cm]" is read as its spacing and "*" as its star form, so
+    # a run named "[2cm]" vanished and "*x" printed as "x": braced, they are plain text anywhere.
+    "[": "{[}",
+    "]": "{]}",
+    "*": "{*}",
+    # The default (OT1) font prints these as other glyphs (an inverted mark, a dash): named instead.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
 def latex_escape(text: str) -> str:
-    """``text`` as LaTeX prints it literally: each of ``\\ & % $ # _ { } ~ ^`` replaced, in one pass;
-    a control or bidi character (a newline would end the row's paragraph) shown first as an escape."""
+    """``text`` as LaTeX prints it literally: each of ``\\ & % $ # _ { } ~ ^ [ ] * < > |`` replaced,
+    in one pass; a control or bidi character (a newline would end the row's paragraph) shown first as an escape."""
     return "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text))
 
 

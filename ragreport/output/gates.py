@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import Argument, ArgumentError, UsageError
+from ..core.grammar import read_number
 from ..scoring.kinds import ValueKind
 from ..scoring.measures import parse_measure
 from .wording import gates as say
@@ -166,10 +167,10 @@ class GateResult:
 
 
 def _number(text: str, rule: str, option: Argument) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ArgumentError(option, f" {rule!r}: expected a number after the operator, got {text!r}") from None
+    found = read_number(text)  # the one grammar: 0_1 and non-ASCII digits are no numbers, as everywhere
+    if found is None:
+        raise ArgumentError(option, f" {rule!r}: expected a number after the operator, got {text!r}")
+    value = found
     if not math.isfinite(value):
         raise ArgumentError(option, f" {rule!r}: expected a finite number, got {text!r}")
     return value

@@ -32,6 +32,7 @@ from .. import __version__
 from ..core.errors import Argument, ArgumentError
 from ..core.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
 from ..core.model import FIGURE_CONVENTIONS
+from .media import history_href
 from .wording import comparison as say_comparison
 from .wording import history as say
 from .wording import numbers as fmt
@@ -341,7 +342,7 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
     return {
         "label": entry["label"],
         "anchor": f"report-{entry['label']}",
-        "href": entry["path"],
+        "href": history_href(entry.get("path"), entry["label"]),  # only its own report, else none
         "date": entry.get("date"),
         "published": entry.get("published"),
         "title": entry.get("title"),

@@ -426,10 +426,42 @@ def _is_report_file(path: Path) -> bool:
     return b'<meta name="generator" content="ragreport ' in head
 
 
+#: Where a link leads to a descriptor or a device rather than a file (``/dev/stdout`` is a link to
+#: ``/proc/self/fd/1``): an output named so is refused as the device itself.
+_DESCRIPTOR_PLACES = ("/proc/", "/dev/")
+
+
+def link_problem(path: Path) -> str | None:
+    """What ``path``, a symbolic link, leads to when an output may not be written there (None: a
+    link to a regular file or to nothing, which the rename replaces as the link itself, never
+    writing through it). Every hop of the chain is read: a hop into ``/proc`` or ``/dev`` (a
+    descriptor, ``/proc/self/fd/1``) or a loop is refused, whatever the last hop is."""
+    hop, seen = path, set[Path]()
+    while hop.is_symlink():
+        if hop in seen or len(seen) > 40:
+            return say.LINK_LOOP
+        seen.add(hop)
+        try:
+            leads = Path(os.readlink(hop))
+        except OSError:
+            return say.LINK_LOOP
+        hop = leads if leads.is_absolute() else hop.parent / leads
+        if os.path.normpath(hop).startswith(_DESCRIPTOR_PLACES) or str(hop) in ("/proc", "/dev"):
+            return say.link_to_descriptor(str(hop))
+    kind = special_kind(hop)
+    return None if kind is None else say.link_to_special(str(hop), kind)
+
+
 def refuse_special_output(path: Path, option: str) -> None:
-    """Refuse, before anything is opened, an output that names a device, a FIFO or a socket:
-    writing would block on a FIFO with no reader, and the rename would replace the device itself
-    (docs/conventions.md section 18)."""
+    """Refuse, before anything is opened, an output that names a device, a FIFO or a socket, or a
+    link to one (or to a descriptor, as ``/dev/stdout`` is): writing would block on a FIFO with no
+    reader, and the rename would replace the device, or the link to it, by a file
+    (docs/conventions.md sections 18 and 23.1)."""
+    if path.is_symlink():
+        problem = link_problem(path)
+        if problem is not None:
+            raise UsageError(f"{option} {path} is {problem}; give a file name")
+        return
     kind = special_kind(path)
     if kind is not None:
         raise UsageError(f"{option} {path} is {kind}, not a regular file; give a file name")
@@ -554,6 +586,18 @@ def _history_problem(folder: Path, manifest: Mapping[str, str], touched: Sequenc
     return None
 
 
+def _linked_folder(folder: Path, files: Sequence[str], gone: Sequence[str]) -> str | None:
+    """The first folder on the way to a file publish writes (``assets/``, ``reports/``,
+    ``reports/LABEL/``), or a report folder it replaces or prunes, that is a symbolic link, worded
+    (None: none is). Writing through it would write outside the history; replacing it would drop
+    a link publish did not make."""
+    folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)} | set(gone)
+    for relative in sorted(folders):
+        if (folder / relative).is_symlink():
+            return say.link_inside(str(folder / relative))
+    return None
+
+
 def write_history(
     folder: str | Path, files: Mapping[str, bytes], replaced: Sequence[str] = (), index: bytes | None = None
 ) -> Path:
@@ -585,7 +629,7 @@ def write_history(
                 for relative, _ in entries(folder)
                 if relative != HISTORY_MARKER and (relative in files or any(relative.startswith(g + "/") for g in gone))
             ]
-            problem = _history_problem(folder, manifest, touched)
+            problem = _linked_folder(folder, list(files), sorted(gone)) or _history_problem(folder, manifest, touched)
             if problem is not None:
                 raise UsageError(say.refusing_to_publish(str(folder), problem))
             kept = {

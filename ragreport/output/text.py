@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.escape import field, visible
 from ..scoring.kinds import IntervalMethod
+from .media import markdown_code, markdown_text
 from .wording import gates as say
 
 #: How report.json writes "no band" (a count's figure is a total).
@@ -85,8 +86,8 @@ def gates_markdown(view: ReportView) -> list[str]:
     ]
     for row in gates.rows:
         result = f"**{row.result}**" if row.result == "FAIL" else row.result
-        rule = row.rule.replace("`", "").replace("|", "\\|")
-        lines.append(f"| {result} | `{rule}` | {_md_user(row.run)} | {row.metric} | {_md_user(row.figure)} |")
+        rule = markdown_code(row.rule)  # the rule as given, backticks and pipes too
+        lines.append(f"| {result} | {rule} | {_md_user(row.run)} | {row.metric} | {_md_user(row.figure)} |")
     return lines + [""]
 
 
@@ -167,15 +168,10 @@ def _md_cell(text: str) -> str:
     return visible(str(text).replace("|", "\\|").replace("\n", " "))
 
 
-_MARKDOWN_SPECIAL = str.maketrans(
-    {c: "\\" + c for c in "\\`*_[]()#!|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "}
-)
-
-
 def _md_user(text: str) -> str:
     """Text from the user's files (names, ids in limits, the previous report's date) as literal
-    Markdown: control and bidi characters shown as escapes (``\\u202e``), then every marker escaped."""
-    return visible(str(text)).translate(_MARKDOWN_SPECIAL)
+    Markdown: :func:`ragreport.output.media.markdown_text`, the one function Markdown's user words go through."""
+    return markdown_text(text)
 
 
 @dataclass(frozen=True)
@@ -312,7 +308,7 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
             cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
-            cells.append(", ".join(f"`{_md_user(q)}`" for q in row.examples))
+            cells.append(", ".join(markdown_code(q) for q in row.examples))
             lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
     return lines
 

@@ -26,7 +26,9 @@ from ..core.history import (
     valid_label,
 )
 from ..core.manifest import NotAMarker, read_marker
-from .previous import read_document
+from .documents import HISTORY
+from .schema import check
+from .storedjson import read_document
 
 
 def _line_of(text: str, label: str) -> int:
@@ -83,8 +85,11 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
         path, HISTORY_SCHEMA, "the history index ragreport publish writes", "a history index"
     )
     reports = document.get("reports")
-    if not isinstance(reports, list):
-        raise InputError(path, 1, "a 'reports' list", type(reports).__name__)
+    for index, entry in enumerate(reports if isinstance(reports, list) else []):  # a missing key: as before
+        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
+            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+    check(document, HISTORY, path)  # every field the history page reads, as publish writes it
+    assert isinstance(reports, list)
     seen: set[str] = set()
     lines = {}
     for index, entry in enumerate(reports):

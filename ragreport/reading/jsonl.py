@@ -30,7 +30,15 @@ from typing import Any
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import TOO_DEEP, TOO_LONG, ConflictingKey, check_surrogates, json_integer, no_conflicting_keys
+from .jsontext import (
+    TOO_DEEP,
+    TOO_LONG,
+    ConflictingKey,
+    check_surrogates,
+    json_integer,
+    no_conflicting_keys,
+    unfit_number,
+)
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, check_ids, judgments_from_lists, parse_grade, parse_id, run_from_slots
 
@@ -215,6 +223,11 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         meta = record.get("meta")
         if meta is not None and not isinstance(meta, dict):
             raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
+        if meta:
+            bad = unfit_number(meta)
+            if bad is not None:  # a slice by it would hold NaN, an infinity or a wrapped integer
+                expected = f"'meta' numbers finite and within 64 bits for query {qid!r}"
+                raise InputError(path, number, expected, shorten(str(bad), quote=False))
         index = len(qids)
         qids.append(qid)
         query_lines.append(number)

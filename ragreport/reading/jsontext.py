@@ -170,3 +170,60 @@ def load_json_object(path: Path, text: str, what: str) -> dict[str, Any]:
         raise InputError(path, 1, what, f"a JSON {type(data).__name__}")
     check_surrogates(path, text, data)
     return data
+
+
+class _NotFinite(Exception):
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+def _refuse_constant(word: str) -> Any:
+    raise _NotFinite(word)
+
+
+def _finite(word: str) -> float:
+    value = float(word)
+    if not math.isfinite(value):  # 1e400: beyond a float
+        raise _NotFinite(word)
+    return value
+
+
+def load_json_line(path: Path, number: int, line: str, what: str) -> dict[str, Any]:
+    """One JSONL line of a text or metadata file (``--corpus``, ``--queries``, ``--query-meta``)
+    as an object, every problem one line naming the file and line: not JSON, not an object, nested
+    past the parser, ``NaN``/``Infinity``/``1e400``, an integer of more than 1,000 digits (kept as
+    :class:`LongDigits`, refused where a number is read), or a lone surrogate escape."""
+    try:
+        record = json.loads(line, parse_constant=_refuse_constant, parse_float=_finite, parse_int=json_integer)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, number, f"one JSON object per line ({what})", exc.msg) from None
+    except _NotFinite as exc:
+        raise InputError(path, number, f"finite numbers ({what})", exc.word) from None
+    except RecursionError:
+        raise InputError(path, number, *TOO_DEEP) from None
+    except ValueError:
+        raise InputError(path, number, *TOO_LONG) from None
+    if not isinstance(record, dict):
+        raise InputError(path, number, f"a JSON object ({what})", f"a JSON {type(record).__name__}")
+    check_surrogates(path, line, record, number)
+    return record
+
+
+def unfit_number(value: Any) -> float | int | str | None:
+    """The first number in a decoded value (lists and objects too) that metadata cannot hold: NaN,
+    an infinity, an integer outside 64 bits or one of more than 1,000 digits; else None."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, LongDigits):
+            return item
+        if isinstance(item, float) and not math.isfinite(item):
+            return item
+        if isinstance(item, int) and not isinstance(item, bool) and not -(2**63) <= item < 2**63:
+            return item
+        if isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+    return None

@@ -15,19 +15,24 @@ A query listed twice is an error; so is a line without an id. Every error names 
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from ..core.errors import InputError, shorten
 from .files import read_text
+from .jsontext import LongDigits, load_json_line
 
 #: The names of a query id's column or key, in the order they are looked for.
 ID_NAMES = ("query_id", "qid", "id", "query-id", "_id")
 
 
 def _scalar(value: object, path: Path, line: int, key: str) -> object:
+    if isinstance(value, LongDigits) or (
+        isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63
+    ):
+        got = f"an integer of {len(value.lstrip('-')) if isinstance(value, str) else len(str(abs(value)))} digits"
+        raise InputError(path, line, f"a number within 64 bits for {key!r}", got)
     if value is None or isinstance(value, (str, int, float, bool)):
-        return value
+        return value  # floats are finite: load_json_line refused NaN, infinities and 1e400
     raise InputError(path, line, f"a text, number or boolean for {key!r}", f"a JSON {type(value).__name__}")
 
 
@@ -37,14 +42,7 @@ def _jsonl(path: Path, text: str) -> dict[str, dict[str, object]]:
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, "one JSON object per line", exc.msg) from None
-        except RecursionError:
-            raise InputError(path, number, "one JSON object per line", "nesting too deep") from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, "a JSON object", type(record).__name__)
+        record = load_json_line(path, number, line, "query metadata")
         id_key = next((k for k in ID_NAMES if k in record), None)
         if id_key is None:
             raise InputError(path, number, f"a query id under one of {', '.join(ID_NAMES)}", ", ".join(record))
@@ -74,6 +72,9 @@ def _delimited(path: Path, text: str) -> dict[str, dict[str, object]]:
     where: dict[str, int] = {}
     try:
         header = [h.strip() for h in next(reader)]
+        twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+        if twice is not None:  # one of the two columns would be dropped without a word
+            raise InputError(path, header_line + 1, "each column named once in the header", f"{twice!r} twice")
         id_column = next((header.index(n) for n in ID_NAMES if n in header), 0)
         for row in reader:
             number = header_line + reader.line_num

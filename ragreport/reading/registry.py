@@ -14,6 +14,7 @@ order and the first to claim the file wins; a file none claims is in the catch-a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -250,6 +251,11 @@ def load_inputs(
     the evaluation before the first is scored. ``metas`` (metadata files, one per run, in order)
     apply to in-memory runs too. Names must be unique; an in-memory run needs ``qrels``.
     """
+    if qrels is not None and not isinstance(qrels, (str, os.PathLike)) and not is_in_memory(qrels):
+        raise ArgumentError(
+            Argument("qrels"),
+            f" must be a path, a mapping {{query_id: {{doc_id: grade}}}} or a data frame, got a {type(qrels).__name__}",
+        )
     pairs = [] if isinstance(inputs, (list, tuple)) and not inputs else named_inputs(inputs)
     if all(name is None and isinstance(item, (str, Path)) for name, item in pairs) and not is_in_memory(qrels):
         return load_runs([item for _, item in pairs], qrels=qrels, metas=metas, input_format=input_format, order=order)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
+from ..core.grammar import NUMBER as GRAMMAR
 from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
 from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
@@ -37,7 +38,7 @@ from .ordering import order_in_place
 #: The one grammar of a number written as text (docs/conventions.md section 17): an optional sign,
 #: ASCII digits with at most one point, an optional exponent. Python's own ``float`` and ``int``
 #: would also take ``1_0``, ``nan``, ``inf``, ``0x1p3`` spellings, blanks and non-ASCII digits.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBER = GRAMMAR
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Grades are signed 64-bit integers: the arrays that hold them.
 GRADE_MIN, GRADE_MAX = -(1 << 63), (1 << 63) - 1

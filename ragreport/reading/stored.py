@@ -23,6 +23,7 @@ import numpy as np
 from ..core.errors import InputError, shorten
 from ..core.model import (
     META_KEYS,
+    SCHEMA,
     Conventions,
     Denominator,
     Gain,
@@ -35,7 +36,9 @@ from ..core.model import (
     Run,
     RunMeta,
 )
-from .previous import read_report
+from .documents import RENDER
+from .schema import check
+from .storedjson import read_document
 
 #: What a report needs to be rendered again, at the top level and per run.
 NEEDED_TOP = ("settings", "judgments", "runs")
@@ -64,7 +67,7 @@ class StoredRun:
 def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
-    document = read_report(path)
+    document = read_document(path, SCHEMA, "a report.json written by ragreport build", "a report.json")[0]
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
@@ -78,6 +81,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
                 raise InputError(
                     path, 1, f"'{key}' in run {name!r} (written before ragreport render; {REBUILD})", "none"
                 )
+    check(document, RENDER, path)  # every field render reads, as ragreport writes it
     return document
 
 
@@ -134,6 +138,8 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     for cutoff in [*run["cutoffs"], *run["sweep"]["k"]]:
         if isinstance(cutoff, bool) or not isinstance(cutoff, int) or not 1 <= cutoff <= _MAX_STORED_CUTOFF:
             raise ValueError(f"cutoff {cutoff!r} is not a whole number from 1 to {_MAX_STORED_CUTOFF:,}")
+    if not set(run["cutoffs"]) <= set(run["sweep"]["k"]):
+        raise ValueError(f"cutoffs {run['cutoffs']} are not all in its sweep {run['sweep']['k']}")
     rows = run["queries"]
     lists = run["lists"]
     ids = lists["ids"]

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import IO
 
 from ..core.errors import InputError, shorten
+from .files import refuse_special
+from .jsontext import load_json_line
 
 #: The keys a JSONL line may name its id and its text by, in the order they are looked for.
 DOC_ID_KEYS = ("_id", "id", "docid", "doc_id")
@@ -65,6 +67,7 @@ def _in_folder(path: Path, name: str, option: str) -> Path:
 
 def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, line without its end) of a UTF-8 text file, gunzipped when it is gzip."""
+    refuse_special(path)  # a FIFO would block the open itself, /dev/zero never end
     try:
         raw: IO[bytes] = path.open("rb")
     except FileNotFoundError:
@@ -119,8 +122,14 @@ _JSON_ID = re.compile(r'"(?:_id|id|docid|doc_id|qid|query_id)"\s*:\s*(?:"((?:[^"
 
 
 def _quick_id(line: str) -> str | None:
+    """The line's id when the scan can tell it for sure, else None (the line is then parsed): one
+    id key on the line, in the outermost object (a nested object's ``id`` before the document's
+    own ``_id`` would skip the document)."""
     found = _JSON_ID.search(line)
     if found is None:
+        return None
+    before = line[: found.start()]
+    if before.count("{") + before.count("[") != 1 or _JSON_ID.search(line, found.end()) is not None:
         return None
     if found.group(2) is not None:
         return found.group(2)
@@ -144,14 +153,7 @@ def _jsonl(
             quick = _quick_id(line)
             if quick is not None and quick.strip() not in wanted:
                 continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, f"one JSON object per line ({what})", exc.msg) from None
-        except RecursionError:
-            raise InputError(path, number, f"one JSON object per line ({what})", "nesting too deep") from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, f"a JSON object ({what})", type(record).__name__)
+        record = load_json_line(path, number, line, what)
         id_key, raw_id = _first(record, id_keys)
         if id_key is None:
             raise InputError(path, number, f"an id under one of {', '.join(id_keys)}", ", ".join(record) or "none")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import Argument, ArgumentError, UsageError, shorten
+from ..core.errors import Argument, ArgumentError, UsageError, shorten, whole_number
 
 #: K when none is given: 10, except the preloaded sample's 5 (docs/conventions.md section 7).
 DEFAULT_K = 10
@@ -51,7 +51,9 @@ def sweep_cutoffs(k: int, kmax: int) -> np.ndarray:
 def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tuple[int, ...], np.ndarray]:
     """The cutoffs asked for (the report's K first) and every cutoff a report scores: those and
     the sweep's up to ``kmax`` (default max(10, 2K))."""
-    asked = tuple(dict.fromkeys(int(c) for c in ((k,) if isinstance(k, (int, np.integer)) else k)))
+    given: Sequence[object] = k if isinstance(k, Sequence | np.ndarray) and not isinstance(k, str | bytes) else (k,)
+    # whole numbers (5.5, True or "5" refused, naming k), then the range as ever
+    asked = tuple(dict.fromkeys(whole_number(c, Argument("k")) for c in given))
     if not asked or min(asked) < 1:
         raise UsageError(f"K must be at least 1, got {min(asked) if asked else 'nothing'}")
     for c in asked:
@@ -61,7 +63,7 @@ def report_cutoffs(k: int | Sequence[int], kmax: int | None = None) -> tuple[tup
     if kmax is None:  # the default sweep stops at the largest cutoff allowed
         kmax = max(max(asked), min(default_kmax(max(asked)), MAX_CUTOFF))
     else:
-        kmax = check_cutoff(int(kmax), Argument("kmax"))
+        kmax = check_cutoff(whole_number(kmax, Argument("kmax")), Argument("kmax"))
     if kmax < max(asked):
         raise ArgumentError(Argument("kmax"), f" ({kmax}) must be at least K ({max(asked)})")
     return asked, np.union1d(sweep_cutoffs(asked[0], kmax), asked).astype(np.int64)

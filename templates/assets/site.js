@@ -34,10 +34,10 @@
                        : window.ragreportTexts;
     if (!source) { textsRead = Promise.resolve(function () { return undefined; }); return textsRead; }
     textsRead = inflate(source.data, source.unsupported).then(function (table) {
-      var at = {};
-      table.ids.forEach(function (id, i) { at[id] = i; });
+      var at = new Map();  // not an object: an id such as __proto__ or valueOf is a key like any other
+      table.ids.forEach(function (id, i) { if (!at.has(id)) { at.set(id, i); } });
       return function (id) {
-        var i = at[id];
+        var i = at.get(id);
         if (i === undefined) { return undefined; }
         var text = table.texts[i], cut = table.snippet[i];
         return [table.titles[i], cut === null ? text : text.slice(0, cut) + "\u2026", text];
@@ -90,7 +90,7 @@
     if (!title || !title.text || !margin) { return false; }
     if (!figure.__title) { figure.__title = { text: title.text, top: margin.t }; }
     var base = figure.__title, size = (title.font && title.font.size) || 15, text = base.text;
-    if (base.text.replace(/<[^>]*>/g, "").length * size * 0.56 > width - 16) {
+    if (base.text.replace(/<[^>]*>|[\u2068\u2069]/g, "").length * size * 0.56 > width - 16) {  // isolates take no room
       text = base.text.replace(/: /, ":<br>").replace(/ against /, "<br>against ");
       if (text === base.text) { text = base.text.replace(/ by (?!.* by )/, "<br>by "); }
     }
@@ -279,8 +279,8 @@
 
   function drawQueryView(root, data, textOf) {
     var words = data.words;
-    var byId = {};
-    data.queries.forEach(function (q, i) { byId[q.id] = i; });
+    var byId = new Map();  // not an object: an id such as __proto__ or valueOf is a key like any other
+    data.queries.forEach(function (q, i) { if (!byId.has(q.id)) { byId.set(q.id, i); } });
     var base = data.baseline === null ? -1 : data.runs.indexOf(data.baseline);
     var form = el("form", { "class": "query-pick" });
     var label = el("label", null, words.ask + " ");
@@ -381,7 +381,7 @@
     function show(id) {
       body.replaceChildren();
       input.value = id;
-      var at = byId[id];
+      var at = byId.get(id);
       if (at === undefined) { body.appendChild(el("p", { "class": "notice" }, words.unknown)); return; }
       var q = data.queries[at];
       var title = el("h3", { "class": "query-title" });

@@ -6,6 +6,7 @@ report.json is not built from it: it is the data contract (:mod:`ragreport.outpu
 from __future__ import annotations
 
 import dataclasses
+import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline
+from ..media import isolated
 from ..queryview import query_view_data, text_table
 from ..wording import charts as say_charts
 from ..wording import comparison as say_comparison
@@ -130,8 +132,8 @@ def build_view(
         figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
         primary=analysis.primary_label,
         headline=tuple(_headline_view(e, slugs) for e in entries),
-        headline_caption=say_headline.headline_caption(
-            len(summaries) > 1, analysis.primary_label, baseline, confidence
+        headline_caption=say_headline.headline_caption(  # plain text (a figcaption, an aria-label): isolated
+            len(summaries) > 1, analysis.primary_label, None if baseline is None else isolated(baseline), confidence
         ),
         forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
         glossary=_glossary(first.k, confidence),
@@ -277,7 +279,7 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         [e.delta for e in entries],
         [e.low for e in entries],
         [e.high for e in entries],
-        title=say_headline.forest_title(metric, baseline),
+        title=say_headline.forest_title(metric, isolated(html.escape(baseline))),  # plotly reads HTML
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
         difference=True,
         verdicts=["unclear" if e.verdict is None else say_comparison.VERDICTS[e.verdict][1] for e in entries],

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...scoring.catalogue import Metric
 from ..charts import outcome_figure, scatter_figure
+from ..media import isolated
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
@@ -128,7 +129,7 @@ def comparison_view(
         baseline_anchor=f"compare-{slugs[comparison.baseline]}",
         heading=say_comparison.against_baseline(comparison.baseline),
         caption=say_comparison.comparison_caption(
-            comparison.baseline, base.k, conv.confidence, comparison.correction.value
+            isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value
         ),
         confidence=fmt.percent(conv.confidence),
         k=base.k,
@@ -152,7 +153,7 @@ def comparison_view(
         pairs=tuple(pairs),
         metrics=metrics,
         matrix=matrix,
-        matrix_caption=say.delta_matrix_caption(comparison.baseline, base.k),
+        matrix_caption=say.delta_matrix_caption(isolated(comparison.baseline), base.k),
         more=say.COMPARISON_MORE,
         no_movers=say_comparison.NO_MOVERS,
         readings=_readings(comparison, base.k),

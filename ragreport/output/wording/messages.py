@@ -43,6 +43,22 @@ def marker_proves_nothing(path: str, reason: str) -> str:
 
 
 OUT_IS_LINK = "it is a symbolic link; give the folder it points to"
+LINK_LOOP = "a symbolic link that leads round in a loop"
+
+
+def link_to_descriptor(leads: str) -> str:
+    return f"a symbolic link to {leads}, a descriptor or device, not a regular file"
+
+
+def link_to_special(leads: str, kind: str) -> str:
+    return f"a symbolic link to {leads}, which is {kind}, not a regular file"
+
+
+def link_inside(path: str) -> str:
+    """A folder of a history (``assets/``, ``reports/``, a report's folder) found as a link."""
+    return f"{path} is a symbolic link; publish writes only into folders of its own, never through a link"
+
+
 OUT_IS_FILE = "it is a file, not a folder"
 OUT_IS_MOUNT = "it is a mount point, which a build cannot replace (it swaps folders by rename); give a folder inside it"
 OUT_HOLDS_CWD = "it is the current folder or holds it; give a folder below it, such as site"

@@ -1,0 +1,239 @@
+"""The declared shape of every document ragreport reads back (docs/conventions.md section 23.2):
+``history.json`` (:data:`HISTORY`), a report.json as ``--previous`` or a stored drift's basis
+(:data:`PREVIOUS`: the fields drift reads), and a report.json given to ``render`` (:data:`RENDER`:
+everything render reads). Written in the spec language of :mod:`ragreport.reading.schema`; a field a
+writer adds is one entry here."""
+
+from __future__ import annotations
+
+from ..core.model import Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RetrieverKind
+from .schema import (
+    ANY,
+    BOOLEAN,
+    BOOLEAN_OR_NULL,
+    COUNT,
+    COUNT_OR_NULL,
+    CUTOFF,
+    DATE,
+    DATE_OR_NULL,
+    GRADE,
+    NUMBER_OR_NULL,
+    TEXT,
+    TEXT_OR_NULL,
+    choice,
+    either,
+    integer,
+    listing,
+    mapping,
+    number,
+    obj,
+)
+
+#: The verdicts a comparison or a drift row states (the wording's VERDICTS; a test keeps them equal).
+VERDICT = choice("better", "worse", "band above 0", "band below 0", "unclear", null=True)
+
+FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, required=("queries", "labels"))
+RUN_FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, null=True)
+JUDGMENTS = mapping(mapping(GRADE))
+FIGURE = obj({"mean": NUMBER_OR_NULL, "low": NUMBER_OR_NULL, "high": NUMBER_OR_NULL})
+TEXTS = listing(TEXT)
+
+# --- A report.json as drift reads it (--previous, a stored drift.basis) ----------------------------
+
+#: A per-query row: its counts, and every figure (a key holding ``@``) a number or null.
+ROW = obj(
+    {
+        "id": TEXT,
+        "query": TEXT_OR_NULL,
+        "status": TEXT_OR_NULL,
+        "scored": BOOLEAN_OR_NULL,
+        "relevant": COUNT_OR_NULL,
+        "retrieved": COUNT_OR_NULL,
+        "repeats": COUNT_OR_NULL,
+        "first_relevant_rank": COUNT_OR_NULL,
+    },
+    required=("id",),
+    keyed=(("@", NUMBER_OR_NULL),),
+)
+PREVIOUS_RUN = obj(
+    {
+        "name": TEXT,
+        "k": CUTOFF,
+        "fingerprints": obj({"queries": TEXT, "labels": TEXT}),
+        "conventions": mapping(ANY),
+        "metrics": mapping(FIGURE),
+        "measures": mapping(FIGURE, null=True),
+        "judgments": JUDGMENTS,
+        "queries": listing(ROW, unique="id"),
+    },
+    required=("name",),
+)
+PREVIOUS = obj(
+    {
+        "date": DATE_OR_NULL,
+        "fingerprints": FINGERPRINTS,
+        "judgments": JUDGMENTS,
+        "runs": listing(PREVIOUS_RUN, unique="name"),
+    },
+    required=("fingerprints", "runs"),
+)
+
+# --- A report.json as render reads it -----------------------------------------------------------------
+
+
+def _values(choices: type) -> tuple[str, ...]:
+    return tuple(str(member.value) for member in choices)  # type: ignore[attr-defined]
+
+
+CONVENTIONS = obj(
+    {
+        "denominator": choice(*_values(Denominator)),
+        "gain": choice(*_values(Gain)),
+        "missing": choice(*_values(Missing)),
+        "order": choice(*_values(Order)),
+        "no_relevant": choice(*_values(NoRelevant)),
+        "relevance_level": integer(1),
+        "confidence": number(0.0, 0.999999),
+        "resamples": integer(1, 1_000_000),
+        "seed": integer(0, 2**64 - 1),
+    },
+    required=("denominator", "gain", "missing", "order", "confidence", "resamples", "seed"),
+)
+META = obj(
+    {
+        "name": TEXT_OR_NULL,
+        "date": DATE_OR_NULL,
+        "label_source": choice(*_values(LabelSource), null=True),
+        "retriever_kind": choice(*_values(RetrieverKind), null=True),
+    }
+)
+RENDER_ROW = obj(
+    {**ROW["fields"], "retrieved": COUNT, "repeats": COUNT, "scored": BOOLEAN},
+    required=("id", "retrieved", "repeats"),
+    keyed=ROW["keyed"],
+)
+LISTS = obj(
+    {
+        "depth": COUNT_OR_NULL,
+        "in_run": either(COUNT, listing(BOOLEAN)),
+        "ids": listing(listing(TEXT)),
+        "relevant_retrieved": listing(COUNT),
+    },
+    required=("in_run", "ids", "relevant_retrieved"),
+)
+RENDER_RUN = obj(
+    {
+        **PREVIOUS_RUN["fields"],
+        "source": TEXT,
+        "cutoffs": listing(CUTOFF, least=1),
+        "sweep": obj({"k": listing(CUTOFF, least=1)}, required=("k",)),
+        "conventions": CONVENTIONS,
+        "meta": META,
+        "queries": listing(RENDER_ROW, unique="id"),
+        "lists": LISTS,
+    },
+    required=("name", "source", "cutoffs", "sweep", "conventions", "meta", "queries", "lists"),
+)
+MEASURE = obj(
+    {"key": TEXT, "cutoff": integer(1, 1_000_000, null=True), "gain": choice(*_values(Gain), null=True), "label": TEXT},
+    required=("key", "cutoff", "gain"),
+)
+GATES = obj(
+    {"fail_on": TEXTS, "require": TEXTS, "max_drop": TEXTS, "gated": listing(TEXT, null=True)},
+    null=True,
+)
+SETTINGS = obj(
+    {
+        "k": listing(CUTOFF),
+        "kmax": CUTOFF,
+        "primary": TEXT_OR_NULL,
+        "metrics": listing(MEASURE),
+        "baseline": TEXT_OR_NULL,
+        "correction": TEXT,
+        "permutations": integer(1, 10_000_000),
+        "conventions": CONVENTIONS,
+        "previous": TEXT_OR_NULL,
+        "slice_by": listing(TEXT, null=True),
+        "today": DATE,
+        "title": TEXT_OR_NULL,
+        "gates": GATES,
+    },
+    required=("metrics", "today", "correction", "permutations"),
+)
+RENDER = obj(
+    {
+        "date": DATE_OR_NULL,
+        "fingerprints": FINGERPRINTS,
+        "judgments": JUDGMENTS,
+        "settings": SETTINGS,
+        "runs": listing(RENDER_RUN, unique="name", least=1),
+        "drift": obj({"previous": TEXT, "basis": PREVIOUS}, required=("previous", "basis"), null=True),
+    },
+    required=("settings", "judgments", "runs"),
+)
+
+# --- history.json ------------------------------------------------------------------------------------
+
+HISTORY_RUN = obj(
+    {
+        "name": TEXT,
+        "k": CUTOFF,
+        "fingerprints": RUN_FINGERPRINTS,
+        "conventions": mapping(ANY, null=True),
+        "metrics": mapping(FIGURE),
+    },
+    required=("name", "k", "metrics"),
+)
+DRIFT_ROW = obj(
+    {
+        "run": TEXT,
+        "metric": TEXT,
+        "then": NUMBER_OR_NULL,
+        "now": NUMBER_OR_NULL,
+        "delta": NUMBER_OR_NULL,
+        "low": NUMBER_OR_NULL,
+        "high": NUMBER_OR_NULL,
+        "p_adjusted": NUMBER_OR_NULL,
+        "verdict": VERDICT,
+    },
+    required=("run", "metric"),
+)
+ENTRY = obj(
+    {
+        "label": TEXT,
+        "path": TEXT_OR_NULL,
+        "date": DATE_OR_NULL,
+        "published": DATE_OR_NULL,
+        "title": TEXT_OR_NULL,
+        "digest": TEXT_OR_NULL,
+        "primary": TEXT_OR_NULL,
+        "confidence": number(0.0, 0.999999, null=True),
+        "fingerprints": obj({"queries": TEXT_OR_NULL, "labels": TEXT_OR_NULL}, null=True),
+        "runs": listing(HISTORY_RUN, unique="name"),
+        "headline": listing(
+            obj(
+                {"run": TEXT_OR_NULL, "verdict": VERDICT, "baseline": TEXT_OR_NULL, "sentence": TEXT},
+                required=("sentence",),
+            )
+        ),
+        "drift": obj(
+            {
+                "previous": TEXT,
+                "previous_digest": TEXT_OR_NULL,
+                "comparable": BOOLEAN_OR_NULL,
+                "reasons": TEXTS,
+                "notes": TEXTS,
+                "unchanged": TEXTS,
+                "rows": listing(DRIFT_ROW),
+            },
+            required=("previous",),
+            null=True,
+        ),
+        "gates": obj({"failed": COUNT, "total": COUNT}, required=("failed", "total"), null=True),
+    },
+    required=("label", "date", "runs"),
+)
+HISTORY = obj(
+    {"title": TEXT_OR_NULL, "generator": TEXT_OR_NULL, "reports": listing(ENTRY, unique="label")},
+    required=("reports",),
+)

@@ -1,0 +1,275 @@
+"""The stored documents' declared shape, checked field by field where they are read.
+
+A ``history.json`` read back by ``publish``, and a ``report.json`` given to ``render`` or as
+``--previous`` (and the basis of a stored drift), may have been edited by hand or forged. Each is
+checked against one declaration before any of it is used: every field of a wrong type, out of its
+range, missing where required, or a run named twice, is one line naming the file and the field
+path (``history.json: reports[0].runs[1].metrics.nDCG@10.mean: expected a number, got "x"``),
+never a traceback in the middle of a page (docs/conventions.md section 23.2).
+
+The declarations are data: a spec is a dict with a ``type`` and what that type takes, made by the
+small constructors below so that a field added to a document is one line added to its spec::
+
+    {"type": "object", "fields": {"name": TEXT, ...}, "required": ("name",), "others": SPEC}
+    {"type": "list", "items": SPEC, "unique": "name"}   # unique: a field of the items, or "" (the items)
+    {"type": "map", "values": SPEC}                      # any keys (text), each value of SPEC
+    {"type": "either", "options": (SPEC, SPEC)}          # what any one of them admits
+    {"type": "integer", "min": 0, "max": 2**63 - 1}      # also "number" (finite), "text", "boolean",
+    {"type": "choice", "choices": ("a", "b")}            # "date" (YYYY-MM-DD), "any"
+    {"null": True, ...}                                  # null allowed too
+
+An object's keys not in its ``fields`` are allowed (a newer writer may add some) unless ``others``
+gives their spec. Numbers were read by the one grammar already (:mod:`ragreport.reading.previous`
+refuses NaN, infinities and numbers beyond a float); an integer field is also held within its
+range, 64 bits by default.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.errors import InputError
+
+Spec = Mapping[str, Any]
+
+INT64 = (-(2**63), 2**63 - 1)
+#: The deepest cutoff a stored document may name: as a measure name's (docs/conventions.md section 19).
+MAX_CUTOFF = 1_000_000
+
+
+# --- Constructors: a spec is plain data ----------------------------------------------------------
+
+
+def leaf(kind: str, null: bool = False, **more: Any) -> dict[str, Any]:
+    return {"type": kind, "null": null, **more}
+
+
+def integer(low: int = INT64[0], high: int = INT64[1], null: bool = False) -> dict[str, Any]:
+    return leaf("integer", null, min=low, max=high)
+
+
+def number(low: float | None = None, high: float | None = None, null: bool = False) -> dict[str, Any]:
+    return leaf("number", null, min=low, max=high)
+
+
+def choice(*choices: str, null: bool = False) -> dict[str, Any]:
+    return leaf("choice", null, choices=choices)
+
+
+def obj(
+    fields: Mapping[str, Spec],
+    required: tuple[str, ...] = (),
+    others: Spec | None = None,
+    null: bool = False,
+    keyed: tuple[tuple[str, Spec], ...] = (),
+) -> dict[str, Any]:
+    """An object: ``fields`` checked when present, ``required`` ones present; any other key of spec
+    ``others`` (None: not checked), or of the spec of the first ``keyed`` part its name holds."""
+    return {
+        "type": "object",
+        "null": null,
+        "fields": dict(fields),
+        "required": required,
+        "others": others,
+        "keyed": keyed,
+    }
+
+
+def either(*options: Spec, null: bool = False) -> dict[str, Any]:
+    """A value any one of ``options`` admits (the last one names what was expected when none does)."""
+    return {"type": "either", "null": null, "options": options}
+
+
+def listing(items: Spec, unique: str | None = None, null: bool = False, least: int = 0) -> dict[str, Any]:
+    return {"type": "list", "null": null, "items": items, "unique": unique, "least": least}
+
+
+def mapping(values: Spec, null: bool = False) -> dict[str, Any]:
+    return {"type": "map", "null": null, "values": values}
+
+
+TEXT = leaf("text")
+TEXT_OR_NULL = leaf("text", null=True)
+NUMBER = number()
+NUMBER_OR_NULL = number(null=True)
+BOOLEAN = leaf("boolean")
+BOOLEAN_OR_NULL = leaf("boolean", null=True)
+COUNT = integer(0)
+COUNT_OR_NULL = integer(0, null=True)
+DATE = leaf("date")
+DATE_OR_NULL = leaf("date", null=True)
+ANY = leaf("any", null=True)
+GRADE = integer()
+CUTOFF = integer(1, MAX_CUTOFF)
+
+
+# --- The check -------------------------------------------------------------------------------------
+
+
+def shown(value: Any) -> str:
+    """A found value as an error shows it: JSON for a scalar (cut to 40 characters), the kind of a container."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _expected(spec: Spec) -> str:
+    kind = spec["type"]
+    if kind == "integer":
+        low, high = spec["min"], spec["max"]
+        if (low, high) == INT64:
+            said = "an integer within 64 bits"
+        elif high == INT64[1]:
+            said = f"an integer from {low:,} up"
+        else:
+            said = f"an integer from {low:,} to {high:,}"
+    elif kind == "number":
+        low, high = spec.get("min"), spec.get("max")
+        said = "a number" + (f" from {low:g} to {high:g}" if low is not None and high is not None else "")
+    elif kind == "choice":
+        said = "one of " + ", ".join(repr(c) for c in spec["choices"])
+    else:
+        said = {
+            "text": "text",
+            "boolean": "true or false",
+            "date": "a date as YYYY-MM-DD",
+            "object": "an object",
+            "list": "a list",
+            "map": "an object",
+        }.get(kind) or str(kind)
+    return said + (" or null" if spec.get("null") else "")
+
+
+def _field(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _all_plain(items: Any, spec: Spec) -> bool:
+    """Whether every one of ``items`` surely passes a leaf ``spec`` (the fast path for long lists of
+    ids, counts and grades: one C-speed pass; False sends the items one by one, which names the
+    first wrong one)."""
+    kind = spec["type"]
+    if kind == "text":
+        return all(type(item) is str for item in items)
+    if kind == "boolean":
+        return all(type(item) is bool for item in items)
+    if kind == "integer" and spec["min"] >= INT64[0] and spec["max"] <= INT64[1]:
+        low, high = spec["min"], spec["max"]
+        return all(type(item) is int and low <= item <= high for item in items)
+    return False
+
+
+def problem(value: Any, spec: Spec, path: str = "") -> tuple[str, str, str] | None:
+    """The first field of ``value`` that ``spec`` does not admit, as (field path, expected, found);
+    None when every one is admitted."""
+    stack: list[tuple[Any, Spec, str]] = [(value, spec, path)]
+    while stack:
+        value, spec, path = stack.pop()
+        found = _one(value, spec, path, stack)
+        if found is not None:
+            return found
+    return None
+
+
+def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) -> tuple[str, str, str] | None:
+    kind = spec["type"]
+    if value is None:
+        return None if spec.get("null") or kind == "any" else (path, _expected(spec), "null")
+    wrong = (path, _expected(spec), shown(value))
+    if kind == "any":
+        return None
+    if kind == "text" or kind == "date" or kind == "choice":
+        if not isinstance(value, str):
+            return wrong
+        if kind == "date":
+            try:
+                _dt.date.fromisoformat(value)
+            except ValueError:
+                return wrong
+        if kind == "choice" and value not in spec["choices"]:
+            return wrong
+        return None
+    if kind == "boolean":
+        return None if isinstance(value, bool) else wrong
+    if kind == "integer":
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            value = int(value)  # 2.0: an integer, as the number grammar reads a grade
+        if isinstance(value, bool) or not isinstance(value, int) or not spec["min"] <= value <= spec["max"]:
+            return wrong
+        return None
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return wrong
+        try:
+            real = float(value)
+        except OverflowError:  # an integer beyond a float
+            return wrong
+        low, high = spec.get("min"), spec.get("max")
+        if not math.isfinite(real) or (low is not None and real < low) or (high is not None and real > high):
+            return wrong
+        return None
+    if kind == "either":
+        found = [problem(value, option, path) for option in spec["options"]]
+        if None in found:
+            return None
+        inside = [f for f in found if f is not None and f[0] != path]  # the option of the value's kind
+        return inside[0] if inside else (path, " or ".join(_expected(o) for o in spec["options"]), shown(value))
+    if kind == "list":
+        if not isinstance(value, list) or len(value) < spec.get("least", 0):
+            return wrong if not isinstance(value, list) else (path, "a list of at least one item", "an empty list")
+        unique = spec.get("unique")
+        if unique is not None:
+            seen: dict[Any, int] = {}
+            for i, item in enumerate(value):
+                key = item if unique == "" else item.get(unique) if isinstance(item, dict) else None
+                if isinstance(key, str):
+                    if key in seen:
+                        where = f"{path}[{i}]" + (f".{unique}" if unique else "")
+                        again = f"{shown(key)} again (also {path}[{seen[key]}])"
+                        return where, f"a {unique or 'value'} listed once", again
+                    seen[key] = i
+        items = spec["items"]
+        if _all_plain(value, items):
+            return None
+        stack.extend((item, items, f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
+        return None
+    if kind in ("object", "map"):
+        if not isinstance(value, dict):
+            return wrong
+        if kind == "map":
+            values = spec["values"]
+            if _all_plain(value.values(), values):
+                return None
+            stack.extend((item, values, _field(path, str(key))) for key, item in reversed(list(value.items())))
+            return None
+        fields, others, keyed = spec["fields"], spec.get("others"), spec.get("keyed", ())
+        for key in spec.get("required", ()):
+            if key not in value:
+                return _field(path, key), "this key", "none"
+        later = []
+        for key, item in value.items():
+            sub = fields.get(key)
+            if sub is None:
+                sub = next((spec_ for part, spec_ in keyed if part in str(key)), others)
+            if sub is not None:
+                later.append((item, sub, _field(path, str(key))))
+        stack.extend(reversed(later))
+        return None
+    raise ValueError(f"unknown spec type {kind!r}")  # a bug in a declaration, not in the input
+
+
+def check(value: Any, spec: Spec, file: str | Any, path: str = "") -> None:
+    """Refuse ``value`` with one line naming ``file`` and the first field ``spec`` does not admit."""
+    found = problem(value, spec, path)
+    if found is not None:
+        field, expected, got = found
+        raise InputError(file, None, expected, got, field=field or "the document")

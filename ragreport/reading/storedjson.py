@@ -1,0 +1,59 @@
+"""A JSON document ragreport wrote and reads back (report.json, history.json): strict JSON, finite
+numbers only, no lone surrogate, of the expected schema; a one-line error naming the file otherwise."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from .files import read_text
+from .jsontext import TOO_DEEP, TOO_LONG, check_surrogates
+
+
+def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[dict[str, Any], str]:
+    """A JSON document ragreport wrote: an object of this ``schema``, with its text (for line
+    numbers); a one-line error naming the file and line otherwise (``what`` is expected of text that
+    is not JSON, ``kind`` names the document whose schema differs)."""
+    path = Path(path)
+    text = read_text(path)
+    try:
+        document = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, what, exc.msg) from None
+    except _Constant as exc:  # ragreport never writes NaN or an infinity: a forged or damaged report
+        raise InputError(path, _line_of_word(text, exc.word), f"{what}: finite numbers only", exc.word) from None
+    except RecursionError:
+        raise InputError(path, None, *TOO_DEEP) from None
+    except ValueError:
+        raise InputError(path, None, *TOO_LONG) from None
+    check_surrogates(path, text, document)
+    if not isinstance(document, dict) or document.get("schema") != schema:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise InputError(path, 1, f"{kind} with schema {schema!r}", repr(found))
+    return document, text
+
+
+class _Constant(Exception):
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+def _no_constant(word: str) -> Any:
+    raise _Constant(word)
+
+
+def _finite_float(word: str) -> float:
+    value = float(word)
+    if not math.isfinite(value):  # 1e400: beyond a float
+        raise _Constant(word)
+    return value
+
+
+def _line_of_word(text: str, word: str) -> int | None:
+    found = re.search(rf"[:\[,]\s*{re.escape(word)}(?![0-9A-Za-z.])", text)
+    return None if found is None else text.count("\n", 0, found.end()) + 1
