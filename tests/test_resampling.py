@@ -91,6 +91,12 @@ def test_matrices_resampled_together_get_each_its_own_loop():
     assert together[2].shape == (50, 0)
 
 
+def test_a_wide_matrix_the_k_sweep_gets_the_loop_s_means():
+    """Past 64 columns the product runs the other way round (columns x queries): same means."""
+    matrix = np.random.default_rng(12).random((15, 70))
+    np.testing.assert_allclose(bootstrap_means(matrix, 20, 1), loop_means(matrix, 20, 1), atol=1e-12)
+
+
 def test_matrices_resampled_together_share_rows():
     with pytest.raises(ValueError, match="share their rows"):
         shared_bootstrap_means([np.zeros((3, 1)), np.zeros((4, 1))], 10, 0)
