@@ -120,14 +120,17 @@ def main() -> None:
         runs.sort(key=lambda r: sum(r[s] for s in STAGES))
         rows[queries] = runs[len(runs) // 2]
         print(f"  {queries:,} queries: {sum(rows[queries][s] for s in STAGES):.1f} s", file=sys.stderr)
-    print("| stage | " + " | ".join(f"{q:,} queries" for q in rows) + " | growth |")
+    print("Seconds of wall clock (and of CPU, all threads) per stage, the median build of each size.\n")
+    print("| stage | " + " | ".join(f"{q:,} queries" for q in rows) + " | growth (wall) |")
     print("| --- | " + " | ".join("---:" for _ in rows) + " | ---: |")
     first, last = rows[min(rows)], rows[max(rows)]
     for stage in (*STAGES, "total"):
         cells = [sum(r[s] for s in STAGES) if stage == "total" else r[stage] for r in rows.values()]
+        cpu = [sum(r["cpu"][s] for s in STAGES) if stage == "total" else r["cpu"][stage] for r in rows.values()]
         growth = cells[-1] / cells[0] if cells[0] else float("nan")
         label = f"**{stage}**" if stage == "total" else stage
-        print(f"| {label} | " + " | ".join(f"{c:.2f} s" for c in cells) + f" | {growth:.1f}x |")
+        shown = " | ".join(f"{c:.2f} s ({u:.2f})" for c, u in zip(cells, cpu))
+        print(f"| {label} | {shown} | {growth:.1f}x |")
     print(
         "| peak memory | " + " | ".join(f"{r['peak_mb']:.0f} MB" for r in rows.values()) + f" | "
         f"{last['peak_mb'] / first['peak_mb']:.1f}x |"
