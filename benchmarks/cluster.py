@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -26,14 +25,20 @@ from generate import generate
 
 
 def timed(command: list[str], out: Path) -> tuple[float, float]:
-    """Wall seconds and the peak resident memory (MB) of the command's process tree's largest child."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds and the peak resident memory (MB) of the command's process, by /usr/bin/time
+    (the Dask workers are the cluster's processes, not the command's)."""
     start = time.perf_counter()
     with out.open("wb") as handle:
-        subprocess.run(command, stdout=handle, check=True, env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"})
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", *command],
+            stdout=handle,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"},
+        )
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    return seconds, int(done.stderr.strip().splitlines()[-1]) / 1024
 
 
 def sample_agrees(qrels: Path, run: Path, stream: Path, queries: int = 5_000) -> tuple[int, int]:
