@@ -215,3 +215,31 @@ def test_a_run_s_bands_are_the_loop_over_its_resamples():
     assert summary.at_k[label].high == pytest.approx(loop_percentile(drawn, 0.975), abs=1e-12)
     mean, low, high = bootstrap_interval(values, 120, 2)
     assert (low[0], high[0]) == pytest.approx((summary.at_k[label].low, summary.at_k[label].high), abs=1e-15)
+
+
+def test_runs_scored_by_partitions_share_the_resampling_as_in_memory(tmp_path):
+    """The stream engine bands several runs in one resampling too: the figures of memory."""
+    runs, qrels = _runs(40, 7)
+    (tmp_path / "qrels.txt").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    paths = []
+    for name, run in runs.items():
+        path = tmp_path / f"{name}.trec"
+        lines = []
+        for q, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda item: -item[1])
+            lines += [f"{q} Q0 {d} {r + 1} {s!r} {name}\n" for r, (d, s) in enumerate(ranked)]
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    conventions = Conventions(resamples=100, seed=5)
+    qrels_path = str(tmp_path / "qrels.txt")
+    memory = evaluate(paths, qrels=qrels_path, k=5, conventions=conventions)
+    stream = evaluate(paths, qrels=qrels_path, k=5, conventions=conventions, engine="stream")
+    for a, b in zip(memory, stream):
+        assert a.name == b.name
+        for label, interval in a.at_k.items():
+            other = b.at_k[label]
+            assert (interval.mean, interval.low, interval.high) == pytest.approx(
+                (other.mean, other.low, other.high), abs=1e-15, nan_ok=True
+            )

@@ -221,7 +221,7 @@ def _by_partitions(
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
     check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
     asked, cutoffs = report_cutoffs(k, kmax)
-    summaries = []
+    scored = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
@@ -240,10 +240,11 @@ def _by_partitions(
             progress=progress,
         )
         check_scorable(parts.judged, str(qrels), conventions)
-        progress(f"bands for {parts.judged.name}")
-        summaries.append(
-            summarise(
-                parts.judged, parts.scores, asked, conventions, measures, parts.measure_values if measures else None
-            )
-        )
-    return summaries
+        scored.append((parts.judged, parts.scores, parts.measure_values if measures else None))
+    if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
+        progress("bands for " + ", ".join(judged.name for judged, _, _ in scored))
+    drawn = shared_bands(scored, conventions)
+    return [
+        summarise(judged, scores, asked, conventions, measures, values, resampled=bands)
+        for (judged, scores, values), bands in zip(scored, drawn)
+    ]
