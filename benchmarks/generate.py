@@ -1,7 +1,8 @@
 """Seeded synthetic TREC qrels and runs for the benchmark.
 
 Sizes (queries x documents per query): small 1,000 x 100; msmarco 7,000 x 1,000 with 1-3 relevant
-each; large 20,000 x 1,000; wide 100,000 x 100. Judgments are graded 0-3, scores have ties, and a
+each; large 20,000 x 1,000; wide 100,000 x 100; huge 100,000 x 1,000 (100 million lines, about
+3.7 GB: the size users outgrow a machine at). Judgments are graded 0-3, scores have ties, and a
 few queries have no relevant id.
 
     python benchmarks/generate.py small /tmp/bench
@@ -14,7 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-SIZES = {"small": (1_000, 100), "msmarco": (7_000, 1_000), "large": (20_000, 1_000), "wide": (100_000, 100)}
+SIZES = {
+    "small": (1_000, 100),
+    "msmarco": (7_000, 1_000),
+    "large": (20_000, 1_000),
+    "wide": (100_000, 100),
+    "huge": (100_000, 1_000),  # 100 million lines, about 3.7 GB of TREC text
+}
 
 
 def generate(size: str, folder: Path, seed: int = 0) -> tuple[Path, Path]:

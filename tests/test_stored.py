@@ -51,7 +51,8 @@ def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path
         "depth": 2,  # the sweep: 1 and 2
         "in_run": 3,  # q1, q2, q3 are the run's, first
         "relevant_retrieved": [2, 0, 1, 0, 0],  # d3 and d4 for q1, over the whole list
-        "ids": [["d1", "d2"], ["x"], ["e1", "e2"], [], []],
+        "doc_ids": ["d1", "d2", "x", "e1", "e2"],  # each id once, in order of first appearance
+        "ids": [[0, 1], [2], [3, 4], [], []],  # indices into doc_ids
     }
     q1 = run["queries"][0]
     assert (q1["retrieved"], q1["repeats"], q1["first_relevant_rank"]) == (5, 1, 3)  # beyond the stored top
@@ -79,6 +80,25 @@ def test_stored_run_gives_back_the_lists_judgments_and_facts(tmp_path, capsys):
     assert stored.first_relevant.tolist() == [3, 0, 2, 0, 0]
     assert stored.in_run.tolist() == [True, True, True, False, False]
     assert stored.cutoffs == (1,) and stored.sweep == (1, 2)
+
+
+def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
+    run = "q1 Q0 d1 1 9 r\nq1 Q0 d2 2 8 r\nq2 Q0 d2 1 9 r\nq2 Q0 d1 2 8 r\n"
+    document = _score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1", "--kmax", "2")
+    lists = document["runs"][0]["lists"]
+    assert (lists["doc_ids"], lists["ids"]) == (["d1", "d2"], [[0, 1], [1, 0]])
+    stored = stored_run(document, document["runs"][0], "report.json")
+    assert stored.run.doc_ids.tolist() == ["d1", "d2", "d2", "d1"]
+
+
+@pytest.mark.parametrize("forged", [5, -1, True, 1.0, "0", None])
+def test_a_stored_index_outside_doc_ids_is_one_error(tmp_path, capsys, forged):
+    document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+    run = document["runs"][0]
+    stored_run(document, run, "report.json")  # as written: read back
+    run["lists"]["ids"][0] = [0, forged]  # five ids in doc_ids: 0 to 4
+    with pytest.raises(InputError, match="as ragreport writes it"):
+        stored_run(document, run, "report.json")
 
 
 def test_in_run_as_flags_when_the_run_s_queries_are_not_first():

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure, Metric
-from .intervals import bootstrap_interval
+from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .values import family_values
 
@@ -324,6 +324,103 @@ class Family:
     left_out: tuple[Measure, ...] = ()
 
 
+def _resampled_columns(summary: RunSummary, family: Sequence[Measure]) -> np.ndarray | None:
+    """The family's columns of the run's resampled means (as :func:`family_values` reads them), or
+    None when a member is not among them."""
+    if summary.resampled is None:
+        return None
+    scores = summary.scores
+    n_cut = len(scores.cutoffs)
+    columns = []
+    for measure in family:
+        if measure.plain and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
+            column = scores.metrics.index(measure.metric) * n_cut + scores.column(int(measure.cutoff))  # type: ignore[arg-type]
+            columns.append(summary.resampled[:, column])
+        elif measure in summary.measures and summary.measure_resampled is not None:
+            columns.append(summary.measure_resampled[:, summary.measures.index(measure)])
+        else:
+            return None
+    return np.stack(columns, axis=1) if columns else np.zeros((len(summary.resampled), 0))
+
+
+def _drawn_differences(
+    base: RunSummary, run: RunSummary, pairing: QueryPairing, family: Sequence[Measure], conventions: Conventions
+) -> np.ndarray | None:
+    """The paired bootstrap's resampled mean differences, read off the two runs' own bootstraps
+    when they resampled the very queries the pairing holds, in its order, with the same resamples
+    and seed: each resample's mean difference is then the run's resampled mean minus the
+    baseline's (docs/conventions.md section 22). None otherwise."""
+    same_draws = all(
+        s.conventions.resamples == conventions.resamples and s.conventions.seed == conventions.seed for s in (base, run)
+    )
+    if not (pairing.same_queries and same_draws and len(pairing.query_ids)):
+        return None
+    if not (
+        np.array_equal(resample_rows(base.judged.query_ids, base.scores.scored), pairing.baseline_rows)
+        and np.array_equal(resample_rows(run.judged.query_ids, run.scores.scored), pairing.run_rows)
+    ):
+        return None
+    base_drawn, run_drawn = _resampled_columns(base, family), _resampled_columns(run, family)
+    if base_drawn is None or run_drawn is None:
+        return None
+    return run_drawn - base_drawn
+
+
+def paired_bands(
+    base: RunSummary,
+    compared: Sequence[tuple[RunSummary, QueryPairing, np.ndarray]],
+    family: Sequence[Measure],
+    conventions: Conventions,
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The paired percentile bootstrap band of every run's mean differences with the baseline:
+    ``(delta, low, high)`` per run, empty arrays for a run that shares no query.
+
+    Each band resamples the queries both runs scored, the same queries for both runs. When those
+    are the queries each run's own bands resampled, the resampled differences are read off the
+    runs' resampled means (no new draw); the others are resampled together, one draw of counts per
+    block for every run of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
+    """
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(compared)
+    by_size: dict[int, list[int]] = {}
+    drawn: dict[int, np.ndarray] = {}
+    for i, (run, pairing, differences) in enumerate(compared):
+        if not len(differences):
+            empty = np.zeros(0)
+            out[i] = (empty, empty, empty)
+            continue
+        read = _drawn_differences(base, run, pairing, family, conventions)
+        if read is not None:
+            drawn[i] = read
+        else:
+            by_size.setdefault(len(differences), []).append(i)
+    for members in by_size.values():
+        together = shared_bootstrap_means([compared[i][2] for i in members], conventions.resamples, conventions.seed)
+        drawn.update(zip(members, together))
+    for i, means in drawn.items():
+        low, high = percentile_band(means, conventions.confidence)
+        out[i] = (compared[i][2].mean(axis=0), low, high)
+    return [band for band in out if band is not None]
+
+
+def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:
+    """The randomization test of every run's differences (queries x family), the sign vectors drawn
+    once for all the runs that share as many queries: their columns side by side, one product
+    per block (:func:`randomization_test`). Empty for a run that shares no query."""
+    out: list[np.ndarray] = [np.zeros(0)] * len(differences)
+    by_size: dict[int, list[int]] = {}
+    for i, d in enumerate(differences):
+        if len(d):
+            by_size.setdefault(len(d), []).append(i)
+    for members in by_size.values():
+        p = randomization_test(np.hstack([differences[i] for i in members]), permutations, seed)
+        start = 0
+        for i in members:
+            width = differences[i].shape[1]
+            out[i] = p[start : start + width]
+            start += width
+    return out
+
+
 def compare(
     summaries: Sequence[RunSummary],
     *,
@@ -339,9 +436,13 @@ def compare(
     metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
     which a report shares across its runs.
 
+    The bands come from :func:`paired_bands` (read off the runs' own resamples when both scored the
+    same queries) and the p-values from :func:`paired_tests` (every run in one pass).
+
     Each difference is also tested under the two other readings of unjudged ids
-    (:data:`~ragreport.scoring.readings.READINGS`), in the same calls (the columns side by side:
-    the same resamples, the same sign flips), each reading corrected over the whole family; and
+    (:data:`~ragreport.scoring.readings.READINGS`), with the same resamples and the same sign flips
+    (a reading's columns beside the default ones in the randomization pass, bootstrapped with the
+    same seed), each reading corrected over the whole family; and
     each gets its power (:mod:`ragreport.analysis.power`): the difference it could detect and the
     queries that would detect ``min_effect``.
     """
@@ -363,7 +464,8 @@ def compare(
     conventions: Conventions = base.conventions
     chosen = family or Family(default_family(base.k), PRIMARY)
     measures = chosen.measures
-    partial = []
+    width = len(measures)
+    paired = []
     for summary in summaries:
         if summary is base:
             continue
@@ -374,23 +476,37 @@ def compare(
         # The other readings' differences as more columns: a member without readings repeats its
         # default column, so that each reading is corrected over the family the default one is.
         read, extra = reading_differences(base, summary, pairing, measures, differences)
-        width = len(measures)
-        if len(differences):
-            both = np.concatenate([differences, *extra], axis=1)
-            # A reading's column equal to its default one (no unjudged id moved it) is not tested
-            # twice: the same resamples and sign flips would give the same figures.
-            distinct = _distinct_columns(both, width)
-            tested_columns = both[:, sorted(set(distinct))]
-            position = {c: i for i, c in enumerate(sorted(set(distinct)))}
-            figures = bootstrap_interval(
-                tested_columns, conventions.resamples, conventions.seed, conventions.confidence
-            )
-            p_tested = randomization_test(tested_columns, permutations, conventions.seed)
-            at = np.array([position[c] for c in distinct], dtype=np.int64)
-            delta, low, high = (f[at] for f in figures)
-            p = p_tested[at]
-        else:  # nothing shared: reported as such, left out of the correction
+        both = np.concatenate([differences, *extra], axis=1)
+        # A reading's column equal to its default one (no unjudged id moved it) is not tested
+        # twice: the same resamples and sign flips would give the same figures.
+        distinct = _distinct_columns(both, width) if len(differences) else list(range(both.shape[1]))
+        paired.append((summary, pairing, base_scores, run_scores, differences, read, both, distinct))
+    # The default columns' bands from the shared engine (read off the runs' own resamples when they
+    # scored the same queries); every tested column, the readings' too, in one randomization pass.
+    bands = paired_bands(base, [(s, p, d) for s, p, _, _, d, *_ in paired], measures, conventions)
+    kept = [sorted(set(item[-1])) for item in paired]
+    tests = paired_tests([item[-2][:, k] for item, k in zip(paired, kept)], permutations, conventions.seed)
+    partial = []
+    for item, band, k, p_kept in zip(paired, bands, kept, tests):
+        summary, pairing, base_scores, run_scores, differences, read, both, distinct = item
+        if not len(differences):  # nothing shared: reported as such, left out of the correction
             delta = low = high = p = np.zeros(0)
+        else:
+            # A reading's own columns (moved by an unjudged id) are bootstrapped with the same
+            # resamples as the default ones (the same seed draws the same counts, section 22.1).
+            figures = [np.empty(len(k)) for _ in range(3)]
+            for f, b in zip(figures, band):
+                f[:width] = b
+            own = k[width:]
+            if own:
+                read_figures = bootstrap_interval(
+                    both[:, own], conventions.resamples, conventions.seed, conventions.confidence
+                )
+                for f, r in zip(figures, read_figures):
+                    f[width:] = r
+            at = np.array([k.index(c) for c in distinct], dtype=np.int64)
+            delta, low, high = (f[at] for f in figures)
+            p = p_kept[at]
         partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read))
 
     split = [

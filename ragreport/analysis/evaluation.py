@@ -11,7 +11,6 @@ partition engines
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,10 +27,14 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .summary import RunSummary, summarise
+from .intervals import shared_bootstrap_means
+from .summary import RunSummary, resample_matrices, summarise
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..reading.registry import LoadedRun
+    from ..scoring.metrics import QueryScores
 
 
 def score_and_summarise(
@@ -91,23 +94,51 @@ def summarise_loaded(
     measures: Sequence[Measure],
     progress: Callable[[str], None],
 ) -> list[RunSummary]:
-    """Every run read (a run with its judgments) joined, checked, scored and summarised, in order."""
-    summaries = []
+    """Every run read (a run with its judgments) joined, checked, scored and summarised, in order.
+
+    Every run is scored first; the bootstrap then resamples the queries once for every run with
+    the same number of scored queries (:func:`shared_bands`), so that all their metrics, cutoffs
+    and measures share one draw of counts per block (docs/conventions.md section 22).
+    """
+    asked, cutoffs = report_cutoffs(k, kmax)
+    scored = []
     for item in loaded:
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments, conventions.relevance_level)
         check_scorable(judged, item.judgments.source or "the judgments", conventions)
-        summaries.append(
-            score_and_summarise(
-                judged,
-                k,
-                conventions,
-                kmax,
-                measures,
-                progress=functools.partial(progress, f"bands for {item.run.name}"),
-            )
+        scores = score(judged, cutoffs, conventions)
+        values = score_measures(judged, measures, conventions) if measures else None
+        scored.append((judged, scores, values, score_readings(judged, asked, conventions)))
+    if scored:
+        progress("bands for " + ", ".join(item[0].name for item in scored))
+    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    return [
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn)
+        for (judged, scores, values, readings), drawn in zip(scored, resampled)
+    ]
+
+
+def shared_bands(
+    scored: Sequence[tuple[JudgedRun, QueryScores, np.ndarray | None]], conventions: Conventions
+) -> list[list[np.ndarray] | None]:
+    """The bootstrap of every run's means, drawn once for all the runs that score as many queries:
+    for each run, what :func:`~ragreport.analysis.summary.summarise` takes as ``resampled`` (None
+    for a run that scores no query). The counts depend only on the number of queries, the
+    resamples and the seed, so runs of one size share them: one draw per block, applied to every
+    run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`)."""
+    matrices = [resample_matrices(judged, scores, values)[1:] for judged, scores, values in scored]
+    by_size: dict[int, list[int]] = {}
+    for i, (flat, _) in enumerate(matrices):
+        if len(flat):
+            by_size.setdefault(len(flat), []).append(i)
+    out: list[list[np.ndarray] | None] = [None] * len(scored)
+    for members in by_size.values():
+        drawn = shared_bootstrap_means(
+            [m for i in members for m in matrices[i]], conventions.resamples, conventions.seed
         )
-    return summaries
+        for j, i in enumerate(members):
+            out[i] = drawn[2 * j : 2 * j + 2]
+    return out
 
 
 def _quiet(stage: str) -> None:
@@ -192,7 +223,7 @@ def _by_partitions(
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
     check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
     asked, cutoffs = report_cutoffs(k, kmax)
-    summaries = []
+    scored = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
@@ -211,17 +242,12 @@ def _by_partitions(
             progress=progress,
         )
         check_scorable(parts.judged, str(qrels), conventions)
-        progress(f"bands for {parts.judged.name}")
         readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
-        summaries.append(
-            summarise(
-                parts.judged,
-                parts.scores,
-                asked,
-                conventions,
-                measures,
-                parts.measure_values if measures else None,
-                readings,
-            )
-        )
-    return summaries
+        scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings))
+    if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
+        progress("bands for " + ", ".join(item[0].name for item in scored))
+    drawn = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    return [
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands)
+        for (judged, scores, values, readings), bands in zip(scored, drawn)
+    ]

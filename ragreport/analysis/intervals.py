@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -23,6 +23,8 @@ _BLOCK_CELLS = 1 << 20
 #: the score matrix is not read once per handful of resamples.
 _MIN_BLOCK_RESAMPLES = 64
 _MAX_CELLS = 1 << 23
+#: From this many columns on, a matrix is resampled as columns x queries (see shared_bootstrap_means).
+_WIDE_COLUMNS = 64
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,13 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
         done += size
 
 
+def resample_rows(query_ids: np.ndarray, scored: np.ndarray) -> np.ndarray:
+    """The rows the bootstrap resamples: the scored queries (``scored``, one flag per query), in
+    id order, not file order. The same queries give the same band whatever order the file lists
+    them in, and two runs over one query set get paired resamples."""
+    return np.flatnonzero(scored)[np.argsort(query_ids[scored], kind="stable")]
+
+
 def check_resamples(resamples: int, columns: int) -> None:
     """Refuse more than :data:`MAX_RESAMPLES`, or ``resamples`` x ``columns`` means (held twice:
     the means and the percentile's sorted copy) that would not fit in memory, before allocating."""
@@ -115,15 +124,57 @@ def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray
     Each resample's means are ``counts @ scores / n``, one matrix product per block of resamples
     shared by every column (every metric at every cutoff). Returns (resamples x m).
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    n = scores.shape[0]
-    check_resamples(resamples, scores.shape[1])
-    out = np.empty((resamples, scores.shape[1]))
+    return shared_bootstrap_means([scores], resamples, seed)[0]
+
+
+def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+    """:func:`bootstrap_means` of several matrices over the same ``n`` rows, in one resampling.
+
+    The counts of each block of resamples (:func:`resample_counts`) are drawn once and applied to
+    every matrix: each matrix's means are ``counts @ matrix / n``. Every metric at every cutoff of
+    every run (and every paired difference) thus shares the resampled query sets a single matrix
+    would get, at the cost of drawing them once: the figures are those of one
+    :func:`bootstrap_means` per matrix, each seeded with ``seed`` (docs/conventions.md section 22).
+    Memory: one block of counts (about 8 MB) and the (resamples x m) means of each matrix.
+    """
+    given = [np.asarray(m, dtype=np.float64) for m in matrices]
+    if not given:
+        return []
+    n = given[0].shape[0]
+    if any(b.ndim != 2 or b.shape[0] != n for b in given):
+        raise ValueError("matrices resampled together must be 2-D and share their rows")
+    check_resamples(resamples, sum(b.shape[1] for b in given))
+    # A wide matrix (the K sweep: metrics x cutoffs) is held columns x queries, contiguous: BLAS
+    # then runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block
+    # of a few dozen resamples and 100,000 queries; a narrow one is faster the other way round.
+    wide = [b.shape[1] >= _WIDE_COLUMNS for b in given]
+    kept = [np.ascontiguousarray(b.T) if w else b for b, w in zip(given, wide)]
+    outs = [np.empty((resamples, b.shape[1])) for b in given]
     row = 0
     for counts in resample_counts(n, resamples, seed):
-        out[row : row + len(counts)] = (counts.astype(np.float64) @ scores) / n
-        row += len(counts)
-    return out
+        weights = counts.astype(np.float64)
+        end = row + len(counts)
+        for block, out, w in zip(kept, outs, wide):
+            if not block.size:
+                continue
+            if w:
+                out[row:end] = (block @ weights.T).T
+            else:
+                np.matmul(weights, block, out=out[row:end])
+        row = end
+    for out in outs:
+        out /= n
+    return outs
+
+
+def percentile_band(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles of each column of
+    resampled means (resamples x m; linear interpolation between order statistics)."""
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    if means.shape[1] == 0:
+        return np.zeros(0), np.zeros(0)
+    low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
+    return low, high
 
 
 def bootstrap_interval(
@@ -144,7 +195,5 @@ def bootstrap_interval(
     if n == 0:
         nan = np.full(m, np.nan)
         return nan, nan.copy(), nan.copy()
-    means = bootstrap_means(scores, resamples, seed)
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
+    low, high = percentile_band(bootstrap_means(scores, resamples, seed), confidence)
     return scores.mean(axis=0), low, high

@@ -12,7 +12,14 @@ import numpy as np
 from ..core.ids import as_text
 from ..scoring.catalogue import READ
 from ..scoring.kinds import IntervalMethod
-from .intervals import Interval, bootstrap_interval, wilson_interval
+from .intervals import (
+    Interval,
+    bootstrap_interval,
+    percentile_band,
+    resample_rows,
+    shared_bootstrap_means,
+    wilson_interval,
+)
 from .status import Status
 
 if TYPE_CHECKING:  # types only: scoring happens before, in the caller
@@ -116,6 +123,12 @@ class RunSummary:
     measure_at: dict[str, Interval] = field(default_factory=dict)  # by measure label
     readings: dict[str, np.ndarray] = field(default_factory=dict)  # reading -> READ x queries x cutoffs
     reading_at: dict[str, dict[str, float]] = field(default_factory=dict)  # reading -> label -> mean
+    #: The bootstrap's resampled means (resamples x columns), the scored queries in id order: of
+    #: ``scores`` (column ``metric * cutoffs + cutoff``) and of the measures by name. A paired
+    #: comparison over the same queries reads its band off their differences
+    #: (docs/conventions.md section 22); None when nothing was resampled.
+    resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
+    measure_resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -206,6 +219,7 @@ def summarise(
     measures: Sequence[Measure] = (),
     measure_values: np.ndarray | None = None,
     readings: dict[str, np.ndarray] | None = None,
+    resampled: Sequence[np.ndarray] | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -221,6 +235,10 @@ def summarise(
     Scoring is the step before (:func:`ragreport.scoring.metrics.score`,
     :func:`ragreport.scoring.measures.score_measures`): whole runs and partitions alike hand their
     figures over, so ``judged`` may hold only the top of each list.
+
+    ``resampled`` is the bootstrap already drawn for this run: what
+    :func:`~ragreport.analysis.intervals.shared_bootstrap_means` gives for the two matrices of
+    :func:`resample_matrices` (several runs resampled together, docs/conventions.md section 22).
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -232,15 +250,17 @@ def summarise(
     k = asked[0]
     cutoffs = scores.cutoffs
 
-    mask = scores.scored
-    n = int(mask.sum())
-    # Resample the scored queries in id order, not file order: the same queries give the same band
-    # whatever order the file lists them in, and two runs over one query set get paired resamples.
-    by_id = np.flatnonzero(mask)[np.argsort(judged.query_ids[mask], kind="stable")]
     n_metrics, _, n_cut = scores.values.shape
-    # One copy: scored queries (by id) x (metric, cutoff), the layout the bootstrap reads.
-    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(n, n_metrics * n_cut)
-    mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
+    by_id, flat, measured = resample_matrices(judged, scores, measure_values)
+    n = len(by_id)
+    if resampled is None and n:
+        resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
+    if n:
+        assert resampled is not None
+        mean = flat.mean(axis=0)
+        low, high = percentile_band(resampled[0], conventions.confidence)
+    else:
+        mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
 
     for row, metric in enumerate(scores.metrics):
@@ -262,7 +282,7 @@ def summarise(
                 float(mean[i, column]), float(low[i, column]), float(high[i, column]), m.interval
             )
 
-    measure_at = _measure_intervals(measures, measure_values[:, by_id], conventions)
+    measure_at = _measure_intervals(measures, measured.T, conventions, None if resampled is None else resampled[1])
 
     counts = Counts(
         queries=judged.n_queries,
@@ -292,33 +312,61 @@ def summarise(
         readings=dict(readings or {}),
         reading_at={
             name: {
-                m.label(cutoff): float(values[i, mask, c].mean()) if n else float("nan")
+                m.label(cutoff): float(values[i, scores.scored, c].mean()) if n else float("nan")
                 for c, cutoff in enumerate(asked)
                 for i, m in enumerate(READ)
             }
             for name, values in (readings or {}).items()
         },
+        resampled=None if resampled is None else resampled[0],
+        measure_resampled=None if resampled is None else resampled[1],
     )
 
 
+def resample_matrices(
+    judged: JudgedRun, scores: QueryScores, measure_values: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the bootstrap resamples for one run: the scored queries' rows in id order, their
+    scores (queries x metric-and-cutoff columns, column ``metric * cutoffs + cutoff``) and their
+    measures by name (queries x measures).
+
+    The scored queries are taken in id order, not file order: the same queries give the same band
+    whatever order the file lists them in, and two runs over one query set get paired resamples.
+    """
+    by_id = resample_rows(judged.query_ids, scores.scored)
+    n_metrics, _, n_cut = scores.values.shape
+    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
+    if measure_values is None:
+        measure_values = np.zeros((0, judged.n_queries))
+    return by_id, flat, np.ascontiguousarray(measure_values[:, by_id].T)
+
+
 def _measure_intervals(
-    measures: Sequence[Measure], values: np.ndarray, conventions: Conventions
+    measures: Sequence[Measure], values: np.ndarray, conventions: Conventions, resampled: np.ndarray | None = None
 ) -> dict[str, Interval]:
-    """Bands on named measures (values: measures x scored queries in id order), as for the metrics."""
+    """Bands on named measures (values: measures x scored queries in id order), as for the metrics
+    (``resampled``: their resampled means, when drawn with the metrics')."""
     if not measures:
         return {}
     n = values.shape[1]
+    if resampled is not None and n:
+        mean = values.mean(axis=1)
+        low, high = percentile_band(resampled, conventions.confidence)
+    else:
+        mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
     # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
-    # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map).
-    geometric = [m.metric.geometric for m in measures]
-    logged = values.copy()
-    for i, epsilon in enumerate(geometric):
-        if epsilon is not None:
-            logged[i] = np.log(np.maximum(values[i], epsilon))
-    mean, low, high = bootstrap_interval(logged.T, conventions.resamples, conventions.seed, conventions.confidence)
-    for i, epsilon in enumerate(geometric):
-        if epsilon is not None:
-            mean[i], low[i], high[i] = np.exp(mean[i]), np.exp(low[i]), np.exp(high[i])
+    # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map). The
+    # resampled means above are of the values, not of their logs: the geometric members are
+    # resampled again, logged, with the same seed (the same counts, so the same resampled queries).
+    geometric = [(i, m.metric.geometric) for i, m in enumerate(measures) if m.metric.geometric is not None]
+    if geometric:
+        logged = np.stack([np.log(np.maximum(values[i], epsilon)) for i, epsilon in geometric])
+        g_mean, g_low, g_high = bootstrap_interval(
+            logged.T, conventions.resamples, conventions.seed, conventions.confidence
+        )
+        mean, low, high = (np.array(a, dtype=np.float64) for a in (mean, low, high))
+        for j, (i, _) in enumerate(geometric):
+            mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])
     out = {}
     for i, measure in enumerate(measures):
         method = measure.interval

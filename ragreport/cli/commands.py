@@ -29,16 +29,13 @@ from ..analysis.result import Analysis
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.building import build, publish
 from ..output.ci import junit, workflow_errors
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.media import markdown_text, no_workflow_commands
-from ..output.publishing import open_history
 from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
-from ..output.view.build import build_view
 from ..output.wording import messages as say
 from ..reading import irds
 from ..reading.stored import load_report
@@ -47,6 +44,9 @@ from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .parser import build_parser, said
 from .progress import Progress
+
+# The site's modules (pages, the view model, publishing) load when a command writes pages or a
+# CI output that needs the view: `score` does without them (a tenth of a second at start-up).
 
 #: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
 #: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
@@ -125,6 +125,8 @@ def _ci_outputs(
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     summary_file = None if export or args.no_step_summary else summary_file  # an export appends none, gates or not
     if summary_file or args.comment is not None:
+        from ..output.view.build import build_view
+
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
     if summary_file and view is not None:
         with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
@@ -221,6 +223,8 @@ def _write(
 ) -> list:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
+    from ..output.building import build
+
     return build(
         analysis,
         out=out,
@@ -298,6 +302,8 @@ def _stdout_text(
             return latex_table(document)
         return json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     # for people: the view, without what only the site draws
+    from ..output.view.build import build_view
+
     view = build_view(analysis, pages=False, title=title, gates=gates)
     if fmt == "markdown":
         return markdown(view)
@@ -358,6 +364,9 @@ def _publish(args: argparse.Namespace) -> int:
         )
     rules = _gate_rules(args)
     # The folder, history.json and the label are checked before any run is read.
+    from ..output.building import publish
+    from ..output.publishing import open_history
+
     history = open_history(args.history, args.label)
     args.previous = None
     progress = Progress(quiet=args.quiet)

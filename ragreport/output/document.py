@@ -12,7 +12,7 @@ import numpy as np
 from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
-from ..core.ids import as_text
+from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
 from ..reading.irds import dataset_record
 from ..scoring.catalogue import READ, SUITE, Measure
@@ -124,21 +124,27 @@ def run_document(
 def _lists(summary: RunSummary) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
     facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
-    keeps no run file). ``ids`` holds one list per query, in the order of ``queries``; ``in_run``
-    is how many of those queries the run lists (they come first), or one flag per query when the
-    run's queries are not the first ones; ``relevant_retrieved`` counts the distinct relevant ids of
-    each whole list."""
+    keeps no run file). Each id is written once, in ``doc_ids`` (in order of first appearance), and
+    ``ids`` holds one list per query, in the order of ``queries``, of indices into ``doc_ids``;
+    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
+    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
+    relevant ids of each whole list."""
     depth = int(max(summary.sweep.cutoffs))
     head = summary.judged.head(depth)
-    ids = as_text(head.doc_ids)
     offsets = head.offsets.tolist()
     in_run = head.in_run
     n_run = int(in_run.sum())
+    if len(head.doc_ids):
+        firsts, index = first_appearance(head.doc_ids)
+        table, indices = as_text(head.doc_ids[firsts]), index.tolist()
+    else:
+        table, indices = [], []
     return {
         "depth": depth,
         "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
         "relevant_retrieved": head.relevant_retrieved.tolist(),
-        "ids": [ids[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
+        "doc_ids": table,
+        "ids": [indices[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
     }
 
 

@@ -116,7 +116,11 @@ LISTS = obj(
     {
         "depth": COUNT_OR_NULL,
         "in_run": either(COUNT, listing(BOOLEAN)),
-        "ids": listing(listing(TEXT)),
+        # Each list as indices into doc_ids, the ids written once (docs/conventions.md section 22),
+        # or as the ids themselves (a report.json written before that); stored.py checks each
+        # index against doc_ids.
+        "doc_ids": listing(TEXT),
+        "ids": either(listing(listing(COUNT)), listing(listing(TEXT))),
         "relevant_retrieved": listing(COUNT),
     },
     required=("in_run", "ids", "relevant_retrieved"),

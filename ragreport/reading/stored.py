@@ -129,6 +129,26 @@ def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> St
 _MAX_STORED_CUTOFF = 1_000_000
 
 
+def _listed_ids(lists: dict[str, Any]) -> list[list[str]]:
+    """The stored lists as ids: ``ids`` as indices into ``doc_ids`` (each id written once), or, in a
+    report written before that form, as the ids themselves."""
+    if "doc_ids" not in lists:
+        return lists["ids"]
+    table = lists["doc_ids"]
+    if not isinstance(table, list) or not all(isinstance(d, str) for d in table):
+        raise TypeError("'doc_ids' is not a list of text")
+    size = len(table)
+    out = []
+    for entry in lists["ids"]:
+        if not isinstance(entry, list):
+            raise TypeError(f"a list of 'ids' is {type(entry).__name__}")
+        for i in entry:
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < size:
+                raise ValueError(f"'ids' holds {i!r}, not an index into the {size:,} 'doc_ids'")
+        out.append([table[i] for i in entry])
+    return out
+
+
 def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     for key in ("name", "source"):
         if not isinstance(run[key], str):
@@ -142,7 +162,7 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         raise ValueError(f"cutoffs {run['cutoffs']} are not all in its sweep {run['sweep']['k']}")
     rows = run["queries"]
     lists = run["lists"]
-    ids = lists["ids"]
+    ids = _listed_ids(lists)
     if len(ids) != len(rows) or len(lists["relevant_retrieved"]) != len(rows):
         raise ValueError(f"'lists' holds {len(ids)} lists for {len(rows)} queries")
     stated = lists["in_run"]

@@ -1,0 +1,114 @@
+"""The 100-million-line run on Dask: ``ragreport score --engine dask`` on local clusters of 1 and 2
+worker processes, the stream engine beside them, and what N machines would take.
+
+Each timing is a fresh process (``ragreport score ... --scheduler ADDRESS``) against a cluster
+started here (``dask.distributed.LocalCluster``, one thread per worker); the figures must be the
+same as the stream engine's, byte for byte. The projection for N machines is on paper: the
+measured time of one partition on one worker, times the partitions, divided by N, plus the time
+the client spends outside the partitions (the 1-worker run minus its partitions' work).
+
+    python benchmarks/cluster.py --folder /tmp/ragreport-huge [--workers 1 2] [--partition-mb 256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from generate import generate
+
+
+def timed(command: list[str], out: Path) -> tuple[float, float]:
+    """Wall seconds and the peak resident memory (MB) of the command's process, by /usr/bin/time
+    (the Dask workers are the cluster's processes, not the command's)."""
+    start = time.perf_counter()
+    with out.open("wb") as handle:
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", *command],
+            stdout=handle,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": "1790000000"},
+        )
+    seconds = time.perf_counter() - start
+    return seconds, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def sample_agrees(qrels: Path, run: Path, stream: Path, queries: int = 5_000) -> tuple[int, int]:
+    """The in-memory engine on the run's first ``queries`` queries (their lines cut out), against the
+    stream engine's per-query figures for them: (figures compared, figures that differ)."""
+    sample = run.with_name("sample.run")
+    wanted = {f"q{i}" for i in range(queries)}
+    with run.open() as lines, sample.open("w") as out:
+        for line in lines:
+            if line.split(" ", 1)[0] not in wanted:
+                break  # the queries come in order: the sample is the file's head
+            out.write(line)
+    memory = run.with_name("sample-memory.json")
+    with memory.open("wb") as handle:
+        command = [sys.executable, "-m", "ragreport", "score", "--qrels", str(qrels), str(sample), "-k", "10"]
+        subprocess.run([*command, "--format", "json"], stdout=handle, check=True)
+    by_memory = {q["id"]: q for q in json.loads(memory.read_text())["runs"][0]["queries"]}
+    by_stream = {q["id"]: q for q in json.loads(stream.read_text())["runs"][0]["queries"]}
+    compared = differ = 0
+    for qid in sorted(wanted):
+        for key, value in by_memory[qid].items():
+            compared += 1
+            differ += value != by_stream[qid][key]
+    return compared, differ
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", type=Path, default=Path("/tmp/ragreport-huge"))
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--partition-mb", type=int, default=256)
+    parser.add_argument("--machines", type=int, nargs="+", default=[4, 16, 64])
+    args = parser.parse_args()
+    qrels, run = args.folder / "huge.qrels", args.folder / "huge.run"
+    if not run.exists():
+        qrels, run = generate("huge", args.folder)
+    score = [sys.executable, "-m", "ragreport", "score", "--qrels", str(qrels), str(run), "-k", "10"]
+    score += ["--format", "json", "--partition-mb", str(args.partition_mb)]
+    partitions = math.ceil(run.stat().st_size / (args.partition_mb << 20))
+    stream_seconds, stream_peak = timed([*score, "--engine", "stream"], args.folder / "stream.json")
+    reference = (args.folder / "stream.json").read_bytes()
+    compared, differ = sample_agrees(qrels, run, args.folder / "stream.json")
+    rows = [("stream (one process)", stream_seconds, stream_peak, True)]
+    from dask.distributed import LocalCluster
+
+    for workers in args.workers:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+            out = args.folder / f"dask-{workers}.json"
+            seconds, peak = timed([*score, "--engine", "dask", "--scheduler", cluster.scheduler_address], out)
+            rows.append(
+                (f"dask, {workers} worker{'s' if workers > 1 else ''}", seconds, peak, out.read_bytes() == reference)
+            )
+    print(f"{run.stat().st_size / 1e9:.2f} GB, {partitions} partitions of {args.partition_mb} MB")
+    print(f"in memory on the first 5,000 queries: {compared:,} per-query figures, {differ} differ from the stream's\n")
+    print("| engine | seconds | peak MB (client) | same figures as stream |")
+    print("| --- | ---: | ---: | --- |")
+    for label, seconds, peak, same in rows:
+        print(f"| {label} | {seconds:.1f} | {peak:.0f} | {'yes' if same else 'NO'} |")
+    one = dict((r[0], r[1]) for r in rows).get("dask, 1 worker")
+    two = dict((r[0], r[1]) for r in rows).get("dask, 2 workers")
+    if one and two:
+        print(f"\nspeed-up of 2 workers over 1: {one / two:.2f}x")
+    per_partition = stream_seconds / partitions
+    print(f"\none partition on one worker: {per_partition:.2f} s (the stream run over {partitions} partitions)")
+    print("| machines (one worker each) | projected seconds |")
+    print("| ---: | ---: |")
+    for machines in args.machines:
+        waves = math.ceil(partitions / machines)
+        print(f"| {machines} | {waves * per_partition:.1f} + the client's gather |")
+
+
+if __name__ == "__main__":
+    main()
