@@ -138,3 +138,15 @@ def test_nothing_refers_to_a_path_outside_the_repository():
         if needle in p.read_text("utf-8", errors="replace") and p.name != "test_layout.py"
     ]
     assert not found, found
+
+
+#: The most lines one module may hold (issue 20's "smaller rooms"): past it, a module is split by
+#: what it serves.
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_the_line_bound():
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text("utf-8").splitlines()) for path in PACKAGE.rglob("*.py")
+    }
+    assert sizes and {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.model import FIGURE_CONVENTIONS
-from ..scoring.catalogue import COMPARED, SUITE, Metric
+from ..scoring.catalogue import COMPARED, SUITE
+from ..scoring.kinds import Metric
 from .compare import TIE, Correction, adjust, randomization_test, verdict_of
 from .intervals import bootstrap_interval
 from .summary import judgment_map

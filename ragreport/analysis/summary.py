@@ -24,8 +24,8 @@ from .status import Status
 
 if TYPE_CHECKING:  # types only: scoring happens before, in the caller
     from ..core.model import Conventions
-    from ..scoring.catalogue import Metric
     from ..scoring.join import JudgedRun
+    from ..scoring.kinds import Metric
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
 

@@ -363,7 +363,7 @@ def _trend_context(trend: Trend, confidence: float) -> dict[str, Any]:
     ]
     return {
         "metric": trend.metric,
-        "trend": trend,  # the site draws it (charts.trend_figure)
+        "trend": trend,  # the site draws it (trend.trend_figure)
         "caption": say.trend_caption(trend.metric, confidence),
         "figure_label": say.trend_title(trend.metric),
         "breaks": explained,

@@ -32,10 +32,10 @@ from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
-from .charts import trend_figure
 from .history import history_context, history_json
 from .pages import figure, install, packed_json
 from .text import markdown
+from .trend import trend_figure
 from .wording import history as say_history
 from .wording import messages as say
 from .wording import page as say_page

@@ -12,300 +12,56 @@ tests a metric's key or its position: code that needs "the Wilson metric" asks b
 code that needs one particular metric (the primary one, the one a chart opens on) names the entry
 declared here. Nothing bounds the number of entries: the charts' palette cycles.
 
-**Kernels.** A kernel maps a block's :class:`~ragreport.scoring.sums.Sums` (the per-rank sums
-of :mod:`ragreport.scoring.sums`, each computed once per block of queries) to a (queries x
-cutoffs) matrix; the block stacks the kernels in catalogue order. With ``rel_i`` = 1 when rank
-``i`` holds the first occurrence of an id graded 1 or more (the relevance level,
-``--relevance-level``; nDCG gains from every grade of 1 or more whatever it is),
-``hits@k = sum_{i<=k} rel_i``, R = the query's relevant ids and ``D`` = R (or ``min(R, k)`` under
-``--denominator min``):
-
-- ``P@k = hits@k / k`` (always k, also for a shorter list); ``R@k = hits@k / D``;
-  ``Hit@k = [hits@k >= 1]``; ``RR@k = 1 / f`` for the first relevant rank ``f <= k``, else 0;
-- ``AP@k = sum_{i<=k} rel_i * hits@i / i / D``; ``CP@k`` is the same sum over ``hits@k``;
-- ``nDCG@k = DCG@k / IDCG@k`` with ``DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)`` (a repeat gains
-  nothing) and IDCG@k the same sum over every judged grade of the query sorted high to low;
-- ``Judged@k`` = the slots within k holding the first occurrence of an id judged for the query,
-  with any grade (0 and negative included), divided by k: empty slots and repeats count as
-  unjudged. A diagnostic of the labels, in the suite but not compared;
-- whole-list measures (no cutoff): ``Rprec = hits@R / R``; the counts ``NumQ`` = 1,
-  ``NumRel`` = R, ``NumRet`` = the list's length (repeats included), ``NumRelRet`` = the distinct
-  relevant ids anywhere in the list.
-
-A denominator that vanishes gives 0, never NaN.
+**Kernels** are in :mod:`ragreport.scoring.kernels`, with their formulas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.model import Conventions, Denominator, Gain
-from .kinds import TOOLS, CutoffRule, IntervalMethod, Param, Spelling, Value, ValueKind, write_value
+from .kernels import (
+    GEOMETRIC_EPSILON,
+    bpref,
+    err,
+    inf_ap,
+    iprec,
+    ratio,
+    rbp_residual,
+    recall_level_words,
+    reciprocal_rank,
+    whole,
+)
+from .kinds import (
+    DCG,
+    ENTRIES,
+    GAIN,
+    JUDGED_ONLY,
+    MAX_GRADE,
+    PERSISTENCE,
+    RECALL_LEVEL,
+    REL,
+    TOOLS,
+    CutoffRule,
+    IntervalMethod,
+    Metric,
+    Spelling,
+    Value,
+    ValueKind,
+    write_value,
+)
 
 if TYPE_CHECKING:  # a kernel reads a block's sums, which scoring builds (ragreport.scoring.metrics)
-    from .sums import Sums
-
-Kernel = Callable[["Sums"], np.ndarray]
-#: ``(k, conventions) -> sentence``; an entry with parameters of its own (RBP's ``p``) takes their
-#: values as a third argument, ``(k, conventions, values)``.
-Describe = Callable[..., str]
-
-# --- Parameters, declared once and shared by the entries that take them ---------------------------
-
-#: This measure's relevance level (ir_measures' ``rel``, ranx's ``-lN``); None: ``--relevance-level``.
-REL = Param(
-    "rel",
-    int,
-    None,
-    "This measure's relevance level: grades of rel or more are relevant (default: --relevance-level).",
-    low=1,
-)
-#: The condensed list: unjudged ids removed before the cut at K (trec_eval -J, ir_measures' judged_only).
-JUDGED_ONLY = Param(
-    "judged_only",
-    bool,
-    False,
-    "Remove the ids the judgments lack from each list before the cut at K (a condensed list).",
-)
-#: nDCG's gain by name (ragreport's ``gain``, ir_measures' ``dcg``); None: ``--gain``.
-GAIN = Param(
-    "gain",
-    str,
-    None,
-    "nDCG's gain: linear (the grade) or exp (2^grade - 1); default --gain.",
-    choices=("linear", "exp"),
-)
-DCG = Param(
-    "dcg",
-    str,
-    None,
-    "ir_measures' name of the gain: log2 (linear gain) or exp-log2 (exp gain).",
-    choices=("log2", "exp-log2"),
-)
-#: RBP's persistence: the chance a reader goes on from one rank to the next (Moffat and Zobel 2008).
-PERSISTENCE = Param(
-    "p",
-    float,
-    0.8,
-    "RBP's persistence: the chance the reader goes on to the next rank.",
-    low=0,
-    high=1,
-    open_low=True,
-    open_high=True,
-)
-#: The recall level of interpolated precision (trec_eval's iprec_at_recall_0.50, ir_measures' IPrec@0.5).
-RECALL_LEVEL = Param("recall", float, None, "The recall level interpolated precision is read at.", low=0, high=1)
-#: ERR's top grade g_max (Chapelle et al. 2009); None: the highest grade of the judgments.
-MAX_GRADE = Param("max_grade", int, None, "ERR's top grade g_max (default: the highest grade of the judgments).", low=1)
+    pass
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
-class Metric:
-    """One metric or named measure and every fact about it (see the module's docstring).
-
-    ``in_suite``: in the report's table at K, its K sweep and its per-query table (the whole-list
-    measures are asked for by name only). ``compared``: in the comparison family (paired test,
-    verdict, multiple-comparison correction); a diagnostic is in the suite but not compared.
-    ``plain``: what it measures in one sentence a stakeholder reads (the glossary, a header's tooltip).
-    ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only);
-    ``uses_denominator``: on ``--denominator`` (R or min(R, K)). Entries
-    compare by identity and pickle as a reference to the catalogue's entry.
-    """
-
-    key: str
-    name: str
-    kernel: Kernel
-    interval: IntervalMethod
-    kind: ValueKind
-    cutoff: CutoffRule
-    describe: Describe
-    plain: str
-    in_suite: bool = True
-    compared: bool = True
-    uses_gain: bool = False
-    uses_denominator: bool = False
-    trec_eval: tuple[Spelling, ...] = ()
-    ir_measures: tuple[Spelling, ...] = ()
-    ranx: tuple[Spelling, ...] = ()
-    #: The parameters a measure of it may set (``RR(rel=2)``, ``RBP(p=0.9)``), besides the cutoff.
-    params: tuple[Param, ...] = ()
-    #: What the number after ``@`` is: the cutoff, or a parameter (IPrec@0.5: the recall level).
-    at: str = "cutoff"
-    #: The mean over queries is geometric, each value floored at this epsilon (trec_eval's gm_map).
-    geometric: float | None = None
-    #: The key of a figure shown beside it whenever it is asked for (RBP's residual).
-    companion: str | None = None
-    #: A paired test of its per-query values means something: False for a diagnostic of the labels
-    #: (RBP's residual) and a geometric mean (gm_map), which ``--metrics`` then leaves out of the family.
-    paired: bool = True
-    #: Its whole-list figure counts the ranks past the list's end too (RBP's residual: ``p^depth``).
-    reads_beyond: bool = False
-    #: ``--format trec`` prints it without ``--metrics`` (trec_eval's families of section 9).
-    trec_default: bool = True
-
-    def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
-        return by_key, (self.key,)
-
-    def label(self, k: int) -> str:
-        return f"{self.key}@{k}"
-
-    @property
-    def comparable(self) -> bool:
-        """Whether ``--metrics`` can put it in the comparison family: it has a per-query score (not a
-        count, which is summed) and is not a diagnostic (in the suite, not compared: Judged@K)."""
-        return self.kind is not ValueKind.COUNT and self.paired and (self.compared or not self.in_suite)
-
-    def changed_by(self, switch: str) -> bool:
-        """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
-        the gain and the denominator change the metrics that use them; which queries are averaged
-        (``missing``, ``no_relevant``) and the order of a list (``order``) change every metric."""
-        if switch == "gain":
-            return self.uses_gain
-        if switch == "denominator":
-            return self.uses_denominator
-        return True
-
-    def convention(self, k: int, conventions: Conventions, values: Mapping[str, Value] | None = None) -> str:
-        """The sentence the report prints beside the figure at ``k`` (``values``: its parameters'
-        values, for an entry whose sentence names them)."""
-        if any(p not in (REL, GAIN, DCG, JUDGED_ONLY) for p in self.params):
-            return self.describe(k, conventions, {**self.defaults(), **(values or {})})
-        return self.describe(k, conventions)
-
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
-
-    def defaults(self) -> dict[str, Value | None]:
-        return {p.name: p.default for p in self.params}
-
-    def spellings(self, tool: str) -> tuple[Spelling, ...]:
-        """The names ``tool`` gives it; ragreport spells every metric by its key."""
-        if tool == "ragreport":
-            return (Spelling(self.key),)
-        spellings: tuple[Spelling, ...] = getattr(self, tool)
-        return spellings
-
-    def rule(self, spelling: Spelling) -> CutoffRule:
-        return spelling.cutoff or self.cutoff
-
-    def trec_eval_spelling(self, cutoff: int | None) -> Spelling | None:
-        """trec_eval's name for it with a cutoff or without one (None when trec_eval has none)."""
-        return next((s for s in self.trec_eval if self.rule(s).allows(cutoff)), None)
-
-    def trec_eval_measure(self, cutoff: int | None) -> str | None:
-        """trec_eval's output name: ``map_cut_10`` at a cutoff, ``map`` over the whole list."""
-        spelling = self.trec_eval_spelling(cutoff)
-        if spelling is None:
-            return None
-        return spelling.name if cutoff is None else f"{spelling.name}_{cutoff}"
-
-    def trec_eval_name(self, k: int) -> str | None:
-        """The trec_eval twin the report names beside the figure at ``k``: its cutoff form, else its
-        whole-list form (RR@k's twin is ``recip_rank``, equal to it when k reaches every list's end)."""
-        return self.trec_eval_measure(k) or self.trec_eval_measure(None)
-
-
-def _denominator_words(conventions: Conventions, k: int) -> str:
+def denominator_words(conventions: Conventions, k: int) -> str:
     if conventions.denominator is Denominator.MIN:
         return f"min(R, {k}), so a top {k} holding only relevant ids scores 1 even when R > {k}"
     return f"R, every id judged relevant, so it cannot reach 1 when R > {k}"
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """``numerator / denominator``, 0 where the denominator is 0 (the block silences the warning)."""
-    return np.where(denominator > 0, numerator / denominator, 0.0)
-
-
-def _reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``1 / f`` for the first relevant rank ``f`` (0: none) when ``f <= k``, else 0."""
-    return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
-
-
-def _whole(s: Sums, per_rank: np.ndarray) -> np.ndarray:
-    """A whole-list figure: the per-rank terms summed over the list, at every cutoff."""
-    return s.per_query(per_rank.sum(axis=1))
-
-
-def _bpref(s: Sums) -> np.ndarray:
-    """trec_eval's bpref: ``1/R * sum over relevant ranks r of (1 - min(n_r, R) / min(N, R))``, n_r
-    the judged non-relevant ids above r, N the query's; unjudged ids are skipped (1 when n_r = 0)."""
-    above = np.cumsum(s.nonrelevant_slots, axis=1)  # at a relevant rank: the non-relevant ids above it
-    r = s.relevant[:, None].astype(np.float64)
-    least = np.minimum(s.nonrelevant[:, None], s.relevant[:, None]).astype(np.float64)
-    term = np.where(above > 0, 1.0 - np.minimum(above, r) / np.where(least > 0, least, 1.0), 1.0)
-    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
-
-
-#: trec_eval's INFAP_EPSILON (trec_eval.h), which keeps infAP's ratio finite.
-INFAP_EPSILON = 0.00001
-#: trec_eval's MIN_GEO_MEAN: gm_map floors each query's AP at it before taking the logarithm.
-GEOMETRIC_EPSILON = 0.00001
-
-
-def _inf_ap(s: Sums) -> np.ndarray:
-    """trec_eval's infAP (Yilmaz and Aslam 2006): at the relevant rank j + 1 (j >= 1),
-    ``1/(j+1) + j/(j+1) * (h + n + u)/j * (h + e)/(h + n + 2e)`` with h the relevant ids above,
-    n the judged non-relevant, u the pooled-unjudged (negative grade) ones above and e = 1e-5;
-    1 at rank 1; summed and divided by R."""
-    h = s.cum_hits - 1.0  # the relevant ids above a relevant rank
-    n = np.cumsum(s.nonrelevant_slots, axis=1)
-    u = np.cumsum(s.pooled_unjudged_slots, axis=1)
-    j = s.ranks - 1.0
-    e = INFAP_EPSILON
-    later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((h + n + u) / np.maximum(j, 1.0)) * ((h + e) / (h + n + 2 * e))
-    term = np.where(j == 0, 1.0, later)
-    return s.per_query(_ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
-
-
-def _rbp_residual(s: Sums) -> np.ndarray:
-    """The most RBP could rise: the weight of every cell within k that could still be relevant
-    (unjudged, graded negative, or past the list's end); a whole-list figure adds ``p^depth``,
-    every rank beyond."""
-    within = np.cumsum(np.where(s.unjudged_cells, s.persistence_weights, 0.0), axis=1)[:, s.columns]
-    if s.values.get("whole"):
-        within = within + np.power(float(s.values["p"]), s.k)
-    return within
-
-
-def _err(s: Sums) -> np.ndarray:
-    """ERR@k (Chapelle et al. 2009): ``sum_r 1/r * R_r * prod_{i<r} (1 - R_i)``,
-    ``R_g = (2^g - 1) / 2^g_max``, grades above g_max read as g_max, below 1 as 0; a repeat gains nothing."""
-    top = int(s.values.get("max_grade") or s.values["top_grade"])
-    grades = np.clip(s._pad(s.judged.grades).astype(np.int64), 0, top)
-    stop = np.where(s.first_slots & (grades >= 1), np.exp2((grades - top).astype(np.float64)) - np.exp2(-top), 0.0)
-    going_on = np.cumprod(1.0 - stop, axis=1)
-    before = np.concatenate([np.ones((len(stop), 1)), going_on[:, :-1]], axis=1)
-    return np.cumsum(stop * before / s.ranks, axis=1)[:, s.columns]
-
-
-def iprec_at(s: Sums, level: float) -> np.ndarray:
-    """trec_eval's iprec_at_recall (v10) of every query of the block at one recall level: c =
-    round(level x R) relevant ids (half away from 0); the largest precision at or below the rank of
-    the c-th (the first when c = 0); 0 when fewer than c relevant ids came back. The sums read
-    (:attr:`~ragreport.scoring.sums.Sums.best_precision_below`) are shared by every level."""
-    r = s.relevant.astype(np.float64)
-    wanted = np.floor(level * r)
-    wanted += (level * r - wanted) >= 0.5
-    got = s.cum_hits[:, -1]
-    rank = np.argmax(s.cum_hits >= np.maximum(wanted, 1)[:, None], axis=1)
-    value = np.take_along_axis(s.best_precision_below, rank[:, None], axis=1)[:, 0]
-    return np.where((wanted <= got) & (got > 0), value, 0.0)
-
-
-def _iprec(s: Sums) -> np.ndarray:
-    return s.per_query(iprec_at(s, float(s.values["recall"])))
-
-
-def _level(values: Mapping[str, Value | None], places: int | None = None) -> str:
-    """IPrec's recall level as its sentence prints it (L when the sentence is read without one)."""
-    level = values.get("recall")
-    if level is None:
-        return "L"
-    return f"{float(level):.{places}f}" if places is not None else str(level)
 
 
 # --- The suite: in the report's table at K, its sweep and its per-query table -------------------
@@ -338,10 +94,10 @@ RECALL = Metric(
     trec_eval=(Spelling("recall", printed=13),),
     ir_measures=(Spelling("R"),),
     ranx=(Spelling("recall"),),
-    kernel=lambda s: _ratio(s.hits, s.denominator),
+    kernel=lambda s: ratio(s.hits, s.denominator),
     uses_denominator=True,
     describe=lambda k, c: (
-        f"Distinct relevant ids in the top {k} divided by {_denominator_words(c, k)}"
+        f"Distinct relevant ids in the top {k} divided by {denominator_words(c, k)}"
         + (f" (as trec_eval's recall_{k})." if c.denominator is Denominator.RELEVANT else " (trec_eval divides by R).")
     ),
 )
@@ -373,7 +129,7 @@ RECIPROCAL_RANK = Metric(
     trec_eval=(Spelling("recip_rank", CutoffRule.FORBIDDEN, printed=9),),
     ir_measures=(Spelling("RR"),),
     ranx=(Spelling("mrr"),),
-    kernel=lambda s: _reciprocal_rank(s.first_relevant[:, None], s.k),
+    kernel=lambda s: reciprocal_rank(s.first_relevant[:, None], s.k),
     describe=lambda k, c: (
         f"1 / rank of the first relevant id when it lies within the top {k}, else 0; "
         f"the mean is MRR@{k} (trec_eval's recip_rank when {k} covers the whole list)."
@@ -390,11 +146,11 @@ AVERAGE_PRECISION = Metric(
     trec_eval=(Spelling("map_cut", CutoffRule.REQUIRED, printed=25), Spelling("map", CutoffRule.FORBIDDEN, printed=5)),
     ir_measures=(Spelling("AP"),),
     ranx=(Spelling("map"),),
-    kernel=lambda s: _ratio(s.precision_sum, s.denominator),
+    kernel=lambda s: ratio(s.precision_sum, s.denominator),
     uses_denominator=True,
     describe=lambda k, c: (
         f"Precision at each rank within {k} that holds a relevant id, summed and divided "
-        f"by {_denominator_words(c, k)}; the mean is MAP@{k}"
+        f"by {denominator_words(c, k)}; the mean is MAP@{k}"
         + (f" (as trec_eval's map_cut_{k})." if c.denominator is Denominator.RELEVANT else " (trec_eval divides by R).")
     ),
 )
@@ -474,7 +230,7 @@ R_PRECISION = Metric(
     trec_eval=(Spelling("Rprec", printed=7),),
     ir_measures=(Spelling("Rprec"),),
     ranx=(Spelling("r-precision"),),
-    kernel=lambda s: s.per_query(_ratio(s.hits_at_r, s.relevant)),
+    kernel=lambda s: s.per_query(ratio(s.hits_at_r, s.relevant)),
     describe=lambda k, c: (
         "Distinct relevant ids among the first R ranks divided by R, 0 when R = 0 (as trec_eval's Rprec)."
     ),
@@ -557,7 +313,7 @@ BPREF = Metric(
     params=(REL,),
     trec_eval=(Spelling("bpref", printed=8),),
     ir_measures=(Spelling("Bpref"), Spelling("BPref")),
-    kernel=_bpref,
+    kernel=bpref,
     describe=lambda k, c: (
         "For each relevant id retrieved, 1 minus the judged non-relevant ids above it (at most R) over "
         "min(R, N), N the query's judged non-relevant ids; summed and divided by R. Unjudged ids, and "
@@ -600,7 +356,7 @@ RBP_RESIDUAL = Metric(
     reads_beyond=True,
     params=(PERSISTENCE, REL),
     trec_eval=(Spelling("rbp_resid", CutoffRule.FORBIDDEN, printed=34, params=(("p", 0.9),)),),
-    kernel=_rbp_residual,
+    kernel=rbp_residual,
     describe=lambda k, c, v: (
         "(1 - p) x the sum of p^(rank - 1) over the ranks"
         + (f" within the top {k}" if k else "")
@@ -621,7 +377,7 @@ ERR = Metric(
     compared=False,
     params=(MAX_GRADE,),
     ir_measures=(Spelling("ERR"),),
-    kernel=_err,
+    kernel=err,
     describe=lambda k, c, v: (
         "The sum over ranks r"
         + (f" up to {k}" if k else "")
@@ -643,7 +399,7 @@ INF_AP = Metric(
     params=(REL,),
     trec_eval=(Spelling("infAP", printed=13),),
     ir_measures=(Spelling("infAP"),),
-    kernel=_inf_ap,
+    kernel=inf_ap,
     describe=lambda k, c: (
         "trec_eval's infAP (Yilmaz and Aslam 2006): at each relevant rank j + 1 after the first, "
         "1/(j+1) + j/(j+1) x (ids above in the pool)/j x (relevant above + e)/(judged above + 2e), "
@@ -667,7 +423,7 @@ GM_MAP = Metric(
     trec_eval=(Spelling("gm_map", printed=6),),
     # the whole list's AP: R is its denominator (min(R, depth) is R, depth reaching every R)
     kernel=lambda s: (
-        _whole(s, np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)) / np.maximum(s.relevant, 1)[:, None]
+        whole(s, np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)) / np.maximum(s.relevant, 1)[:, None]
     ),
     describe=lambda k, c: (
         "Each query's AP over the whole list; the run's figure is exp(mean(log(max(AP, 0.00001)))), "
@@ -689,11 +445,11 @@ IPREC = Metric(
     at="recall",
     trec_eval=(Spelling("iprec_at_recall", printed=10),),
     ir_measures=(Spelling("IPrec"),),
-    kernel=_iprec,
+    kernel=iprec,
     describe=lambda k, c, v: (
-        f"The largest precision at any rank at or below the one where round({_level(v)} x R) relevant "
+        f"The largest precision at any rank at or below the one where round({recall_level_words(v)} x R) relevant "
         f"ids have come back (the first relevant rank for 0), 0 when fewer come back "
-        f"(as trec_eval's iprec_at_recall_{_level(v, 2)}, version 10's rounding)."
+        f"(as trec_eval's iprec_at_recall_{recall_level_words(v, 2)}, version 10's rounding)."
     ),
 )
 
@@ -736,6 +492,7 @@ READ: tuple[Metric, ...] = tuple(m for m in SUITE if m.compared and m.cutoff is 
 PRIMARY = NDCG
 
 _BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
+ENTRIES.update(_BY_KEY)
 
 
 def by_key(key: str) -> Metric:

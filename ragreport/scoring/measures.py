@@ -19,10 +19,10 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure, Metric
+from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure
 from .condensed import condensed
 from .cutoffs import MAX_CUTOFF
-from .kinds import TOOLS, CutoffRule, Value
+from .kinds import TOOLS, CutoffRule, Metric, Value
 from .metrics import full_depth, score, score_levels
 
 if TYPE_CHECKING:  # annotations only

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.model import Conventions, Missing, NoRelevant
-from .catalogue import SUITE, Metric
-from .kinds import CutoffRule
+from .catalogue import SUITE
+from .kinds import CutoffRule, Metric
 from .sums import Sums
 
 if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays
@@ -114,7 +114,7 @@ def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conven
     One pass over the whole lists for all the levels (a precision-recall curve's eleven), in blocks
     of whole queries as :func:`score` takes them; each level reads the block's shared sums.
     """
-    from .catalogue import iprec_at
+    from .kernels import iprec_at
 
     depth = full_depth(judged)
     n = judged.n_queries

@@ -30,7 +30,7 @@ from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Ru
 if TYPE_CHECKING:
     from ...analysis.limits import Limit
     from ...analysis.summary import RunSummary
-    from ...scoring.catalogue import Metric
+    from ...scoring.kinds import Metric
 
 
 #: The words the pages' fixed ids and a run's section ids are made of: a run named one of them
