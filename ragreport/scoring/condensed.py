@@ -1,11 +1,8 @@
-"""The condensed list: a measure's ``judged_only=True`` (docs/conventions.md section 21.7).
-
-Every id the judgments lack is removed from each ranked list before the cut at K, the ranks closing
-up, as trec_eval ``-J``, pytrec_eval's ``judged_docs_only_flag`` and ir_measures' ``judged_only=True``
-do (Sakai's condensed list). An id the judgments grade below 0 (trec_eval's "pooled, not judged")
-is removed too, as pytrec_eval (trec_eval 9) and so ir_measures remove it. One function over the
-whole run, vectorised: it keeps a mask of the slots and takes the whole-list facts again from what
-is left.
+"""The condensed list (Sakai's): every unjudged id removed from each ranked list before the cut at
+K, the ranks closing up, as trec_eval ``-J``, pytrec_eval's ``judged_docs_only_flag`` and
+ir_measures' ``judged_only=True`` do. One function, used by the ``condensed`` reading of unjudged
+ids (docs/conventions.md section 20.2, :mod:`ragreport.scoring.readings`) and by a measure's
+``judged_only=True`` (section 21.7, :func:`ragreport.scoring.measures.score_measures`).
 """
 
 from __future__ import annotations
@@ -19,33 +16,70 @@ if TYPE_CHECKING:
     from .join import JudgedRun
 
 
-def condensed(judged: JudgedRun) -> JudgedRun:
-    """``judged`` with every slot whose id the judgments lack, or grade below 0, removed (a whole
-    run, not a head)."""
-    keep = judged.judged & (judged.grades >= 0)
-    if keep.all():
-        return judged
+def condense(judged: JudgedRun, depth: int | None = None, pooled: bool = False) -> JudgedRun:
+    """The run with every unjudged id removed from its lists, then each list cut to ``depth``.
+
+    The judged ids keep their order and close up, so the id judged at rank 7 under two unjudged
+    ids above it is at rank 5 (trec_eval's ``-J``). A repeat of a judged id stays a repeat. The
+    whole-list facts follow the condensed lists: ``retrieved`` and ``repeats`` count what is left
+    and ``first_relevant`` is the rank in the condensed list (``relevant_retrieved`` cannot move:
+    every relevant id is judged). Judgments, R and the ideal lists are unchanged.
+
+    Parameters
+    ----------
+    judged : JudgedRun
+        A run joined with its judgments (:func:`~ragreport.scoring.join.join`), whole or a head.
+    depth : int, optional
+        Keep the top ``depth`` judged ids of each list (all of them when None): scoring at K needs
+        only ``depth = K``, whatever the depth of the original lists.
+    pooled : bool, default False
+        Also remove the ids graded below 0 (trec_eval's "pooled, not judged"), as pytrec_eval
+        (trec_eval 9) and ir_measures do for a measure's ``judged_only=True`` (docs/conventions.md
+        section 21.7). The reading of unjudged ids (section 20.2) keeps them: they were judged.
+
+    Returns
+    -------
+    JudgedRun
+        The condensed run, every slot judged.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> judged = join(Run.from_lists("r", [("q1", ["u1", "d1", "u2", "d2"])]),
+    ...               Judgments.from_lists([("q1", ["d1", "d2"], [1, 0])]))
+    >>> condense(judged).doc_ids.tolist(), int(condense(judged).first_relevant[0])
+    (['d1', 'd2'], 1)
+    """
     n = judged.n_queries
-    query = judged.slot_query[keep]
+    # Only the judged slots are touched past one scan of the flags: judged ids are usually a few
+    # of a list's hundreds.
+    kept = np.flatnonzero(judged.judged & (judged.grades >= 0) if pooled else judged.judged)
+    query = np.searchsorted(judged.offsets, kept, side="right") - 1
+    first = np.searchsorted(kept, judged.offsets[:-1])  # each query's first judged slot among ``kept``
+    rank = np.arange(1, len(kept) + 1, dtype=np.int64) - first[query]  # 1-based, in the condensed list
+    whole_query, whole_repeat = query, judged.repeat[kept]
+    if depth is not None:
+        top = rank <= depth
+        kept, query, rank = kept[top], query[top], rank[top]
     lengths = np.bincount(query, minlength=n).astype(np.int64)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    grades, repeat = judged.grades[keep], judged.repeat[keep]
+    repeat = judged.repeat[kept]
+    grades = judged.grades[kept]
     relevant = ~repeat & (grades >= judged.level)
-    relevant_query = query[relevant]
-    ranks = np.arange(len(query), dtype=np.int64) - offsets[:-1][query] + 1
-    first = np.zeros(n, dtype=np.int64)
-    if len(relevant_query):
-        starts = np.concatenate(([True], relevant_query[1:] != relevant_query[:-1]))
-        first[relevant_query[starts]] = ranks[relevant][starts]
+    first_relevant = np.zeros(n, dtype=np.int64)
+    if relevant.any():
+        # the kept slots run in query order and rank order: a query's first relevant one is first
+        rel_query, rel_rank = query[relevant], rank[relevant]
+        leads = np.concatenate(([True], rel_query[1:] != rel_query[:-1]))
+        first_relevant[rel_query[leads]] = rel_rank[leads]
     return replace(
         judged,
-        offsets=offsets,
-        doc_ids=judged.doc_ids[keep],
+        offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        doc_ids=judged.doc_ids[kept],
         grades=grades,
-        judged=np.ones(len(query), dtype=bool),
+        judged=np.ones(len(kept), dtype=bool),
         repeat=repeat,
-        retrieved=lengths,
-        repeats=np.bincount(query[repeat], minlength=n).astype(np.int64),
-        relevant_retrieved=np.bincount(relevant_query, minlength=n).astype(np.int64),
-        first_relevant=first,
+        retrieved=np.bincount(whole_query, minlength=n).astype(np.int64),  # the whole condensed list
+        repeats=np.bincount(whole_query[whole_repeat], minlength=n).astype(np.int64),
+        first_relevant=first_relevant,
     )

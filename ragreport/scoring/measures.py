@@ -20,7 +20,7 @@ import numpy as np
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
 from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure
-from .condensed import condensed
+from .condensed import condense
 from .cutoffs import MAX_CUTOFF
 from .kinds import TOOLS, CutoffRule, Metric, Value
 from .metrics import full_depth, score, score_levels
@@ -429,11 +429,11 @@ def score_measures(
         values.update(dict(rest))
         at = replace(conventions, gain=gain, relevance_level=level)
         run = judged.at_level(level)
-        scores = score(condensed(run) if values.get("judged_only") else run, cutoffs, at, metrics, values)
+        scores = score(condense(run, pooled=True) if values.get("judged_only") else run, cutoffs, at, metrics, values)
         for i in rows:
             out[i] = scores.of(measures[i].metric, measures[i].cutoff or full)
     for (level, judged_only), rows in levels.items():
         at_level = replace(conventions, relevance_level=level)
-        run = condensed(judged.at_level(level)) if judged_only else judged.at_level(level)
+        run = condense(judged.at_level(level), pooled=True) if judged_only else judged.at_level(level)
         out[rows] = score_levels(run, [measures[i].value("recall") for i in rows], at_level)
     return out

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .catalogue import READ, READINGS
+from .condensed import condense
 from .kinds import Metric
 from .metrics import score
 
@@ -33,71 +34,6 @@ if TYPE_CHECKING:
     from .join import JudgedRun
 
 __all__ = ["READ", "READINGS", "condense", "score_readings", "unjudged_as_relevant"]
-
-
-def condense(judged: JudgedRun, depth: int | None = None) -> JudgedRun:
-    """The run with every unjudged id removed from its lists, then each list cut to ``depth``.
-
-    The judged ids keep their order and close up, so the id judged at rank 7 under two unjudged
-    ids above it is at rank 5 (trec_eval's ``-J``). A repeat of a judged id stays a repeat. The
-    whole-list facts follow the condensed lists: ``retrieved`` and ``repeats`` count what is left
-    and ``first_relevant`` is the rank in the condensed list (``relevant_retrieved`` cannot move:
-    every relevant id is judged). Judgments, R and the ideal lists are unchanged.
-
-    Parameters
-    ----------
-    judged : JudgedRun
-        A run joined with its judgments (:func:`~ragreport.scoring.join.join`), whole or a head.
-    depth : int, optional
-        Keep the top ``depth`` judged ids of each list (all of them when None): scoring at K needs
-        only ``depth = K``, whatever the depth of the original lists.
-
-    Returns
-    -------
-    JudgedRun
-        The condensed run, every slot judged.
-
-    Examples
-    --------
-    >>> from ragreport.core.model import Judgments, Run
-    >>> from ragreport.scoring.join import join
-    >>> judged = join(Run.from_lists("r", [("q1", ["u1", "d1", "u2", "d2"])]),
-    ...               Judgments.from_lists([("q1", ["d1", "d2"], [1, 0])]))
-    >>> condense(judged).doc_ids.tolist(), int(condense(judged).first_relevant[0])
-    (['d1', 'd2'], 1)
-    """
-    n = judged.n_queries
-    # Only the judged slots are touched past one scan of the flags: judged ids are usually a few
-    # of a list's hundreds.
-    kept = np.flatnonzero(judged.judged)
-    query = np.searchsorted(judged.offsets, kept, side="right") - 1
-    first = np.searchsorted(kept, judged.offsets[:-1])  # each query's first judged slot among ``kept``
-    rank = np.arange(1, len(kept) + 1, dtype=np.int64) - first[query]  # 1-based, in the condensed list
-    whole_query, whole_repeat = query, judged.repeat[kept]
-    if depth is not None:
-        top = rank <= depth
-        kept, query, rank = kept[top], query[top], rank[top]
-    lengths = np.bincount(query, minlength=n).astype(np.int64)
-    repeat = judged.repeat[kept]
-    grades = judged.grades[kept]
-    relevant = ~repeat & (grades >= judged.level)
-    first_relevant = np.zeros(n, dtype=np.int64)
-    if relevant.any():
-        # the kept slots run in query order and rank order: a query's first relevant one is first
-        rel_query, rel_rank = query[relevant], rank[relevant]
-        leads = np.concatenate(([True], rel_query[1:] != rel_query[:-1]))
-        first_relevant[rel_query[leads]] = rel_rank[leads]
-    return replace(
-        judged,
-        offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        doc_ids=judged.doc_ids[kept],
-        grades=grades,
-        judged=np.ones(len(kept), dtype=bool),
-        repeat=repeat,
-        retrieved=np.bincount(whole_query, minlength=n).astype(np.int64),  # the whole condensed list
-        repeats=np.bincount(whole_query[whole_repeat], minlength=n).astype(np.int64),
-        first_relevant=first_relevant,
-    )
 
 
 def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
