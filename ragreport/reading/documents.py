@@ -216,7 +216,13 @@ ENTRY = obj(
         "runs": listing(HISTORY_RUN, unique="name"),
         "headline": listing(
             obj(
-                {"run": TEXT_OR_NULL, "verdict": VERDICT, "baseline": TEXT_OR_NULL, "sentence": TEXT},
+                {
+                    "run": TEXT_OR_NULL,
+                    "verdict": VERDICT,
+                    "baseline": TEXT_OR_NULL,
+                    "sentence": TEXT,
+                    "caveats": TEXTS,  # what could overturn it (docs/conventions.md section 20.4)
+                },
                 required=("sentence",),
             )
         ),
