@@ -1,0 +1,180 @@
+"""The audit of a model judge's labels (issue 22; docs/conventions.md section 25): kappa and
+weighted kappa against hand-worked tables and scikit-learn, the bootstrap band, the slot
+disagreement, and the audit's refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragreport.analysis.agreement import agreement, kappas
+from ragreport.api import analyse, evaluate
+from ragreport.cli import main
+from ragreport.core.errors import InputError
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+
+def _pairs(table: list[list[int]], grades: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The (model, human) grades of a confusion table, one pair per count."""
+    model, human = [], []
+    for i, row in enumerate(table):
+        for j, count in enumerate(row):
+            model += [grades[i]] * count
+            human += [grades[j]] * count
+    return np.array(model), np.array(human)
+
+
+def test_kappa_hand_worked_two_by_two():
+    # Model rows (not, relevant) x human columns: 20 both not, 5 model-only, 10 human-only, 15 both.
+    # p_o = 35/50 = 0.7; model relevant 20/50 = 0.4, human relevant 25/50 = 0.5;
+    # p_e = 0.4*0.5 + 0.6*0.5 = 0.5; kappa = (0.7 - 0.5) / 0.5 = 0.4.
+    kappa, weighted = kappas(np.array([[20, 5], [10, 15]]), np.array([0, 1]), level=1)
+    assert kappa == pytest.approx(0.4)
+    # With two grades the quadratic weights are the binary disagreement: the same kappa.
+    assert weighted == pytest.approx(0.4)
+
+
+def test_weighted_kappa_hand_worked_three_grades():
+    # Grades 0, 1, 2; table (model rows x human columns), 10 pairs:
+    #   [[3, 1, 0], [1, 2, 1], [0, 0, 2]]
+    # rows 4, 4, 2; columns 4, 3, 3 (shares /10). Weights (i - j)^2: 0, 1, 4.
+    # observed weighted disagreement: 1*(1 + 1 + 1 + 0) + 4*(0 + 0) = 3 -> 0.3
+    # expected: sum w_ij r_i c_j / 100 with r = (4, 4, 2), c = (4, 3, 3):
+    #   i=0: 0*16 + 1*12 + 4*12 = 60; i=1: 1*16 + 0 + 1*12 = 28; i=2: 4*8 + 1*6 + 0 = 38 -> 126/100
+    # weighted kappa = 1 - 0.3 / 1.26 = 0.761904...
+    # Binary at level 1: model relevant 6/10, human relevant 6/10; agree: (0,0)=3 plus
+    # relevant-both 2+1+0+2 = 5 -> p_o 0.8; p_e = 0.36 + 0.16 = 0.52; kappa = 0.28/0.48 = 0.58333
+    table = np.array([[3, 1, 0], [1, 2, 1], [0, 0, 2]])
+    kappa, weighted = kappas(table, np.array([0, 1, 2]), level=1)
+    assert weighted == pytest.approx(1 - 0.3 / 1.26)
+    assert kappa == pytest.approx(0.28 / 0.48)
+    # At level 2 only grade 2 is relevant: model 2/10, human 3/10; agree 7 + 2 = 9 -> 0.9;
+    # p_e = 0.06 + 0.56 = 0.62; kappa = 0.28 / 0.38.
+    kappa2, _ = kappas(table, np.array([0, 1, 2]), level=2)
+    assert kappa2 == pytest.approx(0.28 / 0.38)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kappas_agree_with_scikit_learn(seed):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 4, size=300)
+    model = np.clip(human + rng.integers(-1, 2, size=300), 0, 3)
+    grades = np.arange(4)
+    table = np.zeros((4, 4), dtype=np.int64)
+    np.add.at(table, (model, human), 1)
+    kappa, weighted = kappas(table, grades, level=2)
+    assert kappa == pytest.approx(sklearn_metrics.cohen_kappa_score(model >= 2, human >= 2))
+    assert weighted == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(model, human, weights="quadratic", labels=list(grades))
+    )
+
+
+def test_undefined_kappa_is_nan():
+    kappa, _ = kappas(np.array([[0, 0], [0, 9]]), np.array([0, 1]), level=1)
+    assert np.isnan(kappa)
+
+
+def test_agreement_band_confusion_and_disagreement():
+    rng = np.random.default_rng(1)
+    queries = 40
+    query = np.repeat(np.arange(queries), 10)
+    human = rng.integers(0, 3, size=query.size)
+    flip = rng.random(query.size) < 0.2
+    model = np.where(flip, 2 - human, human)
+    found = agreement(
+        query,
+        model,
+        human,
+        queries=queries,
+        level=1,
+        resamples=500,
+        seed=3,
+        slot_model=[np.array([True, False, True, True])],
+        slot_human=[np.array([True, True, False, True])],
+    )
+    reference = sklearn_metrics.cohen_kappa_score(model >= 1, human >= 1)
+    assert found.kappa == pytest.approx(reference)
+    assert found.kappa_low < found.kappa < found.kappa_high
+    assert found.weighted_low < found.weighted_kappa < found.weighted_high
+    assert found.grades == (0, 1, 2)
+    assert int(found.confusion.sum()) == found.pairs == query.size
+    assert int(found.confusion[0, 2]) == int(np.count_nonzero((model == 0) & (human == 2)))
+    assert found.disagreement == pytest.approx(2 / 4)
+    # Seeded: the same band again.
+    again = agreement(query, model, human, queries=queries, level=1, resamples=500, seed=3)
+    assert (again.kappa_low, again.kappa_high) == (found.kappa_low, found.kappa_high)
+
+
+def test_band_covers_a_planted_kappa():
+    # A judge that flips relevance with a fixed probability has a known population kappa; the
+    # band over 30 queries covers it about 95% of the time.
+    p_rel, flip = 0.4, 0.15
+    p_model = p_rel * (1 - flip) + (1 - p_rel) * flip
+    p_o = 1 - flip
+    p_e = p_model * p_rel + (1 - p_model) * (1 - p_rel)
+    truth = (p_o - p_e) / (1 - p_e)
+    covered, trials = 0, 200
+    for trial in range(trials):
+        rng = np.random.default_rng(100 + trial)
+        query = np.repeat(np.arange(30), 8)
+        human = (rng.random(query.size) < p_rel).astype(np.int64)
+        model = np.where(rng.random(query.size) < flip, 1 - human, human)
+        found = agreement(query, model, human, queries=30, resamples=400, seed=trial)
+        covered += found.kappa_low <= truth <= found.kappa_high
+    assert 0.88 <= covered / trials <= 0.99
+
+
+def _labels(queries: int, *, offset: int = 0) -> dict[str, dict[str, int]]:
+    return {f"q{i + offset}": {f"d{i}a": 1, f"d{i}b": 0} for i in range(queries)}
+
+
+def _run(queries: int) -> dict[str, dict[str, float]]:
+    return {f"q{i}": {f"d{i}a": 2.0, f"d{i}b": 1.0, f"d{i}c": 0.5} for i in range(queries)}
+
+
+def test_analyse_measures_the_audit():
+    model = _labels(12)
+    human = {q: dict(g) for q, g in model.items()}
+    human["q0"] = {"d0a": 0, "d0b": 1}  # the human disagrees on q0's two pairs
+    summaries = evaluate({"a": _run(12)}, qrels=model, k=3)
+    report = analyse(summaries, audit=human)
+    found = report.audit.agreement
+    assert found.queries == 12 and found.pairs == 24
+    # 22 of 24 pairs agree; both sets call 12 of 24 relevant: p_e = 0.5, kappa = (22/24 - 0.5) / 0.5.
+    assert found.kappa == pytest.approx((22 / 24 - 0.5) / 0.5)
+    # 36 top-3 slots; q0's first two are read differently (d0c is unjudged in both).
+    assert found.slots == 36 and found.disagreement == pytest.approx(2 / 36)
+    assert analyse(summaries).audit is None
+
+
+def test_audit_of_fewer_than_ten_queries_is_refused():
+    summaries = evaluate({"a": _run(12)}, qrels=_labels(12), k=3)
+    with pytest.raises(InputError, match="at least 10 queries.*got 9"):
+        analyse(summaries, audit=_labels(9))
+
+
+def test_audited_queries_the_model_does_not_cover_are_refused():
+    summaries = evaluate({"a": _run(12)}, qrels=_labels(12), k=3)
+    with pytest.raises(InputError, match=r"2 they do not cover \('q12', 'q13'\)"):
+        analyse(summaries, audit=_labels(12, offset=2))
+
+
+def _trec(path, labels):
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, grades in labels.items() for d, g in grades.items()))
+    return path
+
+
+def test_cli_reads_audit_and_refuses_in_one_line(tmp_path, capsys):
+    qrels = _trec(tmp_path / "model.qrels", _labels(12))
+    run = tmp_path / "a.trec"
+    run.write_text(
+        "".join(f"{q} Q0 {d} {r + 1} {s} a\n" for q, docs in _run(12).items() for r, (d, s) in enumerate(docs.items()))
+    )
+    small = _trec(tmp_path / "small.qrels", _labels(5))
+    out = tmp_path / "out"
+    code = main(["build", str(run), "--qrels", str(qrels), "--audit", str(small), "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code != 0
+    assert len(err.splitlines()) == 1 and "small.qrels" in err and "at least 10" in err
+    assert not out.exists()
