@@ -178,3 +178,39 @@ def test_cli_reads_audit_and_refuses_in_one_line(tmp_path, capsys):
     assert code != 0
     assert len(err.splitlines()) == 1 and "small.qrels" in err and "at least 10" in err
     assert not out.exists()
+
+
+def test_report_json_audit_against_scikit_learn_on_the_files(tmp_path, monkeypatch):
+    import json
+
+    rng = np.random.default_rng(7)
+    model_lines, human_lines, model, human = [], [], [], []
+    for q in range(15):
+        for d in range(6):
+            g = int(rng.integers(0, 3))
+            h = g if rng.random() < 0.7 else int(rng.integers(0, 3))
+            model_lines.append(f"q{q} 0 d{q}-{d} {g}\n")
+            if q < 12:
+                human_lines.append(f"q{q} 0 d{q}-{d} {h}\n")
+                model.append(g)
+                human.append(h)
+    (tmp_path / "model.qrels").write_text("".join(model_lines))
+    (tmp_path / "human.qrels").write_text("".join(human_lines))
+    run = tmp_path / "a.trec"
+    run.write_text("".join(f"q{q} Q0 d{q}-{d} {d + 1} {10 - d} a\n" for q in range(15) for d in range(6)))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    out = tmp_path / "out"
+    args = ["build", str(run), "--qrels", str(tmp_path / "model.qrels"), "--audit", str(tmp_path / "human.qrels")]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    audit = json.loads((out / "report.json").read_text())["audit"]
+    m, h = np.array(model), np.array(human)
+    assert audit["queries"] == 12 and audit["pairs"] == 72
+    assert audit["kappa"] == pytest.approx(sklearn_metrics.cohen_kappa_score(m >= 1, h >= 1))
+    assert audit["weighted_kappa"] == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(m, h, weights="quadratic", labels=[0, 1, 2])
+    )
+    assert audit["confusion"]["2"]["0"] == int(np.count_nonzero((m == 2) & (h == 0)))
+    assert audit["kappa_low"] <= audit["kappa"] <= audit["kappa_high"]
+    # The top 6 of 12 audited queries: every slot is judged by both, so the share is the pairs'.
+    assert audit["slots"] == 72
+    assert audit["disagreement"] == pytest.approx(np.mean((m >= 1) != (h >= 1)))
