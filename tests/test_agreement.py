@@ -214,3 +214,37 @@ def test_report_json_audit_against_scikit_learn_on_the_files(tmp_path, monkeypat
     # The top 6 of 12 audited queries: every slot is judged by both, so the share is the pairs'.
     assert audit["slots"] == 72
     assert audit["disagreement"] == pytest.approx(np.mean((m >= 1) != (h >= 1)))
+
+
+def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
+    import pytrec_eval
+
+    from ragreport.analysis.corrected import corrected_mean
+
+    rng = np.random.default_rng(5)
+    model, human, run = {}, {}, {}
+    for q in range(30):
+        qid = f"q{q}"
+        model[qid] = {f"d{q}-{d}": int(rng.integers(0, 3)) for d in range(8)}
+        model[qid][f"d{q}-0"] = 2  # every query has a relevant id under both sets
+        run[qid] = {f"d{q}-{d}": float(rng.random()) for d in range(10)}
+        if q < 12:
+            human[qid] = {d: (g if rng.random() < 0.6 else int(rng.integers(0, 3))) for d, g in model[qid].items()}
+            human[qid][f"d{q}-0"] = 2
+    report = analyse(evaluate({"a": run}, qrels=model, k=5), audit=human)
+    (found,) = report.audit.runs
+    assert found.label == "nDCG@5" and found.queries == 12
+
+    def per_query(labels):
+        values = pytrec_eval.RelevanceEvaluator(labels, {"ndcg_cut.5"}).evaluate(run)
+        return {q: v["ndcg_cut_5"] for q, v in values.items()}
+
+    f_all, y = per_query(model), per_query(human)
+    audited = sorted(human)
+    f_aud = np.array([f_all[q] for q in audited])
+    y_aud = np.array([y[q] for q in audited])
+    assert found.model[0] == pytest.approx(f_aud.mean())
+    assert found.human[0] == pytest.approx(y_aud.mean())
+    # The corrected mean worked from pytrec_eval's per-query values.
+    assert found.corrected[0] == pytest.approx(np.mean(list(f_all.values())) + (y_aud - f_aud).mean())
+    assert found.corrected == pytest.approx(corrected_mean(np.array(list(f_all.values())), f_aud, y_aud))

@@ -16,8 +16,12 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.ids import as_text
-from ..core.model import Judgments
+from ..core.model import Judgments, Run
+from ..scoring.catalogue import Metric
+from ..scoring.join import join
+from ..scoring.metrics import score
 from .agreement import Agreement, agreement
+from .corrected import corrected_mean, mean_band
 from .summary import RunSummary, report_judgments
 
 #: The fewest audited queries an audit is read with: a band over fewer says nothing.
@@ -27,13 +31,32 @@ MIN_AUDITED = 10
 _NAMED = 5
 
 
+#: A mean with its band: (mean, low, high).
+Figure = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class UnderBoth:
+    """One run's primary metric on the audited queries under the model's and the human labels, and
+    its prediction-powered mean over every scored query (:mod:`~ragreport.analysis.corrected`)."""
+
+    run: str
+    label: str  # the metric at K: nDCG@10
+    queries: int  # audited queries scored under both label sets
+    model: Figure
+    human: Figure
+    corrected: Figure
+
+
 @dataclass(frozen=True)
 class Audit:
-    """The audit: where it came from, its human labels, and their agreement with the model's."""
+    """The audit: where it came from, its human labels, their agreement with the model's, and the
+    runs under both label sets."""
 
     source: str  # the audit file's name (never a path of the machine)
     labels: Mapping[str, Mapping[str, int]]  # the human labels, {query: {id: grade}}, sorted
     agreement: Agreement
+    runs: tuple[UnderBoth, ...] = ()
 
 
 #: What an audit is given as: read judgments (a qrels file read by the pipeline) or ``{query: {id: grade}}``.
@@ -70,7 +93,42 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
-def measure_audit(summaries: Sequence[RunSummary], audit: AuditSource, name: str = "audit") -> Audit:
+def under_both(
+    summary: RunSummary, human: Mapping[str, Mapping[str, int]], audited: Sequence[str], metric: Metric
+) -> UnderBoth:
+    """``summary``'s ``metric`` at K under both label sets on the audited queries, and corrected."""
+    judged, k, conventions = summary.judged, summary.k, summary.conventions
+    run = Run(name=judged.name, query_ids=judged.query_ids, offsets=judged.offsets, doc_ids=judged.doc_ids)
+    truth = Judgments.from_lists([(q, list(human[q]), list(human[q].values())) for q in audited])
+    again = join(run, truth, conventions.relevance_level)
+    human_scores = score(again, [k], conventions, metrics=(metric,))
+    by_query = {q: i for i, q in enumerate(again.query_ids.tolist())}
+    model_values = summary.scores.of(metric, k)
+    model_scored = summary.scores.scored
+    human_values = human_scores.of(metric, k)
+    human_scored = human_scores.scored
+    rows, human_rows = [], []
+    for i, q in enumerate(judged.query_ids.tolist()):
+        j = by_query.get(q)
+        if q in human and j is not None and bool(model_scored[i]) and bool(human_scored[j]):
+            rows.append(i)
+            human_rows.append(j)
+    f_audited = model_values[np.array(rows, dtype=np.int64)]
+    y_audited = human_values[np.array(human_rows, dtype=np.int64)]
+    confidence = conventions.confidence
+    return UnderBoth(
+        run=summary.name,
+        label=metric.label(k),
+        queries=len(rows),
+        model=mean_band(f_audited, confidence),
+        human=mean_band(y_audited, confidence),
+        corrected=corrected_mean(model_values[model_scored], f_audited, y_audited, confidence),
+    )
+
+
+def measure_audit(
+    summaries: Sequence[RunSummary], audit: AuditSource, name: str = "audit", primary: Metric | None = None
+) -> Audit:
     """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, and their
     agreement measured."""
     human, name = audit_labels(audit, name)
@@ -115,4 +173,5 @@ def measure_audit(summaries: Sequence[RunSummary], audit: AuditSource, name: str
         slot_human=slot_human,
     )
     labels = {q: dict(sorted(human[q].items())) for q in audited}
-    return Audit(source=Path(name).name, labels=labels, agreement=found)
+    runs = () if primary is None else tuple(under_both(s, labels, audited, primary) for s in summaries)
+    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs)

@@ -327,6 +327,18 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "confusion": {m: dict(zip(grades, row)) for m, row in zip(grades, found.confusion.tolist())},
         "disagreement": _number(found.disagreement),
         "slots": found.slots,
+        "runs": {
+            r.run: {
+                r.label: {
+                    "queries": r.queries,
+                    **{
+                        side: dict(zip(("mean", "low", "high"), map(_number, figure)))
+                        for side, figure in (("model", r.model), ("human", r.human), ("corrected", r.corrected))
+                    },
+                }
+            }
+            for r in audit.runs
+        },
         "labels": {q: dict(g) for q, g in audit.labels.items()},
     }
 

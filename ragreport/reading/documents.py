@@ -180,6 +180,7 @@ AUDIT = obj(
         "confusion": mapping(mapping(COUNT)),
         "disagreement": NUMBER_OR_NULL,
         "slots": COUNT,
+        "runs": mapping(mapping(obj({"queries": COUNT, "model": FIGURE, "human": FIGURE, "corrected": FIGURE}))),
         "labels": JUDGMENTS,
     },
     required=("source", "labels"),
