@@ -248,3 +248,55 @@ def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
     # The corrected mean worked from pytrec_eval's per-query values.
     assert found.corrected[0] == pytest.approx(np.mean(list(f_all.values())) + (y_aud - f_aud).mean())
     assert found.corrected == pytest.approx(corrected_mean(np.array(list(f_all.values())), f_aud, y_aud))
+
+
+def _favoured(queries: int = 60, audited: int = 20):
+    """A judge that favours run b's first result: on the model's labels b is clearly better than a,
+    on the human labels of the audited queries a is."""
+    rng = np.random.default_rng(2)
+    model, human, run_a, run_b = {}, {}, {}, {}
+    for q in range(queries):
+        qid, x, y, z = f"q{q}", f"x{q}", f"y{q}", f"z{q}"
+        model[qid] = {x: 1, y: 2, z: int(rng.integers(0, 2))}
+        if q < audited:
+            human[qid] = {x: 2, y: 1, z: model[qid][z]}
+        run_a[qid] = {x: 3.0, z: 2.0, y: 1.0}
+        run_b[qid] = {y: 3.0, z: 2.0, x: 1.0} if rng.random() < 0.9 else {x: 3.0, z: 2.0, y: 1.0}
+    return model, human, {"a": run_a, "b": run_b}
+
+
+def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
+    from ragreport.output.document import report_document
+
+    model, human, runs = _favoured()
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)
+    (corrected,) = report.audit.comparisons
+    assert corrected.model_verdict == "better" and corrected.verdict == "worse"
+    # Worked from the parts: every paired query's model difference, plus the audited queries'
+    # human-minus-model difference of the differences.
+    document = report_document(report)
+    entry = next(e for e in document["headline"] if e.get("run") == "b")
+    kinds = [c["kind"] for c in entry["caveats"]]
+    assert kinds[0] == "labels"
+    sentence = next(c["sentence"] for c in entry["caveats"] if c["kind"] == "labels")
+    assert sentence.startswith(
+        "Clearly better on the model's labels; once corrected by the 20 audited queries, clearly worse ("
+    )
+    assert document["audit"]["comparisons"][0]["corrected"]["verdict"] == "worse"
+    # Without the audit, no labels caveat.
+    plain = report_document(analyse(evaluate(runs, qrels=model, k=3), permutations=2000))
+    assert all(c["kind"] != "labels" for e in plain["headline"] for c in e.get("caveats", ()))
+
+
+def test_a_verdict_the_audit_keeps_has_no_labels_caveat():
+    from ragreport.output.document import report_document
+
+    model, _, runs = _favoured()
+    same = {q: dict(g) for q, g in list(model.items())[:20]}
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=same, permutations=2000)
+    (corrected,) = report.audit.comparisons
+    assert corrected.verdict == corrected.model_verdict == "better"
+    # Human labels equal to the model's: the correction is nothing.
+    assert corrected.corrected[0] == pytest.approx(corrected.model[0])
+    entry = next(e for e in report_document(report)["headline"] if e.get("run") == "b")
+    assert all(c["kind"] != "labels" for c in entry["caveats"])

@@ -21,6 +21,7 @@ from ..scoring.catalogue import Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
 from .agreement import Agreement, agreement
+from .compare import ComparisonReport
 from .corrected import corrected_mean, mean_band
 from .summary import RunSummary, report_judgments
 
@@ -49,6 +50,22 @@ class UnderBoth:
 
 
 @dataclass(frozen=True)
+class CorrectedComparison:
+    """A compared run's paired difference from the baseline on the primary metric: under the
+    model's labels (the comparison's, with its verdict), on the audited queries under the human
+    labels, and corrected (the prediction-powered mean of the per-query differences)."""
+
+    run: str
+    metric: str
+    model_verdict: str
+    model: Figure  # the comparison's difference and band (every paired query, model labels)
+    human: Figure  # on the audited paired queries, human labels
+    corrected: Figure
+    verdict: str  # the corrected band's: better (above 0), worse (below 0) or unclear
+    queries: int  # audited paired queries
+
+
+@dataclass(frozen=True)
 class Audit:
     """The audit: where it came from, its human labels, their agreement with the model's, and the
     runs under both label sets."""
@@ -57,6 +74,7 @@ class Audit:
     labels: Mapping[str, Mapping[str, int]]  # the human labels, {query: {id: grade}}, sorted
     agreement: Agreement
     runs: tuple[UnderBoth, ...] = ()
+    comparisons: tuple[CorrectedComparison, ...] = ()
 
 
 #: What an audit is given as: read judgments (a qrels file read by the pipeline) or ``{query: {id: grade}}``.
@@ -93,10 +111,11 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
-def under_both(
+def _per_query(
     summary: RunSummary, human: Mapping[str, Mapping[str, int]], audited: Sequence[str], metric: Metric
-) -> UnderBoth:
-    """``summary``'s ``metric`` at K under both label sets on the audited queries, and corrected."""
+) -> tuple[dict[str, float], dict[str, float]]:
+    """``summary``'s ``metric`` at K per scored query under the model's labels, and per audited
+    query scored under both label sets under the human labels."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     run = Run(name=judged.name, query_ids=judged.query_ids, offsets=judged.offsets, doc_ids=judged.doc_ids)
     truth = Judgments.from_lists([(q, list(human[q]), list(human[q].values())) for q in audited])
@@ -107,27 +126,86 @@ def under_both(
     model_scored = summary.scores.scored
     human_values = human_scores.of(metric, k)
     human_scored = human_scores.scored
-    rows, human_rows = [], []
+    model_of: dict[str, float] = {}
+    human_of: dict[str, float] = {}
     for i, q in enumerate(judged.query_ids.tolist()):
+        if not bool(model_scored[i]):
+            continue
+        model_of[q] = float(model_values[i])
         j = by_query.get(q)
-        if q in human and j is not None and bool(model_scored[i]) and bool(human_scored[j]):
-            rows.append(i)
-            human_rows.append(j)
-    f_audited = model_values[np.array(rows, dtype=np.int64)]
-    y_audited = human_values[np.array(human_rows, dtype=np.int64)]
-    confidence = conventions.confidence
+        if q in human and j is not None and bool(human_scored[j]):
+            human_of[q] = float(human_values[j])
+    return model_of, human_of
+
+
+def _verdict(figure: Figure) -> str:
+    return "better" if figure[1] > 0 else "worse" if figure[2] < 0 else "unclear"
+
+
+def under_both(
+    summary: RunSummary, human: Mapping[str, Mapping[str, int]], audited: Sequence[str], metric: Metric
+) -> UnderBoth:
+    """``summary``'s ``metric`` at K under both label sets on the audited queries, and corrected."""
+    model_of, human_of = _per_query(summary, human, audited, metric)
+    shared = list(human_of)
+    f_audited = np.array([model_of[q] for q in shared])
+    y_audited = np.array([human_of[q] for q in shared])
+    confidence = summary.conventions.confidence
     return UnderBoth(
         run=summary.name,
-        label=metric.label(k),
-        queries=len(rows),
+        label=metric.label(summary.k),
+        queries=len(shared),
         model=mean_band(f_audited, confidence),
         human=mean_band(y_audited, confidence),
-        corrected=corrected_mean(model_values[model_scored], f_audited, y_audited, confidence),
+        corrected=corrected_mean(np.array(list(model_of.values())), f_audited, y_audited, confidence),
     )
 
 
+def corrected_comparisons(
+    comparison: ComparisonReport | None,
+    human: Mapping[str, Mapping[str, int]],
+    audited: Sequence[str],
+    metric: Metric,
+) -> tuple[CorrectedComparison, ...]:
+    """Each compared run's difference from the baseline on ``metric`` at K, corrected by the audit."""
+    if comparison is None:
+        return ()
+    out = []
+    for pair in comparison.runs:
+        label = metric.label(pair.run.k)
+        found = next((c for c in pair.comparisons if c.metric == label), None)
+        if found is None:
+            continue
+        run_model, run_human = _per_query(pair.run, human, audited, metric)
+        base_model, base_human = _per_query(pair.baseline, human, audited, metric)
+        paired = [q for q in run_model if q in base_model]
+        both = [q for q in paired if q in run_human and q in base_human]
+        d_all = np.array([run_model[q] - base_model[q] for q in paired])
+        d_model = np.array([run_model[q] - base_model[q] for q in both])
+        d_human = np.array([run_human[q] - base_human[q] for q in both])
+        confidence = pair.run.conventions.confidence
+        corrected = corrected_mean(d_all, d_model, d_human, confidence)
+        out.append(
+            CorrectedComparison(
+                run=pair.run.name,
+                metric=label,
+                model_verdict=found.verdict,
+                model=(found.delta, found.low, found.high),
+                human=mean_band(d_human, confidence),
+                corrected=corrected,
+                verdict=_verdict(corrected) if np.isfinite(corrected[0]) else "unclear",
+                queries=len(both),
+            )
+        )
+    return tuple(out)
+
+
 def measure_audit(
-    summaries: Sequence[RunSummary], audit: AuditSource, name: str = "audit", primary: Metric | None = None
+    summaries: Sequence[RunSummary],
+    audit: AuditSource,
+    name: str = "audit",
+    primary: Metric | None = None,
+    comparison: ComparisonReport | None = None,
 ) -> Audit:
     """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, and their
     agreement measured."""
@@ -174,4 +252,5 @@ def measure_audit(
     )
     labels = {q: dict(sorted(human[q].items())) for q in audited}
     runs = () if primary is None else tuple(under_both(s, labels, audited, primary) for s in summaries)
-    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs)
+    compared = () if primary is None else corrected_comparisons(comparison, labels, audited, primary)
+    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared)

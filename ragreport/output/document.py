@@ -306,6 +306,10 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     }
 
 
+def _delta(figure: tuple[float, float, float]) -> dict[str, Any]:
+    return dict(zip(("delta", "low", "high"), map(_number, figure)))
+
+
 def audit_document(audit: Audit | None) -> dict[str, Any] | None:
     """The audit of the model's labels (``--audit``; docs/conventions.md section 25): its file's
     name, the agreement figures (a kappa that is undefined as null), the confusion matrix as
@@ -339,6 +343,17 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
             }
             for r in audit.runs
         },
+        "comparisons": [
+            {
+                "run": c.run,
+                "metric": c.metric,
+                "queries": c.queries,
+                "model": {**_delta(c.model), "verdict": c.model_verdict},
+                "human": _delta(c.human),
+                "corrected": {**_delta(c.corrected), "verdict": c.verdict},
+            }
+            for c in audit.comparisons
+        ],
         "labels": {q: dict(g) for q, g in audit.labels.items()},
     }
 

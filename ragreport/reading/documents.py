@@ -164,6 +164,7 @@ SETTINGS = obj(
     },
     required=("metrics", "today", "correction", "permutations"),
 )
+DELTA = obj({"delta": NUMBER_OR_NULL, "low": NUMBER_OR_NULL, "high": NUMBER_OR_NULL})
 #: The audit of the model's labels (``--audit``; docs/conventions.md section 25): render reads its
 #: human labels and source and measures the rest again.
 AUDIT = obj(
@@ -181,6 +182,18 @@ AUDIT = obj(
         "disagreement": NUMBER_OR_NULL,
         "slots": COUNT,
         "runs": mapping(mapping(obj({"queries": COUNT, "model": FIGURE, "human": FIGURE, "corrected": FIGURE}))),
+        "comparisons": listing(
+            obj(
+                {
+                    "run": TEXT,
+                    "metric": TEXT,
+                    "queries": COUNT,
+                    "model": obj({**DELTA["fields"], "verdict": VERDICT}),
+                    "human": DELTA,
+                    "corrected": obj({**DELTA["fields"], "verdict": VERDICT}),
+                }
+            )
+        ),
         "labels": JUDGMENTS,
     },
     required=("source", "labels"),
