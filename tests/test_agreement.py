@@ -300,3 +300,33 @@ def test_a_verdict_the_audit_keeps_has_no_labels_caveat():
     assert corrected.corrected[0] == pytest.approx(corrected.model[0])
     entry = next(e for e in report_document(report)["headline"] if e.get("run") == "b")
     assert all(c["kind"] != "labels" for c in entry["caveats"])
+
+
+def test_kendall_tau_hand_worked_and_against_scipy():
+    from ragreport.analysis.agreement import kendall_tau
+
+    # Four runs: model means 0.4, 0.3, 0.2, 0.1; human 0.3, 0.4, 0.2, 0.1. Of the 6 pairs one is
+    # swapped (the first two): C = 5, D = 1, no ties -> tau = 4 / 6.
+    assert kendall_tau([0.4, 0.3, 0.2, 0.1], [0.3, 0.4, 0.2, 0.1]) == pytest.approx(4 / 6)
+    # Three runs, a tie under the human labels: pairs (1,2) C, (1,3) C, (2,3) tied in b.
+    # C = 2, D = 0, P = 3, T_a = 0, T_b = 1 -> 2 / sqrt(3 * 2).
+    assert kendall_tau([0.3, 0.2, 0.1], [0.3, 0.1, 0.1]) == pytest.approx(2 / np.sqrt(6))
+    assert np.isnan(kendall_tau([0.1], [0.2]))
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        a, b = rng.integers(0, 5, size=8).astype(float), rng.integers(0, 5, size=8).astype(float)
+        assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(a, b).statistic)
+
+
+def test_tau_of_three_runs_in_the_audit():
+    model, human, runs = _favoured()
+    runs["c"] = runs["a"]
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)
+    means = [(r.model[0], r.human[0]) for r in report.audit.runs]
+    # a and c are the same run; b leads on the model's labels and trails on the human ones:
+    # pairs (a, b) and (b, c) are discordant, (a, c) tied in both -> (0 - 2) / sqrt(2 * 2) = -1.
+    assert means[0] == means[2]
+    assert report.audit.tau == pytest.approx(-1.0)
+    two = analyse(evaluate({"a": runs["a"], "b": runs["b"]}, qrels=model, k=3), audit=human, permutations=500)
+    assert two.audit.tau is None

@@ -163,3 +163,23 @@ def agreement(
         disagreement=differ / slots if slots else None,
         slots=slots,
     )
+
+
+def kendall_tau(a: np.ndarray, b: np.ndarray) -> float:
+    """Kendall's tau-b between two scorings of the same items (the runs' means under two label
+    sets): ``(C - D) / sqrt((P - T_a) (P - T_b))`` over the P pairs, T the pairs tied in each
+    (Kendall 1945; scipy.stats.kendalltau's default). NaN with fewer than two items, or when
+    either scoring ties every pair."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    n = a.size
+    if n < 2:
+        return float("nan")
+    upper = np.triu_indices(n, 1)
+    sa = np.sign(a[:, None] - a[None, :])[upper]
+    sb = np.sign(b[:, None] - b[None, :])[upper]
+    pairs = sa.size
+    tied_a, tied_b = int(np.count_nonzero(sa == 0)), int(np.count_nonzero(sb == 0))
+    denominator = np.sqrt(float(pairs - tied_a) * float(pairs - tied_b))
+    if denominator == 0:
+        return float("nan")
+    return float((sa * sb).sum() / denominator)

@@ -20,7 +20,7 @@ from ..core.model import Judgments, Run
 from ..scoring.catalogue import Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
-from .agreement import Agreement, agreement
+from .agreement import Agreement, agreement, kendall_tau
 from .compare import ComparisonReport
 from .corrected import corrected_mean, mean_band
 from .summary import RunSummary, report_judgments
@@ -75,6 +75,7 @@ class Audit:
     agreement: Agreement
     runs: tuple[UnderBoth, ...] = ()
     comparisons: tuple[CorrectedComparison, ...] = ()
+    tau: float | None = None  # Kendall's tau-b of the runs' orderings under the two label sets (3+ runs)
 
 
 #: What an audit is given as: read judgments (a qrels file read by the pipeline) or ``{query: {id: grade}}``.
@@ -253,4 +254,7 @@ def measure_audit(
     labels = {q: dict(sorted(human[q].items())) for q in audited}
     runs = () if primary is None else tuple(under_both(s, labels, audited, primary) for s in summaries)
     compared = () if primary is None else corrected_comparisons(comparison, labels, audited, primary)
-    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared)
+    # The runs' orderings on the audited queries, by their primary mean under each label set.
+    model_means, human_means = np.array([r.model[0] for r in runs]), np.array([r.human[0] for r in runs])
+    tau = kendall_tau(model_means, human_means) if len(runs) >= 3 else None
+    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)

@@ -331,6 +331,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "confusion": {m: dict(zip(grades, row)) for m, row in zip(grades, found.confusion.tolist())},
         "disagreement": _number(found.disagreement),
         "slots": found.slots,
+        "tau": _number(audit.tau),
         "runs": {
             r.run: {
                 r.label: {

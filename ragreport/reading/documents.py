@@ -181,6 +181,7 @@ AUDIT = obj(
         "confusion": mapping(mapping(COUNT)),
         "disagreement": NUMBER_OR_NULL,
         "slots": COUNT,
+        "tau": NUMBER_OR_NULL,
         "runs": mapping(mapping(obj({"queries": COUNT, "model": FIGURE, "human": FIGURE, "corrected": FIGURE}))),
         "comparisons": listing(
             obj(
