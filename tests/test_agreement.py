@@ -330,3 +330,16 @@ def test_tau_of_three_runs_in_the_audit():
     assert report.audit.tau == pytest.approx(-1.0)
     two = analyse(evaluate({"a": runs["a"], "b": runs["b"]}, qrels=model, k=3), audit=human, permutations=500)
     assert two.audit.tau is None
+
+
+def test_the_audit_measures_the_judges_limit():
+    model, human, runs = _favoured()
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)
+    found = report.audit.agreement
+    for run_limits in report.limits:
+        judge = [limit for limit in run_limits if limit.key == "judge_error"]
+        assert len(judge) == 1  # added (no metadata said model), and only once
+        assert f"Cohen's kappa is {found.kappa:.2f}" in judge[0].text
+        assert "on 20 queries (audit)" in judge[0].text
+    plain = analyse(evaluate(runs, qrels=model, k=3), permutations=500)
+    assert all(limit.key != "judge_error" for run_limits in plain.limits for limit in run_limits)

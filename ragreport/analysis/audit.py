@@ -23,6 +23,7 @@ from ..scoring.metrics import score
 from .agreement import Agreement, agreement, kendall_tau
 from .compare import ComparisonReport
 from .corrected import corrected_mean, mean_band
+from .limits import Limit
 from .summary import RunSummary, report_judgments
 
 #: The fewest audited queries an audit is read with: a band over fewer says nothing.
@@ -258,3 +259,32 @@ def measure_audit(
     model_means, human_means = np.array([r.model[0] for r in runs]), np.array([r.human[0] for r in runs])
     tau = kendall_tau(model_means, human_means) if len(runs) >= 3 else None
     return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)
+
+
+def _figure(value: float) -> str:
+    return "undefined" if not np.isfinite(value) else f"{value:.2f}"
+
+
+def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit) -> tuple[Limit, ...]:
+    """``summary``'s honest limits with the judge's limit measured by the audit: its kappas replace
+    the stated sentence and any stated error rate (docs/conventions.md section 25.1), in the place
+    the judge's limit takes among the rules (after the unjudged ids)."""
+    found = audit.agreement
+    who = f" ({summary.judged.meta.judge})" if summary.judged.meta.judge else ""
+    band = f"{summary.conventions.confidence:.0%} band"
+    text = (
+        f"The labels come from a model judge{who}, audited by human labels on {found.queries:,} queries "
+        f"({audit.source}): on the {found.pairs:,} pairs both judged, Cohen's kappa is {_figure(found.kappa)} "
+        f"({band} {_figure(found.kappa_low)} to {_figure(found.kappa_high)}) and the quadratically weighted kappa "
+        f"{_figure(found.weighted_kappa)} ({band} {_figure(found.weighted_low)} to {_figure(found.weighted_high)})"
+    )
+    if found.disagreement is not None:
+        text += (
+            f"; the two label sets read {found.disagreement:.1%} of the runs' top-{summary.k} slots on the "
+            f"audited queries differently"
+        )
+    text += ". The corrected figures remove the judge's bias measured there; the others carry it."
+    measured = Limit("judge_error", "Labels from a model judge, audited", text)
+    kept = [limit for limit in limits if limit.key != "judge_error"]
+    at = 1 if kept and kept[0].key == "unjudged" else 0
+    return (*kept[:at], measured, *kept[at:])

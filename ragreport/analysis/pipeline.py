@@ -23,7 +23,7 @@ from ..reading.registry import load_qrels
 from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
-from .audit import measure_audit
+from .audit import audited_limits, measure_audit
 from .compare import MAX_PERMUTATIONS, Correction, compare
 from .dates import build_day
 from .drift import drift
@@ -131,7 +131,10 @@ def analyse_runs(
     )
     return make(
         tuple(summaries),
-        tuple(limits(s, today) for s in summaries),
+        tuple(
+            limits(s, today) if found_audit is None else audited_limits(limits(s, today), s, found_audit)
+            for s in summaries
+        ),
         today,
         comparison,
         found_drift,
