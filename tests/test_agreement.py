@@ -343,3 +343,27 @@ def test_the_audit_measures_the_judges_limit():
         assert "on 20 queries (audit)" in judge[0].text
     plain = analyse(evaluate(runs, qrels=model, k=3), permutations=500)
     assert all(limit.key != "judge_error" for run_limits in plain.limits for limit in run_limits)
+
+
+def test_render_refuses_a_stored_audit_of_another_shape(tmp_path, monkeypatch, capsys):
+    import json
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    qrels = _trec(tmp_path / "model.qrels", _labels(12))
+    human = _trec(tmp_path / "human.qrels", _labels(12))
+    run = tmp_path / "a.trec"
+    run.write_text(
+        "".join(f"{q} Q0 {d} {r + 1} {s} a\n" for q, docs in _run(12).items() for r, (d, s) in enumerate(docs.items()))
+    )
+    out = tmp_path / "out"
+    assert main(["build", str(run), "--qrels", str(qrels), "--audit", str(human), "--out", str(out), "--quiet"]) == 0
+    document = json.loads((out / "report.json").read_text())
+    assert document["audit"]["source"] == "human.qrels"
+    document["audit"]["labels"] = ["q1"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    capsys.readouterr()
+    code = main(["render", str(bad), "--out", str(tmp_path / "again"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "audit.labels" in err
+    assert not (tmp_path / "again").exists()

@@ -53,3 +53,20 @@ def test_corrected_band_covers_the_truth_the_model_band_does_not():
         model_covered += m_low <= 0.5 <= m_high
     assert 0.92 <= covered / trials <= 0.98
     assert model_covered / trials < 0.5
+
+
+def test_corrected_paired_difference_covers_a_judge_that_favours_one_run():
+    # Two runs whose true per-query difference has mean 0.01; the judge adds 0.04 to run b's
+    # scores only (it favours b's style of answer). 300 queries, 30 audited from among them.
+    trials, covered, model_covered = 600, 0, 0
+    for trial in range(trials):
+        rng = np.random.default_rng(10_000 + trial)
+        true_diff = rng.normal(0.01, 0.1, size=300)
+        judged_diff = true_diff + 0.04 + rng.normal(0, 0.05, size=300)
+        audited = rng.choice(300, size=30, replace=False)
+        _, low, high = corrected_mean(judged_diff, judged_diff[audited], true_diff[audited])
+        covered += low <= 0.01 <= high
+        _, m_low, m_high = mean_band(judged_diff)
+        model_covered += m_low <= 0.01 <= m_high
+    assert 0.92 <= covered / trials <= 0.985
+    assert model_covered / trials < 0.2
