@@ -367,3 +367,18 @@ def test_render_refuses_a_stored_audit_of_another_shape(tmp_path, monkeypatch, c
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "audit.labels" in err
     assert not (tmp_path / "again").exists()
+
+
+def test_summary_markdown_has_the_labels_block():
+    from ragreport.output.text import markdown
+    from ragreport.output.view.build import build_view
+
+    model, human, runs = _favoured()
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)
+    text = markdown(build_view(report))
+    assert "**Labels: the model judge, audited.** Audited by audit on 20 queries: on the 60 pairs both judged" in text
+    a, b = report.audit.runs
+    # b's row: its three figures as the table writes them (mean, then the band).
+    assert f"| b | nDCG@3 | {b.model[0]:.3f} ({b.model[1]:.3f} to {b.model[2]:.3f}) |" in text
+    plain = markdown(build_view(analyse(evaluate(runs, qrels=model, k=3), permutations=500)))
+    assert "Labels: the model judge" not in plain
