@@ -22,7 +22,7 @@ from .analysis.power import MIN_EFFECT
 from .analysis.result import Analysis, report_queries
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
-from .core.model import Conventions
+from .core.model import Conventions, Judgments
 from .output.building import build, publish
 from .output.document import report_document
 from .output.gates import check_gates
@@ -239,6 +239,7 @@ def analyse(
     corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
+    audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
 ) -> Report:
     """The report of the runs: honest limits, the comparison with a baseline, drift, slices and texts.
 
@@ -288,6 +289,11 @@ def analyse(
     min_effect : float, default 0.02
         The smallest difference worth finding: each comparison says how many queries would find a
         true difference of this size with 80% power (docs/conventions.md section 20.3).
+    audit : path, mapping or Judgments, optional
+        Human judgments for a sample of queries (any qrels format, ``{query: {id: grade}}``), the
+        main judgments being a model judge's: the agreement of the two on the pairs both judged
+        (docs/conventions.md section 25). Refused with fewer than 10 audited queries, or with
+        audited queries the main judgments do not cover.
 
     Returns
     -------
@@ -342,6 +348,7 @@ def analyse(
         progress=progress,
         previous_basis=previous_basis,
         min_effect=min_effect,
+        audit=audit,
         query_meta=query_meta,
         slice_by=slice_by,
         queries=queries,

@@ -393,3 +393,24 @@ def test_a_relevance_level_and_a_comparison_family_render_byte_for_byte(trec, tm
     stored = json.loads((built / "report.json").read_text())
     assert stored["settings"]["conventions"]["relevance_level"] == 2
     assert {c["metric"] for c in stored["comparisons"]} == {"nDCG@10", "RR@10"}  # the family only
+
+
+def test_an_audit_renders_byte_for_byte(trec, tmp_path, monkeypatch, capsys):
+    # Human labels for 20 of the queries: the model's, with every fifth pair's grade moved by one.
+    qrels, runs = trec
+    lines = [line.split() for line in qrels.read_text().splitlines()]
+    audited = sorted({q for q, _, _, _ in lines})[:20]
+    audit = tmp_path / "human.qrels"
+    audit.write_text(
+        "".join(
+            f"{q} 0 {d} {(int(g) + 1) % 3 if i % 5 == 0 else g}\n"
+            for i, (q, _, d, g) in enumerate(lines)
+            if q in audited
+        )
+    )
+    built, rendered = _build_then_render(
+        tmp_path, monkeypatch, capsys, "--qrels", str(qrels), *map(str, runs[:2]), "--audit", str(audit)
+    )
+    _same(tmp_path, built, rendered)
+    document = json.loads((rendered / "report.json").read_text())
+    assert document["audit"]["source"] == "human.qrels" and document["audit"]["queries"] == 20

@@ -9,6 +9,9 @@ declares its ``kind`` (the key report.json writes and the words in
 a model judge's audited labels) is one more :class:`CaveatRule` here, placed where its seriousness
 puts it, and one more entry in the wording's ``CAVEAT_SENTENCES``.
 
+- ``labels``: with an audit of the model's labels (``--audit``, section 25), a headline verdict that
+  is clear on the model's labels and not the same once corrected by the audited queries (the
+  prediction-powered difference and its band, section 25.5).
 - ``slice``: a slice of the per-query metadata whose verdict on the primary metric goes the other
   way (clearly worse under a headline that is not "clearly worse"; clearly better under a clearly
   worse one). Slices too small to read are left out.
@@ -124,6 +127,23 @@ def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
     }
 
 
+def _labels(subject: Subject) -> Mapping[str, Any] | None:
+    found, audit = subject.comparison, subject.analysis.audit
+    if found is None or audit is None or subject.pair is None or found.verdict not in ("better", "worse"):
+        return None
+    for c in audit.comparisons:
+        if c.run == subject.pair.run.name and c.metric == found.metric and c.verdict != found.verdict:
+            return {
+                "model_verdict": found.verdict,
+                "queries": c.queries,
+                "delta": c.corrected[0],
+                "low": c.corrected[1],
+                "high": c.corrected[2],
+                "verdict": c.verdict,
+            }
+    return None
+
+
 def _power(subject: Subject) -> Mapping[str, Any] | None:
     found = subject.comparison
     if found is None or found.verdict != "unclear":
@@ -137,9 +157,12 @@ def _power(subject: Subject) -> Mapping[str, Any] | None:
     }
 
 
-#: The rules, most serious first: a slice that goes the other way is a finding against the
-#: verdict; unjudged ids may overturn it; low power says what "unclear" could not have seen.
+#: The rules, most serious first: the audited labels overturning the verdict is a measured
+#: finding against it (the whole set's labels, not a part of the queries); a slice that goes the
+#: other way is a finding against the verdict; unjudged ids may overturn it; low power says what
+#: "unclear" could not have seen.
 RULES: tuple[CaveatRule, ...] = (
+    CaveatRule("labels", _labels),
     CaveatRule("slice", _slice),
     CaveatRule("unjudged", _unjudged),
     CaveatRule("power", _power),

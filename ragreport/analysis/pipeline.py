@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..core.errors import Argument, ArgumentError, whole_number
+from ..core.model import Judgments
 from ..reading.previous import load_previous
+from ..reading.registry import load_qrels
 from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
+from .audit import audited_limits, measure_audit
 from .compare import MAX_PERMUTATIONS, Correction, compare
 from .dates import build_day
 from .drift import drift
@@ -58,6 +61,7 @@ def analyse_runs(
     corpus: str | Path | Mapping[str, tuple[str, str]] | None = None,
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
+    audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`~ragreport.analysis.result.Analysis`, or
@@ -99,6 +103,13 @@ def analyse_runs(
             permutations=permutations,
             tested=tested,
         )
+    found_audit = None
+    if audit is not None and summaries:
+        progress("auditing the labels")
+        name = audit.source or "audit" if isinstance(audit, Judgments) else "audit"
+        if isinstance(audit, (str, Path)):
+            audit, name = load_qrels(audit), str(audit)
+        found_audit = measure_audit(summaries, audit, name, chosen.lead, comparison)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None
@@ -120,7 +131,10 @@ def analyse_runs(
     )
     return make(
         tuple(summaries),
-        tuple(limits(s, today) for s in summaries),
+        tuple(
+            limits(s, today) if found_audit is None else audited_limits(limits(s, today), s, found_audit)
+            for s in summaries
+        ),
         today,
         comparison,
         found_drift,
@@ -135,6 +149,7 @@ def analyse_runs(
         else None,
         doc_texts=doc_texts,
         text_queries=chosen_queries,
+        audit=found_audit,
     )
 
 

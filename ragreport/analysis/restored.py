@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
-from ..core.model import Gain
+from ..core.model import Gain, Judgments
 from ..reading.previous import check_drift_fields
 from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
 from ..scoring.join import join
@@ -114,5 +114,16 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         previous_basis=basis,
         query_meta=stored_query_meta(document_.get("query_meta"), where),
         slice_by=stored_slice_by(settings.get("slice_by"), where),
+        audit=_stored_audit(document_.get("audit")),
         **stored_texts(document_.get("texts"), where),
     )
+
+
+def _stored_audit(audit: Any) -> Judgments | None:
+    """A stored report's audit as the judgments it was measured from, named by its file's name
+    (the declared schema has checked its shape: render refuses it otherwise)."""
+    if not isinstance(audit, dict):
+        return None
+    labels = audit["labels"]
+    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in labels]
+    return Judgments.from_lists(per_query, source=str(audit["source"]))

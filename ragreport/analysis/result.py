@@ -15,6 +15,7 @@ from ..scoring.kinds import Metric
 from .compare import Correction
 
 if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of those modules
+    from .audit import Audit
     from .compare import ComparisonReport
     from .drift import Drift
     from .limits import Limit
@@ -54,6 +55,9 @@ class Analysis:
         The sliced keys' values, per query.
     doc_texts : mapping or None
         (title, text) of the documents shown with their text, for the queries ``text_queries``.
+    audit : Audit or None
+        The model's labels audited by human labels (``--audit``): agreement on the pairs both
+        judged (docs/conventions.md section 25).
 
     Examples
     --------
@@ -77,6 +81,7 @@ class Analysis:
     query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
     doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text
     text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
+    audit: Audit | None = None  # the model's labels audited by human labels (--audit)
 
     @property
     def primary_label(self) -> str:

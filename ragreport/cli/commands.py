@@ -208,6 +208,7 @@ def _analyse(
         queries=args.queries,
         corpus=args.corpus,
         text_queries=args.text_queries,
+        audit=getattr(args, "audit", None),
         make=Analysis,
     )
 

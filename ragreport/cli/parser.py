@@ -309,6 +309,12 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         help="the smallest difference worth finding: each comparison says how many queries would find it "
         "with 80%% power (0.02)",
     )
+    compare.add_argument(
+        "--audit",
+        metavar="FILE",
+        help="human judgments for a sample of queries (any qrels format, at least 10 queries, each one the "
+        "--qrels also judge): the model labels' agreement with them",
+    )
     if not previous:  # publish measures drift against the history's previous report
         return
     compare.add_argument(

@@ -22,6 +22,7 @@ from .wording import comparison as say
 from .wording import sources as say_sources
 
 if TYPE_CHECKING:
+    from ..analysis.audit import Audit
     from ..analysis.compare import ComparisonReport, RunComparison
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
@@ -299,8 +300,62 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
             "queries": list(analysis.text_queries),
             "docs": {d: {"title": t[0], "text": t[1]} for d, t in analysis.doc_texts.items()},
         },
+        "audit": audit_document(analysis.audit),
         "gates": [],
         "settings": settings_document(analysis, title),
+    }
+
+
+def _delta(figure: tuple[float, float, float]) -> dict[str, Any]:
+    return dict(zip(("delta", "low", "high"), map(_number, figure)))
+
+
+def audit_document(audit: Audit | None) -> dict[str, Any] | None:
+    """The audit of the model's labels (``--audit``; docs/conventions.md section 25): its file's
+    name, the agreement figures (a kappa that is undefined as null), the confusion matrix as
+    ``{MODEL_GRADE: {HUMAN_GRADE: count}}`` and the human labels (what ``render`` measures again)."""
+    if audit is None:
+        return None
+    found = audit.agreement
+    grades = [str(g) for g in found.grades]
+    return {
+        "source": audit.source,
+        "queries": found.queries,
+        "pairs": found.pairs,
+        "kappa": _number(found.kappa),
+        "kappa_low": _number(found.kappa_low),
+        "kappa_high": _number(found.kappa_high),
+        "weighted_kappa": _number(found.weighted_kappa),
+        "weighted_low": _number(found.weighted_low),
+        "weighted_high": _number(found.weighted_high),
+        "confusion": {m: dict(zip(grades, row)) for m, row in zip(grades, found.confusion.tolist())},
+        "disagreement": _number(found.disagreement),
+        "slots": found.slots,
+        "tau": _number(audit.tau),
+        "runs": {
+            r.run: {
+                r.label: {
+                    "queries": r.queries,
+                    **{
+                        side: dict(zip(("mean", "low", "high"), map(_number, figure)))
+                        for side, figure in (("model", r.model), ("human", r.human), ("corrected", r.corrected))
+                    },
+                }
+            }
+            for r in audit.runs
+        },
+        "comparisons": [
+            {
+                "run": c.run,
+                "metric": c.metric,
+                "queries": c.queries,
+                "model": {**_delta(c.model), "verdict": c.model_verdict},
+                "human": _delta(c.human),
+                "corrected": {**_delta(c.corrected), "verdict": c.verdict},
+            }
+            for c in audit.comparisons
+        ],
+        "labels": {q: dict(g) for q, g in audit.labels.items()},
     }
 
 

@@ -280,6 +280,12 @@ def markdown_blocks(view: ReportView) -> list[Block]:
         blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
     if view.slices is not None:
         blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
+    if view.labels is not None:
+        labels = view.labels
+        lines = ["", f"**{labels.title}.** " + " ".join(_md_user(line) for line in labels.lines), ""]
+        lines += ["| " + " | ".join(labels.header) + " |", "|---|---|---:|---:|---:|"]
+        lines += ["| " + " | ".join((_md_user(row[0]), *row[1:])) + " |" for row in labels.rows]
+        blocks.append(Block("the audit of the model's labels", 3, tuple(lines)))
     lines = []
     for run in runs:
         lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]

@@ -164,6 +164,42 @@ SETTINGS = obj(
     },
     required=("metrics", "today", "correction", "permutations"),
 )
+DELTA = obj({"delta": NUMBER_OR_NULL, "low": NUMBER_OR_NULL, "high": NUMBER_OR_NULL})
+#: The audit of the model's labels (``--audit``; docs/conventions.md section 25): render reads its
+#: human labels and source and measures the rest again.
+AUDIT = obj(
+    {
+        "source": TEXT,
+        "queries": COUNT,
+        "pairs": COUNT,
+        "kappa": NUMBER_OR_NULL,
+        "kappa_low": NUMBER_OR_NULL,
+        "kappa_high": NUMBER_OR_NULL,
+        "weighted_kappa": NUMBER_OR_NULL,
+        "weighted_low": NUMBER_OR_NULL,
+        "weighted_high": NUMBER_OR_NULL,
+        "confusion": mapping(mapping(COUNT)),
+        "disagreement": NUMBER_OR_NULL,
+        "slots": COUNT,
+        "tau": NUMBER_OR_NULL,
+        "runs": mapping(mapping(obj({"queries": COUNT, "model": FIGURE, "human": FIGURE, "corrected": FIGURE}))),
+        "comparisons": listing(
+            obj(
+                {
+                    "run": TEXT,
+                    "metric": TEXT,
+                    "queries": COUNT,
+                    "model": obj({**DELTA["fields"], "verdict": VERDICT}),
+                    "human": DELTA,
+                    "corrected": obj({**DELTA["fields"], "verdict": VERDICT}),
+                }
+            )
+        ),
+        "labels": JUDGMENTS,
+    },
+    required=("source", "labels"),
+    null=True,
+)
 RENDER = obj(
     {
         "date": DATE_OR_NULL,
@@ -172,6 +208,7 @@ RENDER = obj(
         "settings": SETTINGS,
         "runs": listing(RENDER_RUN, unique="name", least=1),
         "drift": obj({"previous": TEXT, "basis": PREVIOUS}, required=("previous", "basis"), null=True),
+        "audit": AUDIT,
     },
     required=("settings", "judgments", "runs"),
 )

@@ -535,6 +535,17 @@ class GatesView:
 
 
 @dataclass(frozen=True)
+class LabelsView:
+    """The audit of a model judge's labels: its sentences and each run's primary metric under both
+    label sets and corrected (formatted), in the wording's order of :data:`LABELS_HEADER`."""
+
+    title: str
+    lines: tuple[str, ...]
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
@@ -576,6 +587,7 @@ class ReportView:
     pr_caption: str = ""
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
+    labels: LabelsView | None = None  # the audit of the model's labels (--audit)
 
     @property
     def several(self) -> bool:

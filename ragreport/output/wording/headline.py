@@ -159,8 +159,31 @@ def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
 
 
+#: A verdict as the labels caveat names it.
+LABELS_VERDICTS = {
+    "better": "clearly better",
+    "worse": "clearly worse",
+    "unclear": "no clear difference",
+    None: "no clear difference",
+}
+
+
+def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
+    said = LABELS_VERDICTS.get(figures["model_verdict"], "no clear difference")
+    now = LABELS_VERDICTS.get(figures["verdict"], "no clear difference")
+    return Text(
+        (
+            f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by the "
+            f"{_queries(int(figures['queries'])).replace('queries', 'audited queries')}, {now} "
+            f"({signed(figures['delta'])}, {percent(confidence)} band {signed(figures['low'])} to "
+            f"{signed(figures['high'])}).",
+        )
+    )
+
+
 #: Each caveat kind's sentence from its figures (and the report's confidence): one entry a kind.
 CAVEAT_SENTENCES: dict[str, Callable[[Mapping[str, Any], float], Text]] = {
+    "labels": _labels_sentence,
     "slice": _slice_sentence,
     "unjudged": _unjudged_sentence,
     "power": _power_sentence,
