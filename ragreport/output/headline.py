@@ -14,7 +14,11 @@ from .wording import headline as say
 from .wording import numbers as fmt
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..analysis.limits import Limit
     from ..analysis.result import Analysis
+    from ..analysis.summary import RunSummary
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,29 @@ def _readings_note(subject: Subject) -> str | None:
     return say.robust_sentence([(name, r.delta) for name, r in found.readings.items()], pair.run.k)
 
 
+def single_sentence(summary: RunSummary, limits: Sequence[Limit], metric: str) -> tuple[str | None, fmt.Text]:
+    """A run's headline on its own (a single run's report, and the baseline's page): what it scores
+    on ``metric`` with its band, how many queries would halve the band, and its most important
+    limit; with that limit's key."""
+    interval = summary.at_k[metric]
+    unjudged, filled = unjudged_share(summary)
+    key, limit = say.headline_limit(
+        [lim.key for lim in limits], summary.counts.scored, summary.k, unjudged=unjudged, filled=filled
+    )
+    sentence = say.headline_single(
+        summary.name,
+        metric,
+        interval.mean,
+        interval.low,
+        interval.high,
+        summary.counts.scored,
+        summary.conventions.confidence,
+        limit,
+        halving(summary),
+    )
+    return key, sentence
+
+
 def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
     """One entry per compared run (every run but the baseline), or one for a single run."""
     summaries, metric = analysis.summaries, analysis.primary_label
@@ -107,21 +134,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
     if comparison is None:
         summary, limits = summaries[0], analysis.limits[0]
         interval = summary.at_k[metric]
-        unjudged, filled = unjudged_share(summary)
-        key, limit = say.headline_limit(
-            [lim.key for lim in limits], summary.counts.scored, summary.k, unjudged=unjudged, filled=filled
-        )
-        sentence = say.headline_single(
-            summary.name,
-            metric,
-            interval.mean,
-            interval.low,
-            interval.high,
-            summary.counts.scored,
-            confidence,
-            limit,
-            halving(summary),
-        )
+        key, sentence = single_sentence(summary, limits, metric)
         subject = Subject(analysis, summary)
         return (
             HeadlineEntry(

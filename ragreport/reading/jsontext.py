@@ -172,20 +172,23 @@ def load_json_object(path: Path, text: str, what: str) -> dict[str, Any]:
     return data
 
 
-class _NotFinite(Exception):
+class NotFinite(Exception):
+    """A JSON number ragreport refuses (``NaN``, ``Infinity``, ``1e400``), raised while parsing by
+    :func:`refuse_constant` and :func:`finite_float`; ``word`` is the number as written."""
+
     def __init__(self, word: str) -> None:
         super().__init__(word)
         self.word = word
 
 
-def _refuse_constant(word: str) -> Any:
-    raise _NotFinite(word)
+def refuse_constant(word: str) -> Any:
+    raise NotFinite(word)
 
 
-def _finite(word: str) -> float:
+def finite_float(word: str) -> float:
     value = float(word)
     if not math.isfinite(value):  # 1e400: beyond a float
-        raise _NotFinite(word)
+        raise NotFinite(word)
     return value
 
 
@@ -195,10 +198,10 @@ def load_json_line(path: Path, number: int, line: str, what: str) -> dict[str, A
     past the parser, ``NaN``/``Infinity``/``1e400``, an integer of more than 1,000 digits (kept as
     :class:`LongDigits`, refused where a number is read), or a lone surrogate escape."""
     try:
-        record = json.loads(line, parse_constant=_refuse_constant, parse_float=_finite, parse_int=json_integer)
+        record = json.loads(line, parse_constant=refuse_constant, parse_float=finite_float, parse_int=json_integer)
     except json.JSONDecodeError as exc:
         raise InputError(path, number, f"one JSON object per line ({what})", exc.msg) from None
-    except _NotFinite as exc:
+    except NotFinite as exc:
         raise InputError(path, number, f"finite numbers ({what})", exc.word) from None
     except RecursionError:
         raise InputError(path, number, *TOO_DEEP) from None

@@ -4,14 +4,13 @@ numbers only, no lone surrogate, of the expected schema; a one-line error naming
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
 from .files import read_text
-from .jsontext import TOO_DEEP, TOO_LONG, check_surrogates
+from .jsontext import TOO_DEEP, TOO_LONG, NotFinite, check_surrogates, finite_float, refuse_constant
 
 
 def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[dict[str, Any], str]:
@@ -21,10 +20,10 @@ def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[
     path = Path(path)
     text = read_text(path)
     try:
-        document = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        document = json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, what, exc.msg) from None
-    except _Constant as exc:  # ragreport never writes NaN or an infinity: a forged or damaged report
+    except NotFinite as exc:  # ragreport never writes NaN or an infinity: a forged or damaged report
         raise InputError(path, _line_of_word(text, exc.word), f"{what}: finite numbers only", exc.word) from None
     except RecursionError:
         raise InputError(path, None, *TOO_DEEP) from None
@@ -35,23 +34,6 @@ def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
         raise InputError(path, 1, f"{kind} with schema {schema!r}", repr(found))
     return document, text
-
-
-class _Constant(Exception):
-    def __init__(self, word: str) -> None:
-        super().__init__(word)
-        self.word = word
-
-
-def _no_constant(word: str) -> Any:
-    raise _Constant(word)
-
-
-def _finite_float(word: str) -> float:
-    value = float(word)
-    if not math.isfinite(value):  # 1e400: beyond a float
-        raise _Constant(word)
-    return value
 
 
 def _line_of_word(text: str, word: str) -> int | None:

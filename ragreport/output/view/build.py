@@ -15,7 +15,7 @@ from ...analysis.status import Status
 from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
-from ..headline import HeadlineEntry, headline
+from ..headline import HeadlineEntry, headline, single_sentence
 from ..media import isolated
 from ..queryview import query_view_data, text_table
 from ..wording import charts as say_charts
@@ -266,18 +266,7 @@ def _with_verdicts(
     for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
         found = by_run.get(run.name)
         if found is None:  # the baseline: what it scores, as a single run's headline says it
-            interval = summary.at_k[metric]
-            _, limit = say_headline.headline_limit([lim.key for lim in limits], summary.counts.scored, summary.k)
-            sentence = say_headline.headline_single(
-                summary.name,
-                metric,
-                interval.mean,
-                interval.low,
-                interval.high,
-                summary.counts.scored,
-                summary.conventions.confidence,
-                limit,
-            )
+            _, sentence = single_sentence(summary, limits, metric)
             found = HeadlineView(run.name, "compare", "single", sentence)
         out.append(dataclasses.replace(run, verdict=found))
     return tuple(out)
