@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import metrics_at
 
 from ragreport.analysis.agreement import agreement, kappas
 from ragreport.api import analyse, evaluate
@@ -232,22 +233,34 @@ def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
             human[qid] = {d: (g if rng.random() < 0.6 else int(rng.integers(0, 3))) for d, g in model[qid].items()}
             human[qid][f"d{q}-0"] = 2
     report = analyse(evaluate({"a": run}, qrels=model, k=5), audit=human)
-    (found,) = report.audit.runs
-    assert found.label == "nDCG@5" and found.queries == 12
+    # Every metric of the family at K, under both label sets: one entry each.
+    assert [r.label for r in report.audit.runs] == ["P@5", "R@5", "Hit@5", "RR@5", "AP@5", "nDCG@5", "CP@5"]
+    assert {r.queries for r in report.audit.runs} == {12}
+    top5 = {q: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:5]) for q, docs in run.items()}
+    # trec_eval's names; RR@5 is recip_rank on the top 5 (trec_eval's recip_rank takes no cutoff).
+    names = {"P@5": "P_5", "R@5": "recall_5", "Hit@5": "success_5", "AP@5": "map_cut_5", "nDCG@5": "ndcg_cut_5"}
 
-    def per_query(labels):
-        values = pytrec_eval.RelevanceEvaluator(labels, {"ndcg_cut.5"}).evaluate(run)
-        return {q: v["ndcg_cut_5"] for q, v in values.items()}
+    def per_query(labels, label):
+        if label == "RR@5":
+            values = pytrec_eval.RelevanceEvaluator(labels, {"recip_rank"}).evaluate(top5)
+            return {q: v["recip_rank"] for q, v in values.items()}
+        if label == "CP@5":  # not trec_eval's: the naive reference, one query at a time
+            ranked = {q: [d for d, _ in sorted(docs.items(), key=lambda kv: -kv[1])] for q, docs in run.items()}
+            return {q: metrics_at(ranked[q], labels[q], 5)["CP"] for q in labels}
+        measure = names[label].replace("_5", ".5")
+        values = pytrec_eval.RelevanceEvaluator(labels, {measure}).evaluate(run)
+        return {q: v[names[label]] for q, v in values.items()}
 
-    f_all, y = per_query(model), per_query(human)
     audited = sorted(human)
-    f_aud = np.array([f_all[q] for q in audited])
-    y_aud = np.array([y[q] for q in audited])
-    assert found.model[0] == pytest.approx(f_aud.mean())
-    assert found.human[0] == pytest.approx(y_aud.mean())
-    # The corrected mean worked from pytrec_eval's per-query values.
-    assert found.corrected[0] == pytest.approx(np.mean(list(f_all.values())) + (y_aud - f_aud).mean())
-    assert found.corrected == pytest.approx(corrected_mean(np.array(list(f_all.values())), f_aud, y_aud))
+    for found in report.audit.runs:
+        f_all, y = per_query(model, found.label), per_query(human, found.label)
+        f_aud = np.array([f_all[q] for q in audited])
+        y_aud = np.array([y[q] for q in audited])
+        assert found.model[0] == pytest.approx(f_aud.mean()), found.label
+        assert found.human[0] == pytest.approx(y_aud.mean()), found.label
+        # The corrected mean worked from the reference's per-query values.
+        assert found.corrected[0] == pytest.approx(np.mean(list(f_all.values())) + (y_aud - f_aud).mean())
+        assert found.corrected == pytest.approx(corrected_mean(np.array(list(f_all.values())), f_aud, y_aud))
 
 
 def _favoured(queries: int = 60, audited: int = 20):
@@ -270,7 +283,7 @@ def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
 
     model, human, runs = _favoured()
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)
-    (corrected,) = report.audit.comparisons
+    (corrected,) = [c for c in report.audit.comparisons if c.metric == "nDCG@3"]
     assert corrected.model_verdict == "better" and corrected.verdict == "worse"
     # Worked from the parts: every paired query's model difference, plus the audited queries'
     # human-minus-model difference of the differences.
@@ -282,7 +295,8 @@ def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
     assert sentence.startswith(
         "Clearly better on the model's labels; once corrected by the 20 audited queries, clearly worse ("
     )
-    assert document["audit"]["comparisons"][0]["corrected"]["verdict"] == "worse"
+    stored = next(c for c in document["audit"]["comparisons"] if c["metric"] == "nDCG@3")
+    assert stored["corrected"]["verdict"] == "worse"
     # Without the audit, no labels caveat.
     plain = report_document(analyse(evaluate(runs, qrels=model, k=3), permutations=2000))
     assert all(c["kind"] != "labels" for e in plain["headline"] for c in e.get("caveats", ()))
@@ -294,7 +308,7 @@ def test_a_verdict_the_audit_keeps_has_no_labels_caveat():
     model, _, runs = _favoured()
     same = {q: dict(g) for q, g in list(model.items())[:20]}
     report = analyse(evaluate(runs, qrels=model, k=3), audit=same, permutations=2000)
-    (corrected,) = report.audit.comparisons
+    (corrected,) = [c for c in report.audit.comparisons if c.metric == "nDCG@3"]
     assert corrected.verdict == corrected.model_verdict == "better"
     # Human labels equal to the model's: the correction is nothing.
     assert corrected.corrected[0] == pytest.approx(corrected.model[0])
@@ -323,7 +337,7 @@ def test_tau_of_three_runs_in_the_audit():
     model, human, runs = _favoured()
     runs["c"] = runs["a"]
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)
-    means = [(r.model[0], r.human[0]) for r in report.audit.runs]
+    means = [(r.model[0], r.human[0]) for r in report.audit.runs if r.label == "nDCG@3"]
     # a and c are the same run; b leads on the model's labels and trails on the human ones:
     # pairs (a, b) and (b, c) are discordant, (a, c) tied in both -> (0 - 2) / sqrt(2 * 2) = -1.
     assert means[0] == means[2]
@@ -377,7 +391,7 @@ def test_summary_markdown_has_the_labels_block():
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)
     text = markdown(build_view(report))
     assert "**Labels: the model judge, audited.** Audited by audit on 20 queries: on the 60 pairs both judged" in text
-    a, b = report.audit.runs
+    a, b = [r for r in report.audit.runs if r.label == "nDCG@3"]
     # b's row: its three figures as the table writes them (mean, then the band).
     assert f"| b | nDCG@3 | {b.model[0]:.3f} ({b.model[1]:.3f} to {b.model[2]:.3f}) |" in text
     plain = markdown(build_view(analyse(evaluate(runs, qrels=model, k=3), permutations=500)))

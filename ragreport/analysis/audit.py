@@ -21,8 +21,8 @@ from ..scoring.catalogue import Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
 from .agreement import Agreement, agreement, kendall_tau
-from .compare import ComparisonReport
-from .corrected import corrected_mean, mean_band
+from .compare import Comparison, ComparisonReport, adjust, verdict_of
+from .corrected import corrected_means, mean_bands, normal_p
 from .limits import Limit
 from .summary import RunSummary, report_judgments
 
@@ -39,7 +39,7 @@ Figure = tuple[float, float, float]
 
 @dataclass(frozen=True)
 class UnderBoth:
-    """One run's primary metric on the audited queries under the model's and the human labels, and
+    """One run's metric (each of the family's at K) on the audited queries under the model's and the human labels, and
     its prediction-powered mean over every scored query (:mod:`~ragreport.analysis.corrected`)."""
 
     run: str
@@ -52,7 +52,7 @@ class UnderBoth:
 
 @dataclass(frozen=True)
 class CorrectedComparison:
-    """A compared run's paired difference from the baseline on the primary metric: under the
+    """A compared run's paired difference from the baseline on one metric of the family: under the
     model's labels (the comparison's, with its verdict), on the audited queries under the human
     labels, and corrected (the prediction-powered mean of the per-query differences)."""
 
@@ -62,8 +62,11 @@ class CorrectedComparison:
     model: Figure  # the comparison's difference and band (every paired query, model labels)
     human: Figure  # on the audited paired queries, human labels
     corrected: Figure
-    verdict: str  # the corrected band's: better (above 0), worse (below 0) or unclear
+    verdict: str  # read as the comparison's own: the band and the corrected p (section 25.6)
     queries: int  # audited paired queries
+    p: float = float("nan")  # the corrected difference's two-sided normal-form p
+    p_adjusted: float = float("nan")  # adjusted over the comparison family, as the model's verdicts are
+    alpha: float = 0.05  # the level it is read at (1 - confidence)
 
 
 @dataclass(frozen=True)
@@ -113,90 +116,133 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
-def _per_query(
-    summary: RunSummary, human: Mapping[str, Mapping[str, int]], audited: Sequence[str], metric: Metric
-) -> tuple[dict[str, float], dict[str, float]]:
-    """``summary``'s ``metric`` at K per scored query under the model's labels, and per audited
-    query scored under both label sets under the human labels."""
+class _Scored:
+    """One run's family scores per query: under the model's labels on every scored query, and under
+    the human labels on the audited queries scored under both label sets (rows of ``model``)."""
+
+    def __init__(self, model_ids: list[str], model: np.ndarray, both: np.ndarray, human: np.ndarray) -> None:
+        self.ids = model_ids  # the run's scored queries (model labels), in its order
+        self.row = {q: i for i, q in enumerate(model_ids)}
+        self.model = model  # (scored queries x metrics)
+        self.both = both  # rows of ``model`` whose query is scored under the human labels too
+        self.human = human  # (len(both) x metrics), the human-label scores of those rows
+
+
+def _audited_run(judged_run: Run, audited: Sequence[str]) -> Run:
+    """``judged_run`` cut to its audited queries: the human labels only score those."""
+    query_ids = judged_run.query_ids
+    rows = np.flatnonzero(np.isin(query_ids, np.asarray(list(audited), dtype=str)))
+    starts, ends = judged_run.offsets[:-1][rows], judged_run.offsets[1:][rows]
+    lengths = ends - starts
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    slots = np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]), dtype=np.int64)
+    return Run(name=judged_run.name, query_ids=query_ids[rows], offsets=offsets, doc_ids=judged_run.doc_ids[slots])
+
+
+def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metrics: Sequence[Metric]) -> _Scored:
+    """``summary``'s ``metrics`` at K per scored query under the model's labels, and per audited
+    query scored under both label sets under the human labels (``truth``): the run's audited
+    queries scored once against the audit, every metric of the family at a time."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     run = Run(name=judged.name, query_ids=judged.query_ids, offsets=judged.offsets, doc_ids=judged.doc_ids)
-    truth = Judgments.from_lists([(q, list(human[q]), list(human[q].values())) for q in audited])
-    again = join(run, truth, conventions.relevance_level)
-    human_scores = score(again, [k], conventions, metrics=(metric,))
-    by_query = {q: i for i, q in enumerate(again.query_ids.tolist())}
-    model_values = summary.scores.of(metric, k)
-    model_scored = summary.scores.scored
-    human_values = human_scores.of(metric, k)
-    human_scored = human_scores.scored
-    model_of: dict[str, float] = {}
-    human_of: dict[str, float] = {}
-    for i, q in enumerate(judged.query_ids.tolist()):
-        if not bool(model_scored[i]):
-            continue
-        model_of[q] = float(model_values[i])
-        j = by_query.get(q)
-        if q in human and j is not None and bool(human_scored[j]):
-            human_of[q] = float(human_values[j])
-    return model_of, human_of
+    again = join(_audited_run(run, audited), truth, conventions.relevance_level)
+    human_scores = score(again, [k], conventions, metrics=tuple(metrics))
+    model_rows = np.flatnonzero(summary.scores.scored)
+    model = np.stack([summary.scores.of(m, k)[model_rows] for m in metrics], axis=1).reshape(len(model_rows), -1)
+    model_ids = [str(q) for q in judged.query_ids[model_rows].tolist()]
+    row = {q: i for i, q in enumerate(model_ids)}
+    column = human_scores.column(k)
+    human_rows = np.flatnonzero(human_scores.scored)
+    found = [(row.get(str(q)), j) for q, j in zip(again.query_ids[human_rows].tolist(), human_rows.tolist())]
+    kept = [(i, j) for i, j in found if i is not None]
+    both = np.array([i for i, _ in kept], dtype=np.int64)
+    human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), column].T
+    order = np.argsort(both, kind="stable")  # the run's order, as the model rows are
+    return _Scored(model_ids, model, both[order], human.reshape(len(kept), len(metrics))[order])
 
 
-def _verdict(figure: Figure) -> str:
-    return "better" if figure[1] > 0 else "worse" if figure[2] < 0 else "unclear"
-
-
-def under_both(
-    summary: RunSummary, human: Mapping[str, Mapping[str, int]], audited: Sequence[str], metric: Metric
-) -> UnderBoth:
-    """``summary``'s ``metric`` at K under both label sets on the audited queries, and corrected."""
-    model_of, human_of = _per_query(summary, human, audited, metric)
-    shared = list(human_of)
-    f_audited = np.array([model_of[q] for q in shared])
-    y_audited = np.array([human_of[q] for q in shared])
+def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) -> tuple[UnderBoth, ...]:
+    """``summary``'s family at K under both label sets on the audited queries, and corrected: one
+    entry per metric."""
     confidence = summary.conventions.confidence
-    return UnderBoth(
-        run=summary.name,
-        label=metric.label(summary.k),
-        queries=len(shared),
-        model=mean_band(f_audited, confidence),
-        human=mean_band(y_audited, confidence),
-        corrected=corrected_mean(np.array(list(model_of.values())), f_audited, y_audited, confidence),
+    f_audited = scored.model[scored.both]
+    model = mean_bands(f_audited, confidence)
+    human = mean_bands(scored.human, confidence)
+    corrected = corrected_means(scored.model, f_audited, scored.human, confidence)
+    return tuple(
+        UnderBoth(
+            run=summary.name,
+            label=metric.label(summary.k),
+            queries=len(scored.both),
+            model=model[i],
+            human=human[i],
+            corrected=corrected[i],
+        )
+        for i, metric in enumerate(metrics)
     )
 
 
 def corrected_comparisons(
     comparison: ComparisonReport | None,
-    human: Mapping[str, Mapping[str, int]],
-    audited: Sequence[str],
-    metric: Metric,
+    scored: Mapping[str, _Scored],
+    metrics: Sequence[Metric],
 ) -> tuple[CorrectedComparison, ...]:
-    """Each compared run's difference from the baseline on ``metric`` at K, corrected by the audit."""
+    """Each compared run's difference from the baseline on every metric of ``metrics`` at K,
+    corrected by the audit, with a verdict read as the comparison reads its own (docs/conventions.md
+    section 25.6): the corrected band and its normal-form p, adjusted over the comparison's whole
+    family (a comparison the audit cannot correct counted at p = 1) with the report's correction."""
     if comparison is None:
         return ()
-    out = []
+    found: list[tuple[str, Comparison, Figure, Figure, int]] = []
     for pair in comparison.runs:
-        label = metric.label(pair.run.k)
-        found = next((c for c in pair.comparisons if c.metric == label), None)
-        if found is None:
+        k = pair.run.k
+        labels = [metric.label(k) for metric in metrics]
+        held = {c.metric: c for c in pair.comparisons}
+        columns = [i for i, label in enumerate(labels) if label in held]
+        if not columns:
             continue
-        run_model, run_human = _per_query(pair.run, human, audited, metric)
-        base_model, base_human = _per_query(pair.baseline, human, audited, metric)
-        paired = [q for q in run_model if q in base_model]
-        both = [q for q in paired if q in run_human and q in base_human]
-        d_all = np.array([run_model[q] - base_model[q] for q in paired])
-        d_model = np.array([run_model[q] - base_model[q] for q in both])
-        d_human = np.array([run_human[q] - base_human[q] for q in both])
+        run, base = scored[pair.run.name], scored[pair.baseline.name]
+        paired = [(run.row[q], base.row[q]) for q in run.ids if q in base.row]
+        run_rows = np.array([a for a, _ in paired], dtype=np.int64)
+        base_rows = np.array([b for _, b in paired], dtype=np.int64)
+        d_all = run.model[run_rows] - base.model[base_rows]
+        run_human = dict(zip(run.both.tolist(), range(len(run.both))))
+        base_human = dict(zip(base.both.tolist(), range(len(base.both))))
+        both = [(a, b) for a, b in paired if a in run_human and b in base_human]
+        run_both = np.array([a for a, _ in both], dtype=np.int64)
+        base_both = np.array([b for _, b in both], dtype=np.int64)
+        d_model = run.model[run_both] - base.model[base_both]
+        d_human = (
+            run.human[np.array([run_human[a] for a in run_both.tolist()], dtype=np.int64)]
+            - base.human[np.array([base_human[b] for b in base_both.tolist()], dtype=np.int64)]
+        ).reshape(len(both), len(metrics))
         confidence = pair.run.conventions.confidence
-        corrected = corrected_mean(d_all, d_model, d_human, confidence)
+        corrected = corrected_means(d_all, d_model, d_human, confidence)
+        human_bands = mean_bands(d_human, confidence)
+        for i in columns:
+            found.append((pair.run.name, held[labels[i]], human_bands[i], corrected[i], len(both)))
+    # The family's verdicts are corrected over every comparison it holds (runs x measures): the
+    # corrected ones are adjusted over as many, those the audit cannot correct counted at p = 1.
+    p_values = [normal_p(c[3], 1.0 - c[1].alpha) for c in found]
+    total = max(len(comparison.comparisons), len(found))
+    adjusted = adjust(np.array(p_values + [1.0] * (total - len(found))), comparison.correction)[: len(found)]
+    out = []
+    for (run_name, model_found, human, figure, queries), p, p_adj in zip(found, p_values, adjusted.tolist()):
         out.append(
             CorrectedComparison(
-                run=pair.run.name,
-                metric=label,
-                model_verdict=found.verdict,
-                model=(found.delta, found.low, found.high),
-                human=mean_band(d_human, confidence),
-                corrected=corrected,
-                verdict=_verdict(corrected) if np.isfinite(corrected[0]) else "unclear",
-                queries=len(both),
+                run=run_name,
+                metric=model_found.metric,
+                model_verdict=model_found.verdict,
+                model=(model_found.delta, model_found.low, model_found.high),
+                human=human,
+                corrected=figure,
+                verdict=verdict_of(figure[1], figure[2], p_adj, model_found.alpha)
+                if np.isfinite(figure[0])
+                else "unclear",
+                queries=queries,
+                p=p,
+                p_adjusted=p_adj,
+                alpha=model_found.alpha,
             )
         )
     return tuple(out)
@@ -208,9 +254,11 @@ def measure_audit(
     name: str = "audit",
     primary: Metric | None = None,
     comparison: ComparisonReport | None = None,
+    metrics: Sequence[Metric] = (),
 ) -> Audit:
-    """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, and their
-    agreement measured."""
+    """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, their
+    agreement measured, and every metric of ``metrics`` (the family's suite metrics at K; the
+    primary first among them if missing) under both label sets, corrected, and compared."""
     human, name = audit_labels(audit, name)
     model = report_judgments(summaries)
     check_audit(human, model, name)
@@ -253,12 +301,34 @@ def measure_audit(
         slot_human=slot_human,
     )
     labels = {q: dict(sorted(human[q].items())) for q in audited}
-    runs = () if primary is None else tuple(under_both(s, labels, audited, primary) for s in summaries)
-    compared = () if primary is None else corrected_comparisons(comparison, labels, audited, primary)
+    chosen = tuple(metrics) if metrics else (() if primary is None else (primary,))
+    if primary is not None and primary not in chosen:
+        chosen = (primary, *chosen)
+    audit_truth = Judgments.from_lists([(q, list(labels[q]), list(labels[q].values())) for q in audited])
+    scored = {s.name: _scored(s, audit_truth, audited, chosen) for s in summaries} if chosen else {}
+    runs = tuple(r for s in summaries if chosen for r in under_both(scored[s.name], s, chosen))
+    compared = corrected_comparisons(comparison, scored, chosen) if chosen else ()
     # The runs' orderings on the audited queries, by their primary mean under each label set.
-    model_means, human_means = np.array([r.model[0] for r in runs]), np.array([r.human[0] for r in runs])
-    tau = kendall_tau(model_means, human_means) if len(runs) >= 3 else None
+    lead = [r for r in runs if primary is not None and r.label == primary.label(first.k)]
+    model_means, human_means = np.array([r.model[0] for r in lead]), np.array([r.human[0] for r in lead])
+    tau = kendall_tau(model_means, human_means) if len(lead) >= 3 else None
     return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)
+
+
+def leading(audit: Audit | None, run: str, metric: str) -> CorrectedComparison | None:
+    """The corrected comparison a headline leads with (docs/conventions.md section 25.7): ``run``'s
+    against the baseline on ``metric`` once corrected by the audit; None without an audit or when
+    the audit holds none (the headline then reads the model's labels, as without an audit)."""
+    if audit is None:
+        return None
+    return next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
+
+
+def corrected_figure(audit: Audit | None, run: str, metric: str) -> UnderBoth | None:
+    """``run``'s ``metric`` under both label sets and corrected, when the audit holds it."""
+    if audit is None:
+        return None
+    return next((r for r in audit.runs if r.run == run and r.label == metric), None)
 
 
 def _figure(value: float) -> str:

@@ -17,31 +17,77 @@ trials at 95%, the model-only band in under 1%.
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
 import numpy as np
 
 from .intervals import z_value
 
+Figure = tuple[float, float, float]
+_NAN: Figure = (float("nan"), float("nan"), float("nan"))
 
-def mean_band(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """A mean with its normal band, ``mean +- z * sd / sqrt(n)``; NaN without a value."""
+
+def _columns(values: np.ndarray) -> np.ndarray:
+    """``values`` as (rows x columns): a vector is one column."""
     values = np.asarray(values, dtype=np.float64)
-    n = values.size
+    return values.reshape(-1, 1) if values.ndim == 1 else values
+
+
+def mean_bands(values: np.ndarray, confidence: float = 0.95) -> list[Figure]:
+    """Each column's mean with its normal band, ``mean +- z * sd / sqrt(n)`` (rows are queries);
+    NaN without a value, the band NaN with one."""
+    values = _columns(values)
+    n, width = values.shape
     if n == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(values.mean())
-    half = z_value(confidence) * float(values.std(ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
-    return mean, mean - half, mean + half
+        return [_NAN] * width
+    mean = values.mean(axis=0)
+    half = z_value(confidence) * values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.full(width, np.nan)
+    return [(float(m), float(m - h), float(m + h)) for m, h in zip(mean, half)]
+
+
+def mean_band(values: np.ndarray, confidence: float = 0.95) -> Figure:
+    """A mean with its normal band, ``mean +- z * sd / sqrt(n)``; NaN without a value."""
+    return mean_bands(np.asarray(values, dtype=np.float64).reshape(-1, 1), confidence)[0]
+
+
+def corrected_means(
+    model_all: np.ndarray, model_audited: np.ndarray, human_audited: np.ndarray, confidence: float = 0.95
+) -> list[Figure]:
+    """Each column's prediction-powered mean and its normal band (rows are queries): ``model_all``
+    the model-label scores of every scored query, ``model_audited``/``human_audited`` the two
+    scores of each audited one, a column per metric."""
+    f = _columns(model_all)
+    gap = _columns(human_audited) - _columns(model_audited)
+    width = f.shape[1]
+    if f.shape[0] < 2 or gap.shape[0] < 2:
+        return [_NAN] * width
+    theta = f.mean(axis=0) + gap.mean(axis=0)
+    half = z_value(confidence) * np.sqrt(f.var(axis=0, ddof=1) / f.shape[0] + gap.var(axis=0, ddof=1) / gap.shape[0])
+    return [(float(t), float(t - h), float(t + h)) for t, h in zip(theta, half)]
 
 
 def corrected_mean(
     model_all: np.ndarray, model_audited: np.ndarray, human_audited: np.ndarray, confidence: float = 0.95
-) -> tuple[float, float, float]:
+) -> Figure:
     """The prediction-powered mean and its normal band: ``model_all`` the model-label scores of
     every scored query, ``model_audited``/``human_audited`` the two scores of each audited one."""
-    f = np.asarray(model_all, dtype=np.float64)
-    gap = np.asarray(human_audited, dtype=np.float64) - np.asarray(model_audited, dtype=np.float64)
-    if f.size < 2 or gap.size < 2:
-        return float("nan"), float("nan"), float("nan")
-    theta = float(f.mean() + gap.mean())
-    half = z_value(confidence) * float(np.sqrt(f.var(ddof=1) / f.size + gap.var(ddof=1) / gap.size))
-    return theta, theta - half, theta + half
+    return corrected_means(
+        np.asarray(model_all, dtype=np.float64).reshape(-1, 1),
+        np.asarray(model_audited, dtype=np.float64).reshape(-1, 1),
+        np.asarray(human_audited, dtype=np.float64).reshape(-1, 1),
+        confidence,
+    )[0]
+
+
+def normal_p(figure: Figure, confidence: float = 0.95) -> float:
+    """The two-sided normal-form p of a figure's difference from 0, read off its normal band
+    (``se = (high - low) / (2 z)``): ``2 * Phi(-|theta| / se)``; 1 when undefined, 0 for a
+    difference with no spread."""
+    theta, low, high = figure
+    if not all(math.isfinite(v) for v in figure):
+        return 1.0
+    se = (high - low) / (2.0 * z_value(confidence))
+    if se <= 0:
+        return 0.0 if theta != 0 else 1.0
+    return 2.0 * NormalDist().cdf(-abs(theta) / se)

@@ -109,7 +109,7 @@ def analyse_runs(
         name = audit.source or "audit" if isinstance(audit, Judgments) else "audit"
         if isinstance(audit, (str, Path)):
             audit, name = load_qrels(audit), str(audit)
-        found_audit = measure_audit(summaries, audit, name, chosen.lead, comparison)
+        found_audit = measure_audit(summaries, audit, name, chosen.lead, comparison, tested)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None

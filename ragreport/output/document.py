@@ -333,7 +333,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "slots": found.slots,
         "tau": _number(audit.tau),
         "runs": {
-            r.run: {
+            name: {
                 r.label: {
                     "queries": r.queries,
                     **{
@@ -341,8 +341,10 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
                         for side, figure in (("model", r.model), ("human", r.human), ("corrected", r.corrected))
                     },
                 }
+                for r in audit.runs
+                if r.run == name
             }
-            for r in audit.runs
+            for name in dict.fromkeys(r.run for r in audit.runs)
         },
         "comparisons": [
             {
@@ -351,7 +353,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
                 "queries": c.queries,
                 "model": {**_delta(c.model), "verdict": c.model_verdict},
                 "human": _delta(c.human),
-                "corrected": {**_delta(c.corrected), "verdict": c.verdict},
+                "corrected": {**_delta(c.corrected), "p_adjusted": _number(c.p_adjusted), "verdict": c.verdict},
             }
             for c in audit.comparisons
         ],

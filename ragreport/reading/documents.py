@@ -191,7 +191,7 @@ AUDIT = obj(
                     "queries": COUNT,
                     "model": obj({**DELTA["fields"], "verdict": VERDICT}),
                     "human": DELTA,
-                    "corrected": obj({**DELTA["fields"], "verdict": VERDICT}),
+                    "corrected": obj({**DELTA["fields"], "p_adjusted": NUMBER_OR_NULL, "verdict": VERDICT}),
                 }
             )
         ),
