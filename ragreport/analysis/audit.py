@@ -315,22 +315,6 @@ def measure_audit(
     return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)
 
 
-def leading(audit: Audit | None, run: str, metric: str) -> CorrectedComparison | None:
-    """The corrected comparison a headline leads with (docs/conventions.md section 25.7): ``run``'s
-    against the baseline on ``metric`` once corrected by the audit; None without an audit or when
-    the audit holds none (the headline then reads the model's labels, as without an audit)."""
-    if audit is None:
-        return None
-    return next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
-
-
-def corrected_figure(audit: Audit | None, run: str, metric: str) -> UnderBoth | None:
-    """``run``'s ``metric`` under both label sets and corrected, when the audit holds it."""
-    if audit is None:
-        return None
-    return next((r for r in audit.runs if r.run == run and r.label == metric), None)
-
-
 def _figure(value: float) -> str:
     return "undefined" if not np.isfinite(value) else f"{value:.2f}"
 

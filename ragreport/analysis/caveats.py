@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .leading import leading
 from .power import POWER, queries_to_halve
 
 if TYPE_CHECKING:
@@ -131,16 +132,17 @@ def _labels(subject: Subject) -> Mapping[str, Any] | None:
     found, audit = subject.comparison, subject.analysis.audit
     if found is None or audit is None or subject.pair is None or found.verdict not in ("better", "worse"):
         return None
-    for c in audit.comparisons:
-        if c.run == subject.pair.run.name and c.metric == found.metric and c.verdict != found.verdict:
-            return {
-                "model_verdict": found.verdict,
-                "queries": c.queries,
-                "delta": c.corrected[0],
-                "low": c.corrected[1],
-                "high": c.corrected[2],
-                "verdict": c.verdict,
-            }
+    c = leading(audit, subject.pair.run.name, found.metric)  # what the headline leads with
+    if c is not None and c.verdict != found.verdict:
+        return {
+            "model_verdict": found.verdict,
+            "queries": c.queries,
+            "delta": c.corrected[0],
+            "low": c.corrected[1],
+            "high": c.corrected[2],
+            "p_adjusted": c.p_adjusted,
+            "verdict": c.verdict,
+        }
     return None
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
+from ..analysis.leading import corrected_figure, leading
 from .wording import headline as say
 from .wording import numbers as fmt
 
@@ -32,7 +33,12 @@ class HeadlineEntry:
     serious first, each a :class:`~ragreport.analysis.caveats.Caveat` with its sentence; a
     ``slice`` caveat is said in ``sentence`` too. ``readings_note`` says that the verdict holds
     under every reading of unjudged ids when some are in play; ``halving`` (single run) the
-    scored queries that would halve the band."""
+    scored queries that would halve the band.
+
+    With an audit (``--audit``) a compared run's headline leads with the difference corrected by
+    the audit (docs/conventions.md section 25.7): ``value``, ``baseline_value``, ``delta``, ``low``,
+    ``high``, ``p_adjusted`` and ``verdict`` are the corrected ones, ``corrected_by`` the audited
+    queries they are corrected by (None: the model's labels, as without an audit)."""
 
     run: str
     baseline: str | None
@@ -49,6 +55,7 @@ class HeadlineEntry:
     caveats: tuple[tuple[Caveat, fmt.Text], ...] = ()
     readings_note: str | None = None
     halving: int | None = None
+    corrected_by: int | None = None
 
     @property
     def more(self) -> tuple[tuple[Caveat, fmt.Text], ...]:
@@ -75,6 +82,8 @@ class HeadlineEntry:
             ],
             "readings_note": self.readings_note,
             "halving": self.halving,
+            # Only with an audit: a report without one keeps its shape (docs/conventions.md 25.7).
+            **({} if self.corrected_by is None else {"corrected_by": self.corrected_by}),
         }
 
 
@@ -179,25 +188,33 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
         subject = Subject(analysis, rc.run, rc, found)
         worded = _worded(subject, confidence)
         hidden = next((c.figures for c, _ in worded if c.kind == "slice"), None)
-        sentence = say.headline_sentence(
-            rc.run.name,
-            rc.baseline.name,
-            metric,
-            value,
-            base_value,
-            found.delta,
-            found.low,
-            found.high,
-            found.wins,
-            found.losses,
-            found.verdict,
-            found.p_adjusted,
-            confidence,
-            None if rc.pairing.same_queries else found.queries,
-            hidden,
-        )
-        entries.append(
-            HeadlineEntry(
+        shared = None if rc.pairing.same_queries else found.queries
+        lead = leading(analysis.audit, rc.run.name, metric)
+        run_figure = corrected_figure(analysis.audit, rc.run.name, metric)
+        base_figure = corrected_figure(analysis.audit, rc.baseline.name, metric)
+        if lead is not None and run_figure is not None and base_figure is not None:
+            # The audit's decision (analysis.audit.leading): the headline reads the corrected difference.
+            value, base_value = run_figure.corrected[0], base_figure.corrected[0]
+            delta, low, high = lead.corrected
+            verdict, p_adjusted = lead.verdict, lead.p_adjusted
+            sentence = say.headline_corrected_sentence(
+                rc.run.name,
+                rc.baseline.name,
+                metric,
+                (value, base_value, delta, low, high),
+                verdict,
+                p_adjusted,
+                lead.queries,
+                (rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean, found.delta, found.low, found.high),
+                found.wins,
+                found.losses,
+                confidence,
+                shared,
+                hidden,
+            )
+        else:
+            delta, low, high, verdict, p_adjusted = found.delta, found.low, found.high, found.verdict, found.p_adjusted
+            sentence = say.headline_sentence(
                 rc.run.name,
                 rc.baseline.name,
                 metric,
@@ -206,12 +223,31 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 found.delta,
                 found.low,
                 found.high,
-                found.p_adjusted,
+                found.wins,
+                found.losses,
                 found.verdict,
+                found.p_adjusted,
+                confidence,
+                shared,
+                hidden,
+            )
+        entries.append(
+            HeadlineEntry(
+                rc.run.name,
+                rc.baseline.name,
+                metric,
+                value,
+                base_value,
+                delta,
+                low,
+                high,
+                p_adjusted,
+                verdict,
                 sentence,
                 None,
                 worded,
                 _readings_note(subject),
+                corrected_by=None if lead is None else lead.queries,
             )
         )
     return tuple(entries)

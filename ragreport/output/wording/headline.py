@@ -74,6 +74,53 @@ def headline_sentence(
     )
 
 
+def audited_queries(n: int) -> str:
+    """ "the 40 audited queries" (one: "the 1 audited query")."""
+    return f"the {count(n)} audited quer{'y' if n == 1 else 'ies'}"
+
+
+def headline_corrected_sentence(
+    run: str,
+    baseline: str,
+    metric: str,
+    corrected: tuple[float, float, float, float, float],
+    verdict_name: str,
+    p_adjusted: float | None,
+    audited: int,
+    model: tuple[float | None, float | None, float, float, float],
+    wins: int,
+    losses: int,
+    confidence: float,
+    shared: int | None = None,
+    hidden: Mapping[str, Any] | None = None,
+) -> Text:
+    """A compared run's headline with an audit (docs/conventions.md section 25.7): the corrected
+    figures and difference first, said to be corrected by the audited queries, with the verdict read
+    off them; then the same on the model's labels alone, with the queries won and lost. Each tuple
+    is (run's figure, baseline's, difference, low, high)."""
+    value, base_value, delta, low, high = corrected
+    m_value, m_base, m_delta, m_low, m_high = model
+    on = "" if shared is None else f" on the {_queries(shared)} both scored"
+    verdict = headline_verdict(verdict_name, p_adjusted)
+    tail: tuple[str, ...] = (f"{verdict}.",)
+    if hidden is not None:
+        tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
+    band = percent(confidence)
+    return Text(
+        (
+            Quoted(run),
+            f" scores {decimal(value)} {metric} against ",
+            Quoted(baseline),
+            f"'s {decimal(base_value)} once corrected by {audited_queries(audited)}: {signed(delta)} ({band} "
+            f"band {signed(low)} to {signed(high)}) — ",
+            *tail,
+            f" On the model's labels alone: {decimal(m_value)} against {decimal(m_base)}, {signed(m_delta)}{on} "
+            f"({band} band {signed(m_low)} to {signed(m_high)}), better on {_queries(wins)} and worse on "
+            f"{count(losses)}.",
+        )
+    )
+
+
 # --- Caveats: what could overturn a verdict (docs/conventions.md section 20.4) -----------------------
 
 #: How each reading of unjudged ids is named in a sentence.
@@ -170,11 +217,16 @@ LABELS_VERDICTS = {
 
 def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     said = LABELS_VERDICTS.get(figures["model_verdict"], "no clear difference")
-    now = LABELS_VERDICTS.get(figures["verdict"], "no clear difference")
+    verdict = figures["verdict"]
+    now = (
+        headline_verdict(verdict, figures.get("p_adjusted"))
+        if verdict in HEADLINE_VERDICTS
+        else LABELS_VERDICTS["unclear"]
+    )
     return Text(
         (
-            f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by the "
-            f"{_queries(int(figures['queries'])).replace('queries', 'audited queries')}, {now} "
+            f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "
+            f"{audited_queries(int(figures['queries']))}, {now} "
             f"({signed(figures['delta'])}, {percent(confidence)} band {signed(figures['low'])} to "
             f"{signed(figures['high'])}).",
         )
