@@ -252,3 +252,128 @@ def test_the_gate_table_does_not_count_a_line_that_reads_nothing():
     assert view.summary == "The gate check passed." and len(view.rows) == 2
     alone = gates_view(evaluate(single, parse_rules(fail_on=["worse"])))
     assert alone.summary == "No gate check applies to this report."
+
+
+def _audited(document, runs, comparisons, queries=40):
+    """``document`` with an audit of ``queries`` queries: ``runs`` {run: {metric: corrected figure}},
+    ``comparisons`` [(run, metric, delta, low, high, p_adjusted, verdict)] corrected."""
+    return dict(
+        document,
+        audit={
+            "queries": queries,
+            "runs": {
+                run: {m: {"queries": queries, "corrected": _figure(*f)} for m, f in figures.items()}
+                for run, figures in runs.items()
+            },
+            "comparisons": [
+                {
+                    "run": run,
+                    "metric": metric,
+                    "corrected": {"delta": d, "low": lo, "high": hi, "p_adjusted": p, "verdict": v},
+                }
+                for run, metric, d, lo, hi, p, v in comparisons
+            ],
+        },
+    )
+
+
+def test_with_an_audit_require_reads_the_corrected_band_and_says_so():
+    # dense passes nDCG@10>=0.40 on the model's labels (lower bound 0.41) and fails once corrected
+    # (0.37); splade fails on the model's labels (0.33) and passes once corrected (0.42).
+    document = _audited(
+        DOCUMENT, {"dense": {"nDCG@10": (0.40, 0.37, 0.43)}, "splade": {"nDCG@10": (0.45, 0.42, 0.48)}}, []
+    )
+    plain = evaluate(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
+    assert [(r.run, r.passed) for r in plain] == [("bm25", False), ("dense", True), ("splade", False)]
+    results = evaluate(document, parse_rules(require=["nDCG@10>=0.40"]))
+    assert [(r.run, r.value, r.passed) for r in results] == [
+        ("bm25", 0.38, False),  # the audit holds no bm25 figure: the model's, said as before
+        ("dense", 0.37, False),
+        ("splade", 0.42, True),
+    ]
+    assert results[0].figure == "lower band bound 0.380 (mean 0.410)"
+    assert results[1].line == (
+        "FAIL  require nDCG@10>=0.40  dense nDCG@10: lower band bound 0.370 (mean 0.400) "
+        "(corrected by the audit of 40 queries)"
+    )
+    on_mean = evaluate(document, parse_rules(require=["mean:dense:nDCG@10>=0.41"]))
+    assert [(r.value, r.passed) for r in on_mean] == [(0.40, False)]  # model mean 0.45 would pass
+    # A measure the audit does not correct (R@100) is read on the model's labels, with no claim.
+    (r100,) = evaluate(document, parse_rules(require=["dense:R@100>=0.7"]))
+    assert r100.value == 0.75 and "corrected" not in r100.line
+
+
+def test_with_an_audit_fail_on_worse_reads_the_corrected_verdict_and_says_so():
+    # splade: clearly worse on the model's labels, no clear difference once corrected (passes);
+    # dense: clearly better on the model's labels, clearly worse once corrected (fails).
+    document = _audited(
+        DOCUMENT,
+        {},
+        [
+            ("dense", "nDCG@10", -0.03, -0.05, -0.01, 0.004, "worse"),
+            ("splade", "nDCG@10", -0.01, -0.04, 0.02, 0.6, "unclear"),
+        ],
+        queries=25,
+    )
+    plain = evaluate(DOCUMENT, parse_rules(fail_on=["worse"]))
+    assert [(r.run, r.passed) for r in plain] == [("dense", True), ("splade", False)]
+    results = evaluate(document, parse_rules(fail_on=["worse"]))
+    assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
+    assert results[0].line == (
+        "FAIL  fail-on worse  dense nDCG@10: clearly worse: -0.030, band -0.050 to -0.010, corrected p 0.004 "
+        "(corrected by the audit of 25 queries)"
+    )
+    assert results[1].line.startswith("PASS  fail-on worse  splade nDCG@10: no clear difference: -0.010")
+    # R@10 gated, not corrected by this audit: the model's verdict, said as without an audit.
+    r10 = evaluate(document, parse_rules(fail_on=["worse"], gated=["R@10"]))
+    assert [(r.run, r.passed) for r in r10] == [("dense", True), ("splade", False)]
+    assert all("corrected by the audit" not in r.line for r in r10)
+
+
+def _trec_files(tmp_path):
+    """The judge that favours run b (tests/test_agreement.py's): clearly better on the model's
+    labels, clearly worse once corrected by the 20 audited queries; as TREC files."""
+    from test_agreement import _favoured
+
+    model, human, runs = _favoured()
+    for name, labels in (("model", model), ("human", human)):
+        (tmp_path / f"{name}.qrels").write_text(
+            "".join(f"{q} 0 {d} {g}\n" for q, grades in labels.items() for d, g in grades.items())
+        )
+    paths = []
+    for name, run in runs.items():
+        path = tmp_path / f"{name}.trec"
+        path.write_text(
+            "".join(
+                f"{q} Q0 {d} {r + 1} {s} {name}\n"
+                for q, docs in run.items()
+                for r, (d, s) in enumerate(sorted(docs.items(), key=lambda kv: -kv[1]))
+            )
+        )
+        paths.append(str(path))
+    return paths, str(tmp_path / "model.qrels"), str(tmp_path / "human.qrels")
+
+
+@pytest.mark.parametrize("audited", [False, True])
+def test_gates_on_the_corrected_figures_from_the_command_line(tmp_path, capsys, audited):
+    from ragreport.cli import main
+
+    runs, model, human = _trec_files(tmp_path)
+    args = ["score", *runs, "--qrels", model, "-k", "3", "--permutations", "2000"]
+    args += ["--audit", human] if audited else []
+    # b is clearly better on the model's labels and clearly worse once corrected.
+    code = main([*args, "--fail-on", "worse"])
+    out = capsys.readouterr()
+    lines = [line for line in (out.out + out.err).splitlines() if "fail-on worse  b nDCG@3" in line]
+    assert code == (1 if audited else 0) and len(lines) == 1
+    assert lines[0].startswith("ragreport: FAIL" if audited else "ragreport: PASS")
+    assert ("(corrected by the audit of 20 queries)" in lines[0]) is audited
+    # a's nDCG@3 is about 0.80 on the model's labels and 0.97 once corrected; b's 0.96 and 0.82.
+    code = main([*args, "--require", "a:nDCG@3>=0.9"])
+    out = capsys.readouterr()
+    assert code == (0 if audited else 1)
+    code = main([*args, "--require", "b:nDCG@3>=0.9"])
+    out = capsys.readouterr()
+    (line,) = [line for line in (out.out + out.err).splitlines() if "require b:nDCG@3>=0.9" in line]
+    assert code == (1 if audited else 0) and line.startswith("ragreport: FAIL" if audited else "ragreport: PASS")
+    assert line.endswith("(corrected by the audit of 20 queries)") is audited

@@ -12,6 +12,9 @@ re-render of a stored report decide alike):
 - ``--require "nDCG@10>=0.40"``: fails when a run's **lower band bound** is under the threshold
   (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
   gates the mean instead of the band, which the line says.
+- with an audit of the model's labels (``--audit``, docs/conventions.md section 25.8),
+  ``--fail-on worse`` and ``--require`` read the corrected figures wherever the audit holds them
+  (the family's metrics at K), and the line says so: "... (corrected by the audit of 40 queries)".
 - ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
   difference, against the baseline and against ``--previous``, is below ``-0.02``; against the
   baseline it says when the check is underpowered (the comparison could only detect differences
@@ -338,6 +341,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
     comparisons = document.get("comparisons") or []
     baseline = (document.get("comparison") or {}).get("baseline")
     drift_rows = ((document.get("drift") or {}).get("rows")) or []
+    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
     if "worse" in rules.fail_on:
         gated = rules.gated or (document["primary"],)
         read = [c for c in comparisons if c["metric"] in gated]
@@ -346,10 +350,11 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
         # Clearly lower than the previous report is worse too: drift reads as the comparison does.
         against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
-        for entry, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
             words = say.gate_verdict_figure(
                 entry["verdict"], entry["delta"], entry["low"], entry["high"], entry["p_adjusted"]
-            )
+            ) + ("" if audited is None else say.gate_corrected(audited))
             results.append(
                 GateResult(
                     kind="fail-on",
@@ -371,6 +376,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
     for rule in rules.require:
         for run in _runs(document, rule.run, rule.text, REQUIRE):
             figure = _figure(run, rule.metric, rule.text, REQUIRE)
+            figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
             if figure.get("total") is not None:  # a count: its total, the figure every table shows
                 value, read_as = figure["total"], "total (a count)"
             elif rule.on_mean:
@@ -387,7 +393,8 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                     rule=f"require {rule.text}",
                     run=run["name"],
                     metric=rule.metric,
-                    figure=say.gate_bound_figure(read_as, value, figure.get("mean")),
+                    figure=say.gate_bound_figure(read_as, value, figure.get("mean"))
+                    + ("" if audited is None else say.gate_corrected(audited)),
                     value=value,
                     threshold=rule.threshold,
                     passed=passed,
@@ -430,6 +437,41 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                 )
             )
     return tuple(_with_line(r) for r in results)
+
+
+def _corrected_comparison(
+    entry: Mapping[str, Any], audit: Mapping[str, Any] | None
+) -> tuple[Mapping[str, Any], int | None]:
+    """The comparison ``--fail-on worse`` reads: with an audit that corrects it, the corrected
+    difference, band, adjusted p and verdict (docs/conventions.md section 25.8), with the audited
+    queries to say so; else the comparison as it is, and None."""
+    if not audit:
+        return entry, None
+    for c in audit.get("comparisons") or ():
+        if c["run"] == entry["run"] and c["metric"] == entry["metric"]:
+            corrected = c["corrected"]
+            return {
+                **entry,
+                "delta": corrected["delta"],
+                "low": corrected["low"],
+                "high": corrected["high"],
+                "p_adjusted": corrected.get("p_adjusted"),
+                "verdict": corrected["verdict"],
+            }, int(audit["queries"])
+    return entry, None
+
+
+def _corrected_figure(
+    figure: Mapping[str, Any], run: str, metric: str, audit: Mapping[str, Any] | None
+) -> tuple[Mapping[str, Any], int | None]:
+    """The figure ``--require`` reads: with an audit that holds ``run``'s ``metric``, its corrected
+    mean and band (docs/conventions.md section 25.8) and the audited queries; else ``figure``."""
+    if not audit:
+        return figure, None
+    found = ((audit.get("runs") or {}).get(run) or {}).get(metric)
+    if found is None:
+        return figure, None
+    return found["corrected"], int(audit["queries"])
 
 
 def _slice_gates(document: Mapping[str, Any]) -> list[GateResult]:

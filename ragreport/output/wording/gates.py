@@ -36,6 +36,11 @@ GATE_VERDICTS = {
 }
 
 
+def gate_corrected(queries: int) -> str:
+    """Said after a figure a gate read corrected by the audit (``--audit``; docs/conventions.md 25.8)."""
+    return f" (corrected by the audit of {queries:,} quer{'y' if queries == 1 else 'ies'})"
+
+
 def gate_against_previous(figure: str) -> str:
     """What ``--fail-on worse`` read of the drift since the previous report."""
     return f"against the previous report: {figure}"
