@@ -70,3 +70,88 @@ def test_corrected_paired_difference_covers_a_judge_that_favours_one_run():
         model_covered += m_low <= 0.01 <= m_high
     assert 0.92 <= covered / trials <= 0.985
     assert model_covered / trials < 0.2
+
+
+def test_corrected_mean_of_a_metric_other_than_the_primary_worked_by_hand():
+    from ragreport.api import analyse, evaluate
+
+    # 12 queries, each run list d{i}a, d{i}b, d{i}c; the model calls d{i}a relevant and d{i}b not.
+    # Human labels for q0..q9: on q0..q3 d{i}b is relevant too; on q4..q9 they are the model's.
+    model = {f"q{i}": {f"d{i}a": 1, f"d{i}b": 0} for i in range(12)}
+    human = {q: dict(g) for q, g in list(model.items())[:10]}
+    for i in range(4):
+        human[f"q{i}"][f"d{i}b"] = 1
+    run = {f"q{i}": {f"d{i}a": 3.0, f"d{i}b": 2.0, f"d{i}c": 1.0} for i in range(12)}
+    report = analyse(evaluate({"a": run}, qrels=model, k=3), audit=human)
+    figures = {r.label: r for r in report.audit.runs}
+    p3 = figures["P@3"]
+    # P@3: 1/3 on every query under the model's labels; 2/3 on q0..q3 under the human labels.
+    # mean_model(all 12) = 1/3; gaps on the 10 audited: 1/3 four times, 0 six times, mean 2/15;
+    # theta = 1/3 + 2/15 = 7/15 = 0.466667.
+    # var_N(f) = 0; var_n(gap) (ddof 1) = (4 (1/3 - 2/15)^2 + 6 (2/15)^2) / 9 = (60 / 225) / 9 = 0.0296296;
+    # half = 1.959964 * sqrt(0.0296296 / 10) = 1.959964 * 0.0544331 = 0.106687: 0.359980 to 0.573354.
+    assert p3.queries == 10
+    assert p3.model == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+    assert p3.human[0] == pytest.approx(0.4 * 2 / 3 + 0.6 / 3)  # 0.466667 on the audited queries
+    assert p3.corrected == (
+        pytest.approx(0.466667, abs=1e-6),
+        pytest.approx(0.359980, abs=1e-6),
+        pytest.approx(0.573354, abs=1e-6),
+    )
+    # R@3 is 1 under both label sets on every query (every relevant id is in the top 3): nothing to correct.
+    assert figures["R@3"].corrected == (pytest.approx(1.0), pytest.approx(1.0), pytest.approx(1.0))
+
+
+def _holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment written out: sorted ascending, p_(i) * (m - i + 1), a running
+    maximum, capped at 1 (Holm 1979)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    out, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        out[i] = running
+    return out
+
+
+def test_corrected_verdicts_are_adjusted_over_the_family_as_the_model_verdicts_are():
+    from ragreport.api import analyse, evaluate
+
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(11)
+    model, human, runs = {}, {}, {"a": {}, "b": {}, "c": {}}
+    for q in range(80):
+        qid = f"q{q}"
+        model[qid] = {f"d{q}-{d}": int(rng.integers(0, 3)) for d in range(6)}
+        model[qid][f"d{q}-0"] = 2
+        if q < 30:
+            human[qid] = {d: (g if rng.random() < 0.7 else int(rng.integers(0, 3))) for d, g in model[qid].items()}
+        for name in runs:
+            runs[name][qid] = {
+                f"d{q}-{d}": float(rng.random()) + (0.6 if name == "b" and d == 0 else 0) for d in range(8)
+            }
+    report = analyse(evaluate(runs, qrels=model, k=5), audit=human, permutations=500)
+    found = report.audit.comparisons
+    assert len(found) == len(report.comparison.comparisons) == 14  # two runs x the family's 7 metrics
+    z = stats.norm.ppf(0.975)
+    p_values = []
+    for c in found:
+        theta, low, high = c.corrected
+        se = (high - low) / (2 * z)
+        p_values.append(1.0 if se == 0 and theta == 0 else 2 * stats.norm.sf(abs(theta) / se))
+        assert c.p == pytest.approx(p_values[-1], rel=1e-9, abs=1e-300)
+    for c, p_adj in zip(found, _holm(p_values)):
+        assert c.p_adjusted == pytest.approx(p_adj, rel=1e-9, abs=1e-300)
+        low, high = c.corrected[1], c.corrected[2]
+        clear = low > 0 or high < 0
+        expected = (
+            "unclear"
+            if not clear
+            else ("better" if low > 0 else "worse")
+            if p_adj < 0.05
+            else ("band above 0" if low > 0 else "band below 0")
+        )
+        assert c.verdict == expected
+    # Never less strict than the band alone: a clear corrected verdict has its band clear of 0.
+    assert all(c.corrected[1] > 0 or c.corrected[2] < 0 for c in found if c.verdict in ("better", "worse"))
+    assert {c.verdict for c in found} & {"better", "worse"}  # the case is not vacuous

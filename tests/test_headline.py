@@ -264,3 +264,44 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
     run = (out / "run-sample.html").read_text("utf-8")
     assert 'href="index.html#glossary"' in run
     assert f'title="{NDCG.name} — {NDCG.plain}"' in run
+
+
+def test_with_an_audit_every_medium_leads_with_the_corrected_difference():
+    from test_agreement import _favoured
+
+    from ragreport.output.text import comment, markdown, table
+
+    model, human, runs = _favoured()
+    report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)
+    (corrected,) = [c for c in report.audit.comparisons if c.metric == "nDCG@3"]
+    figures = {r.run: r for r in report.audit.runs if r.label == "nDCG@3"}
+    doc = document(report)
+    [entry] = doc["headline"]
+    # The figures are the corrected ones: the audit's comparison and each run's corrected mean.
+    assert (entry["delta"], entry["low"], entry["high"]) == pytest.approx(corrected.corrected)
+    assert entry["verdict"] == corrected.verdict == "worse" and entry["corrected_by"] == 20
+    assert entry["value"] == pytest.approx(figures["b"].corrected[0])
+    assert entry["baseline_value"] == pytest.approx(figures["a"].corrected[0])
+    model_side = next(c for c in doc["comparisons"] if c["metric"] == "nDCG@3")
+    d, lo, hi = corrected.corrected
+    assert entry["sentence"] == (
+        f"b scores {figures['b'].corrected[0]:.3f} nDCG@3 against a's {figures['a'].corrected[0]:.3f} once "
+        f"corrected by the 20 audited queries: {d:+.3f} (95% band {lo:+.3f} to {hi:+.3f}) — clearly worse. "
+        f"On the model's labels alone: {report.summaries[1].at_k['nDCG@3'].mean:.3f} against "
+        f"{report.summaries[0].at_k['nDCG@3'].mean:.3f}, {model_side['delta']:+.3f} (95% band "
+        f"{model_side['low']:+.3f} to {model_side['high']:+.3f}), better on {model_side['wins']} queries and "
+        f"worse on {model_side['losses']}."
+    )
+    # The labels caveat still says the model's verdict did not hold.
+    assert [c["kind"] for c in entry["caveats"]][0] == "labels"
+    # One decision, every medium: the site's first screen, the terminal, summary.md, the comment.
+    view = build_view(report)
+    (shown,) = view.headline
+    assert shown.verdict_class == say_comparison.VERDICTS["worse"][1]
+    assert str(shown.sentence) == entry["sentence"]
+    said = "once corrected by the 20 audited queries"
+    assert said in " ".join(table(view, width=1000).split())
+    assert said in markdown(view) and said in comment(view)
+    # Without the audit: the model's labels, and no corrected_by in the entry.
+    [plain] = document(analyse(evaluate(runs, qrels=model, k=3), permutations=2000))["headline"]
+    assert "corrected_by" not in plain and plain["verdict"] == "better" and "audited" not in plain["sentence"]

@@ -414,3 +414,9 @@ def test_an_audit_renders_byte_for_byte(trec, tmp_path, monkeypatch, capsys):
     _same(tmp_path, built, rendered)
     document = json.loads((rendered / "report.json").read_text())
     assert document["audit"]["source"] == "human.qrels" and document["audit"]["queries"] == 20
+    # Every metric of the family at K, for each run and each comparison, rendered the same.
+    family = [c["metric"] for c in document["comparisons"]]
+    assert all(list(figures) == family for figures in document["audit"]["runs"].values())
+    assert [c["metric"] for c in document["audit"]["comparisons"]] == family
+    # The headline leads with the corrected difference: over the audited queries both runs scored.
+    assert 0 < document["headline"][0]["corrected_by"] <= len(audited)
