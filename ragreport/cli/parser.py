@@ -313,7 +313,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "--audit",
         metavar="FILE",
         help="human judgments for a sample of queries (any qrels format, at least 10 queries, each one the "
-        "--qrels also judge): the model labels' agreement with them",
+        "--qrels also judge): the model labels' agreement with them, and figures corrected by them that "
+        "the headline and the gates read",
     )
     if not previous:  # publish measures drift against the history's previous report
         return
