@@ -291,9 +291,11 @@ def analyse(
         true difference of this size with 80% power (docs/conventions.md section 20.3).
     audit : path, mapping or Judgments, optional
         Human judgments for a sample of queries (any qrels format, ``{query: {id: grade}}``), the
-        main judgments being a model judge's: the agreement of the two on the pairs both judged
-        (docs/conventions.md section 25). Refused with fewer than 10 audited queries, or with
-        audited queries the main judgments do not cover.
+        main judgments being a model judge's: the agreement of the two on the pairs both judged,
+        every metric of the family at K under both label sets, and the figures corrected by the
+        audit, which the headline and the gates then read (docs/conventions.md section 25).
+        Refused with fewer than 10 audited queries, or with audited queries the main judgments
+        do not cover.
 
     Returns
     -------

@@ -57,7 +57,8 @@ class Analysis:
         (title, text) of the documents shown with their text, for the queries ``text_queries``.
     audit : Audit or None
         The model's labels audited by human labels (``--audit``): agreement on the pairs both
-        judged (docs/conventions.md section 25).
+        judged, the family's metrics at K under both label sets and corrected, each comparison
+        corrected (docs/conventions.md section 25).
 
     Examples
     --------
