@@ -299,6 +299,9 @@ def test_with_an_audit_every_medium_leads_with_the_corrected_difference():
     (shown,) = view.headline
     assert shown.verdict_class == say_comparison.VERDICTS["worse"][1]
     assert str(shown.sentence) == entry["sentence"]
+    # The forest plot under it shows the corrected differences, and its caption says so.
+    assert view.forest["data"][0]["x"] == [pytest.approx(d)]
+    assert "once corrected by the audit of the model's labels, with its 95% band" in view.headline_caption
     said = "once corrected by the 20 audited queries"
     assert said in " ".join(table(view, width=1000).split())
     assert said in markdown(view) and said in comment(view)

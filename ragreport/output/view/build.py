@@ -135,7 +135,11 @@ def build_view(
         primary=analysis.primary_label,
         headline=tuple(_headline_view(e, slugs) for e in entries),
         headline_caption=say_headline.headline_caption(  # plain text (a figcaption, an aria-label): isolated
-            len(summaries) > 1, analysis.primary_label, None if baseline is None else isolated(baseline), confidence
+            len(summaries) > 1,
+            analysis.primary_label,
+            None if baseline is None else isolated(baseline),
+            confidence,
+            any(e.corrected_by is not None for e in entries),
         ),
         forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
         glossary=_glossary(first.k, confidence),

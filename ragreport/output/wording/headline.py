@@ -330,11 +330,15 @@ def headline_single(
     )
 
 
-def headline_caption(several: bool, metric: str, baseline: str | None, confidence: float) -> str:
-    """What the forest plot under the headline shows."""
+def headline_caption(
+    several: bool, metric: str, baseline: str | None, confidence: float, corrected: bool = False
+) -> str:
+    """What the forest plot under the headline shows (``corrected``: the differences the audit
+    corrected, which the headline leads with; docs/conventions.md section 25.7)."""
     if several:
+        how = " once corrected by the audit of the model's labels" if corrected else ""
         return (
-            f"Each run's difference in {metric} from {baseline}, with its {percent(confidence)} band; "
+            f"Each run's difference in {metric} from {baseline}{how}, with its {percent(confidence)} band; "
             f"a band clear of the line at 0 is a difference the data supports."
         )
     return f"{metric} with its {percent(confidence)} band."
