@@ -155,3 +155,21 @@ def test_corrected_verdicts_are_adjusted_over_the_family_as_the_model_verdicts_a
     # Never less strict than the band alone: a clear corrected verdict has its band clear of 0.
     assert all(c.corrected[1] > 0 or c.corrected[2] < 0 for c in found if c.verdict in ("better", "worse"))
     assert {c.verdict for c in found} & {"better", "worse"}  # the case is not vacuous
+
+
+def test_a_family_member_the_audit_cannot_correct_counts_at_p_one():
+    from test_agreement import _favoured
+
+    from ragreport.api import analyse, evaluate
+    from ragreport.scoring.measures import parse_measures
+
+    # The family nDCG@3 and P@5 at K = 3: P@5 is at another cutoff, so the audit corrects nDCG@3
+    # only; Holm over the family's two comparisons with P@5 at p = 1 gives nDCG@3 min(1, 2 p).
+    model, human, runs = _favoured()
+    summaries = evaluate(runs, qrels=model, k=3, measures=parse_measures(["P@5"]))
+    report = analyse(summaries, audit=human, permutations=500, family=["nDCG@3", "P@5"])
+    assert [c.metric for c in report.comparison.comparisons] == ["nDCG@3", "P@5"]
+    assert [r.label for r in report.audit.runs] == ["nDCG@3", "nDCG@3"]  # runs a and b
+    (found,) = report.audit.comparisons
+    assert found.metric == "nDCG@3" and 0 < found.p < 0.5
+    assert found.p_adjusted == pytest.approx(min(1.0, 2 * found.p), rel=1e-12)
