@@ -330,6 +330,28 @@ def test_with_an_audit_fail_on_worse_reads_the_corrected_verdict_and_says_so():
     assert all("corrected by the audit" not in r.line for r in r10)
 
 
+def test_with_an_audit_max_drop_reads_the_corrected_band_against_the_baseline():
+    # R@10: dense's band reaches -0.015 on the model's labels (within 0.02) and -0.03 once
+    # corrected (beyond); splade's -0.14 and, corrected, -0.01 (within).
+    document = _audited(
+        DOCUMENT,
+        {},
+        [
+            ("dense", "R@10", 0.01, -0.03, 0.05, 0.6, "unclear"),
+            ("splade", "R@10", 0.02, -0.01, 0.05, 0.4, "unclear"),
+        ],
+    )
+    results = evaluate(document, parse_rules(max_drop=["R@10=0.02"]))
+    assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
+    assert (
+        results[0].figure
+        == "against bm25: band -0.030 to +0.050 (difference +0.010) (corrected by the audit of 40 queries)"
+    )
+    # nDCG@10 is not in this audit: the model's band, with no claim.
+    (dense,) = evaluate(document, parse_rules(max_drop=["dense:nDCG@10=0.02"]))
+    assert dense.value == 0.01 and "corrected" not in dense.figure
+
+
 def _trec_files(tmp_path):
     """The judge that favours run b (tests/test_agreement.py's): clearly better on the model's
     labels, clearly worse once corrected by the 20 audited queries; as TREC files."""

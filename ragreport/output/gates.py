@@ -13,8 +13,9 @@ re-render of a stored report decide alike):
   (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
   gates the mean instead of the band, which the line says.
 - with an audit of the model's labels (``--audit``, docs/conventions.md section 25.8),
-  ``--fail-on worse`` and ``--require`` read the corrected figures wherever the audit holds them
-  (the family's metrics at K), and the line says so: "... (corrected by the audit of 40 queries)".
+  ``--fail-on worse``, ``--require`` and ``--max-drop`` against the baseline read the corrected
+  figures wherever the audit holds them (the family's metrics at K), and the line says so:
+  "... (corrected by the audit of 40 queries)".
 - ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
   difference, against the baseline and against ``--previous``, is below ``-0.02``; against the
   baseline it says when the check is underpowered (the comparison could only detect differences
@@ -417,8 +418,14 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         if not against:
             raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
         for run, other, low, delta, high, paired in against:
+            audited = None
+            if paired is not None:  # against the baseline: the corrected band, when the audit holds it
+                corrected, audited = _corrected_comparison(paired, audit)
+                low, delta, high = corrected["low"], corrected["delta"], corrected["high"]
             passed = _passes(low, ">=", -drop.drop)
             worded = say.gate_drop_figure(other, low, delta, high)
+            if audited is not None:
+                worded += say.gate_corrected(audited)
             if paired is not None and "detectable" in paired and "queries" in paired:
                 seen = paired["detectable"]
                 if seen is None or seen > drop.drop:
