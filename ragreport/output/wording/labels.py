@@ -110,12 +110,14 @@ CONFUSION_HOW = (
     "lower. A cell is darker the larger its share of its row; every count is written in its cell."
 )
 #: The heat map's corner: which way is which.
-CONFUSION_CORNER = "model ↓ human →"
+CONFUSION_CORNER = "model's grade ↓ human grade →"
 CONFUSION_TOTAL = "all"
 
 
 def grade_header(grade: str) -> str:
-    return f"grade {grade}"
+    """A row's or a column's header: the grade alone (the corner names the two sides), so five
+    grades fit a phone's width."""
+    return grade
 
 
 def confusion_cell_title(model: str, human: str, count: int, row: int) -> str:
