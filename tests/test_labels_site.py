@@ -1,4 +1,4 @@
-"""Where the audit of a model judge shows (issue 22; docs/conventions.md section 25.6): the index's
+"""Where the audit of a model judge shows (issue 22; docs/conventions.md section 25.10): the index's
 Labels section, a run page's Labels block and the terminal's block. Every figure is checked against
 report.json's ``audit``, formatted here by hand (never by the wording's own formatters)."""
 
@@ -148,7 +148,13 @@ def test_the_runs_and_comparisons_are_report_jsons(audited):
         for (value, band, _), side in zip(figures, ("model", "human", "corrected")):
             d = c[side]
             assert (value, band) == (f"{d['delta']:+.3f}", _band(d["low"], d["high"], "+"))
-        corrected_words = {"better": "▲ better", "worse": "▼ worse", "unclear": "no clear difference"}
+        corrected_words = {
+            "better": "▲ better",
+            "worse": "▼ worse",
+            "band above 0": "band above 0, not significant",
+            "band below 0": "band below 0, not significant",
+            "unclear": "no clear difference",
+        }
         assert figures[2][2] == corrected_words[c["corrected"]["verdict"]]
     assert len(re.findall(r"<tr(?: class=\"moved\")?><th scope=\"row\" class=\"name\">", compared)) == len(
         audit["comparisons"]

@@ -1,5 +1,5 @@
 """The view of the audit of a model judge's labels (``--audit``; docs/conventions.md sections 25
-and 25.6): the index's Labels section (the agreement's figures, the confusion matrix as a heat map,
+and 25.10): the index's Labels section (the agreement's figures, the confusion matrix as a heat map,
 the runs under both label sets, the comparisons corrected), a run page's Labels block, the terminal's
 block and summary.md's. Every figure formatted and every word from
 :mod:`ragreport.output.wording.labels`; the templates only lay it out."""
@@ -191,6 +191,11 @@ def _band_verdict(low: float, high: float) -> str:
     return "better" if low > 0 else "worse" if high < 0 else "unclear"
 
 
+def _clear(verdict: str) -> str:
+    """A verdict as a decision: better, worse, or none (a band-only result is none)."""
+    return verdict if verdict in ("better", "worse") else "unclear"
+
+
 def _verdict(figure: tuple[float, float, float], verdict: str) -> LabelsVerdict:
     words, css = say.VERDICT_WORDS.get(verdict, say.VERDICT_WORDS["unclear"])
     delta, low, high = figure
@@ -200,9 +205,8 @@ def _verdict(figure: tuple[float, float, float], verdict: str) -> LabelsVerdict:
 def _comparison_rows(audit: Audit) -> tuple[LabelsComparisonRow, ...]:
     out = []
     for c in audit.comparisons:
-        # a band on one side of 0 without the corrected p is no verdict: it moves to none unseen
-        model = c.model_verdict if c.model_verdict in ("better", "worse") else "unclear"
-        moved = c.verdict != model
+        # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
+        moved = _clear(c.verdict) != _clear(c.model_verdict)
         out.append(
             LabelsComparisonRow(
                 run=c.run,

@@ -149,7 +149,7 @@ def comparisons_caption(baseline: str, confidence: float) -> str:
     return (
         f"Each compared run's difference from the baseline {baseline}: under the model's labels (every paired "
         f"query, the comparison's own verdict), under the human labels (the audited paired queries) and "
-        f"corrected, each with its {percent(confidence)} band. The corrected verdict is read off its band alone."
+        f"corrected, each with its {percent(confidence)} band and verdict (the human labels' read off its band alone)."
     )
 
 
