@@ -45,8 +45,16 @@ def _three(text: str) -> str:
     return f"{text:.3f}"
 
 
+def _signed(value: float) -> str:
+    """A difference as the report writes it: its sign, three decimals, and 0.000 for one that rounds to zero."""
+    text = f"{value:+.3f}"
+    return "0.000" if text in ("+0.000", "-0.000") else text
+
+
 def _band(low: float, high: float, sign: str = "") -> str:
-    return f"[{low:{sign}.3f}, {high:{sign}.3f}]"
+    if sign:
+        return f"[{_signed(low)}, {_signed(high)}]"
+    return f"[{low:.3f}, {high:.3f}]"
 
 
 def test_the_section_shows_with_an_audit_and_not_without(audited, tmp_path):
@@ -110,55 +118,62 @@ def test_the_heat_map_holds_report_jsons_confusion_and_sums_to_the_pairs(audited
         assert max(row)[1] == max(s for _, s in row)
 
 
+FIGURE = r'<span class="mean">(.*?)</span> <span class="band-small">(.*?)</span>'
+VERDICT = FIGURE + r' <span class="says">(.*?)</span>'
+
+
+def _tables(section: str, css: str, cell: str) -> tuple[dict, dict]:
+    """The open table's rows and the long table's (every metric, a group per run), as
+    {(run, metric): [cells]}: each a tuple of the cell pattern's groups."""
+    tables = re.findall(rf'<table class="{css}( labels-long)?">(.*?)</table>', section, re.S)
+    flat, long = {}, {}
+    for is_long, body in tables:
+        if not is_long:
+            for run, metric, rest in re.findall(
+                r'<th scope="row" class="name"><bdi>(.*?)</bdi></th><td class="metric"[^>]*>(.*?)</td>(.*?)</tr>',
+                body,
+                re.S,
+            ):
+                flat[(html.unescape(run), metric)] = re.findall(cell, rest)
+            continue
+        for group in body.split('<tr class="group">')[1:]:
+            run = html.unescape(re.search(r"<bdi>(.*?)</bdi>", group).group(1))
+            for metric, rest in re.findall(r'<th scope="row" class="metric">(.*?)</th>(.*?)</tr>', group, re.S):
+                long[(run, metric)] = re.findall(cell, rest)
+    return flat, long
+
+
 def test_the_runs_and_comparisons_are_report_jsons(audited):
     document = json.loads((audited / "report.json").read_text())
     audit = document["audit"]
+    primary = document["primary"] if isinstance(document.get("primary"), str) else "nDCG@10"
     section = _section((audited / "index.html").read_text())
-    runs_part = section[section.index('class="labels-runs"') : section.index('class="labels-comparisons"')]
-    rows = re.findall(
-        r'<tr><th scope="row" class="name"><bdi>(.*?)</bdi></th><td class="metric"[^>]*>(.*?)</td>(.*?)</tr>',
-        runs_part,
-        re.S,
-    )
-    assert rows
-    shown = {}
-    for run, metric, rest in rows:
-        figures = re.findall(r'<span class="mean">(.*?)</span> <span class="band-small">(.*?)</span>', rest)
-        shown[(html.unescape(run), metric)] = figures
-    expected_runs = {(run, metric) for run, metrics in audit["runs"].items() for metric in metrics}
-    assert set(shown) == expected_runs  # every run and every metric report.json has, no fewer
-    for (run, metric), figures in shown.items():
+    flat, long = _tables(section, "labels-runs", FIGURE)
+    expected = {(run, metric) for run, metrics in audit["runs"].items() for metric in metrics}
+    # the primary metric's row per run open; every metric in the expander when there are others
+    assert set(flat) == {key for key in expected if key[1] == primary}
+    assert set(long) == (expected if len(expected) > len(flat) else set())
+    for (run, metric), figures in {**flat, **long}.items():
         entry = audit["runs"][run][metric]
-        assert figures == [
-            (_three(entry[s]["mean"]), _band(entry[s]["low"], entry[s]["high"]))
-            for s in ("model", "human", "corrected")
-        ]
-    compared = section[section.index('class="labels-comparisons"') :]
-    for c in audit["comparisons"]:
-        row = re.search(
-            rf'<bdi>{re.escape(html.escape(c["run"]))}</bdi></th><td class="metric"[^>]*>{re.escape(c["metric"])}</td>(.*?)</tr>',
-            compared,
-            re.S,
-        )
-        assert row, c["run"]
-        figures = re.findall(
-            r'<span class="mean">(.*?)</span> <span class="band-small">(.*?)</span> <span class="says">(.*?)</span>',
-            row.group(1),
-        )
+        sides = ("model", "human", "corrected")
+        assert figures == [(_three(entry[s]["mean"]), _band(entry[s]["low"], entry[s]["high"])) for s in sides]
+    words = {
+        "better": "▲ better",
+        "worse": "▼ worse",
+        "band above 0": "band above 0, not significant",
+        "band below 0": "band below 0, not significant",
+        "unclear": "no clear difference",
+    }
+    flat, long = _tables(section, "labels-comparisons", VERDICT)
+    expected = {(c["run"], c["metric"]): c for c in audit["comparisons"]}
+    assert set(flat) == {key for key in expected if key[1] == primary}
+    assert set(long) == (set(expected) if len(expected) > len(flat) else set())
+    for key, figures in {**flat, **long}.items():
+        c = expected[key]
         for (value, band, _), side in zip(figures, ("model", "human", "corrected")):
-            d = c[side]
-            assert (value, band) == (f"{d['delta']:+.3f}", _band(d["low"], d["high"], "+"))
-        corrected_words = {
-            "better": "▲ better",
-            "worse": "▼ worse",
-            "band above 0": "band above 0, not significant",
-            "band below 0": "band below 0, not significant",
-            "unclear": "no clear difference",
-        }
-        assert figures[2][2] == corrected_words[c["corrected"]["verdict"]]
-    assert len(re.findall(r"<tr(?: class=\"moved\")?><th scope=\"row\" class=\"name\">", compared)) == len(
-        audit["comparisons"]
-    )
+            assert (value, band) == (_signed(c[side]["delta"]), _band(c[side]["low"], c[side]["high"], "+"))
+        assert figures[0][2] == words[c["model"]["verdict"]]
+        assert figures[2][2] == words[c["corrected"]["verdict"]]
 
 
 def test_a_run_page_holds_its_own_rows(audited):

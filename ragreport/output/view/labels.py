@@ -103,6 +103,15 @@ class LabelsComparisonRow:
 
 
 @dataclass(frozen=True)
+class LabelsGroup:
+    """One run's rows of a long table (every metric), under a header row naming the run."""
+
+    run: str
+    rows: tuple[LabelsRow, ...]
+    comparisons: tuple[LabelsComparisonRow, ...]
+
+
+@dataclass(frozen=True)
 class RunLabels:
     """A run page's Labels block: its own rows and the link to the index's section."""
 
@@ -136,11 +145,17 @@ class LabelsView:
     runs_title: str = say.RUNS_TITLE
     runs_caption: str = ""
     runs_header: tuple[str, ...] = say.RUNS_HEADER
-    run_rows: tuple[LabelsRow, ...] = ()
+    run_rows: tuple[LabelsRow, ...] = ()  # the primary metric's, a row per run
     comparisons_title: str = say.COMPARISONS_TITLE
     comparisons_caption: str = ""
     comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER
-    comparison_rows: tuple[LabelsComparisonRow, ...] = ()
+    comparison_rows: tuple[LabelsComparisonRow, ...] = ()  # the primary metric's
+    # every metric, a group per run (its header row names it), behind "more" (empty: no other metric)
+    runs_more: str = ""
+    comparisons_more: str = ""
+    groups: tuple[LabelsGroup, ...] = ()
+    group_header: tuple[str, ...] = say.RUNS_HEADER[1:]
+    group_comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER[1:]
     by_run: dict[str, RunLabels] = field(default_factory=dict)
     terminal_header: tuple[str, ...] = say.TERMINAL_HEADER
     terminal_metric: str = ""
@@ -263,23 +278,35 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     ]
     if audit.tau is not None and audit.tau == audit.tau:
         facts.append(LabelsFact(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
-    run_rows = tuple(
+    primary = analysis.primary_label
+    first_primary = {primary: 0}  # the primary metric first, the others in the audit's order
+    ordered = sorted(audit.runs, key=lambda r: first_primary.get(r.label, 1))
+    all_rows = tuple(
         LabelsRow(r.run, r.label, f"{r.queries:,}", _figure(r.model), _figure(r.human), _figure(r.corrected))
-        for r in audit.runs
+        for r in ordered
     )
     compared = _comparison_rows(audit)
+    compared = tuple(sorted(compared, key=lambda c: first_primary.get(c.metric, 1)))
+    names = [s.name for s in analysis.summaries]
+    groups = tuple(
+        LabelsGroup(name, tuple(r for r in all_rows if r.run == name), tuple(c for c in compared if c.run == name))
+        for name in names
+    )
+    # the primary metric's rows open (every row when the audit does not hold it)
+    run_rows = tuple(r for r in all_rows if r.metric == primary) or all_rows
+    primary_compared = tuple(c for c in compared if c.metric == primary) or compared
     baseline = analysis.comparison.runs[0].baseline.name if analysis.comparison and analysis.comparison.runs else ""
     by_run = {
-        s.name: RunLabels(
+        g.run: RunLabels(
             say.RUN_LABELS_TITLE,
             say.run_labels_lede(audit.source, found.queries),
             say.RUN_LABELS_LINK,
             say.RUNS_HEADER[1:],
-            tuple(r for r in run_rows if r.run == s.name),
+            g.rows,
         )
-        for s in analysis.summaries
+        for g in groups
     }
-    primary = analysis.primary_label
+    metrics = len({r.label for r in audit.runs})
     terminal = tuple(
         (r.run, say.terminal_figure(*r.model), say.terminal_figure(*r.human), say.terminal_figure(*r.corrected))
         for r in audit.runs
@@ -295,7 +322,10 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         runs_caption=say.runs_caption(confidence),
         run_rows=run_rows,
         comparisons_caption=say.comparisons_caption(baseline, confidence) if compared else "",
-        comparison_rows=compared,
+        comparison_rows=primary_compared,
+        runs_more=say.runs_more(metrics) if len(all_rows) > len(run_rows) else "",
+        comparisons_more=say.comparisons_more(metrics) if len(compared) > len(primary_compared) else "",
+        groups=groups,
         by_run=by_run,
         terminal_metric=primary,
         terminal_rows=terminal,

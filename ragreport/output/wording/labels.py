@@ -153,6 +153,15 @@ def comparisons_caption(baseline: str, confidence: float) -> str:
     )
 
 
+def runs_more(metrics: int) -> str:
+    """The expander of every metric's rows under the primary metric's table."""
+    return f"Every run under both label sets, all {metrics} metrics"
+
+
+def comparisons_more(metrics: int) -> str:
+    return f"Every comparison corrected, all {metrics} metrics"
+
+
 #: The comparisons table's columns.
 COMPARISONS_HEADER = ("run", "metric", "audited queries", "model's labels", "human labels (audited)", "corrected")
 
