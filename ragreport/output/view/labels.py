@@ -54,7 +54,7 @@ class Heatmap:
 
     caption: str
     how: str
-    corner: str
+    corner: tuple[str, str]  # what the rows are, what the columns are
     columns: tuple[str, ...]
     total_header: str
     rows: tuple[HeatRow, ...]

@@ -109,8 +109,8 @@ CONFUSION_HOW = (
     "(outlined) is where the two agree; a count right of it is a pair the human graded higher, left of it "
     "lower. A cell is darker the larger its share of its row; every count is written in its cell."
 )
-#: The heat map's corner: which way is which.
-CONFUSION_CORNER = "model's grade ↓ human grade →"
+#: The heat map's corner, a line each: which way is which.
+CONFUSION_CORNER = ("model's grade ↓", "human grade →")
 CONFUSION_TOTAL = "all"
 
 
