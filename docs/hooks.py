@@ -227,6 +227,16 @@ GALLERY = (
         "drift/index.html",
     ),
     Example(
+        "audit",
+        "A model judge, audited",
+        "The sample's labels read as a model judge's, audited by human labels for its ten queries "
+        "(human.qrels is tests/data/sample_audit.qrels): the Labels section gives both kappas with "
+        "their bands, the confusion matrix as a heat map, the run under both label sets and corrected.",
+        (("build", "--audit", "human.qrels", "--out", "audit", *FAST),),
+        "audit/index.html",
+        (("human.qrels", "sample_audit.qrels"),),
+    ),
+    Example(
         "single-file",
         "One HTML file",
         "The two TREC runs as one self-contained file (--single-file), for a pull request or an e-mail.",

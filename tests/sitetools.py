@@ -248,3 +248,25 @@ def new_user_inputs(folder: Path, queries: int = 500, depth: int = 20) -> list[s
         "--query-meta",
         str(folder / "query-meta.csv"),
     ]
+
+
+def audit_qrels(folder: Path, queries: int = 40, name: str = "human.qrels", agree: float = 0.7) -> Path:
+    """Human labels for the first ``queries`` queries of ``folder/qrels.txt`` (as
+    :func:`new_user_inputs` writes it): each grade kept with probability ``agree``, else drawn
+    again (0 to 2), and one id the model did not judge added per query. Deterministic."""
+    import random
+
+    rng = random.Random(22)
+    lines, seen = [], []
+    for line in (folder / "qrels.txt").read_text().splitlines():
+        qid, _, doc, grade = line.split()
+        if qid not in seen:
+            if len(seen) == queries:
+                break
+            seen.append(qid)
+            lines.append(f"{qid} 0 extra-{qid} {rng.randint(0, 2)}")
+        g = int(grade) if rng.random() < agree else rng.randint(0, 2)
+        lines.append(f"{qid} 0 {doc} {g}")
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -229,6 +229,8 @@ def _page(
     nav = [{"href": history, "text": say_history.HISTORY_NAV, "current": False}] if history else []
     nav += [{"href": "#main" if single else "index.html", "text": say_page.OVERVIEW_NAV, "current": current == "index"}]
     nav += [{"href": href, "text": r.name, "current": current == r.slug} for href, r in zip(hrefs, runs)]
+    if site.labels is not None:  # the index's Labels section (--audit)
+        nav.append({"href": ("#" if single else "index.html#") + "labels", "text": site.labels.nav, "current": False})
     if site.query_view is not None:
         nav.append(
             {

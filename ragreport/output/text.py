@@ -19,6 +19,7 @@ from .wording import gates as say
 _NO_BAND = IntervalMethod.NONE.value
 
 if TYPE_CHECKING:
+    from .view.labels import LabelsView
     from .view.model import ComparisonView, DriftView, ReportView, RunView
     from .view.slices import SlicesView
 
@@ -130,6 +131,35 @@ def _drift_block(drift: DriftView, width: int) -> str:
     return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
 
 
+def _labels_block(labels: LabelsView, width: int) -> str:
+    """The audit of the model's labels: its sentences, then each run's primary metric under the
+    model's labels, the human labels (the audited queries) and corrected (every scored query), a
+    line per run; a run whose name leaves the figures no room has its own line above them."""
+    lines = [f"{labels.title}:"]
+    for sentence in labels.lines:
+        lines.extend(textwrap.wrap(sentence, width))
+    if not labels.terminal_rows:
+        return "\n".join(lines)
+    cols = [max(len(h), *(len(r[i + 1]) for r in labels.terminal_rows)) for i, h in enumerate(labels.terminal_header)]
+    figures = sum(cols) + 2 * (len(cols) - 1)
+    names = [visible(r[0]) for r in labels.terminal_rows]
+    w = max(len(labels.terminal_metric), *map(len, names))
+    apart = w + 2 + figures > width  # the names on their own lines, the figures indented under them
+    w = 2 if apart else w
+
+    def row(first: str, cells: tuple[str, ...]) -> str:
+        return (f"{first:<{w}}  " + "  ".join(f"{c:<{n}}" for c, n in zip(cells, cols))).rstrip()
+
+    lines += ["", row("" if apart else labels.terminal_metric, labels.terminal_header)]
+    if apart:
+        lines[-1] = labels.terminal_metric + "\n" + lines[-1]
+    for name, r in zip(names, labels.terminal_rows):
+        if apart:
+            lines.append(name)
+        lines.append(row("" if apart else name, r[1:]))
+    return "\n".join(lines)
+
+
 def table(view: ReportView, width: int = 100) -> str:
     """The headline, then a readable terminal table per run: metric, mean, band, interval,
     convention (wrapped); then the comparison and the drift, when the report has them."""
@@ -155,6 +185,8 @@ def table(view: ReportView, width: int = 100) -> str:
     blocks = [headline, *runs, _conventions_block(view, width)]
     if view.comparison is not None and view.comparison.rows:
         blocks.append(_comparison_block(view.comparison, width))
+    if view.labels is not None:
+        blocks.append(_labels_block(view.labels, width))
     if view.drift is not None:
         blocks.append(_drift_block(view.drift, width))
     if view.slices is not None:

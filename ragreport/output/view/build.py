@@ -22,12 +22,12 @@ from ..wording import charts as say_charts
 from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
 from ..wording import headline as say_headline
-from ..wording import labels as say_labels
 from ..wording import numbers as fmt
 from ..wording import report as say
 from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
+from .labels import labels_view
 from .model import (
     CaveatView,
     Column,
@@ -37,7 +37,6 @@ from .model import (
     Glossary,
     GlossaryEntry,
     HeadlineView,
-    LabelsView,
     LimitView,
     ReadingsTable,
     ReportView,
@@ -153,36 +152,8 @@ def build_view(
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
         texts=text_table(analysis.doc_texts) if pages else None,
         readings=readings_table(summaries),
-        labels=_labels_view(analysis),
+        labels=labels_view(analysis),
     )
-
-
-def _labels_view(analysis: Analysis) -> LabelsView | None:
-    audit = analysis.audit
-    if audit is None:
-        return None
-    found, first = audit.agreement, analysis.summaries[0]
-    confidence = first.conventions.confidence
-    lines = [
-        say_labels.agreement_sentence(
-            audit.source,
-            found.queries,
-            found.pairs,
-            (found.kappa, found.kappa_low, found.kappa_high),
-            (found.weighted_kappa, found.weighted_low, found.weighted_high),
-            found.disagreement,
-            first.k,
-            confidence,
-        )
-    ]
-    tau = say_labels.tau_sentence(audit.tau)
-    if tau is not None:
-        lines.append(tau)
-    rows = tuple(
-        (r.run, r.label, say_labels.figure(*r.model), say_labels.figure(*r.human), say_labels.figure(*r.corrected))
-        for r in audit.runs
-    )
-    return LabelsView(say_labels.LABELS_TITLE, tuple(lines), say_labels.LABELS_HEADER, rows)
 
 
 def readings_table(summaries) -> ReadingsTable | None:

@@ -13,6 +13,7 @@ from ..wording import numbers as fmt
 
 if TYPE_CHECKING:
     from ...scoring.kinds import IntervalMethod
+    from .labels import LabelsView
     from .slices import SlicesView
 
     pass
@@ -532,17 +533,6 @@ class GatesView:
     rows: tuple[GateRow, ...]
     summary: str
     failed: bool
-
-
-@dataclass(frozen=True)
-class LabelsView:
-    """The audit of a model judge's labels: its sentences and each run's primary metric under both
-    label sets and corrected (formatted), in the wording's order of :data:`LABELS_HEADER`."""
-
-    title: str
-    lines: tuple[str, ...]
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
