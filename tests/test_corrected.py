@@ -102,6 +102,21 @@ def test_corrected_mean_of_a_metric_other_than_the_primary_worked_by_hand():
     assert figures["R@3"].corrected == (pytest.approx(1.0), pytest.approx(1.0), pytest.approx(1.0))
 
 
+def test_a_run_mean_band_stops_at_one():
+    from ragreport.api import analyse, evaluate
+
+    # Hit@3 is 1 on q0..q10 and 0 on q11 (its one relevant id is not retrieved), under both label
+    # sets: theta = 11/12 = 0.916667 with no gap to correct; var_N(f) (ddof 1) = 1/12, half =
+    # 1.959964 * sqrt(1/144) = 0.163330, so the normal band is 0.753336 to 1.079997: cut at 1.
+    model = {f"q{i}": {f"d{i}a": 1} for i in range(11)} | {"q11": {"zz": 1}}
+    human = {q: dict(g) for q, g in list(model.items())[:10]}
+    run = {f"q{i}": {f"d{i}a": 3.0, f"d{i}b": 2.0} for i in range(12)}
+    report = analyse(evaluate({"a": run}, qrels=model, k=3), audit=human)
+    hit = {r.label: r for r in report.audit.runs}["Hit@3"]
+    assert hit.corrected == (pytest.approx(11 / 12), pytest.approx(0.753336, abs=1e-6), 1.0)
+    assert hit.model[2] == 1.0 and hit.human[2] == 1.0  # every audited query hits: no spread, no band past 1
+
+
 def _holm(p_values: list[float]) -> list[float]:
     """Holm's step-down adjustment written out: sorted ascending, p_(i) * (m - i + 1), a running
     maximum, capped at 1 (Holm 1979)."""

@@ -161,14 +161,22 @@ def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metri
     return _Scored(model_ids, model, both[order], human.reshape(len(kept), len(metrics))[order])
 
 
+def _unit(figure: Figure) -> Figure:
+    """A mean's normal band cut to [0, 1], where every measure of the catalogue lies: a normal band
+    of Hit@10 near 1 would otherwise claim values past 1 (0.985 to 1.005). The mean is left as it
+    is: the prediction-powered estimate itself is not bounded, and moving it would bias it."""
+    mean, low, high = figure
+    return (mean, min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)) if low == low and high == high else figure
+
+
 def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) -> tuple[UnderBoth, ...]:
     """``summary``'s family at K under both label sets on the audited queries, and corrected: one
     entry per metric."""
     confidence = summary.conventions.confidence
     f_audited = scored.model[scored.both]
-    model = mean_bands(f_audited, confidence)
-    human = mean_bands(scored.human, confidence)
-    corrected = corrected_means(scored.model, f_audited, scored.human, confidence)
+    model = [_unit(f) for f in mean_bands(f_audited, confidence)]
+    human = [_unit(f) for f in mean_bands(scored.human, confidence)]
+    corrected = [_unit(f) for f in corrected_means(scored.model, f_audited, scored.human, confidence)]
     return tuple(
         UnderBoth(
             run=summary.name,
