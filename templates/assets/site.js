@@ -582,10 +582,29 @@
       return out.subarray(0, kept);
     }
 
+    // A query's top K as [id, grade or null, mark], from the columns the data holds them in: each id
+    // once, the slots as indices into them, a digit a slot for its mark (4 more when judged), and
+    // the judged slots' grades alone (where each slot's grade is, counted once, at the first open).
+    var gradeAt = null;
+
+    function slots(index) {
+      var top = data.top, begin = index ? top.ends[index - 1] : 0, end = top.ends[index];
+      if (!gradeAt) {
+        gradeAt = new Int32Array(top.mark.length + 1);
+        for (var s = 0; s < top.mark.length; s++) { gradeAt[s + 1] = gradeAt[s] + (top.mark.charCodeAt(s) >= 52 ? 1 : 0); }
+      }
+      var out = [];
+      for (var slot = begin; slot < end; slot++) {
+        var code = top.mark.charCodeAt(slot) - 48;
+        out.push([top.ids[top.doc[slot]], code >= 4 ? top.grade[gradeAt[slot]] : null, code % 4]);
+      }
+      return out;
+    }
+
     function detailRow(index) {
       var tr = el("tr", { "class": "detail" });
       var td = el("td", { colspan: String(data.columns.length + 1) });
-      var top = data.top[index];
+      var top = slots(index);
       if (!top.length) {
         td.appendChild(el("p", null, words.nothing));
       } else {
