@@ -83,7 +83,7 @@ HASH = (
 
 def build(folder: Path, queries: int) -> Path:
     """The site of the wide pair cut to ``queries`` queries, built once."""
-    site = folder / f"site-{queries}"
+    site = folder / f"browser-site-{queries}"
     if not (site / "index.html").exists():
         qrels, base, cand = inputs(folder, queries)
         command = [sys.executable, "-m", "ragreport", "build", "--qrels", str(qrels), str(base), str(cand)]
