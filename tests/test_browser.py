@@ -922,7 +922,8 @@ def test_a_large_table_sorts_filters_and_pages_its_20000_rows_correctly(browser,
     lines = []
     for i in range(n):
         retrieved = [f"d{i}-{j}" for j in range(5)]
-        relevant = [] if i % 10 == 9 else [retrieved[i % 4] if i % 4 < 3 else f"unretrieved{i}"]
+        hit = retrieved[i % 4] if i % 4 < 3 else f"unretrieved{i}"  # the relevant id, graded 1 to 3
+        relevant = {} if i % 10 == 9 else {hit: i % 3 + 1, retrieved[4]: 0}  # the fifth judged non-relevant
         lines.append(json.dumps({"id": f"q{i:05d}", "retrieved": retrieved, "relevant": relevant}))
     run = tmp_path / "wide.jsonl"
     run.write_text("\n".join(lines) + "\n")
@@ -984,4 +985,14 @@ def test_a_large_table_sorts_filters_and_pages_its_20000_rows_correctly(browser,
     assert page.eval_on_selector_all("tr.detail tbody td.doc", "c => c.map(x => x.textContent)") == [
         f"d19999-{j}" for j in range(5)
     ]
+    page.click("button.expand")  # closed again
+    for i in (19996, 2, 10001, 7):  # a late row's top K, then earlier ones: each slot's grade and mark
+        page.fill("input[name=id]", f"q{i:05d}")
+        page.click("button.expand[aria-expanded=false]")
+        grades = page.eval_on_selector_all("tr.detail tbody tr", "rows => rows.map(r => r.children[2].textContent)")
+        marks = page.eval_on_selector_all("tr.detail tbody td[class^=mark-]", "c => c.map(x => x.textContent)")
+        hit = i % 4 if i % 4 < 3 else None
+        assert grades == [str(i % 3 + 1) if r == hit else "0" if r == 4 else "–" for r in range(5)], i
+        assert marks == ["relevant" if r == hit else "judged non-relevant" if r == 4 else "unjudged" for r in range(5)]
+        page.click("button.expand[aria-expanded=true]")
     visit.assert_clean()

@@ -584,14 +584,15 @@
 
     // A query's top K as [id, grade or null, mark], from the columns the data holds them in: each id
     // once, the slots as indices into them, a digit a slot for its mark (4 more when judged), and
-    // the judged slots' grades alone (where each slot's grade is, counted once, at the first open).
-    var gradeAt = null;
+    // the judged slots' grades alone. Where each slot's grade is: the judged slots before it,
+    // counted once, as far as the slots opened so far reach.
+    var gradeAt = null, counted = 0;
 
     function slots(index) {
       var top = data.top, begin = index ? top.ends[index - 1] : 0, end = top.ends[index];
-      if (!gradeAt) {
-        gradeAt = new Int32Array(top.mark.length + 1);
-        for (var s = 0; s < top.mark.length; s++) { gradeAt[s + 1] = gradeAt[s] + (top.mark.charCodeAt(s) >= 52 ? 1 : 0); }
+      if (!gradeAt) { gradeAt = new Int32Array(top.mark.length + 1); }
+      for (; counted < end; counted++) {
+        gradeAt[counted + 1] = gradeAt[counted] + (top.mark.charCodeAt(counted) >= 52 ? 1 : 0);
       }
       var out = [];
       for (var slot = begin; slot < end; slot++) {
