@@ -1,6 +1,7 @@
 """Every table of benchmarks/RESULTS.md, from one command: the tools side by side at every size
-(run.py), where a build's time goes at 10,000 and 100,000 queries (phases.py), and the
-100-million-line run on the stream and Dask engines (cluster.py).
+(run.py), where a build's time goes at 10,000 and 100,000 queries (phases.py), the pages in
+Chromium at 100,000 queries (browser.py, on phases.py's files) and the 100-million-line run on the
+stream and Dask engines (cluster.py).
 
     pip install ".[bench]"
     python benchmarks/results.py --folder /tmp/ragreport-bench > /tmp/results.md
@@ -36,6 +37,8 @@ def main() -> None:
     print(run("run.py", "large", "huge", "--markdown", "--repeat", "1", "--folder", folder))
     print("\n## Where a build's time goes\n")
     print(run("phases.py", "--folder", str(args.folder / "phases"), "--repeat", str(args.repeat)))
+    print("\n## The pages in Chromium at 100,000 queries\n")
+    print(run("browser.py", "--folder", str(args.folder / "phases"), "--repeat", str(max(args.repeat, 5))))
     print("\n## 100 million lines: stream and Dask\n")
     print(run("cluster.py", "--folder", folder))
 

@@ -899,3 +899,100 @@ def test_every_page_prints_inside_an_a4_page_without_its_menus(browser, new_user
     page.screenshot(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}-print.png"), full_page=True)
     page.pdf(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}.pdf"), format="A4")
     visit.assert_clean()
+
+
+def _rr(i: int) -> float | None:
+    """The reciprocal rank the large table's query ``i`` was made with; None for an excluded query."""
+    if i % 10 == 9:
+        return None  # no relevant id: excluded, its metrics blank
+    return [1.0, 1 / 2, 1 / 3, 0.0][i % 4]  # the relevant id at rank 1, 2, 3, or not retrieved
+
+
+def _expected(ids: list[int], ascending: bool) -> list[str]:
+    """The rows' order sorted by RR, worked out from how the rows were made: values up or down, ties in
+    the rows' order, blanks last either way."""
+    scored = [i for i in ids if _rr(i) is not None]
+    blank = [i for i in ids if _rr(i) is None]
+    order = sorted(scored, key=lambda i: (_rr(i) if ascending else -_rr(i), i)) + blank
+    return [f"q{i:05d}" for i in order]
+
+
+def test_a_large_table_sorts_filters_and_pages_its_20000_rows_correctly(browser, tmp_path):
+    n = 20_000
+    lines = []
+    for i in range(n):
+        retrieved = [f"d{i}-{j}" for j in range(5)]
+        hit = retrieved[i % 4] if i % 4 < 3 else f"unretrieved{i}"  # the relevant id, graded 1 to 3
+        relevant = {} if i % 10 == 9 else {hit: i % 3 + 1, retrieved[4]: 0}  # the fifth judged non-relevant
+        lines.append(json.dumps({"id": f"q{i:05d}", "retrieved": retrieved, "relevant": relevant}))
+    run = tmp_path / "wide.jsonl"
+    run.write_text("\n".join(lines) + "\n")
+    assert main(["build", str(run), "--out", str(tmp_path / "site"), "--quiet", "--resamples", "100"]) == 0
+    visit = Visit(browser, tmp_path / "site" / "run-wide.html")
+    page = visit.page
+    assert visit.rows() == [f"q{i:05d}" for i in range(50)]
+    assert page.inner_text(".where") == "Rows 1–50 of 20,000"
+    headers = page.eval_on_selector_all("thead th[data-col]", "cells => cells.map(c => c.textContent.trim())")
+    rr = f"thead th[data-col='{headers.index('RR@10')}'] button"
+    status = f"thead th[data-col='{headers.index('status')}'] button"
+    every = list(range(n))
+
+    page.click(rr)  # ascending: 0 first, then 1/3, 1/2, 1; ties in the rows' order; blanks last
+    ascending = _expected(every, True)
+    assert visit.rows() == ascending[:50]
+    page.click("button[data-page=next]")
+    assert visit.rows() == ascending[50:100]
+    assert page.inner_text(".where") == "Rows 51–100 of 20,000"
+    page.click(rr)  # descending: back to the first page, 1 first, ties still in the rows' order
+    descending = _expected(every, False)
+    assert visit.rows() == descending[:50] and page.get_attribute(rr.rsplit(" ", 1)[0], "aria-sort") == "descending"
+    assert page.is_disabled("button[data-page=prev]") and page.is_enabled("button[data-page=next]")
+
+    page.fill("input[name=id]", "q0001")  # q00010 ... q00019, in the sorted order, the blank one last
+    assert visit.rows() == _expected(list(range(10, 20)), False) == [
+        "q00012", "q00016", "q00013", "q00017", "q00010", "q00014", "q00018", "q00011", "q00015", "q00019"
+    ]  # fmt: skip
+    assert page.inner_text(".where") == "Rows 1–10 of 10 (filtered from 20,000)"
+    page.click(rr)  # ascending again, the filter kept
+    assert visit.rows() == _expected(list(range(10, 20)), True)
+    assert visit.rows()[-1] == "q00019"  # the blank stays last
+    page.fill("input[name=id]", "Q1999")  # a fragment, any case: q19990 ... q19999 (q01999 has no "q1999")
+    assert visit.rows() == _expected(list(range(19990, 20000)), True)
+    page.fill("input[name=id]", " 1999 ")  # trimmed: every id that holds 1999
+    assert sorted(visit.rows()) == sorted(["q01999", "q11999", *(f"q{i}" for i in range(19990, 20000))])
+    page.fill("input[name=id]", "")
+
+    page.select_option("select[name=status]", label="excluded (2,000)")
+    assert visit.rows() == [f"q{i:05d}" for i in range(9, 500, 10)]  # all blank: the rows' order
+    assert page.inner_text(".where") == "Rows 1–50 of 2,000 (filtered from 20,000)"
+    page.select_option("select[name=status]", value="")
+    page.click(status)  # by the status's words: complete miss, excluded, full; ties in the rows' order
+    words = {True: "complete miss", False: "full"}
+    misses = [f"q{i:05d}" for i in every if i % 4 == 3 and i % 10 != 9]
+    assert visit.rows() == misses[:50]
+    page.click(status)  # descending: full first
+    full = [f"q{i:05d}" for i in every if i % 4 != 3 and i % 10 != 9]
+    assert visit.rows() == full[:50]
+    assert set(page.eval_on_selector_all("table.queries tbody td.status", "c => c.map(x => x.textContent)")) == {
+        words[False]
+    }
+
+    page.click("thead th[data-col='0'] button")  # by the id, descending after ascending
+    page.click("thead th[data-col='0'] button")
+    assert visit.rows() == [f"q{i:05d}" for i in range(n - 1, n - 51, -1)]
+    page.click("button.expand")  # the first row's top K opens under it
+    assert page.locator("tr.detail").count() == 1
+    assert page.eval_on_selector_all("tr.detail tbody td.doc", "c => c.map(x => x.textContent)") == [
+        f"d19999-{j}" for j in range(5)
+    ]
+    page.click("button.expand")  # closed again
+    for i in (19996, 2, 10001, 7):  # a late row's top K, then earlier ones: each slot's grade and mark
+        page.fill("input[name=id]", f"q{i:05d}")
+        page.click("button.expand[aria-expanded=false]")
+        grades = page.eval_on_selector_all("tr.detail tbody tr", "rows => rows.map(r => r.children[2].textContent)")
+        marks = page.eval_on_selector_all("tr.detail tbody td[class^=mark-]", "c => c.map(x => x.textContent)")
+        hit = i % 4 if i % 4 < 3 else None
+        assert grades == [str(i % 3 + 1) if r == hit else "0" if r == 4 else "–" for r in range(5)], i
+        assert marks == ["relevant" if r == hit else "judged non-relevant" if r == 4 else "unjudged" for r in range(5)]
+        page.click("button.expand[aria-expanded=true]")
+    visit.assert_clean()

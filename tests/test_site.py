@@ -71,11 +71,21 @@ def test_run_page_sections_and_per_query_data(sample_site):
     assert [row[0] for row in data["rows"]] == [f"q{i:02d}" for i in range(1, 11)]
     status = {row[0]: data["statuses"][row[1]] for row in data["rows"]}
     assert status["q03"] == "late hit" and status["q06"] == "complete miss" and status["q08"] == "excluded"
-    q10 = data["top"][9]
-    assert [data["marks"][slot[2]] for slot in q10[:3]] == ["relevant", "repeat", "relevant"]
+    top = data["top"]  # columns (conventions 22.6): the slots of q01, q02, ... one after another
+    assert len(top["mark"]) == len(top["doc"]) == top["ends"][-1] and len(top["ends"]) == 10
+    assert len(top["grade"]) == sum(c >= "4" for c in top["mark"])  # a grade for each judged slot
+
+    def marks(q):
+        begin = top["ends"][q - 1] if q else 0
+        return [data["marks"][int(c) % 4] for c in top["mark"][begin : top["ends"][q]]]
+
+    assert marks(9)[:3] == ["relevant", "repeat", "relevant"]
     assert data["rows"][9][data["columns"].index("P@5")] == 0.4
-    q01 = data["top"][0]
-    assert {data["marks"][s[2]] for s in q01} == {"relevant", "judged non-relevant", "unjudged"}
+    assert set(marks(0)) == {"relevant", "judged non-relevant", "unjudged"}
+    # q01 in ragreport/sample/sample.jsonl: kb-101 (grade 2) and kb-102 (1) relevant and judged (4),
+    # kb-250 (0) judged non-relevant (5), then two unjudged (2)
+    assert [top["ids"][d] for d in top["doc"][: top["ends"][0]]] == ["kb-101", "kb-102", "kb-250", "kb-311", "kb-412"]
+    assert top["mark"][:5] == "44522" and top["grade"][:3] == [2, 1, 0]
 
 
 def test_conventions_section_names_every_switch_and_its_alternative(sample_site):

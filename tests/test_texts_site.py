@@ -89,7 +89,7 @@ def test_the_queries_and_documents_text_reach_report_json_and_the_pages(tmp_path
     assert shared["texts"][1] == INJECTIONS[0] and shared["texts"][2] == "y text"
     assert shared["snippet"][0] is not None and shared["snippet"][1:] == [None, None]  # 'a' is 640 characters
     for name in ("run-cand.html", "run-base.html", "queries.html"):
-        assert f'<script src="assets/{asset.name}"></script>' in (out / name).read_text()
+        assert f'<script src="assets/{asset.name}" defer></script>' in (out / name).read_text()
         assert "Paris is the capital" not in (out / name).read_text()
     assert f"assets/{asset.name}" not in (out / "index.html").read_text()
 
@@ -144,7 +144,7 @@ def test_a_history_keeps_an_unchanged_text_once(tmp_path):
         docs = document["texts"]["docs"]
         assert docs == f"../../assets/{assets[0]}"  # named by its path, kept once
         assert not any(p.name.startswith(("texts-", "docs-")) for p in folder.rglob("*"))
-        assert f'<script src="../../assets/{assets[2]}"></script>' in (folder / "run-cand.html").read_text()
+        assert f'<script src="../../assets/{assets[2]}" defer></script>' in (folder / "run-cand.html").read_text()
     # render reads the text from the history's file, and refuses one changed since
     again = tmp_path / "again"
     assert main(["render", str(history / "reports" / "v2" / "report.json"), "--out", str(again), "--quiet"]) == 0

@@ -2,6 +2,15 @@
 (function () {
   "use strict";
 
+  // The document's end: every element parsed and every deferred script (plotly.js, the text) run.
+  var parsed = new Promise(function (resolve) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", function () { resolve(); });
+    } else {
+      resolve();
+    }
+  });
+
   function readJSON(id) {
     return JSON.parse(document.getElementById(id).textContent);
   }
@@ -28,12 +37,16 @@
   // or undefined for an id without text; the snippet is cut where the report said.
   var textsRead = null;
   function readTexts() {
-    if (textsRead) { return textsRead; }
+    if (!textsRead) { textsRead = parsed.then(unpackTexts); }
+    return textsRead;
+  }
+
+  function unpackTexts() {
     var block = document.getElementById("report-texts");
     var source = block ? { data: block.textContent, unsupported: block.getAttribute("data-unsupported") }
                        : window.ragreportTexts;
-    if (!source) { textsRead = Promise.resolve(function () { return undefined; }); return textsRead; }
-    textsRead = inflate(source.data, source.unsupported).then(function (table) {
+    if (!source) { return function () { return undefined; }; }
+    return inflate(source.data, source.unsupported).then(function (table) {
       var at = new Map();  // not an object: an id such as __proto__ or valueOf is a key like any other
       table.ids.forEach(function (id, i) { if (!at.has(id)) { at.set(id, i); } });
       return function (id) {
@@ -43,7 +56,6 @@
         return [table.titles[i], cut === null ? text : text.slice(0, cut) + "\u2026", text];
       };
     });
-    return textsRead;
   }
 
   // A sentence of the report's wording with its {name} slots filled in (the words come with the data).
@@ -478,40 +490,122 @@
     var textOf = function () { return undefined; };
     var textProblem = null;
 
+    // Each column's order is worked out once, when it is first sorted by, and kept: ascending by its
+    // value, ties in the rows' own order, a blank (missing or not a number) last; descending reverses
+    // the values but not the ties, and blanks stay last. A filter keeps the order and drops rows from
+    // it, so typing never sorts again.
+    var orders = {};
+
     function sortValue(index, col) {
       var value = data.rows[index][col];
       return col === statusCol ? data.statuses[value] : value;
     }
 
-    function compare(a, b) {
-      var x = sortValue(a, state.sortCol), y = sortValue(b, state.sortCol);
-      var xMissing = x === null || x === undefined, yMissing = y === null || y === undefined;
-      if (xMissing || yMissing) { return xMissing === yMissing ? a - b : (xMissing ? 1 : -1); }  // blanks last
-      if (x === y) { return a - b; }
-      return (x < y ? -1 : 1) * (state.ascending ? 1 : -1);
+    function columnOrder(col, ascending) {
+      var cached = orders[col];
+      if (!cached) {
+        var n = data.rows.length, values = new Array(n), present = [], blank = [], numeric = true;
+        for (var i = 0; i < n; i++) {
+          var value = sortValue(i, col);
+          values[i] = value;
+          if (value === null || value === undefined || value !== value) { blank.push(i); continue; }
+          present.push(i);
+          if (typeof value !== "number") { numeric = false; }
+        }
+        var keys = numeric ? Float64Array.from(values, function (v) { return typeof v === "number" ? v : NaN; }) : values;
+        var up = Int32Array.from(present).sort(function (a, b) {
+          var x = keys[a], y = keys[b];
+          return x === y ? a - b : (x < y ? -1 : 1);
+        });
+        cached = orders[col] = { keys: keys, up: up, blank: Int32Array.from(blank), asc: null, desc: null };
+      }
+      var name = ascending ? "asc" : "desc";
+      if (!cached[name]) {
+        var sorted = cached.up, keysOf = cached.keys, count = sorted.length;
+        var out = new Int32Array(count + cached.blank.length), at = 0;
+        if (ascending) {
+          out.set(sorted, 0);
+        } else {  // the runs of equal values from the last to the first, each in the rows' order
+          var stop = count;
+          while (stop > 0) {
+            var begin = stop - 1;
+            while (begin > 0 && keysOf[sorted[begin - 1]] === keysOf[sorted[stop - 1]]) { begin--; }
+            out.set(sorted.subarray(begin, stop), at);
+            at += stop - begin;
+            stop = begin;
+          }
+        }
+        out.set(cached.blank, count);
+        cached[name] = out;
+      }
+      return cached[name];
+    }
+
+    // The filter's haystacks, lower-cased once, when the reader first types.
+    var lowered = null;
+
+    function haystacks() {
+      if (!lowered) {
+        lowered = { ids: new Array(data.rows.length), texts: textCol < 0 ? null : new Array(data.rows.length) };
+        for (var i = 0; i < data.rows.length; i++) {
+          var row = data.rows[i];
+          lowered.ids[i] = String(row[0]).toLowerCase();
+          if (textCol >= 0) { lowered.texts[i] = row[textCol] === null ? null : String(row[textCol]).toLowerCase(); }
+        }
+      }
+      return lowered;
     }
 
     function filtered() {
       var status = statusSelect.value;
       var needle = idInput.value.trim().toLowerCase();
-      var out = [];
-      for (var i = 0; i < data.rows.length; i++) {
-        var row = data.rows[i];
-        if (status !== "" && String(row[statusCol]) !== status) { continue; }
-        if (needle && String(row[0]).toLowerCase().indexOf(needle) < 0 &&
-            (textCol < 0 || row[textCol] === null || String(row[textCol]).toLowerCase().indexOf(needle) < 0)) {
+      var n = data.rows.length;
+      var order = state.sortCol >= 0 ? columnOrder(state.sortCol, state.ascending) : null;
+      if (status === "" && !needle) {
+        if (order) { return order; }
+        var all = new Int32Array(n);
+        for (var j = 0; j < n; j++) { all[j] = j; }
+        return all;
+      }
+      var wanted = status === "" ? -1 : Number(status);
+      var found = needle ? haystacks() : null;
+      var out = new Int32Array(n), kept = 0;
+      for (var at = 0; at < n; at++) {
+        var i = order ? order[at] : at;
+        if (wanted >= 0 && data.rows[i][statusCol] !== wanted) { continue; }
+        if (needle && found.ids[i].indexOf(needle) < 0 &&
+            (!found.texts || found.texts[i] === null || found.texts[i].indexOf(needle) < 0)) {
           continue;
         }
-        out.push(i);
+        out[kept++] = i;
       }
-      if (state.sortCol >= 0) { out.sort(compare); }
+      return out.subarray(0, kept);
+    }
+
+    // A query's top K as [id, grade or null, mark], from the columns the data holds them in: each id
+    // once, the slots as indices into them, a digit a slot for its mark (4 more when judged), and
+    // the judged slots' grades alone. Where each slot's grade is: the judged slots before it,
+    // counted once, as far as the slots opened so far reach.
+    var gradeAt = null, counted = 0;
+
+    function slots(index) {
+      var top = data.top, begin = index ? top.ends[index - 1] : 0, end = top.ends[index];
+      if (!gradeAt) { gradeAt = new Int32Array(top.mark.length + 1); }
+      for (; counted < end; counted++) {
+        gradeAt[counted + 1] = gradeAt[counted] + (top.mark.charCodeAt(counted) >= 52 ? 1 : 0);
+      }
+      var out = [];
+      for (var slot = begin; slot < end; slot++) {
+        var code = top.mark.charCodeAt(slot) - 48;
+        out.push([top.ids[top.doc[slot]], code >= 4 ? top.grade[gradeAt[slot]] : null, code % 4]);
+      }
       return out;
     }
 
     function detailRow(index) {
       var tr = el("tr", { "class": "detail" });
       var td = el("td", { colspan: String(data.columns.length + 1) });
-      var top = data.top[index];
+      var top = slots(index);
       if (!top.length) {
         td.appendChild(el("p", null, words.nothing));
       } else {
@@ -652,16 +746,15 @@
     });
   }
 
+  // The page's scripts are its last elements: when this one runs, every table above it is parsed, so
+  // the tables are drawn at once; the charts wait for the document's end, when plotly.js (deferred,
+  // with the documents' text) has run.
   function start() {
     printExpanders();
-    drawCharts();
     document.querySelectorAll("[data-query-table]").forEach(function (root) { QueryTable(root); });
     document.querySelectorAll("[data-query-view]").forEach(function (root) { QueryView(root); });
+    parsed.then(drawCharts);
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  start();
 })();

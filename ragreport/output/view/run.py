@@ -145,14 +145,22 @@ def query_table(
             + [repeats]
         )
 
-    lengths = judged.lengths
+    # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
+    # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
+    # non-relevant, 2 unjudged, 3 repeat; 4 more when judged) one digit of a string, the grades of
+    # the judged slots alone, and where each query's slots end.
     keep = judged.slot_rank <= k
     mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
-    docs = as_text(judged.doc_ids[keep])
-    grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
-    marks = mark.tolist()
-    bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
-    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])] for q in range(judged.n_queries)]
+    slot_judged = judged.judged[keep]
+    ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
+    code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
+    top = {
+        "ids": as_text(ids),
+        "doc": at.reshape(-1).tolist(),
+        "mark": code.tobytes().decode("ascii"),
+        "grade": judged.grades[keep][slot_judged].tolist(),
+        "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
+    }
 
     counts = {s: 0 for s in statuses}
     for s in summary.status:
