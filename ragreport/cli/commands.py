@@ -29,12 +29,10 @@ from ..analysis.result import Analysis
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.ci import junit, workflow_errors
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.media import markdown_text, no_workflow_commands
-from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
 from ..output.wording import messages as say
 from ..reading import irds
@@ -45,8 +43,9 @@ from ..scoring.measures import Measure, default_trec_measures, parse_measures, t
 from .parser import build_parser, said
 from .progress import Progress
 
-# The site's modules (pages, the view model, publishing) load when a command writes pages or a
-# CI output that needs the view: `score` does without them (a tenth of a second at start-up).
+# The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
+# CI outputs' (JUnit's XML) load only when a command writes pages or a CI output, or checks an
+# output's name: `score` without such options does without them (docs/conventions.md section 22.4).
 
 #: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
 #: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
@@ -132,15 +131,21 @@ def _ci_outputs(
         with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
             heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
             handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
+    if args.comment is not None or args.junit is not None:
+        from ..output.site import write_text_file
     if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
+        from ..output.ci import junit
+
         write_text_file(args.junit, junit(results), "--junit")
     # One line per rule, on stderr, from every command alike: never wrapped, whatever the terminal
     # or pipe (stdout keeps the table or the data; the table holds the gates' summary sentence).
     for result in results:
         print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
+        from ..output.ci import workflow_errors
+
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):
             print(line, file=stream)
@@ -414,9 +419,13 @@ def _refuse_special_outputs(args: argparse.Namespace) -> None:
     for option in ("single_file", "comment", "junit"):
         given = getattr(args, option, None)
         if given:
+            from ..output.site import refuse_special_output
+
             refuse_special_output(Path(given), "--" + option.replace("_", "-"))
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and not getattr(args, "no_step_summary", False):
+        from ..output.site import refuse_special_output
+
         refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
 
 

@@ -23,13 +23,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.ids import THREADS, first_appearance, forbidden_in_utf8
+from ..core.ids import THREADS, first_appearance, forbidden_from_del, forbidden_in_utf8
 from .files import read_block, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
 
 _POW10 = 10.0 ** np.arange(23)
+_ONE, _EIGHT, _BYTE_ONES, _TOP_BYTE = np.uint64(1), np.uint64(8), np.uint64(0x0101010101010101), np.uint64(56)
+
+
+def _byte_sum(words: np.ndarray) -> np.ndarray:
+    """The sum of the bytes of each 64-bit word whose bytes are each 0 or 1 (SWAR: one multiply)."""
+    return ((words * _BYTE_ONES) >> _TOP_BYTE).view(np.int64)  # below 256: the same as signed
 
 
 def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Iterator[bytes]:
@@ -80,7 +86,10 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
 def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     """The positions of the separators, ``(lines, width)``: column ``width - 1`` is each line's
     newline. None unless every line has exactly ``width`` non-empty fields, each separated by one
-    space or tab, and no line is a comment."""
+    space or tab, and no line is a comment.
+
+    When it passes, every byte below 33 of ``buf`` is one of those spaces, tabs and newlines: no
+    other control byte is there (the bytes reader's id check leans on this)."""
     separator = buf <= 32
     if separator[0] or (separator[1:] & separator[:-1]).any():
         return None  # an empty field, a blank line or a run of blanks
@@ -91,10 +100,16 @@ def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     seps = found.reshape(n, width)  # one row per line: the separators that end its fields
     if not (buf[seps[:, -1]] == 10).all():
         return None
-    inner = buf[seps[:, :-1]]
-    if not ((inner == 32) | (inner == 9)).all():
+    # Every line ends in a newline; with exactly n newlines in all, none is inside a line, and the
+    # separators inside lines are spaces and tabs when they are all the rest of the bytes below 33
+    # (counts over the whole buffer: cheaper than gathering the separators' bytes).
+    inner = n * (width - 1)
+    if np.count_nonzero(buf == 10) != n:
         return None
-    if buf[0] == 35 or (buf[seps[:-1, -1] + 1] == 35).any():
+    spaces = np.count_nonzero(buf == 32)
+    if spaces != inner and spaces + np.count_nonzero(buf == 9) != inner:
+        return None
+    if buf[0] == 35 or ((buf == 35).any() and (buf[seps[:-1, -1] + 1] == 35).any()):
         return None  # '#': a comment line
     return seps
 
@@ -127,6 +142,8 @@ def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np
     width = int(lengths.max())
     if width > MAX_FIELD:
         return None
+    if width <= 8:  # one word (the usual id and score): no clipping of lengths
+        return (windows[starts] & _BYTE_MASKS[lengths])[:, None], lengths
     words = np.empty((len(starts), -(-width // 8)), dtype=np.uint64)
     for j in range(words.shape[1]):
         kept = np.clip(lengths - 8 * j, 0, 8)
@@ -150,28 +167,41 @@ def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = Fals
     of at most 15 digits (the line reader reads the others exactly, within 64 bits).
     """
     matrix = words.view(np.uint8).reshape(len(words), -1)
-    n = len(matrix)
     width = int(lengths.max())
     first = matrix[:, 0]
     negative = first == 45
-    start = (negative | (first == 43)).astype(np.int64)
-    mantissa = np.zeros(n, dtype=np.float64)
-    digits = np.zeros(n, dtype=np.int64)
-    after = np.zeros(n, dtype=np.int64)
-    dot_seen = np.zeros(n, dtype=bool)
-    simple = np.ones(n, dtype=bool)
+    start = negative | (first == 43)
+    # Byte by byte, as masks over the whole (rows x bytes) matrix: the bytes past a field's end
+    # are NUL, which is neither a digit nor a point, and a sign is neither.
+    is_digit = (matrix - np.uint8(48)) < 10
+    is_dot = matrix == 46
+    # Counts per row of 8-byte words by one multiplication: the byte sum of a word of 0/1 bytes.
+    digit_words = is_digit.view(np.uint64)
+    dot_words = is_dot.view(np.uint64)
+    digits = _byte_sum(digit_words[:, 0])
+    dots = _byte_sum(dot_words[:, 0])
+    # the digits after a point: ~((point << 8) - 1) keeps the bytes above the point's
+    after = _byte_sum(digit_words[:, 0] & ~((dot_words[:, 0] << _EIGHT) - _ONE))
+    if digit_words.shape[1] > 1:  # a field of more than 8 bytes
+        dot_before = dot_words[:, 0] != 0  # a point in an earlier word
+        for j in range(1, digit_words.shape[1]):
+            digit_word, dot_word = digit_words[:, j], dot_words[:, j]
+            counted = _byte_sum(digit_word)
+            digits += counted
+            dots += _byte_sum(dot_word)
+            after += np.where(dot_before, counted, _byte_sum(digit_word & ~((dot_word << _EIGHT) - _ONE)))
+            dot_before |= dot_word != 0
+    # Every byte of the field after its sign is a digit or the one point (none for integers).
+    simple = (digits + dots == lengths - start) & (dots <= (0 if integers else 1)) & (digits >= 1) & (digits <= 15)
+    after[~simple] = 0
+    # Horner's rule over the digits, exact below 2**53 (15 digits): m * 10 + digit at a digit,
+    # m * 1 + 0 elsewhere, in place.
+    step = np.where(is_digit, np.uint8(10), np.uint8(1))
+    digit = (matrix - np.uint8(48)) * is_digit
+    mantissa = np.zeros(len(matrix), dtype=np.float64)
     for j in range(width):
-        column = matrix[:, j]
-        active = (lengths > j) & (start <= j)
-        value = column - np.uint8(48)
-        is_digit = active & (value < 10)
-        is_dot = active & (column == 46)
-        mantissa = np.where(is_digit, mantissa * 10 + value, mantissa)
-        digits += is_digit
-        after += is_digit & dot_seen
-        simple &= ~active | is_digit | (is_dot & ~dot_seen & (not integers))
-        dot_seen |= is_dot
-    simple &= (digits >= 1) & (digits <= 15)
+        mantissa *= step[:, j]
+        mantissa += digit[:, j]
     values = mantissa / _POW10[after]
     values[negative] *= -1
     if not simple.all():
@@ -226,17 +256,22 @@ def _tidied(data: bytes) -> bytes | None:
 def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
     padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
     buf = padded[: len(data)]
-    if forbidden_in_utf8(buf):
-        return None  # a character no id may hold, or a CR alone: the line reader names the line
     seps = _lines(buf, width)
     if seps is None:
+        if forbidden_in_utf8(buf):
+            return None  # a character no id may hold, or a CR alone: the line reader names the line
         tidy = _tidied(data)
         if tidy is None:
             return None
         if not tidy:  # nothing but comments and blank lines
             return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"), np.zeros(0))
         return _scan(tidy, width, id_column, number_column, integers)
-    if (buf >= 128).any():
+    # Strict: every byte below 33 is a separator (_lines), so no control byte below 32 is left;
+    # the largest byte says whether DEL or any multi-byte character is there to look at.
+    top = int(buf.max())
+    if forbidden_from_del(buf, top):
+        return None  # a character no id may hold: the line reader names the line
+    if top >= 128:
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
