@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ids import THREADS, first_appearance, forbidden_from_del, forbidden_in_utf8
-from .files import read_block, special_kind
+from .files import read_into, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -38,12 +38,22 @@ def _byte_sum(words: np.ndarray) -> np.ndarray:
     return ((words * _BYTE_ONES) >> _TOP_BYTE).view(np.int64)  # below 256: the same as signed
 
 
-def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Iterator[bytes]:
+#: Readable bytes after each chunk, whatever they hold: 8-byte windows at any field start stay in
+#: the buffer (a field is at most MAX_FIELD bytes).
+_SPARE = 64 + 8
+
+
+def byte_chunks(
+    path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None
+) -> Iterator[memoryview]:
     """The file's bytes (gunzipped when gzip's magic starts it) in pieces that end at a newline;
     only bytes ``span[0]:span[1]`` of a plain file when ``span`` is given (a partition).
 
-    The last piece has its trailing whitespace replaced by one newline, so a file that ends
-    without one, or with blank lines, reads the same.
+    Each piece is a view of the start of a buffer with at least :data:`_SPARE` more bytes after
+    it (the start of the next piece's line, or NUL): the file is read straight into the buffer
+    the scan looks at, with no copy to join a piece's first line or to pad it. The last piece has
+    its trailing whitespace replaced by one newline, so a file that ends without one, or with
+    blank lines, reads the same.
     """
     with path.open("rb") as probe:
         magic = probe.read(2)
@@ -51,8 +61,8 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
     if span is not None and opener is gzip.open:
         raise ValueError("a gzip file cannot be read by byte ranges")
     with opener(path, "rb") as handle:
-        previous: bytes | None = None
-        pending = b""
+        previous: memoryview | None = None
+        pending = b""  # the start of a line the next piece ends
         left = None
         if span is not None:
             handle.seek(span[0])
@@ -64,23 +74,26 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
             if left is not None:
                 left -= len(bom)
         while True:
-            block = read_block(handle, chunk_bytes if left is None else min(chunk_bytes, left), path)
+            wanted = chunk_bytes if left is None else min(chunk_bytes, left)
+            buffer = bytearray(len(pending) + wanted + _SPARE)
+            buffer[: len(pending)] = pending
+            got = read_into(handle, memoryview(buffer)[len(pending) : len(pending) + wanted], path) if wanted else 0
             if left is not None:
-                left -= len(block)
-            if not block:
+                left -= got
+            if not got:
                 break
-            data = pending + block
-            cut = data.rfind(b"\n") + 1
+            end = len(pending) + got
+            cut = buffer.rfind(b"\n", 0, end) + 1
             if cut == 0:
-                pending = data
+                pending = bytes(buffer[:end])
                 continue
-            piece, pending = data[:cut], data[cut:]
+            pending = bytes(buffer[cut:end])
             if previous is not None:
                 yield previous  # held back one step, so the last piece can be trimmed
-            previous = piece
-        last = ((previous or b"") + pending).rstrip()
+            previous = memoryview(buffer)[:cut]
+        last = ((bytes(previous) if previous is not None else b"") + pending).rstrip()
         if last:
-            yield last + b"\n"
+            yield memoryview(bytearray(last + b"\n" + bytes(_SPARE)))[: len(last) + 1]
 
 
 def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
@@ -124,7 +137,7 @@ def _starts(seps: np.ndarray, column: int) -> np.ndarray:
 
 
 #: Longest field the reader cuts out (bytes); a longer one sends the file to the text reader.
-MAX_FIELD = 64
+MAX_FIELD = _SPARE - 8
 _BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
@@ -253,14 +266,18 @@ def _tidied(data: bytes) -> bytes | None:
     return None if tidy == data else tidy
 
 
-def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
-    padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
+def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
+    whole = data.obj if isinstance(data, memoryview) else None
+    if isinstance(whole, bytearray) and len(data) + _SPARE <= len(whole):  # a piece of byte_chunks
+        padded = np.frombuffer(whole, dtype=np.uint8)
+    else:
+        padded = np.frombuffer(bytes(data) + bytes(_SPARE), dtype=np.uint8)
     buf = padded[: len(data)]
     seps = _lines(buf, width)
     if seps is None:
         if forbidden_in_utf8(buf):
             return None  # a character no id may hold, or a CR alone: the line reader names the line
-        tidy = _tidied(data)
+        tidy = _tidied(bytes(data))
         if tidy is None:
             return None
         if not tidy:  # nothing but comments and blank lines
@@ -273,7 +290,7 @@ def _scan(data: bytes, width: int, id_column: int, number_column: int, integers:
         return None  # a character no id may hold: the line reader names the line
     if top >= 128:
         try:
-            data.decode("utf-8")
+            str(data, "utf-8")
         except UnicodeDecodeError:
             return None
     windows = _windows(padded)
