@@ -45,7 +45,7 @@ from .progress import Progress
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
 # CI outputs' (JUnit's XML) load only when a command writes pages or a CI output, or checks an
-# output's name: `score` without such options does without them (docs/conventions.md section 22.4).
+# output's name: `score` without such options does without them (docs/conventions.md section 22.7).
 
 #: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
 #: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
@@ -410,7 +410,7 @@ def _keep_freed_memory() -> None:
     back to the system once 128 kB are free there: the reader's and the scorer's temporaries of a
     few MB (one per numpy operation over a chunk) are then mapped, paged in and zeroed by the
     kernel again and again: half the page faults of ``score`` on a 200 MB run, a tenth of its CPU
-    (docs/conventions.md section 22.4). Blocks up to 32 MB come from the heap, and up to 256 MB
+    (docs/conventions.md section 22.7). Blocks up to 32 MB come from the heap, and up to 256 MB
     stay with the process once freed. Only where glibc's ``mallopt`` is found (Linux); the figures
     do not depend on it."""
     if not sys.platform.startswith("linux"):
