@@ -142,9 +142,16 @@ _BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1],
 
 
 def _windows(buf: np.ndarray) -> np.ndarray:
-    """Every 8-byte window of ``buf`` as a little-endian word: ``windows[i]`` holds bytes
-    ``i..i+7``. ``buf`` must end with at least 8 spare bytes."""
-    return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
+    """Every 8-byte window of ``buf``: ``windows[i]`` holds bytes ``i..i+7``, as ``'S8'`` (a gather
+    of ``'S8'`` items copies 8 bytes each; of unaligned 64-bit words it takes a slower path), to be
+    read as little-endian words once gathered (:func:`_gather`). ``buf`` must end with at least 8
+    spare bytes."""
+    return np.ndarray(shape=(len(buf) - 7,), dtype="S8", buffer=buf, offset=0, strides=(1,))
+
+
+def _gather(windows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The 8-byte windows at ``starts`` as little-endian 64-bit words."""
+    return windows[starts].view("<u8")
 
 
 def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -156,11 +163,11 @@ def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np
     if width > MAX_FIELD:
         return None
     if width <= 8:  # one word (the usual id and score): no clipping of lengths
-        return (windows[starts] & _BYTE_MASKS[lengths])[:, None], lengths
+        return (_gather(windows, starts) & _BYTE_MASKS[lengths])[:, None], lengths
     words = np.empty((len(starts), -(-width // 8)), dtype=np.uint64)
     for j in range(words.shape[1]):
         kept = np.clip(lengths - 8 * j, 0, 8)
-        words[:, j] = windows[starts + 8 * j] & _BYTE_MASKS[kept]
+        words[:, j] = _gather(windows, starts + 8 * j) & _BYTE_MASKS[kept]
     return words, lengths
 
 
