@@ -399,8 +399,13 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 #: glibc's mallopt parameters (malloc.h) and the values ``score`` sets (:func:`_keep_freed_memory`).
-_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
-_KEPT_MEMORY = ((_M_MMAP_THRESHOLD, 32 << 20), (_M_TRIM_THRESHOLD, 256 << 20), (_M_TOP_PAD, 16 << 20))
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -2, -3, -8
+_KEPT_MEMORY = (
+    (_M_MMAP_THRESHOLD, 32 << 20),
+    (_M_TRIM_THRESHOLD, 256 << 20),
+    (_M_TOP_PAD, 16 << 20),
+    (_M_ARENA_MAX, 1),
+)
 
 
 def _keep_freed_memory() -> None:
@@ -411,8 +416,9 @@ def _keep_freed_memory() -> None:
     few MB (one per numpy operation over a chunk) are then mapped, paged in and zeroed by the
     kernel again and again: half the page faults of ``score`` on a 200 MB run, a tenth of its CPU
     (docs/conventions.md section 22.7). Blocks up to 32 MB come from the heap, and up to 256 MB
-    stay with the process once freed. Only where glibc's ``mallopt`` is found (Linux); the figures
-    do not depend on it."""
+    stay with the process once freed; the reader's threads share that one heap (one arena), so
+    what one frees the other reuses, and the peak stays that of glibc's defaults. Only where
+    glibc's ``mallopt`` is found (Linux); the figures do not depend on it."""
     if not sys.platform.startswith("linux"):
         return
     try:
