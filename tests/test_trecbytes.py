@@ -169,3 +169,26 @@ def test_a_special_file_is_left_to_the_line_reader_unopened(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     assert read_columns(tmp_path / "fifo", 6, 2, 4, integers=False) is None  # opened, it would block
     assert read_columns(Path("/dev/zero"), 6, 2, 4, integers=False) is None  # read, it would never end
+
+
+@pytest.mark.parametrize("byte", [b for b in range(32) if b not in (9, 10)])
+def test_a_control_byte_inside_an_id_goes_to_the_line_reader(write, byte):
+    # The strict check counts the bytes below 33 as separators; a control byte inside an id is one
+    # too many, so the chunk is not strict, and the full id check then refuses it.
+    path = write("run", "q1 Q0 d1 1 2.5 t\nq1 Q0 d" + chr(byte) + "2 2 1.5 t\n")
+    assert _columns(path) is None
+
+
+def test_tabs_and_spaces_between_fields_are_both_strict(write):
+    columns = _columns(write("run", "q1\tQ0 d1\t1 2.5\tt\nq1 Q0\td2 2\t1.5 t\n"))
+    assert as_text(columns.ids) == ["d1", "d2"] and columns.numbers.tolist() == [2.5, 1.5]
+
+
+@pytest.mark.parametrize(
+    "score, value",
+    [("12.3456789", 12.3456789), ("-0.000000001", -1e-09), ("123456789.5", 123456789.5), ("1234567.", 1234567.0)],
+)
+def test_scores_wider_than_one_word_parse_like_float(write, score, value):
+    # Fields over 8 bytes are counted word by word: the point may sit in either word.
+    columns = _columns(write("run", f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 .5 t\n"))
+    assert columns.numbers.tolist() == [value, 0.5]

@@ -29,12 +29,10 @@ from ..analysis.result import Analysis
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.ci import junit, workflow_errors
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.media import markdown_text, no_workflow_commands
-from ..output.site import refuse_special_output, write_text_file
 from ..output.text import comment, markdown, table, trec_lines
 from ..output.wording import messages as say
 from ..reading import irds
@@ -45,8 +43,9 @@ from ..scoring.measures import Measure, default_trec_measures, parse_measures, t
 from .parser import build_parser, said
 from .progress import Progress
 
-# The site's modules (pages, the view model, publishing) load when a command writes pages or a
-# CI output that needs the view: `score` does without them (a tenth of a second at start-up).
+# The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
+# CI outputs' (JUnit's XML) load only when a command writes pages or a CI output, or checks an
+# output's name: `score` without such options does without them (docs/conventions.md section 22.7).
 
 #: Errors Python raises on input no reader foresaw (nested too deep, text that cannot be encoded,
 #: a compressed stream cut short, a number beyond a C integer): one line, not a traceback.
@@ -132,15 +131,21 @@ def _ci_outputs(
         with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
             heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
             handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
+    if args.comment is not None or args.junit is not None:
+        from ..output.site import write_text_file
     if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
+        from ..output.ci import junit
+
         write_text_file(args.junit, junit(results), "--junit")
     # One line per rule, on stderr, from every command alike: never wrapped, whatever the terminal
     # or pipe (stdout keeps the table or the data; the table holds the gates' summary sentence).
     for result in results:
         print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
+        from ..output.ci import workflow_errors
+
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):
             print(line, file=stream)
@@ -393,7 +398,41 @@ def _publish(args: argparse.Namespace) -> int:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
+#: glibc's mallopt parameters (malloc.h) and the values ``score`` sets (:func:`_keep_freed_memory`).
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -2, -3, -8
+_KEPT_MEMORY = (
+    (_M_MMAP_THRESHOLD, 32 << 20),
+    (_M_TRIM_THRESHOLD, 256 << 20),
+    (_M_TOP_PAD, 16 << 20),
+    (_M_ARENA_MAX, 1),
+)
+
+
+def _keep_freed_memory() -> None:
+    """Let glibc keep the memory numpy's temporaries free, for the next ones to reuse.
+
+    By default glibc serves a block above 128 kB from a fresh mapping and hands the heap's free top
+    back to the system once 128 kB are free there: the reader's and the scorer's temporaries of a
+    few MB (one per numpy operation over a chunk) are then mapped, paged in and zeroed by the
+    kernel again and again: half the page faults of ``score`` on a 200 MB run, a tenth of its CPU
+    (docs/conventions.md section 22.7). Blocks up to 32 MB come from the heap, and up to 256 MB
+    stay with the process once freed; the reader's threads share that one heap (one arena), so
+    what one frees the other reuses, and the peak stays that of glibc's defaults. Only where
+    glibc's ``mallopt`` is found (Linux); the figures do not depend on it."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # no glibc (musl, a static build): its defaults stay
+        return
+    for parameter, value in _KEPT_MEMORY:
+        mallopt(parameter, value)
+
+
 def _score(args: argparse.Namespace) -> int:
+    _keep_freed_memory()
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
@@ -414,9 +453,13 @@ def _refuse_special_outputs(args: argparse.Namespace) -> None:
     for option in ("single_file", "comment", "junit"):
         given = getattr(args, option, None)
         if given:
+            from ..output.site import refuse_special_output
+
             refuse_special_output(Path(given), "--" + option.replace("_", "-"))
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and not getattr(args, "no_step_summary", False):
+        from ..output.site import refuse_special_output
+
         refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
 
 

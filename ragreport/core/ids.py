@@ -196,7 +196,17 @@ def forbidden_in_utf8(buf: np.ndarray) -> bool:
         found = buf[low]
         if ((found != 9) & (found != 10) & (found != 13)).any():
             return True
-    if not len(buf) or int(buf.max()) < 127:
+    return forbidden_from_del(buf)
+
+
+def forbidden_from_del(buf: np.ndarray, top: int | None = None) -> bool:
+    """Whether UTF-8 bytes hold DEL or a forbidden character of more than one byte (a C1 control,
+    a bidi control, a byte-order mark): :func:`forbidden_in_utf8` without its look at the bytes
+    below 32, for a caller that has checked those already (the bytes reader knows every byte below
+    33 of a strict chunk to be a space, a tab or a newline). ``top``: ``buf.max()``, when known."""
+    if not len(buf):
+        return False
+    if (int(buf.max()) if top is None else top) < 127:
         return False
     if (buf == 127).any():
         return True

@@ -105,7 +105,10 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
     group <<= np.uint64(64 - group_bits)
     key_matrix |= group
     del key, group
-    perm = _valid(np.argsort(key_matrix, axis=1), offsets, lengths)
+    # Stable (timsort): keys rise group by group, so each row is runs already in order, which
+    # timsort merges in about half the time of a quicksort. Equal keys are the same id (the
+    # clash step below sorts ids the key could not tell apart), so the order is the same.
+    perm = _valid(np.argsort(key_matrix, axis=1, kind="stable"), offsets, lengths)
 
     if lost_bits:
         # Equal keys are ids the key could not tell apart (or repeats): sort those exactly.

@@ -23,21 +23,37 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.ids import THREADS, first_appearance, forbidden_in_utf8
-from .files import read_block, special_kind
+from ..core.ids import THREADS, first_appearance, forbidden_from_del, forbidden_in_utf8
+from .files import read_into, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
 
 _POW10 = 10.0 ** np.arange(23)
+_ONE, _EIGHT, _BYTE_ONES, _TOP_BYTE = np.uint64(1), np.uint64(8), np.uint64(0x0101010101010101), np.uint64(56)
 
 
-def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None) -> Iterator[bytes]:
+def _byte_sum(words: np.ndarray) -> np.ndarray:
+    """The sum of the bytes of each 64-bit word whose bytes are each 0 or 1 (SWAR: one multiply)."""
+    return ((words * _BYTE_ONES) >> _TOP_BYTE).view(np.int64)  # below 256: the same as signed
+
+
+#: Readable bytes after each chunk, whatever they hold: 8-byte windows at any field start stay in
+#: the buffer (a field is at most MAX_FIELD bytes).
+_SPARE = 64 + 8
+
+
+def byte_chunks(
+    path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int] | None = None
+) -> Iterator[memoryview]:
     """The file's bytes (gunzipped when gzip's magic starts it) in pieces that end at a newline;
     only bytes ``span[0]:span[1]`` of a plain file when ``span`` is given (a partition).
 
-    The last piece has its trailing whitespace replaced by one newline, so a file that ends
-    without one, or with blank lines, reads the same.
+    Each piece is a view of the start of a buffer with at least :data:`_SPARE` more bytes after
+    it (the start of the next piece's line, or NUL): the file is read straight into the buffer
+    the scan looks at, with no copy to join a piece's first line or to pad it. The last piece has
+    its trailing whitespace replaced by one newline, so a file that ends without one, or with
+    blank lines, reads the same.
     """
     with path.open("rb") as probe:
         magic = probe.read(2)
@@ -45,8 +61,8 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
     if span is not None and opener is gzip.open:
         raise ValueError("a gzip file cannot be read by byte ranges")
     with opener(path, "rb") as handle:
-        previous: bytes | None = None
-        pending = b""
+        previous: memoryview | None = None
+        pending = b""  # the start of a line the next piece ends
         left = None
         if span is not None:
             handle.seek(span[0])
@@ -58,29 +74,35 @@ def byte_chunks(path: Path, chunk_bytes: int = CHUNK_BYTES, span: tuple[int, int
             if left is not None:
                 left -= len(bom)
         while True:
-            block = read_block(handle, chunk_bytes if left is None else min(chunk_bytes, left), path)
+            wanted = chunk_bytes if left is None else min(chunk_bytes, left)
+            buffer = bytearray(len(pending) + wanted + _SPARE)
+            buffer[: len(pending)] = pending
+            got = read_into(handle, memoryview(buffer)[len(pending) : len(pending) + wanted], path) if wanted else 0
             if left is not None:
-                left -= len(block)
-            if not block:
+                left -= got
+            if not got:
                 break
-            data = pending + block
-            cut = data.rfind(b"\n") + 1
+            end = len(pending) + got
+            cut = buffer.rfind(b"\n", 0, end) + 1
             if cut == 0:
-                pending = data
+                pending = bytes(buffer[:end])
                 continue
-            piece, pending = data[:cut], data[cut:]
+            pending = bytes(buffer[cut:end])
             if previous is not None:
                 yield previous  # held back one step, so the last piece can be trimmed
-            previous = piece
-        last = ((previous or b"") + pending).rstrip()
+            previous = memoryview(buffer)[:cut]
+        last = ((bytes(previous) if previous is not None else b"") + pending).rstrip()
         if last:
-            yield last + b"\n"
+            yield memoryview(bytearray(last + b"\n" + bytes(_SPARE)))[: len(last) + 1]
 
 
 def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     """The positions of the separators, ``(lines, width)``: column ``width - 1`` is each line's
     newline. None unless every line has exactly ``width`` non-empty fields, each separated by one
-    space or tab, and no line is a comment."""
+    space or tab, and no line is a comment.
+
+    When it passes, every byte below 33 of ``buf`` is one of those spaces, tabs and newlines: no
+    other control byte is there (the bytes reader's id check leans on this)."""
     separator = buf <= 32
     if separator[0] or (separator[1:] & separator[:-1]).any():
         return None  # an empty field, a blank line or a run of blanks
@@ -91,10 +113,16 @@ def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     seps = found.reshape(n, width)  # one row per line: the separators that end its fields
     if not (buf[seps[:, -1]] == 10).all():
         return None
-    inner = buf[seps[:, :-1]]
-    if not ((inner == 32) | (inner == 9)).all():
+    # Every line ends in a newline; with exactly n newlines in all, none is inside a line, and the
+    # separators inside lines are spaces and tabs when they are all the rest of the bytes below 33
+    # (counts over the whole buffer: cheaper than gathering the separators' bytes).
+    inner = n * (width - 1)
+    if np.count_nonzero(buf == 10) != n:
         return None
-    if buf[0] == 35 or (buf[seps[:-1, -1] + 1] == 35).any():
+    spaces = np.count_nonzero(buf == 32)
+    if spaces != inner and spaces + np.count_nonzero(buf == 9) != inner:
+        return None
+    if buf[0] == 35 or ((buf == 35).any() and (buf[seps[:-1, -1] + 1] == 35).any()):
         return None  # '#': a comment line
     return seps
 
@@ -109,14 +137,21 @@ def _starts(seps: np.ndarray, column: int) -> np.ndarray:
 
 
 #: Longest field the reader cuts out (bytes); a longer one sends the file to the text reader.
-MAX_FIELD = 64
+MAX_FIELD = _SPARE - 8
 _BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 def _windows(buf: np.ndarray) -> np.ndarray:
-    """Every 8-byte window of ``buf`` as a little-endian word: ``windows[i]`` holds bytes
-    ``i..i+7``. ``buf`` must end with at least 8 spare bytes."""
-    return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
+    """Every 8-byte window of ``buf``: ``windows[i]`` holds bytes ``i..i+7``, as ``'S8'`` (a gather
+    of ``'S8'`` items copies 8 bytes each; of unaligned 64-bit words it takes a slower path), to be
+    read as little-endian words once gathered (:func:`_gather`). ``buf`` must end with at least 8
+    spare bytes."""
+    return np.ndarray(shape=(len(buf) - 7,), dtype="S8", buffer=buf, offset=0, strides=(1,))
+
+
+def _gather(windows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The 8-byte windows at ``starts`` as little-endian 64-bit words."""
+    return windows[starts].view("<u8")
 
 
 def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -127,10 +162,12 @@ def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np
     width = int(lengths.max())
     if width > MAX_FIELD:
         return None
+    if width <= 8:  # one word (the usual id and score): no clipping of lengths
+        return (_gather(windows, starts) & _BYTE_MASKS[lengths])[:, None], lengths
     words = np.empty((len(starts), -(-width // 8)), dtype=np.uint64)
     for j in range(words.shape[1]):
         kept = np.clip(lengths - 8 * j, 0, 8)
-        words[:, j] = windows[starts + 8 * j] & _BYTE_MASKS[kept]
+        words[:, j] = _gather(windows, starts + 8 * j) & _BYTE_MASKS[kept]
     return words, lengths
 
 
@@ -150,28 +187,41 @@ def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = Fals
     of at most 15 digits (the line reader reads the others exactly, within 64 bits).
     """
     matrix = words.view(np.uint8).reshape(len(words), -1)
-    n = len(matrix)
     width = int(lengths.max())
     first = matrix[:, 0]
     negative = first == 45
-    start = (negative | (first == 43)).astype(np.int64)
-    mantissa = np.zeros(n, dtype=np.float64)
-    digits = np.zeros(n, dtype=np.int64)
-    after = np.zeros(n, dtype=np.int64)
-    dot_seen = np.zeros(n, dtype=bool)
-    simple = np.ones(n, dtype=bool)
+    start = negative | (first == 43)
+    # Byte by byte, as masks over the whole (rows x bytes) matrix: the bytes past a field's end
+    # are NUL, which is neither a digit nor a point, and a sign is neither.
+    is_digit = (matrix - np.uint8(48)) < 10
+    is_dot = matrix == 46
+    # Counts per row of 8-byte words by one multiplication: the byte sum of a word of 0/1 bytes.
+    digit_words = is_digit.view(np.uint64)
+    dot_words = is_dot.view(np.uint64)
+    digits = _byte_sum(digit_words[:, 0])
+    dots = _byte_sum(dot_words[:, 0])
+    # the digits after a point: ~((point << 8) - 1) keeps the bytes above the point's
+    after = _byte_sum(digit_words[:, 0] & ~((dot_words[:, 0] << _EIGHT) - _ONE))
+    if digit_words.shape[1] > 1:  # a field of more than 8 bytes
+        dot_before = dot_words[:, 0] != 0  # a point in an earlier word
+        for j in range(1, digit_words.shape[1]):
+            digit_word, dot_word = digit_words[:, j], dot_words[:, j]
+            counted = _byte_sum(digit_word)
+            digits += counted
+            dots += _byte_sum(dot_word)
+            after += np.where(dot_before, counted, _byte_sum(digit_word & ~((dot_word << _EIGHT) - _ONE)))
+            dot_before |= dot_word != 0
+    # Every byte of the field after its sign is a digit or the one point (none for integers).
+    simple = (digits + dots == lengths - start) & (dots <= (0 if integers else 1)) & (digits >= 1) & (digits <= 15)
+    after[~simple] = 0
+    # Horner's rule over the digits, exact below 2**53 (15 digits): m * 10 + digit at a digit,
+    # m * 1 + 0 elsewhere, in place.
+    step = np.where(is_digit, np.uint8(10), np.uint8(1))
+    digit = (matrix - np.uint8(48)) * is_digit
+    mantissa = np.zeros(len(matrix), dtype=np.float64)
     for j in range(width):
-        column = matrix[:, j]
-        active = (lengths > j) & (start <= j)
-        value = column - np.uint8(48)
-        is_digit = active & (value < 10)
-        is_dot = active & (column == 46)
-        mantissa = np.where(is_digit, mantissa * 10 + value, mantissa)
-        digits += is_digit
-        after += is_digit & dot_seen
-        simple &= ~active | is_digit | (is_dot & ~dot_seen & (not integers))
-        dot_seen |= is_dot
-    simple &= (digits >= 1) & (digits <= 15)
+        mantissa *= step[:, j]
+        mantissa += digit[:, j]
     values = mantissa / _POW10[after]
     values[negative] *= -1
     if not simple.all():
@@ -223,22 +273,31 @@ def _tidied(data: bytes) -> bytes | None:
     return None if tidy == data else tidy
 
 
-def _scan(data: bytes, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
-    padded = np.frombuffer(data + bytes(MAX_FIELD + 8), dtype=np.uint8)
+def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
+    whole = data.obj if isinstance(data, memoryview) else None
+    if isinstance(whole, bytearray) and len(data) + _SPARE <= len(whole):  # a piece of byte_chunks
+        padded = np.frombuffer(whole, dtype=np.uint8)
+    else:
+        padded = np.frombuffer(bytes(data) + bytes(_SPARE), dtype=np.uint8)
     buf = padded[: len(data)]
-    if forbidden_in_utf8(buf):
-        return None  # a character no id may hold, or a CR alone: the line reader names the line
     seps = _lines(buf, width)
     if seps is None:
-        tidy = _tidied(data)
+        if forbidden_in_utf8(buf):
+            return None  # a character no id may hold, or a CR alone: the line reader names the line
+        tidy = _tidied(bytes(data))
         if tidy is None:
             return None
         if not tidy:  # nothing but comments and blank lines
             return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"), np.zeros(0))
         return _scan(tidy, width, id_column, number_column, integers)
-    if (buf >= 128).any():
+    # Strict: every byte below 33 is a separator (_lines), so no control byte below 32 is left;
+    # the largest byte says whether DEL or any multi-byte character is there to look at.
+    top = int(buf.max())
+    if forbidden_from_del(buf, top):
+        return None  # a character no id may hold: the line reader names the line
+    if top >= 128:
         try:
-            data.decode("utf-8")
+            str(data, "utf-8")
         except UnicodeDecodeError:
             return None
     windows = _windows(padded)
