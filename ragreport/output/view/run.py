@@ -24,6 +24,7 @@ from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
+from . import encoded
 from .cells import metric_rows, suite_matrix
 from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
 
@@ -118,41 +119,36 @@ def query_table(
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
-    status_index = {s: i for i, s in enumerate(statuses)}
-    scored = scores.scored.tolist()
-    metric_columns = []
+    status_index = {s: str(i) for i, s in enumerate(statuses)}
+    # Column by column, each cell written as JSON once (:mod:`.encoded`): no Python object per row.
+    scored = scores.scored
+    query_ids = judged.query_ids.tolist()
+    first = scores.first_relevant_rank
+    columns: list[list[str]] = [
+        encoded.texts(query_ids),
+        [status_index[s] for s in summary.status],
+        encoded.texts(judged.query_text),
+        encoded.integers(judged.relevant),
+        encoded.integers(judged.retrieved),
+        encoded.integers(first, first != 0),
+    ]
     for metric in SUITE:
         values = scores.of(metric, k)
         if metric.kind.whole:
-            metric_columns.append([int(v) if s else None for v, s in zip(values.tolist(), scored)])
+            columns.append(encoded.integers(values, scored, truncate=True))
         else:
-            metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
-    rows = []
-    first = scores.first_relevant_rank.tolist()
-    for q, (qid, text, relevant, length, repeats, status) in enumerate(
-        zip(
-            judged.query_ids.tolist(),
-            judged.query_text,
-            judged.relevant.tolist(),
-            judged.retrieved.tolist(),
-            judged.repeats.tolist(),
-            summary.status,
-        )
-    ):
-        rows.append(
-            [qid, status_index[status], text, relevant, length, first[q] or None]
-            + [col[q] for col in metric_columns]
-            + [repeats]
-        )
+            columns.append(encoded.decimals(values, scored))
+    columns.append(encoded.integers(judged.repeats))
 
     lengths = judged.lengths
     keep = judged.slot_rank <= k
     mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
-    docs = as_text(judged.doc_ids[keep])
-    grades = [g if j else None for g, j in zip(judged.grades[keep].tolist(), judged.judged[keep].tolist())]
-    marks = mark.tolist()
+    docs = encoded.texts(as_text(judged.doc_ids[keep]))
+    grades = encoded.integers(judged.grades[keep], judged.judged[keep])
+    slots = list(map("[{},{},{}]".format, docs, grades, map(str, mark.tolist())))
     bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
-    top = [[[docs[i], grades[i], marks[i]] for i in range(bounds[q], bounds[q + 1])] for q in range(judged.n_queries)]
+    top = encoded.listed(encoded.grouped(slots, bounds))
+    del docs, grades, slots
 
     counts = {s: 0 for s in statuses}
     for s in summary.status:
@@ -161,9 +157,7 @@ def query_table(
     if differences is not None:
         header, by_query = differences
         headers.append(header)
-        for row in rows:
-            value = by_query.get(row[0])
-            row.append(None if value is None else round(value, 6))
+        columns.append(encoded.rounded([by_query.get(q) for q in query_ids]))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
@@ -173,11 +167,9 @@ def query_table(
     )
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     text_at = kinds.index("text")
-    no_text = all(row[text_at] in (None, "") for row in rows)
+    no_text = all(t in (None, "") for t in judged.query_text)
     if no_text:
-        del headers[text_at], kinds[text_at]
-        for row in rows:
-            del row[text_at]
+        del headers[text_at], kinds[text_at], columns[text_at]
     data: dict[str, Any] = {
         "k": k,
         "columns": headers,
@@ -185,7 +177,7 @@ def query_table(
         "statuses": [s.label for s in statuses],
         "marks": list(say.MARKS),
         "words": say.QUERY_TABLE_WORDS,
-        "rows": rows,
+        "rows": None,  # below, once the columns are in their order
         "top": top,
     }
     if texts is not None:
@@ -209,11 +201,12 @@ def query_table(
         del titles[text_at]
     if primary is not None:
         lead = headers.index(primary.label(k))
-        first = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
-        order = first + [i for i in range(len(headers)) if i not in first]
+        leading = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
+        order = leading + [i for i in range(len(headers)) if i not in leading]
         headers, titles = [headers[i] for i in order], [titles[i] for i in order]
         data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
-        data["rows"] = [[row[i] for i in order] for row in rows]
+        columns = [columns[i] for i in order]
+    data["rows"] = encoded.rows(columns)
     return QueryTable(
         data=data,
         status_options=options,
