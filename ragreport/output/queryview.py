@@ -81,6 +81,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     shown_doc: list[np.ndarray] = []
     query_text: list[str | None] = [None] * n
     judged_parts: list[tuple[np.ndarray, list[str], np.ndarray]] = []
+    seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary in summaries:
         judged = summary.judged
         places = np.array([position[q] for q in judged.query_ids.tolist()], dtype=np.int64)
@@ -108,9 +109,15 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         for q, text in zip(places.tolist(), judged.query_text):
             if text and query_text[q] is None:
                 query_text[q] = text
-        judged_parts.append(
-            (places[judged.judgment_query], as_text(judged.judgment_doc_ids), np.asarray(judged.judgment_grades))
-        )
+        # Runs judged by one label set hold the same judgments: a run's that repeat an earlier
+        # run's add nothing (the first grade of each pair is kept).
+        of_query, grades = places[judged.judgment_query], np.asarray(judged.judgment_grades)
+        if not any(
+            np.array_equal(of_query, q) and np.array_equal(grades, g) and np.array_equal(judged.judgment_doc_ids, d)
+            for q, g, d in seen
+        ):
+            seen.append((of_query, grades, judged.judgment_doc_ids))
+            judged_parts.append((of_query, as_text(judged.judgment_doc_ids), grades))
     figures = [_figures(s, measures, position, n) for s in summaries]
     level = summaries[0].judged.level
     shown_ids = len(doc_index)

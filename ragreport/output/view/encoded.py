@@ -124,7 +124,10 @@ def decimals(values: np.ndarray, present: np.ndarray | None = None, digits: int 
 
 def texts(values: Iterable[str | None]) -> list[str]:
     """Each string written with JSON's escapes, None as ``null``."""
-    return ["null" if v is None else encode_basestring(v) for v in values]
+    listed = values if isinstance(values, list) else list(values)
+    if None not in listed:
+        return list(map(encode_basestring, listed))
+    return ["null" if v is None else encode_basestring(v) for v in listed]
 
 
 def rows(columns: Sequence[Sequence[str]]) -> Encoded:

@@ -119,14 +119,16 @@ def query_table(
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
-    status_index = {s: str(i) for i, s in enumerate(statuses)}
+    # By identity (a status is one object): an Enum's hash is a Python call per query.
+    status_at = {id(s): i for i, s in enumerate(statuses)}
+    status_codes = [status_at[id(s)] for s in summary.status]
     # Column by column, each cell written as JSON once (:mod:`.encoded`): no Python object per row.
     scored = scores.scored
     query_ids = judged.query_ids.tolist()
     first = scores.first_relevant_rank
     columns: list[list[str]] = [
         encoded.texts(query_ids),
-        [status_index[s] for s in summary.status],
+        list(map(str, status_codes)),
         encoded.texts(judged.query_text),
         encoded.integers(judged.relevant),
         encoded.integers(judged.retrieved),
@@ -143,16 +145,20 @@ def query_table(
     lengths = judged.lengths
     keep = judged.slot_rank <= k
     mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
-    docs = encoded.texts(as_text(judged.doc_ids[keep]))
-    grades = encoded.integers(judged.grades[keep], judged.judged[keep])
-    slots = list(map("[{},{},{}]".format, docs, grades, map(str, mark.tolist())))
+    # A slot is [id, grade or null, mark]: "[" + the id + one of the few (grade, mark) endings.
+    grades = judged.grades[keep].astype(np.int64)
+    pair = (np.where(judged.judged[keep], grades - grades.min(initial=0) + 1, 0)) * 4 + mark
+    _, first_of, back = np.unique(pair, return_index=True, return_inverse=True)
+    shown = encoded.integers(grades[first_of], judged.judged[keep][first_of])
+    endings = np.array([f",{g},{m}]" for g, m in zip(shown, mark[first_of].tolist())], dtype=object)
+    docs = map("[".__add__, encoded.texts(as_text(judged.doc_ids[keep])))
+    slots = list(map(str.__add__, docs, endings[back.reshape(-1)].tolist()))
     bounds = np.concatenate([[0], np.cumsum(np.minimum(lengths, k))]).tolist()
     top = encoded.listed(encoded.grouped(slots, bounds))
-    del docs, grades, slots
+    del docs, slots
 
-    counts = {s: 0 for s in statuses}
-    for s in summary.status:
-        counts[s] += 1
+    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
+    counts = dict(zip(statuses, tally))
     headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
     if differences is not None:
         header, by_query = differences
