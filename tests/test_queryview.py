@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ragreport.api import analyse, evaluate
 from ragreport.output.queryview import query_view_data, text_table
+from ragreport.output.view.encoded import dumps
 from ragreport.output.wording.numbers import SNIPPET_CHARS, snippet
 
 QRELS = {"q1": {"a": 2, "b": 0, "z": 1}, "q2": {"c": 1}}
@@ -13,10 +16,15 @@ BASE = {"q1": {"x": 3.0, "a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
 CAND = {"q1": {"a": 3.0, "b": 2.0, "y": 1.0}}  # q2 missing from the candidate
 
 
+def decoded(data):
+    """The query view's data as the page's script reads it (its JSON, decoded)."""
+    return json.loads(dumps(data))
+
+
 @pytest.fixture
 def data():
     report = analyse(evaluate({"base": BASE, "cand": CAND}, qrels=QRELS, k=3), baseline="base", permutations=100)
-    return query_view_data(report, {"a": ("Title A", "text of a")})
+    return decoded(query_view_data(report, {"a": ("Title A", "text of a")}))
 
 
 def test_every_query_with_each_runs_top_k_as_the_run_files_rank_it(data):
@@ -73,7 +81,7 @@ def test_each_query_carries_its_metadata_as_the_slices_read_it():
         query_meta={"q1": {"topic": "billing"}, "q2": {"topic": "refunds"}},
         slice_by=["topic"],
     )
-    data = query_view_data(report)
+    data = decoded(query_view_data(report))
     assert [q["meta"] for q in data["queries"]] == [[["topic", "billing"]], [["topic", "refunds"]]]
-    plain = query_view_data(analyse(evaluate({"base": BASE}, qrels=QRELS, k=3)))
+    plain = decoded(query_view_data(analyse(evaluate({"base": BASE}, qrels=QRELS, k=3))))
     assert [q.get("meta") for q in plain["queries"]] == [None, None] and "meta" not in plain["queries"][0]

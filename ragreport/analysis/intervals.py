@@ -144,11 +144,13 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     if any(b.ndim != 2 or b.shape[0] != n for b in given):
         raise ValueError("matrices resampled together must be 2-D and share their rows")
     check_resamples(resamples, sum(b.shape[1] for b in given))
-    # A wide matrix (the K sweep: metrics x cutoffs) is held columns x queries, contiguous: BLAS
-    # then runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block
-    # of a few dozen resamples and 100,000 queries; a narrow one is faster the other way round.
+    # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS then
+    # runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block of a
+    # few dozen resamples and 100,000 queries; a narrow one is faster the other way round. The
+    # transpose is a view (BLAS reads it as a transposed operand): a copy would double the matrix
+    # in memory and give the same figures.
     wide = [b.shape[1] >= _WIDE_COLUMNS for b in given]
-    kept = [np.ascontiguousarray(b.T) if w else b for b, w in zip(given, wide)]
+    kept = [b.T if w else b for b, w in zip(given, wide)]
     outs = [np.empty((resamples, b.shape[1])) for b in given]
     row = 0
     for counts in resample_counts(n, resamples, seed):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .sanitize import render_notes
+from .view.encoded import dumps
 from .wording import page as words
 
 if TYPE_CHECKING:
@@ -29,15 +30,16 @@ if TYPE_CHECKING:
 
 def script_json(value: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: ``<``, ``>`` and ``&`` escaped, so no
-    id or name can close the element or start another."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    id or name can close the element or start another. Lists already written as JSON
+    (:class:`~ragreport.output.view.encoded.Encoded`) are written as they are."""
+    text = dumps(value)
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
 def packed_json(value: Any) -> str:
     """JSON gzipped (level 9, mtime 0: the same bytes every build) in base64, for a data block the
     page's script inflates with the browser's DecompressionStream: a fifth of the plain size."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = dumps(value)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
 
 

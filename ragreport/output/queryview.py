@@ -18,6 +18,7 @@ import numpy as np
 from ..analysis.values import family_values
 from ..core.ids import as_text
 from ..scoring.catalogue import COMPARED, Measure
+from .view import encoded
 from .wording import numbers as fmt
 from .wording import report as say
 
@@ -29,13 +30,16 @@ if TYPE_CHECKING:
 UNSHOWN_RELEVANT = 20
 
 
-def _figures(summary: RunSummary, measures: Sequence[Measure]) -> dict[str, list[float | None]]:
-    """Each query's value of every measure (None where the run did not score it), by query id."""
+def _figures(summary: RunSummary, measures: Sequence[Measure], position: Mapping[str, int], n: int) -> list[str]:
+    """Each query's values of every measure as a written list (``null`` where the run did not
+    score it), by the query's place among the report's ``n`` queries."""
     rows = np.flatnonzero(summary.scores.scored)
     values = family_values(summary, rows, measures)
-    out: dict[str, list[float | None]] = {}
-    for q, row in zip(summary.judged.query_ids[rows].tolist(), values.tolist()):
-        out[q] = [round(v, 6) for v in row]
+    out = ["null"] * n
+    written = [encoded.decimals(column) for column in values.T]
+    lists = ["[" + ",".join(row) + "]" for row in zip(*written)] if written else ["[]"] * len(rows)
+    for q, text in zip(summary.judged.query_ids[rows].tolist(), lists):
+        out[position[q]] = text
     return out
 
 
@@ -66,62 +70,119 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     comparison = analysis.comparison
     baseline = comparison.baseline if comparison is not None else None
     measures = list(comparison.family) if comparison is not None else [Measure(m.key, k) for m in COMPARED]
-    doc_index: dict[str, int] = {}
-
-    def index_of(doc: str) -> int:
-        found = doc_index.get(doc)
-        if found is None:
-            found = doc_index[doc] = len(doc_index)
-        return found
-
-    tops: list[dict[str, list[int]]] = []
-    query_text: dict[str, str] = {}
-    judgments: dict[str, dict[str, int]] = {}
+    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
+    position = {q: i for i, q in enumerate(every)}
+    n = len(every)
+    # Every query's pieces are written as JSON column by column (:mod:`.view.encoded`), in arrays
+    # over the report's queries (``every``, in id order): no Python object per query or per id.
+    doc_index: dict[str, int] = {}  # every id some run shows, numbered in the order first shown
+    tops: list[list[str]] = []  # per run, each query's top K as a written list of indices, or null
+    shown_query: list[np.ndarray] = []  # the report's query and the id's index of every shown slot
+    shown_doc: list[np.ndarray] = []
+    query_text: list[str | None] = [None] * n
+    judged_parts: list[tuple[np.ndarray, list[str], np.ndarray]] = []
+    seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary in summaries:
         judged = summary.judged
-        top: dict[str, list[int]] = {}
-        ids = judged.query_ids.tolist()
-        offsets = judged.offsets.tolist()
-        docs = as_text(judged.doc_ids[judged.slot_rank <= k]) if len(judged.doc_ids) else []
-        at = 0
-        for q, query in enumerate(ids):
-            length = min(offsets[q + 1] - offsets[q], k)
-            if judged.in_run[q]:
-                top[query] = [index_of(d) for d in docs[at : at + length]]
-            at += length
+        places = np.array([position[q] for q in judged.query_ids.tolist()], dtype=np.int64)
+        per_query = np.minimum(judged.lengths, k)
+        keep = judged.slot_rank <= k
+        slot_query = np.repeat(np.arange(judged.n_queries), per_query)
+        if not judged.in_run.all():  # a query only the qrels hold has no list
+            keep = keep.copy()
+            keep[keep] = judged.in_run[slot_query]
+            slot_query = slot_query[judged.in_run[slot_query]]
+        docs = as_text(judged.doc_ids[keep]) if keep.any() else []
+        size, add = len, doc_index.setdefault
+        index = [add(d, size(doc_index)) for d in docs]
+        del docs
+        counts = np.bincount(slot_query, minlength=judged.n_queries)
+        bounds = np.concatenate([[0], np.cumsum(counts)]).tolist()
+        lists = encoded.grouped(list(map(str, index)), bounds)
+        top = ["null"] * n
+        for q, written, inside in zip(places.tolist(), lists, judged.in_run.tolist()):
+            if inside:
+                top[q] = written
         tops.append(top)
-        for query, text in zip(ids, judged.query_text):
-            if text and query not in query_text:
-                query_text[query] = text
-        query_of = judged.query_ids[judged.judgment_query].tolist()
-        for query, doc, grade in zip(query_of, as_text(judged.judgment_doc_ids), judged.judgment_grades.tolist()):
-            judgments.setdefault(query, {}).setdefault(doc, int(grade))
-    figures = [_figures(s, measures) for s in summaries]
+        shown_query.append(places[slot_query])
+        shown_doc.append(np.array(index, dtype=np.int64))
+        for q, text in zip(places.tolist(), judged.query_text):
+            if text and query_text[q] is None:
+                query_text[q] = text
+        # Runs judged by one label set hold the same judgments: a run's that repeat an earlier
+        # run's add nothing (the first grade of each pair is kept).
+        of_query, grades = places[judged.judgment_query], np.asarray(judged.judgment_grades)
+        if not any(
+            np.array_equal(of_query, q) and np.array_equal(grades, g) and np.array_equal(judged.judgment_doc_ids, d)
+            for q, g, d in seen
+        ):
+            seen.append((of_query, grades, judged.judgment_doc_ids))
+            judged_parts.append((of_query, as_text(judged.judgment_doc_ids), grades))
+    figures = [_figures(s, measures, position, n) for s in summaries]
     level = summaries[0].judged.level
-    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
+    shown_ids = len(doc_index)
+
+    # The judgments: the first grade any run's labels give each (query, id), in run order.
+    ids = doc_index.copy()  # the shown ids keep their indices; the others follow
+    size, add = len, ids.setdefault
+    j_query = np.concatenate([p[0] for p in judged_parts]) if judged_parts else np.zeros(0, dtype=np.int64)
+    j_doc = np.array([add(d, size(ids)) for p in judged_parts for d in p[1]], dtype=np.int64)
+    j_grade = np.concatenate([p[2] for p in judged_parts]).astype(np.int64) if judged_parts else j_doc
+    _, first = np.unique(j_query * max(len(ids), 1) + j_doc, return_index=True)  # sorted by query, id
+    j_query, j_doc, j_grade = j_query[first], j_doc[first], j_grade[first]
+    shown = j_doc < shown_ids
+    if shown.any():
+        slots = np.sort(np.concatenate(shown_query) * shown_ids + np.concatenate(shown_doc))
+        wanted = j_query[shown] * shown_ids + j_doc[shown]
+        at = np.minimum(np.searchsorted(slots, wanted), len(slots) - 1)
+        shown[shown] = slots[at] == wanted
+    relevant = j_grade >= level
+    # Shown judgments, as [index, grade] sorted by index (the ids' order within a query).
+    pairs = list(map("[{},{}]".format, j_doc[shown].tolist(), j_grade[shown].tolist()))
+    judged_lists = encoded.grouped(pairs, _bounds(j_query[shown], n))
+    del pairs
+    # Relevant ids no run shows, by id (as text) within each query, the first UNSHOWN_RELEVANT.
+    unshown = relevant & ~shown
+    u_query, u_doc = j_query[unshown], j_doc[unshown]
+    names = list(ids)
+    distinct = np.unique(u_doc)
+    unshown_names = [names[i] for i in distinct.tolist()]
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[distinct[sorted(range(len(unshown_names)), key=unshown_names.__getitem__)]] = np.arange(len(distinct))
+    order = np.lexsort((rank[u_doc], u_query))
+    u_query, u_doc = u_query[order], u_doc[order]
+    u_bounds = _bounds(u_query, n)
+    within = np.arange(len(u_query)) - np.repeat(u_bounds[:-1], np.diff(u_bounds))
+    first_few = within < UNSHOWN_RELEVANT
+    unshown_lists = encoded.grouped(
+        encoded.texts([names[i] for i in u_doc[first_few].tolist()]), _bounds(u_query[first_few], n)
+    )
+    relevant_counts = np.bincount(j_query[relevant], minlength=n).tolist()
+    unshown_counts = np.diff(u_bounds).tolist()
+    del names, ids
+
     chosen = set(analysis.text_queries)
     meta = analysis.query_meta or {}
-    queries = []
-    for query in every:
-        shown = {i for top in tops for i in top.get(query, [])}
-        own = judgments.get(query, {})
-        judged_shown = sorted([[doc_index[d], g] for d, g in own.items() if d in doc_index and doc_index[d] in shown])
-        unshown = sorted(d for d, g in own.items() if g >= level and (d not in doc_index or doc_index[d] not in shown))
-        queries.append(
-            {
-                "id": query,
-                "text": query_text.get(query),
-                "judged": judged_shown,
-                "relevant": sum(1 for g in own.values() if g >= level),
-                "unshown": unshown[:UNSHOWN_RELEVANT],
-                "unshown_count": len(unshown),
-                "tops": [top.get(query) for top in tops],
-                "values": [f.get(query) for f in figures],
-                "with_text": query in chosen,
-            }
+    item = (
+        '{{"id":{},"text":{},"judged":{},"relevant":{},"unshown":{},"unshown_count":{},'
+        '"tops":[{}],"values":[{}],"with_text":{}{}}}'
+    ).format
+    queries = list(
+        map(
+            item,
+            encoded.texts(every),
+            encoded.texts(query_text),
+            judged_lists,
+            relevant_counts,
+            unshown_lists,
+            unshown_counts,
+            map(",".join, zip(*tops)),
+            map(",".join, zip(*figures)),
+            ("true" if q in chosen else "false" for q in every),
+            # only where there is some: a report may hold 100,000 queries
+            (_meta(meta.get(q)) for q in every),
         )
-        if meta.get(query):  # only where there is some: a report may hold 100,000 queries
-            queries[-1]["meta"] = [[key, value] for key, value in meta[query].items()]
+    )
     docs_list = list(doc_index)
     return {
         "k": k,
@@ -134,5 +195,15 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "with_texts": bool(texts),
         "marks": list(say.MARKS),
         "words": say.QUERY_VIEW_WORDS,
-        "queries": queries,
+        "queries": encoded.listed(queries),
     }
+
+
+def _meta(pairs: Mapping[str, Any] | None) -> str:
+    """A query's metadata as the ``meta`` field's text, nothing without any."""
+    return ',"meta":' + encoded.dumps([[key, value] for key, value in pairs.items()]) if pairs else ""
+
+
+def _bounds(sorted_places: np.ndarray, n: int) -> np.ndarray:
+    """Where each of ``n`` places starts and ends in an array of places in order (n + 1 bounds)."""
+    return np.concatenate([[0], np.cumsum(np.bincount(sorted_places, minlength=n))])

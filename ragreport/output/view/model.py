@@ -194,7 +194,8 @@ class StatusOption:
 
 @dataclass(frozen=True)
 class QueryTable:
-    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids),
+    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids, the
+    two long ones already written as JSON, :class:`~.encoded.Encoded`),
     the statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
     empty) and the number of queries (formatted)."""
 
@@ -572,7 +573,7 @@ class ReportView:
     conventions: ConventionsView | None = None
     gates: GatesView | None = None
     slices: SlicesView | None = None
-    query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only)
+    query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only; queries Encoded)
     pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
     pr_caption: str = ""
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)

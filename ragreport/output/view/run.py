@@ -24,6 +24,7 @@ from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
+from . import encoded
 from .cells import metric_rows, suite_matrix
 from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
 
@@ -118,32 +119,28 @@ def query_table(
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
-    status_index = {s: i for i, s in enumerate(statuses)}
-    scored = scores.scored.tolist()
-    metric_columns = []
+    # By identity (a status is one object): an Enum's hash is a Python call per query.
+    status_at = {id(s): i for i, s in enumerate(statuses)}
+    status_codes = [status_at[id(s)] for s in summary.status]
+    # Column by column, each cell written as JSON once (:mod:`.encoded`): no Python object per row.
+    scored = scores.scored
+    query_ids = judged.query_ids.tolist()
+    first = scores.first_relevant_rank
+    columns: list[list[str]] = [
+        encoded.texts(query_ids),
+        list(map(str, status_codes)),
+        encoded.texts(judged.query_text),
+        encoded.integers(judged.relevant),
+        encoded.integers(judged.retrieved),
+        encoded.integers(first, first != 0),
+    ]
     for metric in SUITE:
         values = scores.of(metric, k)
         if metric.kind.whole:
-            metric_columns.append([int(v) if s else None for v, s in zip(values.tolist(), scored)])
+            columns.append(encoded.integers(values, scored, truncate=True))
         else:
-            metric_columns.append([round(v, 6) if s else None for v, s in zip(values.tolist(), scored)])
-    rows = []
-    first = scores.first_relevant_rank.tolist()
-    for q, (qid, text, relevant, length, repeats, status) in enumerate(
-        zip(
-            judged.query_ids.tolist(),
-            judged.query_text,
-            judged.relevant.tolist(),
-            judged.retrieved.tolist(),
-            judged.repeats.tolist(),
-            summary.status,
-        )
-    ):
-        rows.append(
-            [qid, status_index[status], text, relevant, length, first[q] or None]
-            + [col[q] for col in metric_columns]
-            + [repeats]
-        )
+            columns.append(encoded.decimals(values, scored))
+    columns.append(encoded.integers(judged.repeats))
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
     # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
@@ -162,16 +159,13 @@ def query_table(
         "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
     }
 
-    counts = {s: 0 for s in statuses}
-    for s in summary.status:
-        counts[s] += 1
+    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
+    counts = dict(zip(statuses, tally))
     headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
     if differences is not None:
         header, by_query = differences
         headers.append(header)
-        for row in rows:
-            value = by_query.get(row[0])
-            row.append(None if value is None else round(value, 6))
+        columns.append(encoded.rounded([by_query.get(q) for q in query_ids]))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
@@ -181,11 +175,9 @@ def query_table(
     )
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     text_at = kinds.index("text")
-    no_text = all(row[text_at] in (None, "") for row in rows)
+    no_text = all(t in (None, "") for t in judged.query_text)
     if no_text:
-        del headers[text_at], kinds[text_at]
-        for row in rows:
-            del row[text_at]
+        del headers[text_at], kinds[text_at], columns[text_at]
     data: dict[str, Any] = {
         "k": k,
         "columns": headers,
@@ -193,7 +185,7 @@ def query_table(
         "statuses": [s.label for s in statuses],
         "marks": list(say.MARKS),
         "words": say.QUERY_TABLE_WORDS,
-        "rows": rows,
+        "rows": None,  # below, once the columns are in their order
         "top": top,
     }
     if texts is not None:
@@ -217,11 +209,12 @@ def query_table(
         del titles[text_at]
     if primary is not None:
         lead = headers.index(primary.label(k))
-        first = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
-        order = first + [i for i in range(len(headers)) if i not in first]
+        leading = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
+        order = leading + [i for i in range(len(headers)) if i not in leading]
         headers, titles = [headers[i] for i in order], [titles[i] for i in order]
         data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
-        data["rows"] = [[row[i] for i in order] for row in rows]
+        columns = [columns[i] for i in order]
+    data["rows"] = encoded.rows(columns)
     return QueryTable(
         data=data,
         status_options=options,

@@ -1,0 +1,180 @@
+"""Large lists of the pages' data written as JSON text column by column, not as Python objects.
+
+A per-query table of 100,000 rows as lists of lists is millions of Python objects, built once and
+walked again by :func:`json.dumps`. Here a column's cells are formatted in one pass each
+(:func:`cells`), rows and lists are joined from them (:func:`rows`, :func:`grouped`), and the result
+is an :class:`Encoded` text that :func:`dumps` writes where the value would stand. The bytes are
+those :func:`json.dumps` gives of the same value (``ensure_ascii=False``, compact separators, no
+NaN): each cell is written as it writes that Python value (``repr`` of a float, the same string
+escapes), so a page is the same, byte for byte (``tests/test_encoded.py`` checks the two forms
+against each other, ``tests/test_golden.py`` the pages).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import repeat
+from json.encoder import encode_basestring
+from typing import Any
+
+import numpy as np
+
+
+class Encoded:
+    """A value already written as compact JSON (``text``); :func:`dumps` writes it as it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def value(self) -> Any:
+        """The value the text holds (for tests and the rare reader of the view)."""
+        return json.loads(self.text)
+
+    def __repr__(self) -> str:
+        return f"Encoded({len(self.text):,} characters)"
+
+
+def _plain(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _float(value: float) -> str:
+    if not math.isfinite(value):
+        raise ValueError(f"Out of range float values are not JSON compliant: {value!r}")
+    return float.__repr__(value)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _none(value: None) -> str:
+    return "null"
+
+
+_SCALARS: dict[type, Callable[[Any], str]] = {
+    float: _float,
+    int: int.__repr__,
+    str: encode_basestring,
+    bool: _bool,
+    type(None): _none,
+}
+
+
+def scalar(value: Any) -> str:
+    """One value as :func:`json.dumps` writes it (a container or another type through it)."""
+    write = _SCALARS.get(type(value))
+    return write(value) if write is not None else _plain(value)
+
+
+def cells(values: Iterable[Any]) -> list[str]:
+    """Each value written as :func:`scalar` writes it, in one pass."""
+    return list(map(scalar, values))
+
+
+def rounded(values: Iterable[float | None], digits: int = 6) -> list[str]:
+    """Each value as ``round(value, digits)`` is written (None as ``null``)."""
+    return ["null" if v is None else scalar(round(v, digits)) for v in values]
+
+
+def _present(written: list[str], present: np.ndarray | None) -> list[str]:
+    """``written`` (one cell per True of ``present``) with ``null`` at every False."""
+    if present is None:
+        return written
+    out = np.full(len(present), "null", dtype=object)
+    out[present] = written
+    return out.tolist()
+
+
+def _finite(values: np.ndarray) -> None:
+    if not np.isfinite(values).all():
+        raise ValueError("Out of range float values are not JSON compliant")
+
+
+def integers(values: np.ndarray, present: np.ndarray | None = None, *, truncate: bool = False) -> list[str]:
+    """Each value of an array of whole numbers, ``null`` where ``present`` is False; with
+    ``truncate``, floats are written as ``int(value)`` (else as they are)."""
+    shown = values if present is None else values[present]
+    if truncate and shown.dtype.kind == "f":
+        _finite(shown)
+        shown = shown.astype(np.int64)
+    if shown.dtype.kind not in "iu":
+        return _present(cells(shown.tolist()), present)
+    return _present(list(map(int.__repr__, shown.tolist())), present)
+
+
+def decimals(values: np.ndarray, present: np.ndarray | None = None, digits: int = 6) -> list[str]:
+    """Each value of an array as ``round(value, digits)`` is written, ``null`` where ``present``
+    is False."""
+    shown = values if present is None else values[present]
+    if shown.dtype.kind != "f":
+        return _present(rounded(shown.tolist(), digits), present)
+    _finite(shown)
+    shown = shown.astype(np.float64, copy=False)
+    # Scores take few distinct values (P@10 eleven): each distinct value (by its bits, so that -0.0
+    # stays apart from 0.0) is written once.
+    distinct, back = np.unique(shown.view(np.int64), return_inverse=True)
+    written = list(map(float.__repr__, map(round, distinct.view(np.float64).tolist(), repeat(digits))))
+    return _present(np.array(written, dtype=object)[back.reshape(-1)].tolist(), present)
+
+
+def texts(values: Iterable[str | None]) -> list[str]:
+    """Each string written with JSON's escapes, None as ``null``."""
+    listed = values if isinstance(values, list) else list(values)
+    if None not in listed:
+        return list(map(encode_basestring, listed))
+    return ["null" if v is None else encode_basestring(v) for v in listed]
+
+
+def rows(columns: Sequence[Sequence[str]]) -> Encoded:
+    """A list of rows (lists) from columns of written cells, all of one length."""
+    if not columns or not len(columns[0]):
+        return Encoded("[]")
+    return Encoded("[[" + "],[".join(map(",".join, zip(*columns))) + "]]")
+
+
+def grouped(items: Sequence[str], bounds: Sequence[int] | np.ndarray) -> list[str]:
+    """The lists ``items[bounds[i]:bounds[i + 1]]``, each written as a JSON list."""
+    if isinstance(bounds, np.ndarray):
+        bounds = bounds.tolist()
+    return ["[" + ",".join(items[a:b]) + "]" for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def listed(items: Sequence[str]) -> Encoded:
+    """A list of values already written."""
+    return Encoded("[" + ",".join(items) + "]")
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, with every
+    :class:`Encoded` inside ``value`` (in dicts, lists and tuples) written as its text."""
+    if isinstance(value, Encoded):
+        return value.text
+    if isinstance(value, Mapping):
+        if not _holds_encoded(value):
+            return _plain(value)
+        parts = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str beside encoded values, not {type(key).__name__}")
+            parts.append(encode_basestring(key) + ":" + dumps(item))
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, (list, tuple)):
+        if not _holds_encoded(value):
+            return _plain(value)
+        return "[" + ",".join(map(dumps, value)) + "]"
+    return _plain(value)
+
+
+def _holds_encoded(value: Any) -> bool:
+    if isinstance(value, Encoded):
+        return True
+    if isinstance(value, Mapping):
+        return any(_holds_encoded(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, (Encoded, Mapping, list, tuple)) and _holds_encoded(v) for v in value)
+    return False
