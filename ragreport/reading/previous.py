@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.model import SCHEMA
+from .compact import read_report_json
 from .documents import PREVIOUS
 from .schema import check, problem
-from .storedjson import read_document
 
 
 def read_report(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` written by ragreport: JSON, an object, this schema; a one-line error otherwise."""
-    return read_document(path, SCHEMA, "a report.json written by ragreport build", "a report.json")[0]
+    """A ``report.json`` written by ragreport: JSON, an object, of either schema (the compact
+    ``ragreport/2`` read back into the shape of ``ragreport/1``); a one-line error otherwise."""
+    return read_report_json(path)
 
 
 def load_previous(path: str | Path) -> dict[str, Any]:
