@@ -262,7 +262,9 @@ def _query_columns(summary: RunSummary, tables: Tables) -> dict[str, list[Any]]:
         values = values.astype(np.int64) if measure.metric.kind.whole else values
         columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
     if any(text is not None for text in judged.query_text):
-        columns["query"] = list(judged.query_text)
+        n = len(scored)
+        texts = list(judged.query_text[:n])
+        columns["query"] = texts + [None] * (n - len(texts))  # one per query, as the other columns
     return columns
 
 
