@@ -11,7 +11,8 @@ import pytest
 
 from ragreport.cli import main
 from ragreport.core.errors import InputError
-from ragreport.reading.compact import expanded, judgment_map, listed_ids, query_rows, read_report_json
+from ragreport.reading.compact import expanded, judgment_map, listed_ids, query_rows
+from ragreport.reading.previous import read_report as read_report_json
 
 DATA = Path(__file__).resolve().parent / "data"
 #: The preloaded sample's report.json as schema ragreport/1 wrote it (commit c227317), built on

@@ -19,9 +19,10 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.model import SCHEMA, SCHEMA_V1
-from .documents import COMPACT
-from .schema import check
-from .storedjson import read_document
+from .schema import Spec, check
+
+#: The schemas of report.json ragreport reads, the current one first.
+SCHEMAS = (SCHEMA, SCHEMA_V1)
 
 #: The tables a report of schema ``ragreport/2`` writes once, at its top level.
 TABLES = ("query_ids", "doc_ids", "statuses")
@@ -145,13 +146,13 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_report_json(path: str | Path, what: str = "a report.json written by ragreport build") -> dict[str, Any]:
-    """A report.json of either schema (``ragreport/2``, or ``ragreport/1`` as written before the
-    compact form), in the shape of ``ragreport/1`` (:func:`expanded`); a one-line error otherwise."""
-    document = read_document(path, (SCHEMA, SCHEMA_V1), what, "a report.json")[0]
+def read_back(document: dict[str, Any], path: str | Path, spec: Spec) -> dict[str, Any]:
+    """A report.json of either schema as read from ``path`` (``ragreport/2`` checked against its
+    declaration ``spec``, reading/documents.py's COMPACT, then read back by :func:`expanded`), in the
+    shape of ``ragreport/1``; a one-line error naming the file otherwise."""
     if not is_compact(document):
         return document
-    check(document, COMPACT, path)  # the tables and columns, as declared
+    check(document, spec, path)  # the tables and columns, as declared
     try:
         return expanded(document)
     except (KeyError, TypeError, ValueError, IndexError) as exc:  # a hand-edited or forged document

@@ -35,9 +35,10 @@ from ..core.model import (
     Run,
     RunMeta,
 )
-from .compact import read_report_json
-from .documents import RENDER
+from .compact import SCHEMAS, read_back
+from .documents import COMPACT, RENDER
 from .schema import check
+from .storedjson import read_document
 
 #: What a report needs to be rendered again, at the top level and per run.
 NEEDED_TOP = ("settings", "judgments", "runs")
@@ -66,7 +67,8 @@ class StoredRun:
 def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
-    document = read_report_json(path)  # the compact form (ragreport/2) read back as rows
+    document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
+    document = read_back(document, path, COMPACT)  # the compact form (ragreport/2) read back as rows
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
