@@ -276,11 +276,12 @@ def _condensed_columns(summary: RunSummary) -> dict[str, list[Any]] | None:
     condensed = summary.readings.get("condensed")
     if condensed is None:
         return None
-    scored = summary.scores.scored.tolist()
+    mask = summary.scores.scored
+    scored = mask.tolist()
     out = {}
     for c, cutoff in enumerate(summary.cutoffs):
         for i, metric in enumerate(READ):
-            values = condensed[i, :, c]
+            values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
             cells = values.astype(np.int64) if metric.kind.whole else values
             out[metric.label(cutoff)] = [v if s else None for v, s in zip(cells.tolist(), scored)]
     return out
