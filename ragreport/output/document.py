@@ -169,13 +169,13 @@ STATUSES = [status.label for status in Status]
 _STATUS_INDEX = {status: i for i, status in enumerate(Status)}
 
 
-def _text_array(ids: np.ndarray) -> np.ndarray:
-    """Ids as a numpy array of text (bytes decoded; ASCII in C)."""
-    if ids.dtype.kind != "S":
-        return ids.astype(np.str_)
-    if ids.size and not (np.ascontiguousarray(ids).view(np.uint8) >= 128).any():
-        return ids.astype(np.str_)
-    return np.array(as_text(ids), dtype=np.str_) if ids.size else np.zeros(0, dtype="<U1")
+def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
+    """The runs' stored ids and the judged ones, end to end, as bytes when the runs' are (their
+    sort is the faster), else as text."""
+    if all(h.dtype.kind == "S" for h in heads):
+        return np.concatenate([*heads, np.array([d.encode("utf-8") for d in judged], dtype="S")])
+    text = [h.astype(np.str_) if h.dtype.kind != "S" else np.array(as_text(h), dtype=np.str_) for h in heads]
+    return np.concatenate([*text, np.array(judged, dtype=np.str_)])
 
 
 def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]]]) -> Tables:
@@ -190,12 +190,11 @@ def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str
             query_index.setdefault(q, len(query_index))
     depth = {s.name: int(max(s.sweep.cutoffs)) for s in summaries}
     cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
-    heads = [_text_array(cut[s.name].doc_ids) for s in summaries]
-    judged = np.array([d for labels in label_sets for grades in labels.values() for d in grades], dtype=np.str_)
-    every = np.concatenate([*heads, judged]) if any(len(h) for h in heads) or len(judged) else np.zeros(0, "<U1")
+    heads = [cut[s.name].doc_ids for s in summaries]
+    every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
     if len(every):
         firsts, index = first_appearance(every)
-        doc_ids, indices = every[firsts].tolist(), index.tolist()
+        doc_ids, indices = as_text(every[firsts]), index.tolist()
     else:
         doc_ids, indices = [], []
     list_ids, start = {}, 0
