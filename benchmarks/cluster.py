@@ -55,8 +55,11 @@ def sample_agrees(qrels: Path, run: Path, stream: Path, queries: int = 5_000) ->
     with memory.open("wb") as handle:
         command = [sys.executable, "-m", "ragreport", "score", "--qrels", str(qrels), str(sample), "-k", "10"]
         subprocess.run([*command, "--format", "json"], stdout=handle, check=True)
-    by_memory = {q["id"]: q for q in json.loads(memory.read_text())["runs"][0]["queries"]}
-    by_stream = {q["id"]: q for q in json.loads(stream.read_text())["runs"][0]["queries"]}
+    from ragreport.reading.compact import query_rows  # report.json's columns as rows
+
+    made, streamed = json.loads(memory.read_text()), json.loads(stream.read_text())
+    by_memory = {q["id"]: q for q in query_rows(made, made["runs"][0])}
+    by_stream = {q["id"]: q for q in query_rows(streamed, streamed["runs"][0])}
     compared = differ = 0
     for qid in sorted(wanted):
         for key, value in by_memory[qid].items():

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from ragreport.cli import Progress, main
+from ragreport.reading.compact import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 1.0 t\n"
@@ -55,7 +56,7 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
 def test_json_format_keeps_the_documented_shape(capsys):
     assert main(["score", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "ragreport/1"
+    assert doc["schema"] == "ragreport/2"
     run = doc["runs"][0]
     assert set(run) >= {"name", "k", "conventions", "counts", "metrics", "sweep", "queries"}
     assert run["conventions"] == {
@@ -81,7 +82,9 @@ def test_json_format_keeps_the_documented_shape(capsys):
     assert set(run["metrics"]["P@5"]) >= {"mean", "low", "high", "interval"}
     assert set(run["sweep"]) == {"k"} | {m.key for m in SUITE}
     assert set(run["sweep"]["nDCG"]) == {"mean", "low", "high"}
-    first = run["queries"][0]
+    assert set(run["queries"]) >= {"id", "scored", "status", "retrieved", *(m.label(5) for m in SUITE)}  # columns
+    assert all(len(column) == len(run["queries"]["id"]) for column in run["queries"].values())
+    first = query_rows(doc, run)[0]
     assert set(first) >= {
         "id",
         "scored",
@@ -230,11 +233,12 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):
 
 def test_several_cutoffs_at_once(capsys):
     assert main(["score", "--format", "json", "-k", "1,5,10"]) == 0
-    run = json.loads(capsys.readouterr().out)["runs"][0]
+    document = json.loads(capsys.readouterr().out)
+    run = document["runs"][0]
     assert run["k"] == 1 and run["cutoffs"] == [1, 5, 10]
     assert {"P@1", "P@5", "P@10", "Hit@10", "CP@5"} <= set(run["metrics"])
     assert round(run["metrics"]["Hit@5"]["mean"], 3) == 0.778 and round(run["metrics"]["Hit@10"]["mean"], 3) == 0.889
-    assert run["queries"][0]["P@10"] == 0.2
+    assert query_rows(document, run)[0]["P@10"] == 0.2 == run["queries"]["P@10"][0]
 
 
 class _Terminal(io.StringIO):

@@ -442,3 +442,38 @@ def test_the_input_formats_page_is_the_registry():
     headings = [h.lower() for h in re.findall(r"^\*\*([^*]+)\*\*", text, flags=re.M)]
     for reader in READERS:
         assert any(re.search(rf"\b{reader.name}\b", h) for h in headings), reader.name
+
+
+# --- Reading report.json (docs/render.md) -----------------------------------------------------------
+
+
+def test_the_pandas_and_jq_lines_give_the_rows_back(tmp_path, monkeypatch, capsys):
+    """The page's pandas block and jq command, run on a built report.json, give each query's id,
+    status and nDCG@10 as the rows of ragreport/1 hold them; its judgments line gives {query: {id: grade}}."""
+    import json
+
+    from ragreport.cli import main
+    from ragreport.reading.compact import judgment_map, query_rows
+
+    text = section("docs/render.md", "Reading report.json (pandas, jq)")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "-k", "10", "--out", "site", "--quiet"]) == 0
+    report = json.loads(Path("site/report.json").read_text())
+    rows = query_rows(report, report["runs"][0])
+    code = re.search(r"```python\n(.*?)```", text, flags=re.S).group(1)
+    scope: dict = {}
+    exec(compile(code, "docs/render.md", "exec"), scope)
+    capsys.readouterr()
+    frame = scope["rows"]
+    assert frame["id"].tolist() == [r["id"] for r in rows] and frame["status"].tolist() == [r["status"] for r in rows]
+    assert [None if v != v else v for v in frame["nDCG@10"].tolist()] == [r["nDCG@10"] for r in rows]
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed")
+    jq = re.search(r"```\n(jq .*?)```", text, flags=re.S).group(1)
+    done = subprocess.run(["bash", "-c", jq], capture_output=True, text=True, check=True)
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        {"id": r["id"], "status": r["status"], "nDCG@10": r["nDCG@10"]} for r in rows
+    ]
+    judged = re.search(r"`(jq '\.query_ids as \$q \| \.doc_ids.*?')`", text, flags=re.S).group(1).replace("\n", " ")
+    done = subprocess.run(["bash", "-c", f"{judged} site/report.json"], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == judgment_map(report, report["judgments"])

@@ -12,6 +12,7 @@ import pytest
 from ragreport.analysis.drift import label_change
 from ragreport.cli import main
 from ragreport.core.errors import InputError
+from ragreport.reading.compact import expanded
 
 RUN = "".join(f"q{i} Q0 d{i} 1 2 t\nq{i} Q0 x{i} 2 1 t\n" for i in range(12))
 LATER = "".join(f"q{i} Q0 x{i} 1 2 t\nq{i} Q0 d{i} 2 1 t\n" for i in range(12))
@@ -102,7 +103,10 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
         main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec"), "--previous", str(bogus)])
         == 2
     )
-    assert "report.json:1: expected a report.json with schema 'ragreport/1', got 'other'" in capsys.readouterr().err
+    assert (
+        "report.json:1: expected a report.json with schema 'ragreport/2' or 'ragreport/1', got 'other'"
+        in capsys.readouterr().err
+    )
     from ragreport.reading.previous import load_previous
 
     with pytest.raises(InputError):
@@ -224,7 +228,7 @@ def test_a_removed_query_is_named_with_its_judgments(tmp_path):
 
 def test_a_report_that_lists_no_judgments_gets_fingerprints_only(tmp_path):
     before = _build(tmp_path, "before", RUN, QRELS)
-    old = json.loads((before / "report.json").read_text())
+    old = expanded(json.loads((before / "report.json").read_text()))  # as schema ragreport/1 wrote it
     del old["judgments"]
     (before / "report.json").write_text(json.dumps(old))
     after = _build(

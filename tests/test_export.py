@@ -16,6 +16,7 @@ from sitetools import four_trec_runs
 
 from ragreport.cli import main
 from ragreport.output.export import csv_text, latex_escape, latex_table
+from ragreport.reading.compact import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 HOSTILE = "a_b&c%$#{}~^\\"
@@ -85,7 +86,7 @@ def test_csv_per_query_has_a_row_per_run_scored_query_and_metric(compared):
     expected = {}
     for run in document["runs"]:
         labels = list(run["metrics"]) + list(run["measures"])
-        for query in run["queries"]:
+        for query in query_rows(document, run):
             if query["scored"]:
                 expected.update({(run["name"], query["id"], label): query[label] for label in labels})
     assert len(found) == len(rows) - 1 == len(expected)

@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from ragreport.cli import main
+from ragreport.reading.compact import query_rows
 
 DATA = Path(__file__).parent / "data"
 
 
 def _means(capsys, *args):
     assert main(["score", "--format", "json", "-k", "2", *args]) == 0
-    run = json.loads(capsys.readouterr().out)["runs"][0]
+    document = json.loads(capsys.readouterr().out)
+    run = {**document["runs"][0], "queries": query_rows(document, document["runs"][0])}
     return {label: round(entry["mean"], 12) for label, entry in run["metrics"].items()}, run
 
 

@@ -91,9 +91,11 @@ def manifest(assets: dict[str, str]) -> str:
 # --- the compact forms the product writes --------------------------------------------------------
 
 
-def file_json(value) -> str:
-    """report.json and ``score --format json``: one line, UTF-8, no NaN."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False) + "\n"
+def file_json(value, compact: bool = True) -> str:
+    """report.json and ``score --format json``: one line, UTF-8, no NaN, no space after a comma or
+    a colon (docs/conventions.md section 22.4); other JSON files (not ``compact``) keep the spaces."""
+    separators = (",", ":") if compact else (", ", ": ")
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=separators) + "\n"
 
 
 def block_json(value) -> str:
@@ -182,7 +184,8 @@ def normalise(name: str, data: bytes, site: dict[str, bytes], assets: dict[str, 
     if name.endswith(".json"):
         text = data.decode("utf-8")
         value = json.loads(text)
-        assert file_json(value) == text, f"{name} is not the one line of JSON the product writes"
+        compact = name.endswith(("report.json", "score.json"))
+        assert file_json(value, compact) == text, f"{name} is not the one line of JSON the product writes"
         return (indented(value) + "\n").encode("utf-8")
     if name.endswith(".html"):
         return _json_blocks(name, mask_page(name, data.decode("utf-8"), assets)).encode("utf-8")

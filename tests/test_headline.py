@@ -63,7 +63,7 @@ def test_a_primary_that_is_not_a_compared_metric_at_k_is_refused_naming_the_choi
 def test_primary_on_the_command_line(capsys):
     assert main(["score", "--primary", "R@5", "--format", "json", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert '"primary": "R@5"' in out
+    assert '"primary":"R@5"' in out
     assert main(["score", "--primary", "R@10", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (

@@ -25,6 +25,7 @@ from ragreport.core.errors import InputError
 from ragreport.core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character, forbidden_in_utf8
 from ragreport.core.model import TREC_EVAL, Conventions, Gain, Order
 from ragreport.reading import registry
+from ragreport.reading.compact import query_rows
 from ragreport.reading.memory import judgments_from_object, run_from_object
 from ragreport.reading.registry import load_qrels, load_runs
 
@@ -61,7 +62,10 @@ def _qrels(write, name: str, content: str) -> dict[str, dict[str, int]]:
 def _figures(paths, qrels, conventions: Conventions = Conventions(resamples=50), **kwargs) -> dict:
     summaries = evaluate(paths, qrels=qrels, k=(1, 3), conventions=conventions, **kwargs)
     whole = document(analyse(summaries))
-    return {key: [run[key] for run in whole["runs"]] for key in ("metrics", "sweep", "counts", "queries")}
+    return {
+        key: [query_rows(whole, run) if key == "queries" else run[key] for run in whole["runs"]]
+        for key in ("metrics", "sweep", "counts", "queries")
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -608,7 +612,8 @@ def test_trec_eval_order_agrees_with_pytrec_eval_on_near_ties(write):
     run_path = write("run.txt", "".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, docs in run.items() for d, s in docs.items()))
     qrels_path = write("qrels.txt", "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
     summaries = evaluate([run_path], qrels=qrels_path, k=(5, 10, 12), conventions=TREC_EVAL)
-    by_query = {row["id"]: row for row in document(analyse(summaries))["runs"][0]["queries"]}
+    made = document(analyse(summaries))
+    by_query = {row["id"]: row for row in query_rows(made, made["runs"][0])}
     for q, figures in expected.items():  # 12 ids a list: RR@12 is trec_eval's recip_rank
         assert by_query[q]["RR@12"] == pytest.approx(figures["recip_rank"], abs=1e-12), q
         assert by_query[q]["P@5"] == pytest.approx(figures["P_5"], abs=1e-12), q

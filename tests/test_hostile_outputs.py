@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
 from ragreport.output.view.run import slug
+from ragreport.reading.compact import expanded
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d9 2 0.6 r\n"
@@ -303,6 +304,38 @@ def _forge(document, path, value):
     ],
 )
 def test_a_forged_previous_report_is_one_line_naming_the_field(files, previous, capsys, path, value, expected):
+    previous = expanded(previous)  # as schema ragreport/1 wrote it: one object per query
+    _forge(previous, path, value)
+    (files / "prev.json").write_text(json.dumps(previous))
+    line = one_error(
+        ["score", files / "run.trec", "--qrels", files / "qrels.txt", "--previous", files / "prev.json", *FAST], capsys
+    )
+    assert line.startswith(f"{files}/prev.json") and expected in line
+
+
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (("runs", 0, "queries"), [], "runs[0].queries: expected an object, got a list"),
+        (("runs", 0, "queries"), {}, "runs[0].queries.id: expected this key, got none"),
+        (("runs", 0, "queries", "id"), ["q1"], 'runs[0].queries.id[0]: expected an integer from 0 up, got "q1"'),
+        (("runs", 0, "queries", "id", 0), 10**6, "queries.id' holds 1000000, not an index"),
+        (
+            ("runs", 0, "queries", "nDCG@10", 0),
+            10**400,
+            "runs[0].queries[0].nDCG@10: expected a number or null, got an integer of 401 digits",
+        ),
+        (("runs", 0, "queries", "nDCG@10"), [0.5], "column 'nDCG@10' holds 1 values for"),
+        (("query_ids",), ["q1", 2], "query_ids[1]: expected text, got 2"),
+        (
+            ("judgments", "grades", 0, 0),
+            "2",
+            'judgments.grades[0][0]: expected an integer within 64 bits, got "2"',
+        ),
+        (("judgments", "ids", 0, 0), -1, "judgments.ids[0][0]: expected an integer from 0 up, got -1"),
+    ],
+)
+def test_a_forged_compact_previous_report_is_one_line_naming_the_field(files, previous, capsys, path, value, expected):
     _forge(previous, path, value)
     (files / "prev.json").write_text(json.dumps(previous))
     line = one_error(

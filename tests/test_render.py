@@ -319,7 +319,7 @@ def _error(capsys) -> str:
         ),
         (
             lambda d: d.update(schema="other/2"),
-            "report.json:1: expected a report.json with schema 'ragreport/1', got 'other/2'",
+            "report.json:1: expected a report.json with schema 'ragreport/2' or 'ragreport/1', got 'other/2'",
         ),
         (
             lambda d: d["runs"][0]["lists"]["ids"].pop(),
@@ -347,7 +347,8 @@ def test_malformed_json_and_other_files_are_refused(tmp_path, monkeypatch, capsy
     Path("list.json").write_text("[1, 2]")
     assert main(["render", "list.json"]) == 2
     assert (
-        _error(capsys) == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/1', got 'list'"
+        _error(capsys)
+        == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/2' or 'ragreport/1', got 'list'"
     )
 
 

@@ -12,6 +12,7 @@ from ragreport.analysis.result import Analysis
 from ragreport.api import score_and_summarise
 from ragreport.core.model import SCHEMA, Conventions
 from ragreport.output.document import report_document
+from ragreport.reading.compact import query_rows
 
 DAY = dt.date(2026, 1, 1)
 
@@ -28,7 +29,7 @@ def test_excluded_queries_have_null_metrics_and_the_document_is_strict_json():
     doc = report_document(_analysis(_summary()))
     assert doc["schema"] == SCHEMA and doc["date"] == "2026-01-01"
     run = doc["runs"][0]
-    a, b = run["queries"]
+    a, b = query_rows(doc, run)
     assert a["scored"] is True and a["P@2"] == 0.5 and a["Hit@2"] == 1 and a["first_relevant_rank"] == 1
     assert b["scored"] is False and b["status"] == "excluded" and all(b[m] is None for m in run["metrics"])
     json.dumps(doc, allow_nan=False)  # no NaN anywhere

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from ragreport.cli import main
+from ragreport.reading.compact import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 
@@ -23,7 +24,8 @@ def sample():
     buffer = io.StringIO()
     with redirect_stdout(buffer):
         assert main(["score", "--format", "json"]) == 0
-    return json.loads(buffer.getvalue())["runs"][0]
+    document = json.loads(buffer.getvalue())
+    return {**document["runs"][0], "queries": query_rows(document, document["runs"][0])}
 
 
 def _query(run, qid):
@@ -74,7 +76,8 @@ def test_q04_finds_3_of_4_and_q09_2_of_6(sample):
 
 
 def test_q09_recall_by_min_denominator_is_0_400(capsys):
-    run = _document(capsys, "--denominator", "min")["runs"][0]
+    made = _document(capsys, "--denominator", "min")
+    run = {**made["runs"][0], "queries": query_rows(made, made["runs"][0])}
     assert round(_query(run, "q09")["R@5"], 3) == 0.400
 
 
@@ -82,7 +85,8 @@ def test_q06_complete_miss_and_q03_late_hit_at_rank_6(sample, capsys):
     q06, q03 = _query(sample, "q06"), _query(sample, "q03")
     assert q06["Hit@5"] == 0 and q06["first_relevant_rank"] is None
     assert q03["Hit@5"] == 0 and q03["first_relevant_rank"] == 6
-    at6 = _document(capsys, "-k", "6")["runs"][0]
+    made = _document(capsys, "-k", "6")
+    at6 = {**made["runs"][0], "queries": query_rows(made, made["runs"][0])}
     assert _query(at6, "q03")["Hit@6"] == 1
 
 

@@ -11,6 +11,7 @@ import pytest
 from ragreport.cli import main
 from ragreport.core.errors import InputError
 from ragreport.core.model import Conventions, Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RunMeta
+from ragreport.reading.compact import expanded, query_rows
 from ragreport.reading.stored import conventions_from, load_report, meta_from, stored_run
 
 
@@ -46,20 +47,29 @@ QRELS = "q1 0 d3 2\nq1 0 d4 1\nq1 0 d2 0\nq3 0 e2 1\nq4 0 f1 1\nq5 0 g1 0\n"
 def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path, capsys):
     document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
     run = document["runs"][0]
-    assert [q["id"] for q in run["queries"]] == ["q1", "q2", "q3", "q4", "q5"]  # run order, then judged only
+    assert document["query_ids"] == ["q1", "q2", "q3", "q4", "q5"]  # run order, then judged only
+    assert run["queries"]["id"] == [0, 1, 2, 3, 4]
+    assert [q["id"] for q in query_rows(document, run)] == ["q1", "q2", "q3", "q4", "q5"]
+    # each id once, in order of first appearance: the lists' first, then the judgments'
+    assert document["doc_ids"] == ["d1", "d2", "x", "e1", "e2", "d3", "d4", "f1", "g1"]
     assert run["lists"] == {
         "depth": 2,  # the sweep: 1 and 2
         "in_run": 3,  # q1, q2, q3 are the run's, first
         "relevant_retrieved": [2, 0, 1, 0, 0],  # d3 and d4 for q1, over the whole list
-        "doc_ids": ["d1", "d2", "x", "e1", "e2"],  # each id once, in order of first appearance
         "ids": [[0, 1], [2], [3, 4], [], []],  # indices into doc_ids
     }
-    q1 = run["queries"][0]
+    # the judgments as indices into the same ids: q1 {d2: 0, d3: 2, d4: 1}, q3 {e2: 1}, q4, q5
+    assert document["judgments"] == {
+        "queries": [0, 2, 3, 4],
+        "ids": [[1, 5, 6], [4], [7], [8]],
+        "grades": [[0, 2, 1], [1], [1], [0]],
+    }
+    q1 = query_rows(document, run)[0]
     assert (q1["retrieved"], q1["repeats"], q1["first_relevant_rank"]) == (5, 1, 3)  # beyond the stored top
 
 
 def test_stored_run_gives_back_the_lists_judgments_and_facts(tmp_path, capsys):
-    document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+    document = expanded(_score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2"))
     stored = stored_run(document, document["runs"][0], "report.json")
     run, judgments = stored.run, stored.judgments
     assert run.query_ids.tolist() == ["q1", "q2", "q3"]
@@ -86,7 +96,9 @@ def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
     run = "q1 Q0 d1 1 9 r\nq1 Q0 d2 2 8 r\nq2 Q0 d2 1 9 r\nq2 Q0 d1 2 8 r\n"
     document = _score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1", "--kmax", "2")
     lists = document["runs"][0]["lists"]
-    assert (lists["doc_ids"], lists["ids"]) == (["d1", "d2"], [[0, 1], [1, 0]])
+    assert (document["doc_ids"], lists["ids"]) == (["d1", "d2"], [[0, 1], [1, 0]])
+    assert document["judgments"]["ids"] == [[0], [1]]  # the judgments index the same ids
+    document = expanded(document)
     stored = stored_run(document, document["runs"][0], "report.json")
     assert stored.run.doc_ids.tolist() == ["d1", "d2", "d2", "d1"]
 
@@ -94,11 +106,17 @@ def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
 @pytest.mark.parametrize("forged", [5, -1, True, 1.0, "0", None])
 def test_a_stored_index_outside_doc_ids_is_one_error(tmp_path, capsys, forged):
     document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
-    run = document["runs"][0]
-    stored_run(document, run, "report.json")  # as written: read back
-    run["lists"]["ids"][0] = [0, forged]  # five ids in doc_ids: 0 to 4
-    with pytest.raises(InputError, match="as ragreport writes it"):
-        stored_run(document, run, "report.json")
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(document))
+    load_report(path)  # as written: read back
+    document["runs"][0]["lists"]["ids"][0] = [0, forged]  # nine ids in doc_ids: 0 to 8
+    if forged == 5:
+        forged = len(document["doc_ids"])  # one past the last
+        document["runs"][0]["lists"]["ids"][0] = [0, forged]
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=r"report\.json.*ids") as error:
+        load_report(path)
+    assert "\n" not in str(error.value)
 
 
 def test_in_run_as_flags_when_the_run_s_queries_are_not_first():

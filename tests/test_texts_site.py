@@ -11,6 +11,7 @@ import pytest
 from sitetools import INJECTIONS, read_page, site_files
 
 from ragreport.cli import main
+from ragreport.reading.compact import query_rows
 
 TOPICS = """<top>
 <num> Number: 301
@@ -70,7 +71,7 @@ def test_the_queries_and_documents_text_reach_report_json_and_the_pages(tmp_path
     assert document["texts"]["queries"] == ["301"]
     assert sorted(document["texts"]["docs"]) == ["a", "x", "y"]  # 301's top K in either run, nothing else
     assert document["texts"]["docs"]["a"]["title"] == "Paris"
-    rows = {q["id"]: q for q in document["runs"][0]["queries"]}
+    rows = {q["id"]: q for q in query_rows(document, document["runs"][0])}
     assert rows["302"]["query"] == "rivers of france"  # the TREC topic's title
     page = read_page(out / "run-cand.html")
     table = next(page.json(k) for k in page.json_blocks if k.startswith("queries-"))

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from ragreport.cli import main
 from ragreport.core.model import TREC_EVAL, Missing
+from ragreport.reading.compact import query_rows
 from ragreport.reading.registry import load_runs
 from ragreport.scoring.join import join
 from ragreport.scoring.measures import Measure, parse_measures, score_measures
@@ -394,7 +395,8 @@ def _json_report(tmp_path, capsys, run, qrels, *extra):
         )
         == 0
     )
-    return json.loads(capsys.readouterr().out)["runs"][0]
+    document = json.loads(capsys.readouterr().out)
+    return {**document["runs"][0], "queries": query_rows(document, document["runs"][0])}
 
 
 def test_a_query_with_an_empty_judgment_object_is_not_judged(tmp_path, capsys):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.model import Gain, Judgments
+from ..reading.compact import expanded
 from ..reading.previous import check_drift_fields
 from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
 from ..scoring.join import join
@@ -47,7 +48,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
     """The summaries of a stored report's runs, scored again, and the keyword arguments of
     :func:`ragreport.api.analyse` it was made with; ``source`` names the report in errors."""
     if isinstance(report, dict):
-        document_, where = report, source or "report.json"
+        document_, where = expanded(report), source or "report.json"
     else:
         document_, where = load_report(report), source or str(report)
     settings = document_["settings"]

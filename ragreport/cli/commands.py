@@ -306,7 +306,7 @@ def _stdout_text(
             return csv_text(document, per_query)
         if fmt == "latex":
             return latex_table(document)
-        return json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
+        return json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"  # as report.json
     # for people: the view, without what only the site draws
     from ..output.view.build import build_view
 

@@ -15,8 +15,11 @@ from typing import Any
 
 import numpy as np
 
-#: The report document's schema: written into report.json, checked when one is read back.
-SCHEMA = "ragreport/1"
+#: The report document's schema, written into report.json and checked when one is read back:
+#: ``ragreport/2`` is the compact form (docs/conventions.md section 22.4);
+#: ``ragreport/1`` (one object per query, ids written in full) is still read.
+SCHEMA = "ragreport/2"
+SCHEMA_V1 = "ragreport/1"
 
 
 class Choice(Enum):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import __version__
 from ..analysis.dates import run_date
+from ..analysis.status import Status
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
@@ -59,9 +61,11 @@ def _measure_settings(measure: Measure) -> dict[str, Any]:
 
 
 def run_document(
-    summary: RunSummary, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
+    summary: RunSummary, tables: Tables, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
 ) -> dict[str, Any]:
-    """One run's entry of the report document (the schema of ``ragreport/1``)."""
+    """One run's entry of the report document (the schema of ``ragreport/2``): query ids, document
+    ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
+    and ``statuses``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
     for cutoff in summary.cutoffs:
@@ -98,7 +102,8 @@ def run_document(
             "high": [_number(v) for v in summary.sweep.high[metric.key]],
         }
 
-    queries = _query_rows(summary)
+    queries = _query_columns(summary, tables)
+    condensed = _condensed_columns(summary)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
@@ -117,36 +122,94 @@ def run_document(
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
-        "lists": _lists(summary),
+        **({} if condensed is None else {"condensed": condensed}),
+        "lists": _lists(summary, tables),
         **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 
-def _lists(summary: RunSummary) -> dict[str, Any]:
+def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
     facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
-    keeps no run file). Each id is written once, in ``doc_ids`` (in order of first appearance), and
-    ``ids`` holds one list per query, in the order of ``queries``, of indices into ``doc_ids``;
-    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
-    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
-    relevant ids of each whole list."""
-    depth = int(max(summary.sweep.cutoffs))
-    head = summary.judged.head(depth)
+    keeps no run file). ``ids`` holds one list per query, in the order of ``queries``, of indices
+    into the report's ``doc_ids`` (each id written once); ``in_run`` is how many of those queries
+    the run lists (they come first), or one flag per query when the run's queries are not the first
+    ones; ``relevant_retrieved`` counts the distinct relevant ids of each whole list."""
+    depth = tables.depth[summary.name]
+    head = tables.heads[summary.name]
     offsets = head.offsets.tolist()
     in_run = head.in_run
     n_run = int(in_run.sum())
-    if len(head.doc_ids):
-        firsts, index = first_appearance(head.doc_ids)
-        table, indices = as_text(head.doc_ids[firsts]), index.tolist()
-    else:
-        table, indices = [], []
+    indices = tables.list_ids[summary.name]
     return {
         "depth": depth,
         "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
         "relevant_retrieved": head.relevant_retrieved.tolist(),
-        "doc_ids": table,
         "ids": [indices[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
     }
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What report.json writes once for all its runs (``ragreport/2``, docs/conventions.md section
+    22.4): every query id (``query_ids``, in order of first appearance over the runs' rows, then the
+    judgments), every document id (``doc_ids``: the runs' stored lists, then the judgments) and the
+    statuses; each run's stored lists and each label set as indices into them."""
+
+    query_ids: list[str]
+    query_index: dict[str, int]
+    doc_ids: list[str]
+    depth: dict[str, int]
+    heads: dict[str, Any]
+    list_ids: dict[str, list[int]]
+    judgments: list[dict[str, Any]]
+
+
+STATUSES = [status.label for status in Status]
+_STATUS_INDEX = {status: i for i, status in enumerate(Status)}
+
+
+def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
+    """The runs' stored ids and the judged ones, end to end, as bytes when the runs' are (their
+    sort is the faster), else as text."""
+    if all(h.dtype.kind == "S" for h in heads):
+        return np.concatenate([*heads, np.array([d.encode("utf-8") for d in judged], dtype="S")])
+    text = [h.astype(np.str_) if h.dtype.kind != "S" else np.array(as_text(h), dtype=np.str_) for h in heads]
+    return np.concatenate([*text, np.array(judged, dtype=np.str_)])
+
+
+def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]]]) -> Tables:
+    """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
+    as indices into them."""
+    query_index: dict[str, int] = {}
+    for summary in summaries:
+        for q in summary.judged.query_ids.tolist():
+            query_index.setdefault(q, len(query_index))
+    for labels in label_sets:
+        for q in labels:
+            query_index.setdefault(q, len(query_index))
+    depth = {s.name: int(max(s.sweep.cutoffs)) for s in summaries}
+    cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
+    heads = [cut[s.name].doc_ids for s in summaries]
+    every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
+    if len(every):
+        firsts, index = first_appearance(every)
+        doc_ids, indices = as_text(every[firsts]), index.tolist()
+    else:
+        doc_ids, indices = [], []
+    list_ids, start = {}, 0
+    for summary, head in zip(summaries, heads):
+        list_ids[summary.name] = indices[start : start + len(head)]
+        start += len(head)
+    judgments = []
+    for labels in label_sets:
+        ids, grades = [], []
+        for marks in labels.values():
+            ids.append(indices[start : start + len(marks)])
+            grades.append(list(marks.values()))
+            start += len(marks)
+        judgments.append({"queries": [query_index[q] for q in labels], "ids": ids, "grades": grades})
+    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -172,14 +235,17 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
     }
 
 
-def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
-    """One plain dict per query; columns are converted to Python values once, not per cell."""
+def _query_columns(summary: RunSummary, tables: Tables) -> dict[str, list[Any]]:
+    """The per-query figures as columns, one value per query in the order of ``id`` (indices into
+    ``query_ids``); ``status`` as indices into ``statuses``; a figure null where the query is not
+    scored; ``query`` (its text) only when the run has some. Columns are converted to Python
+    values once, not per cell."""
     judged, scores = summary.judged, summary.scores
     scored = scores.scored.tolist()
     columns: dict[str, list[Any]] = {
-        "id": judged.query_ids.tolist(),
+        "id": [tables.query_index[q] for q in judged.query_ids.tolist()],
         "scored": scored,
-        "status": [s.label for s in summary.status],
+        "status": [_STATUS_INDEX[s] for s in summary.status],
         "relevant": judged.relevant.tolist(),
         "retrieved": judged.retrieved.tolist(),
         "repeats": judged.repeats.tolist(),
@@ -194,31 +260,30 @@ def _query_rows(summary: RunSummary) -> list[dict[str, Any]]:
         values = summary.measure_values[i]
         values = values.astype(np.int64) if measure.metric.kind.whole else values
         columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
-    names = list(columns)
-    rows = [dict(zip(names, cells)) for cells in zip(*columns.values())]
-    for row, text in zip(rows, judged.query_text):
-        if text is not None:
-            row["query"] = text
-    _condensed_cells(summary, rows)
-    return rows
+    if any(text is not None for text in judged.query_text):
+        n = len(scored)
+        texts = list(judged.query_text[:n])
+        columns["query"] = texts + [None] * (n - len(texts))  # one per query, as the other columns
+    return columns
 
 
-def _condensed_cells(summary: RunSummary, rows: list[dict[str, Any]]) -> None:
-    """Each scored query's condensed figures where they differ from the default ones, as
-    ``"condensed": {label: value}``: a render cannot condense the stored lists, which stop at the
-    sweep's depth (docs/conventions.md section 20.2). A fully judged top K adds nothing."""
+def _condensed_columns(summary: RunSummary) -> dict[str, list[Any]] | None:
+    """Each scored query's condensed figures (null where not scored), one column per figure the
+    readings condense: a render cannot condense the stored lists, which stop at the sweep's depth
+    (docs/conventions.md section 20.2). Where a figure equals the default one, nothing was
+    condensed away."""
     condensed = summary.readings.get("condensed")
     if condensed is None:
-        return
-    scored = summary.scores.scored
+        return None
+    mask = summary.scores.scored
+    scored = mask.tolist()
+    out = {}
     for c, cutoff in enumerate(summary.cutoffs):
         for i, metric in enumerate(READ):
-            values = condensed[i, :, c]
-            differ = np.flatnonzero(scored & (values != summary.scores.of(metric, cutoff)))
-            label = metric.label(cutoff)
-            cells = values[differ].astype(np.int64) if metric.kind.whole else values[differ]
-            for q, value in zip(differ.tolist(), cells.tolist()):
-                rows[q].setdefault("condensed", {})[label] = value
+            values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
+            cells = values.astype(np.int64) if metric.kind.whole else values
+            out[metric.label(cutoff)] = [v if s else None for v, s in zip(cells.tolist(), scored)]
+    return out
 
 
 def pair_notes(rc: RunComparison) -> list[str]:
@@ -272,20 +337,26 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
     ``title`` is the one given to ``build``).
     """
-    runs = [run_document(s, lim, analysis.today) for s, lim in zip(analysis.summaries, analysis.limits)]
-    fingerprints = report_fingerprints(analysis.summaries)
-    for run, summary in zip(runs, analysis.summaries):
-        # A run judged against other labels than the report's union keeps its own (JSONL runs
-        # carry their judgments): a later report's drift then says what changed for it.
-        if run["fingerprints"] != fingerprints:
-            run["judgments"] = {q: dict(sorted(g.items())) for q, g in sorted(judgment_map(summary.judged).items())}
+    summaries = analysis.summaries
+    fingerprints = report_fingerprints(summaries)
+    # A run judged against other labels than the report's union keeps its own (JSONL runs carry
+    # their judgments): a later report's drift then says what changed for it.
+    own = {
+        s.name: {q: dict(sorted(g.items())) for q, g in sorted(judgment_map(s.judged).items())}
+        for s in summaries
+        if {"queries": s.query_fingerprint, "labels": s.label_fingerprint} != fingerprints
+    }
+    tables = report_tables(summaries, [report_judgments(summaries), *own.values()])
+    runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
+    for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
+        run["judgments"] = labels
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
     return {
         "schema": SCHEMA,
         "generator": f"ragreport {__version__}",
         "date": max(r["date"] for r in runs),
         "fingerprints": fingerprints,
-        "judgments": report_judgments(analysis.summaries),
+        "judgments": tables.judgments[0],
         "primary": analysis.primary_label,
         "headline": [{key: _number(value) for key, value in entry.as_dict().items()} for entry in headline(analysis)],
         "runs": runs,
@@ -303,6 +374,10 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "audit": audit_document(analysis.audit),
         "gates": [],
         "settings": settings_document(analysis, title),
+        # written once, indexed by the runs and judgments above (docs/conventions.md section 22.4)
+        "statuses": STATUSES,
+        "query_ids": tables.query_ids,
+        "doc_ids": tables.doc_ids,
     }
 
 

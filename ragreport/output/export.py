@@ -11,6 +11,7 @@ import io
 from typing import Any
 
 from ..core.escape import visible
+from ..reading.compact import query_rows
 from ..scoring.catalogue import COMPARED, SUITE, by_key
 from ..scoring.kinds import ValueKind
 from .wording import exports as say
@@ -50,7 +51,7 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
         rows: list[list[Any]] = [list(say.CSV_QUERY_HEADER)]
         for run in document["runs"]:
             labels = _labels(run)
-            for query in run["queries"]:
+            for query in query_rows(document, run):
                 if not query.get("scored"):
                     continue
                 rows += [[run["name"], query["id"], label, _cell(query.get(label))] for label in labels]

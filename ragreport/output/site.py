@@ -324,7 +324,9 @@ def render_site(
         add(path, _render(env, template, site=site, page=page, scripts=used, external=True, **extra))
     add(
         "report.json",
-        report_json(report.document if root is None else _shared_texts(report.document, root, texts_asset)),
+        report_json(
+            report.document if root is None else _shared_texts(report.document, root, texts_asset), compact=True
+        ),
     )
     add(summary, markdown(report.view).encode("utf-8"))
     if root is None:
@@ -345,9 +347,12 @@ def _shared_texts(document: Mapping[str, Any], root: str, shared: dict[str, byte
     return {**document, "texts": {**texts, "docs": root + path}}
 
 
-def report_json(document: Mapping[str, Any]) -> bytes:
-    """report.json's bytes: one line of JSON, UTF-8, no NaN."""
-    return (json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+def report_json(document: Mapping[str, Any], compact: bool = False) -> bytes:
+    """report.json's bytes: one line of JSON, UTF-8, no NaN; ``compact``: no space after a comma
+    or a colon (report.json itself, docs/conventions.md section 22.4; the shared documents' text
+    keeps the spaces its content-named file was hashed with)."""
+    separators = (",", ":") if compact else (", ", ": ")
+    return (json.dumps(document, ensure_ascii=False, allow_nan=False, separators=separators) + "\n").encode("utf-8")
 
 
 def render_single(report: BuiltReport) -> bytes:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.escape import field, visible
+from ..reading.compact import query_rows
 from ..scoring.kinds import IntervalMethod
 from .media import markdown_code, markdown_text
 from .wording import gates as say
@@ -434,7 +435,7 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
         if len(runs) > 1:
             lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
         if per_query:
-            for query in sorted((q for q in run["queries"] if q["scored"]), key=lambda q: q["id"]):
+            for query in sorted((q for q in query_rows(document, run) if q["scored"]), key=lambda q: q["id"]):
                 for label, _, name, is_count in measures:
                     if name == "num_q" or label in own_lines:
                         continue

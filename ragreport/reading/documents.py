@@ -78,6 +78,38 @@ PREVIOUS = obj(
     required=("fingerprints", "runs"),
 )
 
+# --- report.json's compact form (schema ragreport/2, docs/conventions.md section 22.4) ----------------
+# What a report of that schema writes in its own shape: checked as declared here, then read back
+# (reading/compact.py, each index against its table) into the shape PREVIOUS and RENDER declare.
+
+INDICES = listing(COUNT)
+COMPACT_JUDGMENTS = obj(
+    {"queries": INDICES, "ids": listing(INDICES), "grades": listing(listing(GRADE))},
+    required=("queries", "ids", "grades"),
+)
+#: A run's per-query figures as columns, one value per query in the order of ``id``: the indices
+#: here; every other column's values are checked once read back, as the rows of RENDER_ROW (ROW).
+COLUMNS = obj({"id": INDICES, "status": INDICES}, required=("id",), others=listing(ANY))
+COMPACT_RUN = obj(
+    {
+        "queries": COLUMNS,
+        "condensed": mapping(listing(ANY), null=True),
+        "judgments": COMPACT_JUDGMENTS,
+        "lists": obj({"ids": listing(INDICES)}),
+    },
+    required=("queries",),
+)
+COMPACT = obj(
+    {
+        "query_ids": TEXTS,
+        "doc_ids": TEXTS,
+        "statuses": TEXTS,
+        "judgments": COMPACT_JUDGMENTS,
+        "runs": listing(COMPACT_RUN),
+    },
+    required=("query_ids", "doc_ids", "statuses", "judgments", "runs"),
+)
+
 # --- A report.json as render reads it -----------------------------------------------------------------
 
 

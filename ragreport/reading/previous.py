@@ -6,15 +6,17 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.model import SCHEMA
-from .documents import PREVIOUS
+from .compact import SCHEMAS, read_back
+from .documents import COMPACT, PREVIOUS
 from .schema import check, problem
 from .storedjson import read_document
 
 
 def read_report(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` written by ragreport: JSON, an object, this schema; a one-line error otherwise."""
-    return read_document(path, SCHEMA, "a report.json written by ragreport build", "a report.json")[0]
+    """A ``report.json`` written by ragreport: JSON, an object, of either schema (the compact
+    ``ragreport/2`` read back into the shape of ``ragreport/1``); a one-line error otherwise."""
+    document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
+    return read_back(document, path, COMPACT)
 
 
 def load_previous(path: str | Path) -> dict[str, Any]:

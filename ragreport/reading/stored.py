@@ -23,7 +23,6 @@ import numpy as np
 from ..core.errors import InputError, shorten
 from ..core.model import (
     META_KEYS,
-    SCHEMA,
     Conventions,
     Denominator,
     Gain,
@@ -36,7 +35,8 @@ from ..core.model import (
     Run,
     RunMeta,
 )
-from .documents import RENDER
+from .compact import SCHEMAS, read_back
+from .documents import COMPACT, RENDER
 from .schema import check
 from .storedjson import read_document
 
@@ -67,7 +67,8 @@ class StoredRun:
 def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
-    document = read_document(path, SCHEMA, "a report.json written by ragreport build", "a report.json")[0]
+    document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
+    document = read_back(document, path, COMPACT)  # the compact form (ragreport/2) read back as rows
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")

@@ -13,10 +13,10 @@ from .files import read_text
 from .jsontext import TOO_DEEP, TOO_LONG, NotFinite, check_surrogates, finite_float, refuse_constant
 
 
-def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[dict[str, Any], str]:
-    """A JSON document ragreport wrote: an object of this ``schema``, with its text (for line
-    numbers); a one-line error naming the file and line otherwise (``what`` is expected of text that
-    is not JSON, ``kind`` names the document whose schema differs)."""
+def read_document(path: str | Path, schema: str | tuple[str, ...], what: str, kind: str) -> tuple[dict[str, Any], str]:
+    """A JSON document ragreport wrote: an object of this ``schema`` (or of one of these), with its
+    text (for line numbers); a one-line error naming the file and line otherwise (``what`` is
+    expected of text that is not JSON, ``kind`` names the document whose schema differs)."""
     path = Path(path)
     text = read_text(path)
     try:
@@ -30,9 +30,11 @@ def read_document(path: str | Path, schema: str, what: str, kind: str) -> tuple[
     except ValueError:
         raise InputError(path, None, *TOO_LONG) from None
     check_surrogates(path, text, document)
-    if not isinstance(document, dict) or document.get("schema") != schema:
+    schemas = (schema,) if isinstance(schema, str) else schema
+    if not isinstance(document, dict) or document.get("schema") not in schemas:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise InputError(path, 1, f"{kind} with schema {schema!r}", repr(found))
+        named = " or ".join(repr(s) for s in schemas)
+        raise InputError(path, 1, f"{kind} with schema {named}", repr(found))
     return document, text
 
 

@@ -1,0 +1,136 @@
+"""report.json's compact form (schema ragreport/2, docs/conventions.md section 22.4): written once,
+read back as the rows of ragreport/1 (ragreport/reading/compact.py), and the older schema still read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragreport.cli import main
+from ragreport.core.errors import InputError
+from ragreport.reading.compact import expanded, judgment_map, listed_ids, query_rows
+from ragreport.reading.previous import read_report as read_report_json
+
+DATA = Path(__file__).resolve().parent / "data"
+#: The preloaded sample's report.json as schema ragreport/1 wrote it (commit c227317), built on
+#: 2026-12-01 as the golden copies are.
+V1 = DATA / "report_v1_sample.json"
+EPOCH = "1764547200"
+
+#: A hand-written report of the compact form: two runs over three queries, ids written once.
+HAND = {
+    "schema": "ragreport/2",
+    "query_ids": ["q1", "q2", "q3"],
+    "doc_ids": ["d1", "d2", "d3"],
+    "statuses": ["full", "partial", "late hit", "complete miss", "excluded"],
+    "judgments": {"queries": [0, 2], "ids": [[1, 0], [2]], "grades": [[2, 0], [1]]},
+    "runs": [
+        {
+            "name": "a",
+            "queries": {
+                "id": [0, 1, 2],
+                "scored": [True, False, True],
+                "status": [0, 4, 2],
+                "P@1": [1.0, None, 0.0],
+                "query": ["first", None, "third"],
+            },
+            "condensed": {"P@1": [1.0, None, 1.0]},
+            "lists": {"ids": [[1, 0], [], [0, 2]]},
+        },
+        {"name": "b", "queries": {"id": [2, 0], "scored": [True, True], "status": [3, 1], "P@1": [0.0, 0.5]}},
+    ],
+}
+
+
+def test_rows_come_back_one_object_per_query():
+    a, b = HAND["runs"]
+    assert query_rows(HAND, a) == [
+        {"id": "q1", "scored": True, "status": "full", "P@1": 1.0, "query": "first"},
+        {"id": "q2", "scored": False, "status": "excluded", "P@1": None},
+        # the condensed figure only where it differs from the default one
+        {"id": "q3", "scored": True, "status": "late hit", "P@1": 0.0, "query": "third", "condensed": {"P@1": 1.0}},
+    ]
+    # another run indexes the same query ids in its own order
+    assert [(r["id"], r["status"]) for r in query_rows(HAND, b)] == [("q3", "complete miss"), ("q1", "partial")]
+
+
+def test_judgments_and_lists_index_the_same_ids():
+    assert judgment_map(HAND, HAND["judgments"]) == {"q1": {"d2": 2, "d1": 0}, "q3": {"d3": 1}}
+    assert listed_ids(HAND, HAND["runs"][0]["lists"]) == [["d2", "d1"], [], ["d1", "d3"]]
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda d: d["runs"][0]["queries"]["id"].__setitem__(1, 3), "queries.id' holds 3"),
+        (lambda d: d["runs"][0]["queries"]["status"].__setitem__(0, 5), "queries.status' holds 5"),
+        (lambda d: d["runs"][0]["queries"]["P@1"].pop(), "column 'P@1' holds 2 values for 3 queries"),
+        (lambda d: d["judgments"]["ids"][0].append(7), "judgments of query 'q1' hold 2 grades for 3 ids"),
+        (lambda d: d["judgments"]["queries"].__setitem__(0, -1), "judgments.queries[0]"),
+        (lambda d: d["runs"][0]["lists"]["ids"][2].__setitem__(0, 9), "lists.ids' holds 9"),
+        (lambda d: d.pop("query_ids"), "query_ids"),
+    ],
+)
+def test_a_damaged_compact_report_is_one_line(tmp_path, damage, said):
+    document = json.loads(json.dumps(HAND))
+    damage(document)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError) as error:
+        read_report_json(path)
+    message = str(error.value)
+    assert said in message and "\n" not in message and str(path) in message
+
+
+def test_a_report_of_another_schema_is_refused_naming_both_it_reads(tmp_path):
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({**HAND, "schema": "ragreport/3"}))
+    with pytest.raises(InputError, match="with schema 'ragreport/2' or 'ragreport/1', got 'ragreport/3'"):
+        read_report_json(path)
+
+
+def _sample_site(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--out", "site", "--quiet"]) == 0
+    return tmp_path / "site"
+
+
+def test_the_compact_report_reads_back_as_the_older_one_wrote_it(tmp_path, monkeypatch):
+    new = json.loads((_sample_site(tmp_path, monkeypatch) / "report.json").read_text())
+    old = json.loads(V1.read_text())
+    for run in old["runs"]:  # ragreport/1 wrote its lists as indices into each run's own ids
+        run["lists"] = {
+            **{k: v for k, v in run["lists"].items() if k != "doc_ids"},
+            "ids": listed_ids(old, run["lists"]),
+        }
+    back = expanded(new)
+    assert back == {**old, "schema": "ragreport/1"}
+    assert [list(row) for row in back["runs"][0]["queries"]] == [list(row) for row in old["runs"][0]["queries"]]
+
+
+def test_a_report_of_the_older_schema_renders_the_same_pages(tmp_path, monkeypatch):
+    site = _sample_site(tmp_path, monkeypatch)
+    shutil.copy(V1, tmp_path / "old.json")
+    assert main(["render", "old.json", "--out", "again", "--quiet"]) == 0
+    pages = sorted(p.relative_to(site) for p in site.rglob("*.html"))
+    assert pages and pages == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*.html"))
+    for page in pages:
+        assert (tmp_path / "again" / page).read_bytes() == (site / page).read_bytes(), page
+    # and the report.json it writes is the compact form of the same document
+    assert (tmp_path / "again" / "report.json").read_bytes() == (site / "report.json").read_bytes()
+
+
+def test_an_older_report_as_previous_gives_the_same_drift(tmp_path, monkeypatch):
+    site = _sample_site(tmp_path, monkeypatch)
+    shutil.copy(V1, tmp_path / "old.json")
+    drifts = []
+    for previous in ("old.json", str(site / "report.json")):
+        out = f"out-{len(drifts)}"
+        assert main(["build", "--out", out, "--previous", previous, "--seed", "3", "--quiet"]) == 0
+        drift = json.loads((tmp_path / out / "report.json").read_text())["drift"]
+        drifts.append({k: v for k, v in drift.items() if k != "previous"})
+    assert drifts[0] == drifts[1] and drifts[0]["basis"]["runs"][0]["queries"]
