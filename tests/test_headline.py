@@ -308,3 +308,29 @@ def test_with_an_audit_every_medium_leads_with_the_corrected_difference():
     # Without the audit: the model's labels, and no corrected_by in the entry.
     [plain] = document(analyse(evaluate(runs, qrels=model, k=3), permutations=2000))["headline"]
     assert "corrected_by" not in plain and plain["verdict"] == "better" and "audited" not in plain["sentence"]
+
+
+def test_with_an_audit_a_single_run_and_a_baseline_say_their_corrected_mean():
+    from test_agreement import _favoured
+
+    model, human, runs = _favoured()
+    single = analyse(evaluate({"a": runs["a"]}, qrels=model, k=3), audit=human)
+    doc = document(single)
+    [entry] = doc["headline"]
+    figure = next(r for r in single.audit.runs if r.label == "nDCG@3")
+    mean = single.summaries[0].at_k["nDCG@3"]
+    c, lo, hi = figure.corrected
+    # The model's figure first, said to be the model's, then the corrected mean with its band.
+    assert entry["sentence"].startswith(
+        f"a scores {mean.mean:.3f} nDCG@3 (95% band {mean.low:.3f} to {mean.high:.3f}) over "
+        f"{single.summaries[0].counts.scored} scored queries on the model's labels; once corrected by the "
+        f"20 audited queries, {c:.3f} (95% band {lo:.3f} to {hi:.3f})"
+    )
+    # The baseline's page of a comparison says its own corrected mean the same way.
+    compared = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=200)
+    base = next(r for r in build_view(compared).runs if r.name == "a")
+    base_figure = next(r for r in compared.audit.runs if r.run == "a" and r.label == "nDCG@3")
+    assert f"once corrected by the 20 audited queries, {base_figure.corrected[0]:.3f}" in str(base.verdict.sentence)
+    # Without an audit, no word of it.
+    [plain] = document(analyse(evaluate({"a": runs["a"]}, qrels=model, k=3)))["headline"]
+    assert "model's labels" not in plain["sentence"] and "audited" not in plain["sentence"]

@@ -17,6 +17,7 @@ from .wording import numbers as fmt
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ..analysis.audit import Audit
     from ..analysis.limits import Limit
     from ..analysis.result import Analysis
     from ..analysis.summary import RunSummary
@@ -112,11 +113,15 @@ def _readings_note(subject: Subject) -> str | None:
     return say.robust_sentence([(name, r.delta) for name, r in found.readings.items()], pair.run.k)
 
 
-def single_sentence(summary: RunSummary, limits: Sequence[Limit], metric: str) -> tuple[str | None, fmt.Text]:
+def single_sentence(
+    summary: RunSummary, limits: Sequence[Limit], metric: str, audit: Audit | None = None
+) -> tuple[str | None, fmt.Text]:
     """A run's headline on its own (a single run's report, and the baseline's page): what it scores
-    on ``metric`` with its band, how many queries would halve the band, and its most important
-    limit; with that limit's key."""
+    on ``metric`` with its band, with an audit that holds it its corrected mean too, how many
+    queries would halve the band, and its most important limit; with that limit's key."""
     interval = summary.at_k[metric]
+    figure = corrected_figure(audit, summary.name, metric)
+    corrected = None if figure is None else (figure.queries, *figure.corrected)
     unjudged, filled = unjudged_share(summary)
     key, limit = say.headline_limit(
         [lim.key for lim in limits], summary.counts.scored, summary.k, unjudged=unjudged, filled=filled
@@ -131,6 +136,7 @@ def single_sentence(summary: RunSummary, limits: Sequence[Limit], metric: str) -
         summary.conventions.confidence,
         limit,
         halving(summary),
+        corrected,
     )
     return key, sentence
 
@@ -143,7 +149,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
     if comparison is None:
         summary, limits = summaries[0], analysis.limits[0]
         interval = summary.at_k[metric]
-        key, sentence = single_sentence(summary, limits, metric)
+        key, sentence = single_sentence(summary, limits, metric, analysis.audit)
         subject = Subject(analysis, summary)
         return (
             HeadlineEntry(

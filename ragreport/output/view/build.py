@@ -241,7 +241,7 @@ def _with_verdicts(
     for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
         found = by_run.get(run.name)
         if found is None:  # the baseline: what it scores, as a single run's headline says it
-            _, sentence = single_sentence(summary, limits, metric)
+            _, sentence = single_sentence(summary, limits, metric, analysis.audit)
             found = HeadlineView(run.name, "compare", "single", sentence)
         out.append(dataclasses.replace(run, verdict=found))
     return tuple(out)

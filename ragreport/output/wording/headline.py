@@ -316,14 +316,25 @@ def headline_single(
     confidence: float,
     limit: str,
     halving: int | None = None,
+    corrected: tuple[int, float, float, float] | None = None,
 ) -> Text:
     """A single run's headline: its primary figure with its band (and the scored queries that would
-    halve it: a band narrows as 1 / sqrt(queries)), then its most important limit."""
+    halve it: a band narrows as 1 / sqrt(queries)), then its most important limit. With
+    ``corrected`` (the audited queries and the corrected mean with its band; docs/conventions.md
+    section 25.7) the figure is said to be the model's labels', and the corrected one follows it."""
+    labels = ""
+    if corrected is not None:
+        audited, c_value, c_low, c_high = corrected
+        labels = (
+            f" on the model's labels; once corrected by {audited_queries(audited)}, {decimal(c_value)} "
+            f"({percent(confidence)} band {decimal(c_low)} to {decimal(c_high)})"
+        )
     return Text(
         (
             Quoted(run),
             f" scores {decimal(value)} {metric} ({percent(confidence)} band {decimal(low)} to {decimal(high)}) "
             f"over {count(scored)} scored quer{'y' if scored == 1 else 'ies'}"
+            + labels
             + ("" if halving is None else f"; {count(halving)} (four times as many) would halve the band")
             + f". {limit}",
         )
