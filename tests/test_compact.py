@@ -134,3 +134,37 @@ def test_an_older_report_as_previous_gives_the_same_drift(tmp_path, monkeypatch)
         drift = json.loads((tmp_path / out / "report.json").read_text())["drift"]
         drifts.append({k: v for k, v in drift.items() if k != "previous"})
     assert drifts[0] == drifts[1] and drifts[0]["basis"]["runs"][0]["queries"]
+
+
+def test_render_scores_the_stored_lists_again_and_reads_no_stored_figure(tmp_path, monkeypatch):
+    # The per-query figures of report.json are for its readers and for drift: render scores the
+    # stored lists again, so a report whose every suite figure is wrong renders the built site
+    # byte for byte (its report.json too, figures and all). The condensed columns, which the
+    # stored lists are too short to give again, are read (docs/conventions.md section 22.4).
+    from ragreport.scoring.catalogue import SUITE
+
+    site = _sample_site(tmp_path, monkeypatch)
+    built = json.loads((site / "report.json").read_text())
+    forged = json.loads(json.dumps(built))
+    changed = 0
+    for run in forged["runs"]:
+        for label in [m.label(c) for c in run["cutoffs"] for m in SUITE]:
+            column = run["queries"][label]
+            changed += sum(v is not None for v in column)
+            run["queries"][label] = [None if v is None else 7 if isinstance(v, int) else 0.123 for v in column]
+    assert changed
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    assert main(["render", "forged.json", "--out", "again", "--quiet"]) == 0
+    files = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*") if p.is_file())
+    for file in files:
+        assert (tmp_path / "again" / file).read_bytes() == (site / file).read_bytes(), file
+
+    run = next(r for r in forged["runs"] if "condensed" in r)
+    label, column = next(iter(run["condensed"].items()))
+    q = next(i for i, v in enumerate(column) if v is not None)
+    column[q] = 0.125 if column[q] != 0.125 else 0.25
+    (tmp_path / "condensed.json").write_text(json.dumps(forged))
+    assert main(["render", "condensed.json", "--out", "third", "--quiet"]) == 0
+    read = json.loads((tmp_path / "third" / "report.json").read_text())
+    assert next(r for r in read["runs"] if r["name"] == run["name"])["condensed"][label][q] == column[q]
