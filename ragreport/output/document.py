@@ -281,9 +281,19 @@ def _condensed_columns(summary: RunSummary) -> dict[str, list[Any]] | None:
     for c, cutoff in enumerate(summary.cutoffs):
         for i, metric in enumerate(READ):
             values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
-            cells = values.astype(np.int64) if metric.kind.whole else values
-            out[metric.label(cutoff)] = [v if s else None for v, s in zip(cells.tolist(), scored)]
+            out[metric.label(cutoff)] = [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
     return out
+
+
+def _whole(values: np.ndarray, whole: bool) -> list[Any]:
+    """``values`` as written: whole numbers as integers. A stored document read back by ``render``
+    may hold any finite number there (1e30 in a forged one): numpy's cast would wrap it silently,
+    so past int64's exact range each is converted by Python, exactly."""
+    if not whole:
+        return values.tolist()
+    if values.size and not float(np.abs(values).max()) < 2.0**62:
+        return [int(v) if math.isfinite(v) else None for v in values.tolist()]
+    return values.astype(np.int64).tolist()
 
 
 def pair_notes(rc: RunComparison) -> list[str]:
