@@ -342,3 +342,17 @@ def test_many_queries_resampled_in_blocks_get_the_loop_s_means(monkeypatch):
     together = shared_bootstrap_means([first, second], 10, 3)
     np.testing.assert_allclose(together[0], loop_means(first, 10, 3), atol=1e-12)
     np.testing.assert_allclose(together[1], loop_means(second, 10, 3), atol=1e-12)
+
+
+def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
+    """Blocks of 8 sign vectors written into one buffer (the last block of 4): the loop's p. (Blocks
+    of 8 x 3 bytes: numpy draws four bytes per 32-bit word, so the stream of bytes is the loop's
+    only when each block's bytes are a multiple of four; the block size depends on the number of
+    queries alone, so a test's p-values do not depend on anything else.)"""
+    import ragreport.analysis.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 2))
+    p = randomization_test(d, 100, 5)
+    for j in range(2):
+        assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
