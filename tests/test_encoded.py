@@ -69,6 +69,43 @@ def test_columns_are_written_as_json_dumps_writes_the_rows(items):
     )
 
 
+SCALARS = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | FLOATS | IDS
+NESTED = st.recursive(
+    SCALARS | SCALARS.map(lambda v: ("encoded", v)),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner) | st.dictionaries(IDS, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+def _as_encoded(value):
+    """("encoded", v) leaves as Encoded(json of v), the rest as they are."""
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "encoded":
+        return encoded.Encoded(plain(value[1]))
+    if isinstance(value, dict):
+        return {k: _as_encoded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_encoded(v) for v in value)
+    return value
+
+
+def _as_plain(value):
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "encoded":
+        return value[1]
+    if isinstance(value, dict):
+        return {k: _as_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_plain(v) for v in value]
+    return value
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(NESTED)
+def test_dumps_writes_encoded_parts_anywhere_as_json_dumps_writes_their_values(value):
+    """Encoded values at any depth of dicts, lists and tuples (beside columns of plain scalars,
+    which the writer skips by their types): json.dumps of the same values."""
+    assert encoded.dumps(_as_encoded(value)) == plain(_as_plain(value))
+
+
 def test_minus_zero_and_tiny_and_huge_values_keep_their_own_text():
     values = np.array([-0.0, 0.0, 1e-7, 5e-5, 0.1 + 0.2, 1e300, -2.5e-6, 1 / 3, 1 / 3])
     assert encoded.decimals(values) == [plain(round(v, 6)) for v in values.tolist()]

@@ -6,7 +6,8 @@ import datetime as dt
 
 from helpers import judged_run
 
-from ragreport.analysis.limits import limits
+from ragreport.analysis.caveats import unjudged_share
+from ragreport.analysis.limits import limits, top_k_slots
 from ragreport.api import score_and_summarise
 from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
 
@@ -43,6 +44,31 @@ def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
     # Judged@2: q1 has a judged, x not (1/2); q2 has both judged (2/2).
     assert "Judged@2, the mean share of each scored query's top 2 that holds a judged id" in found["unjudged"].text
     assert "is 0.750." in found["unjudged"].text
+
+
+def test_top_k_slots_are_the_scored_queries_first_k_slots_in_order():
+    """The slots' flags by a plain loop over the scored queries and their first K ranks: a repeat,
+    a list shorter than K, a query not scored (nothing relevant) left out."""
+    queries = [
+        ("q1", ["a", "x", "a", "y"], {"a": 1}),
+        ("q2", ["b"], {"b": 1}),
+        ("q3", ["u", "v"], {"u": 0}),
+        ("q4", ["c", "d", "e", "f"], {"c": 0, "e": 2}),
+    ]
+    summary = _summary(queries, k=3)
+    judged = summary.judged
+    flags, repeats = [], []
+    for q in range(judged.n_queries):
+        if not summary.scores.scored[q]:
+            continue
+        for slot in range(judged.offsets[q], min(judged.offsets[q + 1], judged.offsets[q] + 3)):
+            flags.append(bool(judged.judged[slot]))
+            repeats.append(bool(judged.repeat[slot]))
+    assert flags == [True, False, True, True, True, False, True]
+    assert repeats == [False, False, True, False, False, False, False]
+    got_flags, got_repeats = top_k_slots(summary)
+    assert got_flags.tolist() == flags and got_repeats.tolist() == repeats
+    assert unjudged_share(summary) == (2, 6)
 
 
 def test_model_judge_with_and_without_an_error_rate():

@@ -46,3 +46,23 @@ def test_top_level_fingerprints_comparisons_and_drift_keys():
     assert set(doc["fingerprints"]) == {"queries", "labels"}
     assert doc["fingerprints"]["queries"] == doc["runs"][0]["fingerprints"]["queries"]
     assert doc["comparisons"] == [] and doc["comparison"] is None and doc["drift"] is None
+
+
+def test_the_report_s_label_set_is_the_union_of_its_runs_each_counted_once():
+    """Two runs judged by one qrels file (two readings of it: equal arrays, not the same object)
+    and a third with other labels: the union by hand, and the fingerprints of its sorted lines."""
+    import hashlib
+
+    from ragreport.analysis.summary import distinct_label_sets, report_fingerprints, report_judgments
+
+    shared = [("q1", ["a", "b"], {"a": 1, "b": 0}), ("q2", ["c"], {"c": 2})]
+    first = score_and_summarise(judged_run(shared, name="one"), 2, Conventions())
+    second = score_and_summarise(judged_run(shared, name="two"), 2, Conventions())
+    other = score_and_summarise(judged_run([("q1", ["a"], {"a": 0, "d": 1})], name="three"), 2, Conventions())
+    assert first.judged is not second.judged
+    assert distinct_label_sets([first, second, other]) == [first, other]
+    assert report_judgments([first, second, other]) == {"q1": {"a": 0, "b": 0, "d": 1}, "q2": {"c": 2}}
+    lines = sorted({"q1\ta\t1", "q1\tb\t0", "q2\tc\t2", "q1\ta\t0", "q1\td\t1"})
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+    assert report_fingerprints([first, second, other])["labels"] == f"sha256:{digest}"
+    assert report_fingerprints([first, second]) == report_fingerprints([first])

@@ -303,3 +303,56 @@ def test_a_geometric_mean_s_band_is_the_loop_over_its_logged_values():
     assert gmap.high == pytest.approx(math.exp(loop_percentile(drawn_log, 0.975)), rel=1e-12)
     assert plain.low == pytest.approx(loop_percentile(drawn_ap, 0.025), abs=1e-12)
     assert plain.high == pytest.approx(loop_percentile(drawn_ap, 0.975), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 4096, 4099])
+def test_counts_one_resample_at_a_time_are_the_rule_s_draws(n, monkeypatch):
+    """Past _ROW_WISE items the counts are drawn one resample at a time (below, the whole block at
+    once): both are the documented draws, counted by hand, and the doubles given to a product are
+    the same counts."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import resample_counts
+
+    resamples, seed = 3, 9
+    rng = np.random.default_rng(seed)
+    expected = np.zeros((resamples, n), dtype=np.int64)
+    for b in range(resamples):
+        for u in rng.random(n).tolist():
+            expected[b, min(int(math.floor(u * n)), n - 1)] += 1
+    for row_wise in (4096, 1, n + 1):  # the default, always one at a time, never
+        monkeypatch.setattr(intervals, "_ROW_WISE", row_wise)
+        counts = np.concatenate(list(resample_counts(n, resamples, seed)))
+        assert counts.dtype == np.int64
+        np.testing.assert_array_equal(counts, expected)
+        weights = np.concatenate(list(resample_counts(n, resamples, seed, np.float64)))
+        assert weights.dtype == np.float64
+        np.testing.assert_array_equal(weights, expected)
+
+
+def test_many_queries_resampled_in_blocks_get_the_loop_s_means(monkeypatch):
+    """One resample at a time into a buffer kept from block to block (a shorter last block): the
+    loop's means."""
+    import ragreport.analysis.intervals as intervals
+
+    monkeypatch.setattr(intervals, "_ROW_WISE", 1)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
+    first, second = np.random.default_rng(6).random((13, 2)), np.random.default_rng(7).random((13, 70))
+    together = shared_bootstrap_means([first, second], 10, 3)
+    np.testing.assert_allclose(together[0], loop_means(first, 10, 3), atol=1e-12)
+    np.testing.assert_allclose(together[1], loop_means(second, 10, 3), atol=1e-12)
+
+
+def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
+    """Blocks of 8 sign vectors written into one buffer (the last block of 4): the loop's p. (Blocks
+    of 8 x 3 bytes: numpy draws four bytes per 32-bit word, so the stream of bytes is the loop's
+    only when each block's bytes are a multiple of four; the block size depends on the number of
+    queries alone, so a test's p-values do not depend on anything else.)"""
+    import ragreport.analysis.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 2))
+    p = randomization_test(d, 100, 5)
+    for j in range(2):
+        assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)

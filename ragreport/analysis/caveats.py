@@ -99,9 +99,9 @@ def _slice(subject: Subject) -> Mapping[str, Any] | None:
 
 def unjudged_share(summary: RunSummary) -> tuple[int, int]:
     """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
-    judged = summary.judged  # as the limits' top_k_slots reads them
-    keep = (judged.slot_rank <= summary.k) & summary.scores.scored[judged.slot_query]
-    judged_flags, repeat = judged.judged[keep], judged.repeat[keep]
+    judged = summary.judged  # the slots the limits' top_k_slots counts
+    positions = judged.top_slots(summary.k, summary.scores.scored)
+    judged_flags, repeat = judged.judged[positions], judged.repeat[positions]
     return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
 
 

@@ -98,12 +98,18 @@ def _sign_blocks(n: int, permutations: int, seed: int):
             yield 1.0 - 2.0 * bits
         return
     rng = np.random.default_rng(seed)
+    # One buffer for every block (the caller uses each block before asking for the next): no
+    # fresh pages for each block's 32 MB of signs.
+    buffer = np.empty((block, n))
     done = 0
     while done < permutations:
         size = min(block, permutations - done)
         # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
         packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        yield 1.0 - 2.0 * np.unpackbits(packed, axis=1)[:, :n]
+        signs = buffer[:size]
+        np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs)
+        signs += 1.0  # 1 - 2 * bit, exactly
+        yield signs
         done += size
 
 

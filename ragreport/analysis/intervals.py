@@ -25,6 +25,8 @@ _MIN_BLOCK_RESAMPLES = 64
 _MAX_CELLS = 1 << 23
 #: From this many columns on, a matrix is resampled as columns x queries (see shared_bootstrap_means).
 _WIDE_COLUMNS = 64
+#: From this many items on, counts are drawn one resample at a time (see _fill_counts).
+_ROW_WISE = 4096
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,45 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
     return low, high
 
 
-def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+def _block_size(n: int, resamples: int) -> int:
+    """Resamples a block holds: about :data:`_BLOCK_CELLS` counts, at least
+    :data:`_MIN_BLOCK_RESAMPLES` (within :data:`_MAX_CELLS`)."""
+    n_ = max(n, 1)
+    return max(1, min(resamples, max(_BLOCK_CELLS // n_, min(_MIN_BLOCK_RESAMPLES, _MAX_CELLS // n_))))
+
+
+def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
+    """Fill ``out`` (size x n, any numeric dtype) with the counts of its ``size`` next resamples of
+    ``n`` items: row ``r`` counts the ``n`` indices ``min(floor(u * n), n - 1)`` of the ``n`` next
+    doubles ``u`` of ``rng.random``.
+
+    With many items one resample at a time: its doubles, indices and counts stay in the cache and
+    each count is written once, into ``out``'s row; with few, the whole block in a handful of array
+    operations. The same doubles in the same order give the same counts either way.
+    """
+    size, n = out.shape
+    if n >= _ROW_WISE:
+        uniform = np.empty(n)
+        draws = np.empty(n, dtype=np.intp)
+        for row in out:
+            rng.random(out=uniform)
+            uniform *= n
+            draws[...] = uniform  # truncation: the floor of a non-negative double
+            np.minimum(draws, n - 1, out=draws)
+            row[...] = np.bincount(draws, minlength=n)
+        return
+    # In place, so that a block holds two (size x n) arrays at most; the same values as
+    # min(floor(u * n), n - 1) + the row's offset.
+    uniform = rng.random((size, n))
+    uniform *= n
+    flat = uniform.astype(np.int64)
+    del uniform
+    np.minimum(flat, n - 1, out=flat)
+    flat += (np.arange(size, dtype=np.int64) * n)[:, None]
+    out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
+
+
+def resample_counts(n: int, resamples: int, seed: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
     """Blocks of bootstrap resamples of ``n`` items as count matrices (block x n), in order.
 
     Resample ``b`` draws ``n`` indices uniformly with replacement as ``floor(u * n)`` from
@@ -80,23 +120,17 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     uses exactly one 64-bit draw of the generator, so the stream does not depend on how the
     resamples are split into blocks: the same ``(n, resamples, seed)`` gives the same resamples
     at any block size, and two runs over the same ``n`` queries get the same resampled query sets
-    (the pairing a paired comparison needs).
+    (the pairing a paired comparison needs). ``dtype`` is the counts' type (``float64`` for the
+    weights of a matrix product, written once, without an integer copy).
     """
     rng = np.random.default_rng(seed)
-    n_ = max(n, 1)
-    block = max(1, min(resamples, max(_BLOCK_CELLS // n_, min(_MIN_BLOCK_RESAMPLES, _MAX_CELLS // n_))))
+    block = _block_size(n, resamples)
     done = 0
     while done < resamples:
         size = min(block, resamples - done)
-        # In place, so that a block holds two (size x n) arrays at most; the same values as
-        # min(floor(u * n), n - 1) + the row's offset.
-        uniform = rng.random((size, n))
-        uniform *= n
-        draws = uniform.astype(np.int64)
-        del uniform
-        np.minimum(draws, n - 1, out=draws)
-        draws += (np.arange(size, dtype=np.int64) * n)[:, None]
-        yield np.bincount(draws.ravel(), minlength=size * n).reshape(size, n)
+        out: np.ndarray = np.empty((size, n), dtype=dtype)
+        _fill_counts(rng, out)
+        yield out
         done += size
 
 
@@ -152,10 +186,15 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     wide = [b.shape[1] >= _WIDE_COLUMNS for b in given]
     kept = [b.T if w else b for b, w in zip(given, wide)]
     outs = [np.empty((resamples, b.shape[1])) for b in given]
+    # The counts of each block (resample_counts), written as doubles into one buffer, kept from
+    # block to block: no integer copy, and no fresh pages for every block.
+    rng = np.random.default_rng(seed)
+    buffer = np.empty((_block_size(n, resamples), n))
     row = 0
-    for counts in resample_counts(n, resamples, seed):
-        weights = counts.astype(np.float64)
-        end = row + len(counts)
+    while row < resamples:
+        end = min(row + len(buffer), resamples)
+        weights = buffer[: end - row]
+        _fill_counts(rng, weights)
         for block, out, w in zip(kept, outs, wide):
             if not block.size:
                 continue

@@ -51,10 +51,10 @@ def _share(part: int, whole: int) -> str:
 
 
 def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
-    """(judged, repeat) flags of every filled top-K slot of the scored queries."""
+    """(judged, repeat) flags of every filled top-K slot of the scored queries, in slot order."""
     judged = summary.judged
-    keep = (judged.slot_rank <= summary.k) & summary.scores.scored[judged.slot_query]
-    return judged.judged[keep], judged.repeat[keep]
+    positions = judged.top_slots(summary.k, summary.scores.scored)
+    return judged.judged[positions], judged.repeat[positions]
 
 
 def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:

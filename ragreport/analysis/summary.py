@@ -174,10 +174,36 @@ def judgment_map(judged: JudgedRun) -> dict[str, dict[str, int]]:
     return out
 
 
+def _same_labels(a: JudgedRun, b: JudgedRun) -> bool:
+    """Whether two runs hold the very same label set, array for array (queries, judged queries,
+    judgments): the runs of one qrels file, read once for each run."""
+    if a is b:
+        return True
+    pairs = (
+        (a.query_ids, b.query_ids),
+        (a.has_judgments, b.has_judgments),
+        (a.judgment_query, b.judgment_query),
+        (a.judgment_doc_ids, b.judgment_doc_ids),
+        (a.judgment_grades, b.judgment_grades),
+    )
+    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in pairs)
+
+
+def distinct_label_sets(summaries) -> list:
+    """The summaries whose label set no earlier one holds already: a union over the label sets
+    (the report's judgments and fingerprints) needs each once, and the runs of one qrels file
+    share theirs."""
+    kept: list = []
+    for summary in summaries:
+        if not any(_same_labels(summary.judged, other.judged) for other in kept):
+            kept.append(summary)
+    return kept
+
+
 def report_judgments(summaries) -> dict[str, dict[str, int]]:
     """The union of the runs' label sets, queries and ids in sorted order (what report.json keeps)."""
     union: dict[str, dict[str, int]] = {}
-    for summary in summaries:
+    for summary in distinct_label_sets(summaries):
         for q, grades in judgment_map(summary.judged).items():
             union.setdefault(q, {}).update(grades)
     return {q: dict(sorted(union[q].items())) for q in sorted(union)}
@@ -185,8 +211,9 @@ def report_judgments(summaries) -> dict[str, dict[str, int]]:
 
 def report_fingerprints(summaries) -> dict[str, str]:
     """Fingerprints of the whole report: the union of its runs' query sets and label sets."""
-    queries = sorted({q for s in summaries for q in judged_query_ids(s.judged)})
-    labels = sorted({line for s in summaries for line in label_lines(s.judged)})
+    distinct = distinct_label_sets(summaries)
+    queries = sorted({q for s in distinct for q in judged_query_ids(s.judged)})
+    labels = sorted({line for s in distinct for line in label_lines(s.judged)})
     return {"queries": fingerprint(queries), "labels": fingerprint(labels)}
 
 

@@ -85,14 +85,12 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     for summary in summaries:
         judged = summary.judged
         places = np.array([position[q] for q in judged.query_ids.tolist()], dtype=np.int64)
-        per_query = np.minimum(judged.lengths, k)
-        keep = judged.slot_rank <= k
+        # The first min(length, K) slots of each query the run lists (a query only the qrels hold
+        # has no list), by their positions: not a pass over every slot of every list.
+        per_query = np.where(judged.in_run, np.minimum(judged.lengths, k), 0)
+        keep = judged.top_slots(k, judged.in_run)
         slot_query = np.repeat(np.arange(judged.n_queries), per_query)
-        if not judged.in_run.all():  # a query only the qrels hold has no list
-            keep = keep.copy()
-            keep[keep] = judged.in_run[slot_query]
-            slot_query = slot_query[judged.in_run[slot_query]]
-        docs = as_text(judged.doc_ids[keep]) if keep.any() else []
+        docs = as_text(judged.doc_ids[keep]) if len(keep) else []
         size, add = len, doc_index.setdefault
         index = [add(d, size(doc_index)) for d in docs]
         del docs

@@ -83,6 +83,18 @@ class JudgedRun:
             np.arange(len(self.slot_query), dtype=rank_type) - self.offsets[:-1].astype(rank_type)[self.slot_query] + 1
         )
 
+    def top_slots(self, k: int, queries: np.ndarray) -> np.ndarray:
+        """The positions of the filled top-``k`` slots of the queries flagged in ``queries`` (one
+        flag per query), in slot order: the first ``min(length, k)`` slots of each list, taken
+        from the offsets (queries x k at most), not by a pass over every slot of every list."""
+        starts = self.offsets[:-1].astype(np.int64)
+        lengths = np.minimum(np.diff(self.offsets).astype(np.int64), k)
+        taken = np.flatnonzero(queries & (lengths > 0))
+        counts = lengths[taken]
+        # Each taken query's slots: its start, less the slots taken before it, plus one arange.
+        shift = starts[taken] - (np.cumsum(counts) - counts)
+        return np.repeat(shift, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+
     @cached_property
     def slot_relevant(self) -> np.ndarray:
         """Slots holding the first occurrence of an id graded ``level`` or more (relevant)."""

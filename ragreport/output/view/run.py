@@ -146,16 +146,18 @@ def query_table(
     # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
     # non-relevant, 2 unjudged, 3 repeat; 4 more when judged) one digit of a string, the grades of
     # the judged slots alone, and where each query's slots end.
-    keep = judged.slot_rank <= k
-    mark = np.where(judged.repeat, 3, np.where(~judged.judged, 2, np.where(judged.grades >= judged.level, 0, 1)))[keep]
-    slot_judged = judged.judged[keep]
+    # The first min(length, K) slots of every query, by their positions (queries x K), not by
+    # a pass over every slot of every list.
+    keep = judged.top_slots(k, np.ones(judged.n_queries, dtype=bool))
+    repeat, slot_judged, grades = judged.repeat[keep], judged.judged[keep], judged.grades[keep]
+    mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
     ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
     code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
     top = {
         "ids": as_text(ids),
         "doc": at.reshape(-1).tolist(),
         "mark": code.tobytes().decode("ascii"),
-        "grade": judged.grades[keep][slot_judged].tolist(),
+        "grade": grades[slot_judged].tolist(),
         "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
     }
 
