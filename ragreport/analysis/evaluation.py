@@ -134,7 +134,7 @@ def shared_bands(
     out: list[list[np.ndarray] | None] = [None] * len(scored)
     for members in by_size.values():
         drawn = shared_bootstrap_means(
-            [m for i in members for m in matrices[i]], conventions.resamples, conventions.seed
+            [m for i in members for m in matrices[i]], conventions.resamples, conventions.seed, overwrite=True
         )
         for j, i in enumerate(members):
             out[i] = drawn[2 * j : 2 * j + 2]

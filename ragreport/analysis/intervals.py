@@ -127,7 +127,9 @@ def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray
     return shared_bootstrap_means([scores], resamples, seed)[0]
 
 
-def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+def shared_bootstrap_means(
+    matrices: Sequence[np.ndarray], resamples: int, seed: int, *, overwrite: bool = False
+) -> list[np.ndarray]:
     """:func:`bootstrap_means` of several matrices over the same ``n`` rows, in one resampling.
 
     The counts of each block of resamples (:func:`resample_counts`) are drawn once and applied to
@@ -135,7 +137,13 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     every run (and every paired difference) thus shares the resampled query sets a single matrix
     would get, at the cost of drawing them once: the figures are those of one
     :func:`bootstrap_means` per matrix, each seeded with ``seed`` (docs/conventions.md section 22).
-    Memory: one block of counts (about 8 MB) and the (resamples x m) means of each matrix.
+
+    The sums are exact (:func:`exact_parts`, docs/conventions.md section 22.5): each matrix is
+    split into two matrices of whole numbers whose products with the counts BLAS computes without
+    rounding, so the means do not depend on how BLAS blocks or threads the product, and are the
+    same bits on any machine. Memory: one block of counts (about 8 MB), the two parts of each
+    matrix (one of them in the matrix's own memory with ``overwrite``: the caller no longer reads
+    the matrix) and the (resamples x m) means of each matrix.
     """
     given = [np.asarray(m, dtype=np.float64) for m in matrices]
     if not given:
@@ -144,29 +152,86 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     if any(b.ndim != 2 or b.shape[0] != n for b in given):
         raise ValueError("matrices resampled together must be 2-D and share their rows")
     check_resamples(resamples, sum(b.shape[1] for b in given))
+    split = [exact_parts(b, overwrite=overwrite) for b in given]
+    del given
     # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS then
     # runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block of a
     # few dozen resamples and 100,000 queries; a narrow one is faster the other way round. The
     # transpose is a view (BLAS reads it as a transposed operand): a copy would double the matrix
     # in memory and give the same figures.
-    wide = [b.shape[1] >= _WIDE_COLUMNS for b in given]
-    kept = [b.T if w else b for b, w in zip(given, wide)]
-    outs = [np.empty((resamples, b.shape[1])) for b in given]
+    wide = [high.shape[1] >= _WIDE_COLUMNS for high, _, _ in split]
+    outs = [np.empty((resamples, high.shape[1])) for high, _, _ in split]
     row = 0
     for counts in resample_counts(n, resamples, seed):
         weights = counts.astype(np.float64)
         end = row + len(counts)
-        for block, out, w in zip(kept, outs, wide):
-            if not block.size:
+        for (high, low, _), out, w in zip(split, outs, wide):
+            if not high.size:
                 continue
             if w:
-                out[row:end] = (block @ weights.T).T
+                out[row:end] = (high.T @ weights.T).T
+                out[row:end] += (low.T @ weights.T).T * _LOW_UNIT
             else:
-                np.matmul(weights, block, out=out[row:end])
+                np.matmul(weights, high, out=out[row:end])
+                out[row:end] += (weights @ low) * _LOW_UNIT
         row = end
-    for out in outs:
+    for out, (_, _, exponent) in zip(outs, split):
         out /= n
+        np.ldexp(out, exponent[None, :], out=out)
     return outs
+
+
+#: The bootstrap's exact sums (:func:`exact_parts`): each value, as a share of a power of two at
+#: least its column's largest magnitude, in whole units of 2^-26 (the high part) and of 2^-53 (the
+#: low part). A resample's sum of counts times either part is at most n x 2^26 units: exact in a
+#: double for up to 2^27 (134 million) rows.
+_HIGH_BITS = 26
+_LOW_UNIT = 2.0**-27
+_EXACT_ROWS = 1 << 27
+
+
+def exact_parts(matrix: np.ndarray, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(high, low, exponent)``: ``matrix`` (n x m) as whole numbers that BLAS sums exactly.
+
+    With ``2^e`` the power of two above column ``j``'s largest magnitude (``frexp``),
+    ``high = rint(x * 2^(26 - e))`` and ``low = rint((x * 2^(26 - e) - high) * 2^27)``, both whole
+    numbers of at most 2^26 in magnitude, ``exponent = e - 26``, and
+    ``x = (high + low * 2^-27) * 2^exponent`` to within ``2^(e - 54)`` (half a unit in the last
+    place of the column's largest value). Any sum of ``c_i * high_i`` with whole counts ``c`` that
+    add up to at most 2^27 is then exact in doubles, in any order (every partial sum is a whole
+    number below 2^53), and so is that of ``c_i * low_i``: a product of the counts with either part
+    has one result whatever BLAS's blocking, threads or processor. A column with a non-finite value
+    is kept as it is (``low`` zero, exponent 0): its means are not finite anyway. Past 2^27 rows
+    the parts are the matrix itself and zeros, and the sums BLAS's own. With ``overwrite`` the
+    matrix's own memory holds the low part.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    n, m = values.shape
+    high = values if overwrite and values.flags.writeable else values.copy()
+    low = np.zeros_like(high)
+    exponent = np.zeros(m, dtype=np.int64)
+    if n > _EXACT_ROWS or not high.size:
+        return high, low, exponent
+    top = np.abs(high).max(axis=0)
+    finite = np.isfinite(top)
+    exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
+    if finite.all():
+        return (*_split(high, low, exponent), exponent)
+    cols = np.flatnonzero(finite)
+    high[:, cols], low[:, cols] = _split(high[:, cols], low[:, cols], exponent[cols])
+    return high, low, exponent
+
+
+def _split(values: np.ndarray, spare: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`exact_parts` in place: ``(high, low)`` in the memory of ``spare`` and ``values``.
+    Column by column ``x * 2^(26 - e)`` is exact (a power of two) and below 2^26 in magnitude; its
+    distance to the nearest whole number is exact too."""
+    np.ldexp(values, -exponent[None, :], out=values)
+    np.rint(values, out=spare)
+    np.subtract(values, spare, out=values)
+    np.ldexp(values, 27, out=values)
+    np.rint(values, out=values)
+    return spare, values
 
 
 def percentile_band(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
