@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -151,34 +151,65 @@ def shared_bootstrap_means(
     n = given[0].shape[0]
     if any(b.ndim != 2 or b.shape[0] != n for b in given):
         raise ValueError("matrices resampled together must be 2-D and share their rows")
-    check_resamples(resamples, sum(b.shape[1] for b in given))
-    split = [exact_parts(b, overwrite=overwrite) for b in given]
-    del given
-    # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS then
-    # runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block of a
-    # few dozen resamples and 100,000 queries; a narrow one is faster the other way round. The
-    # transpose is a view (BLAS reads it as a transposed operand): a copy would double the matrix
-    # in memory and give the same figures.
-    wide = [high.shape[1] >= _WIDE_COLUMNS for high, _, _ in split]
-    outs = [np.empty((resamples, high.shape[1])) for high, _, _ in split]
-    row = 0
-    for counts in resample_counts(n, resamples, seed):
-        weights = counts.astype(np.float64)
-        end = row + len(counts)
-        for (high, low, _), out, w in zip(split, outs, wide):
-            if not high.size:
-                continue
-            if w:
+    sources = [lambda b=b: b for b in given]
+    return made_bootstrap_means(sources, n, [b.shape[1] for b in given], resamples, seed, overwrite=overwrite)
+
+
+def made_bootstrap_means(
+    sources: Sequence[Callable[[], np.ndarray]],
+    n: int,
+    widths: Sequence[int],
+    resamples: int,
+    seed: int,
+    *,
+    overwrite: bool = False,
+) -> list[np.ndarray]:
+    """:func:`shared_bootstrap_means` of matrices made one at a time: ``sources[i]()`` gives the
+    (n x ``widths[i]``) matrix ``i`` when its turn comes, and it is let go once multiplied by every
+    block of counts. The counts are drawn once (kept as bytes, one per query and resample, while
+    they take at most :data:`_CACHED_COUNTS` cells; drawn again for each matrix otherwise), so
+    memory holds one matrix's two parts at a time, not every matrix's."""
+    check_resamples(resamples, sum(widths))
+    todo = [i for i, width in enumerate(widths) if width and n]
+    cache: list[np.ndarray] | None = [] if len(todo) > 1 and resamples * n <= _CACHED_COUNTS else None
+    outs = [np.empty((resamples, width)) if n else np.full((resamples, width), np.nan) for width in widths]
+    for turn, i in enumerate(todo):
+        high, low, exponent = exact_parts(sources[i](), overwrite=overwrite)
+        if high.shape != (n, widths[i]):
+            raise ValueError("matrices resampled together must be 2-D and share their rows")
+        out = outs[i]
+        # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS
+        # then runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a
+        # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
+        # round. The transpose is a view (BLAS reads it as a transposed operand).
+        wide = widths[i] >= _WIDE_COLUMNS
+        filling = turn == 0 and cache is not None
+        blocks: Iterable[np.ndarray] = cache if turn and cache is not None else resample_counts(n, resamples, seed)
+        row = 0
+        for counts in blocks:
+            if filling and cache is not None:
+                if counts.max() > 255:  # a query drawn 256 times or more in one resample
+                    cache = None
+                else:
+                    cache.append(counts.astype(np.uint8))
+            weights = counts.astype(np.float64)
+            end = row + len(counts)
+            if wide:
                 out[row:end] = (high.T @ weights.T).T
                 out[row:end] += (low.T @ weights.T).T * _LOW_UNIT
             else:
                 np.matmul(weights, high, out=out[row:end])
                 out[row:end] += (weights @ low) * _LOW_UNIT
-        row = end
-    for out, (_, _, exponent) in zip(outs, split):
+            row = end
+        del high, low
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
     return outs
+
+
+#: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
+#: 128 MB at most (1,000 resamples of 100,000 queries: 100 MB).
+_CACHED_COUNTS = 1 << 27
 
 
 #: The bootstrap's exact sums (:func:`exact_parts`): each value, as a share of a power of two at
@@ -212,7 +243,7 @@ def exact_parts(matrix: np.ndarray, *, overwrite: bool = False) -> tuple[np.ndar
     exponent = np.zeros(m, dtype=np.int64)
     if n > _EXACT_ROWS or not high.size:
         return high, low, exponent
-    top = np.abs(high).max(axis=0)
+    top = np.maximum(high.max(axis=0), -high.min(axis=0))  # no (n x m) temporary of magnitudes
     finite = np.isfinite(top)
     exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
     if finite.all():
