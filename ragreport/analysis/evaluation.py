@@ -127,8 +127,10 @@ def shared_bands(
     for a run that scores no query). The counts depend only on the number of queries, the
     resamples and the seed, so runs of one size share them: one draw per block, applied to every
     run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`)."""
-    # Each run's two matrices (resample_matrices) are made when their turn comes and let go once
-    # resampled: memory holds one matrix's parts at a time (docs/conventions.md section 22.8).
+    # Each run's matrices (resample_matrices) are made when their turn comes and let go once
+    # resampled: memory holds one matrix's parts at a time (docs/conventions.md section 22.8). The
+    # sweep's comes in two halves by metric (its columns are metric-major): the same means (each
+    # column's sums are its own), half the parts at once.
     rows = [resample_rows(judged.query_ids, scores.scored) for judged, scores, _ in scored]
     by_size: dict[int, list[int]] = {}
     for i, by_id in enumerate(rows):
@@ -138,20 +140,32 @@ def shared_bands(
     for size, members in by_size.items():
         sources: list[Callable[[], np.ndarray]] = []
         widths: list[int] = []
+        parts: list[int] = []  # how many of the sources are each run's sweep
         for i in members:
             _, scores, values = scored[i]
-            sources += [partial(_sweep_matrix, scores, rows[i]), partial(_measure_matrix, values, rows[i])]
-            widths += [scores.values.shape[0] * scores.values.shape[2], 0 if values is None else values.shape[0]]
+            n_metrics, _, n_cut = scores.values.shape
+            halves = [(0, n_metrics // 2), (n_metrics // 2, n_metrics)] if n_metrics > 1 else [(0, n_metrics)]
+            for first, last in halves:
+                sources.append(partial(_sweep_matrix, scores, rows[i], first, last))
+                widths.append((last - first) * n_cut)
+            sources.append(partial(_measure_matrix, values, rows[i]))
+            widths.append(0 if values is None else values.shape[0])
+            parts.append(len(halves))
         drawn = made_bootstrap_means(sources, size, widths, conventions.resamples, conventions.seed, overwrite=True)
-        for j, i in enumerate(members):
-            out[i] = drawn[2 * j : 2 * j + 2]
+        at = 0
+        for i, halves_of in zip(members, parts):
+            sweep = drawn[at : at + halves_of]
+            out[i] = [np.concatenate(sweep, axis=1) if len(sweep) > 1 else sweep[0], drawn[at + halves_of]]
+            at += halves_of + 1
     return out
 
 
-def _sweep_matrix(scores: QueryScores, by_id: np.ndarray) -> np.ndarray:
-    """resample_matrices' scores: the rows ``by_id`` x every metric at every cutoff, a copy."""
-    n_metrics, _, n_cut = scores.values.shape
-    return scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
+def _sweep_matrix(scores: QueryScores, by_id: np.ndarray, first: int, last: int) -> np.ndarray:
+    """resample_matrices' scores of metrics ``first`` to ``last`` (excluded): the rows ``by_id`` x
+    each of those metrics at every cutoff, metric-major, a copy."""
+    n_cut = scores.values.shape[2]
+    picked = scores.values[first:last].transpose(1, 0, 2)[by_id]
+    return picked.reshape(len(by_id), (last - first) * n_cut)
 
 
 def _measure_matrix(values: np.ndarray | None, by_id: np.ndarray) -> np.ndarray:
