@@ -12,8 +12,11 @@ partition engines
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..core.errors import Argument, ArgumentError
 from ..core.model import Conventions
@@ -27,12 +30,10 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .intervals import shared_bootstrap_means
-from .summary import RunSummary, resample_matrices, summarise
+from .intervals import made_bootstrap_means, resample_rows
+from .summary import RunSummary, summarise
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from ..reading.registry import LoadedRun
     from ..scoring.metrics import QueryScores
 
@@ -126,19 +127,52 @@ def shared_bands(
     for a run that scores no query). The counts depend only on the number of queries, the
     resamples and the seed, so runs of one size share them: one draw per block, applied to every
     run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`)."""
-    matrices = [resample_matrices(judged, scores, values)[1:] for judged, scores, values in scored]
+    # Each run's matrices (resample_matrices) are made when their turn comes and let go once
+    # resampled: memory holds one matrix's parts at a time (docs/conventions.md section 22.9). The
+    # sweep's comes in two halves by metric (its columns are metric-major): the same means (each
+    # column's sums are its own), half the parts at once.
+    rows = [resample_rows(judged.query_ids, scores.scored) for judged, scores, _ in scored]
     by_size: dict[int, list[int]] = {}
-    for i, (flat, _) in enumerate(matrices):
-        if len(flat):
-            by_size.setdefault(len(flat), []).append(i)
+    for i, by_id in enumerate(rows):
+        if len(by_id):
+            by_size.setdefault(len(by_id), []).append(i)
     out: list[list[np.ndarray] | None] = [None] * len(scored)
-    for members in by_size.values():
-        drawn = shared_bootstrap_means(
-            [m for i in members for m in matrices[i]], conventions.resamples, conventions.seed
-        )
-        for j, i in enumerate(members):
-            out[i] = drawn[2 * j : 2 * j + 2]
+    for size, members in by_size.items():
+        sources: list[Callable[[], np.ndarray]] = []
+        widths: list[int] = []
+        parts: list[int] = []  # how many of the sources are each run's sweep
+        for i in members:
+            _, scores, values = scored[i]
+            n_metrics, _, n_cut = scores.values.shape
+            halves = [(0, n_metrics // 2), (n_metrics // 2, n_metrics)] if n_metrics > 1 else [(0, n_metrics)]
+            for first, last in halves:
+                sources.append(partial(_sweep_matrix, scores, rows[i], first, last))
+                widths.append((last - first) * n_cut)
+            sources.append(partial(_measure_matrix, values, rows[i]))
+            widths.append(0 if values is None else values.shape[0])
+            parts.append(len(halves))
+        drawn = made_bootstrap_means(sources, size, widths, conventions.resamples, conventions.seed, overwrite=True)
+        at = 0
+        for i, halves_of in zip(members, parts):
+            sweep = drawn[at : at + halves_of]
+            out[i] = [np.concatenate(sweep, axis=1) if len(sweep) > 1 else sweep[0], drawn[at + halves_of]]
+            at += halves_of + 1
     return out
+
+
+def _sweep_matrix(scores: QueryScores, by_id: np.ndarray, first: int, last: int) -> np.ndarray:
+    """resample_matrices' scores of metrics ``first`` to ``last`` (excluded): the rows ``by_id`` x
+    each of those metrics at every cutoff, metric-major, a copy."""
+    n_cut = scores.values.shape[2]
+    picked = scores.values[first:last].transpose(1, 0, 2)[by_id]
+    return picked.reshape(len(by_id), (last - first) * n_cut)
+
+
+def _measure_matrix(values: np.ndarray | None, by_id: np.ndarray) -> np.ndarray:
+    """resample_matrices' measures: the rows ``by_id`` x every measure by name, a copy."""
+    if values is None:
+        return np.zeros((len(by_id), 0))
+    return np.ascontiguousarray(values[:, by_id].T)
 
 
 def _quiet(stage: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -161,7 +161,9 @@ def bootstrap_means(scores: np.ndarray, resamples: int, seed: int) -> np.ndarray
     return shared_bootstrap_means([scores], resamples, seed)[0]
 
 
-def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed: int) -> list[np.ndarray]:
+def shared_bootstrap_means(
+    matrices: Sequence[np.ndarray], resamples: int, seed: int, *, overwrite: bool = False
+) -> list[np.ndarray]:
     """:func:`bootstrap_means` of several matrices over the same ``n`` rows, in one resampling.
 
     The counts of each block of resamples (:func:`resample_counts`) are drawn once and applied to
@@ -169,7 +171,13 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     every run (and every paired difference) thus shares the resampled query sets a single matrix
     would get, at the cost of drawing them once: the figures are those of one
     :func:`bootstrap_means` per matrix, each seeded with ``seed`` (docs/conventions.md section 22).
-    Memory: one block of counts (about 8 MB) and the (resamples x m) means of each matrix.
+
+    The sums are exact (:func:`exact_parts`, docs/conventions.md section 22.5): each matrix is
+    split into two matrices of whole numbers whose products with the counts BLAS computes without
+    rounding, so the means do not depend on how BLAS blocks or threads the product, and are the
+    same bits on any machine. Memory: one block of counts (about 8 MB), the two parts of each
+    matrix (one of them in the matrix's own memory with ``overwrite``: the caller no longer reads
+    the matrix) and the (resamples x m) means of each matrix.
     """
     given = [np.asarray(m, dtype=np.float64) for m in matrices]
     if not given:
@@ -177,35 +185,118 @@ def shared_bootstrap_means(matrices: Sequence[np.ndarray], resamples: int, seed:
     n = given[0].shape[0]
     if any(b.ndim != 2 or b.shape[0] != n for b in given):
         raise ValueError("matrices resampled together must be 2-D and share their rows")
-    check_resamples(resamples, sum(b.shape[1] for b in given))
-    # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS then
-    # runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a block of a
-    # few dozen resamples and 100,000 queries; a narrow one is faster the other way round. The
-    # transpose is a view (BLAS reads it as a transposed operand): a copy would double the matrix
-    # in memory and give the same figures.
-    wide = [b.shape[1] >= _WIDE_COLUMNS for b in given]
-    kept = [b.T if w else b for b, w in zip(given, wide)]
-    outs = [np.empty((resamples, b.shape[1])) for b in given]
-    # The counts of each block (resample_counts), written as doubles into one buffer, kept from
-    # block to block: no integer copy, and no fresh pages for every block.
-    rng = np.random.default_rng(seed)
-    buffer = np.empty((_block_size(n, resamples), n))
-    row = 0
-    while row < resamples:
-        end = min(row + len(buffer), resamples)
-        weights = buffer[: end - row]
-        _fill_counts(rng, weights)
-        for block, out, w in zip(kept, outs, wide):
-            if not block.size:
-                continue
-            if w:
-                out[row:end] = (block @ weights.T).T
+    sources = [lambda b=b: b for b in given]
+    return made_bootstrap_means(sources, n, [b.shape[1] for b in given], resamples, seed, overwrite=overwrite)
+
+
+def made_bootstrap_means(
+    sources: Sequence[Callable[[], np.ndarray]],
+    n: int,
+    widths: Sequence[int],
+    resamples: int,
+    seed: int,
+    *,
+    overwrite: bool = False,
+) -> list[np.ndarray]:
+    """:func:`shared_bootstrap_means` of matrices made one at a time: ``sources[i]()`` gives the
+    (n x ``widths[i]``) matrix ``i`` when its turn comes, and it is let go once multiplied by every
+    block of counts. The counts are drawn once (kept as bytes, one per query and resample, while
+    they take at most :data:`_CACHED_COUNTS` cells; drawn again for each matrix otherwise), so
+    memory holds one matrix's two parts at a time, not every matrix's."""
+    check_resamples(resamples, sum(widths))
+    todo = [i for i, width in enumerate(widths) if width and n]
+    cache: list[np.ndarray] | None = [] if len(todo) > 1 and resamples * n <= _CACHED_COUNTS else None
+    outs = [np.empty((resamples, width)) if n else np.full((resamples, width), np.nan) for width in widths]
+    for turn, i in enumerate(todo):
+        high, low, exponent = exact_parts(sources[i](), overwrite=overwrite)
+        if high.shape != (n, widths[i]):
+            raise ValueError("matrices resampled together must be 2-D and share their rows")
+        out = outs[i]
+        # A wide matrix (the K sweep: metrics x cutoffs) is multiplied as columns x queries: BLAS
+        # then runs (m x n) @ (n x block), several times faster than (block x n) @ (n x m) for a
+        # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
+        # round. The transpose is a view (BLAS reads it as a transposed operand).
+        wide = widths[i] >= _WIDE_COLUMNS
+        filling = turn == 0 and cache is not None
+        blocks: Iterable[np.ndarray] = cache if turn and cache is not None else resample_counts(n, resamples, seed)
+        row = 0
+        for counts in blocks:
+            if filling and cache is not None:
+                if counts.max() > 255:  # a query drawn 256 times or more in one resample
+                    cache = None
+                else:
+                    cache.append(counts.astype(np.uint8))
+            weights = counts.astype(np.float64)
+            end = row + len(counts)
+            if wide:
+                out[row:end] = (high.T @ weights.T).T
+                out[row:end] += (low.T @ weights.T).T * _LOW_UNIT
             else:
-                np.matmul(weights, block, out=out[row:end])
-        row = end
-    for out in outs:
+                np.matmul(weights, high, out=out[row:end])
+                out[row:end] += (weights @ low) * _LOW_UNIT
+            row = end
+        del high, low
         out /= n
+        np.ldexp(out, exponent[None, :], out=out)
     return outs
+
+
+#: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
+#: 128 MB at most (1,000 resamples of 100,000 queries: 100 MB).
+_CACHED_COUNTS = 1 << 27
+
+
+#: The bootstrap's exact sums (:func:`exact_parts`): each value, as a share of a power of two at
+#: least its column's largest magnitude, in whole units of 2^-26 (the high part) and of 2^-53 (the
+#: low part). A resample's sum of counts times either part is at most n x 2^26 units: exact in a
+#: double for up to 2^27 (134 million) rows.
+_HIGH_BITS = 26
+_LOW_UNIT = 2.0**-27
+_EXACT_ROWS = 1 << 27
+
+
+def exact_parts(matrix: np.ndarray, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(high, low, exponent)``: ``matrix`` (n x m) as whole numbers that BLAS sums exactly.
+
+    With ``2^e`` the power of two above column ``j``'s largest magnitude (``frexp``),
+    ``high = rint(x * 2^(26 - e))`` and ``low = rint((x * 2^(26 - e) - high) * 2^27)``, both whole
+    numbers of at most 2^26 in magnitude, ``exponent = e - 26``, and
+    ``x = (high + low * 2^-27) * 2^exponent`` to within ``2^(e - 54)`` (half a unit in the last
+    place of the column's largest value). Any sum of ``c_i * high_i`` with whole counts ``c`` that
+    add up to at most 2^27 is then exact in doubles, in any order (every partial sum is a whole
+    number below 2^53), and so is that of ``c_i * low_i``: a product of the counts with either part
+    has one result whatever BLAS's blocking, threads or processor. A column with a non-finite value
+    is kept as it is (``low`` zero, exponent 0): its means are not finite anyway. Past 2^27 rows
+    the parts are the matrix itself and zeros, and the sums BLAS's own. With ``overwrite`` the
+    matrix's own memory holds the low part.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    n, m = values.shape
+    high = values if overwrite and values.flags.writeable else values.copy()
+    low = np.zeros_like(high)
+    exponent = np.zeros(m, dtype=np.int64)
+    if n > _EXACT_ROWS or not high.size:
+        return high, low, exponent
+    top = np.maximum(high.max(axis=0), -high.min(axis=0))  # no (n x m) temporary of magnitudes
+    finite = np.isfinite(top)
+    exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
+    if finite.all():
+        return (*_split(high, low, exponent), exponent)
+    cols = np.flatnonzero(finite)
+    high[:, cols], low[:, cols] = _split(high[:, cols], low[:, cols], exponent[cols])
+    return high, low, exponent
+
+
+def _split(values: np.ndarray, spare: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`exact_parts` in place: ``(high, low)`` in the memory of ``spare`` and ``values``.
+    Column by column ``x * 2^(26 - e)`` is exact (a power of two) and below 2^26 in magnitude; its
+    distance to the nearest whole number is exact too."""
+    np.ldexp(values, -exponent[None, :], out=values)
+    np.rint(values, out=spare)
+    np.subtract(values, spare, out=values)
+    np.ldexp(values, 27, out=values)
+    np.rint(values, out=values)
+    return spare, values
 
 
 def percentile_band(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

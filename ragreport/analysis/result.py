@@ -101,3 +101,21 @@ class Analysis:
 def report_queries(summaries: Sequence[RunSummary]) -> int:
     """How many distinct queries the runs cover (judged or retrieved)."""
     return len({q for s in summaries for q in s.judged.query_ids.tolist()})
+
+
+def release_sweep(analysis: Analysis) -> Analysis:
+    """Each run's per-query scores kept at the cutoffs asked for alone, the rest of the sweep let go.
+
+    The bootstrap over every cutoff of the sweep and the comparison read the whole per-query
+    matrix (metrics x queries x sweep: 128 MB a run at 100,000 queries); once they are done, the
+    pages, report.json, summary.md and the gates read it at the cutoffs asked for only
+    (``summary.cutoffs``). For a caller that owns the analysis and renders it next (``ragreport
+    build``): the summaries are changed in place, so that every reference to them (the
+    comparison's) lets the sweep go, and nothing may read another cutoff's per-query scores
+    afterwards. The figures, bands and pages are unchanged (docs/conventions.md section 22.9).
+    """
+    for summary in analysis.summaries:
+        if len(summary.scores.cutoffs) != len(summary.cutoffs):
+            # A frozen dataclass: set as its constructor would, on the one object every part shares.
+            object.__setattr__(summary, "scores", summary.scores.at_cutoffs(summary.cutoffs))
+    return analysis

@@ -25,7 +25,7 @@ from ..analysis.compare import Correction
 from ..analysis.evaluation import evaluate_runs
 from ..analysis.family import choose_family
 from ..analysis.pipeline import analyse_runs, reanalysed
-from ..analysis.result import Analysis
+from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
@@ -226,8 +226,10 @@ def _write(
     document: dict,
     results: tuple[GateResult, ...],
     rules: GateRules,
+    encoded: bytes | None = None,
 ) -> list:
-    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
+    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them
+    (``encoded``: report.json already as bytes, the document let go)."""
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
     from ..output.building import build
 
@@ -240,6 +242,7 @@ def _write(
         gates=results,
         document=document,
         rules=rules,
+        encoded=encoded,
     )
 
 
@@ -253,13 +256,23 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
 
 
 def _build(args: argparse.Namespace) -> int:
+    _keep_freed_memory()
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
-        analysis = _analyse(args, progress)
+        # The whole sweep's per-query scores go once the bands and the comparison are drawn, and
+        # report.json's document once it is bytes: neither is held beside the view and the pages
+        # (docs/conventions.md section 22.9).
+        analysis = release_sweep(_analyse(args, progress))
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
-        written = _write(args, analysis, progress, args.title, document, results, rules)
+        encoded = None
+        if args.out is not None or args.single_file is None:  # a folder, with its report.json
+            from ..output.site import report_json
+
+            encoded = report_json(with_gates(document, results, rules), compact=True)
+            document = {}
+        written = _write(args, analysis, progress, args.title, document, results, rules, encoded)
     finally:
         progress.close()
     return _wrote(args, analysis, written, results)
@@ -415,10 +428,11 @@ def _keep_freed_memory() -> None:
     back to the system once 128 kB are free there: the reader's and the scorer's temporaries of a
     few MB (one per numpy operation over a chunk) are then mapped, paged in and zeroed by the
     kernel again and again: half the page faults of ``score`` on a 200 MB run, a tenth of its CPU
-    (docs/conventions.md section 22.7). Blocks up to 32 MB come from the heap, and up to 256 MB
-    stay with the process once freed; the reader's threads share that one heap (one arena), so
-    what one frees the other reuses, and the peak stays that of glibc's defaults. Only where
-    glibc's ``mallopt`` is found (Linux); the figures do not depend on it."""
+    (docs/conventions.md section 22.7); ``build`` sets it too (section 22.9). Blocks up to 32 MB
+    come from the heap, and up to 256 MB stay with the process once freed; the reader's threads
+    share that one heap (one arena), so what one frees the other reuses, and the peak stays that
+    of glibc's defaults. Only where glibc's ``mallopt`` is found (Linux); the figures do not depend
+    on it."""
     if not sys.platform.startswith("linux"):
         return
     try:

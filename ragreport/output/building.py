@@ -37,6 +37,7 @@ def build(
     gates: Sequence[GateResult] = (),
     document: dict | None = None,
     rules: GateRules | None = None,
+    encoded: bytes | None = None,
 ) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
 
@@ -63,6 +64,10 @@ def build(
         The report document, when the caller made it already (:func:`document`).
     rules : GateRules, optional
         The rules ``gates`` checked, kept in report.json's settings.
+    encoded : bytes, optional
+        report.json itself, when the caller wrote the document (with its gates) to bytes already
+        and let the document go (``ragreport build``: the document's objects are not held beside
+        the view); ``document`` is then not read.
 
     Returns
     -------
@@ -97,10 +102,12 @@ def build(
     if single_file is not None:
         target_path(single_file, Argument("single_file"))
     progress("rendering")
-    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
+    made: dict = {}
+    if encoded is None:
+        made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
     report = prepare(build_view(analysis, title=title, gates=gates), made)
     outputs = []
-    site_files = render_site(report) if out is not None else None
+    site_files = render_site(report, encoded=encoded) if out is not None else None
     single = render_single(report) if single_file is not None else None
     progress("writing")
     if out is not None and site_files is not None:

@@ -11,7 +11,7 @@ metric and block.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,6 +69,18 @@ class QueryScores:
     def of(self, metric: Metric, k: int) -> np.ndarray:
         """``metric`` of every query at cutoff ``k``."""
         return self.values[self.metrics.index(metric), :, self.column(k)]
+
+    def at_cutoffs(self, cutoffs: Sequence[int]) -> QueryScores:
+        """The same scores at ``cutoffs`` alone (each one scored), as copies: what is left once the
+        bands over the whole sweep are drawn and the comparison is made (the pages and report.json
+        read the cutoffs asked for only)."""
+        columns = np.array([self.column(int(k)) for k in cutoffs], dtype=np.int64)
+        return replace(
+            self,
+            cutoffs=self.cutoffs[columns].copy(),
+            values=np.ascontiguousarray(self.values[:, :, columns]),
+            hits=np.ascontiguousarray(self.hits[:, columns]),
+        )
 
     @classmethod
     def concat(cls, parts: Sequence[QueryScores]) -> QueryScores:
