@@ -5,6 +5,7 @@ document once it is bytes. None of it may change a figure or a byte of the site.
 from __future__ import annotations
 
 import numpy as np
+from test_resampling import _runs, loop_means
 
 import ragreport.analysis.intervals as intervals
 from ragreport.analysis.intervals import made_bootstrap_means, shared_bootstrap_means
@@ -14,7 +15,6 @@ from ragreport.output.document import report_document
 from ragreport.output.site import prepare, render_site, report_json
 from ragreport.output.view.build import build_view
 from ragreport.scoring.catalogue import SUITE
-from tests.test_resampling import _runs, loop_means
 
 
 def _matrices():

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from ragreport.analysis.intervals import (
 )
 from ragreport.api import evaluate
 from ragreport.core.model import Conventions, Missing
-from tests.conftest import examples
 
 
 def loop_means(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
