@@ -17,20 +17,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_resampling import loop_means
 
 from ragreport.analysis.intervals import exact_parts, resample_counts, shared_bootstrap_means
 
 
 def fsum_means(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """One resample at a time: its drawn rows (``floor(u * n)``), their exact sum, over ``n``."""
-    rng = np.random.default_rng(seed)
-    n, m = matrix.shape
-    out = np.empty((resamples, m))
-    for b in range(resamples):
-        drawn = [min(int(math.floor(u * n)), n - 1) for u in rng.random(n)]
-        for j in range(m):
-            out[b, j] = math.fsum(matrix[i, j] for i in drawn) / n
-    return out
+    return loop_means(matrix, resamples, seed, total=math.fsum)
 
 
 def test_the_parts_are_whole_numbers_that_rebuild_the_matrix():

@@ -29,15 +29,16 @@ from ragreport.api import evaluate
 from ragreport.core.model import Conventions, Missing
 
 
-def loop_means(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """One resample at a time: its drawn rows, then their average, column by column."""
+def loop_means(matrix: np.ndarray, resamples: int, seed: int, total=sum) -> np.ndarray:
+    """One resample at a time: its drawn rows, then their average, column by column (their
+    ``total``: Python's left-to-right sum, or ``math.fsum`` for the exactly rounded one)."""
     rng = np.random.default_rng(seed)
     n, m = matrix.shape
     out = np.empty((resamples, m))
     for b in range(resamples):
         drawn = [min(int(math.floor(u * n)), n - 1) for u in rng.random(n)]
         for j in range(m):
-            out[b, j] = sum(matrix[i, j] for i in drawn) / n
+            out[b, j] = total(matrix[i, j] for i in drawn) / n
     return out
 
 
