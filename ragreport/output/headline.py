@@ -198,6 +198,8 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
         lead = leading(analysis.audit, rc.run.name, metric)
         run_figure = corrected_figure(analysis.audit, rc.run.name, metric)
         base_figure = corrected_figure(analysis.audit, rc.baseline.name, metric)
+        if lead is None or run_figure is None or base_figure is None:
+            lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
         if lead is not None and run_figure is not None and base_figure is not None:
             # The audit's decision (analysis.audit.leading): the headline reads the corrected difference.
             value, base_value = run_figure.corrected[0], base_figure.corrected[0]
