@@ -220,7 +220,7 @@ def test_report_json_audit_against_scikit_learn_on_the_files(tmp_path, monkeypat
 def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
     import pytrec_eval
 
-    from ragreport.analysis.corrected import corrected_mean
+    from ragreport.analysis.corrected import corrected_means
 
     rng = np.random.default_rng(5)
     model, human, run = {}, {}, {}
@@ -260,7 +260,7 @@ def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
         assert found.human[0] == pytest.approx(y_aud.mean()), found.label
         # The corrected mean worked from the reference's per-query values.
         assert found.corrected[0] == pytest.approx(np.mean(list(f_all.values())) + (y_aud - f_aud).mean())
-        assert found.corrected == pytest.approx(corrected_mean(np.array(list(f_all.values())), f_aud, y_aud))
+        assert found.corrected == pytest.approx(corrected_means(np.array(list(f_all.values())), f_aud, y_aud)[0])
 
 
 def _favoured(queries: int = 60, audited: int = 20):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ragreport.analysis.corrected import corrected_mean, mean_band
+from ragreport.analysis.corrected import corrected_means, mean_bands
 
 
 def test_corrected_mean_hand_worked_on_six_queries():
@@ -18,7 +18,7 @@ def test_corrected_mean_hand_worked_on_six_queries():
     # var_N(f) (ddof 1): deviations 0, .2, -.2, -.1, .1, 0 -> squares sum 0.10 -> 0.10 / 5 = 0.02;
     # var_n(gap): deviations 0, -.1, .1 -> 0.02 / 2 = 0.01.
     # half = 1.959964 * sqrt(0.02 / 6 + 0.01 / 3) = 1.959964 * sqrt(0.0066667) = 0.160030.
-    theta, low, high = corrected_mean([0.6, 0.8, 0.4, 0.5, 0.7, 0.6], [0.6, 0.8, 0.4], [0.5, 0.6, 0.4])
+    theta, low, high = corrected_means([0.6, 0.8, 0.4, 0.5, 0.7, 0.6], [0.6, 0.8, 0.4], [0.5, 0.6, 0.4])[0]
     half = 1.959964 * math.sqrt(0.02 / 6 + 0.01 / 3)
     assert theta == pytest.approx(0.5)
     assert (low, high) == (pytest.approx(0.5 - half, abs=1e-6), pytest.approx(0.5 + half, abs=1e-6))
@@ -26,13 +26,13 @@ def test_corrected_mean_hand_worked_on_six_queries():
 
 def test_mean_band_hand_worked():
     # 0.2, 0.4, 0.6: mean 0.4, sd 0.2, half = 1.959964 * 0.2 / sqrt(3).
-    mean, low, high = mean_band(np.array([0.2, 0.4, 0.6]))
+    mean, low, high = mean_bands(np.array([0.2, 0.4, 0.6]))[0]
     assert mean == pytest.approx(0.4)
     assert high - mean == pytest.approx(1.959964 * 0.2 / math.sqrt(3), abs=1e-6)
 
 
 def test_too_few_values_give_nan():
-    assert all(math.isnan(x) for x in corrected_mean([0.5], [0.5], [0.4]))
+    assert all(math.isnan(x) for x in corrected_means([0.5], [0.5], [0.4])[0])
 
 
 def test_corrected_band_covers_the_truth_the_model_band_does_not():
@@ -47,9 +47,9 @@ def test_corrected_band_covers_the_truth_the_model_band_does_not():
         truth = np.clip(rng.normal(0.5, 0.2, size=400), 0, 1)
         model = truth + 0.05 + rng.normal(0, 0.08, size=400)
         audited = rng.choice(400, size=40, replace=False)
-        _, low, high = corrected_mean(model, model[audited], truth[audited])
+        _, low, high = corrected_means(model, model[audited], truth[audited])[0]
         covered += low <= 0.5 <= high
-        _, m_low, m_high = mean_band(model)
+        _, m_low, m_high = mean_bands(model)[0]
         model_covered += m_low <= 0.5 <= m_high
     assert 0.92 <= covered / trials <= 0.98
     assert model_covered / trials < 0.5
@@ -64,9 +64,9 @@ def test_corrected_paired_difference_covers_a_judge_that_favours_one_run():
         true_diff = rng.normal(0.01, 0.1, size=300)
         judged_diff = true_diff + 0.04 + rng.normal(0, 0.05, size=300)
         audited = rng.choice(300, size=30, replace=False)
-        _, low, high = corrected_mean(judged_diff, judged_diff[audited], true_diff[audited])
+        _, low, high = corrected_means(judged_diff, judged_diff[audited], true_diff[audited])[0]
         covered += low <= 0.01 <= high
-        _, m_low, m_high = mean_band(judged_diff)
+        _, m_low, m_high = mean_bands(judged_diff)[0]
         model_covered += m_low <= 0.01 <= m_high
     assert 0.92 <= covered / trials <= 0.985
     assert model_covered / trials < 0.2

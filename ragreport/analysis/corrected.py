@@ -46,11 +46,6 @@ def mean_bands(values: np.ndarray, confidence: float = 0.95) -> list[Figure]:
     return [(float(m), float(m - h), float(m + h)) for m, h in zip(mean, half)]
 
 
-def mean_band(values: np.ndarray, confidence: float = 0.95) -> Figure:
-    """A mean with its normal band, ``mean +- z * sd / sqrt(n)``; NaN without a value."""
-    return mean_bands(np.asarray(values, dtype=np.float64).reshape(-1, 1), confidence)[0]
-
-
 def corrected_means(
     model_all: np.ndarray, model_audited: np.ndarray, human_audited: np.ndarray, confidence: float = 0.95
 ) -> list[Figure]:
@@ -65,19 +60,6 @@ def corrected_means(
     theta = f.mean(axis=0) + gap.mean(axis=0)
     half = z_value(confidence) * np.sqrt(f.var(axis=0, ddof=1) / f.shape[0] + gap.var(axis=0, ddof=1) / gap.shape[0])
     return [(float(t), float(t - h), float(t + h)) for t, h in zip(theta, half)]
-
-
-def corrected_mean(
-    model_all: np.ndarray, model_audited: np.ndarray, human_audited: np.ndarray, confidence: float = 0.95
-) -> Figure:
-    """The prediction-powered mean and its normal band: ``model_all`` the model-label scores of
-    every scored query, ``model_audited``/``human_audited`` the two scores of each audited one."""
-    return corrected_means(
-        np.asarray(model_all, dtype=np.float64).reshape(-1, 1),
-        np.asarray(model_audited, dtype=np.float64).reshape(-1, 1),
-        np.asarray(human_audited, dtype=np.float64).reshape(-1, 1),
-        confidence,
-    )[0]
 
 
 def normal_p(figure: Figure, confidence: float = 0.95) -> float:
