@@ -218,7 +218,9 @@ def made_bootstrap_means(
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
         filling = turn == 0 and cache is not None
-        blocks: Iterable[np.ndarray] = cache if turn and cache is not None else resample_counts(n, resamples, seed)
+        blocks: Iterable[np.ndarray] = (
+            cache if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
+        )
         row = 0
         for counts in blocks:
             if filling and cache is not None:
@@ -226,7 +228,8 @@ def made_bootstrap_means(
                     cache = None
                 else:
                     cache.append(counts.astype(np.uint8))
-            weights = counts.astype(np.float64)
+            # Drawn as doubles (the weights themselves); the cache's bytes widened for the product.
+            weights = counts if counts.dtype == np.float64 else counts.astype(np.float64)
             end = row + len(counts)
             if wide:
                 out[row:end] = (high.T @ weights.T).T

@@ -79,28 +79,13 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
-class _Readable(Protocol):
-    def read(self, size: int = ..., /) -> bytes: ...
-
-
 class _Fillable(Protocol):
     def readinto(self, buffer: memoryview, /) -> int | None: ...
 
 
-def read_block(handle: _Readable, size: int, path: Path) -> bytes:
-    """The next ``size`` bytes of an open file (gunzipped when it is a gzip stream); a gzip file cut
-    short or damaged past the head that detection read is one error naming the file, as here."""
-    try:
-        return handle.read(size)
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise InputError(path, None, "a complete gzip file", str(exc)) from None
-    except OSError as exc:
-        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
-
-
 def read_into(handle: _Fillable, buffer: memoryview, path: Path) -> int:
-    """Fill ``buffer`` from an open file as far as it goes (:func:`read_block` into a buffer given):
-    the count of bytes read, 0 at the end."""
+    """Fill ``buffer`` from an open file as far as it goes: the count of bytes read, 0 at the end. A
+    gzip file cut short or damaged past the head that detection read is one error naming the file."""
     try:
         return handle.readinto(buffer) or 0
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
