@@ -15,7 +15,14 @@ import pytest
 
 from ragreport.cli import main
 from ragreport.output.export import latex_escape
-from ragreport.output.media import history_href, isolated, markdown_code, markdown_text, no_workflow_commands
+from ragreport.output.media import (
+    csv_no_workflow_commands,
+    history_href,
+    isolated,
+    markdown_code,
+    markdown_text,
+    no_workflow_commands,
+)
 
 #: Names an attacker or a careless user gives a run (each a valid run name: no control character).
 HOSTILE_NAMES = [
@@ -142,6 +149,13 @@ def test_under_github_actions_no_stdout_line_begins_with_a_workflow_command(file
 def test_no_workflow_commands_escapes_only_line_starts():
     text = "::a\n  ::b\nx ::c\n"
     assert no_workflow_commands(text) == "\\x3a:a\n  \\x3a:b\nx ::c\n"
+
+
+def test_csv_no_workflow_commands_quotes_the_first_field_and_keeps_its_value():
+    text = "query,nDCG@10\r\n::set-output x,0.5\r\nq ::b,1.0\r\n"
+    quoted = csv_no_workflow_commands(text)
+    assert quoted == 'query,nDCG@10\r\n"::set-output x",0.5\r\nq ::b,1.0\r\n'
+    assert list(__import__("csv").reader(quoted.splitlines())) == list(__import__("csv").reader(text.splitlines()))
 
 
 def test_render_an_export_with_gates_appends_no_step_summary(files, capsys, monkeypatch):

@@ -32,7 +32,7 @@ from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
 from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
-from ..output.media import markdown_text, no_workflow_commands
+from ..output.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
 from ..output.text import comment, markdown, table, trec_lines
 from ..output.wording import messages as say
 from ..reading import irds
@@ -291,12 +291,7 @@ def _stdout(*args: Any, **kwargs: Any) -> str:
         return text
     fmt = args[1] if len(args) > 1 else kwargs["fmt"]
     if fmt == "csv":
-        return "".join(
-            '"' + line.replace("\r\n", "").split(",", 1)[0] + '"' + line[len(line.split(",", 1)[0]) :]
-            if line.startswith("::")
-            else line
-            for line in text.splitlines(keepends=True)
-        )
+        return csv_no_workflow_commands(text)
     return no_workflow_commands(text)
 
 

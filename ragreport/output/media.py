@@ -72,6 +72,19 @@ def no_workflow_commands(text: str) -> str:
     )
 
 
+def csv_no_workflow_commands(text: str) -> str:
+    """CSV ``text`` with the first field of every line that would begin with ``::`` quoted (the
+    value unchanged, as a CSV reader reads it), so that no line is a workflow command to a runner."""
+    if "::" not in text:
+        return text
+    return "".join(
+        '"' + line.replace("\r\n", "").split(",", 1)[0] + '"' + line[len(line.split(",", 1)[0]) :]
+        if line.startswith("::")
+        else line
+        for line in text.splitlines(keepends=True)
+    )
+
+
 def history_href(path: object, label: object) -> str | None:
     """The link a history row may carry: ``reports/LABEL/index.html`` for the row's own valid label,
     when the stored ``path`` is exactly that; anything else (``javascript:``, ``https://...``, ``..``,
