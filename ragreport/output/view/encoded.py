@@ -12,8 +12,11 @@ against each other, ``tests/test_golden.py`` the pages).
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from json.encoder import encode_basestring
@@ -188,3 +191,40 @@ def _holds_encoded(value: Any) -> bool:
     if set(map(type, items)) <= _FLAT:
         return False
     return any(_holds_encoded(v) for v in items if type(v) not in _FLAT)
+
+
+def packed(value: Any) -> str:
+    """:func:`dumps` of ``value`` gzipped (level 9, mtime 0: the same bytes every build) in base64,
+    for a data block the page's script inflates with the browser's DecompressionStream: a fifth of
+    the plain size."""
+    text = dumps(value)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+
+
+class PackedAhead(dict):
+    """A data block (a dict, not to be changed once made) whose :func:`packed` text is made on a
+    thread of its own from the moment the block is: zlib lets go of the GIL while it compresses, so
+    the rest of the view and the other pages are built meanwhile (docs/conventions.md section
+    22.11). :meth:`packed` waits for the text; it is the text :func:`packed` gives of the same
+    dict, byte for byte."""
+
+    def __init__(self, value: Mapping[str, Any]) -> None:
+        super().__init__(value)
+        self._text: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._pack, name="ragreport-pack", daemon=True)
+        self._thread.start()
+
+    def _pack(self) -> None:
+        try:
+            self._text = packed(self)
+        except BaseException as exc:  # raised again in the thread that asks for the text
+            self._error = exc
+
+    def packed(self) -> str:
+        """The packed text (waiting for the thread to finish it)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._text is not None
+        return self._text
