@@ -36,9 +36,10 @@ def script_json(value: Any) -> Markup:
 
 def packed_json(value: Any) -> str:
     """JSON gzipped (level 9, mtime 0: the same bytes every build) in base64, for a data block the
-    page's script inflates with the browser's DecompressionStream: a fifth of the plain size. A
-    :class:`~ragreport.output.view.encoded.PackedAhead` block's text was made on its own thread
-    while the rest was built: it is taken as it is."""
+    page's script inflates with the browser's DecompressionStream: about a fifth of the plain size.
+    A :class:`~ragreport.output.view.encoded.PackedAhead` block's text (the query view's at level
+    5, docs/conventions.md section 22.11) was made on its own thread while the rest was built: it
+    is taken as it is."""
     if isinstance(value, PackedAhead):
         return value.packed()
     return packed(value)

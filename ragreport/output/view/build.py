@@ -27,7 +27,7 @@ from ..wording import report as say
 from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
-from .encoded import PackedAhead
+from .encoded import QUERY_VIEW_LEVEL, PackedAhead
 from .labels import labels_view
 from .model import (
     CaveatView,
@@ -90,7 +90,7 @@ def build_view(
     differences = per_query_differences(analysis) if pages else {}
     # The query view's and the documents' text's packed blocks first: each is compressed on a thread
     # of its own while the runs' views and the pages are built (docs/conventions.md section 22.11).
-    query_view = PackedAhead(query_view_data(analysis, analysis.doc_texts)) if pages else None
+    query_view = PackedAhead(query_view_data(analysis, analysis.doc_texts), QUERY_VIEW_LEVEL) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     texts = PackedAhead(texts) if texts is not None else None
     runs = tuple(
