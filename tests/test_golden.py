@@ -59,7 +59,7 @@ PACKED_BLOCK = re.compile(
     r"([^<]*)(</script>)"
 )
 MARKER_LINE = re.compile(r"(?m)^([0-9a-f]{64})  (\S.*)$")
-PACKED_NOTE = "(base64 of gzip -9, mtime 0, of this compact JSON:)"
+PACKED_NOTE = "(base64 of gzip -5 (the query view: docs/conventions.md section 22.11), mtime 0, of this compact JSON:)"
 
 
 def _placeholder(name: str) -> str:
@@ -106,7 +106,8 @@ def block_json(value) -> str:
 
 def packed_json(value) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+    # gzip -5: docs/conventions.md section 22.11
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=5, mtime=0)).decode("ascii")
 
 
 def indented(value) -> str:

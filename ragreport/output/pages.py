@@ -10,8 +10,6 @@ the view out; they decide nothing.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
@@ -19,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .sanitize import render_notes
-from .view.encoded import dumps
+from .view.encoded import PackedAhead, dumps, packed
 from .wording import page as words
 
 if TYPE_CHECKING:
@@ -38,9 +36,13 @@ def script_json(value: Any) -> Markup:
 
 def packed_json(value: Any) -> str:
     """JSON gzipped (level 9, mtime 0: the same bytes every build) in base64, for a data block the
-    page's script inflates with the browser's DecompressionStream: a fifth of the plain size."""
-    text = dumps(value)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+    page's script inflates with the browser's DecompressionStream: about a fifth of the plain size.
+    A :class:`~ragreport.output.view.encoded.PackedAhead` block's text (the query view's at level
+    5, docs/conventions.md section 22.11) was made on its own thread while the rest was built: it
+    is taken as it is."""
+    if isinstance(value, PackedAhead):
+        return value.packed()
+    return packed(value)
 
 
 def content_id(prefix: str, value: Any) -> str:

@@ -19,6 +19,7 @@ from ..analysis.values import family_values
 from ..core.ids import as_text
 from ..scoring.catalogue import COMPARED, Measure
 from .view import encoded
+from .view.distinct import numbered
 from .wording import numbers as fmt
 from .wording import report as say
 
@@ -75,13 +76,13 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     n = len(every)
     # Every query's pieces are written as JSON column by column (:mod:`.view.encoded`), in arrays
     # over the report's queries (``every``, in id order): no Python object per query or per id.
-    doc_index: dict[str, int] = {}  # every id some run shows, numbered in the order first shown
-    tops: list[list[str]] = []  # per run, each query's top K as a written list of indices, or null
-    shown_query: list[np.ndarray] = []  # the report's query and the id's index of every shown slot
-    shown_doc: list[np.ndarray] = []
+    # Every id some run shows is numbered in the order first shown, then the other judged ids in
+    # the order first judged (:func:`.view.distinct.numbered`: by sorts, not a dict of strings).
+    shown_parts: list[np.ndarray] = []  # per run, the ids of its shown slots, query by query
+    slot_places: list[np.ndarray] = []  # and the report's query of each
+    runs_lists: list[tuple[np.ndarray, list[int], list[bool]]] = []  # per run: places, bounds, in_run
     query_text: list[str | None] = [None] * n
-    judged_parts: list[tuple[np.ndarray, list[str], np.ndarray]] = []
-    seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    judged_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary in summaries:
         judged = summary.judged
         places = np.array([position[q] for q in judged.query_ids.tolist()], dtype=np.int64)
@@ -89,21 +90,10 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         # has no list), by their positions: not a pass over every slot of every list.
         per_query = np.where(judged.in_run, np.minimum(judged.lengths, k), 0)
         keep = judged.top_slots(k, judged.in_run)
-        slot_query = np.repeat(np.arange(judged.n_queries), per_query)
-        docs = as_text(judged.doc_ids[keep]) if len(keep) else []
-        size, add = len, doc_index.setdefault
-        index = [add(d, size(doc_index)) for d in docs]
-        del docs
-        counts = np.bincount(slot_query, minlength=judged.n_queries)
-        bounds = np.concatenate([[0], np.cumsum(counts)]).tolist()
-        lists = encoded.grouped(list(map(str, index)), bounds)
-        top = ["null"] * n
-        for q, written, inside in zip(places.tolist(), lists, judged.in_run.tolist()):
-            if inside:
-                top[q] = written
-        tops.append(top)
-        shown_query.append(places[slot_query])
-        shown_doc.append(np.array(index, dtype=np.int64))
+        shown_parts.append(judged.doc_ids[keep])
+        slot_places.append(np.repeat(places, per_query))
+        bounds = np.concatenate([[0], np.cumsum(per_query)]).tolist()
+        runs_lists.append((places, bounds, judged.in_run.tolist()))
         for q, text in zip(places.tolist(), judged.query_text):
             if text and query_text[q] is None:
                 query_text[q] = text
@@ -112,28 +102,41 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         of_query, grades = places[judged.judgment_query], np.asarray(judged.judgment_grades)
         if not any(
             np.array_equal(of_query, q) and np.array_equal(grades, g) and np.array_equal(judged.judgment_doc_ids, d)
-            for q, g, d in seen
+            for q, g, d in judged_parts
         ):
-            seen.append((of_query, grades, judged.judgment_doc_ids))
-            judged_parts.append((of_query, as_text(judged.judgment_doc_ids), grades))
+            judged_parts.append((of_query, grades, judged.judgment_doc_ids))
+    distinct, numbers = numbered([*shown_parts, *(p[2] for p in judged_parts)])
+    sizes = [len(p) for p in shown_parts]
+    slots_shown = sum(sizes)
+    del shown_parts
+    shown_ids = int(numbers[:slots_shown].max()) + 1 if slots_shown else 0  # the shown ids come first
+    tops: list[list[str]] = []  # per run, each query's top K as a written list of indices, or null
+    start = 0
+    for size, (places, bounds, in_run) in zip(sizes, runs_lists):
+        lists = encoded.grouped(list(map(str, numbers[start : start + size].tolist())), bounds)
+        start += size
+        top = ["null"] * n
+        for q, written, inside in zip(places.tolist(), lists, in_run):
+            if inside:
+                top[q] = written
+        tops.append(top)
     figures = [_figures(s, measures, position, n) for s in summaries]
     level = summaries[0].judged.level
-    shown_ids = len(doc_index)
 
     # The judgments: the first grade any run's labels give each (query, id), in run order.
-    ids = doc_index.copy()  # the shown ids keep their indices; the others follow
-    size, add = len, ids.setdefault
+    total = len(distinct)
     j_query = np.concatenate([p[0] for p in judged_parts]) if judged_parts else np.zeros(0, dtype=np.int64)
-    j_doc = np.array([add(d, size(ids)) for p in judged_parts for d in p[1]], dtype=np.int64)
-    j_grade = np.concatenate([p[2] for p in judged_parts]).astype(np.int64) if judged_parts else j_doc
-    _, first = np.unique(j_query * max(len(ids), 1) + j_doc, return_index=True)  # sorted by query, id
+    j_doc = numbers[slots_shown:]
+    j_grade = np.concatenate([p[1] for p in judged_parts]).astype(np.int64) if judged_parts else j_doc
+    _, first = np.unique(j_query * max(total, 1) + j_doc, return_index=True)  # sorted by query, id
     j_query, j_doc, j_grade = j_query[first], j_doc[first], j_grade[first]
     shown = j_doc < shown_ids
     if shown.any():
-        slots = np.sort(np.concatenate(shown_query) * shown_ids + np.concatenate(shown_doc))
+        slots = np.sort(np.concatenate(slot_places) * shown_ids + numbers[:slots_shown])
         wanted = j_query[shown] * shown_ids + j_doc[shown]
         at = np.minimum(np.searchsorted(slots, wanted), len(slots) - 1)
         shown[shown] = slots[at] == wanted
+    del slot_places
     relevant = j_grade >= level
     # Shown judgments, as [index, grade] sorted by index (the ids' order within a query).
     pairs = list(map("[{},{}]".format, j_doc[shown].tolist(), j_grade[shown].tolist()))
@@ -142,22 +145,21 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     # Relevant ids no run shows, by id (as text) within each query, the first UNSHOWN_RELEVANT.
     unshown = relevant & ~shown
     u_query, u_doc = j_query[unshown], j_doc[unshown]
-    names = list(ids)
-    distinct = np.unique(u_doc)
-    unshown_names = [names[i] for i in distinct.tolist()]
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[distinct[sorted(range(len(unshown_names)), key=unshown_names.__getitem__)]] = np.arange(len(distinct))
+    unshown_ids = np.unique(u_doc)
+    unshown_names = as_text(distinct[unshown_ids])
+    names = np.empty(total, dtype=object)
+    names[unshown_ids] = unshown_names
+    rank = np.empty(total, dtype=np.int64)
+    rank[unshown_ids[sorted(range(len(unshown_names)), key=unshown_names.__getitem__)]] = np.arange(len(unshown_ids))
     order = np.lexsort((rank[u_doc], u_query))
     u_query, u_doc = u_query[order], u_doc[order]
     u_bounds = _bounds(u_query, n)
     within = np.arange(len(u_query)) - np.repeat(u_bounds[:-1], np.diff(u_bounds))
     first_few = within < UNSHOWN_RELEVANT
-    unshown_lists = encoded.grouped(
-        encoded.texts([names[i] for i in u_doc[first_few].tolist()]), _bounds(u_query[first_few], n)
-    )
+    unshown_lists = encoded.grouped(encoded.texts(names[u_doc[first_few]].tolist()), _bounds(u_query[first_few], n))
     relevant_counts = np.bincount(j_query[relevant], minlength=n).tolist()
     unshown_counts = np.diff(u_bounds).tolist()
-    del names, ids
+    del names, numbers
 
     chosen = set(analysis.text_queries)
     meta = analysis.query_meta or {}
@@ -181,7 +183,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
             (_meta(meta.get(q)) for q in every),
         )
     )
-    docs_list = list(doc_index)
+    docs_list = as_text(distinct[:shown_ids])
     return {
         "k": k,
         "level": level,

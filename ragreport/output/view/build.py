@@ -27,6 +27,7 @@ from ..wording import report as say
 from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
+from .encoded import QUERY_VIEW_LEVEL, PackedAhead
 from .labels import labels_view
 from .model import (
     CaveatView,
@@ -87,6 +88,11 @@ def build_view(
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     differences = per_query_differences(analysis) if pages else {}
+    # The query view's and the documents' text's packed blocks first: each is compressed on a thread
+    # of its own while the runs' views and the pages are built (docs/conventions.md section 22.11).
+    query_view = PackedAhead(query_view_data(analysis, analysis.doc_texts), QUERY_VIEW_LEVEL) if pages else None
+    texts = text_table(analysis.doc_texts) if pages else None
+    texts = PackedAhead(texts) if texts is not None else None
     runs = tuple(
         run_view(
             s,
@@ -147,10 +153,10 @@ def build_view(
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
         slices=sliced,
-        query_view=query_view_data(analysis, analysis.doc_texts) if pages else None,
+        query_view=query_view,
         pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
-        texts=text_table(analysis.doc_texts) if pages else None,
+        texts=texts,
         readings=readings_table(summaries),
         labels=labels_view(analysis),
     )

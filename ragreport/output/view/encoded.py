@@ -12,8 +12,11 @@ against each other, ``tests/test_golden.py`` the pages).
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from json.encoder import encode_basestring
@@ -188,3 +191,51 @@ def _holds_encoded(value: Any) -> bool:
     if set(map(type, items)) <= _FLAT:
         return False
     return any(_holds_encoded(v) for v in items if type(v) not in _FLAT)
+
+
+#: The query view's data block is gzipped at level 5 (docs/conventions.md section 22.11): at
+#: 100,000 queries (29 MB of JSON) it packs in 0.38 s of CPU to 5.97 MB, where level 9 takes 1.04
+#: s for 5.63 MB; the browser inflates either as fast. The documents' text (prose, which level 9
+#: packs a fifth smaller than level 5) stays at :data:`PACK_LEVEL`.
+QUERY_VIEW_LEVEL = 5
+
+#: Every other packed block's gzip level.
+PACK_LEVEL = 9
+
+
+def packed(value: Any, level: int = PACK_LEVEL) -> str:
+    """:func:`dumps` of ``value`` gzipped (at ``level``, mtime 0: the same bytes every build) in
+    base64, for a data block the page's script inflates with the browser's DecompressionStream:
+    about a fifth of the plain size."""
+    text = dumps(value)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=level, mtime=0)).decode("ascii")
+
+
+class PackedAhead(dict):
+    """A data block (a dict, not to be changed once made) whose :func:`packed` text is made on a
+    thread of its own from the moment the block is: zlib lets go of the GIL while it compresses, so
+    the rest of the view and the other pages are built meanwhile (docs/conventions.md section
+    22.11). :meth:`packed` waits for the text; it is the text :func:`packed` gives of the same
+    dict at the same ``level``, byte for byte."""
+
+    def __init__(self, value: Mapping[str, Any], level: int = PACK_LEVEL) -> None:
+        super().__init__(value)
+        self._level = level
+        self._text: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._pack, name="ragreport-pack", daemon=True)
+        self._thread.start()
+
+    def _pack(self) -> None:
+        try:
+            self._text = packed(self, self._level)
+        except BaseException as exc:  # raised again in the thread that asks for the text
+            self._error = exc
+
+    def packed(self) -> str:
+        """The packed text (waiting for the thread to finish it)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._text is not None
+        return self._text

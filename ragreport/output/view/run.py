@@ -26,6 +26,7 @@ from ..wording import report as say
 from ..wording import sources as say_sources
 from . import encoded
 from .cells import metric_rows, suite_matrix
+from .distinct import unique_ids
 from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
 
 if TYPE_CHECKING:
@@ -151,11 +152,11 @@ def query_table(
     keep = judged.top_slots(k, np.ones(judged.n_queries, dtype=bool))
     repeat, slot_judged, grades = judged.repeat[keep], judged.judged[keep], judged.grades[keep]
     mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
-    ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
+    ids, at = unique_ids(judged.doc_ids[keep])  # np.unique's, by sorts of words (.distinct)
     code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
     top = {
         "ids": as_text(ids),
-        "doc": at.reshape(-1).tolist(),
+        "doc": at.tolist(),
         "mark": code.tobytes().decode("ascii"),
         "grade": grades[slot_judged].tolist(),
         "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
@@ -167,7 +168,12 @@ def query_table(
     if differences is not None:
         header, by_query = differences
         headers.append(header)
-        columns.append(encoded.rounded([by_query.get(q) for q in query_ids]))
+        # Floats (or None) per query, rounded as encoded.rounded writes them, each distinct value once.
+        given = [by_query.get(q) for q in query_ids]
+        present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
+        deltas = np.zeros(len(given))
+        deltas[present] = [v for v in given if v is not None]
+        columns.append(encoded.decimals(deltas, present))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
