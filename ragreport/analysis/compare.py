@@ -28,7 +28,7 @@ from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
 from ..scoring.kinds import Metric
-from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
+from .intervals import ahead, bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .values import family_values
 
@@ -98,15 +98,18 @@ def _sign_blocks(n: int, permutations: int, seed: int):
             yield 1.0 - 2.0 * bits
         return
     rng = np.random.default_rng(seed)
-    # One buffer for every block (the caller uses each block before asking for the next): no
-    # fresh pages for each block's 32 MB of signs.
-    buffer = np.empty((block, n))
+    # Two buffers, in turn, for every block: no fresh pages for each block's 32 MB of signs, and
+    # the next block may be drawn (intervals.ahead) while the caller still reads this one (it is
+    # done with a block once it asks for the one after next).
+    buffers = (np.empty((block, n)), np.empty((block, n))) if permutations > block else (np.empty((block, n)),)
     done = 0
+    turn = 0
     while done < permutations:
         size = min(block, permutations - done)
         # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
         packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        signs = buffer[:size]
+        signs = buffers[turn % len(buffers)][:size]
+        turn += 1
         np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs)
         signs += 1.0  # 1 - 2 * bit, exactly
         yield signs
@@ -133,7 +136,9 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     exact = n <= 30 and 2**n <= permutations
     count = np.zeros(m, dtype=np.int64)
     total = 0
-    for signs in _sign_blocks(n, permutations, seed):
+    # Each next block of signs is drawn while BLAS multiplies this one (the same signs in the same
+    # order: docs/conventions.md section 22.10).
+    for signs in ahead(_sign_blocks(n, permutations, seed)):
         count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
         total += len(signs)
     if exact:

@@ -31,7 +31,7 @@ from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partiti
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
 from .intervals import made_bootstrap_means, resample_rows
-from .summary import RunSummary, summarise
+from .summary import RunSummary, fingerprint, judged_query_ids, label_lines, same_labels, summarise
 
 if TYPE_CHECKING:
     from ..reading.registry import LoadedRun
@@ -113,10 +113,25 @@ def summarise_loaded(
     if scored:
         progress("bands for " + ", ".join(item[0].name for item in scored))
     resampled = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn)
-        for (judged, scores, values, readings), drawn in zip(scored, resampled)
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn, fingerprints=f)
+        for (judged, scores, values, readings), drawn, f in zip(scored, resampled, prints)
     ]
+
+
+def shared_fingerprints(runs: Sequence[JudgedRun]) -> list[tuple[str, str] | None]:
+    """Each run's query and label fingerprints when an earlier run holds the very same label set
+    (the runs of one qrels file: its million label lines are not made and hashed again), else None
+    (:func:`~ragreport.analysis.summary.summarise` makes them)."""
+    out: list[tuple[str, str] | None] = []
+    for i, judged in enumerate(runs):
+        same = next((j for j in range(i) if same_labels(runs[j], judged)), None)
+        if same is None:
+            out.append((fingerprint(judged_query_ids(judged)), fingerprint(label_lines(judged))))
+        else:
+            out.append(out[same])
+    return out
 
 
 def shared_bands(
@@ -141,12 +156,15 @@ def shared_bands(
         sources: list[Callable[[], np.ndarray]] = []
         widths: list[int] = []
         parts: list[int] = []  # how many of the sources are each run's sweep
+        # Each half's column means, taken as it is made (in id order, the sums summarise would
+        # make): summarise then makes no copy of the sweep again.
+        means: dict[tuple[int, int], np.ndarray] = {}
         for i in members:
             _, scores, values = scored[i]
             n_metrics, _, n_cut = scores.values.shape
             halves = [(0, n_metrics // 2), (n_metrics // 2, n_metrics)] if n_metrics > 1 else [(0, n_metrics)]
             for first, last in halves:
-                sources.append(partial(_sweep_matrix, scores, rows[i], first, last))
+                sources.append(partial(_sweep_matrix, scores, rows[i], first, last, means.setdefault, (i, first)))
                 widths.append((last - first) * n_cut)
             sources.append(partial(_measure_matrix, values, rows[i]))
             widths.append(0 if values is None else values.shape[0])
@@ -155,17 +173,32 @@ def shared_bands(
         at = 0
         for i, halves_of in zip(members, parts):
             sweep = drawn[at : at + halves_of]
-            out[i] = [np.concatenate(sweep, axis=1) if len(sweep) > 1 else sweep[0], drawn[at + halves_of]]
+            taken = [means[key] for key in sorted(key for key in means if key[0] == i)]
+            out[i] = [
+                np.concatenate(sweep, axis=1) if len(sweep) > 1 else sweep[0],
+                drawn[at + halves_of],
+                np.concatenate(taken) if len(taken) > 1 else taken[0],
+            ]
             at += halves_of + 1
     return out
 
 
-def _sweep_matrix(scores: QueryScores, by_id: np.ndarray, first: int, last: int) -> np.ndarray:
+def _sweep_matrix(
+    scores: QueryScores,
+    by_id: np.ndarray,
+    first: int,
+    last: int,
+    keep: Callable[[tuple[int, int], np.ndarray], object],
+    key: tuple[int, int],
+) -> np.ndarray:
     """resample_matrices' scores of metrics ``first`` to ``last`` (excluded): the rows ``by_id`` x
-    each of those metrics at every cutoff, metric-major, a copy."""
+    each of those metrics at every cutoff, metric-major, a copy; its column means handed to
+    ``keep`` under ``key`` first (the matrix is split in place once resampled)."""
     n_cut = scores.values.shape[2]
     picked = scores.values[first:last].transpose(1, 0, 2)[by_id]
-    return picked.reshape(len(by_id), (last - first) * n_cut)
+    matrix = picked.reshape(len(by_id), (last - first) * n_cut)
+    keep(key, matrix.mean(axis=0))
+    return matrix
 
 
 def _measure_matrix(values: np.ndarray | None, by_id: np.ndarray) -> np.ndarray:
@@ -281,7 +314,8 @@ def _by_partitions(
     if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
         progress("bands for " + ", ".join(item[0].name for item in scored))
     drawn = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands)
-        for (judged, scores, values, readings), bands in zip(scored, drawn)
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands, fingerprints=f)
+        for (judged, scores, values, readings), bands, f in zip(scored, drawn, prints)
     ]

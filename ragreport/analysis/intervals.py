@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -112,6 +113,29 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
     out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
 
 
+def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """``blocks`` in order, each next one made in a thread of its own while the caller works on
+    the one it was given (docs/conventions.md section 22.10).
+
+    The draws (numpy's ``Generator`` fills its output without holding the GIL) then run while BLAS
+    multiplies the block before: the same blocks, from the same generator in the same order, so the
+    same figures. At most two blocks are alive: the one given and the one being made. A producer
+    that reuses buffers must therefore alternate two (the caller is done with a block once it asks
+    for the next).
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragreport-draw") as pool:
+        pending = pool.submit(next, blocks, None)
+        try:
+            while True:
+                block = pending.result()
+                if block is None:
+                    return
+                pending = pool.submit(next, blocks, None)
+                yield block
+        finally:
+            pending.cancel()
+
+
 def resample_counts(n: int, resamples: int, seed: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
     """Blocks of bootstrap resamples of ``n`` items as count matrices (block x n), in order.
 
@@ -218,8 +242,9 @@ def made_bootstrap_means(
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
         filling = turn == 0 and cache is not None
-        blocks: Iterable[np.ndarray] = (
-            cache if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
+        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied.
+        blocks: Iterable[np.ndarray] = ahead(
+            _widened(cache) if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
         )
         row = 0
         for counts in blocks:
@@ -228,8 +253,7 @@ def made_bootstrap_means(
                     cache = None
                 else:
                     cache.append(counts.astype(np.uint8))
-            # Drawn as doubles (the weights themselves); the cache's bytes widened for the product.
-            weights = counts if counts.dtype == np.float64 else counts.astype(np.float64)
+            weights = counts
             end = row + len(counts)
             if wide:
                 out[row:end] = (high.T @ weights.T).T
@@ -242,6 +266,12 @@ def made_bootstrap_means(
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
     return outs
+
+
+def _widened(cache: list[np.ndarray]) -> Iterator[np.ndarray]:
+    """The cached counts (bytes) as the doubles the product multiplies by, block by block."""
+    for counts in cache:
+        yield counts.astype(np.float64)
 
 
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
