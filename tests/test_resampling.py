@@ -357,3 +357,86 @@ def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
     p = randomization_test(d, 100, 5)
     for j in range(2):
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
+
+
+def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch):
+    """intervals.ahead makes each next block in a thread while the caller holds the one before:
+    the counts and the sign vectors are those of drawing them in turn, block for block, even when
+    the caller is slow to read a block (the producer has drawn the next one by then, into the other
+    of its two buffers) and when it stops early."""
+    import time
+
+    import ragreport.analysis.compare as compare_module
+    import ragreport.analysis.intervals as intervals
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
+
+    def slowly(blocks):
+        out = []
+        for block in blocks:
+            time.sleep(0.01)  # the next block is drawn meanwhile
+            out.append(block.copy())
+        return out
+
+    plain_counts = [b.copy() for b in intervals.resample_counts(13, 10, 3, np.float64)]
+    ahead_counts = slowly(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64)))
+    assert len(plain_counts) == len(ahead_counts) == 3
+    for a, b in zip(plain_counts, ahead_counts):
+        np.testing.assert_array_equal(a, b)
+    plain_signs = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
+    ahead_signs = slowly(intervals.ahead(compare_module._sign_blocks(19, 100, 5)))
+    assert len(plain_signs) == len(ahead_signs) == 13
+    for a, b in zip(plain_signs, ahead_signs):
+        np.testing.assert_array_equal(a, b)
+    # By hand: the first block's signs are 1 - 2 * the bits of the first bytes drawn.
+    packed = np.random.default_rng(5).integers(0, 256, size=(8, 3), dtype=np.uint8)
+    bits = [[(int(byte) >> (7 - s)) & 1 for byte in row for s in range(8)][:19] for row in packed]
+    np.testing.assert_array_equal(ahead_signs[0], 1.0 - 2.0 * np.array(bits))
+    # A caller that stops after one block: the thread is let go, nothing is left running.
+    first = next(iter(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64))))
+    np.testing.assert_array_equal(first, plain_counts[0])
+
+
+def test_a_draw_that_fails_in_the_thread_fails_in_the_caller():
+    from ragreport.analysis.intervals import ahead
+
+    def broken():
+        yield np.zeros(1)
+        raise RuntimeError("drawn badly")
+
+    with pytest.raises(RuntimeError, match="drawn badly"):
+        list(ahead(broken()))
+
+
+def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alone():
+    """The band stage hands summarise each sweep's means (taken as it makes the resampled matrix)
+    and an earlier run's fingerprints when the label set is the same: every mean over the sweep is
+    the one of adding the run's scored queries left to right in id order, by hand, and the
+    fingerprints are those of the run's own queries and label lines."""
+    from ragreport.analysis.intervals import wilson_interval
+    from ragreport.analysis.summary import fingerprint, judged_query_ids, label_lines
+
+    runs, qrels = _runs(23, 8, missing=4)
+    conventions = Conventions(resamples=40, seed=1, missing=Missing.SKIP)
+    together = evaluate(runs, qrels=qrels, k=5, conventions=conventions)
+    for summary in together:
+        rows = resample_rows(summary.judged.query_ids, summary.scores.scored)
+        scores = summary.scores
+        for i, metric in enumerate(scores.metrics):
+            for c in range(len(scores.cutoffs)):
+                total = 0.0
+                for r in rows.tolist():
+                    total += float(scores.values[i, r, c])
+                assert summary.sweep.mean[metric.key][c] == total / len(rows)
+            if metric.interval.name == "WILSON":
+                at = scores.column(5)
+                hits = sum(1 for r in rows.tolist() if scores.values[i, r, at] > 0)
+                band = summary.at_k[metric.label(5)]
+                assert (band.low, band.high) == wilson_interval(hits, len(rows), conventions.confidence)
+        assert summary.query_fingerprint == fingerprint(judged_query_ids(summary.judged))
+        assert summary.label_fingerprint == fingerprint(label_lines(summary.judged))
+    # the same qrels for all three: one label set, so one fingerprint
+    assert len({s.label_fingerprint for s in together}) == 1
