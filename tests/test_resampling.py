@@ -370,6 +370,7 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     import ragreport.analysis.intervals as intervals
 
     monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", 8 * 19)
     monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
     monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
     monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
@@ -440,3 +441,27 @@ def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alo
         assert summary.label_fingerprint == fingerprint(label_lines(summary.judged))
     # the same qrels for all three: one label set, so one fingerprint
     assert len({s.label_fingerprint for s in together}) == 1
+
+
+@pytest.mark.parametrize("product", [8, 16, 24, 100, 200])
+def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loop_s(product, monkeypatch):
+    """Signs drawn 8 vectors at a time and handed over 8, 16, 24 or all 100 at a time (whole
+    draws, 96 of the 100, or every one: the last product shorter): the same sign vectors in the same
+    order, so the loop's p."""
+    import ragreport.analysis.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", product * 19)
+    blocks = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
+    rows = min(100, 8 * (product // 8))
+    assert [len(b) for b in blocks] == [rows] * (100 // rows) + ([100 % rows] if 100 % rows else [])
+    rng = np.random.default_rng(5)
+    drawn = []
+    for start in range(0, 100, 8):  # the draws: 8 vectors of 3 bytes at a time
+        packed = rng.integers(0, 256, size=(min(8, 100 - start), 3), dtype=np.uint8)
+        drawn += [[1 - 2 * ((int(b) >> (7 - s)) & 1) for b in row for s in range(8)][:19] for row in packed]
+    np.testing.assert_array_equal(np.concatenate(blocks), np.array(drawn, dtype=np.float64))
+    d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 2))
+    p = randomization_test(d, 100, 5)
+    for j in range(2):
+        assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)

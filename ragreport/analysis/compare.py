@@ -38,6 +38,9 @@ if TYPE_CHECKING:  # annotations only
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
 _BLOCK_CELLS = 1 << 22
+#: Sign cells a product of the randomization test multiplies at once (whole blocks of
+#: _BLOCK_CELLS drawn): 64 MB of signs at most.
+_PRODUCT_CELLS = 1 << 23
 #: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
 #: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
 #: permutations x queries x metrics, memory does not (blocks of 4M cells; docs/conventions.md
@@ -98,22 +101,30 @@ def _sign_blocks(n: int, permutations: int, seed: int):
             yield 1.0 - 2.0 * bits
         return
     rng = np.random.default_rng(seed)
-    # Two buffers, in turn, for every block: no fresh pages for each block's 32 MB of signs, and
-    # the next block may be drawn (intervals.ahead) while the caller still reads this one (it is
-    # done with a block once it asks for the one after next).
-    buffers = (np.empty((block, n)), np.empty((block, n))) if permutations > block else (np.empty((block, n)),)
+    # The signs are drawn in blocks of `block` vectors (the stream of bytes depends on it: numpy
+    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks, about
+    # _PRODUCT_CELLS a product: a product of a few dozen sign vectors by 100,000 queries is far
+    # slower per sign than one of a hundred (docs/conventions.md section 22.10).
+    rows = min(permutations, block * max(1, _PRODUCT_CELLS // (block * max(n, 1))))
+    # Two buffers, in turn: no fresh pages for each product's signs, and the next may be drawn
+    # (intervals.ahead) while the caller still reads this one (it is done with a block once it
+    # asks for the one after next).
+    buffers = (np.empty((rows, n)), np.empty((rows, n))) if permutations > rows else (np.empty((rows, n)),)
     done = 0
     turn = 0
     while done < permutations:
-        size = min(block, permutations - done)
-        # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
-        packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        signs = buffers[turn % len(buffers)][:size]
+        signs = buffers[turn % len(buffers)][: min(rows, permutations - done)]
         turn += 1
-        np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs)
+        at = 0
+        while at < len(signs):
+            size = min(block, len(signs) - at)
+            # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
+            packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+            np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs[at : at + size])
+            at += size
         signs += 1.0  # 1 - 2 * bit, exactly
         yield signs
-        done += size
+        done += len(signs)
 
 
 def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed: int = 0) -> np.ndarray:
