@@ -370,7 +370,7 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     import ragreport.analysis.intervals as intervals
 
     monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
-    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", 8 * 19)
+    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", 1)
     monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
     monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
     monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
@@ -443,17 +443,20 @@ def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alo
     assert len({s.label_fingerprint for s in together}) == 1
 
 
-@pytest.mark.parametrize("product", [8, 16, 24, 100, 200])
-def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loop_s(product, monkeypatch):
-    """Signs drawn 8 vectors at a time and handed over 8, 16, 24 or all 100 at a time (whole
-    draws, 96 of the 100, or every one: the last product shorter): the same sign vectors in the same
-    order, so the loop's p."""
+@pytest.mark.parametrize(
+    ("wanted", "cells", "rows"),
+    [(1, 1000, 8), (8, 1000, 8), (9, 1000, 16), (20, 1000, 24), (20, 16 * 19, 16), (20, 7 * 19, 8), (100, 10**6, 100)],
+)
+def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loop_s(wanted, cells, rows, monkeypatch):
+    """Signs drawn 8 vectors at a time and handed over as many whole draws as make the rows a
+    product wants, within its cells (never less than one draw; at most every one of the 100; the
+    last product shorter): the same sign vectors in the same order, so the loop's p."""
     import ragreport.analysis.compare as compare_module
 
     monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
-    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", product * 19)
+    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", wanted)
+    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", cells)
     blocks = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
-    rows = min(100, 8 * (product // 8))
     assert [len(b) for b in blocks] == [rows] * (100 // rows) + ([100 % rows] if 100 % rows else [])
     rng = np.random.default_rng(5)
     drawn = []

@@ -38,8 +38,9 @@ if TYPE_CHECKING:  # annotations only
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
 _BLOCK_CELLS = 1 << 22
-#: Sign cells a product of the randomization test multiplies at once (whole blocks of
-#: _BLOCK_CELLS drawn): 64 MB of signs at most.
+#: A product of the randomization test multiplies whole blocks of signs as drawn (about
+#: _BLOCK_CELLS each), as many as make this many sign vectors, within _PRODUCT_CELLS (64 MB).
+_MIN_PRODUCT_ROWS = 80
 _PRODUCT_CELLS = 1 << 23
 #: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
 #: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
@@ -102,10 +103,12 @@ def _sign_blocks(n: int, permutations: int, seed: int):
         return
     rng = np.random.default_rng(seed)
     # The signs are drawn in blocks of `block` vectors (the stream of bytes depends on it: numpy
-    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks, about
-    # _PRODUCT_CELLS a product: a product of a few dozen sign vectors by 100,000 queries is far
-    # slower per sign than one of a hundred (docs/conventions.md section 22.10).
-    rows = min(permutations, block * max(1, _PRODUCT_CELLS // (block * max(n, 1))))
+    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks: enough
+    # for _MIN_PRODUCT_ROWS sign vectors a product, within _PRODUCT_CELLS. A product of a few dozen
+    # sign vectors by 100,000 queries is far slower per sign than one of a hundred
+    # (docs/conventions.md section 22.10); a block of that many already is handed over alone.
+    wanted = -(-_MIN_PRODUCT_ROWS // block)  # draws a product takes: ceil(rows wanted / block)
+    rows = min(permutations, block * max(1, min(wanted, _PRODUCT_CELLS // (block * max(n, 1)))))
     # Two buffers, in turn: no fresh pages for each product's signs, and the next may be drawn
     # (intervals.ahead) while the caller still reads this one (it is done with a block once it
     # asks for the one after next).
