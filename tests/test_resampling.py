@@ -412,20 +412,29 @@ def test_a_draw_that_fails_in_the_thread_fails_in_the_caller():
         list(ahead(broken()))
 
 
-def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alone():
+@pytest.mark.parametrize("partition", [None, 4, 7])
+def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alone(partition, monkeypatch):
     """The band stage hands summarise each sweep's means (taken as it makes the resampled matrix)
     and an earlier run's fingerprints when the label set is the same: every mean over the sweep is
     the one of adding the run's scored queries left to right in id order, by hand, and the
     fingerprints are those of the run's own queries and label lines."""
+    import ragreport.analysis.intervals as intervals
     from ragreport.analysis.intervals import wilson_interval
     from ragreport.analysis.summary import fingerprint, judged_query_ids, label_lines
 
+    if partition is not None:  # the sweep resampled by partitions of 4 or 7 queries
+        monkeypatch.setattr(intervals, "_PARTITION_ROWS", partition)
     runs, qrels = _runs(23, 8, missing=4)
     conventions = Conventions(resamples=40, seed=1, missing=Missing.SKIP)
     together = evaluate(runs, qrels=qrels, k=5, conventions=conventions)
     for summary in together:
         rows = resample_rows(summary.judged.query_ids, summary.scores.scored)
         scores = summary.scores
+        first = scores.metrics[0]
+        drawn = loop_means(scores.of(first, 5)[rows][:, None], 40, 1)[:, 0].tolist()
+        band = summary.at_k[first.label(5)]
+        assert band.low == pytest.approx(loop_percentile(drawn, 0.025), abs=1e-12)
+        assert band.high == pytest.approx(loop_percentile(drawn, 0.975), abs=1e-12)
         for i, metric in enumerate(scores.metrics):
             for c in range(len(scores.cutoffs)):
                 total = 0.0
@@ -468,3 +477,33 @@ def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loo
     p = randomization_test(d, 100, 5)
     for j in range(2):
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
+
+
+@pytest.mark.parametrize("width", [3, 70])
+def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the_bit(width, monkeypatch):
+    """intervals.RowParts: the exact parts made 4 rows at a time (scaled by the whole column's
+    power of two) times the same rows of every block of counts, added up partition by partition,
+    are the whole matrix's sums to the bit (whole numbers below 2^53), narrow or wide, with a
+    column that is not finite; and the loop's means. Alone or beside a second matrix (the counts
+    then kept as bytes and read by partition)."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import RowParts, made_bootstrap_means
+
+    monkeypatch.setattr(intervals, "_PARTITION_ROWS", 4)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 5 * 23)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    matrix = np.random.default_rng(11).random((23, width)) * np.linspace(0.01, 30, width)
+    matrix[5, 1] = np.inf
+    other = np.random.default_rng(12).random((23, 2))
+    parts = RowParts(lambda: np.abs(matrix).max(axis=0), lambda a, b: matrix[a:b].copy())
+    with np.errstate(invalid="ignore"):  # a resample without the infinite row: 0 x inf
+        whole = made_bootstrap_means([lambda: matrix.copy()], 23, [width], 30, 4)[0]
+        alone = made_bootstrap_means([parts], 23, [width], 30, 4)[0]
+        beside = made_bootstrap_means([lambda: other.copy(), parts], 23, [2, width], 30, 4)
+        after = made_bootstrap_means([parts, lambda: other.copy()], 23, [width, 2], 30, 4)
+    for drawn in (alone, beside[1], after[0]):
+        np.testing.assert_array_equal(drawn, whole)
+    np.testing.assert_array_equal(beside[0], after[1])
+    finite = np.isfinite(matrix).all(axis=0)
+    np.testing.assert_allclose(whole[:, finite], loop_means(matrix[:, finite], 30, 4), atol=1e-12)
+    assert not np.isfinite(whole[:, 1]).any() and np.isinf(whole[:, 1]).any()
