@@ -37,7 +37,7 @@ def mark(stage):
     now, now_cpu = time.perf_counter(), time.process_time()
     marks[stage], cpu[stage] = now - clock, now_cpu - clock_cpu
     clock, clock_cpu = now, now_cpu
-from ragreport.analysis.evaluation import shared_bands
+from ragreport.analysis.evaluation import shared_bands, shared_fingerprints
 from ragreport.analysis.pipeline import analyse_runs
 from ragreport.analysis.result import Analysis
 from ragreport.analysis.summary import summarise
@@ -62,9 +62,10 @@ mark("score")
 readings = [score_readings(j, asked, conventions) for j in judged]
 mark("readings")
 drawn = shared_bands([(j, s, None) for j, s in zip(judged, scores)], conventions)
+prints = shared_fingerprints(judged)
 summaries = [
-    summarise(j, s, asked, conventions, (), None, r, resampled=d)
-    for j, s, r, d in zip(judged, scores, readings, drawn)
+    summarise(j, s, asked, conventions, (), None, r, resampled=d, fingerprints=f)
+    for j, s, r, d, f in zip(judged, scores, readings, drawn, prints)
 ]
 mark("bands")
 analysis = analyse_runs(summaries, make=Analysis)

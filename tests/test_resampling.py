@@ -357,3 +357,153 @@ def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
     p = randomization_test(d, 100, 5)
     for j in range(2):
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
+
+
+def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch):
+    """intervals.ahead makes each next block in a thread while the caller holds the one before:
+    the counts and the sign vectors are those of drawing them in turn, block for block, even when
+    the caller is slow to read a block (the producer has drawn the next one by then, into the other
+    of its two buffers) and when it stops early."""
+    import time
+
+    import ragreport.analysis.compare as compare_module
+    import ragreport.analysis.intervals as intervals
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", 1)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
+
+    def slowly(blocks):
+        out = []
+        for block in blocks:
+            time.sleep(0.01)  # the next block is drawn meanwhile
+            out.append(block.copy())
+        return out
+
+    plain_counts = [b.copy() for b in intervals.resample_counts(13, 10, 3, np.float64)]
+    ahead_counts = slowly(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64)))
+    assert len(plain_counts) == len(ahead_counts) == 3
+    for a, b in zip(plain_counts, ahead_counts):
+        np.testing.assert_array_equal(a, b)
+    plain_signs = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
+    ahead_signs = slowly(intervals.ahead(compare_module._sign_blocks(19, 100, 5)))
+    assert len(plain_signs) == len(ahead_signs) == 13
+    for a, b in zip(plain_signs, ahead_signs):
+        np.testing.assert_array_equal(a, b)
+    # By hand: the first block's signs are 1 - 2 * the bits of the first bytes drawn.
+    packed = np.random.default_rng(5).integers(0, 256, size=(8, 3), dtype=np.uint8)
+    bits = [[(int(byte) >> (7 - s)) & 1 for byte in row for s in range(8)][:19] for row in packed]
+    np.testing.assert_array_equal(ahead_signs[0], 1.0 - 2.0 * np.array(bits))
+    # A caller that stops after one block: the thread is let go, nothing is left running.
+    first = next(iter(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64))))
+    np.testing.assert_array_equal(first, plain_counts[0])
+
+
+def test_a_draw_that_fails_in_the_thread_fails_in_the_caller():
+    from ragreport.analysis.intervals import ahead
+
+    def broken():
+        yield np.zeros(1)
+        raise RuntimeError("drawn badly")
+
+    with pytest.raises(RuntimeError, match="drawn badly"):
+        list(ahead(broken()))
+
+
+@pytest.mark.parametrize("partition", [None, 4, 7])
+def test_runs_summarised_together_take_the_means_and_fingerprints_of_one_run_alone(partition, monkeypatch):
+    """The band stage hands summarise each sweep's means (taken as it makes the resampled matrix)
+    and an earlier run's fingerprints when the label set is the same: every mean over the sweep is
+    the one of adding the run's scored queries left to right in id order, by hand, and the
+    fingerprints are those of the run's own queries and label lines."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import wilson_interval
+    from ragreport.analysis.summary import fingerprint, judged_query_ids, label_lines
+
+    if partition is not None:  # the sweep resampled by partitions of 4 or 7 queries
+        monkeypatch.setattr(intervals, "_PARTITION_ROWS", partition)
+    runs, qrels = _runs(23, 8, missing=4)
+    conventions = Conventions(resamples=40, seed=1, missing=Missing.SKIP)
+    together = evaluate(runs, qrels=qrels, k=5, conventions=conventions)
+    for summary in together:
+        rows = resample_rows(summary.judged.query_ids, summary.scores.scored)
+        scores = summary.scores
+        first = scores.metrics[0]
+        drawn = loop_means(scores.of(first, 5)[rows][:, None], 40, 1)[:, 0].tolist()
+        band = summary.at_k[first.label(5)]
+        assert band.low == pytest.approx(loop_percentile(drawn, 0.025), abs=1e-12)
+        assert band.high == pytest.approx(loop_percentile(drawn, 0.975), abs=1e-12)
+        for i, metric in enumerate(scores.metrics):
+            for c in range(len(scores.cutoffs)):
+                total = 0.0
+                for r in rows.tolist():
+                    total += float(scores.values[i, r, c])
+                assert summary.sweep.mean[metric.key][c] == total / len(rows)
+            if metric.interval.name == "WILSON":
+                at = scores.column(5)
+                hits = sum(1 for r in rows.tolist() if scores.values[i, r, at] > 0)
+                band = summary.at_k[metric.label(5)]
+                assert (band.low, band.high) == wilson_interval(hits, len(rows), conventions.confidence)
+        assert summary.query_fingerprint == fingerprint(judged_query_ids(summary.judged))
+        assert summary.label_fingerprint == fingerprint(label_lines(summary.judged))
+    # the same qrels for all three: one label set, so one fingerprint
+    assert len({s.label_fingerprint for s in together}) == 1
+
+
+@pytest.mark.parametrize(
+    ("wanted", "cells", "rows"),
+    [(1, 1000, 8), (8, 1000, 8), (9, 1000, 16), (20, 1000, 24), (20, 16 * 19, 16), (20, 7 * 19, 8), (100, 10**6, 100)],
+)
+def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loop_s(wanted, cells, rows, monkeypatch):
+    """Signs drawn 8 vectors at a time and handed over as many whole draws as make the rows a
+    product wants, within its cells (never less than one draw; at most every one of the 100; the
+    last product shorter): the same sign vectors in the same order, so the loop's p."""
+    import ragreport.analysis.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", wanted)
+    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", cells)
+    blocks = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
+    assert [len(b) for b in blocks] == [rows] * (100 // rows) + ([100 % rows] if 100 % rows else [])
+    rng = np.random.default_rng(5)
+    drawn = []
+    for start in range(0, 100, 8):  # the draws: 8 vectors of 3 bytes at a time
+        packed = rng.integers(0, 256, size=(min(8, 100 - start), 3), dtype=np.uint8)
+        drawn += [[1 - 2 * ((int(b) >> (7 - s)) & 1) for b in row for s in range(8)][:19] for row in packed]
+    np.testing.assert_array_equal(np.concatenate(blocks), np.array(drawn, dtype=np.float64))
+    d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 2))
+    p = randomization_test(d, 100, 5)
+    for j in range(2):
+        assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
+
+
+@pytest.mark.parametrize("width", [3, 70])
+def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the_bit(width, monkeypatch):
+    """intervals.RowParts: the exact parts made 4 rows at a time (scaled by the whole column's
+    power of two) times the same rows of every block of counts, added up partition by partition,
+    are the whole matrix's sums to the bit (whole numbers below 2^53), narrow or wide, with a
+    column that is not finite; and the loop's means. Alone or beside a second matrix (the counts
+    then kept as bytes and read by partition)."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import RowParts, made_bootstrap_means
+
+    monkeypatch.setattr(intervals, "_PARTITION_ROWS", 4)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 5 * 23)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    matrix = np.random.default_rng(11).random((23, width)) * np.linspace(0.01, 30, width)
+    matrix[5, 1] = np.inf
+    other = np.random.default_rng(12).random((23, 2))
+    parts = RowParts(lambda: np.abs(matrix).max(axis=0), lambda a, b: matrix[a:b].copy())
+    with np.errstate(invalid="ignore"):  # a resample without the infinite row: 0 x inf
+        whole = made_bootstrap_means([lambda: matrix.copy()], 23, [width], 30, 4)[0]
+        alone = made_bootstrap_means([parts], 23, [width], 30, 4)[0]
+        beside = made_bootstrap_means([lambda: other.copy(), parts], 23, [2, width], 30, 4)
+        after = made_bootstrap_means([parts, lambda: other.copy()], 23, [width, 2], 30, 4)
+    for drawn in (alone, beside[1], after[0]):
+        np.testing.assert_array_equal(drawn, whole)
+    np.testing.assert_array_equal(beside[0], after[1])
+    finite = np.isfinite(matrix).all(axis=0)
+    np.testing.assert_allclose(whole[:, finite], loop_means(matrix[:, finite], 30, 4), atol=1e-12)
+    assert not np.isfinite(whole[:, 1]).any() and np.isinf(whole[:, 1]).any()

@@ -28,7 +28,7 @@ from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
 from ..scoring.kinds import Metric
-from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
+from .intervals import ahead, bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .values import family_values
 
@@ -38,6 +38,10 @@ if TYPE_CHECKING:  # annotations only
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
 _BLOCK_CELLS = 1 << 22
+#: A product of the randomization test multiplies whole blocks of signs as drawn (about
+#: _BLOCK_CELLS each), as many as make this many sign vectors, within _PRODUCT_CELLS (64 MB).
+_MIN_PRODUCT_ROWS = 80
+_PRODUCT_CELLS = 1 << 23
 #: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
 #: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
 #: permutations x queries x metrics, memory does not (blocks of 4M cells; docs/conventions.md
@@ -98,19 +102,32 @@ def _sign_blocks(n: int, permutations: int, seed: int):
             yield 1.0 - 2.0 * bits
         return
     rng = np.random.default_rng(seed)
-    # One buffer for every block (the caller uses each block before asking for the next): no
-    # fresh pages for each block's 32 MB of signs.
-    buffer = np.empty((block, n))
+    # The signs are drawn in blocks of `block` vectors (the stream of bytes depends on it: numpy
+    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks: enough
+    # for _MIN_PRODUCT_ROWS sign vectors a product, within _PRODUCT_CELLS. A product of a few dozen
+    # sign vectors by 100,000 queries is far slower per sign than one of a hundred
+    # (docs/conventions.md section 22.10); a block of that many already is handed over alone.
+    wanted = -(-_MIN_PRODUCT_ROWS // block)  # draws a product takes: ceil(rows wanted / block)
+    rows = min(permutations, block * max(1, min(wanted, _PRODUCT_CELLS // (block * max(n, 1)))))
+    # Two buffers, in turn: no fresh pages for each product's signs, and the next may be drawn
+    # (intervals.ahead) while the caller still reads this one (it is done with a block once it
+    # asks for the one after next).
+    buffers = (np.empty((rows, n)), np.empty((rows, n))) if permutations > rows else (np.empty((rows, n)),)
     done = 0
+    turn = 0
     while done < permutations:
-        size = min(block, permutations - done)
-        # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
-        packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        signs = buffer[:size]
-        np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs)
+        signs = buffers[turn % len(buffers)][: min(rows, permutations - done)]
+        turn += 1
+        at = 0
+        while at < len(signs):
+            size = min(block, len(signs) - at)
+            # Eight signs per random byte: a fraction of the cost of one integer draw per sign.
+            packed = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+            np.multiply(np.unpackbits(packed, axis=1, count=n), -2.0, out=signs[at : at + size])
+            at += size
         signs += 1.0  # 1 - 2 * bit, exactly
         yield signs
-        done += size
+        done += len(signs)
 
 
 def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed: int = 0) -> np.ndarray:
@@ -133,7 +150,9 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     exact = n <= 30 and 2**n <= permutations
     count = np.zeros(m, dtype=np.int64)
     total = 0
-    for signs in _sign_blocks(n, permutations, seed):
+    # Each next block of signs is drawn while BLAS multiplies this one (the same signs in the same
+    # order: docs/conventions.md section 22.10).
+    for signs in ahead(_sign_blocks(n, permutations, seed)):
         count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
         total += len(signs)
     if exact:

@@ -30,8 +30,8 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .intervals import made_bootstrap_means, resample_rows
-from .summary import RunSummary, summarise
+from .intervals import RowParts, made_bootstrap_means, resample_rows
+from .summary import RunSummary, fingerprint, judged_query_ids, label_lines, same_labels, summarise
 
 if TYPE_CHECKING:
     from ..reading.registry import LoadedRun
@@ -113,10 +113,25 @@ def summarise_loaded(
     if scored:
         progress("bands for " + ", ".join(item[0].name for item in scored))
     resampled = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn)
-        for (judged, scores, values, readings), drawn in zip(scored, resampled)
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn, fingerprints=f)
+        for (judged, scores, values, readings), drawn, f in zip(scored, resampled, prints)
     ]
+
+
+def shared_fingerprints(runs: Sequence[JudgedRun]) -> list[tuple[str, str] | None]:
+    """Each run's query and label fingerprints when an earlier run holds the very same label set
+    (the runs of one qrels file: its million label lines are not made and hashed again), else None
+    (:func:`~ragreport.analysis.summary.summarise` makes them)."""
+    out: list[tuple[str, str] | None] = []
+    for i, judged in enumerate(runs):
+        same = next((j for j in range(i) if same_labels(runs[j], judged)), None)
+        if same is None:
+            out.append((fingerprint(judged_query_ids(judged)), fingerprint(label_lines(judged))))
+        else:
+            out.append(out[same])
+    return out
 
 
 def shared_bands(
@@ -128,9 +143,8 @@ def shared_bands(
     resamples and the seed, so runs of one size share them: one draw per block, applied to every
     run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`)."""
     # Each run's matrices (resample_matrices) are made when their turn comes and let go once
-    # resampled: memory holds one matrix's parts at a time (docs/conventions.md section 22.9). The
-    # sweep's comes in two halves by metric (its columns are metric-major): the same means (each
-    # column's sums are its own), half the parts at once.
+    # resampled; the sweep's by partitions of its queries (intervals.RowParts): memory holds one
+    # partition's exact parts at a time (docs/conventions.md sections 22.9 and 22.12).
     rows = [resample_rows(judged.query_ids, scores.scored) for judged, scores, _ in scored]
     by_size: dict[int, list[int]] = {}
     for i, by_id in enumerate(rows):
@@ -138,34 +152,56 @@ def shared_bands(
             by_size.setdefault(len(by_id), []).append(i)
     out: list[list[np.ndarray] | None] = [None] * len(scored)
     for size, members in by_size.items():
-        sources: list[Callable[[], np.ndarray]] = []
+        sources: list[Callable[[], np.ndarray] | RowParts] = []
         widths: list[int] = []
-        parts: list[int] = []  # how many of the sources are each run's sweep
+        # Each sweep's column means, taken as its rows are made (in id order, the sums summarise
+        # would make): summarise then makes no copy of the sweep again.
+        means: dict[int, np.ndarray] = {}
         for i in members:
             _, scores, values = scored[i]
             n_metrics, _, n_cut = scores.values.shape
-            halves = [(0, n_metrics // 2), (n_metrics // 2, n_metrics)] if n_metrics > 1 else [(0, n_metrics)]
-            for first, last in halves:
-                sources.append(partial(_sweep_matrix, scores, rows[i], first, last))
-                widths.append((last - first) * n_cut)
+            sources.append(_sweep_parts(scores, rows[i], partial(means.__setitem__, i)))
+            widths.append(n_metrics * n_cut)
             sources.append(partial(_measure_matrix, values, rows[i]))
             widths.append(0 if values is None else values.shape[0])
-            parts.append(len(halves))
         drawn = made_bootstrap_means(sources, size, widths, conventions.resamples, conventions.seed, overwrite=True)
-        at = 0
-        for i, halves_of in zip(members, parts):
-            sweep = drawn[at : at + halves_of]
-            out[i] = [np.concatenate(sweep, axis=1) if len(sweep) > 1 else sweep[0], drawn[at + halves_of]]
-            at += halves_of + 1
+        for at, i in enumerate(members):
+            out[i] = [drawn[2 * at], drawn[2 * at + 1], means[i]]
     return out
 
 
-def _sweep_matrix(scores: QueryScores, by_id: np.ndarray, first: int, last: int) -> np.ndarray:
-    """resample_matrices' scores of metrics ``first`` to ``last`` (excluded): the rows ``by_id`` x
-    each of those metrics at every cutoff, metric-major, a copy."""
-    n_cut = scores.values.shape[2]
-    picked = scores.values[first:last].transpose(1, 0, 2)[by_id]
-    return picked.reshape(len(by_id), (last - first) * n_cut)
+def _sweep_parts(scores: QueryScores, by_id: np.ndarray, keep: Callable[[np.ndarray], object]) -> RowParts:
+    """resample_matrices' scores by partitions of their rows: the rows ``by_id`` (the scored
+    queries in id order) x every metric at every cutoff, metric-major; each partition a copy. The
+    column means are added up as the rows come, in order (a partition's reduction starts from the
+    sum so far: numpy adds a column's rows left to right, so the sum is the whole matrix's), and
+    handed to ``keep`` with the last rows."""
+    values = scores.values
+    n_metrics, _, n_cut = values.shape
+    width = n_metrics * n_cut
+    n = len(by_id)
+    total: list[np.ndarray] = []
+
+    def top() -> np.ndarray:
+        where = scores.scored[None, :, None]
+        high = values.max(axis=1, where=where, initial=-np.inf)
+        low = values.min(axis=1, where=where, initial=np.inf)
+        return np.maximum(high, -low).reshape(width)
+
+    def rows(start: int, stop: int) -> np.ndarray:
+        picked = by_id[start:stop]
+        made = np.empty((len(picked) + 1, width))
+        made[1:] = values.transpose(1, 0, 2)[picked].reshape(len(picked), width)
+        if start == 0:
+            total[:] = [np.add.reduce(made[1:], axis=0)]
+        else:
+            made[0] = total[0]
+            total[0] = np.add.reduce(made, axis=0)
+        if stop == n:
+            keep(total[0] / n)
+        return made[1:]
+
+    return RowParts(top, rows)
 
 
 def _measure_matrix(values: np.ndarray | None, by_id: np.ndarray) -> np.ndarray:
@@ -281,7 +317,8 @@ def _by_partitions(
     if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
         progress("bands for " + ", ".join(item[0].name for item in scored))
     drawn = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands)
-        for (judged, scores, values, readings), bands in zip(scored, drawn)
+        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands, fingerprints=f)
+        for (judged, scores, values, readings), bands, f in zip(scored, drawn, prints)
     ]

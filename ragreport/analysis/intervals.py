@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from statistics import NormalDist
 
 import numpy as np
@@ -112,6 +114,29 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
     out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
 
 
+def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """``blocks`` in order, each next one made in a thread of its own while the caller works on
+    the one it was given (docs/conventions.md section 22.10).
+
+    The draws (numpy's ``Generator`` fills its output without holding the GIL) then run while BLAS
+    multiplies the block before: the same blocks, from the same generator in the same order, so the
+    same figures. At most two blocks are alive: the one given and the one being made. A producer
+    that reuses buffers must therefore alternate two (the caller is done with a block once it asks
+    for the next).
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragreport-draw") as pool:
+        pending = pool.submit(next, blocks, None)
+        try:
+            while True:
+                block = pending.result()
+                if block is None:
+                    return
+                pending = pool.submit(next, blocks, None)
+                yield block
+        finally:
+            pending.cancel()
+
+
 def resample_counts(n: int, resamples: int, seed: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
     """Blocks of bootstrap resamples of ``n`` items as count matrices (block x n), in order.
 
@@ -190,7 +215,7 @@ def shared_bootstrap_means(
 
 
 def made_bootstrap_means(
-    sources: Sequence[Callable[[], np.ndarray]],
+    sources: Sequence[Callable[[], np.ndarray] | RowParts],
     n: int,
     widths: Sequence[int],
     resamples: int,
@@ -205,10 +230,17 @@ def made_bootstrap_means(
     memory holds one matrix's two parts at a time, not every matrix's."""
     check_resamples(resamples, sum(widths))
     todo = [i for i, width in enumerate(widths) if width and n]
-    cache: list[np.ndarray] | None = [] if len(todo) > 1 and resamples * n <= _CACHED_COUNTS else None
+    by_rows = [i for i in todo if isinstance(sources[i], RowParts) and _parted(n, resamples)]
+    cache: list[np.ndarray] | None = [] if (len(todo) > 1 or by_rows) and resamples * n <= _CACHED_COUNTS else None
     outs = [np.empty((resamples, width)) if n else np.full((resamples, width), np.nan) for width in widths]
     for turn, i in enumerate(todo):
-        high, low, exponent = exact_parts(sources[i](), overwrite=overwrite)
+        source = sources[i]
+        if isinstance(source, RowParts):
+            if i in by_rows and (cache is not None or turn == 0):
+                cache = _by_partitions(source, n, widths[i], resamples, seed, cache, turn == 0, outs[i])
+                continue
+            source = partial(source.rows, 0, n)
+        high, low, exponent = exact_parts(source(), overwrite=overwrite)
         if high.shape != (n, widths[i]):
             raise ValueError("matrices resampled together must be 2-D and share their rows")
         out = outs[i]
@@ -218,8 +250,9 @@ def made_bootstrap_means(
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
         filling = turn == 0 and cache is not None
-        blocks: Iterable[np.ndarray] = (
-            cache if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
+        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied.
+        blocks: Iterable[np.ndarray] = ahead(
+            _widened(cache) if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
         )
         row = 0
         for counts in blocks:
@@ -228,8 +261,7 @@ def made_bootstrap_means(
                     cache = None
                 else:
                     cache.append(counts.astype(np.uint8))
-            # Drawn as doubles (the weights themselves); the cache's bytes widened for the product.
-            weights = counts if counts.dtype == np.float64 else counts.astype(np.float64)
+            weights = counts
             end = row + len(counts)
             if wide:
                 out[row:end] = (high.T @ weights.T).T
@@ -242,6 +274,97 @@ def made_bootstrap_means(
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
     return outs
+
+
+def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -> Iterator[np.ndarray]:
+    """The cached counts (bytes) as the doubles the product multiplies by, block by block (the
+    columns ``start`` to ``stop`` alone: the queries of one partition)."""
+    for counts in cache:
+        yield counts[:, start:stop].astype(np.float64)
+
+
+@dataclass(frozen=True)
+class RowParts:
+    """A matrix to resample made by partitions of its rows: ``top()`` gives each column's largest
+    magnitude over every row (what :func:`exact_parts` scales the column by), ``rows(start, stop)``
+    rows ``start`` to ``stop`` as a fresh (stop - start) x width matrix of doubles."""
+
+    top: Callable[[], np.ndarray]
+    rows: Callable[[int, int], np.ndarray]
+
+
+#: Rows of a :class:`RowParts` matrix split into exact parts at once (16,384 x 160 columns: 21 MB
+#: a part at the wide size, where the whole sweep's two parts took 256 MB).
+_PARTITION_ROWS = 1 << 14
+
+
+def _parted(n: int, resamples: int) -> bool:
+    """Whether a matrix of ``n`` rows is resampled by partitions: its sums exact (22.5) and its
+    counts kept (each partition reads every block of them)."""
+    return _PARTITION_ROWS < n <= _EXACT_ROWS and resamples * n <= _CACHED_COUNTS
+
+
+def _by_partitions(
+    source: RowParts,
+    n: int,
+    width: int,
+    resamples: int,
+    seed: int,
+    cache: list[np.ndarray] | None,
+    first: bool,
+    out: np.ndarray,
+) -> list[np.ndarray] | None:
+    """A :class:`RowParts` matrix's resampled means into ``out``, made partition by partition of
+    its rows: each partition's exact parts (scaled by the whole column's power of two, so they are
+    the rows of the whole matrix's parts) times the same partition of every block of counts. The
+    sums are of whole numbers below 2^53, exact, so adding them up partition by partition gives the
+    very sums of the whole matrix (docs/conventions.md section 22.12). The counts come from
+    ``cache`` (``first``: drawn now, and kept there as bytes); returns the cache (None if a count
+    did not fit in a byte: drawn again for each partition)."""
+    top = np.asarray(source.top(), dtype=np.float64)
+    exponent = np.zeros(width, dtype=np.int64)
+    finite = np.isfinite(top)
+    exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
+    cols = np.flatnonzero(finite)
+    high_sums = np.zeros((resamples, width))
+    low_sums = np.zeros((resamples, width))
+    wide = width >= _WIDE_COLUMNS
+    filling = first and cache is not None
+    for start in range(0, n, _PARTITION_ROWS):
+        stop = min(n, start + _PARTITION_ROWS)
+        values = np.asarray(source.rows(start, stop), dtype=np.float64)
+        if values.shape != (stop - start, width):
+            raise ValueError("matrices resampled together must be 2-D and share their rows")
+        spare = np.zeros_like(values)
+        if finite.all():
+            high, low = _split(values, spare, exponent)
+        else:
+            values[:, cols], spare[:, cols] = _split(values[:, cols], spare[:, cols], exponent[cols])
+            high, low = values, spare  # a non-finite column kept as it is, its low part zero
+        drawing = cache is None or (filling and start == 0)
+        blocks = ahead(resample_counts(n, resamples, seed, np.float64) if drawing else _widened(cache, start, stop))  # type: ignore[arg-type]
+        row = 0
+        for counts in blocks:
+            if filling and start == 0 and cache is not None:
+                if counts.max() > 255:
+                    cache = None
+                else:
+                    cache.append(counts.astype(np.uint8))
+            weights = counts[:, start:stop] if drawing else counts
+            end = row + len(counts)
+            if wide:
+                high_sums[row:end] += (high.T @ weights.T).T
+                low_sums[row:end] += (low.T @ weights.T).T
+            else:
+                high_sums[row:end] += weights @ high
+                low_sums[row:end] += weights @ low
+            row = end
+        del values, spare, high, low
+    np.multiply(low_sums, _LOW_UNIT, out=low_sums)
+    np.add(high_sums, low_sums, out=out)
+    out /= n
+    np.ldexp(out, exponent[None, :], out=out)
+    return cache
 
 
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:

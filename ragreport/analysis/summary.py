@@ -174,7 +174,7 @@ def judgment_map(judged: JudgedRun) -> dict[str, dict[str, int]]:
     return out
 
 
-def _same_labels(a: JudgedRun, b: JudgedRun) -> bool:
+def same_labels(a: JudgedRun, b: JudgedRun) -> bool:
     """Whether two runs hold the very same label set, array for array (queries, judged queries,
     judgments): the runs of one qrels file, read once for each run."""
     if a is b:
@@ -195,7 +195,7 @@ def distinct_label_sets(summaries) -> list:
     share theirs."""
     kept: list = []
     for summary in summaries:
-        if not any(_same_labels(summary.judged, other.judged) for other in kept):
+        if not any(same_labels(summary.judged, other.judged) for other in kept):
             kept.append(summary)
     return kept
 
@@ -247,6 +247,7 @@ def summarise(
     measure_values: np.ndarray | None = None,
     readings: dict[str, np.ndarray] | None = None,
     resampled: Sequence[np.ndarray] | None = None,
+    fingerprints: tuple[str, str] | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -265,7 +266,10 @@ def summarise(
 
     ``resampled`` is the bootstrap already drawn for this run: what
     :func:`~ragreport.analysis.intervals.shared_bootstrap_means` gives for the two matrices of
-    :func:`resample_matrices` (several runs resampled together, docs/conventions.md section 22).
+    :func:`resample_matrices` (several runs resampled together, docs/conventions.md section 22),
+    and, as a third item, the first matrix's column means when the caller took them (the matrix
+    is then not made again here). ``fingerprints`` are the query and label fingerprints when the
+    caller has them (another run of the same label set: :func:`distinct_label_sets`).
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -278,13 +282,18 @@ def summarise(
     cutoffs = scores.cutoffs
 
     n_metrics, _, n_cut = scores.values.shape
-    by_id, flat, measured = resample_matrices(judged, scores, measure_values)
-    n = len(by_id)
+    n = int(np.count_nonzero(scores.scored))
+    taken = resampled[2] if resampled is not None and len(resampled) > 2 and n else None
+    if taken is None:
+        by_id, flat, measured = resample_matrices(judged, scores, measure_values)
+    else:  # the band stage took the means of the sweep in id order: no copy of it again
+        by_id = resample_rows(judged.query_ids, scores.scored) if len(measure_values) else np.zeros(0, np.intp)
+        measured = np.ascontiguousarray(measure_values[:, by_id].T) if len(measure_values) else np.zeros((n, 0))
     if resampled is None and n:
         resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
     if n:
         assert resampled is not None
-        mean = flat.mean(axis=0)
+        mean = flat.mean(axis=0) if taken is None else taken
         low, high = percentile_band(resampled[0], conventions.confidence)
     else:
         mean, low, high = bootstrap_interval(flat, conventions.resamples, conventions.seed, conventions.confidence)
@@ -292,7 +301,7 @@ def summarise(
 
     for row, metric in enumerate(scores.metrics):
         if metric.interval is IntervalMethod.WILSON:
-            successes = (flat.reshape(n, n_metrics, n_cut)[:, row, :] > 0).sum(axis=0)
+            successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
             low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
 
     sweep = Sweep(
@@ -331,8 +340,8 @@ def summarise(
         at_k=at_k,
         sweep=sweep,
         status=query_status(judged, scores, k),
-        query_fingerprint=fingerprint(judged_query_ids(judged)),
-        label_fingerprint=fingerprint(label_lines(judged)),
+        query_fingerprint=fingerprint(judged_query_ids(judged)) if fingerprints is None else fingerprints[0],
+        label_fingerprint=fingerprint(label_lines(judged)) if fingerprints is None else fingerprints[1],
         measures=tuple(measures),
         measure_values=measure_values,
         measure_at=measure_at,
