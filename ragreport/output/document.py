@@ -16,6 +16,7 @@ from ..analysis.status import Status
 from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
+from ..reading.compact import pack, packed_dtype
 from ..reading.irds import dataset_record
 from ..scoring.catalogue import READ, SUITE, Measure
 from ..scoring.kinds import IntervalMethod
@@ -63,7 +64,7 @@ def _measure_settings(measure: Measure) -> dict[str, Any]:
 def run_document(
     summary: RunSummary, tables: Tables, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
 ) -> dict[str, Any]:
-    """One run's entry of the report document (the schema of ``ragreport/2``): query ids, document
+    """One run's entry of the report document (the schema of ``ragreport/3``): query ids, document
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
     and ``statuses``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
@@ -103,6 +104,7 @@ def run_document(
         }
 
     queries = _query_columns(summary, tables)
+    lists = _lists(summary, tables, summary.judged.retrieved)
     condensed = _condensed_columns(summary)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
@@ -123,50 +125,57 @@ def run_document(
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
         **({} if condensed is None else {"condensed": condensed}),
-        "lists": _lists(summary, tables),
+        "lists": lists,
         **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 
-def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
+def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
     facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
-    keeps no run file). ``ids`` holds one list per query, in the order of ``queries``, of indices
-    into the report's ``doc_ids`` (each id written once); ``in_run`` is how many of those queries
-    the run lists (they come first), or one flag per query when the run's queries are not the first
-    ones; ``relevant_retrieved`` counts the distinct relevant ids of each whole list."""
+    keeps no run file). ``ids`` holds the lists end to end, in the order of ``queries``, as one
+    packed string of indices into the report's ``doc_ids`` (docs/conventions.md section 22.10);
+    ``lengths`` (one per query) only where a list's length is not ``min(retrieved, depth)``;
+    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
+    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
+    relevant ids of each whole list."""
     depth = tables.depth[summary.name]
     head = tables.heads[summary.name]
-    offsets = head.offsets.tolist()
+    lengths = np.diff(head.offsets)
     in_run = head.in_run
     n_run = int(in_run.sum())
-    indices = tables.list_ids[summary.name]
-    return {
+    out: dict[str, Any] = {
         "depth": depth,
         "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
         "relevant_retrieved": head.relevant_retrieved.tolist(),
-        "ids": [indices[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
+        "ids": pack(tables.list_ids[summary.name], tables.dtype),
     }
+    if not np.array_equal(lengths, np.minimum(retrieved, depth)):
+        out["lengths"] = lengths.tolist()
+    return out
 
 
 @dataclass(frozen=True)
 class Tables:
-    """What report.json writes once for all its runs (``ragreport/2``, docs/conventions.md section
-    22.4): every query id (``query_ids``, in order of first appearance over the runs' rows, then the
-    judgments), every document id (``doc_ids``: the runs' stored lists, then the judgments) and the
-    statuses; each run's stored lists and each label set as indices into them."""
+    """What report.json writes once for all its runs (``ragreport/3``, docs/conventions.md sections
+    22.4 and 22.10): every query id (``query_ids``, in order of first appearance over the runs'
+    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, then the
+    judgments) and the statuses; each run's stored lists (``list_ids``, indices end to end) and
+    each label set as indices into them; ``dtype`` the packed indices' width."""
 
     query_ids: list[str]
     query_index: dict[str, int]
     doc_ids: list[str]
     depth: dict[str, int]
     heads: dict[str, Any]
-    list_ids: dict[str, list[int]]
+    list_ids: dict[str, np.ndarray]
     judgments: list[dict[str, Any]]
+    dtype: str
 
 
 STATUSES = [status.label for status in Status]
 _STATUS_INDEX = {status: i for i, status in enumerate(Status)}
+_EXCLUDED = _STATUS_INDEX[Status.EXCLUDED]
 
 
 def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
@@ -180,7 +189,8 @@ def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
 
 def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]]]) -> Tables:
     """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
-    as indices into them."""
+    as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
+    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.10)."""
     query_index: dict[str, int] = {}
     for summary in summaries:
         for q in summary.judged.query_ids.tolist():
@@ -194,22 +204,28 @@ def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str
     every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
     if len(every):
         firsts, index = first_appearance(every)
-        doc_ids, indices = as_text(every[firsts]), index.tolist()
+        doc_ids = as_text(every[firsts])
     else:
-        doc_ids, indices = [], []
+        doc_ids, index = [], np.zeros(0, dtype=np.int64)
+    dtype = packed_dtype(len(doc_ids))
     list_ids, start = {}, 0
     for summary, head in zip(summaries, heads):
-        list_ids[summary.name] = indices[start : start + len(head)]
+        list_ids[summary.name] = index[start : start + len(head)]
         start += len(head)
     judgments = []
     for labels in label_sets:
-        ids, grades = [], []
-        for marks in labels.values():
-            ids.append(indices[start : start + len(marks)])
-            grades.append(list(marks.values()))
-            start += len(marks)
-        judgments.append({"queries": [query_index[q] for q in labels], "ids": ids, "grades": grades})
-    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments)
+        lengths = [len(marks) for marks in labels.values()]
+        size = sum(lengths)
+        judgments.append(
+            {
+                "queries": [query_index[q] for q in labels],
+                "ids": pack(index[start : start + size], dtype),
+                "lengths": lengths,
+                "grades": [g for marks in labels.values() for g in marks.values()],
+            }
+        )
+        start += size
+    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -237,15 +253,20 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
 
 def _query_columns(summary: RunSummary, tables: Tables) -> dict[str, list[Any]]:
     """The per-query figures as columns, one value per query in the order of ``id`` (indices into
-    ``query_ids``); ``status`` as indices into ``statuses``; a figure null where the query is not
+    ``query_ids``, left out when they are 0 .. n - 1; ``scored`` left out when it is ``status !=
+    "excluded"``); ``status`` as indices into ``statuses``; a figure null where the query is not
     scored; ``query`` (its text) only when the run has some. Columns are converted to Python
     values once, not per cell."""
     judged, scores = summary.judged, summary.scores
     scored = scores.scored.tolist()
+    ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
+    status = [_STATUS_INDEX[s] for s in summary.status]
     columns: dict[str, list[Any]] = {
-        "id": [tables.query_index[q] for q in judged.query_ids.tolist()],
-        "scored": scored,
-        "status": [_STATUS_INDEX[s] for s in summary.status],
+        # left out where derivable (docs/conventions.md section 22.10): ``id`` when 0 .. n - 1, in
+        # order; ``scored`` when it is ``status != "excluded"``
+        **({} if ids == list(range(len(ids))) else {"id": ids}),
+        **({} if scored == [s != _EXCLUDED for s in status] else {"scored": scored}),
+        "status": status,
         "relevant": judged.relevant.tolist(),
         "retrieved": judged.retrieved.tolist(),
         "repeats": judged.repeats.tolist(),
@@ -384,7 +405,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "audit": audit_document(analysis.audit),
         "gates": [],
         "settings": settings_document(analysis, title),
-        # written once, indexed by the runs and judgments above (docs/conventions.md section 22.4)
+        # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,
+        # 22.10); the packed indices' encoding and width
+        "packed": {"encoding": "base64", "dtype": tables.dtype},
         "statuses": STATUSES,
         "query_ids": tables.query_ids,
         "doc_ids": tables.doc_ids,
