@@ -294,3 +294,25 @@ def test_render_scores_the_stored_lists_again_and_reads_no_stored_figure(tmp_pat
     assert main(["render", "condensed.json", "--out", "third", "--quiet"]) == 0
     read = json.loads((tmp_path / "third" / "report.json").read_text())
     assert next(r for r in read["runs"] if r["name"] == run["name"])["condensed"][label][q] == column[q]
+
+
+@pytest.mark.parametrize("named", [(), ("R@5", "AP")], ids=["suite", "a measure named as a suite figure"])
+def test_report_json_written_column_by_column_is_json_dumps_of_the_whole_document(named):
+    # ragreport build makes the per-query columns one at a time as report.json writes them; the
+    # bytes are those of one json.dumps of the document made whole (a measure named like a suite
+    # figure, R@5, holds that figure's place with its own values, as a dict's later key does).
+    from ragreport.api import analyse, evaluate
+    from ragreport.output.document import Columns, materialised, report_document
+    from ragreport.output.site import report_json
+    from ragreport.scoring.measures import parse_measure
+
+    analysis = analyse(evaluate(k=5, measures=[parse_measure(name) for name in named]))
+    assert [m.label() for m in analysis.summaries[0].measures] == list(named)
+    lazy = report_document(analysis, lazy=True)
+    assert isinstance(lazy["runs"][0]["queries"], Columns)
+    whole = report_document(analysis)
+    assert materialised(lazy) == whole
+    expected = (json.dumps(whole, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n").encode()
+    assert report_json(lazy, compact=True) == expected == report_json(whole, compact=True)
+    spaced = (json.dumps(whole, ensure_ascii=False, allow_nan=False) + "\n").encode()
+    assert report_json(lazy) == spaced

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +62,11 @@ def _measure_settings(measure: Measure) -> dict[str, Any]:
 
 
 def run_document(
-    summary: RunSummary, tables: Tables, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
+    summary: RunSummary,
+    tables: Tables,
+    run_limits: Sequence[Limit] = (),
+    today: _dt.date | None = None,
+    lazy: bool = False,
 ) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/3``): query ids, document
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
@@ -103,9 +107,15 @@ def run_document(
             "high": [_number(v) for v in summary.sweep.high[metric.key]],
         }
 
-    queries = _query_columns(summary, tables)
+    queries: Columns | dict[str, list[Any]] = Columns(lambda: _query_columns(summary, tables))
+    has_condensed = "condensed" in summary.readings
+    condensed: Columns | dict[str, list[Any]] | None = None
+    if has_condensed:
+        condensed = Columns(lambda: _condensed_columns(summary))
+    if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.10)
+        queries = queries.dict() if isinstance(queries, Columns) else queries
+        condensed = condensed.dict() if isinstance(condensed, Columns) else condensed
     lists = _lists(summary, tables, summary.judged.retrieved)
-    condensed = _condensed_columns(summary)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
@@ -251,59 +261,98 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
     }
 
 
-def _query_columns(summary: RunSummary, tables: Tables) -> dict[str, list[Any]]:
+def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, list[Any]]]:
     """The per-query figures as columns, one value per query in the order of ``id`` (indices into
     ``query_ids``, left out when they are 0 .. n - 1; ``scored`` left out when it is ``status !=
     "excluded"``); ``status`` as indices into ``statuses``; a figure null where the query is not
-    scored; ``query`` (its text) only when the run has some. Columns are converted to Python
-    values once, not per cell."""
+    scored; ``query`` (its text) only when the run has some. Each column is made when it is asked
+    for (report.json writes it and lets it go before the next), converted to Python values at once,
+    not per cell."""
     judged, scores = summary.judged, summary.scores
     scored = scores.scored.tolist()
+    every = all(scored)
     ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
     status = [_STATUS_INDEX[s] for s in summary.status]
-    columns: dict[str, list[Any]] = {
-        # left out where derivable (docs/conventions.md section 22.10): ``id`` when 0 .. n - 1, in
-        # order; ``scored`` when it is ``status != "excluded"``
-        **({} if ids == list(range(len(ids))) else {"id": ids}),
-        **({} if scored == [s != _EXCLUDED for s in status] else {"scored": scored}),
-        "status": status,
-        "relevant": judged.relevant.tolist(),
-        "retrieved": judged.retrieved.tolist(),
-        "repeats": judged.repeats.tolist(),
-        "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
-    }
+    # left out where derivable (docs/conventions.md section 22.10): ``id`` when 0 .. n - 1, in
+    # order; ``scored`` when it is ``status != "excluded"``
+    if ids != list(range(len(ids))):
+        yield "id", ids
+    del ids
+    if scored != [s != _EXCLUDED for s in status]:
+        yield "scored", scored
+    yield "status", status
+    yield "relevant", judged.relevant.tolist()
+    yield "retrieved", judged.retrieved.tolist()
+    yield "repeats", judged.repeats.tolist()
+    yield "first_relevant_rank", [r or None for r in scores.first_relevant_rank.tolist()]
+
+    def figures(values: np.ndarray, whole: bool) -> list[Any]:
+        cells = (values.astype(np.int64) if whole else values).tolist()
+        return cells if every else [v if s else None for v, s in zip(cells, scored)]
+
+    # A measure named as a suite figure is (``R@10``) takes that figure's place, with its own
+    # values: each label once, where it first comes, holding the last values given for it.
+    named: dict[str, int] = {}
+    for i, chosen in enumerate(summary.measures):
+        named[chosen.label()] = i
+
+    def measured(i: int) -> list[Any]:
+        return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
+
     for cutoff in summary.cutoffs:
         for metric in SUITE:
-            values = scores.of(metric, cutoff)
-            values = values.astype(np.int64) if metric.kind.whole else values
-            columns[metric.label(cutoff)] = [v if s else None for v, s in zip(values.tolist(), scored)]
-    for i, measure in enumerate(summary.measures):
-        values = summary.measure_values[i]
-        values = values.astype(np.int64) if measure.metric.kind.whole else values
-        columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
+            label = metric.label(cutoff)
+            if label in named:
+                yield label, measured(named.pop(label))
+            else:
+                yield label, figures(scores.of(metric, cutoff), metric.kind.whole)
+    for label, i in named.items():
+        yield label, measured(i)
     if any(text is not None for text in judged.query_text):
         n = len(scored)
         texts = list(judged.query_text[:n])
-        columns["query"] = texts + [None] * (n - len(texts))  # one per query, as the other columns
-    return columns
+        yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
 
 
-def _condensed_columns(summary: RunSummary) -> dict[str, list[Any]] | None:
+def _condensed_columns(summary: RunSummary) -> Iterator[tuple[str, list[Any]]]:
     """Each scored query's condensed figures (null where not scored), one column per figure the
     readings condense: a render cannot condense the stored lists, which stop at the sweep's depth
     (docs/conventions.md section 20.2). Where a figure equals the default one, nothing was
-    condensed away."""
-    condensed = summary.readings.get("condensed")
-    if condensed is None:
-        return None
+    condensed away. Each column made when asked for, as :func:`_query_columns`'."""
+    condensed = summary.readings["condensed"]
     mask = summary.scores.scored
     scored = mask.tolist()
-    out = {}
     for c, cutoff in enumerate(summary.cutoffs):
         for i, metric in enumerate(READ):
             values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
-            out[metric.label(cutoff)] = [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
-    return out
+            yield metric.label(cutoff), [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
+
+
+class Columns:
+    """Columns made one at a time when report.json is written (:func:`ragreport.output.site.report_json`
+    encodes each and lets it go before the next is made), so the document's per-query figures are
+    never all held as Python objects at once; :meth:`dict` makes them all (what the other readers of
+    the document take)."""
+
+    def __init__(self, make: Callable[[], Iterator[tuple[str, list[Any]]]]):
+        self._make = make
+
+    def items(self) -> Iterator[tuple[str, list[Any]]]:
+        return self._make()
+
+    def dict(self) -> dict[str, list[Any]]:
+        return dict(self._make())
+
+
+def materialised(document: Any) -> Any:
+    """``document`` with every :class:`Columns` made into its dict (the runs' entries copied, the
+    rest shared)."""
+    if isinstance(document, Columns):
+        return document.dict()
+    if isinstance(document, dict) and isinstance(document.get("runs"), list):
+        runs = [{k: v.dict() if isinstance(v, Columns) else v for k, v in run.items()} for run in document["runs"]]
+        return {**document, "runs": runs}
+    return document
 
 
 def _whole(values: np.ndarray, whole: bool) -> list[Any]:
@@ -353,8 +402,11 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
     }
 
 
-def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
-    """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
+def report_document(analysis: Analysis, title: str | None = None, lazy: bool = False) -> dict[str, Any]:
+    """The whole report document (``schema`` ``ragreport/3``): what report.json holds. ``lazy``: each
+    run's ``queries`` and ``condensed`` are :class:`Columns`, made one column at a time as
+    :func:`ragreport.output.site.report_json` writes them (``ragreport build``); the gates read
+    none of them.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
@@ -378,7 +430,7 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         if {"queries": s.query_fingerprint, "labels": s.label_fingerprint} != fingerprints
     }
     tables = report_tables(summaries, [report_judgments(summaries), *own.values()])
-    runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
+    runs = [run_document(s, tables, lim, analysis.today, lazy) for s, lim in zip(summaries, analysis.limits)]
     for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
         run["judgments"] = labels
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
