@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from ..reading.irds import dataset_record
 from ..scoring.catalogue import READ, SUITE, Measure
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
+from .reportjson import Columns
 from .wording import comparison as say
 from .wording import sources as say_sources
 
@@ -213,7 +214,11 @@ def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str
     heads = [cut[s.name].doc_ids for s in summaries]
     every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
     if len(every):
-        firsts, index = first_appearance(every)
+        # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
+        # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
+        # of integers instead of byte strings.
+        short = every.dtype.kind == "S" and every.dtype.itemsize <= 8
+        firsts, index = first_appearance(every.astype("S8").view("<u8") if short else every)
         doc_ids = as_text(every[firsts])
     else:
         doc_ids, index = [], np.zeros(0, dtype=np.int64)
@@ -326,22 +331,6 @@ def _condensed_columns(summary: RunSummary) -> Iterator[tuple[str, list[Any]]]:
         for i, metric in enumerate(READ):
             values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
             yield metric.label(cutoff), [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
-
-
-class Columns:
-    """Columns made one at a time when report.json is written (:func:`ragreport.output.site.report_json`
-    encodes each and lets it go before the next is made), so the document's per-query figures are
-    never all held as Python objects at once; :meth:`dict` makes them all (what the other readers of
-    the document take)."""
-
-    def __init__(self, make: Callable[[], Iterator[tuple[str, list[Any]]]]):
-        self._make = make
-
-    def items(self) -> Iterator[tuple[str, list[Any]]]:
-        return self._make()
-
-    def dict(self) -> dict[str, list[Any]]:
-        return dict(self._make())
 
 
 def materialised(document: Any) -> Any:

@@ -32,9 +32,9 @@ from ..core.escape import visible
 from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY_MARKER, REPORTS, valid_label
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
-from .document import Columns
 from .history import history_context, history_json
 from .pages import figure, install, packed_json
+from .reportjson import report_json
 from .text import markdown
 from .trend import trend_figure
 from .wording import history as say_history
@@ -354,56 +354,6 @@ def _shared_texts(document: Mapping[str, Any], root: str, shared: dict[str, byte
     path = f"assets/docs-{hashlib.sha256(data).hexdigest()[:16]}.json"
     shared[path] = data
     return {**document, "texts": {**texts, "docs": root + path}}
-
-
-def report_json(document: Mapping[str, Any], compact: bool = False) -> bytes:
-    """report.json's bytes: one line of JSON, UTF-8, no NaN; ``compact``: no space after a comma
-    or a colon (report.json itself, docs/conventions.md section 22.4; the shared documents' text
-    keeps the default spacing).
-
-    Written as it is made: the top level key by key, each run entry by entry and each run's
-    :class:`~ragreport.output.document.Columns` column by column, each part encoded to bytes and
-    let go before the next is made (docs/conventions.md section 22.10). The bytes are those of one
-    ``json.dumps`` of the whole document (a dict's JSON is its items' JSON joined)."""
-    separators = (",", ":") if compact else (", ", ": ")
-    item, key = separators
-    parts: list[bytes] = []
-
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=separators)
-
-    def streamed(value: Any) -> bool:
-        return isinstance(value, Columns) or (
-            isinstance(value, (dict, list)) and any(isinstance(v, (Columns, dict)) for v in _members(value))
-        )
-
-    def write(value: Any, depth: int) -> None:
-        if depth > 3 or not streamed(value):
-            parts.append(dumps(value).encode("utf-8"))
-            return
-        if isinstance(value, list):
-            parts.append(b"[")
-            for i, member in enumerate(value):
-                if i:
-                    parts.append(item.encode())
-                write(member, depth + 1)
-            parts.append(b"]")
-            return
-        parts.append(b"{")
-        for i, (name, member) in enumerate(value.items()):
-            parts.append(((item if i else "") + dumps(str(name)) + key).encode("utf-8"))
-            write(member, depth + 1)
-            del member  # a column's objects go once written
-        parts.append(b"}")
-
-    write(document, 0)
-    parts.append(b"\n")
-    return b"".join(parts)
-
-
-def _members(value: Any) -> Any:
-    """A dict's values or a list's items (looked at only as deep as report.json's runs reach)."""
-    return value.values() if isinstance(value, dict) else value
 
 
 def render_single(report: BuiltReport) -> bytes:
