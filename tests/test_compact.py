@@ -316,3 +316,29 @@ def test_report_json_written_column_by_column_is_json_dumps_of_the_whole_documen
     assert report_json(lazy, compact=True) == expected == report_json(whole, compact=True)
     spaced = (json.dumps(whole, ensure_ascii=False, allow_nan=False) + "\n").encode()
     assert report_json(lazy) == spaced
+
+
+def test_the_label_set_is_written_in_the_order_of_its_map_by_code_point():
+    # report.json writes the report's judgments by two sorts of the judgment arrays, not through a
+    # dict of dicts: queries sorted, ids sorted within each, by code point as Python sorts text
+    # (here written out by hand: "Z" < "e" < "z" < "é"; "q10" < "q2").
+    from ragreport.analysis.summary import report_judgments
+    from ragreport.api import analyse, evaluate
+    from ragreport.output.document import LabelColumns, sorted_labels
+
+    run = {"q2": {"é": 3.0, "e": 2.0, "x": 1.0}, "q10": {"b": 1.0}}
+    qrels = {"q2": {"z": 0, "é": 2, "Z": 1, "e": 1}, "q10": {"b": 1, "a": 0}, "q1": {"c": 1}}
+    summary = analyse(evaluate({"r": run}, qrels=qrels, k=2)).summaries[0]
+    labels = sorted_labels(summary.judged)
+    ids = (
+        labels.ids
+        if isinstance(labels.ids, list)
+        else [d.decode() if isinstance(d, bytes) else str(d) for d in labels.ids.tolist()]
+    )
+    assert (labels.queries, labels.lengths, ids, labels.grades) == (
+        ["q1", "q10", "q2"],
+        [1, 2, 4],
+        ["c", "a", "b", "Z", "e", "z", "é"],
+        [1, 0, 1, 1, 1, 0, 2],
+    )
+    assert labels.queries == LabelColumns.of_map(report_judgments([summary])).queries

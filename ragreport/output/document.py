@@ -13,7 +13,7 @@ import numpy as np
 from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.status import Status
-from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
+from ..analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
 from ..reading.compact import pack, packed_dtype
@@ -189,30 +189,81 @@ _STATUS_INDEX = {status: i for i, status in enumerate(Status)}
 _EXCLUDED = _STATUS_INDEX[Status.EXCLUDED]
 
 
-def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
+def _all_ids(heads: Sequence[np.ndarray], judged: Sequence[np.ndarray | list[str]]) -> np.ndarray:
     """The runs' stored ids and the judged ones, end to end, as bytes when the runs' are (their
     sort is the faster), else as text."""
     if all(h.dtype.kind == "S" for h in heads):
-        return np.concatenate([*heads, np.array([d.encode("utf-8") for d in judged], dtype="S")])
+        parts = [d if isinstance(d, np.ndarray) and d.dtype.kind == "S" else _as_bytes(d) for d in judged]
+        return np.concatenate([*heads, *parts])
     text = [h.astype(np.str_) if h.dtype.kind != "S" else np.array(as_text(h), dtype=np.str_) for h in heads]
-    return np.concatenate([*text, np.array(judged, dtype=np.str_)])
+    other = [np.array(as_text(d) if isinstance(d, np.ndarray) else d, dtype=np.str_) for d in judged]
+    return np.concatenate([*text, *other]) if text or other else np.zeros(0, dtype=np.str_)
 
 
-def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]]]) -> Tables:
+def _as_bytes(ids: np.ndarray | list[str]) -> np.ndarray:
+    texts = as_text(ids) if isinstance(ids, np.ndarray) else ids
+    return np.array([d.encode("utf-8") for d in texts], dtype="S")
+
+
+@dataclass(frozen=True)
+class LabelColumns:
+    """One label set as report.json writes it, in its order: the queries (sorted), each one's
+    number of judged ids, the ids (sorted within their query) and their grades, end to end."""
+
+    queries: list[str]
+    lengths: list[int]
+    ids: np.ndarray | list[str]
+    grades: list[int]
+
+    @classmethod
+    def of_map(cls, labels: dict[str, dict[str, int]]) -> LabelColumns:
+        return cls(
+            list(labels),
+            [len(marks) for marks in labels.values()],
+            [d for marks in labels.values() for d in marks],
+            [g for marks in labels.values() for g in marks.values()],
+        )
+
+
+def sorted_labels(judged: Any) -> LabelColumns:
+    """A run's label set in the order :func:`~ragreport.analysis.summary.report_judgments` gives
+    it (queries sorted, ids sorted within each, every judged query even with no id), taken from the
+    judgment arrays by two sorts instead of a dict of dicts: numpy orders text by code point, as
+    Python does, and UTF-8 bytes in the same order."""
+    queries = np.flatnonzero(judged.has_judgments)
+    rank = np.full(judged.n_queries, -1, dtype=np.int64)
+    order = queries[np.argsort(judged.query_ids[queries], kind="stable")]
+    rank[order] = np.arange(len(order))
+    of = rank[judged.judgment_query]
+    if len(of) and int(of.min()) < 0:  # a judgment of a query not flagged as judged: as the map does
+        return LabelColumns.of_map({q: dict(sorted(g.items())) for q, g in sorted(judgment_map(judged).items())})
+    slots = np.lexsort((judged.judgment_doc_ids, of))
+    return LabelColumns(
+        as_text(judged.query_ids[order]),
+        np.bincount(of, minlength=len(order)).tolist(),
+        judged.judgment_doc_ids[slots],
+        judged.judgment_grades[slots].tolist(),
+    )
+
+
+def report_tables(
+    summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]] | LabelColumns]
+) -> Tables:
     """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
     as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
     "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.10)."""
+    sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
     query_index: dict[str, int] = {}
     for summary in summaries:
         for q in summary.judged.query_ids.tolist():
             query_index.setdefault(q, len(query_index))
-    for labels in label_sets:
-        for q in labels:
+    for labels in sets:
+        for q in labels.queries:
             query_index.setdefault(q, len(query_index))
     depth = {s.name: int(max(s.sweep.cutoffs)) for s in summaries}
     cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
     heads = [cut[s.name].doc_ids for s in summaries]
-    every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
+    every = _all_ids(heads, [labels.ids for labels in sets])
     if len(every):
         # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
         # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
@@ -228,15 +279,14 @@ def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str
         list_ids[summary.name] = index[start : start + len(head)]
         start += len(head)
     judgments = []
-    for labels in label_sets:
-        lengths = [len(marks) for marks in labels.values()]
-        size = sum(lengths)
+    for labels in sets:
+        size = len(labels.grades)
         judgments.append(
             {
-                "queries": [query_index[q] for q in labels],
+                "queries": [query_index[q] for q in labels.queries],
                 "ids": pack(index[start : start + size], dtype),
-                "lengths": lengths,
-                "grades": [g for marks in labels.values() for g in marks.values()],
+                "lengths": labels.lengths,
+                "grades": labels.grades,
             }
         )
         start += size
@@ -418,7 +468,9 @@ def report_document(analysis: Analysis, title: str | None = None, lazy: bool = F
         for s in summaries
         if {"queries": s.query_fingerprint, "labels": s.label_fingerprint} != fingerprints
     }
-    tables = report_tables(summaries, [report_judgments(summaries), *own.values()])
+    distinct = distinct_label_sets(summaries)
+    union = sorted_labels(distinct[0].judged) if len(distinct) == 1 else report_judgments(summaries)
+    tables = report_tables(summaries, [union, *own.values()])
     runs = [run_document(s, tables, lim, analysis.today, lazy) for s, lim in zip(summaries, analysis.limits)]
     for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
         run["judgments"] = labels
