@@ -82,7 +82,7 @@ def test_json_format_keeps_the_documented_shape(capsys):
     assert set(run["metrics"]["P@5"]) >= {"mean", "low", "high", "interval"}
     assert set(run["sweep"]) == {"k"} | {m.key for m in SUITE}
     assert set(run["sweep"]["nDCG"]) == {"mean", "low", "high"}
-    # columns (``id`` and ``scored`` left out where derivable: docs/conventions.md section 22.10)
+    # columns (``id`` and ``scored`` left out where derivable: docs/conventions.md section 22.13)
     assert set(run["queries"]) >= {"status", "retrieved", *(m.label(5) for m in SUITE)}
     assert all(len(column) == len(run["queries"]["status"]) for column in run["queries"].values())
     first = query_rows(doc, run)[0]

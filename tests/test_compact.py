@@ -1,4 +1,4 @@
-"""report.json's compact forms (schema ragreport/3, docs/conventions.md section 22.10, and
+"""report.json's compact forms (schema ragreport/3, docs/conventions.md section 22.13, and
 ragreport/2, section 22.4): written once, the stored lists and the judgments' ids packed as base-64
 (ragreport/3), read back as the rows of ragreport/1 (ragreport/reading/compact.py), and the older
 schemas still read."""
@@ -266,7 +266,7 @@ def test_render_scores_the_stored_lists_again_and_reads_no_stored_figure(tmp_pat
     # The per-query figures of report.json are for its readers and for drift: render scores the
     # stored lists again, so a report whose every suite figure is wrong renders the built site
     # byte for byte (its report.json too, figures and all). The condensed columns, which the
-    # stored lists are too short to give again, are read (docs/conventions.md sections 22.4, 22.10).
+    # stored lists are too short to give again, are read (docs/conventions.md sections 22.4, 22.13).
     from ragreport.scoring.catalogue import SUITE
 
     site = _sample_site(tmp_path, monkeypatch)

@@ -48,7 +48,7 @@ QRELS = "q1 0 d3 2\nq1 0 d4 1\nq1 0 d2 0\nq3 0 e2 1\nq4 0 f1 1\nq5 0 g1 0\n"
 def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path, capsys):
     packed = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
     # ragreport/3: the id column (0 .. 4) and the lists' lengths (min(retrieved, depth)) left out,
-    # the lists and the judgments' ids packed (docs/conventions.md section 22.10)
+    # the lists and the judgments' ids packed (docs/conventions.md section 22.13)
     assert "id" not in packed["runs"][0]["queries"] and "lengths" not in packed["runs"][0]["lists"]
     assert packed["packed"] == {"encoding": "base64", "dtype": "<u1"}  # nine ids: one byte each
     assert packed["runs"][0]["lists"]["ids"] == base64.b64encode(bytes([0, 1, 2, 3, 4])).decode()

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 #: The report document's schema, written into report.json and checked when one is read back:
-#: ``ragreport/3`` is the packed form (docs/conventions.md section 22.10: the stored lists and the
+#: ``ragreport/3`` is the packed form (docs/conventions.md section 22.13: the stored lists and the
 #: judgments' ids as base-64 of fixed-width integers); ``ragreport/2`` (the compact form, section
 #: 22.4, every index a JSON number) and ``ragreport/1`` (one object per query, ids written in
 #: full) are still read.

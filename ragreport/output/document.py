@@ -113,7 +113,7 @@ def run_document(
     condensed: Columns | dict[str, list[Any]] | None = None
     if has_condensed:
         condensed = Columns(lambda: _condensed_columns(summary))
-    if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.10)
+    if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.13)
         queries = queries.dict() if isinstance(queries, Columns) else queries
         condensed = condensed.dict() if isinstance(condensed, Columns) else condensed
     lists = _lists(summary, tables, summary.judged.retrieved)
@@ -145,7 +145,7 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
     """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
     facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
     keeps no run file). ``ids`` holds the lists end to end, in the order of ``queries``, as one
-    packed string of indices into the report's ``doc_ids`` (docs/conventions.md section 22.10);
+    packed string of indices into the report's ``doc_ids`` (docs/conventions.md section 22.13);
     ``lengths`` (one per query) only where a list's length is not ``min(retrieved, depth)``;
     ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
     when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
@@ -169,7 +169,7 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
 @dataclass(frozen=True)
 class Tables:
     """What report.json writes once for all its runs (``ragreport/3``, docs/conventions.md sections
-    22.4 and 22.10): every query id (``query_ids``, in order of first appearance over the runs'
+    22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
     rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, then the
     judgments) and the statuses; each run's stored lists (``list_ids``, indices end to end) and
     each label set as indices into them; ``dtype`` the packed indices' width."""
@@ -251,7 +251,7 @@ def report_tables(
 ) -> Tables:
     """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
     as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
-    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.10)."""
+    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13)."""
     sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
     query_index: dict[str, int] = {}
     for summary in summaries:
@@ -328,7 +328,7 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
     every = all(scored)
     ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
     status = [_STATUS_INDEX[s] for s in summary.status]
-    # left out where derivable (docs/conventions.md section 22.10): ``id`` when 0 .. n - 1, in
+    # left out where derivable (docs/conventions.md section 22.13): ``id`` when 0 .. n - 1, in
     # order; ``scored`` when it is ``status != "excluded"``
     if ids != list(range(len(ids))):
         yield "id", ids
@@ -499,7 +499,7 @@ def report_document(analysis: Analysis, title: str | None = None, lazy: bool = F
         "gates": [],
         "settings": settings_document(analysis, title),
         # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,
-        # 22.10); the packed indices' encoding and width
+        # 22.13); the packed indices' encoding and width
         "packed": {"encoding": "base64", "dtype": tables.dtype},
         "statuses": STATUSES,
         "query_ids": tables.query_ids,

@@ -1,4 +1,4 @@
-"""report.json's bytes, written as the document is made (docs/conventions.md section 22.10):
+"""report.json's bytes, written as the document is made (docs/conventions.md section 22.13):
 :class:`Columns`, a run's per-query figures made one column at a time, and :func:`report_json`,
 which encodes a document part by part. A module of its own, importing nothing of the package, so
 that the site's writer and the document's builder both read it."""
@@ -33,7 +33,7 @@ def report_json(document: Mapping[str, Any], compact: bool = False) -> bytes:
 
     Written as it is made: the top level key by key, each run entry by entry and each run's
     :class:`Columns` column by column, each part encoded to bytes and
-    let go before the next is made (docs/conventions.md section 22.10). The bytes are those of one
+    let go before the next is made (docs/conventions.md section 22.13). The bytes are those of one
     ``json.dumps`` of the whole document (a dict's JSON is its items' JSON joined)."""
     separators = (",", ":") if compact else (", ", ": ")
     item, key = separators

@@ -1,5 +1,5 @@
 """report.json's compact forms (schemas ``ragreport/3`` and ``ragreport/2``, docs/conventions.md
-sections 22.10 and 22.4), read back.
+sections 22.13 and 22.4), read back.
 
 A report.json of schema ``ragreport/2`` writes every query id once (top-level ``query_ids``), every
 document id once (``doc_ids``: the runs' stored lists and the judgments index it) and the statuses

@@ -110,7 +110,7 @@ COMPACT = obj(
     required=("query_ids", "doc_ids", "statuses", "judgments", "runs"),
 )
 
-# --- report.json's packed form (schema ragreport/3, docs/conventions.md section 22.10) ---------------
+# --- report.json's packed form (schema ragreport/3, docs/conventions.md section 22.13) ---------------
 # The compact form with the stored lists and the judgments' ids each one base-64 string of
 # fixed-width little-endian integers (``packed.dtype``), their lists' lengths beside them; a run's
 # ``id`` and ``scored`` columns left out where they are derivable. Checked as declared here, then
