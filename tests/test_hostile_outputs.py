@@ -317,9 +317,9 @@ def test_a_forged_previous_report_is_one_line_naming_the_field(files, previous, 
     "path, value, expected",
     [
         (("runs", 0, "queries"), [], "runs[0].queries: expected an object, got a list"),
-        (("runs", 0, "queries"), {}, "runs[0].queries.id: expected this key, got none"),
+        (("runs", 0, "queries"), {}, "runs[0].queries.status: expected this key, got none"),
         (("runs", 0, "queries", "id"), ["q1"], 'runs[0].queries.id[0]: expected an integer from 0 up, got "q1"'),
-        (("runs", 0, "queries", "id", 0), 10**6, "queries.id' holds 1000000, not an index"),
+        (("runs", 0, "queries", "status", 0), 10**6, "queries.status' holds 1000000, not an index"),
         (
             ("runs", 0, "queries", "nDCG@10", 0),
             10**400,
@@ -328,11 +328,13 @@ def test_a_forged_previous_report_is_one_line_naming_the_field(files, previous, 
         (("runs", 0, "queries", "nDCG@10"), [0.5], "column 'nDCG@10' holds 1 values for"),
         (("query_ids",), ["q1", 2], "query_ids[1]: expected text, got 2"),
         (
-            ("judgments", "grades", 0, 0),
+            ("judgments", "grades", 0),
             "2",
-            'judgments.grades[0][0]: expected an integer within 64 bits, got "2"',
+            'judgments.grades[0]: expected an integer within 64 bits, got "2"',
         ),
-        (("judgments", "ids", 0, 0), -1, "judgments.ids[0][0]: expected an integer from 0 up, got -1"),
+        (("judgments", "ids"), [0], "judgments.ids: expected text, got a list"),
+        (("judgments", "ids"), "@@", "'judgments.ids' is not base-64"),
+        (("runs", 0, "lists", "ids"), "AAAA", "'lists.ids' holds 3 indices for lengths that add up to"),
     ],
 )
 def test_a_forged_compact_previous_report_is_one_line_naming_the_field(files, previous, capsys, path, value, expected):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 
@@ -11,7 +12,7 @@ import pytest
 from ragreport.cli import main
 from ragreport.core.errors import InputError
 from ragreport.core.model import Conventions, Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RunMeta
-from ragreport.reading.compact import expanded, query_rows
+from ragreport.reading.compact import expanded, query_rows, unpacked
 from ragreport.reading.stored import conventions_from, load_report, meta_from, stored_run
 
 
@@ -45,7 +46,14 @@ QRELS = "q1 0 d3 2\nq1 0 d4 1\nq1 0 d2 0\nq3 0 e2 1\nq4 0 f1 1\nq5 0 g1 0\n"
 
 
 def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path, capsys):
-    document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+    packed = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+    # ragreport/3: the id column (0 .. 4) and the lists' lengths (min(retrieved, depth)) left out,
+    # the lists and the judgments' ids packed (docs/conventions.md section 22.13)
+    assert "id" not in packed["runs"][0]["queries"] and "lengths" not in packed["runs"][0]["lists"]
+    assert packed["packed"] == {"encoding": "base64", "dtype": "<u1"}  # nine ids: one byte each
+    assert packed["runs"][0]["lists"]["ids"] == base64.b64encode(bytes([0, 1, 2, 3, 4])).decode()
+    assert packed["judgments"]["ids"] == base64.b64encode(bytes([1, 5, 6, 4, 7, 8])).decode()
+    document = unpacked(packed)
     run = document["runs"][0]
     assert document["query_ids"] == ["q1", "q2", "q3", "q4", "q5"]  # run order, then judged only
     assert run["queries"]["id"] == [0, 1, 2, 3, 4]
@@ -94,7 +102,7 @@ def test_stored_run_gives_back_the_lists_judgments_and_facts(tmp_path, capsys):
 
 def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
     run = "q1 Q0 d1 1 9 r\nq1 Q0 d2 2 8 r\nq2 Q0 d2 1 9 r\nq2 Q0 d1 2 8 r\n"
-    document = _score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1", "--kmax", "2")
+    document = unpacked(_score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1", "--kmax", "2"))
     lists = document["runs"][0]["lists"]
     assert (document["doc_ids"], lists["ids"]) == (["d1", "d2"], [[0, 1], [1, 0]])
     assert document["judgments"]["ids"] == [[0], [1]]  # the judgments index the same ids
@@ -109,6 +117,7 @@ def test_a_stored_index_outside_doc_ids_is_one_error(tmp_path, capsys, forged):
     path = tmp_path / "report.json"
     path.write_text(json.dumps(document))
     load_report(path)  # as written: read back
+    document = unpacked(document)  # the compact form of ragreport/2, every index a JSON number
     document["runs"][0]["lists"]["ids"][0] = [0, forged]  # nine ids in doc_ids: 0 to 8
     if forged == 5:
         forged = len(document["doc_ids"])  # one past the last

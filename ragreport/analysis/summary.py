@@ -212,6 +212,9 @@ def report_judgments(summaries) -> dict[str, dict[str, int]]:
 def report_fingerprints(summaries) -> dict[str, str]:
     """Fingerprints of the whole report: the union of its runs' query sets and label sets."""
     distinct = distinct_label_sets(summaries)
+    if len(distinct) == 1:  # one label set: the union is its own, fingerprinted by summarise already
+        # (a run's query ids are distinct and so are a label set's (query, id) pairs: no line twice)
+        return {"queries": distinct[0].query_fingerprint, "labels": distinct[0].label_fingerprint}
     queries = sorted({q for s in distinct for q in judged_query_ids(s.judged)})
     labels = sorted({line for s in distinct for line in label_lines(s.judged)})
     return {"queries": fingerprint(queries), "labels": fingerprint(labels)}

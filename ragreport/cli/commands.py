@@ -264,10 +264,12 @@ def _build(args: argparse.Namespace) -> int:
         # report.json's document once it is bytes: neither is held beside the view and the pages
         # (docs/conventions.md section 22.9).
         analysis = release_sweep(_analyse(args, progress))
-        document = report_document(analysis, args.title)
+        folder = args.out is not None or args.single_file is None  # a folder, with its report.json
+        # written column by column as it is made (the per-query columns never all held as objects)
+        document = report_document(analysis, args.title, lazy=folder)
         results = check_gates(document, rules)
         encoded = None
-        if args.out is not None or args.single_file is None:  # a folder, with its report.json
+        if folder:
             from ..output.site import report_json
 
             encoded = report_json(with_gates(document, results, rules), compact=True)

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 
 #: The report document's schema, written into report.json and checked when one is read back:
-#: ``ragreport/2`` is the compact form (docs/conventions.md section 22.4);
-#: ``ragreport/1`` (one object per query, ids written in full) is still read.
-SCHEMA = "ragreport/2"
+#: ``ragreport/3`` is the packed form (docs/conventions.md section 22.13: the stored lists and the
+#: judgments' ids as base-64 of fixed-width integers); ``ragreport/2`` (the compact form, section
+#: 22.4, every index a JSON number) and ``ragreport/1`` (one object per query, ids written in
+#: full) are still read.
+SCHEMA = "ragreport/3"
+SCHEMA_V2 = "ragreport/2"
 SCHEMA_V1 = "ragreport/1"
 
 

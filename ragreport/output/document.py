@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,13 +13,15 @@ import numpy as np
 from .. import __version__
 from ..analysis.dates import run_date
 from ..analysis.status import Status
-from ..analysis.summary import judgment_map, report_fingerprints, report_judgments
+from ..analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
 from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
+from ..reading.compact import pack, packed_dtype
 from ..reading.irds import dataset_record
 from ..scoring.catalogue import READ, SUITE, Measure
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
+from .reportjson import Columns
 from .wording import comparison as say
 from .wording import sources as say_sources
 
@@ -61,9 +63,13 @@ def _measure_settings(measure: Measure) -> dict[str, Any]:
 
 
 def run_document(
-    summary: RunSummary, tables: Tables, run_limits: Sequence[Limit] = (), today: _dt.date | None = None
+    summary: RunSummary,
+    tables: Tables,
+    run_limits: Sequence[Limit] = (),
+    today: _dt.date | None = None,
+    lazy: bool = False,
 ) -> dict[str, Any]:
-    """One run's entry of the report document (the schema of ``ragreport/2``): query ids, document
+    """One run's entry of the report document (the schema of ``ragreport/3``): query ids, document
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
     and ``statuses``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
@@ -102,8 +108,15 @@ def run_document(
             "high": [_number(v) for v in summary.sweep.high[metric.key]],
         }
 
-    queries = _query_columns(summary, tables)
-    condensed = _condensed_columns(summary)
+    queries: Columns | dict[str, list[Any]] = Columns(lambda: _query_columns(summary, tables))
+    has_condensed = "condensed" in summary.readings
+    condensed: Columns | dict[str, list[Any]] | None = None
+    if has_condensed:
+        condensed = Columns(lambda: _condensed_columns(summary))
+    if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.13)
+        queries = queries.dict() if isinstance(queries, Columns) else queries
+        condensed = condensed.dict() if isinstance(condensed, Columns) else condensed
+    lists = _lists(summary, tables, summary.judged.retrieved)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
@@ -123,93 +136,161 @@ def run_document(
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
         **({} if condensed is None else {"condensed": condensed}),
-        "lists": _lists(summary, tables),
+        "lists": lists,
         **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 
-def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
+def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
     facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
-    keeps no run file). ``ids`` holds one list per query, in the order of ``queries``, of indices
-    into the report's ``doc_ids`` (each id written once); ``in_run`` is how many of those queries
-    the run lists (they come first), or one flag per query when the run's queries are not the first
-    ones; ``relevant_retrieved`` counts the distinct relevant ids of each whole list."""
+    keeps no run file). ``ids`` holds the lists end to end, in the order of ``queries``, as one
+    packed string of indices into the report's ``doc_ids`` (docs/conventions.md section 22.13);
+    ``lengths`` (one per query) only where a list's length is not ``min(retrieved, depth)``;
+    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
+    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
+    relevant ids of each whole list."""
     depth = tables.depth[summary.name]
     head = tables.heads[summary.name]
-    offsets = head.offsets.tolist()
+    lengths = np.diff(head.offsets)
     in_run = head.in_run
     n_run = int(in_run.sum())
-    indices = tables.list_ids[summary.name]
-    return {
+    out: dict[str, Any] = {
         "depth": depth,
         "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
         "relevant_retrieved": head.relevant_retrieved.tolist(),
-        "ids": [indices[a:b] for a, b in zip(offsets[:-1], offsets[1:])],
+        "ids": pack(tables.list_ids[summary.name], tables.dtype),
     }
+    if not np.array_equal(lengths, np.minimum(retrieved, depth)):
+        out["lengths"] = lengths.tolist()
+    return out
 
 
 @dataclass(frozen=True)
 class Tables:
-    """What report.json writes once for all its runs (``ragreport/2``, docs/conventions.md section
-    22.4): every query id (``query_ids``, in order of first appearance over the runs' rows, then the
-    judgments), every document id (``doc_ids``: the runs' stored lists, then the judgments) and the
-    statuses; each run's stored lists and each label set as indices into them."""
+    """What report.json writes once for all its runs (``ragreport/3``, docs/conventions.md sections
+    22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
+    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, then the
+    judgments) and the statuses; each run's stored lists (``list_ids``, indices end to end) and
+    each label set as indices into them; ``dtype`` the packed indices' width."""
 
     query_ids: list[str]
     query_index: dict[str, int]
     doc_ids: list[str]
     depth: dict[str, int]
     heads: dict[str, Any]
-    list_ids: dict[str, list[int]]
+    list_ids: dict[str, np.ndarray]
     judgments: list[dict[str, Any]]
+    dtype: str
 
 
 STATUSES = [status.label for status in Status]
 _STATUS_INDEX = {status: i for i, status in enumerate(Status)}
+_EXCLUDED = _STATUS_INDEX[Status.EXCLUDED]
 
 
-def _all_ids(heads: Sequence[np.ndarray], judged: list[str]) -> np.ndarray:
+def _all_ids(heads: Sequence[np.ndarray], judged: Sequence[np.ndarray | list[str]]) -> np.ndarray:
     """The runs' stored ids and the judged ones, end to end, as bytes when the runs' are (their
     sort is the faster), else as text."""
     if all(h.dtype.kind == "S" for h in heads):
-        return np.concatenate([*heads, np.array([d.encode("utf-8") for d in judged], dtype="S")])
+        parts = [d if isinstance(d, np.ndarray) and d.dtype.kind == "S" else _as_bytes(d) for d in judged]
+        return np.concatenate([*heads, *parts])
     text = [h.astype(np.str_) if h.dtype.kind != "S" else np.array(as_text(h), dtype=np.str_) for h in heads]
-    return np.concatenate([*text, np.array(judged, dtype=np.str_)])
+    other = [np.array(as_text(d) if isinstance(d, np.ndarray) else d, dtype=np.str_) for d in judged]
+    return np.concatenate([*text, *other]) if text or other else np.zeros(0, dtype=np.str_)
 
 
-def report_tables(summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]]]) -> Tables:
+def _as_bytes(ids: np.ndarray | list[str]) -> np.ndarray:
+    texts = as_text(ids) if isinstance(ids, np.ndarray) else ids
+    return np.array([d.encode("utf-8") for d in texts], dtype="S")
+
+
+@dataclass(frozen=True)
+class LabelColumns:
+    """One label set as report.json writes it, in its order: the queries (sorted), each one's
+    number of judged ids, the ids (sorted within their query) and their grades, end to end."""
+
+    queries: list[str]
+    lengths: list[int]
+    ids: np.ndarray | list[str]
+    grades: list[int]
+
+    @classmethod
+    def of_map(cls, labels: dict[str, dict[str, int]]) -> LabelColumns:
+        return cls(
+            list(labels),
+            [len(marks) for marks in labels.values()],
+            [d for marks in labels.values() for d in marks],
+            [g for marks in labels.values() for g in marks.values()],
+        )
+
+
+def sorted_labels(judged: Any) -> LabelColumns:
+    """A run's label set in the order :func:`~ragreport.analysis.summary.report_judgments` gives
+    it (queries sorted, ids sorted within each, every judged query even with no id), taken from the
+    judgment arrays by two sorts instead of a dict of dicts: numpy orders text by code point, as
+    Python does, and UTF-8 bytes in the same order."""
+    queries = np.flatnonzero(judged.has_judgments)
+    rank = np.full(judged.n_queries, -1, dtype=np.int64)
+    order = queries[np.argsort(judged.query_ids[queries], kind="stable")]
+    rank[order] = np.arange(len(order))
+    of = rank[judged.judgment_query]
+    if len(of) and int(of.min()) < 0:  # a judgment of a query not flagged as judged: as the map does
+        return LabelColumns.of_map({q: dict(sorted(g.items())) for q, g in sorted(judgment_map(judged).items())})
+    slots = np.lexsort((judged.judgment_doc_ids, of))
+    return LabelColumns(
+        as_text(judged.query_ids[order]),
+        np.bincount(of, minlength=len(order)).tolist(),
+        judged.judgment_doc_ids[slots],
+        judged.judgment_grades[slots].tolist(),
+    )
+
+
+def report_tables(
+    summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]] | LabelColumns]
+) -> Tables:
     """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
-    as indices into them."""
+    as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
+    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13)."""
+    sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
     query_index: dict[str, int] = {}
     for summary in summaries:
         for q in summary.judged.query_ids.tolist():
             query_index.setdefault(q, len(query_index))
-    for labels in label_sets:
-        for q in labels:
+    for labels in sets:
+        for q in labels.queries:
             query_index.setdefault(q, len(query_index))
     depth = {s.name: int(max(s.sweep.cutoffs)) for s in summaries}
     cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
     heads = [cut[s.name].doc_ids for s in summaries]
-    every = _all_ids(heads, [d for labels in label_sets for grades in labels.values() for d in grades])
+    every = _all_ids(heads, [labels.ids for labels in sets])
     if len(every):
-        firsts, index = first_appearance(every)
-        doc_ids, indices = as_text(every[firsts]), index.tolist()
+        # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
+        # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
+        # of integers instead of byte strings.
+        short = every.dtype.kind == "S" and every.dtype.itemsize <= 8
+        firsts, index = first_appearance(every.astype("S8").view("<u8") if short else every)
+        doc_ids = as_text(every[firsts])
     else:
-        doc_ids, indices = [], []
+        doc_ids, index = [], np.zeros(0, dtype=np.int64)
+    dtype = packed_dtype(len(doc_ids))
     list_ids, start = {}, 0
     for summary, head in zip(summaries, heads):
-        list_ids[summary.name] = indices[start : start + len(head)]
+        list_ids[summary.name] = index[start : start + len(head)]
         start += len(head)
     judgments = []
-    for labels in label_sets:
-        ids, grades = [], []
-        for marks in labels.values():
-            ids.append(indices[start : start + len(marks)])
-            grades.append(list(marks.values()))
-            start += len(marks)
-        judgments.append({"queries": [query_index[q] for q in labels], "ids": ids, "grades": grades})
-    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments)
+    for labels in sets:
+        size = len(labels.grades)
+        judgments.append(
+            {
+                "queries": [query_index[q] for q in labels.queries],
+                "ids": pack(index[start : start + size], dtype),
+                "lengths": labels.lengths,
+                "grades": labels.grades,
+            }
+        )
+        start += size
+    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -235,54 +316,82 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
     }
 
 
-def _query_columns(summary: RunSummary, tables: Tables) -> dict[str, list[Any]]:
+def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, list[Any]]]:
     """The per-query figures as columns, one value per query in the order of ``id`` (indices into
-    ``query_ids``); ``status`` as indices into ``statuses``; a figure null where the query is not
-    scored; ``query`` (its text) only when the run has some. Columns are converted to Python
-    values once, not per cell."""
+    ``query_ids``, left out when they are 0 .. n - 1; ``scored`` left out when it is ``status !=
+    "excluded"``); ``status`` as indices into ``statuses``; a figure null where the query is not
+    scored; ``query`` (its text) only when the run has some. Each column is made when it is asked
+    for (report.json writes it and lets it go before the next), converted to Python values at once,
+    not per cell."""
     judged, scores = summary.judged, summary.scores
     scored = scores.scored.tolist()
-    columns: dict[str, list[Any]] = {
-        "id": [tables.query_index[q] for q in judged.query_ids.tolist()],
-        "scored": scored,
-        "status": [_STATUS_INDEX[s] for s in summary.status],
-        "relevant": judged.relevant.tolist(),
-        "retrieved": judged.retrieved.tolist(),
-        "repeats": judged.repeats.tolist(),
-        "first_relevant_rank": [r or None for r in scores.first_relevant_rank.tolist()],
-    }
+    every = all(scored)
+    ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
+    status = [_STATUS_INDEX[s] for s in summary.status]
+    # left out where derivable (docs/conventions.md section 22.13): ``id`` when 0 .. n - 1, in
+    # order; ``scored`` when it is ``status != "excluded"``
+    if ids != list(range(len(ids))):
+        yield "id", ids
+    del ids
+    if scored != [s != _EXCLUDED for s in status]:
+        yield "scored", scored
+    yield "status", status
+    yield "relevant", judged.relevant.tolist()
+    yield "retrieved", judged.retrieved.tolist()
+    yield "repeats", judged.repeats.tolist()
+    yield "first_relevant_rank", [r or None for r in scores.first_relevant_rank.tolist()]
+
+    def figures(values: np.ndarray, whole: bool) -> list[Any]:
+        cells = (values.astype(np.int64) if whole else values).tolist()
+        return cells if every else [v if s else None for v, s in zip(cells, scored)]
+
+    # A measure named as a suite figure is (``R@10``) takes that figure's place, with its own
+    # values: each label once, where it first comes, holding the last values given for it.
+    named: dict[str, int] = {}
+    for i, chosen in enumerate(summary.measures):
+        named[chosen.label()] = i
+
+    def measured(i: int) -> list[Any]:
+        return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
+
     for cutoff in summary.cutoffs:
         for metric in SUITE:
-            values = scores.of(metric, cutoff)
-            values = values.astype(np.int64) if metric.kind.whole else values
-            columns[metric.label(cutoff)] = [v if s else None for v, s in zip(values.tolist(), scored)]
-    for i, measure in enumerate(summary.measures):
-        values = summary.measure_values[i]
-        values = values.astype(np.int64) if measure.metric.kind.whole else values
-        columns[measure.label()] = [v if s else None for v, s in zip(values.tolist(), scored)]
+            label = metric.label(cutoff)
+            if label in named:
+                yield label, measured(named.pop(label))
+            else:
+                yield label, figures(scores.of(metric, cutoff), metric.kind.whole)
+    for label, i in named.items():
+        yield label, measured(i)
     if any(text is not None for text in judged.query_text):
         n = len(scored)
         texts = list(judged.query_text[:n])
-        columns["query"] = texts + [None] * (n - len(texts))  # one per query, as the other columns
-    return columns
+        yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
 
 
-def _condensed_columns(summary: RunSummary) -> dict[str, list[Any]] | None:
+def _condensed_columns(summary: RunSummary) -> Iterator[tuple[str, list[Any]]]:
     """Each scored query's condensed figures (null where not scored), one column per figure the
     readings condense: a render cannot condense the stored lists, which stop at the sweep's depth
     (docs/conventions.md section 20.2). Where a figure equals the default one, nothing was
-    condensed away."""
-    condensed = summary.readings.get("condensed")
-    if condensed is None:
-        return None
+    condensed away. Each column made when asked for, as :func:`_query_columns`'."""
+    condensed = summary.readings["condensed"]
     mask = summary.scores.scored
     scored = mask.tolist()
-    out = {}
     for c, cutoff in enumerate(summary.cutoffs):
         for i, metric in enumerate(READ):
             values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
-            out[metric.label(cutoff)] = [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
-    return out
+            yield metric.label(cutoff), [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
+
+
+def materialised(document: Any) -> Any:
+    """``document`` with every :class:`Columns` made into its dict (the runs' entries copied, the
+    rest shared)."""
+    if isinstance(document, Columns):
+        return document.dict()
+    if isinstance(document, dict) and isinstance(document.get("runs"), list):
+        runs = [{k: v.dict() if isinstance(v, Columns) else v for k, v in run.items()} for run in document["runs"]]
+        return {**document, "runs": runs}
+    return document
 
 
 def _whole(values: np.ndarray, whole: bool) -> list[Any]:
@@ -332,8 +441,11 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
     }
 
 
-def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
-    """The whole report document (``schema`` ``ragreport/1``): what report.json holds.
+def report_document(analysis: Analysis, title: str | None = None, lazy: bool = False) -> dict[str, Any]:
+    """The whole report document (``schema`` ``ragreport/3``): what report.json holds. ``lazy``: each
+    run's ``queries`` and ``condensed`` are :class:`Columns`, made one column at a time as
+    :func:`ragreport.output.site.report_json` writes them (``ragreport build``); the gates read
+    none of them.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
@@ -356,8 +468,10 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         for s in summaries
         if {"queries": s.query_fingerprint, "labels": s.label_fingerprint} != fingerprints
     }
-    tables = report_tables(summaries, [report_judgments(summaries), *own.values()])
-    runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
+    distinct = distinct_label_sets(summaries)
+    union = sorted_labels(distinct[0].judged) if len(distinct) == 1 else report_judgments(summaries)
+    tables = report_tables(summaries, [union, *own.values()])
+    runs = [run_document(s, tables, lim, analysis.today, lazy) for s, lim in zip(summaries, analysis.limits)]
     for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
         run["judgments"] = labels
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
@@ -384,7 +498,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "audit": audit_document(analysis.audit),
         "gates": [],
         "settings": settings_document(analysis, title),
-        # written once, indexed by the runs and judgments above (docs/conventions.md section 22.4)
+        # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,
+        # 22.13); the packed indices' encoding and width
+        "packed": {"encoding": "base64", "dtype": tables.dtype},
         "statuses": STATUSES,
         "query_ids": tables.query_ids,
         "doc_ids": tables.doc_ids,

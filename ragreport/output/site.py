@@ -34,6 +34,7 @@ from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read
 from ..reading.files import special_kind
 from .history import history_context, history_json
 from .pages import figure, install, packed_json
+from .reportjson import report_json
 from .text import markdown
 from .trend import trend_figure
 from .wording import history as say_history
@@ -353,14 +354,6 @@ def _shared_texts(document: Mapping[str, Any], root: str, shared: dict[str, byte
     path = f"assets/docs-{hashlib.sha256(data).hexdigest()[:16]}.json"
     shared[path] = data
     return {**document, "texts": {**texts, "docs": root + path}}
-
-
-def report_json(document: Mapping[str, Any], compact: bool = False) -> bytes:
-    """report.json's bytes: one line of JSON, UTF-8, no NaN; ``compact``: no space after a comma
-    or a colon (report.json itself, docs/conventions.md section 22.4; the shared documents' text
-    keeps the spaces its content-named file was hashed with)."""
-    separators = (",", ":") if compact else (", ", ": ")
-    return (json.dumps(document, ensure_ascii=False, allow_nan=False, separators=separators) + "\n").encode("utf-8")
 
 
 def render_single(report: BuiltReport) -> bytes:

@@ -1,4 +1,5 @@
-"""report.json's compact form (schema ``ragreport/2``, docs/conventions.md section 22.4), read back.
+"""report.json's compact forms (schemas ``ragreport/3`` and ``ragreport/2``, docs/conventions.md
+sections 22.13 and 22.4), read back.
 
 A report.json of schema ``ragreport/2`` writes every query id once (top-level ``query_ids``), every
 document id once (``doc_ids``: the runs' stored lists and the judgments index it) and the statuses
@@ -9,31 +10,159 @@ too (``runs[].condensed``), its stored lists as indices into ``doc_ids`` and the
 
 :func:`query_rows` and :func:`judgment_map` give back what a report of schema ``ragreport/1`` held
 (one object per query; ``{query: {id: grade}}``), and :func:`expanded` the whole document in that
-older shape, which is what ``render`` and ``--previous`` read (both schemas are read).
+older shape, which is what ``render`` and ``--previous`` read (every schema is read).
+
+A report.json of schema ``ragreport/3`` is that form with what only ``render`` reads packed: each
+run's stored lists (``runs[].lists.ids``) and each label set's ids (``judgments.ids``) are one
+string, the standard base-64 of the indices into ``doc_ids`` as little-endian unsigned integers of
+the width the top-level ``packed.dtype`` names (``<u1``, ``<u2`` or ``<u4``: the narrowest that
+holds every index), the lists end to end in query order; beside each, ``lengths`` (one per list)
+and a label set's ``grades`` end to end too. A stored list's lengths are left out when each is
+``min(retrieved, depth)``; a run's ``id`` column when it is ``0 .. n - 1`` and its ``scored``
+column when it is ``status != "excluded"``. :func:`indices` decodes one string, :func:`run_lists`
+and :func:`label_lists` give a run's lists and a label set as plain lists of indices, and
+:func:`unpacked` the whole document in the form of ``ragreport/2``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import InputError
-from ..core.model import SCHEMA, SCHEMA_V1
+from ..core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2
 from .schema import Spec, check
 
 #: The schemas of report.json ragreport reads, the current one first.
-SCHEMAS = (SCHEMA, SCHEMA_V1)
+SCHEMAS = (SCHEMA, SCHEMA_V2, SCHEMA_V1)
+
+#: The widths of a packed index (``packed.dtype``): little-endian unsigned, 1, 2 or 4 bytes.
+PACKED_DTYPES = ("<u1", "<u2", "<u4")
 
 #: The tables a report of schema ``ragreport/2`` writes once, at its top level.
 TABLES = ("query_ids", "doc_ids", "statuses")
 
 
 def is_compact(document: dict[str, Any]) -> bool:
-    """Whether ``document`` is of the compact schema (``ragreport/2``)."""
-    return document.get("schema") == SCHEMA
+    """Whether ``document`` is of a compact schema (``ragreport/3`` or ``ragreport/2``)."""
+    return document.get("schema") in (SCHEMA, SCHEMA_V2)
 
 
-def _texts(document: dict[str, Any], key: str) -> list[str]:
+def packed_dtype(n_ids: int) -> str:
+    """The narrowest little-endian unsigned integer that holds an index into ``n_ids`` ids."""
+    return "<u1" if n_ids <= 1 << 8 else "<u2" if n_ids <= 1 << 16 else "<u4"
+
+
+def pack(values: np.ndarray, dtype: str) -> str:
+    """``values`` (whole numbers that fit ``dtype``) as the standard base-64 of their bytes."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def indices(document: Mapping[str, Any], text: Any, what: str = "a packed list") -> np.ndarray:
+    """One packed string of a ``ragreport/3`` document, decoded: its indices as a numpy array
+    (``np.frombuffer(base64.b64decode(text), document["packed"]["dtype"])``)."""
+    packing = document["packed"]
+    dtype = packing["dtype"] if isinstance(packing, dict) else None
+    if dtype not in PACKED_DTYPES or packing.get("encoding") != "base64":
+        raise ValueError(f"'packed' is {packing!r}, not base64 of one of {', '.join(PACKED_DTYPES)}")
+    if not isinstance(text, str):
+        raise TypeError(f"{_named(what)} is not text")
+    try:
+        data = base64.b64decode(text, validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"{_named(what)} is not base-64 ({exc})") from None
+    width = np.dtype(dtype).itemsize
+    if len(data) % width:
+        raise ValueError(f"{_named(what)} holds {len(data):,} bytes, not a whole number of {width}-byte indices")
+    return np.frombuffer(data, dtype)
+
+
+def _named(what: str) -> str:
+    return what if " " in what else f"'{what}'"
+
+
+def _split(values: np.ndarray, lengths: Any, what: str) -> list[list[int]]:
+    """``values`` cut into consecutive lists of ``lengths``, as plain lists of Python ints."""
+    if not isinstance(lengths, list) or not all(type(n) is int and n >= 0 for n in lengths):
+        raise TypeError(f"'{what}.lengths' is not a list of counts")
+    if sum(lengths) != len(values):
+        raise ValueError(f"'{what}' holds {len(values):,} indices for lengths that add up to {sum(lengths):,}")
+    flat = values.tolist()
+    ends = np.cumsum([0, *lengths]).tolist()
+    return [flat[a:b] for a, b in zip(ends[:-1], ends[1:])]
+
+
+def list_lengths(run: Mapping[str, Any]) -> list[int]:
+    """A ``ragreport/3`` run's stored lists' lengths: ``lists.lengths``, or, where left out,
+    ``min(retrieved, depth)`` of each query."""
+    lists = run["lists"]
+    if "lengths" in lists:
+        return lists["lengths"]
+    depth, retrieved = lists["depth"], run["queries"]["retrieved"]
+    if type(depth) is not int or not isinstance(retrieved, list) or not all(type(r) is int for r in retrieved):
+        raise TypeError("'lists.depth' and 'queries.retrieved' are not whole numbers")
+    return [min(r, depth) for r in retrieved]
+
+
+def run_lists(document: Mapping[str, Any], run: Mapping[str, Any]) -> list[list[int]]:
+    """A ``ragreport/3`` run's stored lists, one list of indices into ``doc_ids`` per query."""
+    return _split(indices(document, run["lists"]["ids"], "lists.ids"), list_lengths(run), "lists.ids")
+
+
+def label_lists(document: Mapping[str, Any], judgments: Mapping[str, Any]) -> tuple[list[list[int]], list[list[int]]]:
+    """A ``ragreport/3`` label set's ids (indices into ``doc_ids``) and grades, one list per query."""
+    lengths = judgments["lengths"]
+    ids = _split(indices(document, judgments["ids"], "judgments.ids"), lengths, "judgments.ids")
+    grades = judgments["grades"]
+    if not isinstance(grades, list):
+        raise TypeError("'judgments.grades' is not a list")
+    return ids, _split(np.asarray(grades, dtype=object), lengths, "judgments.grades")
+
+
+def _unpacked_run(document: Mapping[str, Any], run: dict[str, Any], labels: Any) -> dict[str, Any]:
+    """One ``ragreport/3`` run in the form of ``ragreport/2``: ``id`` and ``scored`` written again
+    where left out, the lists and the run's own judgments as lists of indices."""
+    queries = run["queries"]
+    if not isinstance(queries, dict):
+        raise TypeError("'queries' is not an object of columns")
+    status = _picked(_texts(document, "statuses"), queries["status"], "queries.status", null=True)
+    columns = {
+        "id": queries["id"] if "id" in queries else list(range(len(status))),
+        "scored": queries["scored"] if "scored" in queries else [s != "excluded" for s in status],
+        **queries,
+    }
+    kept = {**run, "queries": columns}
+    if "lists" in run:  # (render says which run lacks them)
+        lists = {key: value for key, value in run["lists"].items() if key != "lengths"}
+        kept["lists"] = {**lists, "ids": run_lists(document, run)}
+    if "judgments" in run and labels is not None:
+        kept["judgments"] = labels(run["judgments"])
+    return kept
+
+
+def unpacked(document: dict[str, Any]) -> dict[str, Any]:
+    """A ``ragreport/3`` document in the form of ``ragreport/2`` (every index a JSON number, the
+    columns left out written again); a document of another schema as it is."""
+    if document.get("schema") != SCHEMA:
+        return document
+    out = {key: value for key, value in document.items() if key != "packed"}
+    out["schema"] = SCHEMA_V2
+
+    def labels(judgments: Mapping[str, Any]) -> dict[str, Any]:
+        ids, grades = label_lists(document, judgments)
+        return {"queries": judgments["queries"], "ids": ids, "grades": grades}
+
+    out["judgments"] = labels(document["judgments"])
+    out["runs"] = [_unpacked_run(document, run, labels) for run in document["runs"]]
+    return out
+
+
+def _texts(document: Mapping[str, Any], key: str) -> list[str]:
     table = document.get(key)
     if not isinstance(table, list) or not all(isinstance(t, str) for t in table):
         raise TypeError(f"'{key}' is not a list of text")
@@ -55,6 +184,8 @@ def query_rows(document: dict[str, Any], run: dict[str, Any]) -> list[dict[str, 
     """A run's per-query rows, one object per query, as schema ``ragreport/1`` wrote them: ``id``,
     ``scored``, ``status``, the counts, every figure, ``query`` where the run has its text and
     ``condensed`` (``{label: value}``) where a condensed figure differs from the default one."""
+    if document.get("schema") == SCHEMA:  # ragreport/3: the columns left out written again
+        run = _unpacked_run(document, run, None)
     queries = run["queries"]
     if isinstance(queries, list):  # schema ragreport/1: rows already
         return queries
@@ -95,6 +226,9 @@ def judgment_map(document: dict[str, Any], judgments: Any) -> dict[str, dict[str
         return judgments
     if not isinstance(judgments, dict):
         raise TypeError("'judgments' is not an object")
+    if document.get("schema") == SCHEMA:  # ragreport/3: the ids packed, the grades end to end
+        ids, grades = label_lists(document, judgments)
+        judgments = {"queries": judgments["queries"], "ids": ids, "grades": grades}
     queries = _picked(_texts(document, "query_ids"), judgments["queries"], "judgments.queries")
     ids, grades = judgments["ids"], judgments["grades"]
     if not isinstance(ids, list) or not isinstance(grades, list) or not len(ids) == len(grades) == len(queries):
@@ -129,6 +263,7 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
     ``{query: {id: grade}}``, the stored lists as ids (a document of that schema as it is)."""
     if not is_compact(document):
         return document
+    document = unpacked(document)
     out = {key: value for key, value in document.items() if key not in TABLES}
     out["schema"] = SCHEMA_V1  # the shape it now has
     out["judgments"] = judgment_map(document, document["judgments"])
@@ -146,14 +281,15 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_back(document: dict[str, Any], path: str | Path, spec: Spec) -> dict[str, Any]:
-    """A report.json of either schema as read from ``path`` (``ragreport/2`` checked against its
-    declaration ``spec``, reading/documents.py's COMPACT, then read back by :func:`expanded`), in the
-    shape of ``ragreport/1``; a one-line error naming the file otherwise."""
+def read_back(document: dict[str, Any], path: str | Path, specs: Mapping[str, Spec]) -> dict[str, Any]:
+    """A report.json of any schema as read from ``path`` (a compact one checked against its
+    declaration in ``specs``, reading/documents.py's PACKED or COMPACT by schema, then read back by
+    :func:`expanded`), in the shape of ``ragreport/1``; a one-line error naming the file otherwise."""
     if not is_compact(document):
         return document
-    check(document, spec, path)  # the tables and columns, as declared
+    schema = document["schema"]
+    check(document, specs[schema], path)  # the tables and columns, as declared
     try:
         return expanded(document)
     except (KeyError, TypeError, ValueError, IndexError) as exc:  # a hand-edited or forged document
-        raise InputError(path, 1, f"a report.json of schema {SCHEMA!r} as ragreport writes it", str(exc)) from None
+        raise InputError(path, 1, f"a report.json of schema {schema!r} as ragreport writes it", str(exc)) from None

@@ -110,6 +110,40 @@ COMPACT = obj(
     required=("query_ids", "doc_ids", "statuses", "judgments", "runs"),
 )
 
+# --- report.json's packed form (schema ragreport/3, docs/conventions.md section 22.13) ---------------
+# The compact form with the stored lists and the judgments' ids each one base-64 string of
+# fixed-width little-endian integers (``packed.dtype``), their lists' lengths beside them; a run's
+# ``id`` and ``scored`` columns left out where they are derivable. Checked as declared here, then
+# unpacked (reading/compact.py) into the compact form and read back as it is.
+
+PACKED_JUDGMENTS = obj(
+    {"queries": INDICES, "ids": TEXT, "lengths": INDICES, "grades": listing(GRADE)},
+    required=("queries", "ids", "lengths", "grades"),
+)
+PACKED_COLUMNS = obj({"id": INDICES, "status": INDICES}, required=("status",), others=listing(ANY))
+PACKED_RUN = obj(
+    {
+        "queries": PACKED_COLUMNS,
+        "condensed": mapping(listing(ANY), null=True),
+        "judgments": PACKED_JUDGMENTS,
+        "lists": obj({"ids": TEXT, "lengths": INDICES}, required=("ids",)),
+    },
+    required=("queries",),
+)
+PACKED = obj(
+    {
+        "packed": obj(
+            {"encoding": choice("base64"), "dtype": choice("<u1", "<u2", "<u4")}, required=("encoding", "dtype")
+        ),
+        "query_ids": TEXTS,
+        "doc_ids": TEXTS,
+        "statuses": TEXTS,
+        "judgments": PACKED_JUDGMENTS,
+        "runs": listing(PACKED_RUN),
+    },
+    required=("packed", "query_ids", "doc_ids", "statuses", "judgments", "runs"),
+)
+
 # --- A report.json as render reads it -----------------------------------------------------------------
 
 

@@ -23,6 +23,8 @@ import numpy as np
 from ..core.errors import InputError, shorten
 from ..core.model import (
     META_KEYS,
+    SCHEMA,
+    SCHEMA_V2,
     Conventions,
     Denominator,
     Gain,
@@ -36,7 +38,7 @@ from ..core.model import (
     RunMeta,
 )
 from .compact import SCHEMAS, read_back
-from .documents import COMPACT, RENDER
+from .documents import COMPACT, PACKED, RENDER
 from .schema import check
 from .storedjson import read_document
 
@@ -68,7 +70,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
     document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
-    document = read_back(document, path, COMPACT)  # the compact form (ragreport/2) read back as rows
+    document = read_back(
+        document, path, {SCHEMA: PACKED, SCHEMA_V2: COMPACT}
+    )  # the compact form (ragreport/2) read back as rows
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
