@@ -71,3 +71,13 @@ def test_grades_near_the_ends_of_64_bits_stay_exact_integers():
     judged = judged_run([("q", ["a", "b", "c"], {"a": top, "b": top - 1, "c": -(1 << 63)})])
     assert judged.grades.dtype == np.int64
     assert judged.grades.tolist() == [top, top - 1, -(1 << 63)]
+
+
+def test_grades_take_the_narrowest_type_that_holds_them():
+    # One byte a slot for a usual scale (-1 to 3); wider only when a grade needs it, every grade exact.
+    usual = judged_run([("q", ["a", "b", "c", "z"], {"a": 3, "b": 0, "c": -1})])
+    assert usual.grades.dtype == np.int8 and usual.grades.tolist() == [3, 0, -1, 0]
+    edges = {127: np.int8, -128: np.int8, 128: np.int16, -129: np.int16, 40_000: np.int32, -(1 << 31) - 1: np.int64}
+    for grade, kind in edges.items():
+        judged = judged_run([("q", ["a", "b"], {"a": grade, "b": 1})])
+        assert judged.grades.dtype == kind and judged.grades.tolist() == [grade, 1]
