@@ -299,12 +299,25 @@ def _repeats(
     doubled = np.concatenate(parts) if parts else np.zeros(0, dtype=keys.dtype)
     if len(doubled) == 0:
         return repeat
-    candidates = np.flatnonzero(np.isin(keys, doubled))
+    candidates = _members(keys, np.unique(doubled))
     order = np.lexsort((candidates, docs[candidates], slot_query[candidates]))
     ranked = candidates[order]
     same = (docs[ranked[1:]] == docs[ranked[:-1]]) & (slot_query[ranked[1:]] == slot_query[ranked[:-1]])
     repeat[ranked[1:][same]] = True
     return repeat
+
+
+def _members(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The positions of the keys found among ``wanted`` (sorted, distinct), in order: a binary
+    search a block of keys at a time. ``np.isin`` sorts the keys and ``wanted`` together once there
+    are more than a few dozen wanted, with its copies, sort order and masks over every slot (about
+    four times the keys' own 80 MB at 10 million slots); a block's search bounds that to a few MB."""
+    found = []
+    for start in range(0, len(keys), _LOOKUP_BLOCK):
+        block = keys[start : start + _LOOKUP_BLOCK]
+        at = np.minimum(np.searchsorted(wanted, block), len(wanted) - 1)
+        found.append(np.flatnonzero(wanted[at] == block) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
