@@ -171,7 +171,10 @@ def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
 
 
 def _analyse(
-    args: argparse.Namespace, progress: Callable[[str], None], previous_basis: tuple[dict, str] | None = None
+    args: argparse.Namespace,
+    progress: Callable[[str], None],
+    previous_basis: tuple[dict, str] | None = None,
+    cut_lists: bool = False,
 ) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
@@ -198,6 +201,7 @@ def _analyse(
         engine=args.engine,
         scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
+        cut_lists=cut_lists,
     )
     return analyse_runs(
         summaries,
@@ -288,7 +292,7 @@ def _build(args: argparse.Namespace) -> int:
         # (docs/conventions.md section 22.9).
         # After each, the heap's free pages go back to the system (core/heap.py): each stage
         # starts from what is held.
-        analysis = _lists_cut(release_sweep(_analyse(args, progress)))
+        analysis = _lists_cut(release_sweep(_analyse(args, progress, cut_lists=True)))
         hand_back()
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
