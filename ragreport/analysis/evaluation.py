@@ -102,7 +102,7 @@ def summarise_loaded(
     the same number of scored queries (:func:`shared_bands`), so that all their metrics, cutoffs
     and measures share one draw of counts per block (docs/conventions.md section 22). With
     ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
-    partition sends them back (docs/conventions.md section 22.13).
+    partition sends them back (docs/conventions.md section 22.14).
     """
     asked, cutoffs = report_cutoffs(k, kmax)
     scored = []

@@ -269,7 +269,7 @@ def _lists_cut(analysis: Analysis) -> Analysis:
     and the pages read of the slots is the top of each list to that depth: what the partition
     engines send back and what ``render`` reads back, so the pages are the same. At 100,000 queries
     x 100 ids and a sweep to 20, the ids, grades and flags of 2 million slots a run are held, not 10
-    million (docs/conventions.md section 22.13). The summaries are changed in place, as
+    million (docs/conventions.md section 22.14). The summaries are changed in place, as
     :func:`~ragreport.analysis.result.release_sweep` changes them, so that every reference (the
     comparison's) lets the rest go."""
     for summary in analysis.summaries:

@@ -9,7 +9,7 @@ Kept memory is resident memory: what one stage of a build freed (the reader's bu
 keys, a score's sums) stays counted beside the arrays the next stages hold, and a block freed under
 one still in use is never trimmed. ``build`` therefore also asks for :func:`hand_back` at the end
 of each stage (``keep_freed_memory(hand_back=True)``): glibc's ``malloc_trim`` returns every free
-page, so the next stage starts from what is live (docs/conventions.md section 22.13). The figures
+page, so the next stage starts from what is live (docs/conventions.md section 22.14). The figures
 do not depend on any of this; where glibc is not found (not Linux, musl) nothing is done.
 """
 
