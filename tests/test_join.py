@@ -71,3 +71,31 @@ def test_grades_near_the_ends_of_64_bits_stay_exact_integers():
     judged = judged_run([("q", ["a", "b", "c"], {"a": top, "b": top - 1, "c": -(1 << 63)})])
     assert judged.grades.dtype == np.int64
     assert judged.grades.tolist() == [top, top - 1, -(1 << 63)]
+
+
+def test_grades_take_the_narrowest_type_that_holds_them():
+    # One byte a slot for a usual scale (-1 to 3); wider only when a grade needs it, every grade exact.
+    usual = judged_run([("q", ["a", "b", "c", "z"], {"a": 3, "b": 0, "c": -1})])
+    assert usual.grades.dtype == np.int8 and usual.grades.tolist() == [3, 0, -1, 0]
+    edges = {127: np.int8, -128: np.int8, 128: np.int16, -129: np.int16, 40_000: np.int32, -(1 << 31) - 1: np.int64}
+    for grade, kind in edges.items():
+        judged = judged_run([("q", ["a", "b"], {"a": grade, "b": 1})])
+        assert judged.grades.dtype == kind and judged.grades.tolist() == [grade, 1]
+
+
+def test_repeats_are_found_by_a_search_a_block_at_a_time(monkeypatch):
+    # Blocks of 3 keys over lists with many repeats (more than np.isin's few dozen): the same
+    # flags as a plain per-list walk, every later occurrence of an id marked, the first never.
+    from ragreport.scoring import join as join_module
+
+    monkeypatch.setattr(join_module, "_LOOKUP_BLOCK", 3)
+    rng = np.random.default_rng(5)
+    lists = [(f"q{i}", [f"d{d}" for d in rng.integers(0, 6, size=int(rng.integers(0, 12)))], {}) for i in range(40)]
+    judged = judged_run(lists)
+    expected = []
+    for _, ids, _ in lists:
+        seen: set[str] = set()
+        for doc in ids:
+            expected.append(doc in seen)
+            seen.add(doc)
+    assert judged.repeat.tolist() == expected and sum(expected) > 60

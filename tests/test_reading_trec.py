@@ -77,3 +77,22 @@ ERRORS = [
 @pytest.mark.parametrize("name, content, role, message", ERRORS, ids=[e[3][:50] for e in ERRORS])
 def test_error_names_file_line_and_expectation(write, name, content, role, message):
     assert message in load_error(write, name, content, role)
+
+
+def test_the_bytes_reader_keeps_its_columns_at_their_size(tmp_path):
+    # Short lines first, long ones after: the first chunk's estimate of the lines to come falls
+    # short, the columns grow by a quarter, and what is returned holds the lines read and no more
+    # (a view of the grown block would keep its spare lines resident beside the run).
+    from ragreport.reading import trecbytes
+
+    lines = [f"q1 Q0 d{i} {i + 1} {100 - i}.5 r\n" for i in range(50)]
+    lines += [f"q2 Q0 {'x' * 40}{i} {i + 1} {9 - i / 100} r\n" for i in range(200)]
+    path = tmp_path / "run.trec"
+    path.write_text("".join(lines))
+    columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, chunk_bytes=512)
+    assert columns is not None
+    assert len(columns.ids) == len(columns.numbers) == 250
+    for column in (columns.ids, columns.numbers):
+        assert column.base is None and column.nbytes == 250 * column.dtype.itemsize
+    assert columns.ids[:2].tolist() == [b"d0", b"d1"] and columns.ids[-1] == b"x" * 40 + b"199"
+    assert columns.numbers[0] == 100.5 and columns.numbers[-1] == 9 - 199 / 100

@@ -27,7 +27,7 @@ from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, report_cutoffs
 from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
 from ..scoring.metrics import score
-from ..scoring.partition import PARTITION_BYTES, check_engine, judged_by_partitions
+from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
 from .intervals import RowParts, made_bootstrap_means, resample_rows
@@ -94,22 +94,34 @@ def summarise_loaded(
     kmax: int | None,
     measures: Sequence[Measure],
     progress: Callable[[str], None],
+    cut_lists: bool = False,
 ) -> list[RunSummary]:
     """Every run read (a run with its judgments) joined, checked, scored and summarised, in order.
 
     Every run is scored first; the bootstrap then resamples the queries once for every run with
     the same number of scored queries (:func:`shared_bands`), so that all their metrics, cutoffs
-    and measures share one draw of counts per block (docs/conventions.md section 22).
+    and measures share one draw of counts per block (docs/conventions.md section 22). With
+    ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
+    partition sends them back (docs/conventions.md section 22.14).
     """
     asked, cutoffs = report_cutoffs(k, kmax)
     scored = []
-    for item in loaded:
+    # With cut_lists, each run read is taken off the list once joined, so that its whole lists
+    # (the ids the joined run shares) go when the joined run is cut.
+    runs = loaded if cut_lists and isinstance(loaded, list) else list(loaded)
+    while runs:
+        item = runs.pop(0)
         progress(f"scoring {item.run.name}")
         judged = join(item.run, item.judgments, conventions.relevance_level)
-        check_scorable(judged, item.judgments.source or "the judgments", conventions)
+        source = item.judgments.source or "the judgments"
+        del item
+        check_scorable(judged, source, conventions)
         scores = score(judged, cutoffs, conventions)
         values = score_measures(judged, measures, conventions) if measures else None
-        scored.append((judged, scores, values, score_readings(judged, asked, conventions)))
+        readings = score_readings(judged, asked, conventions)
+        if cut_lists:
+            judged = judged.head(depth_needed(cutoffs, measures))
+        scored.append((judged, scores, values, readings))
     if scored:
         progress("bands for " + ", ".join(item[0].name for item in scored))
     resampled = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
@@ -234,9 +246,12 @@ def evaluate_runs(
     engine: str = "memory",
     scheduler: str | None = None,
     partition_bytes: int | None = None,
+    cut_lists: bool = False,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
-    ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes)."""
+    ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
+    ``cut_lists``: each run's lists cut once scored to the depth the report reads (``ragreport
+    build``; the partition engines cut them anyway): a caller then cannot read the slots below."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine == "memory" and scheduler is not None:
@@ -262,7 +277,7 @@ def evaluate_runs(
         )
     progress("reading")
     loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
-    return summarise_loaded(loaded, k, conventions, kmax, measures, progress)
+    return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
 
 
 def _by_partitions(

@@ -28,6 +28,7 @@ from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
+from ..core.heap import hand_back, keep_freed_memory
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
@@ -40,6 +41,7 @@ from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
+from ..scoring.partition import depth_needed
 from .parser import build_parser, said
 from .progress import Progress
 
@@ -169,7 +171,10 @@ def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
 
 
 def _analyse(
-    args: argparse.Namespace, progress: Callable[[str], None], previous_basis: tuple[dict, str] | None = None
+    args: argparse.Namespace,
+    progress: Callable[[str], None],
+    previous_basis: tuple[dict, str] | None = None,
+    cut_lists: bool = False,
 ) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
@@ -196,6 +201,7 @@ def _analyse(
         engine=args.engine,
         scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
+        cut_lists=cut_lists,
     )
     return analyse_runs(
         summaries,
@@ -255,15 +261,39 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
+def _lists_cut(analysis: Analysis) -> Analysis:
+    """Each run's lists cut to the depth the report reads once the analysis is made: the largest
+    cutoff of the sweep and of the measures named, all of each list when a named measure reads a
+    whole list (:func:`~ragreport.scoring.partition.depth_needed`). A head keeps every whole-list
+    fact (length, repeats, relevant retrieved, first relevant rank), and what report.json, the view
+    and the pages read of the slots is the top of each list to that depth: what the partition
+    engines send back and what ``render`` reads back, so the pages are the same. At 100,000 queries
+    x 100 ids and a sweep to 20, the ids, grades and flags of 2 million slots a run are held, not 10
+    million (docs/conventions.md section 22.14). The summaries are changed in place, as
+    :func:`~ragreport.analysis.result.release_sweep` changes them, so that every reference (the
+    comparison's) lets the rest go."""
+    for summary in analysis.summaries:
+        cutoffs = [int(c) for c in summary.sweep.cutoffs]
+        if not cutoffs:
+            continue
+        head = summary.judged.head(depth_needed(cutoffs, summary.measures))
+        if head is not summary.judged:
+            object.__setattr__(summary, "judged", head)  # a frozen dataclass: set as its constructor would
+    return analysis
+
+
 def _build(args: argparse.Namespace) -> int:
-    _keep_freed_memory()
+    keep_freed_memory(hand_back=True)
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn, and
         # report.json's document once it is bytes: neither is held beside the view and the pages
         # (docs/conventions.md section 22.9).
-        analysis = release_sweep(_analyse(args, progress))
+        # After each, the heap's free pages go back to the system (core/heap.py): each stage
+        # starts from what is held.
+        analysis = _lists_cut(release_sweep(_analyse(args, progress, cut_lists=True)))
+        hand_back()
         folder = args.out is not None or args.single_file is None  # a folder, with its report.json
         # written column by column as it is made (the per-query columns never all held as objects)
         document = report_document(analysis, args.title, lazy=folder)
@@ -274,6 +304,7 @@ def _build(args: argparse.Namespace) -> int:
 
             encoded = report_json(with_gates(document, results, rules), compact=True)
             document = {}
+            hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)
     finally:
         progress.close()
@@ -408,42 +439,8 @@ def _publish(args: argparse.Namespace) -> int:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
-#: glibc's mallopt parameters (malloc.h) and the values ``score`` sets (:func:`_keep_freed_memory`).
-_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -2, -3, -8
-_KEPT_MEMORY = (
-    (_M_MMAP_THRESHOLD, 32 << 20),
-    (_M_TRIM_THRESHOLD, 256 << 20),
-    (_M_TOP_PAD, 16 << 20),
-    (_M_ARENA_MAX, 1),
-)
-
-
-def _keep_freed_memory() -> None:
-    """Let glibc keep the memory numpy's temporaries free, for the next ones to reuse.
-
-    By default glibc serves a block above 128 kB from a fresh mapping and hands the heap's free top
-    back to the system once 128 kB are free there: the reader's and the scorer's temporaries of a
-    few MB (one per numpy operation over a chunk) are then mapped, paged in and zeroed by the
-    kernel again and again: half the page faults of ``score`` on a 200 MB run, a tenth of its CPU
-    (docs/conventions.md section 22.7); ``build`` sets it too (section 22.9). Blocks up to 32 MB
-    come from the heap, and up to 256 MB stay with the process once freed; the reader's threads
-    share that one heap (one arena), so what one frees the other reuses, and the peak stays that
-    of glibc's defaults. Only where glibc's ``mallopt`` is found (Linux); the figures do not depend
-    on it."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # no glibc (musl, a static build): its defaults stay
-        return
-    for parameter, value in _KEPT_MEMORY:
-        mallopt(parameter, value)
-
-
 def _score(args: argparse.Namespace) -> int:
-    _keep_freed_memory()
+    keep_freed_memory()
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.heap import hand_back
 from ..core.ids import THREADS, common_kind, has_duplicates, hash_ids, thread_map
 from ..core.model import Judgments, Run, RunMeta
 from ..reading.ordering import as_matrix, query_blocks
@@ -189,6 +190,19 @@ class JudgedRun:
         )
 
 
+def grade_type(grades: np.ndarray) -> np.dtype:
+    """The narrowest signed integer type that holds every grade (and 0, an unjudged slot's): int8
+    for any usual scale (0 to 3, -1 for trec_eval's pooled but unjudged), 1 byte a slot. Every
+    reader of the slots' grades compares them or widens them first (to int64 or float64), so
+    the type changes no figure."""
+    low, high = int(grades.min(initial=0)), int(grades.max(initial=0))
+    for kind in (np.int8, np.int16, np.int32):
+        bounds = np.iinfo(kind)
+        if bounds.min <= low and high <= bounds.max:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
 def _index_type(n: int) -> type:
     """int32 for query indices and ranks when they fit: half the memory of a per-slot int64."""
     return np.int32 if n < 2**31 else np.int64
@@ -285,12 +299,25 @@ def _repeats(
     doubled = np.concatenate(parts) if parts else np.zeros(0, dtype=keys.dtype)
     if len(doubled) == 0:
         return repeat
-    candidates = np.flatnonzero(np.isin(keys, doubled))
+    candidates = _members(keys, np.unique(doubled))
     order = np.lexsort((candidates, docs[candidates], slot_query[candidates]))
     ranked = candidates[order]
     same = (docs[ranked[1:]] == docs[ranked[:-1]]) & (slot_query[ranked[1:]] == slot_query[ranked[:-1]])
     repeat[ranked[1:][same]] = True
     return repeat
+
+
+def _members(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The positions of the keys found among ``wanted`` (sorted, distinct), in order: a binary
+    search a block of keys at a time. ``np.isin`` sorts the keys and ``wanted`` together once there
+    are more than a few dozen wanted, with its copies, sort order and masks over every slot (about
+    four times the keys' own 80 MB at 10 million slots); a block's search bounds that to a few MB."""
+    found = []
+    for start in range(0, len(keys), _LOOKUP_BLOCK):
+        block = keys[start : start + _LOOKUP_BLOCK]
+        at = np.minimum(np.searchsorted(wanted, block), len(wanted) - 1)
+        found.append(np.flatnonzero(wanted[at] == block) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
@@ -301,6 +328,12 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
     hashes, and every hit is confirmed on the ids themselves, so a collision cannot pass as a match
     (should one happen, the exact keys from sorting every id take over).
     """
+    judged = _joined(run, judgments, level)
+    hand_back()  # the keys, hashes and lookups freed (core/heap.py)
+    return judged
+
+
+def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     run_qids = run.query_ids.tolist()
     known = dict.fromkeys(run_qids)
     judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
@@ -325,14 +358,7 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         hit, match = _lookup(slot_keys, j_keys)
     judged = np.zeros(len(docs), dtype=bool)
     judged[hit] = True
-    grade_type = np.result_type(
-        np.min_scalar_type(int(judgments.grades.min(initial=0))),
-        np.min_scalar_type(int(judgments.grades.max(initial=0))),
-        np.int8,
-    )
-    if grade_type.kind != "i":  # a grade of 2^63 - 1 with a negative one: numpy would promote to float
-        grade_type = np.dtype(np.int64)
-    grades = np.zeros(len(docs), dtype=grade_type)  # int8 for any usual scale: 1 byte a slot
+    grades = np.zeros(len(docs), dtype=grade_type(judgments.grades))  # int8 for any usual scale: 1 byte a slot
     grades[hit] = judgments.grades[match]
     repeat = _repeats(run.offsets, slot_keys, docs, slot_query)
 

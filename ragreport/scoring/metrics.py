@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.heap import hand_back
 from ..core.model import Conventions, Missing, NoRelevant
 from .catalogue import SUITE
 from .kinds import CutoffRule, Metric
@@ -95,8 +96,10 @@ class QueryScores:
         )
 
 
-#: Cells of one (queries x depth) matrix in :func:`score`: 16 MB of float64.
-_BLOCK_CELLS = 1 << 21
+#: Cells of one (queries x depth) matrix in :func:`score`: 4 MB of float64. Every sum and kernel
+#: works along each query's own row, so a block's size changes no figure, only how many of its
+#: matrices (a dozen or so: the sums a block caches) are held at once.
+_BLOCK_CELLS = 1 << 19
 
 
 def _score_block(
@@ -108,16 +111,22 @@ def _score_block(
     conventions: Conventions,
     metrics: Sequence[Metric],
     values: Mapping[str, Any] | None = None,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``metrics`` at every cutoff for queries ``lo:hi``: (metrics x queries x cutoffs), and hits@k.
 
     The block's sums are taken once; each kernel reads the ones it needs (``values``: the
-    measures' parameters, such as RBP's ``p``).
+    measures' parameters, such as RBP's ``p``). ``out``: the (metrics x block x cutoffs) part of
+    the table to write each kernel's figures into, as they are made (no stacked copy beside it).
     """
     sums = Sums(judged, lo, hi, cutoffs, depth, conventions, values)
+    if out is None:
+        out = np.empty((len(metrics), hi - lo, len(cutoffs)))
     # A vanishing denominator is masked to 0 by every kernel; the division itself must not warn.
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.stack([metric.kernel(sums) for metric in metrics]), sums.hits
+        for row, metric in zip(out, metrics):
+            row[...] = metric.kernel(sums)
+    return out, sums.hits
 
 
 def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conventions) -> np.ndarray:
@@ -187,7 +196,7 @@ def score(
     block = max(1, _BLOCK_CELLS // depth)
     for lo in range(0, n, block):
         hi = min(n, lo + block)
-        table[:, lo:hi], hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values)
+        _, hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values, out=table[:, lo:hi])
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
@@ -196,7 +205,7 @@ def score(
         scored |= np.bincount(judged.judgment_query, minlength=n) > 0
     if conventions.missing is Missing.SKIP:
         scored &= judged.in_run
-
+    hand_back()  # the blocks' sums freed (core/heap.py)
     return QueryScores(
         cutoffs=grid,
         values=table,

@@ -94,8 +94,12 @@ class Sums:
 
     @cached_property
     def relevant_slots(self) -> np.ndarray:
-        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more)."""
-        return self._pad(self.judged.slot_relevant) & self.valid
+        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more).
+
+        Made from the block's own flags and grades, not from the run's
+        :attr:`~ragreport.scoring.join.JudgedRun.slot_relevant`: that would be cached beside the
+        run, one more byte a slot held to the end (docs/conventions.md section 22.14)."""
+        return self.first_slots & self._pad(self.judged.judged) & (self._pad(self.judged.grades) >= self.judged.level)
 
     @cached_property
     def cum_hits(self) -> np.ndarray:

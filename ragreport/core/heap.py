@@ -1,0 +1,72 @@
+"""How the process asks glibc to keep freed memory, and when it hands it back.
+
+numpy makes one temporary per operation. By default glibc serves a block above 128 kB from a fresh
+mapping and hands the heap's free top back to the system once 128 kB are free there, so the same
+megabytes are mapped, paged in and zeroed again and again (docs/conventions.md section 22.7).
+:func:`keep_freed_memory` has glibc keep them for reuse instead; ``score`` and ``build`` set it.
+
+Kept memory is resident memory: what one stage of a build freed (the reader's buffers, the join's
+keys, a score's sums) stays counted beside the arrays the next stages hold, and a block freed under
+one still in use is never trimmed. ``build`` therefore also asks for :func:`hand_back` at the end
+of each stage (``keep_freed_memory(hand_back=True)``): glibc's ``malloc_trim`` returns every free
+page, so the next stage starts from what is live (docs/conventions.md section 22.14). The figures
+do not depend on any of this; where glibc is not found (not Linux, musl) nothing is done.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+
+#: glibc's mallopt parameters (malloc.h) and the values :func:`keep_freed_memory` sets: blocks up to
+#: 32 MB from the heap, up to 256 MB of its free top kept, 16 MB more asked for each time it grows,
+#: and one arena for every thread (what the reader's threads free, the others reuse).
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -2, -3, -8
+KEPT_MEMORY = (
+    (_M_MMAP_THRESHOLD, 32 << 20),
+    (_M_TRIM_THRESHOLD, 256 << 20),
+    (_M_TOP_PAD, 16 << 20),
+    (_M_ARENA_MAX, 1),
+)
+
+_handing_back = False
+
+
+@cache
+def _libc() -> object | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.mallopt  # noqa: B018 - glibc's, not musl's or a static build's
+        libc.malloc_trim  # noqa: B018
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def keep_freed_memory(*, hand_back: bool = False) -> None:
+    """Let glibc keep the memory numpy's temporaries free, for the next ones to reuse (the
+    settings of :data:`KEPT_MEMORY`); with ``hand_back``, :func:`hand_back` then returns the free
+    pages at the end of each stage. Only where glibc is found; the figures do not depend on it."""
+    global _handing_back
+    libc = _libc()
+    if libc is None:
+        return
+    for parameter, value in KEPT_MEMORY:
+        libc.mallopt(parameter, value)  # type: ignore[attr-defined]
+    _handing_back = hand_back
+
+
+def hand_back() -> None:
+    """At the end of a stage: every free page of the heap returned to the system (glibc's
+    ``malloc_trim``), when :func:`keep_freed_memory` asked for it; otherwise nothing (glibc's own
+    rules stand). The arrays still held are untouched; the next stage's temporaries are paged in
+    afresh, once."""
+    if not _handing_back:
+        return
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)  # type: ignore[attr-defined]

@@ -1,0 +1,63 @@
+"""core/heap.py: glibc is asked to keep freed memory, and to hand it back only where a build asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragreport.core import heap
+
+
+class FakeLibc:
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def mallopt(self, parameter: int, value: int) -> int:
+        self.calls.append(("mallopt", parameter, value))
+        return 1
+
+    def malloc_trim(self, pad: int) -> int:
+        self.calls.append(("malloc_trim", pad))
+        return 1
+
+
+@pytest.fixture
+def libc(monkeypatch: pytest.MonkeyPatch) -> FakeLibc:
+    fake = FakeLibc()
+    monkeypatch.setattr(heap, "_libc", lambda: fake)
+    monkeypatch.setattr(heap, "_handing_back", False)
+    return fake
+
+
+def test_score_keeps_freed_memory_and_never_trims(libc: FakeLibc) -> None:
+    heap.keep_freed_memory()
+    heap.hand_back()
+    assert [c[0] for c in libc.calls] == ["mallopt"] * 4
+    assert ("mallopt", -3, 32 << 20) in libc.calls and ("mallopt", -8, 1) in libc.calls
+
+
+def test_a_build_hands_the_free_pages_back_at_each_stage(libc: FakeLibc) -> None:
+    heap.hand_back()  # nothing asked yet: glibc's own rules stand
+    assert libc.calls == []
+    heap.keep_freed_memory(hand_back=True)
+    heap.hand_back()
+    heap.hand_back()
+    assert libc.calls[-2:] == [("malloc_trim", 0), ("malloc_trim", 0)]
+    heap.keep_freed_memory()  # a later score in the same process: no more trimming
+    heap.hand_back()
+    assert libc.calls[-1][0] == "mallopt"
+
+
+def test_without_glibc_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "_libc", lambda: None)
+    monkeypatch.setattr(heap, "_handing_back", False)
+    heap.keep_freed_memory(hand_back=True)
+    heap.hand_back()
+    assert heap._handing_back is False
+
+
+def test_the_real_glibc_call_runs_where_it_is_found() -> None:
+    # On Linux with glibc both functions are there; elsewhere _libc says None and nothing runs.
+    libc = heap._libc()
+    if libc is None:
+        pytest.skip("no glibc here")
+    assert libc.malloc_trim(0) in (0, 1)
