@@ -25,6 +25,7 @@ def libc(monkeypatch: pytest.MonkeyPatch) -> FakeLibc:
     fake = FakeLibc()
     monkeypatch.setattr(heap, "_libc", lambda: fake)
     monkeypatch.setattr(heap, "_handing_back", False)
+    monkeypatch.setattr(heap, "_kept", False)
     return fake
 
 
@@ -45,6 +46,34 @@ def test_a_build_hands_the_free_pages_back_at_each_stage(libc: FakeLibc) -> None
     heap.keep_freed_memory()  # a later score in the same process: no more trimming
     heap.hand_back()
     assert libc.calls[-1][0] == "mallopt"
+
+
+def test_a_dask_worker_keeps_freed_memory_once_and_a_build_keeps_its_own(libc: FakeLibc) -> None:
+    heap.keep_freed_memory_here()  # a worker: nothing set yet, so glibc is asked
+    heap.keep_freed_memory_here()  # the next partition: asked once only
+    assert [c[0] for c in libc.calls] == ["mallopt"] * 4
+    libc.calls.clear()
+    heap.keep_freed_memory(hand_back=True)  # a build's process, scoring partitions itself (stream)
+    heap.keep_freed_memory_here()
+    heap.hand_back()
+    assert libc.calls[-1] == ("malloc_trim", 0)  # its trimming at each stage stands
+
+
+def test_a_partition_scored_in_a_dask_worker_asks_glibc_to_keep_freed_memory(monkeypatch, tmp_path) -> None:
+    from ragreport.analysis.evaluation import load_qrels
+    from ragreport.core.model import Conventions
+    from ragreport.scoring import partition
+
+    asked: list[str] = []
+    monkeypatch.setattr(partition, "keep_freed_memory_here", lambda: asked.append("kept"))
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "r.trec").write_text("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n")
+    conventions = Conventions()
+    parts = partition.partitions_of(tmp_path / "r.trec")
+    scored = partition.score_span(
+        *parts[0], str(tmp_path / "q.txt"), load_qrels, conventions.order, (1, 2), conventions, ()
+    )
+    assert asked == ["kept"] and scored.scores.values.shape[1] == 1
 
 
 def test_without_glibc_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
