@@ -149,7 +149,12 @@ def test_the_packed_form_reads_back_as_the_compact_one():
     ],
 )
 def test_a_damaged_packed_report_is_one_line(tmp_path, damage, said):
-    document = json.loads(json.dumps(HAND3))
+    _assert_refused_in_one_line(tmp_path, HAND3, damage, said)
+
+
+def _assert_refused_in_one_line(tmp_path, report, damage, said):
+    """``report`` damaged by ``damage`` is refused by the reader in one line naming the file and ``said``."""
+    document = json.loads(json.dumps(report))
     damage(document)
     path = tmp_path / "report.json"
     path.write_text(json.dumps(document))
@@ -189,14 +194,7 @@ def test_judgments_and_lists_index_the_same_ids():
     ],
 )
 def test_a_damaged_compact_report_is_one_line(tmp_path, damage, said):
-    document = json.loads(json.dumps(HAND))
-    damage(document)
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(document))
-    with pytest.raises(InputError) as error:
-        read_report_json(path)
-    message = str(error.value)
-    assert said in message and "\n" not in message and str(path) in message
+    _assert_refused_in_one_line(tmp_path, HAND, damage, said)
 
 
 def test_a_report_of_another_schema_is_refused_naming_those_it_reads(tmp_path):
