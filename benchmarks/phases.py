@@ -1,11 +1,14 @@
 """Where a build's time goes: each stage of ``ragreport build`` over two runs, timed in one process.
 
-The stages are those ``ragreport build`` runs, called one by one from the library: read (the qrels
-and both runs), join, score (every suite metric over the K sweep), readings (the two other readings of
-unjudged ids, docs/conventions.md section 20.2), bands (the bootstrap and Wilson
-bands of both runs, one shared resampling), comparison (limits, the paired bootstrap and the
-randomization test), view (the view model of every page), pages (rendering the HTML, report.json
-and summary.md) and write (the folder, its marker, the swap). Sizes: the two runs of
+The stages are those of ``ragreport build`` itself, run in one process through its command line
+(``ragreport.cli.commands.main``), each the time spent inside the functions that do it: read (the
+qrels and both runs), join, score (every suite metric over the K sweep), readings (the two other
+readings of unjudged ids, docs/conventions.md section 20.2), bands (the bootstrap and Wilson bands
+of both runs, one shared resampling, and each run's summary), comparison (limits, the paired
+bootstrap and the randomization test), view (the view model of every page), pages (report.json's
+document and bytes, the HTML and summary.md), write (the folder, its marker, the swap) and other
+(the command's own steps between them). So every setting of the command (its memory settings, the
+lists cut once scored, report.json written as it is made) is timed as a user runs it. Sizes: the two runs of
 ``evidence.py`` cut to their first N queries (10,000 and 100,000 by default), so the growth from
 one size to the next is the report's alone. Each size is the median of ``--repeat`` fresh
 processes.
@@ -24,60 +27,75 @@ from pathlib import Path
 
 from generate import generate
 
-STAGES = ("read", "join", "score", "readings", "bands", "comparison", "view", "pages", "write")
+STAGES = ("read", "join", "score", "readings", "bands", "comparison", "view", "pages", "write", "other")
 
 TIMED = """
 import json, resource, sys, time
 from pathlib import Path
-marks = {}
-cpu = {}
-clock, clock_cpu = time.perf_counter(), time.process_time()
-def mark(stage):
-    global clock, clock_cpu
-    now, now_cpu = time.perf_counter(), time.process_time()
-    marks[stage], cpu[stage] = now - clock, now_cpu - clock_cpu
-    clock, clock_cpu = now, now_cpu
-from ragreport.analysis.evaluation import shared_bands, shared_fingerprints
-from ragreport.analysis.pipeline import analyse_runs
-from ragreport.analysis.result import Analysis
-from ragreport.analysis.summary import summarise
-from ragreport.core.model import Conventions
-from ragreport.output.document import report_document
-from ragreport.output.site import prepare, render_site, write_site
-from ragreport.output.view.build import build_view
-from ragreport.reading.registry import load_inputs
-from ragreport.scoring.cutoffs import DEFAULT_K, report_cutoffs
-from ragreport.scoring.join import join
-from ragreport.scoring.metrics import score
-from ragreport.scoring.readings import score_readings
-mark("import")
-conventions = Conventions()
-loaded = load_inputs(sys.argv[2:4], qrels=sys.argv[1])
-mark("read")
-judged = [join(item.run, item.judgments, conventions.relevance_level) for item in loaded]
-mark("join")
-asked, cutoffs = report_cutoffs(DEFAULT_K, None)
-scores = [score(j, cutoffs, conventions) for j in judged]
-mark("score")
-readings = [score_readings(j, asked, conventions) for j in judged]
-mark("readings")
-drawn = shared_bands([(j, s, None) for j, s in zip(judged, scores)], conventions)
-prints = shared_fingerprints(judged)
-summaries = [
-    summarise(j, s, asked, conventions, (), None, r, resampled=d, fingerprints=f)
-    for j, s, r, d, f in zip(judged, scores, readings, drawn, prints)
-]
-mark("bands")
-analysis = analyse_runs(summaries, make=Analysis)
-mark("comparison")
-view = build_view(analysis)
-mark("view")
-files = render_site(prepare(view, report_document(analysis)))
-mark("pages")
-write_site(files, sys.argv[4])
-mark("write")
+
+import ragreport.analysis.evaluation, ragreport.analysis.pipeline, ragreport.analysis.summary
+import ragreport.cli.commands, ragreport.output.building, ragreport.output.document
+import ragreport.output.reportjson, ragreport.output.site, ragreport.output.view.build
+import ragreport.reading.registry, ragreport.scoring.join, ragreport.scoring.metrics
+import ragreport.scoring.readings
+
+# Each stage is the time inside the functions that do it, as `ragreport build` calls them: every
+# module's name for the function is replaced by a timed one. A call inside another timed call
+# counts for the outer stage (the readings' own scoring is the readings'), and what lies outside
+# every timed call (the command's own steps between stages) is "other".
+TIMED_FUNCTIONS = {
+    "read": [("ragreport.reading.registry", "load_inputs")],
+    "join": [("ragreport.scoring.join", "join")],
+    "score": [("ragreport.scoring.metrics", "score")],
+    "readings": [("ragreport.scoring.readings", "score_readings")],
+    "bands": [("ragreport.analysis.evaluation", "shared_bands"), ("ragreport.analysis.summary", "summarise")],
+    "comparison": [("ragreport.analysis.pipeline", "analyse_runs")],
+    "view": [("ragreport.output.view.build", "build_view")],
+    "pages": [
+        ("ragreport.output.document", "report_document"),
+        ("ragreport.output.reportjson", "report_json"),
+        ("ragreport.output.site", "render_site"),
+    ],
+    "write": [("ragreport.output.site", "write_site")],
+}
+wall = dict.fromkeys(TIMED_FUNCTIONS, 0.0)
+cpu = dict.fromkeys(TIMED_FUNCTIONS, 0.0)
+depth = [0]
+
+
+def timed(stage, function):
+    def wrapper(*args, **kwargs):
+        if depth[0]:
+            return function(*args, **kwargs)
+        depth[0] += 1
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            wall[stage] += time.perf_counter() - started
+            cpu[stage] += time.process_time() - started_cpu
+            depth[0] -= 1
+
+    return wrapper
+
+
+for stage, functions in TIMED_FUNCTIONS.items():
+    for module_name, name in functions:
+        original = getattr(sys.modules[module_name], name)
+        wrapper = timed(stage, original)
+        for module_name_, module in list(sys.modules.items()):
+            if module_name_.startswith("ragreport") and getattr(module, name, None) is original:
+                setattr(module, name, wrapper)
+
+qrels, base, cand, out = sys.argv[1:5]
+started, started_cpu = time.perf_counter(), time.process_time()
+code = ragreport.cli.commands.main(["--no-config", "build", "--qrels", qrels, base, cand, "--out", out, "--quiet"])
+assert code == 0, code
+marks = dict(wall)
+marks["other"] = time.perf_counter() - started - sum(wall.values())
+cpu["other"] = time.process_time() - started_cpu - sum(cpu.values())
 marks["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-marks["report_json_mb"] = len(files["report.json"]) / 1e6
+marks["report_json_mb"] = Path(out, "report.json").stat().st_size / 1e6
 marks["cpu"] = cpu
 print(json.dumps(marks))
 """
