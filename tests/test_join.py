@@ -126,3 +126,21 @@ def test_stable_order_is_a_stable_argsort():
         values = rng.integers(0, bound, n)
         assert _stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()
     assert _stable_order(np.array([2, 0, 2, 1, 0]), 3).tolist() == [1, 4, 3, 0, 2]
+
+
+def test_judgments_in_the_runs_order_or_not_join_alike():
+    # Judgments listing the run's first queries in its order take the short way; the same labels
+    # in another order the dict's: every slot and every query gets the same.
+    rows = [("q1", ["a", "b"], {"b": 1}), ("q2", ["c", "a"], {"a": 2, "c": 0}), ("q3", ["d"], None)]
+    same_order = judged_run(rows)
+    from ragreport.core.model import Judgments, Run
+    from ragreport.scoring.join import join
+
+    run = Run.from_lists("t", [(q, r) for q, r, _ in rows])
+    reversed_labels = Judgments.from_lists([("q2", ["a", "c"], [2, 0]), ("q1", ["b"], [1])])
+    other_order = join(run, reversed_labels)
+    assert same_order.query_ids.tolist() == other_order.query_ids.tolist() == ["q1", "q2", "q3"]
+    assert same_order.grades.tolist() == other_order.grades.tolist() == [0, 1, 0, 2, 0]
+    assert same_order.judged.tolist() == other_order.judged.tolist() == [False, True, True, True, False]
+    assert same_order.relevant.tolist() == other_order.relevant.tolist() == [1, 1, 0]
+    assert same_order.has_judgments.tolist() == other_order.has_judgments.tolist() == [True, True, False]

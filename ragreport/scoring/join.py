@@ -356,17 +356,25 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
 
 def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     run_qids = run.query_ids.tolist()
-    known = dict.fromkeys(run_qids)
-    judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
-    query_ids = np.array(run_qids + judged_only, dtype=str)
-    index = {q: i for i, q in enumerate(query_ids.tolist())}
+    n_judged = len(judgments.query_ids)
+    if n_judged <= len(run_qids) and np.array_equal(judgments.query_ids, run.query_ids[:n_judged]):
+        # The judgments' queries are the run's first ones, in its order (the usual pair of files):
+        # no judged-only query, and the i-th judged query is the run's i-th. No dict of strings.
+        judged_only: list[str] = []
+        j_query_local = np.arange(n_judged, dtype=np.int64)
+        query_ids = np.array(run_qids, dtype=str)
+    else:
+        known = dict.fromkeys(run_qids)
+        judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
+        query_ids = np.array(run_qids + judged_only, dtype=str)
+        index = {q: i for i, q in enumerate(query_ids.tolist())}
+        j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     n_q = len(query_ids)
     n_run = len(run_qids)
 
     run_lengths = np.diff(run.offsets)
     slot_query: np.ndarray = np.repeat(np.arange(n_run, dtype=_index_type(n_q)), run_lengths)
     j_lengths = np.diff(judgments.offsets)
-    j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
     docs, j_docs = common_kind(run.doc_ids, judgments.doc_ids)
 
