@@ -99,3 +99,48 @@ def test_repeats_are_found_by_a_search_a_block_at_a_time(monkeypatch):
             expected.append(doc in seen)
             seen.add(doc)
     assert judged.repeat.tolist() == expected and sum(expected) > 60
+
+
+def test_lookup_finds_keys_in_deep_buckets_in_slot_order(monkeypatch):
+    # Keys that differ only above the bucket bits share buckets (several keys deep); with small
+    # blocks the hits of each block are put in slot order there. Checked against a dict.
+    import ragreport.scoring.join as join_module
+
+    monkeypatch.setattr(join_module, "_LOOKUP_BLOCK", 7)
+    rng = np.random.default_rng(3)
+    j_keys = np.unique(rng.integers(0, 6, 40).astype(np.uint64) + (rng.integers(0, 50, 40).astype(np.uint64) << 40))
+    slot_keys = np.concatenate([j_keys[rng.integers(0, len(j_keys), 60)], np.arange(9, 30, dtype=np.uint64) << 40])
+    rng.shuffle(slot_keys)
+    hit, match = join_module._lookup(slot_keys, j_keys)
+    where = {int(k): i for i, k in enumerate(j_keys.tolist())}
+    expected = [(s, where[int(k)]) for s, k in enumerate(slot_keys.tolist()) if int(k) in where]
+    assert list(zip(hit.tolist(), match.tolist())) == expected
+    assert len(expected) >= 60
+
+
+def test_stable_order_is_a_stable_argsort():
+    from ragreport.scoring.join import _stable_order
+
+    rng = np.random.default_rng(8)
+    for n, bound in ((0, 1), (1, 1), (5, 2), (1000, 7), (5000, 1 << 20)):
+        values = rng.integers(0, bound, n)
+        assert _stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()
+    assert _stable_order(np.array([2, 0, 2, 1, 0]), 3).tolist() == [1, 4, 3, 0, 2]
+
+
+def test_judgments_in_the_runs_order_or_not_join_alike():
+    # Judgments listing the run's first queries in its order take the short way; the same labels
+    # in another order the dict's: every slot and every query gets the same.
+    rows = [("q1", ["a", "b"], {"b": 1}), ("q2", ["c", "a"], {"a": 2, "c": 0}), ("q3", ["d"], None)]
+    same_order = judged_run(rows)
+    from ragreport.core.model import Judgments, Run
+    from ragreport.scoring.join import join
+
+    run = Run.from_lists("t", [(q, r) for q, r, _ in rows])
+    reversed_labels = Judgments.from_lists([("q2", ["a", "c"], [2, 0]), ("q1", ["b"], [1])])
+    other_order = join(run, reversed_labels)
+    assert same_order.query_ids.tolist() == other_order.query_ids.tolist() == ["q1", "q2", "q3"]
+    assert same_order.grades.tolist() == other_order.grades.tolist() == [0, 1, 0, 2, 0]
+    assert same_order.judged.tolist() == other_order.judged.tolist() == [False, True, True, True, False]
+    assert same_order.relevant.tolist() == other_order.relevant.tolist() == [1, 1, 0]
+    assert same_order.has_judgments.tolist() == other_order.has_judgments.tolist() == [True, True, False]

@@ -31,17 +31,17 @@ if TYPE_CHECKING:
 UNSHOWN_RELEVANT = 20
 
 
-def _figures(summary: RunSummary, measures: Sequence[Measure], position: Mapping[str, int], n: int) -> list[str]:
+def _figures(summary: RunSummary, measures: Sequence[Measure], places: np.ndarray, n: int) -> list[str]:
     """Each query's values of every measure as a written list (``null`` where the run did not
-    score it), by the query's place among the report's ``n`` queries."""
+    score it), by the query's place among the report's ``n`` queries (``places``: the place of
+    each of the run's queries)."""
     rows = np.flatnonzero(summary.scores.scored)
     values = family_values(summary, rows, measures)
-    out = ["null"] * n
     written = [encoded.decimals(column) for column in values.T]
-    lists = ["[" + ",".join(row) + "]" for row in zip(*written)] if written else ["[]"] * len(rows)
-    for q, text in zip(summary.judged.query_ids[rows].tolist(), lists):
-        out[position[q]] = text
-    return out
+    lists = list(map("[{}]".format, map(",".join, zip(*written)))) if written else ["[]"] * len(rows)
+    out = np.full(n, "null", dtype=object)
+    out[places[rows]] = lists
+    return out.tolist()
 
 
 def text_table(texts: Mapping[str, tuple[str, str]] | None) -> dict[str, Any] | None:
@@ -80,7 +80,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     # the order first judged (:func:`.view.distinct.numbered`: by sorts, not a dict of strings).
     shown_parts: list[np.ndarray] = []  # per run, the ids of its shown slots, query by query
     slot_places: list[np.ndarray] = []  # and the report's query of each
-    runs_lists: list[tuple[np.ndarray, list[int], list[bool]]] = []  # per run: places, bounds, in_run
+    runs_lists: list[tuple[np.ndarray, list[int], np.ndarray]] = []  # per run: places, bounds, in_run
     query_text: list[str | None] = [None] * n
     judged_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary in summaries:
@@ -93,7 +93,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         shown_parts.append(judged.doc_ids[keep])
         slot_places.append(np.repeat(places, per_query))
         bounds = np.concatenate([[0], np.cumsum(per_query)]).tolist()
-        runs_lists.append((places, bounds, judged.in_run.tolist()))
+        runs_lists.append((places, bounds, np.asarray(judged.in_run, dtype=bool)))
         for q, text in zip(places.tolist(), judged.query_text):
             if text and query_text[q] is None:
                 query_text[q] = text
@@ -112,15 +112,17 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     shown_ids = int(numbers[:slots_shown].max()) + 1 if slots_shown else 0  # the shown ids come first
     tops: list[list[str]] = []  # per run, each query's top K as a written list of indices, or null
     start = 0
+    # Each number written once (a shown id's number is below ``shown_ids``), then looked up.
+    written_numbers = np.array(list(map(str, range(shown_ids))), dtype=object)
     for size, (places, bounds, in_run) in zip(sizes, runs_lists):
-        lists = encoded.grouped(list(map(str, numbers[start : start + size].tolist())), bounds)
+        lists = encoded.grouped(written_numbers[numbers[start : start + size]].tolist(), bounds)
         start += size
-        top = ["null"] * n
-        for q, written, inside in zip(places.tolist(), lists, in_run):
-            if inside:
-                top[q] = written
-        tops.append(top)
-    figures = [_figures(s, measures, position, n) for s in summaries]
+        top = np.full(n, "null", dtype=object)
+        listed = np.empty(len(lists), dtype=object)
+        listed[:] = lists
+        top[places[in_run]] = listed[in_run]
+        tops.append(top.tolist())
+    figures = [_figures(s, measures, places, n) for s, (places, _, _) in zip(summaries, runs_lists)]
     level = summaries[0].judged.level
 
     # The judgments: the first grade any run's labels give each (query, id), in run order.

@@ -236,12 +236,13 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
     buckets = 1 << max(10, (2 * len(j_keys)).bit_length())
     mask = np.uint64(buckets - 1)
     j_bucket = (j_keys & mask).view(np.int64)
-    j_order = np.argsort(j_bucket, kind="stable")
+    j_order = _stable_order(j_bucket, buckets)
     j_sorted = j_keys[j_order]
-    counts64 = np.bincount(j_bucket, minlength=buckets)
     index_type = np.int32 if len(j_keys) < 2**31 else np.int64  # half the cache the tables take
-    starts = np.concatenate(([0], np.cumsum(counts64)[:-1])).astype(index_type)
-    counts = counts64.astype(index_type)
+    counts = np.bincount(j_bucket, minlength=buckets).astype(index_type)
+    starts = np.empty(buckets, dtype=index_type)  # where each bucket starts: the counts before it
+    starts[0] = 0
+    np.cumsum(counts[:-1], out=starts[1:])
     nonempty = counts > 0
     deepest = int(counts.max())
 
@@ -258,15 +259,35 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
             found = j_sorted[at] == keys[look[deep]]
             hits.append(look[deep[found]] + block)
             matches.append(j_order[at[found]])
-        return np.concatenate(hits), np.concatenate(matches)
+        if len(hits) == 1:  # one key a bucket: the hits are in slot order already
+            return hits[0], matches[0]
+        # Put in slot order within the block, on its thread: blocks cover ascending slots, so
+        # the blocks one after another are in slot order (what one sort of them all would give).
+        hit, match = np.concatenate(hits), np.concatenate(matches)
+        order = np.argsort(hit, kind="stable")
+        return hit[order], match[order]
 
     parts = thread_map(look_up, range(0, len(slot_keys), _LOOKUP_BLOCK))
-    hit = np.concatenate([p[0] for p in parts])
-    order = np.argsort(hit, kind="stable")
-    return hit[order], np.concatenate([p[1] for p in parts])[order]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 _LOOKUP_BLOCK = 1 << 20
+
+
+def _stable_order(values: np.ndarray, bound: int) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for integers in ``[0, bound)``: each value and its
+    position packed into one 64-bit word, the words sorted (numpy's vectorised sort, several times
+    faster than a stable argsort) and the positions read back; ties keep their positions' order."""
+    n = len(values)
+    shift = max(n - 1, 1).bit_length()
+    if (bound - 1).bit_length() + shift > 64:
+        return np.argsort(values, kind="stable")
+    packed = values.astype(np.uint64)
+    packed <<= np.uint64(shift)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    packed &= np.uint64((1 << shift) - 1)
+    return packed.view(np.int64)
 
 
 def _repeats(
@@ -335,17 +356,25 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
 
 def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     run_qids = run.query_ids.tolist()
-    known = dict.fromkeys(run_qids)
-    judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
-    query_ids = np.array(run_qids + judged_only, dtype=str)
-    index = {q: i for i, q in enumerate(query_ids.tolist())}
+    n_judged = len(judgments.query_ids)
+    if n_judged <= len(run_qids) and np.array_equal(judgments.query_ids, run.query_ids[:n_judged]):
+        # The judgments' queries are the run's first ones, in its order (the usual pair of files):
+        # no judged-only query, and the i-th judged query is the run's i-th. No dict of strings.
+        judged_only: list[str] = []
+        j_query_local = np.arange(n_judged, dtype=np.int64)
+        query_ids = np.array(run_qids, dtype=str)
+    else:
+        known = dict.fromkeys(run_qids)
+        judged_only = [q for q in judgments.query_ids.tolist() if q not in known]
+        query_ids = np.array(run_qids + judged_only, dtype=str)
+        index = {q: i for i, q in enumerate(query_ids.tolist())}
+        j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     n_q = len(query_ids)
     n_run = len(run_qids)
 
     run_lengths = np.diff(run.offsets)
     slot_query: np.ndarray = np.repeat(np.arange(n_run, dtype=_index_type(n_q)), run_lengths)
     j_lengths = np.diff(judgments.offsets)
-    j_query_local = np.array([index[q] for q in judgments.query_ids.tolist()], dtype=np.int64)
     j_query = np.repeat(j_query_local, j_lengths)
     docs, j_docs = common_kind(run.doc_ids, judgments.doc_ids)
 

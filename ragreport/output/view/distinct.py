@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.ids import padded_words
+from ...core.ids import integer_groups, padded_words
 
 
 def unique_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -70,16 +70,11 @@ def _sorted_groups(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         column = words[:, j]
         if not (column != column[0]).any():
             continue
-        values, at = np.unique(column.byteswap(), return_inverse=True)
-        at = at.reshape(-1).astype(np.int64, copy=False)
+        values, first, at = integer_groups(column.byteswap())
         if rank is None:
             rank = at
         else:
-            _, rank = np.unique(rank * len(values) + at, return_inverse=True)
-            rank = rank.reshape(-1)
+            _, first, rank = integer_groups(rank * len(values) + at)
     if rank is None:  # every id the same
-        rank = np.zeros(n, dtype=np.int64)
-    groups = int(rank.max()) + 1 if n else 0
-    first = np.full(groups, n, dtype=np.int64)
-    np.minimum.at(first, rank, np.arange(n, dtype=np.int64))
+        return np.zeros(1 if n else 0, dtype=np.int64), np.zeros(n, dtype=np.int64)
     return first, rank
