@@ -507,3 +507,32 @@ def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the
     finite = np.isfinite(matrix).all(axis=0)
     np.testing.assert_allclose(whole[:, finite], loop_means(matrix[:, finite], 30, 4), atol=1e-12)
     assert not np.isfinite(whole[:, 1]).any() and np.isinf(whole[:, 1]).any()
+
+
+@pytest.mark.parametrize("width", [9, 70])
+def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_products(width, monkeypatch):
+    """intervals._distinct_parts: a partition's part columns that are zero, or equal to another,
+    are not multiplied (a copy takes the other's sums); the means are still the whole matrix's to
+    the bit. Columns equal throughout, zero throughout, zero in one partition, equal in some
+    partitions only, equal at every sampled row but one, and of values whose low part is zero."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import RowParts, made_bootstrap_means
+
+    monkeypatch.setattr(intervals, "_PARTITION_ROWS", 128)
+    n = 300
+    matrix = np.random.default_rng(21).random((n, width)) * np.linspace(0.5, 3, width)
+    matrix[:, 1] = matrix[:, 0]  # equal throughout
+    matrix[:, 2] = 0.0  # zero throughout
+    matrix[:128, 3] = 0.0  # zero in the first partition
+    matrix[:, 4] = np.round(matrix[:, 4] * 8) / 8  # whole eighths: the low part zero
+    matrix[128:256, 5] = matrix[128:256, 0]  # equal in the second partition only...
+    matrix[0, 5] = matrix[:, 0].max()  # ...with the same power of two
+    matrix[:, 6] = matrix[:, 0]
+    matrix[3, 6] += 0.25  # equal at every even row (the sampled ones), not at row 3
+    matrix[:, 7] = matrix[:, 4]
+    parts = RowParts(lambda: np.abs(matrix).max(axis=0), lambda a, b: matrix[a:b].copy())
+    whole = made_bootstrap_means([lambda: matrix.copy()], n, [width], 40, 9)[0]
+    parted = made_bootstrap_means([parts], n, [width], 40, 9)[0]
+    np.testing.assert_array_equal(parted, whole)
+    np.testing.assert_allclose(whole, loop_means(matrix, 40, 9), atol=1e-12)
+    assert (whole[:, 2] == 0).all() and not np.array_equal(whole[:, 6], whole[:, 0])

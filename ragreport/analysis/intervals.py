@@ -326,8 +326,10 @@ def _by_partitions(
     finite = np.isfinite(top)
     exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
     cols = np.flatnonzero(finite)
-    high_sums = np.zeros((resamples, width))
-    low_sums = np.zeros((resamples, width))
+    # The sums of every part's column (the high parts' then the low parts'), one row each.
+    sums = np.zeros((2 * width, resamples))
+    # A column that is not finite is multiplied as it is (its low part zero, left out).
+    own = np.flatnonzero(~finite)
     wide = width >= _WIDE_COLUMNS
     filling = first and cache is not None
     for start in range(0, n, _PARTITION_ROWS):
@@ -341,8 +343,15 @@ def _by_partitions(
         else:
             values[:, cols], spare[:, cols] = _split(values[:, cols], spare[:, cols], exponent[cols])
             high, low = values, spare  # a non-finite column kept as it is, its low part zero
+        # Each part's column as a row: the high parts', then the low parts'.
+        parts = np.concatenate([high.T, low.T])
+        del values, spare, high, low
+        chosen, copies, same = _distinct_parts(parts, own)
+        operand = parts[chosen]
+        del parts
         drawing = cache is None or (filling and start == 0)
         blocks = ahead(resample_counts(n, resamples, seed, np.float64) if drawing else _widened(cache, start, stop))  # type: ignore[arg-type]
+        partial = np.empty((len(chosen), resamples))
         row = 0
         for counts in blocks:
             if filling and start == 0 and cache is not None:
@@ -352,19 +361,51 @@ def _by_partitions(
                     cache.append(counts.astype(np.uint8))
             weights = counts[:, start:stop] if drawing else counts
             end = row + len(counts)
-            if wide:
-                high_sums[row:end] += (high.T @ weights.T).T
-                low_sums[row:end] += (low.T @ weights.T).T
-            else:
-                high_sums[row:end] += weights @ high
-                low_sums[row:end] += weights @ low
+            partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
             row = end
-        del values, spare, high, low
+        del operand
+        sums[chosen] += partial
+        if len(copies):
+            sums[copies] += partial[same]
+    high_sums, low_sums = sums[:width].T, sums[width:].T
     np.multiply(low_sums, _LOW_UNIT, out=low_sums)
     np.add(high_sums, low_sums, out=out)
     out /= n
     np.ldexp(out, exponent[None, :], out=out)
     return cache
+
+
+def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``parts`` (a partition's part columns, one a row) a product needs, and where the
+    others' sums come from: ``(chosen, copies, same)``, ``chosen`` the rows multiplied, ``copies``
+    the rows equal, value for value, to the chosen row ``same`` (an index into ``chosen``). A row
+    of zeros is neither: its sums are zero. The rows ``own`` (columns that are not finite) are
+    always multiplied. The sums are of whole numbers, exact (22.5): a row equal to another has its
+    very sums, and a row of zeros adds nothing to sums that start at zero (22.12)."""
+    live: np.ndarray = parts.any(axis=1)
+    live[own] = False
+    index = np.flatnonzero(live)
+    # Rows that differ almost always differ at one of a few dozen sampled places: only rows equal
+    # there are compared whole.
+    step = max(1, parts.shape[1] // 64)
+    sample = np.ascontiguousarray(parts[index, ::step])
+    keys = sample.view(np.dtype((np.void, sample.shape[1] * sample.itemsize))).ravel()
+    groups: dict[bytes, list[int]] = {}
+    chosen: list[int] = []
+    copies: list[int] = []
+    same: list[int] = []
+    for at, key in zip(index.tolist(), keys.tolist()):
+        found = groups.setdefault(key, [])
+        for pick in found:
+            if np.array_equal(parts[at], parts[chosen[pick]]):
+                copies.append(at)
+                same.append(pick)
+                break
+        else:
+            found.append(len(chosen))
+            chosen.append(at)
+    chosen.extend(own.tolist())
+    return np.array(chosen, dtype=np.intp), np.array(copies, dtype=np.intp), np.array(same, dtype=np.intp)
 
 
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
