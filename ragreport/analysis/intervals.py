@@ -382,7 +382,7 @@ def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.
     of zeros is neither: its sums are zero. The rows ``own`` (columns that are not finite) are
     always multiplied. The sums are of whole numbers, exact (22.5): a row equal to another has its
     very sums, and a row of zeros adds nothing to sums that start at zero (22.12)."""
-    live: np.ndarray = parts.any(axis=1)
+    live = np.asarray(parts.any(axis=1))
     live[own] = False
     index = np.flatnonzero(live)
     # Rows that differ almost always differ at one of a few dozen sampled places: only rows equal
