@@ -536,3 +536,36 @@ def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_produc
     np.testing.assert_array_equal(parted, whole)
     np.testing.assert_allclose(whole, loop_means(matrix, 40, 9), atol=1e-12)
     assert (whole[:, 2] == 0).all() and not np.array_equal(whole[:, 6], whole[:, 0])
+
+
+def test_counts_kept_by_keeping_counts_are_read_by_a_later_draw_of_the_same_counts(monkeypatch):
+    """intervals.keeping_counts: the band stage's counts (kept as bytes) are read by a later
+    bootstrap of as many rows, resamples and seed (the comparison's readings) instead of being
+    drawn again, with the same means as a fresh draw and as the loop; another seed draws its own,
+    and leaving the scope lets them go."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import bootstrap_means, keeping_counts, shared_bootstrap_means
+
+    rng = np.random.default_rng(31)
+    first, second, later = rng.random((40, 3)), rng.random((40, 2)), rng.random((40, 2))
+    fresh = bootstrap_means(later, 25, 6)
+    drawn = []
+    real = intervals.resample_counts
+
+    def counting(*args, **kwargs):
+        drawn.append(args[:3])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(intervals, "resample_counts", counting)
+    with keeping_counts():
+        shared_bootstrap_means([first, second], 25, 6)
+        assert drawn == [(40, 25, 6)]
+        again = bootstrap_means(later, 25, 6)
+        assert drawn == [(40, 25, 6)]  # read from the kept bytes
+        other = bootstrap_means(later, 25, 7)
+        assert drawn == [(40, 25, 6), (40, 25, 7)]
+        assert intervals._kept.get() is not None and list(intervals._kept.get()) == [(40, 25, 7)]
+    assert intervals._kept.get() is None
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_allclose(again, loop_means(later, 25, 6), atol=1e-12)
+    np.testing.assert_allclose(other, loop_means(later, 25, 7), atol=1e-12)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from statistics import NormalDist
@@ -231,13 +233,21 @@ def made_bootstrap_means(
     check_resamples(resamples, sum(widths))
     todo = [i for i, width in enumerate(widths) if width and n]
     by_rows = [i for i in todo if isinstance(sources[i], RowParts) and _parted(n, resamples)]
-    cache: list[np.ndarray] | None = [] if (len(todo) > 1 or by_rows) and resamples * n <= _CACHED_COUNTS else None
+    keeping = _kept.get()
+    key = (n, resamples, seed)
+    # The counts kept from an earlier call of the same draw (keeping_counts): the same counts.
+    cache: list[np.ndarray] | None = keeping.get(key) if keeping is not None else None
+    ready = cache is not None
+    if cache is None and (len(todo) > 1 or by_rows or keeping is not None) and resamples * n <= _CACHED_COUNTS:
+        cache = []
     outs = [np.empty((resamples, width)) if n else np.full((resamples, width), np.nan) for width in widths]
     for turn, i in enumerate(todo):
+        if turn and cache is not None:
+            ready = True  # the first matrix drew the counts into the cache
         source = sources[i]
         if isinstance(source, RowParts):
             if i in by_rows and (cache is not None or turn == 0):
-                cache = _by_partitions(source, n, widths[i], resamples, seed, cache, turn == 0, outs[i])
+                cache = _by_partitions(source, n, widths[i], resamples, seed, cache, not ready, outs[i])
                 continue
             source = partial(source.rows, 0, n)
         high, low, exponent = exact_parts(source(), overwrite=overwrite)
@@ -249,10 +259,10 @@ def made_bootstrap_means(
         # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
-        filling = turn == 0 and cache is not None
+        filling = not ready and cache is not None
         # The next block is drawn (or widened from the cache's bytes) while this one is multiplied.
         blocks: Iterable[np.ndarray] = ahead(
-            _widened(cache) if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
+            _widened(cache) if ready and cache is not None else resample_counts(n, resamples, seed, np.float64)
         )
         row = 0
         for counts in blocks:
@@ -273,7 +283,28 @@ def made_bootstrap_means(
         del high, low
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
+    if todo and cache is not None and keeping is not None and key not in keeping:
+        keeping.clear()  # one draw kept at a time: the last one drawn whole
+        keeping[key] = cache
     return outs
+
+
+#: Within :func:`keeping_counts`: the last complete counts kept as bytes, by (n, resamples, seed).
+_kept: ContextVar[dict[tuple[int, int, int], list[np.ndarray]] | None] = ContextVar("ragreport_kept", default=None)
+
+
+@contextmanager
+def keeping_counts() -> Iterator[None]:
+    """Within: the bootstrap's counts that :func:`made_bootstrap_means` keeps as bytes (the band
+    stage's) outlive the call, and a later call that draws the very same counts (as many rows,
+    resamples and seed: the comparison's readings) reads them instead of drawing them again. The
+    counts depend on nothing else (:func:`resample_counts`), so the figures are the same. One draw
+    is kept at a time (at most :data:`_CACHED_COUNTS` bytes), let go on leaving."""
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
 
 
 def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -> Iterator[np.ndarray]:
