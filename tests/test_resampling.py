@@ -569,3 +569,31 @@ def test_counts_kept_by_keeping_counts_are_read_by_a_later_draw_of_the_same_coun
     np.testing.assert_array_equal(again, fresh)
     np.testing.assert_allclose(again, loop_means(later, 25, 6), atol=1e-12)
     np.testing.assert_allclose(other, loop_means(later, 25, 7), atol=1e-12)
+
+
+def test_counts_that_do_not_fit_in_a_byte_are_drawn_again_not_kept(monkeypatch):
+    """A block with a query drawn 256 times or more in a resample (planted: impossible by chance
+    at these sizes) is not kept as bytes: every matrix then draws the counts again, and gets the
+    means each would get alone; keeping_counts keeps nothing."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import bootstrap_means, keeping_counts, shared_bootstrap_means
+
+    real = intervals.resample_counts
+
+    def planted(*args, **kwargs):
+        for at, block in enumerate(real(*args, **kwargs)):
+            if at == 1:
+                block[0, 0] += 300.0
+            yield block
+
+    monkeypatch.setattr(intervals, "resample_counts", planted)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 30)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    rng = np.random.default_rng(41)
+    first, second = rng.random((30, 3)), rng.random((30, 2))
+    with keeping_counts():
+        together = shared_bootstrap_means([first, second], 12, 2)
+        assert intervals._kept.get() == {}
+    np.testing.assert_array_equal(together[0], bootstrap_means(first, 12, 2))
+    np.testing.assert_array_equal(together[1], bootstrap_means(second, 12, 2))
+    assert together[1][4:8, 0].max() > second[:, 0].max()  # the planted count is in the second's means too

@@ -259,18 +259,18 @@ def made_bootstrap_means(
         # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
-        filling = not ready and cache is not None
-        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied.
-        blocks: Iterable[np.ndarray] = ahead(
-            _widened(cache) if ready and cache is not None else resample_counts(n, resamples, seed, np.float64)
-        )
+        fits = [True]
+        # The next block is drawn (and kept as bytes, or widened from the cache's bytes) while this
+        # one is multiplied.
+        if ready and cache is not None:
+            made: Iterator[np.ndarray] = _widened(cache)
+        else:
+            made = resample_counts(n, resamples, seed, np.float64)
+            if cache is not None:
+                made = _kept_blocks(made, cache, fits)
+        blocks: Iterable[np.ndarray] = ahead(made)
         row = 0
         for counts in blocks:
-            if filling and cache is not None:
-                if counts.max() > 255:  # a query drawn 256 times or more in one resample
-                    cache = None
-                else:
-                    cache.append(counts.astype(np.uint8))
             weights = counts
             end = row + len(counts)
             if wide:
@@ -281,6 +281,8 @@ def made_bootstrap_means(
                 out[row:end] += (weights @ low) * _LOW_UNIT
             row = end
         del high, low
+        if not fits[0]:
+            cache = None
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
     if todo and cache is not None and keeping is not None and key not in keeping:
@@ -305,6 +307,20 @@ def keeping_counts() -> Iterator[None]:
         yield
     finally:
         _kept.reset(token)
+
+
+def _kept_blocks(blocks: Iterator[np.ndarray], cache: list[np.ndarray], fits: list[bool]) -> Iterator[np.ndarray]:
+    """``blocks`` as they come, each also appended to ``cache`` as bytes (in the thread that draws
+    them ahead, not in the one multiplying); ``fits[0]`` set false and the cache emptied once a
+    query is drawn 256 times or more in one resample."""
+    for counts in blocks:
+        if fits[0]:
+            if counts.max() > 255:
+                fits[0] = False
+                cache.clear()
+            else:
+                cache.append(counts.astype(np.uint8))
+        yield counts
 
 
 def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -> Iterator[np.ndarray]:
@@ -381,20 +397,24 @@ def _by_partitions(
         operand = parts[chosen]
         del parts
         drawing = cache is None or (filling and start == 0)
-        blocks = ahead(resample_counts(n, resamples, seed, np.float64) if drawing else _widened(cache, start, stop))  # type: ignore[arg-type]
+        fits = [True]
+        if drawing:
+            made: Iterator[np.ndarray] = resample_counts(n, resamples, seed, np.float64)
+            if filling and start == 0 and cache is not None:
+                made = _kept_blocks(made, cache, fits)
+        else:
+            made = _widened(cache, start, stop)  # type: ignore[arg-type]
+        blocks = ahead(made)
         partial = np.empty((len(chosen), resamples))
         row = 0
         for counts in blocks:
-            if filling and start == 0 and cache is not None:
-                if counts.max() > 255:
-                    cache = None
-                else:
-                    cache.append(counts.astype(np.uint8))
             weights = counts[:, start:stop] if drawing else counts
             end = row + len(counts)
             partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
             row = end
         del operand
+        if not fits[0]:
+            cache = None
         sums[chosen] += partial
         if len(copies):
             sums[copies] += partial[same]
