@@ -384,18 +384,27 @@ def _by_partitions(
         values = np.asarray(source.rows(start, stop), dtype=np.float64)
         if values.shape != (stop - start, width):
             raise ValueError("matrices resampled together must be 2-D and share their rows")
-        spare = np.zeros_like(values)
+        # Each part's column as a row, the high parts' then the low parts', split in place: the
+        # values go where the low parts go, the high parts are rounded off them.
+        parts = np.empty((2 * width, stop - start))
+        parts[width:] = values.T
+        del values
+        raw, spare = parts[width:].T, parts[:width].T
         if finite.all():
-            high, low = _split(values, spare, exponent)
+            _split(raw, spare, exponent)
         else:
-            values[:, cols], spare[:, cols] = _split(values[:, cols], spare[:, cols], exponent[cols])
-            high, low = values, spare  # a non-finite column kept as it is, its low part zero
-        # Each part's column as a row: the high parts', then the low parts'.
-        parts = np.concatenate([high.T, low.T])
-        del values, spare, high, low
+            high, low = _split(raw[:, cols], spare[:, cols], exponent[cols])
+            parts[own] = parts[width + own]  # a non-finite column kept as it is, its low part zero
+            parts[width + own] = 0.0
+            parts[cols], parts[width + cols] = high.T, low.T
+            del high, low
+        del raw, spare
         chosen, copies, same = _distinct_parts(parts, own)
-        operand = parts[chosen]
-        del parts
+        # The rows multiplied moved to the front, in order (each moves up or stays): no copy.
+        for to, row_from in enumerate(chosen.tolist()):
+            if to != row_from:
+                parts[to] = parts[row_from]
+        operand = parts[: len(chosen)]
         drawing = cache is None or (filling and start == 0)
         fits = [True]
         if drawing:
@@ -412,7 +421,7 @@ def _by_partitions(
             end = row + len(counts)
             partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
             row = end
-        del operand
+        del operand, parts
         if not fits[0]:
             cache = None
         sums[chosen] += partial
@@ -428,7 +437,7 @@ def _by_partitions(
 
 def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows of ``parts`` (a partition's part columns, one a row) a product needs, and where the
-    others' sums come from: ``(chosen, copies, same)``, ``chosen`` the rows multiplied, ``copies``
+    others' sums come from: ``(chosen, copies, same)``, ``chosen`` the rows multiplied (in order), ``copies``
     the rows equal, value for value, to the chosen row ``same`` (an index into ``chosen``). A row
     of zeros is neither: its sums are zero. The rows ``own`` (columns that are not finite) are
     always multiplied. The sums are of whole numbers, exact (22.5): a row equal to another has its
@@ -456,7 +465,12 @@ def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.
             found.append(len(chosen))
             chosen.append(at)
     chosen.extend(own.tolist())
-    return np.array(chosen, dtype=np.intp), np.array(copies, dtype=np.intp), np.array(same, dtype=np.intp)
+    # In row order: a row's sums at its rank among the chosen.
+    order = np.argsort(np.array(chosen, dtype=np.intp), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    picked = np.array(chosen, dtype=np.intp)[order]
+    return picked, np.array(copies, dtype=np.intp), rank[np.array(same, dtype=np.intp)]
 
 
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
