@@ -309,6 +309,14 @@ def keeping_counts() -> Iterator[None]:
         _kept.reset(token)
 
 
+def let_go_counts() -> None:
+    """The counts kept by :func:`keeping_counts` let go now (their last reader is done: the
+    comparison's readings), before the randomization test's signs take their memory."""
+    keeping = _kept.get()
+    if keeping is not None:
+        keeping.clear()
+
+
 def _kept_blocks(blocks: Iterator[np.ndarray], cache: list[np.ndarray], fits: list[bool]) -> Iterator[np.ndarray]:
     """``blocks`` as they come, each also appended to ``cache`` as bytes (in the thread that draws
     them ahead, not in the one multiplying); ``fits[0]`` set false and the cache emptied once a
