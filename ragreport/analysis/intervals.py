@@ -260,15 +260,14 @@ def made_bootstrap_means(
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
         fits = [True]
-        # The next block is drawn (and kept as bytes, or widened from the cache's bytes) while this
-        # one is multiplied.
+        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied
+        # and kept as bytes (here: the drawing thread is the slower one).
         if ready and cache is not None:
-            made: Iterator[np.ndarray] = _widened(cache)
+            blocks: Iterable[np.ndarray] = ahead(_widened(cache))
         else:
-            made = resample_counts(n, resamples, seed, np.float64)
+            blocks = ahead(resample_counts(n, resamples, seed, np.float64))
             if cache is not None:
-                made = _kept_blocks(made, cache, fits)
-        blocks: Iterable[np.ndarray] = ahead(made)
+                blocks = _kept_blocks(blocks, cache, fits)
         row = 0
         for counts in blocks:
             weights = counts
@@ -317,10 +316,9 @@ def let_go_counts() -> None:
         keeping.clear()
 
 
-def _kept_blocks(blocks: Iterator[np.ndarray], cache: list[np.ndarray], fits: list[bool]) -> Iterator[np.ndarray]:
-    """``blocks`` as they come, each also appended to ``cache`` as bytes (in the thread that draws
-    them ahead, not in the one multiplying); ``fits[0]`` set false and the cache emptied once a
-    query is drawn 256 times or more in one resample."""
+def _kept_blocks(blocks: Iterable[np.ndarray], cache: list[np.ndarray], fits: list[bool]) -> Iterator[np.ndarray]:
+    """``blocks`` as they come, each also appended to ``cache`` as bytes; ``fits[0]`` set false and
+    the cache emptied once a query is drawn 256 times or more in one resample."""
     for counts in blocks:
         if fits[0]:
             if counts.max() > 255:
@@ -416,12 +414,11 @@ def _by_partitions(
         drawing = cache is None or (filling and start == 0)
         fits = [True]
         if drawing:
-            made: Iterator[np.ndarray] = resample_counts(n, resamples, seed, np.float64)
+            blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64))
             if filling and start == 0 and cache is not None:
-                made = _kept_blocks(made, cache, fits)
+                blocks = _kept_blocks(blocks, cache, fits)  # in this thread: the drawing one is slower
         else:
-            made = _widened(cache, start, stop)  # type: ignore[arg-type]
-        blocks = ahead(made)
+            blocks = ahead(_widened(cache, start, stop))  # type: ignore[arg-type]
         partial = np.empty((len(chosen), resamples))
         row = 0
         for counts in blocks:
