@@ -520,7 +520,7 @@ def compare(
     kept = [sorted(set(item[-1])) for item in paired]
     # A reading's own columns (moved by an unjudged id) are bootstrapped with the same resamples as
     # the default ones (the same seed draws the same counts, section 22.1): from the band stage's
-    # counts when they are kept (22.15), let go before the randomization test's signs are drawn.
+    # counts when they are kept (22.16), let go before the randomization test's signs are drawn.
     own_bands = [
         bootstrap_interval(item[-2][:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence)
         if len(item[4]) and k[width:]

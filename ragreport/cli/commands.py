@@ -189,7 +189,7 @@ def _analyse(
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
-    # The band stage's counts kept for the comparison's readings (docs/conventions.md 22.15).
+    # The band stage's counts kept for the comparison's readings (docs/conventions.md 22.16).
     with keeping_counts():
         summaries = evaluate_runs(
             args.inputs,
