@@ -507,3 +507,93 @@ def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the
     finite = np.isfinite(matrix).all(axis=0)
     np.testing.assert_allclose(whole[:, finite], loop_means(matrix[:, finite], 30, 4), atol=1e-12)
     assert not np.isfinite(whole[:, 1]).any() and np.isinf(whole[:, 1]).any()
+
+
+@pytest.mark.parametrize("width", [9, 70])
+def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_products(width, monkeypatch):
+    """intervals._distinct_parts: a partition's part columns that are zero, or equal to another,
+    are not multiplied (a copy takes the other's sums); the means are still the whole matrix's to
+    the bit. Columns equal throughout, zero throughout, zero in one partition, equal in some
+    partitions only, equal at every sampled row but one, and of values whose low part is zero."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import RowParts, made_bootstrap_means
+
+    monkeypatch.setattr(intervals, "_PARTITION_ROWS", 128)
+    n = 300
+    matrix = np.random.default_rng(21).random((n, width)) * np.linspace(0.5, 3, width)
+    matrix[:, 1] = matrix[:, 0]  # equal throughout
+    matrix[:, 2] = 0.0  # zero throughout
+    matrix[:128, 3] = 0.0  # zero in the first partition
+    matrix[:, 4] = np.round(matrix[:, 4] * 8) / 8  # whole eighths: the low part zero
+    matrix[128:256, 5] = matrix[128:256, 0]  # equal in the second partition only...
+    matrix[0, 5] = matrix[:, 0].max()  # ...with the same power of two
+    matrix[:, 6] = matrix[:, 0]
+    matrix[3, 6] += 0.25  # equal at every even row (the sampled ones), not at row 3
+    matrix[:, 7] = matrix[:, 4]
+    parts = RowParts(lambda: np.abs(matrix).max(axis=0), lambda a, b: matrix[a:b].copy())
+    whole = made_bootstrap_means([lambda: matrix.copy()], n, [width], 40, 9)[0]
+    parted = made_bootstrap_means([parts], n, [width], 40, 9)[0]
+    np.testing.assert_array_equal(parted, whole)
+    np.testing.assert_allclose(whole, loop_means(matrix, 40, 9), atol=1e-12)
+    assert (whole[:, 2] == 0).all() and not np.array_equal(whole[:, 6], whole[:, 0])
+
+
+def test_counts_kept_by_keeping_counts_are_read_by_a_later_draw_of_the_same_counts(monkeypatch):
+    """intervals.keeping_counts: the band stage's counts (kept as bytes) are read by a later
+    bootstrap of as many rows, resamples and seed (the comparison's readings) instead of being
+    drawn again, with the same means as a fresh draw and as the loop; another seed draws its own,
+    and leaving the scope lets them go."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import bootstrap_means, keeping_counts, shared_bootstrap_means
+
+    rng = np.random.default_rng(31)
+    first, second, later = rng.random((40, 3)), rng.random((40, 2)), rng.random((40, 2))
+    fresh = bootstrap_means(later, 25, 6)
+    drawn = []
+    real = intervals.resample_counts
+
+    def counting(*args, **kwargs):
+        drawn.append(args[:3])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(intervals, "resample_counts", counting)
+    with keeping_counts():
+        shared_bootstrap_means([first, second], 25, 6)
+        assert drawn == [(40, 25, 6)]
+        again = bootstrap_means(later, 25, 6)
+        assert drawn == [(40, 25, 6)]  # read from the kept bytes
+        other = bootstrap_means(later, 25, 7)
+        assert drawn == [(40, 25, 6), (40, 25, 7)]
+        assert intervals._kept.get() is not None and list(intervals._kept.get()) == [(40, 25, 7)]
+    assert intervals._kept.get() is None
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_allclose(again, loop_means(later, 25, 6), atol=1e-12)
+    np.testing.assert_allclose(other, loop_means(later, 25, 7), atol=1e-12)
+
+
+def test_counts_that_do_not_fit_in_a_byte_are_drawn_again_not_kept(monkeypatch):
+    """A block with a query drawn 256 times or more in a resample (planted: impossible by chance
+    at these sizes) is not kept as bytes: every matrix then draws the counts again, and gets the
+    means each would get alone; keeping_counts keeps nothing."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import bootstrap_means, keeping_counts, shared_bootstrap_means
+
+    real = intervals.resample_counts
+
+    def planted(*args, **kwargs):
+        for at, block in enumerate(real(*args, **kwargs)):
+            if at == 1:
+                block[0, 0] += 300.0
+            yield block
+
+    monkeypatch.setattr(intervals, "resample_counts", planted)
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 30)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    rng = np.random.default_rng(41)
+    first, second = rng.random((30, 3)), rng.random((30, 2))
+    with keeping_counts():
+        together = shared_bootstrap_means([first, second], 12, 2)
+        assert intervals._kept.get() == {}
+    np.testing.assert_array_equal(together[0], bootstrap_means(first, 12, 2))
+    np.testing.assert_array_equal(together[1], bootstrap_means(second, 12, 2))
+    assert together[1][4:8, 0].max() > second[:, 0].max()  # the planted count is in the second's means too

@@ -28,7 +28,14 @@ from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
 from ..scoring.kinds import Metric
-from .intervals import ahead, bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
+from .intervals import (
+    ahead,
+    bootstrap_interval,
+    let_go_counts,
+    percentile_band,
+    resample_rows,
+    shared_bootstrap_means,
+)
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .values import family_values
 
@@ -511,23 +518,27 @@ def compare(
     # scored the same queries); every tested column, the readings' too, in one randomization pass.
     bands = paired_bands(base, [(s, p, d) for s, p, _, _, d, *_ in paired], measures, conventions)
     kept = [sorted(set(item[-1])) for item in paired]
+    # A reading's own columns (moved by an unjudged id) are bootstrapped with the same resamples as
+    # the default ones (the same seed draws the same counts, section 22.1): from the band stage's
+    # counts when they are kept (22.16), let go before the randomization test's signs are drawn.
+    own_bands = [
+        bootstrap_interval(item[-2][:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence)
+        if len(item[4]) and k[width:]
+        else None
+        for item, k in zip(paired, kept)
+    ]
+    let_go_counts()
     tests = paired_tests([item[-2][:, k] for item, k in zip(paired, kept)], permutations, conventions.seed)
     partial = []
-    for item, band, k, p_kept in zip(paired, bands, kept, tests):
+    for item, band, k, p_kept, read_figures in zip(paired, bands, kept, tests, own_bands):
         summary, pairing, base_scores, run_scores, differences, read, both, distinct = item
         if not len(differences):  # nothing shared: reported as such, left out of the correction
             delta = low = high = p = np.zeros(0)
         else:
-            # A reading's own columns (moved by an unjudged id) are bootstrapped with the same
-            # resamples as the default ones (the same seed draws the same counts, section 22.1).
             figures = [np.empty(len(k)) for _ in range(3)]
             for f, b in zip(figures, band):
                 f[:width] = b
-            own = k[width:]
-            if own:
-                read_figures = bootstrap_interval(
-                    both[:, own], conventions.resamples, conventions.seed, conventions.confidence
-                )
+            if read_figures is not None:
                 for f, r in zip(figures, read_figures):
                     f[width:] = r
             at = np.array([k.index(c) for c in distinct], dtype=np.int64)

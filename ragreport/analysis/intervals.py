@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from statistics import NormalDist
@@ -231,13 +233,21 @@ def made_bootstrap_means(
     check_resamples(resamples, sum(widths))
     todo = [i for i, width in enumerate(widths) if width and n]
     by_rows = [i for i in todo if isinstance(sources[i], RowParts) and _parted(n, resamples)]
-    cache: list[np.ndarray] | None = [] if (len(todo) > 1 or by_rows) and resamples * n <= _CACHED_COUNTS else None
+    keeping = _kept.get()
+    key = (n, resamples, seed)
+    # The counts kept from an earlier call of the same draw (keeping_counts): the same counts.
+    cache: list[np.ndarray] | None = keeping.get(key) if keeping is not None else None
+    ready = cache is not None
+    if cache is None and (len(todo) > 1 or by_rows or keeping is not None) and resamples * n <= _CACHED_COUNTS:
+        cache = []
     outs = [np.empty((resamples, width)) if n else np.full((resamples, width), np.nan) for width in widths]
     for turn, i in enumerate(todo):
+        if turn and cache is not None:
+            ready = True  # the first matrix drew the counts into the cache
         source = sources[i]
         if isinstance(source, RowParts):
             if i in by_rows and (cache is not None or turn == 0):
-                cache = _by_partitions(source, n, widths[i], resamples, seed, cache, turn == 0, outs[i])
+                cache = _by_partitions(source, n, widths[i], resamples, seed, cache, not ready, outs[i])
                 continue
             source = partial(source.rows, 0, n)
         high, low, exponent = exact_parts(source(), overwrite=overwrite)
@@ -249,18 +259,17 @@ def made_bootstrap_means(
         # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
-        filling = turn == 0 and cache is not None
-        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied.
-        blocks: Iterable[np.ndarray] = ahead(
-            _widened(cache) if turn and cache is not None else resample_counts(n, resamples, seed, np.float64)
-        )
+        fits = [True]
+        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied
+        # and kept as bytes (here: the drawing thread is the slower one).
+        if ready and cache is not None:
+            blocks: Iterable[np.ndarray] = ahead(_widened(cache))
+        else:
+            blocks = ahead(resample_counts(n, resamples, seed, np.float64))
+            if cache is not None:
+                blocks = _kept_blocks(blocks, cache, fits)
         row = 0
         for counts in blocks:
-            if filling and cache is not None:
-                if counts.max() > 255:  # a query drawn 256 times or more in one resample
-                    cache = None
-                else:
-                    cache.append(counts.astype(np.uint8))
             weights = counts
             end = row + len(counts)
             if wide:
@@ -271,9 +280,53 @@ def made_bootstrap_means(
                 out[row:end] += (weights @ low) * _LOW_UNIT
             row = end
         del high, low
+        if not fits[0]:
+            cache = None
         out /= n
         np.ldexp(out, exponent[None, :], out=out)
+    if todo and cache is not None and keeping is not None and key not in keeping:
+        keeping.clear()  # one draw kept at a time: the last one drawn whole
+        keeping[key] = cache
     return outs
+
+
+#: Within :func:`keeping_counts`: the last complete counts kept as bytes, by (n, resamples, seed).
+_kept: ContextVar[dict[tuple[int, int, int], list[np.ndarray]] | None] = ContextVar("ragreport_kept", default=None)
+
+
+@contextmanager
+def keeping_counts() -> Iterator[None]:
+    """Within: the bootstrap's counts that :func:`made_bootstrap_means` keeps as bytes (the band
+    stage's) outlive the call, and a later call that draws the very same counts (as many rows,
+    resamples and seed: the comparison's readings) reads them instead of drawing them again. The
+    counts depend on nothing else (:func:`resample_counts`), so the figures are the same. One draw
+    is kept at a time (at most :data:`_CACHED_COUNTS` bytes), let go on leaving."""
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
+
+
+def let_go_counts() -> None:
+    """The counts kept by :func:`keeping_counts` let go now (their last reader is done: the
+    comparison's readings), before the randomization test's signs take their memory."""
+    keeping = _kept.get()
+    if keeping is not None:
+        keeping.clear()
+
+
+def _kept_blocks(blocks: Iterable[np.ndarray], cache: list[np.ndarray], fits: list[bool]) -> Iterator[np.ndarray]:
+    """``blocks`` as they come, each also appended to ``cache`` as bytes; ``fits[0]`` set false and
+    the cache emptied once a query is drawn 256 times or more in one resample."""
+    for counts in blocks:
+        if fits[0]:
+            if counts.max() > 255:
+                fits[0] = False
+                cache.clear()
+            else:
+                cache.append(counts.astype(np.uint8))
+        yield counts
 
 
 def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -> Iterator[np.ndarray]:
@@ -326,8 +379,10 @@ def _by_partitions(
     finite = np.isfinite(top)
     exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
     cols = np.flatnonzero(finite)
-    high_sums = np.zeros((resamples, width))
-    low_sums = np.zeros((resamples, width))
+    # The sums of every part's column (the high parts' then the low parts'), one row each.
+    sums = np.zeros((2 * width, resamples))
+    # A column that is not finite is multiplied as it is (its low part zero, left out).
+    own = np.flatnonzero(~finite)
     wide = width >= _WIDE_COLUMNS
     filling = first and cache is not None
     for start in range(0, n, _PARTITION_ROWS):
@@ -335,36 +390,92 @@ def _by_partitions(
         values = np.asarray(source.rows(start, stop), dtype=np.float64)
         if values.shape != (stop - start, width):
             raise ValueError("matrices resampled together must be 2-D and share their rows")
-        spare = np.zeros_like(values)
+        # Each part's column as a row, the high parts' then the low parts', split in place: the
+        # values go where the low parts go, the high parts are rounded off them.
+        parts = np.empty((2 * width, stop - start))
+        parts[width:] = values.T
+        del values
+        raw, spare = parts[width:].T, parts[:width].T
         if finite.all():
-            high, low = _split(values, spare, exponent)
+            _split(raw, spare, exponent)
         else:
-            values[:, cols], spare[:, cols] = _split(values[:, cols], spare[:, cols], exponent[cols])
-            high, low = values, spare  # a non-finite column kept as it is, its low part zero
+            high, low = _split(raw[:, cols], spare[:, cols], exponent[cols])
+            parts[own] = parts[width + own]  # a non-finite column kept as it is, its low part zero
+            parts[width + own] = 0.0
+            parts[cols], parts[width + cols] = high.T, low.T
+            del high, low
+        del raw, spare
+        chosen, copies, same = _distinct_parts(parts, own)
+        # The rows multiplied moved to the front, in order (each moves up or stays): no copy.
+        for to, row_from in enumerate(chosen.tolist()):
+            if to != row_from:
+                parts[to] = parts[row_from]
+        operand = parts[: len(chosen)]
         drawing = cache is None or (filling and start == 0)
-        blocks = ahead(resample_counts(n, resamples, seed, np.float64) if drawing else _widened(cache, start, stop))  # type: ignore[arg-type]
+        fits = [True]
+        if drawing:
+            blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64))
+            if filling and start == 0 and cache is not None:
+                blocks = _kept_blocks(blocks, cache, fits)  # in this thread: the drawing one is slower
+        else:
+            blocks = ahead(_widened(cache, start, stop))  # type: ignore[arg-type]
+        partial = np.empty((len(chosen), resamples))
         row = 0
         for counts in blocks:
-            if filling and start == 0 and cache is not None:
-                if counts.max() > 255:
-                    cache = None
-                else:
-                    cache.append(counts.astype(np.uint8))
             weights = counts[:, start:stop] if drawing else counts
             end = row + len(counts)
-            if wide:
-                high_sums[row:end] += (high.T @ weights.T).T
-                low_sums[row:end] += (low.T @ weights.T).T
-            else:
-                high_sums[row:end] += weights @ high
-                low_sums[row:end] += weights @ low
+            partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
             row = end
-        del values, spare, high, low
+        del operand, parts
+        if not fits[0]:
+            cache = None
+        sums[chosen] += partial
+        if len(copies):
+            sums[copies] += partial[same]
+    high_sums, low_sums = sums[:width].T, sums[width:].T
     np.multiply(low_sums, _LOW_UNIT, out=low_sums)
     np.add(high_sums, low_sums, out=out)
     out /= n
     np.ldexp(out, exponent[None, :], out=out)
     return cache
+
+
+def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``parts`` (a partition's part columns, one a row) a product needs, and where the
+    others' sums come from: ``(chosen, copies, same)``, ``chosen`` the rows multiplied (in order), ``copies``
+    the rows equal, value for value, to the chosen row ``same`` (an index into ``chosen``). A row
+    of zeros is neither: its sums are zero. The rows ``own`` (columns that are not finite) are
+    always multiplied. The sums are of whole numbers, exact (22.5): a row equal to another has its
+    very sums, and a row of zeros adds nothing to sums that start at zero (22.12)."""
+    live = np.asarray(parts.any(axis=1))
+    live[own] = False
+    index = np.flatnonzero(live)
+    # Rows that differ almost always differ at one of a few dozen sampled places: only rows equal
+    # there are compared whole.
+    step = max(1, parts.shape[1] // 64)
+    sample = np.ascontiguousarray(parts[index, ::step])
+    keys = sample.view(np.dtype((np.void, sample.shape[1] * sample.itemsize))).ravel()
+    groups: dict[bytes, list[int]] = {}
+    chosen: list[int] = []
+    copies: list[int] = []
+    same: list[int] = []
+    for at, key in zip(index.tolist(), keys.tolist()):
+        found = groups.setdefault(key, [])
+        for pick in found:
+            if np.array_equal(parts[at], parts[chosen[pick]]):
+                copies.append(at)
+                same.append(pick)
+                break
+        else:
+            found.append(len(chosen))
+            chosen.append(at)
+    chosen.extend(own.tolist())
+    # In row order: a row's sums at its rank among the chosen.
+    order = np.argsort(np.array(chosen, dtype=np.intp), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    picked = np.array(chosen, dtype=np.intp)[order]
+    return picked, np.array(copies, dtype=np.intp), rank[np.array(same, dtype=np.intp)]
 
 
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
