@@ -48,7 +48,10 @@ def test_a_build_hands_the_free_pages_back_at_each_stage(libc: FakeLibc) -> None
     assert libc.calls[-1][0] == "mallopt"
 
 
-def test_a_dask_worker_keeps_freed_memory_once_and_a_build_keeps_its_own(libc: FakeLibc) -> None:
+def test_a_dask_worker_keeps_freed_memory_once_and_a_build_keeps_its_own(libc: FakeLibc, monkeypatch) -> None:
+    heap.keep_freed_memory_here()  # not a worker: a program using the library keeps glibc's settings
+    assert libc.calls == []
+    monkeypatch.setattr(heap, "_in_dask_worker", lambda: True)
     heap.keep_freed_memory_here()  # a worker: nothing set yet, so glibc is asked
     heap.keep_freed_memory_here()  # the next partition: asked once only
     assert [c[0] for c in libc.calls] == ["mallopt"] * 4
@@ -74,6 +77,10 @@ def test_a_partition_scored_in_a_dask_worker_asks_glibc_to_keep_freed_memory(mon
         *parts[0], str(tmp_path / "q.txt"), load_qrels, conventions.order, (1, 2), conventions, ()
     )
     assert asked == ["kept"] and scored.scores.values.shape[1] == 1
+
+
+def test_outside_a_dask_worker_it_is_not_a_worker() -> None:
+    assert heap._in_dask_worker() is False
 
 
 def test_without_glibc_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,13 +62,26 @@ def keep_freed_memory(*, hand_back: bool = False) -> None:
 
 
 def keep_freed_memory_here() -> None:
-    """:func:`keep_freed_memory` in a process that has not asked for it: a Dask worker scoring a
-    partition. Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, so each partition's
-    temporaries were paged in afresh (about 165,000 page faults and 0.3 s of system time a 32 MB
-    partition of msmarco, 4 times the partition's own work); a process that set it already
-    (``score``, ``build``) keeps its own settings."""
-    if not _kept:
+    """:func:`keep_freed_memory` in a Dask worker scoring a partition. Dask starts its workers
+    with ``MALLOC_TRIM_THRESHOLD_=65536``, so each partition's temporaries were paged in afresh
+    (about 165,000 page faults and 0.3 s of system time a 32 MB partition of msmarco, 4 times the
+    partition's own work). Anywhere else nothing is done: a process that set it already (``score``,
+    ``build``) keeps its own settings, and a program using the library keeps glibc's."""
+    if not _kept and _in_dask_worker():
         keep_freed_memory()
+
+
+def _in_dask_worker() -> bool:
+    """Whether this code runs in a Dask worker (``distributed`` is then loaded already)."""
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        return False
+    return True
 
 
 def hand_back() -> None:
