@@ -60,7 +60,6 @@ def test_build_writes_the_site_it_wrote_before(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
     qrels, runs = _files(tmp_path)
     assert main(["build", "--qrels", qrels, *runs, "--out", str(tmp_path / "cut"), "--quiet"]) == 0
-    monkeypatch.setattr(commands, "_lists_cut", lambda analysis: analysis)
     real = commands._analyse
     monkeypatch.setattr(commands, "_analyse", lambda *a, cut_lists=False, **k: real(*a, **k))
     assert main(["build", "--qrels", qrels, *runs, "--out", str(tmp_path / "whole"), "--quiet"]) == 0

@@ -42,7 +42,6 @@ from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from ..scoring.partition import depth_needed
 from .parser import build_parser, said
 from .progress import Progress
 
@@ -264,27 +263,6 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
-def _lists_cut(analysis: Analysis) -> Analysis:
-    """Each run's lists cut to the depth the report reads once the analysis is made: the largest
-    cutoff of the sweep and of the measures named, all of each list when a named measure reads a
-    whole list (:func:`~ragreport.scoring.partition.depth_needed`). A head keeps every whole-list
-    fact (length, repeats, relevant retrieved, first relevant rank), and what report.json, the view
-    and the pages read of the slots is the top of each list to that depth: what the partition
-    engines send back and what ``render`` reads back, so the pages are the same. At 100,000 queries
-    x 100 ids and a sweep to 20, the ids, grades and flags of 2 million slots a run are held, not 10
-    million (docs/conventions.md section 22.14). The summaries are changed in place, as
-    :func:`~ragreport.analysis.result.release_sweep` changes them, so that every reference (the
-    comparison's) lets the rest go."""
-    for summary in analysis.summaries:
-        cutoffs = [int(c) for c in summary.sweep.cutoffs]
-        if not cutoffs:
-            continue
-        head = summary.judged.head(depth_needed(cutoffs, summary.measures))
-        if head is not summary.judged:
-            object.__setattr__(summary, "judged", head)  # a frozen dataclass: set as its constructor would
-    return analysis
-
-
 def _build(args: argparse.Namespace) -> int:
     keep_freed_memory(hand_back=True)
     rules = _gate_rules(args)
@@ -295,7 +273,7 @@ def _build(args: argparse.Namespace) -> int:
         # (docs/conventions.md section 22.9).
         # After each, the heap's free pages go back to the system (core/heap.py): each stage
         # starts from what is held.
-        analysis = _lists_cut(release_sweep(_analyse(args, progress, cut_lists=True)))
+        analysis = release_sweep(_analyse(args, progress, cut_lists=True))  # lists cut once scored (22.14)
         hand_back()
         folder = args.out is not None or args.single_file is None  # a folder, with its report.json
         # written column by column as it is made (the per-query columns never all held as objects)
