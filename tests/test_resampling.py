@@ -359,15 +359,28 @@ def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
 
 
-def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch):
+@pytest.mark.parametrize("threaded", [True, False])
+def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch, threaded):
     """intervals.ahead makes each next block in a thread while the caller holds the one before:
     the counts and the sign vectors are those of drawing them in turn, block for block, even when
     the caller is slow to read a block (the producer has drawn the next one by then, into the other
-    of its two buffers) and when it stops early."""
+    of its two buffers) and when it stops early. Blocks below AHEAD_CELLS are made without a
+    thread: the same blocks again."""
+    import threading
     import time
 
     import ragreport.analysis.compare as compare_module
     import ragreport.analysis.intervals as intervals
+
+    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0 if threaded else 10**9)
+    started = []
+    real_start = threading.Thread.start
+
+    def counted_start(self, *args, **kwargs):
+        started.append(self.name)
+        return real_start(self, *args, **kwargs)
+
+    monkeypatch.setattr(threading.Thread, "start", counted_start)
 
     monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
     monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", 1)
@@ -399,17 +412,22 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     # A caller that stops after one block: the thread is let go, nothing is left running.
     first = next(iter(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64))))
     np.testing.assert_array_equal(first, plain_counts[0])
+    drawing = [name for name in started if name.startswith("ragreport-draw")]
+    assert len(drawing) == (3 if threaded else 0), started
 
 
-def test_a_draw_that_fails_in_the_thread_fails_in_the_caller():
-    from ragreport.analysis.intervals import ahead
+@pytest.mark.parametrize("threaded", [True, False])
+def test_a_draw_that_fails_in_the_thread_fails_in_the_caller(monkeypatch, threaded):
+    import ragreport.analysis.intervals as intervals
+
+    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0 if threaded else 10**9)
 
     def broken():
         yield np.zeros(1)
         raise RuntimeError("drawn badly")
 
     with pytest.raises(RuntimeError, match="drawn badly"):
-        list(ahead(broken()))
+        list(intervals.ahead(broken()))
 
 
 @pytest.mark.parametrize("partition", [None, 4, 7])

@@ -12,6 +12,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ..core.blas import blas_threads_for
 from ..core.budget import check_fits
 from ..core.errors import Argument, ArgumentError
 from ..scoring.kinds import IntervalMethod
@@ -116,6 +117,11 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
     out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
 
 
+#: Blocks of fewer cells than this are made in the caller's thread (:func:`ahead`): about 2 ms of
+#: drawing, less than a thread costs to start on a loaded machine.
+AHEAD_CELLS = 1 << 18
+
+
 def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     """``blocks`` in order, each next one made in a thread of its own while the caller works on
     the one it was given (docs/conventions.md section 22.10).
@@ -125,10 +131,23 @@ def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     same figures. At most two blocks are alive: the one given and the one being made. A producer
     that reuses buffers must therefore alternate two (the caller is done with a block once it asks
     for the next).
+
+    The first block is made here, as the caller would wait for it anyway; a first block of fewer
+    than :data:`AHEAD_CELLS` cells is followed here too, without a thread: a small report's draws
+    take less time than starting a thread does on a busy machine (milliseconds: it waits for the
+    GIL), and there is nothing worth overlapping. Either way the blocks are the same.
     """
+    first = next(blocks, None)
+    if first is None:
+        return
+    if first.size < AHEAD_CELLS:
+        yield first
+        yield from blocks
+        return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragreport-draw") as pool:
         pending = pool.submit(next, blocks, None)
         try:
+            yield first
             while True:
                 block = pending.result()
                 if block is None:
@@ -231,6 +250,19 @@ def made_bootstrap_means(
     they take at most :data:`_CACHED_COUNTS` cells; drawn again for each matrix otherwise), so
     memory holds one matrix's two parts at a time, not every matrix's."""
     check_resamples(resamples, sum(widths))
+    # Two products (the parts of 22.5) per block: a small draw's on one BLAS thread (core/blas.py).
+    with blas_threads_for(2.0 * n * resamples * sum(widths)):
+        return _made_bootstrap_means(sources, n, widths, resamples, seed, overwrite)
+
+
+def _made_bootstrap_means(
+    sources: Sequence[Callable[[], np.ndarray] | RowParts],
+    n: int,
+    widths: Sequence[int],
+    resamples: int,
+    seed: int,
+    overwrite: bool,
+) -> list[np.ndarray]:
     todo = [i for i, width in enumerate(widths) if width and n]
     by_rows = [i for i in todo if isinstance(sources[i], RowParts) and _parted(n, resamples)]
     keeping = _kept.get()
