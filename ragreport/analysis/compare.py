@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.blas import blas_threads_for
 from ..core.errors import Argument, ArgumentError, UsageError, whole_number
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
@@ -159,9 +160,10 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     total = 0
     # Each next block of signs is drawn while BLAS multiplies this one (the same signs in the same
     # order: docs/conventions.md section 22.10).
-    for signs in ahead(_sign_blocks(n, permutations, seed)):
-        count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
-        total += len(signs)
+    with blas_threads_for(float(n) * permutations * m):  # a small test on one thread (core/blas.py)
+        for signs in ahead(_sign_blocks(n, permutations, seed)):
+            count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
+            total += len(signs)
     if exact:
         return count / total
     return (1.0 + count) / (1.0 + total)
