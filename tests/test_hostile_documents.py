@@ -111,6 +111,29 @@ def test_what_is_admitted_passes_and_unknown_keys_are_kept_for_newer_writers():
     assert problem(good, SPEC) is None
 
 
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        ([0.5, None, 1, 0.25], None),
+        ([0.5, 2**70], ("figures[1]", "a number from 0 to 1 or null", str(2**70))),  # past the one pass's integers
+        ([0.5, 0.75, True], ("figures[2]", "a number from 0 to 1 or null", "true")),
+        ([0.5, float("inf")], ("figures[1]", "a number from 0 to 1 or null", "Infinity")),
+        ([0.5, float("nan")], ("figures[1]", "a number from 0 to 1 or null", "NaN")),
+        ([0.5, 1.5], ("figures[1]", "a number from 0 to 1 or null", "1.5")),
+        ([0.5, -1], ("figures[1]", "a number from 0 to 1 or null", "-1")),
+        ([0.5, "0.5"], ("figures[1]", "a number from 0 to 1 or null", '"0.5"')),
+        ([0.5, 10**400], ("figures[1]", "a number from 0 to 1 or null", "an integer of 401 digits")),
+    ],
+)
+def test_a_column_of_numbers_passes_in_one_pass_or_names_its_first_wrong_value(column, expected):
+    """The one-pass check of a long column of figures admits exactly what the value-by-value one
+    does: a value it does not admit sends the column value by value, which names the first."""
+    from ragreport.reading.schema import number
+
+    spec = obj({"figures": listing(number(0, 1, null=True))})
+    assert problem({"figures": column}, spec) == expected
+
+
 def test_the_error_is_one_line_naming_the_file_and_the_field_shown_escaped():
     with pytest.raises(InputError) as error:
         check({"name": "x", "grades": {"q\n\u202e1": {"d": "x"}}}, SPEC, "history.json")
@@ -151,9 +174,13 @@ def _paths(node: Any, path: tuple = ()) -> list[tuple]:
 
 
 def _set(document: Any, path: tuple, value: Any) -> Any:
-    changed = copy.deepcopy(document)
+    """``document`` with the field at ``path`` set to ``value``; ``document`` itself unchanged. Only
+    the containers along the path are copied (shallow): a deep copy of the whole report took longer
+    than the render it was made for."""
+    changed = copy.copy(document)
     node = changed
     for key in path[:-1]:
+        node[key] = copy.copy(node[key])
         node = node[key]
     node[path[-1]] = value
     return changed

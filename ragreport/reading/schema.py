@@ -167,7 +167,21 @@ def _all_plain(items: Any, spec: Spec) -> bool:
     if kind == "integer" and spec["min"] >= INT64[0] and spec["max"] <= INT64[1]:
         low, high = spec["min"], spec["max"]
         return all(type(item) is int and low <= item <= high for item in items)
+    if kind == "number":  # the per-query figures: floats (and nulls where a query is not scored)
+        low = -math.inf if spec.get("min") is None else spec["min"]
+        high = math.inf if spec.get("max") is None else spec["max"]
+        null = bool(spec.get("null"))
+        return all(
+            (type(item) is float and math.isfinite(item) and low <= item <= high)
+            or (type(item) is int and -_EXACT < item < _EXACT and low <= item <= high)
+            or (item is None and null)
+            for item in items
+        )
     return False
+
+
+#: Integers a fast pass admits as numbers without converting them (float() of one cannot overflow).
+_EXACT = 2**63
 
 
 def problem(value: Any, spec: Spec, path: str = "") -> tuple[str, str, str] | None:
@@ -182,42 +196,47 @@ def problem(value: Any, spec: Spec, path: str = "") -> tuple[str, str, str] | No
     return None
 
 
+def _wrong(path: str, spec: Spec, value: Any) -> tuple[str, str, str]:
+    """What an error says of a value ``spec`` does not admit (made only then: the check passes
+    hundreds of thousands of values)."""
+    return path, _expected(spec), shown(value)
+
+
 def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) -> tuple[str, str, str] | None:
     kind = spec["type"]
     if value is None:
         return None if spec.get("null") or kind == "any" else (path, _expected(spec), "null")
-    wrong = (path, _expected(spec), shown(value))
     if kind == "any":
         return None
     if kind == "text" or kind == "date" or kind == "choice":
         if not isinstance(value, str):
-            return wrong
+            return _wrong(path, spec, value)
         if kind == "date":
             try:
                 _dt.date.fromisoformat(value)
             except ValueError:
-                return wrong
+                return _wrong(path, spec, value)
         if kind == "choice" and value not in spec["choices"]:
-            return wrong
+            return _wrong(path, spec, value)
         return None
     if kind == "boolean":
-        return None if isinstance(value, bool) else wrong
+        return None if isinstance(value, bool) else _wrong(path, spec, value)
     if kind == "integer":
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
             value = int(value)  # 2.0: an integer, as the number grammar reads a grade
         if isinstance(value, bool) or not isinstance(value, int) or not spec["min"] <= value <= spec["max"]:
-            return wrong
+            return _wrong(path, spec, value)
         return None
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return wrong
+            return _wrong(path, spec, value)
         try:
             real = float(value)
         except OverflowError:  # an integer beyond a float
-            return wrong
+            return _wrong(path, spec, value)
         low, high = spec.get("min"), spec.get("max")
         if not math.isfinite(real) or (low is not None and real < low) or (high is not None and real > high):
-            return wrong
+            return _wrong(path, spec, value)
         return None
     if kind == "either":
         found = [problem(value, option, path) for option in spec["options"]]
@@ -227,7 +246,11 @@ def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) 
         return inside[0] if inside else (path, " or ".join(_expected(o) for o in spec["options"]), shown(value))
     if kind == "list":
         if not isinstance(value, list) or len(value) < spec.get("least", 0):
-            return wrong if not isinstance(value, list) else (path, "a list of at least one item", "an empty list")
+            return (
+                _wrong(path, spec, value)
+                if not isinstance(value, list)
+                else (path, "a list of at least one item", "an empty list")
+            )
         unique = spec.get("unique")
         if unique is not None:
             seen: dict[Any, int] = {}
@@ -246,7 +269,7 @@ def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) 
         return None
     if kind in ("object", "map"):
         if not isinstance(value, dict):
-            return wrong
+            return _wrong(path, spec, value)
         if kind == "map":
             values = spec["values"]
             if _all_plain(value.values(), values):
