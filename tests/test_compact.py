@@ -578,3 +578,25 @@ def test_the_judged_ids_after_the_top_give_the_whole_lists_condensed_at_k():
             assert again.doc_ids.tolist() == expected.doc_ids.tolist()
             assert again.repeat.tolist() == expected.repeat.tolist()
             assert again.grades.tolist() == expected.grades.tolist()
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda sweep: sweep["P"]["mean"].__setitem__(0, "high"), "'sweep.P.mean' holds something other than numbers"),
+        (lambda sweep: sweep["nDCG"]["low"].pop(), "'sweep.nDCG.low' is not one figure for each of the sweep's"),
+        (lambda sweep: sweep.pop("RR"), "'sweep.RR'"),
+    ],
+)
+def test_a_damaged_stored_sweep_is_one_line(tmp_path, monkeypatch, capsys, damage, said):
+    # render reads the sweep as stored (docs/conventions.md section 22.17): a figure that is not a
+    # number, a list of another length or a metric missing is one line naming the field
+    site = _sample_site(tmp_path, monkeypatch)
+    report = json.loads((site / "report.json").read_text())
+    damage(report["runs"][0]["sweep"])
+    (tmp_path / "damaged.json").write_text(json.dumps(report))
+    capsys.readouterr()
+    assert main(["render", "damaged.json", "--out", "again", "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert said in error and "\n" not in error and "damaged.json" in error
+    assert not (tmp_path / "again").exists()
