@@ -183,3 +183,15 @@ def test_load_report_checks_schema_and_keys(tmp_path):
     path.write_text(json.dumps({"schema": "ragreport/1", "judgments": {}, "runs": [{}]}))
     with pytest.raises(InputError, match="top-level 'settings'"):
         load_report(path)
+
+
+def test_judged_ids_after_the_top_of_a_query_the_run_does_not_list_are_refused(tmp_path, capsys):
+    # q4 is judged only: the run lists nothing for it, so nothing can follow its top (section 22.17)
+    document = expanded(_score_json(tmp_path, capsys, RUN, QRELS, "-k", "1,2", "--kmax", "2"))
+    run = document["runs"][0]
+    run["lists"]["next_judged"][3] = ["f1"]
+    with pytest.raises(InputError, match="'lists.next_judged' holds ids for a query the run does not list"):
+        stored_run(document, run, "report.json")
+    run["lists"]["next_judged"] = run["lists"]["next_judged"][:4]
+    with pytest.raises(InputError, match="'lists.next_judged' holds 4 lists for 5 queries"):
+        stored_run(document, run, "report.json")
