@@ -56,7 +56,7 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
 def test_json_format_keeps_the_documented_shape(capsys):
     assert main(["score", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "ragreport/3"
+    assert doc["schema"] == "ragreport/4"
     run = doc["runs"][0]
     assert set(run) >= {"name", "k", "conventions", "counts", "metrics", "sweep", "queries"}
     assert run["conventions"] == {

@@ -449,8 +449,8 @@ def test_the_input_formats_page_is_the_registry():
 
 def test_the_pandas_and_jq_lines_give_the_rows_back(tmp_path, monkeypatch, capsys):
     """The page's pandas block and jq command, run on a built report.json, give each query's id,
-    status and nDCG@10 as the rows of ragreport/1 hold them; its numpy block gives the stored lists
-    and the judgments back from their packed strings."""
+    status and nDCG@10 as the rows of ragreport/1 hold them; its numpy block gives the stored lists,
+    the judged ids after them and the judgments back from their packed strings."""
     import json
 
     from ragreport.cli import main
@@ -475,6 +475,8 @@ def test_the_pandas_and_jq_lines_give_the_rows_back(tmp_path, monkeypatch, capsy
     labels = judgment_map(report, report["judgments"])
     judged = [(q, d, g) for q, grades in labels.items() for d, g in grades.items()]
     assert list(zip(*(scope["judged"][c].tolist() for c in ("query", "doc", "grade")))) == judged
+    following = [(row["id"], doc) for row, docs in zip(back["queries"], back["lists"]["next_judged"]) for doc in docs]
+    assert list(zip(scope["following"]["id"].tolist(), scope["following"]["doc"].tolist())) == following
     if shutil.which("jq") is None:
         pytest.skip("jq is not installed")
     jq = re.search(r"```\n(jq .*?)```", text, flags=re.S).group(1)

@@ -104,7 +104,7 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
         == 2
     )
     assert (
-        "report.json:1: expected a report.json with schema 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'other'"
+        "report.json:1: expected a report.json with schema 'ragreport/4' or 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'other'"
         in capsys.readouterr().err
     )
     from ragreport.reading.previous import load_previous

@@ -46,8 +46,8 @@ def _files(tmp_path, queries=60, depth=30, seed=3):
     return tmp_path / "run.trec", tmp_path / "qrels"
 
 
-def _report(paths, qrels, level=1, **kwargs):
-    measures = parse_measures(["P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret"])
+def _report(paths, qrels, level=1, named="P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret", **kwargs):
+    measures = parse_measures([named]) if named else ()
     summaries = evaluate(
         paths,
         qrels=qrels,
@@ -63,6 +63,16 @@ def test_stream_gives_every_figure_of_one_process(tmp_path):
     run, qrels = _files(tmp_path)
     whole = _report([run], qrels)
     assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
+
+
+def test_stream_keeps_the_judged_ids_condensing_reads_as_one_process_does(tmp_path):
+    # Without a whole-list measure each partition keeps its lists' heads (to the sweep's depth) and
+    # its condensed heads: report.json's judged ids after each top at K (docs/conventions.md
+    # section 22.17) are taken from those, and are the ones the whole lists give.
+    run, qrels = _files(tmp_path)
+    whole = _report([run], qrels, named="")
+    assert whole == _report([run], qrels, named="", engine="stream", partition_bytes=900)
+    assert sum(json.loads(whole)["runs"][0]["lists"]["next_judged"]["lengths"])
 
 
 def test_stream_gives_every_figure_of_one_process_at_another_relevance_level(tmp_path):

@@ -319,12 +319,13 @@ def _error(capsys) -> str:
         ),
         (
             lambda d: d.update(schema="other/2"),
-            "report.json:1: expected a report.json with schema 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'other/2'",
+            "report.json:1: expected a report.json with schema 'ragreport/4' or 'ragreport/3' or "
+            "'ragreport/2' or 'ragreport/1', got 'other/2'",
         ),
         (
             lambda d: d["runs"][0]["lists"].update(lengths=[10] * 9),
-            "report.json:1: expected a report.json of schema 'ragreport/3' as ragreport writes it, "
-            "got 'lists.ids' holds 91 indices for lengths that add up to 90",
+            "report.json:1: expected a report.json of schema 'ragreport/4' as ragreport writes it, "
+            "got 'lists.ids' holds 48 indices for lengths that add up to 90",
         ),
     ],
 )
@@ -347,7 +348,8 @@ def test_malformed_json_and_other_files_are_refused(tmp_path, monkeypatch, capsy
     assert main(["render", "list.json"]) == 2
     assert (
         _error(capsys)
-        == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'list'"
+        == "ragreport: error: list.json:1: expected a report.json with schema 'ragreport/4' or 'ragreport/3' or "
+        "'ragreport/2' or 'ragreport/1', got 'list'"
     )
 
 

@@ -45,8 +45,8 @@ RUN = (
 QRELS = "q1 0 d3 2\nq1 0 d4 1\nq1 0 d2 0\nq3 0 e2 1\nq4 0 f1 1\nq5 0 g1 0\n"
 
 
-def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path, capsys):
-    packed = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+def test_lists_keep_the_top_to_the_deepest_cutoff_and_the_whole_list_facts(tmp_path, capsys):
+    packed = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1,2", "--kmax", "2")
     # ragreport/3: the id column (0 .. 4) and the lists' lengths (min(retrieved, depth)) left out,
     # the lists and the judgments' ids packed (docs/conventions.md section 22.13)
     assert "id" not in packed["runs"][0]["queries"] and "lengths" not in packed["runs"][0]["lists"]
@@ -61,10 +61,13 @@ def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path
     # each id once, in order of first appearance: the lists' first, then the judgments'
     assert document["doc_ids"] == ["d1", "d2", "x", "e1", "e2", "d3", "d4", "f1", "g1"]
     assert run["lists"] == {
-        "depth": 2,  # the sweep: 1 and 2
+        "depth": 2,  # the deepest cutoff asked for (docs/conventions.md section 22.17)
         "in_run": 3,  # q1, q2, q3 are the run's, first
         "relevant_retrieved": [2, 0, 1, 0, 0],  # d3 and d4 for q1, over the whole list
         "ids": [[0, 1], [2], [3, 4], [], []],  # indices into doc_ids
+        # q1's top d1 d2 holds one judged id: condensing to 2 reads the next judged one, d3; q3's
+        # top e1 e2 holds one and its list no more; q2's none
+        "next_judged": [[5], [], [], [], []],
     }
     # the judgments as indices into the same ids: q1 {d2: 0, d3: 2, d4: 1}, q3 {e2: 1}, q4, q5
     assert document["judgments"] == {
@@ -77,7 +80,7 @@ def test_lists_keep_the_top_to_the_sweep_depth_and_the_whole_list_facts(tmp_path
 
 
 def test_stored_run_gives_back_the_lists_judgments_and_facts(tmp_path, capsys):
-    document = expanded(_score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2"))
+    document = expanded(_score_json(tmp_path, capsys, RUN, QRELS, "-k", "1,2", "--kmax", "2"))
     stored = stored_run(document, document["runs"][0], "report.json")
     run, judgments = stored.run, stored.judgments
     assert run.query_ids.tolist() == ["q1", "q2", "q3"]
@@ -97,12 +100,17 @@ def test_stored_run_gives_back_the_lists_judgments_and_facts(tmp_path, capsys):
     assert stored.repeats.tolist() == [1, 0, 0, 0, 0]
     assert stored.first_relevant.tolist() == [3, 0, 2, 0, 0]
     assert stored.in_run.tolist() == [True, True, True, False, False]
-    assert stored.cutoffs == (1,) and stored.sweep == (1, 2)
+    assert stored.cutoffs == (1, 2) and stored.sweep == (1, 2)
+    # the lists followed by the judged ids condensing reads (q1's d3), and the sweep as stored
+    assert stored.condensable is not None
+    assert stored.condensable.doc_ids.tolist() == ["d1", "d2", "d3", "x", "e1", "e2"]
+    assert stored.sweep_figures is not None
+    assert stored.sweep_figures["P"][0].tolist() == document["runs"][0]["sweep"]["P"]["mean"]
 
 
 def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
     run = "q1 Q0 d1 1 9 r\nq1 Q0 d2 2 8 r\nq2 Q0 d2 1 9 r\nq2 Q0 d1 2 8 r\n"
-    document = unpacked(_score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1", "--kmax", "2"))
+    document = unpacked(_score_json(tmp_path, capsys, run, "q1 0 d1 1\nq2 0 d2 1\n", "-k", "1,2", "--kmax", "2"))
     lists = document["runs"][0]["lists"]
     assert (document["doc_ids"], lists["ids"]) == (["d1", "d2"], [[0, 1], [1, 0]])
     assert document["judgments"]["ids"] == [[0], [1]]  # the judgments index the same ids
@@ -113,7 +121,7 @@ def test_an_id_written_once_serves_every_list_that_holds_it(tmp_path, capsys):
 
 @pytest.mark.parametrize("forged", [5, -1, True, 1.0, "0", None])
 def test_a_stored_index_outside_doc_ids_is_one_error(tmp_path, capsys, forged):
-    document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1", "--kmax", "2")
+    document = _score_json(tmp_path, capsys, RUN, QRELS, "-k", "1,2", "--kmax", "2")
     path = tmp_path / "report.json"
     path.write_text(json.dumps(document))
     load_report(path)  # as written: read back
@@ -175,3 +183,15 @@ def test_load_report_checks_schema_and_keys(tmp_path):
     path.write_text(json.dumps({"schema": "ragreport/1", "judgments": {}, "runs": [{}]}))
     with pytest.raises(InputError, match="top-level 'settings'"):
         load_report(path)
+
+
+def test_judged_ids_after_the_top_of_a_query_the_run_does_not_list_are_refused(tmp_path, capsys):
+    # q4 is judged only: the run lists nothing for it, so nothing can follow its top (section 22.17)
+    document = expanded(_score_json(tmp_path, capsys, RUN, QRELS, "-k", "1,2", "--kmax", "2"))
+    run = document["runs"][0]
+    run["lists"]["next_judged"][3] = ["f1"]
+    with pytest.raises(InputError, match="'lists.next_judged' holds ids for a query the run does not list"):
+        stored_run(document, run, "report.json")
+    run["lists"]["next_judged"] = run["lists"]["next_judged"][:4]
+    with pytest.raises(InputError, match="'lists.next_judged' holds 4 lists for 5 queries"):
+        stored_run(document, run, "report.json")

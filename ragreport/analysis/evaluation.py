@@ -23,6 +23,7 @@ from ..core.model import Conventions
 from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from ..reading.registry import detect_file_format, load_inputs, load_qrels
+from ..scoring.condensed import condense, following
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, report_cutoffs
 from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
@@ -118,17 +119,23 @@ def summarise_loaded(
         check_scorable(judged, source, conventions)
         scores = score(judged, cutoffs, conventions)
         values = score_measures(judged, measures, conventions) if measures else None
-        readings = score_readings(judged, asked, conventions)
+        # condensed once, for the readings and for what report.json keeps to condense again
+        condensed = condense(judged, max(asked))
+        readings = score_readings(judged, asked, conventions, condensed=condensed)
+        after = following(judged, max(asked), condensed)
+        del condensed
         if cut_lists:
             judged = judged.head(depth_needed(cutoffs, measures))
-        scored.append((judged, scores, values, readings))
+        scored.append((judged, scores, values, readings, after))
     if scored:
         progress("bands for " + ", ".join(item[0].name for item in scored))
-    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions)
     prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=drawn, fingerprints=f)
-        for (judged, scores, values, readings), drawn, f in zip(scored, resampled, prints)
+        summarise(
+            judged, scores, asked, conventions, measures, values, readings, resampled=drawn, fingerprints=f, following=t
+        )
+        for (judged, scores, values, readings, t), drawn, f in zip(scored, resampled, prints)
     ]
 
 
@@ -328,12 +335,15 @@ def _by_partitions(
         )
         check_scorable(parts.judged, str(qrels), conventions)
         readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
-        scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings))
+        after = following(parts.judged, max(asked), parts.condensed)
+        scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
     if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
         progress("bands for " + ", ".join(item[0].name for item in scored))
-    drawn = shared_bands([(judged, scores, values) for judged, scores, values, _ in scored], conventions)
+    drawn = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions)
     prints = shared_fingerprints([item[0] for item in scored])
     return [
-        summarise(judged, scores, asked, conventions, measures, values, readings, resampled=bands, fingerprints=f)
-        for (judged, scores, values, readings), bands, f in zip(scored, drawn, prints)
+        summarise(
+            judged, scores, asked, conventions, measures, values, readings, resampled=bands, fingerprints=f, following=t
+        )
+        for (judged, scores, values, readings, t), bands, f in zip(scored, drawn, prints)
     ]

@@ -1,8 +1,11 @@
 """A stored report.json analysed again without its run files (``ragreport render``).
 
 Each run's stored top lists are joined with its stored judgments and scored again at the stored
-cutoffs (:func:`~ragreport.reading.stored.stored_run`); named measures, which may read a whole
-list, take their per-query values from the stored rows. :func:`restored` gives the summaries and
+cutoffs (:func:`~ragreport.reading.stored.stored_run`), their bands drawn again; the K sweep is
+read as stored (its means and bands); the condensed reading is condensed again from the stored
+top and the judged ids after it (``lists.next_judged``, schema ``ragreport/4``), or read as
+stored from an older report; named measures, which may read a whole list, take their per-query
+values from the stored rows (docs/conventions.md section 22.17). :func:`restored` gives the summaries and
 the settings the build was analysed with; :func:`ragreport.api.reanalyse` analyses them again
 (the comparison seeded as it was, the drift from the stored basis of the previous report).
 """
@@ -20,19 +23,29 @@ from ..core.errors import InputError
 from ..core.model import Gain, Judgments
 from ..reading.compact import expanded
 from ..reading.previous import check_drift_fields
-from ..reading.stored import REBUILD, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
+from ..reading.stored import (
+    REBUILD,
+    StoredRun,
+    load_report,
+    stored_query_meta,
+    stored_run,
+    stored_slice_by,
+    stored_texts,
+)
+from ..scoring.condensed import condense, following
 from ..scoring.join import join
 from ..scoring.measures import Measure
-from ..scoring.metrics import score
+from ..scoring.metrics import QueryScores, score
 from ..scoring.readings import READ, score_readings
 from .compare import Correction
 from .power import MIN_EFFECT
-from .summary import RunSummary, summarise
+from .summary import RunSummary, Sweep, summarise
 
 
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
-    """The condensed reading as stored: the default figures, but where a row's ``condensed`` says
-    otherwise (the stored lists stop at the sweep's depth, too short to condense again)."""
+    """The condensed reading as a report of schema ``ragreport/3`` or older stored it: the default
+    figures, but where a row's ``condensed`` says otherwise (its stored lists stop at the sweep's
+    depth, too short to condense again)."""
     out = np.stack([np.stack([scores.of(m, c) for c in cutoffs], axis=1) for m in READ])
     labels = {m.label(c): (i, j) for i, m in enumerate(READ) for j, c in enumerate(cutoffs)}
     for q, row in enumerate(rows):
@@ -42,6 +55,21 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
                 if label in labels and isinstance(value, (int, float)) and not isinstance(value, bool):
                     out[labels[label][0], q, labels[label][1]] = float(value)
     return out
+
+
+def _stored_sweep(stored: StoredRun, scores: QueryScores, where: str) -> Sweep:
+    """The K sweep of a stored run as report.json holds it (means and bands, read as they are):
+    every metric scored needs its figures there (docs/conventions.md section 22.17)."""
+    figures = stored.sweep_figures or {}
+    missing = [m.key for m in scores.metrics if m.key not in figures]
+    if missing:
+        raise InputError(where, 1, f"run {stored.run.name!r}'s 'sweep.{missing[0]}' ({REBUILD})", "none")
+    return Sweep(
+        cutoffs=np.asarray(stored.sweep, dtype=np.int64),
+        mean={m.key: figures[m.key][0] for m in scores.metrics},
+        low={m.key: figures[m.key][1] for m in scores.metrics},
+        high={m.key: figures[m.key][2] for m in scores.metrics},
+    )
 
 
 def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
@@ -85,16 +113,39 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
             relevant_retrieved=stored.relevant_retrieved,
             first_relevant=stored.first_relevant,
         )
-        scores = score(judged, stored.sweep, stored.conventions)
+        # Scored again at the cutoffs asked for alone: the sweep is read as stored, its bands not
+        # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
+        scores = score(judged, stored.cutoffs, stored.conventions)
+        sweep = _stored_sweep(stored, scores, where)
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):
             label = measure.label()
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
-        readings = score_readings(judged, stored.cutoffs, stored.conventions)
-        readings["condensed"] = _stored_condensed(scores, stored.cutoffs, stored.rows)
-        summaries.append(summarise(judged, scores, stored.cutoffs, stored.conventions, measures, values, readings))
+        depth = max(stored.cutoffs)
+        after = None
+        if stored.condensable is not None:  # ragreport/4: condensed again from the top and the ids after it
+            longer = join(stored.condensable, stored.judgments, stored.conventions.relevance_level)
+            condensed = condense(longer, depth)
+            readings = score_readings(judged, stored.cutoffs, stored.conventions, condensed=condensed)
+            after = following(longer, depth, condensed)
+        else:  # an older schema: the condensed figures as stored
+            readings = score_readings(judged, stored.cutoffs, stored.conventions)
+            readings["condensed"] = _stored_condensed(scores, stored.cutoffs, stored.rows)
+        summaries.append(
+            summarise(
+                judged,
+                scores,
+                stored.cutoffs,
+                stored.conventions,
+                measures,
+                values,
+                readings,
+                following=after,
+                sweep=sweep,
+            )
+        )
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:

@@ -24,6 +24,7 @@ from .status import Status
 
 if TYPE_CHECKING:  # types only: scoring happens before, in the caller
     from ..core.model import Conventions
+    from ..scoring.condensed import Following
     from ..scoring.join import JudgedRun
     from ..scoring.kinds import Metric
     from ..scoring.measures import Measure
@@ -95,6 +96,11 @@ class RunSummary:
         ``condensed``; docs/conventions.md section 20.2): the per-query values of every metric of
         :data:`~ragreport.scoring.readings.READ` at every cutoff asked for (metrics x queries x
         cutoffs), with ``reading_at`` (each reading's means by label). Empty when not scored.
+    following : Following, optional
+        The judged ids past each list's top K (the deepest cutoff asked for) that condensing it to
+        K reads (:func:`~ragreport.scoring.condensed.following`): what report.json keeps for
+        ``render`` to condense the stored lists again (docs/conventions.md section 22.17). None
+        when ``judged`` holds the whole lists (they are read from it).
 
     Examples
     --------
@@ -129,6 +135,7 @@ class RunSummary:
     #: (docs/conventions.md section 22); None when nothing was resampled.
     resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     measure_resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
+    following: Following | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -251,6 +258,8 @@ def summarise(
     readings: dict[str, np.ndarray] | None = None,
     resampled: Sequence[np.ndarray] | None = None,
     fingerprints: tuple[str, str] | None = None,
+    following: Following | None = None,
+    sweep: Sweep | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -273,6 +282,11 @@ def summarise(
     and, as a third item, the first matrix's column means when the caller took them (the matrix
     is then not made again here). ``fingerprints`` are the query and label fingerprints when the
     caller has them (another run of the same label set: :func:`distinct_label_sets`).
+    ``following`` is kept on the summary as it is (:attr:`RunSummary.following`).
+
+    ``sweep`` is the K sweep as a stored report holds it (``ragreport render``,
+    docs/conventions.md section 22.17): it is the summary's sweep as given, and ``scores`` need
+    hold only the cutoffs ``asked``, whose bands are drawn again.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -320,12 +334,13 @@ def summarise(
             successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
             low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
 
-    sweep = Sweep(
-        cutoffs=cutoffs,
-        mean={m.key: mean[i] for i, m in enumerate(scores.metrics)},
-        low={m.key: low[i] for i, m in enumerate(scores.metrics)},
-        high={m.key: high[i] for i, m in enumerate(scores.metrics)},
-    )
+    if sweep is None:
+        sweep = Sweep(
+            cutoffs=cutoffs,
+            mean={m.key: mean[i] for i, m in enumerate(scores.metrics)},
+            low={m.key: low[i] for i, m in enumerate(scores.metrics)},
+            high={m.key: high[i] for i, m in enumerate(scores.metrics)},
+        )
     at_k = {}
     for cutoff in asked:
         column = scores.column(cutoff)
@@ -372,6 +387,7 @@ def summarise(
         },
         resampled=None if resampled is None else resampled[0],
         measure_resampled=None if resampled is None else resampled[1],
+        following=following,
     )
 
 

@@ -16,11 +16,14 @@ from typing import Any
 import numpy as np
 
 #: The report document's schema, written into report.json and checked when one is read back:
-#: ``ragreport/3`` is the packed form (docs/conventions.md section 22.13: the stored lists and the
-#: judgments' ids as base-64 of fixed-width integers); ``ragreport/2`` (the compact form, section
-#: 22.4, every index a JSON number) and ``ragreport/1`` (one object per query, ids written in
-#: full) are still read.
-SCHEMA = "ragreport/3"
+#: ``ragreport/4`` is the packed form with the stored lists cut to the deepest cutoff asked for
+#: and the judged ids condensing reads past them in place of the condensed columns
+#: (docs/conventions.md section 22.17); ``ragreport/3`` (the packed form, section 22.13: the
+#: stored lists and the judgments' ids as base-64 of fixed-width integers), ``ragreport/2`` (the
+#: compact form, section 22.4, every index a JSON number) and ``ragreport/1`` (one object per
+#: query, ids written in full) are still read.
+SCHEMA = "ragreport/4"
+SCHEMA_V3 = "ragreport/3"
 SCHEMA_V2 = "ragreport/2"
 SCHEMA_V1 = "ragreport/1"
 

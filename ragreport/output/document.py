@@ -19,6 +19,7 @@ from ..core.model import SCHEMA
 from ..reading.compact import pack, packed_dtype
 from ..reading.irds import dataset_record
 from ..scoring.catalogue import READ, SUITE, Measure
+from ..scoring.condensed import Following, following
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
 from .reportjson import Columns
@@ -69,7 +70,7 @@ def run_document(
     today: _dt.date | None = None,
     lazy: bool = False,
 ) -> dict[str, Any]:
-    """One run's entry of the report document (the schema of ``ragreport/3``): query ids, document
+    """One run's entry of the report document (the schema of ``ragreport/4``): query ids, document
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
     and ``statuses``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
@@ -109,13 +110,8 @@ def run_document(
         }
 
     queries: Columns | dict[str, list[Any]] = Columns(lambda: _query_columns(summary, tables))
-    has_condensed = "condensed" in summary.readings
-    condensed: Columns | dict[str, list[Any]] | None = None
-    if has_condensed:
-        condensed = Columns(lambda: _condensed_columns(summary))
     if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.13)
         queries = queries.dict() if isinstance(queries, Columns) else queries
-        condensed = condensed.dict() if isinstance(condensed, Columns) else condensed
     lists = _lists(summary, tables, summary.judged.retrieved)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
@@ -135,21 +131,22 @@ def run_document(
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": queries,
-        **({} if condensed is None else {"condensed": condensed}),
         "lists": lists,
         **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
     }
 
 
 def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
-    """The top of every list, down to the deepest cutoff of the sweep (``depth``), with the whole-list
-    facts the rows of ``queries`` do not hold: what ``ragreport render`` scores again (report.json
-    keeps no run file). ``ids`` holds the lists end to end, in the order of ``queries``, as one
-    packed string of indices into the report's ``doc_ids`` (docs/conventions.md section 22.13);
-    ``lengths`` (one per query) only where a list's length is not ``min(retrieved, depth)``;
-    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
-    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
-    relevant ids of each whole list."""
+    """The top of every list, down to the deepest cutoff asked for (``depth``, the report's largest
+    K), with the whole-list facts the rows of ``queries`` do not hold: what ``ragreport render``
+    scores again (report.json keeps no run file). ``ids`` holds the lists end to end, in the order
+    of ``queries``, as one packed string of indices into the report's ``doc_ids``
+    (docs/conventions.md section 22.13); ``lengths`` (one per query) only where a list's length is
+    not ``min(retrieved, depth)``; ``in_run`` is how many of those queries the run lists (they come
+    first), or one flag per query when the run's queries are not the first ones;
+    ``relevant_retrieved`` counts the distinct relevant ids of each whole list; ``next_judged``
+    holds, per query, the judged ids that follow the stored top and that condensing it to
+    ``depth`` reads (packed as ``ids``, its ``lengths`` one per query; section 22.17)."""
     depth = tables.depth[summary.name]
     head = tables.heads[summary.name]
     lengths = np.diff(head.offsets)
@@ -163,16 +160,22 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
     }
     if not np.array_equal(lengths, np.minimum(retrieved, depth)):
         out["lengths"] = lengths.tolist()
+    out["next_judged"] = {
+        "ids": pack(tables.next_ids[summary.name], tables.dtype),
+        "lengths": tables.following[summary.name].lengths.tolist(),
+    }
     return out
 
 
 @dataclass(frozen=True)
 class Tables:
-    """What report.json writes once for all its runs (``ragreport/3``, docs/conventions.md sections
+    """What report.json writes once for all its runs (``ragreport/4``, docs/conventions.md sections
     22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
-    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, then the
-    judgments) and the statuses; each run's stored lists (``list_ids``, indices end to end) and
-    each label set as indices into them; ``dtype`` the packed indices' width."""
+    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
+    ids that follow them, then the judgments) and the statuses; each run's stored lists
+    (``list_ids``, indices end to end) and each label set as indices into them; ``dtype`` the
+    packed indices' width; ``following`` the judged ids past each run's stored top that
+    condensing reads, ``next_ids`` as indices (docs/conventions.md section 22.17)."""
 
     query_ids: list[str]
     query_index: dict[str, int]
@@ -182,6 +185,8 @@ class Tables:
     list_ids: dict[str, np.ndarray]
     judgments: list[dict[str, Any]]
     dtype: str
+    following: dict[str, Following]
+    next_ids: dict[str, np.ndarray]
 
 
 STATUSES = [status.label for status in Status]
@@ -260,10 +265,14 @@ def report_tables(
     for labels in sets:
         for q in labels.queries:
             query_index.setdefault(q, len(query_index))
-    depth = {s.name: int(max(s.sweep.cutoffs)) for s in summaries}
+    # The lists stop at the deepest cutoff asked for, K: the sweep past it is read as stored and
+    # the condensed reading from the judged ids that follow (docs/conventions.md section 22.17).
+    depth = {s.name: int(max(s.cutoffs)) for s in summaries}
     cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
+    after = {s.name: s.following or following(s.judged, depth[s.name]) for s in summaries}
     heads = [cut[s.name].doc_ids for s in summaries]
-    every = _all_ids(heads, [labels.ids for labels in sets])
+    nexts = [after[s.name].doc_ids for s in summaries]
+    every = _all_ids([*heads, *nexts], [labels.ids for labels in sets])
     if len(every):
         # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
         # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
@@ -274,10 +283,13 @@ def report_tables(
     else:
         doc_ids, index = [], np.zeros(0, dtype=np.int64)
     dtype = packed_dtype(len(doc_ids))
-    list_ids, start = {}, 0
+    list_ids, next_ids, start = {}, {}, 0
     for summary, head in zip(summaries, heads):
         list_ids[summary.name] = index[start : start + len(head)]
         start += len(head)
+    for summary, ids in zip(summaries, nexts):
+        next_ids[summary.name] = index[start : start + len(ids)]
+        start += len(ids)
     judgments = []
     for labels in sets:
         size = len(labels.grades)
@@ -290,7 +302,7 @@ def report_tables(
             }
         )
         start += size
-    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype)
+    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -369,20 +381,6 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
         yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
 
 
-def _condensed_columns(summary: RunSummary) -> Iterator[tuple[str, list[Any]]]:
-    """Each scored query's condensed figures (null where not scored), one column per figure the
-    readings condense: a render cannot condense the stored lists, which stop at the sweep's depth
-    (docs/conventions.md section 20.2). Where a figure equals the default one, nothing was
-    condensed away. Each column made when asked for, as :func:`_query_columns`'."""
-    condensed = summary.readings["condensed"]
-    mask = summary.scores.scored
-    scored = mask.tolist()
-    for c, cutoff in enumerate(summary.cutoffs):
-        for i, metric in enumerate(READ):
-            values = np.where(mask, condensed[i, :, c], 0.0)  # a query not scored: null below
-            yield metric.label(cutoff), [v if s else None for v, s in zip(_whole(values, metric.kind.whole), scored)]
-
-
 def materialised(document: Any) -> Any:
     """``document`` with every :class:`Columns` made into its dict (the runs' entries copied, the
     rest shared)."""
@@ -392,17 +390,6 @@ def materialised(document: Any) -> Any:
         runs = [{k: v.dict() if isinstance(v, Columns) else v for k, v in run.items()} for run in document["runs"]]
         return {**document, "runs": runs}
     return document
-
-
-def _whole(values: np.ndarray, whole: bool) -> list[Any]:
-    """``values`` as written: whole numbers as integers. A stored document read back by ``render``
-    may hold any finite number there (1e30 in a forged one): numpy's cast would wrap it silently,
-    so past int64's exact range each is converted by Python, exactly."""
-    if not whole:
-        return values.tolist()
-    if values.size and not float(np.abs(values).max()) < 2.0**62:
-        return [int(v) if math.isfinite(v) else None for v in values.tolist()]
-    return values.astype(np.int64).tolist()
 
 
 def pair_notes(rc: RunComparison) -> list[str]:
@@ -442,8 +429,8 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
 
 
 def report_document(analysis: Analysis, title: str | None = None, lazy: bool = False) -> dict[str, Any]:
-    """The whole report document (``schema`` ``ragreport/3``): what report.json holds. ``lazy``: each
-    run's ``queries`` and ``condensed`` are :class:`Columns`, made one column at a time as
+    """The whole report document (``schema`` ``ragreport/4``): what report.json holds. ``lazy``: each
+    run's ``queries`` are :class:`Columns`, made one column at a time as
     :func:`ragreport.output.site.report_json` writes them (``ragreport build``); the gates read
     none of them.
 

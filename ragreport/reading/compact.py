@@ -1,5 +1,5 @@
-"""report.json's compact forms (schemas ``ragreport/3`` and ``ragreport/2``, docs/conventions.md
-sections 22.13 and 22.4), read back.
+"""report.json's compact forms (schemas ``ragreport/4``, ``ragreport/3`` and ``ragreport/2``,
+docs/conventions.md sections 22.17, 22.13 and 22.4), read back.
 
 A report.json of schema ``ragreport/2`` writes every query id once (top-level ``query_ids``), every
 document id once (``doc_ids``: the runs' stored lists and the judgments index it) and the statuses
@@ -22,6 +22,12 @@ and a label set's ``grades`` end to end too. A stored list's lengths are left ou
 column when it is ``status != "excluded"``. :func:`indices` decodes one string, :func:`run_lists`
 and :func:`label_lists` give a run's lists and a label set as plain lists of indices, and
 :func:`unpacked` the whole document in the form of ``ragreport/2``.
+
+A report.json of schema ``ragreport/4`` is the form of ``ragreport/3`` with each run's stored lists
+cut to the deepest cutoff asked for (``lists.depth``, the report's largest K) and no condensed
+columns: instead ``lists.next_judged`` (``{"ids": packed, "lengths": [count per query]}``) holds,
+per query, the judged ids that follow its stored top and that condensing it to ``depth`` reads
+(:func:`next_judged` decodes it). The condensed means stay in ``runs[].metrics``.
 """
 
 from __future__ import annotations
@@ -35,11 +41,14 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
-from ..core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2
+from ..core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3
 from .schema import Spec, check
 
 #: The schemas of report.json ragreport reads, the current one first.
-SCHEMAS = (SCHEMA, SCHEMA_V2, SCHEMA_V1)
+SCHEMAS = (SCHEMA, SCHEMA_V3, SCHEMA_V2, SCHEMA_V1)
+
+#: The schemas whose lists and label sets are packed (base-64 of ``packed.dtype``).
+PACKED_SCHEMAS = (SCHEMA, SCHEMA_V3)
 
 #: The widths of a packed index (``packed.dtype``): little-endian unsigned, 1, 2 or 4 bytes.
 PACKED_DTYPES = ("<u1", "<u2", "<u4")
@@ -49,8 +58,8 @@ TABLES = ("query_ids", "doc_ids", "statuses")
 
 
 def is_compact(document: dict[str, Any]) -> bool:
-    """Whether ``document`` is of a compact schema (``ragreport/3`` or ``ragreport/2``)."""
-    return document.get("schema") in (SCHEMA, SCHEMA_V2)
+    """Whether ``document`` is of a compact schema (``ragreport/4``, ``/3`` or ``/2``)."""
+    return document.get("schema") in (SCHEMA, SCHEMA_V3, SCHEMA_V2)
 
 
 def packed_dtype(n_ids: int) -> str:
@@ -114,6 +123,31 @@ def run_lists(document: Mapping[str, Any], run: Mapping[str, Any]) -> list[list[
     return _split(indices(document, run["lists"]["ids"], "lists.ids"), list_lengths(run), "lists.ids")
 
 
+def next_judged(document: Mapping[str, Any], run: Mapping[str, Any]) -> list[list[int]]:
+    """A ``ragreport/4`` run's ``lists.next_judged``: per query, the judged ids (indices into
+    ``doc_ids``) that follow its stored top and that condensing it to ``lists.depth`` reads, in
+    order (docs/conventions.md section 22.17); none for a report of an older schema."""
+    lists = run["lists"]
+    if "next_judged" not in lists:
+        return []
+    after = lists["next_judged"]
+    if not isinstance(after, Mapping):
+        raise TypeError("'lists.next_judged' is not an object")
+    lengths, depth = after["lengths"], lists["depth"]
+    n = len(list_lengths(run))
+    if isinstance(lengths, list) and len(lengths) != n:
+        raise ValueError(f"'lists.next_judged.lengths' holds {len(lengths):,} counts for {n:,} queries")
+    out = _split(indices(document, after["ids"], "lists.next_judged.ids"), lengths, "lists.next_judged")
+    if type(depth) is not int or any(len(ids) > depth for ids in out):
+        longest = max((len(ids) for ids in out), default=0)
+        raise ValueError(f"'lists.next_judged' holds a list of {longest:,} ids, longer than 'lists.depth' ({depth!r})")
+    size = len(_texts(document, "doc_ids"))
+    if any(i >= size for ids in out for i in ids):
+        bad = next(i for ids in out for i in ids if i >= size)
+        raise ValueError(f"'lists.next_judged.ids' holds {bad!r}, not an index into the {size:,} entries of its table")
+    return out
+
+
 def label_lists(document: Mapping[str, Any], judgments: Mapping[str, Any]) -> tuple[list[list[int]], list[list[int]]]:
     """A ``ragreport/3`` label set's ids (indices into ``doc_ids``) and grades, one list per query."""
     lengths = judgments["lengths"]
@@ -140,15 +174,18 @@ def _unpacked_run(document: Mapping[str, Any], run: dict[str, Any], labels: Any)
     if "lists" in run:  # (render says which run lacks them)
         lists = {key: value for key, value in run["lists"].items() if key != "lengths"}
         kept["lists"] = {**lists, "ids": run_lists(document, run)}
+        if "next_judged" in lists:  # ragreport/4: one list of indices per query, as ``ids``
+            kept["lists"]["next_judged"] = next_judged(document, run)
     if "judgments" in run and labels is not None:
         kept["judgments"] = labels(run["judgments"])
     return kept
 
 
 def unpacked(document: dict[str, Any]) -> dict[str, Any]:
-    """A ``ragreport/3`` document in the form of ``ragreport/2`` (every index a JSON number, the
-    columns left out written again); a document of another schema as it is."""
-    if document.get("schema") != SCHEMA:
+    """A ``ragreport/4`` or ``ragreport/3`` document in the form of ``ragreport/2`` (every index a
+    JSON number, the columns left out written again; a ``ragreport/4`` run's ``lists.next_judged``
+    one list of indices per query, as ``lists.ids``); a document of another schema as it is."""
+    if document.get("schema") not in PACKED_SCHEMAS:
         return document
     out = {key: value for key, value in document.items() if key != "packed"}
     out["schema"] = SCHEMA_V2
@@ -182,9 +219,11 @@ def _picked(table: list[str], indices: Any, what: str, null: bool = False) -> li
 
 def query_rows(document: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
     """A run's per-query rows, one object per query, as schema ``ragreport/1`` wrote them: ``id``,
-    ``scored``, ``status``, the counts, every figure, ``query`` where the run has its text and
-    ``condensed`` (``{label: value}``) where a condensed figure differs from the default one."""
-    if document.get("schema") == SCHEMA:  # ragreport/3: the columns left out written again
+    ``scored``, ``status``, the counts, every figure, ``query`` where the run has its text and, in
+    a report of schema ``ragreport/3`` or older, ``condensed`` (``{label: value}``) where a
+    condensed figure differs from the default one (``ragreport/4`` keeps the condensed means
+    alone: ``render`` condenses the stored lists again, docs/conventions.md section 22.17)."""
+    if document.get("schema") in PACKED_SCHEMAS:  # ragreport/4 and /3: the columns left out written again
         run = _unpacked_run(document, run, None)
     queries = run["queries"]
     if isinstance(queries, list):  # schema ragreport/1: rows already
@@ -226,7 +265,7 @@ def judgment_map(document: dict[str, Any], judgments: Any) -> dict[str, dict[str
         return judgments
     if not isinstance(judgments, dict):
         raise TypeError("'judgments' is not an object")
-    if document.get("schema") == SCHEMA:  # ragreport/3: the ids packed, the grades end to end
+    if document.get("schema") in PACKED_SCHEMAS:  # the ids packed, the grades end to end
         ids, grades = label_lists(document, judgments)
         judgments = {"queries": judgments["queries"], "ids": ids, "grades": grades}
     queries = _picked(_texts(document, "query_ids"), judgments["queries"], "judgments.queries")
@@ -276,6 +315,8 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
         lists = run.get("lists")
         if isinstance(lists, dict) and "ids" in lists:
             kept["lists"] = {**lists, "ids": listed_ids(document, lists)}
+            if "next_judged" in lists:  # ragreport/4: the judged ids that follow, as ids too
+                kept["lists"]["next_judged"] = listed_ids(document, {"ids": lists["next_judged"]})
         runs.append(kept)
     out["runs"] = runs
     return out

@@ -144,6 +144,24 @@ PACKED = obj(
     required=("packed", "query_ids", "doc_ids", "statuses", "judgments", "runs"),
 )
 
+# --- report.json of schema ragreport/4 (docs/conventions.md section 22.17) ---------------------------
+# The packed form with the stored lists cut to the deepest cutoff asked for and, in place of the
+# condensed columns, the judged ids past each stored top that condensing reads (``next_judged``).
+
+NEXT_JUDGED = obj({"ids": TEXT, "lengths": INDICES}, required=("ids", "lengths"))
+PACKED4_RUN = obj(
+    {
+        "queries": PACKED_COLUMNS,
+        "judgments": PACKED_JUDGMENTS,
+        "lists": obj(
+            {"depth": COUNT, "ids": TEXT, "lengths": INDICES, "next_judged": NEXT_JUDGED},
+            required=("depth", "ids", "next_judged"),
+        ),
+    },
+    required=("queries",),
+)
+PACKED4 = obj({**PACKED["fields"], "runs": listing(PACKED4_RUN)}, required=PACKED["required"])
+
 # --- A report.json as render reads it -----------------------------------------------------------------
 
 
@@ -187,6 +205,7 @@ LISTS = obj(
         # index against doc_ids.
         "doc_ids": listing(TEXT),
         "ids": either(listing(listing(COUNT)), listing(listing(TEXT))),
+        "next_judged": listing(listing(TEXT)),  # ragreport/4, read back as ids (section 22.17)
         "relevant_retrieved": listing(COUNT),
     },
     required=("in_run", "ids", "relevant_retrieved"),

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.model import SCHEMA, SCHEMA_V2
+from ..core.model import SCHEMA, SCHEMA_V2, SCHEMA_V3
 from .compact import SCHEMAS, read_back
-from .documents import COMPACT, PACKED, PREVIOUS
+from .documents import COMPACT, PACKED, PACKED4, PREVIOUS
 from .schema import check, problem
 from .storedjson import read_document
 
@@ -17,7 +17,7 @@ def read_report(path: str | Path) -> dict[str, Any]:
     """A ``report.json`` written by ragreport: JSON, an object, of either schema (the compact
     ``ragreport/2`` read back into the shape of ``ragreport/1``); a one-line error otherwise."""
     document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
-    return read_back(document, path, {SCHEMA: PACKED, SCHEMA_V2: COMPACT})
+    return read_back(document, path, {SCHEMA: PACKED4, SCHEMA_V3: PACKED, SCHEMA_V2: COMPACT})
 
 
 def load_previous(path: str | Path) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """A stored report.json read back as runs and judgments, for ``ragreport render``.
 
 A report written by ``ragreport build`` (or ``score --format json``) keeps, per run, the top of
-every list down to the deepest cutoff of its sweep with each list's whole-list facts
-(``runs[].lists``), the per-query values, the judgments (top-level ``judgments``, and a run's own
-under its ``judgments``) and the resolved options (``settings``). This module turns them back into
+every list down to the deepest cutoff asked for (the sweep's, before schema ``ragreport/4``) with
+each list's whole-list facts and the judged ids after it that condensing reads
+(``runs[].lists``), the K sweep (``runs[].sweep``, read as stored), the per-query values, the
+judgments (top-level ``judgments``, and a run's own under its ``judgments``) and the resolved
+options (``settings``). This module turns them back into
 the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
 pipeline starts from; scoring them again gives the same figures (the engines' head rule, see
 :mod:`ragreport.scoring.partition`).
@@ -25,6 +27,7 @@ from ..core.model import (
     META_KEYS,
     SCHEMA,
     SCHEMA_V2,
+    SCHEMA_V3,
     Conventions,
     Denominator,
     Gain,
@@ -38,7 +41,7 @@ from ..core.model import (
     RunMeta,
 )
 from .compact import SCHEMAS, read_back
-from .documents import COMPACT, PACKED, RENDER
+from .documents import COMPACT, PACKED, PACKED4, RENDER
 from .schema import check
 from .storedjson import read_document
 
@@ -64,6 +67,12 @@ class StoredRun:
     first_relevant: np.ndarray
     in_run: np.ndarray
     rows: list[dict[str, Any]]
+    #: The K sweep as stored (``runs[].sweep``): each key's mean, low and high at each cutoff of
+    #: ``sweep`` (null read as NaN), read as it is by render (docs/conventions.md section 22.17).
+    sweep_figures: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    #: ``run`` with each list followed by the judged ids condensing it reads (``lists.next_judged``,
+    #: schema ``ragreport/4``); None for a report of an older schema, whose condensed figures are stored.
+    condensable: Run | None = None
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
@@ -71,7 +80,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
     document = read_back(
-        document, path, {SCHEMA: PACKED, SCHEMA_V2: COMPACT}
+        document, path, {SCHEMA: PACKED4, SCHEMA_V3: PACKED, SCHEMA_V2: COMPACT}
     )  # the compact form (ragreport/2) read back as rows
     for key in NEEDED_TOP:
         if key not in document:
@@ -184,6 +193,22 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     judged = sorted(judgments_of, key=lambda q: position.get(q, len(position)))
     per_query = [(q, list(judgments_of[q]), [int(g) for g in judgments_of[q].values()]) for q in judged]
     doc_ids = [str(d) for i in listed for d in ids[i]]
+    condensable = None
+    if "next_judged" in lists:  # ragreport/4: the judged ids condensing reads past each stored top
+        after = lists["next_judged"]
+        if len(after) != len(rows):
+            raise ValueError(f"'lists.next_judged' holds {len(after)} lists for {len(rows)} queries")
+        if any(after[i] for i in range(len(rows)) if not in_run[i]):
+            raise ValueError("'lists.next_judged' holds ids for a query the run does not list")
+        longer = [len(ids[i]) + len(after[i]) for i in listed]
+        every = [str(d) for i in listed for d in (*ids[i], *after[i])]
+        condensable = Run(
+            name=run["name"],
+            query_ids=np.array([query_ids[i] for i in listed], dtype=str),
+            offsets=np.concatenate([[0], np.cumsum(longer, dtype=np.int64)]).astype(np.int64),
+            doc_ids=np.array(every, dtype=str) if every else np.zeros(0, dtype="<U1"),
+            source=run["source"],
+        )
     return StoredRun(
         run=Run(
             name=run["name"],
@@ -204,7 +229,31 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         first_relevant=np.array([int(row["first_relevant_rank"] or 0) for row in rows], dtype=np.int64),
         in_run=in_run,
         rows=rows,
+        sweep_figures=_sweep_figures(run["sweep"]),
+        condensable=condensable,
     )
+
+
+def _sweep_figures(sweep: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each metric of a stored sweep as three arrays (mean, low, high) over its cutoffs, null as
+    NaN; a figure that is not a number, or a list of another length, names its field."""
+    n = len(sweep["k"])
+    out = {}
+    for key, figures in sweep.items():
+        if key == "k":
+            continue
+        if not isinstance(figures, dict):
+            raise TypeError(f"'sweep.{key}' is not an object of mean, low and high")
+        arrays = []
+        for part in ("mean", "low", "high"):
+            values = figures.get(part)
+            if not isinstance(values, list) or len(values) != n:
+                raise ValueError(f"'sweep.{key}.{part}' is not one figure for each of the sweep's {n} cutoffs")
+            if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values):
+                raise TypeError(f"'sweep.{key}.{part}' holds something other than numbers and null")
+            arrays.append(np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64))
+        out[key] = (arrays[0], arrays[1], arrays[2])
+    return out
 
 
 # --- What analyse takes from a stored report: each field checked as written, none trusted -------

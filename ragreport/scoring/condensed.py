@@ -3,11 +3,14 @@ K, the ranks closing up, as trec_eval ``-J``, pytrec_eval's ``judged_docs_only_f
 ir_measures' ``judged_only=True`` do. One function, used by the ``condensed`` reading of unjudged
 ids (docs/conventions.md section 20.2, :mod:`ragreport.scoring.readings`) and by a measure's
 ``judged_only=True`` (section 21.7, :func:`ragreport.scoring.measures.score_measures`).
+
+:func:`following` gives what condensing a list's top ``depth`` slots again needs of the rest of
+the list (report.json's ``lists.next_judged``, schema ``ragreport/4``, section 22.17).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -83,3 +86,51 @@ def condense(judged: JudgedRun, depth: int | None = None, pooled: bool = False) 
         repeats=np.bincount(whole_query[whole_repeat], minlength=n).astype(np.int64),
         first_relevant=first_relevant,
     )
+
+
+@dataclass(frozen=True)
+class Following:
+    """Per query, the judged ids that follow the top ``depth`` slots of its list, in order, repeats
+    included, only as many as condensing to ``depth`` reads: a list whose top holds ``j`` judged
+    slots needs the next ``max(0, depth - j)`` judged slots of the whole list (the condensed list's
+    top ``depth`` is its first ``depth`` judged slots). ``lengths`` holds one count per query and
+    ``doc_ids`` the ids end to end, in query order (docs/conventions.md section 22.17)."""
+
+    depth: int
+    lengths: np.ndarray
+    doc_ids: np.ndarray
+
+
+def following(judged: JudgedRun, depth: int, condensed: JudgedRun | None = None) -> Following:
+    """The judged ids past each list's top ``depth`` slots that condensing to ``depth`` reads.
+
+    ``judged`` holds at least the top ``depth`` of each list; ``condensed`` is that run condensed
+    (:func:`condense`) from its whole lists, at least ``depth`` deep; by default it is condensed
+    here, and ``judged`` must then hold the whole lists.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> judged = join(Run.from_lists("r", [("q1", ["u1", "d1", "u2", "d2", "u3", "d3", "d1"])]),
+    ...               Judgments.from_lists([("q1", ["d1", "d2", "d3"], [1, 0, 1])]))
+    >>> after = following(judged, 3)  # the top 3 holds d1 alone: the next 2 judged ids are read
+    >>> after.lengths.tolist(), after.doc_ids.tolist()
+    ([2], ['d2', 'd3'])
+    """
+    if condensed is None:
+        condensed = condense(judged, depth)
+    n = judged.n_queries
+    # each query's judged slots in its top ``depth``, counted off the top slots alone (in query order)
+    shown = np.minimum(np.diff(judged.offsets).astype(np.int64), depth)
+    flags = judged.judged[judged.top_slots(depth, np.ones(n, dtype=bool))]
+    running = np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
+    ends = np.cumsum(shown)
+    within = running[ends] - running[ends - shown]
+    available = np.minimum(np.diff(condensed.offsets).astype(np.int64), depth)
+    lengths = np.maximum(available - within, 0)
+    starts = condensed.offsets[:-1].astype(np.int64) + within
+    total = int(lengths.sum())
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    slots = shift + np.arange(total, dtype=np.int64)
+    return Following(depth, lengths, condensed.doc_ids[slots])
