@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import traceback
 import zlib
 from collections.abc import Callable, Sequence
@@ -468,8 +469,22 @@ def _check_text_options(args: argparse.Namespace) -> None:
                 raise UsageError(f"{option}: expected UTF-8 text, got '{shown}' (its stray bytes shown as \\xNN)")
 
 
+_parsers = threading.local()
+
+
+def _parser() -> argparse.ArgumentParser:
+    """:func:`build_parser`'s parser, made once a thread: making it takes about 10 ms, more than
+    rendering a small stored report does, and parsing leaves it as it was (``config._given`` puts
+    back the defaults it sets aside). One a thread: that setting aside must not meet another
+    thread's parse."""
+    parser = getattr(_parsers, "parser", None)
+    if parser is None:
+        parser = _parsers.parser = build_parser()
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = _parser()
     try:
         args = resolve(parser, argv)  # the command line over the config file over the defaults
         for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
