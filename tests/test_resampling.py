@@ -364,8 +364,8 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     """intervals.ahead makes each next block in a thread while the caller holds the one before:
     the counts and the sign vectors are those of drawing them in turn, block for block, even when
     the caller is slow to read a block (the producer has drawn the next one by then, into the other
-    of its two buffers) and when it stops early. Blocks below AHEAD_CELLS are made without a
-    thread: the same blocks again."""
+    of its two buffers) and when it stops early. A draw below AHEAD_CELLS cells in all is made
+    without a thread: the same blocks again."""
     import threading
     import time
 
@@ -396,12 +396,12 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
         return out
 
     plain_counts = [b.copy() for b in intervals.resample_counts(13, 10, 3, np.float64)]
-    ahead_counts = slowly(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64)))
+    ahead_counts = slowly(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64), 13 * 10))
     assert len(plain_counts) == len(ahead_counts) == 3
     for a, b in zip(plain_counts, ahead_counts):
         np.testing.assert_array_equal(a, b)
     plain_signs = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
-    ahead_signs = slowly(intervals.ahead(compare_module._sign_blocks(19, 100, 5)))
+    ahead_signs = slowly(intervals.ahead(compare_module._sign_blocks(19, 100, 5), 19 * 100))
     assert len(plain_signs) == len(ahead_signs) == 13
     for a, b in zip(plain_signs, ahead_signs):
         np.testing.assert_array_equal(a, b)
@@ -410,7 +410,7 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     bits = [[(int(byte) >> (7 - s)) & 1 for byte in row for s in range(8)][:19] for row in packed]
     np.testing.assert_array_equal(ahead_signs[0], 1.0 - 2.0 * np.array(bits))
     # A caller that stops after one block: the thread is let go, nothing is left running.
-    first = next(iter(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64))))
+    first = next(iter(intervals.ahead(intervals.resample_counts(13, 10, 3, np.float64), 13 * 10)))
     np.testing.assert_array_equal(first, plain_counts[0])
     drawing = [name for name in started if name.startswith("ragreport-draw")]
     assert len(drawing) == (3 if threaded else 0), started
@@ -427,7 +427,7 @@ def test_a_draw_that_fails_in_the_thread_fails_in_the_caller(monkeypatch, thread
         raise RuntimeError("drawn badly")
 
     with pytest.raises(RuntimeError, match="drawn badly"):
-        list(intervals.ahead(broken()))
+        list(intervals.ahead(broken(), 1))
 
 
 @pytest.mark.parametrize("partition", [None, 4, 7])
@@ -615,3 +615,31 @@ def test_counts_that_do_not_fit_in_a_byte_are_drawn_again_not_kept(monkeypatch):
     np.testing.assert_array_equal(together[0], bootstrap_means(first, 12, 2))
     np.testing.assert_array_equal(together[1], bootstrap_means(second, 12, 2))
     assert together[1][4:8, 0].max() > second[:, 0].max()  # the planted count is in the second's means too
+
+
+def test_a_small_draw_starts_no_drawing_thread_and_a_large_one_does(monkeypatch):
+    """The bands and the randomization test tell intervals.ahead how many cells they draw: a small
+    report's (under AHEAD_CELLS) are made in the caller's thread, with the same figures."""
+    import threading
+
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.compare import randomization_test
+    from ragreport.analysis.intervals import shared_bootstrap_means
+
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def counted_start(self, *args, **kwargs):
+        started.append(self.name)
+        return real_start(self, *args, **kwargs)
+
+    monkeypatch.setattr(threading.Thread, "start", counted_start)
+    scores = np.random.default_rng(8).random((40, 5))
+    inline = shared_bootstrap_means([scores, scores[:, :2]], 300, 2), randomization_test(scores - 0.5, 400, 1)
+    assert not [name for name in started if name.startswith("ragreport-draw")], started
+    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0)
+    threaded = shared_bootstrap_means([scores, scores[:, :2]], 300, 2), randomization_test(scores - 0.5, 400, 1)
+    assert len([name for name in started if name.startswith("ragreport-draw")]) >= 3, started
+    for a, b in zip(inline[0], threaded[0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(inline[1], threaded[1])

@@ -117,12 +117,12 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
     out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
 
 
-#: Blocks of fewer cells than this are made in the caller's thread (:func:`ahead`): about 2 ms of
-#: drawing, less than a thread costs to start on a loaded machine.
+#: A draw of fewer cells than this in all is made in the caller's thread (:func:`ahead`): about
+#: 2 ms of drawing, less than a thread costs to start on a loaded machine.
 AHEAD_CELLS = 1 << 18
 
 
-def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+def ahead(blocks: Iterator[np.ndarray], cells: int | None = None) -> Iterator[np.ndarray]:
     """``blocks`` in order, each next one made in a thread of its own while the caller works on
     the one it was given (docs/conventions.md section 22.10).
 
@@ -132,22 +132,17 @@ def ahead(blocks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
     that reuses buffers must therefore alternate two (the caller is done with a block once it asks
     for the next).
 
-    The first block is made here, as the caller would wait for it anyway; a first block of fewer
-    than :data:`AHEAD_CELLS` cells is followed here too, without a thread: a small report's draws
-    take less time than starting a thread does on a busy machine (milliseconds: it waits for the
-    GIL), and there is nothing worth overlapping. Either way the blocks are the same.
+    ``cells``, the cells of every block together when the caller knows them: a draw of fewer than
+    :data:`AHEAD_CELLS` is made here, without a thread (section 22.18): a small report's draws take
+    less time than starting a thread does on a busy machine (milliseconds: it waits for the GIL).
+    The blocks are the same either way.
     """
-    first = next(blocks, None)
-    if first is None:
-        return
-    if first.size < AHEAD_CELLS:
-        yield first
+    if cells is not None and cells < AHEAD_CELLS:
         yield from blocks
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragreport-draw") as pool:
         pending = pool.submit(next, blocks, None)
         try:
-            yield first
             while True:
                 block = pending.result()
                 if block is None:
@@ -295,9 +290,9 @@ def _made_bootstrap_means(
         # The next block is drawn (or widened from the cache's bytes) while this one is multiplied
         # and kept as bytes (here: the drawing thread is the slower one).
         if ready and cache is not None:
-            blocks: Iterable[np.ndarray] = ahead(_widened(cache))
+            blocks: Iterable[np.ndarray] = ahead(_widened(cache), n * resamples)
         else:
-            blocks = ahead(resample_counts(n, resamples, seed, np.float64))
+            blocks = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
             if cache is not None:
                 blocks = _kept_blocks(blocks, cache, fits)
         row = 0
@@ -446,11 +441,11 @@ def _by_partitions(
         drawing = cache is None or (filling and start == 0)
         fits = [True]
         if drawing:
-            blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64))
+            blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
             if filling and start == 0 and cache is not None:
                 blocks = _kept_blocks(blocks, cache, fits)  # in this thread: the drawing one is slower
         else:
-            blocks = ahead(_widened(cache, start, stop))  # type: ignore[arg-type]
+            blocks = ahead(_widened(cache, start, stop), (stop - start) * resamples)  # type: ignore[arg-type]
         partial = np.empty((len(chosen), resamples))
         row = 0
         for counts in blocks:
