@@ -74,28 +74,50 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
     extra = np.bincount(slot_query[fresh], minlength=n).astype(np.int64)
     grade_type = np.result_type(head.grades.dtype, np.min_scalar_type(level))
     grades = np.where(fresh, level, head.grades).astype(grade_type)
-    # The ideal lists gain ``extra`` grades of ``level`` each, sorted in: one lexsort over all.
-    ideal_query = np.repeat(np.arange(n, dtype=np.int64), np.diff(head.ideal_offsets))
-    added_query = np.repeat(np.arange(n, dtype=np.int64), extra)
-    all_query = np.concatenate([ideal_query, added_query])
-    all_grades = np.concatenate([head.ideal_grades, np.full(len(added_query), level, dtype=np.int64)])
-    order = np.lexsort((-all_grades, all_query))
-    ideal_lengths = np.bincount(all_query, minlength=n)
+    ideal_offsets, ideal_grades = _with_level_grades(head.ideal_offsets, head.ideal_grades, extra, level)
     relevant_slot = fresh | (head.judged & ~head.repeat & (head.grades >= level))
-    ranks = head.slot_rank.astype(np.int64)
-    first_rank = np.full(n, np.iinfo(np.int64).max)
-    np.minimum.at(first_rank, slot_query[relevant_slot], ranks[relevant_slot])
-    first = np.where(first_rank < np.iinfo(np.int64).max, first_rank, 0)
+    # The slots are in list order within each query: a query's first relevant slot is its first
+    # flagged one.
+    flagged = np.flatnonzero(relevant_slot)
+    flagged_query = slot_query[flagged]
+    starts = np.ones(len(flagged), dtype=bool)
+    starts[1:] = flagged_query[1:] != flagged_query[:-1]
+    first = np.zeros(n, dtype=np.int64)
+    first[flagged_query[starts]] = head.slot_rank[flagged[starts]]
     return replace(
         head,
         grades=grades,
         judged=np.ones(len(grades), dtype=bool),
         relevant=head.relevant + extra,
-        ideal_offsets=np.concatenate([[0], np.cumsum(ideal_lengths)]).astype(np.int64),
-        ideal_grades=all_grades[order],
+        ideal_offsets=ideal_offsets,
+        ideal_grades=ideal_grades,
         relevant_retrieved=head.relevant_retrieved + extra,
-        first_relevant=np.where(first > 0, first, 0),
+        first_relevant=first,
     )
+
+
+def _with_level_grades(
+    offsets: np.ndarray, grades: np.ndarray, extra: np.ndarray, level: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's ideal list (positive grades, high to low, CSR by ``offsets``) with ``extra[q]``
+    grades of ``level`` sorted in: after its grades of ``level`` and above, before the lower ones
+    (equal grades are alike, so their order among themselves does not show). One pass placing every
+    grade at its new position, where a sort of them all took longer."""
+    n = len(extra)
+    lengths = np.diff(offsets).astype(np.int64)
+    new_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths + extra, out=new_offsets[1:])
+    query = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    within = np.arange(len(grades), dtype=np.int64) - offsets[:-1].astype(np.int64)[query]
+    low = grades < level
+    out = np.empty(int(new_offsets[-1]), dtype=np.int64)
+    out[new_offsets[:-1][query] + within + np.where(low, extra[query], 0)] = grades
+    # where a query's added grades start: after its grades of ``level`` and above
+    high = np.bincount(query[~low], minlength=n).astype(np.int64)
+    added_query = np.repeat(np.arange(n, dtype=np.int64), extra)
+    added_within = np.arange(len(added_query), dtype=np.int64) - np.repeat(np.cumsum(extra) - extra, extra)
+    out[new_offsets[:-1][added_query] + high[added_query] + added_within] = level
+    return new_offsets, out
 
 
 def score_readings(
