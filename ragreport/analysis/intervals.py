@@ -507,7 +507,7 @@ def _row_prints(parts: np.ndarray, index: np.ndarray) -> np.ndarray:
     differ almost never do (and the rows of one print are compared whole). A few rows at a time:
     no copy of the partition. Sampling a few dozen places of each row instead sent the many rows
     that are zero at most places (whole fractions, low parts) into one group compared pair by
-    pair: 88,000 whole-row comparisons at the wide size, 0.7 s (docs/conventions.md 22.18)."""
+    pair: 88,000 whole-row comparisons at the wide size, 0.7 s (docs/conventions.md 22.19)."""
     weights = np.random.default_rng(0x5EED).random(parts.shape[1]) + 0.5
     prints = np.empty(len(index))
     for start in range(0, len(index), 32):
