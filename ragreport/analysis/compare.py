@@ -169,7 +169,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     # Each next block of signs is drawn while BLAS multiplies this one (the same signs in the same
     # order: docs/conventions.md section 22.10).
     with blas_threads_for(float(n) * permutations * m):  # a small test on one thread (core/blas.py)
-        for signs in ahead(_sign_blocks(n, permutations, seed), n * min(permutations, 2 ** min(n, 62))):
+        for signs in ahead(_sign_blocks(n, permutations, seed), n * (2**n if exact else permutations)):
             count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
             total += len(signs)
     if exact:

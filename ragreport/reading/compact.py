@@ -137,14 +137,17 @@ def next_judged(document: Mapping[str, Any], run: Mapping[str, Any]) -> list[lis
     n = len(list_lengths(run))
     if isinstance(lengths, list) and len(lengths) != n:
         raise ValueError(f"'lists.next_judged.lengths' holds {len(lengths):,} counts for {n:,} queries")
-    out = _split(indices(document, after["ids"], "lists.next_judged.ids"), lengths, "lists.next_judged")
+    values = indices(document, after["ids"], "lists.next_judged.ids")
+    size = len(_texts(document, "doc_ids"))
+    past = values[values >= size]
+    if len(past):
+        raise ValueError(
+            f"'lists.next_judged.ids' holds {int(past[0])!r}, not an index into the {size:,} entries of its table"
+        )
+    out = _split(values, lengths, "lists.next_judged")
     if type(depth) is not int or any(len(ids) > depth for ids in out):
         longest = max((len(ids) for ids in out), default=0)
         raise ValueError(f"'lists.next_judged' holds a list of {longest:,} ids, longer than 'lists.depth' ({depth!r})")
-    size = len(_texts(document, "doc_ids"))
-    if any(i >= size for ids in out for i in ids):
-        bad = next(i for ids in out for i in ids if i >= size)
-        raise ValueError(f"'lists.next_judged.ids' holds {bad!r}, not an index into the {size:,} entries of its table")
     return out
 
 

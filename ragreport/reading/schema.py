@@ -153,6 +153,10 @@ def _field(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+#: Integers a fast pass admits as numbers without converting them (float() of one cannot overflow).
+_EXACT = 2**63
+
+
 def _all_plain(items: Any, spec: Spec) -> bool:
     """Whether every one of ``items`` surely passes a leaf ``spec`` (the fast path for long lists of
     ids, counts and grades: one C-speed pass; False sends the items one by one, which names the
@@ -178,10 +182,6 @@ def _all_plain(items: Any, spec: Spec) -> bool:
             for item in items
         )
     return False
-
-
-#: Integers a fast pass admits as numbers without converting them (float() of one cannot overflow).
-_EXACT = 2**63
 
 
 def problem(value: Any, spec: Spec, path: str = "") -> tuple[str, str, str] | None:
