@@ -127,3 +127,32 @@ def test_the_bootstrap_gives_the_same_bits_on_one_blas_thread_and_on_two():
         digests.append(done.stdout)
     assert len(digests[0]) == len(hashlib.sha256().hexdigest())
     assert digests[0] == digests[1]
+
+
+def test_parts_of_tiny_columns_are_split_by_ldexp_with_the_same_rule():
+    """intervals._split scales by products with powers of two, or by ldexp when a column's power of
+    two is not a normal double (its largest magnitude below 2^-998): the parts obey 22.5's rule
+    either way, x = (high + low 2^-27) 2^exponent to half a unit of the column's largest value."""
+    rng = np.random.default_rng(17)
+    for scale in (1.0, 2.0**-1000, 2.0**-1040, 2.0**1000):
+        matrix = rng.random((50, 3)) * scale
+        high, low, exponent = exact_parts(matrix)
+        assert np.array_equal(high, np.rint(high)) and np.array_equal(low, np.rint(low))
+        assert np.abs(high).max() <= 2**26 and np.abs(low).max() <= 2**26
+        rebuilt = np.ldexp(high + low * 2.0**-27, exponent[None, :])
+        tolerance = np.ldexp(1.0, np.frexp(np.abs(matrix).max(axis=0))[1] - 53)
+        assert (np.abs(rebuilt - matrix) <= tolerance[None, :]).all(), scale
+
+
+def test_parts_split_by_products_are_the_bits_of_ldexp():
+    """The products with powers of two give the very parts ldexp gives (22.20), values spanning
+    a hundred binary orders within a column included (their scaled values go subnormal)."""
+    rng = np.random.default_rng(18)
+    matrix = rng.random((200, 4)) * np.ldexp(1.0, rng.integers(-1000, 0, (200, 4)))
+    matrix[0] = [0.9, 3.0, 1e-300, 7.5]
+    high, low, exponent = exact_parts(matrix)
+    scaled = np.ldexp(matrix, -exponent[None, :])
+    reference_high = np.rint(scaled)
+    reference_low = np.rint(np.ldexp(scaled - reference_high, 27))
+    np.testing.assert_array_equal(high, reference_high)
+    np.testing.assert_array_equal(low, reference_low)

@@ -643,3 +643,103 @@ def test_a_small_draw_starts_no_drawing_thread_and_a_large_one_does(monkeypatch)
     for a, b in zip(inline[0], threaded[0]):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(inline[1], threaded[1])
+
+
+@pytest.mark.parametrize("resamples", [1, 5, 70])
+def test_counts_drawn_early_as_bytes_are_the_rule_s_draws(resamples, monkeypatch):
+    """intervals.ByteCounts (docs/conventions.md section 22.20): the counts drawn in a thread of
+    their own as bytes are the documented draws, counted by hand, in resample_counts' blocks (a
+    shorter last one included); a product reading them gets the means of drawing them as it goes."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import ByteCounts, made_bootstrap_means, resample_counts
+
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4096 * 3)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    n, seed = 4099, 5
+    drawn = ByteCounts(n, resamples, seed)
+    blocks = drawn.blocks()
+    assert blocks is not None and all(b.dtype == np.uint8 for b in blocks)
+    assert [len(b) for b in blocks] == [len(b) for b in resample_counts(n, resamples, seed)]
+    rng = np.random.default_rng(seed)
+    expected = np.zeros((resamples, n), dtype=np.int64)
+    for b in range(resamples):
+        for u in rng.random(n).tolist():
+            expected[b, min(int(math.floor(u * n)), n - 1)] += 1
+    np.testing.assert_array_equal(np.concatenate(blocks), expected)
+    scores = np.random.default_rng(3).random((n, 4))
+    plain = made_bootstrap_means([lambda: scores.copy()], n, [4], resamples, seed)[0]
+    read = made_bootstrap_means([lambda: scores.copy()], n, [4], resamples, seed, drawn=ByteCounts(n, resamples, seed))[0]
+    np.testing.assert_array_equal(read, plain)
+    exact = [[math.fsum((row * scores[:, j]).tolist()) / n for j in range(4)] for row in expected]
+    np.testing.assert_allclose(plain, exact, rtol=4e-16, atol=0)  # the exact sums (22.5), rounded twice
+
+
+def test_counts_drawn_early_that_do_not_fit_a_byte_are_drawn_again(monkeypatch):
+    """A resample with a query drawn 256 times (planted) is not kept as bytes: ByteCounts gives
+    None and the band stage draws the counts itself, with the same means; another draw's counts
+    (other rows, resamples or seed) are not read; a small draw starts no thread; cancel stops it."""
+    import threading
+
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import ByteCounts, made_bootstrap_means
+
+    real = intervals._row_counts
+    calls = [0]
+
+    def planted(rng, uniform, draws):
+        counts = real(rng, uniform, draws)
+        calls[0] += 1
+        if calls[0] == 3:
+            counts[0] = 256
+        return counts
+
+    monkeypatch.setattr(intervals, "_row_counts", planted)
+    n = 4096
+    scores = np.random.default_rng(4).random((n, 3))
+    assert ByteCounts(n, 6, 1).blocks() is None
+    monkeypatch.setattr(intervals, "_row_counts", real)
+    plain = made_bootstrap_means([lambda: scores.copy()], n, [3], 6, 1)[0]
+    for other in (ByteCounts(n, 6, 2), ByteCounts(n, 7, 1)):
+        read = made_bootstrap_means([lambda: scores.copy()], n, [3], 6, 1, drawn=other)[0]
+        np.testing.assert_array_equal(read, plain)
+    assert ByteCounts(4095, 6, 1).blocks() is None  # below _ROW_WISE: drawn by the band stage
+    started = threading.active_count()
+    stopped = ByteCounts(n, 10_000, 1)
+    stopped.cancel()
+    assert stopped.blocks() is None and threading.active_count() <= started
+
+
+def test_a_build_s_counts_drawn_early_give_the_bands_of_drawing_them_late(monkeypatch):
+    """evaluation.summarise_loaded starts the draw once the first run is scored: two runs of
+    5,000 queries get the very bands, sweep and paired bands of the band stage drawing its counts
+    itself (ByteCounts replaced by one that keeps nothing)."""
+    import ragreport.analysis.evaluation as evaluation
+    from ragreport.analysis.intervals import ByteCounts
+
+    every, qrels = _runs(5000, 12)
+    runs = {name: every[name] for name in ("base", "better")}
+    conventions = Conventions(resamples=30, seed=3)
+    started: list[ByteCounts] = []
+
+    class Recorded(ByteCounts):
+        def __init__(self, *args):
+            super().__init__(*args)
+            started.append(self)
+
+    monkeypatch.setattr(evaluation, "ByteCounts", Recorded)
+    early = evaluate(runs, qrels=qrels, k=5, conventions=conventions)
+    assert len(started) == 1 and started[0].blocks() is not None
+
+    class Nothing(ByteCounts):
+        def __init__(self, n, resamples, seed):
+            super().__init__(0, resamples, seed)
+            self.key = (n, resamples, seed)
+
+    monkeypatch.setattr(evaluation, "ByteCounts", Nothing)
+    late = evaluate(runs, qrels=qrels, k=5, conventions=conventions)
+    for a, b in zip(early, late):
+        assert a.at_k == b.at_k
+        for key in a.sweep.low:
+            np.testing.assert_array_equal(a.sweep.low[key], b.sweep.low[key])
+            np.testing.assert_array_equal(a.sweep.high[key], b.sweep.high[key])
+        np.testing.assert_array_equal(a.resampled, b.resampled)

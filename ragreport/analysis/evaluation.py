@@ -23,7 +23,7 @@ from ..core.model import Conventions
 from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from ..reading.registry import detect_file_format, load_inputs, load_qrels
-from ..scoring.condensed import condense, following
+from ..scoring.condensed import Following, condense, following
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, report_cutoffs
 from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
@@ -31,7 +31,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .intervals import RowParts, made_bootstrap_means, resample_rows
+from .intervals import ByteCounts, RowParts, made_bootstrap_means, resample_rows
 from .summary import RunSummary, fingerprint, judged_query_ids, label_lines, same_labels, summarise
 
 if TYPE_CHECKING:
@@ -106,36 +106,47 @@ def summarise_loaded(
     partition sends them back (docs/conventions.md section 22.14).
     """
     asked, cutoffs = report_cutoffs(k, kmax)
-    scored = []
+    scored: list[tuple[JudgedRun, QueryScores, np.ndarray | None, dict[str, np.ndarray], Following]] = []
     # With cut_lists, each run read is taken off the list once joined, so that its whole lists
     # (the ids the joined run shares) go when the joined run is cut.
     runs = loaded if cut_lists and isinstance(loaded, list) else list(loaded)
-    while runs:
-        item = runs.pop(0)
-        progress(f"scoring {item.run.name}")
-        judged = join(item.run, item.judgments, conventions.relevance_level)
-        source = item.judgments.source or "the judgments"
-        del item
-        check_scorable(judged, source, conventions)
-        scores = score(judged, cutoffs, conventions)
-        values = score_measures(judged, measures, conventions) if measures else None
-        # condensed once, for the readings and for what report.json keeps to condense again
-        condensed = condense(judged, max(asked))
-        readings = score_readings(judged, asked, conventions, condensed=condensed)
-        after = following(judged, max(asked), condensed)
-        del condensed
-        if cut_lists:
-            judged = judged.head(depth_needed(cutoffs, measures))
-        scored.append((judged, scores, values, readings, after))
-    if scored:
-        progress("bands for " + ", ".join(item[0].name for item in scored))
-    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions)
+    # The bootstrap's counts depend on the number of queries scored alone: drawn (as bytes, in a
+    # thread) from the first run's scoring on, beside the others' (docs/conventions.md 22.20).
+    drawn: ByteCounts | None = None
+    try:
+        while runs:
+            item = runs.pop(0)
+            progress(f"scoring {item.run.name}")
+            judged = join(item.run, item.judgments, conventions.relevance_level)
+            source = item.judgments.source or "the judgments"
+            del item
+            check_scorable(judged, source, conventions)
+            scores = score(judged, cutoffs, conventions)
+            if drawn is None:
+                drawn = ByteCounts(int(np.count_nonzero(scores.scored)), conventions.resamples, conventions.seed)
+            values = score_measures(judged, measures, conventions) if measures else None
+            # condensed once, for the readings and for what report.json keeps to condense again
+            condensed = condense(judged, max(asked))
+            readings = score_readings(judged, asked, conventions, condensed=condensed)
+            after = following(judged, max(asked), condensed)
+            del condensed
+            if cut_lists:
+                judged = judged.head(depth_needed(cutoffs, measures))
+            scored.append((judged, scores, values, readings, after))
+        if scored:
+            progress("bands for " + ", ".join(item[0].name for item in scored))
+        resampled = shared_bands(
+            [(judged, scores, values) for judged, scores, values, _, _ in scored], conventions, drawn
+        )
+    finally:
+        if drawn is not None:
+            drawn.cancel()
     prints = shared_fingerprints([item[0] for item in scored])
     return [
         summarise(
-            judged, scores, asked, conventions, measures, values, readings, resampled=drawn, fingerprints=f, following=t
+            judged, scores, asked, conventions, measures, values, readings, resampled=made, fingerprints=f, following=t
         )
-        for (judged, scores, values, readings, t), drawn, f in zip(scored, resampled, prints)
+        for (judged, scores, values, readings, t), made, f in zip(scored, resampled, prints)
     ]
 
 
@@ -154,13 +165,18 @@ def shared_fingerprints(runs: Sequence[JudgedRun]) -> list[tuple[str, str] | Non
 
 
 def shared_bands(
-    scored: Sequence[tuple[JudgedRun, QueryScores, np.ndarray | None]], conventions: Conventions
+    scored: Sequence[tuple[JudgedRun, QueryScores, np.ndarray | None]],
+    conventions: Conventions,
+    drawn: ByteCounts | None = None,
 ) -> list[list[np.ndarray] | None]:
     """The bootstrap of every run's means, drawn once for all the runs that score as many queries:
     for each run, what :func:`~ragreport.analysis.summary.summarise` takes as ``resampled`` (None
     for a run that scores no query). The counts depend only on the number of queries, the
     resamples and the seed, so runs of one size share them: one draw per block, applied to every
-    run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`)."""
+    run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
+
+    ``drawn``: counts drawn already (:class:`~ragreport.analysis.intervals.ByteCounts`), read by
+    the runs of their size."""
     # Each run's matrices (resample_matrices) are made when their turn comes and let go once
     # resampled; the sweep's by partitions of its queries (intervals.RowParts): memory holds one
     # partition's exact parts at a time (docs/conventions.md sections 22.9 and 22.12).
@@ -183,9 +199,11 @@ def shared_bands(
             widths.append(n_metrics * n_cut)
             sources.append(partial(_measure_matrix, values, rows[i]))
             widths.append(0 if values is None else values.shape[0])
-        drawn = made_bootstrap_means(sources, size, widths, conventions.resamples, conventions.seed, overwrite=True)
+        made = made_bootstrap_means(
+            sources, size, widths, conventions.resamples, conventions.seed, overwrite=True, drawn=drawn
+        )
         for at, i in enumerate(members):
-            out[i] = [drawn[2 * at], drawn[2 * at + 1], means[i]]
+            out[i] = [made[2 * at], made[2 * at + 1], means[i]]
     return out
 
 

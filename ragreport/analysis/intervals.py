@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -100,11 +101,7 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
         uniform = np.empty(n)
         draws = np.empty(n, dtype=np.intp)
         for row in out:
-            rng.random(out=uniform)
-            uniform *= n
-            draws[...] = uniform  # truncation: the floor of a non-negative double
-            np.minimum(draws, n - 1, out=draws)
-            row[...] = np.bincount(draws, minlength=n)
+            row[...] = _row_counts(rng, uniform, draws)
         return
     # In place, so that a block holds two (size x n) arrays at most; the same values as
     # min(floor(u * n), n - 1) + the row's offset.
@@ -115,6 +112,17 @@ def _fill_counts(rng: np.random.Generator, out: np.ndarray) -> None:
     np.minimum(flat, n - 1, out=flat)
     flat += (np.arange(size, dtype=np.int64) * n)[:, None]
     out[...] = np.bincount(flat.ravel(), minlength=size * n).reshape(size, n)
+
+
+def _row_counts(rng: np.random.Generator, uniform: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """The counts of one resample of ``n = len(uniform)`` items (:func:`_fill_counts`), drawn
+    through the buffers ``uniform`` (doubles) and ``draws`` (indices)."""
+    n = len(uniform)
+    rng.random(out=uniform)
+    uniform *= n
+    draws[...] = uniform  # truncation: the floor of a non-negative double
+    np.minimum(draws, n - 1, out=draws)
+    return np.bincount(draws, minlength=n)
 
 
 #: A draw of fewer cells than this in all is made in the caller's thread (:func:`ahead`): about
@@ -173,6 +181,56 @@ def resample_counts(n: int, resamples: int, seed: int, dtype: type = np.int64) -
         _fill_counts(rng, out)
         yield out
         done += size
+
+
+class ByteCounts:
+    """The counts of :func:`resample_counts` ``(n, resamples, seed)`` as bytes (its blocks, one
+    ``uint8`` matrix each), drawn in a thread of their own from the moment this is made
+    (docs/conventions.md section 22.20): the band stage starts it as soon as it knows how many
+    queries the first run scores, so that the draw runs beside the scoring of the others.
+
+    :meth:`blocks` waits for them; None when a query is drawn 256 times or more in one resample
+    (a count does not fit in a byte: the band stage then draws as before) or when the draw is
+    too large to keep (:data:`_CACHED_COUNTS`). The same doubles in the same order give the same
+    counts as :func:`resample_counts`.
+    """
+
+    def __init__(self, n: int, resamples: int, seed: int) -> None:
+        self.key = (n, resamples, seed)
+        self._stop = threading.Event()
+        self._done: list[list[np.ndarray] | None] = [None]
+        self._thread: threading.Thread | None = None
+        if n >= _ROW_WISE and resamples * n <= _CACHED_COUNTS:
+            # Allocated here, in the caller's thread: memory the drawing thread allocated would
+            # come from an arena of its own, which glibc gives back to the system less readily.
+            block = _block_size(n, resamples)
+            made = [np.empty((min(block, resamples - done), n), dtype=np.uint8) for done in range(0, resamples, block)]
+            self._thread = threading.Thread(target=self._draw, args=(made,), name="ragreport-counts", daemon=True)
+            self._thread.start()
+
+    def _draw(self, made: list[np.ndarray]) -> None:
+        n, _, seed = self.key
+        rng = np.random.default_rng(seed)
+        uniform = np.empty(n)
+        draws = np.empty(n, dtype=np.intp)
+        for out in made:
+            for row in out:
+                counts = _row_counts(rng, uniform, draws)
+                if self._stop.is_set() or counts.max() > 255:
+                    return
+                row[...] = counts
+        self._done[0] = made
+
+    def blocks(self) -> list[np.ndarray] | None:
+        """The blocks of counts once drawn (None: not kept, see the class)."""
+        if self._thread is None:
+            return None
+        self._thread.join()
+        return self._done[0]
+
+    def cancel(self) -> None:
+        """Stop the draw (its counts will not be read)."""
+        self._stop.set()
 
 
 def resample_rows(query_ids: np.ndarray, scored: np.ndarray) -> np.ndarray:
@@ -238,16 +296,18 @@ def made_bootstrap_means(
     seed: int,
     *,
     overwrite: bool = False,
+    drawn: ByteCounts | None = None,
 ) -> list[np.ndarray]:
     """:func:`shared_bootstrap_means` of matrices made one at a time: ``sources[i]()`` gives the
     (n x ``widths[i]``) matrix ``i`` when its turn comes, and it is let go once multiplied by every
     block of counts. The counts are drawn once (kept as bytes, one per query and resample, while
     they take at most :data:`_CACHED_COUNTS` cells; drawn again for each matrix otherwise), so
-    memory holds one matrix's two parts at a time, not every matrix's."""
+    memory holds one matrix's two parts at a time, not every matrix's. ``drawn``: these very
+    counts, drawn already (:class:`ByteCounts`), read instead of drawing them."""
     check_resamples(resamples, sum(widths))
     # Two products (the parts of 22.5) per block: a small draw's on one BLAS thread (core/blas.py).
     with blas_threads_for(2.0 * n * resamples * sum(widths)):
-        return _made_bootstrap_means(sources, n, widths, resamples, seed, overwrite)
+        return _made_bootstrap_means(sources, n, widths, resamples, seed, overwrite, drawn)
 
 
 def _made_bootstrap_means(
@@ -257,13 +317,17 @@ def _made_bootstrap_means(
     resamples: int,
     seed: int,
     overwrite: bool,
+    drawn: ByteCounts | None = None,
 ) -> list[np.ndarray]:
     todo = [i for i, width in enumerate(widths) if width and n]
     by_rows = [i for i in todo if isinstance(sources[i], RowParts) and _parted(n, resamples)]
     keeping = _kept.get()
     key = (n, resamples, seed)
-    # The counts kept from an earlier call of the same draw (keeping_counts): the same counts.
+    # The counts kept from an earlier call of the same draw (keeping_counts), or drawn already as
+    # bytes (ByteCounts): the same counts.
     cache: list[np.ndarray] | None = keeping.get(key) if keeping is not None else None
+    if cache is None and drawn is not None and drawn.key == key and todo:
+        cache = drawn.blocks()
     ready = cache is not None
     if cache is None and (len(todo) > 1 or by_rows or keeping is not None) and resamples * n <= _CACHED_COUNTS:
         cache = []
@@ -566,10 +630,15 @@ def _split(values: np.ndarray, spare: np.ndarray, exponent: np.ndarray) -> tuple
     """:func:`exact_parts` in place: ``(high, low)`` in the memory of ``spare`` and ``values``.
     Column by column ``x * 2^(26 - e)`` is exact (a power of two) and below 2^26 in magnitude; its
     distance to the nearest whole number is exact too."""
-    np.ldexp(values, -exponent[None, :], out=values)
+    if len(exponent) and -1022 <= -exponent.max() and -exponent.min() <= 1023:
+        # Times 2^-e, a double itself: the very bits ldexp gives (one correctly rounded product),
+        # about ten times faster (numpy's ldexp has no vector loop): docs/conventions.md 22.20.
+        np.multiply(values, np.ldexp(1.0, -exponent)[None, :], out=values)
+    else:
+        np.ldexp(values, -exponent[None, :], out=values)
     np.rint(values, out=spare)
     np.subtract(values, spare, out=values)
-    np.ldexp(values, 27, out=values)
+    np.multiply(values, 2.0**27, out=values)
     np.rint(values, out=values)
     return spare, values
 
