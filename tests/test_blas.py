@@ -37,12 +37,12 @@ def test_a_small_product_runs_on_one_thread_and_a_large_one_keeps_them(two_threa
 def test_the_bands_and_the_test_see_one_thread_when_small(two_threads, monkeypatch):
     """The switch is on around the bootstrap's and the randomization test's products: what BLAS
     runs on is read inside the product loops (through the count and sign blocks they draw)."""
-    import ragreport.analysis.compare as compare_module
     import ragreport.analysis.intervals as intervals
+    import ragreport.analysis.randomization as signs_module
 
     seen: list[list[int]] = []
     real_counts = intervals._fill_counts
-    real_signs = compare_module._sign_blocks
+    real_signs = signs_module._sign_blocks
 
     def counts(rng, out):
         seen.append(_blas_threads())
@@ -54,7 +54,7 @@ def test_the_bands_and_the_test_see_one_thread_when_small(two_threads, monkeypat
             yield block
 
     monkeypatch.setattr(intervals, "_fill_counts", counts)
-    monkeypatch.setattr(compare_module, "_sign_blocks", signs)
+    monkeypatch.setattr(signs_module, "_sign_blocks", signs)
     scores = np.random.default_rng(1).random((30, 12))
     shared_bootstrap_means([scores], 200, 7)
     randomization_test(scores[:, :2] - 0.5, 500, 3)

@@ -144,19 +144,19 @@ def test_baseline_by_name_and_errors():
 
 
 def test_the_exact_enumeration_runs_in_blocks_with_the_same_p(monkeypatch):
-    from ragreport.analysis import compare as compare_module
+    import ragreport.analysis.randomization as signs_module
 
     # 12 equal differences: only the two all-same-sign vectors of 2^12 reach the mean: p = 2/4096
     d = np.ones((12, 1))
     assert randomization_test(d, permutations=4096)[0] == 2 / 4096
-    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 120)  # blocks of 10 sign vectors: 410 blocks
-    blocks = list(compare_module._sign_blocks(12, 4096, 0))
+    monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 120)  # blocks of 10 sign vectors: 410 blocks
+    blocks = list(signs_module._sign_blocks(12, 4096, 0))
     assert len(blocks) == 410 and max(len(b) for b in blocks) == 10 and sum(len(b) for b in blocks) == 4096
     assert randomization_test(d, permutations=4096)[0] == 2 / 4096
 
 
 def test_permutations_are_bounded():
-    from ragreport.analysis.compare import MAX_PERMUTATIONS
+    from ragreport.analysis.randomization import MAX_PERMUTATIONS
 
     assert MAX_PERMUTATIONS == 10_000_000
     with pytest.raises(UsageError, match="^permutations must be from 1 to 10,000,000, got 10,000,001$"):

@@ -17,6 +17,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ragreport.core.ahead
 from ragreport.analysis.compare import compare, paired_tests, randomization_test
 from ragreport.analysis.intervals import (
     bootstrap_interval,
@@ -350,9 +351,9 @@ def test_sign_flips_in_several_blocks_of_one_buffer_are_the_loop_s(monkeypatch):
     of 8 x 3 bytes: numpy draws four bytes per 32-bit word, so the stream of bytes is the loop's
     only when each block's bytes are a multiple of four; the block size depends on the number of
     queries alone, so a test's p-values do not depend on anything else.)"""
-    import ragreport.analysis.compare as compare_module
+    import ragreport.analysis.randomization as signs_module
 
-    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 8 * 19)
     d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 2))
     p = randomization_test(d, 100, 5)
     for j in range(2):
@@ -369,10 +370,10 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     import threading
     import time
 
-    import ragreport.analysis.compare as compare_module
     import ragreport.analysis.intervals as intervals
+    import ragreport.analysis.randomization as signs_module
 
-    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0 if threaded else 10**9)
+    monkeypatch.setattr(ragreport.core.ahead, "AHEAD_CELLS", 0 if threaded else 10**9)
     started = []
     real_start = threading.Thread.start
 
@@ -382,8 +383,8 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
 
     monkeypatch.setattr(threading.Thread, "start", counted_start)
 
-    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
-    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", 1)
+    monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(signs_module, "_MIN_PRODUCT_ROWS", 1)
     monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 13)
     monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
     monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 13)
@@ -400,8 +401,8 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
     assert len(plain_counts) == len(ahead_counts) == 3
     for a, b in zip(plain_counts, ahead_counts):
         np.testing.assert_array_equal(a, b)
-    plain_signs = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
-    ahead_signs = slowly(intervals.ahead(compare_module._sign_blocks(19, 100, 5), 19 * 100))
+    plain_signs = [s.copy() for s in signs_module._sign_blocks(19, 100, 5)]
+    ahead_signs = slowly(intervals.ahead(signs_module._sign_blocks(19, 100, 5), 19 * 100))
     assert len(plain_signs) == len(ahead_signs) == 13
     for a, b in zip(plain_signs, ahead_signs):
         np.testing.assert_array_equal(a, b)
@@ -420,7 +421,7 @@ def test_blocks_drawn_ahead_in_a_thread_are_the_plain_draws_in_order(monkeypatch
 def test_a_draw_that_fails_in_the_thread_fails_in_the_caller(monkeypatch, threaded):
     import ragreport.analysis.intervals as intervals
 
-    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0 if threaded else 10**9)
+    monkeypatch.setattr(ragreport.core.ahead, "AHEAD_CELLS", 0 if threaded else 10**9)
 
     def broken():
         yield np.zeros(1)
@@ -478,12 +479,12 @@ def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loo
     """Signs drawn 8 vectors at a time and handed over as many whole draws as make the rows a
     product wants, within its cells (never less than one draw; at most every one of the 100; the
     last product shorter): the same sign vectors in the same order, so the loop's p."""
-    import ragreport.analysis.compare as compare_module
+    import ragreport.analysis.randomization as signs_module
 
-    monkeypatch.setattr(compare_module, "_BLOCK_CELLS", 8 * 19)
-    monkeypatch.setattr(compare_module, "_MIN_PRODUCT_ROWS", wanted)
-    monkeypatch.setattr(compare_module, "_PRODUCT_CELLS", cells)
-    blocks = [s.copy() for s in compare_module._sign_blocks(19, 100, 5)]
+    monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(signs_module, "_MIN_PRODUCT_ROWS", wanted)
+    monkeypatch.setattr(signs_module, "_PRODUCT_CELLS", cells)
+    blocks = [s.copy() for s in signs_module._sign_blocks(19, 100, 5)]
     assert [len(b) for b in blocks] == [rows] * (100 // rows) + ([100 % rows] if 100 % rows else [])
     rng = np.random.default_rng(5)
     drawn = []
@@ -622,7 +623,6 @@ def test_a_small_draw_starts_no_drawing_thread_and_a_large_one_does(monkeypatch)
     report's (under AHEAD_CELLS) are made in the caller's thread, with the same figures."""
     import threading
 
-    import ragreport.analysis.intervals as intervals
     from ragreport.analysis.compare import randomization_test
     from ragreport.analysis.intervals import shared_bootstrap_means
 
@@ -637,7 +637,7 @@ def test_a_small_draw_starts_no_drawing_thread_and_a_large_one_does(monkeypatch)
     scores = np.random.default_rng(8).random((40, 5))
     inline = shared_bootstrap_means([scores, scores[:, :2]], 300, 2), randomization_test(scores - 0.5, 400, 1)
     assert not [name for name in started if name.startswith("ragreport-draw")], started
-    monkeypatch.setattr(intervals, "AHEAD_CELLS", 0)
+    monkeypatch.setattr(ragreport.core.ahead, "AHEAD_CELLS", 0)
     threaded = shared_bootstrap_means([scores, scores[:, :2]], 300, 2), randomization_test(scores - 0.5, 400, 1)
     assert len([name for name in started if name.startswith("ragreport-draw")]) >= 3, started
     for a, b in zip(inline[0], threaded[0]):
@@ -668,7 +668,9 @@ def test_counts_drawn_early_as_bytes_are_the_rule_s_draws(resamples, monkeypatch
     np.testing.assert_array_equal(np.concatenate(blocks), expected)
     scores = np.random.default_rng(3).random((n, 4))
     plain = made_bootstrap_means([lambda: scores.copy()], n, [4], resamples, seed)[0]
-    read = made_bootstrap_means([lambda: scores.copy()], n, [4], resamples, seed, drawn=ByteCounts(n, resamples, seed))[0]
+    read = made_bootstrap_means([lambda: scores.copy()], n, [4], resamples, seed, drawn=ByteCounts(n, resamples, seed))[
+        0
+    ]
     np.testing.assert_array_equal(read, plain)
     exact = [[math.fsum((row * scores[:, j]).tolist()) / n for j in range(4)] for row in expected]
     np.testing.assert_allclose(plain, exact, rtol=4e-16, atol=0)  # the exact sums (22.5), rounded twice
@@ -743,3 +745,64 @@ def test_a_build_s_counts_drawn_early_give_the_bands_of_drawing_them_late(monkey
             np.testing.assert_array_equal(a.sweep.low[key], b.sweep.low[key])
             np.testing.assert_array_equal(a.sweep.high[key], b.sweep.high[key])
         np.testing.assert_array_equal(a.resampled, b.resampled)
+
+
+@pytest.mark.parametrize(("chunk", "group", "ahead_"), [(8, 8, 1), (16, 16, 1), (16, 24, 4), (24, 256, 4)])
+def test_signs_multiplied_a_chunk_of_queries_at_a_time_on_two_threads_are_the_loop_s(chunk, group, ahead_, monkeypatch):
+    """randomization._counted_by_chunks (docs/conventions.md section 22.21): past _CHUNK_QUERIES
+    shared queries the signs are made and multiplied a chunk of queries at a time, groups of sign
+    vectors on two threads: the same bytes in the same draws (8 vectors of 3 bytes here), so the
+    loop's p for every column, whatever the chunk (one byte, two, three), the group (one draw, two,
+    three, all 100) and how many groups are drawn ahead; and the same p as one product."""
+    import ragreport.analysis.randomization as signs_module
+
+    monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(signs_module, "_CHUNK_QUERIES", chunk)
+    monkeypatch.setattr(signs_module, "_GROUP_ROWS", group)
+    monkeypatch.setattr(signs_module, "_GROUPS_AHEAD", ahead_)
+    d = np.random.default_rng(4).normal(0.04, 0.2, size=(19, 3))
+    d[:, 2] = 0.0  # every sign vector reaches a zero mean: p = 1
+    p = randomization_test(d, 100, 5)
+    for j in range(3):
+        assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
+    assert p[2] == 1.0
+    monkeypatch.setattr(signs_module, "_CHUNK_QUERIES", 10**9)
+    np.testing.assert_array_equal(randomization_test(d, 100, 5), p)
+
+
+def test_a_large_randomization_test_by_chunks_is_the_one_product_s():
+    """20,000 queries x 4 columns (chunks of 8,192 queries, a shorter last one), 700 sign vectors:
+    the same p-values as one product over every query, run after run (the threads' interleaving
+    moves no count)."""
+    import ragreport.analysis.randomization as signs_module
+
+    rng = np.random.default_rng(9)
+    d = rng.normal(0.0, 0.1, size=(20_000, 4)) + np.array([0.0, 0.001, 0.002, 0.004])
+    chunked = [randomization_test(d, 700, 2) for _ in range(3)]
+    real = signs_module._CHUNK_QUERIES
+    try:
+        signs_module._CHUNK_QUERIES = 10**9
+        whole = randomization_test(d, 700, 2)
+    finally:
+        signs_module._CHUNK_QUERIES = real
+    for p in chunked:
+        np.testing.assert_array_equal(p, whole)
+    assert whole[0] > 0.05 and whole[3] < 0.01  # the planted shifts are seen
+
+
+@pytest.mark.parametrize(
+    "shapes", [[(8, 3)] * 13, [(41, 12500), (41, 12500), (7, 12500)], [(1, 1), (3, 5), (2, 2), (5, 7), (1, 9)]]
+)
+def test_sign_bytes_from_raw_words_are_numpy_s_byte_draws_call_for_call(shapes):
+    """randomization._ByteDraws: the bytes of each call, as numpy's own integers(0, 256, uint8)
+    gives them call after call (odd numbers of 32-bit draws, a byte count not a multiple of four,
+    the spare half-word carried into the next call)."""
+    from ragreport.analysis.randomization import _ByteDraws
+
+    rng = np.random.default_rng(77)
+    draws = _ByteDraws(77)
+    for shape in shapes:
+        out = np.empty(shape, dtype=np.uint8)
+        draws.fill(out)
+        np.testing.assert_array_equal(out, rng.integers(0, 256, size=shape, dtype=np.uint8))
+    assert draws._raw  # the fast path was the one tested (a little-endian machine)

@@ -24,13 +24,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.blas import blas_threads_for
-from ..core.errors import Argument, ArgumentError, UsageError, whole_number
+from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
 from ..scoring.kinds import Metric
 from .intervals import (
-    ahead,
     bootstrap_interval,
     let_go_counts,
     percentile_band,
@@ -38,23 +36,11 @@ from .intervals import (
     shared_bootstrap_means,
 )
 from .power import MIN_EFFECT, detectable, level, queries_needed
+from .randomization import TIE, randomization_test
 from .values import family_values
 
 if TYPE_CHECKING:  # annotations only
     from .summary import RunSummary
-
-#: Differences smaller than this are ties (scores are sums of floating-point fractions).
-TIE = 1e-12
-_BLOCK_CELLS = 1 << 22
-#: A product of the randomization test multiplies whole blocks of signs as drawn (about
-#: _BLOCK_CELLS each), as many as make this many sign vectors, within _PRODUCT_CELLS (64 MB).
-_MIN_PRODUCT_ROWS = 80
-_PRODUCT_CELLS = 1 << 23
-#: The most sign flips of the randomization test: p-values then resolve to 1e-7, below any
-#: corrected threshold (Holm over 1,000 comparisons at alpha 0.05 needs 5e-5); time grows with
-#: permutations x queries x metrics, memory does not (blocks of 4M cells; docs/conventions.md
-#: section 18).
-MAX_PERMUTATIONS = 10_000_000
 
 
 class Correction(Choice):
@@ -96,85 +82,6 @@ def adjust(p_values: Sequence[float] | np.ndarray, correction: Correction) -> np
     out = np.empty(m)
     out[order] = np.minimum(1.0, stepped)
     return out
-
-
-#: Each byte's eight signs, 1 - 2 x its bits, the high bit first (numpy's unpackbits order).
-_BYTE_SIGNS = 1.0 - 2.0 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)
-
-
-def _sign_blocks(n: int, permutations: int, seed: int):
-    """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
-    than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``."""
-    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
-    if n <= 30 and 2**n <= permutations:
-        # In blocks too: all 2^26 sign vectors of 26 queries at once would be 13 GiB.
-        for start in range(0, 2**n, block):
-            codes = np.arange(start, min(start + block, 2**n), dtype=np.int64)
-            bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
-            yield 1.0 - 2.0 * bits
-        return
-    rng = np.random.default_rng(seed)
-    # The signs are drawn in blocks of `block` vectors (the stream of bytes depends on it: numpy
-    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks: enough
-    # for _MIN_PRODUCT_ROWS sign vectors a product, within _PRODUCT_CELLS. A product of a few dozen
-    # sign vectors by 100,000 queries is far slower per sign than one of a hundred
-    # (docs/conventions.md section 22.10); a block of that many already is handed over alone.
-    wanted = -(-_MIN_PRODUCT_ROWS // block)  # draws a product takes: ceil(rows wanted / block)
-    rows = min(permutations, block * max(1, min(wanted, _PRODUCT_CELLS // (block * max(n, 1)))))
-    # Two buffers, in turn: no fresh pages for each product's signs, and the next may be drawn
-    # (intervals.ahead) while the caller still reads this one (it is done with a block once it
-    # asks for the one after next).
-    # Each buffer row holds a whole number of bytes' signs (the last byte's spare ones past n unread).
-    width = (n + 7) // 8
-    buffers = tuple(np.empty((rows, 8 * width)) for _ in range(2 if permutations > rows else 1))
-    done = 0
-    turn = 0
-    while done < permutations:
-        whole = buffers[turn % len(buffers)][: min(rows, permutations - done)]
-        turn += 1
-        at = 0
-        while at < len(whole):
-            size = min(block, len(whole) - at)
-            # Eight signs per random byte: a fraction of the cost of one integer draw per sign. Each
-            # byte's eight signs are copied from a table in one pass (an unpacking, a scaling and a
-            # shift made three).
-            packed = rng.integers(0, 256, size=(size, width), dtype=np.uint8)
-            np.take(_BYTE_SIGNS, packed, axis=0, out=whole[at : at + size].reshape(size, width, 8), mode="clip")
-            at += size
-        signs = whole[:, :n]
-        yield signs
-        done += len(signs)
-
-
-def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed: int = 0) -> np.ndarray:
-    """Two-sided paired randomization (sign-flip) test of a zero mean, per column of ``differences``.
-
-    With ``d`` the n per-query differences and ``T = |sum d| / n``, the p-value is the share of sign
-    vectors ``s`` with ``|sum s_i d_i| / n >= T``. When ``2^n <= permutations`` every sign vector
-    is enumerated (the exact p-value, the identity among them); otherwise ``permutations`` random
-    ones are drawn and ``p = (1 + #{T* >= T}) / (1 + permutations)``. Either way p > 0.
-    """
-    permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim == 1:
-        d = d[:, None]
-    n, m = d.shape
-    if n == 0:
-        return np.full(m, np.nan)
-    observed = np.abs(d.sum(axis=0)) / n
-    threshold = observed - TIE
-    exact = n <= 30 and 2**n <= permutations
-    count = np.zeros(m, dtype=np.int64)
-    total = 0
-    # Each next block of signs is drawn while BLAS multiplies this one (the same signs in the same
-    # order: docs/conventions.md section 22.10).
-    with blas_threads_for(float(n) * permutations * m):  # a small test on one thread (core/blas.py)
-        for signs in ahead(_sign_blocks(n, permutations, seed), n * (2**n if exact else permutations)):
-            count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
-            total += len(signs)
-    if exact:
-        return count / total
-    return (1.0 + count) / (1.0 + total)
 
 
 def verdict_of(low: float, high: float, p_adjusted: float, alpha: float) -> str:

@@ -24,8 +24,9 @@ import numpy as np
 from ..core.model import FIGURE_CONVENTIONS
 from ..scoring.catalogue import COMPARED, SUITE
 from ..scoring.kinds import Metric
-from .compare import TIE, Correction, adjust, randomization_test, verdict_of
+from .compare import Correction, adjust, verdict_of
 from .intervals import bootstrap_interval
+from .randomization import TIE, randomization_test
 from .summary import judgment_map
 
 if TYPE_CHECKING:  # annotations only

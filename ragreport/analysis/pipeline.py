@@ -24,12 +24,13 @@ from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
 from .audit import audited_limits, measure_audit
-from .compare import MAX_PERMUTATIONS, Correction, compare
+from .compare import Correction, compare
 from .dates import build_day
 from .drift import drift
 from .family import choose_family
 from .limits import limits
 from .power import MIN_EFFECT
+from .randomization import MAX_PERMUTATIONS
 from .restored import restored
 from .result import Analysis
 from .slices import slice_keys, slices

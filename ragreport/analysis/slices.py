@@ -32,8 +32,9 @@ import numpy as np
 from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import Measure
 from ..scoring.kinds import IntervalMethod
-from .compare import TIE, ComparisonReport, Correction, adjust, family_values, randomization_test, verdict_of
+from .compare import ComparisonReport, Correction, adjust, family_values, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
+from .randomization import TIE, randomization_test
 from .summary import RunSummary
 
 #: A slice of fewer queries than this is marked too small to read.

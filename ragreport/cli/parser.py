@@ -10,9 +10,10 @@ import argparse
 import re
 
 from .. import __version__
-from ..analysis.compare import MAX_PERMUTATIONS, Correction
+from ..analysis.compare import Correction
 from ..analysis.intervals import MAX_RESAMPLES
 from ..analysis.power import MIN_EFFECT
+from ..analysis.randomization import MAX_PERMUTATIONS
 from ..analysis.texts import MAX_TEXT_QUERIES
 from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
