@@ -174,3 +174,24 @@ def test_a_run_comparisons_per_query_differences_on_one_member():
     # q1: RR 1/2 -> 1; q2: 1 -> 1
     assert run.differences("RR@2") == {"q1": 0.5, "q2": 0.0}
     assert run.differences("P@7") is None
+
+
+def test_runs_of_the_same_queries_pair_as_their_ids_sorted():
+    """pair_queries' short way (the same query ids in the same rows, the same scored ones): the
+    shared queries in id order with their rows, as the sets of ids give them when the rows differ."""
+    from ragreport.api import evaluate
+
+    qrels = {f"q{i}": {"d1": 1} for i in (3, 1, 10, 2)} | {"q0": {"d9": 0}}  # q0: no relevant id
+    runs = {name: {q: {"d1": 1.0, "d2": 0.5} for q in ("q10", "q2", "q3", "q1", "q0")} for name in ("a", "b")}
+    a, b = evaluate(runs, qrels=qrels, k=2)
+    pairing = pair_queries(a, b)
+    assert pairing.query_ids.tolist() == ["q1", "q10", "q2", "q3"]  # q0 is not scored (no relevant id)
+    assert a.judged.query_ids[pairing.baseline_rows].tolist() == pairing.query_ids.tolist()
+    assert b.judged.query_ids[pairing.run_rows].tolist() == pairing.query_ids.tolist()
+    assert pairing.same_queries
+    # The same runs with their queries in another order: the long way, the same pairing.
+    runs["b"] = {q: runs["b"][q] for q in ("q1", "q0", "q3", "q10", "q2")}
+    a, c = evaluate(runs, qrels=qrels, k=2)
+    other = pair_queries(a, c)
+    assert other.query_ids.tolist() == pairing.query_ids.tolist() and other.same_queries
+    assert c.judged.query_ids[other.run_rows].tolist() == pairing.query_ids.tolist()

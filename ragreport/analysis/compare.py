@@ -111,6 +111,13 @@ class QueryPairing:
 
 
 def pair_queries(baseline: RunSummary, run: RunSummary) -> QueryPairing:
+    """The queries both runs scored, in id order, with each run's rows of them."""
+    ids, scored = baseline.judged.query_ids, baseline.scores.scored
+    if np.array_equal(scored, run.scores.scored) and np.array_equal(ids, run.judged.query_ids):
+        # The same queries in the same rows (the runs of one qrels file): no set of ids to build.
+        rows = resample_rows(ids, scored)
+        return QueryPairing(ids[rows], rows.astype(np.int64), rows.astype(np.int64), (), ())
+
     def scored_ids(summary: RunSummary) -> dict[str, int]:
         rows = np.flatnonzero(summary.scores.scored)
         return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
