@@ -324,17 +324,26 @@ def _made_bootstrap_means(
             if cache is not None:
                 blocks = _kept_blocks(blocks, cache, fits)
         row = 0
+        m = widths[i]
+        # A narrow matrix's two parts side by side: one product a block reads its counts once
+        # (22.22). Their sums are whole numbers either way: the same bits.
+        both = None if wide else np.concatenate([high, low], axis=1)
+        if both is not None:
+            del high, low
         for counts in blocks:
             weights = counts
             end = row + len(counts)
-            if wide:
+            if both is None:
                 out[row:end] = (high.T @ weights.T).T
                 out[row:end] += (low.T @ weights.T).T * _LOW_UNIT
             else:
-                np.matmul(weights, high, out=out[row:end])
-                out[row:end] += (weights @ low) * _LOW_UNIT
+                sums = weights @ both
+                np.multiply(sums[:, m:], _LOW_UNIT, out=sums[:, m:])
+                np.add(sums[:, :m], sums[:, m:], out=out[row:end])
             row = end
-        del high, low
+        del both
+        if wide:
+            del high, low
         if not fits[0]:
             cache = None
         out /= n
