@@ -19,6 +19,7 @@ import threading
 import traceback
 import zlib
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from ..analysis.intervals import keeping_counts
 from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
+from ..core.apart import Apart
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.heap import hand_back, keep_freed_memory
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
@@ -235,7 +237,7 @@ def _write(
     document: dict,
     results: tuple[GateResult, ...],
     rules: GateRules,
-    encoded: bytes | None = None,
+    encoded: bytes | Callable[[], bytes] | None = None,
 ) -> list:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them
     (``encoded``: report.json already as bytes, the document let go)."""
@@ -284,7 +286,8 @@ def _build(args: argparse.Namespace) -> int:
         if folder:
             from ..output.site import report_json
 
-            encoded = report_json(with_gates(document, results, rules), compact=True)
+            # report.json encoded by a child process while this one builds the pages (22.23).
+            encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True))
             document = {}
             hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)

@@ -37,7 +37,7 @@ def build(
     gates: Sequence[GateResult] = (),
     document: dict | None = None,
     rules: GateRules | None = None,
-    encoded: bytes | None = None,
+    encoded: bytes | Callable[[], bytes] | None = None,
 ) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
 

@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -280,7 +280,7 @@ def render_site(
     *,
     root: str | None = None,
     texts_asset: dict[str, bytes] | None = None,
-    encoded: bytes | None = None,
+    encoded: bytes | Callable[[], bytes] | None = None,
 ) -> dict[str, bytes]:
     """Every file of the site: pages, the shared plotly.js, report.json and summary.md (the marker,
     which lists them, is added by :func:`write_site`).
@@ -290,7 +290,8 @@ def render_site(
     plotly.js, link back to the history page, the summary is ``summary.txt`` (:data:`HISTORY_SUMMARY`),
     and the folder holds no plotly.js; the documents' text file goes into ``texts_asset`` (its path
     in the history -> bytes), not among the report's files. ``encoded``: report.json already
-    written to bytes (:func:`report_json` of the document, compact), taken as it is.
+    written to bytes (:func:`report_json` of the document, compact), taken as it is, or what gives
+    them when called (:class:`~ragreport.core.apart.Apart`).
     """
     if texts_asset is None:
         texts_asset = {}
@@ -329,7 +330,7 @@ def render_site(
         used = scripts if current == "index" else with_texts
         add(path, _render(env, template, site=site, page=page, scripts=used, external=True, **extra))
     if encoded is not None and root is None:
-        add("report.json", encoded)
+        add("report.json", encoded() if callable(encoded) else encoded)  # last: it may be made apart (22.23)
     else:
         add(
             "report.json",

@@ -1,0 +1,71 @@
+"""core/apart.py: bytes made in a forked child, or here (docs/conventions.md section 22.23)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import ragreport.core.apart as apart
+from ragreport.core.apart import Apart
+
+pytestmark = pytest.mark.skipif(not apart.can_fork(), reason="fork is Linux's: elsewhere the bytes are made in place")
+
+
+def test_the_child_s_bytes_are_the_ones_made_here_whatever_their_size():
+    """Sizes past the pipe's buffer (the parent reads them as they come) and none at all; made in
+    the child (its pid), not here."""
+    parent = os.getpid()
+    for size in (0, 1, 65_536, 5_000_001):
+
+        def make(size=size):
+            marker = b"child" if os.getpid() != parent else b"parent"
+            return marker + bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+
+        made = Apart(make)
+        data = made.result()
+        assert data.startswith(b"child") and data[5:] == make()[6:]
+        assert len(data) == 5 + size
+
+
+def test_a_child_that_fails_leaves_the_bytes_to_the_parent_and_its_error_is_raised_here():
+    """A child that raises exits non-zero: the parent makes the bytes itself, so an error is the
+    parent's own (raised by result, as if nothing had been forked)."""
+    parent = os.getpid()
+
+    def only_here() -> bytes:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return b"made here"
+
+    assert Apart(only_here).result() == b"made here"
+
+    def never() -> bytes:
+        raise ValueError("no bytes")
+
+    with pytest.raises(ValueError, match="no bytes"):
+        Apart(never).result()
+
+
+def test_without_fork_the_bytes_are_made_when_asked_for(monkeypatch):
+    monkeypatch.setattr(apart, "can_fork", lambda: False)
+    calls: list[int] = []
+    made = Apart(lambda: calls.append(os.getpid()) or b"here")
+    assert calls == []  # nothing made until asked
+    assert made() == b"here" and calls == [os.getpid()]
+
+
+def test_a_site_s_report_json_made_apart_is_the_one_made_in_place(tmp_path, monkeypatch):
+    """`ragreport build` encodes report.json in a child (22.23): the folder is byte for byte the
+    one of encoding it in place."""
+    from ragreport.cli.commands import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
+    assert main(["--no-config", "build", "--out", str(tmp_path / "forked"), "--quiet"]) == 0
+    monkeypatch.setattr(apart, "can_fork", lambda: False)
+    assert main(["--no-config", "build", "--out", str(tmp_path / "here"), "--quiet"]) == 0
+    names = sorted(str(p.relative_to(tmp_path / "here")) for p in (tmp_path / "here").rglob("*") if p.is_file())
+    forked = sorted(str(p.relative_to(tmp_path / "forked")) for p in (tmp_path / "forked").rglob("*") if p.is_file())
+    assert names == forked and "report.json" in names
+    for name in names:
+        assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
