@@ -47,12 +47,16 @@ def test_a_child_that_fails_leaves_the_bytes_to_the_parent_and_its_error_is_rais
         Apart(never).result()
 
 
-def test_without_fork_the_bytes_are_made_when_asked_for(monkeypatch):
-    monkeypatch.setattr(apart, "can_fork", lambda: False)
+def test_without_fork_or_for_a_small_report_the_bytes_are_made_when_asked_for(monkeypatch):
+    """No fork (not Linux), or fewer than APART_QUERIES queries (a fork costs more than it saves):
+    made here, when asked for."""
     calls: list[int] = []
+    small = Apart(lambda: calls.append(os.getpid()) or b"small", queries=apart.APART_QUERIES - 1)
+    assert calls == [] and small() == b"small" and calls == [os.getpid()]
+    monkeypatch.setattr(apart, "can_fork", lambda: False)
     made = Apart(lambda: calls.append(os.getpid()) or b"here")
-    assert calls == []  # nothing made until asked
-    assert made() == b"here" and calls == [os.getpid()]
+    assert calls == [os.getpid()]  # nothing made until asked
+    assert made() == b"here" and calls == [os.getpid()] * 2
 
 
 def test_a_site_s_report_json_made_apart_is_the_one_made_in_place(tmp_path, monkeypatch):
@@ -61,9 +65,15 @@ def test_a_site_s_report_json_made_apart_is_the_one_made_in_place(tmp_path, monk
     from ragreport.cli.commands import main
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
+    monkeypatch.setattr(apart, "APART_QUERIES", 0)  # the sample's 60 queries forked too
+    forks: list[int] = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
     assert main(["--no-config", "build", "--out", str(tmp_path / "forked"), "--quiet"]) == 0
+    assert forks == [1]
     monkeypatch.setattr(apart, "can_fork", lambda: False)
     assert main(["--no-config", "build", "--out", str(tmp_path / "here"), "--quiet"]) == 0
+    assert forks == [1]
     names = sorted(str(p.relative_to(tmp_path / "here")) for p in (tmp_path / "here").rglob("*") if p.is_file())
     forked = sorted(str(p.relative_to(tmp_path / "forked")) for p in (tmp_path / "forked").rglob("*") if p.is_file())
     assert names == forked and "report.json" in names

@@ -287,7 +287,8 @@ def _build(args: argparse.Namespace) -> int:
             from ..output.site import report_json
 
             # report.json encoded by a child process while this one builds the pages (22.23).
-            encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True))
+            queries = sum(s.judged.n_queries for s in analysis.summaries)
+            encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True), queries)
             document = {}
             hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)

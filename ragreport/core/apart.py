@@ -17,6 +17,10 @@ import threading
 import warnings
 from collections.abc import Callable
 
+#: Below this many queries in a report, its bytes are made in place: forking (milliseconds) costs
+#: more than it gains.
+APART_QUERIES = 10_000
+
 
 def can_fork() -> bool:
     """Whether :class:`Apart` forks here: Linux, with ``os.fork``."""
@@ -24,14 +28,15 @@ def can_fork() -> bool:
 
 
 class Apart:
-    """``make()``'s bytes, made in a forked child from now on (or by :meth:`result` itself)."""
+    """``make()``'s bytes, made in a forked child from now on (or by :meth:`result` itself: where
+    ``fork`` is not offered, or for a report of fewer than :data:`APART_QUERIES` ``queries``)."""
 
-    def __init__(self, make: Callable[[], bytes]) -> None:
+    def __init__(self, make: Callable[[], bytes], queries: int = APART_QUERIES) -> None:
         self._make = make
         self._pid: int | None = None
         self._chunks: list[bytes] = []
         self._reader: threading.Thread | None = None
-        if not can_fork():
+        if queries < APART_QUERIES or not can_fork():
             return
         read, write = os.pipe()
         with warnings.catch_warnings():
