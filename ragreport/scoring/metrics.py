@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.heap import hand_back
+from ..core.ids import thread_map
 from ..core.model import Conventions, Missing, NoRelevant
 from .catalogue import SUITE
 from .kinds import CutoffRule, Metric
@@ -194,9 +195,14 @@ def score(
     # Blocks of whole queries bound the (queries x depth) matrices to about _BLOCK_CELLS cells
     # each; within a block every query, rank and cutoff is one array operation.
     block = max(1, _BLOCK_CELLS // depth)
-    for lo in range(0, n, block):
+
+    def scored_block(lo: int) -> None:
         hi = min(n, lo + block)
         _, hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values, out=table[:, lo:hi])
+
+    # The blocks on two threads (numpy's array operations let go of the GIL): each writes its own
+    # queries' columns, so the figures are those of one block after another.
+    thread_map(scored_block, range(0, n, block))
 
     scored = judged.relevant > 0
     if conventions.no_relevant is NoRelevant.ZERO:
