@@ -803,6 +803,6 @@ def test_sign_bytes_from_raw_words_are_numpy_s_byte_draws_call_for_call(shapes):
     draws = _ByteDraws(77)
     for shape in shapes:
         out = np.empty(shape, dtype=np.uint8)
-        draws.fill(out)
+        draws.fill(out, shape[0])
         np.testing.assert_array_equal(out, rng.integers(0, 256, size=shape, dtype=np.uint8))
     assert draws._raw  # the fast path was the one tested (a little-endian machine)

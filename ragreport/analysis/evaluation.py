@@ -106,7 +106,7 @@ def summarise_loaded(
     partition sends them back (docs/conventions.md section 22.14).
     """
     asked, cutoffs = report_cutoffs(k, kmax)
-    scored: list[tuple[JudgedRun, QueryScores, np.ndarray | None, dict[str, np.ndarray], Following]] = []
+    scored: list[Scored] = []
     # With cut_lists, each run read is taken off the list once joined, so that its whole lists
     # (the ids the joined run shares) go when the joined run is cut.
     runs = loaded if cut_lists and isinstance(loaded, list) else list(loaded)
@@ -133,14 +133,29 @@ def summarise_loaded(
             if cut_lists:
                 judged = judged.head(depth_needed(cutoffs, measures))
             scored.append((judged, scores, values, readings, after))
-        if scored:
-            progress("bands for " + ", ".join(item[0].name for item in scored))
-        resampled = shared_bands(
-            [(judged, scores, values) for judged, scores, values, _, _ in scored], conventions, drawn
-        )
+        return banded(scored, asked, conventions, measures, progress, drawn)
     finally:
         if drawn is not None:
             drawn.cancel()
+
+
+#: A run scored, as :func:`banded` takes it: the judged run, its scores, its measures' values (or
+#: None), its readings and what report.json keeps to condense its lists again.
+Scored = tuple[JudgedRun, "QueryScores", np.ndarray | None, dict[str, np.ndarray], Following]
+
+
+def banded(
+    scored: Sequence[Scored],
+    asked: Sequence[int],
+    conventions: Conventions,
+    measures: Sequence[Measure],
+    progress: Callable[[str], None],
+    drawn: ByteCounts | None = None,
+) -> list[RunSummary]:
+    """Every run scored (in memory or by partitions) banded in one resampling and summarised."""
+    if scored:
+        progress("bands for " + ", ".join(item[0].name for item in scored))
+    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions, drawn)
     prints = shared_fingerprints([item[0] for item in scored])
     return [
         summarise(
@@ -333,7 +348,7 @@ def _by_partitions(
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
     check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
     asked, cutoffs = report_cutoffs(k, kmax)
-    scored = []
+    scored: list[Scored] = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
@@ -355,13 +370,4 @@ def _by_partitions(
         readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
         after = following(parts.judged, max(asked), parts.condensed)
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
-    if scored:  # the bands of every run in one resampling, as in memory (summarise_loaded)
-        progress("bands for " + ", ".join(item[0].name for item in scored))
-    drawn = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions)
-    prints = shared_fingerprints([item[0] for item in scored])
-    return [
-        summarise(
-            judged, scores, asked, conventions, measures, values, readings, resampled=bands, fingerprints=f, following=t
-        )
-        for (judged, scores, values, readings, t), bands, f in zip(scored, drawn, prints)
-    ]
+    return banded(scored, asked, conventions, measures, progress)  # one resampling, as in memory

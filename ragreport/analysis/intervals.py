@@ -162,7 +162,7 @@ class ByteCounts:
     def __init__(self, n: int, resamples: int, seed: int) -> None:
         self.key = (n, resamples, seed)
         self._stop = threading.Event()
-        self._done: list[list[np.ndarray] | None] = [None]
+        self._made: list[np.ndarray] | None = None  # set by the drawing thread once every count fits
         self._thread: threading.Thread | None = None
         if n >= _ROW_WISE and resamples * n <= _CACHED_COUNTS:
             # Allocated here, in the caller's thread: memory the drawing thread allocated would
@@ -183,14 +183,14 @@ class ByteCounts:
                 if self._stop.is_set() or counts.max() > 255:
                     return
                 row[...] = counts
-        self._done[0] = made
+        self._made = made
 
     def blocks(self) -> list[np.ndarray] | None:
         """The blocks of counts once drawn (None: not kept, see the class)."""
         if self._thread is None:
             return None
         self._thread.join()
-        return self._done[0]
+        return self._made
 
     def cancel(self) -> None:
         """Stop the draw (its counts will not be read)."""
@@ -323,27 +323,23 @@ def _made_bootstrap_means(
             blocks = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
             if cache is not None:
                 blocks = _kept_blocks(blocks, cache, fits)
-        row = 0
         m = widths[i]
         # A narrow matrix's two parts side by side: one product a block reads its counts once
         # (22.22). Their sums are whole numbers either way: the same bits.
-        both = None if wide else np.concatenate([high, low], axis=1)
-        if both is not None:
-            del high, low
+        parts: tuple[np.ndarray, ...] = (high.T, low.T) if wide else (np.concatenate([high, low], axis=1),)
+        del high, low
+        row = 0
         for counts in blocks:
-            weights = counts
             end = row + len(counts)
-            if both is None:
-                out[row:end] = (high.T @ weights.T).T
-                out[row:end] += (low.T @ weights.T).T * _LOW_UNIT
+            if wide:
+                out[row:end] = (parts[0] @ counts.T).T
+                out[row:end] += (parts[1] @ counts.T).T * _LOW_UNIT
             else:
-                sums = weights @ both
+                sums = counts @ parts[0]
                 np.multiply(sums[:, m:], _LOW_UNIT, out=sums[:, m:])
                 np.add(sums[:, :m], sums[:, m:], out=out[row:end])
             row = end
-        del both
-        if wide:
-            del high, low
+        del parts
         if not fits[0]:
             cache = None
         out /= n

@@ -32,10 +32,16 @@ MAX_PERMUTATIONS = 10_000_000
 _BYTE_SIGNS = 1.0 - 2.0 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)
 
 
+def _draw_rows(n: int, permutations: int) -> int:
+    """Sign vectors of ``n`` signs drawn by one call of the generator: about :data:`_BLOCK_CELLS`
+    signs (the stream of bytes depends on it: numpy draws four bytes per 32-bit word)."""
+    return max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
+
+
 def _sign_blocks(n: int, permutations: int, seed: int):
     """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
     than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``."""
-    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
+    block = _draw_rows(n, permutations)
     if n <= 30 and 2**n <= permutations:
         # In blocks too: all 2^26 sign vectors of 26 queries at once would be 13 GiB.
         for start in range(0, 2**n, block):
@@ -43,9 +49,9 @@ def _sign_blocks(n: int, permutations: int, seed: int):
             bits = (codes[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
             yield 1.0 - 2.0 * bits
         return
-    rng = np.random.default_rng(seed)
-    # The signs are drawn in blocks of `block` vectors (the stream of bytes depends on it: numpy
-    # draws four bytes per 32-bit word), and handed over in whole numbers of those blocks: enough
+    draws = _ByteDraws(seed)
+    # The signs are drawn in blocks of `block` vectors (_draw_rows), and handed over in whole
+    # numbers of those blocks: enough
     # for _MIN_PRODUCT_ROWS sign vectors a product, within _PRODUCT_CELLS. A product of a few dozen
     # sign vectors by 100,000 queries is far slower per sign than one of a hundred
     # (docs/conventions.md section 22.10); a block of that many already is handed over alone.
@@ -57,20 +63,18 @@ def _sign_blocks(n: int, permutations: int, seed: int):
     # Each buffer row holds a whole number of bytes' signs (the last byte's spare ones past n unread).
     width = (n + 7) // 8
     buffers = tuple(np.empty((rows, 8 * width)) for _ in range(2 if permutations > rows else 1))
+    packed = np.empty((rows, width), dtype=np.uint8)
     done = 0
     turn = 0
     while done < permutations:
         whole = buffers[turn % len(buffers)][: min(rows, permutations - done)]
         turn += 1
-        at = 0
-        while at < len(whole):
-            size = min(block, len(whole) - at)
-            # Eight signs per random byte: a fraction of the cost of one integer draw per sign. Each
-            # byte's eight signs are copied from a table in one pass (an unpacking, a scaling and a
-            # shift made three).
-            packed = rng.integers(0, 256, size=(size, width), dtype=np.uint8)
-            np.take(_BYTE_SIGNS, packed, axis=0, out=whole[at : at + size].reshape(size, width, 8), mode="clip")
-            at += size
+        bytes_ = packed[: len(whole)]
+        draws.fill(bytes_, block)
+        # Eight signs per random byte: a fraction of the cost of one integer draw per sign. Each
+        # byte's eight signs are copied from a table in one pass (an unpacking, a scaling and a
+        # shift made three).
+        np.take(_BYTE_SIGNS, bytes_, axis=0, out=whole.reshape(len(whole), width, 8), mode="clip")
         signs = whole[:, :n]
         yield signs
         done += len(signs)
@@ -131,7 +135,7 @@ def _counted_by_chunks(d: np.ndarray, permutations: int, seed: int, threshold: n
     how the threads interleave."""
     n, m = d.shape
     width = (n + 7) // 8
-    block = max(1, min(permutations, _BLOCK_CELLS // n))  # _sign_blocks' draws: the same bytes
+    block = _draw_rows(n, permutations)  # _sign_blocks' draws: the same bytes
     group = block * max(1, _GROUP_ROWS // block)
 
     def counted(packed: np.ndarray) -> np.ndarray:
@@ -152,8 +156,7 @@ def _counted_by_chunks(d: np.ndarray, permutations: int, seed: int, threshold: n
     with blas_threads_for(0), ThreadPoolExecutor(max_workers=2, thread_name_prefix="ragreport-signs") as pool:
         for done in range(0, permutations, group):
             packed = np.empty((min(group, permutations - done), width), dtype=np.uint8)
-            for at in range(0, len(packed), block):
-                draws.fill(packed[at : at + block])
+            draws.fill(packed, block)
             pending.append(pool.submit(counted, packed))
             if len(pending) > _GROUPS_AHEAD:
                 count += pending.popleft().result()
@@ -179,8 +182,13 @@ class _ByteDraws:
         self._carry = np.zeros(0, dtype=np.uint32)
         self._raw = sys.byteorder == "little" and isinstance(self._rng.bit_generator, np.random.PCG64)
 
-    def fill(self, out: np.ndarray) -> None:
-        """``out`` (a C-contiguous uint8 matrix) filled as one ``integers`` call of its shape."""
+    def fill(self, out: np.ndarray, rows: int) -> None:
+        """``out`` (a C-contiguous uint8 matrix) filled ``rows`` rows at a time, each as one
+        ``integers`` call of their shape."""
+        for at in range(0, len(out), rows):
+            self._call(out[at : at + rows])
+
+    def _call(self, out: np.ndarray) -> None:
         if not self._raw:
             out[...] = self._rng.integers(0, 256, size=out.shape, dtype=np.uint8)
             return
