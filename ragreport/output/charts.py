@@ -373,7 +373,8 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
     base, run = comparison.baseline, comparison.run
     base_name, run_name = html.escape(base.name), html.escape(run.name)
     traces = []
-    safe_ids = [html.escape(q) for q in ids]
+    # Past SCATTER_POINTS queries no point is named: the ids are escaped only where shown.
+    safe_ids = [html.escape(q) for q in ids] if len(ids) <= SCATTER_POINTS else []
     labels = comparison.labels
     opened = shown.label(base.k)
     for m, label in enumerate(labels):
