@@ -152,6 +152,22 @@ def listed(items: Sequence[str]) -> Encoded:
     return Encoded("[" + ",".join(items) + "]")
 
 
+#: Whole numbers written this many at a time by :func:`whole_list`.
+_WHOLE_CHUNK = 1 << 16
+
+
+def whole_list(values: np.ndarray) -> Encoded:
+    """An array of whole numbers as the JSON list :func:`json.dumps` writes of ``values.tolist()``,
+    written a chunk at a time: a million numbers held as one text of a few MB, not as a million
+    Python integers until the page is rendered (docs/conventions.md section 22.25)."""
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"whole numbers expected, not {values.dtype}")
+    pieces = [
+        ",".join(map(int.__repr__, values[i : i + _WHOLE_CHUNK].tolist())) for i in range(0, len(values), _WHOLE_CHUNK)
+    ]
+    return Encoded("[" + ",".join(pieces) + "]")
+
+
 def dumps(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, with every
     :class:`Encoded` inside ``value`` (in dicts, lists and tuples) written as its text."""

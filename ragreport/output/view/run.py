@@ -156,10 +156,10 @@ def query_table(
     code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
     top = {
         "ids": as_text(ids),
-        "doc": at.tolist(),
+        "doc": encoded.whole_list(at),
         "mark": code.tobytes().decode("ascii"),
-        "grade": grades[slot_judged].tolist(),
-        "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
+        "grade": encoded.whole_list(grades[slot_judged]),
+        "ends": encoded.whole_list(np.cumsum(np.minimum(judged.lengths, k))),
     }
 
     tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
