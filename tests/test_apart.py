@@ -59,9 +59,9 @@ def test_without_fork_or_for_a_small_report_the_bytes_are_made_when_asked_for(mo
     assert made() == b"here" and calls == [os.getpid()] * 2
 
 
-def test_a_site_s_report_json_made_apart_is_the_one_made_in_place(tmp_path, monkeypatch):
-    """`ragreport build` encodes report.json in a child (22.23): the folder is byte for byte the
-    one of encoding it in place."""
+def test_a_site_s_report_json_and_query_view_made_apart_are_the_ones_made_in_place(tmp_path, monkeypatch):
+    """`ragreport build` encodes report.json in a child (22.23) and makes and packs the query
+    view's data in another (22.25): the folder is byte for byte the one of making both in place."""
     from ragreport.cli.commands import main
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
@@ -70,12 +70,33 @@ def test_a_site_s_report_json_made_apart_is_the_one_made_in_place(tmp_path, monk
     real_fork = os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
     assert main(["--no-config", "build", "--out", str(tmp_path / "forked"), "--quiet"]) == 0
-    assert forks == [1]
+    assert forks == [1, 1]  # report.json's child, then the query view's
     monkeypatch.setattr(apart, "can_fork", lambda: False)
     assert main(["--no-config", "build", "--out", str(tmp_path / "here"), "--quiet"]) == 0
-    assert forks == [1]
+    assert forks == [1, 1]
     names = sorted(str(p.relative_to(tmp_path / "here")) for p in (tmp_path / "here").rglob("*") if p.is_file())
     forked = sorted(str(p.relative_to(tmp_path / "forked")) for p in (tmp_path / "forked").rglob("*") if p.is_file())
-    assert names == forked and "report.json" in names
+    assert names == forked and "report.json" in names and "queries.html" in names
     for name in names:
+        assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
+
+
+def test_a_comparison_s_query_view_made_apart_is_the_one_made_in_place(tmp_path, monkeypatch):
+    """Two runs compared: the query view's data (both runs' top K and figures, 22.25) made and
+    packed in a child is the one made here, byte for byte, as is every other file."""
+    from sitetools import second_sample_run
+
+    from ragreport.cli.commands import main
+    from ragreport.reading.registry import sample_path
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
+    monkeypatch.setattr(apart, "APART_QUERIES", 0)
+    runs = [str(sample_path()), str(second_sample_run(tmp_path))]
+    assert main(["--no-config", "build", *runs, "--out", str(tmp_path / "forked"), "--quiet"]) == 0
+    monkeypatch.setattr(apart, "can_fork", lambda: False)
+    assert main(["--no-config", "build", *runs, "--out", str(tmp_path / "here"), "--quiet"]) == 0
+    here = sorted(p.relative_to(tmp_path / "here") for p in (tmp_path / "here").rglob("*") if p.is_file())
+    assert here == sorted(p.relative_to(tmp_path / "forked") for p in (tmp_path / "forked").rglob("*") if p.is_file())
+    assert any(p.name == "queries.html" for p in here)
+    for name in here:
         assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name

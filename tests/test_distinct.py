@@ -80,3 +80,33 @@ def test_a_failure_on_the_packing_thread_is_raised_where_the_text_is_asked_for()
         assert "JSON" in str(exc)
     else:
         raise AssertionError("a NaN was packed")
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=40), max_size=30),
+    st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=20), st.none()), max_size=4),
+    st.sampled_from([1, 5, 9]),
+)
+def test_a_block_packed_piece_by_piece_is_the_text_packed_at_once(parts, others, level):
+    """packed_ascii (22.25) compresses dumps's text as it is written, the query view's parts one
+    by one: the very bytes of packed, the whole text gzipped at once, at any level; a block with
+    no parts is dumps's text at once."""
+    written = [json.dumps(p, ensure_ascii=False) for p in parts]  # each part a run of written items
+    value = {**others, "queries": encoded.EncodedParts(written) if written else encoded.listed([])}
+    assert encoded.packed_ascii(value, level).decode("ascii") == encoded.packed(value, level)
+    assert encoded.dumps(value) == json.dumps(
+        {**others, "queries": parts}, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+
+
+def test_the_parts_of_a_list_are_its_text_and_a_block_made_apart_is_its_packed_text():
+    """EncodedParts joins its parts only when asked (the pages read its text, the packing streams
+    them); PackedApart packs what its maker gives, in a child or here, shows only what it is given
+    to show, and the page's filter takes its text as it is."""
+    parts = encoded.EncodedParts(['{"id":"a"}', '{"id":"b"},{"id":"c"}'])
+    assert parts.text == '[{"id":"a"},{"id":"b"},{"id":"c"}]' and parts.value() == [{"id": x} for x in "abc"]
+    block = {"runs": ["r"], "queries": parts}
+    made = encoded.PackedApart(lambda: block, {"runs": ["r"]}, encoded.QUERY_VIEW_LEVEL, queries=10**6)
+    assert made == {"runs": ["r"]}
+    assert packed_json(made) == encoded.packed(block, encoded.QUERY_VIEW_LEVEL)

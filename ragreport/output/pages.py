@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .sanitize import render_notes
-from .view.encoded import PackedAhead, dumps, packed
+from .view.encoded import PackedBlock, dumps, packed
 from .wording import page as words
 
 if TYPE_CHECKING:
@@ -37,10 +37,10 @@ def script_json(value: Any) -> Markup:
 def packed_json(value: Any) -> str:
     """JSON gzipped (level 9, mtime 0: the same bytes every build) in base64, for a data block the
     page's script inflates with the browser's DecompressionStream: about a fifth of the plain size.
-    A :class:`~ragreport.output.view.encoded.PackedAhead` block's text (the query view's at level
-    5, docs/conventions.md section 22.11) was made on its own thread while the rest was built: it
-    is taken as it is."""
-    if isinstance(value, PackedAhead):
+    A :class:`~ragreport.output.view.encoded.PackedBlock`'s text (the query view's at level 5,
+    docs/conventions.md sections 22.11 and 22.25) was made on a thread or in a child process of its
+    own while the rest was built: it is taken as it is."""
+    if isinstance(value, PackedBlock):
         return value.packed()
     return packed(value)
 

@@ -10,7 +10,7 @@ queries the report chose (``--text-queries``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,17 +31,52 @@ if TYPE_CHECKING:
 UNSHOWN_RELEVANT = 20
 
 
-def _figures(summary: RunSummary, measures: Sequence[Measure], places: np.ndarray, n: int) -> list[str]:
-    """Each query's values of every measure as a written list (``null`` where the run did not
-    score it), by the query's place among the report's ``n`` queries (``places``: the place of
-    each of the run's queries)."""
+def _figure_rows(summary: RunSummary, measures: Sequence[Measure], places: np.ndarray, n: int):
+    """Each scored query's values of every measure (rows x measures), and, for each of the
+    report's ``n`` queries (``places``: the place of each of the run's queries), its row there
+    (-1 where the run did not score it: written ``null``)."""
     rows = np.flatnonzero(summary.scores.scored)
     values = family_values(summary, rows, measures)
-    written = [encoded.decimals(column) for column in values.T]
-    lists = list(map("[{}]".format, map(",".join, zip(*written)))) if written else ["[]"] * len(rows)
-    out = np.full(n, "null", dtype=object)
-    out[places[rows]] = lists
+    row_at = np.full(n, -1, dtype=np.int64)
+    row_at[places[rows]] = np.arange(len(rows))
+    return values, row_at
+
+
+def _figures(values: np.ndarray, row_at: np.ndarray) -> list[str]:
+    """The values of the queries whose rows are ``row_at`` as written lists (``null`` at -1)."""
+    present = row_at >= 0
+    chosen = values[row_at[present]]
+    written = [encoded.decimals(column) for column in chosen.T]
+    lists = list(map("[{}]".format, map(",".join, zip(*written)))) if written else ["[]"] * len(chosen)
+    out = np.full(len(row_at), "null", dtype=object)
+    out[present] = lists
     return out.tolist()
+
+
+def _in_report_order(numbers: np.ndarray, places: np.ndarray, per_query: np.ndarray, n: int):
+    """A run's shown slots (their id numbers, query by query in the run's order) rearranged in the
+    report's order of queries, and where each of the ``n`` report's queries starts and ends there
+    (n + 1 bounds; a query the run does not show has none)."""
+    order = np.argsort(places, kind="stable")
+    counts = per_query[order]
+    starts = (np.cumsum(per_query) - per_query)[order]
+    slots = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()), dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    lengths[places] = per_query
+    return numbers[slots], np.concatenate([[0], np.cumsum(lengths)])
+
+
+def _grouped_slice(items: Callable[[int, int], list[str]], bounds: np.ndarray, a: int, b: int) -> list[str]:
+    """:func:`~.view.encoded.grouped` of the report's queries ``a`` to ``b`` alone: ``items(lo,
+    hi)`` gives the written items of their slots."""
+    lo = int(bounds[a])
+    return encoded.grouped(items(lo, int(bounds[b])), bounds[a : b + 1] - lo)
+
+
+#: The query view's items are written this many queries at a time: their strings (about ten per
+#: query) are let go chunk by chunk, not held for every query of the report at once
+#: (docs/conventions.md section 22.25).
+CHUNK_QUERIES = 8192
 
 
 def text_table(texts: Mapping[str, tuple[str, str]] | None) -> dict[str, Any] | None:
@@ -110,19 +145,19 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     slots_shown = sum(sizes)
     del shown_parts
     shown_ids = int(numbers[:slots_shown].max()) + 1 if slots_shown else 0  # the shown ids come first
-    tops: list[list[str]] = []  # per run, each query's top K as a written list of indices, or null
-    start = 0
-    # Each number written once (a shown id's number is below ``shown_ids``), then looked up.
+    # Each number written once (a shown id's number is below ``shown_ids``), then looked up; each
+    # run's shown slots in the report's order of queries, so that a chunk of queries is a slice.
     written_numbers = np.array(list(map(str, range(shown_ids))), dtype=object)
+    tops: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per run: slots, bounds, listed
+    start = 0
     for size, (places, bounds, in_run) in zip(sizes, runs_lists):
-        lists = encoded.grouped(written_numbers[numbers[start : start + size]].tolist(), bounds)
+        per_query = np.diff(np.asarray(bounds, dtype=np.int64))
+        report_slots, report_bounds = _in_report_order(numbers[start : start + size], places, per_query, n)
         start += size
-        top = np.full(n, "null", dtype=object)
-        listed = np.empty(len(lists), dtype=object)
-        listed[:] = lists
-        top[places[in_run]] = listed[in_run]
-        tops.append(top.tolist())
-    figures = [_figures(s, measures, places, n) for s, (places, _, _) in zip(summaries, runs_lists)]
+        listed = np.zeros(n, dtype=bool)
+        listed[places[in_run]] = True
+        tops.append((report_slots, report_bounds, listed))
+    figures = [_figure_rows(s, measures, places, n) for s, (places, _, _) in zip(summaries, runs_lists)]
     level = summaries[0].judged.level
 
     # The judgments: the first grade any run's labels give each (query, id), in run order.
@@ -141,9 +176,8 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     del slot_places
     relevant = j_grade >= level
     # Shown judgments, as [index, grade] sorted by index (the ids' order within a query).
-    pairs = list(map("[{},{}]".format, j_doc[shown].tolist(), j_grade[shown].tolist()))
-    judged_lists = encoded.grouped(pairs, _bounds(j_query[shown], n))
-    del pairs
+    pair_docs, pair_grades = j_doc[shown], j_grade[shown]
+    pair_bounds = _bounds(j_query[shown], n)
     # Relevant ids no run shows, by id (as text) within each query, the first UNSHOWN_RELEVANT.
     unshown = relevant & ~shown
     u_query, u_doc = j_query[unshown], j_doc[unshown]
@@ -158,9 +192,10 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     u_bounds = _bounds(u_query, n)
     within = np.arange(len(u_query)) - np.repeat(u_bounds[:-1], np.diff(u_bounds))
     first_few = within < UNSHOWN_RELEVANT
-    unshown_lists = encoded.grouped(encoded.texts(names[u_doc[first_few]].tolist()), _bounds(u_query[first_few], n))
-    relevant_counts = np.bincount(j_query[relevant], minlength=n).tolist()
-    unshown_counts = np.diff(u_bounds).tolist()
+    few_names = names[u_doc[first_few]]
+    few_bounds = _bounds(u_query[first_few], n)
+    relevant_counts = np.bincount(j_query[relevant], minlength=n)
+    unshown_counts = np.diff(u_bounds)
     del names, numbers
 
     chosen = set(analysis.text_queries)
@@ -169,22 +204,43 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         '{{"id":{},"text":{},"judged":{},"relevant":{},"unshown":{},"unshown_count":{},'
         '"tops":[{}],"values":[{}],"with_text":{}{}}}'
     ).format
-    queries = list(
-        map(
+
+    def pairs(lo: int, hi: int) -> list[str]:
+        return list(map("[{},{}]".format, pair_docs[lo:hi].tolist(), pair_grades[lo:hi].tolist()))
+
+    def unshown_texts(lo: int, hi: int) -> list[str]:
+        return encoded.texts(few_names[lo:hi].tolist())
+
+    def top_lists(a: int, b: int, report_slots: np.ndarray, bounds: np.ndarray, listed: np.ndarray) -> list[str]:
+        def items(lo: int, hi: int) -> list[str]:
+            return written_numbers[report_slots[lo:hi]].tolist()
+
+        lists = np.empty(b - a, dtype=object)
+        lists[:] = _grouped_slice(items, bounds, a, b)
+        out = np.full(b - a, "null", dtype=object)
+        out[listed[a:b]] = lists[listed[a:b]]
+        return out.tolist()
+
+    # Every query's item, a chunk of queries at a time (its strings let go before the next).
+    chunks = []
+    for a in range(0, n, CHUNK_QUERIES):
+        b = min(n, a + CHUNK_QUERIES)
+        ids = every[a:b]
+        chunk = map(
             item,
-            encoded.texts(every),
-            encoded.texts(query_text),
-            judged_lists,
-            relevant_counts,
-            unshown_lists,
-            unshown_counts,
-            map(",".join, zip(*tops)),
-            map(",".join, zip(*figures)),
-            ("true" if q in chosen else "false" for q in every),
+            encoded.texts(ids),
+            encoded.texts(query_text[a:b]),
+            _grouped_slice(pairs, pair_bounds, a, b),
+            relevant_counts[a:b].tolist(),
+            _grouped_slice(unshown_texts, few_bounds, a, b),
+            unshown_counts[a:b].tolist(),
+            map(",".join, zip(*(top_lists(a, b, *top) for top in tops))),
+            map(",".join, zip(*(_figures(values, row_at[a:b]) for values, row_at in figures))),
+            ("true" if q in chosen else "false" for q in ids),
             # only where there is some: a report may hold 100,000 queries
-            (_meta(meta.get(q)) for q in every),
+            (_meta(meta.get(q)) for q in ids),
         )
-    )
+        chunks.append(",".join(chunk))
     docs_list = as_text(distinct[:shown_ids])
     return {
         "k": k,
@@ -197,7 +253,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "with_texts": bool(texts),
         "marks": list(say.MARKS),
         "words": say.QUERY_VIEW_WORDS,
-        "queries": encoded.listed(queries),
+        "queries": encoded.EncodedParts(chunks) if chunks else encoded.listed([]),
     }
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import dataclasses
 import html
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
 from ...analysis.status import Status
+from ...core import apart
 from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
@@ -27,7 +29,7 @@ from ..wording import report as say
 from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
-from .encoded import QUERY_VIEW_LEVEL, PackedAhead
+from .encoded import QUERY_VIEW_LEVEL, PackedAhead, PackedApart, PackedBlock
 from .labels import labels_view
 from .model import (
     CaveatView,
@@ -90,7 +92,7 @@ def build_view(
     differences = per_query_differences(analysis) if pages else {}
     # The query view's and the documents' text's packed blocks first: each is compressed on a thread
     # of its own while the runs' views and the pages are built (docs/conventions.md section 22.11).
-    query_view = PackedAhead(query_view_data(analysis, analysis.doc_texts), QUERY_VIEW_LEVEL) if pages else None
+    query_view = _query_view(analysis) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     texts = PackedAhead(texts) if texts is not None else None
     runs = tuple(
@@ -160,6 +162,17 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
     )
+
+
+def _query_view(analysis: Analysis) -> PackedBlock:
+    """The query view's data block: made and packed in a child process for a report of
+    :data:`~ragreport.core.apart.APART_QUERIES` queries or more where ``fork`` is offered
+    (docs/conventions.md section 22.25), else here, packed on a thread (22.11)."""
+    queries = sum(s.judged.n_queries for s in analysis.summaries)
+    make = partial(query_view_data, analysis, analysis.doc_texts)
+    if queries >= apart.APART_QUERIES and apart.can_fork():
+        return PackedApart(make, {"runs": [s.name for s in analysis.summaries]}, QUERY_VIEW_LEVEL, queries)
+    return PackedAhead(make(), QUERY_VIEW_LEVEL)
 
 
 def readings_table(summaries) -> ReadingsTable | None:
