@@ -100,3 +100,16 @@ def test_a_comparison_s_query_view_made_apart_is_the_one_made_in_place(tmp_path,
     assert any(p.name == "queries.html" for p in here)
     for name in here:
         assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
+
+
+def test_a_library_build_does_not_fork_its_caller_s_process(tmp_path, monkeypatch):
+    """Only `ragreport build` makes things apart (22.23, 22.25): `ragreport.api.build` in a
+    caller's own process (a notebook's, a service's) forks nothing, whatever the report's size."""
+    from ragreport.api import analyse, build, evaluate
+
+    monkeypatch.setattr(apart, "APART_QUERIES", 0)
+    forks: list[int] = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    written = build(analyse(evaluate(k=5)), out=tmp_path / "site")
+    assert forks == [] and (written[0] / "queries.html").is_file()

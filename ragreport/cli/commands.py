@@ -254,6 +254,7 @@ def _write(
         document=document,
         rules=rules,
         encoded=encoded,
+        apart=isinstance(encoded, Apart),  # forked for report.json (22.23): the query view too (22.25)
     )
 
 

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 UNSHOWN_RELEVANT = 20
 
 
-def _figure_rows(summary: RunSummary, measures: Sequence[Measure], places: np.ndarray, n: int):
+def _figure_rows(
+    summary: RunSummary, measures: Sequence[Measure], places: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Each scored query's values of every measure (rows x measures), and, for each of the
     report's ``n`` queries (``places``: the place of each of the run's queries), its row there
     (-1 where the run did not score it: written ``null``)."""
@@ -53,7 +55,9 @@ def _figures(values: np.ndarray, row_at: np.ndarray) -> list[str]:
     return out.tolist()
 
 
-def _in_report_order(numbers: np.ndarray, places: np.ndarray, per_query: np.ndarray, n: int):
+def _in_report_order(
+    numbers: np.ndarray, places: np.ndarray, per_query: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """A run's shown slots (their id numbers, query by query in the run's order) rearranged in the
     report's order of queries, and where each of the ``n`` report's queries starts and ends there
     (n + 1 bounds; a query the run does not show has none)."""

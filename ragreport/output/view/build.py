@@ -72,12 +72,19 @@ def gates_view(results: Sequence[GateResult]) -> GatesView | None:
 
 
 def build_view(
-    analysis: Analysis, *, title: str | None = None, pages: bool = True, gates: Sequence[GateResult] = ()
+    analysis: Analysis,
+    *,
+    title: str | None = None,
+    pages: bool = True,
+    gates: Sequence[GateResult] = (),
+    apart: bool = False,
 ) -> ReportView:
     """Everything the site, the terminal table and the Markdown show, for every run.
 
     ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
-    the terminal and Markdown, which would not use them.
+    the terminal and Markdown, which would not use them. ``apart``: the query view's data may be
+    made in a forked child process (docs/conventions.md section 22.25), as the command line's
+    ``build`` asks; a library call never forks its caller's process.
     """
     summaries, today = analysis.summaries, analysis.today
     taken: set[str] = set()
@@ -92,7 +99,7 @@ def build_view(
     differences = per_query_differences(analysis) if pages else {}
     # The query view's and the documents' text's packed blocks first: each is compressed on a thread
     # of its own while the runs' views and the pages are built (docs/conventions.md section 22.11).
-    query_view = _query_view(analysis) if pages else None
+    query_view = _query_view(analysis, apart) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     texts = PackedAhead(texts) if texts is not None else None
     runs = tuple(
@@ -164,13 +171,13 @@ def build_view(
     )
 
 
-def _query_view(analysis: Analysis) -> PackedBlock:
-    """The query view's data block: made and packed in a child process for a report of
-    :data:`~ragreport.core.apart.APART_QUERIES` queries or more where ``fork`` is offered
-    (docs/conventions.md section 22.25), else here, packed on a thread (22.11)."""
+def _query_view(analysis: Analysis, apart_allowed: bool) -> PackedBlock:
+    """The query view's data block: made and packed in a child process when ``apart_allowed``,
+    for a report of :data:`~ragreport.core.apart.APART_QUERIES` queries or more where ``fork`` is
+    offered (docs/conventions.md section 22.25); else here, packed on a thread (22.11)."""
     queries = sum(s.judged.n_queries for s in analysis.summaries)
     make = partial(query_view_data, analysis, analysis.doc_texts)
-    if queries >= apart.APART_QUERIES and apart.can_fork():
+    if apart_allowed and queries >= apart.APART_QUERIES and apart.can_fork():
         return PackedApart(make, {"runs": [s.name for s in analysis.summaries]}, QUERY_VIEW_LEVEL, queries)
     return PackedAhead(make(), QUERY_VIEW_LEVEL)
 
