@@ -98,7 +98,8 @@ def build_view(
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     differences = per_query_differences(analysis) if pages else {}
     # The query view's and the documents' text's packed blocks first: each is compressed on a thread
-    # of its own while the runs' views and the pages are built (docs/conventions.md section 22.11).
+    # of its own (the query view made in a child process, for ragreport build) while the runs'
+    # views and the pages are built (docs/conventions.md sections 22.11 and 22.25).
     query_view = _query_view(analysis, apart) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     texts = PackedAhead(texts) if texts is not None else None
