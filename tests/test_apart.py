@@ -59,6 +59,23 @@ def test_without_fork_or_for_a_small_report_the_bytes_are_made_when_asked_for(mo
     assert made() == b"here" and calls == [os.getpid()] * 2
 
 
+def _counted_forks(monkeypatch) -> list[int]:
+    """Every os.fork from now on, counted (one 1 each)."""
+    forks: list[int] = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    return forks
+
+
+def _same_files(here, forked) -> list[str]:
+    """The two folders' files, the same names and the same bytes; their names."""
+    names = sorted(str(p.relative_to(here)) for p in here.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(forked)) for p in forked.rglob("*") if p.is_file())
+    for name in names:
+        assert (forked / name).read_bytes() == (here / name).read_bytes(), name
+    return names
+
+
 def test_a_site_s_report_json_and_query_view_made_apart_are_the_ones_made_in_place(tmp_path, monkeypatch):
     """`ragreport build` encodes report.json in a child (22.23) and makes and packs the query
     view's data in another (22.25): the folder is byte for byte the one of making both in place."""
@@ -66,19 +83,14 @@ def test_a_site_s_report_json_and_query_view_made_apart_are_the_ones_made_in_pla
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
     monkeypatch.setattr(apart, "APART_QUERIES", 0)  # the sample's 60 queries forked too
-    forks: list[int] = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    forks = _counted_forks(monkeypatch)
     assert main(["--no-config", "build", "--out", str(tmp_path / "forked"), "--quiet"]) == 0
     assert forks == [1, 1]  # report.json's child, then the query view's
     monkeypatch.setattr(apart, "can_fork", lambda: False)
     assert main(["--no-config", "build", "--out", str(tmp_path / "here"), "--quiet"]) == 0
     assert forks == [1, 1]
-    names = sorted(str(p.relative_to(tmp_path / "here")) for p in (tmp_path / "here").rglob("*") if p.is_file())
-    forked = sorted(str(p.relative_to(tmp_path / "forked")) for p in (tmp_path / "forked").rglob("*") if p.is_file())
-    assert names == forked and "report.json" in names and "queries.html" in names
-    for name in names:
-        assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
+    names = _same_files(tmp_path / "here", tmp_path / "forked")
+    assert "report.json" in names and "queries.html" in names
 
 
 def test_a_comparison_s_query_view_made_apart_is_the_one_made_in_place(tmp_path, monkeypatch):
@@ -91,15 +103,13 @@ def test_a_comparison_s_query_view_made_apart_is_the_one_made_in_place(tmp_path,
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
     monkeypatch.setattr(apart, "APART_QUERIES", 0)
+    forks = _counted_forks(monkeypatch)
     runs = [str(sample_path()), str(second_sample_run(tmp_path))]
     assert main(["--no-config", "build", *runs, "--out", str(tmp_path / "forked"), "--quiet"]) == 0
+    assert forks == [1, 1]
     monkeypatch.setattr(apart, "can_fork", lambda: False)
     assert main(["--no-config", "build", *runs, "--out", str(tmp_path / "here"), "--quiet"]) == 0
-    here = sorted(p.relative_to(tmp_path / "here") for p in (tmp_path / "here").rglob("*") if p.is_file())
-    assert here == sorted(p.relative_to(tmp_path / "forked") for p in (tmp_path / "forked").rglob("*") if p.is_file())
-    assert any(p.name == "queries.html" for p in here)
-    for name in here:
-        assert (tmp_path / "forked" / name).read_bytes() == (tmp_path / "here" / name).read_bytes(), name
+    assert "queries.html" in _same_files(tmp_path / "here", tmp_path / "forked")
 
 
 def test_a_library_build_does_not_fork_its_caller_s_process(tmp_path, monkeypatch):
@@ -108,8 +118,6 @@ def test_a_library_build_does_not_fork_its_caller_s_process(tmp_path, monkeypatc
     from ragreport.api import analyse, build, evaluate
 
     monkeypatch.setattr(apart, "APART_QUERIES", 0)
-    forks: list[int] = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    forks = _counted_forks(monkeypatch)
     written = build(analyse(evaluate(k=5)), out=tmp_path / "site")
     assert forks == [] and (written[0] / "queries.html").is_file()

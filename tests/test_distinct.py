@@ -89,15 +89,16 @@ def test_a_failure_on_the_packing_thread_is_raised_where_the_text_is_asked_for()
     st.sampled_from([1, 5, 9]),
 )
 def test_a_block_packed_piece_by_piece_is_the_text_packed_at_once(parts, others, level):
-    """packed_ascii (22.25) compresses dumps's text as it is written, the query view's parts one
-    by one: the very bytes of packed, the whole text gzipped at once, at any level; a block with
-    no parts is dumps's text at once."""
+    """packed_ascii (22.25, packed's one maker) compresses the text as it is written, the query
+    view's parts one by one: the very bytes of gzipping json.dumps's whole text at once (mtime 0)
+    and writing them in base64, at any level, with parts or none."""
     written = [json.dumps(p, ensure_ascii=False) for p in parts]  # each part a run of written items
-    value = {**others, "queries": encoded.EncodedParts(written) if written else encoded.listed([])}
-    assert encoded.packed_ascii(value, level).decode("ascii") == encoded.packed(value, level)
-    assert encoded.dumps(value) == json.dumps(
-        {**others, "queries": parts}, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    )
+    value = {**others, "queries": encoded.EncodedParts(written)}
+    text = json.dumps({**others, "queries": parts}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    whole = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=level, mtime=0))
+    assert encoded.packed_ascii(value, level) == whole
+    assert encoded.packed(value, level) == whole.decode("ascii")
+    assert encoded.dumps(value) == text
 
 
 def test_the_parts_of_a_list_are_its_text_and_a_block_made_apart_is_its_packed_text():

@@ -119,7 +119,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     # the order first judged (:func:`.view.distinct.numbered`: by sorts, not a dict of strings).
     shown_parts: list[np.ndarray] = []  # per run, the ids of its shown slots, query by query
     slot_places: list[np.ndarray] = []  # and the report's query of each
-    runs_lists: list[tuple[np.ndarray, list[int], np.ndarray]] = []  # per run: places, bounds, in_run
+    runs_lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per run: places, lengths shown, in_run
     query_text: list[str | None] = [None] * n
     judged_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary in summaries:
@@ -131,8 +131,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         keep = judged.top_slots(k, judged.in_run)
         shown_parts.append(judged.doc_ids[keep])
         slot_places.append(np.repeat(places, per_query))
-        bounds = np.concatenate([[0], np.cumsum(per_query)]).tolist()
-        runs_lists.append((places, bounds, np.asarray(judged.in_run, dtype=bool)))
+        runs_lists.append((places, per_query, np.asarray(judged.in_run, dtype=bool)))
         for q, text in zip(places.tolist(), judged.query_text):
             if text and query_text[q] is None:
                 query_text[q] = text
@@ -154,8 +153,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     written_numbers = np.array(list(map(str, range(shown_ids))), dtype=object)
     tops: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # per run: slots, bounds, listed
     start = 0
-    for size, (places, bounds, in_run) in zip(sizes, runs_lists):
-        per_query = np.diff(np.asarray(bounds, dtype=np.int64))
+    for size, (places, per_query, in_run) in zip(sizes, runs_lists):
         report_slots, report_bounds = _in_report_order(numbers[start : start + size], places, per_query, n)
         start += size
         listed = np.zeros(n, dtype=bool)
@@ -216,11 +214,8 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         return encoded.texts(few_names[lo:hi].tolist())
 
     def top_lists(a: int, b: int, report_slots: np.ndarray, bounds: np.ndarray, listed: np.ndarray) -> list[str]:
-        def items(lo: int, hi: int) -> list[str]:
-            return written_numbers[report_slots[lo:hi]].tolist()
-
         lists = np.empty(b - a, dtype=object)
-        lists[:] = _grouped_slice(items, bounds, a, b)
+        lists[:] = _grouped_slice(lambda lo, hi: written_numbers[report_slots[lo:hi]].tolist(), bounds, a, b)
         out = np.full(b - a, "null", dtype=object)
         out[listed[a:b]] = lists[listed[a:b]]
         return out.tolist()
@@ -257,7 +252,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "with_texts": bool(texts),
         "marks": list(say.MARKS),
         "words": say.QUERY_VIEW_WORDS,
-        "queries": encoded.EncodedParts(chunks) if chunks else encoded.listed([]),
+        "queries": encoded.EncodedParts(chunks),
     }
 
 

@@ -48,7 +48,8 @@ class Encoded:
 class EncodedParts(Encoded):
     """A list already written as compact JSON in parts, each a run of its items: its ``text`` is
     ``[`` + the parts joined by commas + ``]``, joined only when asked for; :func:`packed_ascii`
-    streams the parts instead (docs/conventions.md section 22.25). No part is empty."""
+    streams the parts instead (docs/conventions.md section 22.25). No part is empty (no parts:
+    ``[]``)."""
 
     __slots__ = ("parts",)
 
@@ -58,6 +59,13 @@ class EncodedParts(Encoded):
     @property
     def text(self) -> str:  # type: ignore[override]
         return "[" + ",".join(self.parts) + "]"
+
+    def pieces(self) -> Iterator[str]:
+        """The text in pieces: the brackets, the parts and the commas between them."""
+        yield "["
+        for number, part in enumerate(self.parts):
+            yield ("," + part) if number else part
+        yield "]"
 
     def __repr__(self) -> str:
         return f"EncodedParts({len(self.parts)} parts)"
@@ -190,6 +198,13 @@ def whole_list(values: np.ndarray) -> Encoded:
     return Encoded("[" + ",".join(pieces) + "]")
 
 
+def _key(key: Any) -> str:
+    """A mapping's key as :func:`dumps` writes it beside encoded values, with its colon."""
+    if not isinstance(key, str):
+        raise TypeError(f"keys must be str beside encoded values, not {type(key).__name__}")
+    return encode_basestring(key) + ":"
+
+
 def dumps(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``, with every
     :class:`Encoded` inside ``value`` (in dicts, lists and tuples) written as its text."""
@@ -200,9 +215,7 @@ def dumps(value: Any) -> str:
             return _plain(value)
         parts = []
         for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"keys must be str beside encoded values, not {type(key).__name__}")
-            parts.append(encode_basestring(key) + ":" + dumps(item))
+            parts.append(_key(key) + dumps(item))
         return "{" + ",".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         if not _holds_encoded(value):
@@ -245,8 +258,7 @@ def packed(value: Any, level: int = PACK_LEVEL) -> str:
     """:func:`dumps` of ``value`` gzipped (at ``level``, mtime 0: the same bytes every build) in
     base64, for a data block the page's script inflates with the browser's DecompressionStream:
     about a fifth of the plain size."""
-    text = dumps(value)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=level, mtime=0)).decode("ascii")
+    return packed_ascii(value, level).decode("ascii")
 
 
 def _pieces(value: Any) -> Iterator[str]:
@@ -258,23 +270,16 @@ def _pieces(value: Any) -> Iterator[str]:
         return
     yield "{"
     for at, (key, item) in enumerate(value.items()):
-        if not isinstance(key, str):
-            raise TypeError(f"keys must be str beside encoded values, not {type(key).__name__}")
-        yield ("," if at else "") + encode_basestring(key) + ":"
+        yield ("," if at else "") + _key(key)
         if isinstance(item, EncodedParts):
-            yield "["
-            for number, part in enumerate(item.parts):
-                if number:
-                    yield ","
-                yield part
-            yield "]"
+            yield from item.pieces()
         else:
             yield dumps(item)
     yield "}"
 
 
 def packed_ascii(value: Any, level: int = PACK_LEVEL) -> bytes:
-    """:func:`packed`'s text as ASCII bytes, compressed piece by piece as :func:`dumps` writes it
+    """:func:`packed`'s text as ASCII bytes (its one maker), compressed piece by piece as :func:`dumps` writes it
     (:func:`_pieces`): the JSON text (29 MB for the query view of 100,000 queries) is never held
     whole, nor its UTF-8 bytes. The bytes are :func:`packed`'s: gzip's header for ``level`` and
     mtime 0 (what ``gzip.compress`` writes before its deflate stream, on any Python), the raw
