@@ -498,17 +498,20 @@ def test_signs_drawn_in_blocks_and_multiplied_several_blocks_at_once_are_the_loo
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
 
 
+@pytest.mark.parametrize("span", [2048, 3, 1])
 @pytest.mark.parametrize("width", [3, 70])
-def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the_bit(width, monkeypatch):
+def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the_bit(width, span, monkeypatch):
     """intervals.RowParts: the exact parts made 4 rows at a time (scaled by the whole column's
     power of two) times the same rows of every block of counts, added up partition by partition,
     are the whole matrix's sums to the bit (whole numbers below 2^53), narrow or wide, with a
     column that is not finite; and the loop's means. Alone or beside a second matrix (the counts
-    then kept as bytes and read by partition)."""
+    then kept as bytes and read by partition, every resample at once, a span of the partition's
+    rows at a time: the whole partition, 3 rows and the one left, one row)."""
     import ragreport.analysis.intervals as intervals
     from ragreport.analysis.intervals import RowParts, made_bootstrap_means
 
     monkeypatch.setattr(intervals, "_PARTITION_ROWS", 4)
+    monkeypatch.setattr(intervals, "_SPAN_QUERIES", span)
     monkeypatch.setattr(intervals, "_BLOCK_CELLS", 5 * 23)
     monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
     matrix = np.random.default_rng(11).random((23, width)) * np.linspace(0.01, 30, width)
@@ -528,8 +531,9 @@ def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the
     assert not np.isfinite(whole[:, 1]).any() and np.isinf(whole[:, 1]).any()
 
 
+@pytest.mark.parametrize("span", [2048, 50])
 @pytest.mark.parametrize("width", [9, 70])
-def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_products(width, monkeypatch):
+def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_products(width, span, monkeypatch):
     """intervals._distinct_parts: a partition's part columns that are zero, or equal to another,
     are not multiplied (a copy takes the other's sums); the means are still the whole matrix's to
     the bit. Columns equal throughout, zero throughout, zero in one partition, equal in some
@@ -538,6 +542,7 @@ def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_produc
     from ragreport.analysis.intervals import RowParts, made_bootstrap_means
 
     monkeypatch.setattr(intervals, "_PARTITION_ROWS", 128)
+    monkeypatch.setattr(intervals, "_SPAN_QUERIES", span)  # the kept counts read 50 rows at a time
     n = 300
     matrix = np.random.default_rng(21).random((n, width)) * np.linspace(0.5, 3, width)
     matrix[:, 1] = matrix[:, 0]  # equal throughout
@@ -749,7 +754,7 @@ def test_a_build_s_counts_drawn_early_give_the_bands_of_drawing_them_late(monkey
 
 @pytest.mark.parametrize(("chunk", "group", "ahead_"), [(8, 8, 1), (16, 16, 1), (16, 24, 4), (24, 256, 4)])
 def test_signs_multiplied_a_chunk_of_queries_at_a_time_on_two_threads_are_the_loop_s(chunk, group, ahead_, monkeypatch):
-    """randomization._counted_by_chunks (docs/conventions.md section 22.21): past _CHUNK_QUERIES
+    """randomization._counted_by_chunks (docs/conventions.md section 22.21): past _CHUNKED_PAST
     shared queries the signs are made and multiplied a chunk of queries at a time, groups of sign
     vectors on two threads: the same bytes in the same draws (8 vectors of 3 bytes here), so the
     loop's p for every column, whatever the chunk (one byte, two, three), the group (one draw, two,
@@ -757,6 +762,7 @@ def test_signs_multiplied_a_chunk_of_queries_at_a_time_on_two_threads_are_the_lo
     import ragreport.analysis.randomization as signs_module
 
     monkeypatch.setattr(signs_module, "_BLOCK_CELLS", 8 * 19)
+    monkeypatch.setattr(signs_module, "_CHUNKED_PAST", 8)
     monkeypatch.setattr(signs_module, "_CHUNK_QUERIES", chunk)
     monkeypatch.setattr(signs_module, "_GROUP_ROWS", group)
     monkeypatch.setattr(signs_module, "_GROUPS_AHEAD", ahead_)
@@ -766,12 +772,12 @@ def test_signs_multiplied_a_chunk_of_queries_at_a_time_on_two_threads_are_the_lo
     for j in range(3):
         assert p[j] == pytest.approx(loop_p_value(d[:, j], 100, 5), abs=1e-15)
     assert p[2] == 1.0
-    monkeypatch.setattr(signs_module, "_CHUNK_QUERIES", 10**9)
+    monkeypatch.setattr(signs_module, "_CHUNKED_PAST", 10**9)
     np.testing.assert_array_equal(randomization_test(d, 100, 5), p)
 
 
 def test_a_large_randomization_test_by_chunks_is_the_one_product_s():
-    """20,000 queries x 4 columns (chunks of 8,192 queries, a shorter last one), 700 sign vectors:
+    """20,000 queries x 4 columns (chunks of 1,024 queries, a shorter last one), 700 sign vectors:
     the same p-values as one product over every query, run after run (the threads' interleaving
     moves no count)."""
     import ragreport.analysis.randomization as signs_module
@@ -779,12 +785,12 @@ def test_a_large_randomization_test_by_chunks_is_the_one_product_s():
     rng = np.random.default_rng(9)
     d = rng.normal(0.0, 0.1, size=(20_000, 4)) + np.array([0.0, 0.001, 0.002, 0.004])
     chunked = [randomization_test(d, 700, 2) for _ in range(3)]
-    real = signs_module._CHUNK_QUERIES
+    real = signs_module._CHUNKED_PAST
     try:
-        signs_module._CHUNK_QUERIES = 10**9
+        signs_module._CHUNKED_PAST = 10**9
         whole = randomization_test(d, 700, 2)
     finally:
-        signs_module._CHUNK_QUERIES = real
+        signs_module._CHUNKED_PAST = real
     for p in chunked:
         np.testing.assert_array_equal(p, whole)
     assert whole[0] > 0.05 and whole[3] < 0.01  # the planted shifts are seen

@@ -396,6 +396,27 @@ def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -
         yield counts[:, start:stop].astype(np.float64)
 
 
+#: Queries of a partition multiplied by every kept resample at once (:func:`_widened_spans`):
+#: 2,048 x 1,000 resamples, 16 MB of doubles a span, two spans alive.
+_SPAN_QUERIES = 1 << 11
+
+
+def _widened_spans(cache: list[np.ndarray], start: int, stop: int, resamples: int) -> Iterator[tuple[int, np.ndarray]]:
+    """The cached counts of the queries ``start`` to ``stop`` as doubles, :data:`_SPAN_QUERIES`
+    queries at a time, every resample in each: ``(offset into the partition, resamples x span)``,
+    in two buffers in turn (the caller is done with one when it asks for the next but one)."""
+    span = min(_SPAN_QUERIES, stop - start)
+    buffers = [np.empty((resamples, span)) for _ in range(2 if stop - start > span else 1)]
+    for turn, at in enumerate(range(start, stop, span)):
+        end = min(stop, at + span)
+        widened = buffers[turn % len(buffers)][:, : end - at]
+        row = 0
+        for counts in cache:
+            widened[row : row + len(counts)] = counts[:, at:end]
+            row += len(counts)
+        yield at - start, widened
+
+
 @dataclass(frozen=True)
 class RowParts:
     """A matrix to resample made by partitions of its rows: ``top()`` gives each column's largest
@@ -473,19 +494,27 @@ def _by_partitions(
         operand = parts[: len(chosen)]
         drawing = cache is None or (filling and start == 0)
         fits = [True]
-        if drawing:
+        partial = np.empty((len(chosen), resamples))
+        kept = None if drawing else cache
+        if kept is None:
             blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
             if filling and start == 0 and cache is not None:
                 blocks = _kept_blocks(blocks, cache, fits)  # in this thread: the drawing one is slower
+            row = 0
+            for counts in blocks:
+                weights = counts[:, start:stop]
+                end = row + len(counts)
+                partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
+                row = end
         else:
-            blocks = ahead(_widened(cache, start, stop), (stop - start) * resamples)  # type: ignore[arg-type]
-        partial = np.empty((len(chosen), resamples))
-        row = 0
-        for counts in blocks:
-            weights = counts[:, start:stop] if drawing else counts
-            end = row + len(counts)
-            partial[:, row:end] = operand @ weights.T if wide else (weights @ operand.T).T
-            row = end
+            # Every resample at once, a span of the partition's queries at a time: BLAS runs
+            # (parts x span) @ (span x resamples) near twice as fast as against a block of 64
+            # resamples (22.26). The sums are of whole numbers, exact in any order (22.5).
+            partial[...] = 0.0
+            spans = ahead(_widened_spans(kept, start, stop, resamples), (stop - start) * resamples)
+            for at, weights in spans:
+                piece = operand[:, at : at + weights.shape[1]]
+                partial += piece @ weights.T if wide else (weights @ piece.T).T
         del operand, parts
         if not fits[0]:
             cache = None

@@ -98,7 +98,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     observed = np.abs(d.sum(axis=0)) / n
     threshold = observed - TIE
     exact = n <= 30 and 2**n <= permutations
-    if not exact and n > _CHUNK_QUERIES:
+    if not exact and n > _CHUNKED_PAST:
         return (1.0 + _counted_by_chunks(d, permutations, seed, threshold)) / (1.0 + permutations)
     count = np.zeros(m, dtype=np.int64)
     total = 0
@@ -113,9 +113,12 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     return (1.0 + count) / (1.0 + total)
 
 
-#: Past this many shared queries the test multiplies its signs a chunk of this many queries at a
-#: time (a multiple of 8: whole bytes), on two threads (docs/conventions.md section 22.21)...
-_CHUNK_QUERIES = 1 << 13
+#: Past this many shared queries the test multiplies its signs a chunk of queries at a time, on
+#: two threads (docs/conventions.md section 22.21)...
+_CHUNKED_PAST = 1 << 13
+#: ...chunks of this many queries (a multiple of 8: whole bytes): a group's signs over a chunk,
+#: 2 MB, stay in the core's own cache between their making and their product (22.26)...
+_CHUNK_QUERIES = 1 << 10
 #: ...for groups of about this many sign vectors (whole draws of _sign_blocks' size).
 _GROUP_ROWS = 256
 #: Groups drawn ahead of the two threads' products.

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
-import numpy as np
+Block = TypeVar("Block")
 
 #: A draw of fewer cells than this in all is made in the caller's thread (:func:`ahead`): about
 #: 2 ms of drawing, less than a thread costs to start on a loaded machine.
 AHEAD_CELLS = 1 << 18
 
 
-def ahead(blocks: Iterator[np.ndarray], cells: int | None = None) -> Iterator[np.ndarray]:
+def ahead(blocks: Iterator[Block], cells: int | None = None) -> Iterator[Block]:
     """``blocks`` in order, each next one made in a thread of its own while the caller works on
     the one it was given (docs/conventions.md section 22.10).
 
