@@ -397,16 +397,21 @@ def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -
 
 
 #: Queries of a partition multiplied by every kept resample at once (:func:`_widened_spans`):
-#: 2,048 x 1,000 resamples, 16 MB of doubles a span, two spans alive.
-_SPAN_QUERIES = 1 << 11
+#: 1,024 x 1,000 resamples, 8 MB of doubles a span, two spans alive (as two blocks of 64
+#: resamples over a partition were).
+_SPAN_QUERIES = 1 << 10
 
 
-def _widened_spans(cache: list[np.ndarray], start: int, stop: int, resamples: int) -> Iterator[tuple[int, np.ndarray]]:
-    """The cached counts of the queries ``start`` to ``stop`` as doubles, :data:`_SPAN_QUERIES`
-    queries at a time, every resample in each: ``(offset into the partition, resamples x span)``,
-    in two buffers in turn (the caller is done with one when it asks for the next but one)."""
-    span = min(_SPAN_QUERIES, stop - start)
-    buffers = [np.empty((resamples, span)) for _ in range(2 if stop - start > span else 1)]
+def _widened_spans(
+    cache: list[np.ndarray], start: int, stop: int, buffers: Sequence[np.ndarray]
+) -> Iterator[tuple[int, np.ndarray]]:
+    """The cached counts of the queries ``start`` to ``stop`` as doubles, a span of queries at a
+    time (as many as a buffer has columns), every resample in each: ``(offset into the partition,
+    resamples x span)``, in ``buffers`` in turn (two: the caller is done with one when it asks for
+    the next but one). The buffers are the caller's, made once in its thread: fresh ones for each
+    partition, or made in the drawing thread, left holes in the heap (the build's peak 78 MB
+    higher)."""
+    span = buffers[0].shape[1]
     for turn, at in enumerate(range(start, stop, span)):
         end = min(stop, at + span)
         widened = buffers[turn % len(buffers)][:, : end - at]
@@ -466,6 +471,9 @@ def _by_partitions(
     own = np.flatnonzero(~finite)
     wide = width >= _WIDE_COLUMNS
     filling = first and cache is not None
+    # Two spans of every resample (22.26), made here once for all the partitions that read the
+    # kept counts.
+    spans_made = [np.empty((resamples, min(_SPAN_QUERIES, n))) for _ in range(2)] if cache is not None else []
     for start in range(0, n, _PARTITION_ROWS):
         stop = min(n, start + _PARTITION_ROWS)
         values = np.asarray(source.rows(start, stop), dtype=np.float64)
@@ -511,7 +519,7 @@ def _by_partitions(
             # (parts x span) @ (span x resamples) near twice as fast as against a block of 64
             # resamples (22.26). The sums are of whole numbers, exact in any order (22.5).
             partial[...] = 0.0
-            spans = ahead(_widened_spans(kept, start, stop, resamples), (stop - start) * resamples)
+            spans = ahead(_widened_spans(kept, start, stop, spans_made), (stop - start) * resamples)
             for at, weights in spans:
                 piece = operand[:, at : at + weights.shape[1]]
                 partial += piece @ weights.T if wide else (weights @ piece.T).T
