@@ -121,3 +121,32 @@ def test_a_library_build_does_not_fork_its_caller_s_process(tmp_path, monkeypatc
     forks = _counted_forks(monkeypatch)
     written = build(analyse(evaluate(k=5)), out=tmp_path / "site")
     assert forks == [] and (written[0] / "queries.html").is_file()
+
+
+@pytest.mark.parametrize("gated", [False, True])
+def test_report_json_s_document_is_made_by_the_child_unless_a_gate_reads_it(gated, tmp_path, monkeypatch):
+    """Without gates nothing in the parent reads report.json's document, so the child makes it
+    too (22.26): the parent never makes it. With a gate (`--require`) the parent makes it, checks
+    the gate on it and the child encodes it. Either way the folder is byte for byte the one made in
+    place, its report.json holding the gate's check when there is one."""
+    import json
+
+    import ragreport.cli.commands as commands
+    from ragreport.cli.commands import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1")
+    monkeypatch.setattr(apart, "APART_QUERIES", 0)
+    made_in: list[int] = []
+    real = commands.report_document
+    monkeypatch.setattr(commands, "report_document", lambda *a, **k: made_in.append(os.getpid()) or real(*a, **k))
+    gate = ["--require", "P@5>=0.1"] if gated else []
+    forks = _counted_forks(monkeypatch)
+    assert main(["--no-config", "build", *gate, "--out", str(tmp_path / "forked"), "--quiet"]) == 0
+    assert forks == [1, 1]
+    assert made_in == ([os.getpid()] if gated else [])  # the child's own call is not seen here
+    monkeypatch.setattr(apart, "can_fork", lambda: False)
+    assert main(["--no-config", "build", *gate, "--out", str(tmp_path / "here"), "--quiet"]) == 0
+    assert made_in == [os.getpid()] * (2 if gated else 1)
+    _same_files(tmp_path / "here", tmp_path / "forked")
+    gates = json.loads((tmp_path / "forked" / "report.json").read_text())["gates"]
+    assert [(g["metric"], g["passed"]) for g in gates] == ([("P@5", True)] if gated else [])

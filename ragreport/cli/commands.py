@@ -267,6 +267,13 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
+def _report_bytes(analysis: Analysis, title: str | None, rules: GateRules) -> bytes:
+    """report.json's bytes, the document made here (no gate reads it: ``rules`` asks for none)."""
+    from ..output.site import report_json
+
+    return report_json(with_gates(report_document(analysis, title, lazy=True), (), rules), compact=True)
+
+
 def _build(args: argparse.Namespace) -> int:
     keep_freed_memory(hand_back=True)
     rules = _gate_rules(args)
@@ -280,18 +287,25 @@ def _build(args: argparse.Namespace) -> int:
         analysis = release_sweep(_analyse(args, progress, cut_lists=True))  # lists cut once scored (22.14)
         hand_back()
         folder = args.out is not None or args.single_file is None  # a folder, with its report.json
-        # written column by column as it is made (the per-query columns never all held as objects)
-        document = report_document(analysis, args.title, lazy=folder)
-        results = check_gates(document, rules)
-        encoded = None
-        if folder:
-            from ..output.site import report_json
-
-            # report.json encoded by a child process while this one builds the pages (22.23).
+        encoded: Apart | None = None
+        if folder and not rules:
+            # report.json made and encoded by a child process while this one builds the pages
+            # (22.23); no gate reads the document, so the child makes it too (22.26).
+            results: tuple[GateResult, ...] = ()
             queries = sum(s.judged.n_queries for s in analysis.summaries)
-            encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True), queries)
-            document = {}
-            hand_back()
+            encoded = Apart(partial(_report_bytes, analysis, args.title, rules), queries)
+            document: dict = {}
+        else:
+            # written column by column as it is made (the per-query columns never all held as objects)
+            document = report_document(analysis, args.title, lazy=folder)
+            results = check_gates(document, rules)
+            if folder:
+                from ..output.site import report_json
+
+                queries = sum(s.judged.n_queries for s in analysis.summaries)
+                encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True), queries)
+                document = {}
+                hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)
     finally:
         progress.close()
