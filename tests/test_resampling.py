@@ -595,6 +595,31 @@ def test_counts_kept_by_keeping_counts_are_read_by_a_later_draw_of_the_same_coun
     np.testing.assert_allclose(other, loop_means(later, 25, 7), atol=1e-12)
 
 
+@pytest.mark.parametrize("width", [3, 70])  # narrow, and wide (multiplied columns x queries)
+@pytest.mark.parametrize("span", [2048, 7])  # one span, and spans of 7 of the 40 queries
+def test_a_matrix_read_from_kept_counts_span_by_span_is_its_fresh_draw_to_the_bit(width, span, monkeypatch):
+    """A matrix whose counts are kept already (the second of a shared draw, or the comparison's
+    readings within keeping_counts) is multiplied by every resample at once, a span of queries at
+    a time (22.26): the same bits as the matrix drawn afresh block by block (blocks of 4
+    resamples here), and the loop's means."""
+    import ragreport.analysis.intervals as intervals
+    from ragreport.analysis.intervals import bootstrap_means, keeping_counts, shared_bootstrap_means
+
+    monkeypatch.setattr(intervals, "_BLOCK_CELLS", 4 * 40)
+    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
+    monkeypatch.setattr(intervals, "_MAX_CELLS", 4 * 40)
+    monkeypatch.setattr(intervals, "_SPAN_QUERIES", span)
+    rng = np.random.default_rng(41)
+    first, later = rng.random((40, 2)), rng.random((40, width)) * 10.0 ** rng.integers(-3, 4, size=width)
+    fresh = bootstrap_means(later, 25, 6)
+    with keeping_counts():
+        together = shared_bootstrap_means([first, later], 25, 6)
+        again = bootstrap_means(later, 25, 6)
+    np.testing.assert_array_equal(together[1], fresh)
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_allclose(again, loop_means(later, 25, 6), rtol=1e-12)
+
+
 def test_counts_that_do_not_fit_in_a_byte_are_drawn_again_not_kept(monkeypatch):
     """A block with a query drawn 256 times or more in a resample (planted: impossible by chance
     at these sizes) is not kept as bytes: every matrix then draws the counts again, and gets the

@@ -314,16 +314,19 @@ def _made_bootstrap_means(
         # block of a few dozen resamples and 100,000 queries; a narrow one is faster the other way
         # round. The transpose is a view (BLAS reads it as a transposed operand).
         wide = widths[i] >= _WIDE_COLUMNS
-        fits = [True]
-        # The next block is drawn (or widened from the cache's bytes) while this one is multiplied
-        # and kept as bytes (here: the drawing thread is the slower one).
-        if ready and cache is not None:
-            blocks: Iterable[np.ndarray] = ahead(_widened(cache), n * resamples)
-        else:
-            blocks = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
-            if cache is not None:
-                blocks = _kept_blocks(blocks, cache, fits)
         m = widths[i]
+        if ready and cache is not None:
+            _by_spans(high, low, cache, resamples, wide, out)
+            del high, low
+            out /= n
+            np.ldexp(out, exponent[None, :], out=out)
+            continue
+        fits = [True]
+        # The next block is drawn while this one is multiplied and kept as bytes (here: the drawing
+        # thread is the slower one).
+        blocks: Iterable[np.ndarray] = ahead(resample_counts(n, resamples, seed, np.float64), n * resamples)
+        if cache is not None:
+            blocks = _kept_blocks(blocks, cache, fits)
         # A narrow matrix's two parts side by side: one product a block reads its counts once
         # (22.22). Their sums are whole numbers either way: the same bits.
         parts: tuple[np.ndarray, ...] = (high.T, low.T) if wide else (np.concatenate([high, low], axis=1),)
@@ -389,13 +392,6 @@ def _kept_blocks(blocks: Iterable[np.ndarray], cache: list[np.ndarray], fits: li
         yield counts
 
 
-def _widened(cache: list[np.ndarray], start: int = 0, stop: int | None = None) -> Iterator[np.ndarray]:
-    """The cached counts (bytes) as the doubles the product multiplies by, block by block (the
-    columns ``start`` to ``stop`` alone: the queries of one partition)."""
-    for counts in cache:
-        yield counts[:, start:stop].astype(np.float64)
-
-
 #: Queries of a partition multiplied by every kept resample at once (:func:`_widened_spans`):
 #: 1,024 x 1,000 resamples, 8 MB of doubles a span, two spans alive (as two blocks of 64
 #: resamples over a partition were).
@@ -420,6 +416,33 @@ def _widened_spans(
             widened[row : row + len(counts)] = counts[:, at:end]
             row += len(counts)
         yield at - start, widened
+
+
+def _spans_made(resamples: int, n: int) -> list[np.ndarray]:
+    """The two buffers :func:`_widened_spans` fills in turn, made in the caller's thread."""
+    return [np.empty((resamples, min(_SPAN_QUERIES, n))) for _ in range(2)]
+
+
+def _by_spans(
+    high: np.ndarray, low: np.ndarray, cache: list[np.ndarray], resamples: int, wide: bool, out: np.ndarray
+) -> None:
+    """The sums of a matrix's exact parts (``high``, ``low``: n x m whole numbers) over every kept
+    resample, into ``out`` (resamples x m) as ``high + low * 2^-LOW``: every resample at once, a
+    span of queries at a time (22.26), as :func:`_by_partitions` multiplies a partition. Each
+    part's sums are of whole numbers below 2^53, exact in any grouping, so they are the very sums
+    block after block gives, and ``out`` the same bits."""
+    n, m = high.shape
+    sums = np.zeros((resamples, 2 * m))
+    # A narrow matrix's two parts side by side, one product a span (22.22); a wide one's as
+    # columns x queries (the transpose a view, read by BLAS as a transposed operand).
+    parts = np.concatenate([high, low], axis=1)
+    spans = ahead(_widened_spans(cache, 0, n, _spans_made(resamples, n)), n * resamples)
+    for at, weights in spans:
+        piece = parts[at : at + weights.shape[1]]
+        sums += (piece.T @ weights.T).T if wide else weights @ piece
+    del parts
+    np.multiply(sums[:, m:], _LOW_UNIT, out=sums[:, m:])
+    np.add(sums[:, :m], sums[:, m:], out=out)
 
 
 @dataclass(frozen=True)
@@ -473,7 +496,7 @@ def _by_partitions(
     filling = first and cache is not None
     # Two spans of every resample (22.26), made here once for all the partitions that read the
     # kept counts.
-    spans_made = [np.empty((resamples, min(_SPAN_QUERIES, n))) for _ in range(2)] if cache is not None else []
+    spans_made = _spans_made(resamples, n) if cache is not None else []
     for start in range(0, n, _PARTITION_ROWS):
         stop = min(n, start + _PARTITION_ROWS)
         values = np.asarray(source.rows(start, stop), dtype=np.float64)
