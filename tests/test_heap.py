@@ -97,3 +97,47 @@ def test_the_real_glibc_call_runs_where_it_is_found() -> None:
     if libc is None:
         pytest.skip("no glibc here")
     assert libc.malloc_trim(0) in (0, 1)
+
+
+@pytest.fixture
+def numpy_advice():
+    """numpy's own switch for its hugepage advice, put back as it was after the test."""
+    import numpy as np
+
+    multiarray = np._core.multiarray
+    before = multiarray._get_madvise_hugepage()
+    multiarray._set_madvise_hugepage(True)
+    yield multiarray
+    multiarray._set_madvise_hugepage(before)
+
+
+def test_a_build_stops_numpy_advising_hugepages_and_score_does_not(libc, numpy_advice, monkeypatch) -> None:
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    heap.keep_freed_memory()  # score: numpy's default stands
+    assert numpy_advice._get_madvise_hugepage() is True
+    heap.keep_freed_memory(hand_back=True, small_pages=True)  # build
+    assert numpy_advice._get_madvise_hugepage() is False
+
+
+def test_a_user_s_own_numpy_madvise_hugepage_stands(libc, numpy_advice, monkeypatch) -> None:
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    heap.keep_freed_memory(hand_back=True, small_pages=True)
+    assert numpy_advice._get_madvise_hugepage() is True
+    assert heap.small_pages_for_numpy() is False
+
+
+def test_a_build_s_process_runs_with_numpy_s_small_pages(tmp_path) -> None:
+    """The command itself, in a process of its own: after `ragreport build` numpy no longer
+    advises hugepages."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, sys\n"
+        "from ragreport.cli.commands import main\n"
+        f"assert main(['--no-config', 'build', '--out', {str(tmp_path / 'site')!r}, '--quiet']) == 0\n"
+        "print(np._core.multiarray._get_madvise_hugepage())\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "False"

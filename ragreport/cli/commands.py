@@ -275,7 +275,7 @@ def _report_bytes(analysis: Analysis, title: str | None, rules: GateRules) -> by
 
 
 def _build(args: argparse.Namespace) -> int:
-    keep_freed_memory(hand_back=True)
+    keep_freed_memory(hand_back=True, small_pages=True)
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:

@@ -15,6 +15,7 @@ do not depend on any of this; where glibc is not found (not Linux, musl) nothing
 
 from __future__ import annotations
 
+import os
 import sys
 from functools import cache
 
@@ -48,10 +49,11 @@ def _libc() -> object | None:
     return libc
 
 
-def keep_freed_memory(*, hand_back: bool = False) -> None:
+def keep_freed_memory(*, hand_back: bool = False, small_pages: bool = False) -> None:
     """Let glibc keep the memory numpy's temporaries free, for the next ones to reuse (the
     settings of :data:`KEPT_MEMORY`); with ``hand_back``, :func:`hand_back` then returns the free
-    pages at the end of each stage. Only where glibc is found; the figures do not depend on it."""
+    pages at the end of each stage; with ``small_pages``, :func:`small_pages_for_numpy`. Only
+    where glibc is found; the figures do not depend on it."""
     global _handing_back, _kept
     libc = _libc()
     if libc is None:
@@ -59,6 +61,28 @@ def keep_freed_memory(*, hand_back: bool = False) -> None:
     for parameter, value in KEPT_MEMORY:
         libc.mallopt(parameter, value)  # type: ignore[attr-defined]
     _handing_back, _kept = hand_back, True
+    if small_pages:
+        small_pages_for_numpy()
+
+
+def small_pages_for_numpy() -> bool:
+    """Stop numpy advising the kernel to back its arrays of 4 MB and more with 2 MB pages
+    (``madvise(MADV_HUGEPAGE)``, numpy's default on Linux 4.6 and later), unless the user chose
+    with ``NUMPY_MADVISE_HUGEPAGE``; returns whether it was stopped. On the virtual machines the
+    benchmarks ran on (and CI runners like them), a 2 MB page first touched cost four times what its
+    512 small pages cost (80 MB paged in: 0.15 s against 0.04 s), and a build pages in some 3 GB
+    over its stages: the wide pair's build 0.95x without the advice (docs/conventions.md section
+    22.26). The pages hold the same bytes: nothing else changes."""
+    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return False
+    import numpy as np
+
+    core = getattr(np, "_core", None) or getattr(np, "core", None)  # numpy 2, numpy 1
+    setter = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    if setter is None:
+        return False
+    setter(False)
+    return True
 
 
 def keep_freed_memory_here() -> None:
