@@ -133,6 +133,21 @@ def test_a_whole_list_is_the_json_of_its_numbers_whatever_its_chunks(numbers, dt
     assert encoded.dumps({"doc": written, "k": 3}) == plain({"doc": values.tolist(), "k": 3})
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.integers(-(2**63), 2**64 - 1) | st.sampled_from([0, -1, 9, 10, 99, 100, 2**31, 2**63]), max_size=60),
+    st.sampled_from([np.int64, np.uint64, np.int32, np.uint32, np.int16, np.uint8, np.int8]),
+)
+def test_whole_text_is_python_s_repr_of_each_number(numbers, dtype):
+    """whole_text writes every number's digits by array operations (a pass per decimal place):
+    the text is ``",".join`` of Python's repr of each, at both ends of every integer type (2^64 - 1,
+    -2^63, 0) and at each power of ten."""
+    info = np.iinfo(dtype)
+    values = np.array([min(max(v, info.min), info.max) for v in numbers], dtype=dtype)
+    assert encoded.whole_text(values) == ",".join(map(repr, values.tolist()))
+    assert encoded.integers(values) == list(map(repr, values.tolist()))
+
+
 def test_a_whole_list_refuses_numbers_that_are_not_whole():
     try:
         encoded.whole_list(np.array([1.0, 2.0]))

@@ -137,7 +137,7 @@ def integers(values: np.ndarray, present: np.ndarray | None = None, *, truncate:
         shown = shown.astype(np.int64)
     if shown.dtype.kind not in "iu":
         return _present(cells(shown.tolist()), present)
-    return _present(list(map(int.__repr__, shown.tolist())), present)
+    return _present(whole_text(shown).split(",") if len(shown) else [], present)
 
 
 def decimals(values: np.ndarray, present: np.ndarray | None = None, digits: int = 6) -> list[str]:
@@ -185,16 +185,59 @@ def listed(items: Sequence[str]) -> Encoded:
 #: Whole numbers written this many at a time by :func:`whole_list`.
 _WHOLE_CHUNK = 1 << 16
 
+#: 10 to 10^19, the powers a number's count of digits is read against (every uint64 has 20 or fewer).
+_POWERS_OF_TEN = np.array([10**j for j in range(1, 20)], dtype=np.uint64)
+
+
+def whole_text(values: np.ndarray) -> str:
+    """An array of whole numbers (any integer dtype) written as ``",".join(map(repr, values.tolist()))``
+    writes them, made as bytes by array operations: each number's row of a byte matrix holds its
+    sign, its digits right-aligned (one pass per decimal place over every number) and a comma, and
+    the bytes each row shows (its sign if negative, its digits from its first one, its comma but
+    the last) are read off in order. A digit shows where what is left of the number before it is
+    taken is above zero (and the last digit always). The same text as Python's ``repr`` of each
+    number."""
+    if not len(values):
+        return ""
+    negative = values < 0 if values.dtype.kind == "i" else np.zeros(len(values), dtype=bool)
+    if negative.any():
+        signed = values.astype(np.int64)
+        magnitude = signed.astype(np.uint64)  # a negative number's own bits, mended below
+        # -v as ~v + 1: no overflow at -2^63
+        magnitude[negative] = (~signed[negative]).astype(np.uint64) + np.uint64(1)
+    else:
+        magnitude = values
+    top = int(magnitude.max())
+    places = len(str(top))
+    # The narrowest type that holds every magnitude: numpy's int32 loops are the fastest.
+    kind = np.int32 if top < 2**31 else np.int64 if top < 2**63 else np.uint64
+    left = magnitude.astype(kind)
+    ten = kind(10)
+    matrix = np.empty((len(left), places + 2), dtype=np.uint8)
+    shown = np.empty((len(left), places + 2), dtype=bool)
+    matrix[:, 0], shown[:, 0] = ord("-"), negative
+    matrix[:, -1], shown[:, -1] = ord(","), True
+    shown[-1, -1] = False
+    for place in range(places):
+        column = places - place
+        if place:
+            np.greater(left, 0, out=shown[:, column])
+        else:
+            shown[:, column] = True
+        shifted = left // ten
+        matrix[:, column] = left - shifted * ten + 48
+        left = shifted
+    return matrix[shown].tobytes().decode("ascii")
+
 
 def whole_list(values: np.ndarray) -> Encoded:
-    """An array of whole numbers as the JSON list :func:`json.dumps` writes of ``values.tolist()``,
-    written a chunk at a time: a million numbers held as one text of a few MB, not as a million
-    Python integers until the page is rendered (docs/conventions.md section 22.25)."""
+    """An array of whole numbers as the JSON list :func:`json.dumps` writes of ``values.tolist()``
+    (:func:`whole_text`), written a chunk at a time: a million numbers held as one text of a few
+    MB, not as a million Python integers until the page is rendered (docs/conventions.md section
+    22.25)."""
     if values.dtype.kind not in "iu":
         raise TypeError(f"whole numbers expected, not {values.dtype}")
-    pieces = [
-        ",".join(map(int.__repr__, values[i : i + _WHOLE_CHUNK].tolist())) for i in range(0, len(values), _WHOLE_CHUNK)
-    ]
+    pieces = [whole_text(values[i : i + _WHOLE_CHUNK]) for i in range(0, len(values), _WHOLE_CHUNK)]
     return Encoded("[" + ",".join(pieces) + "]")
 
 
