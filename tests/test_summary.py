@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import examples
 from helpers import judged_run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragreport.analysis.summary import Status, fingerprint, summarise
 from ragreport.api import score_and_summarise
@@ -93,6 +96,58 @@ def test_fingerprints_follow_the_sorted_ids_and_triples():
     assert one.query_fingerprint == two.query_fingerprint == fingerprint(["a", "b"])
     assert one.label_fingerprint == two.label_fingerprint != three.label_fingerprint
     assert one.query_fingerprint.startswith("sha256:") and len(one.query_fingerprint) == 71
+
+
+def test_the_label_fingerprint_is_the_sha256_of_the_sorted_lines_written_out():
+    """Lines query<TAB>id<TAB>grade, sorted by code point (é, U+00E9, after z; 中, U+4E2D, after é;
+    the emoji last) and joined by newlines, written out here: the digest label_fingerprint makes
+    from bytes (numpy's sort of UTF-8, the lines hashed 2 at a time) is that of these lines."""
+    import dataclasses
+    import hashlib
+
+    from ragreport.analysis import summary
+
+    judged = judged_run(
+        [("q2", ["é"], {"é": 3, "z": -1}), ("q1", [], {"中": 12, "a😀": 0, "a": 1})], extra_judged=[("q3", {"b": 2})]
+    )
+    lines = ["q1\ta\t1", "q1\ta😀\t0", "q1\t中\t12", "q2\tz\t-1", "q2\té\t3", "q3\tb\t2"]
+    expected = "sha256:" + hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+    assert summary.fingerprint(summary.label_lines(judged)) == expected
+    for chunk in (1 << 16, 2, 1):
+        summary._HASHED_LINES = chunk
+        try:
+            assert summary.label_fingerprint(judged) == expected
+            for kind in (object, np.str_, np.bytes_):
+                ids = judged.judgment_doc_ids
+                as_kind = np.array(summary._utf8(ids).tolist(), dtype=np.bytes_) if kind is np.bytes_ else ids
+                if kind is not np.bytes_:
+                    as_kind = np.array([b.decode() if isinstance(b, bytes) else b for b in ids.tolist()], dtype=kind)
+                other = dataclasses.replace(judged, judgment_doc_ids=as_kind, query_ids=judged.query_ids.astype(object))
+                assert summary.label_fingerprint(other) == expected
+        finally:
+            summary._HASHED_LINES = 1 << 16
+    assert score_and_summarise(judged, 1, Conventions()).label_fingerprint == expected
+    nothing = judged_run([("q", ["a"], None)])
+    assert summary.label_fingerprint(nothing) == summary.fingerprint([]) == "sha256:" + hashlib.sha256(b"").hexdigest()
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.dictionaries(
+        st.text(alphabet="qé1", min_size=1, max_size=3),
+        st.dictionaries(st.text(alphabet="az中😀9", min_size=1, max_size=4), st.integers(-20, 300), max_size=6),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_label_fingerprint_is_python_s_sort_of_the_lines(labels):
+    import hashlib
+
+    from ragreport.analysis.summary import label_fingerprint
+
+    judged = judged_run([(q, [], grades) for q, grades in labels.items()])
+    lines = sorted(f"{q}\t{d}\t{g}" for q, grades in labels.items() for d, g in grades.items())
+    assert label_fingerprint(judged) == "sha256:" + hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def test_under_no_relevant_zero_the_counts_say_averaged_in_not_excluded():

@@ -32,7 +32,7 @@ from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, jud
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
 from .intervals import ByteCounts, RowParts, made_bootstrap_means, resample_rows
-from .summary import RunSummary, fingerprint, judged_query_ids, label_lines, same_labels, summarise
+from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
 
 if TYPE_CHECKING:
     from ..reading.registry import LoadedRun
@@ -173,7 +173,7 @@ def shared_fingerprints(runs: Sequence[JudgedRun]) -> list[tuple[str, str] | Non
     for i, judged in enumerate(runs):
         same = next((j for j in range(i) if same_labels(runs[j], judged)), None)
         if same is None:
-            out.append((fingerprint(judged_query_ids(judged)), fingerprint(label_lines(judged))))
+            out.append((fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
         else:
             out.append(out[same])
     return out

@@ -497,6 +497,9 @@ def _by_partitions(
     # Two spans of every resample (22.26), made here once for all the partitions that read the
     # kept counts.
     spans_made = _spans_made(resamples, n) if cache is not None else []
+    # One buffer for every partition's parts (42 MB at the wide size): above glibc's 32 MB a
+    # block is a mapping of its own, paged in afresh for each partition (10,000 pages each).
+    parts_made = np.empty(2 * width * min(_PARTITION_ROWS, n))
     for start in range(0, n, _PARTITION_ROWS):
         stop = min(n, start + _PARTITION_ROWS)
         values = np.asarray(source.rows(start, stop), dtype=np.float64)
@@ -504,7 +507,7 @@ def _by_partitions(
             raise ValueError("matrices resampled together must be 2-D and share their rows")
         # Each part's column as a row, the high parts' then the low parts', split in place: the
         # values go where the low parts go, the high parts are rounded off them.
-        parts = np.empty((2 * width, stop - start))
+        parts = parts_made[: 2 * width * (stop - start)].reshape(2 * width, stop - start)
         parts[width:] = values.T
         del values
         raw, spare = parts[width:].T, parts[:width].T
