@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_resampling import loop_means
 
-from ragreport.analysis.intervals import exact_parts, resample_counts, shared_bootstrap_means
+from ragreport.analysis.exactparts import exact_parts
+from ragreport.analysis.intervals import resample_counts, shared_bootstrap_means
 
 
 def fsum_means(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
@@ -130,7 +131,7 @@ def test_the_bootstrap_gives_the_same_bits_on_one_blas_thread_and_on_two():
 
 
 def test_parts_of_tiny_columns_are_split_by_ldexp_with_the_same_rule():
-    """intervals._split scales by products with powers of two, or by ldexp when a column's power of
+    """exactparts.split_in_place scales by products with powers of two, or by ldexp when a column's power of
     two is not a normal double (its largest magnitude below 2^-998): the parts obey 22.5's rule
     either way, x = (high + low 2^-27) 2^exponent to half a unit of the column's largest value."""
     rng = np.random.default_rng(17)

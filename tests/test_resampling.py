@@ -534,7 +534,7 @@ def test_a_matrix_resampled_by_partitions_of_its_rows_is_the_whole_matrix_to_the
 @pytest.mark.parametrize("span", [2048, 50])
 @pytest.mark.parametrize("width", [9, 70])
 def test_equal_and_zero_columns_of_a_partition_have_the_sums_of_their_own_products(width, span, monkeypatch):
-    """intervals._distinct_parts: a partition's part columns that are zero, or equal to another,
+    """exactparts.distinct_parts: a partition's part columns that are zero, or equal to another,
     are not multiplied (a copy takes the other's sums); the means are still the whole matrix's to
     the bit. Columns equal throughout, zero throughout, zero in one partition, equal in some
     partitions only, equal at every sampled row but one, and of values whose low part is zero."""

@@ -17,6 +17,7 @@ from ..core.blas import blas_threads_for
 from ..core.budget import check_fits
 from ..core.errors import Argument, ArgumentError
 from ..scoring.kinds import IntervalMethod
+from .exactparts import EXACT_ROWS, HIGH_BITS, LOW_UNIT, distinct_parts, exact_parts, split_in_place
 
 #: The most bootstrap resamples: 1,000 times the default, far past the 10,000 that pin a 95% band's
 #: bounds to their third digit (docs/conventions.md section 18). Memory grows with resamples x
@@ -336,10 +337,10 @@ def _made_bootstrap_means(
             end = row + len(counts)
             if wide:
                 out[row:end] = (parts[0] @ counts.T).T
-                out[row:end] += (parts[1] @ counts.T).T * _LOW_UNIT
+                out[row:end] += (parts[1] @ counts.T).T * LOW_UNIT
             else:
                 sums = counts @ parts[0]
-                np.multiply(sums[:, m:], _LOW_UNIT, out=sums[:, m:])
+                np.multiply(sums[:, m:], LOW_UNIT, out=sums[:, m:])
                 np.add(sums[:, :m], sums[:, m:], out=out[row:end])
             row = end
         del parts
@@ -441,7 +442,7 @@ def _by_spans(
         piece = parts[at : at + weights.shape[1]]
         sums += (piece.T @ weights.T).T if wide else weights @ piece
     del parts
-    np.multiply(sums[:, m:], _LOW_UNIT, out=sums[:, m:])
+    np.multiply(sums[:, m:], LOW_UNIT, out=sums[:, m:])
     np.add(sums[:, :m], sums[:, m:], out=out)
 
 
@@ -463,7 +464,7 @@ _PARTITION_ROWS = 1 << 14
 def _parted(n: int, resamples: int) -> bool:
     """Whether a matrix of ``n`` rows is resampled by partitions: its sums exact (22.5) and its
     counts kept (each partition reads every block of them)."""
-    return _PARTITION_ROWS < n <= _EXACT_ROWS and resamples * n <= _CACHED_COUNTS
+    return _PARTITION_ROWS < n <= EXACT_ROWS and resamples * n <= _CACHED_COUNTS
 
 
 def _by_partitions(
@@ -486,7 +487,7 @@ def _by_partitions(
     top = np.asarray(source.top(), dtype=np.float64)
     exponent = np.zeros(width, dtype=np.int64)
     finite = np.isfinite(top)
-    exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
+    exponent[finite] = np.frexp(top[finite])[1] - HIGH_BITS
     cols = np.flatnonzero(finite)
     # The sums of every part's column (the high parts' then the low parts'), one row each.
     sums = np.zeros((2 * width, resamples))
@@ -512,15 +513,15 @@ def _by_partitions(
         del values
         raw, spare = parts[width:].T, parts[:width].T
         if finite.all():
-            _split(raw, spare, exponent)
+            split_in_place(raw, spare, exponent)
         else:
-            high, low = _split(raw[:, cols], spare[:, cols], exponent[cols])
+            high, low = split_in_place(raw[:, cols], spare[:, cols], exponent[cols])
             parts[own] = parts[width + own]  # a non-finite column kept as it is, its low part zero
             parts[width + own] = 0.0
             parts[cols], parts[width + cols] = high.T, low.T
             del high, low
         del raw, spare
-        chosen, copies, same = _distinct_parts(parts, own)
+        chosen, copies, same = distinct_parts(parts, own)
         # The rows multiplied moved to the front, in order (each moves up or stays): no copy.
         for to, row_from in enumerate(chosen.tolist()):
             if to != row_from:
@@ -556,123 +557,16 @@ def _by_partitions(
         if len(copies):
             sums[copies] += partial[same]
     high_sums, low_sums = sums[:width].T, sums[width:].T
-    np.multiply(low_sums, _LOW_UNIT, out=low_sums)
+    np.multiply(low_sums, LOW_UNIT, out=low_sums)
     np.add(high_sums, low_sums, out=out)
     out /= n
     np.ldexp(out, exponent[None, :], out=out)
     return cache
 
 
-def _distinct_parts(parts: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of ``parts`` (a partition's part columns, one a row) a product needs, and where the
-    others' sums come from: ``(chosen, copies, same)``, ``chosen`` the rows multiplied (in order), ``copies``
-    the rows equal, value for value, to the chosen row ``same`` (an index into ``chosen``). A row
-    of zeros is neither: its sums are zero. The rows ``own`` (columns that are not finite) are
-    always multiplied. The sums are of whole numbers, exact (22.5): a row equal to another has its
-    very sums, and a row of zeros adds nothing to sums that start at zero (22.12)."""
-    live = np.asarray(parts.any(axis=1))
-    live[own] = False
-    index = np.flatnonzero(live)
-    keys = _row_prints(parts, index)
-    groups: dict[float, list[int]] = {}
-    chosen: list[int] = []
-    copies: list[int] = []
-    same: list[int] = []
-    for at, key in zip(index.tolist(), keys.tolist()):
-        found = groups.setdefault(key, [])
-        for pick in found:
-            if np.array_equal(parts[at], parts[chosen[pick]]):
-                copies.append(at)
-                same.append(pick)
-                break
-        else:
-            found.append(len(chosen))
-            chosen.append(at)
-    chosen.extend(own.tolist())
-    # In row order: a row's sums at its rank among the chosen.
-    order = np.argsort(np.array(chosen, dtype=np.intp), kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    picked = np.array(chosen, dtype=np.intp)[order]
-    return picked, np.array(copies, dtype=np.intp), rank[np.array(same, dtype=np.intp)]
-
-
-def _row_prints(parts: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """One number a row of ``parts`` (the rows ``index``): its products with fixed weights, added by
-    numpy's own sum, which adds every row's the same way, so equal rows get equal prints; rows that
-    differ almost never do (and the rows of one print are compared whole). A few rows at a time:
-    no copy of the partition. Sampling a few dozen places of each row instead sent the many rows
-    that are zero at most places (whole fractions, low parts) into one group compared pair by
-    pair: 88,000 whole-row comparisons at the wide size, 0.7 s (docs/conventions.md 22.19)."""
-    weights = np.random.default_rng(0x5EED).random(parts.shape[1]) + 0.5
-    prints = np.empty(len(index))
-    for start in range(0, len(index), 32):
-        rows = index[start : start + 32]
-        prints[start : start + len(rows)] = (parts[rows] * weights).sum(axis=1)
-    return prints
-
-
 #: Resample counts kept between the matrices of :func:`made_bootstrap_means`, as one byte each:
 #: 128 MB at most (1,000 resamples of 100,000 queries: 100 MB).
 _CACHED_COUNTS = 1 << 27
-
-
-#: The bootstrap's exact sums (:func:`exact_parts`): each value, as a share of a power of two at
-#: least its column's largest magnitude, in whole units of 2^-26 (the high part) and of 2^-53 (the
-#: low part). A resample's sum of counts times either part is at most n x 2^26 units: exact in a
-#: double for up to 2^27 (134 million) rows.
-_HIGH_BITS = 26
-_LOW_UNIT = 2.0**-27
-_EXACT_ROWS = 1 << 27
-
-
-def exact_parts(matrix: np.ndarray, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(high, low, exponent)``: ``matrix`` (n x m) as whole numbers that BLAS sums exactly.
-
-    With ``2^e`` the power of two above column ``j``'s largest magnitude (``frexp``),
-    ``high = rint(x * 2^(26 - e))`` and ``low = rint((x * 2^(26 - e) - high) * 2^27)``, both whole
-    numbers of at most 2^26 in magnitude, ``exponent = e - 26``, and
-    ``x = (high + low * 2^-27) * 2^exponent`` to within ``2^(e - 54)`` (half a unit in the last
-    place of the column's largest value). Any sum of ``c_i * high_i`` with whole counts ``c`` that
-    add up to at most 2^27 is then exact in doubles, in any order (every partial sum is a whole
-    number below 2^53), and so is that of ``c_i * low_i``: a product of the counts with either part
-    has one result whatever BLAS's blocking, threads or processor. A column with a non-finite value
-    is kept as it is (``low`` zero, exponent 0): its means are not finite anyway. Past 2^27 rows
-    the parts are the matrix itself and zeros, and the sums BLAS's own. With ``overwrite`` the
-    matrix's own memory holds the low part.
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    n, m = values.shape
-    high = values if overwrite and values.flags.writeable else values.copy()
-    low = np.zeros_like(high)
-    exponent = np.zeros(m, dtype=np.int64)
-    if n > _EXACT_ROWS or not high.size:
-        return high, low, exponent
-    top = np.maximum(high.max(axis=0), -high.min(axis=0))  # no (n x m) temporary of magnitudes
-    finite = np.isfinite(top)
-    exponent[finite] = np.frexp(top[finite])[1] - _HIGH_BITS
-    if finite.all():
-        return (*_split(high, low, exponent), exponent)
-    cols = np.flatnonzero(finite)
-    high[:, cols], low[:, cols] = _split(high[:, cols], low[:, cols], exponent[cols])
-    return high, low, exponent
-
-
-def _split(values: np.ndarray, spare: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`exact_parts` in place: ``(high, low)`` in the memory of ``spare`` and ``values``.
-    Column by column ``x * 2^(26 - e)`` is exact (a power of two) and below 2^26 in magnitude; its
-    distance to the nearest whole number is exact too."""
-    if len(exponent) and -1022 <= -exponent.max() and -exponent.min() <= 1023:
-        # Times 2^-e, a double itself: the very bits ldexp gives (one correctly rounded product),
-        # about ten times faster (numpy's ldexp has no vector loop): docs/conventions.md 22.20.
-        np.multiply(values, np.ldexp(1.0, -exponent)[None, :], out=values)
-    else:
-        np.ldexp(values, -exponent[None, :], out=values)
-    np.rint(values, out=spare)
-    np.subtract(values, spare, out=values)
-    np.multiply(values, 2.0**27, out=values)
-    np.rint(values, out=values)
-    return spare, values
 
 
 def percentile_band(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
