@@ -428,7 +428,7 @@ def _by_spans(
     high: np.ndarray, low: np.ndarray, cache: list[np.ndarray], resamples: int, wide: bool, out: np.ndarray
 ) -> None:
     """The sums of a matrix's exact parts (``high``, ``low``: n x m whole numbers) over every kept
-    resample, into ``out`` (resamples x m) as ``high + low * 2^-LOW``: every resample at once, a
+    resample, into ``out`` (resamples x m) as ``high + low * LOW_UNIT``: every resample at once, a
     span of queries at a time (22.26), as :func:`_by_partitions` multiplies a partition. Each
     part's sums are of whole numbers below 2^53, exact in any grouping, so they are the very sums
     block after block gives, and ``out`` the same bits."""

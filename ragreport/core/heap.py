@@ -69,8 +69,8 @@ def small_pages_for_numpy() -> bool:
     """Stop numpy advising the kernel to back its arrays of 4 MB and more with 2 MB pages
     (``madvise(MADV_HUGEPAGE)``, numpy's default on Linux 4.6 and later), unless the user chose
     with ``NUMPY_MADVISE_HUGEPAGE``; returns whether it was stopped. On the virtual machines the
-    benchmarks ran on (and CI runners like them), a 2 MB page first touched cost four times what its
-    512 small pages cost (80 MB paged in: 0.15 s against 0.04 s), and a build pages in some 3 GB
+    benchmarks ran on (fresh ones, as CI runners are), a 2 MB page first touched cost four times
+    what its 512 small pages cost (80 MB paged in: 0.15 s against 0.04 s), and a build pages in some 3 GB
     over its stages: the wide pair's build 0.95x without the advice (docs/conventions.md section
     22.26). The pages hold the same bytes: nothing else changes."""
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
