@@ -267,11 +267,16 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
-def _report_bytes(analysis: Analysis, title: str | None, rules: GateRules) -> bytes:
-    """report.json's bytes, the document made here (no gate reads it: ``rules`` asks for none)."""
+def _report_bytes(document: dict, results: tuple[GateResult, ...], rules: GateRules) -> bytes:
+    """report.json's bytes: ``document`` with the gates' results."""
     from ..output.site import report_json
 
-    return report_json(with_gates(report_document(analysis, title, lazy=True), (), rules), compact=True)
+    return report_json(with_gates(document, results, rules), compact=True)
+
+
+def _report_bytes_made(analysis: Analysis, title: str | None, rules: GateRules) -> bytes:
+    """report.json's bytes, the document made here too (no gate reads it: ``rules`` asks for none)."""
+    return _report_bytes(report_document(analysis, title, lazy=True), (), rules)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -288,22 +293,19 @@ def _build(args: argparse.Namespace) -> int:
         hand_back()
         folder = args.out is not None or args.single_file is None  # a folder, with its report.json
         encoded: Apart | None = None
+        queries = sum(s.judged.n_queries for s in analysis.summaries)
         if folder and not rules:
             # report.json made and encoded by a child process while this one builds the pages
             # (22.23); no gate reads the document, so the child makes it too (22.26).
             results: tuple[GateResult, ...] = ()
-            queries = sum(s.judged.n_queries for s in analysis.summaries)
-            encoded = Apart(partial(_report_bytes, analysis, args.title, rules), queries)
+            encoded = Apart(partial(_report_bytes_made, analysis, args.title, rules), queries)
             document: dict = {}
         else:
             # written column by column as it is made (the per-query columns never all held as objects)
             document = report_document(analysis, args.title, lazy=folder)
             results = check_gates(document, rules)
             if folder:
-                from ..output.site import report_json
-
-                queries = sum(s.judged.n_queries for s in analysis.summaries)
-                encoded = Apart(partial(report_json, with_gates(document, results, rules), compact=True), queries)
+                encoded = Apart(partial(_report_bytes, document, results, rules), queries)
                 document = {}
                 hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)

@@ -185,9 +185,6 @@ def listed(items: Sequence[str]) -> Encoded:
 #: Whole numbers written this many at a time by :func:`whole_list`.
 _WHOLE_CHUNK = 1 << 16
 
-#: 10 to 10^19, the powers a number's count of digits is read against (every uint64 has 20 or fewer).
-_POWERS_OF_TEN = np.array([10**j for j in range(1, 20)], dtype=np.uint64)
-
 
 def whole_text(values: np.ndarray) -> str:
     """An array of whole numbers (any integer dtype) written as ``",".join(map(repr, values.tolist()))``
