@@ -270,3 +270,15 @@ def audit_qrels(folder: Path, queries: int = 40, name: str = "human.qrels", agre
     path = folder / name
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+_LONG_FLOAT = re.compile(rb"-?\d+\.\d{11,}(?:e-?\d+)?")
+_FIGURE_ID = re.compile(rb"fig-[0-9a-f]{12}")
+
+
+def float_blind(data: bytes) -> bytes:
+    """A page with every double written in full rounded to ten significant digits and the chart ids
+    (hashes of their data) masked: two pages equal under it differ only in bits a reader never
+    sees (a bootstrap mean summed in another order, docs/conventions.md section 22.5)."""
+    data = _LONG_FLOAT.sub(lambda m: f"{float(m.group()):.10g}".encode(), data)
+    return _FIGURE_ID.sub(b"fig-X", data)

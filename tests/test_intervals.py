@@ -100,7 +100,6 @@ def test_bootstrap_is_reproducible_to_the_last_digit_and_moves_with_the_seed():
 def test_resamples_do_not_depend_on_the_block_size(monkeypatch):
     whole = np.concatenate(list(resample_counts(37, 300, seed=5)))
     monkeypatch.setattr(intervals, "_BLOCK_CELLS", 37 * 7)
-    monkeypatch.setattr(intervals, "_MIN_BLOCK_RESAMPLES", 1)
     blocks = list(resample_counts(37, 300, seed=5))
     assert [len(b) for b in blocks[:2]] == [7, 7]
     assert np.array_equal(whole, np.concatenate(blocks))

@@ -69,24 +69,3 @@ def test_build_writes_the_site_it_wrote_before(tmp_path, monkeypatch):
     assert {"report.json", "index.html", "run-base.html"} <= set(names)
     for name in names:
         assert (cut / name).read_bytes() == (whole / name).read_bytes(), name
-
-
-def test_the_sweep_s_means_down_the_columns_a_block_at_a_time(monkeypatch):
-    # The means summarise reads when the bands are drawn already, without a copy of the whole
-    # sweep: each the running sum of the queries in id order, row after row (written here as a
-    # plain loop), divided by n; and the queries above 0 per Wilson column, counted by hand.
-    from ragreport.analysis import summary as summary_module
-    from ragreport.scoring.metrics import QueryScores
-
-    rng = np.random.default_rng(3)
-    values = np.where(rng.random((3, 50, 4)) < 0.3, 0.0, rng.random((3, 50, 4)) / 3)
-    scores = QueryScores(np.arange(1, 5), values, np.zeros((50, 4)), np.ones(50, dtype=bool), np.zeros(50))
-    by_id = rng.permutation(50)[:37]
-    monkeypatch.setattr(summary_module, "_DOWN_BLOCK", 5)
-    mean, successes = summary_module._down_columns(scores, by_id, [1])
-    rows = [values[:, q, :].reshape(-1) for q in by_id]
-    total = rows[0].copy()
-    for row in rows[1:]:
-        total = total + row
-    assert np.array_equal(mean, total / 37)
-    assert successes[1].tolist() == [sum(1 for q in by_id if values[1, q, c] > 0) for c in range(4)]

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.blas import blas_threads_for
 from .intervals import percentile_band
 
 
@@ -141,8 +140,7 @@ def agreement(
     picks = rng.integers(0, queries, size=(resamples, queries))
     times = np.zeros((resamples, queries))
     np.add.at(times, (np.repeat(np.arange(resamples), queries), picks.ravel()), 1.0)
-    with blas_threads_for(float(resamples) * queries * g * g):
-        resampled = (times @ per_query).reshape(resamples, g, g)
+    resampled = (times @ per_query).reshape(resamples, g, g)
     kappa_b, weighted_b = kappas(resampled, span, level)
     k_low, k_high = _band(kappa_b, confidence)
     w_low, w_high = _band(weighted_b, confidence)

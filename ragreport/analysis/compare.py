@@ -28,13 +28,7 @@ from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
 from ..scoring.kinds import Metric
-from .intervals import (
-    bootstrap_interval,
-    let_go_counts,
-    percentile_band,
-    resample_rows,
-    shared_bootstrap_means,
-)
+from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
 from .values import family_values
@@ -443,15 +437,13 @@ def compare(
     bands = paired_bands(base, [(s, p, d) for s, p, _, _, d, *_ in paired], measures, conventions)
     kept = [sorted(set(item[-1])) for item in paired]
     # A reading's own columns (moved by an unjudged id) are bootstrapped with the same resamples as
-    # the default ones (the same seed draws the same counts, section 22.1): from the band stage's
-    # counts when they are kept (22.16), let go before the randomization test's signs are drawn.
+    # the default ones (the same seed draws the same counts, section 22.1).
     own_bands = [
         bootstrap_interval(item[-2][:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence)
         if len(item[4]) and k[width:]
         else None
         for item, k in zip(paired, kept)
     ]
-    let_go_counts()
     tests = paired_tests([item[-2][:, k] for item, k in zip(paired, kept)], permutations, conventions.seed)
     partial = []
     for item, band, k, p_kept, read_figures in zip(paired, bands, kept, tests, own_bands):

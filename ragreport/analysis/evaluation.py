@@ -12,7 +12,6 @@ partition engines
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,6 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .intervals import ByteCounts, RowParts, made_bootstrap_means, resample_rows
 from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
 
 if TYPE_CHECKING:
@@ -99,9 +97,7 @@ def summarise_loaded(
 ) -> list[RunSummary]:
     """Every run read (a run with its judgments) joined, checked, scored and summarised, in order.
 
-    Every run is scored first; the bootstrap then resamples the queries once for every run with
-    the same number of scored queries (:func:`shared_bands`), so that all their metrics, cutoffs
-    and measures share one draw of counts per block (docs/conventions.md section 22). With
+    With
     ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
     partition sends them back (docs/conventions.md section 22.14).
     """
@@ -110,33 +106,24 @@ def summarise_loaded(
     # With cut_lists, each run read is taken off the list once joined, so that its whole lists
     # (the ids the joined run shares) go when the joined run is cut.
     runs = loaded if cut_lists and isinstance(loaded, list) else list(loaded)
-    # The bootstrap's counts depend on the number of queries scored alone: drawn (as bytes, in a
-    # thread) from the first run's scoring on, beside the others' (docs/conventions.md 22.20).
-    drawn: ByteCounts | None = None
-    try:
-        while runs:
-            item = runs.pop(0)
-            progress(f"scoring {item.run.name}")
-            judged = join(item.run, item.judgments, conventions.relevance_level)
-            source = item.judgments.source or "the judgments"
-            del item
-            check_scorable(judged, source, conventions)
-            scores = score(judged, cutoffs, conventions)
-            if drawn is None:
-                drawn = ByteCounts(int(np.count_nonzero(scores.scored)), conventions.resamples, conventions.seed)
-            values = score_measures(judged, measures, conventions) if measures else None
-            # condensed once, for the readings and for what report.json keeps to condense again
-            condensed = condense(judged, max(asked))
-            readings = score_readings(judged, asked, conventions, condensed=condensed)
-            after = following(judged, max(asked), condensed)
-            del condensed
-            if cut_lists:
-                judged = judged.head(depth_needed(cutoffs, measures))
-            scored.append((judged, scores, values, readings, after))
-        return banded(scored, asked, conventions, measures, progress, drawn)
-    finally:
-        if drawn is not None:
-            drawn.cancel()
+    while runs:
+        item = runs.pop(0)
+        progress(f"scoring {item.run.name}")
+        judged = join(item.run, item.judgments, conventions.relevance_level)
+        source = item.judgments.source or "the judgments"
+        del item
+        check_scorable(judged, source, conventions)
+        scores = score(judged, cutoffs, conventions)
+        values = score_measures(judged, measures, conventions) if measures else None
+        # condensed once, for the readings and for what report.json keeps to condense again
+        condensed = condense(judged, max(asked))
+        readings = score_readings(judged, asked, conventions, condensed=condensed)
+        after = following(judged, max(asked), condensed)
+        del condensed
+        if cut_lists:
+            judged = judged.head(depth_needed(cutoffs, measures))
+        scored.append((judged, scores, values, readings, after))
+    return banded(scored, asked, conventions, measures, progress)
 
 
 #: A run scored, as :func:`banded` takes it: the judged run, its scores, its measures' values (or
@@ -150,117 +137,23 @@ def banded(
     conventions: Conventions,
     measures: Sequence[Measure],
     progress: Callable[[str], None],
-    drawn: ByteCounts | None = None,
 ) -> list[RunSummary]:
-    """Every run scored (in memory or by partitions) banded in one resampling and summarised."""
-    if scored:
-        progress("bands for " + ", ".join(item[0].name for item in scored))
-    resampled = shared_bands([(judged, scores, values) for judged, scores, values, _, _ in scored], conventions, drawn)
-    prints = shared_fingerprints([item[0] for item in scored])
-    return [
-        summarise(
-            judged, scores, asked, conventions, measures, values, readings, resampled=made, fingerprints=f, following=t
+    """Every run scored (in memory or by partitions) banded and summarised, in order. Runs of one
+    label set share its fingerprints: its label lines are made and hashed once."""
+    prints: list[tuple[str, str]] = []
+    out = []
+    for i, (judged, scores, values, readings, after) in enumerate(scored):
+        progress(f"bands for {judged.name}")
+        same = next((j for j in range(i) if same_labels(scored[j][0], judged)), None)
+        prints.append(
+            (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)) if same is None else prints[same]
         )
-        for (judged, scores, values, readings, t), made, f in zip(scored, resampled, prints)
-    ]
-
-
-def shared_fingerprints(runs: Sequence[JudgedRun]) -> list[tuple[str, str] | None]:
-    """Each run's query and label fingerprints when an earlier run holds the very same label set
-    (the runs of one qrels file: its million label lines are not made and hashed again), else None
-    (:func:`~ragreport.analysis.summary.summarise` makes them)."""
-    out: list[tuple[str, str] | None] = []
-    for i, judged in enumerate(runs):
-        same = next((j for j in range(i) if same_labels(runs[j], judged)), None)
-        if same is None:
-            out.append((fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
-        else:
-            out.append(out[same])
-    return out
-
-
-def shared_bands(
-    scored: Sequence[tuple[JudgedRun, QueryScores, np.ndarray | None]],
-    conventions: Conventions,
-    drawn: ByteCounts | None = None,
-) -> list[list[np.ndarray] | None]:
-    """The bootstrap of every run's means, drawn once for all the runs that score as many queries:
-    for each run, what :func:`~ragreport.analysis.summary.summarise` takes as ``resampled`` (None
-    for a run that scores no query). The counts depend only on the number of queries, the
-    resamples and the seed, so runs of one size share them: one draw per block, applied to every
-    run's matrices (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
-
-    ``drawn``: counts drawn already (:class:`~ragreport.analysis.intervals.ByteCounts`), read by
-    the runs of their size."""
-    # Each run's matrices (resample_matrices) are made when their turn comes and let go once
-    # resampled; the sweep's by partitions of its queries (intervals.RowParts): memory holds one
-    # partition's exact parts at a time (docs/conventions.md sections 22.9 and 22.12).
-    rows = [resample_rows(judged.query_ids, scores.scored) for judged, scores, _ in scored]
-    by_size: dict[int, list[int]] = {}
-    for i, by_id in enumerate(rows):
-        if len(by_id):
-            by_size.setdefault(len(by_id), []).append(i)
-    out: list[list[np.ndarray] | None] = [None] * len(scored)
-    for size, members in by_size.items():
-        sources: list[Callable[[], np.ndarray] | RowParts] = []
-        widths: list[int] = []
-        # Each sweep's column means, taken as its rows are made (in id order, the sums summarise
-        # would make): summarise then makes no copy of the sweep again.
-        means: dict[int, np.ndarray] = {}
-        for i in members:
-            _, scores, values = scored[i]
-            n_metrics, _, n_cut = scores.values.shape
-            sources.append(_sweep_parts(scores, rows[i], partial(means.__setitem__, i)))
-            widths.append(n_metrics * n_cut)
-            sources.append(partial(_measure_matrix, values, rows[i]))
-            widths.append(0 if values is None else values.shape[0])
-        made = made_bootstrap_means(
-            sources, size, widths, conventions.resamples, conventions.seed, overwrite=True, drawn=drawn
+        out.append(
+            summarise(
+                judged, scores, asked, conventions, measures, values, readings, fingerprints=prints[i], following=after
+            )
         )
-        for at, i in enumerate(members):
-            out[i] = [made[2 * at], made[2 * at + 1], means[i]]
     return out
-
-
-def _sweep_parts(scores: QueryScores, by_id: np.ndarray, keep: Callable[[np.ndarray], object]) -> RowParts:
-    """resample_matrices' scores by partitions of their rows: the rows ``by_id`` (the scored
-    queries in id order) x every metric at every cutoff, metric-major; each partition a copy. The
-    column means are added up as the rows come, in order (a partition's reduction starts from the
-    sum so far: numpy adds a column's rows left to right, so the sum is the whole matrix's), and
-    handed to ``keep`` with the last rows."""
-    values = scores.values
-    n_metrics, _, n_cut = values.shape
-    width = n_metrics * n_cut
-    n = len(by_id)
-    total: list[np.ndarray] = []
-
-    def top() -> np.ndarray:
-        where = scores.scored[None, :, None]
-        high = values.max(axis=1, where=where, initial=-np.inf)
-        low = values.min(axis=1, where=where, initial=np.inf)
-        return np.maximum(high, -low).reshape(width)
-
-    def rows(start: int, stop: int) -> np.ndarray:
-        picked = by_id[start:stop]
-        made = np.empty((len(picked) + 1, width))
-        made[1:] = values.transpose(1, 0, 2)[picked].reshape(len(picked), width)
-        if start == 0:
-            total[:] = [np.add.reduce(made[1:], axis=0)]
-        else:
-            made[0] = total[0]
-            total[0] = np.add.reduce(made, axis=0)
-        if stop == n:
-            keep(total[0] / n)
-        return made[1:]
-
-    return RowParts(top, rows)
-
-
-def _measure_matrix(values: np.ndarray | None, by_id: np.ndarray) -> np.ndarray:
-    """resample_matrices' measures: the rows ``by_id`` x every measure by name, a copy."""
-    if values is None:
-        return np.zeros((len(by_id), 0))
-    return np.ascontiguousarray(values[:, by_id].T)
 
 
 def _quiet(stage: str) -> None:

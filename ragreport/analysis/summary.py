@@ -300,7 +300,6 @@ def summarise(
     measures: Sequence[Measure] = (),
     measure_values: np.ndarray | None = None,
     readings: dict[str, np.ndarray] | None = None,
-    resampled: Sequence[np.ndarray] | None = None,
     fingerprints: tuple[str, str] | None = None,
     following: Following | None = None,
     sweep: Sweep | None = None,
@@ -320,11 +319,7 @@ def summarise(
     :func:`ragreport.scoring.measures.score_measures`): whole runs and partitions alike hand their
     figures over, so ``judged`` may hold only the top of each list.
 
-    ``resampled`` is the bootstrap already drawn for this run: what
-    :func:`~ragreport.analysis.intervals.shared_bootstrap_means` gives for the two matrices of
-    :func:`resample_matrices` (several runs resampled together, docs/conventions.md section 22),
-    and, as a third item, the first matrix's column means when the caller took them (the matrix
-    is then not made again here). ``fingerprints`` are the query and label fingerprints when the
+    ``fingerprints`` are the query and label fingerprints when the
     caller has them (another run of the same label set: :func:`distinct_label_sets`).
     ``following`` is kept on the summary as it is (:attr:`RunSummary.following`).
 
@@ -344,33 +339,15 @@ def summarise(
 
     n_metrics, _, n_cut = scores.values.shape
     n = int(np.count_nonzero(scores.scored))
-    # The band stage hands over the sweep's means in id order (resampled[2]); without them, with the
-    # bands drawn already, the means are summed a block of queries at a time: no copy of the sweep.
-    taken = resampled[2] if resampled is not None and len(resampled) > 2 and n else None
-    flat: np.ndarray | None = None
-    if resampled is not None and n:
-        by_id = (
-            resample_rows(judged.query_ids, scores.scored)
-            if len(measure_values) or taken is None
-            else np.zeros(0, np.intp)
-        )
-        measured = np.ascontiguousarray(measure_values[:, by_id].T) if len(measure_values) else np.zeros((n, 0))
-    else:
-        by_id, flat, measured = resample_matrices(judged, scores, measure_values)
-        if n:
-            resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
-    if n:
-        assert resampled is not None
-        if taken is not None:
-            mean = taken
-        elif flat is None:
-            mean, _ = _down_columns(scores, by_id, [])
-        else:
-            mean = flat.mean(axis=0)
+    by_id, flat, measured = resample_matrices(judged, scores, measure_values)
+    resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed) if n else None
+    if resampled is not None:
+        mean = flat.mean(axis=0)
         low, high = percentile_band(resampled[0], conventions.confidence)
     else:
         empty = np.zeros((0, n_metrics * n_cut))
         mean, low, high = bootstrap_interval(empty, conventions.resamples, conventions.seed, conventions.confidence)
+    del flat
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
 
     for row, metric in enumerate(scores.metrics):
@@ -433,35 +410,6 @@ def summarise(
         measure_resampled=None if resampled is None else resampled[1],
         following=following,
     )
-
-
-#: Queries a block of :func:`_down_columns` takes.
-_DOWN_BLOCK = 4096
-
-
-def _down_columns(
-    scores: QueryScores, by_id: np.ndarray, wilson: Sequence[int]
-) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """What :func:`summarise` reads off :func:`resample_matrices`' scores when the bootstrap is
-    drawn already, a block of queries at a time instead of one copy of the whole sweep (128 MB a run
-    at 100,000 queries): each column's mean, and the queries above 0 in each ``wilson`` metric's
-    columns. numpy sums a matrix down its columns row after row; the running sums here continue
-    from block to block in that order (the first row itself, then each next one added), so every
-    mean is the same double as ``flat.mean(axis=0)``."""
-    n_metrics, _, n_cut = scores.values.shape
-    by_metric = scores.values.transpose(1, 0, 2)
-    total: np.ndarray | None = None
-    successes = {row: np.zeros(n_cut, dtype=np.int64) for row in wilson}
-    for start in range(0, len(by_id), _DOWN_BLOCK):
-        block = by_metric[by_id[start : start + _DOWN_BLOCK]]  # (block x metrics x cutoffs), a copy
-        for row in wilson:
-            successes[row] += (block[:, row, :] > 0).sum(axis=0)
-        flat = block.reshape(len(block), n_metrics * n_cut)
-        if total is not None:
-            flat = np.concatenate([total[None, :], flat])
-        total = np.cumsum(flat, axis=0)[-1]
-    assert total is not None
-    return total / len(by_id), successes
 
 
 def resample_matrices(

@@ -26,7 +26,6 @@ from typing import Any
 from ..analysis.compare import Correction
 from ..analysis.evaluation import evaluate_runs
 from ..analysis.family import choose_family
-from ..analysis.intervals import keeping_counts
 from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
@@ -191,42 +190,40 @@ def _analyse(
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
-    # The band stage's counts kept for the comparison's readings (docs/conventions.md 22.16).
-    with keeping_counts():
-        summaries = evaluate_runs(
-            args.inputs,
-            qrels=args.qrels,
-            k=args.k,
-            conventions=conventions_from(args),
-            kmax=args.kmax,
-            metas=args.meta,
-            input_format=args.input_format,
-            measures=_measures(args),
-            progress=progress,
-            engine=args.engine,
-            scheduler=args.scheduler,
-            partition_bytes=args.partition_mb << 20,
-            cut_lists=cut_lists,
-        )
-        return analyse_runs(
-            summaries,
-            baseline=args.baseline,
-            correction=Correction(args.correction),
-            permutations=args.permutations,
-            min_effect=args.min_effect,
-            previous=args.previous,
-            primary=args.primary,
-            family=family,
-            progress=progress,
-            previous_basis=previous_basis,
-            query_meta=args.query_meta,
-            slice_by=args.slice,
-            queries=args.queries,
-            corpus=args.corpus,
-            text_queries=args.text_queries,
-            audit=getattr(args, "audit", None),
-            make=Analysis,
-        )
+    summaries = evaluate_runs(
+        args.inputs,
+        qrels=args.qrels,
+        k=args.k,
+        conventions=conventions_from(args),
+        kmax=args.kmax,
+        metas=args.meta,
+        input_format=args.input_format,
+        measures=_measures(args),
+        progress=progress,
+        engine=args.engine,
+        scheduler=args.scheduler,
+        partition_bytes=args.partition_mb << 20,
+        cut_lists=cut_lists,
+    )
+    return analyse_runs(
+        summaries,
+        baseline=args.baseline,
+        correction=Correction(args.correction),
+        permutations=args.permutations,
+        min_effect=args.min_effect,
+        previous=args.previous,
+        primary=args.primary,
+        family=family,
+        progress=progress,
+        previous_basis=previous_basis,
+        query_meta=args.query_meta,
+        slice_by=args.slice,
+        queries=args.queries,
+        corpus=args.corpus,
+        text_queries=args.text_queries,
+        audit=getattr(args, "audit", None),
+        make=Analysis,
+    )
 
 
 def _write(
