@@ -31,7 +31,6 @@ from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.apart import Apart
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
-from ..core.heap import hand_back, keep_freed_memory
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.document import report_document, with_gates
 from ..output.export import csv_text, latex_table
@@ -277,17 +276,13 @@ def _report_bytes_made(analysis: Analysis, title: str | None, rules: GateRules) 
 
 
 def _build(args: argparse.Namespace) -> int:
-    keep_freed_memory(hand_back=True, small_pages=True)
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn, and
         # report.json's document once it is bytes: neither is held beside the view and the pages
         # (docs/conventions.md section 22.9).
-        # After each, the heap's free pages go back to the system (core/heap.py): each stage
-        # starts from what is held.
         analysis = release_sweep(_analyse(args, progress, cut_lists=True))  # lists cut once scored (22.14)
-        hand_back()
         folder = args.out is not None or args.single_file is None  # a folder, with its report.json
         encoded: Apart | None = None
         queries = sum(s.judged.n_queries for s in analysis.summaries)
@@ -304,7 +299,6 @@ def _build(args: argparse.Namespace) -> int:
             if folder:
                 encoded = Apart(partial(_report_bytes, document, results, rules), queries)
                 document = {}
-                hand_back()
         written = _write(args, analysis, progress, args.title, document, results, rules, encoded)
     finally:
         progress.close()
@@ -440,7 +434,6 @@ def _publish(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    keep_freed_memory()
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:

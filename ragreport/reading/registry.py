@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Argument, ArgumentError, InputError, UsageError
-from ..core.heap import hand_back
 from ..core.model import Judgments, Order, Run
 from . import delimited, irds, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
@@ -207,7 +206,6 @@ def load_runs(
             )
         ]
     check_unique_names((item.run.name, item.run.source) for item in loaded)
-    hand_back()
     return loaded
 
 
@@ -260,9 +258,7 @@ def load_inputs(
         )
     pairs = [] if isinstance(inputs, (list, tuple)) and not inputs else named_inputs(inputs)
     if all(name is None and isinstance(item, (str, Path)) for name, item in pairs) and not is_in_memory(qrels):
-        read = load_runs([item for _, item in pairs], qrels=qrels, metas=metas, input_format=input_format, order=order)
-        hand_back()  # the reader's buffers and chunks, freed, not held beside the runs (core/heap.py)
-        return read
+        return load_runs([item for _, item in pairs], qrels=qrels, metas=metas, input_format=input_format, order=order)
     check_meta_count(metas, len(pairs))
     shared: Judgments | None = None
     if qrels is not None:
@@ -287,5 +283,4 @@ def load_inputs(
             run = run.with_meta(run_meta, name)
         loaded.append(LoadedRun(run, shared))
     check_unique_names((item.run.name, item.run.source) for item in loaded)
-    hand_back()
     return loaded

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.heap import hand_back
 from ..core.ids import THREADS, common_kind, has_duplicates, hash_ids, thread_map
 from ..core.model import Judgments, Run, RunMeta
 from ..reading.ordering import as_matrix, query_blocks
@@ -349,9 +348,7 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
     hashes, and every hit is confirmed on the ids themselves, so a collision cannot pass as a match
     (should one happen, the exact keys from sorting every id take over).
     """
-    judged = _joined(run, judgments, level)
-    hand_back()  # the keys, hashes and lookups freed (core/heap.py)
-    return judged
+    return _joined(run, judgments, level)
 
 
 def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.heap import hand_back
 from ..core.ids import thread_map
 from ..core.model import Conventions, Missing, NoRelevant
 from .catalogue import SUITE
@@ -211,7 +210,6 @@ def score(
         scored |= np.bincount(judged.judgment_query, minlength=n) > 0
     if conventions.missing is Missing.SKIP:
         scored &= judged.in_run
-    hand_back()  # the blocks' sums freed (core/heap.py)
     return QueryScores(
         cutoffs=grid,
         values=table,

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError, InputError, RagreportError, UsageError
-from ..core.heap import keep_freed_memory_here
 from ..core.ids import FORBIDDEN_ID_CHARACTERS
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
@@ -339,7 +338,6 @@ def score_span(
     measures: tuple[Measure, ...],
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
-    keep_freed_memory_here()  # a Dask worker's glibc hands freed memory back at 64 kB (core/heap.py)
     run = read_partition(path, span, order)
     judgments = _qrels(qrels, read_qrels)
     return score_partition(
