@@ -9,7 +9,7 @@ from test_resampling import _runs
 from ragreport.analysis.result import release_sweep
 from ragreport.api import analyse, evaluate
 from ragreport.output.document import report_document
-from ragreport.output.site import prepare, render_site, report_json
+from ragreport.output.site import prepare, render_site
 from ragreport.output.view.build import build_view
 from ragreport.scoring.catalogue import SUITE
 
@@ -41,7 +41,4 @@ def test_the_site_is_the_same_once_the_sweep_is_let_go():
     assert comparison is not None
     for summary in (*analysis.summaries, comparison.runs[0].run, comparison.runs[0].baseline):
         assert summary.scores.cutoffs.tolist() == [5, 3]
-    after = site(analysis)
-    assert after == before
-    encoded = report_json(report_document(analysis), compact=True)
-    assert render_site(prepare(build_view(analysis), {}), encoded=encoded) == before
+    assert site(analysis) == before

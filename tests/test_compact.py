@@ -434,28 +434,6 @@ def test_render_scores_the_stored_lists_again_and_reads_no_stored_figure(tmp_pat
     assert any(ours < theirs for ours, theirs in means) and all(ours <= theirs for ours, theirs in means)
 
 
-@pytest.mark.parametrize("named", [(), ("R@5", "AP")], ids=["suite", "a measure named as a suite figure"])
-def test_report_json_written_column_by_column_is_json_dumps_of_the_whole_document(named):
-    # ragreport build makes the per-query columns one at a time as report.json writes them; the
-    # bytes are those of one json.dumps of the document made whole (a measure named like a suite
-    # figure, R@5, holds that figure's place with its own values, as a dict's later key does).
-    from ragreport.api import analyse, evaluate
-    from ragreport.output.document import Columns, materialised, report_document
-    from ragreport.output.site import report_json
-    from ragreport.scoring.measures import parse_measure
-
-    analysis = analyse(evaluate(k=5, measures=[parse_measure(name) for name in named]))
-    assert [m.label() for m in analysis.summaries[0].measures] == list(named)
-    lazy = report_document(analysis, lazy=True)
-    assert isinstance(lazy["runs"][0]["queries"], Columns)
-    whole = report_document(analysis)
-    assert materialised(lazy) == whole
-    expected = (json.dumps(whole, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n").encode()
-    assert report_json(lazy, compact=True) == expected == report_json(whole, compact=True)
-    spaced = (json.dumps(whole, ensure_ascii=False, allow_nan=False) + "\n").encode()
-    assert report_json(lazy) == spaced
-
-
 def test_the_label_set_is_written_in_the_order_of_its_map_by_code_point():
     # report.json writes the report's judgments by two sorts of the judgment arrays, not through a
     # dict of dicts: queries sorted, ids sorted within each, by code point as Python sorts text

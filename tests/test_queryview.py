@@ -8,7 +8,6 @@ import pytest
 
 from ragreport.api import analyse, evaluate
 from ragreport.output.queryview import query_view_data, text_table
-from ragreport.output.view.encoded import dumps
 from ragreport.output.wording.numbers import SNIPPET_CHARS, snippet
 
 QRELS = {"q1": {"a": 2, "b": 0, "z": 1}, "q2": {"c": 1}}
@@ -18,7 +17,7 @@ CAND = {"q1": {"a": 3.0, "b": 2.0, "y": 1.0}}  # q2 missing from the candidate
 
 def decoded(data):
     """The query view's data as the page's script reads it (its JSON, decoded)."""
-    return json.loads(dumps(data))
+    return json.loads(json.dumps(data))
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ import threading
 import traceback
 import zlib
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from ..analysis.family import choose_family
 from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
-from ..core.apart import Apart
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.document import report_document, with_gates
@@ -233,10 +231,8 @@ def _write(
     document: dict,
     results: tuple[GateResult, ...],
     rules: GateRules,
-    encoded: bytes | Callable[[], bytes] | None = None,
 ) -> list:
-    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them
-    (``encoded``: report.json already as bytes, the document let go)."""
+    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
     from ..output.building import build
 
@@ -249,8 +245,6 @@ def _write(
         gates=results,
         document=document,
         rules=rules,
-        encoded=encoded,
-        apart=isinstance(encoded, Apart),  # forked for report.json (22.23): the query view too (22.25)
     )
 
 
@@ -263,43 +257,16 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
 
 
-def _report_bytes(document: dict, results: tuple[GateResult, ...], rules: GateRules) -> bytes:
-    """report.json's bytes: ``document`` with the gates' results."""
-    from ..output.site import report_json
-
-    return report_json(with_gates(document, results, rules), compact=True)
-
-
-def _report_bytes_made(analysis: Analysis, title: str | None, rules: GateRules) -> bytes:
-    """report.json's bytes, the document made here too (no gate reads it: ``rules`` asks for none)."""
-    return _report_bytes(report_document(analysis, title, lazy=True), (), rules)
-
-
 def _build(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
     progress = Progress(quiet=args.quiet)
     try:
-        # The whole sweep's per-query scores go once the bands and the comparison are drawn, and
-        # report.json's document once it is bytes: neither is held beside the view and the pages
+        # The whole sweep's per-query scores go once the bands and the comparison are drawn
         # (docs/conventions.md section 22.9).
         analysis = release_sweep(_analyse(args, progress, cut_lists=True))  # lists cut once scored (22.14)
-        folder = args.out is not None or args.single_file is None  # a folder, with its report.json
-        encoded: Apart | None = None
-        queries = sum(s.judged.n_queries for s in analysis.summaries)
-        if folder and not rules:
-            # report.json made and encoded by a child process while this one builds the pages
-            # (22.23); no gate reads the document, so the child makes it too (22.26).
-            results: tuple[GateResult, ...] = ()
-            encoded = Apart(partial(_report_bytes_made, analysis, args.title, rules), queries)
-            document: dict = {}
-        else:
-            # written column by column as it is made (the per-query columns never all held as objects)
-            document = report_document(analysis, args.title, lazy=folder)
-            results = check_gates(document, rules)
-            if folder:
-                encoded = Apart(partial(_report_bytes, document, results, rules), queries)
-                document = {}
-        written = _write(args, analysis, progress, args.title, document, results, rules, encoded)
+        document = report_document(analysis, args.title)
+        results = check_gates(document, rules)
+        written = _write(args, analysis, progress, args.title, document, results, rules)
     finally:
         progress.close()
     return _wrote(args, analysis, written, results)

@@ -37,8 +37,6 @@ def build(
     gates: Sequence[GateResult] = (),
     document: dict | None = None,
     rules: GateRules | None = None,
-    encoded: bytes | Callable[[], bytes] | None = None,
-    apart: bool = False,
 ) -> list[Path]:
     """Render the report and write the site folder ``out`` and/or the one-file report ``single_file``.
 
@@ -65,14 +63,6 @@ def build(
         The report document, when the caller made it already (:func:`document`).
     rules : GateRules, optional
         The rules ``gates`` checked, kept in report.json's settings.
-    encoded : bytes, optional
-        report.json itself, when the caller wrote the document (with its gates) to bytes already
-        and let the document go (``ragreport build``: the document's objects are not held beside
-        the view); ``document`` is then not read.
-    apart : bool, default False
-        The query view's data made in a forked child process while the rest is built (Linux, a
-        report of 10,000 queries or more; docs/conventions.md section 22.25): ``ragreport build``
-        asks for it; a library caller's own process is not forked unless it asks.
 
     Returns
     -------
@@ -107,12 +97,10 @@ def build(
     if single_file is not None:
         target_path(single_file, Argument("single_file"))
     progress("rendering")
-    made: dict = {}
-    if encoded is None:
-        made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
-    report = prepare(build_view(analysis, title=title, gates=gates, apart=apart), made)
+    made = with_gates(document if document is not None else report_document(analysis, title), gates, rules)
+    report = prepare(build_view(analysis, title=title, gates=gates), made)
     outputs = []
-    site_files = render_site(report, encoded=encoded) if out is not None else None
+    site_files = render_site(report) if out is not None else None
     single = render_single(report) if single_file is not None else None
     progress("writing")
     if out is not None and site_files is not None:

@@ -22,7 +22,6 @@ from ..scoring.catalogue import READ, SUITE, Measure
 from ..scoring.condensed import Following, following
 from ..scoring.kinds import IntervalMethod
 from .headline import headline
-from .reportjson import Columns
 from .wording import comparison as say
 from .wording import sources as say_sources
 
@@ -68,7 +67,6 @@ def run_document(
     tables: Tables,
     run_limits: Sequence[Limit] = (),
     today: _dt.date | None = None,
-    lazy: bool = False,
 ) -> dict[str, Any]:
     """One run's entry of the report document (the schema of ``ragreport/4``): query ids, document
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
@@ -109,9 +107,7 @@ def run_document(
             "high": [_number(v) for v in summary.sweep.high[metric.key]],
         }
 
-    queries: Columns | dict[str, list[Any]] = Columns(lambda: _query_columns(summary, tables))
-    if not lazy:  # every column made now (``lazy``: when report.json writes it, docs/conventions.md 22.13)
-        queries = queries.dict() if isinstance(queries, Columns) else queries
+    queries = dict(_query_columns(summary, tables))
     lists = _lists(summary, tables, summary.judged.retrieved)
     dataset = dataset_record(judged.judgments_source)
     extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
@@ -381,17 +377,6 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
         yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
 
 
-def materialised(document: Any) -> Any:
-    """``document`` with every :class:`Columns` made into its dict (the runs' entries copied, the
-    rest shared)."""
-    if isinstance(document, Columns):
-        return document.dict()
-    if isinstance(document, dict) and isinstance(document.get("runs"), list):
-        runs = [{k: v.dict() if isinstance(v, Columns) else v for k, v in run.items()} for run in document["runs"]]
-        return {**document, "runs": runs}
-    return document
-
-
 def pair_notes(rc: RunComparison) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline."""
     pairing = rc.pairing
@@ -428,11 +413,8 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
     }
 
 
-def report_document(analysis: Analysis, title: str | None = None, lazy: bool = False) -> dict[str, Any]:
-    """The whole report document (``schema`` ``ragreport/4``): what report.json holds. ``lazy``: each
-    run's ``queries`` are :class:`Columns`, made one column at a time as
-    :func:`ragreport.output.site.report_json` writes them (``ragreport build``); the gates read
-    none of them.
+def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
+    """The whole report document (``schema`` ``ragreport/4``): what report.json holds.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
@@ -458,7 +440,7 @@ def report_document(analysis: Analysis, title: str | None = None, lazy: bool = F
     distinct = distinct_label_sets(summaries)
     union = sorted_labels(distinct[0].judged) if len(distinct) == 1 else report_judgments(summaries)
     tables = report_tables(summaries, [union, *own.values()])
-    runs = [run_document(s, tables, lim, analysis.today, lazy) for s, lim in zip(summaries, analysis.limits)]
+    runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
     for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
         run["judgments"] = labels
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()

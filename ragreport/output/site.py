@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -280,7 +280,6 @@ def render_site(
     *,
     root: str | None = None,
     texts_asset: dict[str, bytes] | None = None,
-    encoded: bytes | Callable[[], bytes] | None = None,
 ) -> dict[str, bytes]:
     """Every file of the site: pages, the shared plotly.js, report.json and summary.md (the marker,
     which lists them, is added by :func:`write_site`).
@@ -289,9 +288,7 @@ def render_site(
     path from its folder to the history's (``../../``). Its pages then load the history's one
     plotly.js, link back to the history page, the summary is ``summary.txt`` (:data:`HISTORY_SUMMARY`),
     and the folder holds no plotly.js; the documents' text file goes into ``texts_asset`` (its path
-    in the history -> bytes), not among the report's files. ``encoded``: report.json already
-    written to bytes (:func:`report_json` of the document, compact), taken as it is, or what gives
-    them when called (:class:`~ragreport.core.apart.Apart`).
+    in the history -> bytes), not among the report's files.
     """
     if texts_asset is None:
         texts_asset = {}
@@ -329,15 +326,8 @@ def render_site(
         page = _page(site, single=False, current=current, history=history, summary=summary)
         used = scripts if current == "index" else with_texts
         add(path, _render(env, template, site=site, page=page, scripts=used, external=True, **extra))
-    if encoded is not None and root is None:
-        add("report.json", encoded() if callable(encoded) else encoded)  # last: it may be made apart (22.23)
-    else:
-        add(
-            "report.json",
-            report_json(
-                report.document if root is None else _shared_texts(report.document, root, texts_asset), compact=True
-            ),
-        )
+    document = report.document if root is None else _shared_texts(report.document, root, texts_asset)
+    add("report.json", report_json(document, compact=True))
     add(summary, markdown(report.view).encode("utf-8"))
     if root is None:
         add(PLOTLY_ASSET, plotly_js().encode("utf-8"))

@@ -8,12 +8,10 @@ from __future__ import annotations
 import dataclasses
 import html
 from collections.abc import Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
 from ...analysis.status import Status
-from ...core import apart
 from ...scoring.catalogue import READ, READINGS, SUITE
 from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
@@ -29,7 +27,6 @@ from ..wording import report as say
 from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
-from .encoded import QUERY_VIEW_LEVEL, PackedAhead, PackedApart, PackedBlock
 from .labels import labels_view
 from .model import (
     CaveatView,
@@ -77,14 +74,11 @@ def build_view(
     title: str | None = None,
     pages: bool = True,
     gates: Sequence[GateResult] = (),
-    apart: bool = False,
 ) -> ReportView:
     """Everything the site, the terminal table and the Markdown show, for every run.
 
     ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
-    the terminal and Markdown, which would not use them. ``apart``: the query view's data may be
-    made in a forked child process (docs/conventions.md section 22.25), as the command line's
-    ``build`` asks; a library call never forks its caller's process.
+    the terminal and Markdown, which would not use them.
     """
     summaries, today = analysis.summaries, analysis.today
     taken: set[str] = set()
@@ -97,12 +91,8 @@ def build_view(
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     differences = per_query_differences(analysis) if pages else {}
-    # The query view's and the documents' text's packed blocks first: each is compressed on a thread
-    # of its own (the query view made in a child process, for ragreport build) while the runs'
-    # views and the pages are built (docs/conventions.md sections 22.11 and 22.25).
-    query_view = _query_view(analysis, apart) if pages else None
+    query_view = query_view_data(analysis, analysis.doc_texts) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
-    texts = PackedAhead(texts) if texts is not None else None
     runs = tuple(
         run_view(
             s,
@@ -170,17 +160,6 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
     )
-
-
-def _query_view(analysis: Analysis, apart_allowed: bool) -> PackedBlock:
-    """The query view's data block: made and packed in a child process when ``apart_allowed``,
-    for a report of :data:`~ragreport.core.apart.APART_QUERIES` queries or more where ``fork`` is
-    offered (docs/conventions.md section 22.25); else here, packed on a thread (22.11)."""
-    queries = sum(s.judged.n_queries for s in analysis.summaries)
-    make = partial(query_view_data, analysis, analysis.doc_texts)
-    if apart_allowed and queries >= apart.APART_QUERIES and apart.can_fork():
-        return PackedApart(make, {"runs": [s.name for s in analysis.summaries]}, QUERY_VIEW_LEVEL, queries)
-    return PackedAhead(make(), QUERY_VIEW_LEVEL)
 
 
 def readings_table(summaries) -> ReadingsTable | None:

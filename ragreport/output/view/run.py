@@ -24,9 +24,7 @@ from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
-from . import encoded
-from .cells import metric_rows, suite_matrix
-from .distinct import unique_ids
+from .cells import metric_rows, rounded, suite_matrix
 from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
 
 if TYPE_CHECKING:
@@ -101,6 +99,11 @@ def _choice_text(value: Any) -> str:
     return str(value)
 
 
+def _present(cells: list[Any], present: np.ndarray) -> list[Any]:
+    """``cells`` with None wherever ``present`` is False (a query not scored: ``null`` in the page)."""
+    return [cell if shown else None for cell, shown in zip(cells, present.tolist())]
+
+
 def query_table(
     summary: RunSummary,
     texts: Mapping[str, tuple[str, str]] | None = None,
@@ -123,25 +126,24 @@ def query_table(
     # By identity (a status is one object): an Enum's hash is a Python call per query.
     status_at = {id(s): i for i, s in enumerate(statuses)}
     status_codes = [status_at[id(s)] for s in summary.status]
-    # Column by column, each cell written as JSON once (:mod:`.encoded`): no Python object per row.
     scored = scores.scored
     query_ids = judged.query_ids.tolist()
     first = scores.first_relevant_rank
-    columns: list[list[str]] = [
-        encoded.texts(query_ids),
-        list(map(str, status_codes)),
-        encoded.texts(judged.query_text),
-        encoded.integers(judged.relevant),
-        encoded.integers(judged.retrieved),
-        encoded.integers(first, first != 0),
+    columns: list[list[Any]] = [
+        query_ids,
+        status_codes,
+        list(judged.query_text),
+        judged.relevant.tolist(),
+        judged.retrieved.tolist(),
+        _present(first.astype(np.int64).tolist(), first != 0),
     ]
     for metric in SUITE:
         values = scores.of(metric, k)
         if metric.kind.whole:
-            columns.append(encoded.integers(values, scored, truncate=True))
+            columns.append(_present(np.where(scored, values, 0).astype(np.int64).tolist(), scored))
         else:
-            columns.append(encoded.decimals(values, scored))
-    columns.append(encoded.integers(judged.repeats))
+            columns.append(_present(rounded(np.where(scored, values, 0.0)), scored))
+    columns.append(judged.repeats.tolist())
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
     # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
@@ -152,14 +154,14 @@ def query_table(
     keep = judged.top_slots(k, np.ones(judged.n_queries, dtype=bool))
     repeat, slot_judged, grades = judged.repeat[keep], judged.judged[keep], judged.grades[keep]
     mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
-    ids, at = unique_ids(judged.doc_ids[keep])  # np.unique's, by sorts of words (.distinct)
+    ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
     code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
     top = {
         "ids": as_text(ids),
-        "doc": encoded.whole_list(at),
+        "doc": at.reshape(-1).tolist(),
         "mark": code.tobytes().decode("ascii"),
-        "grade": encoded.whole_list(grades[slot_judged]),
-        "ends": encoded.whole_list(np.cumsum(np.minimum(judged.lengths, k))),
+        "grade": grades[slot_judged].tolist(),
+        "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
     }
 
     tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
@@ -168,12 +170,11 @@ def query_table(
     if differences is not None:
         header, by_query = differences
         headers.append(header)
-        # Floats (or None) per query, rounded as encoded.rounded writes them, each distinct value once.
         given = [by_query.get(q) for q in query_ids]
         present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
         deltas = np.zeros(len(given))
         deltas[present] = [v for v in given if v is not None]
-        columns.append(encoded.decimals(deltas, present))
+        columns.append(_present(rounded(deltas), present))
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
@@ -222,7 +223,7 @@ def query_table(
         headers, titles = [headers[i] for i in order], [titles[i] for i in order]
         data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
         columns = [columns[i] for i in order]
-    data["rows"] = encoded.rows(columns)
+    data["rows"] = [list(row) for row in zip(*columns)]
     return QueryTable(
         data=data,
         status_options=options,
