@@ -121,7 +121,7 @@ def cli_reference() -> str:
 
 
 def _forms(name: str, rule, cut: str) -> list[str]:
-    from ragreport.scoring.kinds import CutoffRule
+    from ragreport.scoring.catalogue import CutoffRule
 
     if rule is CutoffRule.REQUIRED:
         return [name + cut]

@@ -65,7 +65,7 @@ def ninth_metric():
         del sys.modules[name]
     try:
         catalogue = importlib.import_module("ragreport.scoring.catalogue")
-        kinds = importlib.import_module("ragreport.scoring.kinds")
+        kinds = importlib.import_module("ragreport.scoring.catalogue")
         metric = _declare(catalogue, kinds)
         entries = list(catalogue.CATALOGUE)
         entries.insert(entries.index(catalogue.COMPARED[-1]) + 1, metric)  # after the compared metrics

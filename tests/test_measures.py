@@ -10,8 +10,7 @@ from helpers import judged_run
 
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Gain
-from ragreport.scoring.catalogue import CATALOGUE
-from ragreport.scoring.kinds import TOOLS, CutoffRule, ValueKind
+from ragreport.scoring.catalogue import CATALOGUE, TOOLS, CutoffRule, ValueKind
 from ragreport.scoring.measures import (
     VALID_FORMS,
     Measure,

@@ -24,8 +24,8 @@ from ragreport.scoring.catalogue import (
     RECALL,
     RECIPROCAL_RANK,
     SUITE,
+    ValueKind,
 )
-from ragreport.scoring.kinds import ValueKind
 from ragreport.scoring.metrics import score
 from ragreport.scoring.sums import cumulative_dcg
 

@@ -13,8 +13,7 @@ from ragreport.analysis.summary import Status, fingerprint, summarise
 from ragreport.api import score_and_summarise
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Missing
-from ragreport.scoring.catalogue import HIT, SUITE
-from ragreport.scoring.kinds import IntervalMethod
+from ragreport.scoring.catalogue import HIT, SUITE, IntervalMethod
 from ragreport.scoring.metrics import score
 
 

@@ -26,8 +26,7 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure
-from ..scoring.kinds import Metric
+from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure, Metric
 from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test

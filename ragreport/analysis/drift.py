@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.model import FIGURE_CONVENTIONS
-from ..scoring.catalogue import COMPARED, SUITE
-from ..scoring.kinds import Metric
+from ..scoring.catalogue import COMPARED, SUITE, Metric
 from .compare import Correction, adjust, verdict_of
 from .intervals import bootstrap_interval
 from .randomization import TIE, randomization_test

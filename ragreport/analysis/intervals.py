@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.budget import check_fits
 from ..core.errors import Argument, ArgumentError
-from ..scoring.kinds import IntervalMethod
+from ..scoring.catalogue import IntervalMethod
 
 #: The most bootstrap resamples: 1,000 times the default, far past the 10,000 that pin a 95% band's
 #: bounds to their third digit (docs/conventions.md section 18). Memory grows with resamples x

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
-from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE
-from ..scoring.kinds import IntervalMethod
+from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
 from .dates import run_date  # re-exported: the output stage reads it without the limits
 
 if TYPE_CHECKING:  # annotations only

@@ -10,8 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..scoring.catalogue import PRIMARY
-from ..scoring.kinds import Metric
+from ..scoring.catalogue import PRIMARY, Metric
 from .compare import Correction
 
 if TYPE_CHECKING:  # the fields' types; an Analysis is built by the caller of those modules

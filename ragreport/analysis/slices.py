@@ -30,8 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
-from ..scoring.catalogue import Measure
-from ..scoring.kinds import IntervalMethod
+from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
 from .randomization import TIE, randomization_test

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
-from ..scoring.catalogue import READ
-from ..scoring.kinds import IntervalMethod
+from ..scoring.catalogue import READ, IntervalMethod
 from .intervals import (
     Interval,
     bootstrap_interval,
@@ -24,9 +23,9 @@ from .status import Status
 
 if TYPE_CHECKING:  # types only: scoring happens before, in the caller
     from ..core.model import Conventions
+    from ..scoring.catalogue import Metric
     from ..scoring.condensed import Following
     from ..scoring.join import JudgedRun
-    from ..scoring.kinds import Metric
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
 

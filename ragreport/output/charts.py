@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..scoring.catalogue import IPREC, PRIMARY, SUITE
-from ..scoring.kinds import Metric
+from ..scoring.catalogue import IPREC, PRIMARY, SUITE, Metric
 from .media import isolated
 from .wording import charts as say
 from .wording import report as say_report

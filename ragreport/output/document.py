@@ -18,9 +18,8 @@ from ..core.ids import as_text, first_appearance
 from ..core.model import SCHEMA
 from ..reading.compact import pack, packed_dtype
 from ..reading.irds import dataset_record
-from ..scoring.catalogue import READ, SUITE, Measure
+from ..scoring.catalogue import READ, SUITE, IntervalMethod, Measure
 from ..scoring.condensed import Following, following
-from ..scoring.kinds import IntervalMethod
 from .headline import headline
 from .wording import comparison as say
 from .wording import sources as say_sources

@@ -12,8 +12,7 @@ from typing import Any
 
 from ..core.escape import visible
 from ..reading.compact import query_rows
-from ..scoring.catalogue import COMPARED, SUITE, by_key
-from ..scoring.kinds import ValueKind
+from ..scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
 from .wording import exports as say
 from .wording import numbers as fmt
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.grammar import read_number
-from ..scoring.kinds import ValueKind
+from ..scoring.catalogue import ValueKind
 from ..scoring.measures import parse_measure
 from .wording import gates as say
 

@@ -10,14 +10,13 @@ the view out; they decide nothing.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from .queryview import QueryView, packed
 from .sanitize import render_notes
 from .wording import page as words
 
@@ -38,22 +37,9 @@ def script_json(value: Any) -> Markup:
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
-def packed_json(value: Any, level: int = 9) -> str:
-    """JSON gzipped (at ``level``, mtime 0: the same bytes every build) in base64, for a data block
-    the page's script inflates with the browser's DecompressionStream: about a fifth of the plain
-    size."""
-    return base64.b64encode(gzip.compress(_json(value).encode("utf-8"), compresslevel=level, mtime=0)).decode("ascii")
-
-
-#: The query view's data block is gzipped at level 5: at 100,000 queries (29 MB of JSON) it packs
-#: in 0.38 s of CPU to 5.97 MB, where level 9 takes 1.04 s for 5.63 MB; the browser inflates
-#: either as fast (docs/conventions.md section 22.11).
-QUERY_VIEW_LEVEL = 5
-
-
-def packed_query_view(value: Any) -> str:
-    """The query view's block, packed at :data:`~ragreport.output.queryview.QUERY_VIEW_LEVEL`."""
-    return packed_json(value, QUERY_VIEW_LEVEL)
+def packed_query_view(value: QueryView) -> str:
+    """The query view's block as packed text."""
+    return value.packed()
 
 
 def content_id(prefix: str, value: Any) -> str:
@@ -76,9 +62,9 @@ def query_table_id(run: RunView) -> str:
     return content_id("queries", [run.name, run.fingerprints["queries"]])
 
 
-def query_view_id(query_view: dict[str, Any]) -> str:
+def query_view_id(query_view: QueryView) -> str:
     """The id of the query view's packed data."""
-    return content_id("queryview", query_view["runs"])
+    return content_id("queryview", query_view.runs)
 
 
 def notes_html(notes: str | None) -> Markup | None:
@@ -97,7 +83,7 @@ def install(env: jinja2.Environment) -> None:
     env.filters.update(
         figure=figure,
         script_json=script_json,
-        packed_json=packed_json,
+        packed_json=packed,
         packed_query_view=packed_query_view,
         query_table_id=query_table_id,
         query_view_id=query_view_id,

@@ -33,7 +33,8 @@ from ..core.history import HISTORY_FILE, HISTORY_HEADER, HISTORY_LEGACY, HISTORY
 from ..core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
 from ..reading.files import special_kind
 from .history import history_context, history_json
-from .pages import figure, install, packed_json
+from .pages import figure, install
+from .queryview import packed as packed_json
 from .reportjson import report_json
 from .text import markdown
 from .trend import trend_figure

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.escape import field, visible
 from ..reading.compact import query_rows
-from ..scoring.kinds import IntervalMethod
+from ..scoring.catalogue import IntervalMethod
 from .media import markdown_code, markdown_text
 from .wording import gates as say
 

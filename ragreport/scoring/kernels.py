@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # a kernel reads a block's sums, which scoring builds (ragreport.scoring.metrics)
-    from .kinds import Value
+    from .catalogue import Value
     from .sums import Sums
 
 

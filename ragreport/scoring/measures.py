@@ -19,10 +19,9 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, shorten
 from ..core.model import Conventions, Gain
-from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, Measure
+from .catalogue import CATALOGUE, COMPARED, IPREC, PRIMARY, REL, TOOLS, CutoffRule, Measure, Metric, Value
 from .condensed import condense
 from .cutoffs import MAX_CUTOFF
-from .kinds import TOOLS, CutoffRule, Metric, Value
 from .metrics import full_depth, score, score_levels
 
 if TYPE_CHECKING:  # annotations only

@@ -18,8 +18,7 @@ import numpy as np
 
 from ..core.ids import thread_map
 from ..core.model import Conventions, Missing, NoRelevant
-from .catalogue import SUITE
-from .kinds import CutoffRule, Metric
+from .catalogue import SUITE, CutoffRule, Metric
 from .sums import Sums
 
 if TYPE_CHECKING:  # annotations only: scoring reads a joined run's arrays

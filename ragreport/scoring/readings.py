@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .catalogue import READ, READINGS
+from .catalogue import READ, READINGS, Metric
 from .condensed import condense
-from .kinds import Metric
 from .metrics import score
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from ...scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
 from ..media import isolated
-from ..queryview import query_view_data, text_table
+from ..queryview import QueryView, text_table
 from ..wording import charts as say_charts
 from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
@@ -91,7 +91,8 @@ def build_view(
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     differences = per_query_differences(analysis) if pages else {}
-    query_view = query_view_data(analysis, analysis.doc_texts) if pages else None
+    # First: made in a child process for a large report while the rest is built (22.25).
+    query_view = QueryView(analysis) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     runs = tuple(
         run_view(

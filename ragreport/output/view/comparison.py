@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...scoring.kinds import Metric
+from ...scoring.catalogue import Metric
 from ..charts import outcome_figure, scatter_figure
 from ..media import isolated
 from ..wording import comparison as say_comparison

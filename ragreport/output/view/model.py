@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..wording import numbers as fmt
 
 if TYPE_CHECKING:
-    from ...scoring.kinds import IntervalMethod
+    from ...scoring.catalogue import IntervalMethod
+    from ..queryview import QueryView
     from .labels import LabelsView
     from .slices import SlicesView
 
@@ -573,7 +574,7 @@ class ReportView:
     conventions: ConventionsView | None = None
     gates: GatesView | None = None
     slices: SlicesView | None = None
-    query_view: dict[str, Any] | None = None  # every query's lists side by side (pages only; queries Encoded)
+    query_view: QueryView | None = None  # every query's lists side by side (pages only)
     pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
     pr_caption: str = ""
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)

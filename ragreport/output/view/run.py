@@ -16,8 +16,7 @@ from ...analysis.dates import run_date
 from ...analysis.status import Status
 from ...core.ids import as_text
 from ...core.model import Choice, Conventions
-from ...scoring.catalogue import SUITE
-from ...scoring.kinds import IntervalMethod
+from ...scoring.catalogue import SUITE, IntervalMethod
 from ...scoring.metrics import FIXED_RULES
 from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
 from ..wording import charts as say_charts
@@ -30,7 +29,7 @@ from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Ru
 if TYPE_CHECKING:
     from ...analysis.limits import Limit
     from ...analysis.summary import RunSummary
-    from ...scoring.kinds import Metric
+    from ...scoring.catalogue import Metric
 
 
 #: The words the pages' fixed ids and a run's section ids are made of: a run named one of them
