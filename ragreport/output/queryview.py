@@ -21,7 +21,7 @@ import numpy as np
 
 from ..analysis.values import family_values
 from ..core.apart import Apart
-from ..core.ids import as_text
+from ..core.ids import as_text, common_kind
 from ..scoring.catalogue import COMPARED, Measure
 from .view.cells import rounded
 from .wording import numbers as fmt
@@ -83,6 +83,21 @@ def text_table(texts: Mapping[str, tuple[str, str]] | None) -> dict[str, Any] | 
     }
 
 
+def _grouped(values: list[Any], counts: np.ndarray) -> list[list[Any]]:
+    """``values`` cut into consecutive lists of ``counts`` items."""
+    ends = np.cumsum(counts).tolist()
+    return [values[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
+def _found(table: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each value's index in the sorted ``table``, -1 where it is not there."""
+    at = np.searchsorted(table, values)
+    inside = at < len(table)
+    hit = np.zeros(len(values), dtype=bool)
+    hit[inside] = table[at[inside]] == values[inside]
+    return np.where(hit, at, -1)
+
+
 def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """Everything the query view shows, for every query of the report in id order (see the module's
     docstring); the documents' text is the report's one :func:`text_table`.
@@ -94,64 +109,89 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     relevant ids and the first :data:`UNSHOWN_RELEVANT` relevant ids no run shows (by id), each
     run's values of the compared measures (``values``, None where not scored) and its metadata."""
     summaries = analysis.summaries
-    k = summaries[0].k
+    k, level = summaries[0].k, summaries[0].judged.level
     comparison = analysis.comparison
     measures = list(comparison.family) if comparison is not None else [Measure(m.key, k) for m in COMPARED]
-    every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
+    runs_queries = [as_text(s.judged.query_ids) for s in summaries]
+    every = sorted({q for queries in runs_queries for q in queries})
     position = {q: i for i, q in enumerate(every)}
     n = len(every)
-    numbers: dict[str, int] = {}
-    tops: list[list[list[int] | None]] = []
-    values: list[list[list[float] | None]] = []
+    places = [np.array([position[q] for q in queries], dtype=np.int64) for queries in runs_queries]
+    # Ids as one kind of array (UTF-8 bytes where a reader gave bytes: they sort as the text does).
+    shown_counts = [np.where(s.judged.in_run, np.minimum(s.judged.lengths, k), 0) for s in summaries]
+    kinds = common_kind(
+        *(s.judged.doc_ids[s.judged.top_slots(k, s.judged.in_run)] for s in summaries),
+        *(s.judged.judgment_doc_ids for s in summaries),
+    )
+    shown, label_ids = kinds[: len(summaries)], kinds[len(summaries) :]
+
+    # Every shown id numbered in the order first shown; ``docs`` holds them sorted, for lookups.
+    docs, first, inverse = np.unique(np.concatenate(shown), return_index=True, return_inverse=True)
+    in_order = np.argsort(first, kind="stable")
+    number_of = np.empty(len(docs), dtype=np.int64)
+    number_of[in_order] = np.arange(len(docs))
+    numbers = number_of[inverse.reshape(-1)]
+    width = max(len(docs), 1)
+    shown_keys = np.sort(np.concatenate([np.repeat(p, c) for p, c in zip(places, shown_counts)]) * width + numbers)
+
+    # The judgments: the first grade any run's labels give each (query, id), in run order; the
+    # runs of one label set hold the same ones, read once.
+    labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for summary, place, ids in zip(summaries, places, label_ids):
+        own = (place[summary.judged.judgment_query], ids, np.asarray(summary.judged.judgment_grades, dtype=np.int64))
+        if not any(all(np.array_equal(a, b) for a, b in zip(own, seen)) for seen in labels):
+            labels.append(own)
+    j_place, j_doc, j_grade = (np.concatenate(parts) for parts in zip(*labels))
+    order = np.lexsort((np.arange(len(j_doc)), j_doc, j_place))  # by query, then id, then run order
+    first_of = np.ones(len(order), dtype=bool)
+    first_of[1:] = (np.diff(j_place[order]) != 0) | (j_doc[order][1:] != j_doc[order][:-1])
+    j_place, j_doc, j_grade = (a[order[first_of]] for a in (j_place, j_doc, j_grade))  # by query, then id
+    found = _found(docs, j_doc)
+    j_number = np.where(found >= 0, number_of[found], -1)
+    is_shown = (j_number >= 0) & (_found(shown_keys, j_place * width + j_number) >= 0)
+    relevant = j_grade >= level
+    pairs = np.lexsort((j_number, j_place))
+    pairs = pairs[is_shown[pairs]]
+    judged_lists = _grouped(
+        np.stack([j_number[pairs], j_grade[pairs]], axis=1).tolist(), np.bincount(j_place[pairs], minlength=n)
+    )
+    unshown = relevant & ~is_shown  # by query, then id
+    unshown_lists = _grouped(as_text(j_doc[unshown]), np.bincount(j_place[unshown], minlength=n))
+    relevant_counts = np.bincount(j_place[relevant], minlength=n).tolist()
+
+    # Each run's top K and figures, by the report's place of each query; the queries' text.
+    tops, values = [], []
     query_text: list[str | None] = [None] * n
-    grades: list[dict[str, int]] = [{} for _ in range(n)]
-    seen_labels: list[tuple[np.ndarray, ...]] = []
-    for summary in summaries:
-        judged = summary.judged
-        places = np.array([position[q] for q in judged.query_ids.tolist()], dtype=np.int64)
-        shown = as_text(judged.doc_ids[judged.top_slots(k, judged.in_run)])
+    starts = np.cumsum([0, *map(len, shown)]).tolist()
+    for summary, place, counts, start in zip(summaries, places, shown_counts, starts):
         top: list[list[int] | None] = [None] * n
-        at = 0
-        for place, listed, length in zip(places.tolist(), judged.in_run.tolist(), judged.lengths.tolist()):
+        lists = _grouped(numbers[start : start + int(counts.sum())].tolist(), counts)
+        for q, listed, ids in zip(place.tolist(), summary.judged.in_run.tolist(), lists):
             if listed:
-                count = min(length, k)
-                top[place] = [numbers.setdefault(d, len(numbers)) for d in shown[at : at + count]]
-                at += count
+                top[q] = ids
         tops.append(top)
         rows = np.flatnonzero(summary.scores.scored)
         figures: list[list[float] | None] = [None] * n
-        for place, row in zip(places[rows].tolist(), rounded(family_values(summary, rows, measures))):
-            figures[place] = row
+        for q, row in zip(place[rows].tolist(), rounded(family_values(summary, rows, measures))):
+            figures[q] = row
         values.append(figures)
-        for place, text in zip(places.tolist(), judged.query_text):
-            if text and query_text[place] is None:
-                query_text[place] = text
-        # Runs judged by one label set hold the same judgments: read once.
-        labels = (judged.judgment_query, judged.judgment_grades, judged.judgment_doc_ids)
-        if any(all(np.array_equal(a, b) for a, b in zip(labels, seen)) for seen in seen_labels):
-            continue
-        seen_labels.append(labels)
-        ids = as_text(judged.judgment_doc_ids)
-        for place, doc, grade in zip(places[judged.judgment_query].tolist(), ids, judged.judgment_grades.tolist()):
-            grades[place].setdefault(doc, grade)
+        for q, text in zip(place.tolist(), summary.judged.query_text):
+            if text and query_text[q] is None:
+                query_text[q] = text
 
-    level = summaries[0].judged.level
     chosen = set(analysis.text_queries)
     meta = analysis.query_meta or {}
     items = []
-    for place, query in enumerate(every):
-        shown_here = {d for top in tops for d in top[place] or ()}
-        judged_here = sorted((numbers[d], g) for d, g in grades[place].items() if numbers.get(d) in shown_here)
-        unshown = sorted(d for d, g in grades[place].items() if g >= level and numbers.get(d) not in shown_here)
+    for q, query in enumerate(every):
         item: dict[str, Any] = {
             "id": query,
-            "text": query_text[place],
-            "judged": [list(pair) for pair in judged_here],
-            "relevant": sum(g >= level for g in grades[place].values()),
-            "unshown": unshown[:UNSHOWN_RELEVANT],
-            "unshown_count": len(unshown),
-            "tops": [top[place] for top in tops],
-            "values": [figures[place] for figures in values],
+            "text": query_text[q],
+            "judged": judged_lists[q],
+            "relevant": relevant_counts[q],
+            "unshown": unshown_lists[q][:UNSHOWN_RELEVANT],
+            "unshown_count": len(unshown_lists[q]),
+            "tops": [top[q] for top in tops],
+            "values": [figures[q] for figures in values],
             "with_text": query in chosen,
         }
         if meta.get(query):  # only where there is some: a report may hold 100,000 queries
@@ -164,7 +204,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "baseline": comparison.baseline if comparison is not None else None,
         "primary": analysis.primary_label,
         "metrics": [m.label() for m in measures],
-        "docs": list(numbers),
+        "docs": as_text(docs[in_order]),
         "with_texts": bool(texts),
         "marks": list(say.MARKS),
         "words": say.QUERY_VIEW_WORDS,
