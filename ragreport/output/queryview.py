@@ -157,7 +157,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     )
     unshown = relevant & ~is_shown  # by query, then id
     unshown_lists = _grouped(as_text(j_doc[unshown]), np.bincount(j_place[unshown], minlength=n))
-    relevant_counts = np.bincount(j_place[relevant], minlength=n).tolist()
+    relevant_counts: list[int] = np.bincount(j_place[relevant], minlength=n).tolist()
 
     # Each run's top K and figures, by the report's place of each query; the queries' text.
     tops, values = [], []
@@ -166,9 +166,9 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     for summary, place, counts, start in zip(summaries, places, shown_counts, starts):
         top: list[list[int] | None] = [None] * n
         lists = _grouped(numbers[start : start + int(counts.sum())].tolist(), counts)
-        for q, listed, ids in zip(place.tolist(), summary.judged.in_run.tolist(), lists):
+        for q, listed, numbered in zip(place.tolist(), summary.judged.in_run.tolist(), lists):
             if listed:
-                top[q] = ids
+                top[q] = numbered
         tops.append(top)
         rows = np.flatnonzero(summary.scores.scored)
         figures: list[list[float] | None] = [None] * n
