@@ -34,8 +34,8 @@ import json, resource, sys, time
 from pathlib import Path
 
 import ragreport.analysis.evaluation, ragreport.analysis.pipeline, ragreport.analysis.summary
-import ragreport.cli.commands, ragreport.output.building, ragreport.output.document
-import ragreport.output.reportjson, ragreport.output.site, ragreport.output.view.build
+import ragreport.cli.commands, ragreport.output.building, ragreport.output.exports.document
+import ragreport.output.exports.reportjson, ragreport.output.site.render, ragreport.output.site.view.build
 import ragreport.reading.registry, ragreport.scoring.join, ragreport.scoring.metrics
 import ragreport.scoring.readings
 
@@ -50,13 +50,13 @@ TIMED_FUNCTIONS = {
     "readings": [("ragreport.scoring.readings", "score_readings")],
     "bands": [("ragreport.analysis.evaluation", "shared_bands"), ("ragreport.analysis.summary", "summarise")],
     "comparison": [("ragreport.analysis.pipeline", "analyse_runs")],
-    "view": [("ragreport.output.view.build", "build_view")],
+    "view": [("ragreport.output.site.view.build", "build_view")],
     "pages": [
-        ("ragreport.output.document", "report_document"),
-        ("ragreport.output.reportjson", "report_json"),
-        ("ragreport.output.site", "render_site"),
+        ("ragreport.output.exports.document", "report_document"),
+        ("ragreport.output.exports.reportjson", "report_json"),
+        ("ragreport.output.site.render", "render_site"),
     ],
-    "write": [("ragreport.output.site", "write_site")],
+    "write": [("ragreport.output.site.render", "write_site")],
 }
 wall = dict.fromkeys(TIMED_FUNCTIONS, 0.0)
 cpu = dict.fromkeys(TIMED_FUNCTIONS, 0.0)

@@ -1,7 +1,7 @@
 """What writing safely costs: the manifest, its check and the lock, on the sample's site.
 
 Renders the sample's site once, then replaces an earlier build of it in one folder ``--repeats``
-times with today's :func:`ragreport.output.site.write_site` (lock, leftovers, the check of the
+times with today's :func:`ragreport.output.site.render.write_site` (lock, leftovers, the check of the
 earlier build's manifest, the new manifest, the exchange) and with the writer before issue 14
 (marker present, mkdtemp, write, two renames), and prints the median of each. With ``--before
 FOLDER`` (a checkout of the earlier version), it also times the whole ``ragreport build`` of the
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragreport.output.writing import SITE_LEGACY  # noqa: E402
+from ragreport.output.site.writing import SITE_LEGACY  # noqa: E402
 
 
 def write_before(files: dict[str, bytes], out: Path) -> None:
@@ -72,9 +72,9 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a checkout of the version to compare the whole build with")
     args = parser.parse_args()
     from ragreport.api import analyse, evaluate
-    from ragreport.output.document import report_document
-    from ragreport.output.site import prepare, render_site, write_site
-    from ragreport.output.view.build import build_view
+    from ragreport.output.exports.document import report_document
+    from ragreport.output.site.render import prepare, render_site, write_site
+    from ragreport.output.site.view.build import build_view
 
     analysis = analyse(evaluate())
     files = render_site(prepare(build_view(analysis), report_document(analysis)))

@@ -24,10 +24,10 @@ from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
 from .output.building import build, publish
-from .output.document import report_document
-from .output.gates import check_gates
-from .output.publishing import History, open_history
-from .output.records import Rows
+from .output.exports.document import report_document
+from .output.exports.gates import check_gates
+from .output.exports.publishing import History, open_history
+from .output.exports.records import Rows
 from .scoring.cutoffs import DEFAULT_K as DEFAULT_K  # the defaults of K, as they were here
 from .scoring.cutoffs import SAMPLE_K as SAMPLE_K
 from .scoring.measures import Measure
@@ -99,8 +99,8 @@ class Report(Analysis, Rows):
         return self.summaries
 
     def _repr_html_(self) -> str:
-        from .output.site import render_notebook
-        from .output.view.build import build_view
+        from .output.site.render import render_notebook
+        from .output.site.view.build import build_view
 
         return render_notebook(build_view(self, pages=False))
 

@@ -279,7 +279,7 @@ def _favoured(queries: int = 60, audited: int = 20):
 
 
 def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
-    from ragreport.output.document import report_document
+    from ragreport.output.exports.document import report_document
 
     model, human, runs = _favoured()
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)
@@ -303,7 +303,7 @@ def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
 
 
 def test_a_verdict_the_audit_keeps_has_no_labels_caveat():
-    from ragreport.output.document import report_document
+    from ragreport.output.exports.document import report_document
 
     model, _, runs = _favoured()
     same = {q: dict(g) for q, g in list(model.items())[:20]}
@@ -384,8 +384,8 @@ def test_render_refuses_a_stored_audit_of_another_shape(tmp_path, monkeypatch, c
 
 
 def test_summary_markdown_has_the_labels_block():
-    from ragreport.output.text import markdown
-    from ragreport.output.view.build import build_view
+    from ragreport.output.exports.text import markdown
+    from ragreport.output.site.view.build import build_view
 
     model, human, runs = _favoured()
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=500)

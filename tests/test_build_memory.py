@@ -8,9 +8,9 @@ from test_resampling import _runs
 
 from ragreport.analysis.result import release_sweep
 from ragreport.api import analyse, evaluate
-from ragreport.output.document import report_document
-from ragreport.output.site import prepare, render_site
-from ragreport.output.view.build import build_view
+from ragreport.output.exports.document import report_document
+from ragreport.output.site.render import prepare, render_site
+from ragreport.output.site.view.build import build_view
 from ragreport.scoring.catalogue import SUITE
 
 

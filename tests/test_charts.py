@@ -7,7 +7,7 @@ from helpers import judged_run
 
 from ragreport.api import evaluate, score_and_summarise
 from ragreport.core.model import Conventions
-from ragreport.output.charts import index_sweep_figure, run_sweep_figure
+from ragreport.output.site.charts import index_sweep_figure, run_sweep_figure
 from ragreport.scoring.catalogue import HIT, PRECISION, PRIMARY, SUITE
 
 

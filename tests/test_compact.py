@@ -440,7 +440,7 @@ def test_the_label_set_is_written_in_the_order_of_its_map_by_code_point():
     # (here written out by hand: "Z" < "e" < "z" < "é"; "q10" < "q2").
     from ragreport.analysis.summary import report_judgments
     from ragreport.api import analyse, evaluate
-    from ragreport.output.document import LabelColumns, sorted_labels
+    from ragreport.output.exports.document import LabelColumns, sorted_labels
 
     run = {"q2": {"é": 3.0, "e": 2.0, "x": 1.0}, "q10": {"b": 1.0}}
     qrels = {"q2": {"z": 0, "é": 2, "Z": 1, "e": 1}, "q10": {"b": 1, "a": 0}, "q1": {"c": 1}}

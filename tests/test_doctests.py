@@ -34,9 +34,12 @@ MODULES = _with_examples()
 
 
 def test_the_modules_with_examples_include_the_entry_points():
-    assert {"ragreport.api", "ragreport.output.publishing", "ragreport.core.errors", "ragreport.core.model"} <= set(
-        MODULES
-    )
+    assert {
+        "ragreport.api",
+        "ragreport.output.exports.publishing",
+        "ragreport.core.errors",
+        "ragreport.core.model",
+    } <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

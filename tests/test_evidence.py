@@ -15,7 +15,7 @@ from ragreport.analysis.power import detectable, least_queries, level, queries_n
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions, Judgments, Run
-from ragreport.output.wording import headline as say_headline
+from ragreport.output.site.wording import headline as say_headline
 from ragreport.scoring.join import join
 from ragreport.scoring.metrics import score
 from ragreport.scoring.readings import READ, condense, score_readings
@@ -372,7 +372,7 @@ def test_an_unclear_verdict_says_what_the_test_could_have_seen():
 
 def test_fail_on_slice_worse_fails_on_the_hidden_slice():
     from ragreport.api import check_gates, document
-    from ragreport.output.gates import parse_rules
+    from ragreport.output.exports.gates import parse_rules
 
     made = document(_planted())
     results = check_gates(made, parse_rules(fail_on=["slice-worse"]))
@@ -415,7 +415,7 @@ def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
 
 def test_the_history_pages_newest_verdict_carries_the_caveats():
     from ragreport.api import document
-    from ragreport.output.history import history_context, history_entry
+    from ragreport.output.exports.history import history_context, history_entry
 
     made = document(_planted())
     entry = history_entry(made, "v1", "sha256:x", None)
@@ -429,7 +429,7 @@ def test_the_history_pages_newest_verdict_carries_the_caveats():
 @pytest.mark.slow
 def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
     from ragreport.api import build, document
-    from ragreport.output.gates import check_gates, parse_rules
+    from ragreport.output.exports.gates import check_gates, parse_rules
 
     analysis = _planted()
     rules = parse_rules(fail_on=["slice-worse"])
@@ -446,7 +446,7 @@ def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
 
 def test_max_drop_says_when_its_check_is_underpowered():
     from ragreport.api import check_gates, document
-    from ragreport.output.gates import parse_rules
+    from ragreport.output.exports.gates import parse_rules
 
     made = document(_planted())
     [compared] = [c for c in made["comparisons"] if c["metric"] == "nDCG@10"]
@@ -489,8 +489,8 @@ def test_the_readings_change_no_default_figure_of_the_comparison():
 
 
 def test_the_terminal_table_the_markdown_and_the_comment_carry_the_caveats():
-    from ragreport.output.text import comment, markdown, table
-    from ragreport.output.view.build import build_view
+    from ragreport.output.exports.text import comment, markdown, table
+    from ragreport.output.site.view.build import build_view
 
     view = build_view(_planted())
     for text in (table(view, width=1000), markdown(view), comment(view, limit=2_000)):

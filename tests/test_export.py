@@ -1,4 +1,4 @@
-"""CSV and LaTeX exports (ragreport/output/export.py): parsed back and checked against report.json's
+"""CSV and LaTeX exports (ragreport/output/exports/tables.py): parsed back and checked against report.json's
 figures, and on hand-made documents whose best values and verdicts are known."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from sitetools import four_trec_runs
 
 from ragreport.cli import main
-from ragreport.output.export import csv_text, latex_escape, latex_table
+from ragreport.output.exports.tables import csv_text, latex_escape, latex_table
 from ragreport.reading.compact import query_rows
 from ragreport.scoring.catalogue import SUITE
 

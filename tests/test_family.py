@@ -227,7 +227,7 @@ def test_drift_tests_only_the_family(tmp_path, capsys):
 
 
 def test_the_site_draws_the_family_and_opens_on_the_primary():
-    from ragreport.output.view.build import build_view
+    from ragreport.output.site.view.build import build_view
 
     analysis = analyse(_summaries(["map", "R@2", "nDCG@2"]), family=["map", "R@2", "nDCG@2"], primary="nDCG@2")
     view = build_view(analysis)

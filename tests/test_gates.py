@@ -6,7 +6,7 @@ import pytest
 
 from ragreport.cli.parser import flag
 from ragreport.core.errors import ArgumentError, UsageError
-from ragreport.output.gates import (
+from ragreport.output.exports.gates import (
     check_available,
     evaluate,
     failed,
@@ -245,7 +245,7 @@ def test_a_count_takes_any_threshold_and_a_rule_given_twice_is_checked_once():
 
 
 def test_the_gate_table_does_not_count_a_line_that_reads_nothing():
-    from ragreport.output.view.build import gates_view
+    from ragreport.output.site.view.build import gates_view
 
     single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
     view = gates_view(evaluate(single, parse_rules(fail_on=["worse"], require=["nDCG@10>=0.3"])))

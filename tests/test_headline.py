@@ -13,9 +13,9 @@ from ragreport.cli import main
 from ragreport.cli.parser import flag
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
-from ragreport.output.view.build import build_view
-from ragreport.output.wording import comparison as say_comparison
-from ragreport.output.wording import headline as say
+from ragreport.output.site.view.build import build_view
+from ragreport.output.site.wording import comparison as say_comparison
+from ragreport.output.site.wording import headline as say
 from ragreport.scoring.catalogue import COMPARED, NDCG, PRECISION, PRIMARY, RECALL, RECIPROCAL_RANK, SUITE
 from ragreport.scoring.measures import parse_primary
 
@@ -269,7 +269,7 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
 def test_with_an_audit_every_medium_leads_with_the_corrected_difference():
     from test_agreement import _favoured
 
-    from ragreport.output.text import comment, markdown, table
+    from ragreport.output.exports.text import comment, markdown, table
 
     model, human, runs = _favoured()
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)

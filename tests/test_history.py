@@ -1,4 +1,4 @@
-"""The history's labels, places, entries and trend lines (ragreport/output/history.py), on entries
+"""The history's labels, places, entries and trend lines (ragreport/output/exports/history.py), on entries
 written out by hand."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragreport.core.errors import UsageError
-from ragreport.output.history import (
+from ragreport.output.exports.history import (
     choose_label,
     history_context,
     history_entry,

@@ -22,8 +22,8 @@ from sitetools import history_inputs, publish
 
 from ragreport.cli import main
 from ragreport.core.errors import InputError
-from ragreport.output.site import render_history
-from ragreport.output.wording.comparison import VERDICTS
+from ragreport.output.site.render import render_history
+from ragreport.output.site.wording.comparison import VERDICTS
 from ragreport.reading import documents
 from ragreport.reading.history import load_history
 from ragreport.reading.schema import (

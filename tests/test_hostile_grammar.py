@@ -8,7 +8,7 @@ import pytest
 from ragreport.cli import main
 from ragreport.core.errors import ArgumentError
 from ragreport.core.grammar import read_number
-from ragreport.output.gates import parse_rules
+from ragreport.output.exports.gates import parse_rules
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from sitetools import history_inputs, publish, site_files
 
 from ragreport.cli import main
 from ragreport.core.errors import UsageError
-from ragreport.output.site import link_problem, refuse_special_output, write_text_file
+from ragreport.output.site.render import link_problem, refuse_special_output, write_text_file
 
 
 def _one_error(capsys) -> str:

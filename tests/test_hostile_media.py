@@ -14,8 +14,8 @@ import markdown as markdown_package
 import pytest
 
 from ragreport.cli import main
-from ragreport.output.export import latex_escape
-from ragreport.output.media import (
+from ragreport.output.exports.tables import latex_escape
+from ragreport.output.site.media import (
     csv_no_workflow_commands,
     history_href,
     isolated,

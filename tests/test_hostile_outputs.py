@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
-from ragreport.output.view.run import slug
+from ragreport.output.site.view.run import slug
 from ragreport.reading.compact import expanded
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
@@ -505,7 +505,7 @@ def test_trec_lines_cannot_be_forged_by_a_name(evil, capsys):
 
 
 def test_trec_per_query_ids_are_fields_whatever_a_reader_let_through():
-    from ragreport.output.text import trec_lines
+    from ragreport.output.exports.text import trec_lines
 
     document = {
         "runs": [

@@ -28,10 +28,10 @@ from ragreport.api import open_history
 from ragreport.cli import main
 from ragreport.core.errors import UsageError, WriteError
 from ragreport.core.history import HISTORY_LEGACY
-from ragreport.output import site as site_module
-from ragreport.output import writing
-from ragreport.output.site import write_file, write_history, write_site
-from ragreport.output.writing import MARKER, SITE_HEADER, SITE_LEGACY, locked
+from ragreport.output.site import render as site_module
+from ragreport.output.site import writing
+from ragreport.output.site.render import write_file, write_history, write_site
+from ragreport.output.site.writing import MARKER, SITE_HEADER, SITE_LEGACY, locked
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -391,7 +391,7 @@ def test_a_build_killed_between_the_renames_is_put_back_by_the_next_command(tmp_
     before = site_files(out)
     script = (
         "import os, signal, sys\n"
-        "from ragreport.output import writing\n"
+        "from ragreport.output.site import writing\n"
         "writing._EXCHANGE = None\n"
         "real = os.rename\n"
         "calls = []\n"

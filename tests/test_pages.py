@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ragreport.output.pages import content_id, notes_html, script_json, text_node
-from ragreport.output.view.run import slug
-from ragreport.output.wording.numbers import decimal
+from ragreport.output.site.pages import content_id, notes_html, script_json, text_node
+from ragreport.output.site.view.run import slug
+from ragreport.output.site.wording.numbers import decimal
 
 
 def test_three_decimals_and_missing_values():

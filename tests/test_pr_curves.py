@@ -48,7 +48,7 @@ def test_the_curve_is_on_every_run_page_and_the_index_when_the_levels_are_scored
 
 def test_the_figure_holds_each_runs_means_and_bands_at_each_level():
     from ragreport import evaluate
-    from ragreport.output.charts import has_pr_curve, pr_figure
+    from ragreport.output.site.charts import has_pr_curve, pr_figure
 
     measures = parse_measures(["iprec_at_recall"])
     summaries = list(evaluate([DATA / "results.test"], qrels=DATA / "qrels.test", measures=measures))

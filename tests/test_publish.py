@@ -24,7 +24,7 @@ from sitetools import (
 )
 
 from ragreport.cli import main
-from ragreport.output import writing
+from ragreport.output.site import writing
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The query view's data (ragreport/output/queryview.py) on runs written out by hand."""
+"""The query view's data (ragreport/output/site/queryview.py) on runs written out by hand."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from ragreport.analysis.values import family_values
 from ragreport.api import analyse, evaluate
 from ragreport.core.errors import RagreportError
 from ragreport.core.ids import as_text
-from ragreport.output.queryview import query_view_data, text_table
-from ragreport.output.view.cells import rounded
-from ragreport.output.wording import report as say
-from ragreport.output.wording.numbers import SNIPPET_CHARS, snippet
+from ragreport.output.site.queryview import query_view_data, text_table
+from ragreport.output.site.view.cells import rounded
+from ragreport.output.site.wording import report as say
+from ragreport.output.site.wording.numbers import SNIPPET_CHARS, snippet
 from ragreport.scoring.catalogue import COMPARED, Measure
 
 QRELS = {"q1": {"a": 2, "b": 0, "z": 1}, "q2": {"c": 1}}

@@ -1,4 +1,4 @@
-"""A result's figures as rows (ragreport/output/records.py): one per run and metric, or per run,
+"""A result's figures as rows (ragreport/output/exports/records.py): one per run and metric, or per run,
 query and metric; values checked against hand-worked figures; pandas only when asked for."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from ragreport.api import evaluate
-from ragreport.output.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
-from ragreport.output.wording import exports as say
+from ragreport.output.exports.records import QUERY_COLUMNS, SUMMARY_COLUMNS, data_frame, query_records, summary_records
+from ragreport.output.site.wording import exports as say
 from ragreport.scoring.catalogue import SUITE
 
 # q1: d1 relevant at rank 1; q2: d4 relevant at rank 2; q3 judged with nothing relevant (left out).

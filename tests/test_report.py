@@ -11,7 +11,7 @@ from ragreport.analysis.limits import limits
 from ragreport.analysis.result import Analysis
 from ragreport.api import score_and_summarise
 from ragreport.core.model import SCHEMA, Conventions
-from ragreport.output.document import report_document
+from ragreport.output.exports.document import report_document
 from ragreport.reading.compact import query_rows
 
 DAY = dt.date(2026, 1, 1)

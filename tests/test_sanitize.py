@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragreport.output.sanitize import render_notes, sanitize_html
+from ragreport.output.site.sanitize import render_notes, sanitize_html
 
 
 def test_markdown_formatting_survives():

@@ -19,8 +19,8 @@ from ragreport.analysis.dates import build_day
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.core.errors import UsageError, WriteError
-from ragreport.output import site as site_module
-from ragreport.output.site import MARKER
+from ragreport.output.site import render as site_module
+from ragreport.output.site.render import MARKER
 from ragreport.reading.registry import sample_path
 from ragreport.scoring.catalogue import COMPARED, SUITE
 
@@ -290,7 +290,7 @@ def test_injection_payloads_render_as_text_everywhere(write, tmp_path):
 def test_chart_labels_escape_names(write, tmp_path):
     run = _hostile_inputs(write)
     summaries = evaluate([run])
-    from ragreport.output.charts import index_sweep_figure, run_sweep_figure
+    from ragreport.output.site.charts import index_sweep_figure, run_sweep_figure
 
     for figure in (run_sweep_figure(summaries[0]), index_sweep_figure(summaries)):
         text = json.dumps(figure)

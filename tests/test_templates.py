@@ -1,5 +1,5 @@
 """The templates hold markup, not English: every word a reader sees comes from the wording
-(ragreport.output.wording; the page's own words in wording/page.py, reached as ``words``)."""
+(ragreport.output.site.wording; the page's own words in wording/page.py, reached as ``words``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ragreport.output.wording import page
+from ragreport.output.site.wording import page
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 #: Jinja comments, statements and expressions: what a template computes rather than says.
@@ -77,7 +77,7 @@ def test_no_template_hard_codes_a_word():
         for path in _templates()
         for line, text in hard_coded(path.read_text("utf-8"))
     ]
-    assert not found, "English in a template (say it in ragreport/output/wording/page.py):\n" + "\n".join(found)
+    assert not found, "English in a template (say it in ragreport/output/site/wording/page.py):\n" + "\n".join(found)
 
 
 def test_every_word_a_template_names_is_in_the_wording():
@@ -88,7 +88,7 @@ def test_every_word_a_template_names_is_in_the_wording():
 
 def test_a_sentence_is_stated_once():
     """The drift's heading and the history's heading of the newest drift are one constant."""
-    from ragreport.output.wording import comparison, history
+    from ragreport.output.site.wording import comparison, history
 
     assert page.SINCE_PREVIOUS is comparison.SINCE_PREVIOUS
     assert not hasattr(history, "HISTORY_SINCE_TITLE")

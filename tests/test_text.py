@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ragreport.api import analyse, evaluate
-from ragreport.output.text import markdown, table
-from ragreport.output.view.build import build_view
+from ragreport.output.exports.text import markdown, table
+from ragreport.output.site.view.build import build_view
 
 
 def _view():

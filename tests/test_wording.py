@@ -1,4 +1,4 @@
-"""One wording layer (ragreport.output.wording): every format in one place, and every output prints the view's strings as they are."""
+"""One wording layer (ragreport.output.site.wording): every format in one place, and every output prints the view's strings as they are."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import replace
 from conftest import DATA
 
 from ragreport.api import analyse, evaluate
-from ragreport.output.site import prepare, render_site
-from ragreport.output.text import markdown, table
-from ragreport.output.view.build import build_view
-from ragreport.output.wording.comparison import verdict
-from ragreport.output.wording.numbers import Quoted, Text, band, p_value, signed
+from ragreport.output.exports.text import markdown, table
+from ragreport.output.site.render import prepare, render_site
+from ragreport.output.site.view.build import build_view
+from ragreport.output.site.wording.comparison import verdict
+from ragreport.output.site.wording.numbers import Quoted, Text, band, p_value, signed
 
 
 def test_one_form_for_each_number():
@@ -54,7 +54,7 @@ def test_every_output_prints_the_comparison_as_the_view_words_it(tmp_path):
 
 
 def test_a_family_of_one_metric_is_not_said_to_be_corrected_together():
-    from ragreport.output.wording.comparison import family_sentence
+    from ragreport.output.site.wording.comparison import family_sentence
 
     assert "nDCG@10 alone is compared and tested;" in family_sentence(["nDCG@10"])
     assert "nDCG@10 and R@10 are compared, tested and corrected together;" in family_sentence(["nDCG@10", "R@10"])

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ragreport.cli import main
-from ragreport.output.text import COMMENT_LIMIT
+from ragreport.output.exports.text import COMMENT_LIMIT
 
 ROOT = Path(__file__).resolve().parents[1]
 QRELS = "".join(f"q{i} 0 d{i} 1\nq{i} 0 e{i} 1\n" for i in range(30))

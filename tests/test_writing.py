@@ -1,4 +1,4 @@
-"""The pieces every writer shares (ragreport/output/writing.py; docs/conventions.md section 16).
+"""The pieces every writer shares (ragreport/output/site/writing.py; docs/conventions.md section 16).
 
 The writers end to end, under faults, are in tests/test_hostile_writes.py."""
 
@@ -13,8 +13,8 @@ import time
 import pytest
 
 from ragreport.core.errors import UsageError, WriteError
-from ragreport.output import writing
-from ragreport.output.writing import (
+from ragreport.output.site import writing
+from ragreport.output.site.writing import (
     exchange,
     folder_problem,
     guarded,

@@ -5,7 +5,7 @@ compared run's headline comparison (or at a single run) for one other source of 
 the figures it rests on, or None when it does not apply. The rules are in the order of their
 seriousness, and the headline lists the caveats in that order, most serious first. A rule
 declares its ``kind`` (the key report.json writes and the words in
-:mod:`ragreport.output.wording.headline` are found by) and nothing else: a new kind (``labels``,
+:mod:`ragreport.output.site.wording.headline` are found by) and nothing else: a new kind (``labels``,
 a model judge's audited labels) is one more :class:`CaveatRule` here, placed where its seriousness
 puts it, and one more entry in the wording's ``CAVEAT_SENTENCES``.
 

@@ -1,7 +1,7 @@
 """What a headline leads with when the model's labels are audited (``--audit``; docs/conventions.md
 section 25.7): the one decision every medium's headline follows (the site's first screen, the
 terminal, summary.md, a pull request's comment), made here in the analysis and read by
-:mod:`ragreport.output.headline`, the ``labels`` caveat and nothing else.
+:mod:`ragreport.output.site.headline`, the ``labels`` caveat and nothing else.
 
 With an audit that corrects the primary metric's comparison, the headline reads the corrected
 difference (its band and its verdict, adjusted over the family as the model's verdicts are); without

@@ -30,12 +30,12 @@ from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.document import report_document, with_gates
-from ..output.export import csv_text, latex_table
-from ..output.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
-from ..output.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
-from ..output.text import comment, markdown, table, trec_lines
-from ..output.wording import messages as say
+from ..output.exports.document import report_document, with_gates
+from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
+from ..output.exports.tables import csv_text, latex_table
+from ..output.exports.text import comment, markdown, table, trec_lines
+from ..output.site.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
+from ..output.site.wording import messages as say
 from ..reading import irds
 from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
@@ -125,7 +125,7 @@ def _ci_outputs(
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     summary_file = None if export or args.no_step_summary else summary_file  # an export appends none, gates or not
     if summary_file or args.comment is not None:
-        from ..output.view.build import build_view
+        from ..output.site.view.build import build_view
 
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
     if summary_file and view is not None:
@@ -133,11 +133,11 @@ def _ci_outputs(
             heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
             handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
     if args.comment is not None or args.junit is not None:
-        from ..output.site import write_text_file
+        from ..output.site.render import write_text_file
     if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
-        from ..output.ci import junit
+        from ..output.exports.ci import junit
 
         write_text_file(args.junit, junit(results), "--junit")
     # One line per rule, on stderr, from every command alike: never wrapped, whatever the terminal
@@ -145,7 +145,7 @@ def _ci_outputs(
     for result in results:
         print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        from ..output.ci import workflow_errors
+        from ..output.exports.ci import workflow_errors
 
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):
@@ -310,7 +310,7 @@ def _stdout_text(
             return latex_table(document)
         return json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"  # as report.json
     # for people: the view, without what only the site draws
-    from ..output.view.build import build_view
+    from ..output.site.view.build import build_view
 
     view = build_view(analysis, pages=False, title=title, gates=gates)
     if fmt == "markdown":
@@ -373,7 +373,7 @@ def _publish(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
     # The folder, history.json and the label are checked before any run is read.
     from ..output.building import publish
-    from ..output.publishing import open_history
+    from ..output.exports.publishing import open_history
 
     history = open_history(args.history, args.label)
     args.previous = None
@@ -421,12 +421,12 @@ def _refuse_special_outputs(args: argparse.Namespace) -> None:
     for option in ("single_file", "comment", "junit"):
         given = getattr(args, option, None)
         if given:
-            from ..output.site import refuse_special_output
+            from ..output.site.render import refuse_special_output
 
             refuse_special_output(Path(given), "--" + option.replace("_", "-"))
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and not getattr(args, "no_step_summary", False):
-        from ..output.site import refuse_special_output
+        from ..output.site.render import refuse_special_output
 
         refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
 

@@ -19,7 +19,7 @@ from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
 from ..core.grammar import read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.gates import FAIL_ON
+from ..output.exports.gates import FAIL_ON
 from ..reading.registry import FORMATS
 from ..scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from ..scoring.partition import ENGINES, PARTITION_BYTES

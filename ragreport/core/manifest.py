@@ -9,7 +9,7 @@ that is empty, a link, a folder, too large, or whose lines do not parse proves n
 The markers of ragreport 0.x before the manifest (one fixed sentence, no file list) are still
 recognised as *legacy* markers; what they allow is decided by the writers (``--out``: only a folder
 holding exactly the files an old build writes; a history: adopted, see
-:mod:`ragreport.output.writing`).
+:mod:`ragreport.output.site.writing`).
 """
 
 from __future__ import annotations

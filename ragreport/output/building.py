@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import Argument
 from ..core.history import REPORTS
-from .document import report_document, with_gates
-from .gates import GateResult, GateRules
-from .history import ROOT, choose_label, digest, history_entry, keep_newest, place
-from .publishing import History
-from .site import prepare, render_history, render_single, render_site, write_file, write_history, write_site
-from .view.build import build_view
-from .writing import target_path
+from .exports.document import report_document, with_gates
+from .exports.gates import GateResult, GateRules
+from .exports.history import ROOT, choose_label, digest, history_entry, keep_newest, place
+from .exports.publishing import History
+from .site.render import prepare, render_history, render_single, render_site, write_file, write_history, write_site
+from .site.view.build import build_view
+from .site.writing import target_path
 
 if TYPE_CHECKING:
     from ..analysis.result import Analysis

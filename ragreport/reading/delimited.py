@@ -26,12 +26,7 @@ from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
 from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
 from .reader import Reader
-from .rows import (
-    JudgmentCollector,
-    parse_grade,
-    parse_score,
-    run_from_slots,
-)
+from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
 
 #: Header names of a query column and a document column: BEIR's, ranx data frames',
 #: ir_datasets' TSV exports' (Parquet partitions name their columns alike).

@@ -27,14 +27,7 @@ from . import trecbytes
 from .files import data_lines, field_splitter, stem, text_of
 from .gate import passed
 from .reader import Reader
-from .rows import (
-    JudgmentCollector,
-    group_by_query,
-    parse_grade,
-    parse_score,
-    ranked_run,
-    run_from_slots,
-)
+from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
 
 
 def read_run_bytes(

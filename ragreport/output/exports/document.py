@@ -1,0 +1,584 @@
+"""The report document: what ``report.json`` and ``ragreport score --format json`` hold (the data contract)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ... import __version__
+from ...analysis.dates import run_date
+from ...analysis.status import Status
+from ...analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
+from ...core.ids import as_text, first_appearance
+from ...core.model import SCHEMA
+from ...reading.compact import pack, packed_dtype
+from ...reading.irds import dataset_record
+from ...scoring.catalogue import READ, SUITE, IntervalMethod, Measure
+from ...scoring.condensed import Following, following
+from ..site.headline import headline
+from ..site.wording import comparison as say
+from ..site.wording import sources as say_sources
+
+if TYPE_CHECKING:
+    from ...analysis.audit import Audit
+    from ...analysis.compare import ComparisonReport, RunComparison
+    from ...analysis.limits import Limit
+    from ...analysis.result import Analysis
+    from ...analysis.slices import SliceReport
+    from ...analysis.summary import RunSummary
+    from .gates import GateResult, GateRules
+
+
+def _number(value: Any) -> Any:
+    """JSON-ready number: NaN becomes null, numpy scalars become Python ones."""
+    if value is None:
+        return None
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _interval_dict(mean: Any, low: Any, high: Any, method: IntervalMethod) -> dict[str, Any]:
+    return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method.value}
+
+
+def _measure_settings(measure: Measure) -> dict[str, Any]:
+    """A measure as report.json's settings hold it: ``params`` only when it sets any."""
+    entry: dict[str, Any] = {
+        "key": measure.key,
+        "cutoff": measure.cutoff,
+        "gain": None if measure.gain is None else measure.gain.value,
+        "label": measure.label(),
+    }
+    if measure.params:
+        entry["params"] = dict(measure.params)
+    return entry
+
+
+def run_document(
+    summary: RunSummary,
+    tables: Tables,
+    run_limits: Sequence[Limit] = (),
+    today: _dt.date | None = None,
+) -> dict[str, Any]:
+    """One run's entry of the report document (the schema of ``ragreport/4``): query ids, document
+    ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
+    and ``statuses``)."""
+    judged, k, conventions = summary.judged, summary.k, summary.conventions
+    metrics = {}
+    for cutoff in summary.cutoffs:
+        for metric in SUITE:
+            label = metric.label(cutoff)
+            interval = summary.at_k[label]
+            entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+            entry["convention"] = metric.convention(cutoff, conventions)
+            entry["trec_eval"] = metric.trec_eval_name(cutoff)
+            if metric in READ and summary.reading_at:
+                entry["readings"] = {name: _number(means[label]) for name, means in summary.reading_at.items()}
+            metrics[label] = entry
+
+    measures = {}
+    for measure in summary.measures:
+        interval = summary.measure_at[measure.label()]
+        entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+        entry["trec_eval"] = measure.trec_eval_name(conventions)
+        entry["ir_measures"] = measure.spelled("ir_measures", conventions)
+        entry["ranx"] = measure.spelled("ranx", conventions)
+        entry["convention"] = measure.convention(conventions, k, int(judged.judgment_grades.max(initial=1)))
+        if measure.metric.geometric is not None:
+            entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
+        if measure.is_count:
+            values = summary.measure_values[summary.measures.index(measure)][summary.scores.scored]
+            entry["total"] = int(values.sum())
+        measures[measure.label()] = entry
+
+    sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
+    for metric in SUITE:
+        sweep[metric.key] = {
+            "mean": [_number(v) for v in summary.sweep.mean[metric.key]],
+            "low": [_number(v) for v in summary.sweep.low[metric.key]],
+            "high": [_number(v) for v in summary.sweep.high[metric.key]],
+        }
+
+    queries = dict(_query_columns(summary, tables))
+    lists = _lists(summary, tables, summary.judged.retrieved)
+    dataset = dataset_record(judged.judgments_source)
+    extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
+    return {
+        "name": summary.name,
+        "k": k,
+        "cutoffs": list(summary.cutoffs),
+        "date": run_date(summary, today or _dt.date.today()).isoformat(),
+        "source": say_sources.shown_source(judged.source),
+        "meta": judged.meta.as_dict(),
+        "conventions": conventions.as_dict(),
+        "convention_text": {name: choice.meaning for name, choice in conventions.choices()},
+        "counts": summary.counts.as_dict(),
+        "fingerprints": {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        "metrics": metrics,
+        "measures": measures,
+        "sweep": sweep,
+        "limits": [limit.as_dict() for limit in run_limits],
+        "queries": queries,
+        "lists": lists,
+        **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
+    }
+
+
+def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
+    """The top of every list, down to the deepest cutoff asked for (``depth``, the report's largest
+    K), with the whole-list facts the rows of ``queries`` do not hold: what ``ragreport render``
+    scores again (report.json keeps no run file). ``ids`` holds the lists end to end, in the order
+    of ``queries``, as one packed string of indices into the report's ``doc_ids``
+    (docs/conventions.md section 22.13); ``lengths`` (one per query) only where a list's length is
+    not ``min(retrieved, depth)``; ``in_run`` is how many of those queries the run lists (they come
+    first), or one flag per query when the run's queries are not the first ones;
+    ``relevant_retrieved`` counts the distinct relevant ids of each whole list; ``next_judged``
+    holds, per query, the judged ids that follow the stored top and that condensing it to
+    ``depth`` reads (packed as ``ids``, its ``lengths`` one per query; section 22.17)."""
+    depth = tables.depth[summary.name]
+    head = tables.heads[summary.name]
+    lengths = np.diff(head.offsets)
+    in_run = head.in_run
+    n_run = int(in_run.sum())
+    out: dict[str, Any] = {
+        "depth": depth,
+        "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
+        "relevant_retrieved": head.relevant_retrieved.tolist(),
+        "ids": pack(tables.list_ids[summary.name], tables.dtype),
+    }
+    if not np.array_equal(lengths, np.minimum(retrieved, depth)):
+        out["lengths"] = lengths.tolist()
+    out["next_judged"] = {
+        "ids": pack(tables.next_ids[summary.name], tables.dtype),
+        "lengths": tables.following[summary.name].lengths.tolist(),
+    }
+    return out
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What report.json writes once for all its runs (``ragreport/4``, docs/conventions.md sections
+    22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
+    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
+    ids that follow them, then the judgments) and the statuses; each run's stored lists
+    (``list_ids``, indices end to end) and each label set as indices into them; ``dtype`` the
+    packed indices' width; ``following`` the judged ids past each run's stored top that
+    condensing reads, ``next_ids`` as indices (docs/conventions.md section 22.17)."""
+
+    query_ids: list[str]
+    query_index: dict[str, int]
+    doc_ids: list[str]
+    depth: dict[str, int]
+    heads: dict[str, Any]
+    list_ids: dict[str, np.ndarray]
+    judgments: list[dict[str, Any]]
+    dtype: str
+    following: dict[str, Following]
+    next_ids: dict[str, np.ndarray]
+
+
+STATUSES = [status.label for status in Status]
+_STATUS_INDEX = {status: i for i, status in enumerate(Status)}
+_EXCLUDED = _STATUS_INDEX[Status.EXCLUDED]
+
+
+def _all_ids(heads: Sequence[np.ndarray], judged: Sequence[np.ndarray | list[str]]) -> np.ndarray:
+    """The runs' stored ids and the judged ones, end to end, as bytes when the runs' are (their
+    sort is the faster), else as text."""
+    if all(h.dtype.kind == "S" for h in heads):
+        parts = [d if isinstance(d, np.ndarray) and d.dtype.kind == "S" else _as_bytes(d) for d in judged]
+        return np.concatenate([*heads, *parts])
+    text = [h.astype(np.str_) if h.dtype.kind != "S" else np.array(as_text(h), dtype=np.str_) for h in heads]
+    other = [np.array(as_text(d) if isinstance(d, np.ndarray) else d, dtype=np.str_) for d in judged]
+    return np.concatenate([*text, *other]) if text or other else np.zeros(0, dtype=np.str_)
+
+
+def _as_bytes(ids: np.ndarray | list[str]) -> np.ndarray:
+    texts = as_text(ids) if isinstance(ids, np.ndarray) else ids
+    return np.array([d.encode("utf-8") for d in texts], dtype="S")
+
+
+@dataclass(frozen=True)
+class LabelColumns:
+    """One label set as report.json writes it, in its order: the queries (sorted), each one's
+    number of judged ids, the ids (sorted within their query) and their grades, end to end."""
+
+    queries: list[str]
+    lengths: list[int]
+    ids: np.ndarray | list[str]
+    grades: list[int]
+
+    @classmethod
+    def of_map(cls, labels: dict[str, dict[str, int]]) -> LabelColumns:
+        return cls(
+            list(labels),
+            [len(marks) for marks in labels.values()],
+            [d for marks in labels.values() for d in marks],
+            [g for marks in labels.values() for g in marks.values()],
+        )
+
+
+def sorted_labels(judged: Any) -> LabelColumns:
+    """A run's label set in the order :func:`~ragreport.analysis.summary.report_judgments` gives
+    it (queries sorted, ids sorted within each, every judged query even with no id), taken from the
+    judgment arrays by two sorts instead of a dict of dicts: numpy orders text by code point, as
+    Python does, and UTF-8 bytes in the same order."""
+    queries = np.flatnonzero(judged.has_judgments)
+    rank = np.full(judged.n_queries, -1, dtype=np.int64)
+    order = queries[np.argsort(judged.query_ids[queries], kind="stable")]
+    rank[order] = np.arange(len(order))
+    of = rank[judged.judgment_query]
+    if len(of) and int(of.min()) < 0:  # a judgment of a query not flagged as judged: as the map does
+        return LabelColumns.of_map({q: dict(sorted(g.items())) for q, g in sorted(judgment_map(judged).items())})
+    slots = np.lexsort((judged.judgment_doc_ids, of))
+    return LabelColumns(
+        as_text(judged.query_ids[order]),
+        np.bincount(of, minlength=len(order)).tolist(),
+        judged.judgment_doc_ids[slots],
+        judged.judgment_grades[slots].tolist(),
+    )
+
+
+def report_tables(
+    summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]] | LabelColumns]
+) -> Tables:
+    """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
+    as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
+    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13)."""
+    sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
+    query_index: dict[str, int] = {}
+    for summary in summaries:
+        for q in summary.judged.query_ids.tolist():
+            query_index.setdefault(q, len(query_index))
+    for labels in sets:
+        for q in labels.queries:
+            query_index.setdefault(q, len(query_index))
+    # The lists stop at the deepest cutoff asked for, K: the sweep past it is read as stored and
+    # the condensed reading from the judged ids that follow (docs/conventions.md section 22.17).
+    depth = {s.name: int(max(s.cutoffs)) for s in summaries}
+    cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
+    after = {s.name: s.following or following(s.judged, depth[s.name]) for s in summaries}
+    heads = [cut[s.name].doc_ids for s in summaries]
+    nexts = [after[s.name].doc_ids for s in summaries]
+    every = _all_ids([*heads, *nexts], [labels.ids for labels in sets])
+    if len(every):
+        # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
+        # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
+        # of integers instead of byte strings.
+        short = every.dtype.kind == "S" and every.dtype.itemsize <= 8
+        firsts, index = first_appearance(every.astype("S8").view("<u8") if short else every)
+        doc_ids = as_text(every[firsts])
+    else:
+        doc_ids, index = [], np.zeros(0, dtype=np.int64)
+    dtype = packed_dtype(len(doc_ids))
+    list_ids, next_ids, start = {}, {}, 0
+    for summary, head in zip(summaries, heads):
+        list_ids[summary.name] = index[start : start + len(head)]
+        start += len(head)
+    for summary, ids in zip(summaries, nexts):
+        next_ids[summary.name] = index[start : start + len(ids)]
+        start += len(ids)
+    judgments = []
+    for labels in sets:
+        size = len(labels.grades)
+        judgments.append(
+            {
+                "queries": [query_index[q] for q in labels.queries],
+                "ids": pack(index[start : start + size], dtype),
+                "lengths": labels.lengths,
+                "grades": labels.grades,
+            }
+        )
+        start += size
+    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
+
+
+def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
+    """The resolved options of the build that made the report: what ``ragreport render`` (and a
+    gate reading report.json) needs to know without being told again. No path of the machine: the
+    previous report by its file name only."""
+    first = analysis.summaries[0]
+    comparison = analysis.comparison
+    return {
+        "k": list(first.cutoffs),
+        "kmax": int(max(first.sweep.cutoffs)),
+        "primary": analysis.primary_label,
+        "metrics": [_measure_settings(m) for m in first.measures],
+        "baseline": comparison.baseline if comparison is not None else analysis.baseline,
+        "correction": analysis.correction.value,
+        "permutations": analysis.permutations,
+        "min_effect": analysis.min_effect,
+        "conventions": first.conventions.as_dict(),
+        "previous": None if analysis.drift is None else analysis.drift.source,
+        "slice_by": list(analysis.slices.keys) if analysis.slices is not None else [],
+        "today": analysis.today.isoformat(),
+        "title": title,
+    }
+
+
+def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, list[Any]]]:
+    """The per-query figures as columns, one value per query in the order of ``id`` (indices into
+    ``query_ids``, left out when they are 0 .. n - 1; ``scored`` left out when it is ``status !=
+    "excluded"``); ``status`` as indices into ``statuses``; a figure null where the query is not
+    scored; ``query`` (its text) only when the run has some. Each column is made when it is asked
+    for (report.json writes it and lets it go before the next), converted to Python values at once,
+    not per cell."""
+    judged, scores = summary.judged, summary.scores
+    scored = scores.scored.tolist()
+    every = all(scored)
+    ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
+    status = [_STATUS_INDEX[s] for s in summary.status]
+    # left out where derivable (docs/conventions.md section 22.13): ``id`` when 0 .. n - 1, in
+    # order; ``scored`` when it is ``status != "excluded"``
+    if ids != list(range(len(ids))):
+        yield "id", ids
+    del ids
+    if scored != [s != _EXCLUDED for s in status]:
+        yield "scored", scored
+    yield "status", status
+    yield "relevant", judged.relevant.tolist()
+    yield "retrieved", judged.retrieved.tolist()
+    yield "repeats", judged.repeats.tolist()
+    yield "first_relevant_rank", [r or None for r in scores.first_relevant_rank.tolist()]
+
+    def figures(values: np.ndarray, whole: bool) -> list[Any]:
+        cells = (values.astype(np.int64) if whole else values).tolist()
+        return cells if every else [v if s else None for v, s in zip(cells, scored)]
+
+    # A measure named as a suite figure is (``R@10``) takes that figure's place, with its own
+    # values: each label once, where it first comes, holding the last values given for it.
+    named: dict[str, int] = {}
+    for i, chosen in enumerate(summary.measures):
+        named[chosen.label()] = i
+
+    def measured(i: int) -> list[Any]:
+        return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
+
+    for cutoff in summary.cutoffs:
+        for metric in SUITE:
+            label = metric.label(cutoff)
+            if label in named:
+                yield label, measured(named.pop(label))
+            else:
+                yield label, figures(scores.of(metric, cutoff), metric.kind.whole)
+    for label, i in named.items():
+        yield label, measured(i)
+    if any(text is not None for text in judged.query_text):
+        n = len(scored)
+        texts = list(judged.query_text[:n])
+        yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
+
+
+def pair_notes(rc: RunComparison) -> list[str]:
+    """What a reader must know before trusting one run's comparison with the baseline."""
+    pairing = rc.pairing
+    return say.pair_notes(
+        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+    )
+
+
+def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    # The family is written when --metrics chose it; absent, it is every compared suite metric at K.
+    chosen = {"family": list(comparison.labels), "not_compared": [m.label() for m in comparison.left_out]}
+    return {
+        **(chosen if comparison.named else {}),
+        "baseline": comparison.baseline,
+        "test": say.TEST_METHOD,
+        "permutations": comparison.permutations,
+        "band": say.BAND_METHOD,
+        "correction": comparison.correction.value,
+        "correction_text": comparison.correction.meaning,
+        "pairs": [
+            {
+                "run": rc.run.name,
+                "queries": int(len(rc.pairing.query_ids)),
+                "same_labels": rc.same_labels,
+                "only_baseline": list(rc.pairing.only_baseline),
+                "only_run": list(rc.pairing.only_run),
+                "notes": pair_notes(rc),
+            }
+            for rc in comparison.runs
+        ],
+        "alpha": round(1.0 - comparison.runs[0].baseline.conventions.confidence, 10),
+    }
+
+
+def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
+    """The whole report document (``schema`` ``ragreport/4``): what report.json holds.
+
+    Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
+    and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
+    another set keeps its own under its ``judgments``), ``primary`` (the metric the report leads
+    with, ``nDCG@10``), ``headline`` (per
+    compared run: its primary figure against the baseline's, the difference with its band, the
+    corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
+    ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
+    (how they were made), ``drift`` (null without ``--previous``; its ``basis`` is what it read of
+    the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
+    empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
+    ``title`` is the one given to ``build``).
+    """
+    summaries = analysis.summaries
+    fingerprints = report_fingerprints(summaries)
+    # A run judged against other labels than the report's union keeps its own (JSONL runs carry
+    # their judgments): a later report's drift then says what changed for it.
+    own = {
+        s.name: {q: dict(sorted(g.items())) for q, g in sorted(judgment_map(s.judged).items())}
+        for s in summaries
+        if {"queries": s.query_fingerprint, "labels": s.label_fingerprint} != fingerprints
+    }
+    distinct = distinct_label_sets(summaries)
+    union = sorted_labels(distinct[0].judged) if len(distinct) == 1 else report_judgments(summaries)
+    tables = report_tables(summaries, [union, *own.values()])
+    runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
+    for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
+        run["judgments"] = labels
+    comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
+    return {
+        "schema": SCHEMA,
+        "generator": f"ragreport {__version__}",
+        "date": max(r["date"] for r in runs),
+        "fingerprints": fingerprints,
+        "judgments": tables.judgments[0],
+        "primary": analysis.primary_label,
+        "headline": [{key: _number(value) for key, value in entry.as_dict().items()} for entry in headline(analysis)],
+        "runs": runs,
+        "comparison": comparison_document(analysis.comparison),
+        "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
+        "drift": None if analysis.drift is None else analysis.drift.as_dict(),
+        "slices": slices_document(analysis.slices),
+        "query_meta": analysis.query_meta,
+        "texts": None
+        if analysis.doc_texts is None
+        else {
+            "queries": list(analysis.text_queries),
+            "docs": {d: {"title": t[0], "text": t[1]} for d, t in analysis.doc_texts.items()},
+        },
+        "audit": audit_document(analysis.audit),
+        "gates": [],
+        "settings": settings_document(analysis, title),
+        # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,
+        # 22.13); the packed indices' encoding and width
+        "packed": {"encoding": "base64", "dtype": tables.dtype},
+        "statuses": STATUSES,
+        "query_ids": tables.query_ids,
+        "doc_ids": tables.doc_ids,
+    }
+
+
+def _delta(figure: tuple[float, float, float]) -> dict[str, Any]:
+    return dict(zip(("delta", "low", "high"), map(_number, figure)))
+
+
+def audit_document(audit: Audit | None) -> dict[str, Any] | None:
+    """The audit of the model's labels (``--audit``; docs/conventions.md section 25): its file's
+    name, the agreement figures (a kappa that is undefined as null), the confusion matrix as
+    ``{MODEL_GRADE: {HUMAN_GRADE: count}}`` and the human labels (what ``render`` measures again)."""
+    if audit is None:
+        return None
+    found = audit.agreement
+    grades = [str(g) for g in found.grades]
+    return {
+        "source": audit.source,
+        "queries": found.queries,
+        "pairs": found.pairs,
+        "kappa": _number(found.kappa),
+        "kappa_low": _number(found.kappa_low),
+        "kappa_high": _number(found.kappa_high),
+        "weighted_kappa": _number(found.weighted_kappa),
+        "weighted_low": _number(found.weighted_low),
+        "weighted_high": _number(found.weighted_high),
+        "confusion": {m: dict(zip(grades, row)) for m, row in zip(grades, found.confusion.tolist())},
+        "disagreement": _number(found.disagreement),
+        "slots": found.slots,
+        "tau": _number(audit.tau),
+        "runs": {
+            name: {
+                r.label: {
+                    "queries": r.queries,
+                    **{
+                        side: dict(zip(("mean", "low", "high"), map(_number, figure)))
+                        for side, figure in (("model", r.model), ("human", r.human), ("corrected", r.corrected))
+                    },
+                }
+                for r in audit.runs
+                if r.run == name
+            }
+            for name in dict.fromkeys(r.run for r in audit.runs)
+        },
+        "comparisons": [
+            {
+                "run": c.run,
+                "metric": c.metric,
+                "queries": c.queries,
+                "model": {**_delta(c.model), "verdict": c.model_verdict},
+                "human": _delta(c.human),
+                "corrected": {**_delta(c.corrected), "p_adjusted": _number(c.p_adjusted), "verdict": c.verdict},
+            }
+            for c in audit.comparisons
+        ],
+        "labels": {q: dict(g) for q, g in audit.labels.items()},
+    }
+
+
+def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
+    """Each slice: its key, value and query count, whether it is too small to read, each run's
+    figures with their bands, and each comparison with the baseline on the primary metric."""
+    if report is None:
+        return []
+    return [
+        {
+            "key": s.key,
+            "value": s.value,
+            "queries": s.queries,
+            "small": s.small,
+            "examples": list(s.examples),
+            "runs": {
+                run: {
+                    label: {
+                        "mean": _number(f.mean),
+                        "low": _number(f.low),
+                        "high": _number(f.high),
+                        "queries": f.queries,
+                    }
+                    for label, f in figures.items()
+                }
+                for run, figures in s.runs.items()
+            },
+            "comparisons": [
+                {
+                    "run": c.run,
+                    "metric": c.metric,
+                    "delta": _number(c.delta),
+                    "low": _number(c.low),
+                    "high": _number(c.high),
+                    "p": _number(c.p),
+                    "p_adjusted": _number(c.p_adjusted),
+                    "queries": c.queries,
+                    "verdict": c.verdict,
+                }
+                for c in s.comparisons
+            ],
+        }
+        for s in report.slices
+    ]
+
+
+def with_gates(
+    document: dict[str, Any], results: Sequence[GateResult], rules: GateRules | None = None
+) -> dict[str, Any]:
+    """The document with the gate checks made on it (``gates``: one entry per check) and, in its
+    ``settings``, the rules asked for (so ``ragreport render`` checks them again)."""
+    made = {**document, "gates": [{k: _number(v) for k, v in r.as_dict().items()} for r in results]}
+    if rules and "settings" in made:
+        made["settings"] = {**made["settings"], "gates": rules.as_dict()}
+    return made

@@ -1,0 +1,574 @@
+"""Gates: rules a report must pass, read from its document, so a CI job can fail on them.
+
+Three kinds of rule, each read from the figures ``report.json`` holds (so ``build``, ``score`` and a
+re-render of a stored report decide alike):
+
+- ``--fail-on worse``: fails when a compared run is clearly worse than the baseline (band below 0
+  *and* corrected p below alpha: the comparison's ``worse`` verdict) on a gated metric: the primary
+  metric, or every metric of ``--metrics`` that the comparison holds.
+- ``--fail-on slice-worse``: fails when a compared run is clearly worse than the baseline on a
+  slice of the per-query metadata (the slice comparison's ``worse`` verdict on the primary metric;
+  slices too small to read are left out, as the headline's caveats leave them out).
+- ``--require "nDCG@10>=0.40"``: fails when a run's **lower band bound** is under the threshold
+  (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
+  gates the mean instead of the band, which the line says.
+- with an audit of the model's labels (``--audit``, docs/conventions.md section 25.8),
+  ``--fail-on worse``, ``--require`` and ``--max-drop`` against the baseline read the corrected
+  figures wherever the audit holds them (the family's metrics at K), and the line says so:
+  "... (corrected by the audit of 40 queries)".
+- ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
+  difference, against the baseline and against ``--previous``, is below ``-0.02``; against the
+  baseline it says when the check is underpowered (the comparison could only detect differences
+  larger than the drop allowed, docs/conventions.md section 20.3).
+
+A rule that names a metric the report does not hold, or a run it does not have, is a usage error
+(exit 2), not a failed gate: a gate that cannot be read must not pass in silence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.errors import Argument, ArgumentError, UsageError
+from ...core.grammar import read_number
+from ...scoring.catalogue import ValueKind
+from ...scoring.measures import parse_measure
+from ..site.wording import gates as say
+
+#: The outcomes ``--fail-on`` knows.
+FAIL_ON = ("worse", "slice-worse")
+
+# A measure's name may hold parameters in parentheses (``RR(rel=2)@10``): an ``=`` inside them is its own.
+_LEFT = r"(?P<left>(?:[^<>=()]|\([^()]*\))+?)"
+_REQUIRE = re.compile(rf"^{_LEFT}\s*(?P<op>>=|<=|>|<)\s*(?P<value>\S+)\s*$")
+_MAX_DROP = re.compile(rf"^{_LEFT}\s*=\s*(?P<value>\S+)\s*$")
+
+#: The rules' arguments (``parse_rules(require=..., max_drop=...)``; ``--require``, ``--max-drop``).
+REQUIRE = Argument("require")
+MAX_DROP = Argument("max_drop")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean."""
+
+    text: str
+    metric: str
+    op: str
+    threshold: float
+    run: str | None = None
+    on_mean: bool = False
+
+
+@dataclass(frozen=True)
+class MaxDrop:
+    """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``."""
+
+    text: str
+    metric: str
+    drop: float
+    run: str | None = None
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """Every gate rule asked for, as :func:`parse_rules` checked them.
+
+    Attributes
+    ----------
+    fail_on : tuple of str
+        ``worse``: fail when a compared run is clearly worse than the baseline.
+    require : tuple of Requirement
+        ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
+    max_drop : tuple of MaxDrop
+        ``[RUN:]METRIC=DROP``: fail when the paired band's lower bound is below minus the drop.
+    gated : tuple of str or None
+        The metrics ``fail_on`` reads (None: the primary).
+
+    Examples
+    --------
+    >>> rules = parse_rules(fail_on=["worse"], require=["nDCG@10>=0.40"])
+    >>> bool(rules), rules.as_dict()["require"]
+    (True, ['nDCG@10>=0.40'])
+    >>> bool(GateRules())
+    False
+    """
+
+    fail_on: tuple[str, ...] = ()
+    require: tuple[Requirement, ...] = ()
+    max_drop: tuple[MaxDrop, ...] = ()
+    gated: tuple[str, ...] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.fail_on or self.require or self.max_drop)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rules as given (what report.json's ``settings.gates`` keeps; :func:`rules_from`)."""
+        return {
+            "fail_on": list(self.fail_on),
+            "require": [r.text for r in self.require],
+            "max_drop": [d.text for d in self.max_drop],
+            "gated": None if self.gated is None else list(self.gated),
+        }
+
+
+def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
+    """The rules a report.json's ``settings.gates`` keeps (none when it keeps none)."""
+    if not stored:
+        return GateRules()
+    return parse_rules(
+        stored.get("fail_on", ()), stored.get("require", ()), stored.get("max_drop", ()), gated=stored.get("gated")
+    )
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One line of the gate table: a rule checked on one run.
+
+    What :func:`ragreport.api.check_gates` returns, one per rule and run checked.
+
+    Attributes
+    ----------
+    kind : str
+        ``require``, ``max_drop`` or ``fail_on``.
+    rule : str
+        The rule as given, after its kind (``"require nDCG@10>=0.40"``).
+    run, metric : str
+        The run and the metric it read.
+    figure : str
+        What it read, in words (the band's lower bound, the mean, the paired difference).
+    value, threshold : float or None
+        The figure and the bound it was held to.
+    passed : bool
+        Whether the run passed.
+    line : str
+        The line the command line prints for it.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, check_gates, document, evaluate
+    >>> result = check_gates(document(analyse(evaluate(k=5))), parse_rules(require=["mean:P@5>=0"]))[0]
+    >>> result.kind, result.rule, result.run, result.passed
+    ('require', 'require mean:P@5>=0', 'sample', True)
+    """
+
+    kind: str
+    rule: str
+    run: str
+    metric: str
+    figure: str
+    value: float | None
+    threshold: float | None
+    passed: bool
+    line: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _number(text: str, rule: str, option: Argument) -> float:
+    found = read_number(text)  # the one grammar: 0_1 and non-ASCII digits are no numbers, as everywhere
+    if found is None:
+        raise ArgumentError(option, f" {rule!r}: expected a number after the operator, got {text!r}")
+    value = found
+    if not math.isfinite(value):
+        raise ArgumentError(option, f" {rule!r}: expected a finite number, got {text!r}")
+    return value
+
+
+def _metric(text: str, rule: str, option: Argument) -> tuple[str, bool]:
+    """The label of the metric a rule names, and whether its figure lies between 0 and 1 (not a count)."""
+    try:
+        measure = parse_measure(text.strip())
+    except UsageError as exc:
+        raise ArgumentError(option, f" {rule!r}: {exc}") from None
+    return measure.label(), measure.metric.kind is not ValueKind.COUNT
+
+
+def _split_run(left: str) -> tuple[str | None, str]:
+    """``RUN:METRIC`` -> (RUN, METRIC); metric names hold no colon, run names may."""
+    if ":" not in left:
+        return None, left
+    run, metric = left.rsplit(":", 1)
+    return run, metric
+
+
+def parse_requirement(text: str) -> Requirement:
+    """``nDCG@10>=0.40``, ``bm25:R@100>=0.8``, ``mean:nDCG@10>=0.40`` (``>``, ``<=``, ``<`` too)."""
+    found = _REQUIRE.match(text)
+    if found is None:
+        raise ArgumentError(
+            REQUIRE, f" {text!r}: expected [mean:][RUN:]METRIC>=VALUE, as in nDCG@10>=0.40 or bm25:R@100>=0.8"
+        )
+    left = found["left"].strip()
+    on_mean = left.startswith("mean:")
+    if on_mean:
+        left = left[len("mean:") :]
+    run, metric = _split_run(left)
+    label, bounded = _metric(metric, text, REQUIRE)
+    threshold = _number(found["value"], text, REQUIRE)
+    if bounded and not 0.0 <= threshold <= 1.0:
+        raise ArgumentError(
+            REQUIRE,
+            f" {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
+            f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run",
+        )
+    return Requirement(text=text, metric=label, op=found["op"], threshold=threshold, run=run, on_mean=on_mean)
+
+
+def parse_max_drop(text: str) -> MaxDrop:
+    """``nDCG@10=0.02`` or ``bm25:nDCG@10=0.02``: the largest drop the band may allow."""
+    found = _MAX_DROP.match(text)
+    if found is None:
+        raise ArgumentError(MAX_DROP, f" {text!r}: expected [RUN:]METRIC=DROP, as in nDCG@10=0.02")
+    run, metric = _split_run(found["left"].strip())
+    drop = _number(found["value"], text, MAX_DROP)
+    if drop < 0:
+        raise ArgumentError(MAX_DROP, f" {text!r}: expected a drop of 0 or more (0.02 allows the band to reach -0.02)")
+    label, bounded = _metric(metric, text, MAX_DROP)
+    if bounded and drop >= 1:
+        raise ArgumentError(
+            MAX_DROP, f" {text!r}: {label} lies between 0 and 1, so a drop of {drop:g} allows any change"
+        )
+    return MaxDrop(text=text, metric=label, drop=drop, run=run)
+
+
+def parse_rules(
+    fail_on: Sequence[str] = (),
+    require: Sequence[str] = (),
+    max_drop: Sequence[str] = (),
+    gated: Sequence[str] | None = None,
+) -> GateRules:
+    """Every gate rule from its command-line text, checked before any run is read.
+
+    Parameters
+    ----------
+    fail_on : sequence of str, default ()
+        ``"worse"``: fail when a compared run is clearly worse than the baseline (``--fail-on``).
+    require : sequence of str, default ()
+        Rules ``[mean:][RUN:]METRIC>=VALUE`` (``--require``), as ``"nDCG@10>=0.40"``.
+    max_drop : sequence of str, default ()
+        Rules ``[RUN:]METRIC=DROP`` (``--max-drop``), as ``"nDCG@10=0.02"``.
+    gated : sequence of str, optional
+        The labels (``nDCG@10``) of the metrics ``fail_on`` reads; None for the primary metric.
+
+    Returns
+    -------
+    GateRules
+        The rules, each given twice checked once.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule that cannot be read, or a threshold outside the metric's range.
+
+    Examples
+    --------
+    >>> parse_rules(require=["bm25:R@100>=0.8"]).require[0].run
+    'bm25'
+    >>> parse_rules(require=["nDCG@10>=1.5"])
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.ArgumentError: require 'nDCG@10>=1.5': nDCG@10 lies between 0 and 1, so ... every run
+    """
+    for outcome in fail_on:
+        if outcome not in FAIL_ON:
+            raise ArgumentError(Argument("fail_on"), f" {outcome!r}: expected one of {', '.join(FAIL_ON)}")
+    labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
+    return GateRules(  # a rule given twice is checked once
+        fail_on=tuple(dict.fromkeys(fail_on)),
+        require=tuple(parse_requirement(t) for t in dict.fromkeys(require)),
+        max_drop=tuple(parse_max_drop(t) for t in dict.fromkeys(max_drop)),
+        gated=labels,
+    )
+
+
+def check_available(rules: GateRules, labels: Sequence[str]) -> None:
+    """Refuse, before any run is read, a rule on a metric the report will not hold (``labels``:
+    every suite metric at every cutoff asked for, and every measure named)."""
+    held = set(labels)
+    asked = [(REQUIRE, r.text, r.metric) for r in rules.require]
+    asked += [(MAX_DROP, d.text, d.metric) for d in rules.max_drop]
+    for option, text, metric in asked:
+        if metric not in held:
+            raise ArgumentError(
+                option,
+                f" {text!r}: the report will hold no {metric}; name it with ",
+                Argument("measures"),
+                " (a suite metric at another cutoff: add the cutoff to ",
+                Argument("k"),
+                ")",
+            )
+
+
+def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: Argument) -> list[Mapping[str, Any]]:
+    runs = document["runs"]
+    if run is None:
+        return list(runs)
+    chosen = [r for r in runs if r["name"] == run]
+    if not chosen:
+        names = ", ".join(repr(r["name"]) for r in runs)
+        raise ArgumentError(option, f" {rule!r} names no run of the report; the runs are {names}")
+    return chosen
+
+
+def _figure(run: Mapping[str, Any], label: str, rule: str, option: Argument) -> Mapping[str, Any]:
+    figure = run.get("metrics", {}).get(label) or run.get("measures", {}).get(label)
+    if figure is None:
+        held = ", ".join(run.get("metrics", {})) or "none"
+        raise ArgumentError(
+            option,
+            f" {rule!r}: the report holds no {label} (it holds {held}); add its cutoff to ",
+            Argument("k"),
+            " or name it with ",
+            Argument("measures"),
+        )
+    return figure
+
+
+def _passes(value: float | None, op: str, threshold: float) -> bool:
+    if value is None or not math.isfinite(value):
+        return False  # a figure that could not be taken passes no gate
+    return {">=": value >= threshold, ">": value > threshold, "<=": value <= threshold, "<": value < threshold}[op]
+
+
+def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
+    """Every rule against the report document (``report.json``), one result per run and metric read."""
+    results: list[GateResult] = []
+    comparisons = document.get("comparisons") or []
+    baseline = (document.get("comparison") or {}).get("baseline")
+    drift_rows = ((document.get("drift") or {}).get("rows")) or []
+    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
+    if "worse" in rules.fail_on:
+        gated = rules.gated or (document["primary"],)
+        read = [c for c in comparisons if c["metric"] in gated]
+        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
+        if comparisons and missing and rules.gated:
+            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
+        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
+        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
+        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
+            words = say.gate_verdict_figure(
+                entry["verdict"], entry["delta"], entry["low"], entry["high"], entry["p_adjusted"]
+            ) + ("" if audited is None else say.gate_corrected(audited))
+            results.append(
+                GateResult(
+                    kind="fail-on",
+                    rule="fail-on worse",
+                    run=entry["run"],
+                    metric=entry["metric"],
+                    figure=say.gate_against_previous(words) if previous else words,
+                    value=entry["delta"],
+                    threshold=None,
+                    passed=entry["verdict"] != "worse",
+                    line="",
+                )
+            )
+        if not comparisons and not any(row.get("verdict") for row in drift_rows):
+            # one run and no previous report: nothing can be worse, and the table says so
+            results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
+    if "slice-worse" in rules.fail_on:
+        results += _slice_gates(document)
+    for rule in rules.require:
+        for run in _runs(document, rule.run, rule.text, REQUIRE):
+            figure = _figure(run, rule.metric, rule.text, REQUIRE)
+            figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
+            if figure.get("total") is not None:  # a count: its total, the figure every table shows
+                value, read_as = figure["total"], "total (a count)"
+            elif rule.on_mean:
+                value, read_as = figure.get("mean"), "mean"
+            else:
+                bound = "low" if rule.op in (">=", ">") else "high"
+                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
+                if value is None:  # a figure without a band (a count) is read at its mean, said so
+                    value, read_as = figure.get("mean"), "mean (no band)"
+            passed = _passes(value, rule.op, rule.threshold)
+            results.append(
+                GateResult(
+                    kind="require",
+                    rule=f"require {rule.text}",
+                    run=run["name"],
+                    metric=rule.metric,
+                    figure=say.gate_bound_figure(read_as, value, figure.get("mean"))
+                    + ("" if audited is None else say.gate_corrected(audited)),
+                    value=value,
+                    threshold=rule.threshold,
+                    passed=passed,
+                    line="",
+                )
+            )
+    for drop in rules.max_drop:
+        against = [
+            (c["run"], baseline, c["low"], c["delta"], c["high"], c)
+            for c in comparisons
+            if c["metric"] == drop.metric and (drop.run is None or c["run"] == drop.run)
+        ]
+        against += [
+            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"], None)
+            for d in drift_rows
+            if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
+        ]
+        if drop.run is not None:
+            _runs(document, drop.run, drop.text, MAX_DROP)
+        if not against:
+            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
+        for run, other, low, delta, high, paired in against:
+            audited = None
+            if paired is not None:  # against the baseline: the corrected band, when the audit holds it
+                corrected, audited = _corrected_comparison(paired, audit)
+                low, delta, high = corrected["low"], corrected["delta"], corrected["high"]
+            passed = _passes(low, ">=", -drop.drop)
+            worded = say.gate_drop_figure(other, low, delta, high)
+            if audited is not None:
+                worded += say.gate_corrected(audited)
+            if paired is not None and "detectable" in paired and "queries" in paired:
+                seen = paired["detectable"]
+                if seen is None or seen > drop.drop:
+                    worded += say.gate_underpowered(paired["queries"], seen)
+            results.append(
+                GateResult(
+                    kind="max-drop",
+                    rule=f"max-drop {drop.text}",
+                    run=run,
+                    metric=drop.metric,
+                    figure=worded,
+                    value=low,
+                    threshold=-drop.drop,
+                    passed=passed,
+                    line="",
+                )
+            )
+    return tuple(_with_line(r) for r in results)
+
+
+def _corrected_comparison(
+    entry: Mapping[str, Any], audit: Mapping[str, Any] | None
+) -> tuple[Mapping[str, Any], int | None]:
+    """The comparison ``--fail-on worse`` reads: with an audit that corrects it, the corrected
+    difference, band, adjusted p and verdict (docs/conventions.md section 25.8), with the audited
+    queries to say so; else the comparison as it is, and None."""
+    if not audit:
+        return entry, None
+    for c in audit.get("comparisons") or ():
+        if c["run"] == entry["run"] and c["metric"] == entry["metric"]:
+            corrected = c["corrected"]
+            return {
+                **entry,
+                "delta": corrected["delta"],
+                "low": corrected["low"],
+                "high": corrected["high"],
+                "p_adjusted": corrected.get("p_adjusted"),
+                "verdict": corrected["verdict"],
+            }, int(audit["queries"])
+    return entry, None
+
+
+def _corrected_figure(
+    figure: Mapping[str, Any], run: str, metric: str, audit: Mapping[str, Any] | None
+) -> tuple[Mapping[str, Any], int | None]:
+    """The figure ``--require`` reads: with an audit that holds ``run``'s ``metric``, its corrected
+    mean and band (docs/conventions.md section 25.8) and the audited queries; else ``figure``."""
+    if not audit:
+        return figure, None
+    found = ((audit.get("runs") or {}).get(run) or {}).get(metric)
+    if found is None:
+        return figure, None
+    return found["corrected"], int(audit["queries"])
+
+
+def _slice_gates(document: Mapping[str, Any]) -> list[GateResult]:
+    """``--fail-on slice-worse``: one result per compared run and slice read (a slice too small to
+    read is left out); with no slice comparison at all, one passing line that says why."""
+    results = []
+    for s in document.get("slices") or []:
+        if s.get("small"):
+            continue
+        for c in s.get("comparisons") or []:
+            words = say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"])
+            results.append(
+                GateResult(
+                    kind="fail-on",
+                    rule="fail-on slice-worse",
+                    run=c["run"],
+                    metric=c["metric"],
+                    figure=say.gate_slice_figure(str(s["key"]), str(s["value"]), int(c["queries"]), words),
+                    value=c["delta"],
+                    threshold=None,
+                    passed=c["verdict"] != "worse",
+                    line="",
+                )
+            )
+    if not results:
+        results.append(GateResult("fail-on", "fail-on slice-worse", "", "", say.GATE_NO_SLICES, None, None, True, ""))
+    return results
+
+
+def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | None) -> tuple[str | Argument, ...]:
+    """Why a ``--max-drop`` rule has no paired difference to read, in the words that help."""
+    compared = list(dict.fromkeys(c["metric"] for c in document.get("comparisons") or []))
+    if drop.run is not None and drop.run == baseline:
+        return (f"{drop.run!r} is the baseline: the others are compared with it, not it with itself",)
+    if compared and drop.metric not in compared:
+        return (
+            f"{drop.metric} is not compared (the comparison holds {', '.join(compared)}; diagnostics and "
+            "counts are never compared, and ",
+            Argument("family"),
+            " names what is)",
+        )
+    return (
+        f"the report holds no paired difference on {drop.metric} (it needs two runs, or ",
+        Argument("previous"),
+        ")",
+    )
+
+
+def _with_line(result: GateResult) -> GateResult:
+    line = say.gate_result_line(result.passed, result.rule, result.run, result.metric, result.figure)
+    return GateResult(**{**result.__dict__, "line": line})
+
+
+def failed(results: Sequence[GateResult]) -> tuple[GateResult, ...]:
+    return tuple(r for r in results if not r.passed)
+
+
+def check_gates(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
+    """Every gate rule (``--fail-on``, ``--require``, ``--max-drop``) checked on a report document.
+
+    Parameters
+    ----------
+    document : dict
+        The report document (:func:`document`).
+    rules : GateRules
+        The rules, made with :func:`ragreport.output.exports.gates.parse_rules`.
+
+    Returns
+    -------
+    tuple of GateResult
+        One result per rule and run checked, each with the line the command line prints; none
+        without rules.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A rule naming a metric or a run the report does not hold.
+
+    See Also
+    --------
+    build : shows the results on the index, in summary.md and in report.json.
+
+    Examples
+    --------
+    >>> from ragreport.api import analyse, document, evaluate
+    >>> report = document(analyse(evaluate(k=5)))
+    >>> checks = check_gates(report, parse_rules(require=["P@5>=0.99"]))
+    >>> [(c.run, c.metric, c.passed) for c in checks]
+    [('sample', 'P@5', False)]
+    >>> bool(failed(checks))
+    True
+    """
+    return evaluate(document, rules) if rules else ()

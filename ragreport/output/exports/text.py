@@ -1,0 +1,446 @@
+"""Plain-text layouts of the report: a terminal table and Markdown from the view, trec_eval's from the document.
+
+The words and numbers are the view's (:mod:`ragreport.output.site.view`, worded by
+:mod:`ragreport.output.site.wording`); here they are only aligned, wrapped and, for Markdown, escaped.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...core.escape import field, visible
+from ...reading.compact import query_rows
+from ...scoring.catalogue import IntervalMethod
+from ..site.media import markdown_code, markdown_text
+from ..site.wording import gates as say
+
+#: How report.json writes "no band" (a count's figure is a total).
+_NO_BAND = IntervalMethod.NONE.value
+
+if TYPE_CHECKING:
+    from ..site.view.labels import LabelsView
+    from ..site.view.model import ComparisonView, DriftView, ReportView, RunView
+    from ..site.view.slices import SlicesView
+
+
+def _run_block(run: RunView, width: int, view: ReportView, first: bool = True) -> str:
+    """One run's table; the metrics' conventions are written beside the first run's figures only
+    (every run of a report shares them)."""
+    conf = run.confidence
+    lines = [f"{visible(run.name)}  (K = {run.cutoffs})", *textwrap.wrap(run.counts_line, width), ""]
+    w = max(9, *(len(_label(row.label, view)) for row in run.metrics))
+    head = f"{'metric':<{w}} {'mean':>5}  {conf + ' band':<16} {'interval':<10} "
+    indent = len(head)
+    lines.append(head + ("convention" if first else "convention: as for the first run"))
+    lines.append("-" * min(width, indent + 40))
+    wrap_width = max(30, width - indent)
+    for row in run.metrics:
+        cell = row.cells[0]
+        wrapped = (textwrap.wrap(row.convention, wrap_width) or [""]) if first else [""]
+        figures = f"{cell.mean:>5}  {cell.band:<16} {cell.interval:<10} {wrapped[0]}".rstrip()
+        lines.append(f"{_label(row.label, view):<{w}} {figures}")
+        lines.extend(" " * indent + more for more in wrapped[1:])
+    if run.measures:
+        w = max(9, *(len(m.label) for m in run.measures))
+        lines += [
+            "",
+            "Measures asked for by name:",
+            f"{'measure':<{w}} {'mean':>7}  {conf + ' band':<16} {'interval':<10} trec_eval",
+        ]
+        for m in run.measures:
+            lines.append(f"{m.label:<{w}} {m.mean:>7}  {m.band:<16} {m.interval:<10} {m.trec_eval or '-'}")
+    return "\n".join(lines)
+
+
+def _conventions_block(view: ReportView, width: int) -> str:
+    """The report's conventions, once: each switch's sentence, a departure from the default flagged."""
+    conv = view.conventions
+    if conv is None:
+        return ""
+    lines = [f"{conv.title}:"]
+    for switch in conv.switches:
+        flag = f" [{conv.symbol} {switch.switch}, not the default]" if not switch.default else ""
+        lines.extend(textwrap.wrap(switch.meaning + flag, width, initial_indent="* ", subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def _gates_block(view: ReportView, width: int) -> str:
+    """The gates' summary sentence; each check's line is printed on stderr by every command, one
+    line each, never wrapped (docs/conventions.md section 24.4)."""
+    gates = view.gates
+    if gates is None:
+        return ""
+    return f"{gates.title}: {gates.summary}"
+
+
+def gates_markdown(view: ReportView) -> list[str]:
+    """The gate table in Markdown (the site's, summary.md's, the step summary's and the comment's)."""
+    gates = view.gates
+    if gates is None:
+        return []
+    lines = [
+        f"**{gates.title}.** {_md_cell(gates.summary)}",
+        "",
+        "| " + " | ".join(gates.header) + " |",
+        "|---|---|---|---|---|",
+    ]
+    for row in gates.rows:
+        result = f"**{row.result}**" if row.result == "FAIL" else row.result
+        rule = markdown_code(row.rule)  # the rule as given, backticks and pipes too
+        lines.append(f"| {result} | {rule} | {_md_user(row.run)} | {row.metric} | {_md_user(row.figure)} |")
+    return lines + [""]
+
+
+def _label(label: str, view: ReportView) -> str:
+    """A metric label with the mark of a switch not at its default, when one changes it."""
+    marked = view.conventions is not None and label in view.conventions.marks
+    return label + (view.conventions.symbol if marked and view.conventions else "")
+
+
+def _comparison_block(cmp: ComparisonView, width: int) -> str:
+    lines = []
+    for sentence in [*map(str, cmp.method), *cmp.notes]:
+        lines.extend(textwrap.wrap(sentence, width))
+    w = max(3, *(len(visible(r.run)) for r in cmp.rows))
+    m = max(9, *(len(r.metric) for r in cmp.rows))  # a family (--metrics) may name longer labels
+    lines += [
+        "",
+        f"{'run':<{w}} {'metric':<{m}} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
+        f"{'W/T/L':<11} verdict",
+    ]
+    for r in cmp.rows:
+        lines.append(
+            f"{visible(r.run):<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
+            f"{r.verdict}"
+        )
+    return "\n".join(lines)
+
+
+def _drift_block(drift: DriftView, width: int) -> str:
+    text = "\n".join(line for sentence in drift.lines for line in textwrap.wrap(str(sentence), width))
+    rows = drift.moved_rows
+    if not rows:
+        return text
+    w = max(3, *(len(visible(r.run)) for r in rows))
+    lines = [f"{'run':<{w}} {'metric':<9} {'then':>6} {'now':>6} {'change':>7}  {'band':<18} {'p adj':>7}  verdict"]
+    for r in rows:
+        figures = f"{r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.p_adjusted:>7}"
+        lines.append(f"{visible(r.run):<{w}} {r.metric:<9} {figures}  {r.verdict}")
+    method = "\n".join(textwrap.wrap(drift.method, width)) if drift.method else ""
+    return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
+
+
+def _labels_block(labels: LabelsView, width: int) -> str:
+    """The audit of the model's labels: its sentences, then each run's primary metric under the
+    model's labels, the human labels (the audited queries) and corrected (every scored query), a
+    line per run; a run whose name leaves the figures no room has its own line above them."""
+    lines = [f"{labels.title}:"]
+    for sentence in labels.lines:
+        lines.extend(textwrap.wrap(sentence, width))
+    if not labels.terminal_rows:
+        return "\n".join(lines)
+    cols = [max(len(h), *(len(r[i + 1]) for r in labels.terminal_rows)) for i, h in enumerate(labels.terminal_header)]
+    figures = sum(cols) + 2 * (len(cols) - 1)
+    names = [visible(r[0]) for r in labels.terminal_rows]
+    w = max(len(labels.terminal_metric), *map(len, names))
+    apart = w + 2 + figures > width  # the names on their own lines, the figures indented under them
+    w = 2 if apart else w
+
+    def row(first: str, cells: tuple[str, ...]) -> str:
+        return (f"{first:<{w}}  " + "  ".join(f"{c:<{n}}" for c, n in zip(cells, cols))).rstrip()
+
+    lines += ["", row("" if apart else labels.terminal_metric, labels.terminal_header)]
+    if apart:
+        lines[-1] = labels.terminal_metric + "\n" + lines[-1]
+    for name, r in zip(names, labels.terminal_rows):
+        if apart:
+            lines.append(name)
+        lines.append(row("" if apart else name, r[1:]))
+    return "\n".join(lines)
+
+
+def table(view: ReportView, width: int = 100) -> str:
+    """The headline, then a readable terminal table per run: metric, mean, band, interval,
+    convention (wrapped); then the comparison and the drift, when the report has them."""
+    # The verdict first: the headline, a sentence per compared run (or the single run's).
+    headline = "\n".join(
+        line
+        for h in view.headline
+        for line in [
+            *textwrap.wrap(h.sentence.render(visible), width),
+            *(
+                w
+                for c in h.caveats
+                for w in textwrap.wrap(c.text.render(visible), width, initial_indent="- ", subsequent_indent="  ")
+            ),
+            *(textwrap.wrap(h.note, width, initial_indent="  ", subsequent_indent="  ") if h.note else []),
+        ]
+    )
+    if view.conventions is not None and view.conventions.notice:
+        headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
+    if view.gates is not None:
+        headline += "\n\n" + _gates_block(view, width)
+    runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
+    blocks = [headline, *runs, _conventions_block(view, width)]
+    if view.comparison is not None and view.comparison.rows:
+        blocks.append(_comparison_block(view.comparison, width))
+    if view.labels is not None:
+        blocks.append(_labels_block(view.labels, width))
+    if view.drift is not None:
+        blocks.append(_drift_block(view.drift, width))
+    if view.slices is not None:
+        blocks.append(_slices_block(view.slices, width))
+    # no control or bidi character of the user's reaches the terminal raw (an escape sequence, U+202E)
+    return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
+
+
+def _md_cell(text: str) -> str:
+    """Our own sentences inside a Markdown table cell: pipes escaped, one line, controls visible."""
+    return visible(str(text).replace("|", "\\|").replace("\n", " "))
+
+
+def _md_user(text: str) -> str:
+    """Text from the user's files (names, ids in limits, the previous report's date) as literal
+    Markdown: :func:`ragreport.output.site.media.markdown_text`, the one function Markdown's user words go through."""
+    return markdown_text(text)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A part of the Markdown report: ``what`` it holds (for the note of what a trimmed comment left
+    out) and its ``lines``. ``keep`` orders what a trimmed comment drops first (lowest first);
+    ``None`` is never dropped (the headline, the gates)."""
+
+    what: str
+    keep: int | None
+    lines: tuple[str, ...]
+
+
+def markdown_blocks(view: ReportView) -> list[Block]:
+    """The Markdown report as blocks, in reading order (see :func:`markdown`)."""
+    runs = view.runs
+    first = runs[0]
+    conf = first.confidence
+    blocks: list[Block] = []
+    lines: list[str] = []
+    for h in view.headline:
+        lines += [h.sentence.render(_md_user), ""]
+        if h.caveats:
+            lines += [f"- {c.text.render(_md_user)}" for c in h.caveats] + [""]
+        if h.note:
+            lines += [f"_{_md_cell(h.note)}_", ""]
+    if view.conventions is not None and view.conventions.notice:
+        lines += [_md_cell(view.conventions.notice), ""]
+        # what each departure does, here: summary.md and a comment have no conventions section
+        lines += [f"- `{d.switch}`: {_md_cell(d.meaning)}" for d in view.conventions.departures] + [""]
+    lines += gates_markdown(view)
+    blocks.append(Block("the headline", None, tuple(lines)))
+    if len(runs) == 1:
+        lines = [
+            f"### {_md_user(first.name)} (K = {first.cutoffs})",
+            "",
+            f"| metric | mean | {conf} band | interval | convention |",
+            "|---|---:|---|---|---|",
+        ]
+        for row in first.metrics:
+            cell = row.cells[0]
+            label = _label(row.label, view)
+            lines.append(f"| {label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
+    else:
+        lines = [
+            f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)",
+            "",
+            "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
+            "|---|" + "---:|" * len(runs) + "---|",
+        ]
+        for row in view.metric_rows:
+            cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
+            lines.append(f"| {_label(row.label, view)} | {cells} | {row.cells[0].interval} |")
+    blocks.append(Block("the suite table", 6, tuple(lines)))
+    lines = []
+    suite_labels = {row.label for row in view.metric_rows}
+    for run in runs:
+        named = [m for m in run.measures if m.label not in suite_labels]  # the suite table has the others
+        if named:
+            lines += [
+                "",
+                f"Measures asked for by name ({_md_user(run.name)}):",
+                "",
+                f"| measure | mean | {conf} band | interval | trec_eval |",
+                "|---|---:|---|---|---|",
+            ]
+            for m in named:
+                lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
+    if lines:
+        blocks.append(Block("the measures asked for by name", 3, tuple(lines)))
+    blocks.append(Block("how the bands were made", 4, ("", _md_cell(first.bands_line))))
+    cmp = view.comparison
+    if cmp is not None and cmp.rows:
+        lines = ["", f"#### {cmp.heading.render(_md_user)}"]
+        lines += [line for note in cmp.notes for line in ("", _md_user(note))]
+        lines += [
+            "",
+            f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L | |",
+            "|---|---|---:|---|---:|---:|---|---|",
+        ]
+        for r in cmp.rows:
+            lines.append(
+                f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
+                f"{r.p_adjusted} | {r.wtl} | {r.verdict} |"
+            )
+        blocks.append(Block("the comparison table", 5, tuple(lines)))
+        method = [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
+        blocks.append(Block("how the comparison was made", 2, tuple(method)))
+    if view.drift is not None:
+        lines = []
+        for sentence in view.drift.lines:
+            lines += ["", sentence.render(_md_user)]
+        if view.drift.moved_rows:
+            lines += [
+                "",
+                f"| run | metric | then | now | change | {view.drift.confidence} band | "
+                f"p ({_md_cell(view.drift.correction)}) | verdict |",
+                "|---|---|---:|---:|---:|---|---:|---|",
+            ]
+            for d in view.drift.moved_rows:
+                lines.append(
+                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
+                    f"{d.p_adjusted} | {d.verdict} |"
+                )
+            lines += ["", view.drift.method]
+        blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
+    if view.slices is not None:
+        blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
+    if view.labels is not None:
+        labels = view.labels
+        lines = ["", f"**{labels.title}.** " + " ".join(_md_user(line) for line in labels.lines), ""]
+        lines += ["| " + " | ".join(labels.header) + " |", "|---|---|---:|---:|---:|"]
+        lines += ["| " + " | ".join((_md_user(row[0]), *row[1:])) + " |" for row in labels.rows]
+        blocks.append(Block("the audit of the model's labels", 3, tuple(lines)))
+    lines = []
+    for run in runs:
+        lines += ["", f"**{_md_user(run.name)}**: {_md_cell(run.counts_line)}."]
+        for limit in run.limits:
+            lines.append(f"- **{_md_user(limit.title)}.** {_md_user(limit.text)}")
+    blocks.append(Block("each run's counts and honest limits", 1, tuple(lines)))
+    return blocks
+
+
+def _slices_markdown(sliced: SlicesView) -> list[str]:
+    """Per key a table: value, queries, each run's figure with its band, each difference."""
+    lines = ["", f"**{sliced.title}.** {sliced.lede}"]
+    for sentence in sliced.opposite:
+        lines += ["", sentence.render(_md_user)]
+    for t in sliced.tables:
+        headers = [
+            _md_user(t.key),
+            "queries",
+            *(_md_user(r) for r in t.runs),
+            *(_md_user(c) for c in t.compared),
+            sliced.examples_header,
+        ]
+        lines += ["", t.caption.render(_md_user), "", "| " + " | ".join(headers) + " |"]
+        lines.append("|---|" + "---:|" * (len(headers) - 1))
+        for row in t.rows:
+            value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
+            cells = [f"{c.value} {c.band}" for c in row.figures]
+            cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
+            cells.append(", ".join(markdown_code(q) for q in row.examples))
+            lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
+    return lines
+
+
+def _slices_block(sliced: SlicesView, width: int) -> str:
+    text = [line for sentence in sliced.opposite for line in textwrap.wrap(str(sentence), width)]
+    for t in sliced.tables:
+        text += ["", str(t.caption)]
+        for row in t.rows:
+            figures = "  ".join(f"{run} {c.value} {c.band}" for run, c in zip(t.runs, row.figures))
+            deltas = "  ".join(f"{h}: {c.mark}{c.value} {c.band}".rstrip() for h, c in zip(t.compared, row.deltas))
+            small = f" ({sliced.small_note})" if row.small else ""
+            text += textwrap.wrap(f"{row.value}{small}, {row.queries} queries: {figures}  {deltas}".rstrip(), width)
+    return sliced.title + "\n" + "\n".join(text)
+
+
+def markdown(view: ReportView) -> str:
+    """Markdown fit for a pull-request comment or a CI job summary.
+
+    The headline first (a sentence per compared run, or the single run's), the gates when asked
+    for. One run: a table of metric, mean, band, interval and convention. Several runs: one table
+    with the runs side by side. Then the comparison and the drift when the report has them, and
+    each run's counts and its honest limits.
+    """
+    # a last pass: no control or bidi character of the user's gets through in a sentence of ours either
+    return visible(
+        "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n", keep_newlines=True
+    )
+
+
+#: GitHub's limit on a comment's body, in characters.
+COMMENT_LIMIT = 65_536
+
+
+def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
+    """The Markdown report as a pull-request comment of at most ``limit`` characters.
+
+    When the whole report is longer, whole blocks are dropped, least needed first (the honest
+    limits, how the comparison was made, the named measures, the drift, the comparison's table,
+    the suite table; never the headline and the gates), never a part of a table, and a last line
+    says what was left out and where it is.
+    """
+    blocks = markdown_blocks(view)
+    left_out: list[str] = []
+
+    def text() -> str:
+        body = visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
+        note = say.comment_left_out(left_out) if left_out else ""
+        return body + ("\n\n" + note if note else "") + "\n"
+
+    for block in sorted((b for b in blocks if b.keep is not None), key=lambda b: b.keep or 0):
+        if len(text()) <= limit:
+            break
+        blocks.remove(block)
+        left_out.append(block.what)
+    result = text()
+    if len(result) > limit:  # the headline and the gates alone are too long: cut at a line, said so
+        kept = result[: limit - 200].rsplit("\n", 1)[0]
+        result = kept + "\n\n" + say.comment_cut() + "\n"
+    return result
+
+
+def _trec_value(value: float | int | None, is_count: bool) -> str:
+    if value is None:
+        return "nan"
+    return str(int(round(value))) if is_count else f"{value:6.4f}"
+
+
+def trec_lines(document: dict[str, Any], per_query: bool) -> str:
+    """trec_eval's layout: ``measure<pad 22><TAB>query or all<TAB>value`` (4 decimals, counts whole).
+
+    Per-query lines (``per_query``, as ``trec_eval -q``) come first, queries in byte order, then the
+    ``all`` lines: means over the scored queries, sums for the counts. With several runs, each
+    block opens with a ``runid`` line.
+    """
+    lines: list[str] = []
+    runs = document["runs"]
+    for run in runs:
+        measures = [
+            (label, entry, entry["trec_eval"] or label.replace(" ", ""), entry["interval"] == _NO_BAND)
+            for label, entry in run["measures"].items()
+        ]
+        # trec_eval prints no per-query line of num_q, nor of a geometric mean (gm_map)
+        own_lines = {label for label, entry in run["measures"].items() if entry.get("mean_of") == "geometric"}
+        if len(runs) > 1:
+            lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
+        if per_query:
+            for query in sorted((q for q in query_rows(document, run) if q["scored"]), key=lambda q: q["id"]):
+                for label, _, name, is_count in measures:
+                    if name == "num_q" or label in own_lines:
+                        continue
+                    lines.append(f"{name:<22}\t{field(query['id'])}\t{_trec_value(query[label], is_count)}")
+        for _label, entry, name, is_count in measures:
+            value = entry["total"] if is_count else entry["mean"]
+            lines.append(f"{name:<22}\tall\t{_trec_value(value, is_count)}")
+    return "\n".join(lines) + "\n"

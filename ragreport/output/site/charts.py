@@ -1,0 +1,628 @@
+"""K-sweep charts as plotly figure dictionaries (plain data; plotly.js draws them in the page).
+
+Figures are built as dicts rather than through ``plotly.graph_objects`` so that building a site
+needs no plotly import on the hot path; the tests validate every figure with ``go.Figure``.
+Text that comes from the user's files (run names) is HTML-escaped: plotly renders a small subset
+of HTML in labels and decodes entities, so an escaped name shows as the text it is.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...scoring.catalogue import IPREC, PRIMARY, SUITE, Metric
+from .media import isolated
+from .wording import charts as say
+from .wording import report as say_report
+
+if TYPE_CHECKING:
+    from ...analysis.compare import RunComparison
+    from ...analysis.summary import RunSummary
+
+# Colour-blind-safe palette (Okabe and Ito, with two of Tol's for contrast on dark pages) for metrics on a
+# run page and for runs on the index.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
+
+
+def colour(i: int) -> str:
+    """The ``i``-th colour of :data:`PALETTE`, cycling: a ninth metric or run takes the first again."""
+    return PALETTE[i % len(PALETTE)]
+
+
+#: What the index's K sweep and the per-query scatter open on unless the report's primary metric is passed.
+DEFAULT_METRIC = PRIMARY
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _clean(values) -> list[float | None]:
+    return [None if (v is None or (isinstance(v, float) and math.isnan(v))) else float(v) for v in values]
+
+
+def _band_and_line(
+    summary: RunSummary,
+    metric: Metric,
+    name: str,
+    colour: str,
+    group: str,
+    visible: bool = True,
+    axes: tuple[str, str] = ("x", "y"),
+) -> list[dict[str, Any]]:
+    """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover."""
+    sweep = summary.sweep
+    ks = [int(k) for k in sweep.cutoffs]
+    key = metric.key
+    low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
+    method = say_report.INTERVAL_NAMES[metric.interval.value]
+    band = {
+        "type": "scatter",
+        "mode": "lines",
+        "x": ks + ks[::-1],
+        "y": high + low[::-1],
+        "fill": "toself",
+        "fillcolor": _rgba(colour, 0.16),
+        "line": {"width": 0, "color": colour},
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "legendgroup": group,
+        "name": f"{name} band",
+        "visible": visible,
+        "xaxis": axes[0],
+        "yaxis": axes[1],
+    }
+    line = {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "x": ks,
+        "y": mean,
+        "name": name,
+        "legendgroup": group,
+        "line": {"color": colour, "width": 2},
+        "marker": {"size": 4, "color": colour},
+        "customdata": [[lo, hi] for lo, hi in zip(low, high)],
+        "hovertemplate": (
+            f"{name}<br>{key}@%{{x}}: %{{y:.3f}}<br>{method} band "
+            "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
+        ),
+        "visible": visible,
+        "xaxis": axes[0],
+        "yaxis": axes[1],
+    }
+    return [band, line]
+
+
+def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
+    ks = [int(k) for k in summary.sweep.cutoffs]
+    log = ks[-1] > 100
+    return {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
+        "xaxis": {
+            "title": {"text": "K (cutoff)"},
+            "type": "log" if log else "linear",
+            "range": None if log else [0.5, ks[-1] + 0.5],
+            "dtick": None if log else max(1, len(ks) // 10),
+            "zeroline": False,
+        },
+        "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},
+        "shapes": [
+            {
+                "type": "line",
+                "x0": summary.k,
+                "x1": summary.k,
+                "y0": 0,
+                "y1": 1,
+                "yref": "paper",
+                "line": {"dash": "dot", "width": 1.5, "color": "#888888"},
+            }
+        ],
+        "annotations": [
+            {
+                "x": summary.k,
+                "y": 1,
+                "yref": "paper",
+                "text": f"K = {summary.k}",
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "font": {"size": 11},
+            }
+        ],
+        "legend": {"orientation": "h", "y": -0.2, "yanchor": "top"},  # anchored: it grows down, not onto the axis title
+        "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
+        "hovermode": "closest",
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 420,
+    }
+
+
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "showLink": False,
+    "showSendToCloud": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+}
+
+
+GRID_COLUMNS = 3
+
+#: A title pinned to the figure's top edge, so a menu placed above the plot (under the title) never
+#: covers it.
+TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10, "l": 8}}
+
+
+def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
+    """Small multiples: one panel per metric against K with its band, the chosen K marked in each."""
+    traces: list[dict[str, Any]] = []
+    rows = math.ceil(len(SUITE) / GRID_COLUMNS)
+    ks = [int(k) for k in summary.sweep.cutoffs]
+    log = ks[-1] > 100
+    layout: dict[str, Any] = {
+        "title": {
+            "text": say.run_sweep_title(isolated(html.escape(summary.name)), summary.conventions.confidence),
+            "x": 0,
+            "xanchor": "left",
+            "font": {"size": 15},
+        },
+        "grid": {"rows": rows, "columns": GRID_COLUMNS, "pattern": "independent", "ygap": 0.32, "xgap": 0.12},
+        "showlegend": False,
+        "shapes": [],
+        "annotations": [],
+        "hovermode": "closest",
+        "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 250 * rows + 40,
+    }
+    for i, metric in enumerate(SUITE):
+        suffix = "" if i == 0 else str(i + 1)
+        x, y = f"x{suffix}", f"y{suffix}"
+        traces += _band_and_line(summary, metric, metric.key, colour(i), metric.key, axes=(x, y))
+        layout[f"xaxis{suffix}"] = {
+            "type": "log" if log else "linear",
+            "zeroline": False,
+            "range": None if log else [0.5, ks[-1] + 0.5],
+            "title": {"text": "K", "standoff": 2},
+        }
+        layout[f"yaxis{suffix}"] = {"range": [0, 1.02], "zeroline": False}
+        layout["shapes"].append(
+            {
+                "type": "line",
+                "xref": x,
+                "yref": f"{y} domain",
+                "x0": summary.k,
+                "x1": summary.k,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dot", "width": 1.2, "color": "#888888"},
+            }
+        )
+        layout["annotations"].append(
+            {
+                "xref": f"{x} domain",
+                "yref": f"{y} domain",
+                "x": 0,
+                "y": 1.02,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": f"<b>{metric.key}@K</b> ({metric.name})",
+                "font": {"size": 12},
+            }
+        )
+    return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
+    """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
+    traces: list[dict[str, Any]] = []
+    for metric in SUITE:
+        for r, summary in enumerate(summaries):
+            traces += _band_and_line(
+                summary,
+                metric,
+                html.escape(summary.name),
+                colour(r),
+                f"{metric.key}-{r}",
+                visible=metric is shown,
+            )
+    per_metric = 2 * len(summaries)
+    buttons = []
+    for m, metric in enumerate(SUITE):
+        visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
+        buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
+    layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
+    # Top left, under the title: the mode bar appears top right on hover and would cover it.
+    layout["margin"]["t"] = 96
+    # The legend under the axis title, inside a margin that holds a row of run names; the page's
+    # script grows the margin to hold more rows (site.js settleLegend).
+    layout["margin"]["b"] = 100
+    layout["height"] = 454
+    layout["legend"]["y"] = -0.25  # 64 px under the plot: clear of the tick labels and the axis title
+    layout["updatemenus"] = [
+        {
+            "type": "dropdown",
+            "buttons": buttons,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.06,
+            "yanchor": "bottom",
+            "active": SUITE.index(shown),
+            "showactive": True,
+        }
+    ]
+    return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+def pr_points(summary: RunSummary) -> list[tuple[float, Any]]:
+    """The run's interpolated precision at each recall level it was scored at (the measures
+    ``IPrec@L`` at the run's own relevance level), as (level, interval), levels ascending."""
+    points = [
+        (float(m.value("recall")), summary.measure_at[m.label()])
+        for m in summary.measures
+        if m.metric is IPREC and m.rel is None
+    ]
+    return sorted(points, key=lambda point: point[0])
+
+
+def has_pr_curve(summaries: Sequence[RunSummary]) -> bool:
+    """Whether every run holds a precision-recall curve: at least two recall levels scored."""
+    return bool(summaries) and all(len(pr_points(s)) >= 2 for s in summaries)
+
+
+def pr_figure(summaries: Sequence[RunSummary], title: str) -> dict[str, Any]:
+    """Interpolated precision against recall (trec_eval's 11 levels, or those scored), one line
+    with its band per run, in the K sweep's style."""
+    traces: list[dict[str, Any]] = []
+    method = say_report.INTERVAL_NAMES["bootstrap"]
+    for r, summary in enumerate(summaries):
+        points = pr_points(summary)
+        levels = [level for level, _ in points]
+        mean = _clean([i.mean for _, i in points])
+        low, high = _clean([i.low for _, i in points]), _clean([i.high for _, i in points])
+        name, c = html.escape(summary.name), colour(r)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": levels + levels[::-1],
+                "y": high + low[::-1],
+                "fill": "toself",
+                "fillcolor": _rgba(c, 0.16),
+                "line": {"width": 0, "color": c},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                "legendgroup": f"pr-{r}",
+                "name": f"{name} band",
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "x": levels,
+                "y": mean,
+                "name": name,
+                "legendgroup": f"pr-{r}",
+                "line": {"color": c, "width": 2},
+                "marker": {"size": 5, "color": c},
+                "customdata": [[lo, hi] for lo, hi in zip(low, high)],
+                "hovertemplate": (
+                    f"{name}<br>{say.PR_HOVER}<br>{method} band "
+                    "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
+                ),
+            }
+        )
+    layout = {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
+        "xaxis": {"title": {"text": say.PR_X}, "range": [-0.02, 1.02], "dtick": 0.1, "zeroline": False},
+        "yaxis": {"title": {"text": say.PR_Y}, "range": [0, 1.02], "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
+        "hovermode": "closest",
+        "showlegend": len(summaries) > 1,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "height": 420,
+    }
+    return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+#: Above this many queries the per-query scatter becomes a grid of counts (a page stays light).
+SCATTER_POINTS = 2000
+GRID_BINS = 20
+
+
+def _count_grid(
+    x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_name: str, visible: bool
+) -> dict[str, Any]:
+    edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
+    counts, _, _ = np.histogram2d(y, x, bins=[edges, edges])
+    centres = ((edges[:-1] + edges[1:]) / 2).round(4).tolist()
+    return {
+        "type": "heatmap",
+        "name": metric,
+        "x": centres,
+        "y": centres,
+        "z": [[int(c) or None for c in row] for row in counts],
+        "visible": visible,
+        "colorscale": "Blues",
+        "showscale": True,
+        "colorbar": {"title": {"text": "queries"}},
+        "hovertemplate": (f"{base_name} about %{{x:.2f}}, {run_name} about %{{y:.2f}}: %{{z}} queries<extra></extra>"),
+    }
+
+
+def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
+    """Per-query score of the baseline (x) against the run (y), one metric at a time (``shown``
+    first), y = x drawn.
+
+    Up to ``SCATTER_POINTS`` queries each is a point (hover names it); beyond, the plane is a
+    20 x 20 grid of query counts, which stays readable and light at any size.
+    """
+    base, run = comparison.baseline, comparison.run
+    base_name, run_name = html.escape(base.name), html.escape(run.name)
+    traces = []
+    # Past SCATTER_POINTS queries no point is named: the ids are escaped only where shown.
+    safe_ids = [html.escape(q) for q in ids] if len(ids) <= SCATTER_POINTS else []
+    labels = comparison.labels
+    opened = shown.label(base.k)
+    for m, label in enumerate(labels):
+        if len(ids) > SCATTER_POINTS:
+            traces.append(
+                _count_grid(
+                    comparison.baseline_scores[:, m],
+                    comparison.run_scores[:, m],
+                    label,
+                    base_name,
+                    run_name,
+                    label == opened,
+                )
+            )
+            continue
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": label,
+                "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
+                "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
+                "customdata": safe_ids,
+                "visible": label == opened,
+                "marker": {"size": 7, "opacity": 0.55, "color": colour(m)},
+                "hovertemplate": (
+                    f"%{{customdata}}<br>{base_name}: %{{x:.3f}}<br>{run_name}: %{{y:.3f}}<extra></extra>"
+                ),
+            }
+        )
+    buttons = [
+        {
+            "label": label,
+            "method": "update",
+            "args": [{"visible": [i == m for i in range(len(labels))]}],
+        }
+        for m, label in enumerate(labels)
+    ]
+    return {
+        "data": traces,
+        "layout": {
+            "title": {
+                "text": say.scatter_title(base.k, isolated(run_name), isolated(base_name)),
+                "x": 0,
+                "xanchor": "left",
+                "font": {"size": 15},
+                **TITLE_AT_TOP,
+            },
+            "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
+            "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
+            "shapes": [
+                {
+                    "type": "line",
+                    "x0": 0,
+                    "y0": 0,
+                    "x1": 1,
+                    "y1": 1,
+                    "line": {"dash": "dot", "width": 1, "color": "#888888"},
+                }
+            ],
+            # Under the axis title, outside the plot: a point may lie anywhere on the plane.
+            "annotations": [
+                {
+                    "x": 1,
+                    "y": 0,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "showarrow": False,
+                    "xanchor": "right",
+                    "yanchor": "top",
+                    "yshift": -60,
+                    "font": {"size": 11},
+                    "text": say.scatter_note(run_name),
+                }
+            ],
+            "updatemenus": [
+                {
+                    "type": "dropdown",
+                    "buttons": buttons,
+                    "x": 0,
+                    "xanchor": "left",
+                    "y": 1.06,
+                    "yanchor": "bottom",
+                    "showactive": True,
+                    "active": labels.index(opened),
+                }
+            ],
+            "margin": {"l": 56, "r": 16, "t": 96, "b": 84},
+            "height": 516,
+            "hovermode": "closest",
+            "showlegend": False,
+            # A point is a query: the page's script opens its view on a click (the ids are customdata).
+            "meta": {"opensQuery": True},
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
+        },
+        "config": CONFIG,
+    }
+
+
+def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
+    """Wins, ties and losses over the queries, one bar per metric."""
+    labels = [c.metric for c in comparison.comparisons]
+    traces = []
+    for field, name, colour in (
+        ("wins", "wins", "#009E73"),
+        ("ties", "ties", "#AAAAAA"),
+        ("losses", "losses", "#D55E00"),
+    ):
+        values = [getattr(c, field) for c in comparison.comparisons]
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": name,
+                "y": labels,
+                "x": values,
+                "marker": {"color": colour},
+                "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": {
+            "title": {
+                "text": say.outcome_title(isolated(html.escape(comparison.run.name))),
+                "x": 0,
+                "xanchor": "left",
+                "font": {"size": 15},
+            },
+            "barmode": "stack",
+            "xaxis": {"title": {"text": "queries"}},
+            "yaxis": {"autorange": "reversed"},
+            # the legend in the bars' order, left to right: wins, ties, losses (a stacked bar chart's
+            # legend runs reversed unless told)
+            # under the axis title, inside the figure (a margin that holds it: plotly would otherwise
+            # grow the margin and move the plot's bottom up under the legend)
+            "legend": {"orientation": "h", "y": -0.29, "yanchor": "top", "traceorder": "normal"},
+            "margin": {"l": 70, "r": 16, "t": 48, "b": 100},
+            "height": 360,
+            "paper_bgcolor": "rgba(0,0,0,0)",
+            "plot_bgcolor": "rgba(0,0,0,0)",
+        },
+        "config": CONFIG,
+    }
+
+
+#: The forest plot's dot and band: the first colour of the palette, which reads on light and dark pages.
+FOREST_COLOUR = PALETTE[0]
+#: Each verdict's mark in the forest plot (by the verdict's CSS class): a colour and a shape, so that
+#: the verdict reads without colour too (▲ better, ▼ worse, ◆ a band clear of 0 only, ● unclear).
+FOREST_MARKS = {
+    "better": ("#009E73", "triangle-up"),
+    "worse": ("#D55E00", "triangle-down"),
+    "band-only": ("#E69F00", "diamond"),
+    "unclear": ("#8A8F96", "circle"),
+}
+
+
+def forest_figure(
+    names: Sequence[str],
+    values: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    title: str,
+    axis: str,
+    difference: bool,
+    verdicts: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """One dot with its band per row on a shared horizontal axis, the first row on top.
+
+    ``difference``: the rows are differences from a baseline (a zero line is drawn and the axis is
+    centred on it); otherwise they are one run's values on the axis from 0 to 1. ``verdicts`` (each
+    row's verdict CSS class) marks each row by :data:`FOREST_MARKS`, colour and shape.
+    """
+    safe = [html.escape(n) for n in names]
+    x, lo, hi = _clean(values), _clean(lows), _clean(highs)
+    plus = [None if v is None or h is None else h - v for v, h in zip(x, hi)]
+    minus = [None if v is None or low is None else v - low for v, low in zip(x, lo)]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": x,
+        "y": safe,
+        "name": axis,
+        "marker": (
+            {"size": 11, "color": FOREST_COLOUR}
+            if verdicts is None
+            else {
+                "size": 13,
+                "color": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[0] for v in verdicts],
+                "symbol": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[1] for v in verdicts],
+                "line": {"width": 1, "color": "#ffffff"},
+            }
+        ),
+        "error_x": {
+            "type": "data",
+            "symmetric": False,
+            "array": plus,
+            "arrayminus": minus,
+            "color": FOREST_COLOUR if verdicts is None else "#8A8F96",
+            "thickness": 2.5,
+            "width": 6,
+        },
+        "customdata": [[a, b] for a, b in zip(lo, hi)],
+        "hovertemplate": (
+            "%{y}: %{x:"
+            + ("+" if difference else "")
+            + ".3f}<br>band %{customdata[0]:"
+            + ("+" if difference else "")
+            + ".3f} to %{customdata[1]:"
+            + ("+" if difference else "")
+            + ".3f}<extra></extra>"
+        ),
+    }
+    ends = [abs(v) for v in (*lo, *hi) if v is not None]
+    reach = max([0.05, *ends]) * 1.15
+    layout: dict[str, Any] = {
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "xaxis": {
+            "title": {"text": axis},
+            "range": [-reach, reach] if difference else [0, 1.02],
+            "zeroline": False,
+        },
+        "yaxis": {"autorange": "reversed", "automargin": True},
+        "shapes": (
+            [
+                {
+                    "type": "line",
+                    "x0": 0,
+                    "x1": 0,
+                    "y0": 0,
+                    "y1": 1,
+                    "yref": "paper",
+                    "line": {"width": 1.5, "color": "#888888"},
+                }
+            ]
+            if difference
+            else []
+        ),
+        "showlegend": False,
+        "hovermode": "closest",
+        "margin": {"l": 16, "r": 16, "t": 40, "b": 44},
+        "height": 110 + 36 * len(names),
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        # On a phone the page's script moves the run names above their rows (site.js fitRows),
+        # so the names do not take half the width from the axis.
+        "meta": {"labelsAbove": True},
+    }
+    return {"data": [trace], "layout": layout, "config": CONFIG}

@@ -1,0 +1,261 @@
+"""The headline: per run, its primary metric against the baseline's (or, for one run, with its band),
+in figures and in one sentence. Built once from the analysis; report.json writes the figures, the
+view model the sentences and the forest plot (the words are :mod:`ragreport.output.site.wording.headline`'s).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
+from ...analysis.leading import corrected_figure, leading
+from .wording import headline as say
+from .wording import numbers as fmt
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...analysis.audit import Audit
+    from ...analysis.limits import Limit
+    from ...analysis.result import Analysis
+    from ...analysis.summary import RunSummary
+
+
+@dataclass(frozen=True)
+class HeadlineEntry:
+    """One run's headline: ``value`` is its primary figure at K, ``baseline_value`` the baseline's; for
+    a compared run ``delta``, ``low``, ``high`` are the paired difference and its band, for a single run
+    ``low`` and ``high`` the run's own band (the baseline fields then None). ``verdict`` is the
+    comparison's verdict name, ``limit`` (single run) the key of the limit the sentence names.
+
+    ``caveats`` (docs/conventions.md section 20.4) are what could overturn the verdict, most
+    serious first, each a :class:`~ragreport.analysis.caveats.Caveat` with its sentence; a
+    ``slice`` caveat is said in ``sentence`` too. ``readings_note`` says that the verdict holds
+    under every reading of unjudged ids when some are in play; ``halving`` (single run) the
+    scored queries that would halve the band.
+
+    With an audit (``--audit``) a compared run's headline leads with the difference corrected by
+    the audit (docs/conventions.md section 25.7): ``value``, ``baseline_value``, ``delta``, ``low``,
+    ``high``, ``p_adjusted`` and ``verdict`` are the corrected ones, ``corrected_by`` the audited
+    queries they are corrected by (None: the model's labels, as without an audit)."""
+
+    run: str
+    baseline: str | None
+    metric: str
+    value: float | None
+    baseline_value: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    p_adjusted: float | None
+    verdict: str | None
+    sentence: fmt.Text
+    limit: str | None = None
+    caveats: tuple[tuple[Caveat, fmt.Text], ...] = ()
+    readings_note: str | None = None
+    halving: int | None = None
+    corrected_by: int | None = None
+
+    @property
+    def more(self) -> tuple[tuple[Caveat, fmt.Text], ...]:
+        """The caveats the headline sentence does not say itself (a slice is said in it)."""
+        return tuple((c, text) for c, text in self.caveats if c.kind != "slice")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "baseline": self.baseline,
+            "metric": self.metric,
+            "value": self.value,
+            "baseline_value": self.baseline_value,
+            "delta": self.delta,
+            "low": self.low,
+            "high": self.high,
+            "p_adjusted": self.p_adjusted,
+            "verdict": self.verdict,
+            "sentence": str(self.sentence),
+            "limit": self.limit,
+            "caveats": [
+                {"kind": c.kind, "sentence": str(text), **{key: _plain(v) for key, v in c.figures.items()}}
+                for c, text in self.caveats
+            ],
+            "readings_note": self.readings_note,
+            "halving": self.halving,
+            # Only with an audit: a report without one keeps its shape (docs/conventions.md 25.7).
+            **({} if self.corrected_by is None else {"corrected_by": self.corrected_by}),
+        }
+
+
+def _plain(value: Any) -> Any:
+    """A caveat's figure as JSON holds it: NaN as null, inside lists and objects too."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _worded(subject: Subject, confidence: float) -> tuple[tuple[Caveat, fmt.Text], ...]:
+    return tuple((c, say.caveat_sentence(c.kind, c.figures, confidence)) for c in caveats(subject))
+
+
+def _readings_note(subject: Subject) -> str | None:
+    """The sentence that the verdict survives every reading, when unjudged ids are in play."""
+    found, pair = subject.comparison, subject.pair
+    if found is None or pair is None or not found.robust or found.readings is None:
+        return None
+    if not any(unjudged_share(s)[0] for s in (pair.run, pair.baseline)):
+        return None
+    return say.robust_sentence([(name, r.delta) for name, r in found.readings.items()], pair.run.k)
+
+
+def single_sentence(
+    summary: RunSummary, limits: Sequence[Limit], metric: str, audit: Audit | None = None
+) -> tuple[str | None, fmt.Text]:
+    """A run's headline on its own (a single run's report, and the baseline's page): what it scores
+    on ``metric`` with its band, with an audit that holds it its corrected mean too, how many
+    queries would halve the band, and its most important limit; with that limit's key."""
+    interval = summary.at_k[metric]
+    figure = corrected_figure(audit, summary.name, metric)
+    corrected = None if figure is None else (figure.queries, *figure.corrected)
+    unjudged, filled = unjudged_share(summary)
+    key, limit = say.headline_limit(
+        [lim.key for lim in limits], summary.counts.scored, summary.k, unjudged=unjudged, filled=filled
+    )
+    sentence = say.headline_single(
+        summary.name,
+        metric,
+        interval.mean,
+        interval.low,
+        interval.high,
+        summary.counts.scored,
+        summary.conventions.confidence,
+        limit,
+        halving(summary),
+        corrected,
+    )
+    return key, sentence
+
+
+def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
+    """One entry per compared run (every run but the baseline), or one for a single run."""
+    summaries, metric = analysis.summaries, analysis.primary_label
+    confidence = summaries[0].conventions.confidence
+    comparison = analysis.comparison
+    if comparison is None:
+        summary, limits = summaries[0], analysis.limits[0]
+        interval = summary.at_k[metric]
+        key, sentence = single_sentence(summary, limits, metric, analysis.audit)
+        subject = Subject(analysis, summary)
+        return (
+            HeadlineEntry(
+                summary.name,
+                None,
+                metric,
+                interval.mean,
+                None,
+                None,
+                interval.low,
+                interval.high,
+                None,
+                None,
+                sentence,
+                key,
+                _worded(subject, confidence),
+                None,
+                halving(summary),
+            ),
+        )
+    entries = []
+    for rc in comparison.runs:
+        value, base_value = rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean
+        found = next((c for c in rc.comparisons if c.metric == metric), None)
+        if found is None:
+            entries.append(
+                HeadlineEntry(
+                    rc.run.name,
+                    rc.baseline.name,
+                    metric,
+                    value,
+                    base_value,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    say.headline_not_compared(rc.run.name, rc.baseline.name),
+                )
+            )
+            continue
+        subject = Subject(analysis, rc.run, rc, found)
+        worded = _worded(subject, confidence)
+        hidden = next((c.figures for c, _ in worded if c.kind == "slice"), None)
+        shared = None if rc.pairing.same_queries else found.queries
+        lead = leading(analysis.audit, rc.run.name, metric)
+        run_figure = corrected_figure(analysis.audit, rc.run.name, metric)
+        base_figure = corrected_figure(analysis.audit, rc.baseline.name, metric)
+        if lead is None or run_figure is None or base_figure is None:
+            lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
+        if lead is not None and run_figure is not None and base_figure is not None:
+            # The audit's decision (analysis.audit.leading): the headline reads the corrected difference.
+            value, base_value = run_figure.corrected[0], base_figure.corrected[0]
+            delta, low, high = lead.corrected
+            verdict, p_adjusted = lead.verdict, lead.p_adjusted
+            sentence = say.headline_corrected_sentence(
+                rc.run.name,
+                rc.baseline.name,
+                metric,
+                (value, base_value, delta, low, high),
+                verdict,
+                p_adjusted,
+                lead.queries,
+                (rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean, found.delta, found.low, found.high),
+                found.wins,
+                found.losses,
+                confidence,
+                shared,
+                hidden,
+            )
+        else:
+            delta, low, high, verdict, p_adjusted = found.delta, found.low, found.high, found.verdict, found.p_adjusted
+            sentence = say.headline_sentence(
+                rc.run.name,
+                rc.baseline.name,
+                metric,
+                value,
+                base_value,
+                found.delta,
+                found.low,
+                found.high,
+                found.wins,
+                found.losses,
+                found.verdict,
+                found.p_adjusted,
+                confidence,
+                shared,
+                hidden,
+            )
+        entries.append(
+            HeadlineEntry(
+                rc.run.name,
+                rc.baseline.name,
+                metric,
+                value,
+                base_value,
+                delta,
+                low,
+                high,
+                p_adjusted,
+                verdict,
+                sentence,
+                None,
+                worded,
+                _readings_note(subject),
+                corrected_by=None if lead is None else lead.queries,
+            )
+        )
+    return tuple(entries)

@@ -1,0 +1,285 @@
+"""Build the view model from the analysis: :func:`build_view` reads an
+:class:`~ragreport.analysis.result.Analysis` and returns a :class:`~.model.ReportView`.
+
+report.json is not built from it: it is the data contract (:mod:`ragreport.output.exports.document`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .... import __version__
+from ....analysis.status import Status
+from ....scoring.catalogue import READ, READINGS, SUITE
+from ....scoring.metrics import FIXED_RULES
+from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
+from ..headline import HeadlineEntry, headline, single_sentence
+from ..media import isolated
+from ..queryview import QueryView, text_table
+from ..wording import charts as say_charts
+from ..wording import comparison as say_comparison
+from ..wording import gates as say_gates
+from ..wording import headline as say_headline
+from ..wording import numbers as fmt
+from ..wording import report as say
+from .cells import metric_rows, suite_matrix
+from .comparison import comparison_view
+from .drift import drift_view
+from .labels import labels_view
+from .model import CaveatView, Column, ConventionsView, GateRow, GatesView, Glossary, GlossaryEntry, HeadlineView, LimitView, ReadingsTable, ReportView, Rule, RunView
+from .run import _switches, run_view, slug
+from .slices import opposite_sentence, slices_view
+
+if TYPE_CHECKING:
+    from ....analysis.result import Analysis
+    from ....analysis.slices import SliceReport
+    from ....analysis.summary import RunSummary
+    from ...exports.gates import GateResult
+
+
+def gates_view(results: Sequence[GateResult]) -> GatesView | None:
+    """The gates' table, or None when no rule was asked for."""
+    if not results:
+        return None
+    rows = tuple(
+        GateRow("PASS" if r.passed else "FAIL", "pass" if r.passed else "fail", r.rule, r.run, r.metric, r.figure)
+        for r in results
+    )
+    failed = sum(not r.passed for r in results)
+    checks = sum(1 for r in results if r.run)  # a line that reads nothing (one run: no baseline) is no check
+    return GatesView(
+        say_gates.GATES_TITLE, say_gates.GATES_HEADER, rows, say_gates.gates_summary(failed, checks), failed > 0
+    )
+
+
+def build_view(
+    analysis: Analysis,
+    *,
+    title: str | None = None,
+    pages: bool = True,
+    gates: Sequence[GateResult] = (),
+) -> ReportView:
+    """Everything the site, the terminal table and the Markdown show, for every run.
+
+    ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
+    the terminal and Markdown, which would not use them.
+    """
+    summaries, today = analysis.summaries, analysis.today
+    taken: set[str] = set()
+    slugs = {s.name: slug(s.name, taken) for s in summaries}
+    comparison = (
+        comparison_view(analysis.comparison, slugs, analysis.primary, pages=pages)
+        if analysis.comparison is not None
+        else None
+    )
+    baseline = comparison.baseline if comparison is not None else None
+    verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
+    differences = per_query_differences(analysis) if pages else {}
+    # First: made in a child process for a large report while the rest is built (22.25).
+    query_view = QueryView(analysis) if pages else None
+    texts = text_table(analysis.doc_texts) if pages else None
+    runs = tuple(
+        run_view(
+            s,
+            slugs[s.name],
+            lim,
+            today,
+            pages=pages,
+            baseline=baseline,
+            verdicts=verdicts,
+            texts=analysis.doc_texts,
+            text_queries=analysis.text_queries,
+            differences=differences.get(s.name),
+            primary=analysis.primary,
+        )
+        for s, lim in zip(summaries, analysis.limits)
+    )
+    first = summaries[0]
+    confidence = first.conventions.confidence
+    sliced = None
+    if analysis.slices is not None:
+        sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
+        runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
+    runs = tuple(dataclasses.replace(r, readings=readings_table([s])) for r, s in zip(runs, summaries))
+    entries = headline(analysis)
+    runs = _with_verdicts(runs, analysis, entries, slugs)
+    date = say.date_span([r.date for r in runs])
+    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
+    return ReportView(
+        title=title or say.report_title([s.name for s in summaries]),
+        generator=f"ragreport {__version__}",
+        date=date,
+        k=first.k,
+        confidence=fmt.percent(first.conventions.confidence),
+        runs=runs,
+        metric_rows=metric_rows(summaries),
+        columns=tuple(
+            Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
+            for s in summaries
+        ),
+        suite=suite_matrix(summaries, slugs, verdicts, baseline, say.MATRIX_CAPTION),
+        lede=lede,
+        suite_caption=suite_caption,
+        sweep_caption=sweep_caption,
+        figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
+        primary=analysis.primary_label,
+        headline=tuple(_headline_view(e, slugs) for e in entries),
+        headline_caption=say_headline.headline_caption(  # plain text (a figcaption, an aria-label): isolated
+            len(summaries) > 1,
+            analysis.primary_label,
+            None if baseline is None else isolated(baseline),
+            confidence,
+            any(e.corrected_by is not None for e in entries),
+        ),
+        forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
+        glossary=_glossary(first.k, confidence),
+        comparison=comparison,
+        drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
+        conventions=conventions_view(summaries),
+        gates=gates_view(gates),
+        slices=sliced,
+        query_view=query_view,
+        pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
+        pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
+        texts=texts,
+        readings=readings_table(summaries),
+        labels=labels_view(analysis),
+    )
+
+
+def readings_table(summaries) -> ReadingsTable | None:
+    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
+    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
+    if not summaries or not all(s.reading_at for s in summaries):
+        return None
+    k = summaries[0].k
+    rows = []
+    for metric in READ:
+        label = metric.label(k)
+        for s in summaries:
+            rows.append(
+                (s.name, label, say.reading_cell(s.at_k[label].mean))
+                + tuple(say.reading_cell(s.reading_at[name].get(label)) for name in READINGS)
+            )
+    return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))
+
+
+def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:
+    """Per compared run: the column header and each paired query's difference from the baseline on
+    the primary metric, for its per-query table."""
+    found: dict[str, tuple[str, dict[str, float]]] = {}
+    if analysis.comparison is None:
+        return found
+    label = analysis.primary_label
+    for run in analysis.comparison.runs:
+        deltas = run.differences(label)
+        if deltas is not None:
+            found[run.run.name] = (say.difference_column(label, run.baseline.name), deltas)
+    return found
+
+
+def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) -> RunView:
+    """The run's honest limits with each slice where it goes against its overall difference."""
+    found = [o for o in report.opposite if o.comparison.run == run.name]
+    if not found:
+        return run
+    added = tuple(
+        LimitView(
+            "slice-opposite",
+            say.SLICE_OPPOSITE_TITLE,
+            str(opposite_sentence(o, baseline)),
+        )
+        for o in found
+    )
+    limits = run.limits + added
+    return dataclasses.replace(run, limits=limits, limits_line=say.limits_line(len(limits)))
+
+
+def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
+    """The report's conventions, stated once, and the marks beside the figures a departure changes."""
+    first = summaries[0]
+    conv = first.conventions
+    switches = _switches(conv)
+    departures = tuple(s for s in switches if not s.default)
+    flags = [s.switch for s in departures]
+    marks: dict[str, str] = {}
+    departed = conv.departures()
+    for cutoff in first.cutoffs:
+        for metric in SUITE:
+            changed_by = [say.switch_flag(name, choice.value) for name, choice in departed if metric.changed_by(name)]
+            if changed_by:
+                marks[metric.label(cutoff)] = say.departure_mark_title(changed_by)
+    return ConventionsView(
+        title=say.CONVENTIONS_TITLE,
+        lede=say.conventions_lede(len(summaries)),
+        switches=tuple(switches),
+        rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
+        departures=departures,
+        notice=say.departure_notice(flags) if flags else "",
+        marks=marks,
+        symbol=say.DEPARTURE_MARK,
+    )
+
+
+def _with_verdicts(
+    runs: tuple[RunView, ...], analysis: Analysis, entries: Sequence[HeadlineEntry], slugs: dict[str, str]
+) -> tuple[RunView, ...]:
+    """Each run page's first words: its headline sentence against the baseline (a compared run), or
+    its figure and its most important limit (a single run, and the baseline of a comparison)."""
+    by_run = {e.run: _headline_view(e, slugs) for e in entries}
+    metric = analysis.primary_label
+    out = []
+    for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
+        found = by_run.get(run.name)
+        if found is None:  # the baseline: what it scores, as a single run's headline says it
+            _, sentence = single_sentence(summary, limits, metric, analysis.audit)
+            found = HeadlineView(run.name, "compare", "single", sentence)
+        out.append(dataclasses.replace(run, verdict=found))
+    return tuple(out)
+
+
+def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
+    if entry.baseline is None:
+        anchor, css = "suite", "single"
+    else:
+        anchor = f"compare-{slugs[entry.run]}"
+        css = "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
+    caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
+    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
+
+
+def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:
+    """The forest plot: each compared run's difference with its band, or the single run's figure."""
+    if baseline is None:
+        return forest_figure(
+            [e.run for e in entries],
+            [e.value for e in entries],
+            [e.low for e in entries],
+            [e.high for e in entries],
+            title=say_headline.forest_title(metric, None),
+            axis=metric,
+            difference=False,
+        )
+    return forest_figure(
+        [e.run for e in entries],
+        [e.delta for e in entries],
+        [e.low for e in entries],
+        [e.high for e in entries],
+        title=say_headline.forest_title(metric, isolated(html.escape(baseline))),  # plotly reads HTML
+        axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
+        difference=True,
+        verdicts=["unclear" if e.verdict is None else say_comparison.VERDICTS[e.verdict][1] for e in entries],
+    )
+
+
+def _glossary(k: int, confidence: float) -> Glossary:
+    """Every suite metric at K, every query status and the comparison's words, explained."""
+    return Glossary(
+        title=say.GLOSSARY_TITLE,
+        lede=say.GLOSSARY_LEDE,
+        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in SUITE),
+        statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
+        terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
+    )

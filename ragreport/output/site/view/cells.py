@@ -1,0 +1,147 @@
+"""The view's figures with their bands and bars: a metric's row of cells, the suite matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ....scoring.catalogue import SUITE
+from ..wording import numbers as fmt
+from ..wording import report as say
+from .model import Bar, Cell, FigureCell, FigureRow, MetricRow, SuiteMatrix
+
+if TYPE_CHECKING:
+    from ....analysis.intervals import Interval
+    from ....analysis.summary import RunSummary
+
+
+Scale = tuple[float, float]
+
+
+def rounded(values: np.ndarray, digits: int = 6) -> Any:
+    """An array of finite doubles as nested lists of ``round(value, digits)`` (Python's rounding,
+    as the pages' data shows per-query figures). Each distinct value (by its bits: -0.0 stays apart
+    from 0.0) is rounded once: scores take few values (P@10 eleven)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError("Out of range float values are not JSON compliant")
+    distinct, back = np.unique(values.view(np.int64), return_inverse=True)
+    shown = np.array([round(v, digits) for v in distinct.view(np.float64).tolist()], dtype=object)
+    return shown[back.reshape(values.shape)].tolist()
+
+
+def _scale(intervals: Sequence[Interval]) -> Scale:
+    """The axis of one metric's bars in a table: from the lowest band end of its runs to the highest,
+    padded a little, so the bands fill the bar instead of a few pixels of an axis from 0 to 1."""
+    ends = [v for i in intervals for v in (i.low, i.high, i.mean) if not fmt.is_missing(v)]
+    if not ends:
+        return (0.0, 1.0)
+    low, high = min(ends), max(ends)
+    pad = max(high - low, 0.02) * 0.05
+    return (low - pad, high + pad)
+
+
+def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar | None:
+    """A band on the axis ``scale`` (0 to 1 unless given), as SVG coordinates 0 to 100."""
+    if any(fmt.is_missing(v) for v in (low, high, mean)):
+        return None
+    start, span = scale[0], (scale[1] - scale[0]) or 1.0
+
+    def x(v: float) -> float:
+        return 100 * max(0.0, min(1.0, (v - start) / span))
+
+    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+
+
+def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> Bar | None:
+    """A band on the axis from -``reach`` to ``reach``, as SVG coordinates 0 to 100 (0 at 50)."""
+    if any(fmt.is_missing(v) for v in (low, high, mean)):
+        return None
+
+    def x(v: float) -> float:
+        return 50 + 50 * max(-1.0, min(1.0, v / reach))
+
+    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+
+
+def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
+    low, high, mean = interval.low, interval.high, interval.mean
+    return Cell(
+        mean=fmt.decimal(mean),
+        low=fmt.decimal(low),
+        high=fmt.decimal(high),
+        band=fmt.band(low, high),
+        interval=say.INTERVAL_NAMES[interval.method.value],
+        method=interval.method,
+        bar=_bar(low, high, mean, scale),
+        aria=say.interval_aria(mean, low, high),
+    )
+
+
+def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
+    """One row per metric at every K asked for: its label, convention and one cell per run."""
+    first = summaries[0]
+    rows = []
+    for cutoff in first.cutoffs:
+        for metric in SUITE:
+            label = metric.label(cutoff)
+            scale = _scale([s.at_k[label] for s in summaries]) if len(summaries) > 1 else (0.0, 1.0)
+            rows.append(
+                MetricRow(
+                    label=label,
+                    name=metric.name,
+                    convention=metric.convention(cutoff, first.conventions),
+                    trec_eval=metric.trec_eval_name(cutoff) or "none",
+                    cells=tuple(_cell(s.at_k[label], scale) for s in summaries),
+                    tooltip=say.tooltip(metric.name, metric.plain),
+                )
+            )
+    return tuple(rows)
+
+
+def _is_best(mean: float, best: float | None) -> bool:
+    return best is not None and not fmt.is_missing(mean) and mean >= best - 1e-12
+
+
+def suite_matrix(
+    summaries: Sequence[RunSummary],
+    slugs: dict[str, str],
+    verdicts: dict[tuple[str, str], tuple[str, str]],
+    baseline: str | None,
+    caption: str,
+) -> SuiteMatrix:
+    """The suite as one row per run and one column per metric at every K asked for: each mean with
+    its band, the best of a column bold (several runs), a mark where ``verdicts`` ((run, metric) to
+    (words, CSS class)) says the run is clearly better or worse than the baseline."""
+    first = summaries[0]
+    labels = [m.label(c) for c in first.cutoffs for m in SUITE]
+    scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
+    best: dict[str, float | None] = {}
+    for label in labels:
+        means = [s.at_k[label].mean for s in summaries if not fmt.is_missing(s.at_k[label].mean)]
+        best[label] = max(means) if means and len(summaries) > 1 else None
+    rows = []
+    for s in summaries:
+        cells = []
+        for label in labels:
+            i = s.at_k[label]
+            words, css = verdicts.get((s.name, label), ("", ""))
+            mark = say.MARKS_OF_VERDICT.get(css, "")
+            cells.append(
+                FigureCell(
+                    mean=fmt.decimal(i.mean),
+                    band=fmt.band(i.low, i.high),
+                    best=_is_best(i.mean, best[label]),
+                    mark=mark,
+                    mark_class=css if mark else "",
+                    verdict=words if mark else "",
+                    # One run alone has nothing to be placed against: no bar.
+                    bar=_bar(i.low, i.high, i.mean, scale[label]) if len(summaries) > 1 else None,
+                    aria=say.interval_aria(i.mean, i.low, i.high),
+                )
+            )
+        rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
+    key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
+    return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key, more=say.SUITE_MORE)

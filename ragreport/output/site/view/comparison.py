@@ -1,0 +1,175 @@
+"""The comparison with the baseline, laid out for people: the table, the delta matrix and, per run,
+the queries gained and lost."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ....scoring.catalogue import Metric
+from ..charts import outcome_figure, scatter_figure
+from ..media import isolated
+from ..wording import comparison as say_comparison
+from ..wording import numbers as fmt
+from ..wording import report as say
+from .cells import _diverging_bar
+from .model import ComparisonRow, ComparisonView, DeltaCell, DeltaRow, Mover, PairView, ReadingsTable
+
+if TYPE_CHECKING:
+    from ....analysis.compare import ComparisonReport, RunComparison
+
+
+#: The most queries a table of gains or losses lists.
+MOST_MOVERS = 10
+
+
+def _movers(
+    rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
+) -> tuple[Mover, ...]:
+    m = rc.labels.index(primary.label(rc.baseline.k))
+    delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+    order = np.argsort(-sign * delta, kind="stable")
+    out = []
+    for i in order[:MOST_MOVERS]:
+        if sign * delta[i] <= 1e-12:
+            break
+        out.append(
+            Mover(
+                ids[i],
+                texts[i] or "",
+                fmt.decimal(float(rc.baseline_scores[i, m])),
+                fmt.decimal(float(rc.run_scores[i, m])),
+                fmt.signed(float(delta[i])),
+            )
+        )
+    return tuple(out)
+
+
+def _pair_notes(rc: RunComparison) -> list[str]:
+    pairing = rc.pairing
+    return say_comparison.pair_notes(
+        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+    )
+
+
+def _delta_cell(row: ComparisonRow | None) -> DeltaCell | None:
+    if row is None:
+        return None
+    return DeltaCell(row.delta, say.MARKS_OF_VERDICT.get(row.verdict_class, ""), row.verdict, row.verdict_class)
+
+
+def comparison_view(
+    comparison: ComparisonReport, slugs: dict[str, str], primary_metric: Metric, *, pages: bool
+) -> ComparisonView:
+    """The comparison section: how it was made, the table, and per run the per-query view
+    (``primary_metric`` ranks the movers and opens the scatter)."""
+    base = comparison.runs[0].baseline
+    conv = base.conventions
+    primary = primary_metric.label(base.k)
+    rows: list[ComparisonRow] = []
+    pairs: list[PairView] = []
+    notes: list[str] = []
+    ends = [abs(v) for rc in comparison.runs for c in rc.comparisons for v in (c.low, c.high, c.delta)]
+    reach = max([v for v in ends if not fmt.is_missing(v)], default=0.0) * 1.05 or 1.0
+    for rc in comparison.runs:
+        for c in rc.comparisons:
+            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted)
+            rows.append(
+                ComparisonRow(
+                    run=c.run,
+                    metric=c.metric,
+                    delta=fmt.signed(c.delta),
+                    band=fmt.signed_band(c.low, c.high),
+                    bar=_diverging_bar(c.low, c.high, c.delta, reach),
+                    p=fmt.p_value(c.p),
+                    p_adjusted=fmt.p_value(c.p_adjusted),
+                    wtl=f"{c.wins}/{c.ties}/{c.losses}",
+                    verdict=words,
+                    verdict_class=css,
+                    aria=say_comparison.difference_aria(c.delta, c.low, c.high),
+                )
+            )
+        pair_notes = tuple(_pair_notes(rc))
+        notes += pair_notes
+        anchor = f"compare-{slugs[rc.run.name]}"
+        if not rc.comparisons:
+            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False, notes=pair_notes))
+            continue
+        ids = rc.pairing.query_ids.tolist()
+        text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
+        texts = [text_of.get(q) for q in ids]
+        pairs.append(
+            PairView(
+                run=rc.run.name,
+                anchor=anchor,
+                compared=True,
+                notes=pair_notes,
+                queries=fmt.count(len(ids)),
+                heading=say_comparison.pair_heading(rc.run.name, comparison.baseline),
+                gains=_movers(rc, ids, texts, +1, primary_metric),
+                losses=_movers(rc, ids, texts, -1, primary_metric),
+                gains_caption=say_comparison.movers_caption(True, primary, MOST_MOVERS),
+                losses_caption=say_comparison.movers_caption(False, primary, MOST_MOVERS),
+                scatter_label=say_comparison.scatter_label(rc.run.name, comparison.baseline),
+                outcome_label=say_comparison.outcome_label(rc.run.name),
+                scatter=scatter_figure(rc, ids, primary_metric) if pages else None,
+                outcome=outcome_figure(rc) if pages else None,
+                query_column=any(texts),
+            )
+        )
+    metrics = tuple(dict.fromkeys(r.metric for r in rows))
+    by_run: dict[str, dict[str, ComparisonRow]] = {}
+    for r in rows:
+        by_run.setdefault(r.run, {})[r.metric] = r
+    matrix = tuple(DeltaRow(run, tuple(_delta_cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
+    meaning = comparison.correction.meaning
+    return ComparisonView(
+        baseline=comparison.baseline,
+        baseline_anchor=f"compare-{slugs[comparison.baseline]}",
+        heading=say_comparison.against_baseline(comparison.baseline),
+        caption=say_comparison.comparison_caption(
+            isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value
+        ),
+        confidence=fmt.percent(conv.confidence),
+        k=base.k,
+        primary=primary,
+        correction=comparison.correction.value,
+        method=say_comparison.comparison_method(
+            comparison.baseline,
+            base.k,
+            conv.confidence,
+            conv.resamples,
+            conv.seed,
+            comparison.permutations,
+            meaning,
+            len(comparison.comparisons),
+            corrected=comparison.correction.value != "none",
+            family=comparison.labels if comparison.named else (),
+            left_out=tuple(m.label() for m in comparison.left_out),
+        ),
+        notes=tuple(notes),
+        rows=tuple(rows),
+        pairs=tuple(pairs),
+        metrics=metrics,
+        matrix=matrix,
+        matrix_caption=say.delta_matrix_caption(isolated(comparison.baseline), base.k),
+        more=say.COMPARISON_MORE,
+        no_movers=say_comparison.NO_MOVERS,
+        readings=_readings(comparison, base.k),
+    )
+
+
+def _readings(comparison: ComparisonReport, k: int) -> ReadingsTable | None:
+    """Each difference of the family under the three readings of unjudged ids, with its verdict."""
+    rows = []
+    for c in comparison.comparisons:
+        if c.readings is None:
+            continue
+        cells = [say.reading_delta_cell(c.delta, c.verdict)]
+        cells += [say.reading_delta_cell(r.delta, r.verdict) for r in c.readings.values()]
+        rows.append((c.run, c.metric, *cells))
+    if not rows:
+        return None
+    header = say.READINGS_RUN_HEADER + say.READING_HEADERS
+    return ReadingsTable(say.readings_comparison_caption(k), header, tuple(rows))

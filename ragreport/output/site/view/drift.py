@@ -1,0 +1,114 @@
+"""The drift since a previous report, laid out for people."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ....scoring.catalogue import COMPARED, SUITE
+from ..wording import comparison as say_comparison
+from ..wording import numbers as fmt
+from ..wording import report as say
+from .cells import _diverging_bar
+from .model import DeltaCell, DeltaRow, DriftRowView, DriftView
+
+if TYPE_CHECKING:
+    from ....analysis.drift import Drift
+
+
+def _counted(items: tuple, written: Any) -> tuple[int, list[str]]:
+    """A count and the first few items of a change list, each written as the list shows it."""
+    return len(items), [written(*item) for item in items[: say_comparison.FIRST_SHOWN]]
+
+
+def drift_view(found: Drift, primary: str) -> DriftView:
+    """The drift section: sentences, one line per unchanged run, the delta matrix of the others
+    and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
+    diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
+    outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
+    rows_shown = [r for r in found.rows if r.run not in found.unchanged]
+    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not fmt.is_missing(v)]
+    reach = max(ends, default=0.0) * 1.05 or 1.0
+    rows = []
+    for r in found.rows:
+        words, css = say_comparison.drift_verdict(
+            r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics, outside=r.metric in outside
+        )
+        has_band = r.low is not None and r.high is not None and r.delta is not None
+        rows.append(
+            DriftRowView(
+                run=r.run,
+                metric=r.metric,
+                then=fmt.decimal(r.then),
+                now=fmt.decimal(r.now),
+                delta=fmt.signed(r.delta),
+                band=fmt.signed_band(r.low, r.high) if has_band else fmt.NA,
+                queries=fmt.count(r.queries),
+                bar=_diverging_bar(r.low, r.high, r.delta, reach) if has_band else None,  # type: ignore[arg-type]
+                aria=say_comparison.difference_aria(r.delta, r.low, r.high) if has_band else "",  # type: ignore[arg-type]
+                p=fmt.p_value(r.p),
+                p_adjusted=fmt.p_value(r.p_adjusted),
+                changed=fmt.count(r.changed),
+                verdict=words,
+                verdict_class=css,
+            )
+        )
+    shown = [v for v, r in zip(rows, found.rows) if r.run not in found.unchanged]
+    metrics = tuple(dict.fromkeys(r.metric for r in shown))
+    by_run: dict[str, dict[str, DriftRowView]] = {}
+    for v in shown:
+        by_run.setdefault(v.run, {})[v.metric] = v
+    matrix = tuple(
+        DeltaRow(
+            run,
+            tuple(
+                None
+                if cells.get(m) is None
+                else DeltaCell(
+                    cells[m].delta,
+                    say.MARKS_OF_VERDICT.get(cells[m].verdict_class, ""),
+                    cells[m].verdict,
+                    cells[m].verdict_class,
+                )
+                for m in metrics
+            ),
+        )
+        for run, cells in by_run.items()
+    )
+    unchanged = []
+    for name in found.unchanged:
+        lead = next(r for r in found.rows if r.run == name and r.metric == primary) if primary else None
+        first = lead or next(r for r in found.rows if r.run == name)
+        unchanged.append(say_comparison.drift_unchanged(name, first.queries, first.metric, first.now))
+    changes = tuple(
+        say_comparison.drift_change(
+            c.runs,
+            len(c.runs) == found.runs,
+            _counted(c.queries_added, say_comparison.query_item),
+            _counted(c.queries_removed, say_comparison.query_item),
+            _counted(c.judgments_added, say_comparison.judgment_item),
+            _counted(c.judgments_removed, say_comparison.judgment_item),
+            _counted(c.regraded, say_comparison.regrade_item),
+        )
+        for c in found.changes
+    )
+    return DriftView(
+        previous_line=say_comparison.drift_previous(found.source, found.previous_date),
+        comparable=found.comparable,
+        reasons=tuple(say_comparison.drift_reason(r) for r in found.reasons),
+        # drift's notes name the user's runs: quoted whole
+        notes=tuple(fmt.Text((fmt.Quoted(n),)) for n in found.notes),
+        same_line=fmt.Text((say_comparison.DRIFT_SAME,)) if found.comparable else None,
+        rows=tuple(rows),
+        changes=changes + tuple(say_comparison.drift_unlisted(run) for run in found.unlisted),
+        method=say_comparison.drift_method(1.0 - found.alpha, found.correction.value, found.tested)
+        if found.tested
+        else "",
+        unchanged=tuple(unchanged),
+        unchanged_runs=found.unchanged,
+        metrics=metrics,
+        matrix=matrix,
+        matrix_caption=say_comparison.drift_matrix_caption(found.k) if matrix else "",
+        confidence=fmt.percent(1.0 - found.alpha),
+        correction=found.correction.value,
+        more=say_comparison.DRIFT_MORE,
+    )

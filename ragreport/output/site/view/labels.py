@@ -1,0 +1,332 @@
+"""The view of the audit of a model judge's labels (``--audit``; docs/conventions.md sections 25
+and 25.10): the index's Labels section (the agreement's figures, the confusion matrix as a heat map,
+the runs under both label sets, the comparisons corrected), a run page's Labels block, the terminal's
+block and summary.md's. Every figure formatted and every word from
+:mod:`ragreport.output.site.wording.labels`; the templates only lay it out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..wording import labels as say
+
+if TYPE_CHECKING:
+    from ....analysis.audit import Audit
+    from ....analysis.result import Analysis
+
+#: The heat map's shades: a cell with pairs is shaded 1 (fewest) to this (most); 0 is empty.
+SHADES = 5
+
+
+@dataclass(frozen=True)
+class LabelsFact:
+    """One figure of the agreement: its name, its value and a line under it (its band)."""
+
+    label: str
+    value: str
+    note: str
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """A cell of the confusion matrix: its count as written, its shade (0 to :data:`SHADES`), whether
+    it is on the diagonal (the two label sets agree) and its title (both grades and the count)."""
+
+    count: str
+    shade: int
+    agree: bool
+    title: str
+
+
+@dataclass(frozen=True)
+class HeatRow:
+    grade: str  # the model's grade, as the row's header
+    cells: tuple[HeatCell, ...]
+    total: str
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """The confusion matrix of grades: a row per model grade, a column per human grade, totals."""
+
+    caption: str
+    how: str
+    corner: tuple[str, str]  # what the rows are, what the columns are
+    columns: tuple[str, ...]
+    total_header: str
+    rows: tuple[HeatRow, ...]
+    totals: tuple[str, ...]  # each column's total, then every pair's
+    pairs: int
+
+
+@dataclass(frozen=True)
+class LabelsFigure:
+    value: str
+    band: str
+
+
+@dataclass(frozen=True)
+class LabelsRow:
+    """A run and metric: its audited queries, and its figure under each label set and corrected."""
+
+    run: str
+    metric: str
+    queries: str
+    model: LabelsFigure
+    human: LabelsFigure
+    corrected: LabelsFigure
+
+
+@dataclass(frozen=True)
+class LabelsVerdict:
+    value: str
+    band: str
+    verdict: str
+    verdict_class: str
+
+
+@dataclass(frozen=True)
+class LabelsComparisonRow:
+    """A compared run's difference from the baseline under each label set and corrected; ``moved``
+    says so when the corrected verdict is not the model's."""
+
+    run: str
+    metric: str
+    queries: str
+    model: LabelsVerdict
+    human: LabelsVerdict
+    corrected: LabelsVerdict
+    moved: str
+
+
+@dataclass(frozen=True)
+class LabelsGroup:
+    """One run's rows of a long table (every metric), under a header row naming the run."""
+
+    run: str
+    rows: tuple[LabelsRow, ...]
+    comparisons: tuple[LabelsComparisonRow, ...]
+
+
+@dataclass(frozen=True)
+class RunLabels:
+    """A run page's Labels block: its own rows and the link to the index's section."""
+
+    title: str
+    lede: str
+    link: str
+    header: tuple[str, ...]
+    rows: tuple[LabelsRow, ...]
+
+
+@dataclass(frozen=True)
+class LabelsView:
+    """The audit of a model judge's labels as every output shows it.
+
+    summary.md and a comment read ``title``, ``lines`` (the agreement's sentences) and ``rows``
+    (each run and metric: its three figures, formatted, in the order of ``header``); the terminal
+    reads ``title``, ``lines``, ``terminal_header`` and ``terminal_rows`` (the primary metric's);
+    the index's section reads the rest; a run page reads its entry of ``by_run``.
+    """
+
+    title: str
+    lines: tuple[str, ...]
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    nav: str = say.LABELS_NAV
+    lede: str = say.LABELS_LEDE
+    agreement_title: str = say.AGREEMENT_TITLE
+    facts: tuple[LabelsFact, ...] = ()
+    confusion_title: str = say.CONFUSION_TITLE
+    heatmap: Heatmap | None = None
+    runs_title: str = say.RUNS_TITLE
+    runs_caption: str = ""
+    runs_header: tuple[str, ...] = say.RUNS_HEADER
+    run_rows: tuple[LabelsRow, ...] = ()  # the primary metric's, a row per run
+    comparisons_title: str = say.COMPARISONS_TITLE
+    comparisons_caption: str = ""
+    comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER
+    comparison_rows: tuple[LabelsComparisonRow, ...] = ()  # the primary metric's
+    # every metric, a group per run (its header row names it), behind "more" (empty: no other metric)
+    runs_more: str = ""
+    comparisons_more: str = ""
+    groups: tuple[LabelsGroup, ...] = ()
+    group_header: tuple[str, ...] = say.RUNS_HEADER[1:]
+    group_comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER[1:]
+    by_run: dict[str, RunLabels] = field(default_factory=dict)
+    terminal_header: tuple[str, ...] = say.TERMINAL_HEADER
+    terminal_metric: str = ""
+    terminal_rows: tuple[tuple[str, str, str, str], ...] = ()  # run, then its three figures
+
+
+def _shade(count: int, row: int) -> int:
+    """A count's shade: 0 for none, else 1 to :data:`SHADES` by its share of its row (of the pairs
+    the model gave that grade), so each row reads on its own whatever the grades' sizes."""
+    return 0 if count <= 0 or row <= 0 else max(1, min(SHADES, math.ceil(SHADES * count / row)))
+
+
+def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: int) -> Heatmap:
+    """The confusion matrix as the heat map lays it out (rows model grades, columns human grades)."""
+    names = [str(g) for g in grades]
+    counts = [[int(c) for c in row] for row in confusion]
+    rows = tuple(
+        HeatRow(
+            say.grade_header(m),
+            tuple(
+                HeatCell(f"{c:,}", _shade(c, sum(row)), i == j, say.confusion_cell_title(m, h, c, sum(row)))
+                for j, (h, c) in enumerate(zip(names, row))
+            ),
+            f"{sum(row):,}",
+        )
+        for i, (m, row) in enumerate(zip(names, counts))
+    )
+    columns = [sum(row[j] for row in counts) for j in range(len(names))]
+    return Heatmap(
+        caption=say.confusion_caption(pairs),
+        how=say.CONFUSION_HOW,
+        corner=say.CONFUSION_CORNER,
+        columns=tuple(say.grade_header(h) for h in names),
+        total_header=say.CONFUSION_TOTAL,
+        rows=rows,
+        totals=(*(f"{c:,}" for c in columns), f"{sum(columns):,}"),
+        pairs=pairs,
+    )
+
+
+def _figure(figure: tuple[float, float, float]) -> LabelsFigure:
+    mean, low, high = figure
+    return LabelsFigure(say.figure_value(mean), say.figure_band(low, high))
+
+
+def _band_verdict(low: float, high: float) -> str:
+    """A difference's verdict read off its band alone, as the corrected one is (conventions 25.5)."""
+    return "better" if low > 0 else "worse" if high < 0 else "unclear"
+
+
+def _clear(verdict: str) -> str:
+    """A verdict as a decision: better, worse, or none (a band-only result is none)."""
+    return verdict if verdict in ("better", "worse") else "unclear"
+
+
+def _verdict(figure: tuple[float, float, float], verdict: str) -> LabelsVerdict:
+    words, css = say.VERDICT_WORDS.get(verdict, say.VERDICT_WORDS["unclear"])
+    delta, low, high = figure
+    return LabelsVerdict(say.signed(delta), say.delta_band(low, high), words, css)
+
+
+def _comparison_rows(audit: Audit) -> tuple[LabelsComparisonRow, ...]:
+    out = []
+    for c in audit.comparisons:
+        # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
+        moved = _clear(c.verdict) != _clear(c.model_verdict)
+        out.append(
+            LabelsComparisonRow(
+                run=c.run,
+                metric=c.metric,
+                queries=f"{c.queries:,}",
+                model=_verdict(c.model, c.model_verdict),
+                human=_verdict(c.human, _band_verdict(c.human[1], c.human[2])),
+                corrected=_verdict(c.corrected, c.verdict),
+                moved=say.VERDICT_MOVED if moved else "",
+            )
+        )
+    return tuple(out)
+
+
+def labels_view(analysis: Analysis) -> LabelsView | None:
+    """The audit's view, or None without ``--audit``."""
+    audit = analysis.audit
+    if audit is None:
+        return None
+    found, first = audit.agreement, analysis.summaries[0]
+    confidence, k = first.conventions.confidence, first.k
+    lines = [
+        say.agreement_sentence(
+            audit.source,
+            found.queries,
+            found.pairs,
+            (found.kappa, found.kappa_low, found.kappa_high),
+            (found.weighted_kappa, found.weighted_low, found.weighted_high),
+            found.disagreement,
+            k,
+            confidence,
+        )
+    ]
+    tau = say.tau_sentence(audit.tau)
+    if tau is not None:
+        lines.append(tau)
+    rows = tuple(
+        (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
+    )
+    facts = [
+        LabelsFact(
+            say.FACT_KAPPA, say.kappa_value(found.kappa), say.kappa_band(found.kappa_low, found.kappa_high, confidence)
+        ),
+        LabelsFact(
+            say.FACT_WEIGHTED,
+            say.kappa_value(found.weighted_kappa),
+            say.kappa_band(found.weighted_low, found.weighted_high, confidence),
+        ),
+        LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
+        LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", audit.source),
+        LabelsFact(
+            say.FACT_DISAGREEMENT, say.disagreement_value(found.disagreement), say.disagreement_note(found.slots, k)
+        ),
+    ]
+    if audit.tau is not None and audit.tau == audit.tau:
+        facts.append(LabelsFact(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
+    primary = analysis.primary_label
+    first_primary = {primary: 0}  # the primary metric first, the others in the audit's order
+    ordered = sorted(audit.runs, key=lambda r: first_primary.get(r.label, 1))
+    all_rows = tuple(
+        LabelsRow(r.run, r.label, f"{r.queries:,}", _figure(r.model), _figure(r.human), _figure(r.corrected))
+        for r in ordered
+    )
+    compared = _comparison_rows(audit)
+    compared = tuple(sorted(compared, key=lambda c: first_primary.get(c.metric, 1)))
+    names = [s.name for s in analysis.summaries]
+    groups = tuple(
+        LabelsGroup(name, tuple(r for r in all_rows if r.run == name), tuple(c for c in compared if c.run == name))
+        for name in names
+    )
+    # the primary metric's rows open (every row when the audit does not hold it)
+    run_rows = tuple(r for r in all_rows if r.metric == primary) or all_rows
+    primary_compared = tuple(c for c in compared if c.metric == primary) or compared
+    baseline = analysis.comparison.runs[0].baseline.name if analysis.comparison and analysis.comparison.runs else ""
+    by_run = {
+        g.run: RunLabels(
+            say.RUN_LABELS_TITLE,
+            say.run_labels_lede(audit.source, found.queries),
+            say.RUN_LABELS_LINK,
+            say.RUNS_HEADER[1:],
+            g.rows,
+        )
+        for g in groups
+    }
+    metrics = len({r.label for r in audit.runs})
+    terminal = tuple(
+        (r.run, say.terminal_figure(*r.model), say.terminal_figure(*r.human), say.terminal_figure(*r.corrected))
+        for r in audit.runs
+        if r.label == primary
+    )
+    return LabelsView(
+        say.LABELS_TITLE,
+        tuple(lines),
+        say.LABELS_HEADER,
+        rows,
+        facts=tuple(facts),
+        heatmap=heatmap(found.grades, found.confusion.tolist(), found.pairs),
+        runs_caption=say.runs_caption(confidence),
+        run_rows=run_rows,
+        comparisons_caption=say.comparisons_caption(baseline, confidence) if compared else "",
+        comparison_rows=primary_compared,
+        runs_more=say.runs_more(metrics) if len(all_rows) > len(run_rows) else "",
+        comparisons_more=say.comparisons_more(metrics) if len(compared) > len(primary_compared) else "",
+        groups=groups,
+        by_run=by_run,
+        terminal_metric=primary,
+        terminal_rows=terminal,
+    )

@@ -1,0 +1,586 @@
+"""The view model: what every human-facing output shows, as frozen dataclasses holding
+already-formatted strings and plain values (the words and formats come from
+:mod:`ragreport.output.site.wording`). :func:`ragreport.output.site.view.build.build_view` builds it once from
+the analysis; the site's templates, the terminal table, the Markdown and summary.md
+(:mod:`ragreport.output.exports.text`) lay it out and decide nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..wording import numbers as fmt
+
+if TYPE_CHECKING:
+    from ....scoring.catalogue import IntervalMethod
+    from ..queryview import QueryView
+    from .labels import LabelsView
+    from .slices import SlicesView
+
+    pass
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A band drawn as SVG coordinates on a 0-100 axis: its start ``x``, width ``w``, mean mark ``m``."""
+
+    x: str
+    w: str
+    m: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One mean with its band, formatted.
+
+    ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
+    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` the method
+    itself; ``bar``: the band drawn on the axis of its row (0 to 1 for one run; with several, from
+    the lowest band end of the row's runs to the highest; None when a figure is missing);
+    ``aria``: what a screen reader says for the bar.
+    """
+
+    mean: str
+    low: str
+    high: str
+    band: str
+    interval: str
+    method: IntervalMethod
+    bar: Bar | None
+    aria: str
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric at one K: ``label`` (``nDCG@10``), ``name`` (``Normalised DCG``), the
+    ``convention`` sentence, its trec_eval twin (``none`` without one), one cell per run and the
+    header's ``tooltip`` (its name and plain sentence)."""
+
+    label: str
+    name: str
+    convention: str
+    trec_eval: str
+    cells: tuple[Cell, ...]
+    tooltip: str = ""
+
+
+@dataclass(frozen=True)
+class MeasureRow:
+    """A measure asked for by name: ``mean`` (the total for a count), ``band`` (empty without
+    one), ``interval`` (the method's name, ``none`` for a count) and its trec_eval name (empty
+    without one)."""
+
+    label: str
+    mean: str
+    band: str
+    interval: str
+    trec_eval: str
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A convention in force: its ``name``, the ``switch`` that sets it, what it ``meaning``s and
+    the ``alternative`` another choice would give; ``default`` False when it is not the default."""
+
+    name: str
+    switch: str
+    meaning: str
+    alternative: str
+    default: bool = True
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule no switch changes: its name and the sentence stating it."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LimitView:
+    """An honest limit: the stable ``key`` (tests and CSS), its ``title`` and full ``text``."""
+
+    key: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """A label with its value, both as shown (a fact, a metadata row)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Column:
+    """A run's two columns of a suite table: the ``mean`` header and the ``band`` header."""
+
+    mean: str
+    band: str
+
+
+@dataclass(frozen=True)
+class FigureCell:
+    """One run's mean on one metric in the suite matrix: ``mean`` and its ``band``, both formatted;
+    ``best`` when it is the highest mean of its column (several runs only); ``mark`` (``▲``, ``▼`` or
+    empty) with ``mark_class`` (the comparison verdict's CSS class) and ``verdict`` (its words) when
+    the comparison found the difference from the baseline clearly above or below zero; ``bar`` the
+    band on the scale of its column (every run's band of that metric); ``aria`` what a screen reader
+    says for the bar."""
+
+    mean: str
+    band: str
+    best: bool
+    mark: str
+    mark_class: str
+    verdict: str
+    bar: Bar | None
+    aria: str
+
+
+@dataclass(frozen=True)
+class FigureRow:
+    """A run's row of the suite matrix: its ``name``, ``slug``, whether it is the ``baseline``."""
+
+    name: str
+    slug: str
+    baseline: bool
+    cells: tuple[FigureCell, ...]
+
+
+@dataclass(frozen=True)
+class SuiteMatrix:
+    """The suite as one row per run and one column per metric (``metrics``, the labels), with the
+    ``caption`` above and the ``key`` below (what bold and the marks mean; empty for one run);
+    ``more`` names the expander holding the long form."""
+
+    metrics: tuple[str, ...]
+    rows: tuple[FigureRow, ...]
+    caption: str
+    key: str
+    more: str = ""
+
+
+@dataclass(frozen=True)
+class DeltaCell:
+    """One run against the baseline on one metric in the comparison matrix: the signed ``delta``,
+    its ``mark`` (``▲``, ``▼`` or empty), ``verdict`` (words) and ``verdict_class`` (CSS)."""
+
+    delta: str
+    mark: str
+    verdict: str
+    verdict_class: str
+
+
+@dataclass(frozen=True)
+class DeltaRow:
+    """A run's row of the comparison matrix."""
+
+    run: str
+    cells: tuple[DeltaCell | None, ...]
+
+
+@dataclass(frozen=True)
+class StatusOption:
+    """A query status present in a run: its index in the table data, label, meaning and count."""
+
+    value: int
+    label: str
+    meaning: str
+    count: str
+
+
+@dataclass(frozen=True)
+class QueryTable:
+    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids, the
+    two long ones already written as JSON, :class:`~.encoded.Encoded`),
+    the statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
+    empty) and the number of queries (formatted)."""
+
+    data: dict[str, Any]
+    status_options: tuple[StatusOption, ...]
+    headers: tuple[str, ...]
+    total: str
+    titles: tuple[str, ...] = ()
+    filter_label: str = ""
+    print_note: str = ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A sentence holding a link: ``before`` + link ``text`` (to ``anchor``) + ``after``."""
+
+    anchor: str
+    before: str
+    text: str
+    after: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as every output shows it.
+
+    Identity: ``name``, ``slug`` (file-name safe, unique in the report), ``source`` (the file),
+    ``k``, ``kmax`` (the sweep's last K), ``cutoffs`` (every K asked for, ``10, 20``), ``date``.
+    Counts: ``counts`` (each formatted with separators), ``counts_line`` (one sentence), ``facts``.
+    Figures: ``metrics`` (every metric at every K asked for, one cell each) with the ``columns``
+    headers of its table, ``suite`` (the same as one row, a column per metric), ``measures``
+    (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed),
+    ``convention_text`` (each switch's meaning), ``bands_line``,
+    ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
+    Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
+    (to the comparison, when there is one). Page-only data (None when the view was built without
+    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
+    precision-recall curve, when interpolated precision was scored at two recall levels or more,
+    ``--metrics iprec_at_recall``) with ``pr_caption``.
+    """
+
+    name: str
+    slug: str
+    source: str
+    k: int
+    kmax: int
+    cutoffs: str
+    date: str
+    counts: dict[str, str]
+    counts_line: str
+    fingerprints: dict[str, str]
+    short_fingerprints: dict[str, str]
+    facts: tuple[Labelled, ...]
+    metrics: tuple[MetricRow, ...]
+    columns: tuple[Column, ...]
+    suite: SuiteMatrix
+    measures: tuple[MeasureRow, ...]
+    confidence: str
+    conventions: tuple[Switch, ...]
+    rules: tuple[Rule, ...]
+    convention_text: tuple[str, ...]
+    bands_line: str
+    limits: tuple[LimitView, ...]
+    limits_line: str
+    meta: tuple[Labelled, ...]
+    notes: str | None
+    suite_caption: str
+    sweep_caption: str
+    table_caption: str
+    is_baseline: bool
+    compare_link: Link | None
+    figure: dict[str, Any] | None
+    queries: QueryTable | None
+    pr_figure: dict[str, Any] | None = None
+    pr_caption: str = ""
+    #: The page's first words: its headline against the baseline, or its figure and main limit
+    verdict: HeadlineView | None = None
+    readings: ReadingsTable | None = None  # its means at K under the readings of unjudged ids
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One run against the baseline on one metric: ``delta`` (signed), ``band`` (signed ends),
+    ``bar`` (the band on a -1..1 axis), ``p`` and ``p_adjusted``, ``wtl`` (won/tied/lost),
+    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar."""
+
+    run: str
+    metric: str
+    delta: str
+    band: str
+    bar: Bar | None
+    p: str
+    p_adjusted: str
+    wtl: str
+    verdict: str
+    verdict_class: str
+    aria: str
+
+
+@dataclass(frozen=True)
+class Mover:
+    """A query that gained or lost most: id, text, both scores and the change, formatted."""
+
+    id: str
+    query: str
+    baseline: str
+    run: str
+    delta: str
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One run against the baseline, query by query.
+
+    ``anchor`` is its section's id; ``notes`` what a reader must know first; when ``compared``
+    (they share scored queries): ``queries`` (how many), the ``gains`` and ``losses``, their
+    captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
+    the view was built without pages); ``query_column`` is False when no query has text (TREC
+    input), and the tables of movers leave that column out.
+    """
+
+    run: str
+    anchor: str
+    compared: bool
+    notes: tuple[str, ...]
+    queries: str = ""
+    heading: str = ""
+    gains: tuple[Mover, ...] = ()
+    losses: tuple[Mover, ...] = ()
+    gains_caption: str = ""
+    losses_caption: str = ""
+    scatter_label: str = ""
+    outcome_label: str = ""
+    scatter: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None
+    query_column: bool = True
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """Every run against the baseline.
+
+    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
+    sentence, the baseline's name quoted); ``notes``
+    (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
+    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by),
+    ``metrics`` and ``matrix`` (the deltas, one row per run and one column per compared metric,
+    under ``matrix_caption``; ``more`` names the expander of the full rows) and ``no_movers`` (what
+    an empty table of movers says).
+    """
+
+    baseline: str
+    baseline_anchor: str
+    heading: fmt.Text
+    caption: str
+    confidence: str
+    k: int
+    primary: str
+    correction: str
+    method: tuple[fmt.Text, ...]
+    notes: tuple[str, ...]
+    rows: tuple[ComparisonRow, ...]
+    pairs: tuple[PairView, ...]
+    metrics: tuple[str, ...] = ()
+    matrix: tuple[DeltaRow, ...] = ()
+    matrix_caption: str = ""
+    more: str = ""
+    no_movers: str = ""
+    readings: ReadingsTable | None = None  # each difference under the readings of unjudged ids
+
+
+@dataclass(frozen=True)
+class DriftRowView:
+    """A metric then and now: both figures, the change with its band and ``bar``, p and corrected p,
+    the queries paired and those whose score moved, the ``verdict`` (words) and its CSS class."""
+
+    run: str
+    metric: str
+    then: str
+    now: str
+    delta: str
+    band: str
+    queries: str
+    bar: Bar | None = None
+    aria: str = ""
+    p: str = fmt.NA
+    p_adjusted: str = fmt.NA
+    changed: str = "0"
+    verdict: str = ""
+    verdict_class: str = "unclear"
+
+
+@dataclass(frozen=True)
+class DriftView:
+    """Drift since a previous report.
+
+    ``previous_line`` names the previous report and its date; ``reasons`` say for which runs no
+    drift can be claimed and why, and ``changes`` what changed in their query and label sets;
+    ``notes`` what else a reader must know; ``same_line`` (None when no run is ``comparable``) what
+    the figures mean and ``method`` how they were read; ``unchanged`` is a line per run none of
+    whose scores moved; ``matrix`` the changed runs' deltas with marks (one column per metric of
+    ``metrics``) and ``rows`` every figure in full. ``lines`` holds the sentences in the order every
+    output shows them.
+    """
+
+    previous_line: fmt.Text
+    comparable: bool
+    reasons: tuple[fmt.Text, ...]
+    notes: tuple[fmt.Text, ...]
+    same_line: fmt.Text | None
+    rows: tuple[DriftRowView, ...]
+    changes: tuple[fmt.Text, ...] = ()
+    method: str = ""
+    unchanged: tuple[fmt.Text, ...] = ()
+    metrics: tuple[str, ...] = ()
+    matrix: tuple[DeltaRow, ...] = ()
+    matrix_caption: str = ""
+    more: str = ""
+    confidence: str = ""
+    correction: str = ""
+    unchanged_runs: tuple[str, ...] = ()
+
+    @property
+    def moved_rows(self) -> tuple[DriftRowView, ...]:
+        """The rows of the runs that are not unchanged (the terminal and Markdown tables)."""
+        quiet = set(self.unchanged_runs)
+        return tuple(r for r in self.rows if r.run not in quiet)
+
+    @property
+    def lines(self) -> tuple[fmt.Text, ...]:
+        return (
+            self.previous_line,
+            *self.reasons,
+            *self.changes,
+            *self.notes,
+            *((self.same_line,) if self.same_line else ()),
+            *self.unchanged,
+        )
+
+
+@dataclass(frozen=True)
+class HeadlineView:
+    """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
+    comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence; then
+    the caveats it does not say itself (:class:`CaveatView`, most serious first) and the sentence
+    that the verdict holds under every reading of unjudged ids (``note``), when one is said."""
+
+    run: str
+    anchor: str
+    verdict_class: str
+    sentence: fmt.Text
+    caveats: tuple[CaveatView, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ReadingsTable:
+    """The figures under the three readings of unjudged ids (docs/conventions.md section 20.2), as
+    worded cells: a ``caption``, the ``header`` and the ``rows`` (a run, a metric, then a cell per
+    reading)."""
+
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class CaveatView:
+    """A caveat under a headline: its ``kind`` (a CSS class) and its sentence."""
+
+    kind: str
+    text: fmt.Text
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    """A word explained: the ``term`` (``nDCG@10``, ``late hit``), its ``name`` (may be empty) and
+    the ``plain`` sentence."""
+
+    term: str
+    name: str
+    plain: str
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Every suite metric, every query status and the comparison's words, each explained."""
+
+    title: str
+    lede: str
+    metrics: tuple[GlossaryEntry, ...]
+    statuses: tuple[GlossaryEntry, ...]
+    terms: tuple[GlossaryEntry, ...]
+
+
+@dataclass(frozen=True)
+class ConventionsView:
+    """The report's conventions, stated once (every run of a report shares them).
+
+    ``switches``: every switch with its meaning, a departure from the default flagged; ``rules``:
+    what no switch changes; ``departures``: the switches not at their default; ``notice``: the
+    sentence that says so at the top of the report (empty when every switch is at its default);
+    ``marks``: metric label (``nDCG@10``) -> the tooltip of the mark beside every figure a
+    departure changes.
+    """
+
+    title: str
+    lede: str
+    switches: tuple[Switch, ...]
+    rules: tuple[Rule, ...]
+    departures: tuple[Switch, ...]
+    notice: str
+    marks: dict[str, str]
+    symbol: str = ""
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One gate check as the tables show it: ``result`` (PASS/FAIL), its CSS ``css``, the rule as
+    given, the run and metric it read and what it read."""
+
+    result: str
+    css: str
+    rule: str
+    run: str
+    metric: str
+    figure: str
+
+
+@dataclass(frozen=True)
+class GatesView:
+    """The gate table (``--fail-on``, ``--require``, ``--max-drop``) and its one-line ``summary``."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[GateRow, ...]
+    summary: str
+    failed: bool
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """The whole report as every human-facing output shows it.
+
+    ``title``, ``generator``, ``date`` (one date or a span), ``k``, ``confidence`` (``95%``),
+    ``runs``, ``metric_rows`` (the runs side by side: one cell per run) with one of the ``columns``
+    per run, ``suite`` (the same figures, one row per run and one column per metric), the index's
+    ``lede`` and captions, ``figure`` (every run's K sweep; None without pages), ``primary`` (the
+    metric the report leads with, ``nDCG@10``), the ``headline`` (a sentence per compared run, or
+    the single run's) with the ``forest`` plot (None without pages) and its caption, the
+    ``glossary``, ``comparison`` (None for one run) and ``drift`` (None without a previous report);
+    ``pr_figure``, every run's precision-recall curve (None without pages or interpolated precision).
+    """
+
+    title: str
+    generator: str
+    date: str
+    k: int
+    confidence: str
+    runs: tuple[RunView, ...]
+    metric_rows: tuple[MetricRow, ...]
+    columns: tuple[Column, ...]
+    suite: SuiteMatrix
+    lede: str
+    suite_caption: str
+    sweep_caption: str
+    figure: dict[str, Any] | None
+    primary: str
+    headline: tuple[HeadlineView, ...]
+    headline_caption: str
+    forest: dict[str, Any] | None
+    glossary: Glossary
+    comparison: ComparisonView | None
+    drift: DriftView | None
+    conventions: ConventionsView | None = None
+    gates: GatesView | None = None
+    slices: SlicesView | None = None
+    query_view: QueryView | None = None  # every query's lists side by side (pages only)
+    pr_figure: dict[str, Any] | None = None  # every run's precision-recall curve (pages only)
+    pr_caption: str = ""
+    texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
+    readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
+    labels: LabelsView | None = None  # the audit of the model's labels (--audit)
+
+    @property
+    def several(self) -> bool:
+        return len(self.runs) > 1

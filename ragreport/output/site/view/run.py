@@ -1,0 +1,321 @@
+"""One run's part of the view: its page's slug, its measures, its per-query table and its :class:`RunView`."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ....analysis.dates import run_date
+from ....analysis.status import Status
+from ....core.ids import as_text
+from ....core.model import Choice, Conventions
+from ....scoring.catalogue import SUITE, IntervalMethod
+from ....scoring.metrics import FIXED_RULES
+from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
+from ..wording import charts as say_charts
+from ..wording import numbers as fmt
+from ..wording import report as say
+from ..wording import sources as say_sources
+from .cells import metric_rows, rounded, suite_matrix
+from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
+
+if TYPE_CHECKING:
+    from ....analysis.limits import Limit
+    from ....analysis.summary import RunSummary
+    from ....scoring.catalogue import Metric
+
+
+#: The words the pages' fixed ids and a run's section ids are made of: a run named one of them
+#: (or with one as a part that would line up with another id) gets a hashed slug instead.
+_ID_WORDS = (
+    "compare|conventions|drift|gates|glossary|headline|main|reports|runs|run|scored|since|suite|trend|"
+    "trends|verdict|summary|queries|limits|metadata|chart|fig|h"
+)
+_UNSAFE_CLEAN = re.compile(rf"(?:{_ID_WORDS})|(?:run|compare)-.*|.*-(?:{_ID_WORDS})|.*-[0-9a-f]{{8}}|.*-[0-9]+|.*--.*")
+
+
+def _keeps_its_name(base: str) -> bool:
+    """Whether a clean name can be its own slug: no page id made from it (``run-S``, ``run-S-h``,
+    ``S-summary``, ``compare-S``, ...) can equal another run's or a fixed id of the page, and it
+    cannot be mistaken for a hashed or numbered slug."""
+    return _UNSAFE_CLEAN.fullmatch(base) is None
+
+
+def slug(name: str, taken: set[str]) -> str:
+    """A file-name-safe slug of a run name, unique among ``taken``.
+
+    A name that is already a clean slug stays as it is; any other gets a short hash of the name,
+    so two names that clean up alike (``A/B`` and ``a b``) still get two files. A slug taken
+    already (a clean name can spell another's hashed slug) gets ``-2``, ``-3``, ... until it is
+    unique, so no two runs ever share a page or an anchor.
+    """
+    base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
+    if base != name or base in taken or not _keeps_its_name(base):
+        base = f"{base}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
+    rows = []
+    for i, measure in enumerate(summary.measures):
+        interval = summary.measure_at[measure.label()]
+        if measure.is_count:
+            mean = fmt.count(int(summary.measure_values[i][summary.scores.scored].sum()))
+        else:
+            mean = fmt.decimal(interval.mean)
+        band = "" if interval.method is IntervalMethod.NONE else fmt.band(interval.low, interval.high)
+        rows.append(
+            MeasureRow(
+                label=measure.label(),
+                mean=mean,
+                band=band,
+                interval=say.INTERVAL_NAMES[interval.method.value],
+                trec_eval=measure.trec_eval_name(summary.conventions) or "",
+            )
+        )
+    return tuple(rows)
+
+
+def _choice_text(value: Any) -> str:
+    if isinstance(value, Choice):
+        return value.value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return str(value)
+
+
+def _present(cells: list[Any], present: np.ndarray) -> list[Any]:
+    """``cells`` with None wherever ``present`` is False (a query not scored: ``null`` in the page)."""
+    return [cell if shown else None for cell, shown in zip(cells, present.tolist())]
+
+
+def query_table(
+    summary: RunSummary,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
+    primary: Metric | None = None,
+) -> QueryTable:
+    """The per-query table as compact arrays for the page's script (rows and top-K details).
+
+    With ``texts`` (id to title and text) the top-K details of ``text_queries`` show each
+    document's title, a snippet and its text on demand; the other queries' details say why not.
+    ``differences`` (a header and each paired query's difference from the baseline on the primary
+    metric) adds a column, which sorts like the others. The columns come in the order a reader
+    needs them, so that a narrow screen shows the first without scrolling: the id, the status, the
+    ``primary`` metric at K and the difference from the baseline, then the rest
+    (docs/conventions.md section 24.1).
+    """
+    judged, scores, k = summary.judged, summary.scores, summary.k
+    statuses = list(Status)
+    # By identity (a status is one object): an Enum's hash is a Python call per query.
+    status_at = {id(s): i for i, s in enumerate(statuses)}
+    status_codes = [status_at[id(s)] for s in summary.status]
+    scored = scores.scored
+    query_ids = judged.query_ids.tolist()
+    first = scores.first_relevant_rank
+    columns: list[list[Any]] = [
+        query_ids,
+        status_codes,
+        list(judged.query_text),
+        judged.relevant.tolist(),
+        judged.retrieved.tolist(),
+        _present(first.astype(np.int64).tolist(), first != 0),
+    ]
+    for metric in SUITE:
+        values = scores.of(metric, k)
+        if metric.kind.whole:
+            columns.append(_present(np.where(scored, values, 0).astype(np.int64).tolist(), scored))
+        else:
+            columns.append(_present(rounded(np.where(scored, values, 0.0)), scored))
+    columns.append(judged.repeats.tolist())
+
+    # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
+    # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
+    # non-relevant, 2 unjudged, 3 repeat; 4 more when judged) one digit of a string, the grades of
+    # the judged slots alone, and where each query's slots end.
+    # The first min(length, K) slots of every query, by their positions (queries x K), not by
+    # a pass over every slot of every list.
+    keep = judged.top_slots(k, np.ones(judged.n_queries, dtype=bool))
+    repeat, slot_judged, grades = judged.repeat[keep], judged.judged[keep], judged.grades[keep]
+    mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
+    ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
+    code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
+    top = {
+        "ids": as_text(ids),
+        "doc": at.reshape(-1).tolist(),
+        "mark": code.tobytes().decode("ascii"),
+        "grade": grades[slot_judged].tolist(),
+        "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
+    }
+
+    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
+    counts = dict(zip(statuses, tally))
+    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
+    if differences is not None:
+        header, by_query = differences
+        headers.append(header)
+        given = [by_query.get(q) for q in query_ids]
+        present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
+        deltas = np.zeros(len(given))
+        deltas[present] = [v for v in given if v is not None]
+        columns.append(_present(rounded(deltas), present))
+    # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
+    kinds = (
+        ["id", "status", "text", "count", "count", "count"]
+        + ["count" if m.kind.whole else "score" for m in SUITE]
+        + ["count"]
+        + (["delta"] if differences is not None else [])
+    )
+    # A column with no data at all (the query text of TREC input, which has none) is not shown.
+    text_at = kinds.index("text")
+    no_text = all(t in (None, "") for t in judged.query_text)
+    if no_text:
+        del headers[text_at], kinds[text_at], columns[text_at]
+    data: dict[str, Any] = {
+        "k": k,
+        "columns": headers,
+        "kinds": kinds,
+        "statuses": [s.label for s in statuses],
+        "marks": list(say.MARKS),
+        "words": say.QUERY_TABLE_WORDS,
+        "rows": None,  # below, once the columns are in their order
+        "top": top,
+    }
+    if texts is not None:
+        chosen = set(text_queries)
+        text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
+        data["with_texts"] = True  # the text itself is the report's one table (queryview.text_table)
+        data["text_rows"] = text_rows
+        data["text_note"] = say.text_not_shown(len(chosen))
+        data["text_missing"] = say.TEXT_MISSING
+        data["full_text"] = say.FULL_TEXT
+    options = tuple(
+        StatusOption(i, s.label, s.meaning, fmt.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
+    )
+    titles = [
+        *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
+        *(say.tooltip(m.name, m.plain) for m in SUITE),
+        "",
+        *([say.DIFFERENCE_COLUMN_TITLE] if differences is not None else []),
+    ]
+    if no_text:
+        del titles[text_at]
+    if primary is not None:
+        lead = headers.index(primary.label(k))
+        leading = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
+        order = leading + [i for i in range(len(headers)) if i not in leading]
+        headers, titles = [headers[i] for i in order], [titles[i] for i in order]
+        data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
+        columns = [columns[i] for i in order]
+    data["rows"] = [list(row) for row in zip(*columns)]
+    return QueryTable(
+        data=data,
+        status_options=options,
+        headers=tuple(headers),
+        total=fmt.count(judged.n_queries),
+        titles=tuple(titles),
+        filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
+        print_note=say.query_table_print_note(judged.n_queries),
+    )
+
+
+def run_view(
+    summary: RunSummary,
+    slug_name: str,
+    run_limits: Sequence[Limit],
+    today: _dt.date,
+    *,
+    pages: bool,
+    baseline: str | None,
+    verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
+    texts: Mapping[str, tuple[str, str]] | None = None,
+    text_queries: Sequence[str] = (),
+    differences: tuple[str, Mapping[str, float]] | None = None,
+    primary: Metric | None = None,
+) -> RunView:
+    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
+    ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
+    c = summary.counts.as_dict()
+    conv = summary.conventions
+    k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
+    switches = _switches(conv)
+    suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
+    is_baseline = baseline is not None and summary.name == baseline
+    link = None
+    if baseline is not None:
+        anchor = "compare" if is_baseline else f"compare-{slug_name}"
+        link = Link(anchor, *say.compare_link(is_baseline))
+    meta = summary.judged.meta
+    return RunView(
+        name=summary.name,
+        slug=slug_name,
+        source=say_sources.shown_source(summary.judged.source),
+        k=k,
+        kmax=kmax,
+        cutoffs=say.cutoffs_text(summary.cutoffs),
+        date=run_date(summary, today).isoformat(),
+        counts={key: fmt.count(value) for key, value in c.items()},
+        counts_line=say.counts_line(c),
+        fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
+        short_fingerprints={
+            "queries": fmt.short_hash(summary.query_fingerprint),
+            "labels": fmt.short_hash(summary.label_fingerprint),
+        },
+        facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
+        metrics=metric_rows([summary]),
+        columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
+        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts or {}, baseline, say.MATRIX_CAPTION),
+        measures=_measures(summary),
+        confidence=fmt.percent(conv.confidence),
+        conventions=tuple(switches),
+        rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
+        convention_text=tuple(choice.meaning for _, choice in conv.choices()),
+        bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
+        limits=tuple(LimitView(limit.key, limit.title, limit.text) for limit in run_limits),
+        limits_line=say.limits_line(len(run_limits)),
+        meta=tuple(Labelled(key, _choice_text(value)) for key, value in meta.as_dict().items() if key != "notes"),
+        notes=meta.notes or None,
+        suite_caption=suite_caption,
+        sweep_caption=sweep_caption,
+        table_caption=table_caption,
+        is_baseline=is_baseline,
+        compare_link=link,
+        figure=run_sweep_figure(summary) if pages else None,
+        queries=query_table(summary, texts, text_queries, differences, primary) if pages else None,
+        pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))
+        if pages and has_pr_curve([summary])
+        else None,
+        pr_caption=say_charts.pr_caption(conv.confidence, len(pr_points(summary))),
+    )
+
+
+def _switches(conv: Conventions) -> list[Switch]:
+    """Every switch in force with its meaning, each departure from the default flagged, then the bands."""
+    departed = {name for name, _ in conv.departures()}
+    switches = [
+        Switch(
+            say.switch_name(name),
+            say.switch_flag(name, choice.value),
+            choice.meaning,
+            choice.alternative,
+            default=name not in departed,
+        )
+        for name, choice in conv.choices()
+    ]
+    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
+    return switches

@@ -1,0 +1,134 @@
+"""The slices section of the view (:mod:`ragreport.analysis.slices` laid out for people): per key
+a table of values, each with its queries, each run's primary figure with its band and each
+compared run's paired difference from the baseline; and the slices that go against the overall
+difference, in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..wording import comparison as say_comparison
+from ..wording import numbers as fmt
+from ..wording import report as say
+
+if TYPE_CHECKING:
+    from ....analysis.slices import Opposite, SliceReport
+
+
+@dataclass(frozen=True)
+class SliceCell:
+    """A run's figure, or a run's difference from the baseline, in one slice."""
+
+    value: str
+    band: str
+    p_adjusted: str = ""
+    verdict_class: str = ""
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class SliceRow:
+    value: str
+    queries: int
+    small: bool
+    figures: tuple[SliceCell, ...]
+    deltas: tuple[SliceCell, ...]
+    examples: tuple[str, ...] = ()  # query ids to open first
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    key: str
+    anchor: str
+    caption: fmt.Text
+    runs: tuple[str, ...]
+    compared: tuple[str, ...]  # the headers of the difference columns
+    rows: tuple[SliceRow, ...]
+    #: The stacked layout's two headers (each run's figure, each compared run's difference, one
+    #: line per run in one cell: the table fits the page) and the compared runs' names.
+    figures_header: str = ""
+    deltas_header: str = ""
+    compared_runs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SlicesView:
+    title: str
+    lede: str
+    small_note: str
+    opposite: tuple[fmt.Text, ...]
+    tables: tuple[SliceTable, ...]
+    examples_header: str = say.SLICE_EXAMPLES
+
+
+def opposite_sentence(found: Opposite, baseline: str | None) -> fmt.Text:
+    """A slice that goes against the overall difference, in words (the section and the run's limits)."""
+    c = found.comparison
+    return say.slice_opposite(
+        c.run,
+        baseline or "",
+        found.slice.key,
+        found.slice.value,
+        found.slice.queries,
+        c.metric,
+        c.delta,
+        c.low,
+        c.high,
+        found.overall,
+    )
+
+
+def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
+    """The section, from the analysis' slices; ``runs`` in the report's order."""
+    primary = report.primary
+    compared = tuple(r for r in runs if baseline is not None and r != baseline)
+    tables: list[SliceTable] = []
+    for key in report.keys:
+        rows = []
+        for s in (s for s in report.slices if s.key == key):
+            figures = tuple(
+                SliceCell(
+                    fmt.decimal(s.runs[r][primary].mean), fmt.band(s.runs[r][primary].low, s.runs[r][primary].high)
+                )
+                for r in runs
+            )
+            by_run = {c.run: c for c in s.comparisons}
+            deltas = []
+            for r in compared:
+                c = by_run.get(r)
+                if c is None:
+                    deltas.append(SliceCell(fmt.NA, ""))
+                    continue
+                css = say_comparison.VERDICTS[c.verdict][1]
+                deltas.append(
+                    SliceCell(
+                        fmt.signed(c.delta),
+                        fmt.signed_band(c.low, c.high),
+                        fmt.p_value(c.p_adjusted),
+                        css,
+                        say.MARKS_OF_VERDICT.get(css, ""),
+                    )
+                )
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples))
+        tables.append(
+            SliceTable(
+                key,
+                f"slice-{len(tables) + 1}",
+                say.slice_caption(key, primary),
+                runs,
+                tuple(say.slice_delta_header(r, baseline) for r in compared if baseline is not None),
+                tuple(rows),
+                say.slice_figures_header(primary),
+                say.slice_deltas_header(baseline) if baseline is not None and compared else "",
+                compared,
+            )
+        )
+    opposite = tuple(opposite_sentence(o, baseline) for o in report.opposite)
+    return SlicesView(
+        say.SLICES_TITLE,
+        say.slices_lede(primary, confidence, report.correction.value, report.small, bool(compared)),
+        say.SLICE_SMALL,
+        opposite,
+        tuple(tables),
+    )

@@ -1,0 +1,166 @@
+"""The words the page templates lay out: headings, column headers, labels and the few sentences
+built around the view's figures.
+
+The templates reach this module as ``words`` (:func:`ragreport.output.site.pages.install`) and hold no
+English of their own (``tests/test_templates.py`` fails on a text node a template hard-codes). The
+view's own words (captions, verdicts, the headline) come with the view; these are the page's frame.
+Words another part of the wording states already are imported here under their own names, never
+written twice.
+"""
+
+from __future__ import annotations
+
+from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
+from .headline import CAVEATS_TITLE as CAVEATS_TITLE
+from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
+from .headline import HEADLINE_TITLE as HEADLINE_TITLE
+from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS
+from .report import CHARTS_MISSING as CHARTS_MISSING
+from .report import CONVENTIONS_TITLE as CONVENTIONS_TITLE
+from .report import GLOSSARY_LINK as GLOSSARY_LINK
+from .report import NOT_DEFAULT as NOT_DEFAULT
+from .report import QUERY_VIEW_TITLE as QUERY_VIEW_TITLE
+from .report import QUERY_VIEW_UNSUPPORTED as QUERY_VIEW_UNSUPPORTED
+from .report import RUN_CONVENTIONS as RUN_CONVENTIONS
+
+# --- Every page -------------------------------------------------------------------------------------
+
+#: The first link of every page, for a keyboard or a screen reader.
+SKIP_LINK = "Skip to the report"
+#: What a screen reader calls the pages' navigation.
+NAV_LABEL = "Pages"
+#: The navigation's link to the report's first page.
+OVERVIEW_NAV = "Overview"
+
+
+def footer(generator: str, date: str) -> str:
+    """The line at the foot of every page."""
+    return f"Built by {generator}. Report dated {date}. Opens offline: no server, no network, no CDN."
+
+
+# --- Column headers ----------------------------------------------------------------------------------
+
+COL_RUN = "run"
+COL_METRIC = "metric"
+COL_INTERVAL = "interval"
+COL_CONVENTION = "convention"
+COL_TREC_EVAL = "trec_eval"
+#: The long-form suite table's one column of every run's mean and band, a line per run.
+COL_PER_RUN = "each run's mean and band"
+COL_ID = "id"
+COL_QUERY = "query"
+COL_QUERIES = "queries"
+COL_CHANGE = "change"
+COL_DELTA = "delta"
+COL_BAND = "band"
+COL_P = "p"
+COL_WON_TIED_LOST = "won/tied/lost"
+COL_THEN = "then"
+COL_NOW = "now"
+COL_PAIRED = "queries paired"
+COL_MOVED = "moved"
+COL_VERDICT = "verdict"
+
+
+def band_column(confidence: str) -> str:
+    """A band's column at its level: ``95% band`` (``confidence`` already formatted)."""
+    return f"{confidence} {COL_BAND}"
+
+
+def corrected_p_column(correction: str) -> str:
+    """The corrected p's column: ``p (holm)``."""
+    return f"{COL_P} ({correction})"
+
+
+def slice_p(p_adjusted: str) -> str:
+    """A slice's corrected p beside its band: `` · p 0.012``."""
+    return f" · {COL_P} {p_adjusted}"
+
+
+# --- The overview -------------------------------------------------------------------------------------
+
+SCORED_TITLE = "What was scored"
+SCORED_CAPTION = "Each run, its queries and the fingerprints of its query set and label set (sha256)."
+COL_SCORED = "scored"
+COL_NO_RELEVANT = "no relevant id"
+COL_MISSING = "missing from run"
+COL_REPEATS = "repeats"
+COL_K = "K"
+COL_DATE = "date"
+COL_FINGERPRINTS = "fingerprints"
+#: Before a run's fingerprint of its query set, and of its label set.
+FINGERPRINT_QUERIES = "queries"
+FINGERPRINT_LABELS = "labels"
+
+
+def suite_title(k: int) -> str:
+    return f"Suite figures at K = {k}"
+
+
+#: The K sweep's section, on the overview and on each run's page.
+SWEEP_TITLE = "K sweep"
+PR_TITLE = "Precision-recall curve"
+DRIFT_CAPTION = (
+    "Each figure then and now; the change carries a paired bootstrap band over the queries both reports scored."
+)
+RUNS_TITLE = "Runs"
+#: What each run's page holds, as the overview's list of runs says it, around its honest limits.
+RUN_HOLDS = ": per-query table, conventions,"
+RUN_HOLDS_END = ", metadata."
+
+
+# --- A run's page -------------------------------------------------------------------------------------
+
+RUN_FROM = "Run from"
+
+
+def run_scored(k: int, date: str) -> str:
+    """The rest of a run page's first sentence, after its file."""
+    return f", scored at K = {k}, dated {date}."
+
+
+def run_summary_title(k: int) -> str:
+    return f"Summary at K = {k}"
+
+
+PER_QUERY_TITLE = "Per query"
+STATUS_LABEL = "Status"
+
+
+def every_status(total: str) -> str:
+    """The status filter's first choice, with the number of queries."""
+    return f"every status ({total})"
+
+
+FILTER_PLACEHOLDER = "filter"
+#: The hidden header of the column of buttons that open a query's top K.
+DETAILS_HEADER = "details"
+PAGE_PREVIOUS = "Previous"
+PAGE_NEXT = "Next"
+TABLE_NEEDS_SCRIPT = "The per-query table needs JavaScript; report.json holds every row."
+LIMITS_TITLE = "Honest limits"
+METADATA_TITLE = "Metadata and notes"
+METADATA_CAPTION = "As given in the run's metadata file."
+NO_METADATA = "No metadata was given for this run (see"
+#: The option that gives a run's metadata, named in that sentence.
+NO_METADATA_OPTION = "--meta"
+NOTES_TITLE = "Notes"
+
+
+# --- The history page ---------------------------------------------------------------------------------
+
+#: The history page's link to the newest report.
+HISTORY_OPEN_NEWEST = "Open the newest report"
+HISTORY_VERDICT_TITLE = "The newest report's verdict"
+HISTORY_REPORTS_TITLE = "Every report"
+HISTORY_TRENDS_TITLE = "Every metric across reports"
+#: Above the other metrics' trends: the caption of the first holds for them all.
+TRENDS_LEDE = (
+    "Every other metric the reports hold, drawn the same way; a break is listed under a chart only "
+    "where it is not the one above."
+)
+
+
+def history_gates(failed: int, total: int) -> str:
+    """A report's gates as the history's table of reports says them."""
+    return f"gates: {failed} of {total} failed"
