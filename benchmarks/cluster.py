@@ -55,7 +55,7 @@ def sample_agrees(qrels: Path, run: Path, stream: Path, queries: int = 5_000) ->
     with memory.open("wb") as handle:
         command = [sys.executable, "-m", "ragreport", "score", "--qrels", str(qrels), str(sample), "-k", "10"]
         subprocess.run([*command, "--format", "json"], stdout=handle, check=True)
-    from ragreport.reading.compact import query_rows  # report.json's columns as rows
+    from ragreport.output.exports.reportjson.migrate import query_rows  # report.json's columns as rows
 
     made, streamed = json.loads(memory.read_text()), json.loads(stream.read_text())
     by_memory = {q["id"]: q for q in query_rows(made, made["runs"][0])}

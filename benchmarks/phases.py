@@ -34,8 +34,8 @@ import json, resource, sys, time
 from pathlib import Path
 
 import ragreport.analysis.evaluation, ragreport.analysis.pipeline, ragreport.analysis.summary
-import ragreport.cli.commands, ragreport.output.building, ragreport.output.exports.document
-import ragreport.output.exports.reportjson, ragreport.output.site.render, ragreport.output.site.view.build
+import ragreport.cli.commands, ragreport.output.building, ragreport.output.exports.reportjson.write
+ragreport.output.site.render, ragreport.output.site.view.build
 import ragreport.reading.registry, ragreport.scoring.join, ragreport.scoring.metrics
 import ragreport.scoring.readings
 
@@ -52,8 +52,8 @@ TIMED_FUNCTIONS = {
     "comparison": [("ragreport.analysis.pipeline", "analyse_runs")],
     "view": [("ragreport.output.site.view.build", "build_view")],
     "pages": [
-        ("ragreport.output.exports.document", "report_document"),
-        ("ragreport.output.exports.reportjson", "report_json"),
+        ("ragreport.output.exports.reportjson.write", "report_document"),
+        ("ragreport.output.exports.reportjson.write", "report_json"),
         ("ragreport.output.site.render", "render_site"),
     ],
     "write": [("ragreport.output.site.render", "write_site")],

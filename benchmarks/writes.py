@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a checkout of the version to compare the whole build with")
     args = parser.parse_args()
     from ragreport.api import analyse, evaluate
-    from ragreport.output.exports.document import report_document
+    from ragreport.output.exports.reportjson.write import report_document
     from ragreport.output.site.render import prepare, render_site, write_site
     from ragreport.output.site.view.build import build_view
 

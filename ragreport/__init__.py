@@ -10,6 +10,8 @@ __version__ = "0.1.0"
 # Imported on first use, so that `import ragreport.reading.registry` (or the scoring path alone) does not
 # pay for the report and site modules.
 _EXPORTS = {
+    "calc": "api",
+    "Calculated": "api",
     "evaluate": "api",
     "analyse": "api",
     "document": "api",
@@ -22,6 +24,8 @@ _EXPORTS = {
     "publish": "api",
     "History": "api",
     "load_runs": "reading.registry",
+    "parse_measures": "scoring.measures",
+    "Measure": "scoring.catalogue",
     "Conventions": "core.model",
     "Denominator": "core.model",
     "Gain": "core.model",
@@ -36,3 +40,7 @@ def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'ragreport' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

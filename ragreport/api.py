@@ -11,30 +11,39 @@ Each is documented here and runs its stage's code (``analysis/evaluation.py``,
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
-from .analysis.pipeline import analyse_runs, reanalysed
+from .analysis.pipeline import analyse_runs
 from .analysis.power import MIN_EFFECT
 from .analysis.result import Analysis, report_queries
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
 from .output.building import build, publish
-from .output.exports.document import report_document
 from .output.exports.gates import check_gates
 from .output.exports.publishing import History, open_history
 from .output.exports.records import Rows
+from .output.exports.reportjson.previous import load_previous
+from .output.exports.reportjson.restore import reanalysed
+from .output.exports.reportjson.write import report_document
+from .reading.registry import load_inputs
+from .scoring.catalogue import Metric
 from .scoring.cutoffs import DEFAULT_K as DEFAULT_K  # the defaults of K, as they were here
 from .scoring.cutoffs import SAMPLE_K as SAMPLE_K
-from .scoring.measures import Measure
+from .scoring.join import join
+from .scoring.measures import Measure, measures_named, score_measures
+from .scoring.metrics import scored_queries
 from .scoring.scorable import check_scorable
 
-__all__ = ["History", "Report", "Results", "analyse", "build", "check_gates", "check_scorable", "document"]
-__all__ += ["evaluate", "open_history", "publish", "reanalyse", "score_and_summarise"]
+__all__ = ["Calculated", "History", "Report", "Results", "analyse", "build", "calc", "check_gates", "check_scorable"]
+__all__ += ["document", "evaluate", "open_history", "publish", "reanalyse", "score_and_summarise"]
 
 Progress = Callable[[str], None]
 
@@ -114,11 +123,12 @@ def evaluate(
     kmax: int | None = None,
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
-    measures: Sequence[Measure] = (),
+    measures: str | Sequence[str | Measure | Metric] = (),
     progress: Progress = _quiet,
     engine: str = "memory",
     scheduler: str | None = None,
     partition_bytes: int | None = None,
+    whole_lists: bool = True,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -145,9 +155,10 @@ def evaluate(
         One metadata file (TOML or JSON) per run, in order.
     input_format : str, optional
         A format name (``jsonl``, ``trec``, ``json``, ``csv``) instead of detecting each file's.
-    measures : sequence of Measure, default ()
-        Measures scored by name besides the suite (``parse_measures(["ndcg_cut_20"])``,
-        ``parse_measures(["trec-dl", "RBP(p=0.9)", "iprec_at_recall"])``).
+    measures : str or sequence of str or Measure, default ()
+        Measures scored by name besides the suite, as trec_eval, ir_measures or ranx spell them
+        (``["ndcg_cut_20"]``, ``["trec-dl", "RBP(p=0.9)", "iprec_at_recall"]``, ``"P@5,R@100"``),
+        or parsed already (:func:`~ragreport.scoring.measures.parse_measures`, a catalogue entry).
     progress : callable, optional
         Called with the name of each stage as it starts.
     engine : {"memory", "stream", "dask"}, default "memory"
@@ -158,6 +169,10 @@ def evaluate(
         With ``engine="dask"``: the address of the Dask scheduler (default: a local cluster).
     partition_bytes : int, optional
         With ``engine="stream"`` or ``"dask"``: bytes of run file per partition (default 64 MiB).
+    whole_lists : bool, default True
+        Keep each run's whole lists on its summary; False cuts them, once scored, to the depth
+        the report reads (what ``ragreport build`` does: at 100,000 queries x 100 ids it holds
+        13% less memory), so that the slots below cannot be read back.
 
     Returns
     -------
@@ -212,11 +227,12 @@ def evaluate(
             kmax=kmax,
             metas=metas,
             input_format=input_format,
-            measures=measures,
+            measures=measures_named(measures),
             progress=progress,
             engine=engine,
             scheduler=scheduler,
             partition_bytes=partition_bytes,
+            cut_lists=not whole_lists,
         )
     )
 
@@ -228,11 +244,10 @@ def analyse(
     baseline: str | None = None,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
-    previous: str | Path | None = None,
+    previous: str | Path | History | None = None,
     primary: str | None = None,
-    family: Sequence[str | Measure] | None = None,
+    family: str | Sequence[str | Measure | Metric] | None = None,
     progress: Progress = _quiet,
-    previous_basis: tuple[dict, str] | None = None,
     query_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     slice_by: Sequence[str] = (),
     queries: str | Path | Mapping[str, str] | None = None,
@@ -257,8 +272,9 @@ def analyse(
     permutations : int, default 10_000
         Random sign flips of the paired randomization test (from 1 to 10,000,000); the test is
         exact when 2^n is at most this.
-    previous : path, optional
-        An earlier report.json: the drift since it, when the query and label sets are the same.
+    previous : path or History, optional
+        An earlier report.json, or a history (:func:`open_history`: the report it published
+        last): the drift since it, when the query and label sets are the same.
     primary : str, optional
         The metric the report leads with, a compared metric at K in any spelling the name parser
         reads (``"nDCG@10"``, ``"recall_10"``); default nDCG at K.
@@ -269,9 +285,6 @@ def analyse(
         measure given to :func:`evaluate`). The primary metric must be a member.
     progress : callable, optional
         Called with the name of each stage as it starts.
-    previous_basis : (dict, str), optional
-        A stored report's drift basis and the previous report's file name, in place of
-        ``previous`` (what :attr:`History.previous_basis` gives).
     query_meta : path or mapping, optional
         Per-query metadata (a CSV, TSV or JSONL file, or ``{query: {key: value}}``), over what the
         runs carry (RAG JSONL ``meta``).
@@ -344,11 +357,10 @@ def analyse(
         baseline=baseline,
         correction=correction,
         permutations=permutations,
-        previous=previous,
         primary=primary,
-        family=family,
+        family=None if family is None else _named(family),
         progress=progress,
-        previous_basis=previous_basis,
+        previous_basis=_previous_basis(previous),
         min_effect=min_effect,
         audit=audit,
         query_meta=query_meta,
@@ -366,7 +378,7 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     Each run's stored top lists are joined with its stored judgments and scored again at the
     stored cutoffs; named measures take their per-query values from the stored rows; the
     comparison runs again with the stored settings (seeded), the drift from the stored basis of
-    the previous report (:mod:`ragreport.analysis.restored`). :func:`build` then writes the same
+    the previous report (:mod:`ragreport.output.exports.reportjson.restore`). :func:`build` then writes the same
     site, byte for byte.
 
     Parameters
@@ -398,6 +410,21 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     return reanalysed(report, source, make=Report)
 
 
+def _named(family: str | Sequence[str | Measure | Metric]) -> list[str | Measure]:
+    """The comparison family as :func:`~ragreport.analysis.family.choose_family` reads it."""
+    given = [family] if isinstance(family, str) else family
+    return [item.key if isinstance(item, Metric) else item for item in given]
+
+
+def _previous_basis(previous: str | Path | History | None) -> tuple[dict, str] | None:
+    """What drift reads of the previous report, and the name it goes by: a report.json (named by
+    its file name: a published report never shows a path of the machine that built it), or the
+    report a history published last."""
+    if previous is None or isinstance(previous, History):
+        return None if previous is None else previous.previous_basis
+    return load_previous(previous), Path(previous).name
+
+
 def document(analysis: Analysis, title: str | None = None) -> dict:
     """The report document: what ``report.json`` holds (the data contract), as a dict.
 
@@ -421,3 +448,82 @@ def document(analysis: Analysis, title: str | None = None) -> dict:
     ('Sample', ['sample'])
     """
     return report_document(analysis, title)
+
+
+class Calculated(NamedTuple):
+    """What :func:`calc` returns: each measure's mean, and its value for each query the mean counts.
+
+    Attributes
+    ----------
+    means : dict of str to float
+        By the measure's label (``"nDCG@10"``).
+    per_query : dict of str to dict of str to float
+        ``per_query[label][query_id]``.
+
+    Examples
+    --------
+    >>> calc({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "P@1").means
+    {'P@1': 1.0}
+    """
+
+    means: dict[str, float]
+    per_query: dict[str, dict[str, float]]
+
+
+def calc(
+    qrels: Any,
+    run: Any,
+    measures: str | Sequence[str | Measure | Metric] = "nDCG@10",
+    *,
+    conventions: Conventions = Conventions(),
+) -> Calculated:
+    """Score one run in one call: each measure's mean and per-query values, without bands.
+
+    As ``ir_measures.calc_aggregate`` and ``ranx.evaluate`` give them. A mean counts the queries
+    with a relevant id (``conventions`` may count more: ``no_relevant``, ``missing``;
+    docs/conventions.md section 3); a count (``num_rel``) is summed over them and a geometric
+    mean (``gm_map``) is the exponent of the mean logarithm, as trec_eval gives them.
+
+    Parameters
+    ----------
+    qrels : path, mapping or DataFrame
+        The judgments, as :func:`evaluate` reads them (``{query_id: {doc_id: grade}}``, a TREC
+        qrels file, ...).
+    run : path, mapping or DataFrame
+        One run, as :func:`evaluate` reads it (``{query_id: {doc_id: score}}``, a TREC run, ...).
+    measures : str or sequence, default "nDCG@10"
+        The measures, in any spelling :func:`evaluate` reads (``"P@5,R@100"``, ``["map", "ndcg_cut_10"]``).
+    conventions : Conventions, default Conventions()
+        How the figures are computed (``Conventions.trec_eval()``-like presets: ``COMPAT_PRESETS``).
+
+    Returns
+    -------
+    Calculated
+        ``(means, per_query)``.
+
+    Examples
+    --------
+    >>> means, per_query = calc({"q1": {"d1": 1}, "q2": {"d9": 1}},
+    ...                         {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}}, "P@1,RR@10")
+    >>> means
+    {'P@1': 0.5, 'RR@10': 0.5}
+    >>> per_query["P@1"]
+    {'q1': 1.0, 'q2': 0.0}
+    """
+    parsed = measures_named(measures)
+    loaded = load_inputs([run], qrels=qrels, order=conventions.order)[0]
+    judged = join(loaded.run, loaded.judgments, conventions.relevance_level)
+    check_scorable(judged, loaded.judgments.source or "the judgments", conventions)
+    values = score_measures(judged, parsed, conventions)[:, scored_queries(judged, conventions)]
+    ids = judged.query_ids[scored_queries(judged, conventions)].tolist()
+    means, per_query = {}, {}
+    for measure, row in zip(parsed, values):
+        label, epsilon = measure.label(), measure.metric.geometric
+        if measure.is_count:
+            means[label] = float(row.sum())
+        elif not len(row):
+            means[label] = math.nan
+        else:
+            means[label] = float(row.mean() if epsilon is None else np.exp(np.log(np.maximum(row, epsilon)).mean()))
+        per_query[label] = dict(zip(ids, row.tolist()))
+    return Calculated(means, per_query)

@@ -279,7 +279,7 @@ def _favoured(queries: int = 60, audited: int = 20):
 
 
 def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
-    from ragreport.output.exports.document import report_document
+    from ragreport.output.exports.reportjson.write import report_document
 
     model, human, runs = _favoured()
     report = analyse(evaluate(runs, qrels=model, k=3), audit=human, permutations=2000)
@@ -303,7 +303,7 @@ def test_a_verdict_the_audit_overturns_gets_a_labels_caveat():
 
 
 def test_a_verdict_the_audit_keeps_has_no_labels_caveat():
-    from ragreport.output.exports.document import report_document
+    from ragreport.output.exports.reportjson.write import report_document
 
     model, _, runs = _favoured()
     same = {q: dict(g) for q, g in list(model.items())[:20]}

@@ -120,3 +120,62 @@ def test_every_public_result_has_a_one_line_repr(tmp_path):
     assert repr(history) == f"History(folder={str(tmp_path / 'eval')!r}, reports=0, label='v1', previous=None)"
     # the notebook's view is still the table
     assert '<table class="suite-matrix">' in report._repr_html_()
+
+
+def test_the_package_lists_its_exports_for_completion():
+    listed = dir(ragreport)
+    assert {"evaluate", "analyse", "build", "calc", "document", "Conventions", "parse_measures"} <= set(listed)
+    assert not {"importlib", "annotations", "Any"} & set(listed)
+    assert all(getattr(ragreport, name) is not None for name in ragreport.__all__)
+
+
+def test_measures_are_named_as_strings_everywhere(results):
+    # evaluate() and analyse() take a metric's name in any grammar, a list of them, or parsed objects
+    from ragreport.scoring.catalogue import by_key
+    from ragreport.scoring.measures import parse_measures
+
+    named = evaluate({"good": GOOD}, qrels=QRELS, k=2, measures=["nDCG@20", "recip_rank"])[0]
+    assert [m.label() for m in named.measures] == ["nDCG@20", "RR"]
+    one = evaluate({"good": GOOD}, qrels=QRELS, k=2, measures="P@5,R@100")[0]
+    assert [m.label() for m in one.measures] == ["P@5", "R@100"]
+    parsed = evaluate({"good": GOOD}, qrels=QRELS, k=2, measures=parse_measures(["nDCG@20"]))[0]
+    assert parsed.measure_at["nDCG@20"] == named.measure_at["nDCG@20"]
+    entry = evaluate({"good": GOOD}, qrels=QRELS, k=2, measures=[by_key("AP")])[0]
+    assert [m.label() for m in entry.measures] == ["AP"]
+    assert analyse(results, family="nDCG@2").comparison.labels == ("nDCG@2",)
+    with pytest.raises(ragreport.core.errors.UsageError, match="nDCG@zz"):
+        evaluate({"good": GOOD}, qrels=QRELS, k=2, measures=["nDCG@zz"])
+
+
+def test_calc_gives_means_and_per_query_values_as_pytrec_eval_does():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"d": 1}, "q3": {"e": 0}}
+    run = {"q1": {"b": 3.0, "a": 2.0, "x": 1.0, "c": 0.5}, "q2": {"y": 2.0, "d": 1.0}, "q3": {"e": 1.0}}
+    means, per_query = ragreport.calc(qrels, run, ["ndcg_cut_3", "map", "P_2", "recip_rank", "num_rel_ret"])
+    reference = pytrec_eval.RelevanceEvaluator(
+        qrels, {"ndcg_cut.3", "map", "P.2", "recip_rank", "num_rel_ret"}
+    ).evaluate(run)
+    names = {"nDCG@3": "ndcg_cut_3", "AP": "map", "P@2": "P_2", "RR": "recip_rank"}
+    # trec_eval averages over the queries with a relevant id (q3 has none) and sums the count
+    for label, name in names.items():
+        assert set(per_query[label]) == {"q1", "q2"}
+        for q in ("q1", "q2"):
+            assert per_query[label][q] == pytest.approx(reference[q][name], abs=1e-12)
+        assert means[label] == pytest.approx((reference["q1"][name] + reference["q2"][name]) / 2, abs=1e-12)
+    assert means["NumRelRet"] == reference["q1"]["num_rel_ret"] + reference["q2"]["num_rel_ret"] == 3
+
+
+def test_the_command_line_calls_the_python_entry_points():
+    # one way in: the commands run evaluate(), analyse(), reanalyse() and build() of ragreport.api
+    import ast
+    from pathlib import Path
+
+    source = (Path(ragreport.__file__).parent / "cli" / "commands.py").read_text()
+    imported = {
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    assert not {"analysis.evaluation.evaluate_runs", "analysis.pipeline.analyse_runs"} & imported
+    assert "api.evaluate(" in source and "api.analyse(" in source and "api.reanalyse(" in source

@@ -207,7 +207,7 @@ def test_label_and_keep(files, tmp_path, capsys):
     )
     # --keep is bounded by the command line's parser; the API's check names the keyword and its value.
     history = open_history(tmp_path / "history")
-    analysis = analyse(evaluate({"good": GOOD}, qrels=QRELS, k=2), previous_basis=history.previous_basis)
+    analysis = analyse(evaluate({"good": GOOD}, qrels=QRELS, k=2), previous=history)
     error = _api(lambda: publish(analysis, history, keep=0))
     assert str(error) == "keep=0: keep at least 1 report"
     assert error.spelled(flag) == "--keep 0: keep at least 1 report"

@@ -8,7 +8,7 @@ from test_resampling import _runs
 
 from ragreport.analysis.result import release_sweep
 from ragreport.api import analyse, evaluate
-from ragreport.output.exports.document import report_document
+from ragreport.output.exports.reportjson.write import report_document
 from ragreport.output.site.render import prepare, render_site
 from ragreport.output.site.view.build import build_view
 from ragreport.scoring.catalogue import SUITE

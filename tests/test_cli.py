@@ -12,7 +12,7 @@ import time
 import pytest
 
 from ragreport.cli import Progress, main
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 1.0 t\n"

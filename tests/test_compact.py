@@ -1,7 +1,7 @@
 """report.json's compact forms (schema ragreport/4, docs/conventions.md section 22.17; ragreport/3,
 section 22.13; ragreport/2, section 22.4): written once, the stored lists and the judgments' ids
 packed as base-64 (ragreport/3 on), the lists cut to K and the judged ids condensing reads after
-them (ragreport/4), read back as the rows of ragreport/1 (ragreport/reading/compact.py), and the
+them (ragreport/4), read back as the rows of ragreport/1 (ragreport/output/exports/reportjson/migrate.py), and the
 older schemas still read."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sitetools import float_blind
 
 from ragreport.cli import main
 from ragreport.core.errors import InputError
-from ragreport.reading.compact import (
+from ragreport.output.exports.reportjson.migrate import (
     expanded,
     indices,
     judgment_map,
@@ -29,7 +29,7 @@ from ragreport.reading.compact import (
     run_lists,
     unpacked,
 )
-from ragreport.reading.previous import read_report as read_report_json
+from ragreport.output.exports.reportjson.previous import read_report as read_report_json
 
 DATA = Path(__file__).resolve().parent / "data"
 #: The preloaded sample's report.json as schema ragreport/1 wrote it (commit c227317), built on
@@ -440,7 +440,7 @@ def test_the_label_set_is_written_in_the_order_of_its_map_by_code_point():
     # (here written out by hand: "Z" < "e" < "z" < "é"; "q10" < "q2").
     from ragreport.analysis.summary import report_judgments
     from ragreport.api import analyse, evaluate
-    from ragreport.output.exports.document import LabelColumns, sorted_labels
+    from ragreport.output.exports.reportjson.write import LabelColumns, sorted_labels
 
     run = {"q2": {"é": 3.0, "e": 2.0, "x": 1.0}, "q10": {"b": 1.0}}
     qrels = {"q2": {"z": 0, "é": 2, "Z": 1, "e": 1}, "q10": {"b": 1, "a": 0}, "q1": {"c": 1}}

@@ -454,7 +454,7 @@ def test_the_pandas_and_jq_lines_give_the_rows_back(tmp_path, monkeypatch, capsy
     import json
 
     from ragreport.cli import main
-    from ragreport.reading.compact import expanded, judgment_map, query_rows
+    from ragreport.output.exports.reportjson.migrate import expanded, judgment_map, query_rows
 
     text = section("docs/render.md", "Reading report.json (pandas, jq)")
     monkeypatch.chdir(tmp_path)

@@ -12,7 +12,7 @@ import pytest
 from ragreport.analysis.drift import label_change
 from ragreport.cli import main
 from ragreport.core.errors import InputError
-from ragreport.reading.compact import expanded
+from ragreport.output.exports.reportjson.migrate import expanded
 
 RUN = "".join(f"q{i} Q0 d{i} 1 2 t\nq{i} Q0 x{i} 2 1 t\n" for i in range(12))
 LATER = "".join(f"q{i} Q0 x{i} 1 2 t\nq{i} Q0 d{i} 2 1 t\n" for i in range(12))
@@ -107,7 +107,7 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
         "report.json:1: expected a report.json with schema 'ragreport/4' or 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'other'"
         in capsys.readouterr().err
     )
-    from ragreport.reading.previous import load_previous
+    from ragreport.output.exports.reportjson.previous import load_previous
 
     with pytest.raises(InputError):
         load_previous(tmp_path / "run.trec")

@@ -15,8 +15,8 @@ import pytest
 from sitetools import four_trec_runs
 
 from ragreport.cli import main
+from ragreport.output.exports.reportjson.migrate import query_rows
 from ragreport.output.exports.tables import csv_text, latex_escape, latex_table
-from ragreport.reading.compact import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 HOSTILE = "a_b&c%$#{}~^\\"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragreport.cli import main
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,5 +1,5 @@
 """Hostile input, second round (docs/conventions.md section 23.2): every stored document is checked
-field by field against its declaration (ragreport/reading/documents.py) where it is read.
+field by field against its declaration (ragreport/output/exports/reportjson/schema.py) where it is read.
 
 history.json is read by ``publish``; a report.json by ``render`` and ``--previous``. Each field of
 each of them, replaced by a value of a wrong shape, gives one line naming the file and the field,
@@ -22,10 +22,10 @@ from sitetools import history_inputs, publish
 
 from ragreport.cli import main
 from ragreport.core.errors import InputError
+from ragreport.output.exports.history_index import load_history
+from ragreport.output.exports.reportjson import schema as documents
 from ragreport.output.site.render import render_history
 from ragreport.output.site.wording.comparison import VERDICTS
-from ragreport.reading import documents
-from ragreport.reading.history import load_history
 from ragreport.reading.schema import (
     BOOLEAN,
     COUNT,

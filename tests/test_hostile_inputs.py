@@ -24,8 +24,8 @@ from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError
 from ragreport.core.ids import FORBIDDEN_ID_CHARACTERS, forbidden_character, forbidden_in_utf8
 from ragreport.core.model import TREC_EVAL, Conventions, Gain, Order
+from ragreport.output.exports.reportjson.migrate import query_rows
 from ragreport.reading import registry
-from ragreport.reading.compact import query_rows
 from ragreport.reading.memory import judgments_from_object, run_from_object
 from ragreport.reading.registry import load_qrels, load_runs
 

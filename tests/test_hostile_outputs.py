@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
 from ragreport.cli import INTERNAL_ERROR_STATUS, main
+from ragreport.output.exports.reportjson.migrate import expanded
 from ragreport.output.site.view.run import slug
-from ragreport.reading.compact import expanded
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 RUN = "q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq2 Q0 d3 1 0.7 r\nq2 Q0 d9 2 0.6 r\n"
@@ -586,14 +586,14 @@ def test_the_site_isolates_names_and_the_title_shows_escapes(evil, capsys):
 def test_an_unforeseen_input_error_is_one_line_and_a_bug_is_a_traceback_with_a_hint(files, capsys, monkeypatch):
     import ragreport.cli.commands as cli
 
-    def deep(args, progress, previous_basis=None):
+    def deep(args, progress, previous=None, whole_lists=True):
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(cli, "_analyse", deep)
     line = one_error(["score", files / "run.trec", "--qrels", files / "qrels.txt"], capsys)
     assert line.startswith("an input could not be read (RecursionError: maximum recursion depth exceeded)")
 
-    def bug(args, progress, previous_basis=None):
+    def bug(args, progress, previous=None, whole_lists=True):
         raise KeyError("oops")
 
     monkeypatch.setattr(cli, "_analyse", bug)
@@ -931,7 +931,7 @@ def test_a_forged_report_given_to_render_is_one_line(files, previous, capsys, pa
 def test_running_out_of_memory_is_one_line(files, capsys, monkeypatch):
     import ragreport.cli.commands as cli
 
-    def hungry(args, progress, previous_basis=None):
+    def hungry(args, progress, previous=None, whole_lists=True):
         raise MemoryError
 
     monkeypatch.setattr(cli, "_analyse", hungry)

@@ -10,7 +10,7 @@ import numpy as np
 from ragreport.analysis.evaluation import evaluate_runs
 from ragreport.api import analyse
 from ragreport.cli import main
-from ragreport.output.exports.document import report_document
+from ragreport.output.exports.reportjson.write import report_document
 
 
 def _files(tmp_path, queries: int = 30, depth: int = 40):

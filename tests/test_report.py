@@ -11,8 +11,8 @@ from ragreport.analysis.limits import limits
 from ragreport.analysis.result import Analysis
 from ragreport.api import score_and_summarise
 from ragreport.core.model import SCHEMA, Conventions
-from ragreport.output.exports.document import report_document
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
+from ragreport.output.exports.reportjson.write import report_document
 
 DAY = dt.date(2026, 1, 1)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragreport.cli import main
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
 from ragreport.scoring.catalogue import SUITE
 
 

@@ -1,4 +1,4 @@
-"""A stored report read back (ragreport/reading/stored.py), and what report.json stores for it
+"""A stored report read back (ragreport/output/exports/reportjson/read.py), and what report.json stores for it
 (``runs[].lists``), on hand-worked lists."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from ragreport.cli import main
 from ragreport.core.errors import InputError
 from ragreport.core.model import Conventions, Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RunMeta
-from ragreport.reading.compact import expanded, query_rows, unpacked
-from ragreport.reading.stored import conventions_from, load_report, meta_from, stored_run
+from ragreport.output.exports.reportjson.migrate import expanded, query_rows, unpacked
+from ragreport.output.exports.reportjson.read import conventions_from, load_report, meta_from, stored_run
 
 
 def _score_json(tmp_path, capsys, run: str, qrels: str, *options: str) -> dict:

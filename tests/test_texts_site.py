@@ -11,7 +11,7 @@ import pytest
 from sitetools import INJECTIONS, read_page, site_files
 
 from ragreport.cli import main
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
 
 TOPICS = """<top>
 <num> Number: 301

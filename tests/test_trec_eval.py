@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from ragreport.cli import main
 from ragreport.core.model import TREC_EVAL, Missing
-from ragreport.reading.compact import query_rows
+from ragreport.output.exports.reportjson.migrate import query_rows
 from ragreport.reading.registry import load_runs
 from ragreport.scoring.join import join
 from ragreport.scoring.measures import Measure, parse_measures, score_measures

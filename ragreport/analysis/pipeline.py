@@ -5,7 +5,7 @@ the runs with the baseline (:mod:`~ragreport.analysis.compare`, on the family
 :mod:`~ragreport.analysis.family` chooses), measures the drift since a previous report
 (:mod:`~ragreport.analysis.drift`), slices by per-query metadata (:mod:`~ragreport.analysis.slices`)
 and picks the documents shown with their text (:mod:`~ragreport.analysis.texts`).
-:func:`reanalysed` does the same for a stored report.json (:mod:`~ragreport.analysis.restored`).
+:func:`reanalysed` does the same for a stored report.json (:mod:`~ragreport.output.exports.reportjson.restore`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import TypeVar
 
 from ..core.errors import Argument, ArgumentError, whole_number
 from ..core.model import Judgments
-from ..reading.previous import load_previous
 from ..reading.registry import load_qrels
 from ..scoring.catalogue import COMPARED
 from ..scoring.cutoffs import SAMPLE_K
@@ -31,7 +30,6 @@ from .family import choose_family
 from .limits import limits
 from .power import MIN_EFFECT
 from .randomization import MAX_PERMUTATIONS
-from .restored import restored
 from .result import Analysis
 from .slices import slice_keys, slices
 from .summary import RunSummary
@@ -51,7 +49,6 @@ def analyse_runs(
     baseline: str | None = None,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
-    previous: str | Path | None = None,
     primary: str | None = None,
     family: Sequence[str | Measure] | None = None,
     progress: Callable[[str], None] = _quiet,
@@ -74,7 +71,7 @@ def analyse_runs(
     if queries is not None:
         summaries = with_query_text(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
-    compares = len(summaries) > 1 or previous is not None or previous_basis is not None
+    compares = len(summaries) > 1 or previous_basis is not None
     chosen = choose_family(family, k, primary, compares=compares)
     if len(summaries) > 1:
         progress("comparing runs")
@@ -92,9 +89,6 @@ def analyse_runs(
     # Drift tests the family's members it shows: the suite's metrics at K.
     shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
     tested = tuple(m for m in COMPARED if (m, k) in shown)
-    if previous is not None:
-        # Named by its file name: a published report never shows a path of the machine that built it.
-        previous_basis = (load_previous(previous), Path(previous).name)
     if previous_basis is not None:
         found_drift = drift(
             previous_basis[0],
@@ -152,9 +146,3 @@ def analyse_runs(
         text_queries=chosen_queries,
         audit=found_audit,
     )
-
-
-def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
-    """A stored report.json analysed again without its run files (:func:`ragreport.api.reanalyse`)."""
-    summaries, settings = restored(report, source)
-    return analyse_runs(summaries, make=make, **settings)

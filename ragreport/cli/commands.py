@@ -22,22 +22,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import api
 from ..analysis.compare import Correction
-from ..analysis.evaluation import evaluate_runs
 from ..analysis.family import choose_family
-from ..analysis.pipeline import analyse_runs, reanalysed
 from ..analysis.result import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
-from ..output.exports.document import report_document, with_gates
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
+from ..output.exports.reportjson.read import load_report
+from ..output.exports.reportjson.write import report_document, with_gates
 from ..output.exports.tables import csv_text, latex_table
 from ..output.exports.text import comment, markdown, table, trec_lines
 from ..output.site.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
 from ..output.site.wording import messages as say
 from ..reading import irds
-from ..reading.stored import load_report
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
@@ -172,22 +171,23 @@ def _asked_cutoffs(args: argparse.Namespace) -> tuple[int, ...]:
 def _analyse(
     args: argparse.Namespace,
     progress: Callable[[str], None],
-    previous_basis: tuple[dict, str] | None = None,
-    cut_lists: bool = False,
+    previous: str | Path | api.History | None = None,
+    whole_lists: bool = True,
 ) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
     k = _asked_cutoffs(args)[0]
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
-    compares = len(args.inputs) > 1 or args.previous is not None or previous_basis is not None
+    previous = previous if previous is not None else args.previous
+    compares = len(args.inputs) > 1 or previous is not None
     if args.qrels is not None and not args.inputs:  # the sample carries its own judgments
         raise UsageError(
             "--qrels needs run files to score: without runs ragreport scores its preloaded sample, "
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
-    summaries = evaluate_runs(
+    results = api.evaluate(
         args.inputs,
         qrels=args.qrels,
         k=args.k,
@@ -200,26 +200,24 @@ def _analyse(
         engine=args.engine,
         scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
-        cut_lists=cut_lists,
+        whole_lists=whole_lists,
     )
-    return analyse_runs(
-        summaries,
+    return api.analyse(
+        results,
         baseline=args.baseline,
         correction=Correction(args.correction),
         permutations=args.permutations,
         min_effect=args.min_effect,
-        previous=args.previous,
+        previous=previous,
         primary=args.primary,
         family=family,
         progress=progress,
-        previous_basis=previous_basis,
         query_meta=args.query_meta,
         slice_by=args.slice,
         queries=args.queries,
         corpus=args.corpus,
         text_queries=args.text_queries,
         audit=getattr(args, "audit", None),
-        make=Analysis,
     )
 
 
@@ -263,7 +261,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn
         # (docs/conventions.md section 22.9).
-        analysis = release_sweep(_analyse(args, progress, cut_lists=True))  # lists cut once scored (22.14)
+        analysis = release_sweep(_analyse(args, progress, whole_lists=False))  # lists cut once scored (22.14)
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
         written = _write(args, analysis, progress, args.title, document, results, rules)
@@ -349,7 +347,7 @@ def _render(args: argparse.Namespace) -> int:
         progress("reading")
         stored = load_report(args.report)
         rules = _render_rules(args, stored["settings"], given)
-        analysis = reanalysed(stored, args.report, Analysis)
+        analysis = api.reanalyse(stored, source=args.report)
         title = args.title if args.title is not None else stored["settings"].get("title")
         document = report_document(analysis, title)
         results = check_gates(document, rules)
@@ -379,7 +377,7 @@ def _publish(args: argparse.Namespace) -> int:
     args.previous = None
     progress = Progress(quiet=args.quiet)
     try:
-        analysis = _analyse(args, progress, previous_basis=history.previous_basis)
+        analysis = _analyse(args, progress, previous=history)
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
         folder = publish(

@@ -1,5 +1,5 @@
 """The layout of a history folder (``ragreport publish``) and the rule for its labels: names shared
-by the reader of a history (:mod:`ragreport.reading.history`) and its writer (:mod:`ragreport.output`)."""
+by the reader of a history (:mod:`ragreport.output.exports.history_index`) and its writer (:mod:`ragreport.output`)."""
 
 from __future__ import annotations
 

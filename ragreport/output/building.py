@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import Argument
 from ..core.history import REPORTS
-from .exports.document import report_document, with_gates
 from .exports.gates import GateResult, GateRules
 from .exports.history import ROOT, choose_label, digest, history_entry, keep_newest, place
 from .exports.publishing import History
+from .exports.reportjson.write import report_document, with_gates
 from .site.render import prepare, render_history, render_single, render_site, write_file, write_history, write_site
 from .site.view.build import build_view
 from .site.writing import target_path
@@ -130,7 +130,7 @@ def publish(
     Parameters
     ----------
     analysis : Analysis
-        What :func:`analyse` returns, made with ``previous_basis=history.previous_basis`` for the
+        What :func:`analyse` returns, made with ``previous=history`` for the
         drift since the report published before.
     history : History
         The history folder, from :func:`open_history`.
@@ -169,7 +169,7 @@ def publish(
     >>> import pathlib, tempfile
     >>> from ragreport.api import analyse, evaluate, open_history
     >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "history", label="first")
-    >>> report = analyse(evaluate(k=5), previous_basis=history.previous_basis)
+    >>> report = analyse(evaluate(k=5), previous=history)
     >>> publish(report, history).name
     'first'
     >>> sorted(path.name for path in history.folder.iterdir() if not path.name.startswith("."))

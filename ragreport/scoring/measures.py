@@ -346,6 +346,22 @@ def _tokens(text: str) -> list[str]:
     return [t.strip() for t in tokens]
 
 
+def measures_named(items: str | Measure | Metric | Iterable[str | Measure | Metric]) -> tuple[Measure, ...]:
+    """Measures however a caller names them: a name or a list of names in any grammar
+    :func:`parse_measures` reads (``"nDCG@10"``, ``"ndcg_cut_10,P_5"``, ``"trec-dl"``), measures
+    parsed already, or catalogue entries (an entry alone is read as its key is)."""
+    given = [items] if isinstance(items, (str, Measure, Metric)) else list(items)
+    out: list[Measure] = []
+    for item in given:
+        if isinstance(item, Measure):
+            out.append(item)
+        elif isinstance(item, (str, Metric)):
+            out += parse_measures([item if isinstance(item, str) else item.key])
+        else:
+            raise UsageError(f"expected a measure's name or a Measure, got {type(item).__name__}: {item!r}")
+    return tuple(dict.fromkeys(out))
+
+
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
     """Every measure of comma-separated lists; a bare number extends the previous trec_eval measure
     (``P.5,10`` is P_5 and P_10); a set's name (:data:`MEASURE_SETS`: ``trec-dl``) stands for its

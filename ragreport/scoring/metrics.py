@@ -162,6 +162,19 @@ def full_depth(judged: JudgedRun) -> int:
     )
 
 
+def scored_queries(judged: JudgedRun, conventions: Conventions) -> np.ndarray:
+    """Which queries an average counts (docs/conventions.md section 3): those with a relevant id;
+    under ``--no-relevant zero`` also those judged with none (averaged in as 0, as trec_eval does;
+    a query listed with no judgment at all, ``{"q1": {}}`` in JSON qrels, is not judged, as
+    pytrec_eval reads it); under ``--missing skip`` only those the run lists."""
+    scored = judged.relevant > 0
+    if conventions.no_relevant is NoRelevant.ZERO:
+        scored |= np.bincount(judged.judgment_query, minlength=judged.n_queries) > 0
+    if conventions.missing is Missing.SKIP:
+        scored &= judged.in_run
+    return scored
+
+
 def score(
     judged: JudgedRun,
     cutoffs: Sequence[int] | np.ndarray,
@@ -202,18 +215,11 @@ def score(
     # queries' columns, so the figures are those of one block after another.
     thread_map(scored_block, range(0, n, block))
 
-    scored = judged.relevant > 0
-    if conventions.no_relevant is NoRelevant.ZERO:
-        # Judged, nothing relevant: averaged in as 0, as trec_eval does. A query listed with no
-        # judgment at all (``{"q1": {}}`` in JSON qrels) is not judged, as pytrec_eval reads it.
-        scored |= np.bincount(judged.judgment_query, minlength=n) > 0
-    if conventions.missing is Missing.SKIP:
-        scored &= judged.in_run
     return QueryScores(
         cutoffs=grid,
         values=table,
         hits=hits,
-        scored=scored,
+        scored=scored_queries(judged, conventions),
         first_relevant_rank=judged.first_relevant,
         metrics=metrics,
     )

@@ -14,11 +14,11 @@ from typing import Any
 
 from ...core.errors import UsageError
 from ...core.history import HISTORY_FILE, REPORTS
-from ...reading.history import load_history
-from ...reading.previous import load_previous
 from ..site.wording import messages as say
 from ..site.writing import folder_problem, recover_before_reading, target_path
 from .history import check_label, digest, previous_entry
+from .history_index import load_history
+from .reportjson.previous import load_previous
 
 
 @dataclass(frozen=True)

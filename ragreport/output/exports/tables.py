@@ -11,10 +11,10 @@ import io
 from typing import Any
 
 from ...core.escape import visible
-from ...reading.compact import query_rows
 from ...scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
 from ..site.wording import exports as say
 from ..site.wording import numbers as fmt
+from .reportjson.migrate import query_rows
 
 # --- CSV --------------------------------------------------------------------------------------------
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...core.escape import field, visible
-from ...reading.compact import query_rows
 from ...scoring.catalogue import IntervalMethod
 from ..site.media import markdown_code, markdown_text
 from ..site.wording import gates as say
+from .reportjson.migrate import query_rows
 
 #: How report.json writes "no band" (a count's figure is a total).
 _NO_BAND = IntervalMethod.NONE.value

@@ -35,7 +35,7 @@ from ...reading.files import special_kind
 from ..exports.history import history_context, history_json
 from .pages import figure, install
 from .queryview import packed as packed_json
-from ..exports.reportjson import report_json
+from ..exports.reportjson.write import report_json
 from ..exports.text import markdown
 from .trend import trend_figure
 from .wording import history as say_history

@@ -5,7 +5,7 @@
 (the words and formats come from :mod:`ragreport.output.site.wording`). The site's pages
 (:mod:`ragreport.output.site.pages`), the terminal table, the Markdown and summary.md
 (:mod:`ragreport.output.exports.text`) lay it out and decide nothing. report.json is not built from it: it
-is the data contract (:mod:`ragreport.output.exports.document`).
+is the data contract (:mod:`ragreport.output.exports.reportjson.write`).
 
 - :mod:`.model`: the dataclasses;
 - :mod:`.cells`: figures with their bands and bars, the suite matrix;

@@ -1,7 +1,7 @@
 """Build the view model from the analysis: :func:`build_view` reads an
 :class:`~ragreport.analysis.result.Analysis` and returns a :class:`~.model.ReportView`.
 
-report.json is not built from it: it is the data contract (:mod:`ragreport.output.exports.document`)."""
+report.json is not built from it: it is the data contract (:mod:`ragreport.output.exports.reportjson.write`)."""
 
 from __future__ import annotations
 

@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import InputError
-from ..core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3
-from .schema import Spec, check
+from ....core.errors import InputError
+from ....core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3
+from ....reading.schema import Spec, check
 
 #: The schemas of report.json ragreport reads, the current one first.
 SCHEMAS = (SCHEMA, SCHEMA_V3, SCHEMA_V2, SCHEMA_V1)

@@ -3,35 +3,36 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ... import __version__
-from ...analysis.dates import run_date
-from ...analysis.status import Status
-from ...analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
-from ...core.ids import as_text, first_appearance
-from ...core.model import SCHEMA
-from ...reading.compact import pack, packed_dtype
-from ...reading.irds import dataset_record
-from ...scoring.catalogue import READ, SUITE, IntervalMethod, Measure
-from ...scoring.condensed import Following, following
-from ..site.headline import headline
-from ..site.wording import comparison as say
-from ..site.wording import sources as say_sources
+from .... import __version__
+from ....analysis.dates import run_date
+from ....analysis.status import Status
+from ....analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
+from ....core.ids import as_text, first_appearance
+from ....core.model import SCHEMA
+from ....reading.irds import dataset_record
+from ....scoring.catalogue import READ, SUITE, IntervalMethod, Measure
+from ....scoring.condensed import Following, following
+from ...site.headline import headline
+from ...site.wording import comparison as say
+from ...site.wording import sources as say_sources
+from .migrate import pack, packed_dtype
 
 if TYPE_CHECKING:
-    from ...analysis.audit import Audit
-    from ...analysis.compare import ComparisonReport, RunComparison
-    from ...analysis.limits import Limit
-    from ...analysis.result import Analysis
-    from ...analysis.slices import SliceReport
-    from ...analysis.summary import RunSummary
-    from .gates import GateResult, GateRules
+    from ....analysis.audit import Audit
+    from ....analysis.compare import ComparisonReport, RunComparison
+    from ....analysis.limits import Limit
+    from ....analysis.result import Analysis
+    from ....analysis.slices import SliceReport
+    from ....analysis.summary import RunSummary
+    from ..gates import GateResult, GateRules
 
 
 def _number(value: Any) -> Any:
@@ -582,3 +583,11 @@ def with_gates(
     if rules and "settings" in made:
         made["settings"] = {**made["settings"], "gates": rules.as_dict()}
     return made
+
+
+def report_json(document: Mapping[str, Any], compact: bool = False) -> bytes:
+    """report.json's bytes: one line of JSON, UTF-8, no NaN; ``compact``: no space after a comma
+    or a colon (report.json itself, docs/conventions.md section 22.4; the shared documents' text
+    keeps the default spacing)."""
+    separators = (",", ":") if compact else (", ", ": ")
+    return (json.dumps(document, ensure_ascii=False, allow_nan=False, separators=separators) + "\n").encode("utf-8")

@@ -6,8 +6,8 @@ writer adds is one entry here."""
 
 from __future__ import annotations
 
-from ..core.model import Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RetrieverKind
-from .schema import (
+from ....core.model import Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RetrieverKind
+from ....reading.schema import (
     ANY,
     BOOLEAN,
     BOOLEAN_OR_NULL,

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError, UsageError
-from ..core.history import (
+from ...core.errors import InputError, UsageError
+from ...core.history import (
     ENTRY_KEYS,
     HISTORY_FILE,
     HISTORY_HEADER,
@@ -25,10 +25,10 @@ from ..core.history import (
     REPORTS,
     valid_label,
 )
-from ..core.manifest import NotAMarker, read_marker
-from .documents import HISTORY
-from .schema import check
-from .storedjson import read_document
+from ...core.manifest import NotAMarker, read_marker
+from ...reading.schema import check
+from ...reading.storedjson import read_document
+from .reportjson.schema import HISTORY
 
 
 def _line_of(text: str, label: str) -> int:

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import InputError, shorten
-from ..core.model import (
+from ....core.errors import InputError, shorten
+from ....core.model import (
     META_KEYS,
     SCHEMA,
     SCHEMA_V2,
@@ -40,10 +40,10 @@ from ..core.model import (
     Run,
     RunMeta,
 )
-from .compact import SCHEMAS, read_back
-from .documents import COMPACT, PACKED, PACKED4, RENDER
-from .schema import check
-from .storedjson import read_document
+from ....reading.schema import check
+from ....reading.storedjson import read_document
+from .migrate import SCHEMAS, read_back
+from .schema import COMPACT, PACKED, PACKED4, RENDER
 
 #: What a report needs to be rendered again, at the top level and per run.
 NEEDED_TOP = ("settings", "judgments", "runs")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError
-from ..core.model import SCHEMA, SCHEMA_V2, SCHEMA_V3
-from .compact import SCHEMAS, read_back
-from .documents import COMPACT, PACKED, PACKED4, PREVIOUS
-from .schema import check, problem
-from .storedjson import read_document
+from ....core.errors import InputError
+from ....core.model import SCHEMA, SCHEMA_V2, SCHEMA_V3
+from ....reading.schema import check, problem
+from ....reading.storedjson import read_document
+from .migrate import SCHEMAS, read_back
+from .schema import COMPACT, PACKED, PACKED4, PREVIOUS
 
 
 def read_report(path: str | Path) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """A stored report.json analysed again without its run files (``ragreport render``).
 
 Each run's stored top lists are joined with its stored judgments and scored again at the stored
-cutoffs (:func:`~ragreport.reading.stored.stored_run`), their bands drawn again; the K sweep is
+cutoffs (:func:`~ragreport.output.exports.reportjson.read.stored_run`), their bands drawn again; the K sweep is
 read as stored (its means and bands); the condensed reading is condensed again from the stored
 top and the judged ids after it (``lists.next_judged``, schema ``ragreport/4``), or read as
 stored from an older report; named measures, which may read a whole list, take their per-query
@@ -19,27 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import InputError
-from ..core.model import Gain, Judgments
-from ..reading.compact import expanded
-from ..reading.previous import check_drift_fields
-from ..reading.stored import (
-    REBUILD,
-    StoredRun,
-    load_report,
-    stored_query_meta,
-    stored_run,
-    stored_slice_by,
-    stored_texts,
-)
-from ..scoring.condensed import condense, following
-from ..scoring.join import join
-from ..scoring.measures import Measure
-from ..scoring.metrics import QueryScores, score
-from ..scoring.readings import READ, score_readings
-from .compare import Correction
-from .power import MIN_EFFECT
-from .summary import RunSummary, Sweep, summarise
+from ....analysis.compare import Correction
+from ....analysis.pipeline import A, analyse_runs
+from ....analysis.power import MIN_EFFECT
+from ....analysis.summary import RunSummary, Sweep, summarise
+from ....core.errors import InputError
+from ....core.model import Gain, Judgments
+from ....scoring.condensed import condense, following
+from ....scoring.join import join
+from ....scoring.measures import Measure
+from ....scoring.metrics import QueryScores, score
+from ....scoring.readings import READ, score_readings
+from .migrate import expanded
+from .previous import check_drift_fields
+from .read import REBUILD, StoredRun, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
 
 
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
@@ -179,3 +172,9 @@ def _stored_audit(audit: Any) -> Judgments | None:
     labels = audit["labels"]
     per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in labels]
     return Judgments.from_lists(per_query, source=str(audit["source"]))
+
+
+def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
+    """A stored report.json analysed again without its run files (:func:`ragreport.api.reanalyse`)."""
+    summaries, settings = restored(report, source)
+    return analyse_runs(summaries, make=make, **settings)
