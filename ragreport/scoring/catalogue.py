@@ -811,6 +811,13 @@ class Measure:
     every other parameter set to other than its default, as sorted (name, value) pairs (``rel``, set
     at all, is kept: its default is the run's ``--relevance-level``). ``key`` is the catalogue
     entry's key (:attr:`metric`).
+
+    Examples
+    --------
+    >>> Measure("nDCG", 10).label()
+    'nDCG@10'
+    >>> Measure("RR", 10, params=(("rel", 2),)).label()
+    'RR(rel=2)@10'
     """
 
     key: str

@@ -363,10 +363,33 @@ def measures_named(items: str | Measure | Metric | Iterable[str | Measure | Metr
 
 
 def parse_measures(texts: Iterable[str]) -> tuple[Measure, ...]:
-    """Every measure of comma-separated lists; a bare number extends the previous trec_eval measure
-    (``P.5,10`` is P_5 and P_10); a set's name (:data:`MEASURE_SETS`: ``trec-dl``) stands for its
-    measures. Order is kept, repeats dropped. A measure whose entry names a
-    companion (RBP: its residual) brings it along, right after it, with the same parameters."""
+    """Every measure of comma-separated lists of names, in trec_eval's, ir_measures' or ranx's grammar.
+
+    A bare number extends the previous trec_eval measure (``P.5,10`` is P_5 and P_10); a set's
+    name (:data:`MEASURE_SETS`: ``trec-dl``) stands for its measures. Order is kept, repeats
+    dropped. A measure whose entry names a companion (RBP: its residual) brings it along, right
+    after it, with the same parameters.
+
+    Parameters
+    ----------
+    texts : iterable of str
+        The lists of names.
+
+    Returns
+    -------
+    tuple of Measure
+        The measures, in order.
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A name no grammar reads, with the forms it could have meant.
+
+    Examples
+    --------
+    >>> [m.label() for m in parse_measures(["P.5,10", "ndcg_cut_20", "RR(rel=2)@10"])]
+    ['P@5', 'P@10', 'nDCG@20', 'RR(rel=2)@10']
+    """
     out: list[Measure] = []
     previous: str | None = None
     for text in texts:
