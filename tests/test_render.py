@@ -422,3 +422,61 @@ def test_an_audit_renders_byte_for_byte(trec, tmp_path, monkeypatch, capsys):
     assert [c["metric"] for c in document["audit"]["comparisons"]] == family
     # The headline leads with the corrected difference: over the audited queries both runs scored.
     assert 0 < document["headline"][0]["corrected_by"] <= len(audited)
+
+
+def _without(document, key: str):
+    """A report.json as one made before the catalogue's metric ``key`` existed: every figure of it gone."""
+    if isinstance(document, dict):
+        return {k: _without(v, key) for k, v in document.items() if k != key and not k.startswith(key + "@")}
+    if isinstance(document, list):
+        return [_without(v, key) for v in document]
+    return document
+
+
+def test_a_report_made_before_a_metric_existed_renders_without_it_and_says_so_once(tmp_path, monkeypatch, capsys):
+    # docs/conventions.md section 26: a metric the stored report does not hold is left out of its
+    # pages, said once (a limit on the run's page), never a refusal; the others are as built
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--out", "built", "--quiet"]) == 0
+    report = json.loads((tmp_path / "built" / "report.json").read_text())
+    (tmp_path / "old.json").write_text(json.dumps(_without(report, "CP")))
+    assert main(["render", "old.json", "--out", "rendered", "--quiet"]) == 0
+    pages = {p.name: p.read_text() for p in (tmp_path / "rendered").glob("*.html")}
+    assert pages and not any(
+        "CP@5" in text.replace("No CP@5", "").replace("before CP@5", "") for text in pages.values()
+    )
+    said = [name for name, text in pages.items() if "before CP@5 joined the suite" in text]
+    assert said == ["run-sample.html"]
+    again = json.loads((tmp_path / "rendered" / "report.json").read_text())
+    kept = report["runs"][0]["metrics"]
+    assert set(again["runs"][0]["metrics"]) == {label for label in kept if not label.startswith("CP@")}
+    for label, figure in again["runs"][0]["metrics"].items():
+        assert (figure["mean"], figure["low"], figure["high"]) == (
+            kept[label]["mean"],
+            kept[label]["low"],
+            kept[label]["high"],
+        )
+    # and as --previous: the drift of the metrics both hold, the missing one said once
+    assert main(["build", "--out", "later", "--previous", "old.json", "--quiet"]) == 0
+    drift = json.loads((tmp_path / "later" / "report.json").read_text())["drift"]
+    assert "CP@5 is not in the previous report: it has no drift." in drift["notes"]
+    assert {row["metric"] for row in drift["rows"]} == {label for label in kept if not label.startswith("CP@")}
+
+
+def test_a_report_holding_a_metric_the_catalogue_no_longer_has_renders_without_it(tmp_path, monkeypatch):
+    # the other way round: a report made when the suite held one more metric ("XX", since removed)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--out", "built", "--quiet"]) == 0
+    report = json.loads((tmp_path / "built" / "report.json").read_text())
+    run = report["runs"][0]
+    run["metrics"]["XX@5"] = dict(run["metrics"]["P@5"])
+    run["sweep"]["XX"] = run["sweep"]["P"]
+    run["queries"]["XX@5"] = run["queries"]["P@5"]
+    (tmp_path / "newer.json").write_text(json.dumps(report))
+    assert main(["render", "newer.json", "--out", "rendered", "--quiet"]) == 0
+    assert (tmp_path / "rendered" / "index.html").read_bytes() == (tmp_path / "built" / "index.html").read_bytes()
+    assert main(["build", "--out", "later", "--previous", "newer.json", "--quiet"]) == 0
+    drift = json.loads((tmp_path / "later" / "report.json").read_text())["drift"]
+    assert drift["comparable"] and not [n for n in drift["notes"] if "XX" in n]

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, Measure, Metric
+from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, SUITE, Measure, Metric
 from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
@@ -257,9 +257,10 @@ class ComparisonReport:
         return tuple(c for run in self.runs for c in run.comparisons)
 
 
-def default_family(k: int) -> tuple[Measure, ...]:
-    """Every compared metric of the suite at K: the family when ``--metrics`` names none."""
-    return tuple(Measure(m.key, k) for m in COMPARED)
+def default_family(k: int, suite: Sequence[Metric] = SUITE) -> tuple[Measure, ...]:
+    """Every compared metric of the suite at K (of those a stored report holds, ``suite``): the
+    family when ``--metrics`` names none."""
+    return tuple(Measure(m.key, k) for m in COMPARED if m in suite)
 
 
 @dataclass(frozen=True)
@@ -412,7 +413,7 @@ def compare(
     if len({s.k for s in summaries}) > 1:
         raise UsageError("runs compared in one report must share K")
     conventions: Conventions = base.conventions
-    chosen = family or Family(default_family(base.k), PRIMARY)
+    chosen = family or Family(default_family(base.k, base.suite), PRIMARY)
     measures = chosen.measures
     width = len(measures)
     paired = []

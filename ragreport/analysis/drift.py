@@ -257,9 +257,10 @@ def drift(
     ``tested``: the suite metrics that get the paired test and the correction (the comparison
     family's, by default every compared metric); the others are shown, not tested.
     """
-    tested_at = [SUITE.index(m) for m in tested if m in SUITE]
     previous_runs = {r.get("name"): r for r in previous["runs"] if isinstance(r, dict)}
+    k = summaries[0].k if summaries else 0
     notes: list[str] = []
+    absent: dict[str, None] = {}
     differing: dict[str, list[str]] = {}
     changed_alike: dict[tuple, list[str]] = {}
     unlisted: list[str] = []
@@ -304,7 +305,12 @@ def drift(
                 f"its figures do not compare."
             )
             continue
-        scored_again.append(_differences(then, summary, permutations, tested_at))
+        # The metrics both reports hold: one made before a metric was added (or after one was
+        # removed) drifts on the others, and says so once (docs/conventions.md section 26).
+        figures = then.get("metrics")
+        metrics = [m for m in summary.suite if not isinstance(figures, dict) or m.label(summary.k) in figures]
+        absent.update((m.label(summary.k), None) for m in summary.suite if m not in metrics)
+        scored_again.append(_differences(then, summary, permutations, [m for m in tested if m in metrics], metrics))
     # Runs whose sets changed alike (one qrels file for every run) are said once, together.
     every = len(summaries)
     reasons = [f"for {_runs_phrase(names, every)}, {what}" for what, names in differing.items()]
@@ -313,8 +319,10 @@ def drift(
     notes += [
         f"{name} was in the previous report and is not in this one." for name in previous_runs if name not in current
     ]
+    notes += [f"{label} is not in the previous report: it has no drift." for label in absent]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
-    rows, family = _rows(scored_again, correction, alpha, tested_at)
+    rows, family = _rows(scored_again, correction, alpha)
+    k = summaries[0].k if summaries else 0
     return Drift(
         source,
         previous.get("date"),
@@ -331,7 +339,7 @@ def drift(
         k=summaries[0].k if summaries else 0,
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
-        family=tuple(SUITE[i].label(summaries[0].k) for i in tested_at) if summaries else (),
+        family=tuple(m.label(k) for m in tested if any(m in t.metrics for t in scored_again) or not scored_again),
     )
 
 
@@ -348,15 +356,22 @@ class _Tested:
     changed: np.ndarray
     p: np.ndarray  # per compared metric
     unchanged: bool
+    metrics: Sequence[Metric]  # the suite's metrics both reports hold
+    compared_at: list[int]  # the tested ones' positions among them
 
 
 def _differences(
-    then: Mapping[str, Any], summary: RunSummary, permutations: int, tested_columns: Sequence[int]
+    then: Mapping[str, Any],
+    summary: RunSummary,
+    permutations: int,
+    tested: Sequence[Metric],
+    metrics: Sequence[Metric],
 ) -> _Tested:
-    """The per-query changes of every suite metric over the queries scored both times, with bands
-    and, on the tested metrics (suite positions ``tested_columns``), the randomization test."""
+    """The per-query changes of every metric of ``metrics`` over the queries scored both times, with
+    bands and, on the ``tested`` metrics, the randomization test."""
+    tested_columns = [metrics.index(m) for m in tested]
     conventions = summary.conventions
-    labels = [metric.label(summary.k) for metric in SUITE]
+    labels = [metric.label(summary.k) for metric in metrics]
     then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
     rows = np.flatnonzero(summary.scores.scored)
     now_ids = summary.judged.query_ids[rows].tolist()
@@ -364,10 +379,10 @@ def _differences(
     common = sorted(set(now_ids).intersection(*(set(b) for b in before))) if before else []
     if not common:
         empty = np.zeros(0)
-        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False)
+        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False, metrics, tested_columns)
     position = dict(zip(now_ids, rows.tolist()))
     picked = np.array([position[q] for q in common], dtype=np.int64)
-    now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in SUITE], axis=1)
+    now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in metrics], axis=1)
     previous = np.array([[b[q] for b in before] for q in common], dtype=np.float64)
     differences = now - previous
     delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
@@ -375,12 +390,10 @@ def _differences(
     changed = (np.abs(differences) > TIE).sum(axis=0)
     scored_then = set(before[0])
     unchanged = not changed.any() and scored_then == set(now_ids)
-    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged)
+    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged, metrics, tested_columns)
 
 
-def _rows(
-    tested: Sequence[_Tested], correction: Correction, alpha: float, compared_at: Sequence[int]
-) -> tuple[list[DriftRow], int]:
+def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> tuple[list[DriftRow], int]:
     """The rows of every comparable run, p-values corrected together, and how many tests the
     correction counted.
 
@@ -388,14 +401,13 @@ def _rows(
     is left out of the family the correction counts (Tarone's argument for tests that cannot reach
     the level): an unchanged run does not make a changed one's p larger.
     """
-    compared_at = list(compared_at)
-    family = [(t, j) for t in tested if t.queries for j, i in enumerate(compared_at) if t.changed[i] > 0]
+    family = [(t, j) for t in tested if t.queries for j, i in enumerate(t.compared_at) if t.changed[i] > 0]
     corrected_p = adjust(np.array([t.p[j] for t, j in family]), correction)
     corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}
     rows = []
     for t in tested:
         summary = t.summary
-        for i, metric in enumerate(SUITE):
+        for i, metric in enumerate(t.metrics):
             label = metric.label(summary.k)
             now = summary.at_k[label].mean
             then_mean = t.then_means[i]
@@ -405,8 +417,8 @@ def _rows(
                 continue
             low, high = float(t.low[i]), float(t.high[i])
             p = p_adjusted = None
-            if i in compared_at:
-                j = compared_at.index(i)
+            if i in t.compared_at:
+                j = t.compared_at.index(i)
                 p = float(t.p[j])
                 p_adjusted = corrected.get((id(t), j), 1.0)
             rows.append(

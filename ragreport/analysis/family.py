@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.errors import Argument, ArgumentError
-from ..scoring.catalogue import COMPARED, Measure
+from ..scoring.catalogue import COMPARED, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .compare import Family, default_family
 
 
 def choose_family(
-    named: Sequence[str | Measure] | None, k: int, primary: str | None = None, *, compares: bool = True
+    named: Sequence[str | Measure] | None,
+    k: int,
+    primary: str | None = None,
+    *,
+    compares: bool = True,
+    suite: Sequence[Metric] = SUITE,
 ) -> Family:
     """The comparison family of a report at K (docs/conventions.md section 15).
 
@@ -28,10 +33,11 @@ def choose_family(
     family lacks is an error; without ``--primary`` it is the first member that is a compared suite
     metric at K (an error when there is none). When nothing is compared (``compares`` False: one run
     and no previous report) ``named`` only names measures to print and does not change the primary.
+    ``suite``: the suite's metrics the runs hold (a stored report's may lack a later one).
     """
     lead = parse_primary(primary, k)
     if not named or not compares:
-        return Family(default_family(k), lead)
+        return Family(default_family(k, suite), lead)
     asked = tuple(dict.fromkeys(m for n in named for m in ((n,) if isinstance(n, Measure) else parse_measures([n]))))
     family = tuple(m for m in asked if m.metric.comparable)
     left_out = tuple(m for m in asked if not m.metric.comparable)

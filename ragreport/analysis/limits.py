@@ -191,13 +191,14 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
     widths = {label: iv.high - iv.low for label, iv in summary.at_k.items() if label in retrieval}
     narrow = min(widths, key=lambda label: widths[label])
     wide = max(widths, key=lambda label: widths[label])
-    share = next(m for m in SUITE if m.interval is IntervalMethod.WILSON)  # the share of queries with a hit
-    hit = summary.at_k[share.label(summary.k)]
-    spread = (
-        f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
-        f"{widths[wide]:.3f} wide ({wide}); {share.label(summary.k)} lies somewhere between {hit.low:.3f} and "
-        f"{hit.high:.3f}."
-    )
+    spread = f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
+    spread += f"{widths[wide]:.3f} wide ({wide})"
+    # the share of queries with a hit
+    share = next((m for m in summary.suite if m.interval is IntervalMethod.WILSON), None)
+    if share is not None:
+        hit = summary.at_k[share.label(summary.k)]
+        spread += f"; {share.label(summary.k)} lies somewhere between {hit.low:.3f} and {hit.high:.3f}"
+    spread += "."
     if n < SMALL_QUERY_COUNT:
         return Limit(
             "small_sample",
@@ -271,7 +272,23 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 
 #: Every rule, in the order the report lists what applies.
+def absent(summary: RunSummary, today: _dt.date) -> Limit | None:
+    """Suite metrics a stored report does not hold: it was made before they were added to the suite
+    (docs/conventions.md section 26). Its pages leave them out; said once, here."""
+    left_out = [m.label(summary.k) for m in SUITE if m not in summary.suite]
+    if not left_out:
+        return None
+    return Limit(
+        "absent",
+        f"No {', '.join(left_out)}",
+        f"The report.json this report was rendered from was made before {', '.join(left_out)} joined the "
+        f"suite: its pages leave {'it' if len(left_out) == 1 else 'them'} out. Build the report again from "
+        "its run files to show every metric.",
+    )
+
+
 RULES: tuple[Callable[[RunSummary, _dt.date], Limit | None], ...] = (
+    absent,
     unjudged_in_top_k,
     judge_error,
     scope,

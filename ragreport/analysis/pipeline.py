@@ -19,7 +19,7 @@ from typing import TypeVar
 from ..core.errors import Argument, ArgumentError, whole_number
 from ..core.model import Judgments
 from ..reading.registry import load_qrels
-from ..scoring.catalogue import COMPARED
+from ..scoring.catalogue import COMPARED, SUITE
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
 from .audit import audited_limits, measure_audit
@@ -72,7 +72,8 @@ def analyse_runs(
         summaries = with_query_text(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous_basis is not None
-    chosen = choose_family(family, k, primary, compares=compares)
+    suite = summaries[0].suite if summaries else SUITE
+    chosen = choose_family(family, k, primary, compares=compares, suite=suite)
     if len(summaries) > 1:
         progress("comparing runs")
     if not (math.isfinite(min_effect) and min_effect > 0):

@@ -143,6 +143,12 @@ class RunSummary:
         return self.readings[reading][READ.index(metric), :, self.cutoffs.index(cutoff)]
 
     @property
+    def suite(self) -> tuple[Metric, ...]:
+        """The suite's metrics this run holds: the catalogue's, or, for a stored report made before a
+        metric was added (or after one was removed), those it holds (docs/conventions.md section 26)."""
+        return self.scores.metrics
+
+    @property
     def name(self) -> str:
         return self.judged.name
 

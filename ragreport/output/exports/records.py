@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...scoring.catalogue import SUITE
 from ..site.wording import exports as say
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ def summary_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
     ``interval`` the band's method (``bootstrap``, ``wilson``, ``none``), ``n`` the scored queries."""
     rows = []
     for s in summaries:
-        labelled = [(m.label(c), s.at_k[m.label(c)]) for c in s.cutoffs for m in SUITE]
+        labelled = [(m.label(c), s.at_k[m.label(c)]) for c in s.cutoffs for m in s.suite]
         labelled += [(m.label(), s.measure_at[m.label()]) for m in s.measures]
         for label, interval in labelled:
             rows.append(
@@ -62,7 +61,7 @@ def query_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
         queries = s.judged.query_ids.tolist()
         scored = s.scores.scored.tolist()
         status = [st.label for st in s.status]
-        columns = [(m.label(c), s.scores.of(m, c), m.kind.whole) for c in s.cutoffs for m in SUITE]
+        columns = [(m.label(c), s.scores.of(m, c), m.kind.whole) for c in s.cutoffs for m in s.suite]
         columns += [(m.label(), s.measure_values[i], m.metric.kind.whole) for i, m in enumerate(s.measures)]
         cells = [(label, (values.astype(np.int64) if whole else values).tolist()) for label, values, whole in columns]
         for q, query in enumerate(queries):

@@ -110,7 +110,8 @@ def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:
     """The table's columns: each suite metric at the report's K, then each named measure; with
     whether its best mean is marked (not for a diagnostic or a count, where more is not better)."""
     k = document["runs"][0]["k"]
-    columns = [(metric.label(k), metric in COMPARED) for metric in SUITE]
+    held = document["runs"][0]["metrics"]
+    columns = [(metric.label(k), metric in COMPARED) for metric in SUITE if metric.label(k) in held]
     shown = {label for label, _ in columns}
     for measure in document.get("settings", {}).get("metrics", []):
         if measure["label"] not in shown:  # nDCG@10 named with --metrics is the suite's column already

@@ -163,7 +163,7 @@ TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "
 def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     """Small multiples: one panel per metric against K with its band, the chosen K marked in each."""
     traces: list[dict[str, Any]] = []
-    rows = math.ceil(len(SUITE) / GRID_COLUMNS)
+    rows = math.ceil(len(summary.suite) / GRID_COLUMNS)
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     layout: dict[str, Any] = {
@@ -183,7 +183,7 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
         "plot_bgcolor": "rgba(0,0,0,0)",
         "height": 250 * rows + 40,
     }
-    for i, metric in enumerate(SUITE):
+    for i, metric in enumerate(summary.suite):
         suffix = "" if i == 0 else str(i + 1)
         x, y = f"x{suffix}", f"y{suffix}"
         traces += _band_and_line(summary, metric, metric.key, colour(i), metric.key, axes=(x, y))
@@ -225,7 +225,9 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
 def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
     """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
     traces: list[dict[str, Any]] = []
-    for metric in SUITE:
+    suite = summaries[0].suite
+    shown = shown if shown in suite else suite[0]
+    for metric in suite:
         for r, summary in enumerate(summaries):
             traces += _band_and_line(
                 summary,
@@ -237,7 +239,7 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
             )
     per_metric = 2 * len(summaries)
     buttons = []
-    for m, metric in enumerate(SUITE):
+    for m, metric in enumerate(suite):
         visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
         buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
     layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
@@ -256,7 +258,7 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
             "xanchor": "left",
             "y": 1.06,
             "yanchor": "bottom",
-            "active": SUITE.index(shown),
+            "active": suite.index(shown),
             "showactive": True,
         }
     ]

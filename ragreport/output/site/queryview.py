@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.compare import default_family
 from ...analysis.values import family_values
 from ...core.apart import Apart
 from ...core.ids import as_text, common_kind
-from ...scoring.catalogue import COMPARED, Measure
 from .view.cells import rounded
 from .wording import numbers as fmt
 from .wording import report as say
@@ -111,7 +111,7 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     summaries = analysis.summaries
     k, level = summaries[0].k, summaries[0].judged.level
     comparison = analysis.comparison
-    measures = list(comparison.family) if comparison is not None else [Measure(m.key, k) for m in COMPARED]
+    measures = list(comparison.family) if comparison is not None else list(default_family(k, summaries[0].suite))
     runs_queries = [as_text(s.judged.query_ids) for s in summaries]
     every = sorted({q for queries in runs_queries for q in queries})
     position = {q: i for i, q in enumerate(every)}

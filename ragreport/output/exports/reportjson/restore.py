@@ -25,6 +25,7 @@ from ....analysis.power import MIN_EFFECT
 from ....analysis.summary import RunSummary, Sweep, summarise
 from ....core.errors import InputError
 from ....core.model import Gain, Judgments
+from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
 from ....scoring.measures import Measure
@@ -51,12 +52,9 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
 
 
 def _stored_sweep(stored: StoredRun, scores: QueryScores, where: str) -> Sweep:
-    """The K sweep of a stored run as report.json holds it (means and bands, read as they are):
-    every metric scored needs its figures there (docs/conventions.md section 22.17)."""
+    """The K sweep of a stored run as report.json holds it (means and bands, read as they are), for
+    the metrics scored: those it holds (docs/conventions.md section 22.17)."""
     figures = stored.sweep_figures or {}
-    missing = [m.key for m in scores.metrics if m.key not in figures]
-    if missing:
-        raise InputError(where, 1, f"run {stored.run.name!r}'s 'sweep.{missing[0]}' ({REBUILD})", "none")
     return Sweep(
         cutoffs=np.asarray(stored.sweep, dtype=np.int64),
         mean={m.key: figures[m.key][0] for m in scores.metrics},
@@ -108,7 +106,12 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         )
         # Scored again at the cutoffs asked for alone: the sweep is read as stored, its bands not
         # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
-        scores = score(judged, stored.cutoffs, stored.conventions)
+        # The suite's metrics the report holds: one made before a metric was added (or after one
+        # was removed) renders without it, and says so (docs/conventions.md section 26).
+        held = tuple(m for m in SUITE if m.key in (stored.sweep_figures or {}))
+        if not held:
+            raise InputError(where, 1, f"run {stored.run.name!r}'s 'sweep' of the suite's metrics ({REBUILD})", "none")
+        scores = score(judged, stored.cutoffs, stored.conventions, metrics=held)
         sweep = _stored_sweep(stored, scores, where)
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):

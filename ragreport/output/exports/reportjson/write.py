@@ -18,7 +18,7 @@ from ....analysis.summary import distinct_label_sets, judgment_map, report_finge
 from ....core.ids import as_text, first_appearance
 from ....core.model import SCHEMA
 from ....reading.irds import dataset_record
-from ....scoring.catalogue import READ, SUITE, IntervalMethod, Measure
+from ....scoring.catalogue import READ, IntervalMethod, Measure
 from ....scoring.condensed import Following, following
 from ...site.headline import headline
 from ...site.wording import comparison as say
@@ -74,7 +74,7 @@ def run_document(
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
     for cutoff in summary.cutoffs:
-        for metric in SUITE:
+        for metric in summary.suite:
             label = metric.label(cutoff)
             interval = summary.at_k[label]
             entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
@@ -100,7 +100,7 @@ def run_document(
         measures[measure.label()] = entry
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
-    for metric in SUITE:
+    for metric in summary.suite:
         sweep[metric.key] = {
             "mean": [_number(v) for v in summary.sweep.mean[metric.key]],
             "low": [_number(v) for v in summary.sweep.low[metric.key]],
@@ -363,7 +363,7 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
         return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
 
     for cutoff in summary.cutoffs:
-        for metric in SUITE:
+        for metric in summary.suite:
             label = metric.label(cutoff)
             if label in named:
                 yield label, measured(named.pop(label))

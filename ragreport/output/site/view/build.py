@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .... import __version__
 from ....analysis.status import Status
-from ....scoring.catalogue import READ, READINGS, SUITE
+from ....scoring.catalogue import READ, READINGS, SUITE, Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
@@ -134,7 +134,7 @@ def build_view(
             any(e.corrected_by is not None for e in entries),
         ),
         forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
-        glossary=_glossary(first.k, confidence),
+        glossary=_glossary(first.k, confidence, first.suite),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
@@ -156,7 +156,7 @@ def readings_table(summaries) -> ReadingsTable | None:
         return None
     k = summaries[0].k
     rows = []
-    for metric in READ:
+    for metric in (m for m in READ if m in summaries[0].suite):
         label = metric.label(k)
         for s in summaries:
             rows.append(
@@ -207,7 +207,7 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     marks: dict[str, str] = {}
     departed = conv.departures()
     for cutoff in first.cutoffs:
-        for metric in SUITE:
+        for metric in first.suite:
             changed_by = [say.switch_flag(name, choice.value) for name, choice in departed if metric.changed_by(name)]
             if changed_by:
                 marks[metric.label(cutoff)] = say.departure_mark_title(changed_by)
@@ -274,12 +274,12 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
     )
 
 
-def _glossary(k: int, confidence: float) -> Glossary:
+def _glossary(k: int, confidence: float, suite: Sequence[Metric]) -> Glossary:
     """Every suite metric at K, every query status and the comparison's words, explained."""
     return Glossary(
         title=say.GLOSSARY_TITLE,
         lede=say.GLOSSARY_LEDE,
-        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in SUITE),
+        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in suite),
         statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
         terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
     )

@@ -85,7 +85,7 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     first = summaries[0]
     rows = []
     for cutoff in first.cutoffs:
-        for metric in SUITE:
+        for metric in first.suite:
             label = metric.label(cutoff)
             scale = _scale([s.at_k[label] for s in summaries]) if len(summaries) > 1 else (0.0, 1.0)
             rows.append(
@@ -116,7 +116,7 @@ def suite_matrix(
     its band, the best of a column bold (several runs), a mark where ``verdicts`` ((run, metric) to
     (words, CSS class)) says the run is clearly better or worse than the baseline."""
     first = summaries[0]
-    labels = [m.label(c) for c in first.cutoffs for m in SUITE]
+    labels = [m.label(c) for c in first.cutoffs for m in first.suite]
     scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
     best: dict[str, float | None] = {}
     for label in labels:

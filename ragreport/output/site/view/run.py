@@ -136,7 +136,8 @@ def query_table(
         judged.retrieved.tolist(),
         _present(first.astype(np.int64).tolist(), first != 0),
     ]
-    for metric in SUITE:
+    suite = summary.suite
+    for metric in suite:
         values = scores.of(metric, k)
         if metric.kind.whole:
             columns.append(_present(np.where(scored, values, 0).astype(np.int64).tolist(), scored))
@@ -165,7 +166,7 @@ def query_table(
 
     tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
     counts = dict(zip(statuses, tally))
-    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in SUITE), "repeats"]
+    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in suite), "repeats"]
     if differences is not None:
         header, by_query = differences
         headers.append(header)
@@ -177,7 +178,7 @@ def query_table(
     # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
     kinds = (
         ["id", "status", "text", "count", "count", "count"]
-        + ["count" if m.kind.whole else "score" for m in SUITE]
+        + ["count" if m.kind.whole else "score" for m in suite]
         + ["count"]
         + (["delta"] if differences is not None else [])
     )
@@ -209,7 +210,7 @@ def query_table(
     )
     titles = [
         *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
-        *(say.tooltip(m.name, m.plain) for m in SUITE),
+        *(say.tooltip(m.name, m.plain) for m in suite),
         "",
         *([say.DIFFERENCE_COLUMN_TITLE] if differences is not None else []),
     ]
