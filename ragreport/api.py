@@ -68,8 +68,9 @@ class Results(list, Rows):
     ...                    qrels={"q1": {"d1": 1}, "q2": {"d4": 1}}, k=2)
     >>> [s.name for s in results]
     ['bm25']
-    >>> for row in results.to_records()[:3]:
-    ...     print(row["metric"], row["mean"], row["n"])
+    >>> for row in results.to_records():
+    ...     if row["metric"] in ("P@2", "R@2", "Hit@2"):
+    ...         print(row["metric"], row["mean"], row["n"])
     P@2 0.5 2
     R@2 1.0 2
     Hit@2 1.0 2

@@ -282,3 +282,23 @@ def float_blind(data: bytes) -> bytes:
     sees (a bootstrap mean summed in another order, docs/conventions.md section 22.5)."""
     data = _LONG_FLOAT.sub(lambda m: f"{float(m.group()):.10g}".encode(), data)
     return _FIGURE_ID.sub(b"fig-X", data)
+
+
+def held_as(document: dict, older: dict) -> dict:
+    """``document`` (a report.json) with only the suite metrics ``older`` (a report.json of an
+    earlier schema, or made before a metric joined the suite) holds: what rendering ``older`` shows
+    (docs/conventions.md section 26)."""
+    keys = {key for run in older["runs"] for key in run["sweep"] if key != "k"}
+    dropped = {key for run in document["runs"] for key in run["sweep"] if key != "k"} - keys
+    for key in dropped:
+        document = without_metric(document, key)
+    return document
+
+
+def without_metric(document, key: str):
+    """A report.json as one made before the catalogue's metric ``key`` existed: every figure of it gone."""
+    if isinstance(document, dict):
+        return {k: without_metric(v, key) for k, v in document.items() if k != key and not k.startswith(key + "@")}
+    if isinstance(document, list):
+        return [without_metric(v, key) for v in document]
+    return document

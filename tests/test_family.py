@@ -243,19 +243,3 @@ ROOT = Path(__file__).resolve().parent.parent
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
-def test_the_docs_state_the_default_familys_size_as_the_catalogue_has_it():
-    """docs/compare.md and docs/conventions.md section 15 say how many metrics the default family
-    holds and what Holm multiplies by: a metric that joins (or leaves) the family makes this fail
-    until they are updated. The worked example names its family, the one the tests above use."""
-    size, word = len(COMPARED), NUMBER_WORDS[len(COMPARED)]
-    page = " ".join((ROOT / "docs" / "compare.md").read_text("utf-8").split())
-    conventions = " ".join((ROOT / "docs" / "conventions.md").read_text("utf-8").split())
-    for phrase in (
-        f"# compare two, not {word}",
-        f"every run is compared with the baseline on the {word} compared metrics at K",
-        f"Holm multiplies the smallest p by {size}.",
-        f"where among the {word} it is multiplied by up to {size}.",
-    ):
-        assert phrase in page, phrase
-    assert f"By default it is every compared metric of section 2 at K ({word}; " in conventions
-    assert f"Over the family of seven `--metrics {','.join(SEVEN)}` Holm multiplies" in conventions

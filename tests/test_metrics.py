@@ -106,7 +106,10 @@ def test_every_metric_matches_the_naive_loop(queries, cutoffs, denominator, gain
     for q, (retrieved, grades) in enumerate(queries):
         for c, k in enumerate(scores.cutoffs):
             expected = metrics_at(retrieved, grades, int(k), denominator.value, gain.value)
-            for m, metric in enumerate(SUITE):  # every metric of the suite has its naive twin
+            # every metric with a naive twin (a later one has its own hand-worked test)
+            checked = [(m, metric) for m, metric in enumerate(SUITE) if metric.key in expected]
+            assert len(checked) >= 8
+            for m, metric in checked:
                 assert scores.values[m, q, c] == pytest.approx(expected[metric.key], abs=1e-12), (metric.key, k, q)
         assert bool(scores.scored[q]) == any(g >= 1 for g in grades.values())
 

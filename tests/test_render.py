@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sitetools import four_trec_runs, second_sample_run, site_files
+from sitetools import four_trec_runs, second_sample_run, site_files, without_metric
 
 from ragreport.cli import main
 
@@ -424,15 +424,6 @@ def test_an_audit_renders_byte_for_byte(trec, tmp_path, monkeypatch, capsys):
     assert 0 < document["headline"][0]["corrected_by"] <= len(audited)
 
 
-def _without(document, key: str):
-    """A report.json as one made before the catalogue's metric ``key`` existed: every figure of it gone."""
-    if isinstance(document, dict):
-        return {k: _without(v, key) for k, v in document.items() if k != key and not k.startswith(key + "@")}
-    if isinstance(document, list):
-        return [_without(v, key) for v in document]
-    return document
-
-
 def test_a_report_made_before_a_metric_existed_renders_without_it_and_says_so_once(tmp_path, monkeypatch, capsys):
     # docs/conventions.md section 26: a metric the stored report does not hold is left out of its
     # pages, said once (a limit on the run's page), never a refusal; the others are as built
@@ -440,7 +431,7 @@ def test_a_report_made_before_a_metric_existed_renders_without_it_and_says_so_on
     monkeypatch.chdir(tmp_path)
     assert main(["build", "--out", "built", "--quiet"]) == 0
     report = json.loads((tmp_path / "built" / "report.json").read_text())
-    (tmp_path / "old.json").write_text(json.dumps(_without(report, "CP")))
+    (tmp_path / "old.json").write_text(json.dumps(without_metric(report, "CP")))
     assert main(["render", "old.json", "--out", "rendered", "--quiet"]) == 0
     pages = {p.name: p.read_text() for p in (tmp_path / "rendered").glob("*.html")}
     assert pages and not any(
