@@ -816,7 +816,7 @@ def test_a_new_users_pages_hide_nothing_at_every_width(browser, new_user, page_n
             "Array.from(document.querySelectorAll('table.query-figures td .delta')).map(d => "
             "{ const r = d.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; })"
         )
-        assert len(deltas) == 3 * 7 and all(deltas)  # three candidates, seven compared metrics
+        assert len(deltas) == 3 * len(COMPARED) and all(deltas)  # three candidates, every compared metric
     visit.assert_clean()
 
 

@@ -39,8 +39,11 @@ from .read import REBUILD, StoredRun, load_report, stored_query_meta, stored_run
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
     """The condensed reading as a report of schema ``ragreport/3`` or older stored it: the default
     figures, but where a row's ``condensed`` says otherwise (its stored lists stop at the sweep's
-    depth, too short to condense again)."""
-    out = np.stack([np.stack([scores.of(m, c) for c in cutoffs], axis=1) for m in READ])
+    depth, too short to condense again); zero for a metric the report does not hold (not shown)."""
+    n = len(rows)
+    out = np.stack(
+        [np.stack([scores.of(m, c) if m in scores.metrics else np.zeros(n) for c in cutoffs], 1) for m in READ]
+    )
     labels = {m.label(c): (i, j) for i, m in enumerate(READ) for j, c in enumerate(cutoffs)}
     for q, row in enumerate(rows):
         cells = row.get("condensed")
