@@ -1,5 +1,5 @@
 """What ``ragreport build`` lets go, and that the report is the same without it (docs/conventions.md
-section 22.14): the lists cut to the depth the report reads once each run is scored."""
+section 22.9): the lists cut to the depth the report reads once each run is scored."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def summarise_loaded(
 
     With
     ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
-    partition sends them back (docs/conventions.md section 22.14).
+    partition sends them back (docs/conventions.md section 22.9).
     """
     asked, cutoffs = report_cutoffs(k, kmax)
     scored: list[Scored] = []

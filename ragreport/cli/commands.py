@@ -261,7 +261,7 @@ def _build(args: argparse.Namespace) -> int:
     try:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn
         # (docs/conventions.md section 22.9).
-        analysis = release_sweep(_analyse(args, progress, whole_lists=False))  # lists cut once scored (22.14)
+        analysis = release_sweep(_analyse(args, progress, whole_lists=False))  # lists cut once scored (22.9)
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
         written = _write(args, analysis, progress, args.title, document, results, rules)

@@ -1,4 +1,4 @@
-"""Bytes made in a forked child process while the parent goes on (docs/conventions.md section 22.23).
+"""Bytes made in a forked child process while the parent goes on (docs/conventions.md section 22.25).
 
 Building the pages is pure Python, so two threads would take turns; two processes run side by
 side. :class:`Apart` forks a child that makes the bytes and sends them back through a pipe, read

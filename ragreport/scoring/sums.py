@@ -98,7 +98,7 @@ class Sums:
 
         Made from the block's own flags and grades, not from the run's
         :attr:`~ragreport.scoring.join.JudgedRun.slot_relevant`: that would be cached beside the
-        run, one more byte a slot held to the end (docs/conventions.md section 22.14)."""
+        run, one more byte a slot held to the end (docs/conventions.md section 22.9)."""
         return self.first_slots & self._pad(self.judged.judged) & (self._pad(self.judged.grades) >= self.judged.level)
 
     @cached_property
