@@ -241,5 +241,3 @@ def test_the_site_draws_the_family_and_opens_on_the_primary():
 
 ROOT = Path(__file__).resolve().parent.parent
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-
-

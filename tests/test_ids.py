@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import ragreport.core.ids as ids_module
 from ragreport.core.ids import (
     all_allowed,
     as_text,
     common_kind,
-    first_appearance,
     forbidden_character,
     forbidden_in_utf8,
     has_duplicates,
     hash_ids,
-    integer_groups,
 )
 
 
@@ -90,7 +85,6 @@ def test_the_gate_names_the_first_id_at_fault_and_why():
 
 
 def test_the_gate_reports_the_earliest_line_at_fault_and_a_query_given_twice():
-    import pytest
 
     from ragreport.core.errors import InputError
     from ragreport.reading.gate import check_rows
@@ -112,48 +106,3 @@ def test_the_gate_reports_the_earliest_line_at_fault_and_a_query_given_twice():
     assert error(["q1"], lambda i: 7, [""], lambda j: 8, [0]) == (
         "f:8: expected a document id for query 'q1' as a non-empty string, got an empty string"
     )
-
-
-def test_integer_groups_worked_by_hand():
-    distinct, first, inverse = integer_groups(np.array([7, 3, 7, 9, 3, 3], dtype=np.int64))
-    assert distinct.tolist() == [3, 7, 9]
-    assert first.tolist() == [1, 0, 3]
-    assert inverse.tolist() == [1, 0, 1, 2, 0, 0]
-    firsts, index = first_appearance(np.array([7, 3, 7, 9, 3, 3], dtype=np.uint64))
-    assert firsts.tolist() == [0, 1, 3] and index.tolist() == [0, 1, 0, 2, 1, 1]
-
-
-@pytest.mark.parametrize("table_bits", [10, 23])
-@settings(max_examples=60, deadline=None)
-@given(
-    values=st.lists(st.integers(0, 2**64 - 1), max_size=300),
-    few=st.integers(1, 5000),
-    signed=st.booleans(),
-)
-def test_integer_groups_agree_with_numpy_unique(table_bits, values, few, signed):
-    # Values drawn from a few (shared buckets when the table is small) or from all 64 bits.
-    raw = np.array(values, dtype=np.uint64)
-    if few < 2500:
-        raw = raw % np.uint64(few)
-    array = raw.view(np.int64) if signed else raw
-    saved = ids_module._GROUP_TABLE_BITS
-    ids_module._GROUP_TABLE_BITS = table_bits
-    try:
-        got = integer_groups(array)
-    finally:
-        ids_module._GROUP_TABLE_BITS = saved
-    want = np.unique(array, return_index=True, return_inverse=True)
-    for mine, theirs in zip(got, want):
-        assert mine.tolist() == theirs.reshape(-1).tolist()
-        assert mine.dtype == theirs.dtype
-
-
-def test_integer_groups_over_many_blocks_with_shared_buckets(monkeypatch):
-    # More distinct values than a 1,024-bucket table holds: most go by the binary search.
-    monkeypatch.setattr(ids_module, "_GROUP_TABLE_BITS", 10)
-    monkeypatch.setattr(ids_module, "_HASH_BLOCK", 1000)
-    rng = np.random.default_rng(5)
-    values = rng.integers(0, 3000, 20_000).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    got = integer_groups(values)
-    want = np.unique(values, return_index=True, return_inverse=True)
-    assert all(np.array_equal(m, t.reshape(-1)) for m, t in zip(got, want))

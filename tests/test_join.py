@@ -118,16 +118,6 @@ def test_lookup_finds_keys_in_deep_buckets_in_slot_order(monkeypatch):
     assert len(expected) >= 60
 
 
-def test_stable_order_is_a_stable_argsort():
-    from ragreport.scoring.join import _stable_order
-
-    rng = np.random.default_rng(8)
-    for n, bound in ((0, 1), (1, 1), (5, 2), (1000, 7), (5000, 1 << 20)):
-        values = rng.integers(0, bound, n)
-        assert _stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()
-    assert _stable_order(np.array([2, 0, 2, 1, 0]), 3).tolist() == [1, 4, 3, 0, 2]
-
-
 def test_judgments_in_the_runs_order_or_not_join_alike():
     # Judgments listing the run's first queries in its order take the short way; the same labels
     # in another order the dict's: every slot and every query gets the same.

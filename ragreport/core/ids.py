@@ -124,70 +124,11 @@ def has_duplicates(keys: np.ndarray) -> bool:
 def first_appearance(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where each distinct value first occurs, in order of appearance, and every value's index
     among them (a sort, not a dict: ``values[firsts]`` are the distinct values in file order)."""
-    if values.dtype.kind in "ui":
-        _, first, inverse = integer_groups(values)
-    else:
-        _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     return first[order], rank[inverse.reshape(-1)]
-
-
-def integer_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(values, return_index=True, return_inverse=True)`` for integers (the inverse
-    flat): the distinct values sorted, where each first occurs, and every value's index among them.
-
-    ``np.unique`` asks for those by a stable argsort of every value, some fifteen times slower than
-    sorting the values themselves (numpy's vectorised sort). Here the values are sorted, the
-    distinct ones read off, and every value finds its own among them through a hash table with
-    many more buckets than distinct values: a value whose bucket holds one distinct value is that
-    value (every value is one of them), the few in shared buckets are found by a binary search.
-    The first positions are a minimum per group. Same three arrays, value for value.
-    """
-    flat = values.reshape(-1)
-    n = len(flat)
-    if n == 0:
-        return flat.copy(), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    ranked = np.sort(flat)
-    fresh = np.empty(n, dtype=bool)
-    fresh[0] = True
-    np.not_equal(ranked[1:], ranked[:-1], out=fresh[1:])
-    distinct = ranked[fresh]
-    del ranked, fresh
-    bits = min(max(10, (32 * len(distinct)).bit_length()), _GROUP_TABLE_BITS)
-    shift = np.uint64(64 - bits)
-    index_type = np.int32 if len(distinct) < 2**31 else np.int64
-
-    def bucket(part: np.ndarray) -> np.ndarray:
-        words = part.astype(np.uint64, copy=True)  # a signed value wraps: the same bits
-        words *= _MULTIPLIER
-        words >>= shift
-        return words.view(np.int64)
-
-    home = bucket(distinct)
-    alone = np.bincount(home, minlength=1 << bits)[home] == 1
-    table = np.full(1 << bits, -1, dtype=index_type)
-    table[home[alone]] = np.flatnonzero(alone).astype(index_type)
-    del home, alone
-    inverse = np.empty(n, dtype=np.int64)
-
-    def find(start: int) -> None:
-        part = flat[start : start + _HASH_BLOCK]
-        found = table[bucket(part)].astype(np.int64)
-        shared = np.flatnonzero(found < 0)
-        if len(shared):
-            found[shared] = np.searchsorted(distinct, part[shared])
-        inverse[start : start + len(part)] = found
-
-    thread_map(find, range(0, n, _HASH_BLOCK))
-    first = np.full(len(distinct), n, dtype=np.int64)
-    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
-    return distinct, first, inverse
-
-
-#: The hash table of :func:`integer_groups` has at most 2**23 buckets (32 MB of int32).
-_GROUP_TABLE_BITS = 23
 
 
 def as_text(ids: np.ndarray) -> list[str]:

@@ -235,7 +235,7 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
     buckets = 1 << max(10, (2 * len(j_keys)).bit_length())
     mask = np.uint64(buckets - 1)
     j_bucket = (j_keys & mask).view(np.int64)
-    j_order = _stable_order(j_bucket, buckets)
+    j_order = np.argsort(j_bucket, kind="stable")
     j_sorted = j_keys[j_order]
     index_type = np.int32 if len(j_keys) < 2**31 else np.int64  # half the cache the tables take
     counts = np.bincount(j_bucket, minlength=buckets).astype(index_type)
@@ -271,22 +271,6 @@ def _lookup(slot_keys: np.ndarray, j_keys: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 _LOOKUP_BLOCK = 1 << 20
-
-
-def _stable_order(values: np.ndarray, bound: int) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for integers in ``[0, bound)``: each value and its
-    position packed into one 64-bit word, the words sorted (numpy's vectorised sort, several times
-    faster than a stable argsort) and the positions read back; ties keep their positions' order."""
-    n = len(values)
-    shift = max(n - 1, 1).bit_length()
-    if (bound - 1).bit_length() + shift > 64:
-        return np.argsort(values, kind="stable")
-    packed = values.astype(np.uint64)
-    packed <<= np.uint64(shift)
-    packed |= np.arange(n, dtype=np.uint64)
-    packed.sort()
-    packed &= np.uint64((1 << shift) - 1)
-    return packed.view(np.int64)
 
 
 def _repeats(

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.ids import thread_map
 from ..core.model import Conventions, Missing, NoRelevant
 from .catalogue import SUITE, CutoffRule, Metric
 from .sums import Sums
@@ -207,13 +206,9 @@ def score(
     # each; within a block every query, rank and cutoff is one array operation.
     block = max(1, _BLOCK_CELLS // depth)
 
-    def scored_block(lo: int) -> None:
+    for lo in range(0, n, block):
         hi = min(n, lo + block)
         _, hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values, out=table[:, lo:hi])
-
-    # The blocks on two threads (numpy's array operations let go of the GIL): each writes its own
-    # queries' columns, so the figures are those of one block after another.
-    thread_map(scored_block, range(0, n, block))
 
     return QueryScores(
         cutoffs=grid,
