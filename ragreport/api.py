@@ -28,7 +28,7 @@ from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
 from .output.building import build, publish
 from .output.exports.gates import check_gates
-from .output.exports.publishing import History, open_history
+from .output.exports.history import History, open_history
 from .output.exports.records import Rows
 from .output.exports.reportjson.previous import load_previous
 from .output.exports.reportjson.restore import reanalysed

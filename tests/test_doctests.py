@@ -36,7 +36,6 @@ MODULES = _with_examples()
 def test_the_modules_with_examples_include_the_entry_points():
     assert {
         "ragreport.api",
-        "ragreport.output.exports.publishing",
         "ragreport.core.errors",
         "ragreport.core.model",
     } <= set(MODULES)

@@ -22,9 +22,8 @@ from sitetools import history_inputs, publish
 
 from ragreport.cli import main
 from ragreport.core.errors import InputError
-from ragreport.output.exports.history_index import load_history
+from ragreport.output.exports.history import load_history, render_history
 from ragreport.output.exports.reportjson import schema as documents
-from ragreport.output.site.render import render_history
 from ragreport.output.site.wording.comparison import VERDICTS
 from ragreport.reading.schema import (
     BOOLEAN,

@@ -14,10 +14,10 @@ import markdown as markdown_package
 import pytest
 
 from ragreport.cli import main
+from ragreport.output.exports.history import history_href
 from ragreport.output.exports.tables import latex_escape
 from ragreport.output.site.media import (
     csv_no_workflow_commands,
-    history_href,
     isolated,
     markdown_code,
     markdown_text,

@@ -27,10 +27,10 @@ from sitetools import FAST, history_inputs, publish, site_files
 from ragreport.api import open_history
 from ragreport.cli import main
 from ragreport.core.errors import UsageError, WriteError
-from ragreport.core.history import HISTORY_LEGACY
+from ragreport.output.exports.history import HISTORY_LEGACY, write_history
 from ragreport.output.site import render as site_module
 from ragreport.output.site import writing
-from ragreport.output.site.render import write_file, write_history, write_site
+from ragreport.output.site.render import write_file, write_site
 from ragreport.output.site.writing import MARKER, SITE_HEADER, SITE_LEGACY, locked
 
 ROOT = Path(__file__).resolve().parent.parent

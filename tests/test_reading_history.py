@@ -1,4 +1,4 @@
-"""Reading a history's index back (ragreport/output/exports/history_index.py): what is a history, what is refused."""
+"""Reading a history's index back (ragreport/output/exports/history.py): what is a history, what is refused."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import json
 import pytest
 
 from ragreport.core.errors import InputError, UsageError
-from ragreport.core.history import HISTORY_HEADER, HISTORY_SCHEMA, valid_label
-from ragreport.output.exports.history_index import load_history
+from ragreport.output.exports.history import HISTORY_HEADER, HISTORY_SCHEMA, load_history, valid_label
 
 
 def history(folder, reports, schema=HISTORY_SCHEMA, folders=None):

@@ -371,7 +371,7 @@ def _publish(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
     # The folder, history.json and the label are checked before any run is read.
     from ..output.building import publish
-    from ..output.exports.publishing import open_history
+    from ..output.exports.history import open_history
 
     history = open_history(args.history, args.label)
     args.previous = None

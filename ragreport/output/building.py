@@ -10,12 +10,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import Argument
-from ..core.history import REPORTS
 from .exports.gates import GateResult, GateRules
-from .exports.history import ROOT, choose_label, digest, history_entry, keep_newest, place
-from .exports.publishing import History
+from .exports.history import (
+    REPORTS,
+    ROOT,
+    History,
+    choose_label,
+    digest,
+    history_entry,
+    keep_newest,
+    place,
+    render_history,
+    write_history,
+)
 from .exports.reportjson.write import report_document, with_gates
-from .site.render import prepare, render_history, render_single, render_site, write_file, write_history, write_site
+from .site.render import prepare, render_single, render_site, write_file, write_site
 from .site.view.build import build_view
 from .site.writing import target_path
 

@@ -1,4 +1,6 @@
-"""A history of published reports: its labels, its index entries, its trend lines and its page's context.
+"""A history of published reports (``ragreport publish``), in one module: its folder's layout and
+its labels' rule, its index (``history.json``) read back and written, its entries, its trend lines,
+its page rendered and the folder written atomically, and a history opened before any run is read.
 
 ``ragreport publish`` adds one report to a history folder::
 
@@ -13,8 +15,6 @@ Each report is summarised once, when it is published, into an entry of ``history
 drift against the report before it. The history page and the trend charts are made from the
 entries alone, so an earlier report is never read again, let alone modified.
 
-:mod:`ragreport.output.site.render` draws the page from :func:`history_context` and writes the folder.
-
 Trend lines (:func:`trend_lines`) join a run's figures across consecutive reports only where
 they compare: the same query set, label set, K and figure conventions. Elsewhere the line is
 broken and the break is named, so that no one reads a change of test set as a change of quality.
@@ -24,18 +24,166 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from ... import __version__
-from ...core.errors import Argument, ArgumentError
-from ...core.history import HISTORY_SCHEMA, LABEL_RULE, REPORTS, valid_label
+from ...core.errors import Argument, ArgumentError, InputError, UsageError
+from ...core.manifest import NotAMarker, file_digest, manifest_text, read_marker
+from ...core.manifest import digest as manifest_digest
 from ...core.model import FIGURE_CONVENTIONS
-from ..site.media import history_href
+from ...reading.schema import check
+from ...reading.storedjson import read_document
+from ..site.pages import figure
+from ..site.render import HISTORY_SUMMARY, PLOTLY_ASSET, _render, assets, environment, plotly_js
+from ..site.trend import trend_figure
 from ..site.wording import comparison as say_comparison
 from ..site.wording import history as say
+from ..site.wording import messages as say_messages
 from ..site.wording import numbers as fmt
+from ..site.writing import (
+    entries,
+    folder_problem,
+    guarded,
+    is_regular,
+    make_readable,
+    recover_before_reading,
+    stage,
+    swap,
+    target_path,
+)
+from .reportjson.previous import load_previous
+from .reportjson.schema import HISTORY
+
+# --- The folder's layout and the labels' rule --------------------------------------------------
+
+HISTORY_MARKER = ".ragreport-history"
+#: The first line of a history's marker; the lines below it list every file publish wrote and keeps
+#: (ragreport.core.manifest).
+HISTORY_HEADER = (
+    "ragreport-history/2: written by `ragreport publish`; publish replaces or removes only the files "
+    "listed below, unchanged, and keeps every other file."
+)
+#: The whole marker of histories published before the manifest: it lists nothing.
+HISTORY_LEGACY = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
+HISTORY_FILE = "history.json"
+HISTORY_SCHEMA = "ragreport-history/1"
+#: Where each report of a history lives, relative to the history's folder.
+REPORTS = "reports"
+#: The keys every entry of ``history.json`` holds (the rest are read where they are shown).
+ENTRY_KEYS = ("label", "date", "runs")
+#: A label is a folder name and a segment of a web address on any system: no space, no slash, no
+#: leading dot, nothing a URL would have to escape.
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+LABEL_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters"
+
+
+def valid_label(label: object) -> bool:
+    return isinstance(label, str) and LABEL_PATTERN.fullmatch(label) is not None
+
+
+def history_href(path: object, label: object) -> str | None:
+    """The link a history row may carry: ``reports/LABEL/index.html`` for the row's own valid label,
+    when the stored ``path`` is exactly that; anything else (``javascript:``, ``https://...``, ``..``,
+    another report's folder) is no link, and the row shows its label as text."""
+    if not isinstance(label, str) or LABEL_PATTERN.fullmatch(label) is None:
+        return None
+    own = f"{REPORTS}/{label}/index.html"
+    return own if path == own else None
+
+
+# --- history.json read back ------------------------------------------------------------
+
+
+def _line_of(text: str, label: str) -> int:
+    """The line of ``history.json`` that names ``label`` (1 when it cannot be found)."""
+    needle = json.dumps(label, ensure_ascii=False)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if f'"label": {needle}' in line:
+            return number
+    return 1
+
+
+def is_history(folder: Path) -> bool:
+    """``folder`` holds a marker that proves an earlier publish (docs/conventions.md section 16); a
+    marker that proves nothing (empty, a link, forged) is refused with what is wrong with it."""
+    marker = folder / HISTORY_MARKER
+    try:
+        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
+        return False
+    except NotAMarker as exc:
+        raise UsageError(
+            f"refusing to publish into {folder}: its marker {marker} {exc.reason}, so it proves no earlier "
+            f"ragreport publish; choose another folder or remove it"
+        ) from None
+    return True
+
+
+def load_history(folder: str | Path) -> list[dict[str, Any]]:
+    """The entries of the history in ``folder``, newest first; ``[]`` for a missing or empty folder.
+
+    A folder holding anything but a ragreport history (no marker file) is refused, as ``--out`` is,
+    so that publishing never writes into someone else's files. Every entry must name a label and
+    its report folder must exist: a history whose pages would link to nothing is reported, not
+    published over.
+    """
+    folder = Path(folder)
+    if not os.path.lexists(folder):
+        return []
+    if folder.is_symlink():
+        raise UsageError(f"refusing to publish into {folder}: it is a symbolic link; give the folder it points to")
+    if not folder.is_dir():
+        raise UsageError(f"refusing to publish into {folder}: it is a file, not a history folder")
+    if not is_history(folder):
+        if any(folder.iterdir()):
+            raise UsageError(
+                f"refusing to publish into {folder}: it is not a ragreport history (no {HISTORY_MARKER} "
+                f"file inside); choose another folder or remove it"
+            )
+        return []
+    path = folder / HISTORY_FILE
+    if not path.is_file():
+        raise InputError(path, 1, f"the history's index (the folder has {HISTORY_MARKER})", "no such file")
+    document, text = read_document(
+        path, HISTORY_SCHEMA, "the history index ragreport publish writes", "a history index"
+    )
+    reports = document.get("reports")
+    for index, entry in enumerate(reports if isinstance(reports, list) else []):  # a missing key: as before
+        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
+            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+    check(document, HISTORY, path)  # every field the history page reads, as publish writes it
+    assert isinstance(reports, list)
+    seen: set[str] = set()
+    lines = {}
+    for index, entry in enumerate(reports):
+        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
+            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+        label = entry["label"]
+        line = lines[str(label)] = _line_of(text, str(label))
+        if not valid_label(label):
+            raise InputError(path, line, f"a label of {LABEL_RULE}", repr(label))
+        if label.lower() in seen:
+            raise InputError(path, line, "a label listed once", repr(label))
+        seen.add(label.lower())
+    for entry in reports:  # every entry well formed: then the folders its page links to
+        label = entry["label"]
+        if not (folder / REPORTS / label / "index.html").is_file():
+            raise InputError(
+                path, lines[label], f"report {label!r} in {folder / REPORTS / label}", "no index.html there"
+            )
+    return reports
+
+
+# --- Entries, trends and the page's context -------------------------------------------------
 
 #: The relative path from a report's folder (reports/LABEL/) back to the history's.
 ROOT = "../../"
@@ -421,3 +569,285 @@ def history_json(entries: Sequence[Mapping[str, Any]]) -> bytes:
         "reports": list(entries),
     }
     return (json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1) + "\n").encode("utf-8")
+
+
+# --- A history opened for publish, before any run is read -----------------------------------
+
+
+@dataclass(frozen=True)
+class History:
+    """A history folder opened for :func:`ragreport.api.publish`, checked before any run is read.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        The history's folder.
+    entries : tuple of dict
+        Its entries (``history.json``), newest first.
+    label : str or None
+        The label asked for (None: the report's date, made unique).
+    previous : dict or None
+        The report.json of the report a new one is measured against.
+    previous_label, previous_digest : str or None
+        That report's label and the digest of its report.json.
+    index : bytes or None
+        ``history.json``'s bytes as read (``b""``: none), so that a publish that ran meanwhile
+        is noticed.
+
+    See Also
+    --------
+    open_history : makes it.
+
+    Examples
+    --------
+    A new history has no entries, and so nothing to measure drift against:
+
+    >>> import pathlib, tempfile
+    >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "new")
+    >>> history.entries, history.previous, history.previous_basis
+    ((), None, None)
+    """
+
+    folder: Path
+    entries: tuple[dict[str, Any], ...]
+    label: str | None
+    previous: dict[str, Any] | None  # that report's report.json
+    previous_label: str | None
+    previous_digest: str | None
+    #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
+    index: bytes | None = None
+
+    def __repr__(self) -> str:
+        """One line: ``History(folder='eval', reports=3, label='v4', previous='v3')``."""
+        return (
+            f"History(folder={str(self.folder)!r}, reports={len(self.entries)}, label={self.label!r}, "
+            f"previous={self.previous_label!r})"
+        )
+
+    @property
+    def previous_basis(self) -> tuple[dict, str] | None:
+        """What :func:`analyse` takes to measure the drift since the previous report."""
+        return None if self.previous is None or self.previous_label is None else (self.previous, self.previous_label)
+
+
+def open_history(folder: str | Path, label: str | None = None) -> History:
+    """The history in ``folder``, checked before any run is read; a new one when missing or empty.
+
+    The drift of the report to publish is measured against the report published before it: the
+    newest one, or for a ``label`` published again the one older than that label.
+
+    Parameters
+    ----------
+    folder : path
+        The history's folder (``ragreport publish DIR``).
+    label : str, optional
+        The new report's label (its folder and address under ``reports/``); default its date,
+        made unique. A label published already replaces that report.
+
+    Returns
+    -------
+    History
+        The folder, its entries and the report the new one is measured against
+        (:attr:`History.previous_basis`).
+
+    Raises
+    ------
+    ragreport.core.errors.UsageError
+        A folder that is not a history, or a broken ``history.json``.
+    ragreport.core.errors.ArgumentError
+        A ``label`` that cannot name a folder and a web address.
+
+    See Also
+    --------
+    ragreport.api.publish : adds a report to it.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> history = open_history(pathlib.Path(tempfile.mkdtemp()) / "history")
+    >>> history.entries, history.previous_basis
+    ((), None)
+    >>> open_history(history.folder, label="no/slash")
+    Traceback (most recent call last):
+    ...
+    ragreport.core.errors.ArgumentError: label 'no/slash': a label names a folder and a web address: ...
+    """
+    folder = target_path(folder, "publish DIR")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(say_messages.refusing_to_publish(str(folder), problem, advice=False))
+    recover_before_reading(folder)  # a history a killed publish left aside is put back first
+    entries = tuple(load_history(folder))
+    if label is not None:
+        check_label(label)
+    before = previous_entry(entries, label) if label is not None else (entries[0] if entries else None)
+    previous = previous_label = previous_digest = None
+    if before is not None:
+        previous_label = str(before["label"])
+        path = folder / REPORTS / previous_label / "report.json"
+        previous = load_previous(path)
+        previous_digest = digest(path.read_bytes())
+    index_path = folder / HISTORY_FILE
+    index = index_path.read_bytes() if index_path.is_file() else b""
+    return History(folder, entries, label, previous, previous_label, previous_digest, index)
+
+
+# --- A history of reports (ragreport publish) ------------------------------------------------------
+
+
+def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
+    """The history's own files: its page, its index as data and the shared plotly.js (the marker is
+    made by :func:`write_history`)."""
+    context = history_context(entries)
+    for trend in [context["primary_trend"], *context["other_trends"]]:
+        if trend is not None:
+            trend["figure"] = figure(trend_figure(trend.pop("trend"), say.trend_title(trend["metric"])))
+    page = {
+        "home": "index.html",
+        "nav": [{"href": "index.html", "text": say.HISTORY_NAV, "current": True}],
+        "downloads": [{"href": HISTORY_FILE, "text": say.HISTORY_DATA_LINK}],
+    }
+    scripts: list[dict[str, Any]] = [
+        {"src": PLOTLY_ASSET, "inline": None, "block": None},
+        {"src": None, "inline": Markup(assets().js), "block": None},
+    ]
+    return {
+        "index.html": _render(environment(), "history.html", site=context, page=page, scripts=scripts, external=True),
+        HISTORY_FILE: history_json(entries),
+        PLOTLY_ASSET: plotly_js().encode("utf-8"),
+    }
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link (instant, no space; a published file is never written again) or, where the file
+    system has none, a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+#: The files of a legacy history (no manifest) that publish adopts as its own: its page, index and
+#: plotly.js, and in each report folder the files a report of a history holds.
+LEGACY_HISTORY_FILE = re.compile(
+    rf"index\.html|{re.escape(HISTORY_FILE)}|{re.escape(PLOTLY_ASSET)}"
+    rf"|{REPORTS}/[^/]+/(?:index\.html|queries\.html|report\.json|{re.escape(HISTORY_SUMMARY)}|run-[a-z0-9_-]+\.html)"
+)
+
+
+def _history_manifest(folder: Path) -> dict[str, str]:
+    """What publish wrote in ``folder`` (relative path -> digest), from its marker; a legacy history's
+    files of the names publish writes are adopted. A marker that proves nothing is refused."""
+    marker = folder / HISTORY_MARKER
+    try:
+        found = read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
+        raise UsageError(
+            say_messages.refusing_to_publish(
+                str(folder), f"it is not a ragreport history (no {HISTORY_MARKER} file inside)"
+            )
+        ) from None
+    except NotAMarker as exc:
+        reason = say_messages.marker_proves_nothing(str(marker), exc.reason)
+        raise UsageError(say_messages.refusing_to_publish(str(folder), reason)) from None
+    if not found.legacy:
+        return dict(found.files)
+    adopted = {}
+    for relative, entry in entries(folder):
+        label = relative.split("/")[1] if relative.startswith(f"{REPORTS}/") and relative.count("/") >= 2 else None
+        if LEGACY_HISTORY_FILE.fullmatch(relative) and is_regular(entry) and (label is None or valid_label(label)):
+            adopted[relative] = file_digest(folder / relative)
+    return adopted
+
+
+def _history_problem(folder: Path, manifest: Mapping[str, str], touched: Sequence[str]) -> str | None:
+    """The first of the paths publish would replace or remove that it did not write (or that was
+    changed since), or None."""
+    for relative in touched:
+        path = folder / relative
+        if relative not in manifest or path.is_symlink() or not path.is_file():
+            return say_messages.not_written_by(
+                str(path) + ("/" if path.is_dir() and not path.is_symlink() else ""), "publish"
+            )
+        if file_digest(path) != manifest[relative]:
+            return say_messages.changed_since(str(path), "publish")
+    return None
+
+
+def _linked_folder(folder: Path, files: Sequence[str], gone: Sequence[str]) -> str | None:
+    """The first folder on the way to a file publish writes (``assets/``, ``reports/``,
+    ``reports/LABEL/``), or a report folder it replaces or prunes, that is a symbolic link, worded
+    (None: none is). Writing through it would write outside the history; replacing it would drop
+    a link publish did not make."""
+    folders = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)} | set(gone)
+    for relative in sorted(folders):
+        if (folder / relative).is_symlink():
+            return say_messages.link_inside(str(folder / relative))
+    return None
+
+
+def write_history(
+    folder: str | Path, files: Mapping[str, bytes], replaced: Sequence[str] = (), index: bytes | None = None
+) -> Path:
+    """Write the history atomically: a new folder beside ``folder`` holding what ``folder`` holds
+    (hard links: the earlier reports are neither modified nor copied) minus the report folders
+    ``replaced`` (labels published again, or pruned) and the files rewritten, plus ``files`` and the
+    marker listing every file publish wrote; then it takes ``folder``'s place (docs/conventions.md
+    section 16). A failure at any point leaves ``folder`` as it was.
+
+    Publish replaces or removes only files its marker lists, unchanged; everything else in the
+    folder (a CNAME, .nojekyll, pages of one's own) is kept. ``index``: the bytes of ``history.json``
+    the entries were read from (``b""``: there was none); when another publish changed it meanwhile,
+    this one is refused.
+    """
+    folder = target_path(folder, "publish DIR")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise UsageError(say_messages.refusing_to_publish(str(folder), problem, advice=False))
+    with guarded(folder) as existed:
+        kept: dict[str, str] = {}
+        gone = {f"{REPORTS}/{label}" for label in replaced}
+        current = folder / HISTORY_FILE
+        if index is not None and (current.read_bytes() if current.is_file() else b"") != index:
+            raise UsageError(say_messages.history_changed(str(current)))
+        if existed and next(entries(folder), None) is not None:
+            manifest = _history_manifest(folder)
+            touched = [
+                relative
+                for relative, _ in entries(folder)
+                if relative != HISTORY_MARKER and (relative in files or any(relative.startswith(g + "/") for g in gone))
+            ]
+            problem = _linked_folder(folder, list(files), sorted(gone)) or _history_problem(folder, manifest, touched)
+            if problem is not None:
+                raise UsageError(say_messages.refusing_to_publish(str(folder), problem))
+            kept = {
+                p: h
+                for p, h in manifest.items()
+                if p not in touched
+                and p not in files
+                and not any(p.startswith(g + "/") for g in gone)
+                and os.path.lexists(folder / p)
+            }
+        written = {p: d for p, d in files.items() if p != HISTORY_MARKER}
+        marker = manifest_text(HISTORY_HEADER, {**kept, **{p: manifest_digest(d) for p, d in written.items()}})
+        everything = {**written, HISTORY_MARKER: marker}
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.publishing-", dir=folder.parent))
+        try:
+            target = staging / "history"
+            if existed:
+                gone_paths = {Path(g) for g in gone}
+
+                def ignore(directory: str, names: list[str]) -> set[str]:
+                    here = Path(directory).relative_to(folder)
+                    return {n for n in names if here / n in gone_paths or (here / n).as_posix() in everything}
+
+                shutil.copytree(folder, target, ignore=ignore, copy_function=_link_or_copy, symlinks=True)
+            else:
+                target.mkdir()
+            stage(everything, target)
+            make_readable(target)
+            swap(target, folder, staging / "retired")
+        finally:
+            if os.path.lexists(folder):  # else the previous history is in staging: the next run puts it back
+                shutil.rmtree(staging, ignore_errors=True)
+    return folder

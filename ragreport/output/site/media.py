@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 
 from ...core.errors import visible
-from ...core.history import LABEL_PATTERN, REPORTS
 
 #: Every character Markdown (CommonMark and GitHub's) reads as a marker inside a line, escaped with a
 #: backslash; ``<``, ``>`` and ``&`` as entities (a backslash does not stop an HTML tag in every
@@ -83,16 +82,6 @@ def csv_no_workflow_commands(text: str) -> str:
         else line
         for line in text.splitlines(keepends=True)
     )
-
-
-def history_href(path: object, label: object) -> str | None:
-    """The link a history row may carry: ``reports/LABEL/index.html`` for the row's own valid label,
-    when the stored ``path`` is exactly that; anything else (``javascript:``, ``https://...``, ``..``,
-    another report's folder) is no link, and the row shows its label as text."""
-    if not isinstance(label, str) or LABEL_PATTERN.fullmatch(label) is None:
-        return None
-    own = f"{REPORTS}/{label}/index.html"
-    return own if path == own else None
 
 
 FSI, PDI = "\u2068", "\u2069"
