@@ -20,9 +20,8 @@ import numpy as np
 
 from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
-from .analysis.pipeline import analyse_runs
+from .analysis.pipeline import Analysis, analyse_runs, report_queries
 from .analysis.power import MIN_EFFECT
-from .analysis.result import Analysis, report_queries
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
@@ -91,7 +90,7 @@ class Results(list, Rows):
 class Report(Analysis, Rows):
     """What :func:`analyse` returns: the analysis of the runs, shown as the report's table.
 
-    An :class:`~ragreport.analysis.result.Analysis`: what :func:`document` and :func:`build` read.
+    An :class:`~ragreport.analysis.pipeline.Analysis`: what :func:`document` and :func:`build` read.
     A notebook shows it as the report's suite matrix, with the comparison's ▲/▼ verdicts;
     :meth:`to_records` and :meth:`to_dataframe` give its figures as rows.
 
@@ -412,7 +411,7 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
 
 
 def _named(family: str | Sequence[str | Measure | Metric]) -> list[str | Measure]:
-    """The comparison family as :func:`~ragreport.analysis.family.choose_family` reads it."""
+    """The comparison family as :func:`~ragreport.analysis.compare.choose_family` reads it."""
     given = [family] if isinstance(family, str) else family
     return [item.key if isinstance(item, Metric) else item for item in given]
 

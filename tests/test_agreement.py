@@ -221,7 +221,7 @@ def test_report_json_audit_against_scikit_learn_on_the_files(tmp_path, monkeypat
 def test_runs_under_both_label_sets_against_pytrec_eval(tmp_path):
     import pytrec_eval
 
-    from ragreport.analysis.corrected import corrected_means
+    from ragreport.analysis.audit import corrected_means
 
     rng = np.random.default_rng(5)
     model, human, run = {}, {}, {}

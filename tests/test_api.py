@@ -10,7 +10,7 @@ import re
 import pytest
 
 import ragreport
-from ragreport.analysis.result import Analysis
+from ragreport.analysis.pipeline import Analysis
 from ragreport.analysis.summary import RunSummary
 from ragreport.api import Report, Results, analyse, build, document, evaluate
 from ragreport.core.model import Conventions

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from test_resampling import _runs
 
-from ragreport.analysis.result import release_sweep
+from ragreport.analysis.pipeline import release_sweep
 from ragreport.api import analyse, evaluate
 from ragreport.output.exports.reportjson.write import report_document
 from ragreport.output.site.render import prepare, render_site

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ragreport.analysis.corrected import corrected_means, mean_bands
+from ragreport.analysis.audit import corrected_means, mean_bands
 from ragreport.scoring.catalogue import COMPARED
 
 

@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 from helpers import judged_run
 
-from ragreport.analysis.compare import Correction, compare
-from ragreport.analysis.family import choose_family
+from ragreport.analysis.compare import Correction, choose_family, compare
 from ragreport.api import analyse, document, score_and_summarise
 from ragreport.cli import main
 from ragreport.cli.parser import flag

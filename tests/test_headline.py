@@ -7,7 +7,7 @@ import pytest
 from helpers import judged_run
 from sitetools import second_sample_run
 
-from ragreport.analysis.status import Status
+from ragreport.analysis.summary import Status
 from ragreport.api import analyse, document, evaluate, score_and_summarise
 from ragreport.cli import main
 from ragreport.cli.parser import flag

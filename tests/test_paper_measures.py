@@ -112,7 +112,7 @@ def test_gm_map_is_a_geometric_mean_floored_at_its_epsilon():
 
 
 def test_the_residual_and_gm_map_are_left_out_of_a_comparison_family():
-    from ragreport.analysis.family import choose_family
+    from ragreport.analysis.compare import choose_family
 
     family = choose_family(["nDCG@10", "RBP", "gm_map", "bpref"], 10)
     assert [m.label() for m in family.measures] == ["nDCG@10", "RBP", "Bpref"]

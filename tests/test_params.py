@@ -258,7 +258,7 @@ def test_trec_dl_measures_are_the_ones_ir_datasets_documents():
 
 
 def test_a_named_set_is_the_comparison_family():
-    from ragreport.analysis.family import choose_family
+    from ragreport.analysis.compare import choose_family
 
     family = choose_family(["trec-dl"], 10)
     assert [m.label() for m in family.measures] == ["nDCG@10", "RR(rel=2)", "AP(rel=2)"]

@@ -11,7 +11,7 @@ from conftest import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ragreport.analysis.values import family_values
+from ragreport.analysis.compare import family_values
 from ragreport.api import analyse, evaluate
 from ragreport.core.errors import RagreportError
 from ragreport.core.ids import as_text

@@ -8,7 +8,7 @@ import json
 from helpers import judged_run
 
 from ragreport.analysis.limits import limits
-from ragreport.analysis.result import Analysis
+from ragreport.analysis.pipeline import Analysis
 from ragreport.api import score_and_summarise
 from ragreport.core.model import SCHEMA, Conventions
 from ragreport.output.exports.reportjson.migrate import query_rows

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sitetools import INJECTIONS, read_page, second_sample_run, site_files
 
-from ragreport.analysis.dates import build_day
+from ragreport.analysis.limits import build_day
 from ragreport.api import analyse, build, document, evaluate
 from ragreport.cli import main
 from ragreport.core.errors import UsageError, WriteError

@@ -27,12 +27,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .leading import leading
+from .audit import leading
 from .power import POWER, queries_to_halve
 
 if TYPE_CHECKING:
     from .compare import Comparison, RunComparison
-    from .result import Analysis
+    from .pipeline import Analysis
     from .summary import RunSummary
 
 #: A run's filled top-K slots are "mostly unjudged" above this share.

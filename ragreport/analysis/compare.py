@@ -1,8 +1,8 @@
 """Several runs against a baseline: paired differences, a randomization test, corrected p-values.
 
 For every run other than the baseline and every measure of the comparison family (by default the
-catalogue's :data:`~ragreport.scoring.catalogue.COMPARED` at K; diagnostics are not compared; ``--metrics``
-names another family, :func:`ragreport.analysis.family.choose_family`):
+catalogue's :data:`~ragreport.scoring.catalogue.COMPARED` at K; diagnostics are not compared;
+``--metrics`` names another family):
 
 - the mean per-query difference (run minus baseline) over the queries both runs scored, with a
   *paired* percentile bootstrap band: each resample draws the same queries for both runs, which is
@@ -14,6 +14,13 @@ names another family, :func:`ragreport.analysis.family.choose_family`):
 - p-values corrected across every comparison of the report, that is the family times the runs
   compared (Holm, Bonferroni or none);
 - wins, ties and losses over the queries.
+
+The comparison family (:func:`choose_family`) is what a report compares, tests and corrects
+together: by default every compared metric of the suite at K; ``--metrics``
+(``analyse(family=...)``) names another, and only those measures are compared with the baseline
+and in the drift, and the correction counts only them (docs/conventions.md section 15). A run's
+per-query values of any member (:func:`family_values`): a suite metric read off its scores, any
+other measure off the values scored by name.
 """
 
 from __future__ import annotations
@@ -27,12 +34,13 @@ import numpy as np
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, SUITE, Measure, Metric
+from ..scoring.measures import parse_measures, parse_primary
 from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
-from .values import family_values
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
+    from ..scoring.catalogue import Measure
     from .summary import RunSummary
 
 
@@ -383,7 +391,7 @@ def compare(
 ) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
-    ``family`` (:func:`ragreport.analysis.family.choose_family`) names what is compared; by default every compared suite
+    ``family`` (:func:`choose_family`) names what is compared; by default every compared suite
     metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
     which a report shares across its runs.
 
@@ -563,3 +571,76 @@ def reading_differences(
                 columns[r].append(differences[:, m])
     n = len(differences)
     return read, [np.stack(c, axis=1) if c else np.zeros((n, 0)) for c in columns]
+
+
+def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measure]) -> np.ndarray:
+    """Per-query values of every family member for the given query rows: (rows x family).
+
+    A suite metric at a scored cutoff is read off the run's scores; any other member off the
+    measures scored by name (``summary.measure_values``, the same kernels).
+    """
+    scores = summary.scores
+    columns = []
+    for measure in family:
+        if measure.plain and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
+            columns.append(scores.of(measure.metric, int(measure.cutoff))[rows])  # type: ignore[arg-type]
+        elif measure in summary.measures:
+            columns.append(summary.measure_values[summary.measures.index(measure)][rows])
+        else:
+            raise UsageError(
+                f"{measure.label()} is in the comparison family but {summary.name} holds no per-query "
+                f"value of it: score it by name (--metrics, evaluate(measures=...))"
+            )
+    return np.stack(columns, axis=1) if columns else np.zeros((len(rows), 0))
+
+
+def choose_family(
+    named: Sequence[str | Measure] | None,
+    k: int,
+    primary: str | None = None,
+    *,
+    compares: bool = True,
+    suite: Sequence[Metric] = SUITE,
+) -> Family:
+    """The comparison family of a report at K (docs/conventions.md section 15).
+
+    ``named`` (``--metrics``, ``analyse(family=...)``): the measures compared, tested and corrected
+    together, in the order given; None or empty: every compared suite metric at K. A count (NumRet,
+    ...) or the Judged@K diagnostic has no verdict and is left out (``left_out``); a family left
+    empty is an error. The primary metric must be in the family: ``--primary`` naming a metric the
+    family lacks is an error; without ``--primary`` it is the first member that is a compared suite
+    metric at K (an error when there is none). When nothing is compared (``compares`` False: one run
+    and no previous report) ``named`` only names measures to print and does not change the primary.
+    ``suite``: the suite's metrics the runs hold (a stored report's may lack a later one).
+    """
+    lead = parse_primary(primary, k)
+    if not named or not compares:
+        return Family(default_family(k, suite), lead)
+    asked = tuple(dict.fromkeys(m for n in named for m in ((n,) if isinstance(n, Measure) else parse_measures([n]))))
+    family = tuple(m for m in asked if m.metric.comparable)
+    left_out = tuple(m for m in asked if not m.metric.comparable)
+    labels = ", ".join(m.label() for m in asked)
+    if not family:
+        raise ArgumentError(
+            Argument("family"),
+            f" {labels}: nothing to compare (counts and the Judged@K diagnostic get no test); "
+            f"name per-query scores such as nDCG@{k}",
+        )
+    leads = [m.metric for m in family if m.plain and m.cutoff == k and m.metric in COMPARED]
+    if primary is not None:
+        if lead not in leads:
+            raise ArgumentError(
+                Argument("primary"),
+                f" {primary!r} is not in the comparison family ({labels}): add {lead.label(k)} to ",
+                Argument("family"),
+            )
+        return Family(family, lead, True, left_out)
+    if not leads:
+        raise ArgumentError(
+            Argument("family"),
+            f" {labels} holds no compared metric at K = {k} for the report to lead with; "
+            f"add one, such as nDCG@{k}, or choose K (",
+            Argument("k"),
+            ") at a cutoff it names",
+        )
+    return Family(family, leads[0], True, left_out)

@@ -2,23 +2,28 @@
 
 Each rule looks at one :class:`~ragreport.analysis.summary.RunSummary` and returns a :class:`Limit` when
 it applies, or ``None``; the report shows only those that apply, each with the run's own figures.
+
+The day a run is tied to (:func:`run_date`) and the day a report is built (:func:`build_day`) are
+here too: the limits date runs, and so do the pages.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.errors import UsageError
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
-from .dates import run_date  # re-exported: the output stage reads it without the limits
 
-if TYPE_CHECKING:  # annotations only
+if TYPE_CHECKING:
     from .summary import RunSummary
+
 
 #: Below this many scored queries the report says outright that the sample is small.
 SMALL_QUERY_COUNT = 50
@@ -306,3 +311,23 @@ def limits(summary: RunSummary, today: _dt.date) -> tuple[Limit, ...]:
     """The statements that apply to ``summary``; ``today`` dates a run whose metadata has no date."""
     found = (rule(summary, today) for rule in RULES)
     return tuple(limit for limit in found if limit is not None)
+
+
+def run_date(summary: RunSummary, fallback: _dt.date) -> _dt.date:
+    """The day the run is tied to: its metadata ``date``, else ``fallback``."""
+    meta_date = summary.judged.meta.date
+    if isinstance(meta_date, _dt.datetime):
+        return meta_date.date()
+    return meta_date or fallback
+
+
+def build_day(env: Mapping[str, str] | None = None) -> _dt.date:
+    """``SOURCE_DATE_EPOCH`` as a UTC date when set (reproducible builds), else today."""
+    source = os.environ if env is None else env
+    epoch = source.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc).date()
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, got {epoch!r}") from None
+    return _dt.date.today()

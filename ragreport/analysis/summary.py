@@ -1,10 +1,12 @@
-"""Summarise scored queries: suite means with their bands, the K sweep, counts and query statuses."""
+"""Summarise scored queries: suite means with their bands, the K sweep, counts and query statuses
+(where a query stands at the cutoff K, each status with the sentence a report prints for it)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,9 +21,8 @@ from .intervals import (
     shared_bootstrap_means,
     wilson_interval,
 )
-from .status import Status
 
-if TYPE_CHECKING:  # types only: scoring happens before, in the caller
+if TYPE_CHECKING:
     from ..core.model import Conventions
     from ..scoring.catalogue import Metric
     from ..scoring.condensed import Following
@@ -472,3 +473,41 @@ def _measure_intervals(
         else:
             out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), method)
     return out
+
+
+class Status(Enum):
+    """Where a query stands at the cutoff K, with the sentence a report prints for it and a plain one."""
+
+    FULL = ("full", "Every relevant id is in the top K.", "Everything relevant was found in the top K.")
+    PARTIAL = (
+        "partial",
+        "Some but not all relevant ids are in the top K.",
+        "Some of what is relevant was found in the top K, some was not.",
+    )
+    LATE_HIT = (
+        "late hit",
+        "No relevant id in the top K, but one further down the list.",
+        "Something relevant was retrieved, but below the top K, where a reader would not see it.",
+    )
+    COMPLETE_MISS = ("complete miss", "No relevant id anywhere in the list.", "Nothing relevant was retrieved at all.")
+    EXCLUDED = (
+        "excluded",
+        "No id judged relevant (or no judgments): left out of every average.",
+        "Nobody marked any answer relevant for this query, so it is not counted.",
+    )
+    NO_RELEVANT = (
+        "no relevant id",
+        "No id judged relevant: averaged in as 0 (--no-relevant zero).",
+        "Nobody marked any answer relevant for this query; it counts as a 0.",
+    )
+    MISSING = (
+        "missing from run",
+        "Judged, but the run has no entry for it.",
+        "The query has answers marked relevant, but the run returned nothing for it.",
+    )
+
+    def __init__(self, label: str, meaning: str, plain: str):
+        self.label = label
+        self.meaning = meaning
+        #: The same in words a stakeholder reads (the glossary, a tooltip).
+        self.plain = plain

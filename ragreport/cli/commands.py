@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import api
-from ..analysis.compare import Correction
-from ..analysis.family import choose_family
-from ..analysis.result import Analysis, release_sweep
+from ..analysis.compare import Correction, choose_family
+from ..analysis.pipeline import Analysis, release_sweep
 from ..config import ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order

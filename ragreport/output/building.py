@@ -29,7 +29,7 @@ from .site.view.build import build_view
 from .site.writing import target_path
 
 if TYPE_CHECKING:
-    from ..analysis.result import Analysis
+    from ..analysis.pipeline import Analysis
 
 
 def _quiet(stage: str) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
-from ...analysis.leading import corrected_figure, leading
+from ...analysis.audit import corrected_figure, leading
 from .wording import headline as say
 from .wording import numbers as fmt
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ...analysis.audit import Audit
     from ...analysis.limits import Limit
-    from ...analysis.result import Analysis
+    from ...analysis.pipeline import Analysis
     from ...analysis.summary import RunSummary
 
 

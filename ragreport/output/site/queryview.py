@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...analysis.compare import default_family
-from ...analysis.values import family_values
+from ...analysis.compare import family_values
 from ...core.apart import Apart
 from ...core.ids import as_text, common_kind
 from .view.cells import rounded
@@ -28,7 +28,7 @@ from .wording import numbers as fmt
 from .wording import report as say
 
 if TYPE_CHECKING:
-    from ...analysis.result import Analysis
+    from ...analysis.pipeline import Analysis
 
 #: How many relevant ids that no run shows a query view lists (the count is always whole).
 UNSHOWN_RELEVANT = 20

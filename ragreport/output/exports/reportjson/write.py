@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .... import __version__
-from ....analysis.dates import run_date
-from ....analysis.status import Status
-from ....analysis.summary import distinct_label_sets, judgment_map, report_fingerprints, report_judgments
+from ....analysis.limits import run_date
+from ....analysis.summary import Status, distinct_label_sets, judgment_map, report_fingerprints, report_judgments
 from ....core.ids import as_text, first_appearance
 from ....core.model import SCHEMA
 from ....reading.irds import dataset_record
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from ....analysis.audit import Audit
     from ....analysis.compare import ComparisonReport, RunComparison
     from ....analysis.limits import Limit
-    from ....analysis.result import Analysis
+    from ....analysis.pipeline import Analysis
     from ....analysis.slices import SliceReport
     from ....analysis.summary import RunSummary
     from ..gates import GateResult, GateRules

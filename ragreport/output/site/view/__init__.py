@@ -1,6 +1,6 @@
 """The view model: what every human-facing output shows, built once from the analysis.
 
-:func:`~.build.build_view` reads an :class:`~ragreport.analysis.result.Analysis` and returns a
+:func:`~.build.build_view` reads an :class:`~ragreport.analysis.pipeline.Analysis` and returns a
 :class:`~.model.ReportView` of frozen dataclasses holding already-formatted strings and plain values
 (the words and formats come from :mod:`ragreport.output.site.wording`). The site's pages
 (:mod:`ragreport.output.site.pages`), the terminal table, the Markdown and summary.md

@@ -1,5 +1,5 @@
 """Build the view model from the analysis: :func:`build_view` reads an
-:class:`~ragreport.analysis.result.Analysis` and returns a :class:`~.model.ReportView`.
+:class:`~ragreport.analysis.pipeline.Analysis` and returns a :class:`~.model.ReportView`.
 
 report.json is not built from it: it is the data contract (:mod:`ragreport.output.exports.reportjson.write`)."""
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .... import __version__
-from ....analysis.status import Status
+from ....analysis.summary import Status
 from ....scoring.catalogue import READ, READINGS, SUITE, Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
@@ -33,7 +33,7 @@ from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
 
 if TYPE_CHECKING:
-    from ....analysis.result import Analysis
+    from ....analysis.pipeline import Analysis
     from ....analysis.slices import SliceReport
     from ....analysis.summary import RunSummary
     from ...exports.gates import GateResult

@@ -15,7 +15,7 @@ from ..wording import labels as say
 
 if TYPE_CHECKING:
     from ....analysis.audit import Audit
-    from ....analysis.result import Analysis
+    from ....analysis.pipeline import Analysis
 
 #: The heat map's shades: a cell with pairs is shaded 1 (fewest) to this (most); 0 is empty.
 SHADES = 5

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ....analysis.dates import run_date
-from ....analysis.status import Status
+from ....analysis.limits import run_date
+from ....analysis.summary import Status
 from ....core.ids import as_text
 from ....core.model import Choice, Conventions
 from ....scoring.catalogue import SUITE, IntervalMethod
