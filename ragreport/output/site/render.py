@@ -308,13 +308,16 @@ def render_site(
     pages += [(f"run-{run.slug}.html", "run.html", run.slug, {"run": run}) for run in site.runs]
     if site.query_view is not None:
         pages.append(("queries.html", "queries.html", "queries", {}))
+    # report.json and the summary first, the query view's page last: its block may still be in the
+    # making in a child process (docs/conventions.md section 22.25).
+    document = report.document if root is None else _shared_texts(report.document, root, texts_asset)
+    last = {"report.json": report_json(document, compact=True), summary: markdown(report.view).encode("utf-8")}
     for path, template, current, extra in pages:
         page = _page(site, single=False, current=current, history=history, summary=summary)
         used = scripts if current == "index" else with_texts
         add(path, _render(env, template, site=site, page=page, scripts=used, external=True, **extra))
-    document = report.document if root is None else _shared_texts(report.document, root, texts_asset)
-    add("report.json", report_json(document, compact=True))
-    add(summary, markdown(report.view).encode("utf-8"))
+    for path, data in last.items():
+        add(path, data)
     if root is None:
         add(PLOTLY_ASSET, plotly_js().encode("utf-8"))
     return files
