@@ -327,7 +327,7 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
 
 def read_back(document: dict[str, Any], path: str | Path, specs: Mapping[str, Spec]) -> dict[str, Any]:
     """A report.json of any schema as read from ``path`` (a compact one checked against its
-    declaration in ``specs``, reading/documents.py's PACKED or COMPACT by schema, then read back by
+    declaration in ``specs``, reportjson/schema.py's PACKED or COMPACT by schema, then read back by
     :func:`expanded`), in the shape of ``ragreport/1``; a one-line error naming the file otherwise."""
     if not is_compact(document):
         return document

@@ -39,7 +39,7 @@ def load_previous(path: str | Path) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The fields drift reads, checked once here against their declaration (reading/documents.py): a
+# The fields drift reads, checked once here against their declaration (reportjson/schema.py): a
 # report.json edited by hand (or forged) is one line naming the file and the field, never a
 # traceback in the middle of the drift.
 

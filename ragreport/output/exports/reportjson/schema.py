@@ -80,7 +80,7 @@ PREVIOUS = obj(
 
 # --- report.json's compact form (schema ragreport/2, docs/conventions.md section 22.4) ----------------
 # What a report of that schema writes in its own shape: checked as declared here, then read back
-# (reading/compact.py, each index against its table) into the shape PREVIOUS and RENDER declare.
+# (reportjson/migrate.py, each index against its table) into the shape PREVIOUS and RENDER declare.
 
 INDICES = listing(COUNT)
 COMPACT_JUDGMENTS = obj(
@@ -114,7 +114,7 @@ COMPACT = obj(
 # The compact form with the stored lists and the judgments' ids each one base-64 string of
 # fixed-width little-endian integers (``packed.dtype``), their lists' lengths beside them; a run's
 # ``id`` and ``scored`` columns left out where they are derivable. Checked as declared here, then
-# unpacked (reading/compact.py) into the compact form and read back as it is.
+# unpacked (reportjson/migrate.py) into the compact form and read back as it is.
 
 PACKED_JUDGMENTS = obj(
     {"queries": INDICES, "ids": TEXT, "lengths": INDICES, "grades": listing(GRADE)},
