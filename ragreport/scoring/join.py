@@ -95,11 +95,6 @@ class JudgedRun:
         shift = starts[taken] - (np.cumsum(counts) - counts)
         return np.repeat(shift, counts) + np.arange(int(counts.sum()), dtype=np.int64)
 
-    @cached_property
-    def slot_relevant(self) -> np.ndarray:
-        """Slots holding the first occurrence of an id graded ``level`` or more (relevant)."""
-        return self.judged & ~self.repeat & (self.grades >= self.level)
-
     def at_level(self, level: int) -> JudgedRun:
         """The same run with grades of ``level`` and above relevant: R, the relevant ids retrieved and
         the first relevant rank taken again (a measure's own ``rel``, docs/conventions.md section 21).

@@ -328,12 +328,6 @@ def parse_primary(text: str | None, k: int) -> Metric:
     return metric
 
 
-def measure_set(name: str) -> tuple[Measure, ...] | None:
-    """The measures of a named set (``trec-dl``), None when ``name`` is not one."""
-    found = MEASURE_SETS.get(name.strip().lower())
-    return None if found is None else parse_measures([found[0]])
-
-
 def _tokens(text: str) -> list[str]:
     """A comma-separated list split at its top-level commas (``RBP(p=0.9,rel=2)`` is one token)."""
     tokens, depth, start = [], 0, 0

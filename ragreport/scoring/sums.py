@@ -94,11 +94,8 @@ class Sums:
 
     @cached_property
     def relevant_slots(self) -> np.ndarray:
-        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more).
-
-        Made from the block's own flags and grades, not from the run's
-        :attr:`~ragreport.scoring.join.JudgedRun.slot_relevant`: that would be cached beside the
-        run, one more byte a slot held to the end (docs/conventions.md section 22.9)."""
+        """``rel_i``: the cell holds the first occurrence of a relevant id (graded the level or more),
+        made from the block's own flags and grades (nothing cached beside the run)."""
         return self.first_slots & self._pad(self.judged.judged) & (self._pad(self.judged.grades) >= self.judged.level)
 
     @cached_property

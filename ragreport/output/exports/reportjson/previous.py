@@ -7,7 +7,7 @@ from typing import Any
 
 from ....core.errors import InputError
 from ....core.model import SCHEMA, SCHEMA_V2, SCHEMA_V3
-from ....reading.schema import check, problem
+from ....reading.schema import check
 from ....reading.storedjson import read_document
 from .migrate import SCHEMAS, read_back
 from .schema import COMPACT, PACKED, PACKED4, PREVIOUS
@@ -42,12 +42,6 @@ def load_previous(path: str | Path) -> dict[str, Any]:
 # The fields drift reads, checked once here against their declaration (reportjson/schema.py): a
 # report.json edited by hand (or forged) is one line naming the file and the field, never a
 # traceback in the middle of the drift.
-
-
-def drift_problem(document: Any) -> tuple[str, str, str] | None:
-    """The first field drift reads that is not as ragreport writes it, as (field, expected, found);
-    None when every one is."""
-    return problem(document, PREVIOUS)
 
 
 def check_drift_fields(path: str | Path, document: dict[str, Any], field: str = "") -> None:

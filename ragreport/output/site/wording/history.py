@@ -86,10 +86,6 @@ def history_no_drift(reasons: Sequence[str]) -> Text:
     )
 
 
-def history_new_run(run: str) -> Text:
-    return Text((Quoted(run), ": new in this report."))
-
-
 def history_fingerprints(queries: str, labels: str) -> tuple[str, str]:
     return f"queries {short_hash(queries)}", f"labels {short_hash(labels)}"
 
