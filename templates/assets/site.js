@@ -292,7 +292,18 @@
   function drawQueryView(root, data, textOf) {
     var words = data.words;
     var byId = new Map();  // not an object: an id such as __proto__ or valueOf is a key like any other
-    data.queries.forEach(function (q, i) { if (!byId.has(q.id)) { byId.set(q.id, i); } });
+    var columns = data.queries;  // one list per field, a query's values at one position in each
+    columns.id.forEach(function (id, i) { if (!byId.has(id)) { byId.set(id, i); } });
+    var withText = new Set(columns.with_text);
+    function query(i) {
+      return {
+        id: columns.id[i], text: columns.text[i], judged: columns.judged[i], relevant: columns.relevant[i],
+        unshown: columns.unshown[i], unshown_count: columns.unshown_count[i],
+        tops: columns.tops.map(function (top) { return top[i]; }),
+        values: columns.values.map(function (values) { return values[i]; }),
+        with_text: withText.has(i), meta: columns.meta ? columns.meta[i] : null
+      };
+    }
     var base = data.baseline === null ? -1 : data.runs.indexOf(data.baseline);
     var form = el("form", { "class": "query-pick" });
     var label = el("label", null, words.ask + " ");
@@ -395,7 +406,7 @@
       input.value = id;
       var at = byId.get(id);
       if (at === undefined) { body.appendChild(el("p", { "class": "notice" }, words.unknown)); return; }
-      var q = data.queries[at];
+      var q = query(at);
       var title = el("h3", { "class": "query-title" });
       title.appendChild(el("span", { "class": "mono" }, q.id));
       if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
