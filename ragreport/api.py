@@ -514,8 +514,8 @@ def calc(
     loaded = load_inputs([run], qrels=qrels, order=conventions.order)[0]
     judged = join(loaded.run, loaded.judgments, conventions.relevance_level)
     check_scorable(judged, loaded.judgments.source or "the judgments", conventions)
-    values = score_measures(judged, parsed, conventions)[:, scored_queries(judged, conventions)]
-    ids = judged.query_ids[scored_queries(judged, conventions)].tolist()
+    scored = scored_queries(judged, conventions)
+    values, ids = score_measures(judged, parsed, conventions)[:, scored], judged.query_ids[scored].tolist()
     means, per_query = {}, {}
     for measure, row in zip(parsed, values):
         label, epsilon = measure.label(), measure.metric.geometric

@@ -322,7 +322,6 @@ def drift(
     notes += [f"{label} is not in the previous report: it has no drift." for label in absent]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
     rows, family = _rows(scored_again, correction, alpha)
-    k = summaries[0].k if summaries else 0
     return Drift(
         source,
         previous.get("date"),
@@ -336,10 +335,10 @@ def drift(
         correction=correction,
         alpha=alpha,
         tested=family,
-        k=summaries[0].k if summaries else 0,
+        k=k,
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
-        family=tuple(m.label(k) for m in tested if any(m in t.metrics for t in scored_again) or not scored_again),
+        family=tuple(m.label(k) for m in tested if m.label(k) not in absent),
     )
 
 
