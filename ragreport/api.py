@@ -29,7 +29,7 @@ from .output.building import build, publish
 from .output.exports.gates import check_gates
 from .output.exports.history import History, open_history
 from .output.exports.records import Rows
-from .output.exports.reportjson.previous import load_previous
+from .output.exports.reportjson.read import load_previous
 from .output.exports.reportjson.restore import reanalysed
 from .output.exports.reportjson.write import report_document
 from .reading.registry import load_inputs

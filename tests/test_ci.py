@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ragreport.output.exports.ci import junit, workflow_errors
-from ragreport.output.exports.gates import GateResult
+from ragreport.output.exports.gates import GateResult, junit, workflow_errors
 
 
 def _result(passed, run="dense", rule="require nDCG@10>=0.40", figure="lower band bound 0.380 (mean 0.410)"):
@@ -41,6 +40,6 @@ def test_workflow_errors_only_for_failed_checks_with_escapes():
 
 
 def test_a_workflow_command_shows_a_run_names_controls_as_escapes():
-    from ragreport.output.exports.ci import _command_data
+    from ragreport.output.exports.gates import _command_data
 
     assert _command_data("evil\x1b[2J\u202e 50%\nnext") == "evil\\x1b[2J\\u202e 50%25%0Anext"

@@ -29,7 +29,7 @@ from ragreport.output.exports.reportjson.migrate import (
     run_lists,
     unpacked,
 )
-from ragreport.output.exports.reportjson.previous import read_report as read_report_json
+from ragreport.output.exports.reportjson.read import read_report as read_report_json
 
 DATA = Path(__file__).resolve().parent / "data"
 #: The preloaded sample's report.json as schema ragreport/1 wrote it (commit c227317), built on

@@ -107,7 +107,7 @@ def test_a_file_that_is_not_a_report(tmp_path, capsys):
         "report.json:1: expected a report.json with schema 'ragreport/4' or 'ragreport/3' or 'ragreport/2' or 'ragreport/1', got 'other'"
         in capsys.readouterr().err
     )
-    from ragreport.output.exports.reportjson.previous import load_previous
+    from ragreport.output.exports.reportjson.read import load_previous
 
     with pytest.raises(InputError):
         load_previous(tmp_path / "run.trec")

@@ -135,7 +135,7 @@ def _ci_outputs(
     if args.comment is not None and view is not None:
         write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
-        from ..output.exports.ci import junit
+        from ..output.exports.gates import junit
 
         write_text_file(args.junit, junit(results), "--junit")
     # One line per rule, on stderr, from every command alike: never wrapped, whatever the terminal
@@ -143,7 +143,7 @@ def _ci_outputs(
     for result in results:
         print(f"ragreport: {one_line(result.line)}", file=sys.stderr)  # a run name's controls shown
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        from ..output.exports.ci import workflow_errors
+        from ..output.exports.gates import workflow_errors
 
         stream = sys.stderr if stdout_is_data else sys.stdout
         for line in workflow_errors(results):

@@ -19,7 +19,7 @@ small constructors below so that a field added to a document is one line added t
     {"null": True, ...}                                  # null allowed too
 
 An object's keys not in its ``fields`` are allowed (a newer writer may add some) unless ``others``
-gives their spec. Numbers were read by the one grammar already (:mod:`ragreport.output.exports.reportjson.previous`
+gives their spec. Numbers were read by the one grammar already (:mod:`ragreport.output.exports.reportjson.read`
 refuses NaN, infinities and numbers beyond a float); an integer field is also held within its
 range, 64 bits by default.
 """

@@ -42,9 +42,9 @@ from ...core.manifest import digest as manifest_digest
 from ...core.model import FIGURE_CONVENTIONS
 from ...reading.schema import check
 from ...reading.storedjson import read_document
+from ..site.charts import trend_figure
 from ..site.pages import figure
 from ..site.render import HISTORY_SUMMARY, PLOTLY_ASSET, _render, assets, environment, plotly_js
-from ..site.trend import trend_figure
 from ..site.wording import comparison as say_comparison
 from ..site.wording import history as say
 from ..site.wording import messages as say_messages
@@ -60,7 +60,7 @@ from ..site.writing import (
     swap,
     target_path,
 )
-from .reportjson.previous import load_previous
+from .reportjson.read import load_previous
 from .reportjson.schema import HISTORY
 
 # --- The folder's layout and the labels' rule --------------------------------------------------

@@ -6,8 +6,8 @@
   ``ragreport/4``) and :func:`~.write.report_json` (its bytes);
 - :mod:`.migrate`: a document of any schema read (``ragreport/1`` to ``/4``) brought to one form,
   the per-query rows, the judgments as ``{query: {id: grade}}`` and the stored lists as ids;
-- :mod:`.read` and :mod:`.previous`: a file read and checked for ``render`` (:func:`~.read.load_report`,
-  :func:`~.read.stored_run`) and for drift (:func:`~.previous.load_previous`);
+- :mod:`.read`: a file read and checked for ``render`` (:func:`~.read.load_report`,
+  :func:`~.read.stored_run`) and for drift (:func:`~.read.load_previous`);
 - :mod:`.restore`: a stored report analysed again (``ragreport render``, ``ragreport.api.reanalyse``),
   the suite's metrics it holds and no others.
 """

@@ -32,8 +32,16 @@ from ....scoring.measures import Measure
 from ....scoring.metrics import QueryScores, score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
-from .previous import check_drift_fields
-from .read import REBUILD, StoredRun, load_report, stored_query_meta, stored_run, stored_slice_by, stored_texts
+from .read import (
+    REBUILD,
+    StoredRun,
+    check_drift_fields,
+    load_report,
+    stored_query_meta,
+    stored_run,
+    stored_slice_by,
+    stored_texts,
+)
 
 
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
