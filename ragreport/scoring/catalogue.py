@@ -258,11 +258,11 @@ class Metric:
     key: str
     name: str
     kernel: Kernel
-    interval: IntervalMethod
-    kind: ValueKind
     cutoff: CutoffRule
     describe: Describe
     plain: str
+    interval: IntervalMethod = IntervalMethod.BOOTSTRAP
+    kind: ValueKind = ValueKind.SCORE
     in_suite: bool = True
     compared: bool = True
     uses_gain: bool = False
@@ -287,7 +287,8 @@ class Metric:
     trec_default: bool = True
 
     def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
-        return entry_named, (self.key,)
+        # pickled as its key, so a Dask worker's entry comes back as the one declared: ``is`` holds
+        return by_key, (self.key,)
 
     def label(self, k: int) -> str:
         return f"{self.key}@{k}"
@@ -335,27 +336,13 @@ class Metric:
         """trec_eval's name for it with a cutoff or without one (None when trec_eval has none)."""
         return next((s for s in self.trec_eval if self.rule(s).allows(cutoff)), None)
 
-    def trec_eval_measure(self, cutoff: int | None) -> str | None:
-        """trec_eval's output name: ``map_cut_10`` at a cutoff, ``map`` over the whole list."""
-        spelling = self.trec_eval_spelling(cutoff)
-        if spelling is None:
-            return None
-        return spelling.name if cutoff is None else f"{spelling.name}_{cutoff}"
-
     def trec_eval_name(self, k: int) -> str | None:
-        """The trec_eval twin the report names beside the figure at ``k``: its cutoff form, else its
-        whole-list form (RR@k's twin is ``recip_rank``, equal to it when k reaches every list's end)."""
-        return self.trec_eval_measure(k) or self.trec_eval_measure(None)
-
-
-#: Every declared entry by its key, filled below as they are declared.
-ENTRIES: dict[str, Metric] = {}
-
-
-def entry_named(key: str) -> Metric:
-    """The declared entry ``key``: how a pickled entry (a Dask worker's) comes back as the one object
-    the catalogue declared, so ``is`` comparisons hold."""
-    return ENTRIES[key]
+        """The trec_eval twin the report names beside the figure at ``k``: its cutoff form (``map_cut_10``),
+        else its whole-list form (RR@k's twin is ``recip_rank``, equal to it when k reaches every list's end)."""
+        at_k, whole_list = self.trec_eval_spelling(k), self.trec_eval_spelling(None)
+        if at_k is not None:
+            return f"{at_k.name}_{k}"
+        return None if whole_list is None else whole_list.name
 
 
 # --- The entries ------------------------------------------------------------------------------
@@ -374,8 +361,6 @@ PRECISION = Metric(
     key="P",
     name="Precision",
     plain="Share of the top K that is relevant.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
     trec_eval=(Spelling("P", printed=11),),
     ir_measures=(Spelling("P"),),
@@ -391,8 +376,6 @@ RECALL = Metric(
     key="R",
     name="Recall",
     plain="Share of all the relevant ids that made it into the top K.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
     trec_eval=(Spelling("recall", printed=13),),
     ir_measures=(Spelling("R"),),
@@ -426,8 +409,6 @@ RECIPROCAL_RANK = Metric(
     key="RR",
     name="Reciprocal rank",
     plain="How high the first relevant result sits: 1 at rank 1, 1/2 at rank 2, 0 if none in the top K.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
     trec_eval=(Spelling("recip_rank", CutoffRule.FORBIDDEN, printed=9),),
     ir_measures=(Spelling("RR"),),
@@ -443,8 +424,6 @@ AVERAGE_PRECISION = Metric(
     key="AP",
     name="Average precision",
     plain="How early the relevant ids come, all of them counted: 1 when every relevant id leads the list.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
     trec_eval=(Spelling("map_cut", CutoffRule.REQUIRED, printed=25), Spelling("map", CutoffRule.FORBIDDEN, printed=5)),
     ir_measures=(Spelling("AP"),),
@@ -465,8 +444,6 @@ NDCG = Metric(
         "How close the top K comes to the best possible order, higher grades and earlier ranks counting more: "
         "1 is ideal."
     ),
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
     uses_gain=True,
     trec_eval=(
@@ -488,8 +465,6 @@ CONTEXT_PRECISION = Metric(
     key="CP",
     name="Context precision (RAGAS)",
     plain="Are the relevant contexts ranked above the irrelevant ones? 1 when every relevant one comes first.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
     kernel=lambda s: np.where(s.hits > 0, s.precision_sum / np.maximum(s.hits, 1), 0.0),
     describe=lambda k, c: (
@@ -505,8 +480,6 @@ JUDGED = Metric(
     key="Judged",
     name="Judged share (diagnostic)",
     plain="Share of the top K that anybody judged; low means the scores rest on guesses (a check of the labels).",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.REQUIRED,
     compared=False,  # about the labels, not the retriever: no verdict, no place in the correction
     ir_measures=(Spelling("Judged"),),
@@ -520,16 +493,23 @@ JUDGED = Metric(
 
 # --- Whole-list measures, asked for by name (--metrics, --format trec) ----------------------------
 
-R_PRECISION = Metric(
+
+def _by_name(**fields: Any) -> Metric:
+    """An entry asked for by name only: not in the suite, not compared."""
+    return Metric(in_suite=False, compared=False, **fields)
+
+
+def _count(**fields: Any) -> Metric:
+    """A count over the whole list, summed over the queries."""
+    return _by_name(kind=ValueKind.COUNT, interval=IntervalMethod.NONE, cutoff=CutoffRule.FORBIDDEN, **fields)
+
+
+R_PRECISION = _by_name(
     params=(REL, JUDGED_ONLY),
     key="Rprec",
     name="R-precision",
     plain="Share of the first R results that is relevant, R being the number of relevant ids.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     trec_eval=(Spelling("Rprec", printed=7),),
     ir_measures=(Spelling("Rprec"),),
     ranx=(Spelling("r-precision"),),
@@ -538,30 +518,20 @@ R_PRECISION = Metric(
         "Distinct relevant ids among the first R ranks divided by R, 0 when R = 0 (as trec_eval's Rprec)."
     ),
 )
-NUM_Q = Metric(
+NUM_Q = _count(
     key="NumQ",
     name="Scored queries",
     plain="How many queries were scored.",
-    interval=IntervalMethod.NONE,
-    kind=ValueKind.COUNT,
-    cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     trec_eval=(Spelling("num_q", printed=1),),
     ir_measures=(Spelling("NumQ"),),
     kernel=lambda s: s.per_query(np.ones(s.hi - s.lo)),  # summed over the scored queries: trec_eval's num_q
     describe=lambda k, c: "1 per query; the run's figure is the number of scored queries (as trec_eval's num_q).",
 )
-NUM_REL = Metric(
+NUM_REL = _count(
     params=(REL,),
     key="NumRel",
     name="Relevant ids",
     plain="How many ids were judged relevant.",
-    interval=IntervalMethod.NONE,
-    kind=ValueKind.COUNT,
-    cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     trec_eval=(Spelling("num_rel", printed=3),),
     ir_measures=(Spelling("NumRel"),),
     kernel=lambda s: s.per_query(s.relevant),
@@ -569,30 +539,20 @@ NUM_REL = Metric(
         "R, the ids judged relevant, retrieved or not; summed over the queries (trec_eval's num_rel)."
     ),
 )
-NUM_RET = Metric(
+NUM_RET = _count(
     key="NumRet",
     name="Retrieved ids",
     plain="How many ids the run returned.",
-    interval=IntervalMethod.NONE,
-    kind=ValueKind.COUNT,
-    cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     trec_eval=(Spelling("num_ret", printed=2),),
     ir_measures=(Spelling("NumRet"),),
     kernel=lambda s: s.per_query(s.retrieved),
     describe=lambda k, c: "The list's length, repeats included; summed over the queries (trec_eval's num_ret).",
 )
-NUM_REL_RET = Metric(
+NUM_REL_RET = _count(
     params=(REL,),
     key="NumRelRet",
     name="Relevant ids retrieved",
     plain="How many relevant ids the run returned, anywhere in its lists.",
-    interval=IntervalMethod.NONE,
-    kind=ValueKind.COUNT,
-    cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     trec_eval=(Spelling("num_rel_ret", printed=4),),
     ir_measures=(Spelling("NumRelRet"),),
     kernel=lambda s: s.per_query(s.relevant_retrieved),
@@ -603,16 +563,13 @@ NUM_REL_RET = Metric(
 
 # --- The measures IR papers report, asked for by name (docs/conventions.md section 21) ------------
 
-BPREF = Metric(
+
+BPREF = _by_name(
     trec_default=False,
     key="Bpref",
     name="bpref",
     plain="How often the relevant ids come above the judged non-relevant ones, unjudged ids left out.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     params=(REL,),
     trec_eval=(Spelling("bpref", printed=8),),
     ir_measures=(Spelling("Bpref"), Spelling("BPref")),
@@ -623,16 +580,12 @@ BPREF = Metric(
         "ids graded below 0 (trec_eval's pooled but unjudged), are skipped (as trec_eval's bpref)."
     ),
 )
-RBP = Metric(
+RBP = _by_name(
     trec_default=False,
     key="RBP",
     name="Rank-biased precision",
     plain="The share of a patient reader's attention spent on relevant ids, reading on with chance p.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
-    in_suite=False,
-    compared=False,
     params=(PERSISTENCE, REL),
     companion="RBPres",
     trec_eval=(Spelling("rbp", CutoffRule.FORBIDDEN, printed=33, params=(("p", 0.9),)),),
@@ -645,16 +598,12 @@ RBP = Metric(
         + (" (as trec_eval's rbp on 0/1 grades)." if v["p"] == 0.9 else ".")
     ),
 )
-RBP_RESIDUAL = Metric(
+RBP_RESIDUAL = _by_name(
     trec_default=False,
     key="RBPres",
     name="RBP residual",
     plain="How much RBP could still rise if every unjudged id were relevant: large means the labels are thin.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
-    in_suite=False,
-    compared=False,
     paired=False,  # about the labels, as Judged@K: no verdict
     reads_beyond=True,
     params=(PERSISTENCE, REL),
@@ -668,16 +617,12 @@ RBP_RESIDUAL = Metric(
         + f"), p = {v['p']}: RBP lies between its figure and its figure plus this (Moffat and Zobel 2008)."
     ),
 )
-ERR = Metric(
+ERR = _by_name(
     trec_default=False,
     key="ERR",
     name="Expected reciprocal rank",
     plain="How soon a reader who stops at the first satisfying result is satisfied, higher grades satisfying more.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.OPTIONAL,
-    in_suite=False,
-    compared=False,
     params=(MAX_GRADE,),
     ir_measures=(Spelling("ERR"),),
     kernel=err,
@@ -689,16 +634,12 @@ ERR = Metric(
         + " (Chapelle et al. 2009); grades below 1 and repeats satisfy nobody."
     ),
 )
-INF_AP = Metric(
+INF_AP = _by_name(
     trec_default=False,
     key="infAP",
     name="Inferred AP",
     plain="AP estimated from a sample of judged ids, the pooled-but-unjudged ones (grade -1) inferred.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     params=(REL,),
     trec_eval=(Spelling("infAP", printed=13),),
     ir_measures=(Spelling("infAP"),),
@@ -710,16 +651,12 @@ INF_AP = Metric(
         "left unjudged; ids absent from the judgments are outside the pool and skipped."
     ),
 )
-GM_MAP = Metric(
+GM_MAP = _by_name(
     trec_default=False,
     key="GMAP",
     name="Geometric mean AP",
     plain="Average precision averaged geometrically, so that the queries a run does worst on weigh more.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     paired=False,  # a geometric mean: the paired test of means does not test it
     geometric=GEOMETRIC_EPSILON,
     params=(REL,),
@@ -734,16 +671,12 @@ GM_MAP = Metric(
         "MIN_GEO_MEAN = 0.00001). Shown per query as AP."
     ),
 )
-IPREC = Metric(
+IPREC = _by_name(
     trec_default=False,
     key="IPrec",
     name="Interpolated precision",
     plain="The best precision reachable at or past a given share of the relevant ids found.",
-    interval=IntervalMethod.BOOTSTRAP,
-    kind=ValueKind.SCORE,
     cutoff=CutoffRule.FORBIDDEN,
-    in_suite=False,
-    compared=False,
     params=(RECALL_LEVEL, REL, JUDGED_ONLY),
     at="recall",
     trec_eval=(Spelling("iprec_at_recall", printed=10),),
@@ -795,7 +728,6 @@ READ: tuple[Metric, ...] = tuple(m for m in SUITE if m.compared and m.cutoff is 
 PRIMARY = NDCG
 
 _BY_KEY: dict[str, Metric] = {m.key: m for m in CATALOGUE}
-ENTRIES.update(_BY_KEY)
 
 
 def by_key(key: str) -> Metric:
@@ -924,10 +856,9 @@ class Measure:
         metric = self.metric
         level = self.level(conventions)
         gain = self.gain or conventions.gain
-        wanted = gain if metric.uses_gain and gain is Gain.EXP else None
+        # ranx names an exp gain (ndcg_burges); ir_measures writes it as a parameter (dcg='exp-log2')
+        wanted = gain if tool == "ranx" and metric.uses_gain and gain is Gain.EXP else None
         spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is wanted]
-        if tool == "ir_measures":  # ir_measures writes the gain as a parameter (dcg='exp-log2')
-            spellings = [s for s in metric.spellings(tool) if metric.rule(s).allows(self.cutoff) and s.gain is None]
         if not spellings:
             return None
         if tool == "ranx":
@@ -936,10 +867,7 @@ class Measure:
             text = spellings[0].name + (f"@{self.cutoff}" if self.cutoff is not None else "")
             return text + (f"-l{level}" if level != 1 and metric.param("rel") else "")
         # ir_measures: its own defaults are rel=1 (graded for RBP), log2 (linear) gain, p=0.8
-        written: list[tuple[str, Value]] = []
-        for name, value in self.params:
-            if name not in ("rel", metric.at):
-                written.append((name, value))
+        written = [(name, value) for name, value in self.params if name not in ("rel", metric.at)]
         if metric.param("rel") is not None and (level != 1 or metric.key == "RBP"):
             written.append(("rel", level))
         if metric.uses_gain and gain is Gain.EXP:
