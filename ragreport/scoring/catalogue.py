@@ -495,13 +495,14 @@ JUDGED = Metric(
 
 
 def _by_name(**fields: Any) -> Metric:
-    """An entry asked for by name only: not in the suite, not compared."""
-    return Metric(in_suite=False, compared=False, **fields)
+    """An entry asked for by name only: not in the suite, not compared, a whole-list measure unless
+    its fields say otherwise."""
+    return Metric(**{"in_suite": False, "compared": False, "cutoff": CutoffRule.FORBIDDEN, **fields})
 
 
 def _count(**fields: Any) -> Metric:
     """A count over the whole list, summed over the queries."""
-    return _by_name(kind=ValueKind.COUNT, interval=IntervalMethod.NONE, cutoff=CutoffRule.FORBIDDEN, **fields)
+    return _by_name(kind=ValueKind.COUNT, interval=IntervalMethod.NONE, **fields)
 
 
 R_PRECISION = _by_name(
@@ -509,7 +510,6 @@ R_PRECISION = _by_name(
     key="Rprec",
     name="R-precision",
     plain="Share of the first R results that is relevant, R being the number of relevant ids.",
-    cutoff=CutoffRule.FORBIDDEN,
     trec_eval=(Spelling("Rprec", printed=7),),
     ir_measures=(Spelling("Rprec"),),
     ranx=(Spelling("r-precision"),),
@@ -569,7 +569,6 @@ BPREF = _by_name(
     key="Bpref",
     name="bpref",
     plain="How often the relevant ids come above the judged non-relevant ones, unjudged ids left out.",
-    cutoff=CutoffRule.FORBIDDEN,
     params=(REL,),
     trec_eval=(Spelling("bpref", printed=8),),
     ir_measures=(Spelling("Bpref"), Spelling("BPref")),
@@ -639,7 +638,6 @@ INF_AP = _by_name(
     key="infAP",
     name="Inferred AP",
     plain="AP estimated from a sample of judged ids, the pooled-but-unjudged ones (grade -1) inferred.",
-    cutoff=CutoffRule.FORBIDDEN,
     params=(REL,),
     trec_eval=(Spelling("infAP", printed=13),),
     ir_measures=(Spelling("infAP"),),
@@ -656,7 +654,6 @@ GM_MAP = _by_name(
     key="GMAP",
     name="Geometric mean AP",
     plain="Average precision averaged geometrically, so that the queries a run does worst on weigh more.",
-    cutoff=CutoffRule.FORBIDDEN,
     paired=False,  # a geometric mean: the paired test of means does not test it
     geometric=GEOMETRIC_EPSILON,
     params=(REL,),
@@ -676,7 +673,6 @@ IPREC = _by_name(
     key="IPrec",
     name="Interpolated precision",
     plain="The best precision reachable at or past a given share of the relevant ids found.",
-    cutoff=CutoffRule.FORBIDDEN,
     params=(RECALL_LEVEL, REL, JUDGED_ONLY),
     at="recall",
     trec_eval=(Spelling("iprec_at_recall", printed=10),),

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .join import first_of_each
+
 if TYPE_CHECKING:
     from .join import JudgedRun
 
@@ -68,13 +70,7 @@ def condense(judged: JudgedRun, depth: int | None = None, pooled: bool = False) 
     lengths = np.bincount(query, minlength=n).astype(np.int64)
     repeat = judged.repeat[kept]
     grades = judged.grades[kept]
-    relevant = ~repeat & (grades >= judged.level)
-    first_relevant = np.zeros(n, dtype=np.int64)
-    if relevant.any():
-        # the kept slots run in query order and rank order: a query's first relevant one is first
-        rel_query, rel_rank = query[relevant], rank[relevant]
-        leads = np.concatenate(([True], rel_query[1:] != rel_query[:-1]))
-        first_relevant[rel_query[leads]] = rel_rank[leads]
+    relevant = ~repeat & (grades >= judged.level)  # the kept slots run in query and rank order
     return replace(
         judged,
         offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
@@ -84,7 +80,7 @@ def condense(judged: JudgedRun, depth: int | None = None, pooled: bool = False) 
         repeat=repeat,
         retrieved=np.bincount(whole_query, minlength=n).astype(np.int64),  # the whole condensed list
         repeats=np.bincount(whole_query[whole_repeat], minlength=n).astype(np.int64),
-        first_relevant=first_relevant,
+        first_relevant=first_of_each(query[relevant], rank[relevant], n),
     )
 
 

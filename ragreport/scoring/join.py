@@ -7,7 +7,7 @@ a binary search on integer (query, id) keys rather than a dictionary per query.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -107,14 +107,11 @@ class JudgedRun:
         relevant = np.bincount(self.judgment_query[self.judgment_grades >= level], minlength=n).astype(np.int64)
         slots = np.flatnonzero(self.judged & ~self.repeat & (self.grades >= level))
         query = self.slot_query[slots]
-        first = np.concatenate(([True], query[1:] != query[:-1])) if len(query) else np.zeros(0, dtype=bool)
-        first_relevant = np.zeros(n, dtype=np.int64)
-        first_relevant[query[first]] = self.slot_rank[slots[first]]
         return replace(
             self,
             relevant=relevant,
             relevant_retrieved=np.bincount(query, minlength=n).astype(np.int64),
-            first_relevant=first_relevant,
+            first_relevant=first_of_each(query, self.slot_rank[slots], n),
             level=level,
         )
 
@@ -151,26 +148,13 @@ class JudgedRun:
             ends = np.cumsum([0] + [len(getattr(p, values)) for p in parts[:-1]])
             return np.concatenate([[0]] + [getattr(p, name)[1:] + e for p, e in zip(parts, ends)]).astype(np.int64)
 
+        # Every other array is per query or per slot: the parts' arrays end to end.
+        shifted = ("offsets", "ideal_offsets", "doc_ids", "judgment_doc_ids", "judgment_query")
         columns: dict[str, Any] = {
-            name: joined(name)
-            for name in (
-                "in_run",
-                "has_judgments",
-                "relevant",
-                "grades",
-                "judged",
-                "repeat",
-                "ideal_grades",
-                "retrieved",
-                "repeats",
-                "relevant_retrieved",
-                "first_relevant",
-                "judgment_grades",
-            )
+            f.name: joined(f.name) for f in fields(cls) if f.type == "np.ndarray" and f.name not in shifted
         }
         return replace(
             first,
-            query_ids=joined("query_ids"),
             query_text=tuple(t for p in parts for t in p.query_text),
             query_meta=tuple(m for p in parts for m in (p.query_meta or (None,) * len(p.query_ids)))
             if any(p.query_meta for p in parts)
@@ -195,6 +179,15 @@ def grade_type(grades: np.ndarray) -> np.dtype:
         if bounds.min <= low and high <= bounds.max:
             return np.dtype(kind)
     return np.dtype(np.int64)
+
+
+def first_of_each(query: np.ndarray, rank: np.ndarray, n: int) -> np.ndarray:
+    """Per query of ``n``, the ``rank`` at its first entry in ``query`` (ascending), 0 for a query with none."""
+    out = np.zeros(n, dtype=np.int64)
+    lead = np.ones(len(query), dtype=bool)
+    lead[1:] = query[1:] != query[:-1]
+    out[query[lead]] = rank[lead]
+    return out
 
 
 def _index_type(n: int) -> type:
@@ -382,14 +375,7 @@ def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     lengths = np.concatenate([run_lengths, np.zeros(len(judged_only), dtype=run_lengths.dtype)]).astype(np.int64)
     relevant_slots = np.flatnonzero(judged & ~repeat & (grades >= level))
     relevant_query = slot_query[relevant_slots]
-    first_of_query = (
-        np.concatenate(([True], relevant_query[1:] != relevant_query[:-1]))
-        if len(relevant_query)
-        else np.zeros(0, dtype=bool)
-    )
-    first_relevant = np.zeros(n_q, dtype=np.int64)
-    first_slots = relevant_slots[first_of_query]
-    first_relevant[slot_query[first_slots]] = first_slots - run.offsets[slot_query[first_slots]] + 1
+    first_relevant = first_of_each(relevant_query, relevant_slots - run.offsets[relevant_query] + 1, n_q)
 
     return JudgedRun(
         name=run.name,

@@ -100,33 +100,6 @@ class QueryScores:
 _BLOCK_CELLS = 1 << 19
 
 
-def _score_block(
-    judged: JudgedRun,
-    lo: int,
-    hi: int,
-    cutoffs: np.ndarray,
-    depth: int,
-    conventions: Conventions,
-    metrics: Sequence[Metric],
-    values: Mapping[str, Any] | None = None,
-    out: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``metrics`` at every cutoff for queries ``lo:hi``: (metrics x queries x cutoffs), and hits@k.
-
-    The block's sums are taken once; each kernel reads the ones it needs (``values``: the
-    measures' parameters, such as RBP's ``p``). ``out``: the (metrics x block x cutoffs) part of
-    the table to write each kernel's figures into, as they are made (no stacked copy beside it).
-    """
-    sums = Sums(judged, lo, hi, cutoffs, depth, conventions, values)
-    if out is None:
-        out = np.empty((len(metrics), hi - lo, len(cutoffs)))
-    # A vanishing denominator is masked to 0 by every kernel; the division itself must not warn.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for row, metric in zip(out, metrics):
-            row[...] = metric.kernel(sums)
-    return out, sums.hits
-
-
 def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conventions) -> np.ndarray:
     """Interpolated precision (IPrec) of every query at every recall level: (levels x queries).
 
@@ -151,14 +124,7 @@ def score_levels(judged: JudgedRun, levels: Sequence[float], conventions: Conven
 def full_depth(judged: JudgedRun) -> int:
     """The cutoff that covers every whole list: the longest list, the largest R or the longest ideal
     list (every grade of 1 or more, which is longer than R above ``--relevance-level 1``)."""
-    lengths = judged.retrieved
-    ideal = np.diff(judged.ideal_offsets)
-    return max(
-        1,
-        int(lengths.max()) if len(lengths) else 1,
-        # the ideal list holds every grade of 1 or more, so it is never shorter than R
-        int(ideal.max()) if len(ideal) else 1,
-    )
+    return max(int(judged.retrieved.max(initial=1)), int(np.diff(judged.ideal_offsets).max(initial=1)))
 
 
 def scored_queries(judged: JudgedRun, conventions: Conventions) -> np.ndarray:
@@ -202,13 +168,17 @@ def score(
     n = judged.n_queries
     table = np.zeros((len(metrics), n, len(grid)))
     hits = np.zeros((n, len(grid)), dtype=np.int64)
-    # Blocks of whole queries bound the (queries x depth) matrices to about _BLOCK_CELLS cells
-    # each; within a block every query, rank and cutoff is one array operation.
+    # Blocks of whole queries bound the (queries x depth) matrices to about _BLOCK_CELLS cells each;
+    # a block's sums are taken once and each kernel writes straight into the table. A vanishing
+    # denominator is masked to 0 by every kernel; the division itself must not warn.
     block = max(1, _BLOCK_CELLS // depth)
-
-    for lo in range(0, n, block):
-        hi = min(n, lo + block)
-        _, hits[lo:hi] = _score_block(judged, lo, hi, grid, depth, conventions, metrics, values, out=table[:, lo:hi])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            sums = Sums(judged, lo, hi, grid, depth, conventions, values)
+            for row, metric in zip(table[:, lo:hi], metrics):
+                row[...] = metric.kernel(sums)
+            hits[lo:hi] = sums.hits
 
     return QueryScores(
         cutoffs=grid,

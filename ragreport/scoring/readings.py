@@ -26,6 +26,7 @@ import numpy as np
 
 from .catalogue import READ, READINGS, Metric
 from .condensed import condense
+from .join import first_of_each
 from .metrics import score
 
 if TYPE_CHECKING:
@@ -74,15 +75,7 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
     grade_type = np.result_type(head.grades.dtype, np.min_scalar_type(level))
     grades = np.where(fresh, level, head.grades).astype(grade_type)
     ideal_offsets, ideal_grades = _with_level_grades(head.ideal_offsets, head.ideal_grades, extra, level)
-    relevant_slot = fresh | (head.judged & ~head.repeat & (head.grades >= level))
-    # The slots are in list order within each query: a query's first relevant slot is its first
-    # flagged one.
-    flagged = np.flatnonzero(relevant_slot)
-    flagged_query = slot_query[flagged]
-    starts = np.ones(len(flagged), dtype=bool)
-    starts[1:] = flagged_query[1:] != flagged_query[:-1]
-    first = np.zeros(n, dtype=np.int64)
-    first[flagged_query[starts]] = head.slot_rank[flagged[starts]]
+    flagged = np.flatnonzero(fresh | (head.judged & ~head.repeat & (head.grades >= level)))
     return replace(
         head,
         grades=grades,
@@ -91,7 +84,7 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
         ideal_offsets=ideal_offsets,
         ideal_grades=ideal_grades,
         relevant_retrieved=head.relevant_retrieved + extra,
-        first_relevant=first,
+        first_relevant=first_of_each(slot_query[flagged], head.slot_rank[flagged], n),
     )
 
 
