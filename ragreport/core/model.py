@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -325,14 +325,8 @@ class Conventions:
 
     def choices(self) -> tuple[tuple[str, Choice | RelevanceLevel], ...]:
         """(field name, choice) for every switch; the CLI switch is ``--`` + the name with dashes."""
-        return (
-            ("denominator", self.denominator),
-            ("gain", self.gain),
-            ("missing", self.missing),
-            ("no_relevant", self.no_relevant),
-            ("order", self.order),
-            ("relevance_level", RelevanceLevel(self.relevance_level)),
-        )
+        level = RelevanceLevel(self.relevance_level)
+        return tuple((name, level if name == "relevance_level" else getattr(self, name)) for name in FIGURE_CONVENTIONS)
 
     def departures(self) -> tuple[tuple[str, Choice | RelevanceLevel], ...]:
         """(field name, choice) for every switch not at its default (docs/conventions.md section 13)."""
@@ -340,17 +334,8 @@ class Conventions:
         return tuple((name, choice) for name, choice in self.choices() if choice != default[name])
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "denominator": self.denominator.value,
-            "gain": self.gain.value,
-            "missing": self.missing.value,
-            "order": self.order.value,
-            "no_relevant": self.no_relevant.value,
-            "confidence": self.confidence,
-            "resamples": self.resamples,
-            "seed": self.seed,
-            "relevance_level": self.relevance_level,
-        }
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: value.value if isinstance(value, Choice) else value for name, value in values.items()}
 
 
 #: trec_eval's conventions (as run without -c): judged queries the run lacks are skipped, judged
@@ -515,14 +500,4 @@ class Run:
         return cls(name, np.zeros(0, dtype=str), np.zeros(1, dtype=np.int64), np.zeros(0, dtype="S1"), source=source)
 
     def with_meta(self, meta: RunMeta, name: str) -> Run:
-        return Run(
-            self.name if not name else name,
-            self.query_ids,
-            self.offsets,
-            self.doc_ids,
-            self.query_text,
-            meta,
-            self.source,
-            self.query_meta,
-            self.doc_text,
-        )
+        return replace(self, name=name or self.name, meta=meta)

@@ -66,15 +66,11 @@ class PartitionScores:
 def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
     """How deep a report reads the lists: the largest cutoff, or None (all of it) when a named
     measure reads a whole list or down to R (``map``, ``Rprec``)."""
-    depth = max(cutoffs)
-    for m in measures:
-        # A count reads only whole-list facts, which a head keeps; any other measure without a
-        # cutoff (map, ndcg, Rprec) reads the list itself, down to its end or to R.
-        if m.cutoff is None and not m.is_count:
-            return None
-        if m.cutoff is not None:
-            depth = max(depth, m.cutoff)
-    return depth
+    # A count reads only whole-list facts, which a head keeps; any other measure without a cutoff
+    # (map, ndcg, Rprec) reads the list itself, down to its end or to R.
+    if any(m.cutoff is None and not m.is_count for m in measures):
+        return None
+    return max([*cutoffs, *(m.cutoff for m in measures if m.cutoff is not None)])
 
 
 def score_partition(
@@ -185,11 +181,10 @@ def _cached_qrels(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) ->
 
 
 def _qrels(path: str, read_qrels: QrelsReader) -> Judgments:
-    """The judgments at ``path``, read once per process (a Dask worker scores many partitions)."""
-    if path.startswith("irds:"):  # a dataset by id: ir_datasets' cache keeps it
-        return _cached_qrels(path, (0, 0), read_qrels)
-    stat = Path(path).stat()
-    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size), read_qrels)
+    """The judgments at ``path``, read once per process (a Dask worker scores many partitions); a
+    dataset by id (``irds:``) is kept by ir_datasets' cache, a file read again once it changes."""
+    stat = None if path.startswith("irds:") else Path(path).stat()
+    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size) if stat else (0, 0), read_qrels)
 
 
 def _line_of(path: Path, offset: int) -> int:
@@ -305,25 +300,20 @@ def read_partition(path: str | Path, span: tuple[int, int] | None, order: Order)
     run = read_run_bytes(path, order, span=span)
     if run is not None:
         return run
-    if span is None:
-        text = read_text(path)  # gunzipped, byte-order mark dropped, UTF-8 and line ends checked
-    else:
-        with path.open("rb") as handle:
-            handle.seek(span[0])
-            raw = handle.read(span[1] - span[0])
-        # Line numbers counted from the file's start only when an error needs one.
-        try:
-            text = decode_text(path, raw, at_start=span[0] == 0)
-        except InputError as exc:
-            assert exc.line is not None
-            raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
-    if next(data_lines(text), None) is None:  # only comments or blank lines: no query here
-        return Run.empty(stem(path), str(path))
     try:
+        if span is None:
+            text = read_text(path)  # gunzipped, byte-order mark dropped, UTF-8 and line ends checked
+        else:
+            with path.open("rb") as handle:
+                handle.seek(span[0])
+                text = decode_text(path, handle.read(span[1] - span[0]), at_start=span[0] == 0)
+        if next(data_lines(text), None) is None:  # only comments or blank lines: no query here
+            return Run.empty(stem(path), str(path))
         return parse_run(path, text, order)
     except InputError as exc:
         if span is None or exc.line is None:
             raise
+        # Line numbers counted from the file's start only when an error needs one.
         raise InputError(path, exc.line + _line_of(path, span[0]), exc.expected, exc.got) from None
 
 
@@ -419,26 +409,22 @@ def judged_by_partitions(
     judgments = _qrels(qrels, read_qrels)
     rest = judgments_for(judgments, query_ids.tolist(), keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
+        top = int(judgments.grades.max(initial=1))
         results.append(
             score_partition(
-                Run.empty(),
-                rest,
-                cutoffs=cutoffs,
-                conventions=conventions,
-                measures=measures,
-                top_grade=int(judgments.grades.max(initial=1)),
+                Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures, top_grade=top
             )
         )
-    name = run_name(meta, path)
-    whole = replace(JudgedRun.concat([r.judged for r in results]), name=name, meta=meta or RunMeta(), source=str(path))
+
+    def whole(runs: list[JudgedRun]) -> JudgedRun:
+        return replace(JudgedRun.concat(runs), name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
+
     condensed = [r.condensed for r in results if r.condensed is not None]
     return PartitionScores(
-        whole,
+        whole([r.judged for r in results]),
         QueryScores.concat([r.scores for r in results]),
         np.concatenate([r.measure_values for r in results], axis=1),
-        replace(JudgedRun.concat(condensed), name=name, meta=meta or RunMeta(), source=str(path))
-        if len(condensed) == len(results)
-        else None,
+        whole(condensed) if len(condensed) == len(results) else None,
     )
 
 
