@@ -659,9 +659,7 @@ GM_MAP = _by_name(
     params=(REL,),
     trec_eval=(Spelling("gm_map", printed=6),),
     # the whole list's AP: R is its denominator (min(R, depth) is R, depth reaching every R)
-    kernel=lambda s: (
-        whole(s, np.where(s.relevant_slots, s.cum_hits / s.ranks, 0.0)) / np.maximum(s.relevant, 1)[:, None]
-    ),
+    kernel=lambda s: whole(s, s.precision_at_relevant) / np.maximum(s.relevant, 1)[:, None],
     describe=lambda k, c: (
         "Each query's AP over the whole list; the run's figure is exp(mean(log(max(AP, 0.00001)))), "
         "their geometric mean, the band a bootstrap of the same (as trec_eval's gm_map, its epsilon "

@@ -28,24 +28,13 @@ def condense(judged: JudgedRun, depth: int | None = None, pooled: bool = False) 
     ids above it is at rank 5 (trec_eval's ``-J``). A repeat of a judged id stays a repeat. The
     whole-list facts follow the condensed lists: ``retrieved`` and ``repeats`` count what is left
     and ``first_relevant`` is the rank in the condensed list (``relevant_retrieved`` cannot move:
-    every relevant id is judged). Judgments, R and the ideal lists are unchanged.
+    every relevant id is judged). Judgments, R and the ideal lists are unchanged. ``judged`` may be
+    whole or a head; scoring at K needs only ``depth = K``, whatever the depth of the original lists.
 
-    Parameters
-    ----------
-    judged : JudgedRun
-        A run joined with its judgments (:func:`~ragreport.scoring.join.join`), whole or a head.
-    depth : int, optional
-        Keep the top ``depth`` judged ids of each list (all of them when None): scoring at K needs
-        only ``depth = K``, whatever the depth of the original lists.
-    pooled : bool, default False
-        Also remove the ids graded below 0 (trec_eval's "pooled, not judged"), as pytrec_eval
-        (trec_eval 9) and ir_measures do for a measure's ``judged_only=True`` (docs/conventions.md
-        section 21.7). The reading of unjudged ids (section 20.2) keeps them: they were judged.
-
-    Returns
-    -------
-    JudgedRun
-        The condensed run, every slot judged.
+    ``pooled`` also removes the ids graded below 0 (trec_eval's "pooled, not judged"), as
+    pytrec_eval (trec_eval 9) and ir_measures do for a measure's ``judged_only=True``
+    (docs/conventions.md section 21.7). The reading of unjudged ids (section 20.2) keeps them: they
+    were judged.
 
     Examples
     --------

@@ -42,19 +42,9 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
     Each query's R grows by the distinct unjudged ids of its top ``k``, and its ideal list gains as
     many grades of the relevance level (the lowest relevant grade), so a figure at ``k`` is what it
     would be had the judges found every one of them relevant: P@k, Hit@k and R@k give their
-    optimistic bound. A repeat of an unjudged id is still a repeat and gains nothing.
-
-    Parameters
-    ----------
-    judged : JudgedRun
-        A run joined with its judgments, whole or a head at least ``k`` deep.
-    k : int
-        The cutoff: the reading differs at every cutoff, as R does.
-
-    Returns
-    -------
-    JudgedRun
-        The top ``k`` of every list, every slot judged; read it at ``k`` only.
+    optimistic bound. A repeat of an unjudged id is still a repeat and gains nothing. ``judged`` is
+    whole or a head at least ``k`` deep; the result, every slot judged, is read at ``k`` only (the
+    reading differs at every cutoff, as R does).
 
     Examples
     --------

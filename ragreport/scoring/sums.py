@@ -50,6 +50,12 @@ class Sums:
         self.columns = cutoffs - 1
         self.depth = depth
         self.conventions = conventions
+        #: R: the query's ids graded the relevance level or more, retrieved or not (int).
+        self.relevant = judged.relevant[lo:hi]
+        #: The whole list's length, repeats included, and its distinct relevant ids (whole-list
+        #: facts: true of any head).
+        self.retrieved = judged.retrieved[lo:hi]
+        self.relevant_retrieved = judged.relevant_retrieved[lo:hi]
 
     # --- the layout ----------------------------------------------------------------------------
 
@@ -68,21 +74,6 @@ class Sums:
         return self._layout[0]
 
     # --- per query -----------------------------------------------------------------------------
-
-    @cached_property
-    def relevant(self) -> np.ndarray:
-        """R: the query's ids graded the relevance level or more, retrieved or not (int)."""
-        return self.judged.relevant[self.lo : self.hi]
-
-    @cached_property
-    def retrieved(self) -> np.ndarray:
-        """The whole list's length, repeats included (a whole-list fact: true of any head)."""
-        return self.judged.retrieved[self.lo : self.hi]
-
-    @cached_property
-    def relevant_retrieved(self) -> np.ndarray:
-        """The distinct relevant ids anywhere in the whole list."""
-        return self.judged.relevant_retrieved[self.lo : self.hi]
 
     @cached_property
     def first_relevant(self) -> np.ndarray:
@@ -124,10 +115,14 @@ class Sums:
         return np.broadcast_to(r, (len(r), len(self.cutoffs)))
 
     @cached_property
+    def precision_at_relevant(self) -> np.ndarray:
+        """``rel_i * hits@i / i`` at every rank: the precision at each relevant rank, else 0."""
+        return np.where(self.relevant_slots, self.cum_hits / self.ranks, 0.0)
+
+    @cached_property
     def precision_sum(self) -> np.ndarray:
         """``sum_{i<=k} rel_i * hits@i / i``: the numerator of AP@k and CP@k."""
-        ranks = np.arange(1, self.depth + 1, dtype=np.float64)
-        return np.cumsum(np.where(self.relevant_slots, self.cum_hits / ranks, 0.0), axis=1)[:, self.columns]
+        return np.cumsum(self.precision_at_relevant, axis=1)[:, self.columns]
 
     @cached_property
     def first_slots(self) -> np.ndarray:
@@ -214,8 +209,7 @@ class Sums:
     def best_precision_below(self) -> np.ndarray:
         """At every rank, the largest precision at that rank or below it, over the relevant ranks
         (interpolated precision's reverse running maximum; 0 past the last relevant id)."""
-        precision = np.where(self.relevant_slots, self.cum_hits / self.ranks, 0.0)
-        return np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+        return np.maximum.accumulate(self.precision_at_relevant[:, ::-1], axis=1)[:, ::-1]
 
     @cached_property
     def persistence_weights(self) -> np.ndarray:
