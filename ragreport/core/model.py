@@ -52,8 +52,6 @@ class Choice(Enum):
 class Denominator(Choice):
     """What Recall@K and AP@K divide by (``Conventions.denominator``, ``--denominator``).
 
-    ``RELEVANT``: R, the ids judged relevant, as trec_eval does; ``MIN``: min(R, K).
-
     Examples
     --------
     >>> Denominator("min") is Denominator.MIN
@@ -130,8 +128,6 @@ class Gain(Choice):
 class Missing(Choice):
     """A judged query the run has no entry for (``Conventions.missing``, ``--missing``).
 
-    ``ZERO``: scored as an empty list, as ``trec_eval -c``; ``SKIP``: left out of the averages.
-
     Examples
     --------
     >>> Conventions(missing=Missing.SKIP).missing.value
@@ -154,8 +150,6 @@ class Missing(Choice):
 
 class NoRelevant(Choice):
     """A query with no id judged relevant (``Conventions.no_relevant``, ``--no-relevant``).
-
-    ``EXCLUDE``: left out of every average; ``ZERO``: averaged in as 0, as trec_eval does.
 
     Examples
     --------
@@ -180,9 +174,6 @@ class NoRelevant(Choice):
 
 class Order(Choice):
     """How each query's ids are ordered (``Conventions.order``, ``--order``).
-
-    ``SCORE``: by score, ties broken by id descending, as trec_eval does; ``FILE``: the file's
-    order; ``TREC_EVAL``: by score read in single precision, as trec_eval keeps scores.
 
     Examples
     --------

@@ -303,11 +303,7 @@ class Metric:
         """Whether the convention ``switch`` (a field of :class:`Conventions`) can change its figure:
         the gain and the denominator change the metrics that use them; which queries are averaged
         (``missing``, ``no_relevant``) and the order of a list (``order``) change every metric."""
-        if switch == "gain":
-            return self.uses_gain
-        if switch == "denominator":
-            return self.uses_denominator
-        return True
+        return {"gain": self.uses_gain, "denominator": self.uses_denominator}.get(switch, True)
 
     def convention(self, k: int, conventions: Conventions, values: Mapping[str, Value] | None = None) -> str:
         """The sentence the report prints beside the figure at ``k`` (``values``: its parameters'
@@ -324,10 +320,7 @@ class Metric:
 
     def spellings(self, tool: str) -> tuple[Spelling, ...]:
         """The names ``tool`` gives it; ragreport spells every metric by its key."""
-        if tool == "ragreport":
-            return (Spelling(self.key),)
-        spellings: tuple[Spelling, ...] = getattr(self, tool)
-        return spellings
+        return (Spelling(self.key),) if tool == "ragreport" else getattr(self, tool)
 
     def rule(self, spelling: Spelling) -> CutoffRule:
         return spelling.cutoff or self.cutoff
@@ -757,11 +750,7 @@ class Measure:
 
     def value(self, name: str) -> Any:
         """A parameter's value: the one set, else its declared default (None: the run's switch)."""
-        given = dict(self.params)
-        if name in given:
-            return given[name]
-        declared = self.metric.param(name)
-        return None if declared is None else declared.default
+        return dict(self.params).get(name, self.metric.defaults().get(name))
 
     @property
     def rel(self) -> int | None:
