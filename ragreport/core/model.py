@@ -385,22 +385,13 @@ class RunMeta:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready values, known keys first, then the others as given."""
-        out: dict[str, Any] = {}
-        for key in META_KEYS:
-            value = getattr(self, key)
-            if value is None:
-                continue
-            if isinstance(value, Choice):
-                value = value.value
-            elif isinstance(value, _dt.date):
-                value = value.isoformat()
-            out[key] = value
-        for key, value in self.extra:
-            out[key] = _plain(value)
-        return out
+        known = {key: _plain(getattr(self, key)) for key in META_KEYS if getattr(self, key) is not None}
+        return known | {key: _plain(value) for key, value in self.extra}
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, Choice):
+        return value.value
     if isinstance(value, (_dt.date, _dt.time)):
         return value.isoformat()
     if isinstance(value, dict):

@@ -36,7 +36,6 @@ from .kernels import (
     rbp_residual,
     recall_level_words,
     reciprocal_rank,
-    whole,
 )
 
 if TYPE_CHECKING:
@@ -652,7 +651,7 @@ GM_MAP = _by_name(
     params=(REL,),
     trec_eval=(Spelling("gm_map", printed=6),),
     # the whole list's AP: R is its denominator (min(R, depth) is R, depth reaching every R)
-    kernel=lambda s: whole(s, s.precision_at_relevant) / np.maximum(s.relevant, 1)[:, None],
+    kernel=lambda s: s.per_query(ratio(s.precision_at_relevant.sum(axis=1), s.relevant)),
     describe=lambda k, c: (
         "Each query's AP over the whole list; the run's figure is exp(mean(log(max(AP, 0.00001)))), "
         "their geometric mean, the band a bootstrap of the same (as trec_eval's gm_map, its epsilon "

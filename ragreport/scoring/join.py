@@ -195,11 +195,6 @@ def _index_type(n: int) -> type:
     return np.int32 if n < 2**31 else np.int64
 
 
-def _offsets(query_index: np.ndarray, n_queries: int) -> np.ndarray:
-    counts = np.bincount(query_index, minlength=n_queries)
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-
 def _exact_keys(
     slot_query: np.ndarray, docs: np.ndarray, j_query: np.ndarray, j_docs: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -320,10 +315,6 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
     hashes, and every hit is confirmed on the ids themselves, so a collision cannot pass as a match
     (should one happen, the exact keys from sorting every id take over).
     """
-    return _joined(run, judgments, level)
-
-
-def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     run_qids = run.query_ids.tolist()
     n_judged = len(judgments.query_ids)
     if n_judged <= len(run_qids) and np.array_equal(judgments.query_ids, run.query_ids[:n_judged]):
@@ -366,8 +357,7 @@ def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
     ideal_g = judgments.grades[positive]
     ideal_order = np.lexsort((-ideal_g, ideal_q))
 
-    in_run = np.zeros(n_q, dtype=bool)
-    in_run[:n_run] = True
+    in_run = np.arange(n_q) < n_run
     has_judgments = np.zeros(n_q, dtype=bool)
     has_judgments[j_query_local] = True  # listed in the judgments, even with no id
 
@@ -391,7 +381,7 @@ def _joined(run: Run, judgments: Judgments, level: int) -> JudgedRun:
         grades=grades,
         judged=judged,
         repeat=repeat,
-        ideal_offsets=_offsets(ideal_q, n_q),
+        ideal_offsets=np.concatenate([[0], np.cumsum(np.bincount(ideal_q, minlength=n_q))]).astype(np.int64),
         ideal_grades=ideal_g[ideal_order].astype(np.int64),
         retrieved=lengths,
         repeats=np.bincount(slot_query[repeat], minlength=n_q).astype(np.int64),

@@ -46,11 +46,6 @@ def reciprocal_rank(first: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where((first > 0) & (first <= k), 1.0 / np.maximum(first, 1), 0.0)
 
 
-def whole(s: Sums, per_rank: np.ndarray) -> np.ndarray:
-    """A whole-list figure: the per-rank terms summed over the list, at every cutoff."""
-    return s.per_query(per_rank.sum(axis=1))
-
-
 def bpref(s: Sums) -> np.ndarray:
     """trec_eval's bpref: ``1/R * sum over relevant ranks r of (1 - min(n_r, R) / min(N, R))``, n_r
     the judged non-relevant ids above r, N the query's; unjudged ids are skipped (1 when n_r = 0)."""
