@@ -675,29 +675,8 @@ IPREC = _by_name(
     ),
 )
 
-#: Every entry, in the order tables print them.
-CATALOGUE: tuple[Metric, ...] = (
-    PRECISION,
-    RECALL,
-    HIT,
-    RECIPROCAL_RANK,
-    AVERAGE_PRECISION,
-    NDCG,
-    CONTEXT_PRECISION,
-    JUDGED,
-    R_PRECISION,
-    NUM_Q,
-    NUM_REL,
-    NUM_RET,
-    NUM_REL_RET,
-    BPREF,
-    RBP,
-    RBP_RESIDUAL,
-    ERR,
-    INF_AP,
-    GM_MAP,
-    IPREC,
-)
+#: Every entry, in the order declared above: the order tables print them.
+CATALOGUE: tuple[Metric, ...] = tuple(entry for entry in globals().values() if isinstance(entry, Metric))
 #: The report's table at K, its K sweep and its per-query table.
 SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
 #: The comparison family: a paired test, a verdict and a place in the multiple-comparison correction each.

@@ -220,8 +220,7 @@ def read_parquet_partition(path: str | Path, order: Order) -> Run:
             raise InputError(path, None, f"a {what} column ({', '.join(candidates)})", f"columns {', '.join(names)}")
         return found
 
-    query_name = column(QUERY_COLUMNS, "query id")
-    doc_name = column(DOC_COLUMNS, "document id")
+    query_name, doc_name = column(QUERY_COLUMNS, "query id"), column(DOC_COLUMNS, "document id")
     score_name = column(("score",), "") or column(("rank",), "score or rank")
     queries = _parquet_ids(path, table, query_name, "a query id")
     docs = _parquet_ids(path, table, doc_name, "a document id")
@@ -231,9 +230,12 @@ def read_parquet_partition(path: str | Path, order: Order) -> Run:
     return run_from_columns(stem(path), queries, docs, scores, order, source=str(path))
 
 
-def _parquet_row(path: Path, row: int, expected: str, got: str) -> InputError:
-    """An error naming a Parquet file and a row: ``FILE:ROW``, rows counted from 1 as lines are."""
-    return InputError(path, row + 1, expected, got)
+def _refuse_null(path: Path, data, expected: str) -> None:
+    """An error naming the first null's row, ``FILE:ROW`` (rows counted from 1 as lines are)."""
+    if data.null_count:
+        import pyarrow.compute as pc
+
+        raise InputError(path, int(pc.index(pc.is_null(data), True).as_py()) + 1, expected, "a null")
 
 
 def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
@@ -245,9 +247,7 @@ def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
     import pyarrow.compute as pc
 
     data = table.column(name)
-    if data.null_count:
-        row = int(pc.index(pc.is_null(data), True).as_py())
-        raise _parquet_row(path, row, f"{what} in column {name!r}", "a null")
+    _refuse_null(path, data, f"{what} in column {name!r}")
     kind = data.type
     if pa.types.is_dictionary(kind):
         data, kind = data.cast(kind.value_type), kind.value_type
@@ -261,10 +261,10 @@ def _parquet_ids(path: Path, table, name: str, what: str) -> np.ndarray:
         row = int(pc.index(bad, True).as_py())
         text = data[row].as_py()
         if not text:
-            raise _parquet_row(path, row, f"{what} in column {name!r} as a non-empty string", "an empty string")
+            raise InputError(path, row + 1, f"{what} in column {name!r} as a non-empty string", "an empty string")
         found = problem(text, what)  # the gate's rule and words (reading/gate.py)
         assert found is not None
-        raise _parquet_row(path, row, *found)
+        raise InputError(path, row + 1, *found)
     return np.asarray(data.to_numpy(zero_copy_only=False), dtype=str)
 
 
@@ -277,16 +277,12 @@ def _parquet_numbers(path: Path, table, name: str) -> np.ndarray:
     kind = data.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         raise InputError(path, None, f"a numeric {name!r} column", f"a column of {kind}")
-    if data.null_count:
-        import pyarrow.compute as pc
-
-        row = int(pc.index(pc.is_null(data), True).as_py())
-        raise _parquet_row(path, row, f"a finite number in column {name!r}", "a null")
+    _refuse_null(path, data, f"a finite number in column {name!r}")
     values = np.asarray(data.to_numpy(zero_copy_only=False), dtype=np.float64)
     finite = np.isfinite(values)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
-        raise _parquet_row(path, row, f"a finite number in column {name!r}", str(data[row].as_py()))
+        raise InputError(path, row + 1, f"a finite number in column {name!r}", str(data[row].as_py()))
     return values
 
 
