@@ -250,8 +250,8 @@ class Metric:
     verdict, multiple-comparison correction); a diagnostic is in the suite but not compared.
     ``plain``: what it measures in one sentence a stakeholder reads (the glossary, a header's tooltip).
     ``uses_gain``: its figure depends on the gain (trec_eval knows linear gain only);
-    ``uses_denominator``: on ``--denominator`` (R or min(R, K)). Entries
-    compare by identity and pickle as a reference to the catalogue's entry.
+    ``uses_denominator``: on ``--denominator`` (R or min(R, K)). Entries compare by identity and
+    pickle as their key, so a Dask worker's entry comes back as the one declared (``is`` holds).
     """
 
     key: str
@@ -286,7 +286,6 @@ class Metric:
     trec_default: bool = True
 
     def __reduce__(self) -> tuple[Callable[[str], Metric], tuple[str]]:
-        # pickled as its key, so a Dask worker's entry comes back as the one declared: ``is`` holds
         return by_key, (self.key,)
 
     def label(self, k: int) -> str:
