@@ -91,20 +91,14 @@ def score_partition(
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
-    values = (
-        score_measures(judged, measures, conventions, top_grade=top_grade)
-        if measures
-        else np.zeros((0, judged.n_queries))
-    )
+    values = score_measures(judged, measures, conventions, top_grade=top_grade)
     depth = depth_needed(cutoffs, measures)
     return PartitionScores(judged.head(depth), scores, values, condense(judged, depth))
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
     """The judgments of ``query_ids`` (of every other query when ``keep`` is False), in file order."""
-    wanted = np.isin(judgments.query_ids, np.asarray(list(query_ids), dtype=str))
-    if not keep:
-        wanted = ~wanted
+    wanted = np.isin(judgments.query_ids, np.asarray(list(query_ids), dtype=str), invert=not keep)
     lengths = np.diff(judgments.offsets)
     rows = np.repeat(wanted, lengths)
     return Judgments(
