@@ -54,24 +54,18 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def _at_least(least: int, what: str, most: int):
-    """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
-    ``what`` names it in the error. A bound placed here holds for the config file too."""
+    """An argparse type: a whole number from ``least`` to ``most``; ``what`` names it in the error.
+    A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
-        value: int | None
         digits = text.strip()
         if not _WHOLE.fullmatch(digits):  # the number grammar: ASCII digits, no '_' (int() takes both)
-            value = None
-        elif len(digits) > 20:  # Python refuses to read thousands of digits; no bound needs 21
-            if digits.startswith("-"):
-                value = None
-            else:
-                raise argparse.ArgumentTypeError(f"expected {what}, at most {most or 0:,}, got {shorten(text)}")
-        else:
-            value = int(digits)
-        if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
-        if most is not None and value > most:
+        # Python refuses to read thousands of digits; no bound needs 21
+        value = int(digits) if len(digits) <= 20 else (least - 1 if digits.startswith("-") else most + 1)
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
+        if value > most:
             raise argparse.ArgumentTypeError(f"expected {what}, at most {most:,}, got {shorten(text)}")
         return value
 
@@ -118,10 +112,9 @@ def _min_effect(text: str) -> float:
 
 
 def _confidence(text: str) -> float:
-    found = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
-    if found is None:
+    value = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    value = found
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
     if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
@@ -420,7 +413,38 @@ def build_parser() -> argparse.ArgumentParser:
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
         _add_gate_arguments(command)
-    _add_render_arguments(commands)
+    render = commands.add_parser(
+        "render",
+        help="render a stored report.json again, without the run files",
+        description="Render a report.json written by ragreport build (or score --format json) again: "
+        "the same site, byte for byte, or its figures on stdout. The build's options are read "
+        "from the report's settings.",
+    )
+    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        help="site folder (default: site, unless --single-file or --format is given); replaced only "
+        "when it holds an earlier ragreport build",
+    )
+    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
+    render.add_argument(
+        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
+    )
+    render.add_argument(
+        "--format",
+        choices=("table", "markdown", "json", "csv", "latex"),
+        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
+        "document, CSV or a LaTeX table",
+    )
+    render.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="with --format csv: a row per run, query and metric",
+    )
+    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_gate_arguments(render)
     # The config file (ragreport/config.py): --config before the command and after every command above.
     add_config_arguments(parser)
     return parser
@@ -465,42 +489,3 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not append the Markdown summary to $GITHUB_STEP_SUMMARY (appended when it is set)",
     )
-
-
-RENDER_FORMATS = ("table", "markdown", "json", "csv", "latex")
-
-
-def _add_render_arguments(commands) -> None:
-    """``ragreport render REPORT.json``: the arguments of its own block (see :func:`_render`)."""
-    render = commands.add_parser(
-        "render",
-        help="render a stored report.json again, without the run files",
-        description="Render a report.json written by ragreport build (or score --format json) again: "
-        "the same site, byte for byte, or its figures on stdout. The build's options are read "
-        "from the report's settings.",
-    )
-    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
-    render.add_argument(
-        "--out",
-        metavar="DIR",
-        help="site folder (default: site, unless --single-file or --format is given); replaced only "
-        "when it holds an earlier ragreport build",
-    )
-    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
-    render.add_argument(
-        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
-    )
-    render.add_argument(
-        "--format",
-        choices=RENDER_FORMATS,
-        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
-        "document, CSV or a LaTeX table",
-    )
-    render.add_argument(
-        "-q",
-        "--per-query",
-        action="store_true",
-        help="with --format csv: a row per run, query and metric",
-    )
-    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    _add_gate_arguments(render)
