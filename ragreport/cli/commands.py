@@ -29,7 +29,7 @@ from ..analysis.compare import Correction, choose_family
 from ..analysis.pipeline import Analysis, release_sweep
 from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
-from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.exports.reportjson.read import load_report
 from ..output.exports.reportjson.write import report_document, with_gates
@@ -41,7 +41,7 @@ from ..reading import irds
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .parser import build_parser, said
+from .parser import SWITCHES, build_parser, said
 from .progress import Progress
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
@@ -58,8 +58,7 @@ INTERNAL_ERROR_STATUS = 70
 def conventions_from(args: argparse.Namespace) -> Conventions:
     """The switches given, over the ``--compat`` preset when one is named, over the defaults."""
     base = COMPAT_PRESETS[args.compat] if args.compat else Conventions()
-    switches = {"denominator": Denominator, "gain": Gain, "missing": Missing, "order": Order, "no_relevant": NoRelevant}
-    given: dict[str, Any] = {name: kind(getattr(args, name)) for name, kind in switches.items() if getattr(args, name)}
+    given: dict[str, Any] = {name: kind(getattr(args, name)) for name, kind in SWITCHES.items() if getattr(args, name)}
     level = args.relevance_level or base.relevance_level
     return replace(
         base, **given, confidence=args.confidence, resamples=args.resamples, seed=args.seed, relevance_level=level
@@ -176,37 +175,27 @@ def _analyse(
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
+    # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(
         args.inputs,
-        qrels=args.qrels,
-        k=args.k,
         conventions=conventions_from(args),
-        kmax=args.kmax,
         metas=args.meta,
-        input_format=args.input_format,
         measures=_measures(args),
         progress=progress,
-        engine=args.engine,
-        scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
+        **{name: getattr(args, name) for name in ("qrels", "k", "kmax", "input_format", "engine", "scheduler")},
     )
+    same = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries", "corpus", "text_queries")
     return api.analyse(
         results,
-        baseline=args.baseline,
         correction=Correction(args.correction),
-        permutations=args.permutations,
-        min_effect=args.min_effect,
         previous=previous,
-        primary=args.primary,
         family=family,
         progress=progress,
-        query_meta=args.query_meta,
         slice_by=args.slice,
-        queries=args.queries,
-        corpus=args.corpus,
-        text_queries=args.text_queries,
         audit=getattr(args, "audit", None),
+        **{name: getattr(args, name) for name in same},
     )
 
 

@@ -46,6 +46,9 @@ def said(error: BaseException) -> str:
     return error.spelled(flag) if isinstance(error, ArgumentError) else str(error)
 
 
+#: The conventions' switches, each an option taking its enum's values (``conventions_from`` reads them).
+SWITCHES = {"denominator": Denominator, "gain": Gain, "missing": Missing, "no_relevant": NoRelevant, "order": Order}
+
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100
 
@@ -122,10 +125,6 @@ def _confidence(text: str) -> float:
     return value
 
 
-def _choices(enum) -> list[str]:
-    return [m.value for m in enum]
-
-
 def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = True) -> None:
     parser.add_argument(
         "inputs",
@@ -141,8 +140,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "-k",
         type=_cutoffs,
         metavar="K",
-        help="the cutoff (default 10; the sample's 5); several as "
-        "1,5,10 are scored from one matrix, the first is the "
+        help="the cutoff (default 10; the sample's 5); several as 1,5,10 are scored from one matrix, the first is the "
         f"report's K. At most {MAX_CUTOFF:,} (100 times trec_eval's usual depth), {MAX_CUTOFFS:,} of them",
     )
     parser.add_argument(
@@ -157,30 +155,21 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
         "zero, R denominators, linear gain, score order in single precision); explicit switches still win",
     )
-    parser.add_argument(
-        "--denominator",
-        choices=_choices(Denominator),
-        help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)",
-    )
-    parser.add_argument(
-        "--gain", choices=_choices(Gain), help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)"
-    )
-    parser.add_argument(
-        "--missing",
-        choices=_choices(Missing),
-        help="judged queries the run lacks: scored as empty lists (zero, default) or left out (skip)",
-    )
-    parser.add_argument(
-        "--no-relevant",
-        choices=_choices(NoRelevant),
-        help="judged queries with no relevant id: left out (exclude, default) or averaged in as 0 (zero, as trec_eval)",
-    )
-    parser.add_argument(
-        "--order",
-        choices=_choices(Order),
-        help="scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
-        "single precision as trec_eval reads them (trec_eval), or file order",
-    )
+    for dest, text in (
+        ("denominator", "Recall@K and AP@K divide by R (relevant, default) or min(R, K)"),
+        ("gain", "nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)"),
+        ("missing", "judged queries the run lacks: scored as empty lists (zero, default) or left out (skip)"),
+        (
+            "no_relevant",
+            "judged queries with no relevant id: left out (exclude, default) or averaged in as 0 (zero, as trec_eval)",
+        ),
+        (
+            "order",
+            "scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
+            "single precision as trec_eval reads them (trec_eval), or file order",
+        ),
+    ):
+        parser.add_argument(flag(dest), choices=[m.value for m in SWITCHES[dest]], help=text)
     parser.add_argument(
         "--relevance-level",
         type=_level,
@@ -284,7 +273,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     compare.add_argument(
         "--correction",
-        choices=_choices(Correction),
+        choices=[m.value for m in Correction],
         default="holm",
         help="multiple-comparison correction of the p-values (holm)",
     )
