@@ -80,10 +80,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             f"./{PYPROJECT}); the command line wins over it; paths in it are relative to its folder",
         )
         group.add_argument(
-            "--no-config",
-            action="store_true",
-            default=argparse.SUPPRESS if sub else False,
-            help="read no config file",
+            "--no-config", action="store_true", default=argparse.SUPPRESS if sub else False, help="read no config file"
         )
 
 

@@ -391,10 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
         "unique); a label published before is replaced, no other report is touched",
     )
     publish.add_argument(
-        "--keep",
-        type=_keep,
-        metavar="N",
-        help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})",
+        "--keep", type=_keep, metavar="N", help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})"
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
     for command in (score, build, publish):
@@ -427,10 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
         "document, CSV or a LaTeX table",
     )
     render.add_argument(
-        "-q",
-        "--per-query",
-        action="store_true",
-        help="with --format csv: a row per run, query and metric",
+        "-q", "--per-query", action="store_true", help="with --format csv: a row per run, query and metric"
     )
     render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _add_gate_arguments(render)
