@@ -10,27 +10,14 @@ __version__ = "0.1.0"
 # Imported on first use, so that `import ragreport.reading.registry` (or the scoring path alone) does not
 # pay for the report and site modules.
 _EXPORTS = {
-    "calc": "api",
-    "Calculated": "api",
-    "evaluate": "api",
-    "analyse": "api",
-    "document": "api",
-    "build": "api",
-    "Results": "api",
-    "Report": "api",
-    "reanalyse": "api",
-    "check_gates": "api",
-    "open_history": "api",
-    "publish": "api",
-    "History": "api",
+    **dict.fromkeys(
+        ("calc", "Calculated", "evaluate", "analyse", "document", "build", "Results", "Report", "reanalyse"), "api"
+    ),
+    **dict.fromkeys(("check_gates", "open_history", "publish", "History"), "api"),
     "load_runs": "reading.registry",
     "parse_measures": "scoring.measures",
     "Measure": "scoring.catalogue",
-    "Conventions": "core.model",
-    "Denominator": "core.model",
-    "Gain": "core.model",
-    "Missing": "core.model",
-    "Order": "core.model",
+    **dict.fromkeys(("Conventions", "Denominator", "Gain", "Missing", "Order"), "core.model"),
 }
 
 __all__ = [*_EXPORTS, "__version__"]

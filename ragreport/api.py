@@ -1,11 +1,8 @@
 """The library's entry points, in the order data flows: :func:`evaluate` (read, join, score,
-summarise every run), :func:`analyse` (limits, the comparison, drift, slices, texts; or
-:func:`reanalyse` for a stored report.json), :func:`document` (report.json as a dict),
-:func:`check_gates`, :func:`build` (the site) and :func:`open_history` / :func:`publish` (a
-history of reports).
-
-Each is documented here and runs its stage's code (``analysis/evaluation.py``,
-``analysis/pipeline.py``, ``output/building.py``, ...), which the command line calls alike.
+summarise every run), :func:`analyse` (or :func:`reanalyse` for a stored report.json),
+:func:`document` (report.json as a dict), :func:`check_gates`, :func:`build` (the site) and
+:func:`open_history` / :func:`publish` (a history of reports). Each is documented here and runs its
+stage's code (``analysis/evaluation.py``, ``analysis/pipeline.py``, ...), as the command line does.
 """
 
 from __future__ import annotations
@@ -34,8 +31,6 @@ from .output.exports.reportjson.restore import reanalysed
 from .output.exports.reportjson.write import report_document
 from .reading.registry import load_inputs
 from .scoring.catalogue import Metric
-from .scoring.cutoffs import DEFAULT_K as DEFAULT_K  # the defaults of K, as they were here
-from .scoring.cutoffs import SAMPLE_K as SAMPLE_K
 from .scoring.join import join
 from .scoring.measures import Measure, measures_named, score_measures
 from .scoring.metrics import scored_queries
@@ -54,10 +49,9 @@ def _quiet(stage: str) -> None:
 class Results(list, Rows):
     """What :func:`evaluate` returns: a list of run summaries, one per run, shown as a table.
 
-    Each item is a :class:`~ragreport.analysis.summary.RunSummary`; the runs keep the order they
-    were given in. A notebook shows the list as the report's suite
-    matrix (the report :func:`analyse` makes of it with its defaults); :meth:`to_records` and
-    :meth:`to_dataframe` give its figures as rows.
+    Each item is a :class:`~ragreport.analysis.summary.RunSummary`, in the order the runs were
+    given. A notebook shows the suite matrix of :func:`analyse` with its defaults;
+    :meth:`to_records` and :meth:`to_dataframe` give its figures as rows.
 
     Examples
     --------
@@ -90,9 +84,8 @@ class Results(list, Rows):
 class Report(Analysis, Rows):
     """What :func:`analyse` returns: the analysis of the runs, shown as the report's table.
 
-    An :class:`~ragreport.analysis.pipeline.Analysis`: what :func:`document` and :func:`build` read.
-    A notebook shows it as the report's suite matrix, with the comparison's ▲/▼ verdicts;
-    :meth:`to_records` and :meth:`to_dataframe` give its figures as rows.
+    An :class:`~ragreport.analysis.pipeline.Analysis`. A notebook shows the report's suite matrix,
+    with the comparison's ▲/▼ verdicts; :meth:`to_records` and :meth:`to_dataframe` give its rows.
 
     Examples
     --------
@@ -135,20 +128,19 @@ def evaluate(
     Parameters
     ----------
     inputs : path, run, mapping or list, default ()
-        The runs: a path or a list of paths (TREC runs, RAG JSONL, JSON, CSV; a folder of TREC
-        partitions with ``engine="stream"`` or ``"dask"``), a run held in memory
-        (``{query_id: {doc_id: score}}`` as pytrec_eval and ranx use, or a pandas DataFrame with the
-        columns ``query_id``, ``doc_id``, ``score``), a mapping of run names to either, or a list
-        mixing them (see :mod:`ragreport.reading.memory`). Empty: the preloaded sample.
+        The runs: paths (TREC runs, RAG JSONL, JSON, CSV; a folder of TREC partitions with
+        ``engine="stream"`` or ``"dask"``), a run in memory (``{query_id: {doc_id: score}}``, or a
+        DataFrame with ``query_id``, ``doc_id``, ``score``), a mapping of run names to either, or a
+        list mixing them (:mod:`ragreport.reading.memory`). Empty: the preloaded sample.
     qrels : path, mapping or DataFrame, optional
-        The judgments: a TREC qrels file, ``{query_id: {doc_id: grade}}`` or a DataFrame with the
-        columns ``query_id``, ``doc_id``, ``relevance``, or ``"irds:ID"``, an ir_datasets id (the
-        ``irds`` extra). A RAG JSONL run may carry its own.
+        The judgments: a TREC qrels file, ``{query_id: {doc_id: grade}}``, a DataFrame with
+        ``query_id``, ``doc_id``, ``relevance``, or ``"irds:ID"`` (the ``irds`` extra). A RAG JSONL
+        run may carry its own.
     k : int or sequence of int, optional
         The cutoff K (several: the first is the report's K). Default 10, the sample's 5.
     conventions : Conventions, default Conventions()
-        How the figures are computed: the denominator, the gain, missing judgments, the order of
-        ties, queries with no relevant id, and the bands (confidence, resamples, seed).
+        The denominator, the gain, missing judgments, the order of ties, queries with no relevant
+        id, and the bands (confidence, resamples, seed).
     kmax : int, optional
         The largest cutoff of the K sweep; default max(10, 2K).
     metas : sequence of paths, default ()
@@ -156,45 +148,35 @@ def evaluate(
     input_format : str, optional
         A format name (``jsonl``, ``trec``, ``json``, ``csv``) instead of detecting each file's.
     measures : str or sequence of str or Measure, default ()
-        Measures scored by name besides the suite, as trec_eval, ir_measures or ranx spell them
-        (``["ndcg_cut_20"]``, ``["trec-dl", "RBP(p=0.9)", "iprec_at_recall"]``, ``"P@5,R@100"``),
-        or parsed already (:func:`~ragreport.scoring.measures.parse_measures`, a catalogue entry).
+        Measures scored besides the suite, as trec_eval, ir_measures or ranx spell them
+        (``"P@5,R@100"``, ``["trec-dl", "RBP(p=0.9)"]``), or parsed already.
     progress : callable, optional
         Called with the name of each stage as it starts.
     engine : {"memory", "stream", "dask"}, default "memory"
-        ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC run files by
-        partitions of whole queries (:mod:`ragreport.scoring.partition`), one after another or on
-        a Dask cluster, with the same figures.
+        ``memory`` reads each run whole; ``stream`` and ``dask`` score TREC run files by partitions
+        of whole queries, one after another or on a Dask cluster, with the same figures.
     scheduler : str, optional
-        With ``engine="dask"``: the address of the Dask scheduler (default: a local cluster).
+        With ``engine="dask"``: the Dask scheduler's address (default: a local cluster).
     partition_bytes : int, optional
         With ``engine="stream"`` or ``"dask"``: bytes of run file per partition (default 64 MiB).
     whole_lists : bool, default True
-        Keep each run's whole lists on its summary; False cuts them, once scored, to the depth
-        the report reads (what ``ragreport build`` does: at 100,000 queries x 100 ids it holds
-        13% less memory), so that the slots below cannot be read back.
+        Keep each run's whole lists; False cuts them, once scored, to the depth the report reads
+        (as ``ragreport build`` does: 13% less memory at 100,000 queries x 100 ids).
 
     Returns
     -------
     Results
-        A list of :class:`~ragreport.analysis.summary.RunSummary`, one per run, in order.
+        A :class:`~ragreport.analysis.summary.RunSummary` per run, in order.
 
     Raises
     ------
     ragreport.core.errors.InputError
         A file that cannot be read as what it was given as (it names the file and the line).
     ValueError
-        A run or judgments in memory holding a value that is not a score or a grade
-        (:class:`~ragreport.reading.memory.ObjectError`).
+        A run or judgments in memory holding a value that is not a score or a grade.
     ragreport.core.errors.UsageError
-        Arguments that do not fit together, or runs and judgments that share no query id; an
-        :class:`~ragreport.core.errors.ArgumentError` names the argument (``kmax (4) must be at
-        least K (5)``).
-
-    See Also
-    --------
-    analyse : the report of these runs: limits, the comparison, drift.
-    ragreport.reading.registry.load_runs : the files alone, read into typed runs.
+        Arguments that do not fit together (an ``ArgumentError`` names the argument), or runs and
+        judgments that share no query id.
 
     Examples
     --------
@@ -263,52 +245,46 @@ def analyse(
     summaries : sequence of RunSummary
         What :func:`evaluate` returns.
     today : datetime.date, optional
-        The day that dates runs without a ``date`` in their metadata; default the build's day
-        (``SOURCE_DATE_EPOCH`` when set, else today).
+        Dates runs without a ``date`` in their metadata; default ``SOURCE_DATE_EPOCH``, else today.
     baseline : str, optional
-        The run the others are compared with (several runs); default the first.
+        The run the others are compared with; default the first.
     correction : Correction, default Correction.HOLM
         The multiple-comparison correction over the comparison family.
     permutations : int, default 10_000
-        Random sign flips of the paired randomization test (from 1 to 10,000,000); the test is
-        exact when 2^n is at most this.
+        Random sign flips of the paired randomization test (1 to 10,000,000); exact when 2^n is at
+        most this.
     previous : path or History, optional
-        An earlier report.json, or a history (:func:`open_history`: the report it published
-        last): the drift since it, when the query and label sets are the same.
+        An earlier report.json, or a history (the report it published last): the drift since it,
+        when the query and label sets are the same.
     primary : str, optional
-        The metric the report leads with, a compared metric at K in any spelling the name parser
-        reads (``"nDCG@10"``, ``"recall_10"``); default nDCG at K.
+        The metric the report leads with, a compared metric at K in any spelling; default nDCG at K.
     family : sequence of str or Measure, optional
-        What is compared, tested and corrected together (``["nDCG@10", "R@10"]``, a named set such
-        as ``["trec-dl"]``, parameters as in ``"RR(rel=2)@10"``), in the comparison and the
-        drift; each member needs per-query values (a suite metric at a scored cutoff, or a
-        measure given to :func:`evaluate`). The primary metric must be a member.
+        What is compared, tested and corrected together (``["nDCG@10", "R@10"]``, ``["trec-dl"]``,
+        ``"RR(rel=2)@10"``), in the comparison and the drift; each member needs per-query values (a
+        suite metric at a scored cutoff, or a measure given to :func:`evaluate`). The primary
+        metric must be a member.
     progress : callable, optional
         Called with the name of each stage as it starts.
     query_meta : path or mapping, optional
-        Per-query metadata (a CSV, TSV or JSONL file, or ``{query: {key: value}}``), over what the
-        runs carry (RAG JSONL ``meta``).
+        Per-query metadata (CSV, TSV or JSONL, or ``{query: {key: value}}``), over the runs' own.
     slice_by : sequence of str, default ()
-        The metadata keys to slice by; default every text key with 2 to 50 values
-        (:mod:`ragreport.analysis.slices`).
+        The metadata keys to slice by; default every text key with 2 to 50 values.
     queries : path or mapping, optional
         The queries' text (a file, ``"irds:ID"``, or ``{query: text}``) where the runs give none.
     corpus : path or mapping, optional
         The documents' text (a file, ``"irds:ID"``, or ``{id: (title, text)}``), read for the top
         K of the queries the report points at most.
     text_queries : int, default 1_000
-        How many queries are shown with their documents' text: the largest differences from the
-        baseline on the primary metric (for one run, its lowest scores).
+        How many queries show their documents' text: the largest differences from the baseline
+        on the primary metric (for one run, its lowest scores).
     min_effect : float, default 0.02
-        The smallest difference worth finding: each comparison says how many queries would find a
-        true difference of this size with 80% power (docs/conventions.md section 20.3).
+        The smallest difference worth finding: each comparison says how many queries would find it
+        with 80% power (docs/conventions.md section 20.3).
     audit : path, mapping or Judgments, optional
-        Human judgments for a sample of queries (any qrels format, ``{query: {id: grade}}``), the
-        main judgments being a model judge's: the agreement of the two on the pairs both judged,
-        every metric of the family at K under both label sets, and the figures corrected by the
-        audit, which the headline and the gates then read (docs/conventions.md section 25).
-        Refused with fewer than 10 audited queries, or with audited queries the main judgments
-        do not cover.
+        Human judgments for a sample of queries, the main judgments being a model judge's: their
+        agreement, the family at K under both label sets, and the figures corrected by the audit,
+        which the headline and the gates read (docs/conventions.md section 25). Refused with
+        fewer than 10 audited queries, or audited queries the main judgments do not cover.
 
     Returns
     -------
@@ -318,16 +294,9 @@ def analyse(
     Raises
     ------
     ragreport.core.errors.ArgumentError
-        An argument the report cannot use, named by its keyword (``baseline 'x' names no run``,
-        ``permutations must be from 1 to 10,000,000, got 0``).
+        An argument the report cannot use, named by its keyword.
     ragreport.core.errors.InputError
         A ``previous``, ``query_meta``, ``queries`` or ``corpus`` file that cannot be read.
-
-    See Also
-    --------
-    evaluate : the summaries.
-    build : the site of the report.
-    document : the report as report.json holds it.
 
     Examples
     --------
@@ -351,6 +320,13 @@ def analyse(
     ...
     ragreport.core.errors.ArgumentError: baseline 'splade' names no run; the runs are 'bm25', 'dense'
     """
+    given = [family] if isinstance(family, str) else family
+    named = None if given is None else [item.key if isinstance(item, Metric) else item for item in given]
+    # A report.json goes by its file name: a published report never shows a path of the machine that built it.
+    if previous is None or isinstance(previous, History):
+        basis = None if previous is None else previous.previous_basis
+    else:
+        basis = load_previous(previous), Path(previous).name
     return analyse_runs(
         summaries,
         today=today,
@@ -358,9 +334,9 @@ def analyse(
         correction=correction,
         permutations=permutations,
         primary=primary,
-        family=None if family is None else _named(family),
+        family=named,
         progress=progress,
-        previous_basis=_previous_basis(previous),
+        previous_basis=basis,
         min_effect=min_effect,
         audit=audit,
         query_meta=query_meta,
@@ -375,17 +351,16 @@ def analyse(
 def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analysis:
     """The analysis of a stored report.json made again without its run files (``ragreport render``).
 
-    Each run's stored top lists are joined with its stored judgments and scored again at the
-    stored cutoffs; named measures take their per-query values from the stored rows; the
-    comparison runs again with the stored settings (seeded), the drift from the stored basis of
-    the previous report (:mod:`ragreport.output.exports.reportjson.restore`). :func:`build` then writes the same
-    site, byte for byte.
+    Each run's stored top lists are joined with its stored judgments and scored again at the stored
+    cutoffs; named measures take their per-query values from the stored rows; the comparison runs
+    again with the stored (seeded) settings, the drift from the previous report's stored basis
+    (:mod:`ragreport.output.exports.reportjson.restore`). :func:`build` then writes the same site, byte for byte.
 
     Parameters
     ----------
     report : path or dict
-        A report.json written by ``ragreport build`` (or ``score --format json``, or
-        :func:`document`), or the document already read.
+        A report.json ragreport wrote (``build``, ``score --format json``, :func:`document`), or
+        the document already read.
     source : str, optional
         The report's name in errors; default its path (or ``report.json``).
 
@@ -408,21 +383,6 @@ def reanalyse(report: str | Path | dict, *, source: str | None = None) -> Analys
     True
     """
     return reanalysed(report, source, make=Report)
-
-
-def _named(family: str | Sequence[str | Measure | Metric]) -> list[str | Measure]:
-    """The comparison family as :func:`~ragreport.analysis.compare.choose_family` reads it."""
-    given = [family] if isinstance(family, str) else family
-    return [item.key if isinstance(item, Metric) else item for item in given]
-
-
-def _previous_basis(previous: str | Path | History | None) -> tuple[dict, str] | None:
-    """What drift reads of the previous report, and the name it goes by: a report.json (named by
-    its file name: a published report never shows a path of the machine that built it), or the
-    report a history published last."""
-    if previous is None or isinstance(previous, History):
-        return None if previous is None else previous.previous_basis
-    return load_previous(previous), Path(previous).name
 
 
 def document(analysis: Analysis, title: str | None = None) -> dict:
@@ -487,8 +447,7 @@ def calc(
     Parameters
     ----------
     qrels : path, mapping or DataFrame
-        The judgments, as :func:`evaluate` reads them (``{query_id: {doc_id: grade}}``, a TREC
-        qrels file, ...).
+        The judgments, as :func:`evaluate` reads them (``{query_id: {doc_id: grade}}``, ...).
     run : path, mapping or DataFrame
         One run, as :func:`evaluate` reads it (``{query_id: {doc_id: score}}``, a TREC run, ...).
     measures : str or sequence, default "nDCG@10"

@@ -1,29 +1,13 @@
 """One config file: every option of a command as a key of a TOML file, under the command line.
 
-Where the settings come from (the first found is the only one read; sources never merge):
-
-1. ``--config FILE``, given before or after the command: that file and no other (a file named
-   ``pyproject.toml`` is read from its ``[tool.ragreport]`` table);
-2. ``ragreport.toml`` in the working directory;
-3. the ``[tool.ragreport]`` table of ``pyproject.toml`` in the working directory.
-
-``--no-config`` reads none of them. The keys are derived from the command parser (nothing here
-names an option): every long option of a command is a key, spelled with underscores or dashes
-(``no_relevant`` or ``no-relevant``), a short-only option by its name (``k``), the run files by
-``runs``. A value goes through the option's own type and choices, as on the command line: a flag
-takes ``true``/``false``; a repeatable option (``--meta``, ``--metrics``) a list or one value; an
-option whose type reads a comma-separated list (``-k``) a list too; a number may be written as a
-TOML number or as the command line spells it (``k = "1,5,10"``). An option whose metavar names a
-file or folder (``FILE``, ``DIR``, ``PATH``, ``INPUT``, ``..._JSON``) holds a path, read relative to
-the config file's folder.
-
-Top-level keys are shared by every command that has the option (a key another command lacks is
-left out of that command); a table named after a command (``[build]``, ``[tool.ragreport.build]``
-in pyproject.toml) holds that command's own keys, over the shared ones. An option given on the
-command line replaces the file's value (a repeatable option's list too, never extending it).
-
-Every problem of the file is reported at once, one line each, naming the file, the key's line and
-what was expected; then the command stops (exit 2) before reading any run.
+docs/config.md says which file is read (``--config FILE``, else ``ragreport.toml``, else the
+``[tool.ragreport]`` table of ``pyproject.toml``; sources never merge), how keys are spelt and how
+tables named after a command sit over the shared keys. The keys are derived from the command parser
+(nothing here names an option): a value goes through the option's own type and choices, as on the
+command line; an option whose metavar names a file or folder (``FILE``, ``DIR``, ``PATH``,
+``INPUT``, ``..._JSON``) holds a path, read relative to the config file's folder. Every problem of
+the file is reported at once, one line each with the key's line; then the command stops (exit 2)
+before reading any run.
 """
 
 from __future__ import annotations
@@ -96,10 +80,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             f"./{PYPROJECT}); the command line wins over it; paths in it are relative to its folder",
         )
         group.add_argument(
-            "--no-config",
-            action="store_true",
-            default=argparse.SUPPRESS if sub else False,
-            help="read no config file",
+            "--no-config", action="store_true", default=argparse.SUPPRESS if sub else False, help="read no config file"
         )
 
 
@@ -112,7 +93,6 @@ class Option:
     """One option of a command as a config key."""
 
     key: str  #: the canonical spelling (underscores)
-    spellings: tuple[str, ...]  #: every accepted spelling, dashes turned into underscores
     action: argparse.Action
 
     @property
@@ -154,15 +134,14 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, Option]:
     """Every option of a command by each of its spellings (underscores), in the parser's order."""
     found: dict[str, Option] = {}
     for action in parser._actions:
-        if isinstance(action, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)):
-            continue
-        if action.dest in _OWN or action.dest == argparse.SUPPRESS:
+        skipped = isinstance(action, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction))
+        if skipped or action.dest in _OWN or action.dest == argparse.SUPPRESS:
             continue
         if action.option_strings:
             names = [_norm(s.lstrip("-")) for s in action.option_strings if s.startswith("--")] or [action.dest]
         else:
             names = [POSITIONAL_KEYS.get(action.dest, action.dest)]
-        option = Option(names[0], tuple(names), action)
+        option = Option(names[0], action)
         for name in names:
             found[name] = option
     return found
@@ -309,10 +288,6 @@ class ConfigFile:
     settings: dict[str, Any]
     text: str
 
-    @property
-    def folder(self) -> Path:
-        return self.path.parent
-
 
 def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
     text = read_text(path, SMALL_FILE)
@@ -326,9 +301,7 @@ def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
         raise InputError(path, int(match.group(1)) if match else None, "valid TOML", str(exc)) from None
     except RecursionError:
         raise InputError(path, None, "TOML nested less deeply", "nesting deeper than the parser goes") from None
-    table: tuple[str, ...] = ()
     if pyproject:
-        table = PYPROJECT_TABLE
         for part in PYPROJECT_TABLE:
             data = data.get(part) if isinstance(data, dict) else None
         if data is None:
@@ -338,7 +311,7 @@ def _load(path: Path, *, pyproject: bool, given: bool) -> ConfigFile | None:
         if not isinstance(data, dict):
             line = _line_of(text, PYPROJECT_TABLE[:-1], PYPROJECT_TABLE[-1])
             raise InputError(path, line, "[tool.ragreport] as a table", _shown(data))
-    return ConfigFile(path, table, data, text)
+    return ConfigFile(path, PYPROJECT_TABLE if pyproject else (), data, text)
 
 
 def find_config(given: str | None = None, folder: str | Path = ".") -> ConfigFile | None:
@@ -347,12 +320,10 @@ def find_config(given: str | None = None, folder: str | Path = ".") -> ConfigFil
     if given is not None:
         path = Path(given)
         return _load(path, pyproject=path.name == PYPROJECT, given=True)
-    base = Path(folder)
-    # a device or a FIFO by the name is refused (by _load), not silently passed over
-    if (base / CONFIG_FILE).is_file() or special_kind(base / CONFIG_FILE):
-        return _load(base / CONFIG_FILE, pyproject=False, given=False)
-    if (base / PYPROJECT).is_file() or special_kind(base / PYPROJECT):
-        return _load(base / PYPROJECT, pyproject=True, given=False)
+    for path in (Path(folder) / CONFIG_FILE, Path(folder) / PYPROJECT):
+        # a device or a FIFO by the name is refused (by _load), not silently passed over
+        if path.is_file() or special_kind(path):
+            return _load(path, pyproject=path.name == PYPROJECT, given=False)
     return None
 
 
@@ -390,8 +361,7 @@ def read_settings(config: ConfigFile, parser: argparse.ArgumentParser, command: 
     options = {name: options_of(sub) for name, sub in commands.items()}
     every_key = sorted({o.key for found in options.values() for o in found.values()})
     problems: list[tuple[int, str]] = []
-    shared: dict[str, Any] = {}
-    own: dict[str, Any] = {}
+    settings: dict[str, Any] = {}  # the shared keys, then the command's own table over them
 
     def report(table: tuple[str, ...], key: str | None, message: str) -> None:
         line = _line_of(config.text, config.table + table, key)
@@ -400,75 +370,48 @@ def read_settings(config: ConfigFile, parser: argparse.ArgumentParser, command: 
         where = str(config.path) if line is None else f"{config.path}:{line}"
         problems.append((line or 0, f"{where}: {message}"))
 
-    def take(table: tuple[str, ...], key: str, value: Any, option: Option, seen: dict[str, str]) -> Any:
-        shown_key = ".".join((*table, key))
-        if option.key in seen:
-            report(table, key, f"key '{shown_key}' sets the same option as '{seen[option.key]}'")
-            raise _Wrong
-        seen[option.key] = key
-        try:
-            return convert(option, value, config.folder)
-        except _Wrong as exc:
-            report(table, key, f"key '{shown_key}': expected {exc}, got {_shown(value)}")
-            raise
-
-    seen: dict[str, str] = {}
-    for key, value in config.settings.items():
-        if key in commands:
-            if not isinstance(value, dict):
-                report(
-                    (),
-                    key,
-                    f"key '{key}' names a command: expected a table [{key}] of its options, got {_shown(value)}",
-                )
+    for section in (None, *commands):
+        table = () if section is None else (section,)
+        items = config.settings if section is None else config.settings.get(section)
+        if not isinstance(items, dict):
             continue
-        name = _norm(key)
-        having = [c for c in commands if name in options[c]]
-        if name in _OWN:
-            report((), key, f"key '{key}' chooses the config file: give --{key.replace('_', '-')} on the command line")
-            continue
-        if not having:
-            if isinstance(value, dict):
+        seen: dict[str, str] = {}
+        for key, value in items.items():
+            name, shown_key = _norm(key), ".".join((*table, key))
+            if section is None and key in commands:
+                if not isinstance(value, dict):
+                    expected = f"expected a table [{key}] of its options"
+                    report(table, key, f"key '{key}' names a command: {expected}, got {_shown(value)}")
+                continue
+            having = [c for c in commands if name in options[c]]
+            use = section or (command if command in having else next(iter(having), None))
+            option = None if use is None else options[use].get(name)
+            if option is None and section is not None:
+                hint = f" (it is an option of {' and '.join(having)})" if having else ""
+                hint = hint or _suggest(name, sorted({o.key for o in options[section].values()}))
+                report(table, key, f"key '{shown_key}' is not an option of {section}{hint}")
+            elif option is None and name in _OWN:
+                flag = "--" + key.replace("_", "-")
+                report(table, key, f"key '{key}' chooses the config file: give {flag} on the command line")
+            elif option is None and isinstance(value, dict):
                 report((key,), None, f"table [{key}] is not a command{_suggest(key, list(commands), True)}")
+            elif option is None:
+                report(table, key, f"key '{key}' is not an option of any command{_suggest(name, every_key)}")
+            elif option.key in seen:
+                report(table, key, f"key '{shown_key}' sets the same option as '{seen[option.key]}'")
             else:
-                report((), key, f"key '{key}' is not an option of any command{_suggest(name, every_key)}")
-            continue
-        use = command if command in having else having[0]
-        option = options[use][name]
-        try:
-            converted = take((), key, value, option, seen)
-        except _Wrong:
-            continue
-        if use == command:
-            shared[option.dest] = converted
-
-    for section, sub in options.items():
-        table = config.settings.get(section)
-        if not isinstance(table, dict):
-            continue
-        seen = {}
-        for key, value in table.items():
-            name = _norm(key)
-            found = sub.get(name)
-            if found is None:
-                others = [c for c in commands if name in options[c]]
-                hint = (
-                    f" (it is an option of {' and '.join(others)})"
-                    if others
-                    else _suggest(name, sorted({o.key for o in sub.values()}))
-                )
-                report((section,), key, f"key '{section}.{key}' is not an option of {section}{hint}")
-                continue
-            try:
-                converted = take((section,), key, value, found, seen)
-            except _Wrong:
-                continue
-            if section == command:
-                own[found.dest] = converted
+                seen[option.key] = key
+                try:
+                    converted = convert(option, value, config.path.parent)
+                except _Wrong as exc:
+                    report(table, key, f"key '{shown_key}': expected {exc}, got {_shown(value)}")
+                    continue
+                if use == command:
+                    settings[option.dest] = converted
 
     if problems:  # in the file's order (a line the scan did not find first)
         raise ConfigError([message for _, message in sorted(problems, key=lambda p: p[0])])
-    return {**shared, **own}
+    return settings
 
 
 # ---------------------------------------------------------------------------------------------
@@ -510,13 +453,9 @@ def resolve(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, 
     sources: list[tuple[str, str, str]] = []
     options = options_of(commands[command]) if command in commands else {}
     for option in dict.fromkeys(options.values()):
-        if option.dest in given:
-            source = FROM_COMMAND_LINE
-        elif option.dest in values:
+        source = FROM_COMMAND_LINE if option.dest in given else FROM_FILE if option.dest in values else FROM_DEFAULT
+        if source == FROM_FILE:
             setattr(args, option.dest, values[option.dest])
-            source = FROM_FILE
-        else:
-            source = FROM_DEFAULT
         sources.append((option.key, option.dest, source))
     args.config = None if config is None else str(config.path)
     args._resolution = _Resolution(str(command), args.config, tuple(sources))

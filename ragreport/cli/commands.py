@@ -19,15 +19,17 @@ import threading
 import traceback
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .. import api
 from ..analysis.compare import Correction, choose_family
 from ..analysis.pipeline import Analysis, release_sweep
-from ..config import ConfigError, resolve, resolved_settings
+from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
 from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
-from ..core.model import COMPAT_PRESETS, Conventions, Denominator, Gain, Missing, NoRelevant, Order
+from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.exports.reportjson.read import load_report
 from ..output.exports.reportjson.write import report_document, with_gates
@@ -39,7 +41,7 @@ from ..reading import irds
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .parser import build_parser, said
+from .parser import SWITCHES, build_parser, said
 from .progress import Progress
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
@@ -56,16 +58,10 @@ INTERNAL_ERROR_STATUS = 70
 def conventions_from(args: argparse.Namespace) -> Conventions:
     """The switches given, over the ``--compat`` preset when one is named, over the defaults."""
     base = COMPAT_PRESETS[args.compat] if args.compat else Conventions()
-    return Conventions(
-        denominator=Denominator(args.denominator) if args.denominator else base.denominator,
-        gain=Gain(args.gain) if args.gain else base.gain,
-        missing=Missing(args.missing) if args.missing else base.missing,
-        order=Order(args.order) if args.order else base.order,
-        no_relevant=NoRelevant(args.no_relevant) if args.no_relevant else base.no_relevant,
-        confidence=args.confidence,
-        resamples=args.resamples,
-        seed=args.seed,
-        relevance_level=args.relevance_level or base.relevance_level,
+    given: dict[str, Any] = {name: kind(getattr(args, name)) for name, kind in SWITCHES.items() if getattr(args, name)}
+    level = args.relevance_level or base.relevance_level
+    return replace(
+        base, **given, confidence=args.confidence, resamples=args.resamples, seed=args.seed, relevance_level=level
     )
 
 
@@ -92,24 +88,18 @@ def _reads(name: str) -> bool:
 def _gate_rules(args: argparse.Namespace) -> GateRules:
     """The gate rules, checked before any run is read; a rule from the config file is named as such."""
     try:
-        return _checked_rules(args)
+        named = list(parse_measures(args.metrics)) if args.metrics else []
+        gated = [m.label() for m in named] if named else None
+        rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=gated)
+        check_available(rules, [m.label(c) for c in _asked_cutoffs(args) for m in SUITE] + [m.label() for m in named])
+        return rules
     except UsageError as exc:
         resolved = resolved_settings(args)
-        settings = resolved["settings"]
-        from_file = [
-            k for k in ("fail_on", "require", "max_drop") if settings.get(k, {}).get("source") == "config file"
-        ]
+        gates = ("fail_on", "require", "max_drop")
+        from_file = [k for k in gates if resolved["settings"].get(k, {}).get("source") == FROM_FILE]
         if from_file and resolved["config"]:
             raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {said(exc)}") from None
         raise
-
-
-def _checked_rules(args: argparse.Namespace) -> GateRules:
-    named = list(parse_measures(args.metrics)) if args.metrics else []
-    rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=[m.label() for m in named] if named else None)
-    cutoffs = _asked_cutoffs(args)
-    check_available(rules, [m.label(c) for c in cutoffs for m in SUITE] + [m.label() for m in named])
-    return rules
 
 
 def _ci_outputs(
@@ -119,21 +109,20 @@ def _ci_outputs(
     export = args.command == "render" and args.format is not None
     if export and not results:
         return 0  # an export: no summary, comment or annotation of its own
-    view = None
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    summary_file = None if export or args.no_step_summary else summary_file  # an export appends none, gates or not
+    # an export appends no step summary, gates or not
+    summary_file = None if export or args.no_step_summary else os.environ.get("GITHUB_STEP_SUMMARY")
+    if args.comment is not None or args.junit is not None:
+        from ..output.site.render import write_text_file
     if summary_file or args.comment is not None:
         from ..output.site.view.build import build_view
 
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
-    if summary_file and view is not None:
-        with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
-            heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
-            handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
-    if args.comment is not None or args.junit is not None:
-        from ..output.site.render import write_text_file
-    if args.comment is not None and view is not None:
-        write_text_file(args.comment, comment(view), "--comment")
+        if summary_file:
+            with open(summary_file, "a", encoding="utf-8") as handle:  # headed: several steps may append
+                heading = say.step_summary_heading(markdown_text(view.title))  # the title is the user's: one line
+                handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
+        if args.comment is not None:
+            write_text_file(args.comment, comment(view), "--comment")
     if args.junit is not None:
         from ..output.exports.gates import junit
 
@@ -186,54 +175,41 @@ def _analyse(
             "which carries its own judgments"
         )
     choose_family(family, k, args.primary, compares=compares)
+    # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(
         args.inputs,
-        qrels=args.qrels,
-        k=args.k,
         conventions=conventions_from(args),
-        kmax=args.kmax,
         metas=args.meta,
-        input_format=args.input_format,
         measures=_measures(args),
         progress=progress,
-        engine=args.engine,
-        scheduler=args.scheduler,
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
+        **{name: getattr(args, name) for name in ("qrels", "k", "kmax", "input_format", "engine", "scheduler")},
     )
+    same = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries", "corpus", "text_queries")
     return api.analyse(
         results,
-        baseline=args.baseline,
         correction=Correction(args.correction),
-        permutations=args.permutations,
-        min_effect=args.min_effect,
         previous=previous,
-        primary=args.primary,
         family=family,
         progress=progress,
-        query_meta=args.query_meta,
         slice_by=args.slice,
-        queries=args.queries,
-        corpus=args.corpus,
-        text_queries=args.text_queries,
         audit=getattr(args, "audit", None),
+        **{name: getattr(args, name) for name in same},
     )
 
 
 def _write(
-    args: argparse.Namespace,
-    analysis: Analysis,
-    progress: Progress,
-    title: str | None,
-    document: dict,
-    results: tuple[GateResult, ...],
-    rules: GateRules,
-) -> list:
-    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write them."""
+    args: argparse.Namespace, analysis: Analysis, progress: Progress, title: str | None, rules: GateRules
+) -> tuple[list, tuple[GateResult, ...]]:
+    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write
+    them; what was written and the gates' results."""
+    document = report_document(analysis, title)
+    results = check_gates(document, rules)
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
     from ..output.building import build
 
-    return build(
+    written = build(
         analysis,
         out=out,
         single_file=args.single_file,
@@ -243,6 +219,7 @@ def _write(
         document=document,
         rules=rules,
     )
+    return written, results
 
 
 def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results: tuple[GateResult, ...]) -> int:
@@ -256,16 +233,11 @@ def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results:
 
 def _build(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
-    progress = Progress(quiet=args.quiet)
-    try:
-        # The whole sweep's per-query scores go once the bands and the comparison are drawn
-        # (docs/conventions.md section 22.9).
-        analysis = release_sweep(_analyse(args, progress, whole_lists=False))  # lists cut once scored (22.9)
-        document = report_document(analysis, args.title)
-        results = check_gates(document, rules)
-        written = _write(args, analysis, progress, args.title, document, results, rules)
-    finally:
-        progress.close()
+    with closing(Progress(quiet=args.quiet)) as progress:
+        # The whole sweep's per-query scores go once the bands and the comparison are drawn, the
+        # lists once scored (docs/conventions.md section 22.9).
+        analysis = release_sweep(_analyse(args, progress, whole_lists=False))
+        written, results = _write(args, analysis, progress, args.title, rules)
     return _wrote(args, analysis, written, results)
 
 
@@ -273,52 +245,39 @@ def _build(args: argparse.Namespace) -> int:
 DATA_FORMATS = ("trec", "json", "csv", "latex")
 
 
-def _stdout(*args: Any, **kwargs: Any) -> str:
-    """What ``score`` and ``render`` print (:func:`_stdout_text`); under ``GITHUB_ACTIONS=true`` no line
-    may begin with ``::`` from a user's word, which the runner would read as a workflow command:
-    text for people shows it as ``\\x3a:``, CSV quotes the field (the value unchanged)."""
-    text = _stdout_text(*args, **kwargs)
-    if os.environ.get("GITHUB_ACTIONS") != "true" or "::" not in text:
-        return text
-    fmt = args[1] if len(args) > 1 else kwargs["fmt"]
-    if fmt == "csv":
-        return csv_no_workflow_commands(text)
-    return no_workflow_commands(text)
+def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rules: GateRules) -> int:
+    """``score`` and ``render --format``: the report in ``args.format`` on stdout, then the CI
+    outputs; the exit status. Under ``GITHUB_ACTIONS=true`` no line may begin with ``::`` from a
+    user's word, which the runner would read as a workflow command: text for people shows it as
+    ``\\x3a:``, CSV quotes the field (the value unchanged)."""
+    fmt, per_query = args.format, args.per_query
+    document = report_document(analysis, title)
+    results = check_gates(document, rules)
+    document = with_gates(document, results, rules)
+    if fmt == "trec":  # the data contract
+        text = trec_lines(document, per_query)
+    elif fmt == "csv":
+        text = csv_text(document, per_query)
+    elif fmt == "latex":
+        text = latex_table(document)
+    elif fmt == "json":  # as report.json
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+    else:  # for people: the view, without what only the site draws
+        from ..output.site.view.build import build_view
+
+        view = build_view(analysis, pages=False, title=title, gates=results)
+        text = markdown(view) if fmt == "markdown" else table(view, width=shutil.get_terminal_size((100, 24)).columns)
+    if os.environ.get("GITHUB_ACTIONS") == "true" and "::" in text:
+        text = csv_no_workflow_commands(text) if fmt == "csv" else no_workflow_commands(text)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return _ci_outputs(args, analysis, results, stdout_is_data=fmt in DATA_FORMATS)
 
 
-def _stdout_text(
-    analysis: Analysis,
-    fmt: str,
-    per_query: bool,
-    title: str | None = None,
-    *,
-    document: dict | None = None,
-    gates: tuple[GateResult, ...] = (),
-) -> str:
-    """The text ``score`` and ``render`` print for ``--format`` (``document``: the report document
-    with its gates, when made already)."""
-    if fmt in DATA_FORMATS:  # the data contract
-        document = document if document is not None else report_document(analysis, title)
-        if fmt == "trec":
-            return trec_lines(document, per_query)
-        if fmt == "csv":
-            return csv_text(document, per_query)
-        if fmt == "latex":
-            return latex_table(document)
-        return json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"  # as report.json
-    # for people: the view, without what only the site draws
-    from ..output.site.view.build import build_view
-
-    view = build_view(analysis, pages=False, title=title, gates=gates)
-    if fmt == "markdown":
-        return markdown(view)
-    return table(view, width=shutil.get_terminal_size((100, 24)).columns)
-
-
-def _render_rules(args: argparse.Namespace, settings: dict, given: bool) -> GateRules:
+def _render_rules(args: argparse.Namespace, settings: dict) -> GateRules:
     """The gates ``render`` checks: the stored rules, each option given replacing its own (as the
     command line replaces a config file's list). An export (``--format``) checks only what it is given."""
-    if args.format is not None and not given:
+    if args.format is not None and not (args.fail_on or args.require or args.max_drop):
         return GateRules()
     stored = rules_from(settings.get("gates"))
     gated = [m["label"] for m in settings.get("metrics") or []] or None
@@ -340,24 +299,15 @@ def _render(args: argparse.Namespace) -> int:
         raise UsageError("--format prints to stdout; give it without --out and --single-file")
     if args.per_query and args.format not in ("csv",):
         raise UsageError("-q goes with --format csv")
-    given = bool(args.fail_on or args.require or args.max_drop)
-    progress = Progress(quiet=args.quiet)
-    try:
+    with closing(Progress(quiet=args.quiet)) as progress:
         progress("reading")
         stored = load_report(args.report)
-        rules = _render_rules(args, stored["settings"], given)
+        rules = _render_rules(args, stored["settings"])
         analysis = api.reanalyse(stored, source=args.report)
         title = args.title if args.title is not None else stored["settings"].get("title")
-        document = report_document(analysis, title)
-        results = check_gates(document, rules)
         if args.format is not None:
-            printed = with_gates(document, results, rules)
-            sys.stdout.write(_stdout(analysis, args.format, args.per_query, title, document=printed, gates=results))
-            sys.stdout.flush()
-            return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
-        written = _write(args, analysis, progress, title, document, results, rules)
-    finally:
-        progress.close()
+            return _print(args, analysis, title, rules)
+        written, results = _write(args, analysis, progress, title, rules)
     return _wrote(args, analysis, written, results)
 
 
@@ -374,8 +324,7 @@ def _publish(args: argparse.Namespace) -> int:
 
     history = open_history(args.history, args.label)
     args.previous = None
-    progress = Progress(quiet=args.quiet)
-    try:
+    with closing(Progress(quiet=args.quiet)) as progress:
         analysis = _analyse(args, progress, previous=history)
         document = report_document(analysis, args.title)
         results = check_gates(document, rules)
@@ -389,8 +338,6 @@ def _publish(args: argparse.Namespace) -> int:
             document=document,
             rules=rules,
         )
-    finally:
-        progress.close()
     if not args.quiet:
         wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
         print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
@@ -399,33 +346,24 @@ def _publish(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     rules = _gate_rules(args)
-    progress = Progress(quiet=args.quiet)
-    try:
+    with closing(Progress(quiet=args.quiet)) as progress:
         analysis = _analyse(args, progress)
-    finally:
-        progress.close()
-    document = report_document(analysis)
-    results = check_gates(document, rules)
-    document = with_gates(document, results, rules)
-    sys.stdout.write(_stdout(analysis, args.format, args.per_query, document=document, gates=results))
-    sys.stdout.flush()
-    return _ci_outputs(args, analysis, results, stdout_is_data=args.format in DATA_FORMATS)
+    return _print(args, analysis, None, rules)
 
 
 def _refuse_special_outputs(args: argparse.Namespace) -> None:
     """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
     would block the write (docs/conventions.md section 18)."""
-    for option in ("single_file", "comment", "junit"):
-        given = getattr(args, option, None)
+    named = [
+        (getattr(args, option, None), "--" + option.replace("_", "-")) for option in ("single_file", "comment", "junit")
+    ]
+    if not getattr(args, "no_step_summary", False):
+        named.append((os.environ.get("GITHUB_STEP_SUMMARY"), "$GITHUB_STEP_SUMMARY"))
+    for given, name in named:
         if given:
             from ..output.site.render import refuse_special_output
 
-            refuse_special_output(Path(given), "--" + option.replace("_", "-"))
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file and not getattr(args, "no_step_summary", False):
-        from ..output.site.render import refuse_special_output
-
-        refuse_special_output(Path(summary_file), "$GITHUB_STEP_SUMMARY")
+            refuse_special_output(Path(given), name)
 
 
 #: Options whose value is text shown in the report (not a path): it must be UTF-8.
@@ -444,6 +382,12 @@ def _check_text_options(args: argparse.Namespace) -> None:
                 raise UsageError(f"{option}: expected UTF-8 text, got '{shown}' (its stray bytes shown as \\xNN)")
 
 
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "score": _score,
+    "build": _build,
+    "render": _render,
+    "publish": _publish,
+}
 _parsers = threading.local()
 
 
@@ -459,45 +403,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     try:
-        args = resolve(parser, argv)  # the command line over the config file over the defaults
+        args = resolve(_parser(), argv)  # the command line over the config file over the defaults
         for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
             if getattr(args, option, None) == "":
                 raise ArgumentError(*say.empty_path(Argument(option)))
         _refuse_special_outputs(args)
         _check_text_options(args)
         _dataset_measures(args)
-        if args.command == "score":
-            return _score(args)
-        if args.command == "build":
-            return _build(args)
-        if args.command == "render":
-            return _render(args)
-        if args.command == "publish":
-            return _publish(args)
+        return COMMANDS[args.command](args)
     except ConfigError as exc:  # every problem of the config file, one line each
-        for problem in exc.problems:
-            print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
-        return 2
+        problems = exc.problems
     except RagreportError as exc:  # the library's keywords as the command line's flags
-        print(f"ragreport: error: {one_line(said(exc))}", file=sys.stderr)
-        return 2
+        problems = [said(exc)]
     except BrokenPipeError:  # `ragreport score | head`
         return 0
     except OSError as exc:  # the file system said no (full, read-only, gone): its words and the file
-        message = say.system_error(exc.strerror or str(exc), exc.filename)
-        print(f"ragreport: error: {one_line(message)}", file=sys.stderr)
-        return 2
+        problems = [say.system_error(exc.strerror or str(exc), exc.filename)]
     except MemoryError:  # numpy's allocation too: an input or option asked for more than the machine has
-        print(f"ragreport: error: {say.OUT_OF_MEMORY}", file=sys.stderr)
-        return 2
+        problems = [say.OUT_OF_MEMORY]
     except UNREADABLE as exc:  # the last line of defence: every reader refuses these itself first
-        print(f"ragreport: error: {one_line(say.unreadable_input(type(exc).__name__, str(exc)))}", file=sys.stderr)
-        return 2
+        problems = [say.unreadable_input(type(exc).__name__, str(exc))]
     except Exception:  # a bug: its traceback, and where to report it; not 1, which means a gate failed
         traceback.print_exc()
         print(f"ragreport: {say.INTERNAL_ERROR}", file=sys.stderr)
         return INTERNAL_ERROR_STATUS
-    parser.error(f"unknown command {args.command!r}")
+    for problem in problems:
+        print(f"ragreport: error: {one_line(problem)}", file=sys.stderr)
     return 2

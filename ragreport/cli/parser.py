@@ -46,6 +46,9 @@ def said(error: BaseException) -> str:
     return error.spelled(flag) if isinstance(error, ArgumentError) else str(error)
 
 
+#: The conventions' switches, each an option taking its enum's values (``conventions_from`` reads them).
+SWITCHES = {"denominator": Denominator, "gain": Gain, "missing": Missing, "no_relevant": NoRelevant, "order": Order}
+
 #: Fewer bootstrap resamples than this give bands that move with every seed.
 MIN_RESAMPLES = 100
 
@@ -54,24 +57,18 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def _at_least(least: int, what: str, most: int):
-    """An argparse type: a whole number no smaller than ``least`` (nor larger than ``most``);
-    ``what`` names it in the error. A bound placed here holds for the config file too."""
+    """An argparse type: a whole number from ``least`` to ``most``; ``what`` names it in the error.
+    A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
-        value: int | None
         digits = text.strip()
         if not _WHOLE.fullmatch(digits):  # the number grammar: ASCII digits, no '_' (int() takes both)
-            value = None
-        elif len(digits) > 20:  # Python refuses to read thousands of digits; no bound needs 21
-            if digits.startswith("-"):
-                value = None
-            else:
-                raise argparse.ArgumentTypeError(f"expected {what}, at most {most or 0:,}, got {shorten(text)}")
-        else:
-            value = int(digits)
-        if value is None or value < least:
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
-        if most is not None and value > most:
+        # Python refuses to read thousands of digits; no bound needs 21
+        value = int(digits) if len(digits) <= 20 else (least - 1 if digits.startswith("-") else most + 1)
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
+        if value > most:
             raise argparse.ArgumentTypeError(f"expected {what}, at most {most:,}, got {shorten(text)}")
         return value
 
@@ -118,19 +115,14 @@ def _min_effect(text: str) -> float:
 
 
 def _confidence(text: str) -> float:
-    found = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
-    if found is None:
+    value = read_number(text)  # the one grammar: no 0_95, no non-ASCII digits
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    value = found
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
     if value > MAX_CONFIDENCE:  # closer to 1 and the band's quantile (0.5 + c/2) rounds to 1
         raise argparse.ArgumentTypeError(f"expected a confidence of at most {MAX_CONFIDENCE}, got {text!r}")
     return value
-
-
-def _choices(enum) -> list[str]:
-    return [m.value for m in enum]
 
 
 def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = True) -> None:
@@ -148,8 +140,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "-k",
         type=_cutoffs,
         metavar="K",
-        help="the cutoff (default 10; the sample's 5); several as "
-        "1,5,10 are scored from one matrix, the first is the "
+        help="the cutoff (default 10; the sample's 5); several as 1,5,10 are scored from one matrix, the first is the "
         f"report's K. At most {MAX_CUTOFF:,} (100 times trec_eval's usual depth), {MAX_CUTOFFS:,} of them",
     )
     parser.add_argument(
@@ -164,30 +155,21 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         help="set every convention to a peer's choice (trec_eval: --missing skip --no-relevant "
         "zero, R denominators, linear gain, score order in single precision); explicit switches still win",
     )
-    parser.add_argument(
-        "--denominator",
-        choices=_choices(Denominator),
-        help="Recall@K and AP@K divide by R (relevant, default) or min(R, K)",
-    )
-    parser.add_argument(
-        "--gain", choices=_choices(Gain), help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)"
-    )
-    parser.add_argument(
-        "--missing",
-        choices=_choices(Missing),
-        help="judged queries the run lacks: scored as empty lists (zero, default) or left out (skip)",
-    )
-    parser.add_argument(
-        "--no-relevant",
-        choices=_choices(NoRelevant),
-        help="judged queries with no relevant id: left out (exclude, default) or averaged in as 0 (zero, as trec_eval)",
-    )
-    parser.add_argument(
-        "--order",
-        choices=_choices(Order),
-        help="scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
-        "single precision as trec_eval reads them (trec_eval), or file order",
-    )
+    for dest, text in (
+        ("denominator", "Recall@K and AP@K divide by R (relevant, default) or min(R, K)"),
+        ("gain", "nDCG gain: the grade (linear, default) or 2^grade - 1 (exp)"),
+        ("missing", "judged queries the run lacks: scored as empty lists (zero, default) or left out (skip)"),
+        (
+            "no_relevant",
+            "judged queries with no relevant id: left out (exclude, default) or averaged in as 0 (zero, as trec_eval)",
+        ),
+        (
+            "order",
+            "scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
+            "single precision as trec_eval reads them (trec_eval), or file order",
+        ),
+    ):
+        parser.add_argument(flag(dest), choices=[m.value for m in SWITCHES[dest]], help=text)
     parser.add_argument(
         "--relevance-level",
         type=_level,
@@ -291,7 +273,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     compare.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     compare.add_argument(
         "--correction",
-        choices=_choices(Correction),
+        choices=[m.value for m in Correction],
         default="holm",
         help="multiple-comparison correction of the p-values (holm)",
     )
@@ -409,10 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
         "unique); a label published before is replaced, no other report is touched",
     )
     publish.add_argument(
-        "--keep",
-        type=_keep,
-        metavar="N",
-        help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})",
+        "--keep", type=_keep, metavar="N", help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})"
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
     for command in (score, build, publish):
@@ -420,7 +399,35 @@ def build_parser() -> argparse.ArgumentParser:
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
         _add_gate_arguments(command)
-    _add_render_arguments(commands)
+    render = commands.add_parser(
+        "render",
+        help="render a stored report.json again, without the run files",
+        description="Render a report.json written by ragreport build (or score --format json) again: "
+        "the same site, byte for byte, or its figures on stdout. The build's options are read "
+        "from the report's settings.",
+    )
+    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        help="site folder (default: site, unless --single-file or --format is given); replaced only "
+        "when it holds an earlier ragreport build",
+    )
+    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
+    render.add_argument(
+        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
+    )
+    render.add_argument(
+        "--format",
+        choices=("table", "markdown", "json", "csv", "latex"),
+        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
+        "document, CSV or a LaTeX table",
+    )
+    render.add_argument(
+        "-q", "--per-query", action="store_true", help="with --format csv: a row per run, query and metric"
+    )
+    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _add_gate_arguments(render)
     # The config file (ragreport/config.py): --config before the command and after every command above.
     add_config_arguments(parser)
     return parser
@@ -465,42 +472,3 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not append the Markdown summary to $GITHUB_STEP_SUMMARY (appended when it is set)",
     )
-
-
-RENDER_FORMATS = ("table", "markdown", "json", "csv", "latex")
-
-
-def _add_render_arguments(commands) -> None:
-    """``ragreport render REPORT.json``: the arguments of its own block (see :func:`_render`)."""
-    render = commands.add_parser(
-        "render",
-        help="render a stored report.json again, without the run files",
-        description="Render a report.json written by ragreport build (or score --format json) again: "
-        "the same site, byte for byte, or its figures on stdout. The build's options are read "
-        "from the report's settings.",
-    )
-    render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
-    render.add_argument(
-        "--out",
-        metavar="DIR",
-        help="site folder (default: site, unless --single-file or --format is given); replaced only "
-        "when it holds an earlier ragreport build",
-    )
-    render.add_argument("--single-file", metavar="FILE", help="write one HTML file holding everything")
-    render.add_argument(
-        "--title", metavar="TEXT", help="the report's title (default: the one the report was built with)"
-    )
-    render.add_argument(
-        "--format",
-        choices=RENDER_FORMATS,
-        help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
-        "document, CSV or a LaTeX table",
-    )
-    render.add_argument(
-        "-q",
-        "--per-query",
-        action="store_true",
-        help="with --format csv: a row per run, query and metric",
-    )
-    render.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    _add_gate_arguments(render)
