@@ -9,8 +9,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
 from ...analysis.audit import corrected_figure, leading
+from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
 from .wording import headline as say
 from .wording import numbers as fmt
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .... import __version__
 from ....analysis.summary import Status
-from ....scoring.catalogue import READ, READINGS, SUITE, Metric
+from ....scoring.catalogue import READ, READINGS, Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
@@ -28,7 +28,21 @@ from .cells import metric_rows, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
 from .labels import labels_view
-from .model import CaveatView, Column, ConventionsView, GateRow, GatesView, Glossary, GlossaryEntry, HeadlineView, LimitView, ReadingsTable, ReportView, Rule, RunView
+from .model import (
+    CaveatView,
+    Column,
+    ConventionsView,
+    GateRow,
+    GatesView,
+    Glossary,
+    GlossaryEntry,
+    HeadlineView,
+    LimitView,
+    ReadingsTable,
+    ReportView,
+    Rule,
+    RunView,
+)
 from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
 

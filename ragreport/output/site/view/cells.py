@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ....scoring.catalogue import SUITE
 from ..wording import numbers as fmt
 from ..wording import report as say
 from .model import Bar, Cell, FigureCell, FigureRow, MetricRow, SuiteMatrix

@@ -16,7 +16,7 @@ from ....analysis.limits import run_date
 from ....analysis.summary import Status
 from ....core.ids import as_text
 from ....core.model import Choice, Conventions
-from ....scoring.catalogue import SUITE, IntervalMethod
+from ....scoring.catalogue import IntervalMethod
 from ....scoring.metrics import FIXED_RULES
 from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
 from ..wording import charts as say_charts
