@@ -15,7 +15,8 @@ from html.parser import HTMLParser
 import markdown as _markdown
 
 ALLOWED_TAGS = frozenset(
-    "p br hr strong b em i code pre blockquote ul ol li a h1 h2 h3 h4 h5 h6 table thead tbody tr th td del sup sub".split()
+    "p br hr strong b em i code pre blockquote ul ol li a h1 h2 h3 h4 h5 h6 "
+    "table thead tbody tr th td del sup sub".split()
 )
 VOID_TAGS = frozenset({"br", "hr"})
 DROP_WITH_CONTENT = frozenset(

@@ -13,8 +13,8 @@ from ..media import isolated
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .cells import _diverging_bar
-from .model import ComparisonRow, ComparisonView, DeltaCell, DeltaRow, Mover, PairView, ReadingsTable
+from .cells import _diverging_bar, delta_matrix
+from .model import ComparisonRow, ComparisonView, Mover, PairView, ReadingsTable
 
 if TYPE_CHECKING:
     from ....analysis.compare import ComparisonReport, RunComparison
@@ -51,12 +51,6 @@ def _pair_notes(rc: RunComparison) -> list[str]:
     return say_comparison.pair_notes(
         rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
     )
-
-
-def _delta_cell(row: ComparisonRow | None) -> DeltaCell | None:
-    if row is None:
-        return None
-    return DeltaCell(row.delta, say.MARKS_OF_VERDICT.get(row.verdict_class, ""), row.verdict, row.verdict_class)
 
 
 def comparison_view(
@@ -118,15 +112,10 @@ def comparison_view(
                 query_column=any(texts),
             )
         )
-    metrics = tuple(dict.fromkeys(r.metric for r in rows))
-    by_run: dict[str, dict[str, ComparisonRow]] = {}
-    for r in rows:
-        by_run.setdefault(r.run, {})[r.metric] = r
-    matrix = tuple(DeltaRow(run, tuple(_delta_cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
+    metrics, matrix = delta_matrix(rows)
     meaning = comparison.correction.meaning
     return ComparisonView(
         baseline=comparison.baseline,
-        baseline_anchor=f"compare-{slugs[comparison.baseline]}",
         heading=say_comparison.against_baseline(comparison.baseline),
         caption=say_comparison.comparison_caption(
             isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value

@@ -229,9 +229,9 @@ class RunView:
     Figures: ``metrics`` (every metric at every K asked for, one cell each) with the ``columns``
     headers of its table, ``suite`` (the same as one row, a column per metric), ``measures``
     (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed),
-    ``convention_text`` (each switch's meaning), ``bands_line``,
+    ``bands_line``,
     ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
-    Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
+    Markdown notes, which the pages render), the captions and ``compare_link``
     (to the comparison, when there is one). Page-only data (None when the view was built without
     pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
     precision-recall curve, when interpolated precision was scored at two recall levels or more,
@@ -257,7 +257,6 @@ class RunView:
     confidence: str
     conventions: tuple[Switch, ...]
     rules: tuple[Rule, ...]
-    convention_text: tuple[str, ...]
     bands_line: str
     limits: tuple[LimitView, ...]
     limits_line: str
@@ -266,7 +265,6 @@ class RunView:
     suite_caption: str
     sweep_caption: str
     table_caption: str
-    is_baseline: bool
     compare_link: Link | None
     figure: dict[str, Any] | None
     queries: QueryTable | None
@@ -349,7 +347,6 @@ class ComparisonView:
     """
 
     baseline: str
-    baseline_anchor: str
     heading: fmt.Text
     caption: str
     confidence: str

@@ -23,11 +23,24 @@ from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
-from .cells import metric_rows, rounded, suite_matrix
-from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
+from .cells import metric_rows, readings_table, rounded, suite_matrix
+from .model import (
+    Column,
+    HeadlineView,
+    Labelled,
+    LimitView,
+    Link,
+    MeasureRow,
+    QueryTable,
+    Rule,
+    RunView,
+    StatusOption,
+    Switch,
+)
 
 if TYPE_CHECKING:
     from ....analysis.limits import Limit
+    from ....analysis.pipeline import Analysis
     from ....analysis.summary import RunSummary
     from ....scoring.catalogue import Metric
 
@@ -238,19 +251,18 @@ def query_table(
 def run_view(
     summary: RunSummary,
     slug_name: str,
-    run_limits: Sequence[Limit],
-    today: _dt.date,
+    run_limits: Sequence[Limit | LimitView],
+    analysis: Analysis,
     *,
     pages: bool,
     baseline: str | None,
-    verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
-    texts: Mapping[str, tuple[str, str]] | None = None,
-    text_queries: Sequence[str] = (),
-    differences: tuple[str, Mapping[str, float]] | None = None,
-    primary: Metric | None = None,
+    verdicts: dict[tuple[str, str], tuple[str, str]],
+    differences: tuple[str, Mapping[str, float]] | None,
+    verdict: HeadlineView,
 ) -> RunView:
-    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
-    ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
+    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison),
+    ``verdicts`` its verdicts ((run, metric) to (words, CSS class)) and ``verdict`` is the page's
+    first words."""
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
@@ -269,7 +281,7 @@ def run_view(
         k=k,
         kmax=kmax,
         cutoffs=say.cutoffs_text(summary.cutoffs),
-        date=run_date(summary, today).isoformat(),
+        date=run_date(summary, analysis.today).isoformat(),
         counts={key: fmt.count(value) for key, value in c.items()},
         counts_line=say.counts_line(c),
         fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
@@ -280,12 +292,11 @@ def run_view(
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
-        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts or {}, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts, baseline, say.MATRIX_CAPTION),
         measures=_measures(summary),
         confidence=fmt.percent(conv.confidence),
         conventions=tuple(switches),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
-        convention_text=tuple(choice.meaning for _, choice in conv.choices()),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
         limits=tuple(LimitView(limit.key, limit.title, limit.text) for limit in run_limits),
         limits_line=say.limits_line(len(run_limits)),
@@ -294,14 +305,17 @@ def run_view(
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,
         table_caption=table_caption,
-        is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary, texts, text_queries, differences, primary) if pages else None,
+        queries=query_table(summary, analysis.doc_texts, analysis.text_queries, differences, analysis.primary)
+        if pages
+        else None,
         pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))
         if pages and has_pr_curve([summary])
         else None,
         pr_caption=say_charts.pr_caption(conv.confidence, len(pr_points(summary))),
+        verdict=verdict,
+        readings=readings_table([summary]),
     )
 
 
