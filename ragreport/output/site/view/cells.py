@@ -175,7 +175,7 @@ def readings_table(summaries) -> ReadingsTable | None:
         label = metric.label(k)
         for s in summaries:
             rows.append(
-                (s.name, label, say.reading_cell(s.at_k[label].mean))
-                + tuple(say.reading_cell(s.reading_at[name].get(label)) for name in READINGS)
+                (s.name, label, fmt.decimal(s.at_k[label].mean))
+                + tuple(fmt.decimal(s.reading_at[name].get(label)) for name in READINGS)
             )
     return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))

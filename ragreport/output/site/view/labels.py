@@ -174,7 +174,7 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
     counts = [[int(c) for c in row] for row in confusion]
     rows = tuple(
         HeatRow(
-            say.grade_header(m),
+            m,  # a header is the grade alone (the corner names the two sides): five grades fit a phone
             tuple(
                 HeatCell(f"{c:,}", _shade(c, sum(row)), i == j, say.confusion_cell_title(m, h, c, sum(row)))
                 for j, (h, c) in enumerate(zip(names, row))
@@ -188,7 +188,7 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
         caption=say.confusion_caption(pairs),
         how=say.CONFUSION_HOW,
         corner=say.CONFUSION_CORNER,
-        columns=tuple(say.grade_header(h) for h in names),
+        columns=tuple(names),
         total_header=say.CONFUSION_TOTAL,
         rows=rows,
         totals=(*(f"{c:,}" for c in columns), f"{sum(columns):,}"),

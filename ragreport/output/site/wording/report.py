@@ -462,10 +462,6 @@ def readings_comparison_caption(k: int) -> str:
     )
 
 
-def reading_cell(mean: float | None) -> str:
-    return decimal(mean)
-
-
 #: A verdict in a cell of the readings' table.
 READING_VERDICTS = {
     "better": "better",
