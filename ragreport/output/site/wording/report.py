@@ -320,8 +320,6 @@ def slice_caption(key: str, primary: str) -> Text:
 SLICE_SMALL = "too few queries to read"
 #: The slice table's column of queries to open first (largest differences, or lowest scores).
 SLICE_EXAMPLES = "queries to open"
-SLICE_VALUE_HEADER = "value"
-SLICE_QUERIES_HEADER = "queries"
 
 
 def slice_delta_header(run: str, baseline: str) -> str:
