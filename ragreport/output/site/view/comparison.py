@@ -28,28 +28,15 @@ def _movers(
     rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
 ) -> tuple[Mover, ...]:
     m = rc.labels.index(primary.label(rc.baseline.k))
-    delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+    base, run = rc.baseline_scores[:, m], rc.run_scores[:, m]
+    delta = run - base
     order = np.argsort(-sign * delta, kind="stable")
-    out = []
-    for i in order[:MOST_MOVERS]:
-        if sign * delta[i] <= 1e-12:
-            break
-        out.append(
-            Mover(
-                ids[i],
-                texts[i] or "",
-                fmt.decimal(float(rc.baseline_scores[i, m])),
-                fmt.decimal(float(rc.run_scores[i, m])),
-                fmt.signed(float(delta[i])),
-            )
+    moved = [i for i in order[:MOST_MOVERS] if sign * delta[i] > 1e-12]  # the order puts them first
+    return tuple(
+        Mover(
+            ids[i], texts[i] or "", fmt.decimal(float(base[i])), fmt.decimal(float(run[i])), fmt.signed(float(delta[i]))
         )
-    return tuple(out)
-
-
-def _pair_notes(rc: RunComparison) -> list[str]:
-    pairing = rc.pairing
-    return say_comparison.pair_notes(
-        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+        for i in moved
     )
 
 
@@ -84,7 +71,12 @@ def comparison_view(
                     aria=say_comparison.difference_aria(c.delta, c.low, c.high),
                 )
             )
-        pair_notes = tuple(_pair_notes(rc))
+        p = rc.pairing
+        pair_notes = tuple(
+            say_comparison.pair_notes(
+                rc.run.name, rc.baseline.name, len(p.query_ids), p.only_baseline, p.only_run, rc.same_labels
+            )
+        )
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
         if not rc.comparisons:

@@ -24,8 +24,8 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
     diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
     outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
-    rows_shown = [r for r in found.rows if r.run not in found.unchanged]
-    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not fmt.is_missing(v)]
+    shown = [r for r in found.rows if r.run not in found.unchanged]
+    ends = [abs(v) for r in shown for v in (r.low, r.high, r.delta) if not fmt.is_missing(v)]  # type: ignore[arg-type]
     reach = max(ends, default=0.0) * 1.05 or 1.0
     rows = []
     for r in found.rows:

@@ -261,15 +261,14 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     rows = tuple(
         (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
     )
+    kappas = (
+        (say.FACT_KAPPA, found.kappa, found.kappa_low, found.kappa_high),
+        (say.FACT_WEIGHTED, found.weighted_kappa, found.weighted_low, found.weighted_high),
+    )
     facts = [
-        LabelsFact(
-            say.FACT_KAPPA, say.kappa_value(found.kappa), say.kappa_band(found.kappa_low, found.kappa_high, confidence)
-        ),
-        LabelsFact(
-            say.FACT_WEIGHTED,
-            say.kappa_value(found.weighted_kappa),
-            say.kappa_band(found.weighted_low, found.weighted_high, confidence),
-        ),
+        LabelsFact(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas
+    ]
+    facts += [
         LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
         LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", audit.source),
         LabelsFact(
