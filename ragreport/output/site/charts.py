@@ -15,14 +15,13 @@ import html
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
 import numpy as np
-from ...scoring.catalogue import IPREC, PRIMARY, SUITE, Metric
+
+from ...scoring.catalogue import IPREC, PRIMARY, Metric
 from .media import isolated
 from .wording import charts as say
 from .wording import report as say_report
-import html
-from typing import TYPE_CHECKING, Any
-from .wording import charts as say
 
 if TYPE_CHECKING:
     from ...analysis.compare import RunComparison
@@ -43,6 +42,23 @@ def colour(i: int) -> str:
 #: What the index's K sweep and the per-query scatter open on unless the report's primary metric is passed.
 DEFAULT_METRIC = PRIMARY
 
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "showLink": False,
+    "showSendToCloud": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+}
+
+GRID_COLUMNS = 3
+
+#: A title pinned to the figure's top edge, so a menu placed above the plot (under the title) never
+#: covers it.
+TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10, "l": 8}}
+#: Every figure's backgrounds: transparent, so that it reads on light and dark pages.
+CLEAR = {"paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"}
+GREY_RULE = {"width": 1.5, "color": "#888888"}
+
 
 def _rgba(hex_colour: str, alpha: float) -> str:
     r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
@@ -53,25 +69,51 @@ def _clean(values) -> list[float | None]:
     return [None if (v is None or (isinstance(v, float) and math.isnan(v))) else float(v) for v in values]
 
 
+def _title(text: str, top: bool = True) -> dict[str, Any]:
+    return {"text": text, "x": 0, "xanchor": "left", "font": {"size": 15}, **(TITLE_AT_TOP if top else {})}
+
+
+def _rule(x: float, line: dict[str, Any]) -> dict[str, Any]:
+    """A vertical line at ``x`` across the plot's height."""
+    return {"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper", "line": line}
+
+
+def _note(x: float, text: str, xanchor: str) -> dict[str, Any]:
+    """A note standing on the plot's top edge at ``x``."""
+    return {
+        "x": x,
+        "y": 1,
+        "yref": "paper",
+        "text": text,
+        "showarrow": False,
+        "xanchor": xanchor,
+        "yanchor": "bottom",
+        "font": {"size": 11},
+    }
+
+
+def _error_bars(values: Sequence, lows: Sequence, highs: Sequence, colour: str, thickness: float, width: int):
+    """Each value's band as asymmetric error bars (None where a figure is missing)."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [None if v is None or h is None else h - v for v, h in zip(values, highs)],
+        "arrayminus": [None if v is None or lo is None else v - lo for v, lo in zip(values, lows)],
+        "color": colour,
+        "thickness": thickness,
+        "width": width,
+    }
+
+
 def _band_and_line(
-    summary: RunSummary,
-    metric: Metric,
-    name: str,
-    colour: str,
-    group: str,
-    visible: bool = True,
-    axes: tuple[str, str] = ("x", "y"),
+    x: list, mean: list, low: list, high: list, name: str, colour: str, group: str, hover: str, size: int, **extra: Any
 ) -> list[dict[str, Any]]:
-    """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover."""
-    sweep = summary.sweep
-    ks = [int(k) for k in sweep.cutoffs]
-    key = metric.key
-    low, high, mean = _clean(sweep.low[key]), _clean(sweep.high[key]), _clean(sweep.mean[key])
-    method = say_report.INTERVAL_NAMES[metric.interval.value]
+    """Two traces: the band as a filled polygon (no hover) and the mean with its band on hover (``hover``
+    names the point and the band's method); ``extra`` ends both."""
     band = {
         "type": "scatter",
         "mode": "lines",
-        "x": ks + ks[::-1],
+        "x": x + x[::-1],
         "y": high + low[::-1],
         "fill": "toself",
         "fillcolor": _rgba(colour, 0.16),
@@ -80,90 +122,35 @@ def _band_and_line(
         "showlegend": False,
         "legendgroup": group,
         "name": f"{name} band",
-        "visible": visible,
-        "xaxis": axes[0],
-        "yaxis": axes[1],
+        **extra,
     }
     line = {
         "type": "scatter",
         "mode": "lines+markers",
-        "x": ks,
+        "x": x,
         "y": mean,
         "name": name,
         "legendgroup": group,
         "line": {"color": colour, "width": 2},
-        "marker": {"size": 4, "color": colour},
+        "marker": {"size": size, "color": colour},
         "customdata": [[lo, hi] for lo, hi in zip(low, high)],
-        "hovertemplate": (
-            f"{name}<br>{key}@%{{x}}: %{{y:.3f}}<br>{method} band "
-            "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
-        ),
-        "visible": visible,
-        "xaxis": axes[0],
-        "yaxis": axes[1],
+        "hovertemplate": f"{name}<br>{hover} band %{{customdata[0]:.3f}} to %{{customdata[1]:.3f}}<extra></extra>",
+        **extra,
     }
     return [band, line]
 
 
-def _layout(summary: RunSummary, title: str) -> dict[str, Any]:
-    ks = [int(k) for k in summary.sweep.cutoffs]
-    log = ks[-1] > 100
-    return {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
-        "xaxis": {
-            "title": {"text": "K (cutoff)"},
-            "type": "log" if log else "linear",
-            "range": None if log else [0.5, ks[-1] + 0.5],
-            "dtick": None if log else max(1, len(ks) // 10),
-            "zeroline": False,
-        },
-        "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},
-        "shapes": [
-            {
-                "type": "line",
-                "x0": summary.k,
-                "x1": summary.k,
-                "y0": 0,
-                "y1": 1,
-                "yref": "paper",
-                "line": {"dash": "dot", "width": 1.5, "color": "#888888"},
-            }
-        ],
-        "annotations": [
-            {
-                "x": summary.k,
-                "y": 1,
-                "yref": "paper",
-                "text": f"K = {summary.k}",
-                "showarrow": False,
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "font": {"size": 11},
-            }
-        ],
-        "legend": {"orientation": "h", "y": -0.2, "yanchor": "top"},  # anchored: it grows down, not onto the axis title
-        "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
-        "hovermode": "closest",
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
-        "height": 420,
-    }
-
-
-CONFIG = {
-    "displaylogo": False,
-    "responsive": True,
-    "showLink": False,
-    "showSendToCloud": False,
-    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
-}
-
-
-GRID_COLUMNS = 3
-
-#: A title pinned to the figure's top edge, so a menu placed above the plot (under the title) never
-#: covers it.
-TITLE_AT_TOP: dict[str, Any] = {"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 10, "l": 8}}
+def _sweep(
+    summary: RunSummary, metric: Metric, name: str, colour: str, group: str, visible: bool = True, axes=("x", "y")
+) -> list[dict[str, Any]]:
+    """A metric's mean against K with its band."""
+    sweep, key = summary.sweep, metric.key
+    hover = f"{key}@%{{x}}: %{{y:.3f}}<br>{say_report.INTERVAL_NAMES[metric.interval.value]}"
+    mean, low, high = (_clean(values[key]) for values in (sweep.mean, sweep.low, sweep.high))
+    ks = [int(k) for k in sweep.cutoffs]
+    return _band_and_line(
+        ks, mean, low, high, name, colour, group, hover, 4, visible=visible, xaxis=axes[0], yaxis=axes[1]
+    )
 
 
 def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
@@ -173,26 +160,22 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     ks = [int(k) for k in summary.sweep.cutoffs]
     log = ks[-1] > 100
     layout: dict[str, Any] = {
-        "title": {
-            "text": say.run_sweep_title(isolated(html.escape(summary.name)), summary.conventions.confidence),
-            "x": 0,
-            "xanchor": "left",
-            "font": {"size": 15},
-        },
+        "title": _title(
+            say.run_sweep_title(isolated(html.escape(summary.name)), summary.conventions.confidence), False
+        ),
         "grid": {"rows": rows, "columns": GRID_COLUMNS, "pattern": "independent", "ygap": 0.32, "xgap": 0.12},
         "showlegend": False,
         "shapes": [],
         "annotations": [],
         "hovermode": "closest",
         "margin": {"l": 44, "r": 12, "t": 56, "b": 36},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
+        **CLEAR,
         "height": 250 * rows + 40,
     }
     for i, metric in enumerate(summary.suite):
         suffix = "" if i == 0 else str(i + 1)
         x, y = f"x{suffix}", f"y{suffix}"
-        traces += _band_and_line(summary, metric, metric.key, colour(i), metric.key, axes=(x, y))
+        traces += _sweep(summary, metric, metric.key, colour(i), metric.key, axes=(x, y))
         layout[f"xaxis{suffix}"] = {
             "type": "log" if log else "linear",
             "zeroline": False,
@@ -231,43 +214,54 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
 def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
     """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
     traces: list[dict[str, Any]] = []
-    suite = summaries[0].suite
+    suite, first = summaries[0].suite, summaries[0]
     shown = shown if shown in suite else suite[0]
     for metric in suite:
         for r, summary in enumerate(summaries):
-            traces += _band_and_line(
-                summary,
-                metric,
-                html.escape(summary.name),
-                colour(r),
-                f"{metric.key}-{r}",
-                visible=metric is shown,
-            )
+            name = html.escape(summary.name)
+            traces += _sweep(summary, metric, name, colour(r), f"{metric.key}-{r}", visible=metric is shown)
     per_metric = 2 * len(summaries)
     buttons = []
     for m, metric in enumerate(suite):
         visible = [m * per_metric <= t < (m + 1) * per_metric for t in range(len(traces))]
         buttons.append({"label": f"{metric.key}@K", "method": "update", "args": [{"visible": visible}]})
-    layout = _layout(summaries[0], say.INDEX_SWEEP_TITLE)
-    # Top left, under the title: the mode bar appears top right on hover and would cover it.
-    layout["margin"]["t"] = 96
-    # The legend under the axis title, inside a margin that holds a row of run names; the page's
-    # script grows the margin to hold more rows (site.js settleLegend).
-    layout["margin"]["b"] = 100
-    layout["height"] = 454
-    layout["legend"]["y"] = -0.25  # 64 px under the plot: clear of the tick labels and the axis title
-    layout["updatemenus"] = [
-        {
-            "type": "dropdown",
-            "buttons": buttons,
-            "x": 0,
-            "xanchor": "left",
-            "y": 1.06,
-            "yanchor": "bottom",
-            "active": suite.index(shown),
-            "showactive": True,
-        }
-    ]
+    ks = [int(k) for k in first.sweep.cutoffs]
+    log = ks[-1] > 100
+    layout = {
+        "title": _title(say.INDEX_SWEEP_TITLE),
+        "xaxis": {
+            "title": {"text": "K (cutoff)"},
+            "type": "log" if log else "linear",
+            "range": None if log else [0.5, ks[-1] + 0.5],
+            "dtick": None if log else max(1, len(ks) // 10),
+            "zeroline": False,
+        },
+        "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},
+        "shapes": [_rule(first.k, {"dash": "dot", **GREY_RULE})],
+        "annotations": [_note(first.k, f"K = {first.k}", "left")],
+        # Anchored: it grows down, not onto the axis title; 64 px under the plot, clear of the tick
+        # labels and the axis title.
+        "legend": {"orientation": "h", "y": -0.25, "yanchor": "top"},
+        # Room at the top for the menu (top left, under the title: the mode bar appears top right on
+        # hover and would cover it); at the bottom for the legend, inside a margin that holds a row of
+        # run names: the page's script grows it to hold more rows (site.js settleLegend).
+        "margin": {"l": 56, "r": 16, "t": 96, "b": 100},
+        "hovermode": "closest",
+        **CLEAR,
+        "height": 454,
+        "updatemenus": [
+            {
+                "type": "dropdown",
+                "buttons": buttons,
+                "x": 0,
+                "xanchor": "left",
+                "y": 1.06,
+                "yanchor": "bottom",
+                "active": suite.index(shown),
+                "showactive": True,
+            }
+        ],
+    }
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
@@ -291,55 +285,21 @@ def pr_figure(summaries: Sequence[RunSummary], title: str) -> dict[str, Any]:
     """Interpolated precision against recall (trec_eval's 11 levels, or those scored), one line
     with its band per run, in the K sweep's style."""
     traces: list[dict[str, Any]] = []
-    method = say_report.INTERVAL_NAMES["bootstrap"]
+    hover = f"{say.PR_HOVER}<br>{say_report.INTERVAL_NAMES['bootstrap']}"
     for r, summary in enumerate(summaries):
         points = pr_points(summary)
         levels = [level for level, _ in points]
-        mean = _clean([i.mean for _, i in points])
-        low, high = _clean([i.low for _, i in points]), _clean([i.high for _, i in points])
-        name, c = html.escape(summary.name), colour(r)
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "x": levels + levels[::-1],
-                "y": high + low[::-1],
-                "fill": "toself",
-                "fillcolor": _rgba(c, 0.16),
-                "line": {"width": 0, "color": c},
-                "hoverinfo": "skip",
-                "showlegend": False,
-                "legendgroup": f"pr-{r}",
-                "name": f"{name} band",
-            }
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers",
-                "x": levels,
-                "y": mean,
-                "name": name,
-                "legendgroup": f"pr-{r}",
-                "line": {"color": c, "width": 2},
-                "marker": {"size": 5, "color": c},
-                "customdata": [[lo, hi] for lo, hi in zip(low, high)],
-                "hovertemplate": (
-                    f"{name}<br>{say.PR_HOVER}<br>{method} band "
-                    "%{customdata[0]:.3f} to %{customdata[1]:.3f}<extra></extra>"
-                ),
-            }
-        )
+        mean, low, high = (_clean([getattr(i, end) for _, i in points]) for end in ("mean", "low", "high"))
+        traces += _band_and_line(levels, mean, low, high, html.escape(summary.name), colour(r), f"pr-{r}", hover, 5)
     layout = {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
+        "title": _title(title),
         "xaxis": {"title": {"text": say.PR_X}, "range": [-0.02, 1.02], "dtick": 0.1, "zeroline": False},
         "yaxis": {"title": {"text": say.PR_Y}, "range": [0, 1.02], "zeroline": False},
         "legend": {"orientation": "h", "y": -0.2},
         "margin": {"l": 56, "r": 16, "t": 48, "b": 40},
         "hovermode": "closest",
         "showlegend": len(summaries) > 1,
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
+        **CLEAR,
         "height": 420,
     }
     return {"data": traces, "layout": layout, "config": CONFIG}
@@ -385,25 +345,17 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
     labels = comparison.labels
     opened = shown.label(base.k)
     for m, label in enumerate(labels):
+        xs, ys = comparison.baseline_scores[:, m], comparison.run_scores[:, m]
         if len(ids) > SCATTER_POINTS:
-            traces.append(
-                _count_grid(
-                    comparison.baseline_scores[:, m],
-                    comparison.run_scores[:, m],
-                    label,
-                    base_name,
-                    run_name,
-                    label == opened,
-                )
-            )
+            traces.append(_count_grid(xs, ys, label, base_name, run_name, label == opened))
             continue
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
                 "name": label,
-                "x": [round(float(v), 6) for v in comparison.baseline_scores[:, m]],
-                "y": [round(float(v), 6) for v in comparison.run_scores[:, m]],
+                "x": [round(float(v), 6) for v in xs],
+                "y": [round(float(v), 6) for v in ys],
                 "customdata": safe_ids,
                 "visible": label == opened,
                 "marker": {"size": 7, "opacity": 0.55, "color": colour(m)},
@@ -413,120 +365,91 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
             }
         )
     buttons = [
-        {
-            "label": label,
-            "method": "update",
-            "args": [{"visible": [i == m for i in range(len(labels))]}],
-        }
+        {"label": label, "method": "update", "args": [{"visible": [i == m for i in range(len(labels))]}]}
         for m, label in enumerate(labels)
     ]
-    return {
-        "data": traces,
-        "layout": {
-            "title": {
-                "text": say.scatter_title(base.k, isolated(run_name), isolated(base_name)),
+    layout = {
+        "title": _title(say.scatter_title(base.k, isolated(run_name), isolated(base_name))),
+        "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
+        "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
+        "shapes": [
+            {
+                "type": "line",
+                "x0": 0,
+                "y0": 0,
+                "x1": 1,
+                "y1": 1,
+                "line": {"dash": "dot", "width": 1, "color": "#888888"},
+            }
+        ],
+        # Under the axis title, outside the plot: a point may lie anywhere on the plane.
+        "annotations": [
+            {
+                "x": 1,
+                "y": 0,
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+                "xanchor": "right",
+                "yanchor": "top",
+                "yshift": -60,
+                "font": {"size": 11},
+                "text": say.scatter_note(run_name),
+            }
+        ],
+        "updatemenus": [
+            {
+                "type": "dropdown",
+                "buttons": buttons,
                 "x": 0,
                 "xanchor": "left",
-                "font": {"size": 15},
-                **TITLE_AT_TOP,
-            },
-            "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
-            "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
-            "shapes": [
-                {
-                    "type": "line",
-                    "x0": 0,
-                    "y0": 0,
-                    "x1": 1,
-                    "y1": 1,
-                    "line": {"dash": "dot", "width": 1, "color": "#888888"},
-                }
-            ],
-            # Under the axis title, outside the plot: a point may lie anywhere on the plane.
-            "annotations": [
-                {
-                    "x": 1,
-                    "y": 0,
-                    "xref": "paper",
-                    "yref": "paper",
-                    "showarrow": False,
-                    "xanchor": "right",
-                    "yanchor": "top",
-                    "yshift": -60,
-                    "font": {"size": 11},
-                    "text": say.scatter_note(run_name),
-                }
-            ],
-            "updatemenus": [
-                {
-                    "type": "dropdown",
-                    "buttons": buttons,
-                    "x": 0,
-                    "xanchor": "left",
-                    "y": 1.06,
-                    "yanchor": "bottom",
-                    "showactive": True,
-                    "active": labels.index(opened),
-                }
-            ],
-            "margin": {"l": 56, "r": 16, "t": 96, "b": 84},
-            "height": 516,
-            "hovermode": "closest",
-            "showlegend": False,
-            # A point is a query: the page's script opens its view on a click (the ids are customdata).
-            "meta": {"opensQuery": True},
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
-        },
-        "config": CONFIG,
+                "y": 1.06,
+                "yanchor": "bottom",
+                "showactive": True,
+                "active": labels.index(opened),
+            }
+        ],
+        "margin": {"l": 56, "r": 16, "t": 96, "b": 84},
+        "height": 516,
+        "hovermode": "closest",
+        "showlegend": False,
+        # A point is a query: the page's script opens its view on a click (the ids are customdata).
+        "meta": {"opensQuery": True},
+        **CLEAR,
     }
+    return {"data": traces, "layout": layout, "config": CONFIG}
 
 
 def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
     """Wins, ties and losses over the queries, one bar per metric."""
     labels = [c.metric for c in comparison.comparisons]
-    traces = []
-    for field, name, colour in (
-        ("wins", "wins", "#009E73"),
-        ("ties", "ties", "#AAAAAA"),
-        ("losses", "losses", "#D55E00"),
-    ):
-        values = [getattr(c, field) for c in comparison.comparisons]
-        traces.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "name": name,
-                "y": labels,
-                "x": values,
-                "marker": {"color": colour},
-                "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>",
-            }
-        )
-    return {
-        "data": traces,
-        "layout": {
-            "title": {
-                "text": say.outcome_title(isolated(html.escape(comparison.run.name))),
-                "x": 0,
-                "xanchor": "left",
-                "font": {"size": 15},
-            },
-            "barmode": "stack",
-            "xaxis": {"title": {"text": "queries"}},
-            "yaxis": {"autorange": "reversed"},
-            # the legend in the bars' order, left to right: wins, ties, losses (a stacked bar chart's
-            # legend runs reversed unless told)
-            # under the axis title, inside the figure (a margin that holds it: plotly would otherwise
-            # grow the margin and move the plot's bottom up under the legend)
-            "legend": {"orientation": "h", "y": -0.29, "yanchor": "top", "traceorder": "normal"},
-            "margin": {"l": 70, "r": 16, "t": 48, "b": 100},
-            "height": 360,
-            "paper_bgcolor": "rgba(0,0,0,0)",
-            "plot_bgcolor": "rgba(0,0,0,0)",
-        },
-        "config": CONFIG,
+    traces = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": name,
+            "y": labels,
+            "x": [getattr(c, name) for c in comparison.comparisons],
+            "marker": {"color": bar_colour},
+            "hovertemplate": f"%{{y}}: %{{x}} {name}<extra></extra>",
+        }
+        for name, bar_colour in (("wins", "#009E73"), ("ties", "#AAAAAA"), ("losses", "#D55E00"))
+    ]
+    layout = {
+        "title": _title(say.outcome_title(isolated(html.escape(comparison.run.name))), False),
+        "barmode": "stack",
+        "xaxis": {"title": {"text": "queries"}},
+        "yaxis": {"autorange": "reversed"},
+        # the legend in the bars' order, left to right: wins, ties, losses (a stacked bar chart's
+        # legend runs reversed unless told)
+        # under the axis title, inside the figure (a margin that holds it: plotly would otherwise
+        # grow the margin and move the plot's bottom up under the legend)
+        "legend": {"orientation": "h", "y": -0.29, "yanchor": "top", "traceorder": "normal"},
+        "margin": {"l": 70, "r": 16, "t": 48, "b": 100},
+        "height": 360,
+        **CLEAR,
     }
+    return {"data": traces, "layout": layout, "config": CONFIG}
 
 
 #: The forest plot's dot and band: the first colour of the palette, which reads on light and dark pages.
@@ -558,77 +481,43 @@ def forest_figure(
     centred on it); otherwise they are one run's values on the axis from 0 to 1. ``verdicts`` (each
     row's verdict CSS class) marks each row by :data:`FOREST_MARKS`, colour and shape.
     """
-    safe = [html.escape(n) for n in names]
     x, lo, hi = _clean(values), _clean(lows), _clean(highs)
-    plus = [None if v is None or h is None else h - v for v, h in zip(x, hi)]
-    minus = [None if v is None or low is None else v - low for v, low in zip(x, lo)]
+    sign = "+" if difference else ""
+    if verdicts is None:
+        marker: dict[str, Any] = {"size": 11, "color": FOREST_COLOUR}
+    else:
+        marks = [FOREST_MARKS.get(v, FOREST_MARKS["unclear"]) for v in verdicts]
+        marker = {
+            "size": 13,
+            "color": [c for c, _ in marks],
+            "symbol": [s for _, s in marks],
+            "line": {"width": 1, "color": "#ffffff"},
+        }
     trace = {
         "type": "scatter",
         "mode": "markers",
         "x": x,
-        "y": safe,
+        "y": [html.escape(n) for n in names],
         "name": axis,
-        "marker": (
-            {"size": 11, "color": FOREST_COLOUR}
-            if verdicts is None
-            else {
-                "size": 13,
-                "color": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[0] for v in verdicts],
-                "symbol": [FOREST_MARKS.get(v, FOREST_MARKS["unclear"])[1] for v in verdicts],
-                "line": {"width": 1, "color": "#ffffff"},
-            }
-        ),
-        "error_x": {
-            "type": "data",
-            "symmetric": False,
-            "array": plus,
-            "arrayminus": minus,
-            "color": FOREST_COLOUR if verdicts is None else "#8A8F96",
-            "thickness": 2.5,
-            "width": 6,
-        },
+        "marker": marker,
+        "error_x": _error_bars(x, lo, hi, FOREST_COLOUR if verdicts is None else "#8A8F96", 2.5, 6),
         "customdata": [[a, b] for a, b in zip(lo, hi)],
         "hovertemplate": (
-            "%{y}: %{x:"
-            + ("+" if difference else "")
-            + ".3f}<br>band %{customdata[0]:"
-            + ("+" if difference else "")
-            + ".3f} to %{customdata[1]:"
-            + ("+" if difference else "")
-            + ".3f}<extra></extra>"
+            f"%{{y}}: %{{x:{sign}.3f}}<br>band %{{customdata[0]:{sign}.3f}} to %{{customdata[1]:{sign}.3f}}"
+            "<extra></extra>"
         ),
     }
-    ends = [abs(v) for v in (*lo, *hi) if v is not None]
-    reach = max([0.05, *ends]) * 1.15
+    reach = max([0.05, *(abs(v) for v in (*lo, *hi) if v is not None)]) * 1.15
     layout: dict[str, Any] = {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-        "xaxis": {
-            "title": {"text": axis},
-            "range": [-reach, reach] if difference else [0, 1.02],
-            "zeroline": False,
-        },
+        "title": _title(title, False),
+        "xaxis": {"title": {"text": axis}, "range": [-reach, reach] if difference else [0, 1.02], "zeroline": False},
         "yaxis": {"autorange": "reversed", "automargin": True},
-        "shapes": (
-            [
-                {
-                    "type": "line",
-                    "x0": 0,
-                    "x1": 0,
-                    "y0": 0,
-                    "y1": 1,
-                    "yref": "paper",
-                    "line": {"width": 1.5, "color": "#888888"},
-                }
-            ]
-            if difference
-            else []
-        ),
+        "shapes": [_rule(0, GREY_RULE)] if difference else [],
         "showlegend": False,
         "hovermode": "closest",
         "margin": {"l": 16, "r": 16, "t": 40, "b": 44},
         "height": 110 + 36 * len(names),
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
+        **CLEAR,
         # On a phone the page's script moves the run names above their rows (site.js fitRows),
         # so the names do not take half the width from the axis.
         "meta": {"labelsAbove": True},
@@ -648,9 +537,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
         line_colour = colour(n)
         name = html.escape(line.run)
         for s, segment in enumerate(line.segments):
-            means = [line.means[i] for i in segment]
-            lows = [line.lows[i] for i in segment]
-            highs = [line.highs[i] for i in segment]
+            means, lows, highs = ([values[i] for i in segment] for values in (line.means, line.lows, line.highs))
             traces.append(
                 {
                     "type": "scatter",
@@ -662,15 +549,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
                     "showlegend": s == 0,
                     "line": {"color": line_colour, "width": 2},
                     "marker": {"size": 7, "color": line_colour},
-                    "error_y": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [None if h is None or m is None else h - m for m, h in zip(means, highs)],
-                        "arrayminus": [None if lo is None or m is None else m - lo for m, lo in zip(means, lows)],
-                        "color": line_colour,
-                        "thickness": 1.5,
-                        "width": 4,
-                    },
+                    "error_y": _error_bars(means, lows, highs, line_colour, 1.5, 4),
                     "customdata": [[lo, hi] for lo, hi in zip(lows, highs)],
                     "hovertemplate": (
                         f"{name}<br>%{{x}}: %{{y:.3f}}<br>band %{{customdata[0]:.3f}} to "
@@ -678,33 +557,8 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
                     ),
                 }
             )
-    shapes, annotations = [], []
-    for b in trend.breaks:
-        shapes.append(
-            {
-                "type": "line",
-                "x0": b.position - 0.5,
-                "x1": b.position - 0.5,
-                "y0": 0,
-                "y1": 1,
-                "yref": "paper",
-                "line": {"dash": "dash", "width": 1.5, "color": "#888888"},
-            }
-        )
-        annotations.append(
-            {
-                "x": b.position - 0.5,
-                "y": 1,
-                "yref": "paper",
-                "text": html.escape(say.trend_break_mark(b.kinds)),
-                "showarrow": False,
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "font": {"size": 11},
-            }
-        )
     layout: dict[str, Any] = {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}, **TITLE_AT_TOP},
+        "title": _title(title),
         "xaxis": {
             "title": {"text": say.TREND_AXIS},
             "type": "category",
@@ -715,13 +569,14 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
         },
         # Fitted to the figures and their bands (not 0 to 1): a trend is read in its changes.
         "yaxis": {"title": {"text": "mean with its band"}, "zeroline": False},
-        "shapes": shapes,
-        "annotations": annotations,
+        "shapes": [_rule(b.position - 0.5, {"dash": "dash", **GREY_RULE}) for b in trend.breaks],
+        "annotations": [
+            _note(b.position - 0.5, html.escape(say.trend_break_mark(b.kinds)), "center") for b in trend.breaks
+        ],
         "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
         "margin": {"l": 56, "r": 16, "t": 64, "b": 40},
         "hovermode": "closest",
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
+        **CLEAR,
         "height": 380,
     }
     return {"data": traces, "layout": layout, "config": CONFIG}

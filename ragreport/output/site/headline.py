@@ -6,11 +6,11 @@ view model the sentences and the forest plot (the words are :mod:`ragreport.outp
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
 from ...analysis.audit import corrected_figure, leading
+from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
 from .wording import headline as say
 from .wording import numbers as fmt
 
@@ -44,14 +44,14 @@ class HeadlineEntry:
     run: str
     baseline: str | None
     metric: str
-    value: float | None
-    baseline_value: float | None
-    delta: float | None
-    low: float | None
-    high: float | None
-    p_adjusted: float | None
-    verdict: str | None
-    sentence: fmt.Text
+    value: float | None = None
+    baseline_value: float | None = None
+    delta: float | None = None
+    low: float | None = None
+    high: float | None = None
+    p_adjusted: float | None = None
+    verdict: str | None = None
+    sentence: fmt.Text = field(kw_only=True)
     limit: str | None = None
     caveats: tuple[tuple[Caveat, fmt.Text], ...] = ()
     readings_note: str | None = None
@@ -64,28 +64,15 @@ class HeadlineEntry:
         return tuple((c, text) for c, text in self.caveats if c.kind != "slice")
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "baseline": self.baseline,
-            "metric": self.metric,
-            "value": self.value,
-            "baseline_value": self.baseline_value,
-            "delta": self.delta,
-            "low": self.low,
-            "high": self.high,
-            "p_adjusted": self.p_adjusted,
-            "verdict": self.verdict,
-            "sentence": str(self.sentence),
-            "limit": self.limit,
-            "caveats": [
-                {"kind": c.kind, "sentence": str(text), **{key: _plain(v) for key, v in c.figures.items()}}
-                for c, text in self.caveats
-            ],
-            "readings_note": self.readings_note,
-            "halving": self.halving,
-            # Only with an audit: a report without one keeps its shape (docs/conventions.md 25.7).
-            **({} if self.corrected_by is None else {"corrected_by": self.corrected_by}),
-        }
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        shown["sentence"] = str(self.sentence)
+        shown["caveats"] = [
+            {"kind": c.kind, "sentence": str(text), **{key: _plain(v) for key, v in c.figures.items()}}
+            for c, text in self.caveats
+        ]
+        if self.corrected_by is None:  # only with an audit: a report without one keeps its shape (25.7)
+            del shown["corrected_by"]
+        return shown
 
 
 def _plain(value: Any) -> Any:
@@ -147,67 +134,48 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
     confidence = summaries[0].conventions.confidence
     comparison = analysis.comparison
     if comparison is None:
-        summary, limits = summaries[0], analysis.limits[0]
+        summary = summaries[0]
         interval = summary.at_k[metric]
-        key, sentence = single_sentence(summary, limits, metric, analysis.audit)
-        subject = Subject(analysis, summary)
+        key, sentence = single_sentence(summary, analysis.limits[0], metric, analysis.audit)
         return (
             HeadlineEntry(
                 summary.name,
                 None,
                 metric,
                 interval.mean,
-                None,
-                None,
-                interval.low,
-                interval.high,
-                None,
-                None,
-                sentence,
-                key,
-                _worded(subject, confidence),
-                None,
-                halving(summary),
+                low=interval.low,
+                high=interval.high,
+                sentence=sentence,
+                limit=key,
+                caveats=_worded(Subject(analysis, summary), confidence),
+                halving=halving(summary),
             ),
         )
     entries = []
     for rc in comparison.runs:
+        run, base = rc.run.name, rc.baseline.name
         value, base_value = rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean
         found = next((c for c in rc.comparisons if c.metric == metric), None)
         if found is None:
             entries.append(
-                HeadlineEntry(
-                    rc.run.name,
-                    rc.baseline.name,
-                    metric,
-                    value,
-                    base_value,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    say.headline_not_compared(rc.run.name, rc.baseline.name),
-                )
+                HeadlineEntry(run, base, metric, value, base_value, sentence=say.headline_not_compared(run, base))
             )
             continue
         subject = Subject(analysis, rc.run, rc, found)
         worded = _worded(subject, confidence)
         hidden = next((c.figures for c, _ in worded if c.kind == "slice"), None)
         shared = None if rc.pairing.same_queries else found.queries
-        lead = leading(analysis.audit, rc.run.name, metric)
-        run_figure = corrected_figure(analysis.audit, rc.run.name, metric)
-        base_figure = corrected_figure(analysis.audit, rc.baseline.name, metric)
-        if lead is None or run_figure is None or base_figure is None:
-            lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
+        lead = leading(analysis.audit, run, metric)
+        run_figure = corrected_figure(analysis.audit, run, metric)
+        base_figure = corrected_figure(analysis.audit, base, metric)
         if lead is not None and run_figure is not None and base_figure is not None:
             # The audit's decision (analysis.audit.leading): the headline reads the corrected difference.
             value, base_value = run_figure.corrected[0], base_figure.corrected[0]
             delta, low, high = lead.corrected
             verdict, p_adjusted = lead.verdict, lead.p_adjusted
             sentence = say.headline_corrected_sentence(
-                rc.run.name,
-                rc.baseline.name,
+                run,
+                base,
                 metric,
                 (value, base_value, delta, low, high),
                 verdict,
@@ -221,28 +189,29 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 hidden,
             )
         else:
+            lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
             delta, low, high, verdict, p_adjusted = found.delta, found.low, found.high, found.verdict, found.p_adjusted
             sentence = say.headline_sentence(
-                rc.run.name,
-                rc.baseline.name,
+                run,
+                base,
                 metric,
                 value,
                 base_value,
-                found.delta,
-                found.low,
-                found.high,
+                delta,
+                low,
+                high,
                 found.wins,
                 found.losses,
-                found.verdict,
-                found.p_adjusted,
+                verdict,
+                p_adjusted,
                 confidence,
                 shared,
                 hidden,
             )
         entries.append(
             HeadlineEntry(
-                rc.run.name,
-                rc.baseline.name,
+                run,
+                base,
                 metric,
                 value,
                 base_value,
@@ -251,10 +220,9 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 high,
                 p_adjusted,
                 verdict,
-                sentence,
-                None,
-                worded,
-                _readings_note(subject),
+                sentence=sentence,
+                caveats=worded,
+                readings_note=_readings_note(subject),
                 corrected_by=None if lead is None else lead.queries,
             )
         )

@@ -37,11 +37,6 @@ def script_json(value: Any) -> Markup:
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
-def packed_query_view(value: QueryView) -> str:
-    """The query view's block as packed text."""
-    return value.packed()
-
-
 def content_id(prefix: str, value: Any) -> str:
     """An element id derived from content (never random), so two builds give the same bytes."""
     digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
@@ -84,7 +79,7 @@ def install(env: jinja2.Environment) -> None:
         figure=figure,
         script_json=script_json,
         packed_json=packed,
-        packed_query_view=packed_query_view,
+        packed_query_view=QueryView.packed,
         query_table_id=query_table_id,
         query_view_id=query_view_id,
         notes_html=notes_html,

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...analysis.compare import default_family
-from ...analysis.compare import family_values
+from ...analysis.compare import default_family, family_values
 from ...core.apart import Apart
 from ...core.ids import as_text, common_kind
 from .view.cells import rounded

@@ -29,17 +29,27 @@ from markupsafe import Markup
 
 from ...core.errors import Argument, ArgumentError, UsageError
 from ...core.escape import visible
-from ...core.manifest import NotAMarker, digest, file_digest, manifest_text, read_marker
+from ...core.manifest import digest, manifest_text
 from ...reading.files import special_kind
-from .pages import figure, install
-from .queryview import packed as packed_json
 from ..exports.reportjson.write import report_json
 from ..exports.text import markdown
+from .pages import install
+from .queryview import packed as packed_json
 from .wording import history as say_history
 from .wording import messages as say
 from .wording import page as say_page
 from .wording import report as say_report
-from .writing import MARKER, SITE_HEADER, entries, folder_problem, guarded, is_regular, make_readable, site_problem, stage, swap, target_path
+from .writing import (
+    MARKER,
+    SITE_HEADER,
+    folder_problem,
+    guarded,
+    make_readable,
+    site_problem,
+    stage,
+    swap,
+    target_path,
+)
 
 if TYPE_CHECKING:
     from .view.model import ReportView

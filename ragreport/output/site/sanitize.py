@@ -15,37 +15,8 @@ from html.parser import HTMLParser
 import markdown as _markdown
 
 ALLOWED_TAGS = frozenset(
-    {
-        "p",
-        "br",
-        "hr",
-        "strong",
-        "b",
-        "em",
-        "i",
-        "code",
-        "pre",
-        "blockquote",
-        "ul",
-        "ol",
-        "li",
-        "a",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "table",
-        "thead",
-        "tbody",
-        "tr",
-        "th",
-        "td",
-        "del",
-        "sup",
-        "sub",
-    }
+    "p br hr strong b em i code pre blockquote ul ol li a h1 h2 h3 h4 h5 h6 "
+    "table thead tbody tr th td del sup sub".split()
 )
 VOID_TAGS = frozenset({"br", "hr"})
 DROP_WITH_CONTENT = frozenset(
@@ -74,12 +45,9 @@ class _Allowlist(HTMLParser):
         self.open: list[str] = []
 
     def handle_starttag(self, tag: str, attrs) -> None:
-        if self.skipping:
-            if tag in DROP_WITH_CONTENT:
-                self.skipping.append(tag)
-            return
         if tag in DROP_WITH_CONTENT:
             self.skipping.append(tag)
+        if self.skipping:
             return
         if tag not in ALLOWED_TAGS:
             return

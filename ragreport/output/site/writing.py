@@ -335,13 +335,9 @@ def site_problem(out: Path) -> str | None:
             if relative not in folders:
                 return say.not_written_by(f"{out / relative}/", "build")
             continue
-        if not is_regular(entry):
+        listed = LEGACY_SITE_FILE.fullmatch(relative) if found.legacy else relative in found.files
+        if not is_regular(entry) or not listed:
             return say.not_written_by(str(out / relative), "build")
-        if found.legacy:
-            if not LEGACY_SITE_FILE.fullmatch(relative):
-                return say.not_written_by(str(out / relative), "build")
-        elif relative not in found.files:
-            return say.not_written_by(str(out / relative), "build")
-        elif file_digest(out / relative) != found.files[relative]:
+        if not found.legacy and file_digest(out / relative) != found.files[relative]:
             return say.changed_since(str(out / relative), "build")
     return None

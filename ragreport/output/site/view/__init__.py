@@ -10,7 +10,6 @@ is the data contract (:mod:`ragreport.output.exports.reportjson.write`).
 - :mod:`.model`: the dataclasses;
 - :mod:`.cells`: figures with their bands and bars, the suite matrix;
 - :mod:`.run`: a run's slug, measures, per-query table and view;
-- :mod:`.encoded`: long lists (the per-query table, the query view) written as JSON column by column;
 - :mod:`.comparison`, :mod:`.drift`, :mod:`.slices`: those sections;
 - :mod:`.build`: :func:`~.build.build_view`, the conventions, the headline, the glossary, the gates.
 

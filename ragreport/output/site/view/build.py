@@ -5,14 +5,13 @@ report.json is not built from it: it is the data contract (:mod:`ragreport.outpu
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .... import __version__
 from ....analysis.summary import Status
-from ....scoring.catalogue import READ, READINGS, SUITE, Metric
+from ....scoring.catalogue import Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
@@ -24,15 +23,28 @@ from ..wording import gates as say_gates
 from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .cells import metric_rows, suite_matrix
+from .cells import metric_rows, readings_table, suite_matrix
 from .comparison import comparison_view
 from .drift import drift_view
 from .labels import labels_view
-from .model import CaveatView, Column, ConventionsView, GateRow, GatesView, Glossary, GlossaryEntry, HeadlineView, LimitView, ReadingsTable, ReportView, Rule, RunView
+from .model import (
+    CaveatView,
+    Column,
+    ConventionsView,
+    GateRow,
+    GatesView,
+    Glossary,
+    GlossaryEntry,
+    HeadlineView,
+    LimitView,
+    ReportView,
+    Rule,
+)
 from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
 
 if TYPE_CHECKING:
+    from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
     from ....analysis.slices import SliceReport
     from ....analysis.summary import RunSummary
@@ -66,7 +78,7 @@ def build_view(
     ``pages`` False leaves out what only the site draws (the charts and the per-query table), for
     the terminal and Markdown, which would not use them.
     """
-    summaries, today = analysis.summaries, analysis.today
+    summaries = analysis.summaries
     taken: set[str] = set()
     slugs = {s.name: slug(s.name, taken) for s in summaries}
     comparison = (
@@ -80,31 +92,26 @@ def build_view(
     # First: made in a child process for a large report while the rest is built (22.25).
     query_view = QueryView(analysis) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
+    entries = headline(analysis)
+    headlines = {e.run: _headline_view(e, slugs) for e in entries}
     runs = tuple(
         run_view(
             s,
             slugs[s.name],
-            lim,
-            today,
+            (*lim, *_slice_limits(s.name, analysis.slices, baseline)),
+            analysis,
             pages=pages,
             baseline=baseline,
             verdicts=verdicts,
-            texts=analysis.doc_texts,
-            text_queries=analysis.text_queries,
             differences=differences.get(s.name),
-            primary=analysis.primary,
+            verdict=headlines.get(s.name) or _own_headline(s, lim, analysis),
         )
         for s, lim in zip(summaries, analysis.limits)
     )
     first = summaries[0]
     confidence = first.conventions.confidence
-    sliced = None
-    if analysis.slices is not None:
-        sliced = slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence)
-        runs = tuple(_with_slice_limits(r, analysis.slices, baseline) for r in runs)
-    runs = tuple(dataclasses.replace(r, readings=readings_table([s])) for r, s in zip(runs, summaries))
-    entries = headline(analysis)
-    runs = _with_verdicts(runs, analysis, entries, slugs)
+    names = tuple(s.name for s in summaries)
+    sliced = None if analysis.slices is None else slices_view(analysis.slices, names, baseline, confidence)
     date = say.date_span([r.date for r in runs])
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
     return ReportView(
@@ -149,23 +156,6 @@ def build_view(
     )
 
 
-def readings_table(summaries) -> ReadingsTable | None:
-    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
-    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
-    if not summaries or not all(s.reading_at for s in summaries):
-        return None
-    k = summaries[0].k
-    rows = []
-    for metric in (m for m in READ if m in summaries[0].suite):
-        label = metric.label(k)
-        for s in summaries:
-            rows.append(
-                (s.name, label, say.reading_cell(s.at_k[label].mean))
-                + tuple(say.reading_cell(s.reading_at[name].get(label)) for name in READINGS)
-            )
-    return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))
-
-
 def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, float]]]:
     """Per compared run: the column header and each paired query's difference from the baseline on
     the primary metric, for its per-query table."""
@@ -180,21 +170,14 @@ def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, 
     return found
 
 
-def _with_slice_limits(run: RunView, report: SliceReport, baseline: str | None) -> RunView:
-    """The run's honest limits with each slice where it goes against its overall difference."""
-    found = [o for o in report.opposite if o.comparison.run == run.name]
-    if not found:
-        return run
-    added = tuple(
-        LimitView(
-            "slice-opposite",
-            say.SLICE_OPPOSITE_TITLE,
-            str(opposite_sentence(o, baseline)),
-        )
-        for o in found
+def _slice_limits(run: str, report: SliceReport | None, baseline: str | None) -> tuple[LimitView, ...]:
+    """The run's slices that go against its overall difference, as honest limits."""
+    if report is None:
+        return ()
+    found = [o for o in report.opposite if o.comparison.run == run]
+    return tuple(
+        LimitView("slice-opposite", say.SLICE_OPPOSITE_TITLE, str(opposite_sentence(o, baseline))) for o in found
     )
-    limits = run.limits + added
-    return dataclasses.replace(run, limits=limits, limits_line=say.limits_line(len(limits)))
 
 
 def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
@@ -223,54 +206,39 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     )
 
 
-def _with_verdicts(
-    runs: tuple[RunView, ...], analysis: Analysis, entries: Sequence[HeadlineEntry], slugs: dict[str, str]
-) -> tuple[RunView, ...]:
-    """Each run page's first words: its headline sentence against the baseline (a compared run), or
-    its figure and its most important limit (a single run, and the baseline of a comparison)."""
-    by_run = {e.run: _headline_view(e, slugs) for e in entries}
-    metric = analysis.primary_label
-    out = []
-    for run, summary, limits in zip(runs, analysis.summaries, analysis.limits):
-        found = by_run.get(run.name)
-        if found is None:  # the baseline: what it scores, as a single run's headline says it
-            _, sentence = single_sentence(summary, limits, metric, analysis.audit)
-            found = HeadlineView(run.name, "compare", "single", sentence)
-        out.append(dataclasses.replace(run, verdict=found))
-    return tuple(out)
+def _own_headline(summary: RunSummary, limits: Sequence[Limit], analysis: Analysis) -> HeadlineView:
+    """A run page's first words when no headline compares it (the baseline): what it scores, as a
+    single run's headline says it, with its most important limit."""
+    _, sentence = single_sentence(summary, limits, analysis.primary_label, analysis.audit)
+    return HeadlineView(summary.name, "compare", "single", sentence)
+
+
+def _verdict_class(entry: HeadlineEntry) -> str:
+    return "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
 
 
 def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     if entry.baseline is None:
         anchor, css = "suite", "single"
     else:
-        anchor = f"compare-{slugs[entry.run]}"
-        css = "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
+        anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry)
     caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
     return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:
     """The forest plot: each compared run's difference with its band, or the single run's figure."""
-    if baseline is None:
-        return forest_figure(
-            [e.run for e in entries],
-            [e.value for e in entries],
-            [e.low for e in entries],
-            [e.high for e in entries],
-            title=say_headline.forest_title(metric, None),
-            axis=metric,
-            difference=False,
-        )
+    compared = baseline is not None
     return forest_figure(
         [e.run for e in entries],
-        [e.delta for e in entries],
+        [e.delta if compared else e.value for e in entries],
         [e.low for e in entries],
         [e.high for e in entries],
-        title=say_headline.forest_title(metric, isolated(html.escape(baseline))),  # plotly reads HTML
-        axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric),
-        difference=True,
-        verdicts=["unclear" if e.verdict is None else say_comparison.VERDICTS[e.verdict][1] for e in entries],
+        # plotly reads HTML
+        title=say_headline.forest_title(metric, None if baseline is None else isolated(html.escape(baseline))),
+        axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric) if compared else metric,
+        difference=compared,
+        verdicts=[_verdict_class(e) for e in entries] if compared else None,
     )
 
 

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ....scoring.catalogue import SUITE
+from ....scoring.catalogue import READ, READINGS
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .model import Bar, Cell, FigureCell, FigureRow, MetricRow, SuiteMatrix
+from .model import Bar, Cell, DeltaCell, DeltaRow, FigureCell, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
 
 if TYPE_CHECKING:
     from ....analysis.intervals import Interval
@@ -64,6 +64,23 @@ def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> 
         return 50 + 50 * max(-1.0, min(1.0, v / reach))
 
     return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+
+
+def delta_matrix(rows: Sequence[Any]) -> tuple[tuple[str, ...], tuple[DeltaRow, ...]]:
+    """Rows of differences (each with its ``run``, ``metric``, ``delta``, ``verdict`` and
+    ``verdict_class``) as the metrics, in the order first met, and a matrix row per run (None where
+    a run has no row for a metric)."""
+    metrics = tuple(dict.fromkeys(r.metric for r in rows))
+    by_run: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        by_run.setdefault(r.run, {})[r.metric] = r
+
+    def cell(r: Any) -> DeltaCell | None:
+        if r is None:
+            return None
+        return DeltaCell(r.delta, say.MARKS_OF_VERDICT.get(r.verdict_class, ""), r.verdict, r.verdict_class)
+
+    return metrics, tuple(DeltaRow(run, tuple(cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
 
 
 def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
@@ -145,3 +162,20 @@ def suite_matrix(
         rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
     key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
     return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key, more=say.SUITE_MORE)
+
+
+def readings_table(summaries) -> ReadingsTable | None:
+    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
+    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
+    if not summaries or not all(s.reading_at for s in summaries):
+        return None
+    k = summaries[0].k
+    rows = []
+    for metric in (m for m in READ if m in summaries[0].suite):
+        label = metric.label(k)
+        for s in summaries:
+            rows.append(
+                (s.name, label, fmt.decimal(s.at_k[label].mean))
+                + tuple(fmt.decimal(s.reading_at[name].get(label)) for name in READINGS)
+            )
+    return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))

@@ -13,8 +13,8 @@ from ..media import isolated
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .cells import _diverging_bar
-from .model import ComparisonRow, ComparisonView, DeltaCell, DeltaRow, Mover, PairView, ReadingsTable
+from .cells import _diverging_bar, delta_matrix
+from .model import ComparisonRow, ComparisonView, Mover, PairView, ReadingsTable
 
 if TYPE_CHECKING:
     from ....analysis.compare import ComparisonReport, RunComparison
@@ -28,35 +28,16 @@ def _movers(
     rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
 ) -> tuple[Mover, ...]:
     m = rc.labels.index(primary.label(rc.baseline.k))
-    delta = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+    base, run = rc.baseline_scores[:, m], rc.run_scores[:, m]
+    delta = run - base
     order = np.argsort(-sign * delta, kind="stable")
-    out = []
-    for i in order[:MOST_MOVERS]:
-        if sign * delta[i] <= 1e-12:
-            break
-        out.append(
-            Mover(
-                ids[i],
-                texts[i] or "",
-                fmt.decimal(float(rc.baseline_scores[i, m])),
-                fmt.decimal(float(rc.run_scores[i, m])),
-                fmt.signed(float(delta[i])),
-            )
+    moved = [i for i in order[:MOST_MOVERS] if sign * delta[i] > 1e-12]  # the order puts them first
+    return tuple(
+        Mover(
+            ids[i], texts[i] or "", fmt.decimal(float(base[i])), fmt.decimal(float(run[i])), fmt.signed(float(delta[i]))
         )
-    return tuple(out)
-
-
-def _pair_notes(rc: RunComparison) -> list[str]:
-    pairing = rc.pairing
-    return say_comparison.pair_notes(
-        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+        for i in moved
     )
-
-
-def _delta_cell(row: ComparisonRow | None) -> DeltaCell | None:
-    if row is None:
-        return None
-    return DeltaCell(row.delta, say.MARKS_OF_VERDICT.get(row.verdict_class, ""), row.verdict, row.verdict_class)
 
 
 def comparison_view(
@@ -90,7 +71,12 @@ def comparison_view(
                     aria=say_comparison.difference_aria(c.delta, c.low, c.high),
                 )
             )
-        pair_notes = tuple(_pair_notes(rc))
+        p = rc.pairing
+        pair_notes = tuple(
+            say_comparison.pair_notes(
+                rc.run.name, rc.baseline.name, len(p.query_ids), p.only_baseline, p.only_run, rc.same_labels
+            )
+        )
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
         if not rc.comparisons:
@@ -118,15 +104,10 @@ def comparison_view(
                 query_column=any(texts),
             )
         )
-    metrics = tuple(dict.fromkeys(r.metric for r in rows))
-    by_run: dict[str, dict[str, ComparisonRow]] = {}
-    for r in rows:
-        by_run.setdefault(r.run, {})[r.metric] = r
-    matrix = tuple(DeltaRow(run, tuple(_delta_cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
+    metrics, matrix = delta_matrix(rows)
     meaning = comparison.correction.meaning
     return ComparisonView(
         baseline=comparison.baseline,
-        baseline_anchor=f"compare-{slugs[comparison.baseline]}",
         heading=say_comparison.against_baseline(comparison.baseline),
         caption=say_comparison.comparison_caption(
             isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value

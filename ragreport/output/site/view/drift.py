@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 from ....scoring.catalogue import COMPARED, SUITE
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
-from ..wording import report as say
-from .cells import _diverging_bar
-from .model import DeltaCell, DeltaRow, DriftRowView, DriftView
+from .cells import _diverging_bar, delta_matrix
+from .model import DriftRowView, DriftView
 
 if TYPE_CHECKING:
     from ....analysis.drift import Drift
@@ -25,8 +24,8 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
     diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
     outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
-    rows_shown = [r for r in found.rows if r.run not in found.unchanged]
-    ends = [abs(v) for r in rows_shown for v in (r.low, r.high, r.delta) if v is not None and not fmt.is_missing(v)]
+    shown = [r for r in found.rows if r.run not in found.unchanged]
+    ends = [abs(v) for r in shown for v in (r.low, r.high, r.delta) if not fmt.is_missing(v)]  # type: ignore[arg-type]
     reach = max(ends, default=0.0) * 1.05 or 1.0
     rows = []
     for r in found.rows:
@@ -52,28 +51,7 @@ def drift_view(found: Drift, primary: str) -> DriftView:
                 verdict_class=css,
             )
         )
-    shown = [v for v, r in zip(rows, found.rows) if r.run not in found.unchanged]
-    metrics = tuple(dict.fromkeys(r.metric for r in shown))
-    by_run: dict[str, dict[str, DriftRowView]] = {}
-    for v in shown:
-        by_run.setdefault(v.run, {})[v.metric] = v
-    matrix = tuple(
-        DeltaRow(
-            run,
-            tuple(
-                None
-                if cells.get(m) is None
-                else DeltaCell(
-                    cells[m].delta,
-                    say.MARKS_OF_VERDICT.get(cells[m].verdict_class, ""),
-                    cells[m].verdict,
-                    cells[m].verdict_class,
-                )
-                for m in metrics
-            ),
-        )
-        for run, cells in by_run.items()
-    )
+    metrics, matrix = delta_matrix([v for v, r in zip(rows, found.rows) if r.run not in found.unchanged])
     unchanged = []
     for name in found.unchanged:
         lead = next(r for r in found.rows if r.run == name and r.metric == primary) if primary else None

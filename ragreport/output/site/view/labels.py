@@ -174,7 +174,7 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
     counts = [[int(c) for c in row] for row in confusion]
     rows = tuple(
         HeatRow(
-            say.grade_header(m),
+            m,  # a header is the grade alone (the corner names the two sides): five grades fit a phone
             tuple(
                 HeatCell(f"{c:,}", _shade(c, sum(row)), i == j, say.confusion_cell_title(m, h, c, sum(row)))
                 for j, (h, c) in enumerate(zip(names, row))
@@ -188,7 +188,7 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
         caption=say.confusion_caption(pairs),
         how=say.CONFUSION_HOW,
         corner=say.CONFUSION_CORNER,
-        columns=tuple(say.grade_header(h) for h in names),
+        columns=tuple(names),
         total_header=say.CONFUSION_TOTAL,
         rows=rows,
         totals=(*(f"{c:,}" for c in columns), f"{sum(columns):,}"),
@@ -261,15 +261,14 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     rows = tuple(
         (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
     )
+    kappas = (
+        (say.FACT_KAPPA, found.kappa, found.kappa_low, found.kappa_high),
+        (say.FACT_WEIGHTED, found.weighted_kappa, found.weighted_low, found.weighted_high),
+    )
     facts = [
-        LabelsFact(
-            say.FACT_KAPPA, say.kappa_value(found.kappa), say.kappa_band(found.kappa_low, found.kappa_high, confidence)
-        ),
-        LabelsFact(
-            say.FACT_WEIGHTED,
-            say.kappa_value(found.weighted_kappa),
-            say.kappa_band(found.weighted_low, found.weighted_high, confidence),
-        ),
+        LabelsFact(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas
+    ]
+    facts += [
         LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
         LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", audit.source),
         LabelsFact(

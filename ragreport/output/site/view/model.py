@@ -1,8 +1,4 @@
-"""The view model: what every human-facing output shows, as frozen dataclasses holding
-already-formatted strings and plain values (the words and formats come from
-:mod:`ragreport.output.site.wording`). :func:`ragreport.output.site.view.build.build_view` builds it once from
-the analysis; the site's templates, the terminal table, the Markdown and summary.md
-(:mod:`ragreport.output.exports.text`) lay it out and decide nothing."""
+"""The view model's frozen dataclasses: already-formatted strings and plain values (see the package)."""
 
 from __future__ import annotations
 
@@ -16,8 +12,6 @@ if TYPE_CHECKING:
     from ..queryview import QueryView
     from .labels import LabelsView
     from .slices import SlicesView
-
-    pass
 
 
 @dataclass(frozen=True)
@@ -195,9 +189,8 @@ class StatusOption:
 
 @dataclass(frozen=True)
 class QueryTable:
-    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids, the
-    two long ones already written as JSON, :class:`~.encoded.Encoded`),
-    the statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
+    """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids), the
+    statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
     empty) and the number of queries (formatted)."""
 
     data: dict[str, Any]
@@ -228,11 +221,10 @@ class RunView:
     Counts: ``counts`` (each formatted with separators), ``counts_line`` (one sentence), ``facts``.
     Figures: ``metrics`` (every metric at every K asked for, one cell each) with the ``columns``
     headers of its table, ``suite`` (the same as one row, a column per metric), ``measures``
-    (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed),
-    ``convention_text`` (each switch's meaning), ``bands_line``,
-    ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's
-    Markdown notes, which the pages render), the captions, ``is_baseline`` and ``compare_link``
-    (to the comparison, when there is one). Page-only data (None when the view was built without
+    (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed), ``bands_line``,
+    ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's Markdown
+    notes, which the pages render), the captions and ``compare_link`` (to the comparison, when there
+    is one). Page-only data (None when the view was built without
     pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
     precision-recall curve, when interpolated precision was scored at two recall levels or more,
     ``--metrics iprec_at_recall``) with ``pr_caption``.
@@ -257,7 +249,6 @@ class RunView:
     confidence: str
     conventions: tuple[Switch, ...]
     rules: tuple[Rule, ...]
-    convention_text: tuple[str, ...]
     bands_line: str
     limits: tuple[LimitView, ...]
     limits_line: str
@@ -266,7 +257,6 @@ class RunView:
     suite_caption: str
     sweep_caption: str
     table_caption: str
-    is_baseline: bool
     compare_link: Link | None
     figure: dict[str, Any] | None
     queries: QueryTable | None
@@ -349,7 +339,6 @@ class ComparisonView:
     """
 
     baseline: str
-    baseline_anchor: str
     heading: fmt.Text
     caption: str
     confidence: str

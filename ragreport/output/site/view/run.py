@@ -16,18 +16,31 @@ from ....analysis.limits import run_date
 from ....analysis.summary import Status
 from ....core.ids import as_text
 from ....core.model import Choice, Conventions
-from ....scoring.catalogue import SUITE, IntervalMethod
+from ....scoring.catalogue import IntervalMethod
 from ....scoring.metrics import FIXED_RULES
 from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
 from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
-from .cells import metric_rows, rounded, suite_matrix
-from .model import Column, Labelled, LimitView, Link, MeasureRow, QueryTable, Rule, RunView, StatusOption, Switch
+from .cells import metric_rows, readings_table, rounded, suite_matrix
+from .model import (
+    Column,
+    HeadlineView,
+    Labelled,
+    LimitView,
+    Link,
+    MeasureRow,
+    QueryTable,
+    Rule,
+    RunView,
+    StatusOption,
+    Switch,
+)
 
 if TYPE_CHECKING:
     from ....analysis.limits import Limit
+    from ....analysis.pipeline import Analysis
     from ....analysis.summary import RunSummary
     from ....scoring.catalogue import Metric
 
@@ -76,15 +89,8 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
         else:
             mean = fmt.decimal(interval.mean)
         band = "" if interval.method is IntervalMethod.NONE else fmt.band(interval.low, interval.high)
-        rows.append(
-            MeasureRow(
-                label=measure.label(),
-                mean=mean,
-                band=band,
-                interval=say.INTERVAL_NAMES[interval.method.value],
-                trec_eval=measure.trec_eval_name(summary.conventions) or "",
-            )
-        )
+        method, trec_eval = say.INTERVAL_NAMES[interval.method.value], measure.trec_eval_name(summary.conventions)
+        rows.append(MeasureRow(measure.label(), mean, band, method, trec_eval or ""))
     return tuple(rows)
 
 
@@ -128,22 +134,44 @@ def query_table(
     scored = scores.scored
     query_ids = judged.query_ids.tolist()
     first = scores.first_relevant_rank
-    columns: list[list[Any]] = [
+    fixed = (
         query_ids,
         status_codes,
         list(judged.query_text),
         judged.relevant.tolist(),
         judged.retrieved.tolist(),
         _present(first.astype(np.int64).tolist(), first != 0),
+    )
+    # Each column as (header, how the page formats it, its tooltip, its values): ids and text as
+    # given, counts as integers, scores with 3 decimals.
+    table: list[tuple[str, str, str, list[Any]]] = [
+        (header, kind, say.QUERY_COLUMN_TITLES.get(header, ""), values)
+        for header, kind, values in zip(say.QUERY_COLUMNS, ("id", "status", "text", "count", "count", "count"), fixed)
     ]
-    suite = summary.suite
-    for metric in suite:
+    for metric in summary.suite:
         values = scores.of(metric, k)
         if metric.kind.whole:
-            columns.append(_present(np.where(scored, values, 0).astype(np.int64).tolist(), scored))
+            column, kind = _present(np.where(scored, values, 0).astype(np.int64).tolist(), scored), "count"
         else:
-            columns.append(_present(rounded(np.where(scored, values, 0.0)), scored))
-    columns.append(judged.repeats.tolist())
+            column, kind = _present(rounded(np.where(scored, values, 0.0)), scored), "score"
+        table.append((metric.label(k), kind, say.tooltip(metric.name, metric.plain), column))
+    table.append(("repeats", "count", "", judged.repeats.tolist()))
+    if differences is not None:
+        header, by_query = differences
+        given = [by_query.get(q) for q in query_ids]
+        present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
+        deltas = np.zeros(len(given))
+        deltas[present] = [v for v in given if v is not None]
+        table.append((header, "delta", say.DIFFERENCE_COLUMN_TITLE, _present(rounded(deltas), present)))
+    # A column with no data at all (the query text of TREC input, which has none) is not shown.
+    no_text = all(t in (None, "") for t in judged.query_text)
+    if no_text:
+        del table[2]
+    if primary is not None:
+        lead = [column[0] for column in table].index(primary.label(k))
+        leading = [0, 1, lead, *([len(table) - 1] if differences is not None else [])]
+        table = [table[i] for i in leading + [i for i in range(len(table)) if i not in leading]]
+    headers, kinds, titles, columns = (list(part) for part in zip(*table))
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
     # id written once and the slots as indices into them, a slot's mark (0 relevant, 1 judged
@@ -156,37 +184,6 @@ def query_table(
     mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
     ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
     code = (mark + 4 * slot_judged + ord("0")).astype(np.uint8)
-    top = {
-        "ids": as_text(ids),
-        "doc": at.reshape(-1).tolist(),
-        "mark": code.tobytes().decode("ascii"),
-        "grade": grades[slot_judged].tolist(),
-        "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
-    }
-
-    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
-    counts = dict(zip(statuses, tally))
-    headers = [*say.QUERY_COLUMNS, *(m.label(k) for m in suite), "repeats"]
-    if differences is not None:
-        header, by_query = differences
-        headers.append(header)
-        given = [by_query.get(q) for q in query_ids]
-        present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
-        deltas = np.zeros(len(given))
-        deltas[present] = [v for v in given if v is not None]
-        columns.append(_present(rounded(deltas), present))
-    # How the page formats each column: ids and text as given, counts as integers, scores with 3 decimals.
-    kinds = (
-        ["id", "status", "text", "count", "count", "count"]
-        + ["count" if m.kind.whole else "score" for m in suite]
-        + ["count"]
-        + (["delta"] if differences is not None else [])
-    )
-    # A column with no data at all (the query text of TREC input, which has none) is not shown.
-    text_at = kinds.index("text")
-    no_text = all(t in (None, "") for t in judged.query_text)
-    if no_text:
-        del headers[text_at], kinds[text_at], columns[text_at]
     data: dict[str, Any] = {
         "k": k,
         "columns": headers,
@@ -194,36 +191,26 @@ def query_table(
         "statuses": [s.label for s in statuses],
         "marks": list(say.MARKS),
         "words": say.QUERY_TABLE_WORDS,
-        "rows": None,  # below, once the columns are in their order
-        "top": top,
+        "rows": [list(row) for row in zip(*columns)],
+        "top": {
+            "ids": as_text(ids),
+            "doc": at.reshape(-1).tolist(),
+            "mark": code.tobytes().decode("ascii"),
+            "grade": grades[slot_judged].tolist(),
+            "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
+        },
     }
     if texts is not None:
         chosen = set(text_queries)
-        text_rows = [q for q, qid in enumerate(judged.query_ids.tolist()) if qid in chosen]
         data["with_texts"] = True  # the text itself is the report's one table (queryview.text_table)
-        data["text_rows"] = text_rows
+        data["text_rows"] = [q for q, qid in enumerate(query_ids) if qid in chosen]
         data["text_note"] = say.text_not_shown(len(chosen))
         data["text_missing"] = say.TEXT_MISSING
         data["full_text"] = say.FULL_TEXT
+    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
     options = tuple(
-        StatusOption(i, s.label, s.meaning, fmt.count(counts[s])) for i, s in enumerate(statuses) if counts[s]
+        StatusOption(i, s.label, s.meaning, fmt.count(n)) for i, (s, n) in enumerate(zip(statuses, tally)) if n
     )
-    titles = [
-        *(say.QUERY_COLUMN_TITLES.get(c, "") for c in say.QUERY_COLUMNS),
-        *(say.tooltip(m.name, m.plain) for m in suite),
-        "",
-        *([say.DIFFERENCE_COLUMN_TITLE] if differences is not None else []),
-    ]
-    if no_text:
-        del titles[text_at]
-    if primary is not None:
-        lead = headers.index(primary.label(k))
-        leading = [0, 1, lead, *([len(headers) - 1] if differences is not None else [])]
-        order = leading + [i for i in range(len(headers)) if i not in leading]
-        headers, titles = [headers[i] for i in order], [titles[i] for i in order]
-        data["columns"], data["kinds"] = headers, [kinds[i] for i in order]
-        columns = [columns[i] for i in order]
-    data["rows"] = [list(row) for row in zip(*columns)]
     return QueryTable(
         data=data,
         status_options=options,
@@ -238,30 +225,28 @@ def query_table(
 def run_view(
     summary: RunSummary,
     slug_name: str,
-    run_limits: Sequence[Limit],
-    today: _dt.date,
+    run_limits: Sequence[Limit | LimitView],
+    analysis: Analysis,
     *,
     pages: bool,
     baseline: str | None,
-    verdicts: dict[tuple[str, str], tuple[str, str]] | None = None,
-    texts: Mapping[str, tuple[str, str]] | None = None,
-    text_queries: Sequence[str] = (),
-    differences: tuple[str, Mapping[str, float]] | None = None,
-    primary: Metric | None = None,
+    verdicts: dict[tuple[str, str], tuple[str, str]],
+    differences: tuple[str, Mapping[str, float]] | None,
+    verdict: HeadlineView,
 ) -> RunView:
-    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison) and
-    ``verdicts`` its verdicts ((run, metric) to (words, CSS class))."""
+    """One run's view; ``baseline`` names the comparison's baseline (None without a comparison),
+    ``verdicts`` its verdicts ((run, metric) to (words, CSS class)) and ``verdict`` is the page's
+    first words."""
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
-    switches = _switches(conv)
     suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
-    is_baseline = baseline is not None and summary.name == baseline
     link = None
     if baseline is not None:
-        anchor = "compare" if is_baseline else f"compare-{slug_name}"
-        link = Link(anchor, *say.compare_link(is_baseline))
+        is_baseline = summary.name == baseline
+        link = Link("compare" if is_baseline else f"compare-{slug_name}", *say.compare_link(is_baseline))
     meta = summary.judged.meta
+    prints = {"queries": summary.query_fingerprint, "labels": summary.label_fingerprint}
     return RunView(
         name=summary.name,
         slug=slug_name,
@@ -269,23 +254,19 @@ def run_view(
         k=k,
         kmax=kmax,
         cutoffs=say.cutoffs_text(summary.cutoffs),
-        date=run_date(summary, today).isoformat(),
+        date=run_date(summary, analysis.today).isoformat(),
         counts={key: fmt.count(value) for key, value in c.items()},
         counts_line=say.counts_line(c),
-        fingerprints={"queries": summary.query_fingerprint, "labels": summary.label_fingerprint},
-        short_fingerprints={
-            "queries": fmt.short_hash(summary.query_fingerprint),
-            "labels": fmt.short_hash(summary.label_fingerprint),
-        },
+        fingerprints=prints,
+        short_fingerprints={key: fmt.short_hash(value) for key, value in prints.items()},
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
-        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts or {}, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts, baseline, say.MATRIX_CAPTION),
         measures=_measures(summary),
         confidence=fmt.percent(conv.confidence),
-        conventions=tuple(switches),
+        conventions=tuple(_switches(conv)),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
-        convention_text=tuple(choice.meaning for _, choice in conv.choices()),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
         limits=tuple(LimitView(limit.key, limit.title, limit.text) for limit in run_limits),
         limits_line=say.limits_line(len(run_limits)),
@@ -294,14 +275,17 @@ def run_view(
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,
         table_caption=table_caption,
-        is_baseline=is_baseline,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary, texts, text_queries, differences, primary) if pages else None,
+        queries=query_table(summary, analysis.doc_texts, analysis.text_queries, differences, analysis.primary)
+        if pages
+        else None,
         pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))
         if pages and has_pr_curve([summary])
         else None,
         pr_caption=say_charts.pr_caption(conv.confidence, len(pr_points(summary))),
+        verdict=verdict,
+        readings=readings_table([summary]),
     )
 
 

@@ -88,10 +88,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
         rows = []
         for s in (s for s in report.slices if s.key == key):
             figures = tuple(
-                SliceCell(
-                    fmt.decimal(s.runs[r][primary].mean), fmt.band(s.runs[r][primary].low, s.runs[r][primary].high)
-                )
-                for r in runs
+                SliceCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
             )
             by_run = {c.run: c for c in s.comparisons}
             deltas = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .charts import outcome_title
 from .numbers import Quoted, Text, alpha, count, decimal, p_value, percent, signed
 
 # --- The comparison ---------------------------------------------------------------------------------
@@ -170,9 +171,7 @@ def scatter_label(run: str, baseline: str) -> str:
     return f"Per-query scores of {run} against {baseline}"
 
 
-def outcome_label(run: str) -> str:
-    return f"Queries won, tied and lost by {run}"
-
+outcome_label = outcome_title  # the chart's title is its label too
 
 # --- Drift ------------------------------------------------------------------------------------------
 

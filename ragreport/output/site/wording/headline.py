@@ -206,23 +206,11 @@ def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
 
 
-#: A verdict as the labels caveat names it.
-LABELS_VERDICTS = {
-    "better": "clearly better",
-    "worse": "clearly worse",
-    "unclear": "no clear difference",
-    None: "no clear difference",
-}
-
-
 def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
-    said = LABELS_VERDICTS.get(figures["model_verdict"], "no clear difference")
-    verdict = figures["verdict"]
-    now = (
-        headline_verdict(verdict, figures.get("p_adjusted"))
-        if verdict in HEADLINE_VERDICTS
-        else LABELS_VERDICTS["unclear"]
-    )
+    # the model's verdict as a decision: a band-only one (or none) is no clear difference
+    said = HEADLINE_VERDICTS[figures["model_verdict"] if figures["model_verdict"] in ("better", "worse") else "unclear"]
+    verdict = figures["verdict"] if figures["verdict"] in HEADLINE_VERDICTS else "unclear"
+    now = headline_verdict(verdict, figures.get("p_adjusted"))
     return Text(
         (
             f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "

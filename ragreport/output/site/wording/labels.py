@@ -114,12 +114,6 @@ CONFUSION_CORNER = ("model's grade ↓", "human grade →")
 CONFUSION_TOTAL = "all"
 
 
-def grade_header(grade: str) -> str:
-    """A row's or a column's header: the grade alone (the corner names the two sides), so five
-    grades fit a phone's width."""
-    return grade
-
-
 def confusion_cell_title(model: str, human: str, count: int, row: int) -> str:
     """A cell's title: both grades, its count and its share of the row."""
     pairs = "1 pair" if count == 1 else f"{count:,} pairs"

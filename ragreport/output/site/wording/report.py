@@ -320,8 +320,6 @@ def slice_caption(key: str, primary: str) -> Text:
 SLICE_SMALL = "too few queries to read"
 #: The slice table's column of queries to open first (largest differences, or lowest scores).
 SLICE_EXAMPLES = "queries to open"
-SLICE_VALUE_HEADER = "value"
-SLICE_QUERIES_HEADER = "queries"
 
 
 def slice_delta_header(run: str, baseline: str) -> str:
@@ -460,10 +458,6 @@ def readings_comparison_caption(k: int) -> str:
         f"Each difference from the baseline under the three readings of unjudged ids at K = {k}, with its "
         "verdict; a verdict is robust to unjudged ids when it holds under all three."
     )
-
-
-def reading_cell(mean: float | None) -> str:
-    return decimal(mean)
 
 
 #: A verdict in a cell of the readings' table.
