@@ -13,8 +13,9 @@ import re
 import stat
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Any
 
 from ..core.errors import InputError, os_text
 
@@ -56,19 +57,11 @@ def refuse_special(path: Path) -> None:
         raise InputError(path, None, "a regular file", kind)
 
 
-def raw_bytes(path: Path, limit: int | None = None) -> bytes:
-    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
-    refuse_special(path)
+@contextmanager
+def _read_errors(path: Path) -> Iterator[None]:
+    """Opening or reading ``path`` failing as one error naming the file."""
     try:
-        with path.open("rb") as handle:
-            magic = handle.read(2)
-            handle.seek(0)
-            if magic == b"\x1f\x8b":
-                with gzip.open(handle) as unzipped:
-                    return unzipped.read() if limit is None else unzipped.read(limit)
-            if path.name.endswith(".gz"):
-                raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
-            return handle.read() if limit is None else handle.read(limit)
+        yield
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
     except IsADirectoryError:  # --qrels, --meta, --previous: a file; a run's folder is told apart before
@@ -79,19 +72,25 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
-class _Fillable(Protocol):
-    def readinto(self, buffer: memoryview, /) -> int | None: ...
+def raw_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
+    refuse_special(path)
+    with _read_errors(path), path.open("rb") as handle:
+        magic = handle.read(2)
+        handle.seek(0)
+        if magic == b"\x1f\x8b":
+            with gzip.open(handle) as unzipped:
+                return unzipped.read() if limit is None else unzipped.read(limit)
+        if path.name.endswith(".gz"):
+            raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
+        return handle.read() if limit is None else handle.read(limit)
 
 
-def read_into(handle: _Fillable, buffer: memoryview, path: Path) -> int:
+def read_into(handle: Any, buffer: memoryview, path: Path) -> int:
     """Fill ``buffer`` from an open file as far as it goes: the count of bytes read, 0 at the end. A
     gzip file cut short or damaged past the head that detection read is one error naming the file."""
-    try:
+    with _read_errors(path):
         return handle.readinto(buffer) or 0
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise InputError(path, None, "a complete gzip file", str(exc)) from None
-    except OSError as exc:
-        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
 #: The most bytes a small file (metadata, config: a few hundred bytes) may hold, unpacked.
@@ -155,6 +154,15 @@ def split_fields(line: str) -> list[str]:
 def field_splitter(text: str) -> Callable[[str], list[str]]:
     """:func:`split_fields` for the lines of ``text``, the separators looked for once in the whole text."""
     return split_fields if _SEPARATORS.search(text) else _split_plain
+
+
+#: The hint an error gives when qrels have as many fields as a run has.
+RUN_AS_QRELS = " (this looks like a run: give it as an input, not --qrels)"
+
+
+def field_count(fields: list[str], hint_at: int, hint: str) -> str:
+    """How many ``fields`` a line has, as an error's ``got``; with ``hint`` when they are ``hint_at``."""
+    return f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint if len(fields) == hint_at else ''}"
 
 
 def data_lines(text: str) -> Iterator[tuple[int, str]]:

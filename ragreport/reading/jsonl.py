@@ -30,15 +30,7 @@ from typing import Any
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import (
-    TOO_DEEP,
-    TOO_LONG,
-    ConflictingKey,
-    check_surrogates,
-    json_integer,
-    no_conflicting_keys,
-    unfit_number,
-)
+from .jsontext import ConflictingKey, check_surrogates, decode, json_integer, no_conflicting_keys, unfit_number
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, check_ids, judgments_from_lists, parse_grade, parse_id, run_from_slots
 
@@ -68,31 +60,31 @@ def _text_list(value: Any, path: Path, line: int, key: str) -> list[str]:
     return value
 
 
-def _ragas_record(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+def _ragas_record(record: dict[str, Any], path: Path, line: int, row: int) -> dict[str, Any]:
     """A RAGAS row as a RAG JSONL line: its context ids, or ids made from its contexts' text
-    (:func:`context_id`), as ``retrieved`` and ``relevant``; the texts as ``contexts``."""
+    (:func:`context_id`), as ``retrieved`` and ``relevant``; the texts as ``contexts``; the question
+    as ``query``; ``row-N`` as its id when it has none (RAGAS rows carry none)."""
     out = dict(record)
-    texts = (
-        _text_list(record[RAGAS_RETRIEVED_TEXT], path, line, RAGAS_RETRIEVED_TEXT)
-        if RAGAS_RETRIEVED_TEXT in record
-        else None
-    )
+    if RAGAS_RETRIEVED_TEXT in record:
+        texts = _text_list(record[RAGAS_RETRIEVED_TEXT], path, line, RAGAS_RETRIEVED_TEXT)
+        if RAGAS_RETRIEVED not in record:
+            out["retrieved"] = [context_id(t) for t in texts]
+        elif not isinstance(record[RAGAS_RETRIEVED], list) or len(texts) != len(record[RAGAS_RETRIEVED]):
+            raise InputError(
+                path, line, f"{RAGAS_RETRIEVED_TEXT!r} aligned with {RAGAS_RETRIEVED!r}", "lists of two lengths"
+            )
+        out.setdefault(CONTEXTS, texts)
     if RAGAS_RETRIEVED in record:
         out["retrieved"] = record[RAGAS_RETRIEVED]
-        if texts is not None:
-            if not isinstance(out["retrieved"], list) or len(texts) != len(out["retrieved"]):
-                raise InputError(
-                    path, line, f"{RAGAS_RETRIEVED_TEXT!r} aligned with {RAGAS_RETRIEVED!r}", "lists of two lengths"
-                )
-            out.setdefault(CONTEXTS, texts)
-    elif texts is not None:
-        out["retrieved"] = [context_id(t) for t in texts]
-        out.setdefault(CONTEXTS, texts)
     if RAGAS_REFERENCE in record:
         out["relevant"] = record[RAGAS_REFERENCE]
     elif RAGAS_REFERENCE_TEXT in record:
         references = _text_list(record[RAGAS_REFERENCE_TEXT], path, line, RAGAS_REFERENCE_TEXT)
         out["relevant"] = list(dict.fromkeys(context_id(t) for t in references))
+    if RAGAS_QUERY in record:
+        out.setdefault("query", record[RAGAS_QUERY])
+    if not any(k in out for k in ID_KEYS):
+        out["id"] = f"row-{row}"
     return out
 
 
@@ -145,37 +137,16 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     """
     lines = list(data_lines(text))
     try:
-        values = json.loads(
-            "[" + ",".join(line for _, line in lines) + "]",
-            object_pairs_hook=no_conflicting_keys,
-            parse_int=json_integer,
-        )
-        if len(values) == len(lines) and not ("\\u" in text and check_each(path, lines, values)):
-            return [(number, value) for (number, _), value in zip(lines, values)]
+        joined = "[" + ",".join(line for _, line in lines) + "]"
+        values = json.loads(joined, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
     except (ValueError, ConflictingKey, RecursionError):  # ValueError: JSONDecodeError, or a too long integer
-        pass
-    out = []
-    for number, line in lines:
-        try:
-            value = json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, "one JSON object per line", exc.msg) from None
-        except ConflictingKey as exc:
-            raise InputError(path, number, f"one value for key {exc.key!r}", exc.shown()) from None
-        except RecursionError:
-            raise InputError(path, number, *TOO_DEEP) from None
-        except ValueError:
-            raise InputError(path, number, *TOO_LONG) from None
-        check_surrogates(path, line, value, number)
-        out.append((number, value))
-    return out
-
-
-def check_each(path: Path, lines: list[tuple[int, str]], values: list[Any]) -> bool:
-    """Refuse the first line whose value holds a lone surrogate escape; False when none does."""
-    for (number, line), value in zip(lines, values):
-        check_surrogates(path, line, value, number)
-    return False
+        values = None
+    if values is None or len(values) != len(lines):
+        return [(number, decode(path, line, number, "one JSON object per line")) for number, line in lines]
+    if "\\u" in text:
+        for (number, line), value in zip(lines, values):
+            check_surrogates(path, line, value, number)
+    return [(number, value) for (number, _), value in zip(lines, values)]
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
@@ -197,14 +168,9 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     for number, record in json_lines(path, text):
         if not isinstance(record, dict):
             raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
-        ragas = RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record
-        if ragas:  # RAGAS rows: retrieved and reference contexts (ids, or text), the question as user_input
-            record = _ragas_record(record, path, number)
-            if RAGAS_QUERY in record and "query" not in record:
-                record["query"] = record[RAGAS_QUERY]
+        if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
+            record = _ragas_record(record, path, number, len(qids) + 1)
         id_key = next((k for k in ID_KEYS if k in record), None)
-        if id_key is None and ragas:
-            record["id"], id_key = f"row-{len(qids) + 1}", "id"  # RAGAS rows carry no id: number them
         if id_key is None:
             raise InputError(
                 path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
