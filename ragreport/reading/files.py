@@ -58,7 +58,7 @@ def refuse_special(path: Path) -> None:
 
 
 @contextmanager
-def _read_errors(path: Path) -> Iterator[None]:
+def read_errors(path: Path) -> Iterator[None]:
     """Opening or reading ``path`` failing as one error naming the file."""
     try:
         yield
@@ -75,7 +75,7 @@ def _read_errors(path: Path) -> Iterator[None]:
 def raw_bytes(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
     refuse_special(path)
-    with _read_errors(path), path.open("rb") as handle:
+    with read_errors(path), path.open("rb") as handle:
         magic = handle.read(2)
         handle.seek(0)
         if magic == b"\x1f\x8b":
@@ -89,7 +89,7 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
 def read_into(handle: Any, buffer: memoryview, path: Path) -> int:
     """Fill ``buffer`` from an open file as far as it goes: the count of bytes read, 0 at the end. A
     gzip file cut short or damaged past the head that detection read is one error naming the file."""
-    with _read_errors(path):
+    with read_errors(path):
         return handle.readinto(buffer) or 0
 
 

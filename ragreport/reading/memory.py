@@ -141,10 +141,6 @@ def _columns(frame: Any, names: Sequence[str], where: str, forms: str) -> list[l
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Runs
-
-
 #: Number types taken as they are, checked for finiteness in one array operation; any other value
 #: (text, a bool, a Decimal) is checked one by one, which names it in the error.
 _PLAIN_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})
@@ -175,38 +171,19 @@ def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
     if not queries:
         raise ObjectError(where, "at least one query", "none")
     plain = _plain_scores(scores) if _plain_ids(queries) and _plain_ids(docs, bounded=False) else None
-    if plain is not None:
-        query_ids = np.array(queries, dtype=str)
-        firsts, query_index = first_appearance(query_ids)
-        qids = query_ids[firsts].tolist()
-        return passed(
-            ranked_run(name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index)
-        )
-    index: dict[str, int] = {}
-    qids = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_scores: list[float] = []
-    for raw_q, raw_d, raw_s in zip(queries, docs, scores):
-        qid = _id(raw_q, where, "a query id")
-        at = f"{where}, query {qid!r}"
-        doc = _id(raw_d, at, "a document id")
-        if qid not in index:
-            index[qid] = len(qids)
-            qids.append(qid)
-        slot_query.append(index[qid])
-        slot_docs.append(doc)
-        slot_scores.append(_score(raw_s, at, doc))
+    if plain is None:  # checked one by one, naming the first value at fault
+        rows = []
+        for raw_q, raw_d, raw_s in zip(queries, docs, scores):
+            qid = _id(raw_q, where, "a query id")
+            doc = _id(raw_d, f"{where}, query {qid!r}", "a document id")
+            rows.append((qid, doc, _score(raw_s, f"{where}, query {qid!r}", doc)))
+        queries, docs, scores = (list(column) for column in zip(*rows))
+        plain = np.asarray(scores, dtype=np.float64)
+    query_ids = np.array(queries, dtype=str)
+    firsts, query_index = first_appearance(query_ids)
+    qids = query_ids[firsts].tolist()
     return passed(
-        ranked_run(
-            name,
-            f"{where} (in memory)",
-            qids,
-            id_array(slot_docs, where),
-            np.asarray(slot_scores, dtype=np.float64),
-            order,
-            query_index=np.asarray(slot_query, dtype=np.int64),
-        )
+        ranked_run(name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index)
     )
 
 
@@ -259,10 +236,6 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Judgments
-
-
 def judgments_from_object(value: Any) -> Judgments:
     """Judgments from a mapping ``{query_id: {doc_id: grade}}`` or a data frame (see the module)."""
     where = "judgments"
@@ -312,10 +285,6 @@ def judgments_from_object(value: Any) -> Judgments:
             [(q, list(g), list(g.values())) for q, g in per_query.items()], source="judgments (in memory)"
         )
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# What evaluate() is given
 
 
 def _is_runs_by_name(value: Mapping) -> bool:

@@ -25,56 +25,41 @@ import numpy as np
 
 from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
-from ..core.grammar import NUMBER as GRAMMAR
+from ..core.grammar import NUMBER
 from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
 from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
 from .ordering import order_in_place
 
-# ---------------------------------------------------------------------------------------------
-# A row's values
-
-
-#: The one grammar of a number written as text (docs/conventions.md section 17): an optional sign,
-#: ASCII digits with at most one point, an optional exponent. Python's own ``float`` and ``int``
-#: would also take ``1_0``, ``nan``, ``inf``, ``0x1p3`` spellings, blanks and non-ASCII digits.
-NUMBER = GRAMMAR
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Grades are signed 64-bit integers: the arrays that hold them.
 GRADE_MIN, GRADE_MAX = -(1 << 63), (1 << 63) - 1
-#: Grades are held as 64-bit integers: the same bounds as a pair.
-GRADE_RANGE = (GRADE_MIN, GRADE_MAX)
-_GRADE = "an integer grade"
 
 
 def parse_grade(token: Any, path: Path | str, line: int | None, what: str) -> int:
     """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, ``1_0``, booleans, text and grades
-    beyond signed 64 bits are errors."""
+    beyond signed 64 bits are errors. Text follows the one number grammar (docs/conventions.md
+    section 17: Python's own ``int`` and ``float`` would also take ``1_0``, ``nan``, blanks)."""
+    wide = f"an integer grade within signed 64 bits for {what}"
     if isinstance(token, bool):
-        raise InputError(path, line, f"{_GRADE} for {what}", str(token).lower())
+        raise InputError(path, line, f"an integer grade for {what}", str(token).lower())
+    if isinstance(token, float) and math.isinf(token):
+        raise InputError(path, line, wide, "a number past a double's range")
     if isinstance(token, int):
         value = token
-    elif isinstance(token, float):
-        if math.isinf(token):
-            raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", "a number past a double's range")
-        if not math.isfinite(token) or not token.is_integer():
-            raise InputError(path, line, f"{_GRADE} for {what}", shorten(str(token)))
-        value = int(token)
-    else:
+    else:  # a float is read as its text: 2.0 is "2.0", NaN "nan"
         text = token if isinstance(token, str) else str(token)
         if _INTEGER.fullmatch(text):
             if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits (and past what int() converts)
-                raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(text))
+                raise InputError(path, line, wide, shorten(text))
             value = int(text)
-        elif NUMBER.fullmatch(text):
-            number = float(text)
-            if not math.isfinite(number) or not number.is_integer():
-                raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
-            value = int(number)
         else:
-            raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
+            number = float(text) if NUMBER.fullmatch(text) else math.nan
+            if not math.isfinite(number) or not number.is_integer():
+                raise InputError(path, line, f"an integer grade for {what}", shorten(text))
+            value = int(number)
     if not GRADE_MIN <= value <= GRADE_MAX:
-        raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(str(token), quote=False))
+        raise InputError(path, line, wide, shorten(str(token), quote=False))
     return value
 
 
@@ -90,21 +75,16 @@ def parse_score(token: Any, path: Path | str, line: int | None, what: str) -> fl
     else:
         text = token if isinstance(token, str) else str(token)
         if not NUMBER.fullmatch(text):
-            loose = _python_float(text)
-            finite = "a finite numeric" if loose is not None and not math.isfinite(loose) else "a numeric"
+            try:  # what Python's float makes of it words the error: "inf" is not finite
+                loose = float(text)
+            except ValueError:
+                loose = 0.0
+            finite = "a numeric" if math.isfinite(loose) else "a finite numeric"
             raise InputError(path, line, f"{finite} score for {what}", shorten(text))
         value = float(text)
     if not math.isfinite(value):
         raise InputError(path, line, f"a finite numeric score for {what}", shorten(str(token)))
     return value
-
-
-def _python_float(text: str) -> float | None:
-    """What Python's ``float`` makes of ``text`` (None when nothing): only to word an error."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def check_ids(ids: Sequence[str], path: Path | str, lines: Lines, what: str) -> None:
@@ -123,10 +103,6 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
     if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
         raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
     return check_id(str(value), path, line, what)
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows into a run
 
 
 def group_by_query(
@@ -158,8 +134,7 @@ def ranked_run(
     descending; scores rounded to single precision first under ``Order.TREC_EVAL``) unless
     ``scores`` is None or ``order`` is ``FILE``."""
     if counts is None:
-        if query_index is None:
-            raise ValueError("ranked_run needs query_index or counts")
+        assert query_index is not None  # one of the two is given
         counts = np.bincount(query_index, minlength=len(qids))
     offsets, (grouped_docs, grouped_scores) = group_by_query(query_index, counts, docs, scores)
     assert grouped_docs is not None  # docs is an array, so its gathered copy is one too
@@ -218,11 +193,6 @@ def run_from_slots(
     return passed(run)
 
 
-def _row_number(index: int) -> int:
-    """Row ``index`` (from 0) as a line: rows counted from 1, as a Parquet file's rows are named."""
-    return index + 1
-
-
 def run_from_columns(
     name: str,
     query_ids: Sequence[str] | np.ndarray,
@@ -230,7 +200,7 @@ def run_from_columns(
     scores: Sequence[float] | np.ndarray | None = None,
     order: Order = Order.SCORE,
     source: str = "",
-    lines: Lines = _row_number,
+    lines: Lines = lambda index: index + 1,
 ) -> Run:
     """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
 
@@ -271,10 +241,6 @@ def run_from_columns(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Rows into judgments
-
-
 def judgments_from_lists(
     source: Path | str, per_query: list[tuple[str, list[str], list[int]]], query_lines: Lines
 ) -> Judgments:
@@ -308,10 +274,8 @@ class JudgmentCollector:
             self.query_lines.append(line)
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
-        per_query = self.queries.get(qid)
-        if per_query is None:
-            per_query = self.queries[qid] = {}
-            self.query_lines.append(line)
+        self.add_query(qid, line)
+        per_query = self.queries[qid]
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:

@@ -41,9 +41,6 @@ INT64 = (-(2**63), 2**63 - 1)
 MAX_CUTOFF = 1_000_000
 
 
-# --- Constructors: a spec is plain data ----------------------------------------------------------
-
-
 def leaf(kind: str, null: bool = False, **more: Any) -> dict[str, Any]:
     return {"type": kind, "null": null, **more}
 
@@ -69,32 +66,24 @@ def obj(
 ) -> dict[str, Any]:
     """An object: ``fields`` checked when present, ``required`` ones present; any other key of spec
     ``others`` (None: not checked), or of the spec of the first ``keyed`` part its name holds."""
-    return {
-        "type": "object",
-        "null": null,
-        "fields": dict(fields),
-        "required": required,
-        "others": others,
-        "keyed": keyed,
-    }
+    return leaf("object", null, fields=dict(fields), required=required, others=others, keyed=keyed)
 
 
 def either(*options: Spec, null: bool = False) -> dict[str, Any]:
     """A value any one of ``options`` admits (the last one names what was expected when none does)."""
-    return {"type": "either", "null": null, "options": options}
+    return leaf("either", null, options=options)
 
 
 def listing(items: Spec, unique: str | None = None, null: bool = False, least: int = 0) -> dict[str, Any]:
-    return {"type": "list", "null": null, "items": items, "unique": unique, "least": least}
+    return leaf("list", null, items=items, unique=unique, least=least)
 
 
 def mapping(values: Spec, null: bool = False) -> dict[str, Any]:
-    return {"type": "map", "null": null, "values": values}
+    return leaf("map", null, values=values)
 
 
 TEXT = leaf("text")
 TEXT_OR_NULL = leaf("text", null=True)
-NUMBER = number()
 NUMBER_OR_NULL = number(null=True)
 BOOLEAN = leaf("boolean")
 BOOLEAN_OR_NULL = leaf("boolean", null=True)
@@ -105,9 +94,6 @@ DATE_OR_NULL = leaf("date", null=True)
 ANY = leaf("any", null=True)
 GRADE = integer()
 CUTOFF = integer(1, MAX_CUTOFF)
-
-
-# --- The check -------------------------------------------------------------------------------------
 
 
 def shown(value: Any) -> str:
@@ -245,12 +231,10 @@ def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) 
         inside = [f for f in found if f is not None and f[0] != path]  # the option of the value's kind
         return inside[0] if inside else (path, " or ".join(_expected(o) for o in spec["options"]), shown(value))
     if kind == "list":
-        if not isinstance(value, list) or len(value) < spec.get("least", 0):
-            return (
-                _wrong(path, spec, value)
-                if not isinstance(value, list)
-                else (path, "a list of at least one item", "an empty list")
-            )
+        if not isinstance(value, list):
+            return _wrong(path, spec, value)
+        if len(value) < spec.get("least", 0):
+            return path, "a list of at least one item", "an empty list"
         unique = spec.get("unique")
         if unique is not None:
             seen: dict[Any, int] = {}

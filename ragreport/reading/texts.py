@@ -25,6 +25,7 @@ of the passages a report shows. Every problem is one line naming the file and th
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import re
 import zlib
@@ -34,17 +35,11 @@ from pathlib import Path
 from typing import IO
 
 from ..core.errors import InputError, shorten
-from .files import refuse_special
+from .files import read_errors, refuse_special
 from .jsontext import load_json_line
 
-#: The keys a JSONL line may name its id and its text by, in the order they are looked for.
-DOC_ID_KEYS = ("_id", "id", "docid", "doc_id")
-DOC_TEXT_KEYS = ("text", "contents", "body", "passage")
-QUERY_ID_KEYS = ("_id", "id", "qid", "query_id")
-QUERY_TEXT_KEYS = ("text", "query", "title")
-#: The file a BEIR folder keeps its documents and its queries in.
+#: The file a BEIR folder keeps its documents in.
 BEIR_CORPUS = "corpus.jsonl"
-BEIR_QUERIES = "queries.jsonl"
 
 
 @dataclass(frozen=True)
@@ -68,12 +63,8 @@ def _in_folder(path: Path, name: str, option: str) -> Path:
 def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, line without its end) of a UTF-8 text file, gunzipped when it is gzip."""
     refuse_special(path)  # a FIFO would block the open itself, /dev/zero never end
-    try:
+    with read_errors(path):
         raw: IO[bytes] = path.open("rb")
-    except FileNotFoundError:
-        raise InputError(path, None, "a readable file", "no such file") from None
-    except OSError as exc:
-        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
     number = 0
     with raw:
         magic = raw.read(2)
@@ -92,28 +83,12 @@ def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
             raise InputError(path, number + 1, "a complete gzip file", str(exc) or type(exc).__name__) from None
 
 
-def _first(record: dict, keys: tuple[str, ...]) -> tuple[str | None, object]:
-    for key in keys:
-        if key in record:
-            return key, record[key]
-    return None, None
-
-
 def _text_value(value: object, path: Path, line: int, what: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
         raise InputError(path, line, f"{what} as a string", type(value).__name__)
     return value
-
-
-def _id_value(value: object, path: Path, line: int, what: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(path, line, f"{what} as a string or an integer", shorten(repr(value)))
-    text = str(value).strip()
-    if not text:
-        raise InputError(path, line, f"a non-empty {what}", "an empty one")
-    return text
 
 
 #: A JSONL line's id, found without parsing the line: a corpus line whose id is not wanted is
@@ -154,16 +129,21 @@ def _jsonl(
             if quick is not None and quick.strip() not in wanted:
                 continue
         record = load_json_line(path, number, line, what)
-        id_key, raw_id = _first(record, id_keys)
+        id_key = next((key for key in id_keys if key in record), None)
         if id_key is None:
             raise InputError(path, number, f"an id under one of {', '.join(id_keys)}", ", ".join(record) or "none")
-        identifier = _id_value(raw_id, path, number, id_key)
+        raw_id = record[id_key]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            raise InputError(path, number, f"{id_key} as a string or an integer", shorten(repr(raw_id)))
+        identifier = str(raw_id).strip()
+        if not identifier:
+            raise InputError(path, number, f"a non-empty {id_key}", "an empty one")
         if wanted is not None and identifier not in wanted:
             continue
-        text_key, raw_text = _first(record, text_keys)
+        text_key = next((key for key in text_keys if key in record), None)
         if text_key is None:
             raise InputError(path, number, f"text under one of {', '.join(text_keys)}", ", ".join(record))
-        text = _text_value(raw_text, path, number, text_key)
+        text = _text_value(record[text_key], path, number, text_key)
         title = _text_value(record.get("title"), path, number, "title") if text_key != "title" else ""
         yield identifier, title, text
 
@@ -190,19 +170,13 @@ def _tsv(
 
 
 def _peek(lines: Iterator[tuple[int, str]]) -> tuple[tuple[int, str] | None, Iterator[tuple[int, str]]]:
-    """The first non-blank line, and the lines again from the start."""
+    """The first non-blank line (None when there is none), and the lines again from the start."""
     seen: list[tuple[int, str]] = []
     for item in lines:
         seen.append(item)
         if item[1].strip():
-            break
-
-    def again() -> Iterator[tuple[int, str]]:
-        yield from seen
-        yield from lines
-
-    first = seen[-1] if seen and seen[-1][1].strip() else None
-    return first, again()
+            return item, itertools.chain(seen, lines)
+    return None, iter(())
 
 
 def read_corpus(path: str | Path, wanted: Collection[str] | None = None) -> dict[str, DocText]:
@@ -214,7 +188,8 @@ def read_corpus(path: str | Path, wanted: Collection[str] | None = None) -> dict
     if first is None:
         return found
     if first[1].lstrip().startswith(("{", "[")):
-        rows = _jsonl(path, lines, DOC_ID_KEYS, DOC_TEXT_KEYS, wanted, "a document")
+        text_keys = ("text", "contents", "body", "passage")
+        rows = _jsonl(path, lines, ("_id", "id", "docid", "doc_id"), text_keys, wanted, "a document")
     else:
         rows = _tsv(path, lines, wanted, titled=True)
     for identifier, title, text in rows:
@@ -269,7 +244,7 @@ def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dic
     """The text of each query of ``path`` whose id is in ``wanted`` (every query when None). The
     format is told by the first line: a JSON object, a TREC topic tag (``<top>``, ``<topics>``,
     ``<topic``), else TSV."""
-    path = _in_folder(Path(path), BEIR_QUERIES, "--queries")
+    path = _in_folder(Path(path), "queries.jsonl", "--queries")
     first, lines = _peek(_open_lines(path))
     if first is None:
         return {}
@@ -283,7 +258,7 @@ def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dic
             )
         return found
     if head.startswith(("{", "[")):
-        rows = _jsonl(path, lines, QUERY_ID_KEYS, QUERY_TEXT_KEYS, wanted, "a query")
+        rows = _jsonl(path, lines, ("_id", "id", "qid", "query_id"), ("text", "query", "title"), wanted, "a query")
     else:
         rows = _tsv(path, lines, wanted, titled=False)
     result: dict[str, str] = {}
