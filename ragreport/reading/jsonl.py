@@ -88,6 +88,13 @@ def _ragas_record(record: dict[str, Any], path: Path, line: int, row: int) -> di
     return out
 
 
+def _typed(value: Any, kind: type | tuple[type, ...], path: Path, line: int, expected: str) -> Any:
+    """``value`` when it is of ``kind``, else the error that names the JSON type found."""
+    if not isinstance(value, kind):
+        raise InputError(path, line, expected, f"a JSON {type(value).__name__}")
+    return value
+
+
 def _contexts(
     record: dict[str, Any], retrieved: list[Any], into: dict[str, str], path: Path, line: int, qid: str
 ) -> None:
@@ -108,11 +115,7 @@ def _contexts(
             f"a JSON {type(given).__name__}" + (f" of {len(given)}" if isinstance(given, list) else ""),
         )
     for doc, text in pairs:
-        if not isinstance(text, str):
-            raise InputError(
-                path, line, f"the text of context {str(doc)!r} of query {qid!r}", f"a JSON {type(text).__name__}"
-            )
-        into.setdefault(str(doc), text)
+        into.setdefault(str(doc), _typed(text, str, path, line, f"the text of context {str(doc)!r} of query {qid!r}"))
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool | None:
@@ -158,7 +161,6 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     path = Path(path)
     qids: list[str] = []
     query_lines: list[int] = []
-    slot_lines: list[int] = []
     texts: list[str | None] = []
     metas: list[dict | None] = []
     doc_texts: dict[str, str] = {}
@@ -166,8 +168,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
     for number, record in json_lines(path, text):
-        if not isinstance(record, dict):
-            raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
+        _typed(record, dict, path, number, "a JSON object per line")
         if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
             record = _ragas_record(record, path, number, len(qids) + 1)
         id_key = next((k for k in ID_KEYS if k in record), None)
@@ -178,30 +179,20 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         qid = parse_id(record[id_key], path, number, f"'{id_key}'")
         if "retrieved" not in record:
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
-        retrieved = record["retrieved"]
-        if not isinstance(retrieved, list):
-            raise InputError(
-                path, number, f"'retrieved' as a list of ids for query {qid!r}", f"a JSON {type(retrieved).__name__}"
-            )
-        query_text = record.get("query")
-        if query_text is not None and not isinstance(query_text, str):
-            raise InputError(path, number, f"'query' as text for query {qid!r}", f"a JSON {type(query_text).__name__}")
-        meta = record.get("meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
+        retrieved = _typed(record["retrieved"], list, path, number, f"'retrieved' as a list of ids for query {qid!r}")
+        query_text = _typed(record.get("query"), (str, type(None)), path, number, f"'query' as text for query {qid!r}")
+        meta = _typed(record.get("meta"), (dict, type(None)), path, number, f"'meta' as an object for query {qid!r}")
         if meta:
             bad = unfit_number(meta)
             if bad is not None:  # a slice by it would hold NaN, an infinity or a wrapped integer
                 expected = f"'meta' numbers finite and within 64 bits for query {qid!r}"
                 raise InputError(path, number, expected, shorten(str(bad), quote=False))
-        index = len(qids)
+        _contexts(record, retrieved, doc_texts, path, number, qid)
+        slot_query.extend([len(qids)] * len(retrieved))
         qids.append(qid)
         query_lines.append(number)
         texts.append(query_text)
         metas.append(meta)
-        _contexts(record, retrieved, doc_texts, path, number, qid)
-        slot_query.extend([index] * len(retrieved))
-        slot_lines.extend([number] * len(retrieved))
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
             if "relevant" not in record:
@@ -227,7 +218,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         Order.FILE,
         tuple(texts),
         query_lines=query_lines,
-        slot_lines=slot_lines,
+        slot_lines=lambda j: query_lines[slot_query[j]],
         query_meta=tuple(metas) if any(m for m in metas) else (),
         doc_text=doc_texts or None,
     )

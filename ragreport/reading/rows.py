@@ -230,13 +230,7 @@ def run_from_columns(
     )
     return passed(
         ranked_run(
-            name,
-            source,
-            distinct,
-            docs,
-            None if scores is None else np.asarray(scores),
-            order,
-            query_index=query_index,
+            name, source, distinct, docs, None if scores is None else np.asarray(scores), order, query_index=query_index
         )
     )
 
@@ -298,18 +292,13 @@ class JudgmentCollector:
         doc_query = np.repeat(np.arange(len(qids)), lengths)
         check_rows(self.path, qids, self.query_lines, docs, lines, doc_query, once=False)
         grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
-        return passed(
-            Judgments(
-                query_ids=frozen(np.array(qids, dtype=str)),
-                offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
-                doc_ids=frozen(id_array(docs, str(self.path))),
-                grades=frozen(np.array(grades, dtype=np.int64)),
-                source=str(self.path),
-            )
+        judgments = Judgments(
+            query_ids=np.array(qids, dtype=str),
+            offsets=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
+            doc_ids=id_array(docs, str(self.path)),
+            grades=np.array(grades, dtype=np.int64),
+            source=str(self.path),
         )
-
-
-def frozen(array: np.ndarray) -> np.ndarray:
-    """``array``, read-only (as :class:`~ragreport.core.model.Judgments` keeps its arrays)."""
-    array.setflags(write=False)
-    return array
+        for array in (judgments.query_ids, judgments.offsets, judgments.doc_ids, judgments.grades):
+            array.setflags(write=False)  # read-only, as Judgments.from_lists keeps its arrays
+        return passed(judgments)

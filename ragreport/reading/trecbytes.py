@@ -298,25 +298,19 @@ def scan_chunks(
     in its array loops, so two cores share the work. At most ``threads + 1`` chunks are in memory.
     """
     chunks = byte_chunks(path, chunk_bytes, span)
-    first = next(chunks, None)
-    if first is None:
-        return
-    second = next(chunks, None)
-    if second is None or threads <= 1:  # one chunk (or one thread): no pool to start
-        for data in (first,) if second is None else itertools.chain((first, second), chunks):
+    head = list(itertools.islice(chunks, 2))
+    if len(head) < 2 or threads <= 1:  # one chunk (or one thread): no pool to start
+        for data in itertools.chain(head, chunks):
             yield scan(data), len(data)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        waiting: deque = deque()
-        for data in itertools.chain((first, second), chunks):
-            waiting.append((pool.submit(scan, data), len(data)))
-            if len(waiting) > threads:
-                future, size = waiting.popleft()
-                yield future.result(), size
+        submitted = ((pool.submit(scan, data), len(data)) for data in itertools.chain(head, chunks))
+        waiting = deque(itertools.islice(submitted, threads + 1))
         while waiting:
             future, size = waiting.popleft()
+            waiting.extend(itertools.islice(submitted, 1))
             yield future.result(), size
 
 
