@@ -120,13 +120,12 @@ def decode_text(path: Path, raw: bytes, lines_before: int = 0, at_start: bool = 
     except UnicodeDecodeError as exc:
         line = lines_before + raw[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
-    if "\r" in text:
-        lone = _LONE_CR.search(text)
-        if lone is not None:
-            line = lines_before + text.count("\n", 0, lone.start()) + 1
-            raise InputError(
-                path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
-            )
+    lone = _LONE_CR.search(text) if "\r" in text else None
+    if lone is not None:
+        line = lines_before + text.count("\n", 0, lone.start()) + 1
+        raise InputError(
+            path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
+        )
     return text
 
 
@@ -166,11 +165,8 @@ def field_count(fields: list[str], hint_at: int, hint: str) -> str:
 
 
 def data_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment.
-
-    Lines end at ``\\n`` (``\\r\\n`` too) only: a JSON string may hold U+2028, which
-    ``str.splitlines`` would take for a line end.
-    """
+    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment. Lines
+    end at ``\\n`` (``\\r\\n`` too) only: a JSON string may hold U+2028, a line end to ``splitlines``."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip(BLANKS)
         if stripped and not stripped.startswith("#"):

@@ -1,14 +1,11 @@
 """Rows into runs and judgments, for every reader.
 
-A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`,
-:func:`parse_grade`: the same rules and the same errors in every format), then gathers the rows:
-into a :class:`~ragreport.core.model.Run` by :func:`run_from_slots` (grouped by query, each list
-put in trec_eval's order by :func:`ranked_run`), or into
-:class:`~ragreport.core.model.Judgments` by :class:`JudgmentCollector` (one grade per query and
-id, rows on many lines) or :func:`judgments_from_lists` (one record per query).
-:func:`run_from_columns` is the same for columns a caller already has (a data frame's, a Parquet
-file's). These builders pass every id through the gate (:mod:`ragreport.reading.gate`), with the
-line of each row, and the registry accepts only what they built: a reader checks no id itself.
+A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`, :func:`parse_grade`:
+the same rules and errors in every format), then gathers the rows into a run
+(:func:`run_from_slots`; :func:`run_from_columns` for columns a caller already has) or judgments
+(:class:`JudgmentCollector`, :func:`judgments_from_lists`). These builders pass every id through
+the gate (:mod:`ragreport.reading.gate`), with the line of each row, and the registry accepts only
+what they built: a reader checks no id itself.
 """
 
 from __future__ import annotations
@@ -169,14 +166,10 @@ def run_from_slots(
     query_meta: tuple[Mapping[str, object] | None, ...] = (),
     doc_text: Mapping[str, str] | None = None,
 ) -> Run:
-    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`),
-    its ids passed through the gate first (:func:`~ragreport.reading.gate.check_rows`).
-
-    ``qids_in_order`` holds each query once, in file order (a query given twice, as two records of
-    a list-per-line format, is refused); ``query_lines[i]`` is the line of query ``i``'s first row
-    or record and ``slot_lines[j]`` the line of slot ``j`` (sequences, or functions of the index
-    that find the line only when an error needs it), so that an error names the line at fault.
-    """
+    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`), its
+    ids passed through the gate first. ``qids_in_order`` holds each query once, in file order (a
+    query given twice is refused); ``query_lines[i]`` is the line of query ``i``'s first row and
+    ``slot_lines[j]`` that of slot ``j`` (sequences, or functions finding it when an error needs it)."""
     check_rows(source, qids_in_order, query_lines, slot_docs, slot_lines, slot_query)
     run = ranked_run(
         name,
@@ -202,17 +195,11 @@ def run_from_columns(
     source: str = "",
     lines: Lines = lambda index: index + 1,
 ) -> Run:
-    """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
-
-    Queries keep their order of first appearance; each query's ids are put in ranking order (score
-    high to low, ties by id descending) unless ``scores`` is None or ``order`` is ``FILE``. Ids may
-    be text or UTF-8 bytes. Rows of one query merge into one list; every id passes the gate, an
-    error naming ``lines`` (by default the row, counted from 1). All of it is array work: no
-    Python loop over rows.
-
-    Ids are checked after they are arrays, which cannot hold a trailing NUL: a caller whose ids
-    may end in one checks them before (Parquet on its Arrow columns).
-    """
+    """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's), by
+    array work alone: queries in order of first appearance, rows of one query merged, each list
+    ranked as :func:`ranked_run` does. Ids may be text or UTF-8 bytes; an error names ``lines``
+    (by default the row, counted from 1). Ids are checked as arrays, which cannot hold a trailing
+    NUL: a caller whose ids may end in one checks them before (Parquet on its Arrow columns)."""
     queries = np.asarray(query_ids).astype(str)
     docs = np.asarray(doc_ids)
     if docs.dtype.kind not in "SU":

@@ -204,10 +204,6 @@ _TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>", re
 _XML_FIELD = re.compile(r"<(query|title)>(.*?)</\1>", re.S | re.I)
 
 
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[str, str]:
     """Query text from TREC topic files: ``<top>`` blocks (``<num> Number: 301``, ``<title>``)
     or XML ``<topic number="1">`` with ``<query>`` (preferred) or ``<title>``."""
@@ -220,7 +216,7 @@ def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[
             body = block.group(1)
             number = _NUM.search(body)
             title = _TITLE.search(body)
-            line = _line_at(text, block.start())
+            line = text.count("\n", 0, block.start()) + 1
             if number is None:
                 raise InputError(path, line, "<num> in each <top> topic", "none")
             if title is None or not title.group(1).strip():
@@ -233,7 +229,8 @@ def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[
         fields = {m.group(1).lower(): m.group(2) for m in _XML_FIELD.finditer(topic.group(2))}
         chosen = fields.get("query") or fields.get("title")
         if chosen is None:
-            raise InputError(path, _line_at(text, topic.start()), "<query> or <title> in each <topic>", "none")
+            line = text.count("\n", 0, topic.start()) + 1
+            raise InputError(path, line, "<query> or <title> in each <topic>", "none")
         identifier = topic.group(1).strip()
         if wanted is None or identifier in wanted:
             found.setdefault(identifier, html.unescape(" ".join(chosen.split())))
