@@ -24,21 +24,9 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
-from .files import (
-    BLANKS,
-    HEAD,
-    RUN_AS_QRELS,
-    data_lines,
-    field_count,
-    first_data_line,
-    head_text,
-    raw_bytes,
-    split_fields,
-    stem,
-    text_of,
-)
+from .files import BLANKS, RUN_AS_QRELS, data_lines, field_count, first_line_of, split_fields, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, RunRows, parse_grade, parse_score
 
 #: Header names of a query column and a document column: BEIR's, ranx data frames',
 #: ir_datasets' TSV exports' (Parquet partitions name their columns alike).
@@ -119,12 +107,7 @@ def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) ->
         columns = dict(
             zip(("qid", "docid", "score") if width == 3 else ("qid", "docid", "rank", "score"), range(width))
         )
-    qids: dict[str, int] = {}
-    query_lines: list[int] = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_keys: list[float] = []
-    slot_lines: list[int] = []
+    rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
         if len(fields) != width:
@@ -134,37 +117,19 @@ def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) ->
             raise InputError(path, number, "a query id and a document id", "an empty field")
         if "score" in columns:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
-        elif "rank" in columns:
+        elif "rank" in columns:  # the rank orders the list, low first
             key = -parse_score(fields[columns["rank"]], path, number, f"the rank of query {qid!r} id {doc!r}")
         else:
             key = 0.0
-        if qid not in qids:
-            qids[qid] = len(qids)
-            query_lines.append(number)
-        slot_query.append(qids[qid])
-        slot_docs.append(doc)
-        slot_keys.append(key)
-        slot_lines.append(number)
-    ranked = "score" in columns or "rank" in columns
-    run = run_from_slots(
-        stem(path),
-        path,
-        list(qids),
-        slot_query,
-        slot_docs,
-        slot_keys if ranked else None,
-        order,
-        query_lines=query_lines,
-        slot_lines=slot_lines,
-    )
-    return run, None
+        rows.add(qid, doc, key, number)
+    return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns), None
 
 
 def read_qrels(path: Path, text: str | None) -> Judgments | None:
     """BEIR TSV qrels: a ``query-id corpus-id score`` header, then three columns (tab-separated;
     blank-separated when a line has no tab). None when the first line is no header (TREC qrels in a
     ``.tsv`` file: the catch-all TREC reader then reads them, fast, without this text)."""
-    first = first_data_line(text if text is not None else head_text(raw_bytes(path, HEAD)))
+    first = first_line_of(path, text)
     if first is None or header(first[1]) is None:
         return None
     collector = JudgmentCollector(path)

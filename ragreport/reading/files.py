@@ -179,6 +179,11 @@ def first_data_line(text: str) -> tuple[int, str] | None:
     return next(data_lines(text[:HEAD]), None) or next(data_lines(text), None)
 
 
+def first_line_of(path: Path, text: str | None) -> tuple[int, str] | None:
+    """The file's first data line: from ``text`` when already read, else from its head."""
+    return first_data_line(text if text is not None else head_text(raw_bytes(path, HEAD)))
+
+
 def bare_name(path: Path) -> str:
     """The file's name without a ``.gz`` ending: the name that tells its format."""
     return path.name.removesuffix(".gz")

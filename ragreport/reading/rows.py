@@ -186,6 +186,44 @@ def run_from_slots(
     return passed(run)
 
 
+class RunRows:
+    """A run's rows gathered one at a time with the line of each, for a text format of one row per
+    retrieved id (TREC, CSV): queries in order of first appearance, the rows of one query merged."""
+
+    def __init__(self) -> None:
+        self.qids: dict[str, int] = {}
+        self.query_lines: list[int] = []
+        self.slot_query: list[int] = []
+        self.slot_docs: list[str] = []
+        self.slot_scores: list[float] = []
+        self.slot_lines: list[int] = []
+
+    def add(self, qid: str, doc: str, score: float, line: int) -> None:
+        if qid not in self.qids:
+            self.qids[qid] = len(self.qids)
+            self.query_lines.append(line)
+        self.slot_query.append(self.qids[qid])
+        self.slot_docs.append(doc)
+        self.slot_scores.append(score)
+        self.slot_lines.append(line)
+
+    def run(self, name: str, source: Path, order: Order, ranked: bool = True) -> Run:
+        """The run, by :func:`run_from_slots`; not ``ranked``: in file order, the scores unused."""
+        scores = self.slot_scores if ranked else None
+        qids, lines = list(self.qids), self.query_lines
+        return run_from_slots(
+            name,
+            source,
+            qids,
+            self.slot_query,
+            self.slot_docs,
+            scores,
+            order,
+            query_lines=lines,
+            slot_lines=self.slot_lines,
+        )
+
+
 def run_from_columns(
     name: str,
     query_ids: Sequence[str] | np.ndarray,

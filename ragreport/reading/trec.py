@@ -25,7 +25,7 @@ from . import trecbytes
 from .files import RUN_AS_QRELS, data_lines, field_count, field_splitter, stem, text_of
 from .gate import passed
 from .reader import Reader
-from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
+from .rows import JudgmentCollector, RunRows, group_by_query, parse_grade, parse_score, ranked_run
 
 
 def read_run_bytes(
@@ -76,12 +76,7 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
     """A TREC run from its text, line by line (the rank column, text after the sixth field, ``#``
     lines and blank lines ignored, as trec_eval does)."""
     path = Path(path)
-    qids: dict[str, int] = {}
-    query_lines: list[int] = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_scores: list[float] = []
-    slot_lines: list[int] = []
+    rows = RunRows()
     split = field_splitter(text)
     for number, line in data_lines(text):
         fields = split(line)
@@ -89,27 +84,10 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             got = field_count(fields, 4, " (this looks like qrels: give it with --qrels)")
             raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'", got)
         qid, _, doc, _, score_text = fields[:5]
-        score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
-        if qid not in qids:
-            qids[qid] = len(qids)
-            query_lines.append(number)
-        slot_query.append(qids[qid])
-        slot_docs.append(doc)
-        slot_scores.append(score)
-        slot_lines.append(number)
-    if not qids:
+        rows.add(qid, doc, parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)"), number)
+    if not rows.qids:
         raise InputError(path, None, "at least one run line", "an empty file")
-    return run_from_slots(
-        name or stem(path),
-        path,
-        list(qids),
-        slot_query,
-        slot_docs,
-        slot_scores,
-        order,
-        query_lines=query_lines,
-        slot_lines=slot_lines,
-    )
+    return rows.run(name or stem(path), path, order)
 
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
