@@ -1,27 +1,19 @@
 """The stored documents' declared shape, checked field by field where they are read.
 
 A ``history.json`` read back by ``publish``, and a ``report.json`` given to ``render`` or as
-``--previous`` (and the basis of a stored drift), may have been edited by hand or forged. Each is
-checked against one declaration before any of it is used: every field of a wrong type, out of its
-range, missing where required, or a run named twice, is one line naming the file and the field
-path (``history.json: reports[0].runs[1].metrics.nDCG@10.mean: expected a number, got "x"``),
-never a traceback in the middle of a page (docs/conventions.md section 23.2).
+``--previous``, may have been edited by hand or forged. Each is checked against one declaration
+before any of it is used: every field of a wrong type, out of its range, missing where required,
+or a run named twice, is one line naming the file and the field path (``history.json:
+reports[0].runs[1].metrics.nDCG@10.mean: expected a number, got "x"``), never a traceback in the
+middle of a page (docs/conventions.md section 23.2).
 
-The declarations are data: a spec is a dict with a ``type`` and what that type takes, made by the
-small constructors below so that a field added to a document is one line added to its spec::
-
-    {"type": "object", "fields": {"name": TEXT, ...}, "required": ("name",), "others": SPEC}
-    {"type": "list", "items": SPEC, "unique": "name"}   # unique: a field of the items, or "" (the items)
-    {"type": "map", "values": SPEC}                      # any keys (text), each value of SPEC
-    {"type": "either", "options": (SPEC, SPEC)}          # what any one of them admits
-    {"type": "integer", "min": 0, "max": 2**63 - 1}      # also "number" (finite), "text", "boolean",
-    {"type": "choice", "choices": ("a", "b")}            # "date" (YYYY-MM-DD), "any"
-    {"null": True, ...}                                  # null allowed too
-
-An object's keys not in its ``fields`` are allowed (a newer writer may add some) unless ``others``
-gives their spec. Numbers were read by the one grammar already (:mod:`ragreport.output.exports.reportjson.read`
-refuses NaN, infinities and numbers beyond a float); an integer field is also held within its
-range, 64 bits by default.
+The declarations are data: a spec is a dict with a ``type`` (``object``, ``list``, ``map``,
+``either``, ``integer``, ``number``, ``text``, ``boolean``, ``choice``, ``date``, ``any``) and what
+that type takes, made by the small constructors below, so that a field added to a document is one
+line added to its spec. An object's keys not in its ``fields`` are allowed (a newer writer may add
+some) unless ``others`` gives their spec. Numbers were read by the one grammar already (NaN,
+infinities and numbers beyond a float refused); an integer field is also held within its range,
+64 bits by default.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """The text behind the ids: documents (``--corpus``) and queries (``--queries``), from the files
 users have.
 
-Documents:
-
-- BEIR ``corpus.jsonl``: ``{"_id": ..., "title": ..., "text": ...}`` per line;
-- Pyserini's JSONL: ``{"id" | "docid" | "doc_id": ..., "contents" | "text": ..., "title"?}``;
-- TSV ``id<TAB>text`` (MS MARCO ``collection.tsv``), optionally ``id<TAB>title<TAB>text``;
-- a BEIR folder (its ``corpus.jsonl``, ``.gz`` too).
-
-Queries:
-
-- BEIR ``queries.jsonl``: ``{"_id": ..., "text": ...}``; JSONL with ``id``/``qid``/``query_id`` and
-  ``text``/``query``/``title``;
-- TSV ``qid<TAB>text`` (MS MARCO ``queries.*.tsv``);
-- TREC topic files: ``<top>`` blocks with ``<num>`` and ``<title>``, or XML ``<topic
-  number="N">`` with ``<query>`` or ``<title>``;
-- a BEIR folder (its ``queries.jsonl``).
+- Documents: BEIR ``corpus.jsonl`` (``{"_id", "title", "text"}`` per line); Pyserini's JSONL
+  (``{"id" | "docid" | "doc_id", "contents" | "text", "title"?}``); TSV ``id<TAB>text`` (MS MARCO
+  ``collection.tsv``), optionally ``id<TAB>title<TAB>text``; a BEIR folder (its ``corpus.jsonl``).
+- Queries: BEIR ``queries.jsonl`` (``{"_id", "text"}``), JSONL with ``id``/``qid``/``query_id`` and
+  ``text``/``query``/``title``; TSV ``qid<TAB>text`` (MS MARCO ``queries.*.tsv``); TREC topic files
+  (``<top>`` blocks with ``<num>`` and ``<title>``, or XML ``<topic number="N">`` with ``<query>``
+  or ``<title>``); a BEIR folder (its ``queries.jsonl``).
 
 Every file may be gzip-compressed (gzip's magic bytes decide). A file is read once, as a stream
 of lines, and only the ids asked for are kept: a corpus of millions of passages costs the memory
