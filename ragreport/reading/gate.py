@@ -144,15 +144,6 @@ def check_rows(
         raise min(found, key=lambda item: (item[0] is None, item[0] or 0, item[1]))[2]
 
 
-def check_id(text: str, path: Path | str, line: int | None, what: str, long_what: str | None = None) -> str:
-    """``text`` when it keeps the id rule, else the error naming the file and line: for a reader
-    that names an id its own way (a JSON key: ``'id' as a non-empty string``) as it parses it."""
-    found = problem(text, what, long_what)
-    if found is not None:
-        raise InputError(path, line, *found)
-    return text
-
-
 _Built = TypeVar("_Built", "Run", "Judgments")
 #: What the builders built after :func:`check_rows`, by identity (held weakly: a run that is let go
 #: leaves the table).

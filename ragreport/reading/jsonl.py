@@ -153,11 +153,8 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
-    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``.
-
-    With ``with_judgments=False`` (judgments come from ``--qrels``) a line must not carry
-    ``relevant``.
-    """
+    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``; without
+    (judgments come from ``--qrels``) a line must not carry ``relevant``."""
     path = Path(path)
     qids: list[str] = []
     query_lines: list[int] = []
@@ -235,29 +232,18 @@ def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
 
 
 def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str], list[int]]:
-    """(ids, grades) of one line's ``relevant``: a list (grade 1 each) or an object of grades.
-
-    An id listed twice is one judgment; an object's repeated key with another grade was already
-    refused by the JSON hook.
-    """
-    if isinstance(relevant, list):
+    """(ids, grades) of one line's ``relevant``: a list (grade 1 each; an id listed twice is one
+    judgment) or an object of grades (a key repeated with another grade was refused by the JSON hook)."""
+    expected = f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}"
+    if isinstance(_typed(relevant, (list, dict), path, line, expected), list):
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
-    if isinstance(relevant, dict):
-        check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
-        grades = [
-            g
-            if type(g) is int and GRADE_MIN <= g <= GRADE_MAX
-            else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
-            for d, g in relevant.items()
-        ]
-        return list(relevant), grades
-    raise InputError(
-        path,
-        line,
-        f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
-        f"a JSON {type(relevant).__name__}",
-    )
+    check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
+    grades = [
+        g if type(g) is int and GRADE_MIN <= g <= GRADE_MAX else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
+        for d, g in relevant.items()
+    ]
+    return list(relevant), grades
 
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:

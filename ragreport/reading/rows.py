@@ -25,7 +25,7 @@ from ..core.errors import InputError, shorten
 from ..core.grammar import NUMBER
 from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
-from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
+from .gate import Lines, check_rows, first_problem, line_at, passed, problem
 from .ordering import order_in_place
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -99,7 +99,10 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
     if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
         raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
-    return check_id(str(value), path, line, what)
+    found = problem(str(value), what)  # the id rule, named as the reader names the id
+    if found is not None:
+        raise InputError(path, line, *found)
+    return str(value)
 
 
 def group_by_query(

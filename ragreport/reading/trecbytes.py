@@ -64,16 +64,13 @@ def byte_chunks(
     with opener(path, "rb") as handle:
         previous: memoryview | None = None
         pending = b""  # the start of a line the next piece ends
-        left = None
+        left = None if span is None else span[1] - span[0]
         if span is not None:
             handle.seek(span[0])
-            left = span[1] - span[0]
         if span is None or span[0] == 0:  # a byte-order mark at the file's start is no part of an id
             bom = handle.read(3 if left is None else min(3, left))
-            if bom != b"\xef\xbb\xbf":
-                pending = bom
-            if left is not None:
-                left -= len(bom)
+            pending = b"" if bom == b"\xef\xbb\xbf" else bom
+            left = None if left is None else left - len(bom)
         while True:
             wanted = chunk_bytes if left is None else min(chunk_bytes, left)
             buffer = bytearray(len(pending) + wanted + _SPARE)
