@@ -144,15 +144,8 @@ def load_json_line(path: Path, number: int, line: str, what: str) -> dict[str, A
     """One JSONL line of a text or metadata file (``--corpus``, ``--queries``, ``--query-meta``) as
     an object (a key given twice keeps its last value), every problem naming the file and line; an
     integer of more than 1,000 digits is kept as :class:`LongDigits`, refused where a number is read."""
-    return decode(
-        path,
-        line,
-        number,
-        f"one JSON object per line ({what})",
-        obj=f"a JSON object ({what})",
-        finite=f"finite numbers ({what})",
-        strict_keys=False,
-    )
+    expected, obj, finite = f"one JSON object per line ({what})", f"a JSON object ({what})", f"finite numbers ({what})"
+    return decode(path, line, number, expected, obj=obj, finite=finite, strict_keys=False)
 
 
 #: A ``\\uD800``-``\\uDFFF`` escape: a pair of them (group 1: one character), or one alone.
