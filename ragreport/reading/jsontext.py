@@ -59,13 +59,11 @@ class NotFinite(Exception):
     ``args[0]`` is the number as written."""
 
 
-def refuse_constant(word: str) -> Any:
-    raise NotFinite(word)
-
-
 def finite_float(word: str) -> float:
+    """A ``parse_float`` and ``parse_constant`` hook: the number, :class:`NotFinite` for ``NaN``,
+    ``Infinity`` and ``1e400`` (beyond a float)."""
     value = float(word)
-    if not math.isfinite(value):  # 1e400: beyond a float
+    if not math.isfinite(value):
         raise NotFinite(word)
     return value
 
@@ -114,7 +112,7 @@ def decode(
             text,
             object_pairs_hook=no_conflicting_keys if strict_keys else None,
             parse_int=json_integer if long_digits else None,
-            parse_constant=refuse_constant if finite else None,
+            parse_constant=finite_float if finite else None,
             parse_float=finite_float if finite else None,
         )
     except json.JSONDecodeError as exc:

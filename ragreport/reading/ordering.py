@@ -118,16 +118,12 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
             )
             run_id = np.cumsum(run_start)
             slots = perm[rows]
-            exact = _descending_within(np.lexsort((ids[slots], run_id)), run_id)
-            perm[rows] = slots[exact]
+            # Ascending by (run, id), each run's slice then reversed (index arithmetic, no loop over
+            # runs): ascending run, descending id.
+            ascending = np.lexsort((ids[slots], run_id))
+            g = run_id[ascending]
+            starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
+            ends = np.append(starts[1:], len(g))
+            group_of = np.repeat(np.arange(len(starts)), ends - starts)
+            perm[rows] = slots[ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]]
     block[:] = block[perm]
-
-
-def _descending_within(ascending: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Turn an order ascending by (group, id) into ascending group, descending id."""
-    g = group[ascending]
-    starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
-    ends = np.append(starts[1:], len(g))
-    # Reverse every group's slice: index arithmetic, no loop over groups.
-    group_of = np.repeat(np.arange(len(starts)), ends - starts)
-    return ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]
