@@ -1,17 +1,10 @@
-"""Reading: files into :mod:`ragreport.core.model` objects.
+"""Reading: files, and runs and judgments in memory, into :mod:`ragreport.core.model` objects.
 
-Entry points: :func:`ragreport.reading.registry.load_runs` (runs with their judgments, metadata and
-names), :func:`ragreport.reading.registry.load_qrels`, :func:`~ragreport.reading.registry.detect_format`.
-
-- ``files``: a file's bytes and text (gzip, byte-order mark, UTF-8), its data lines, its stem.
-- ``rows``: a row's values (ids, scores, grades) and rows into a ranked run or judgments.
-- ``jsontext``: JSON decoding that refuses a key given twice with two values.
-- ``ordering``, ``trecbytes``: trec_eval's tie order; the bytes-level TREC reader.
-- ``reader``: the one signature of a format (:class:`~ragreport.reading.reader.Reader`).
-- ``trec``, ``delimited``, ``jsonmap``, ``jsonl``: one module per input format.
-- ``registry``: the list of formats, detection among them, qrels in the format found.
-- ``meta``: run metadata, run names and the checks every way of scoring makes.
-- ``load``: every input run with its judgments; ``previous``: an earlier report.json.
+Entry points: :func:`ragreport.reading.registry.load_runs`, :func:`~ragreport.reading.registry.load_inputs`
+and :func:`~ragreport.reading.registry.load_qrels`. One module per input format (``trec``,
+``delimited``, ``jsonmap``, ``jsonl``), listed by ``registry``; what they share: ``files`` (bytes,
+text, lines), ``jsontext`` (JSON decoding), ``rows`` (a row's values, rows into runs and judgments)
+and ``gate`` (the id rule every id passes).
 
 Nothing is imported here, so that reading one module (``ordering`` for the scorer) does not
 load the others.

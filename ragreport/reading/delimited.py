@@ -24,9 +24,9 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
-from .files import BLANKS, HEAD, data_lines, first_data_line, head_text, raw_bytes, split_fields, stem, text_of
+from .files import BLANKS, RUN_AS_QRELS, data_lines, field_count, first_line_of, split_fields, stem, text_of
 from .reader import Reader
-from .rows import JudgmentCollector, parse_grade, parse_score, run_from_slots
+from .rows import JudgmentCollector, RunRows, parse_grade, parse_score
 
 #: Header names of a query column and a document column: BEIR's, ranx data frames',
 #: ir_datasets' TSV exports' (Parquet partitions name their columns alike).
@@ -81,15 +81,9 @@ def sniff(first_line: str, text: str, complete: bool) -> bool:
     return header(line) is not None or (len(line.split()) == 1 and line.count(",") in (2, 3))
 
 
-def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
-    """A run as CSV or TSV: ``qid,docid,score`` or ``qid,docid,rank,score``, with or without a header.
-
-    A header names the columns (``qid``/``query_id``/``query-id``, ``docid``/``doc_id``/``corpus-id``,
-    ``score``, ``rank``). Without a score the rank orders the list (low first); with a score the
-    TREC rule applies (score high to low, ties by id descending), unless ``--order file``.
-    """
-    path = Path(path)
-    lines = list(data_lines(text))
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A CSV/TSV run (see the module); it carries no judgments."""
+    lines = list(data_lines(text_of(path, text)))
     if not lines:
         raise InputError(path, None, "at least one run line", "an empty file")
     delimiter = _delimiter(lines[0][1])
@@ -99,31 +93,21 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
             "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
             "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
         }
-        for column in ("score", "rank"):
-            if column in names:
-                columns[column] = names.index(column)
-        lines = lines[1:]
-        width = len(names)
+        columns.update((column, names.index(column)) for column in ("score", "rank") if column in names)
+        lines, width = lines[1:], len(names)
     else:
         width = len(_fields(path, lines[0][0], lines[0][1], delimiter))
-        if width == 3:
-            columns = {"qid": 0, "docid": 1, "score": 2}
-        elif width == 4:
-            columns = {"qid": 0, "docid": 1, "rank": 2, "score": 3}
-        else:
+        if width not in (3, 4):
             raise InputError(
                 path,
                 lines[0][0],
                 "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them",
                 f"{width} columns",
             )
-    qids: dict[str, int] = {}
-    query_lines: list[int] = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_keys: list[float] = []
-    slot_lines: list[int] = []
-    use_score = "score" in columns
+        columns = dict(
+            zip(("qid", "docid", "score") if width == 3 else ("qid", "docid", "rank", "score"), range(width))
+        )
+    rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
         if len(fields) != width:
@@ -131,70 +115,33 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         qid, doc = fields[columns["qid"]], fields[columns["docid"]]
         if not qid or not doc:
             raise InputError(path, number, "a query id and a document id", "an empty field")
-        key: float
-        if use_score:
+        if "score" in columns:
             key = parse_score(fields[columns["score"]], path, number, f"query {qid!r} id {doc!r}")
-        elif "rank" in columns:
+        elif "rank" in columns:  # the rank orders the list, low first
             key = -parse_score(fields[columns["rank"]], path, number, f"the rank of query {qid!r} id {doc!r}")
         else:
             key = 0.0
-        index = qids.get(qid)
-        if index is None:
-            index = qids[qid] = len(qids)
-            query_lines.append(number)
-        slot_query.append(index)
-        slot_docs.append(doc)
-        slot_keys.append(key)
-        slot_lines.append(number)
-    ranked = use_score or "rank" in columns
-    return run_from_slots(
-        name or stem(path),
-        path,
-        list(qids),
-        slot_query,
-        slot_docs,
-        slot_keys if ranked else None,
-        order,
-        query_lines=query_lines,
-        slot_lines=slot_lines,
-    )
-
-
-def parse_qrels(path: str | Path, text: str) -> Judgments:
-    """BEIR TSV qrels from their text: a ``query-id corpus-id score`` header, then three columns
-    (tab-separated; blank-separated when a line has no tab)."""
-    path = Path(path)
-    collector = JudgmentCollector(path)
-    for number, line in list(data_lines(text))[1:]:  # the header names the columns: BEIR's order
-        fields = _fields(path, number, line, "\t") if "\t" in line else split_fields(line)
-        if len(fields) != 3:
-            hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
-            raise InputError(
-                path,
-                number,
-                "3 columns 'query-id corpus-id score'",
-                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
-            )
-        qid, doc, grade_text = fields
-        grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
-        collector.add(qid, doc, grade, number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
-
-
-def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-    """A CSV/TSV run; it carries no judgments."""
-    return parse_run(path, text_of(path, text), order), None
+        rows.add(qid, doc, key, number)
+    return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns), None
 
 
 def read_qrels(path: Path, text: str | None) -> Judgments | None:
-    """BEIR TSV qrels; None when the first line is no header (TREC qrels in a ``.tsv`` file: the
-    catch-all TREC reader then reads them, fast, without this text)."""
-    first = first_data_line(text if text is not None else head_text(raw_bytes(path, HEAD)))
+    """BEIR TSV qrels: a ``query-id corpus-id score`` header, then three columns (tab-separated;
+    blank-separated when a line has no tab). None when the first line is no header (TREC qrels in a
+    ``.tsv`` file: the catch-all TREC reader then reads them, fast, without this text)."""
+    first = first_line_of(path, text)
     if first is None or header(first[1]) is None:
         return None
-    return parse_qrels(path, text_of(path, text))
+    collector = JudgmentCollector(path)
+    for number, line in list(data_lines(text_of(path, text)))[1:]:  # the header names the columns: BEIR's order
+        fields = _fields(path, number, line, "\t") if "\t" in line else split_fields(line)
+        if len(fields) != 3:
+            raise InputError(path, number, "3 columns 'query-id corpus-id score'", field_count(fields, 6, RUN_AS_QRELS))
+        qid, doc, grade_text = fields
+        collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
+    if not collector.queries:
+        raise InputError(path, None, "at least one judgment line", "an empty file")
+    return collector.judgments()
 
 
 READER = Reader(

@@ -13,8 +13,9 @@ import re
 import stat
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import Any
 
 from ..core.errors import InputError, os_text
 
@@ -56,19 +57,11 @@ def refuse_special(path: Path) -> None:
         raise InputError(path, None, "a regular file", kind)
 
 
-def raw_bytes(path: Path, limit: int | None = None) -> bytes:
-    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
-    refuse_special(path)
+@contextmanager
+def read_errors(path: Path) -> Iterator[None]:
+    """Opening or reading ``path`` failing as one error naming the file."""
     try:
-        with path.open("rb") as handle:
-            magic = handle.read(2)
-            handle.seek(0)
-            if magic == b"\x1f\x8b":
-                with gzip.open(handle) as unzipped:
-                    return unzipped.read() if limit is None else unzipped.read(limit)
-            if path.name.endswith(".gz"):
-                raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
-            return handle.read() if limit is None else handle.read(limit)
+        yield
     except FileNotFoundError:
         raise InputError(path, None, "a readable file", "no such file") from None
     except IsADirectoryError:  # --qrels, --meta, --previous: a file; a run's folder is told apart before
@@ -79,19 +72,25 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
-class _Fillable(Protocol):
-    def readinto(self, buffer: memoryview, /) -> int | None: ...
+def raw_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The file's bytes (the first ``limit`` when given), gunzipped when it starts with gzip's magic."""
+    refuse_special(path)
+    with read_errors(path), path.open("rb") as handle:
+        magic = handle.read(2)
+        handle.seek(0)
+        if magic == b"\x1f\x8b":
+            with gzip.open(handle) as unzipped:
+                return unzipped.read() if limit is None else unzipped.read(limit)
+        if path.name.endswith(".gz"):
+            raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
+        return handle.read() if limit is None else handle.read(limit)
 
 
-def read_into(handle: _Fillable, buffer: memoryview, path: Path) -> int:
+def read_into(handle: Any, buffer: memoryview, path: Path) -> int:
     """Fill ``buffer`` from an open file as far as it goes: the count of bytes read, 0 at the end. A
     gzip file cut short or damaged past the head that detection read is one error naming the file."""
-    try:
+    with read_errors(path):
         return handle.readinto(buffer) or 0
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise InputError(path, None, "a complete gzip file", str(exc)) from None
-    except OSError as exc:
-        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
 
 
 #: The most bytes a small file (metadata, config: a few hundred bytes) may hold, unpacked.
@@ -121,13 +120,12 @@ def decode_text(path: Path, raw: bytes, lines_before: int = 0, at_start: bool = 
     except UnicodeDecodeError as exc:
         line = lines_before + raw[: exc.start].count(b"\n") + 1
         raise InputError(path, line, "UTF-8 text", f"byte 0x{raw[exc.start]:02x}") from None
-    if "\r" in text:
-        lone = _LONE_CR.search(text)
-        if lone is not None:
-            line = lines_before + text.count("\n", 0, lone.start()) + 1
-            raise InputError(
-                path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
-            )
+    lone = _LONE_CR.search(text) if "\r" in text else None
+    if lone is not None:
+        line = lines_before + text.count("\n", 0, lone.start()) + 1
+        raise InputError(
+            path, line, "lines ending in LF or CRLF", "a CR alone (old Mac line endings: convert them to LF)"
+        )
     return text
 
 
@@ -157,12 +155,18 @@ def field_splitter(text: str) -> Callable[[str], list[str]]:
     return split_fields if _SEPARATORS.search(text) else _split_plain
 
 
-def data_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment.
+#: The hint an error gives when qrels have as many fields as a run has.
+RUN_AS_QRELS = " (this looks like a run: give it as an input, not --qrels)"
 
-    Lines end at ``\\n`` (``\\r\\n`` too) only: a JSON string may hold U+2028, which
-    ``str.splitlines`` would take for a line end.
-    """
+
+def field_count(fields: list[str], hint_at: int, hint: str) -> str:
+    """How many ``fields`` a line has, as an error's ``got``; with ``hint`` when they are ``hint_at``."""
+    return f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint if len(fields) == hint_at else ''}"
+
+
+def data_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line) for every line that is neither blank nor a ``#`` comment. Lines
+    end at ``\\n`` (``\\r\\n`` too) only: a JSON string may hold U+2028, a line end to ``splitlines``."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip(BLANKS)
         if stripped and not stripped.startswith("#"):
@@ -173,6 +177,11 @@ def first_data_line(text: str) -> tuple[int, str] | None:
     """The first of :func:`data_lines`, looked for in the head of ``text`` first (a long file is
     not split into lines to find it); None when there is none."""
     return next(data_lines(text[:HEAD]), None) or next(data_lines(text), None)
+
+
+def first_line_of(path: Path, text: str | None) -> tuple[int, str] | None:
+    """The file's first data line: from ``text`` when already read, else from its head."""
+    return first_data_line(text if text is not None else head_text(raw_bytes(path, HEAD)))
 
 
 def bare_name(path: Path) -> str:

@@ -1,25 +1,16 @@
 """The one gate every id passes: what an id may hold, how long it may be, and that a query is given
 once (docs/conventions.md sections 17 and 18), for every reader and engine, in one place.
 
-Readers parse; they do not check ids. The shared builders of :mod:`ragreport.reading.rows`
-(:func:`~ragreport.reading.rows.run_from_slots`, :func:`~ragreport.reading.rows.run_from_columns`,
-:func:`~ragreport.reading.rows.judgments_from_lists` and
-:class:`~ragreport.reading.rows.JudgmentCollector`) hand every query id and document id to
-:func:`check_rows` once, with the line each row came from (or a way to find it), and mark what they
-build as passed (:func:`passed`). The registry refuses a run or judgments a reader returns
-unmarked (:func:`require`), so a reader cannot skip the gate: a new format that builds a
-:class:`~ragreport.core.model.Run` by hand fails its first test.
+Readers parse; they do not check ids. The shared builders of :mod:`ragreport.reading.rows` hand
+every query id and document id to :func:`check_rows` once, with the line each row came from (or a
+way to find it), and mark what they build as passed (:func:`passed`). The registry refuses a run or
+judgments a reader returns unmarked (:func:`require`), so a reader cannot skip the gate.
 
-The check is vectorised: one regular-expression pass over all the ids joined, a membership test for
-the empty id and the longest length (C-speed passes); only when one of those fails are the ids
-looked at one by one, to name the first at fault with its line. A row that breaks the rule is
-reported as ``file:line: expected ..., got ...`` (:class:`~ragreport.core.errors.InputError`).
-
-Two readers check the same rule on data before it becomes Python text, with vectorised twins of
-:func:`problem`: the bytes-level TREC reader on its raw buffer
-(:func:`~ragreport.core.ids.forbidden_in_utf8`; its fields are at most 64 bytes and never
-empty), and Parquet partitions on their Arrow columns (the same
-:data:`~ragreport.core.ids.FORBIDDEN_ID_CHARACTERS`). ``tests/test_hostile_inputs.py`` proves the
+The check is vectorised (C-speed passes over all the ids); only when one fails are the ids looked
+at one by one, to name the first at fault with its line (``file:line: expected ..., got ...``).
+Two readers check the same rule on data before it becomes Python text: the bytes-level TREC reader
+(:func:`~ragreport.core.ids.forbidden_in_utf8`; its fields are at most 64 bytes and never empty)
+and Parquet partitions on their Arrow columns. ``tests/test_hostile_inputs.py`` proves the
 character sets equal, code point by code point.
 """
 
@@ -49,16 +40,10 @@ Lines = Sequence[int | None] | Callable[[int], int | None] | None
 #: What an id is called in an error: one name for all, or a function of the row's index.
 What = str | Callable[[int], str]
 
-QUERY_ID = "a query id"
-
 
 def line_at(lines: Lines, index: int) -> int | None:
     """The line of row ``index``."""
-    if lines is None:
-        return None
-    if callable(lines):
-        return lines(index)
-    return lines[index]
+    return None if lines is None else lines(index) if callable(lines) else lines[index]
 
 
 def problem(text: str, what: str, long_what: str | None = None) -> tuple[str, str] | None:
@@ -117,18 +102,6 @@ def first_problem(ids: Sequence[str], what: What, long_what: What | None = None)
     return None
 
 
-def first_repeat(query_ids: Sequence[str]) -> tuple[int, int] | None:
-    """``(first, again)``: the indices of the first query id given a second time, else None."""
-    if len(set(query_ids)) == len(query_ids):
-        return None
-    seen: dict[str, int] = {}
-    for i, qid in enumerate(query_ids):
-        if qid in seen:
-            return seen[qid], i
-        seen[qid] = i
-    return None  # unreachable: the set was smaller
-
-
 def check_rows(
     path: Path | str,
     query_ids: Sequence[str],
@@ -151,16 +124,15 @@ def check_rows(
     also on line 1), got it again``.
     """
     found: list[tuple[int | None, int, InputError]] = []
-    if once:
-        repeat = first_repeat(query_ids)
-        if repeat is not None:
-            first, again = repeat
-            earlier = line_at(query_lines, first)
-            also = f" is also on line {earlier}" if earlier is not None else " is given twice"
-            line = line_at(query_lines, again)
-            expected = f"each query once (query {query_ids[again]!r}{also})"
-            found.append((line, 0, InputError(path, line, expected, "it again")))
-    bad_query = first_problem(query_ids, QUERY_ID)
+    if once and len(set(query_ids)) != len(query_ids):
+        first: dict[str, int] = {}
+        again = next(i for i, qid in enumerate(query_ids) if first.setdefault(qid, i) != i)
+        earlier = line_at(query_lines, first[query_ids[again]])
+        also = f" is also on line {earlier}" if earlier is not None else " is given twice"
+        line = line_at(query_lines, again)
+        expected = f"each query once (query {query_ids[again]!r}{also})"
+        found.append((line, 0, InputError(path, line, expected, "it again")))
+    bad_query = first_problem(query_ids, "a query id")
     if bad_query is not None:
         line = line_at(query_lines, bad_query[0])
         found.append((line, 1, InputError(path, line, *bad_query[1:])))
@@ -170,19 +142,6 @@ def check_rows(
         found.append((line, 2, InputError(path, line, *bad_doc[1:])))
     if found:  # the earliest line at fault; one without a line last
         raise min(found, key=lambda item: (item[0] is None, item[0] or 0, item[1]))[2]
-
-
-def check_id(text: str, path: Path | str, line: int | None, what: str, long_what: str | None = None) -> str:
-    """``text`` when it keeps the id rule, else the error naming the file and line: for a reader
-    that names an id its own way (a JSON key: ``'id' as a non-empty string``) as it parses it."""
-    found = problem(text, what, long_what)
-    if found is not None:
-        raise InputError(path, line, *found)
-    return text
-
-
-# ---------------------------------------------------------------------------------------------
-# The mark of having passed
 
 
 _Built = TypeVar("_Built", "Run", "Judgments")

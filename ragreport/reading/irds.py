@@ -12,6 +12,7 @@ reads ``irds:ID``; the report records the id and ir_datasets' version (:func:`da
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,23 +26,12 @@ if TYPE_CHECKING:
 
 PREFIX = "irds:"
 
-#: What to install for ``irds:`` values.
-INSTALL = "pip install 'ragreport[irds]'"
-
 
 def dataset_id(value: object) -> str | None:
     """The dataset id of an ``irds:ID`` value, None for any other (a path)."""
     if isinstance(value, (str, Path)) and str(value).startswith(PREFIX):
         return str(value)[len(PREFIX) :]
     return None
-
-
-def _module() -> Any:
-    try:
-        import ir_datasets  # type: ignore[import-untyped]
-    except ImportError:
-        raise UsageError(f"irds: datasets by id need ir_datasets, which is not installed: {INSTALL}") from None
-    return ir_datasets
 
 
 def version() -> str | None:
@@ -55,7 +45,11 @@ def version() -> str | None:
 
 
 def _dataset(identifier: str, flag: str, has: str) -> Any:
-    ir_datasets = _module()
+    try:
+        import ir_datasets  # type: ignore[import-untyped]
+    except ImportError:
+        install = "pip install 'ragreport[irds]'"
+        raise UsageError(f"irds: datasets by id need ir_datasets, which is not installed: {install}") from None
     try:
         dataset = ir_datasets.load(identifier)
     except KeyError:
@@ -76,7 +70,7 @@ def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
     except (UsageError, KeyboardInterrupt):
         raise
     except Exception as exc:  # a download error of any kind (requests, OSError, a checksum)
-        home = _home()
+        home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
         raise UsageError(
             f"{flag} irds:{shorten(identifier, quote=False)}: not in the ir_datasets cache ({home}) and "
             f"could not be fetched ({type(exc).__name__}); where there is a network, "
@@ -84,12 +78,6 @@ def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
         ) from None
     finally:
         logging.disable(quiet)
-
-
-def _home() -> str:
-    import os
-
-    return os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
 
 
 def read_qrels(identifier: str) -> Judgments:
@@ -122,12 +110,10 @@ def read_docs(identifier: str, wanted: Collection[str]) -> dict[str, tuple[str, 
     dataset = _dataset(identifier, "--corpus", "docs")
     with _fetching(identifier, "--corpus", "docs"):
         found = dataset.docs_store().get_many(list(wanted))
-    out = {}
-    for doc_id, doc in found.items():
-        title = str(getattr(doc, "title", "") or "")
-        text = str(getattr(doc, "text", None) or doc.default_text())
-        out[str(doc_id)] = (title, text)
-    return out
+    return {
+        str(doc_id): (str(getattr(doc, "title", "") or ""), str(getattr(doc, "text", None) or doc.default_text()))
+        for doc_id, doc in found.items()
+    }
 
 
 def official_measures(identifier: str) -> tuple[str, ...]:

@@ -30,15 +30,7 @@ from typing import Any
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import (
-    TOO_DEEP,
-    TOO_LONG,
-    ConflictingKey,
-    check_surrogates,
-    json_integer,
-    no_conflicting_keys,
-    unfit_number,
-)
+from .jsontext import ConflictingKey, check_surrogates, decode, json_integer, no_conflicting_keys, unfit_number
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, check_ids, judgments_from_lists, parse_grade, parse_id, run_from_slots
 
@@ -68,32 +60,39 @@ def _text_list(value: Any, path: Path, line: int, key: str) -> list[str]:
     return value
 
 
-def _ragas_record(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+def _ragas_record(record: dict[str, Any], path: Path, line: int, row: int) -> dict[str, Any]:
     """A RAGAS row as a RAG JSONL line: its context ids, or ids made from its contexts' text
-    (:func:`context_id`), as ``retrieved`` and ``relevant``; the texts as ``contexts``."""
+    (:func:`context_id`), as ``retrieved`` and ``relevant``; the texts as ``contexts``; the question
+    as ``query``; ``row-N`` as its id when it has none (RAGAS rows carry none)."""
     out = dict(record)
-    texts = (
-        _text_list(record[RAGAS_RETRIEVED_TEXT], path, line, RAGAS_RETRIEVED_TEXT)
-        if RAGAS_RETRIEVED_TEXT in record
-        else None
-    )
+    if RAGAS_RETRIEVED_TEXT in record:
+        texts = _text_list(record[RAGAS_RETRIEVED_TEXT], path, line, RAGAS_RETRIEVED_TEXT)
+        if RAGAS_RETRIEVED not in record:
+            out["retrieved"] = [context_id(t) for t in texts]
+        elif not isinstance(record[RAGAS_RETRIEVED], list) or len(texts) != len(record[RAGAS_RETRIEVED]):
+            raise InputError(
+                path, line, f"{RAGAS_RETRIEVED_TEXT!r} aligned with {RAGAS_RETRIEVED!r}", "lists of two lengths"
+            )
+        out.setdefault(CONTEXTS, texts)
     if RAGAS_RETRIEVED in record:
         out["retrieved"] = record[RAGAS_RETRIEVED]
-        if texts is not None:
-            if not isinstance(out["retrieved"], list) or len(texts) != len(out["retrieved"]):
-                raise InputError(
-                    path, line, f"{RAGAS_RETRIEVED_TEXT!r} aligned with {RAGAS_RETRIEVED!r}", "lists of two lengths"
-                )
-            out.setdefault(CONTEXTS, texts)
-    elif texts is not None:
-        out["retrieved"] = [context_id(t) for t in texts]
-        out.setdefault(CONTEXTS, texts)
     if RAGAS_REFERENCE in record:
         out["relevant"] = record[RAGAS_REFERENCE]
     elif RAGAS_REFERENCE_TEXT in record:
         references = _text_list(record[RAGAS_REFERENCE_TEXT], path, line, RAGAS_REFERENCE_TEXT)
         out["relevant"] = list(dict.fromkeys(context_id(t) for t in references))
+    if RAGAS_QUERY in record:
+        out.setdefault("query", record[RAGAS_QUERY])
+    if not any(k in out for k in ID_KEYS):
+        out["id"] = f"row-{row}"
     return out
+
+
+def _typed(value: Any, kind: type | tuple[type, ...], path: Path, line: int, expected: str) -> Any:
+    """``value`` when it is of ``kind``, else the error that names the JSON type found."""
+    if not isinstance(value, kind):
+        raise InputError(path, line, expected, f"a JSON {type(value).__name__}")
+    return value
 
 
 def _contexts(
@@ -116,11 +115,7 @@ def _contexts(
             f"a JSON {type(given).__name__}" + (f" of {len(given)}" if isinstance(given, list) else ""),
         )
     for doc, text in pairs:
-        if not isinstance(text, str):
-            raise InputError(
-                path, line, f"the text of context {str(doc)!r} of query {qid!r}", f"a JSON {type(text).__name__}"
-            )
-        into.setdefault(str(doc), text)
+        into.setdefault(str(doc), _typed(text, str, path, line, f"the text of context {str(doc)!r} of query {qid!r}"))
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool | None:
@@ -145,49 +140,24 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     """
     lines = list(data_lines(text))
     try:
-        values = json.loads(
-            "[" + ",".join(line for _, line in lines) + "]",
-            object_pairs_hook=no_conflicting_keys,
-            parse_int=json_integer,
-        )
-        if len(values) == len(lines) and not ("\\u" in text and check_each(path, lines, values)):
-            return [(number, value) for (number, _), value in zip(lines, values)]
+        joined = "[" + ",".join(line for _, line in lines) + "]"
+        values = json.loads(joined, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
     except (ValueError, ConflictingKey, RecursionError):  # ValueError: JSONDecodeError, or a too long integer
-        pass
-    out = []
-    for number, line in lines:
-        try:
-            value = json.loads(line, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, "one JSON object per line", exc.msg) from None
-        except ConflictingKey as exc:
-            raise InputError(path, number, f"one value for key {exc.key!r}", exc.shown()) from None
-        except RecursionError:
-            raise InputError(path, number, *TOO_DEEP) from None
-        except ValueError:
-            raise InputError(path, number, *TOO_LONG) from None
-        check_surrogates(path, line, value, number)
-        out.append((number, value))
-    return out
-
-
-def check_each(path: Path, lines: list[tuple[int, str]], values: list[Any]) -> bool:
-    """Refuse the first line whose value holds a lone surrogate escape; False when none does."""
-    for (number, line), value in zip(lines, values):
-        check_surrogates(path, line, value, number)
-    return False
+        values = None
+    if values is None or len(values) != len(lines):
+        return [(number, decode(path, line, number, "one JSON object per line")) for number, line in lines]
+    if "\\u" in text:
+        for (number, line), value in zip(lines, values):
+            check_surrogates(path, line, value, number)
+    return [(number, value) for (number, _), value in zip(lines, values)]
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
-    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``.
-
-    With ``with_judgments=False`` (judgments come from ``--qrels``) a line must not carry
-    ``relevant``.
-    """
+    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``; without
+    (judgments come from ``--qrels``) a line must not carry ``relevant``."""
     path = Path(path)
     qids: list[str] = []
     query_lines: list[int] = []
-    slot_lines: list[int] = []
     texts: list[str | None] = []
     metas: list[dict | None] = []
     doc_texts: dict[str, str] = {}
@@ -195,16 +165,10 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
     for number, record in json_lines(path, text):
-        if not isinstance(record, dict):
-            raise InputError(path, number, "a JSON object per line", f"a JSON {type(record).__name__}")
-        ragas = RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record
-        if ragas:  # RAGAS rows: retrieved and reference contexts (ids, or text), the question as user_input
-            record = _ragas_record(record, path, number)
-            if RAGAS_QUERY in record and "query" not in record:
-                record["query"] = record[RAGAS_QUERY]
+        _typed(record, dict, path, number, "a JSON object per line")
+        if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
+            record = _ragas_record(record, path, number, len(qids) + 1)
         id_key = next((k for k in ID_KEYS if k in record), None)
-        if id_key is None and ragas:
-            record["id"], id_key = f"row-{len(qids) + 1}", "id"  # RAGAS rows carry no id: number them
         if id_key is None:
             raise InputError(
                 path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
@@ -212,30 +176,20 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         qid = parse_id(record[id_key], path, number, f"'{id_key}'")
         if "retrieved" not in record:
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
-        retrieved = record["retrieved"]
-        if not isinstance(retrieved, list):
-            raise InputError(
-                path, number, f"'retrieved' as a list of ids for query {qid!r}", f"a JSON {type(retrieved).__name__}"
-            )
-        query_text = record.get("query")
-        if query_text is not None and not isinstance(query_text, str):
-            raise InputError(path, number, f"'query' as text for query {qid!r}", f"a JSON {type(query_text).__name__}")
-        meta = record.get("meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise InputError(path, number, f"'meta' as an object for query {qid!r}", f"a JSON {type(meta).__name__}")
+        retrieved = _typed(record["retrieved"], list, path, number, f"'retrieved' as a list of ids for query {qid!r}")
+        query_text = _typed(record.get("query"), (str, type(None)), path, number, f"'query' as text for query {qid!r}")
+        meta = _typed(record.get("meta"), (dict, type(None)), path, number, f"'meta' as an object for query {qid!r}")
         if meta:
             bad = unfit_number(meta)
             if bad is not None:  # a slice by it would hold NaN, an infinity or a wrapped integer
                 expected = f"'meta' numbers finite and within 64 bits for query {qid!r}"
                 raise InputError(path, number, expected, shorten(str(bad), quote=False))
-        index = len(qids)
+        _contexts(record, retrieved, doc_texts, path, number, qid)
+        slot_query.extend([len(qids)] * len(retrieved))
         qids.append(qid)
         query_lines.append(number)
         texts.append(query_text)
         metas.append(meta)
-        _contexts(record, retrieved, doc_texts, path, number, qid)
-        slot_query.extend([index] * len(retrieved))
-        slot_lines.extend([number] * len(retrieved))
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
         if with_judgments:
             if "relevant" not in record:
@@ -261,7 +215,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         Order.FILE,
         tuple(texts),
         query_lines=query_lines,
-        slot_lines=slot_lines,
+        slot_lines=lambda j: query_lines[slot_query[j]],
         query_meta=tuple(metas) if any(m for m in metas) else (),
         doc_text=doc_texts or None,
     )
@@ -278,29 +232,18 @@ def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
 
 
 def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str], list[int]]:
-    """(ids, grades) of one line's ``relevant``: a list (grade 1 each) or an object of grades.
-
-    An id listed twice is one judgment; an object's repeated key with another grade was already
-    refused by the JSON hook.
-    """
-    if isinstance(relevant, list):
+    """(ids, grades) of one line's ``relevant``: a list (grade 1 each; an id listed twice is one
+    judgment) or an object of grades (a key repeated with another grade was refused by the JSON hook)."""
+    expected = f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}"
+    if isinstance(_typed(relevant, (list, dict), path, line, expected), list):
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
-    if isinstance(relevant, dict):
-        check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
-        grades = [
-            g
-            if type(g) is int and GRADE_MIN <= g <= GRADE_MAX
-            else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
-            for d, g in relevant.items()
-        ]
-        return list(relevant), grades
-    raise InputError(
-        path,
-        line,
-        f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}",
-        f"a JSON {type(relevant).__name__}",
-    )
+    check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
+    grades = [
+        g if type(g) is int and GRADE_MIN <= g <= GRADE_MAX else parse_grade(g, path, line, f"query {qid!r} id {d!r}")
+        for d, g in relevant.items()
+    ]
+    return list(relevant), grades
 
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:

@@ -11,6 +11,7 @@ line (the JSONL reader, asked first, claims those).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -26,30 +27,33 @@ def sniff(first_line: str, text: str, complete: bool) -> bool:
     return first_line.lstrip().startswith("{")
 
 
-def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
-    """A run as ``{qid: {docid: score}}`` (pytrec_eval, ranx), ordered like a TREC run."""
-    path = Path(path)
-    data = load_json_object(path, text, "a run object {qid: {docid: score}}")
+def _maps(path: Path, text: str, kind: str, value: str) -> Iterator[tuple[str, dict]]:
+    """(qid, its object) of a ``{qid: {docid: value}}`` object."""
+    for qid, per_query in load_json_object(path, text, f"a {kind} object {{qid: {{docid: {value}}}}}").items():
+        if not isinstance(per_query, dict):
+            got = f"a JSON {type(per_query).__name__}"
+            raise InputError(path, line_of(text, qid), f"query {qid!r} to map ids to {value}s", got)
+        yield qid, per_query
+
+
+def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """A run ``{qid: {docid: score}}`` (pytrec_eval, ranx), ordered like a TREC run; it carries no judgments."""
+    text = text_of(path, text)
     qids: list[str] = []
     slot_query: list[int] = []
     slot_docs: list[str] = []
     slot_scores: list[float] = []
-    for qid, ranked in data.items():
-        if not isinstance(ranked, dict):
-            raise InputError(
-                path, line_of(text, qid), f"query {qid!r} to map ids to scores", f"a JSON {type(ranked).__name__}"
-            )
-        index = len(qids)
+    for qid, ranked in _maps(path, text, "run", "score"):
         qids.append(qid)
         for doc, value in ranked.items():
-            slot_query.append(index)
+            slot_query.append(len(qids) - 1)
             slot_docs.append(doc)
             slot_scores.append(parse_score(value, path, line_of(text, qid, doc), f"query {qid!r} id {doc!r}"))
     if not qids:
         raise InputError(path, 1, "at least one query", "an empty object")
     # The lines of a key, found only when the gate names one at fault.
-    return run_from_slots(
-        name or stem(path),
+    run = run_from_slots(
+        stem(path),
         path,
         qids,
         slot_query,
@@ -59,18 +63,14 @@ def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str
         query_lines=lambda i: line_of(text, qids[i]),
         slot_lines=lambda j: line_of(text, qids[slot_query[j]], slot_docs[j]),
     )
+    return run, None
 
 
-def parse_qrels(path: str | Path, text: str) -> Judgments:
-    """Judgments as ``{qid: {docid: grade}}`` (pytrec_eval, ranx); grades are integers."""
-    path = Path(path)
-    data = load_json_object(path, text, "a qrels object {qid: {docid: grade}}")
+def read_qrels(path: Path, text: str | None) -> Judgments:
+    """Judgments ``{qid: {docid: grade}}`` (pytrec_eval, ranx); grades are integers."""
+    text = text_of(path, text)
     collector = JudgmentCollector(path)
-    for qid, graded in data.items():
-        if not isinstance(graded, dict):
-            raise InputError(
-                path, line_of(text, qid), f"query {qid!r} to map ids to grades", f"a JSON {type(graded).__name__}"
-            )
+    for qid, graded in _maps(path, text, "qrels", "grade"):
         collector.add_query(qid, line_of(text, qid))
         for doc, value in graded.items():
             line = line_of(text, qid, doc)
@@ -78,16 +78,6 @@ def parse_qrels(path: str | Path, text: str) -> Judgments:
     if not collector.queries:
         raise InputError(path, 1, "at least one judged query", "an empty object")
     return collector.judgments()
-
-
-def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-    """A JSON map run; it carries no judgments."""
-    return parse_run(path, text_of(path, text), order), None
-
-
-def read_qrels(path: Path, text: str | None) -> Judgments:
-    """JSON map qrels."""
-    return parse_qrels(path, text_of(path, text))
 
 
 READER = Reader(

@@ -1,4 +1,5 @@
-"""JSON decoding shared by the JSON readers (runs, qrels, JSONL lines) and run metadata.
+"""JSON decoding shared by the JSON readers (runs, qrels, JSONL lines), run metadata and the
+documents ragreport reads back (:func:`decode`).
 
 Python's ``json`` keeps the last value of a key given twice; a run or a qrels file that does so
 most likely holds a mistake, so :func:`no_conflicting_keys` refuses two different values (the
@@ -6,7 +7,7 @@ same value twice is harmless and kept).
 
 Nothing read here can fail later, when a report is written: JSON nested deeper than Python's
 parser goes, and a lone surrogate escape (``"\\ud800"``, which no UTF-8 file can hold) are refused
-where they are read, with the file and line (:func:`decode_problem`, :func:`lone_surrogate_line`).
+where they are read, with the file and line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +23,12 @@ from ..core.errors import InputError, shorten
 
 
 class ConflictingKey(Exception):
-    """A JSON object gave ``key`` two different values."""
+    """A JSON object gave ``key`` two different values (``shown``: both, as an error's ``got``)."""
 
     def __init__(self, key: str, first: Any, second: Any) -> None:
         super().__init__(key)
-        self.key, self.first, self.second = key, first, second
-
-    def shown(self) -> str:
-        """The two values, as an error's ``got``."""
-        return f"{shorten(json.dumps(self.first), quote=False)} and {shorten(json.dumps(self.second), quote=False)}"
+        self.key = key
+        self.shown = f"{shorten(json.dumps(first), quote=False)} and {shorten(json.dumps(second), quote=False)}"
 
 
 def no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -55,6 +54,20 @@ def json_integer(digits: str) -> int | str:
     return int(digits) if len(digits) <= 1000 else LongDigits(digits)
 
 
+class NotFinite(Exception):
+    """A JSON number ragreport refuses (``NaN``, ``Infinity``, ``1e400``), raised while parsing;
+    ``args[0]`` is the number as written."""
+
+
+def finite_float(word: str) -> float:
+    """A ``parse_float`` and ``parse_constant`` hook: the number, :class:`NotFinite` for ``NaN``,
+    ``Infinity`` and ``1e400`` (beyond a float)."""
+    value = float(word)
+    if not math.isfinite(value):
+        raise NotFinite(word)
+    return value
+
+
 def line_of(text: str, *keys: str) -> int | None:
     """Line of the first JSON key ``keys[-1]`` found after each earlier key in turn (best effort)."""
     position = 0
@@ -66,167 +79,127 @@ def line_of(text: str, *keys: str) -> int | None:
     return text.count("\n", 0, position) + 1
 
 
+def _line_of_word(text: str, word: str) -> int | None:
+    found = re.search(rf"[:\[,]\s*{re.escape(word)}(?![0-9A-Za-z.])", text)
+    return None if found is None else text.count("\n", 0, found.end()) + 1
+
+
 #: What a JSON text nested deeper than Python's parser goes (about 1,000 levels) is called in errors.
 TOO_DEEP = ("JSON nested less deeply", "nesting deeper than the JSON parser goes (about 1,000 levels)")
-
 #: A JSON integer longer than Python converts (4,300 digits) is called this in errors.
 TOO_LONG = ("numbers of at most 4,300 digits", "a longer integer")
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD]([89abAB]|[c-fC-F])[0-9a-fA-F]{2}")
 
-
-def lone_surrogate(value: Any) -> str | None:
-    """The first string (or key) in a decoded JSON value that holds a lone surrogate, else None."""
-    todo = [value]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, str):
-            if not item.isascii() and any("\ud800" <= c <= "\udfff" for c in item):
-                return item
-        elif isinstance(item, dict):
-            todo.extend(item.keys())
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
-    return None
-
-
-def lone_surrogate_line(text: str) -> int | None:
-    """The line of the first ``\\uD800``-``\\uDFFF`` escape in ``text`` that is not half of a pair."""
-    matches = list(_SURROGATE_ESCAPE.finditer(text))
-    for i, match in enumerate(matches):
-        high = match.group(1).lower() in "89ab"
-        follows = i + 1 < len(matches) and matches[i + 1].start() == match.end()
-        if high and follows and matches[i + 1].group(1).lower() in "cdef":
-            continue  # a pair: one character
-        previous = matches[i - 1] if i else None
-        after_high = previous is not None and previous.end() == match.start() and previous.group(1).lower() in "89ab"
-        if not high and after_high:
-            continue  # the second half of a pair
-        return text.count("\n", 0, match.start()) + 1
-    return None
-
-
-def check_surrogates(path: Path, text: str, value: Any, line: int | None = None) -> None:
-    """Refuse a decoded value holding a lone surrogate escape: no UTF-8 output could hold it."""
-    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
-        return
-    found = lone_surrogate(value)
-    if found is not None:
-        where = line if line is not None else lone_surrogate_line(text)
-        raise InputError(path, where, "text without lone surrogate escapes (\\ud800-\\udfff)", shown(found))
-
-
-def shown(text: str) -> str:
-    """A found string as an error shows it: its repr, cut short (a surrogate shows as ``\\ud800``)."""
-    return shorten(text)
-
-
-def non_finite(value: Any) -> float | None:
-    """The first NaN or infinity in a decoded value (lists and objects too), else None."""
-    todo = [value]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                return item
-        elif isinstance(item, dict):
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
-    return None
-
-
-def depth(value: Any) -> int:
-    """How deeply a decoded value nests lists and objects (a scalar is 0)."""
-    deepest = 0
-    todo: list[tuple[Any, int]] = [(value, 0)]
-    while todo:
-        item, level = todo.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level + 1)
-            todo.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, (list, tuple)):
-            deepest = max(deepest, level + 1)
-            todo.extend((v, level + 1) for v in item)
-    return deepest
+def decode(
+    path: Path,
+    text: str,
+    line: int | None,
+    expected: str,
+    *,
+    obj: str | None = None,
+    finite: str | None = None,
+    strict_keys: bool = True,
+    long_digits: bool = True,
+) -> Any:
+    """``text`` decoded; every problem one error naming the file and ``line`` (None: the line the
+    problem is on, where it can be told). ``expected``: what text that is not JSON should be;
+    ``obj``: what a value that is not an object should be (None: any value); ``finite``: what
+    ``NaN``, ``Infinity`` and ``1e400`` are refused as (None: they are read); ``strict_keys``: a key
+    of two values refused (:class:`ConflictingKey`); ``long_digits``: an integer of more than 1,000
+    digits kept as :class:`LongDigits` (else refused). A lone surrogate escape is refused."""
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=no_conflicting_keys if strict_keys else None,
+            parse_int=json_integer if long_digits else None,
+            parse_constant=finite_float if finite else None,
+            parse_float=finite_float if finite else None,
+        )
+    except json.JSONDecodeError as exc:
+        raise InputError(path, line or exc.lineno, expected, exc.msg) from None
+    except ConflictingKey as exc:
+        raise InputError(path, line or line_of(text, exc.key), f"one value for key {exc.key!r}", exc.shown) from None
+    except NotFinite as exc:
+        raise InputError(path, line or _line_of_word(text, exc.args[0]), str(finite), exc.args[0]) from None
+    except RecursionError:
+        raise InputError(path, line, *TOO_DEEP) from None
+    except ValueError:  # not a JSONDecodeError (caught above): an integer too long to convert
+        raise InputError(path, line, *TOO_LONG) from None
+    if obj is not None and not isinstance(value, dict):
+        raise InputError(path, line or 1, obj, f"a JSON {type(value).__name__}")
+    check_surrogates(path, text, value, line)
+    return value
 
 
 def load_json_object(path: Path, text: str, what: str) -> dict[str, Any]:
     """The JSON object ``text`` holds; ``what`` says what it should be in the errors."""
     if not text.strip():
         raise InputError(path, None, what, "an empty file")
-    try:
-        data = json.loads(text, object_pairs_hook=no_conflicting_keys, parse_int=json_integer)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, f"valid JSON ({what})", exc.msg) from None
-    except ConflictingKey as exc:
-        raise InputError(path, line_of(text, exc.key), f"one value for key {exc.key!r}", exc.shown()) from None
-    except RecursionError:
-        raise InputError(path, None, *TOO_DEEP) from None
-    except ValueError:  # not a JSONDecodeError (caught above): an integer too long to convert
-        raise InputError(path, None, *TOO_LONG) from None
-    if not isinstance(data, dict):
-        raise InputError(path, 1, what, f"a JSON {type(data).__name__}")
-    check_surrogates(path, text, data)
-    return data
-
-
-class NotFinite(Exception):
-    """A JSON number ragreport refuses (``NaN``, ``Infinity``, ``1e400``), raised while parsing by
-    :func:`refuse_constant` and :func:`finite_float`; ``word`` is the number as written."""
-
-    def __init__(self, word: str) -> None:
-        super().__init__(word)
-        self.word = word
-
-
-def refuse_constant(word: str) -> Any:
-    raise NotFinite(word)
-
-
-def finite_float(word: str) -> float:
-    value = float(word)
-    if not math.isfinite(value):  # 1e400: beyond a float
-        raise NotFinite(word)
-    return value
+    return decode(path, text, None, f"valid JSON ({what})", obj=what)
 
 
 def load_json_line(path: Path, number: int, line: str, what: str) -> dict[str, Any]:
-    """One JSONL line of a text or metadata file (``--corpus``, ``--queries``, ``--query-meta``)
-    as an object, every problem one line naming the file and line: not JSON, not an object, nested
-    past the parser, ``NaN``/``Infinity``/``1e400``, an integer of more than 1,000 digits (kept as
-    :class:`LongDigits`, refused where a number is read), or a lone surrogate escape."""
-    try:
-        record = json.loads(line, parse_constant=refuse_constant, parse_float=finite_float, parse_int=json_integer)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, number, f"one JSON object per line ({what})", exc.msg) from None
-    except NotFinite as exc:
-        raise InputError(path, number, f"finite numbers ({what})", exc.word) from None
-    except RecursionError:
-        raise InputError(path, number, *TOO_DEEP) from None
-    except ValueError:
-        raise InputError(path, number, *TOO_LONG) from None
-    if not isinstance(record, dict):
-        raise InputError(path, number, f"a JSON object ({what})", f"a JSON {type(record).__name__}")
-    check_surrogates(path, line, record, number)
-    return record
+    """One JSONL line of a text or metadata file (``--corpus``, ``--queries``, ``--query-meta``) as
+    an object (a key given twice keeps its last value), every problem naming the file and line; an
+    integer of more than 1,000 digits is kept as :class:`LongDigits`, refused where a number is read."""
+    expected, obj, finite = f"one JSON object per line ({what})", f"a JSON object ({what})", f"finite numbers ({what})"
+    return decode(path, line, number, expected, obj=obj, finite=finite, strict_keys=False)
+
+
+#: A ``\\uD800``-``\\uDFFF`` escape: a pair of them (group 1: one character), or one alone.
+_SURROGATE_ESCAPE = re.compile(
+    r"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_surrogates(path: Path, text: str, value: Any, line: int | None = None) -> None:
+    """Refuse a decoded value holding a lone surrogate escape: no UTF-8 output could hold it."""
+    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
+        return
+    found = next((s for s, _ in walk(value, keys=True) if isinstance(s, str) and _SURROGATE.search(s)), None)
+    if found is not None:
+        if line is None:
+            lone = next((m for m in _SURROGATE_ESCAPE.finditer(text) if m.group(1) is None), None)
+            line = None if lone is None else text.count("\n", 0, lone.start()) + 1
+        raise InputError(path, line, "text without lone surrogate escapes (\\ud800-\\udfff)", shorten(found))
+
+
+def walk(value: Any, keys: bool = False) -> Iterator[tuple[Any, int]]:
+    """Every item of a decoded value (lists and objects, their ``keys`` too), with its level (the
+    value itself is 0)."""
+    todo = [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        yield item, level
+        if isinstance(item, dict):
+            if keys:
+                todo.extend((key, level + 1) for key in item)
+            todo.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend((v, level + 1) for v in item)
+
+
+def non_finite(value: Any) -> float | None:
+    """The first NaN or infinity in a decoded value (lists and objects too), else None."""
+    return next((x for x, _ in walk(value) if isinstance(x, float) and not math.isfinite(x)), None)
+
+
+def depth(value: Any) -> int:
+    """How deeply a decoded value nests lists and objects (a scalar is 0)."""
+    return max((level + 1 for x, level in walk(value) if isinstance(x, (dict, list, tuple))), default=0)
 
 
 def unfit_number(value: Any) -> float | int | str | None:
     """The first number in a decoded value (lists and objects too) that metadata cannot hold: NaN,
     an infinity, an integer outside 64 bits or one of more than 1,000 digits; else None."""
-    todo = [value]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, LongDigits):
-            return item
-        if isinstance(item, float) and not math.isfinite(item):
-            return item
-        if isinstance(item, int) and not isinstance(item, bool) and not -(2**63) <= item < 2**63:
-            return item
-        if isinstance(item, dict):
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
-    return None
+    return next(
+        (
+            x
+            for x, _ in walk(value)
+            if isinstance(x, LongDigits)
+            or (isinstance(x, float) and not math.isfinite(x))
+            or (isinstance(x, int) and not isinstance(x, bool) and not -(2**63) <= x < 2**63)
+        ),
+        None,
+    )

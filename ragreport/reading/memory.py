@@ -2,26 +2,20 @@
 
 - A run is ``{query_id: {doc_id: score}}``, or a data frame with the columns ``query_id``,
   ``doc_id`` and ``score`` (one row per retrieved id). Its lists are ordered like a TREC run's
-  (score high to low, ties by id in descending byte order, as trec_eval does) unless ``Order.FILE``
-  keeps the dictionary's (or the frame's) order. Queries keep their order of first appearance.
+  unless ``Order.FILE`` keeps the dictionary's (or the frame's) order. Queries keep their order of
+  first appearance.
 - Judgments are ``{query_id: {doc_id: grade}}`` (a query may map to ``{}``), or a data frame with
   the columns ``query_id``, ``doc_id`` and ``relevance``.
 
-Ids are strings; an integer stands for its decimal text (``7`` is the id ``"7"``), and two keys
-that name one id (``7`` and ``"7"``) are an error; an id holds no control or bidi character
-(docs/conventions.md section 17). Grades lie within signed 64 bits. Scores are finite numbers, grades integers
-(``2.0`` is 2); text, booleans, NaN and infinities are errors. Every error is raised before
-anything is scored, as one line naming the run (or the judgments), the query and what was
-expected: ``run 'bm25', query 'q1': expected a number for document 'd3', got 'abc'``.
+Ids are strings; an integer stands for its decimal text (``7`` is ``"7"``), and two keys that name
+one id (``7`` and ``"7"``) are an error; ids keep the id rule (docs/conventions.md section 17).
+Scores are finite numbers, grades integers within signed 64 bits (``2.0`` is 2). Every error is
+raised before anything is scored, as one line naming the run (or the judgments), the query and
+what was expected: ``run 'bm25', query 'q1': expected a number for document 'd3', got 'abc'``.
 
 A data frame is recognised by what it has (``columns`` and ``to_dict``), so pandas is never
-imported here: a frame of pandas, or of any library with the same two members and columns that
-give ``tolist()``, is read the same way. The objects built are those the file readers build, so an
-in-memory run gives exactly the figures of the same run written to a TREC file.
-
-What :func:`ragreport.evaluate` is given (paths, in-memory runs, or a mapping of run names to
-either) is told apart by :func:`named_inputs`, and loaded by
-:func:`ragreport.reading.registry.load_inputs`.
+imported here. The objects built are those the file readers build, so an in-memory run gives
+exactly the figures of the same run written to a TREC file.
 """
 
 from __future__ import annotations
@@ -40,10 +34,6 @@ from ..core.ids import all_allowed, first_appearance
 from ..core.model import Judgments, Order, Run
 from .gate import all_pass, passed, problem
 from .rows import GRADE_MAX, GRADE_MIN, ranked_run
-
-#: The columns a data frame run and data frame judgments must have.
-RUN_COLUMNS = ("query_id", "doc_id", "score")
-JUDGMENT_COLUMNS = ("query_id", "doc_id", "relevance")
 
 #: What a run may be given as, in the errors that refuse anything else.
 RUN_FORMS = "a mapping {query_id: {doc_id: score}} or a data frame with columns query_id, doc_id, score"
@@ -134,15 +124,8 @@ def _columns(frame: Any, names: Sequence[str], where: str, forms: str) -> list[l
     found = [str(c) for c in list(frame.columns)]
     if any(name not in found for name in names):
         raise ObjectError(where, forms, f"a data frame with columns {found}")
-    out = []
-    for name in names:
-        column = frame[name]
-        out.append(column.tolist() if hasattr(column, "tolist") else list(column))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Runs
+    columns = [frame[name] for name in names]
+    return [column.tolist() if hasattr(column, "tolist") else list(column) for column in columns]
 
 
 #: Number types taken as they are, checked for finiteness in one array operation; any other value
@@ -171,42 +154,23 @@ def _plain_scores(values: list[Any]) -> np.ndarray | None:
 
 
 def _frame_run(value: Any, name: str, where: str, order: Order) -> Run:
-    queries, docs, scores = _columns(value, RUN_COLUMNS, where, RUN_FORMS)
+    queries, docs, scores = _columns(value, ("query_id", "doc_id", "score"), where, RUN_FORMS)
     if not queries:
         raise ObjectError(where, "at least one query", "none")
     plain = _plain_scores(scores) if _plain_ids(queries) and _plain_ids(docs, bounded=False) else None
-    if plain is not None:
-        query_ids = np.array(queries, dtype=str)
-        firsts, query_index = first_appearance(query_ids)
-        qids = query_ids[firsts].tolist()
-        return passed(
-            ranked_run(name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index)
-        )
-    index: dict[str, int] = {}
-    qids = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_scores: list[float] = []
-    for raw_q, raw_d, raw_s in zip(queries, docs, scores):
-        qid = _id(raw_q, where, "a query id")
-        at = f"{where}, query {qid!r}"
-        doc = _id(raw_d, at, "a document id")
-        if qid not in index:
-            index[qid] = len(qids)
-            qids.append(qid)
-        slot_query.append(index[qid])
-        slot_docs.append(doc)
-        slot_scores.append(_score(raw_s, at, doc))
+    if plain is None:  # checked one by one, naming the first value at fault
+        rows = []
+        for raw_q, raw_d, raw_s in zip(queries, docs, scores):
+            qid = _id(raw_q, where, "a query id")
+            doc = _id(raw_d, f"{where}, query {qid!r}", "a document id")
+            rows.append((qid, doc, _score(raw_s, f"{where}, query {qid!r}", doc)))
+        queries, docs, scores = (list(column) for column in zip(*rows))
+        plain = np.asarray(scores, dtype=np.float64)
+    query_ids = np.array(queries, dtype=str)
+    firsts, query_index = first_appearance(query_ids)
+    qids = query_ids[firsts].tolist()
     return passed(
-        ranked_run(
-            name,
-            f"{where} (in memory)",
-            qids,
-            id_array(slot_docs, where),
-            np.asarray(slot_scores, dtype=np.float64),
-            order,
-            query_index=np.asarray(slot_query, dtype=np.int64),
-        )
+        ranked_run(name, f"{where} (in memory)", qids, id_array(docs, where), plain, order, query_index=query_index)
     )
 
 
@@ -259,17 +223,13 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Judgments
-
-
 def judgments_from_object(value: Any) -> Judgments:
     """Judgments from a mapping ``{query_id: {doc_id: grade}}`` or a data frame (see the module)."""
     where = "judgments"
     per_query: dict[str, dict[str, int]] = {}
     if is_frame(value):
         first_row: dict[tuple[str, str], int] = {}
-        columns = _columns(value, JUDGMENT_COLUMNS, where, JUDGMENT_FORMS)
+        columns = _columns(value, ("query_id", "doc_id", "relevance"), where, JUDGMENT_FORMS)
         for row, (raw_q, raw_d, raw_g) in enumerate(zip(*columns)):
             qid = _id(raw_q, where, "a query id")
             at = f"{where}, query {qid!r}"
@@ -314,24 +274,6 @@ def judgments_from_object(value: Any) -> Judgments:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# What evaluate() is given
-
-
-def _is_runs_by_name(value: Mapping) -> bool:
-    """A mapping of run names to runs (paths, frames, nested mappings), not one run: every value
-    is a path, a data frame, or a non-empty mapping whose values are all mappings."""
-    if not value:
-        return False
-    for item in value.values():
-        if isinstance(item, (str, Path)) or is_frame(item):
-            continue
-        if isinstance(item, Mapping) and item and all(isinstance(v, Mapping) for v in item.values()):
-            continue
-        return False
-    return True
-
-
 def named_inputs(inputs: Any) -> list[tuple[str | None, Any]]:
     """``inputs`` as (name, run) pairs, a run being a path or an in-memory run, and the name None
     where the run is not named by the caller.
@@ -349,18 +291,21 @@ def named_inputs(inputs: Any) -> list[tuple[str | None, Any]]:
     if is_frame(inputs):
         return [(SINGLE_NAME, inputs)]
     if isinstance(inputs, Mapping):
-        if not _is_runs_by_name(inputs):
+        # Runs by name, not one run: every value a path, a data frame, or a non-empty mapping of mappings.
+        by_name = bool(inputs) and all(
+            isinstance(item, (str, Path))
+            or is_frame(item)
+            or (isinstance(item, Mapping) and bool(item) and all(isinstance(v, Mapping) for v in item.values()))
+            for item in inputs.values()
+        )
+        if not by_name:
             return [(SINGLE_NAME, inputs)]
-        names = [_id(key, "runs", "a run name") for key in inputs]
-        return list(zip(names, inputs.values()))
+        return [(_id(key, "runs", "a run name"), item) for key, item in inputs.items()]
     if isinstance(inputs, Sequence):
-        out: list[tuple[str | None, Any]] = []
         for i, item in enumerate(inputs, start=1):
-            if isinstance(item, (str, Path)) or is_in_memory(item):
-                out.append((None, item))
-            else:
+            if not (isinstance(item, (str, Path)) or is_in_memory(item)):
                 raise UsageError(f"runs, item {i}: expected a path, {RUN_FORMS}, got {_kind(item)}")
-        return out
+        return [(None, item) for item in inputs]
     raise UsageError(
         f"runs: expected a path, {RUN_FORMS}, a mapping of run names to runs or a list of runs, got {_kind(inputs)}"
     )

@@ -13,6 +13,7 @@ checks every way of scoring runs makes (one ``--meta`` per run; unique names) ar
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import re
@@ -63,8 +64,8 @@ def load_meta(path: str | Path) -> RunMeta:
     else:
         data = load_json_object(path, text, "a metadata object")
 
-    def fail(key: str, expected: str, value: Any) -> InputError:
-        shown = shorten(value if isinstance(value, str) else json.dumps(value, default=str))
+    def fail(key: str, expected: str, value: Any, got: str | None = None) -> InputError:
+        shown = got or shorten(value if isinstance(value, str) else json.dumps(value, default=str))
         return InputError(path, _meta_line(text, key, is_toml), f"metadata '{key}' {expected}", shown)
 
     known: dict[str, Any] = {}
@@ -75,8 +76,10 @@ def load_meta(path: str | Path) -> RunMeta:
             known[key] = data[key]
     if "name" in known and not known["name"].strip():
         raise fail("name", "as non-empty text", known["name"])
-    if "date" in data:
-        known["date"] = _parse_date(data["date"], fail)
+    if "date" in data:  # TOML dates and date-times arrive parsed
+        known["date"] = data["date"] if isinstance(data["date"], _dt.date) else _parse_date(data["date"])
+        if known["date"] is None:
+            raise fail("date", "as an ISO 8601 date (2026-11-30)", data["date"])
     for key, enum in (("label_source", LabelSource), ("retriever_kind", RetrieverKind)):
         if key in data:
             try:
@@ -94,43 +97,31 @@ def load_meta(path: str | Path) -> RunMeta:
             raise fail("pool_depth", "as a positive integer", pool)
         known["pool_depth"] = pool
     for key, value in data.items():  # every value must be writable into report.json as it is
-        levels = depth(value)
-        if levels > META_DEPTH:
-            line = _meta_line(text, key, is_toml)
-            raise InputError(path, line, f"metadata '{key}' nested at most {META_DEPTH} levels", f"{levels} levels")
-        bad = non_finite(value)
-        if bad is not None:
-            raise InputError(path, _meta_line(text, key, is_toml), f"metadata '{key}' with finite numbers", str(bad))
+        if depth(value) > META_DEPTH:
+            raise fail(key, f"nested at most {META_DEPTH} levels", value, f"{depth(value)} levels")
+        if non_finite(value) is not None:
+            raise fail(key, "with finite numbers", value, str(non_finite(value)))
     extra = tuple((k, v) for k, v in data.items() if k not in META_KEYS)
     return RunMeta(**known, extra=extra, source=str(path))
 
 
-def _parse_date(value: Any, fail: Callable[[str, str, Any], InputError]) -> _dt.date:
-    if isinstance(value, _dt.date):  # TOML dates and date-times arrive parsed
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        parsers: tuple[Callable[[str], _dt.date], ...] = (_dt.date.fromisoformat, _dt.datetime.fromisoformat)
-        for parse in parsers:
-            try:
-                return parse(text.replace("Z", "+00:00"))
-            except ValueError:
-                continue
-    raise fail("date", "as an ISO 8601 date (2026-11-30)", value)
+def _parse_date(value: Any) -> _dt.date | None:
+    """An ISO 8601 date, or date and time, from text; None for anything else."""
+    parsers: tuple[Callable[[str], _dt.date], ...] = (_dt.date.fromisoformat, _dt.datetime.fromisoformat)
+    for parse in parsers if isinstance(value, str) else ():
+        with contextlib.suppress(ValueError):
+            return parse(value.strip().replace("Z", "+00:00"))
+    return None
 
 
 def find_meta(run_path: str | Path) -> Path | None:
     """``RUN.meta.toml`` or ``RUN.meta.json`` beside the run (RUN with or without its extension)."""
     run_path = Path(run_path)
     bare = bare_name(run_path)
-    stems = [bare]
-    if "." in bare:
-        stems.insert(0, bare.rsplit(".", 1)[0])
-    for candidate_stem in stems:
-        for suffix in (".meta.toml", ".meta.json"):
-            candidate = run_path.with_name(candidate_stem + suffix)
-            if candidate.is_file() or special_kind(candidate):  # a FIFO by the name is refused, not passed over
-                return candidate
+    stems = [bare.rsplit(".", 1)[0], bare] if "." in bare else [bare]
+    for candidate in (run_path.with_name(s + suffix) for s in stems for suffix in (".meta.toml", ".meta.json")):
+        if candidate.is_file() or special_kind(candidate):  # a FIFO by the name is refused, not passed over
+            return candidate
     return None
 
 

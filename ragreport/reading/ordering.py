@@ -26,11 +26,6 @@ def _first_distinct_word(words: np.ndarray) -> np.ndarray:
     return words[:, 0].byteswap()
 
 
-def _general_order(slot_query: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    # Ascending (-query, score, id) read backwards is (query up, score down, id down).
-    return np.lexsort((ids, scores, -slot_query))[::-1].copy()
-
-
 def as_matrix(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int, fill) -> np.ndarray:
     """``values`` (CSR by ``offsets``) as a ``queries x depth`` matrix; a view when every query has
     ``depth`` slots."""
@@ -66,30 +61,23 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
     lo, hi = int(offsets[0]), int(offsets[-1])
     if hi - lo < 2:
         return
-    ids = all_ids[lo:hi]
-    scores = all_scores[lo:hi]
-    local = offsets - lo
-    perm = _block_permutation(local, ids, scores)
-    if perm is not None:
-        ids[:] = ids[perm]
-
-
-def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
-    n = len(ids)
-    ids = as_bytes(ids)  # byte order is trec_eval's strcmp order
+    block, scores = all_ids[lo:hi], all_scores[lo:hi]
+    offsets = offsets - lo
+    ids = as_bytes(block)  # byte order is trec_eval's strcmp order
     lengths = np.diff(offsets)
     depth = int(lengths.max())
     group_bits = max(depth.bit_length(), 1)
-    if len(lengths) * depth > 2 * n + (1 << 16) or group_bits > 32:
-        return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
-
-    score_matrix = as_matrix(scores, offsets, lengths, depth, -np.inf)
-    if (score_matrix[:, 1:] > score_matrix[:, :-1]).any():  # padding is -inf: never rising
-        return _general_order(np.repeat(np.arange(len(lengths)), lengths), ids, scores)
+    sparse = len(lengths) * depth > 2 * len(block) + (1 << 16) or group_bits > 32
+    score_matrix = None if sparse else as_matrix(scores, offsets, lengths, depth, -np.inf)
+    if score_matrix is None or (score_matrix[:, 1:] > score_matrix[:, :-1]).any():  # padding is -inf: never rising
+        # One general sort: ascending (-query, score, id) read backwards is (query up, score down, id down).
+        slot_query = np.repeat(np.arange(len(lengths)), lengths)
+        block[:] = block[np.lexsort((ids, scores, -slot_query))[::-1]]
+        return
     tied = score_matrix[:, 1:] == score_matrix[:, :-1]
     del score_matrix
     if not tied.any():
-        return None
+        return
 
     # Key: tie group within the query (high bits), then the first distinct 8 bytes of the id,
     # inverted so that ascending keys give descending ids.
@@ -107,13 +95,15 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
     del key, group
     # Stable (timsort): keys rise group by group, so each row is runs already in order, which
     # timsort merges in about half the time of a quicksort. Equal keys are the same id (the
-    # clash step below sorts ids the key could not tell apart), so the order is the same.
-    perm = _valid(np.argsort(key_matrix, axis=1, kind="stable"), offsets, lengths)
+    # clash step below sorts ids the key could not tell apart), so the order is the same. The
+    # padding sorts last, and is left out of the flat slot permutation.
+    valid = np.arange(depth)[None, :] < lengths[:, None]
+    perm = (np.argsort(key_matrix, axis=1, kind="stable") + offsets[:-1, None])[valid]
 
     if lost_bits:
         # Equal keys are ids the key could not tell apart (or repeats): sort those exactly.
-        flat_keys = key_matrix.reshape(-1)[_valid_positions(perm, offsets, lengths, depth)]
         slot_query = np.repeat(np.arange(len(lengths)), lengths)
+        flat_keys = key_matrix.reshape(-1)[slot_query * depth + (perm - offsets[:-1][slot_query])]
         clash = np.flatnonzero((flat_keys[1:] == flat_keys[:-1]) & (slot_query[1:] == slot_query[:-1]))
         if len(clash):
             rows = np.unique(np.concatenate((clash, clash + 1)))
@@ -128,30 +118,12 @@ def _block_permutation(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray)
             )
             run_id = np.cumsum(run_start)
             slots = perm[rows]
-            exact = _descending_within(np.lexsort((ids[slots], run_id)), run_id)
-            perm[rows] = slots[exact]
-    return perm
-
-
-def _valid(order: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The flat slot permutation from per-row argsorts of the padded matrix (padding sorts last)."""
-    depth = order.shape[1]
-    keep = np.arange(depth)[None, :] < lengths[:, None]
-    return (order + offsets[:-1, None])[keep]
-
-
-def _descending_within(ascending: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Turn an order ascending by (group, id) into ascending group, descending id."""
-    g = group[ascending]
-    starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
-    ends = np.append(starts[1:], len(g))
-    # Reverse every group's slice: index arithmetic, no loop over groups.
-    group_of = np.repeat(np.arange(len(starts)), ends - starts)
-    return ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]
-
-
-def _valid_positions(perm: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray:
-    """Where each slot of ``perm`` sits in the flattened padded matrix (``perm`` keeps every slot
-    within its query)."""
-    slot_query = np.repeat(np.arange(len(lengths)), lengths)
-    return slot_query * depth + (perm - offsets[:-1][slot_query])
+            # Ascending by (run, id), each run's slice then reversed (index arithmetic, no loop over
+            # runs): ascending run, descending id.
+            ascending = np.lexsort((ids[slots], run_id))
+            g = run_id[ascending]
+            starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
+            ends = np.append(starts[1:], len(g))
+            group_of = np.repeat(np.arange(len(starts)), ends - starts)
+            perm[rows] = slots[ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]]
+    block[:] = block[perm]

@@ -9,32 +9,11 @@ builders of :mod:`ragreport.reading.rows`, which pass every id through the gate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from ..core.model import Judgments, Order, Run
-
-
-class Sniff(Protocol):
-    def __call__(self, first_line: str, text: str, complete: bool) -> bool | None:
-        """Whether a file is in this format, from its first data line and its ``text`` (all of it
-        when ``complete``, else its head). None: the head cannot tell, give the whole text."""
-
-
-class ReadRun(Protocol):
-    def __call__(self, path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-        """The run at ``path`` (``text``: its text when already read, else None), each list ranked
-        as ``order`` says; and, with ``own_judgments``, the judgments the file itself carries (None
-        for a format that carries none: they then must come from ``--qrels``)."""
-
-
-class ReadQrels(Protocol):
-    def __call__(self, path: Path, text: str | None) -> Judgments | None:
-        """The judgments at ``path`` (``text``: its text when already read, else None); None when
-        the file turns out to be in the catch-all format, which then reads it."""
+from ..core.model import Judgments, Order, Run
 
 
 @dataclass(frozen=True)
@@ -45,11 +24,18 @@ class Reader:
     name: str
     #: Name endings that decide the format before any content is looked at (``.gz`` aside).
     extensions: tuple[str, ...]
-    #: Content detection, asked in registry order; None for the catch-all format, which takes
+    #: ``sniff(first_line, text, complete)``: whether a file is in this format, from its first data
+    #: line and its text (all of it when ``complete``, else its head); None: the head cannot tell,
+    #: give the whole text. Asked in registry order; None for the catch-all format, which takes
     #: every file no other reader claims (the registry has exactly one).
-    sniff: Sniff | None
-    read_run: ReadRun
-    #: None when the format cannot hold qrels.
-    read_qrels: ReadQrels | None
+    sniff: Callable[[str, str, bool], bool | None] | None
+    #: ``read_run(path, text, order, own_judgments)``: the run at ``path`` (``text``: its text when
+    #: already read, else None), each list ranked as ``order`` says; and, with ``own_judgments``,
+    #: the judgments the file itself carries (None for a format that carries none: they then must
+    #: come from ``--qrels``).
+    read_run: Callable[[Path, str | None, Order, bool], tuple[Run, Judgments | None]]
+    #: ``read_qrels(path, text)``: the judgments at ``path``; None when the file turns out to be in
+    #: the catch-all format, which then reads it. None when the format cannot hold qrels.
+    read_qrels: Callable[[Path, str | None], Judgments | None] | None
     #: What a file of this format is, in an error that refuses it ("JSON lines").
     label: str

@@ -1,11 +1,9 @@
 """The input formats, detection among them, and loading: runs and qrels read in the format found.
 
-:data:`READERS` is the one list of formats: ``--input-format``'s choices (:data:`FORMATS`, in
-this order), the names detection may return, and the readers :func:`load_runs` and
-:func:`load_qrels` call. A new format is a module declaring a :class:`~ragreport.reading.reader.Reader` and one
-line here. What a reader returns must have come through the gate (:mod:`ragreport.reading.gate`,
-by the builders of :mod:`ragreport.reading.rows`): :func:`load_run_file` and :func:`load_qrels`
-refuse anything else, so no format skips the id rule.
+:data:`READERS` is the one list of formats: ``--input-format``'s choices (:data:`FORMATS`, in this
+order), the names detection may return, and the readers loading calls. A new format is a module
+declaring a :class:`~ragreport.reading.reader.Reader` and one line here. What a reader returns
+must have come through the gate (:mod:`ragreport.reading.gate`): it is refused otherwise.
 
 Detection (:func:`detect_format`): a name ending (``.gz`` aside) decides first; else the file's
 first data line and, when it must, its whole text: each reader's ``sniff`` is asked in this
@@ -81,10 +79,7 @@ def _by_content(path: Path, text: str, what: str, complete: bool) -> Reader | No
 
 def detect_format(path: str | Path, text: str, what: str = "run line") -> str:
     """The format of a file whose whole text is ``text``: from its name (``.gz`` aside), else from
-    its content (see the module).
-
-    ``what`` names a line of the file in the error an empty file gets.
-    """
+    its content (see the module). ``what`` names a line of the file in the error an empty file gets."""
     path = Path(path)
     reader = _by_extension(path) or _by_content(path, text, what, complete=True)
     assert reader is not None  # a complete text always decides
@@ -191,22 +186,7 @@ def load_runs(
     >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
     [('sample', 10)]
     """
-    paths = [Path(p) for p in inputs] or [sample_path()]
-    check_meta_count(metas, len(paths))
-    check_input_format(input_format)
-    shared = load_qrels(qrels) if qrels is not None else None
-
-    loaded = [
-        load_run_file(path, shared, metas[i] if metas else None, input_format, order) for i, path in enumerate(paths)
-    ]
-    if not inputs:  # an install path would make the report differ between machines
-        loaded = [
-            LoadedRun(
-                replace(loaded[0].run, source="preloaded sample (ragreport/sample/sample.jsonl)"), loaded[0].judgments
-            )
-        ]
-    check_unique_names((item.run.name, item.run.source) for item in loaded)
-    return loaded
+    return load_inputs(list(inputs), qrels=qrels, metas=metas, input_format=input_format, order=order)
 
 
 def load_run_file(
@@ -243,29 +223,25 @@ def load_inputs(
     order: Order = Order.SCORE,
 ) -> list[LoadedRun]:
     """Every run with its judgments, from paths, in-memory runs or a mapping of names to either
-    (see :func:`~ragreport.reading.memory.named_inputs`); judgments (``qrels``) from a path or in memory. The preloaded
-    sample when ``inputs`` is empty. Runs given as files alone go through
-    :func:`load_runs` unchanged.
-
-    Everything is read and checked before anything is scored: a bad value in the last run stops
-    the evaluation before the first is scored. ``metas`` (metadata files, one per run, in order)
-    apply to in-memory runs too. Names must be unique; an in-memory run needs ``qrels``.
-    """
+    (:func:`~ragreport.reading.memory.named_inputs`), judgments (``qrels``) from a path or in memory;
+    the preloaded sample when ``inputs`` is empty. Everything is read and checked before anything is
+    scored. ``metas`` (one per run, in order) apply to in-memory runs too. Names must be unique; an
+    in-memory run needs ``qrels``."""
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)) and not is_in_memory(qrels):
         raise ArgumentError(
             Argument("qrels"),
             f" must be a path, a mapping {{query_id: {{doc_id: grade}}}} or a data frame, got a {type(qrels).__name__}",
         )
     pairs = [] if isinstance(inputs, (list, tuple)) and not inputs else named_inputs(inputs)
+    check_meta_count(metas, len(pairs) or 1)
     if all(name is None and isinstance(item, (str, Path)) for name, item in pairs) and not is_in_memory(qrels):
-        return load_runs([item for _, item in pairs], qrels=qrels, metas=metas, input_format=input_format, order=order)
-    check_meta_count(metas, len(pairs))
+        check_input_format(input_format)  # files alone: before the judgments are read
     shared: Judgments | None = None
     if qrels is not None:
         shared = judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels)
         require(shared, "in-memory", "judgments")
     loaded = []
-    for i, (name, item) in enumerate(pairs):
+    for i, (name, item) in enumerate(pairs or [(None, sample_path())]):
         meta = metas[i] if metas else None
         if isinstance(item, (str, Path)):
             loaded.append(load_run_file(Path(item), shared, meta, input_format, order, name))
@@ -282,5 +258,8 @@ def load_inputs(
         if run_meta is not None:
             run = run.with_meta(run_meta, name)
         loaded.append(LoadedRun(run, shared))
+    if not pairs:  # an install path would make the report differ between machines
+        sample = replace(loaded[0].run, source="preloaded sample (ragreport/sample/sample.jsonl)")
+        loaded = [LoadedRun(sample, loaded[0].judgments)]
     check_unique_names((item.run.name, item.run.source) for item in loaded)
     return loaded

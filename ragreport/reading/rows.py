@@ -1,14 +1,11 @@
 """Rows into runs and judgments, for every reader.
 
-A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`,
-:func:`parse_grade`: the same rules and the same errors in every format), then gathers the rows:
-into a :class:`~ragreport.core.model.Run` by :func:`run_from_slots` (grouped by query, each list
-put in trec_eval's order by :func:`ranked_run`), or into
-:class:`~ragreport.core.model.Judgments` by :class:`JudgmentCollector` (one grade per query and
-id, rows on many lines) or :func:`judgments_from_lists` (one record per query).
-:func:`run_from_columns` is the same for columns a caller already has (a data frame's, a Parquet
-file's). These builders pass every id through the gate (:mod:`ragreport.reading.gate`), with the
-line of each row, and the registry accepts only what they built: a reader checks no id itself.
+A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`, :func:`parse_grade`:
+the same rules and errors in every format), then gathers the rows into a run
+(:func:`run_from_slots`; :func:`run_from_columns` for columns a caller already has) or judgments
+(:class:`JudgmentCollector`, :func:`judgments_from_lists`). These builders pass every id through
+the gate (:mod:`ragreport.reading.gate`), with the line of each row, and the registry accepts only
+what they built: a reader checks no id itself.
 """
 
 from __future__ import annotations
@@ -25,56 +22,41 @@ import numpy as np
 
 from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
-from ..core.grammar import NUMBER as GRAMMAR
+from ..core.grammar import NUMBER
 from ..core.ids import as_text, first_appearance
 from ..core.model import Judgments, Order, Run
-from .gate import Lines, check_id, check_rows, first_problem, line_at, passed
+from .gate import Lines, check_rows, first_problem, line_at, passed, problem
 from .ordering import order_in_place
 
-# ---------------------------------------------------------------------------------------------
-# A row's values
-
-
-#: The one grammar of a number written as text (docs/conventions.md section 17): an optional sign,
-#: ASCII digits with at most one point, an optional exponent. Python's own ``float`` and ``int``
-#: would also take ``1_0``, ``nan``, ``inf``, ``0x1p3`` spellings, blanks and non-ASCII digits.
-NUMBER = GRAMMAR
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Grades are signed 64-bit integers: the arrays that hold them.
 GRADE_MIN, GRADE_MAX = -(1 << 63), (1 << 63) - 1
-#: Grades are held as 64-bit integers: the same bounds as a pair.
-GRADE_RANGE = (GRADE_MIN, GRADE_MAX)
-_GRADE = "an integer grade"
 
 
 def parse_grade(token: Any, path: Path | str, line: int | None, what: str) -> int:
     """An integer grade: ``2``, ``2.0`` or ``"2"``; ``1.7``, ``1_0``, booleans, text and grades
-    beyond signed 64 bits are errors."""
+    beyond signed 64 bits are errors. Text follows the one number grammar (docs/conventions.md
+    section 17: Python's own ``int`` and ``float`` would also take ``1_0``, ``nan``, blanks)."""
+    wide = f"an integer grade within signed 64 bits for {what}"
     if isinstance(token, bool):
-        raise InputError(path, line, f"{_GRADE} for {what}", str(token).lower())
+        raise InputError(path, line, f"an integer grade for {what}", str(token).lower())
+    if isinstance(token, float) and math.isinf(token):
+        raise InputError(path, line, wide, "a number past a double's range")
     if isinstance(token, int):
         value = token
-    elif isinstance(token, float):
-        if math.isinf(token):
-            raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", "a number past a double's range")
-        if not math.isfinite(token) or not token.is_integer():
-            raise InputError(path, line, f"{_GRADE} for {what}", shorten(str(token)))
-        value = int(token)
-    else:
+    else:  # a float is read as its text: 2.0 is "2.0", NaN "nan"
         text = token if isinstance(token, str) else str(token)
         if _INTEGER.fullmatch(text):
             if len(text.lstrip("+-").lstrip("0")) > 19:  # past 64 bits (and past what int() converts)
-                raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(text))
+                raise InputError(path, line, wide, shorten(text))
             value = int(text)
-        elif NUMBER.fullmatch(text):
-            number = float(text)
-            if not math.isfinite(number) or not number.is_integer():
-                raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
-            value = int(number)
         else:
-            raise InputError(path, line, f"{_GRADE} for {what}", shorten(text))
+            number = float(text) if NUMBER.fullmatch(text) else math.nan
+            if not math.isfinite(number) or not number.is_integer():
+                raise InputError(path, line, f"an integer grade for {what}", shorten(text))
+            value = int(number)
     if not GRADE_MIN <= value <= GRADE_MAX:
-        raise InputError(path, line, f"{_GRADE} within signed 64 bits for {what}", shorten(str(token), quote=False))
+        raise InputError(path, line, wide, shorten(str(token), quote=False))
     return value
 
 
@@ -90,21 +72,16 @@ def parse_score(token: Any, path: Path | str, line: int | None, what: str) -> fl
     else:
         text = token if isinstance(token, str) else str(token)
         if not NUMBER.fullmatch(text):
-            loose = _python_float(text)
-            finite = "a finite numeric" if loose is not None and not math.isfinite(loose) else "a numeric"
+            try:  # what Python's float makes of it words the error: "inf" is not finite
+                loose = float(text)
+            except ValueError:
+                loose = 0.0
+            finite = "a numeric" if math.isfinite(loose) else "a finite numeric"
             raise InputError(path, line, f"{finite} score for {what}", shorten(text))
         value = float(text)
     if not math.isfinite(value):
         raise InputError(path, line, f"a finite numeric score for {what}", shorten(str(token)))
     return value
-
-
-def _python_float(text: str) -> float | None:
-    """What Python's ``float`` makes of ``text`` (None when nothing): only to word an error."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def check_ids(ids: Sequence[str], path: Path | str, lines: Lines, what: str) -> None:
@@ -122,11 +99,10 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
         raise InputError(path, line, f"{what} as a string", shorten(json.dumps(value)))
     if isinstance(value, int) and abs(value) >= 10**MAX_ID_BYTES:
         raise InputError(path, line, f"{what} of at most {MAX_ID_BYTES:,} bytes", "a longer integer")
-    return check_id(str(value), path, line, what)
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows into a run
+    found = problem(str(value), what)  # the id rule, named as the reader names the id
+    if found is not None:
+        raise InputError(path, line, *found)
+    return str(value)
 
 
 def group_by_query(
@@ -158,8 +134,7 @@ def ranked_run(
     descending; scores rounded to single precision first under ``Order.TREC_EVAL``) unless
     ``scores`` is None or ``order`` is ``FILE``."""
     if counts is None:
-        if query_index is None:
-            raise ValueError("ranked_run needs query_index or counts")
+        assert query_index is not None  # one of the two is given
         counts = np.bincount(query_index, minlength=len(qids))
     offsets, (grouped_docs, grouped_scores) = group_by_query(query_index, counts, docs, scores)
     assert grouped_docs is not None  # docs is an array, so its gathered copy is one too
@@ -194,14 +169,10 @@ def run_from_slots(
     query_meta: tuple[Mapping[str, object] | None, ...] = (),
     doc_text: Mapping[str, str] | None = None,
 ) -> Run:
-    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`),
-    its ids passed through the gate first (:func:`~ragreport.reading.gate.check_rows`).
-
-    ``qids_in_order`` holds each query once, in file order (a query given twice, as two records of
-    a list-per-line format, is refused); ``query_lines[i]`` is the line of query ``i``'s first row
-    or record and ``slot_lines[j]`` the line of slot ``j`` (sequences, or functions of the index
-    that find the line only when an error needs it), so that an error names the line at fault.
-    """
+    """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`), its
+    ids passed through the gate first. ``qids_in_order`` holds each query once, in file order (a
+    query given twice is refused); ``query_lines[i]`` is the line of query ``i``'s first row and
+    ``slot_lines[j]`` that of slot ``j`` (sequences, or functions finding it when an error needs it)."""
     check_rows(source, qids_in_order, query_lines, slot_docs, slot_lines, slot_query)
     run = ranked_run(
         name,
@@ -218,9 +189,42 @@ def run_from_slots(
     return passed(run)
 
 
-def _row_number(index: int) -> int:
-    """Row ``index`` (from 0) as a line: rows counted from 1, as a Parquet file's rows are named."""
-    return index + 1
+class RunRows:
+    """A run's rows gathered one at a time with the line of each, for a text format of one row per
+    retrieved id (TREC, CSV): queries in order of first appearance, the rows of one query merged."""
+
+    def __init__(self) -> None:
+        self.qids: dict[str, int] = {}
+        self.query_lines: list[int] = []
+        self.slot_query: list[int] = []
+        self.slot_docs: list[str] = []
+        self.slot_scores: list[float] = []
+        self.slot_lines: list[int] = []
+
+    def add(self, qid: str, doc: str, score: float, line: int) -> None:
+        if qid not in self.qids:
+            self.qids[qid] = len(self.qids)
+            self.query_lines.append(line)
+        self.slot_query.append(self.qids[qid])
+        self.slot_docs.append(doc)
+        self.slot_scores.append(score)
+        self.slot_lines.append(line)
+
+    def run(self, name: str, source: Path, order: Order, ranked: bool = True) -> Run:
+        """The run, by :func:`run_from_slots`; not ``ranked``: in file order, the scores unused."""
+        scores = self.slot_scores if ranked else None
+        qids, lines = list(self.qids), self.query_lines
+        return run_from_slots(
+            name,
+            source,
+            qids,
+            self.slot_query,
+            self.slot_docs,
+            scores,
+            order,
+            query_lines=lines,
+            slot_lines=self.slot_lines,
+        )
 
 
 def run_from_columns(
@@ -230,19 +234,13 @@ def run_from_columns(
     scores: Sequence[float] | np.ndarray | None = None,
     order: Order = Order.SCORE,
     source: str = "",
-    lines: Lines = _row_number,
+    lines: Lines = lambda index: index + 1,
 ) -> Run:
-    """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's).
-
-    Queries keep their order of first appearance; each query's ids are put in ranking order (score
-    high to low, ties by id descending) unless ``scores`` is None or ``order`` is ``FILE``. Ids may
-    be text or UTF-8 bytes. Rows of one query merge into one list; every id passes the gate, an
-    error naming ``lines`` (by default the row, counted from 1). All of it is array work: no
-    Python loop over rows.
-
-    Ids are checked after they are arrays, which cannot hold a trailing NUL: a caller whose ids
-    may end in one checks them before (Parquet on its Arrow columns).
-    """
+    """A run from three columns, one row per retrieved id (a data frame's, a Parquet file's), by
+    array work alone: queries in order of first appearance, rows of one query merged, each list
+    ranked as :func:`ranked_run` does. Ids may be text or UTF-8 bytes; an error names ``lines``
+    (by default the row, counted from 1). Ids are checked as arrays, which cannot hold a trailing
+    NUL: a caller whose ids may end in one checks them before (Parquet on its Arrow columns)."""
     queries = np.asarray(query_ids).astype(str)
     docs = np.asarray(doc_ids)
     if docs.dtype.kind not in "SU":
@@ -260,19 +258,9 @@ def run_from_columns(
     )
     return passed(
         ranked_run(
-            name,
-            source,
-            distinct,
-            docs,
-            None if scores is None else np.asarray(scores),
-            order,
-            query_index=query_index,
+            name, source, distinct, docs, None if scores is None else np.asarray(scores), order, query_index=query_index
         )
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows into judgments
 
 
 def judgments_from_lists(
@@ -308,10 +296,8 @@ class JudgmentCollector:
             self.query_lines.append(line)
 
     def add(self, qid: str, doc: str, grade: int, line: int | None) -> None:
-        per_query = self.queries.get(qid)
-        if per_query is None:
-            per_query = self.queries[qid] = {}
-            self.query_lines.append(line)
+        self.add_query(qid, line)
+        per_query = self.queries[qid]
         seen = per_query.get(doc)
         if seen is not None:
             if seen[0] != grade:
@@ -334,18 +320,13 @@ class JudgmentCollector:
         doc_query = np.repeat(np.arange(len(qids)), lengths)
         check_rows(self.path, qids, self.query_lines, docs, lines, doc_query, once=False)
         grades = [g for per_query in self.queries.values() for g, _ in per_query.values()]
-        return passed(
-            Judgments(
-                query_ids=frozen(np.array(qids, dtype=str)),
-                offsets=frozen(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)),
-                doc_ids=frozen(id_array(docs, str(self.path))),
-                grades=frozen(np.array(grades, dtype=np.int64)),
-                source=str(self.path),
-            )
+        judgments = Judgments(
+            query_ids=np.array(qids, dtype=str),
+            offsets=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
+            doc_ids=id_array(docs, str(self.path)),
+            grades=np.array(grades, dtype=np.int64),
+            source=str(self.path),
         )
-
-
-def frozen(array: np.ndarray) -> np.ndarray:
-    """``array``, read-only (as :class:`~ragreport.core.model.Judgments` keeps its arrays)."""
-    array.setflags(write=False)
-    return array
+        for array in (judgments.query_ids, judgments.offsets, judgments.doc_ids, judgments.grades):
+            array.setflags(write=False)  # read-only, as Judgments.from_lists keeps its arrays
+        return passed(judgments)

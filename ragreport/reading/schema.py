@@ -1,27 +1,19 @@
 """The stored documents' declared shape, checked field by field where they are read.
 
 A ``history.json`` read back by ``publish``, and a ``report.json`` given to ``render`` or as
-``--previous`` (and the basis of a stored drift), may have been edited by hand or forged. Each is
-checked against one declaration before any of it is used: every field of a wrong type, out of its
-range, missing where required, or a run named twice, is one line naming the file and the field
-path (``history.json: reports[0].runs[1].metrics.nDCG@10.mean: expected a number, got "x"``),
-never a traceback in the middle of a page (docs/conventions.md section 23.2).
+``--previous``, may have been edited by hand or forged. Each is checked against one declaration
+before any of it is used: every field of a wrong type, out of its range, missing where required,
+or a run named twice, is one line naming the file and the field path (``history.json:
+reports[0].runs[1].metrics.nDCG@10.mean: expected a number, got "x"``), never a traceback in the
+middle of a page (docs/conventions.md section 23.2).
 
-The declarations are data: a spec is a dict with a ``type`` and what that type takes, made by the
-small constructors below so that a field added to a document is one line added to its spec::
-
-    {"type": "object", "fields": {"name": TEXT, ...}, "required": ("name",), "others": SPEC}
-    {"type": "list", "items": SPEC, "unique": "name"}   # unique: a field of the items, or "" (the items)
-    {"type": "map", "values": SPEC}                      # any keys (text), each value of SPEC
-    {"type": "either", "options": (SPEC, SPEC)}          # what any one of them admits
-    {"type": "integer", "min": 0, "max": 2**63 - 1}      # also "number" (finite), "text", "boolean",
-    {"type": "choice", "choices": ("a", "b")}            # "date" (YYYY-MM-DD), "any"
-    {"null": True, ...}                                  # null allowed too
-
-An object's keys not in its ``fields`` are allowed (a newer writer may add some) unless ``others``
-gives their spec. Numbers were read by the one grammar already (:mod:`ragreport.output.exports.reportjson.read`
-refuses NaN, infinities and numbers beyond a float); an integer field is also held within its
-range, 64 bits by default.
+The declarations are data: a spec is a dict with a ``type`` (``object``, ``list``, ``map``,
+``either``, ``integer``, ``number``, ``text``, ``boolean``, ``choice``, ``date``, ``any``) and what
+that type takes, made by the small constructors below, so that a field added to a document is one
+line added to its spec. An object's keys not in its ``fields`` are allowed (a newer writer may add
+some) unless ``others`` gives their spec. Numbers were read by the one grammar already (NaN,
+infinities and numbers beyond a float refused); an integer field is also held within its range,
+64 bits by default.
 """
 
 from __future__ import annotations
@@ -39,9 +31,6 @@ Spec = Mapping[str, Any]
 INT64 = (-(2**63), 2**63 - 1)
 #: The deepest cutoff a stored document may name: as a measure name's (docs/conventions.md section 19).
 MAX_CUTOFF = 1_000_000
-
-
-# --- Constructors: a spec is plain data ----------------------------------------------------------
 
 
 def leaf(kind: str, null: bool = False, **more: Any) -> dict[str, Any]:
@@ -69,32 +58,24 @@ def obj(
 ) -> dict[str, Any]:
     """An object: ``fields`` checked when present, ``required`` ones present; any other key of spec
     ``others`` (None: not checked), or of the spec of the first ``keyed`` part its name holds."""
-    return {
-        "type": "object",
-        "null": null,
-        "fields": dict(fields),
-        "required": required,
-        "others": others,
-        "keyed": keyed,
-    }
+    return leaf("object", null, fields=dict(fields), required=required, others=others, keyed=keyed)
 
 
 def either(*options: Spec, null: bool = False) -> dict[str, Any]:
     """A value any one of ``options`` admits (the last one names what was expected when none does)."""
-    return {"type": "either", "null": null, "options": options}
+    return leaf("either", null, options=options)
 
 
 def listing(items: Spec, unique: str | None = None, null: bool = False, least: int = 0) -> dict[str, Any]:
-    return {"type": "list", "null": null, "items": items, "unique": unique, "least": least}
+    return leaf("list", null, items=items, unique=unique, least=least)
 
 
 def mapping(values: Spec, null: bool = False) -> dict[str, Any]:
-    return {"type": "map", "null": null, "values": values}
+    return leaf("map", null, values=values)
 
 
 TEXT = leaf("text")
 TEXT_OR_NULL = leaf("text", null=True)
-NUMBER = number()
 NUMBER_OR_NULL = number(null=True)
 BOOLEAN = leaf("boolean")
 BOOLEAN_OR_NULL = leaf("boolean", null=True)
@@ -105,9 +86,6 @@ DATE_OR_NULL = leaf("date", null=True)
 ANY = leaf("any", null=True)
 GRADE = integer()
 CUTOFF = integer(1, MAX_CUTOFF)
-
-
-# --- The check -------------------------------------------------------------------------------------
 
 
 def shown(value: Any) -> str:
@@ -245,12 +223,10 @@ def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) 
         inside = [f for f in found if f is not None and f[0] != path]  # the option of the value's kind
         return inside[0] if inside else (path, " or ".join(_expected(o) for o in spec["options"]), shown(value))
     if kind == "list":
-        if not isinstance(value, list) or len(value) < spec.get("least", 0):
-            return (
-                _wrong(path, spec, value)
-                if not isinstance(value, list)
-                else (path, "a list of at least one item", "an empty list")
-            )
+        if not isinstance(value, list):
+            return _wrong(path, spec, value)
+        if len(value) < spec.get("least", 0):
+            return path, "a list of at least one item", "an empty list"
         unique = spec.get("unique")
         if unique is not None:
             seen: dict[Any, int] = {}

@@ -1,21 +1,13 @@
 """The text behind the ids: documents (``--corpus``) and queries (``--queries``), from the files
 users have.
 
-Documents:
-
-- BEIR ``corpus.jsonl``: ``{"_id": ..., "title": ..., "text": ...}`` per line;
-- Pyserini's JSONL: ``{"id" | "docid" | "doc_id": ..., "contents" | "text": ..., "title"?}``;
-- TSV ``id<TAB>text`` (MS MARCO ``collection.tsv``), optionally ``id<TAB>title<TAB>text``;
-- a BEIR folder (its ``corpus.jsonl``, ``.gz`` too).
-
-Queries:
-
-- BEIR ``queries.jsonl``: ``{"_id": ..., "text": ...}``; JSONL with ``id``/``qid``/``query_id`` and
-  ``text``/``query``/``title``;
-- TSV ``qid<TAB>text`` (MS MARCO ``queries.*.tsv``);
-- TREC topic files: ``<top>`` blocks with ``<num>`` and ``<title>``, or XML ``<topic
-  number="N">`` with ``<query>`` or ``<title>``;
-- a BEIR folder (its ``queries.jsonl``).
+- Documents: BEIR ``corpus.jsonl`` (``{"_id", "title", "text"}`` per line); Pyserini's JSONL
+  (``{"id" | "docid" | "doc_id", "contents" | "text", "title"?}``); TSV ``id<TAB>text`` (MS MARCO
+  ``collection.tsv``), optionally ``id<TAB>title<TAB>text``; a BEIR folder (its ``corpus.jsonl``).
+- Queries: BEIR ``queries.jsonl`` (``{"_id", "text"}``), JSONL with ``id``/``qid``/``query_id`` and
+  ``text``/``query``/``title``; TSV ``qid<TAB>text`` (MS MARCO ``queries.*.tsv``); TREC topic files
+  (``<top>`` blocks with ``<num>`` and ``<title>``, or XML ``<topic number="N">`` with ``<query>``
+  or ``<title>``); a BEIR folder (its ``queries.jsonl``).
 
 Every file may be gzip-compressed (gzip's magic bytes decide). A file is read once, as a stream
 of lines, and only the ids asked for are kept: a corpus of millions of passages costs the memory
@@ -25,6 +17,7 @@ of the passages a report shows. Every problem is one line naming the file and th
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import re
 import zlib
@@ -34,17 +27,11 @@ from pathlib import Path
 from typing import IO
 
 from ..core.errors import InputError, shorten
-from .files import refuse_special
+from .files import read_errors, refuse_special
 from .jsontext import load_json_line
 
-#: The keys a JSONL line may name its id and its text by, in the order they are looked for.
-DOC_ID_KEYS = ("_id", "id", "docid", "doc_id")
-DOC_TEXT_KEYS = ("text", "contents", "body", "passage")
-QUERY_ID_KEYS = ("_id", "id", "qid", "query_id")
-QUERY_TEXT_KEYS = ("text", "query", "title")
-#: The file a BEIR folder keeps its documents and its queries in.
+#: The file a BEIR folder keeps its documents in.
 BEIR_CORPUS = "corpus.jsonl"
-BEIR_QUERIES = "queries.jsonl"
 
 
 @dataclass(frozen=True)
@@ -68,12 +55,8 @@ def _in_folder(path: Path, name: str, option: str) -> Path:
 def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, line without its end) of a UTF-8 text file, gunzipped when it is gzip."""
     refuse_special(path)  # a FIFO would block the open itself, /dev/zero never end
-    try:
+    with read_errors(path):
         raw: IO[bytes] = path.open("rb")
-    except FileNotFoundError:
-        raise InputError(path, None, "a readable file", "no such file") from None
-    except OSError as exc:
-        raise InputError(path, None, "a readable file", exc.strerror or str(exc)) from None
     number = 0
     with raw:
         magic = raw.read(2)
@@ -92,28 +75,12 @@ def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
             raise InputError(path, number + 1, "a complete gzip file", str(exc) or type(exc).__name__) from None
 
 
-def _first(record: dict, keys: tuple[str, ...]) -> tuple[str | None, object]:
-    for key in keys:
-        if key in record:
-            return key, record[key]
-    return None, None
-
-
 def _text_value(value: object, path: Path, line: int, what: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
         raise InputError(path, line, f"{what} as a string", type(value).__name__)
     return value
-
-
-def _id_value(value: object, path: Path, line: int, what: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(path, line, f"{what} as a string or an integer", shorten(repr(value)))
-    text = str(value).strip()
-    if not text:
-        raise InputError(path, line, f"a non-empty {what}", "an empty one")
-    return text
 
 
 #: A JSONL line's id, found without parsing the line: a corpus line whose id is not wanted is
@@ -154,16 +121,21 @@ def _jsonl(
             if quick is not None and quick.strip() not in wanted:
                 continue
         record = load_json_line(path, number, line, what)
-        id_key, raw_id = _first(record, id_keys)
+        id_key = next((key for key in id_keys if key in record), None)
         if id_key is None:
             raise InputError(path, number, f"an id under one of {', '.join(id_keys)}", ", ".join(record) or "none")
-        identifier = _id_value(raw_id, path, number, id_key)
+        raw_id = record[id_key]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            raise InputError(path, number, f"{id_key} as a string or an integer", shorten(repr(raw_id)))
+        identifier = str(raw_id).strip()
+        if not identifier:
+            raise InputError(path, number, f"a non-empty {id_key}", "an empty one")
         if wanted is not None and identifier not in wanted:
             continue
-        text_key, raw_text = _first(record, text_keys)
+        text_key = next((key for key in text_keys if key in record), None)
         if text_key is None:
             raise InputError(path, number, f"text under one of {', '.join(text_keys)}", ", ".join(record))
-        text = _text_value(raw_text, path, number, text_key)
+        text = _text_value(record[text_key], path, number, text_key)
         title = _text_value(record.get("title"), path, number, "title") if text_key != "title" else ""
         yield identifier, title, text
 
@@ -190,19 +162,13 @@ def _tsv(
 
 
 def _peek(lines: Iterator[tuple[int, str]]) -> tuple[tuple[int, str] | None, Iterator[tuple[int, str]]]:
-    """The first non-blank line, and the lines again from the start."""
+    """The first non-blank line (None when there is none), and the lines again from the start."""
     seen: list[tuple[int, str]] = []
     for item in lines:
         seen.append(item)
         if item[1].strip():
-            break
-
-    def again() -> Iterator[tuple[int, str]]:
-        yield from seen
-        yield from lines
-
-    first = seen[-1] if seen and seen[-1][1].strip() else None
-    return first, again()
+            return item, itertools.chain(seen, lines)
+    return None, iter(())
 
 
 def read_corpus(path: str | Path, wanted: Collection[str] | None = None) -> dict[str, DocText]:
@@ -214,7 +180,8 @@ def read_corpus(path: str | Path, wanted: Collection[str] | None = None) -> dict
     if first is None:
         return found
     if first[1].lstrip().startswith(("{", "[")):
-        rows = _jsonl(path, lines, DOC_ID_KEYS, DOC_TEXT_KEYS, wanted, "a document")
+        text_keys = ("text", "contents", "body", "passage")
+        rows = _jsonl(path, lines, ("_id", "id", "docid", "doc_id"), text_keys, wanted, "a document")
     else:
         rows = _tsv(path, lines, wanted, titled=True)
     for identifier, title, text in rows:
@@ -229,10 +196,6 @@ _TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>", re
 _XML_FIELD = re.compile(r"<(query|title)>(.*?)</\1>", re.S | re.I)
 
 
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[str, str]:
     """Query text from TREC topic files: ``<top>`` blocks (``<num> Number: 301``, ``<title>``)
     or XML ``<topic number="1">`` with ``<query>`` (preferred) or ``<title>``."""
@@ -245,7 +208,7 @@ def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[
             body = block.group(1)
             number = _NUM.search(body)
             title = _TITLE.search(body)
-            line = _line_at(text, block.start())
+            line = text.count("\n", 0, block.start()) + 1
             if number is None:
                 raise InputError(path, line, "<num> in each <top> topic", "none")
             if title is None or not title.group(1).strip():
@@ -258,7 +221,8 @@ def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[
         fields = {m.group(1).lower(): m.group(2) for m in _XML_FIELD.finditer(topic.group(2))}
         chosen = fields.get("query") or fields.get("title")
         if chosen is None:
-            raise InputError(path, _line_at(text, topic.start()), "<query> or <title> in each <topic>", "none")
+            line = text.count("\n", 0, topic.start()) + 1
+            raise InputError(path, line, "<query> or <title> in each <topic>", "none")
         identifier = topic.group(1).strip()
         if wanted is None or identifier in wanted:
             found.setdefault(identifier, html.unescape(" ".join(chosen.split())))
@@ -269,7 +233,7 @@ def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dic
     """The text of each query of ``path`` whose id is in ``wanted`` (every query when None). The
     format is told by the first line: a JSON object, a TREC topic tag (``<top>``, ``<topics>``,
     ``<topic``), else TSV."""
-    path = _in_folder(Path(path), BEIR_QUERIES, "--queries")
+    path = _in_folder(Path(path), "queries.jsonl", "--queries")
     first, lines = _peek(_open_lines(path))
     if first is None:
         return {}
@@ -283,7 +247,7 @@ def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dic
             )
         return found
     if head.startswith(("{", "[")):
-        rows = _jsonl(path, lines, QUERY_ID_KEYS, QUERY_TEXT_KEYS, wanted, "a query")
+        rows = _jsonl(path, lines, ("_id", "id", "qid", "query_id"), ("text", "query", "title"), wanted, "a query")
     else:
         rows = _tsv(path, lines, wanted, titled=False)
     result: dict[str, str] = {}

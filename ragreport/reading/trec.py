@@ -5,13 +5,11 @@
 - Qrels: ``qid iter docid grade`` per line; ``iter`` is ignored; grades are integers (``2.0`` is
   2), negative ones included; a (query, id) pair given twice must have one grade.
 
-Ids and numbers follow docs/conventions.md section 17 (no control or bidi character in an id,
-checked by the gate of :mod:`ragreport.reading.gate`; one number grammar; grades within signed 64
-bits). Blank lines and ``#`` comment lines are skipped.
-Most files are read by the bytes-level reader (:mod:`ragreport.reading.trecbytes`); one it does
-not accept (runs of spaces, a malformed line, a character no id may hold) is read line by line
-here, which names the line at fault in every error. TREC is the catch-all
-format: a file no other reader claims is read as TREC.
+Ids and numbers follow docs/conventions.md section 17. Blank lines and ``#`` comment lines are
+skipped. Most files are read by the bytes-level reader (:mod:`ragreport.reading.trecbytes`); one
+it does not accept (runs of spaces, a malformed line, a character no id may hold) is read line by
+line here, which names the line at fault in every error. TREC is the catch-all format: a file no
+other reader claims is read as TREC.
 """
 
 from __future__ import annotations
@@ -24,10 +22,10 @@ from ..core.errors import InputError
 from ..core.ids import has_duplicates, hash_ids
 from ..core.model import Judgments, Order, Run
 from . import trecbytes
-from .files import data_lines, field_splitter, stem, text_of
+from .files import RUN_AS_QRELS, data_lines, field_count, field_splitter, stem, text_of
 from .gate import passed
 from .reader import Reader
-from .rows import JudgmentCollector, group_by_query, parse_grade, parse_score, ranked_run, run_from_slots
+from .rows import JudgmentCollector, RunRows, group_by_query, parse_grade, parse_score, ranked_run
 
 
 def read_run_bytes(
@@ -75,76 +73,21 @@ def read_qrels_bytes(path: str | Path) -> Judgments | None:
 
 
 def parse_run(path: str | Path, text: str, order: Order = Order.SCORE, name: str = "") -> Run:
-    """A TREC run from its text, line by line: six whitespace-separated fields
-    ``qid Q0 docid rank score tag`` per line.
-
-    The rank column is ignored and text after the sixth field (a comment some tools append) is
-    ignored, as trec_eval does; ``#`` lines and blank lines are skipped.
-    """
+    """A TREC run from its text, line by line (the rank column, text after the sixth field, ``#``
+    lines and blank lines ignored, as trec_eval does)."""
     path = Path(path)
-    qids: dict[str, int] = {}
-    query_lines: list[int] = []
-    slot_query: list[int] = []
-    slot_docs: list[str] = []
-    slot_scores: list[float] = []
-    slot_lines: list[int] = []
+    rows = RunRows()
     split = field_splitter(text)
     for number, line in data_lines(text):
         fields = split(line)
         if len(fields) < 6:
-            hint = " (this looks like qrels: give it with --qrels)" if len(fields) == 4 else ""
-            raise InputError(
-                path,
-                number,
-                "6 fields 'qid Q0 docid rank score tag'",
-                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
-            )
+            got = field_count(fields, 4, " (this looks like qrels: give it with --qrels)")
+            raise InputError(path, number, "6 fields 'qid Q0 docid rank score tag'", got)
         qid, _, doc, _, score_text = fields[:5]
-        score = parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)")
-        index = qids.get(qid)
-        if index is None:
-            index = qids[qid] = len(qids)
-            query_lines.append(number)
-        slot_query.append(index)
-        slot_docs.append(doc)
-        slot_scores.append(score)
-        slot_lines.append(number)
-    if not qids:
+        rows.add(qid, doc, parse_score(score_text, path, number, f"query {qid!r} id {doc!r} (field 5)"), number)
+    if not rows.qids:
         raise InputError(path, None, "at least one run line", "an empty file")
-    return run_from_slots(
-        name or stem(path),
-        path,
-        list(qids),
-        slot_query,
-        slot_docs,
-        slot_scores,
-        order,
-        query_lines=query_lines,
-        slot_lines=slot_lines,
-    )
-
-
-def parse_qrels(path: str | Path, text: str) -> Judgments:
-    """TREC qrels from their text, line by line: ``qid iter docid grade`` per line."""
-    path = Path(path)
-    collector = JudgmentCollector(path)
-    split = field_splitter(text)
-    for number, line in data_lines(text):
-        fields = split(line)
-        if len(fields) != 4:
-            hint = " (this looks like a run: give it as an input, not --qrels)" if len(fields) == 6 else ""
-            raise InputError(
-                path,
-                number,
-                "4 fields 'qid iter docid grade'",
-                f"{len(fields)} field{'s' if len(fields) != 1 else ''}{hint}",
-            )
-        qid, _, doc, grade_text = fields
-        grade = parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)")
-        collector.add(qid, doc, grade, number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
+    return rows.run(name or stem(path), path, order)
 
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
@@ -157,7 +100,20 @@ def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) ->
 def read_qrels(path: Path, text: str | None) -> Judgments:
     """TREC qrels, by the bytes-level reader when it can, else line by line."""
     judgments = read_qrels_bytes(path)
-    return judgments if judgments is not None else parse_qrels(path, text_of(path, text))
+    if judgments is not None:
+        return judgments
+    text = text_of(path, text)
+    collector = JudgmentCollector(path)
+    split = field_splitter(text)
+    for number, line in data_lines(text):
+        fields = split(line)
+        if len(fields) != 4:
+            raise InputError(path, number, "4 fields 'qid iter docid grade'", field_count(fields, 6, RUN_AS_QRELS))
+        qid, _, doc, grade_text = fields
+        collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
+    if not collector.queries:
+        raise InputError(path, None, "at least one judgment line", "an empty file")
+    return collector.judgments()
 
 
 READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels, label="TREC lines")

@@ -7,17 +7,17 @@ matrix of bytes: ids stay bytes (``'S'`` arrays), numbers are parsed by digit ar
 
 Comment and blank lines are dropped, as the line-by-line reader drops them. Whatever this reader
 does not accept (runs of spaces, leading blanks, a score that is no number, anything malformed)
-makes it return ``None``,
-and the line-by-line reader in :mod:`ragreport.reading.trec` reads the file instead: it accepts the same
-files and names the line at fault in every error. So this module never decides an error.
+makes it return ``None``, and the line-by-line reader of :mod:`ragreport.reading.trec` reads the
+file instead, naming the line at fault in every error: this module never decides an error.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import itertools
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from .files import read_into, special_kind
 CHUNK_BYTES = 1 << 21
 
 _POW10 = 10.0 ** np.arange(23)
+_NUMBER_BYTES = np.frombuffer(b"0123456789.+-eE", dtype=np.uint8)
 _ONE, _EIGHT, _BYTE_ONES, _TOP_BYTE = np.uint64(1), np.uint64(8), np.uint64(0x0101010101010101), np.uint64(56)
 
 
@@ -63,16 +64,13 @@ def byte_chunks(
     with opener(path, "rb") as handle:
         previous: memoryview | None = None
         pending = b""  # the start of a line the next piece ends
-        left = None
+        left = None if span is None else span[1] - span[0]
         if span is not None:
             handle.seek(span[0])
-            left = span[1] - span[0]
         if span is None or span[0] == 0:  # a byte-order mark at the file's start is no part of an id
             bom = handle.read(3 if left is None else min(3, left))
-            if bom != b"\xef\xbb\xbf":
-                pending = bom
-            if left is not None:
-                left -= len(bom)
+            pending = b"" if bom == b"\xef\xbb\xbf" else bom
+            left = None if left is None else left - len(bom)
         while True:
             wanted = chunk_bytes if left is None else min(chunk_bytes, left)
             buffer = bytearray(len(pending) + wanted + _SPARE)
@@ -127,47 +125,26 @@ def _lines(buf: np.ndarray, width: int) -> np.ndarray | None:
     return seps
 
 
-def _starts(seps: np.ndarray, column: int) -> np.ndarray:
-    if column == 0:
-        starts = np.empty(len(seps), dtype=np.int64)
-        starts[0] = 0
-        starts[1:] = seps[:-1, -1] + 1
-        return starts
-    return seps[:, column - 1] + 1
-
-
 #: Longest field the reader cuts out (bytes); a longer one sends the file to the text reader.
 MAX_FIELD = _SPARE - 8
 _BYTE_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
-def _windows(buf: np.ndarray) -> np.ndarray:
-    """Every 8-byte window of ``buf``: ``windows[i]`` holds bytes ``i..i+7``, as ``'S8'`` (a gather
-    of ``'S8'`` items copies 8 bytes each; of unaligned 64-bit words it takes a slower path), to be
-    read as little-endian words once gathered (:func:`_gather`). ``buf`` must end with at least 8
-    spare bytes."""
-    return np.ndarray(shape=(len(buf) - 7,), dtype="S8", buffer=buf, offset=0, strides=(1,))
-
-
-def _gather(windows: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The 8-byte windows at ``starts`` as little-endian 64-bit words."""
-    return windows[starts].view("<u8")
-
-
 def _field_words(windows: np.ndarray, seps: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Column ``column`` as a ``(lines, words)`` matrix of 64-bit words holding its bytes in file
-    order, NUL-padded; and each field's length. One gather per 8 bytes of width, not per byte."""
-    starts = _starts(seps, column)
+    order, NUL-padded; and each field's length. One gather of the 8-byte ``windows`` (read as
+    little-endian words) per 8 bytes of width, not per byte."""
+    starts = seps[:, column - 1] + 1 if column else np.concatenate(([0], seps[:-1, -1] + 1))
     lengths = seps[:, column] - starts
     width = int(lengths.max())
     if width > MAX_FIELD:
         return None
     if width <= 8:  # one word (the usual id and score): no clipping of lengths
-        return (_gather(windows, starts) & _BYTE_MASKS[lengths])[:, None], lengths
+        return (windows[starts].view("<u8") & _BYTE_MASKS[lengths])[:, None], lengths
     words = np.empty((len(starts), -(-width // 8)), dtype=np.uint64)
     for j in range(words.shape[1]):
         kept = np.clip(lengths - 8 * j, 0, 8)
-        words[:, j] = _gather(windows, starts + 8 * j) & _BYTE_MASKS[kept]
+        words[:, j] = windows[starts + 8 * j].view("<u8") & _BYTE_MASKS[kept]
     return words, lengths
 
 
@@ -230,15 +207,7 @@ def parse_decimals(words: np.ndarray, lengths: np.ndarray, integers: bool = Fals
         other = np.flatnonzero(~simple)
         # The number grammar's characters only (docs/conventions.md section 17): numpy's own
         # conversion would also take '1_0', 'nan', 'inf' and blanks.
-        cells = matrix[other]
-        allowed = (
-            ((cells >= 48) & (cells <= 57))
-            | (cells == 46)
-            | (cells == 43)
-            | (cells == 45)
-            | (cells == 101)
-            | (cells == 69)
-        )
+        allowed = np.isin(matrix[other], _NUMBER_BYTES)
         if not (allowed | (np.arange(matrix.shape[1])[None, :] >= lengths[other][:, None])).all():
             return None
         text = _as_bytes(words[other])
@@ -263,16 +232,6 @@ class Columns:
     numbers: np.ndarray
 
 
-def _tidied(data: bytes) -> bytes | None:
-    """The chunk with ``\\r\\n`` read as ``\\n`` and comment and blank lines dropped, as the
-    line reader drops them; None when there was nothing to tidy. Only a chunk that failed the
-    strict check pays for this (a split into lines)."""
-    tidy = data.replace(b"\r\n", b"\n") if b"\r" in data else data
-    kept = [line for line in tidy.split(b"\n") if line.strip() and not line.strip().startswith(b"#")]
-    tidy = b"\n".join(kept) + b"\n" if kept else b""
-    return None if tidy == data else tidy
-
-
 def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: int, integers: bool) -> Columns | None:
     whole = data.obj if isinstance(data, memoryview) else None
     if isinstance(whole, bytearray) and len(data) + _SPARE <= len(whole):  # a piece of byte_chunks
@@ -284,9 +243,14 @@ def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: i
     if seps is None:
         if forbidden_in_utf8(buf):
             return None  # a character no id may hold, or a CR alone: the line reader names the line
-        tidy = _tidied(bytes(data))
-        if tidy is None:
-            return None
+        # CRLF read as LF, comment and blank lines dropped as the line reader drops them: only a
+        # chunk that failed the strict check pays for this split into lines.
+        raw = bytes(data)
+        tidy = raw.replace(b"\r\n", b"\n") if b"\r" in raw else raw
+        kept = [line for line in tidy.split(b"\n") if line.strip() and not line.strip().startswith(b"#")]
+        tidy = b"\n".join(kept) + b"\n" if kept else b""
+        if tidy == raw:
+            return None  # nothing to tidy: not strict
         if not tidy:  # nothing but comments and blank lines
             return Columns(np.zeros(0, dtype="S8"), np.zeros(0, dtype=np.int64), np.zeros(0, dtype="S8"), np.zeros(0))
         return _scan(tidy, width, id_column, number_column, integers)
@@ -300,7 +264,9 @@ def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: i
             str(data, "utf-8")
         except UnicodeDecodeError:
             return None
-    windows = _windows(padded)
+    # Every 8-byte window, ``windows[i]`` holding bytes ``i..i+7``, as ``'S8'``: a gather of ``'S8'``
+    # items copies 8 bytes each, of unaligned 64-bit words it takes a slower path.
+    windows = np.ndarray(shape=(len(padded) - 7,), dtype="S8", buffer=padded, offset=0, strides=(1,))
     query_words = _field_words(windows, seps, 0)
     id_words = _field_words(windows, seps, id_column)
     number_words = _field_words(windows, seps, number_column)
@@ -317,10 +283,7 @@ def _scan(data: bytes | memoryview, width: int, id_column: int, number_column: i
 
 def scan_chunks(
     path: Path,
-    width: int,
-    id_column: int,
-    number_column: int,
-    integers: bool,
+    scan: Callable[[memoryview], Columns | None],
     chunk_bytes: int = CHUNK_BYTES,
     threads: int = THREADS,
     span: tuple[int, int] | None = None,
@@ -332,25 +295,19 @@ def scan_chunks(
     in its array loops, so two cores share the work. At most ``threads + 1`` chunks are in memory.
     """
     chunks = byte_chunks(path, chunk_bytes, span)
-    first = next(chunks, None)
-    if first is None:
-        return
-    second = next(chunks, None)
-    if second is None or threads <= 1:  # one chunk (or one thread): no pool to start
-        for data in (first,) if second is None else itertools.chain((first, second), chunks):
-            yield _scan(data, width, id_column, number_column, integers), len(data)
+    head = list(itertools.islice(chunks, 2))
+    if len(head) < 2 or threads <= 1:  # one chunk (or one thread): no pool to start
+        for data in itertools.chain(head, chunks):
+            yield scan(data), len(data)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        waiting: deque = deque()
-        for data in itertools.chain((first, second), chunks):
-            waiting.append((pool.submit(_scan, data, width, id_column, number_column, integers), len(data)))
-            if len(waiting) > threads:
-                future, size = waiting.popleft()
-                yield future.result(), size
+        submitted = ((pool.submit(scan, data), len(data)) for data in itertools.chain(head, chunks))
+        waiting = deque(itertools.islice(submitted, threads + 1))
         while waiting:
             future, size = waiting.popleft()
+            waiting.extend(itertools.islice(submitted, 1))
             yield future.result(), size
 
 
@@ -384,14 +341,6 @@ class _Column:
         return self.array
 
 
-def join_groups(group_ids: np.ndarray, group_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge neighbouring groups with the same query id (a chunk boundary can split a group)."""
-    fresh = np.concatenate(([True], group_ids[1:] != group_ids[:-1]))
-    if fresh.all():
-        return group_ids, group_lengths
-    return group_ids[fresh], np.add.reduceat(group_lengths, np.flatnonzero(fresh))
-
-
 def read_columns(
     path: Path,
     width: int,
@@ -411,7 +360,8 @@ def read_columns(
     group_lengths: list[np.ndarray] = []
     ids, numbers = _Column(), _Column()
     seen_bytes = 0
-    for piece, size in scan_chunks(path, width, id_column, number_column, integers, chunk_bytes, span=span):
+    scan = functools.partial(_scan, width=width, id_column=id_column, number_column=number_column, integers=integers)
+    for piece, size in scan_chunks(path, scan, chunk_bytes, span=span):
         if piece is None:
             return None
         seen_bytes += size
@@ -424,7 +374,10 @@ def read_columns(
         numbers.append(piece.numbers, expected)
     if ids.array is None or ids.size == 0:
         return None  # no data line: the line reader says so, naming the file
-    gids, glens = join_groups(np.concatenate(group_ids), np.concatenate(group_lengths))
+    gids, glens = np.concatenate(group_ids), np.concatenate(group_lengths)
+    fresh = np.concatenate(([True], gids[1:] != gids[:-1]))  # a chunk boundary can split a query's group
+    if not fresh.all():
+        gids, glens = gids[fresh], np.add.reduceat(glens, np.flatnonzero(fresh))
     return Columns(gids, glens, ids.result(), numbers.result())
 
 
