@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.model import FIGURE_CONVENTIONS
 from ..scoring.catalogue import COMPARED, SUITE, Metric
-from .compare import Correction, adjust, verdict_of
+from .compare import Correction, adjust, scored_rows, verdict_of
 from .intervals import bootstrap_interval
 from .randomization import TIE, randomization_test
 from .summary import judgment_map
@@ -87,16 +87,10 @@ class LabelChange:
     regraded: tuple[tuple[str, str, int, int], ...]
 
     def as_dict(self) -> dict[str, Any]:
-        def part(items: tuple) -> dict[str, Any]:
-            return {"count": len(items), "first": [list(i) for i in items[:FIRST_FEW]]}
-
+        parts = {key: getattr(self, key) for key in _CHANGE_FIELDS}
         return {
             "runs": list(self.runs),
-            "queries_added": part(self.queries_added),
-            "queries_removed": part(self.queries_removed),
-            "judgments_added": part(self.judgments_added),
-            "judgments_removed": part(self.judgments_removed),
-            "regraded": part(self.regraded),
+            **{key: {"count": len(v), "first": [list(i) for i in v[:FIRST_FEW]]} for key, v in parts.items()},
         }
 
 
@@ -271,11 +265,8 @@ def drift(
             notes.append(f"{summary.name} is new: the previous report has no run of that name.")
             continue
         prints = then.get("fingerprints", {})
-        differs = []
-        if prints.get("queries") != summary.query_fingerprint:
-            differs.append(_differs("query", str(prints.get("queries")), summary.query_fingerprint))
-        if prints.get("labels") != summary.label_fingerprint:
-            differs.append(_differs("label", str(prints.get("labels")), summary.label_fingerprint))
+        now_prints = (("query", "queries", summary.query_fingerprint), ("label", "labels", summary.label_fingerprint))
+        differs = [_differs(kind, str(prints.get(key)), now) for kind, key, now in now_prints if prints.get(key) != now]
         if differs:
             differing.setdefault(" and ".join(differs), []).append(summary.name)
             listed = previous_judgments(previous, then)
@@ -347,49 +338,41 @@ class _Tested:
     """One comparable run's figures then and now, before the p-values are corrected together."""
 
     summary: RunSummary
-    then_means: tuple[float | None, ...]  # per suite metric
+    then_means: tuple[float | None, ...]  # per metric
     queries: int
-    delta: np.ndarray  # per suite metric (empty without per-query scores then)
+    delta: np.ndarray  # per metric (empty without per-query scores then)
     low: np.ndarray
     high: np.ndarray
     changed: np.ndarray
-    p: np.ndarray  # per compared metric
+    p: np.ndarray  # per tested metric
     unchanged: bool
     metrics: Sequence[Metric]  # the suite's metrics both reports hold
     compared_at: list[int]  # the tested ones' positions among them
 
 
 def _differences(
-    then: Mapping[str, Any],
-    summary: RunSummary,
-    permutations: int,
-    tested: Sequence[Metric],
-    metrics: Sequence[Metric],
+    then: Mapping[str, Any], summary: RunSummary, permutations: int, tested: Sequence[Metric], metrics: Sequence[Metric]
 ) -> _Tested:
     """The per-query changes of every metric of ``metrics`` over the queries scored both times, with
     bands and, on the ``tested`` metrics, the randomization test."""
-    tested_columns = [metrics.index(m) for m in tested]
+    compared_at = [metrics.index(m) for m in tested]
     conventions = summary.conventions
     labels = [metric.label(summary.k) for metric in metrics]
     then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
-    rows = np.flatnonzero(summary.scores.scored)
-    now_ids = summary.judged.query_ids[rows].tolist()
+    now_rows = scored_rows(summary)
     before = [_per_query(then, label) for label in labels]
-    common = sorted(set(now_ids).intersection(*(set(b) for b in before))) if before else []
+    common = sorted(set(now_rows).intersection(*(set(b) for b in before))) if before else []
     if not common:
         empty = np.zeros(0)
-        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False, metrics, tested_columns)
-    position = dict(zip(now_ids, rows.tolist()))
-    picked = np.array([position[q] for q in common], dtype=np.int64)
+        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False, metrics, compared_at)
+    picked = np.array([now_rows[q] for q in common], dtype=np.int64)
     now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in metrics], axis=1)
-    previous = np.array([[b[q] for b in before] for q in common], dtype=np.float64)
-    differences = now - previous
+    differences = now - np.array([[b[q] for b in before] for q in common], dtype=np.float64)
     delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
-    p = randomization_test(differences[:, list(tested_columns)], permutations, conventions.seed)
+    p = randomization_test(differences[:, compared_at], permutations, conventions.seed)
     changed = (np.abs(differences) > TIE).sum(axis=0)
-    scored_then = set(before[0])
-    unchanged = not changed.any() and scored_then == set(now_ids)
-    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged, metrics, tested_columns)
+    unchanged = not changed.any() and set(before[0]) == set(now_rows)
+    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged, metrics, compared_at)
 
 
 def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> tuple[list[DriftRow], int]:
@@ -405,35 +388,19 @@ def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> tu
     corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}
     rows = []
     for t in tested:
-        summary = t.summary
+        name = t.summary.name
         for i, metric in enumerate(t.metrics):
-            label = metric.label(summary.k)
-            now = summary.at_k[label].mean
-            then_mean = t.then_means[i]
+            label = metric.label(t.summary.k)
+            now, then_mean = t.summary.at_k[label].mean, t.then_means[i]
             if not t.queries:
                 delta = None if then_mean is None else now - then_mean
-                rows.append(DriftRow(summary.name, label, then_mean, now, delta, None, None, 0))
+                rows.append(DriftRow(name, label, then_mean, now, delta, None, None, 0))
                 continue
             low, high = float(t.low[i]), float(t.high[i])
-            p = p_adjusted = None
-            if i in t.compared_at:
-                j = t.compared_at.index(i)
-                p = float(t.p[j])
-                p_adjusted = corrected.get((id(t), j), 1.0)
-            rows.append(
-                DriftRow(
-                    summary.name,
-                    label,
-                    then_mean,
-                    now,
-                    float(t.delta[i]),
-                    low,
-                    high,
-                    t.queries,
-                    p=p,
-                    p_adjusted=p_adjusted,
-                    verdict=None if p_adjusted is None else verdict_of(low, high, p_adjusted, alpha),
-                    changed=int(t.changed[i]),
-                )
-            )
+            j = t.compared_at.index(i) if i in t.compared_at else None
+            p = None if j is None else float(t.p[j])
+            p_adjusted = None if j is None else corrected.get((id(t), j), 1.0)
+            verdict = None if p_adjusted is None else verdict_of(low, high, p_adjusted, alpha)
+            figures = (float(t.delta[i]), low, high, t.queries, p, p_adjusted, verdict, int(t.changed[i]))
+            rows.append(DriftRow(name, label, then_mean, now, *figures))
     return rows, len(family)

@@ -25,13 +25,13 @@ A query without the key is in no slice of it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import IntervalMethod, Measure
-from .compare import ComparisonReport, Correction, adjust, family_values, verdict_of
+from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
 from .randomization import TIE, randomization_test
 from .summary import RunSummary
@@ -153,12 +153,6 @@ def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, con
     return SliceFigure(float(mean[0]), float(low[0]), float(high[0]), n)
 
 
-def _rows_by_id(summary: RunSummary) -> dict[str, int]:
-    """Each scored query's row, by id."""
-    rows = np.flatnonzero(summary.scores.scored)
-    return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
-
-
 def slices(
     summaries: Sequence[RunSummary],
     meta: QueryMeta,
@@ -173,79 +167,60 @@ def slices(
     with a ``comparison`` each run's paired difference from the baseline on ``primary``."""
     conventions = summaries[0].conventions
     resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
-    scored = [_rows_by_id(s) for s in summaries]
+    rows_of = {s.name: scored_rows(s) for s in summaries}
     judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
-    by_name = {s.name: (s, rows) for s, rows in zip(summaries, scored)}
+    by_name = {s.name: s for s in summaries}
+
+    def primary_values(summary: RunSummary, queries: Sequence[str]) -> np.ndarray:
+        rows = np.array([rows_of[summary.name][q] for q in queries], dtype=np.int64)
+        return family_values(summary, rows, [primary])[:, 0]
+
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
-    examples: dict[int, tuple[str, ...]] = {}
     for key in keys:
         groups: dict[str, list[str]] = {}
         for query in sorted(meta):
-            if key in meta[query] and query in judged:
-                value = _text(meta[query][key])
-                if value is not None:
-                    groups.setdefault(value, []).append(query)
+            value = _text(meta[query][key]) if key in meta[query] and query in judged else None
+            if value is not None:
+                groups.setdefault(value, []).append(query)
         for value in sorted(groups):
             members = groups[value]
-            figures: dict[str, dict[str, SliceFigure]] = {}
-            for summary, rows_of in zip(summaries, scored):
-                rows = np.array([rows_of[q] for q in members if q in rows_of], dtype=np.int64)
+            figures = {}
+            for summary in summaries:
+                rows = np.array(
+                    [rows_of[summary.name][q] for q in members if q in rows_of[summary.name]], dtype=np.int64
+                )
                 values = family_values(summary, rows, measures)
                 figures[summary.name] = {
                     m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
                 }
-            found.append(Slice(key, value, len(members), figures))
             if comparison is None:
-                first, first_rows = summaries[0], scored[0]
-                held = [q for q in members if q in first_rows]
-                lows = family_values(first, np.array([first_rows[q] for q in held], dtype=np.int64), [primary])[:, 0]
-                worst = sorted(zip(lows.tolist(), held))[:EXAMPLES]
-                examples[len(found) - 1] = tuple(q for _, q in worst)
+                held = [q for q in members if q in rows_of[summaries[0].name]]
+                worst = sorted(zip(primary_values(summaries[0], held).tolist(), held))[:EXAMPLES]
+                found.append(Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst)))
                 continue
-            base, base_rows = by_name[comparison.baseline]
+            base = by_name[comparison.baseline]
             moved: dict[str, float] = {}
             for paired in comparison.runs:
-                summary, run_rows = by_name[paired.run.name]
-                both = [q for q in members if q in base_rows and q in run_rows]
-                if not both:
-                    continue
-                pick = np.array
-                ours = family_values(summary, pick([run_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
-                theirs = family_values(base, pick([base_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
-                tests.append((len(found) - 1, summary.name, ours - theirs))
-                for q, d in zip(both, (ours - theirs).tolist()):
-                    moved[q] = max(moved.get(q, 0.0), abs(d))
+                summary = by_name[paired.run.name]
+                both = [q for q in members if q in rows_of[base.name] and q in rows_of[summary.name]]
+                if both:
+                    differences = primary_values(summary, both) - primary_values(base, both)
+                    tests.append((len(found), summary.name, differences))
+                    for q, d in zip(both, differences.tolist()):
+                        moved[q] = max(moved.get(q, 0.0), abs(d))
             ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
-            examples[len(found) - 1] = tuple(q for q, _ in ranked[:EXAMPLES])
+            found.append(Slice(key, value, len(members), figures, examples=tuple(q for q, _ in ranked[:EXAMPLES])))
     p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
     adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
     made: dict[int, list[SliceComparison]] = {}
     for (at, run, differences), p, p_adj in zip(tests, p_values, adjusted):
-        delta, low, high = bootstrap_interval(differences, resamples, seed, confidence)
+        delta, low, high = (float(a[0]) for a in bootstrap_interval(differences, resamples, seed, confidence))
         made.setdefault(at, []).append(
-            SliceComparison(
-                run,
-                primary.label(),
-                float(delta[0]),
-                float(low[0]),
-                float(high[0]),
-                p,
-                float(p_adj),
-                len(differences),
-                1.0 - confidence,
-            )
+            SliceComparison(run, primary.label(), delta, low, high, p, float(p_adj), len(differences), 1.0 - confidence)
         )
-    done = tuple(
-        Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ())), examples.get(i, ()))
-        for i, s in enumerate(found)
-    )
-    overall = {}
-    if comparison is not None:
-        for paired in comparison.runs:
-            for c in paired.comparisons:
-                if c.metric == primary.label():
-                    overall[c.run] = c.delta
+    done = tuple(replace(s, comparisons=tuple(made.get(i, ()))) for i, s in enumerate(found))
+    overall = {c.run: c.delta for c in (comparison.comparisons if comparison else ()) if c.metric == primary.label()}
     opposite = tuple(
         Opposite(s, c, overall[c.run])
         for s in done
