@@ -29,7 +29,7 @@ trials at 95%, the model-only band in under 1%.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -138,16 +138,20 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
+@dataclass(frozen=True)
 class _Scored:
-    """One run's family scores per query: under the model's labels on every scored query, and under
-    the human labels on the audited queries scored under both label sets (rows of ``model``)."""
+    """One run's family scores, a column per metric: ``model`` under the model's labels on every
+    scored query, and ``human`` under the human labels on the audited queries scored under both
+    label sets; each with its rows by query id (``row``, ``human_row``), in the run's order."""
 
-    def __init__(self, model_ids: list[str], model: np.ndarray, both: np.ndarray, human: np.ndarray) -> None:
-        self.ids = model_ids  # the run's scored queries (model labels), in its order
-        self.row = {q: i for i, q in enumerate(model_ids)}
-        self.model = model  # (scored queries x metrics)
-        self.both = both  # rows of ``model`` whose query is scored under the human labels too
-        self.human = human  # (len(both) x metrics), the human-label scores of those rows
+    row: dict[str, int]
+    model: np.ndarray
+    human_row: dict[str, int]
+    human: np.ndarray
+
+
+def _take(values: np.ndarray, rows: Mapping[str, int], queries: Iterable[str]) -> np.ndarray:
+    return values[np.array([rows[q] for q in queries], dtype=np.int64)]
 
 
 def _audited_run(judged_run: Run, audited: Sequence[str]) -> Run:
@@ -171,16 +175,13 @@ def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metri
     human_scores = score(again, [k], conventions, metrics=tuple(metrics))
     model_rows = np.flatnonzero(summary.scores.scored)
     model = np.stack([summary.scores.of(m, k)[model_rows] for m in metrics], axis=1).reshape(len(model_rows), -1)
-    model_ids = [str(q) for q in judged.query_ids[model_rows].tolist()]
-    row = {q: i for i, q in enumerate(model_ids)}
-    column = human_scores.column(k)
+    row = {str(q): i for i, q in enumerate(judged.query_ids[model_rows].tolist())}
+    ids = list(row)
     human_rows = np.flatnonzero(human_scores.scored)
-    found = [(row.get(str(q)), j) for q, j in zip(again.query_ids[human_rows].tolist(), human_rows.tolist())]
-    kept = [(i, j) for i, j in found if i is not None]
-    both = np.array([i for i, _ in kept], dtype=np.int64)
-    human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), column].T
-    order = np.argsort(both, kind="stable")  # the run's order, as the model rows are
-    return _Scored(model_ids, model, both[order], human.reshape(len(kept), len(metrics))[order])
+    pairs = zip(again.query_ids[human_rows].tolist(), human_rows.tolist())
+    kept = sorted((row[str(q)], j) for q, j in pairs if str(q) in row)  # the run's order, as the model rows are
+    human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), human_scores.column(k)].T
+    return _Scored(row, model, {ids[i]: n for n, (i, _) in enumerate(kept)}, human)
 
 
 def _unit(figure: Figure) -> Figure:
@@ -195,7 +196,7 @@ def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) 
     """``summary``'s family at K under both label sets on the audited queries, and corrected: one
     entry per metric."""
     confidence = summary.conventions.confidence
-    f_audited = scored.model[scored.both]
+    f_audited = _take(scored.model, scored.row, scored.human_row)
     model = [_unit(f) for f in mean_bands(f_audited, confidence)]
     human = [_unit(f) for f in mean_bands(scored.human, confidence)]
     corrected = [_unit(f) for f in corrected_means(scored.model, f_audited, scored.human, confidence)]
@@ -203,7 +204,7 @@ def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) 
         UnderBoth(
             run=summary.name,
             label=metric.label(summary.k),
-            queries=len(scored.both),
+            queries=len(scored.human_row),
             model=model[i],
             human=human[i],
             corrected=corrected[i],
@@ -232,20 +233,11 @@ def corrected_comparisons(
         if not columns:
             continue
         run, base = scored[pair.run.name], scored[pair.baseline.name]
-        paired = [(run.row[q], base.row[q]) for q in run.ids if q in base.row]
-        run_rows = np.array([a for a, _ in paired], dtype=np.int64)
-        base_rows = np.array([b for _, b in paired], dtype=np.int64)
-        d_all = run.model[run_rows] - base.model[base_rows]
-        run_human = dict(zip(run.both.tolist(), range(len(run.both))))
-        base_human = dict(zip(base.both.tolist(), range(len(base.both))))
-        both = [(a, b) for a, b in paired if a in run_human and b in base_human]
-        run_both = np.array([a for a, _ in both], dtype=np.int64)
-        base_both = np.array([b for _, b in both], dtype=np.int64)
-        d_model = run.model[run_both] - base.model[base_both]
-        d_human = (
-            run.human[np.array([run_human[a] for a in run_both.tolist()], dtype=np.int64)]
-            - base.human[np.array([base_human[b] for b in base_both.tolist()], dtype=np.int64)]
-        ).reshape(len(both), len(metrics))
+        paired = [q for q in run.row if q in base.row]
+        both = [q for q in paired if q in run.human_row and q in base.human_row]
+        d_all = _take(run.model, run.row, paired) - _take(base.model, base.row, paired)
+        d_model = _take(run.model, run.row, both) - _take(base.model, base.row, both)
+        d_human = _take(run.human, run.human_row, both) - _take(base.human, base.human_row, both)
         confidence = pair.run.conventions.confidence
         corrected = corrected_means(d_all, d_model, d_human, confidence)
         human_bands = mean_bands(d_human, confidence)
