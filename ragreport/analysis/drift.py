@@ -205,14 +205,9 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
         kept: dict[str, Any] = {"name": run.get("name")}
         summary = by_name.get(str(run.get("name")))
         if summary is not None:
+            kept.update((key, run[key]) for key in ("k", "conventions", "fingerprints") if key in run)
             prints = run.get("fingerprints", {})
-            for key in ("k", "conventions", "fingerprints"):
-                if key in run:
-                    kept[key] = run[key]
-            same = (
-                prints.get("queries") == summary.query_fingerprint and prints.get("labels") == summary.label_fingerprint
-            )
-            if not same:
+            if (prints.get("queries"), prints.get("labels")) != (summary.query_fingerprint, summary.label_fingerprint):
                 if isinstance(run.get("judgments"), dict):
                     kept["judgments"] = run["judgments"]
                 else:
@@ -274,8 +269,7 @@ def drift(
                 unlisted.append(summary.name)
             else:
                 found = label_change((summary.name,), listed, judgment_map(summary.judged))
-                key = (*(getattr(found, f) for f in _CHANGE_FIELDS),)
-                changed_alike.setdefault(key, []).append(summary.name)
+                changed_alike.setdefault(tuple(getattr(found, f) for f in _CHANGE_FIELDS), []).append(summary.name)
             continue
         if then.get("k") != summary.k:
             notes.append(
@@ -283,13 +277,8 @@ def drift(
                 f"figures at different K do not compare."
             )
             continue
-        then_conventions = then.get("conventions", {})
-        now_conventions = summary.conventions.as_dict()
-        changed = [
-            key
-            for key in FIGURE_CONVENTIONS
-            if then_conventions.get(key, _EARLIER_DEFAULTS.get(key)) != now_conventions[key]
-        ]
+        was, now = then.get("conventions", {}), summary.conventions.as_dict()
+        changed = [key for key in FIGURE_CONVENTIONS if was.get(key, _EARLIER_DEFAULTS.get(key)) != now[key]]
         if changed:
             notes.append(
                 f"{summary.name} was scored under other conventions then ({', '.join(changed)}): "
