@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .audit import leading
-from .limits import top_k_slots
+from .limits import unjudged_share
 from .power import POWER, queries_to_halve
 
 if TYPE_CHECKING:
@@ -70,12 +70,6 @@ def _slice(subject: Subject) -> Mapping[str, Any] | None:
     figures = {key: getattr(c, key) for key in ("queries", "metric", "delta", "low", "high", "p_adjusted", "verdict")}
     # "more": the other slices that go the same way
     return {"key": s.key, "value": s.value, **figures, "overall": found.verdict, "more": len(against) - 1}
-
-
-def unjudged_share(summary: RunSummary) -> tuple[int, int]:
-    """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
-    judged_flags, repeat = top_k_slots(summary)
-    return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
 
 
 def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
