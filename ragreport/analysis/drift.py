@@ -16,7 +16,7 @@ A run none of whose per-query scores moved is marked ``unchanged``: the reports 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -253,7 +253,9 @@ def drift(
     differing: dict[str, list[str]] = {}
     changed_alike: dict[tuple, list[str]] = {}
     unlisted: list[str] = []
-    scored_again: list[_Tested] = []
+    rows: list[DriftRow] = []
+    comparable: list[str] = []
+    unchanged: list[str] = []
     for summary in summaries:
         then = previous_runs.get(summary.name)
         if then is None:
@@ -290,7 +292,11 @@ def drift(
         figures = then.get("metrics")
         metrics = [m for m in summary.suite if not isinstance(figures, dict) or m.label(summary.k) in figures]
         absent.update((m.label(summary.k), None) for m in summary.suite if m not in metrics)
-        scored_again.append(_differences(then, summary, permutations, [m for m in tested if m in metrics], metrics))
+        found_rows, moved = _rows(then, summary, permutations, [m for m in tested if m in metrics], metrics)
+        rows += found_rows
+        comparable.append(summary.name)
+        if not moved:
+            unchanged.append(summary.name)
     # Runs whose sets changed alike (one qrels file for every run) are said once, together.
     every = len(summaries)
     reasons = [f"for {_runs_phrase(names, every)}, {what}" for what, names in differing.items()]
@@ -301,20 +307,28 @@ def drift(
     ]
     notes += [f"{label} is not in the previous report: it has no drift." for label in absent]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
-    rows, family = _rows(scored_again, correction, alpha)
+    # A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
+    # is left out of the family the correction counts (Tarone's argument for tests that cannot reach
+    # the level): an unchanged run does not make a changed one's p larger.
+    family = [i for i, r in enumerate(rows) if r.p is not None and r.changed > 0]
+    adjusted = dict(zip(family, adjust(np.array([rows[i].p for i in family]), correction).tolist()))
+    for i, r in enumerate(rows):
+        if r.p is not None and r.low is not None and r.high is not None:
+            p = adjusted.get(i, 1.0)
+            rows[i] = replace(r, p_adjusted=p, verdict=verdict_of(r.low, r.high, p, alpha))
     return Drift(
         source,
         previous.get("date"),
-        bool(scored_again),
+        bool(comparable),
         tuple(reasons),
         tuple(notes),
         tuple(rows),
-        unchanged=tuple(t.summary.name for t in scored_again if t.unchanged),
+        unchanged=tuple(unchanged),
         changes=tuple(changes),
         unlisted=tuple(unlisted),
         correction=correction,
         alpha=alpha,
-        tested=family,
+        tested=len(family),
         k=k,
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
@@ -322,74 +336,34 @@ def drift(
     )
 
 
-@dataclass(frozen=True)
-class _Tested:
-    """One comparable run's figures then and now, before the p-values are corrected together."""
-
-    summary: RunSummary
-    then_means: tuple[float | None, ...]  # per metric
-    queries: int
-    delta: np.ndarray  # per metric (empty without per-query scores then)
-    low: np.ndarray
-    high: np.ndarray
-    changed: np.ndarray
-    p: np.ndarray  # per tested metric
-    unchanged: bool
-    metrics: Sequence[Metric]  # the suite's metrics both reports hold
-    compared_at: list[int]  # the tested ones' positions among them
-
-
-def _differences(
+def _rows(
     then: Mapping[str, Any], summary: RunSummary, permutations: int, tested: Sequence[Metric], metrics: Sequence[Metric]
-) -> _Tested:
-    """The per-query changes of every metric of ``metrics`` over the queries scored both times, with
-    bands and, on the ``tested`` metrics, the randomization test."""
-    compared_at = [metrics.index(m) for m in tested]
-    conventions = summary.conventions
+) -> tuple[list[DriftRow], bool]:
+    """A comparable run's rows, their p-values not yet corrected, and whether any per-query score
+    moved: every metric of ``metrics`` over the queries scored both times, with bands and, on the
+    ``tested`` metrics, the randomization test; the change of the means without per-query scores."""
     labels = [metric.label(summary.k) for metric in metrics]
-    then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
+    then_means = [then.get("metrics", {}).get(label, {}).get("mean") for label in labels]
+    now_means = [summary.at_k[label].mean for label in labels]
     now_rows = scored_rows(summary)
     before = [_per_query(then, label) for label in labels]
     common = sorted(set(now_rows).intersection(*(set(b) for b in before))) if before else []
     if not common:
-        empty = np.zeros(0)
-        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False, metrics, compared_at)
+        changes = [None if t is None else n - t for t, n in zip(then_means, now_means)]
+        rows = [DriftRow(summary.name, *row, None, None, 0) for row in zip(labels, then_means, now_means, changes)]
+        return rows, True
+    conventions = summary.conventions
     picked = np.array([now_rows[q] for q in common], dtype=np.int64)
     now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in metrics], axis=1)
     differences = now - np.array([[b[q] for b in before] for q in common], dtype=np.float64)
     delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
-    p = randomization_test(differences[:, compared_at], permutations, conventions.seed)
+    compared_at = [metrics.index(m) for m in tested]
+    p_of = dict(
+        zip(compared_at, randomization_test(differences[:, compared_at], permutations, conventions.seed).tolist())
+    )
     changed = (np.abs(differences) > TIE).sum(axis=0)
-    unchanged = not changed.any() and set(before[0]) == set(now_rows)
-    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged, metrics, compared_at)
-
-
-def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> tuple[list[DriftRow], int]:
-    """The rows of every comparable run, p-values corrected together, and how many tests the
-    correction counted.
-
-    A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
-    is left out of the family the correction counts (Tarone's argument for tests that cannot reach
-    the level): an unchanged run does not make a changed one's p larger.
-    """
-    family = [(t, j) for t in tested if t.queries for j, i in enumerate(t.compared_at) if t.changed[i] > 0]
-    corrected_p = adjust(np.array([t.p[j] for t, j in family]), correction)
-    corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}
     rows = []
-    for t in tested:
-        name = t.summary.name
-        for i, metric in enumerate(t.metrics):
-            label = metric.label(t.summary.k)
-            now, then_mean = t.summary.at_k[label].mean, t.then_means[i]
-            if not t.queries:
-                delta = None if then_mean is None else now - then_mean
-                rows.append(DriftRow(name, label, then_mean, now, delta, None, None, 0))
-                continue
-            low, high = float(t.low[i]), float(t.high[i])
-            j = t.compared_at.index(i) if i in t.compared_at else None
-            p = None if j is None else float(t.p[j])
-            p_adjusted = None if j is None else corrected.get((id(t), j), 1.0)
-            verdict = None if p_adjusted is None else verdict_of(low, high, p_adjusted, alpha)
-            figures = (float(t.delta[i]), low, high, t.queries, p, p_adjusted, verdict, int(t.changed[i]))
-            rows.append(DriftRow(name, label, then_mean, now, *figures))
-    return rows, len(family)
+    for i, label in enumerate(labels):
+        figures = (float(delta[i]), float(low[i]), float(high[i]), len(common), p_of.get(i))
+        rows.append(DriftRow(summary.name, label, then_means[i], now_means[i], *figures, changed=int(changed[i])))
+    return rows, bool(changed.any()) or set(before[0]) != set(now_rows)
