@@ -285,35 +285,26 @@ def measure_audit(
     model = report_judgments(summaries)
     check_audit(human, model, name)
     first = summaries[0]
-    level = first.conventions.relevance_level
+    conventions = first.conventions
+    level = conventions.relevance_level
     audited = sorted(q for q, grades in human.items() if grades)
     index = {q: i for i, q in enumerate(audited)}
-    query, model_grades, human_grades = [], [], []
-    for q in audited:
-        theirs = model[q]
-        for d, g in human[q].items():
-            if d in theirs:
-                query.append(index[q])
-                model_grades.append(theirs[d])
-                human_grades.append(g)
+    # The pairs both label sets judged: each one's audited query, model grade and human grade.
+    pairs = [(index[q], model[q][d], g) for q in audited for d, g in human[q].items() if d in model[q]]
     slot_model, slot_human = [], []
     for summary in summaries:
         judged = summary.judged.head(summary.k)
-        qids = judged.query_ids.tolist()
-        offsets = judged.offsets
         ids = as_text(judged.doc_ids)
-        for i, q in enumerate(qids):
-            if q not in index:
-                continue
-            a, b = int(offsets[i]), int(offsets[i + 1])
-            truth = human[q]
-            slot_model.append(np.asarray(judged.grades[a:b]) >= level)
-            slot_human.append(np.array([truth.get(d, 0) >= level for d in ids[a:b]], dtype=bool))
-    conventions = first.conventions
+        for i, q in enumerate(judged.query_ids.tolist()):
+            if q in index:
+                a, b = int(judged.offsets[i]), int(judged.offsets[i + 1])
+                slot_model.append(np.asarray(judged.grades[a:b]) >= level)
+                slot_human.append(np.array([human[q].get(d, 0) >= level for d in ids[a:b]], dtype=bool))
+    grid = np.array(pairs, dtype=np.int64).reshape(-1, 3)
     found = agreement(
-        np.array(query, dtype=np.int64),
-        np.array(model_grades, dtype=np.int64),
-        np.array(human_grades, dtype=np.int64),
+        grid[:, 0],
+        grid[:, 1],
+        grid[:, 2],
         queries=len(audited),
         level=level,
         resamples=conventions.resamples,
@@ -323,7 +314,7 @@ def measure_audit(
         slot_human=slot_human,
     )
     labels = {q: dict(sorted(human[q].items())) for q in audited}
-    chosen = tuple(metrics) if metrics else (() if primary is None else (primary,))
+    chosen = tuple(metrics)
     if primary is not None and primary not in chosen:
         chosen = (primary, *chosen)
     audit_truth = Judgments.from_lists([(q, list(labels[q]), list(labels[q].values())) for q in audited])
