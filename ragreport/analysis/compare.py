@@ -17,7 +17,7 @@ For every run other than the baseline and every measure of the comparison family
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -283,26 +283,29 @@ def _resampled_columns(summary: RunSummary, family: Sequence[Measure]) -> np.nda
 
 
 def _drawn_differences(
-    base: RunSummary, run: RunSummary, pairing: QueryPairing, family: Sequence[Measure], conventions: Conventions
+    base: RunSummary, run: RunSummary, pairing: QueryPairing, family: Sequence[Measure]
 ) -> np.ndarray | None:
     """The paired bootstrap's resampled mean differences, read off the two runs' own bootstraps
     when they resampled the very queries the pairing holds, in its order, with the same resamples
     and seed: each resample's mean difference is then the run's resampled mean minus the
     baseline's (docs/conventions.md section 22). None otherwise."""
-    same_draws = all(
-        s.conventions.resamples == conventions.resamples and s.conventions.seed == conventions.seed for s in (base, run)
-    )
-    if not (pairing.same_queries and same_draws and len(pairing.query_ids)):
+    draws = [(s.conventions.resamples, s.conventions.seed) for s in (base, run)]
+    if not (pairing.same_queries and len(pairing.query_ids)) or draws[0] != draws[1]:
         return None
-    if not (
-        np.array_equal(resample_rows(base.judged.query_ids, base.scores.scored), pairing.baseline_rows)
-        and np.array_equal(resample_rows(run.judged.query_ids, run.scores.scored), pairing.run_rows)
-    ):
-        return None
+    for summary, rows in ((base, pairing.baseline_rows), (run, pairing.run_rows)):
+        if not np.array_equal(resample_rows(summary.judged.query_ids, summary.scores.scored), rows):
+            return None
     base_drawn, run_drawn = _resampled_columns(base, family), _resampled_columns(run, family)
-    if base_drawn is None or run_drawn is None:
-        return None
-    return run_drawn - base_drawn
+    return None if base_drawn is None or run_drawn is None else run_drawn - base_drawn
+
+
+def _by_size(arrays: Sequence[np.ndarray], leave: Container[int] = ()) -> dict[int, list[int]]:
+    """The places of the non-empty arrays (but those in ``leave``), by their number of rows."""
+    out: dict[int, list[int]] = {}
+    for i, a in enumerate(arrays):
+        if len(a) and i not in leave:
+            out.setdefault(len(a), []).append(i)
+    return out
 
 
 def paired_bands(
@@ -319,26 +322,22 @@ def paired_bands(
     runs' resampled means (no new draw); the others are resampled together, one draw of counts per
     block for every run of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
     """
-    out: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(compared)
-    by_size: dict[int, list[int]] = {}
-    drawn: dict[int, np.ndarray] = {}
-    for i, (run, pairing, differences) in enumerate(compared):
-        if not len(differences):
-            empty = np.zeros(0)
-            out[i] = (empty, empty, empty)
-            continue
-        read = _drawn_differences(base, run, pairing, family, conventions)
+    drawn = {}
+    for i, (run, pairing, _) in enumerate(compared):
+        read = _drawn_differences(base, run, pairing, family)
         if read is not None:
             drawn[i] = read
-        else:
-            by_size.setdefault(len(differences), []).append(i)
-    for members in by_size.values():
-        together = shared_bootstrap_means([compared[i][2] for i in members], conventions.resamples, conventions.seed)
+    differences = [d for _, _, d in compared]
+    for members in _by_size(differences, drawn).values():
+        together = shared_bootstrap_means([differences[i] for i in members], conventions.resamples, conventions.seed)
         drawn.update(zip(members, together))
-    for i, means in drawn.items():
-        low, high = percentile_band(means, conventions.confidence)
-        out[i] = (compared[i][2].mean(axis=0), low, high)
-    return [band for band in out if band is not None]
+    empty = np.zeros(0)
+    return [
+        (differences[i].mean(axis=0), *percentile_band(drawn[i], conventions.confidence))
+        if i in drawn
+        else (empty, empty, empty)
+        for i in range(len(compared))
+    ]
 
 
 def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:
@@ -346,17 +345,11 @@ def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int
     once for all the runs that share as many queries: their columns side by side, one product
     per block (:func:`randomization_test`). Empty for a run that shares no query."""
     out: list[np.ndarray] = [np.zeros(0)] * len(differences)
-    by_size: dict[int, list[int]] = {}
-    for i, d in enumerate(differences):
-        if len(d):
-            by_size.setdefault(len(d), []).append(i)
-    for members in by_size.values():
+    for members in _by_size(differences).values():
         p = randomization_test(np.hstack([differences[i] for i in members]), permutations, seed)
-        start = 0
-        for i in members:
-            width = differences[i].shape[1]
-            out[i] = p[start : start + width]
-            start += width
+        ends = np.cumsum([differences[i].shape[1] for i in members])
+        for i, part in zip(members, np.split(p, ends[:-1])):
+            out[i] = part
     return out
 
 
