@@ -400,9 +400,12 @@ def compare(
     # default column, so that each reading is corrected over the family the default one is.
     read = [reading_differences(base, s, p, measures, d) for s, p, d in zip(others, pairings, differences)]
     columns = [np.concatenate([d, *extra], axis=1) for d, (_, extra) in zip(differences, read)]
-    # A reading's column equal to its default one (no unjudged id moved it) is tested as that one:
-    # the same resamples and sign flips would give the same figures.
-    tested_as = [_distinct_columns(c, width) if len(c) else list(range(c.shape[1])) for c in columns]
+    # A reading's column equal, value for value, to its default one (no unjudged id moved it) is
+    # tested as that one: the same resamples and sign flips would give the same figures.
+    tested_as = [
+        [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(c.shape[1])]
+        for c in columns
+    ]
     kept = [sorted(set(t)) for t in tested_as]
     bands = paired_bands(base, list(zip(others, pairings, differences)), measures, conventions)
     tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
@@ -465,16 +468,6 @@ def compare(
         same = summary.label_fingerprint == base.label_fingerprint
         runs.append(RunComparison(base, summary, pairing, b, r, tuple(comparisons), same, measures))
     return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)
-
-
-def _distinct_columns(columns: np.ndarray, width: int) -> list[int]:
-    """For each column, the index of the column it is tested as: a reading's column (past
-    ``width``) equal, value for value, to its default column (``index % width``) is that one."""
-    out = list(range(width))
-    for c in range(width, columns.shape[1]):
-        same = np.array_equal(columns[:, c], columns[:, c % width])
-        out.append(c % width if same else c)
-    return out
 
 
 def reading_differences(

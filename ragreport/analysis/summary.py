@@ -128,8 +128,7 @@ class RunSummary:
 
 def fingerprint(items: list[str]) -> str:
     """``sha256:`` of the sorted items joined by newlines."""
-    digest = hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
-    return f"sha256:{digest}"
+    return "sha256:" + hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
 
 
 def judged_query_ids(judged: JudgedRun) -> list[str]:
@@ -241,24 +240,18 @@ def report_fingerprints(summaries) -> dict[str, str]:
 
 
 def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
-    hits = scores.hits[:, scores.column(k)]
-    out = []
-    for relevant, in_run, hit, first, scored in zip(
-        judged.relevant, judged.in_run, hits, scores.first_relevant_rank, scores.scored
-    ):
-        if relevant == 0:
-            out.append(Status.NO_RELEVANT if scored else Status.EXCLUDED)
-        elif not in_run:
-            out.append(Status.MISSING)
-        elif hit == relevant:
-            out.append(Status.FULL)
-        elif hit > 0:
-            out.append(Status.PARTIAL)
-        elif first > 0:
-            out.append(Status.LATE_HIT)
-        else:
-            out.append(Status.COMPLETE_MISS)
-    return tuple(out)
+    """Each query's status at ``k``: the first of these that holds, else a complete miss."""
+    hit = scores.hits[:, scores.column(k)]
+    holds = {
+        Status.NO_RELEVANT: (judged.relevant == 0) & scores.scored,
+        Status.EXCLUDED: judged.relevant == 0,
+        Status.MISSING: ~judged.in_run,
+        Status.FULL: hit == judged.relevant,
+        Status.PARTIAL: hit > 0,
+        Status.LATE_HIT: scores.first_relevant_rank > 0,
+    }
+    statuses = (*holds, Status.COMPLETE_MISS)
+    return tuple(statuses[c] for c in np.select(list(holds.values()), range(len(holds)), len(holds)).tolist())
 
 
 def summarise(
