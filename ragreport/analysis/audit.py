@@ -5,25 +5,18 @@ of queries, every judged pair of an audited query taken as the human truth for i
 each, naming the file: an audit of fewer than :data:`MIN_AUDITED` queries, and audited queries the
 model's labels do not cover (their human-minus-model difference has no model half).
 
-What a headline leads with (:func:`leading`, section 25.7) is decided here, once, for every medium:
-with an audit that corrects the primary metric's comparison, the corrected difference (its band and
-its verdict, adjusted over the family as the model's verdicts are); without one, the model's labels.
-
-The corrected figures are prediction-powered means: model labels everywhere, human labels on a
-sample (:func:`corrected_means`, section 25.4).
-
-With model-label scores ``f`` on all N scored queries and human-label scores ``y`` with model-label
-scores ``f`` on the n audited queries (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic,
-"Prediction-powered inference", Science 382, 2023; Oosterhuis, Jagerman, Qin and Wang, KDD 2024):
+The corrected figures are prediction-powered means (Angelopoulos, Bates, Fannjiang, Jordan and
+Zrnic, "Prediction-powered inference", Science 382, 2023; Oosterhuis, Jagerman, Qin and Wang, KDD
+2024). With model-label scores ``f`` on all N scored queries and human-label scores ``y`` on the n
+audited ones:
 
 - estimate ``theta = mean_N(f) + mean_n(y - f)``: the judge's bias, measured on the audit, removed;
 - band, the normal form: ``theta +- z * sqrt(var_N(f) / N + var_n(y - f) / n)`` (sample variances).
 
-The audited queries are among the N, so the two means are not independent; the normal form
-leaves out their covariance, ``cov(f, y - f) / N``. For a judge whose error is unrelated to the true
-score that is ``-var(error) / N``, so the band errs wide: a simulation (tests/test_corrected.py) with
-a planted bias of 0.05, 400 queries and 40 audited from among them covers the truth in 97% of
-trials at 95%, the model-only band in under 1%.
+The band leaves out the two means' covariance (the audited queries are among the N),
+``cov(f, y - f) / N``: ``-var(error) / N`` for a judge whose error is unrelated to the true score,
+so the band errs wide. A simulation (tests/test_corrected.py) with a planted bias of 0.05, 400
+queries and 40 audited covers the truth in 97% of trials at 95%, the model-only band in under 1%.
 """
 
 from __future__ import annotations
@@ -197,19 +190,11 @@ def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) 
     entry per metric."""
     confidence = summary.conventions.confidence
     f_audited = _take(scored.model, scored.row, scored.human_row)
-    model = [_unit(f) for f in mean_bands(f_audited, confidence)]
-    human = [_unit(f) for f in mean_bands(scored.human, confidence)]
-    corrected = [_unit(f) for f in corrected_means(scored.model, f_audited, scored.human, confidence)]
+    model, human = mean_bands(f_audited, confidence), mean_bands(scored.human, confidence)
+    corrected = corrected_means(scored.model, f_audited, scored.human, confidence)
     return tuple(
-        UnderBoth(
-            run=summary.name,
-            label=metric.label(summary.k),
-            queries=len(scored.human_row),
-            model=model[i],
-            human=human[i],
-            corrected=corrected[i],
-        )
-        for i, metric in enumerate(metrics)
+        UnderBoth(summary.name, metric.label(summary.k), len(scored.human_row), _unit(m), _unit(h), _unit(c))
+        for metric, m, h, c in zip(metrics, model, human, corrected)
     )
 
 

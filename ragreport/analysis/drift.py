@@ -1,16 +1,14 @@
 """Drift since a previous report: the same frozen query set and label set, scored again later.
 
-A run of a previous ``report.json`` is comparable with the run of the same name only when its
+A previous ``report.json``'s run is comparable with the run of the same name only when its
 query-set and label-set fingerprints both equal the run's now; otherwise the report says which one
 differs, claims no drift for it, and (when the previous report lists its judgments) says what
 changed: queries added and removed, judgments added, removed and regraded.
 
-For each run found in both at the same K and conventions, every suite metric's figure then and now
-is shown with the difference. Where both reports hold per-query scores, the difference is read as
-the comparison with a baseline is (:mod:`ragreport.analysis.compare`): a paired bootstrap band over
-the queries scored both times, a paired randomization test on the metrics of the comparison family,
-p-values corrected together across every run and metric of the drift, and the same verdict rule.
-A run none of whose per-query scores moved is marked ``unchanged``: the reports say so in one line.
+Each run found in both at the same K and conventions shows every suite metric then and now. With
+per-query scores in both, the difference is read as a comparison with a baseline is
+(:mod:`ragreport.analysis.compare`), the tested p-values corrected together across every run and
+metric of the drift. A run none of whose per-query scores moved is marked ``unchanged``.
 """
 
 from __future__ import annotations

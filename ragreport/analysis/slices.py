@@ -1,25 +1,20 @@
 """Slices: the report's figures over the queries that share a value of a per-query metadata key.
 
 An average hides where a system fails. Per-query metadata (``"meta": {"topic": "billing"}`` on a
-RAG JSONL line, or a ``--query-meta`` file) cuts the queries into slices: for each key and each of
-its values, the queries holding that value.
-
-For each slice:
+RAG JSONL line, or a ``--query-meta`` file) cuts the queries into slices: for each key
+(:func:`slice_keys`) and each of its values, the queries holding it (a query without the key is in
+no slice of it). For each slice:
 
 - each run's mean of every compared measure over its scored queries in the slice, with the band
   the measure's catalogue entry names (Wilson for Hit@K, else the seeded percentile bootstrap);
 - with several runs, each run's paired difference from the baseline on the primary metric over the
   queries both scored in the slice, with its paired bootstrap band and a two-sided randomization
   test; the p-values of every slice comparison of the report are corrected together (the report's
-  correction, Holm by default), a family of their own, apart from the overall comparison's;
+  correction), a family of their own, apart from the overall comparison's;
 - a slice of fewer than :data:`SMALL_SLICE` queries is marked too small to read.
 
 A slice whose difference has the opposite sign to the overall one with its band clear of 0 is
 said in words (:attr:`SliceReport.opposite`): the average hides it.
-
-Keys: those asked for (``--slice KEY``); by default every key whose values are all strings and
-take between :data:`MIN_VALUES` and :data:`MAX_VALUES` distinct values over the report's queries.
-A query without the key is in no slice of it.
 """
 
 from __future__ import annotations
