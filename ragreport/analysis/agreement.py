@@ -59,7 +59,6 @@ def kappas(confusions: np.ndarray, grades: np.ndarray, level: int) -> tuple[np.n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = counts / total[..., None, None]
         relevant = np.asarray(grades) >= level
-        # Binary: the 2 x 2 table folded from the grades.
         both = share[..., relevant, :][..., :, relevant].sum(axis=(-2, -1))
         neither = share[..., ~relevant, :][..., :, ~relevant].sum(axis=(-2, -1))
         model_rel = share[..., relevant, :].sum(axis=(-2, -1))
@@ -67,7 +66,6 @@ def kappas(confusions: np.ndarray, grades: np.ndarray, level: int) -> tuple[np.n
         observed = both + neither
         expected = model_rel * human_rel + (1.0 - model_rel) * (1.0 - human_rel)
         kappa = (observed - expected) / (1.0 - expected)
-        # Quadratic weights over the grade values.
         g = np.asarray(grades, dtype=np.float64)
         weights = (g[:, None] - g[None, :]) ** 2
         rows, cols = share.sum(axis=-1), share.sum(axis=-2)

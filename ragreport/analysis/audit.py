@@ -346,16 +346,12 @@ def leading(audit: Audit | None, run: str, metric: str) -> CorrectedComparison |
     """The corrected comparison a headline leads with (docs/conventions.md section 25.7): ``run``'s
     against the baseline on ``metric`` once corrected by the audit; None without an audit or when
     the audit holds none (the headline then reads the model's labels, as without an audit)."""
-    if audit is None:
-        return None
-    return next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
+    return None if audit is None else next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
 
 
 def corrected_figure(audit: Audit | None, run: str, metric: str) -> UnderBoth | None:
     """``run``'s ``metric`` under both label sets and corrected, when the audit holds it."""
-    if audit is None:
-        return None
-    return next((r for r in audit.runs if r.run == run and r.label == metric), None)
+    return None if audit is None else next((r for r in audit.runs if r.run == run and r.label == metric), None)
 
 
 _NAN: Figure = (float("nan"), float("nan"), float("nan"))

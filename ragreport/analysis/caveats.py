@@ -68,7 +68,6 @@ def _slice(subject: Subject) -> Mapping[str, Any] | None:
         return None
     s, c = min(against, key=lambda item: (-abs(item[1].delta), item[0].key, item[0].value))
     figures = {key: getattr(c, key) for key in ("queries", "metric", "delta", "low", "high", "p_adjusted", "verdict")}
-    # "more": the other slices that go the same way
     return {"key": s.key, "value": s.value, **figures, "overall": found.verdict, "more": len(against) - 1}
 
 

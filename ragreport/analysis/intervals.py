@@ -60,11 +60,8 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
         # At p = 0 and p = 1 the bound is exactly 0 or 1; rounding alone would leave 1e-17.
         low = np.where(s <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
         high = np.where(s >= n, 1.0, np.clip(centre + half, 0.0, 1.0))
-    low = np.where(n > 0, low, np.nan)
-    high = np.where(n > 0, high, np.nan)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
+    low, high = np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+    return (float(low), float(high)) if low.ndim == 0 else (low, high)
 
 
 def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:

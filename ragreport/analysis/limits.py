@@ -198,7 +198,6 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
     wide = max(widths, key=lambda label: widths[label])
     spread = f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
     spread += f"{widths[wide]:.3f} wide ({wide})"
-    # the share of queries with a hit
     share = next((m for m in summary.suite if m.interval is IntervalMethod.WILSON), None)
     if share is not None:
         hit = summary.at_k[share.label(summary.k)]

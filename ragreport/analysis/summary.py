@@ -160,13 +160,6 @@ def _utf8(ids: np.ndarray) -> np.ndarray:
     return np.array([str(i).encode("utf-8") for i in ids.tolist()], dtype=np.bytes_)
 
 
-def _grade_texts(grades: np.ndarray) -> np.ndarray:
-    """Each grade's decimal text as bytes (as ``str`` writes a whole number), each distinct grade
-    written once: a label set holds a handful."""
-    distinct, back = np.unique(grades, return_inverse=True)
-    return np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
-
-
 def label_fingerprint(judged: JudgedRun) -> str:
     """:func:`fingerprint` of :func:`label_lines`, made as bytes by array operations: each line's
     UTF-8 bytes joined by numpy's string additions, the lines sorted as bytes (UTF-8's order of
@@ -176,7 +169,9 @@ def label_fingerprint(judged: JudgedRun) -> str:
     adds nothing to it."""
     if not len(judged.judgment_grades):
         return fingerprint([])
-    grades = _grade_texts(judged.judgment_grades)
+    # Each distinct grade's decimal text (as str writes a whole number) made once: a label set holds a handful.
+    distinct, back = np.unique(judged.judgment_grades, return_inverse=True)
+    grades = np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
     lines = np.char.add(_utf8(judged.query_ids)[judged.judgment_query], b"\t")
     lines = np.char.add(np.char.add(np.char.add(lines, _utf8(judged.judgment_doc_ids)), b"\t"), grades)
     lines.sort()
