@@ -37,7 +37,7 @@ from ..scoring.join import join
 from ..scoring.metrics import score
 from .agreement import Agreement, agreement, kendall_tau
 from .compare import Comparison, ComparisonReport, adjust, verdict_of
-from .intervals import z_value
+from .intervals import as_columns, z_value
 from .limits import Limit
 from .summary import RunSummary, report_judgments
 
@@ -357,16 +357,10 @@ def corrected_figure(audit: Audit | None, run: str, metric: str) -> UnderBoth | 
 _NAN: Figure = (float("nan"), float("nan"), float("nan"))
 
 
-def _columns(values: np.ndarray) -> np.ndarray:
-    """``values`` as (rows x columns): a vector is one column."""
-    values = np.asarray(values, dtype=np.float64)
-    return values.reshape(-1, 1) if values.ndim == 1 else values
-
-
 def mean_bands(values: np.ndarray, confidence: float = 0.95) -> list[Figure]:
     """Each column's mean with its normal band, ``mean +- z * sd / sqrt(n)`` (rows are queries);
     NaN without a value, the band NaN with one."""
-    values = _columns(values)
+    values = as_columns(values)
     n, width = values.shape
     if n == 0:
         return [_NAN] * width
@@ -381,8 +375,8 @@ def corrected_means(
     """Each column's prediction-powered mean and its normal band (rows are queries): ``model_all``
     the model-label scores of every scored query, ``model_audited``/``human_audited`` the two
     scores of each audited one, a column per metric."""
-    f = _columns(model_all)
-    gap = _columns(human_audited) - _columns(model_audited)
+    f = as_columns(model_all)
+    gap = as_columns(human_audited) - as_columns(model_audited)
     width = f.shape[1]
     if f.shape[0] < 2 or gap.shape[0] < 2:
         return [_NAN] * width

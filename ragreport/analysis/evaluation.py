@@ -138,15 +138,9 @@ def banded(
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
         progress(f"bands for {judged.name}")
-        same = next((j for j in range(i) if same_labels(scored[j][0], judged)), None)
-        prints.append(
-            (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)) if same is None else prints[same]
-        )
-        out.append(
-            summarise(
-                judged, scores, asked, conventions, measures, values, readings, fingerprints=prints[i], following=after
-            )
-        )
+        same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
+        prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
+        out.append(summarise(judged, scores, asked, conventions, measures, values, readings, prints[i], after))
     return out
 
 

@@ -32,6 +32,12 @@ class Interval:
     method: IntervalMethod
 
 
+def as_columns(values: np.ndarray) -> np.ndarray:
+    """``values`` as doubles, (rows x columns): a vector is one column."""
+    values = np.asarray(values, dtype=np.float64)
+    return values[:, None] if values.ndim == 1 else values
+
+
 def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile: 1.959964 for 0.95."""
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
@@ -163,9 +169,7 @@ def bootstrap_interval(
     interpolation between order statistics). With no rows everything is NaN; with one row the
     band collapses onto its value.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim == 1:
-        scores = scores[:, None]
+    scores = as_columns(scores)
     n, m = scores.shape
     if n == 0:
         nan = np.full(m, np.nan)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..core.errors import Argument, whole_number
+from .intervals import as_columns
 
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
@@ -59,9 +60,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     permutations)``. Either way p > 0. Every column reads the same sign vectors.
     """
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim == 1:
-        d = d[:, None]
+    d = as_columns(differences)
     n, m = d.shape
     if n == 0:
         return np.full(m, np.nan)
@@ -72,6 +71,4 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     for signs in _sign_blocks(n, permutations, seed):
         count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
         total += len(signs)
-    if exact:
-        return count / total
-    return (1.0 + count) / (1.0 + total)
+    return count / total if exact else (1.0 + count) / (1.0 + total)
