@@ -364,16 +364,12 @@ def compare(
 ) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
-    ``family`` (:func:`choose_family`) names what is compared; by default every compared suite
-    metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
-    which a report shares across its runs: the bands from :func:`paired_bands`, the p-values from
-    :func:`paired_tests`.
-
-    Each difference is also tested under the two other readings of unjudged ids
-    (:data:`~ragreport.scoring.readings.READINGS`), with the same resamples and the same sign flips,
-    each reading corrected over the whole family; and each gets its power
-    (:mod:`ragreport.analysis.power`): the difference it could detect and the queries that would
-    detect ``min_effect``.
+    ``family`` (:func:`choose_family`; by default every compared suite metric at K) is what is
+    compared, with the baseline's conventions, which a report shares across its runs. Each
+    difference is also tested under the other readings of unjudged ids
+    (:data:`~ragreport.scoring.readings.READINGS`) with the same resamples and sign flips, each
+    reading corrected over the whole family; and gets its power (:mod:`ragreport.analysis.power`):
+    the difference it could detect, and the queries that would detect ``min_effect``.
     """
     names = [s.name for s in summaries]
     if len(summaries) < 2:

@@ -39,15 +39,11 @@ _CHANGE_FIELDS = ("queries_added", "queries_removed", "judgments_added", "judgme
 
 @dataclass(frozen=True)
 class DriftRow:
-    """One metric of one run, then and now.
-
-    ``delta`` is the mean per-query change over the ``queries`` scored both times (or the change of
-    the means when the previous report holds no per-query scores), with its paired bootstrap band
-    ``low``-``high``; ``p`` and ``p_adjusted`` (None for a diagnostic, which is not tested) come from
-    the paired randomization test; ``verdict`` is the comparison's (``better``, ``worse``, ``band
-    above 0``, ``band below 0``, ``unclear``; None without per-query scores); ``changed`` counts the
-    queries whose score moved.
-    """
+    """One metric of one run, then and now: ``delta`` the mean per-query change over the
+    ``queries`` scored both times (the change of the means when the previous report holds no
+    per-query scores) with its paired bootstrap band ``low``-``high``; ``p``, ``p_adjusted`` and
+    ``verdict`` as a comparison's (None for a metric not tested, or without per-query scores then);
+    ``changed`` the queries whose score moved."""
 
     run: str
     metric: str
