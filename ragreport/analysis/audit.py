@@ -105,13 +105,11 @@ def audit_labels(audit: AuditSource, name: str = "audit") -> tuple[dict[str, dic
     """The audit's human labels as ``{query: {id: grade}}`` and the name it is refused by."""
     if isinstance(audit, Mapping):
         return {str(q): {str(d): int(g) for d, g in grades.items()} for q, grades in audit.items()}, name
-    judgments = audit
-    out: dict[str, dict[str, int]] = {}
-    ids, grades = as_text(judgments.doc_ids), judgments.grades.tolist()
-    for i, q in enumerate(judgments.query_ids.tolist()):
-        a, b = int(judgments.offsets[i]), int(judgments.offsets[i + 1])
-        out[str(q)] = dict(zip(ids[a:b], grades[a:b]))
-    return out, name
+    ids, grades, at = as_text(audit.doc_ids), audit.grades.tolist(), audit.offsets.tolist()
+    return {
+        str(q): dict(zip(ids[at[i] : at[i + 1]], grades[at[i] : at[i + 1]]))
+        for i, q in enumerate(audit.query_ids.tolist())
+    }, name
 
 
 def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapping[str, int]], name: str) -> None:

@@ -378,14 +378,12 @@ def _measure_intervals(
             mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])
     out = {}
     for i, measure in enumerate(measures):
-        method = measure.interval
-        if method is IntervalMethod.WILSON:
-            w_low, w_high = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
-            out[measure.label()] = Interval(float(mean[i]), w_low, w_high, method)
-        elif method is IntervalMethod.NONE:
-            out[measure.label()] = Interval(float(mean[i]), float("nan"), float("nan"), method)
-        else:
-            out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), method)
+        band = float(low[i]), float(high[i])
+        if measure.interval is IntervalMethod.WILSON:
+            band = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
+        elif measure.interval is IntervalMethod.NONE:
+            band = float("nan"), float("nan")
+        out[measure.label()] = Interval(float(mean[i]), *band, measure.interval)
     return out
 
 
