@@ -166,9 +166,10 @@ def slices(
     judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
     by_name = {s.name: s for s in summaries}
 
-    def primary_values(summary: RunSummary, queries: Sequence[str]) -> np.ndarray:
-        rows = np.array([rows_of[summary.name][q] for q in queries], dtype=np.int64)
-        return family_values(summary, rows, [primary])[:, 0]
+    def values_of(summary: RunSummary, queries: Sequence[str], family: Sequence[Measure]) -> np.ndarray:
+        """``family``'s values on those of ``queries`` the run scored."""
+        held = rows_of[summary.name]
+        return family_values(summary, np.array([held[q] for q in queries if q in held], dtype=np.int64), family)
 
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
@@ -182,16 +183,13 @@ def slices(
             members = groups[value]
             figures = {}
             for summary in summaries:
-                rows = np.array(
-                    [rows_of[summary.name][q] for q in members if q in rows_of[summary.name]], dtype=np.int64
-                )
-                values = family_values(summary, rows, measures)
+                values = values_of(summary, members, measures)
                 figures[summary.name] = {
                     m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
                 }
             if comparison is None:
                 held = [q for q in members if q in rows_of[summaries[0].name]]
-                worst = sorted(zip(primary_values(summaries[0], held).tolist(), held))[:EXAMPLES]
+                worst = sorted(zip(values_of(summaries[0], held, [primary])[:, 0].tolist(), held))[:EXAMPLES]
                 found.append(Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst)))
                 continue
             base = by_name[comparison.baseline]
@@ -200,7 +198,7 @@ def slices(
                 summary = by_name[paired.run.name]
                 both = [q for q in members if q in rows_of[base.name] and q in rows_of[summary.name]]
                 if both:
-                    differences = primary_values(summary, both) - primary_values(base, both)
+                    differences = values_of(summary, both, [primary])[:, 0] - values_of(base, both, [primary])[:, 0]
                     tests.append((len(found), summary.name, differences))
                     for q, d in zip(both, differences.tolist()):
                         moved[q] = max(moved.get(q, 0.0), abs(d))
