@@ -29,39 +29,20 @@ from .intervals import percentile_band
 
 @dataclass(frozen=True)
 class Agreement:
-    """The agreement of the model's labels with the audit's, on the pairs both judged.
+    """The agreement of the model's labels with the audit's, on the pairs both judged."""
 
-    Attributes
-    ----------
-    queries : int
-        Audited queries.
-    pairs : int
-        (query, id) pairs both label sets judged.
-    kappa, kappa_low, kappa_high : float
-        Cohen's kappa on relevant / not relevant, and its bootstrap band.
-    weighted_kappa, weighted_low, weighted_high : float
-        Quadratically weighted kappa on grades, and its bootstrap band.
-    grades : tuple of int
-        The grades of the confusion matrix's rows (model) and columns (human), low to high.
-    confusion : ndarray
-        Pairs by model grade (rows) and human grade (columns).
-    disagreement : float or None
-        The share of the runs' top-K slots on audited queries read relevant by one label set and
-        not by the other; None without a slot.
-    slots : int
-        Those slots, over every run.
-    """
-
-    queries: int
-    pairs: int
-    kappa: float
+    queries: int  # audited queries
+    pairs: int  # (query, id) pairs both label sets judged
+    kappa: float  # Cohen's kappa on relevant / not relevant, with its bootstrap band
     kappa_low: float
     kappa_high: float
-    weighted_kappa: float
+    weighted_kappa: float  # quadratically weighted kappa on grades, with its bootstrap band
     weighted_low: float
     weighted_high: float
-    grades: tuple[int, ...]
-    confusion: np.ndarray
+    grades: tuple[int, ...]  # the confusion matrix's grades, low to high
+    confusion: np.ndarray  # pairs by model grade (rows) and human grade (columns)
+    #: The share of the runs' top-K slots on audited queries read relevant by one label set and not
+    #: by the other (None without a slot), and those slots over every run.
     disagreement: float | None
     slots: int
 
@@ -78,7 +59,6 @@ def kappas(confusions: np.ndarray, grades: np.ndarray, level: int) -> tuple[np.n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = counts / total[..., None, None]
         relevant = np.asarray(grades) >= level
-        # Binary: the 2 x 2 table folded from the grades.
         both = share[..., relevant, :][..., :, relevant].sum(axis=(-2, -1))
         neither = share[..., ~relevant, :][..., :, ~relevant].sum(axis=(-2, -1))
         model_rel = share[..., relevant, :].sum(axis=(-2, -1))
@@ -86,7 +66,6 @@ def kappas(confusions: np.ndarray, grades: np.ndarray, level: int) -> tuple[np.n
         observed = both + neither
         expected = model_rel * human_rel + (1.0 - model_rel) * (1.0 - human_rel)
         kappa = (observed - expected) / (1.0 - expected)
-        # Quadratic weights over the grade values.
         g = np.asarray(grades, dtype=np.float64)
         weights = (g[:, None] - g[None, :]) ** 2
         rows, cols = share.sum(axis=-1), share.sum(axis=-2)

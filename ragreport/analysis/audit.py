@@ -5,31 +5,24 @@ of queries, every judged pair of an audited query taken as the human truth for i
 each, naming the file: an audit of fewer than :data:`MIN_AUDITED` queries, and audited queries the
 model's labels do not cover (their human-minus-model difference has no model half).
 
-What a headline leads with (:func:`leading`, section 25.7) is decided here, once, for every medium:
-with an audit that corrects the primary metric's comparison, the corrected difference (its band and
-its verdict, adjusted over the family as the model's verdicts are); without one, the model's labels.
-
-The corrected figures are prediction-powered means: model labels everywhere, human labels on a
-sample (:func:`corrected_means`, section 25.4).
-
-With model-label scores ``f`` on all N scored queries and human-label scores ``y`` with model-label
-scores ``f`` on the n audited queries (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic,
-"Prediction-powered inference", Science 382, 2023; Oosterhuis, Jagerman, Qin and Wang, KDD 2024):
+The corrected figures are prediction-powered means (Angelopoulos, Bates, Fannjiang, Jordan and
+Zrnic, "Prediction-powered inference", Science 382, 2023; Oosterhuis, Jagerman, Qin and Wang, KDD
+2024). With model-label scores ``f`` on all N scored queries and human-label scores ``y`` on the n
+audited ones:
 
 - estimate ``theta = mean_N(f) + mean_n(y - f)``: the judge's bias, measured on the audit, removed;
 - band, the normal form: ``theta +- z * sqrt(var_N(f) / N + var_n(y - f) / n)`` (sample variances).
 
-The audited queries are among the N, so the two means are not independent; the normal form
-leaves out their covariance, ``cov(f, y - f) / N``. For a judge whose error is unrelated to the true
-score that is ``-var(error) / N``, so the band errs wide: a simulation (tests/test_corrected.py) with
-a planted bias of 0.05, 400 queries and 40 audited from among them covers the truth in 97% of
-trials at 95%, the model-only band in under 1%.
+The band leaves out the two means' covariance (the audited queries are among the N),
+``cov(f, y - f) / N``: ``-var(error) / N`` for a judge whose error is unrelated to the true score,
+so the band errs wide. A simulation (tests/test_corrected.py) with a planted bias of 0.05, 400
+queries and 40 audited covers the truth in 97% of trials at 95%, the model-only band in under 1%.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -44,7 +37,7 @@ from ..scoring.join import join
 from ..scoring.metrics import score
 from .agreement import Agreement, agreement, kendall_tau
 from .compare import Comparison, ComparisonReport, adjust, verdict_of
-from .intervals import z_value
+from .intervals import as_columns, z_value
 from .limits import Limit
 from .summary import RunSummary, report_judgments
 
@@ -112,13 +105,11 @@ def audit_labels(audit: AuditSource, name: str = "audit") -> tuple[dict[str, dic
     """The audit's human labels as ``{query: {id: grade}}`` and the name it is refused by."""
     if isinstance(audit, Mapping):
         return {str(q): {str(d): int(g) for d, g in grades.items()} for q, grades in audit.items()}, name
-    judgments = audit
-    out: dict[str, dict[str, int]] = {}
-    ids, grades = as_text(judgments.doc_ids), judgments.grades.tolist()
-    for i, q in enumerate(judgments.query_ids.tolist()):
-        a, b = int(judgments.offsets[i]), int(judgments.offsets[i + 1])
-        out[str(q)] = dict(zip(ids[a:b], grades[a:b]))
-    return out, name
+    ids, grades, at = as_text(audit.doc_ids), audit.grades.tolist(), audit.offsets.tolist()
+    return {
+        str(q): dict(zip(ids[at[i] : at[i + 1]], grades[at[i] : at[i + 1]]))
+        for i, q in enumerate(audit.query_ids.tolist())
+    }, name
 
 
 def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapping[str, int]], name: str) -> None:
@@ -138,16 +129,20 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
+@dataclass(frozen=True)
 class _Scored:
-    """One run's family scores per query: under the model's labels on every scored query, and under
-    the human labels on the audited queries scored under both label sets (rows of ``model``)."""
+    """One run's family scores, a column per metric: ``model`` under the model's labels on every
+    scored query, and ``human`` under the human labels on the audited queries scored under both
+    label sets; each with its rows by query id (``row``, ``human_row``), in the run's order."""
 
-    def __init__(self, model_ids: list[str], model: np.ndarray, both: np.ndarray, human: np.ndarray) -> None:
-        self.ids = model_ids  # the run's scored queries (model labels), in its order
-        self.row = {q: i for i, q in enumerate(model_ids)}
-        self.model = model  # (scored queries x metrics)
-        self.both = both  # rows of ``model`` whose query is scored under the human labels too
-        self.human = human  # (len(both) x metrics), the human-label scores of those rows
+    row: dict[str, int]
+    model: np.ndarray
+    human_row: dict[str, int]
+    human: np.ndarray
+
+
+def _take(values: np.ndarray, rows: Mapping[str, int], queries: Iterable[str]) -> np.ndarray:
+    return values[np.array([rows[q] for q in queries], dtype=np.int64)]
 
 
 def _audited_run(judged_run: Run, audited: Sequence[str]) -> Run:
@@ -171,16 +166,13 @@ def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metri
     human_scores = score(again, [k], conventions, metrics=tuple(metrics))
     model_rows = np.flatnonzero(summary.scores.scored)
     model = np.stack([summary.scores.of(m, k)[model_rows] for m in metrics], axis=1).reshape(len(model_rows), -1)
-    model_ids = [str(q) for q in judged.query_ids[model_rows].tolist()]
-    row = {q: i for i, q in enumerate(model_ids)}
-    column = human_scores.column(k)
+    row = {str(q): i for i, q in enumerate(judged.query_ids[model_rows].tolist())}
+    ids = list(row)
     human_rows = np.flatnonzero(human_scores.scored)
-    found = [(row.get(str(q)), j) for q, j in zip(again.query_ids[human_rows].tolist(), human_rows.tolist())]
-    kept = [(i, j) for i, j in found if i is not None]
-    both = np.array([i for i, _ in kept], dtype=np.int64)
-    human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), column].T
-    order = np.argsort(both, kind="stable")  # the run's order, as the model rows are
-    return _Scored(model_ids, model, both[order], human.reshape(len(kept), len(metrics))[order])
+    pairs = zip(again.query_ids[human_rows].tolist(), human_rows.tolist())
+    kept = sorted((row[str(q)], j) for q, j in pairs if str(q) in row)  # the run's order, as the model rows are
+    human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), human_scores.column(k)].T
+    return _Scored(row, model, {ids[i]: n for n, (i, _) in enumerate(kept)}, human)
 
 
 def _unit(figure: Figure) -> Figure:
@@ -195,20 +187,12 @@ def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) 
     """``summary``'s family at K under both label sets on the audited queries, and corrected: one
     entry per metric."""
     confidence = summary.conventions.confidence
-    f_audited = scored.model[scored.both]
-    model = [_unit(f) for f in mean_bands(f_audited, confidence)]
-    human = [_unit(f) for f in mean_bands(scored.human, confidence)]
-    corrected = [_unit(f) for f in corrected_means(scored.model, f_audited, scored.human, confidence)]
+    f_audited = _take(scored.model, scored.row, scored.human_row)
+    model, human = mean_bands(f_audited, confidence), mean_bands(scored.human, confidence)
+    corrected = corrected_means(scored.model, f_audited, scored.human, confidence)
     return tuple(
-        UnderBoth(
-            run=summary.name,
-            label=metric.label(summary.k),
-            queries=len(scored.both),
-            model=model[i],
-            human=human[i],
-            corrected=corrected[i],
-        )
-        for i, metric in enumerate(metrics)
+        UnderBoth(summary.name, metric.label(summary.k), len(scored.human_row), _unit(m), _unit(h), _unit(c))
+        for metric, m, h, c in zip(metrics, model, human, corrected)
     )
 
 
@@ -232,20 +216,11 @@ def corrected_comparisons(
         if not columns:
             continue
         run, base = scored[pair.run.name], scored[pair.baseline.name]
-        paired = [(run.row[q], base.row[q]) for q in run.ids if q in base.row]
-        run_rows = np.array([a for a, _ in paired], dtype=np.int64)
-        base_rows = np.array([b for _, b in paired], dtype=np.int64)
-        d_all = run.model[run_rows] - base.model[base_rows]
-        run_human = dict(zip(run.both.tolist(), range(len(run.both))))
-        base_human = dict(zip(base.both.tolist(), range(len(base.both))))
-        both = [(a, b) for a, b in paired if a in run_human and b in base_human]
-        run_both = np.array([a for a, _ in both], dtype=np.int64)
-        base_both = np.array([b for _, b in both], dtype=np.int64)
-        d_model = run.model[run_both] - base.model[base_both]
-        d_human = (
-            run.human[np.array([run_human[a] for a in run_both.tolist()], dtype=np.int64)]
-            - base.human[np.array([base_human[b] for b in base_both.tolist()], dtype=np.int64)]
-        ).reshape(len(both), len(metrics))
+        paired = [q for q in run.row if q in base.row]
+        both = [q for q in paired if q in run.human_row and q in base.human_row]
+        d_all = _take(run.model, run.row, paired) - _take(base.model, base.row, paired)
+        d_model = _take(run.model, run.row, both) - _take(base.model, base.row, both)
+        d_human = _take(run.human, run.human_row, both) - _take(base.human, base.human_row, both)
         confidence = pair.run.conventions.confidence
         corrected = corrected_means(d_all, d_model, d_human, confidence)
         human_bands = mean_bands(d_human, confidence)
@@ -293,35 +268,26 @@ def measure_audit(
     model = report_judgments(summaries)
     check_audit(human, model, name)
     first = summaries[0]
-    level = first.conventions.relevance_level
+    conventions = first.conventions
+    level = conventions.relevance_level
     audited = sorted(q for q, grades in human.items() if grades)
     index = {q: i for i, q in enumerate(audited)}
-    query, model_grades, human_grades = [], [], []
-    for q in audited:
-        theirs = model[q]
-        for d, g in human[q].items():
-            if d in theirs:
-                query.append(index[q])
-                model_grades.append(theirs[d])
-                human_grades.append(g)
+    # The pairs both label sets judged: each one's audited query, model grade and human grade.
+    pairs = [(index[q], model[q][d], g) for q in audited for d, g in human[q].items() if d in model[q]]
     slot_model, slot_human = [], []
     for summary in summaries:
         judged = summary.judged.head(summary.k)
-        qids = judged.query_ids.tolist()
-        offsets = judged.offsets
         ids = as_text(judged.doc_ids)
-        for i, q in enumerate(qids):
-            if q not in index:
-                continue
-            a, b = int(offsets[i]), int(offsets[i + 1])
-            truth = human[q]
-            slot_model.append(np.asarray(judged.grades[a:b]) >= level)
-            slot_human.append(np.array([truth.get(d, 0) >= level for d in ids[a:b]], dtype=bool))
-    conventions = first.conventions
+        for i, q in enumerate(judged.query_ids.tolist()):
+            if q in index:
+                a, b = int(judged.offsets[i]), int(judged.offsets[i + 1])
+                slot_model.append(np.asarray(judged.grades[a:b]) >= level)
+                slot_human.append(np.array([human[q].get(d, 0) >= level for d in ids[a:b]], dtype=bool))
+    grid = np.array(pairs, dtype=np.int64).reshape(-1, 3)
     found = agreement(
-        np.array(query, dtype=np.int64),
-        np.array(model_grades, dtype=np.int64),
-        np.array(human_grades, dtype=np.int64),
+        grid[:, 0],
+        grid[:, 1],
+        grid[:, 2],
         queries=len(audited),
         level=level,
         resamples=conventions.resamples,
@@ -331,7 +297,7 @@ def measure_audit(
         slot_human=slot_human,
     )
     labels = {q: dict(sorted(human[q].items())) for q in audited}
-    chosen = tuple(metrics) if metrics else (() if primary is None else (primary,))
+    chosen = tuple(metrics)
     if primary is not None and primary not in chosen:
         chosen = (primary, *chosen)
     audit_truth = Judgments.from_lists([(q, list(labels[q]), list(labels[q].values())) for q in audited])
@@ -378,31 +344,21 @@ def leading(audit: Audit | None, run: str, metric: str) -> CorrectedComparison |
     """The corrected comparison a headline leads with (docs/conventions.md section 25.7): ``run``'s
     against the baseline on ``metric`` once corrected by the audit; None without an audit or when
     the audit holds none (the headline then reads the model's labels, as without an audit)."""
-    if audit is None:
-        return None
-    return next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
+    return None if audit is None else next((c for c in audit.comparisons if c.run == run and c.metric == metric), None)
 
 
 def corrected_figure(audit: Audit | None, run: str, metric: str) -> UnderBoth | None:
     """``run``'s ``metric`` under both label sets and corrected, when the audit holds it."""
-    if audit is None:
-        return None
-    return next((r for r in audit.runs if r.run == run and r.label == metric), None)
+    return None if audit is None else next((r for r in audit.runs if r.run == run and r.label == metric), None)
 
 
 _NAN: Figure = (float("nan"), float("nan"), float("nan"))
 
 
-def _columns(values: np.ndarray) -> np.ndarray:
-    """``values`` as (rows x columns): a vector is one column."""
-    values = np.asarray(values, dtype=np.float64)
-    return values.reshape(-1, 1) if values.ndim == 1 else values
-
-
 def mean_bands(values: np.ndarray, confidence: float = 0.95) -> list[Figure]:
     """Each column's mean with its normal band, ``mean +- z * sd / sqrt(n)`` (rows are queries);
     NaN without a value, the band NaN with one."""
-    values = _columns(values)
+    values = as_columns(values)
     n, width = values.shape
     if n == 0:
         return [_NAN] * width
@@ -417,8 +373,8 @@ def corrected_means(
     """Each column's prediction-powered mean and its normal band (rows are queries): ``model_all``
     the model-label scores of every scored query, ``model_audited``/``human_audited`` the two
     scores of each audited one, a column per metric."""
-    f = _columns(model_all)
-    gap = _columns(human_audited) - _columns(model_audited)
+    f = as_columns(model_all)
+    gap = as_columns(human_audited) - as_columns(model_audited)
     width = f.shape[1]
     if f.shape[0] < 2 or gap.shape[0] < 2:
         return [_NAN] * width

@@ -2,12 +2,8 @@
 
 A verdict accounts for which queries happened to be drawn. Each rule of :data:`RULES` looks at one
 compared run's headline comparison (or at a single run) for one other source of error and returns
-the figures it rests on, or None when it does not apply. The rules are in the order of their
-seriousness, and the headline lists the caveats in that order, most serious first. A rule
-declares its ``kind`` (the key report.json writes and the words in
-:mod:`ragreport.output.site.wording.headline` are found by) and nothing else: a new kind (``labels``,
-a model judge's audited labels) is one more :class:`CaveatRule` here, placed where its seriousness
-puts it, and one more entry in the wording's ``CAVEAT_SENTENCES``.
+the figures it rests on, or None when it does not apply. Its kind is the key report.json writes and
+the words of :mod:`ragreport.output.site.wording.headline` (``CAVEAT_SENTENCES``) are found by.
 
 - ``labels``: with an audit of the model's labels (``--audit``, section 25), a headline verdict that
   is clear on the model's labels and not the same once corrected by the audited queries (the
@@ -28,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .audit import leading
+from .limits import unjudged_share
 from .power import POWER, queries_to_halve
 
 if TYPE_CHECKING:
@@ -58,51 +55,20 @@ class Subject:
     comparison: Comparison | None = None
 
 
-@dataclass(frozen=True)
-class CaveatRule:
-    """One kind of caveat: ``find`` gives its figures, or None when it does not apply."""
-
-    kind: str
-    find: Callable[[Subject], Mapping[str, Any] | None]
-
-
 def _slice(subject: Subject) -> Mapping[str, Any] | None:
     found, slices = subject.comparison, subject.analysis.slices
     if found is None or slices is None or subject.pair is None:
         return None
     hidden = "better" if found.verdict == "worse" else "worse"
-    against = []
-    for s in slices.slices:
-        if s.small:
-            continue
-        for c in s.comparisons:
-            if c.run == subject.pair.run.name and c.verdict == hidden:
-                against.append((s, c))
+    name = subject.pair.run.name
+    against = [
+        (s, c) for s in slices.slices if not s.small for c in s.comparisons if c.run == name and c.verdict == hidden
+    ]
     if not against:
         return None
-    against.sort(key=lambda item: (-abs(item[1].delta), item[0].key, item[0].value))
-    s, c = against[0]
-    return {
-        "key": s.key,
-        "value": s.value,
-        "queries": c.queries,
-        "metric": c.metric,
-        "delta": c.delta,
-        "low": c.low,
-        "high": c.high,
-        "p_adjusted": c.p_adjusted,
-        "verdict": c.verdict,
-        "overall": found.verdict,
-        "more": len(against) - 1,  # other slices that go the same way
-    }
-
-
-def unjudged_share(summary: RunSummary) -> tuple[int, int]:
-    """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
-    judged = summary.judged  # the slots the limits' top_k_slots counts
-    positions = judged.top_slots(summary.k, summary.scores.scored)
-    judged_flags, repeat = judged.judged[positions], judged.repeat[positions]
-    return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
+    s, c = min(against, key=lambda item: (-abs(item[1].delta), item[0].key, item[0].value))
+    figures = {key: getattr(c, key) for key in ("queries", "metric", "delta", "low", "high", "p_adjusted", "verdict")}
+    return {"key": s.key, "value": s.value, **figures, "overall": found.verdict, "more": len(against) - 1}
 
 
 def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
@@ -112,12 +78,10 @@ def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
         unjudged, filled = unjudged_share(summary)
         if filled and unjudged / filled > MOSTLY_UNJUDGED:
             mostly.append({"run": summary.name, "unjudged": unjudged, "slots": filled, "share": unjudged / filled})
-    flips = []
     found = subject.comparison
+    flips = []
     if found is not None and found.readings is not None:
-        for name, reading in found.readings.items():
-            if reading.verdict != found.verdict:
-                flips.append({"reading": name, **reading.as_dict()})
+        flips = [{"reading": name, **r.as_dict()} for name, r in found.readings.items() if r.verdict != found.verdict]
     if not mostly and not flips:
         return None
     return {
@@ -133,47 +97,36 @@ def _labels(subject: Subject) -> Mapping[str, Any] | None:
     if found is None or audit is None or subject.pair is None or found.verdict not in ("better", "worse"):
         return None
     c = leading(audit, subject.pair.run.name, found.metric)  # what the headline leads with
-    if c is not None and c.verdict != found.verdict:
-        return {
-            "model_verdict": found.verdict,
-            "queries": c.queries,
-            "delta": c.corrected[0],
-            "low": c.corrected[1],
-            "high": c.corrected[2],
-            "p_adjusted": c.p_adjusted,
-            "verdict": c.verdict,
-        }
-    return None
+    if c is None or c.verdict == found.verdict:
+        return None
+    delta, low, high = c.corrected
+    figures = {"queries": c.queries, "delta": delta, "low": low, "high": high, "p_adjusted": c.p_adjusted}
+    return {"model_verdict": found.verdict, **figures, "verdict": c.verdict}
 
 
 def _power(subject: Subject) -> Mapping[str, Any] | None:
     found = subject.comparison
     if found is None or found.verdict != "unclear":
         return None
-    return {
-        "queries": found.queries,
-        "detectable": found.detectable,
-        "min_effect": found.min_effect,
-        "queries_needed": found.queries_needed,
-        "power": POWER,
-    }
+    figures = {key: getattr(found, key) for key in ("queries", "detectable", "min_effect", "queries_needed")}
+    return {**figures, "power": POWER}
 
 
-#: The rules, most serious first: the audited labels overturning the verdict is a measured
+#: The rules by kind, most serious first: the audited labels overturning the verdict is a measured
 #: finding against it (the whole set's labels, not a part of the queries); a slice that goes the
 #: other way is a finding against the verdict; unjudged ids may overturn it; low power says what
 #: "unclear" could not have seen.
-RULES: tuple[CaveatRule, ...] = (
-    CaveatRule("labels", _labels),
-    CaveatRule("slice", _slice),
-    CaveatRule("unjudged", _unjudged),
-    CaveatRule("power", _power),
-)
+RULES: dict[str, Callable[[Subject], Mapping[str, Any] | None]] = {
+    "labels": _labels,
+    "slice": _slice,
+    "unjudged": _unjudged,
+    "power": _power,
+}
 
 
 def caveats(subject: Subject) -> tuple[Caveat, ...]:
     """Every rule of :data:`RULES` that applies to ``subject``, in their order."""
-    found = ((rule.kind, rule.find(subject)) for rule in RULES)
+    found = ((kind, rule(subject)) for kind, rule in RULES.items())
     return tuple(Caveat(kind, figures) for kind, figures in found if figures is not None)
 
 

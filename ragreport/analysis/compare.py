@@ -1,8 +1,7 @@
 """Several runs against a baseline: paired differences, a randomization test, corrected p-values.
 
-For every run other than the baseline and every measure of the comparison family (by default the
-catalogue's :data:`~ragreport.scoring.catalogue.COMPARED` at K; diagnostics are not compared;
-``--metrics`` names another family):
+For every run other than the baseline and every measure of the comparison family
+(:func:`choose_family`):
 
 - the mean per-query difference (run minus baseline) over the queries both runs scored, with a
   *paired* percentile bootstrap band: each resample draws the same queries for both runs, which is
@@ -14,18 +13,11 @@ catalogue's :data:`~ragreport.scoring.catalogue.COMPARED` at K; diagnostics are 
 - p-values corrected across every comparison of the report, that is the family times the runs
   compared (Holm, Bonferroni or none);
 - wins, ties and losses over the queries.
-
-The comparison family (:func:`choose_family`) is what a report compares, tests and corrects
-together: by default every compared metric of the suite at K; ``--metrics``
-(``analyse(family=...)``) names another, and only those measures are compared with the baseline
-and in the drift, and the correction counts only them (docs/conventions.md section 15). A run's
-per-query values of any member (:func:`family_values`): a suite metric read off its scores, any
-other measure off the values scored by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,7 +32,6 @@ from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
 
 if TYPE_CHECKING:
-    from ..scoring.catalogue import Measure
     from .summary import RunSummary
 
 
@@ -96,6 +87,12 @@ def verdict_of(low: float, high: float, p_adjusted: float, alpha: float) -> str:
     return "band above 0" if low > 0 else "band below 0"
 
 
+def scored_rows(summary: RunSummary) -> dict[str, int]:
+    """Each scored query's row, by id."""
+    rows = np.flatnonzero(summary.scores.scored)
+    return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
+
+
 @dataclass(frozen=True)
 class QueryPairing:
     """The queries two runs both scored, in id order, and those only one of them scored."""
@@ -116,14 +113,9 @@ def pair_queries(baseline: RunSummary, run: RunSummary) -> QueryPairing:
     ids, scored = baseline.judged.query_ids, baseline.scores.scored
     if np.array_equal(scored, run.scores.scored) and np.array_equal(ids, run.judged.query_ids):
         # The same queries in the same rows (the runs of one qrels file): no set of ids to build.
-        rows = resample_rows(ids, scored)
-        return QueryPairing(ids[rows], rows.astype(np.int64), rows.astype(np.int64), (), ())
-
-    def scored_ids(summary: RunSummary) -> dict[str, int]:
-        rows = np.flatnonzero(summary.scores.scored)
-        return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
-
-    base, other = scored_ids(baseline), scored_ids(run)
+        rows = resample_rows(ids, scored).astype(np.int64)
+        return QueryPairing(ids[rows], rows, rows, (), ())
+    base, other = scored_rows(baseline), scored_rows(run)
     common = sorted(set(base) & set(other))
     return QueryPairing(
         query_ids=np.array(common, dtype=str),
@@ -166,7 +158,6 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """The verdict rule of :func:`verdict_of`."""
         return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
 
     @property
@@ -201,17 +192,8 @@ class ReadingDelta:
         return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
 
     def as_dict(self) -> dict:
-        return {
-            "delta": _finite(self.delta),
-            "low": _finite(self.low),
-            "high": _finite(self.high),
-            "p_adjusted": _finite(self.p_adjusted),
-            "verdict": self.verdict,
-        }
-
-
-def _finite(value: float) -> float | None:
-    return value if np.isfinite(value) else None
+        figures = {key: getattr(self, key) for key in ("delta", "low", "high", "p_adjusted")}
+        return {**{key: v if np.isfinite(v) else None for key, v in figures.items()}, "verdict": self.verdict}
 
 
 @dataclass(frozen=True)
@@ -244,9 +226,7 @@ class RunComparison:
 
 @dataclass(frozen=True)
 class ComparisonReport:
-    """Every run against the baseline. ``family`` is the comparison family (its measures are tested
-    and corrected together); ``named`` says ``--metrics`` chose it, ``left_out`` the measures it named
-    that cannot be compared (counts, the Judged@K diagnostic)."""
+    """Every run against the baseline, on the comparison ``family`` (see :class:`Family`)."""
 
     baseline: str
     correction: Correction
@@ -274,8 +254,8 @@ def default_family(k: int, suite: Sequence[Metric] = SUITE) -> tuple[Measure, ..
 @dataclass(frozen=True)
 class Family:
     """What is compared: ``measures`` (tested and corrected together), whether ``--metrics`` chose
-    them (``named``), the measures it named that cannot be compared (``left_out``), and the
-    primary metric (``lead``), which is always one of them."""
+    them (``named``), the measures it named that cannot be compared (``left_out``: counts, the
+    Judged@K diagnostic), and the primary metric (``lead``), which is always one of them."""
 
     measures: tuple[Measure, ...]
     lead: Metric
@@ -303,26 +283,29 @@ def _resampled_columns(summary: RunSummary, family: Sequence[Measure]) -> np.nda
 
 
 def _drawn_differences(
-    base: RunSummary, run: RunSummary, pairing: QueryPairing, family: Sequence[Measure], conventions: Conventions
+    base: RunSummary, run: RunSummary, pairing: QueryPairing, family: Sequence[Measure]
 ) -> np.ndarray | None:
     """The paired bootstrap's resampled mean differences, read off the two runs' own bootstraps
     when they resampled the very queries the pairing holds, in its order, with the same resamples
     and seed: each resample's mean difference is then the run's resampled mean minus the
     baseline's (docs/conventions.md section 22). None otherwise."""
-    same_draws = all(
-        s.conventions.resamples == conventions.resamples and s.conventions.seed == conventions.seed for s in (base, run)
-    )
-    if not (pairing.same_queries and same_draws and len(pairing.query_ids)):
+    draws = [(s.conventions.resamples, s.conventions.seed) for s in (base, run)]
+    if not (pairing.same_queries and len(pairing.query_ids)) or draws[0] != draws[1]:
         return None
-    if not (
-        np.array_equal(resample_rows(base.judged.query_ids, base.scores.scored), pairing.baseline_rows)
-        and np.array_equal(resample_rows(run.judged.query_ids, run.scores.scored), pairing.run_rows)
-    ):
-        return None
+    for summary, rows in ((base, pairing.baseline_rows), (run, pairing.run_rows)):
+        if not np.array_equal(resample_rows(summary.judged.query_ids, summary.scores.scored), rows):
+            return None
     base_drawn, run_drawn = _resampled_columns(base, family), _resampled_columns(run, family)
-    if base_drawn is None or run_drawn is None:
-        return None
-    return run_drawn - base_drawn
+    return None if base_drawn is None or run_drawn is None else run_drawn - base_drawn
+
+
+def _by_size(arrays: Sequence[np.ndarray], leave: Container[int] = ()) -> dict[int, list[int]]:
+    """The places of the non-empty arrays (but those in ``leave``), by their number of rows."""
+    out: dict[int, list[int]] = {}
+    for i, a in enumerate(arrays):
+        if len(a) and i not in leave:
+            out.setdefault(len(a), []).append(i)
+    return out
 
 
 def paired_bands(
@@ -339,26 +322,22 @@ def paired_bands(
     runs' resampled means (no new draw); the others are resampled together, one draw of counts per
     block for every run of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
     """
-    out: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(compared)
-    by_size: dict[int, list[int]] = {}
-    drawn: dict[int, np.ndarray] = {}
-    for i, (run, pairing, differences) in enumerate(compared):
-        if not len(differences):
-            empty = np.zeros(0)
-            out[i] = (empty, empty, empty)
-            continue
-        read = _drawn_differences(base, run, pairing, family, conventions)
+    drawn = {}
+    for i, (run, pairing, _) in enumerate(compared):
+        read = _drawn_differences(base, run, pairing, family)
         if read is not None:
             drawn[i] = read
-        else:
-            by_size.setdefault(len(differences), []).append(i)
-    for members in by_size.values():
-        together = shared_bootstrap_means([compared[i][2] for i in members], conventions.resamples, conventions.seed)
+    differences = [d for _, _, d in compared]
+    for members in _by_size(differences, drawn).values():
+        together = shared_bootstrap_means([differences[i] for i in members], conventions.resamples, conventions.seed)
         drawn.update(zip(members, together))
-    for i, means in drawn.items():
-        low, high = percentile_band(means, conventions.confidence)
-        out[i] = (compared[i][2].mean(axis=0), low, high)
-    return [band for band in out if band is not None]
+    empty = np.zeros(0)
+    return [
+        (differences[i].mean(axis=0), *percentile_band(drawn[i], conventions.confidence))
+        if i in drawn
+        else (empty, empty, empty)
+        for i in range(len(compared))
+    ]
 
 
 def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:
@@ -366,17 +345,11 @@ def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int
     once for all the runs that share as many queries: their columns side by side, one product
     per block (:func:`randomization_test`). Empty for a run that shares no query."""
     out: list[np.ndarray] = [np.zeros(0)] * len(differences)
-    by_size: dict[int, list[int]] = {}
-    for i, d in enumerate(differences):
-        if len(d):
-            by_size.setdefault(len(d), []).append(i)
-    for members in by_size.values():
+    for members in _by_size(differences).values():
         p = randomization_test(np.hstack([differences[i] for i in members]), permutations, seed)
-        start = 0
-        for i in members:
-            width = differences[i].shape[1]
-            out[i] = p[start : start + width]
-            start += width
+        ends = np.cumsum([differences[i].shape[1] for i in members])
+        for i, part in zip(members, np.split(p, ends[:-1])):
+            out[i] = part
     return out
 
 
@@ -391,156 +364,106 @@ def compare(
 ) -> ComparisonReport | None:
     """Compare every run with the baseline (``baseline`` by name, else the first run); ``None`` for one run.
 
-    ``family`` (:func:`choose_family`) names what is compared; by default every compared suite
-    metric at K. Bands and the test use each run's own conventions (confidence, resamples, seed),
-    which a report shares across its runs.
-
-    The bands come from :func:`paired_bands` (read off the runs' own resamples when both scored the
-    same queries) and the p-values from :func:`paired_tests` (every run in one pass).
-
-    Each difference is also tested under the two other readings of unjudged ids
-    (:data:`~ragreport.scoring.readings.READINGS`), with the same resamples and the same sign flips
-    (a reading's columns beside the default ones in the randomization pass, bootstrapped with the
-    same seed), each reading corrected over the whole family; and
-    each gets its power (:mod:`ragreport.analysis.power`): the difference it could detect and the
-    queries that would detect ``min_effect``.
+    ``family`` (:func:`choose_family`; by default every compared suite metric at K) is what is
+    compared, with the baseline's conventions, which a report shares across its runs. Each
+    difference is also tested under the other readings of unjudged ids
+    (:data:`~ragreport.scoring.readings.READINGS`) with the same resamples and sign flips, each
+    reading corrected over the whole family; and gets its power (:mod:`ragreport.analysis.power`):
+    the difference it could detect, and the queries that would detect ``min_effect``.
     """
-    if len(summaries) < 2:
-        if baseline is not None and summaries and baseline != summaries[0].name:
-            raise ArgumentError(Argument("baseline"), f" {baseline!r} names no run (the run is {summaries[0].name!r})")
-        return None
     names = [s.name for s in summaries]
-    if baseline is None:
-        base = summaries[0]
-    elif baseline in names:
-        base = summaries[names.index(baseline)]
-    else:
+    if len(summaries) < 2:
+        if baseline is not None and summaries and baseline != names[0]:
+            raise ArgumentError(Argument("baseline"), f" {baseline!r} names no run (the run is {names[0]!r})")
+        return None
+    if baseline is not None and baseline not in names:
         raise ArgumentError(
             Argument("baseline"), f" {baseline!r} names no run; the runs are {', '.join(map(repr, names))}"
         )
+    base = summaries[0 if baseline is None else names.index(baseline)]
     if len({s.k for s in summaries}) > 1:
         raise UsageError("runs compared in one report must share K")
     conventions: Conventions = base.conventions
     chosen = family or Family(default_family(base.k, base.suite), PRIMARY)
     measures = chosen.measures
     width = len(measures)
-    paired = []
-    for summary in summaries:
-        if summary is base:
+    others = [s for s in summaries if s is not base]
+    pairings = [pair_queries(base, s) for s in others]
+    base_scores = [family_values(base, p.baseline_rows, measures) for p in pairings]
+    run_scores = [family_values(s, p.run_rows, measures) for s, p in zip(others, pairings)]
+    differences = [r - b for b, r in zip(base_scores, run_scores)]
+    # The other readings' differences as more columns: a member without readings repeats its
+    # default column, so that each reading is corrected over the family the default one is.
+    read = [reading_differences(base, s, p, measures, d) for s, p, d in zip(others, pairings, differences)]
+    columns = [np.concatenate([d, *extra], axis=1) for d, (_, extra) in zip(differences, read)]
+    # A reading's column equal, value for value, to its default one (no unjudged id moved it) is
+    # tested as that one: the same resamples and sign flips would give the same figures.
+    tested_as = [
+        [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(c.shape[1])]
+        for c in columns
+    ]
+    kept = [sorted(set(t)) for t in tested_as]
+    bands = paired_bands(base, list(zip(others, pairings, differences)), measures, conventions)
+    tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
+    figures = []  # per run: delta, low, high and p of every column
+    for c, band, t, k, p in zip(columns, bands, tested_as, kept, tests):
+        if not len(c):  # nothing shared: reported as such, left out of the correction
+            figures.append(np.zeros((4, 0)))
             continue
-        pairing = pair_queries(base, summary)
-        base_scores = family_values(base, pairing.baseline_rows, measures)
-        run_scores = family_values(summary, pairing.run_rows, measures)
-        differences = run_scores - base_scores
-        # The other readings' differences as more columns: a member without readings repeats its
-        # default column, so that each reading is corrected over the family the default one is.
-        read, extra = reading_differences(base, summary, pairing, measures, differences)
-        both = np.concatenate([differences, *extra], axis=1)
-        # A reading's column equal to its default one (no unjudged id moved it) is not tested
-        # twice: the same resamples and sign flips would give the same figures.
-        distinct = _distinct_columns(both, width) if len(differences) else list(range(both.shape[1]))
-        paired.append((summary, pairing, base_scores, run_scores, differences, read, both, distinct))
-    # The default columns' bands from the shared engine (read off the runs' own resamples when they
-    # scored the same queries); every tested column, the readings' too, in one randomization pass.
-    bands = paired_bands(base, [(s, p, d) for s, p, _, _, d, *_ in paired], measures, conventions)
-    kept = [sorted(set(item[-1])) for item in paired]
-    # A reading's own columns (moved by an unjudged id) are bootstrapped with the same resamples as
-    # the default ones (the same seed draws the same counts, section 22.1).
-    own_bands = [
-        bootstrap_interval(item[-2][:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence)
-        if len(item[4]) and k[width:]
-        else None
-        for item, k in zip(paired, kept)
-    ]
-    tests = paired_tests([item[-2][:, k] for item, k in zip(paired, kept)], permutations, conventions.seed)
-    partial = []
-    for item, band, k, p_kept, read_figures in zip(paired, bands, kept, tests, own_bands):
-        summary, pairing, base_scores, run_scores, differences, read, both, distinct = item
-        if not len(differences):  # nothing shared: reported as such, left out of the correction
-            delta = low = high = p = np.zeros(0)
-        else:
-            figures = [np.empty(len(k)) for _ in range(3)]
-            for f, b in zip(figures, band):
-                f[:width] = b
-            if read_figures is not None:
-                for f, r in zip(figures, read_figures):
-                    f[width:] = r
-            at = np.array([k.index(c) for c in distinct], dtype=np.int64)
-            delta, low, high = (f[at] for f in figures)
-            p = p_kept[at]
-        partial.append((summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read))
-
-    split = [
-        (item[-2][:width], [item[-2][width * (r + 1) : width * (r + 2)] for r in range(len(READINGS))])
-        for item in partial
-    ]
-    adjusted = iter(adjust(np.concatenate([s[0] for s in split]), correction))
-    adjusted_readings = [
-        iter(adjust(np.concatenate([s[1][r] for s in split]), correction)) for r in range(len(READINGS))
+        full = np.empty((4, c.shape[1]))
+        full[:3, :width] = band
+        if k[width:]:
+            # A reading's own columns are bootstrapped with the same resamples as the default ones
+            # (the same seed draws the same counts, section 22.1).
+            full[:3, k[width:]] = bootstrap_interval(
+                c[:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence
+            )
+        full[3, k] = p
+        figures.append(full[:, t])
+    adjusted = [
+        iter(adjust(np.concatenate([f[3, width * r : width * (r + 1)] for f in figures]), correction))
+        for r in range(len(READINGS) + 1)
     ]
     alpha = 1.0 - conventions.confidence
-    tested = sum(len(s[0]) for s in split)
+    tested = sum(min(width, f.shape[1]) for f in figures)
     alpha_each = level(alpha, tested if correction is not Correction.NONE else 1)
     runs = []
-    for summary, pairing, base_scores, run_scores, differences, delta, low, high, p, read in partial:
+    for summary, pairing, b, r, d, (has_readings, _), f in zip(
+        others, pairings, base_scores, run_scores, differences, read, figures
+    ):
         comparisons = []
-        for m, measure in enumerate(measures if len(p) else ()):
-            column = differences[:, m]
+        for m, measure in enumerate(measures if f.shape[1] else ()):
+            column = d[:, m]
             under = {
-                name: ReadingDelta(
-                    float(delta[width * (r + 1) + m]),
-                    float(low[width * (r + 1) + m]),
-                    float(high[width * (r + 1) + m]),
-                    float(next(adjusted_readings[r])),
-                    alpha,
-                )
-                for r, name in enumerate(READINGS)
+                name: ReadingDelta(*f[:3, width * (i + 1) + m].tolist(), float(next(adjusted[i + 1])), alpha)  # type: ignore[call-arg]
+                for i, name in enumerate(READINGS)
             }
             sd = float(np.std(column, ddof=1)) if len(column) > 1 else float("nan")
+            delta, low, high, p = f[:, m].tolist()
             comparisons.append(
                 Comparison(
-                    baseline=base.name,
-                    run=summary.name,
-                    metric=measure.label(),
-                    delta=float(delta[m]),
-                    low=float(low[m]),
-                    high=float(high[m]),
-                    p=float(p[m]),
-                    p_adjusted=float(next(adjusted)),
+                    base.name,
+                    summary.name,
+                    measure.label(),
+                    delta,
+                    low,
+                    high,
+                    p,
+                    float(next(adjusted[0])),
                     wins=int((column > TIE).sum()),
                     ties=int((np.abs(column) <= TIE).sum()),
                     losses=int((column < -TIE).sum()),
                     queries=len(column),
                     alpha=alpha,
-                    readings=under if read[m] else None,
+                    readings=under if has_readings[m] else None,
                     detectable=detectable(sd, len(column), alpha_each, permutations),
                     queries_needed=queries_needed(sd, min_effect, alpha_each, permutations),
                     min_effect=min_effect,
                 )
             )
-        runs.append(
-            RunComparison(
-                base,
-                summary,
-                pairing,
-                base_scores,
-                run_scores,
-                tuple(comparisons),
-                same_labels=summary.label_fingerprint == base.label_fingerprint,
-                family=measures,
-            )
-        )
+        same = summary.label_fingerprint == base.label_fingerprint
+        runs.append(RunComparison(base, summary, pairing, b, r, tuple(comparisons), same, measures))
     return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)
-
-
-def _distinct_columns(columns: np.ndarray, width: int) -> list[int]:
-    """For each column, the index of the column it is tested as: a reading's column (past
-    ``width``) equal, value for value, to its default column (``index % width``) is that one."""
-    out = list(range(width))
-    for c in range(width, columns.shape[1]):
-        same = np.array_equal(columns[:, c], columns[:, c % width])
-        out.append(c % width if same else c)
-    return out
 
 
 def reading_differences(
@@ -549,28 +472,24 @@ def reading_differences(
     """Per family member, whether both runs hold its readings; and per reading (in
     :data:`~ragreport.scoring.readings.READINGS` order) the paired differences, a member without
     readings repeating its default column."""
-    read = []
-    columns: list[list[np.ndarray]] = [[] for _ in READINGS]
-    for m, measure in enumerate(measures):
-        cutoff = measure.cutoff
-        ok = (
-            measure.gain is None
-            and measure.metric in READ
-            and cutoff is not None
-            and all(
-                s.reading_of(name, measure.metric, int(cutoff)) is not None for s in (base, run) for name in READINGS
-            )
-        )
-        read.append(ok)
-        for r, name in enumerate(READINGS):
-            if ok:
-                b = base.reading_of(name, measure.metric, int(cutoff))[pairing.baseline_rows]  # type: ignore[arg-type,index]
-                o = run.reading_of(name, measure.metric, int(cutoff))[pairing.run_rows]  # type: ignore[arg-type,index]
-                columns[r].append(o - b)
-            else:
-                columns[r].append(differences[:, m])
-    n = len(differences)
-    return read, [np.stack(c, axis=1) if c else np.zeros((n, 0)) for c in columns]
+    read = [
+        m.gain is None
+        and m.metric in READ
+        and m.cutoff is not None
+        and all(s.reading_of(name, m.metric, int(m.cutoff)) is not None for s in (base, run) for name in READINGS)
+        for m in measures
+    ]
+    columns = [
+        [
+            run.reading_of(name, m.metric, int(m.cutoff))[pairing.run_rows]  # type: ignore[arg-type,index]
+            - base.reading_of(name, m.metric, int(m.cutoff))[pairing.baseline_rows]  # type: ignore[arg-type,index]
+            if ok
+            else differences[:, i]
+            for i, (m, ok) in enumerate(zip(measures, read))
+        ]
+        for name in READINGS
+    ]
+    return read, [np.stack(c, axis=1) if c else np.zeros((len(differences), 0)) for c in columns]
 
 
 def family_values(summary: RunSummary, rows: np.ndarray, family: Sequence[Measure]) -> np.ndarray:

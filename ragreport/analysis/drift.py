@@ -1,29 +1,27 @@
 """Drift since a previous report: the same frozen query set and label set, scored again later.
 
-A run of a previous ``report.json`` is comparable with the run of the same name only when its
+A previous ``report.json``'s run is comparable with the run of the same name only when its
 query-set and label-set fingerprints both equal the run's now; otherwise the report says which one
 differs, claims no drift for it, and (when the previous report lists its judgments) says what
 changed: queries added and removed, judgments added, removed and regraded.
 
-For each run found in both at the same K and conventions, every suite metric's figure then and now
-is shown with the difference. Where both reports hold per-query scores, the difference is read as
-the comparison with a baseline is (:mod:`ragreport.analysis.compare`): a paired bootstrap band over
-the queries scored both times, a paired randomization test on the metrics of the comparison family,
-p-values corrected together across every run and metric of the drift, and the same verdict rule.
-A run none of whose per-query scores moved is marked ``unchanged``: the reports say so in one line.
+Each run found in both at the same K and conventions shows every suite metric then and now. With
+per-query scores in both, the difference is read as a comparison with a baseline is
+(:mod:`ragreport.analysis.compare`), the tested p-values corrected together across every run and
+metric of the drift. A run none of whose per-query scores moved is marked ``unchanged``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.model import FIGURE_CONVENTIONS
 from ..scoring.catalogue import COMPARED, SUITE, Metric
-from .compare import Correction, adjust, verdict_of
+from .compare import Correction, adjust, scored_rows, verdict_of
 from .intervals import bootstrap_interval
 from .randomization import TIE, randomization_test
 from .summary import judgment_map
@@ -41,15 +39,11 @@ _CHANGE_FIELDS = ("queries_added", "queries_removed", "judgments_added", "judgme
 
 @dataclass(frozen=True)
 class DriftRow:
-    """One metric of one run, then and now.
-
-    ``delta`` is the mean per-query change over the ``queries`` scored both times (or the change of
-    the means when the previous report holds no per-query scores), with its paired bootstrap band
-    ``low``-``high``; ``p`` and ``p_adjusted`` (None for a diagnostic, which is not tested) come from
-    the paired randomization test; ``verdict`` is the comparison's (``better``, ``worse``, ``band
-    above 0``, ``band below 0``, ``unclear``; None without per-query scores); ``changed`` counts the
-    queries whose score moved.
-    """
+    """One metric of one run, then and now: ``delta`` the mean per-query change over the
+    ``queries`` scored both times (the change of the means when the previous report holds no
+    per-query scores) with its paired bootstrap band ``low``-``high``; ``p``, ``p_adjusted`` and
+    ``verdict`` as a comparison's (None for a metric not tested, or without per-query scores then);
+    ``changed`` the queries whose score moved."""
 
     run: str
     metric: str
@@ -87,16 +81,10 @@ class LabelChange:
     regraded: tuple[tuple[str, str, int, int], ...]
 
     def as_dict(self) -> dict[str, Any]:
-        def part(items: tuple) -> dict[str, Any]:
-            return {"count": len(items), "first": [list(i) for i in items[:FIRST_FEW]]}
-
+        parts = {key: getattr(self, key) for key in _CHANGE_FIELDS}
         return {
             "runs": list(self.runs),
-            "queries_added": part(self.queries_added),
-            "queries_removed": part(self.queries_removed),
-            "judgments_added": part(self.judgments_added),
-            "judgments_removed": part(self.judgments_removed),
-            "regraded": part(self.regraded),
+            **{key: {"count": len(v), "first": [list(i) for i in v[:FIRST_FEW]]} for key, v in parts.items()},
         }
 
 
@@ -211,14 +199,9 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
         kept: dict[str, Any] = {"name": run.get("name")}
         summary = by_name.get(str(run.get("name")))
         if summary is not None:
+            kept.update((key, run[key]) for key in ("k", "conventions", "fingerprints") if key in run)
             prints = run.get("fingerprints", {})
-            for key in ("k", "conventions", "fingerprints"):
-                if key in run:
-                    kept[key] = run[key]
-            same = (
-                prints.get("queries") == summary.query_fingerprint and prints.get("labels") == summary.label_fingerprint
-            )
-            if not same:
+            if (prints.get("queries"), prints.get("labels")) != (summary.query_fingerprint, summary.label_fingerprint):
                 if isinstance(run.get("judgments"), dict):
                     kept["judgments"] = run["judgments"]
                 else:
@@ -264,18 +247,17 @@ def drift(
     differing: dict[str, list[str]] = {}
     changed_alike: dict[tuple, list[str]] = {}
     unlisted: list[str] = []
-    scored_again: list[_Tested] = []
+    rows: list[DriftRow] = []
+    comparable: list[str] = []
+    unchanged: list[str] = []
     for summary in summaries:
         then = previous_runs.get(summary.name)
         if then is None:
             notes.append(f"{summary.name} is new: the previous report has no run of that name.")
             continue
         prints = then.get("fingerprints", {})
-        differs = []
-        if prints.get("queries") != summary.query_fingerprint:
-            differs.append(_differs("query", str(prints.get("queries")), summary.query_fingerprint))
-        if prints.get("labels") != summary.label_fingerprint:
-            differs.append(_differs("label", str(prints.get("labels")), summary.label_fingerprint))
+        now_prints = (("query", "queries", summary.query_fingerprint), ("label", "labels", summary.label_fingerprint))
+        differs = [_differs(kind, str(prints.get(key)), now) for kind, key, now in now_prints if prints.get(key) != now]
         if differs:
             differing.setdefault(" and ".join(differs), []).append(summary.name)
             listed = previous_judgments(previous, then)
@@ -283,8 +265,7 @@ def drift(
                 unlisted.append(summary.name)
             else:
                 found = label_change((summary.name,), listed, judgment_map(summary.judged))
-                key = (*(getattr(found, f) for f in _CHANGE_FIELDS),)
-                changed_alike.setdefault(key, []).append(summary.name)
+                changed_alike.setdefault(tuple(getattr(found, f) for f in _CHANGE_FIELDS), []).append(summary.name)
             continue
         if then.get("k") != summary.k:
             notes.append(
@@ -292,13 +273,8 @@ def drift(
                 f"figures at different K do not compare."
             )
             continue
-        then_conventions = then.get("conventions", {})
-        now_conventions = summary.conventions.as_dict()
-        changed = [
-            key
-            for key in FIGURE_CONVENTIONS
-            if then_conventions.get(key, _EARLIER_DEFAULTS.get(key)) != now_conventions[key]
-        ]
+        was, now = then.get("conventions", {}), summary.conventions.as_dict()
+        changed = [key for key in FIGURE_CONVENTIONS if was.get(key, _EARLIER_DEFAULTS.get(key)) != now[key]]
         if changed:
             notes.append(
                 f"{summary.name} was scored under other conventions then ({', '.join(changed)}): "
@@ -310,7 +286,11 @@ def drift(
         figures = then.get("metrics")
         metrics = [m for m in summary.suite if not isinstance(figures, dict) or m.label(summary.k) in figures]
         absent.update((m.label(summary.k), None) for m in summary.suite if m not in metrics)
-        scored_again.append(_differences(then, summary, permutations, [m for m in tested if m in metrics], metrics))
+        found_rows, moved = _rows(then, summary, permutations, [m for m in tested if m in metrics], metrics)
+        rows += found_rows
+        comparable.append(summary.name)
+        if not moved:
+            unchanged.append(summary.name)
     # Runs whose sets changed alike (one qrels file for every run) are said once, together.
     every = len(summaries)
     reasons = [f"for {_runs_phrase(names, every)}, {what}" for what, names in differing.items()]
@@ -321,20 +301,28 @@ def drift(
     ]
     notes += [f"{label} is not in the previous report: it has no drift." for label in absent]
     alpha = 1.0 - summaries[0].conventions.confidence if summaries else 0.05
-    rows, family = _rows(scored_again, correction, alpha)
+    # A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
+    # is left out of the family the correction counts (Tarone's argument for tests that cannot reach
+    # the level): an unchanged run does not make a changed one's p larger.
+    family = [i for i, r in enumerate(rows) if r.p is not None and r.changed > 0]
+    adjusted = dict(zip(family, adjust(np.array([rows[i].p for i in family]), correction).tolist()))
+    for i, r in enumerate(rows):
+        if r.p is not None and r.low is not None and r.high is not None:
+            p = adjusted.get(i, 1.0)
+            rows[i] = replace(r, p_adjusted=p, verdict=verdict_of(r.low, r.high, p, alpha))
     return Drift(
         source,
         previous.get("date"),
-        bool(scored_again),
+        bool(comparable),
         tuple(reasons),
         tuple(notes),
         tuple(rows),
-        unchanged=tuple(t.summary.name for t in scored_again if t.unchanged),
+        unchanged=tuple(unchanged),
         changes=tuple(changes),
         unlisted=tuple(unlisted),
         correction=correction,
         alpha=alpha,
-        tested=family,
+        tested=len(family),
         k=k,
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
@@ -342,98 +330,34 @@ def drift(
     )
 
 
-@dataclass(frozen=True)
-class _Tested:
-    """One comparable run's figures then and now, before the p-values are corrected together."""
-
-    summary: RunSummary
-    then_means: tuple[float | None, ...]  # per suite metric
-    queries: int
-    delta: np.ndarray  # per suite metric (empty without per-query scores then)
-    low: np.ndarray
-    high: np.ndarray
-    changed: np.ndarray
-    p: np.ndarray  # per compared metric
-    unchanged: bool
-    metrics: Sequence[Metric]  # the suite's metrics both reports hold
-    compared_at: list[int]  # the tested ones' positions among them
-
-
-def _differences(
-    then: Mapping[str, Any],
-    summary: RunSummary,
-    permutations: int,
-    tested: Sequence[Metric],
-    metrics: Sequence[Metric],
-) -> _Tested:
-    """The per-query changes of every metric of ``metrics`` over the queries scored both times, with
-    bands and, on the ``tested`` metrics, the randomization test."""
-    tested_columns = [metrics.index(m) for m in tested]
-    conventions = summary.conventions
+def _rows(
+    then: Mapping[str, Any], summary: RunSummary, permutations: int, tested: Sequence[Metric], metrics: Sequence[Metric]
+) -> tuple[list[DriftRow], bool]:
+    """A comparable run's rows, their p-values not yet corrected, and whether any per-query score
+    moved: every metric of ``metrics`` over the queries scored both times, with bands and, on the
+    ``tested`` metrics, the randomization test; the change of the means without per-query scores."""
     labels = [metric.label(summary.k) for metric in metrics]
-    then_means = tuple(then.get("metrics", {}).get(label, {}).get("mean") for label in labels)
-    rows = np.flatnonzero(summary.scores.scored)
-    now_ids = summary.judged.query_ids[rows].tolist()
+    then_means = [then.get("metrics", {}).get(label, {}).get("mean") for label in labels]
+    now_means = [summary.at_k[label].mean for label in labels]
+    now_rows = scored_rows(summary)
     before = [_per_query(then, label) for label in labels]
-    common = sorted(set(now_ids).intersection(*(set(b) for b in before))) if before else []
+    common = sorted(set(now_rows).intersection(*(set(b) for b in before))) if before else []
     if not common:
-        empty = np.zeros(0)
-        return _Tested(summary, then_means, 0, empty, empty, empty, empty, empty, False, metrics, tested_columns)
-    position = dict(zip(now_ids, rows.tolist()))
-    picked = np.array([position[q] for q in common], dtype=np.int64)
+        changes = [None if t is None else n - t for t, n in zip(then_means, now_means)]
+        rows = [DriftRow(summary.name, *row, None, None, 0) for row in zip(labels, then_means, now_means, changes)]
+        return rows, True
+    conventions = summary.conventions
+    picked = np.array([now_rows[q] for q in common], dtype=np.int64)
     now = np.stack([summary.scores.of(metric, summary.k)[picked] for metric in metrics], axis=1)
-    previous = np.array([[b[q] for b in before] for q in common], dtype=np.float64)
-    differences = now - previous
+    differences = now - np.array([[b[q] for b in before] for q in common], dtype=np.float64)
     delta, low, high = bootstrap_interval(differences, conventions.resamples, conventions.seed, conventions.confidence)
-    p = randomization_test(differences[:, list(tested_columns)], permutations, conventions.seed)
+    compared_at = [metrics.index(m) for m in tested]
+    p_of = dict(
+        zip(compared_at, randomization_test(differences[:, compared_at], permutations, conventions.seed).tolist())
+    )
     changed = (np.abs(differences) > TIE).sum(axis=0)
-    scored_then = set(before[0])
-    unchanged = not changed.any() and scored_then == set(now_ids)
-    return _Tested(summary, then_means, len(common), delta, low, high, changed, p, unchanged, metrics, tested_columns)
-
-
-def _rows(tested: Sequence[_Tested], correction: Correction, alpha: float) -> tuple[list[DriftRow], int]:
-    """The rows of every comparable run, p-values corrected together, and how many tests the
-    correction counted.
-
-    A test where no query's score moved has p = 1 whatever the correction, so it cannot reject and
-    is left out of the family the correction counts (Tarone's argument for tests that cannot reach
-    the level): an unchanged run does not make a changed one's p larger.
-    """
-    family = [(t, j) for t in tested if t.queries for j, i in enumerate(t.compared_at) if t.changed[i] > 0]
-    corrected_p = adjust(np.array([t.p[j] for t, j in family]), correction)
-    corrected = {(id(t), j): float(p) for (t, j), p in zip(family, corrected_p)}
     rows = []
-    for t in tested:
-        summary = t.summary
-        for i, metric in enumerate(t.metrics):
-            label = metric.label(summary.k)
-            now = summary.at_k[label].mean
-            then_mean = t.then_means[i]
-            if not t.queries:
-                delta = None if then_mean is None else now - then_mean
-                rows.append(DriftRow(summary.name, label, then_mean, now, delta, None, None, 0))
-                continue
-            low, high = float(t.low[i]), float(t.high[i])
-            p = p_adjusted = None
-            if i in t.compared_at:
-                j = t.compared_at.index(i)
-                p = float(t.p[j])
-                p_adjusted = corrected.get((id(t), j), 1.0)
-            rows.append(
-                DriftRow(
-                    summary.name,
-                    label,
-                    then_mean,
-                    now,
-                    float(t.delta[i]),
-                    low,
-                    high,
-                    t.queries,
-                    p=p,
-                    p_adjusted=p_adjusted,
-                    verdict=None if p_adjusted is None else verdict_of(low, high, p_adjusted, alpha),
-                    changed=int(t.changed[i]),
-                )
-            )
-    return rows, len(family)
+    for i, label in enumerate(labels):
+        figures = (float(delta[i]), float(low[i]), float(high[i]), len(common), p_of.get(i))
+        rows.append(DriftRow(summary.name, label, then_means[i], now_means[i], *figures, changed=int(changed[i])))
+    return rows, bool(changed.any()) or set(before[0]) != set(now_rows)

@@ -1,12 +1,9 @@
 """Runs read, joined, scored and summarised: what :func:`ragreport.api.evaluate` and the commands run.
 
-:func:`evaluate_runs` reads the runs (or, with ``engine`` ``stream`` or ``dask``, scores TREC
-runs by partitions of whole queries); :func:`summarise_loaded` joins each run read with its
-judgments, checks that they meet (:func:`~ragreport.scoring.scorable.check_scorable`) and
-:func:`score_and_summarise` scores it at K and over the K sweep and bands every mean. The
-partition engines
-(:mod:`ragreport.scoring.partition`) hand the same figures to
-:func:`~ragreport.analysis.summary.summarise` by pieces.
+:func:`evaluate_runs` reads the runs and :func:`summarise_loaded` joins each with its judgments,
+checks that they meet (:func:`~ragreport.scoring.scorable.check_scorable`), scores it and bands
+every mean; with ``engine`` ``stream`` or ``dask`` TREC runs are scored by partitions of whole
+queries (:mod:`ragreport.scoring.partition`), which hand the same figures over.
 """
 
 from __future__ import annotations
@@ -96,11 +93,8 @@ def summarise_loaded(
     cut_lists: bool = False,
 ) -> list[RunSummary]:
     """Every run read (a run with its judgments) joined, checked, scored and summarised, in order.
-
-    With
-    ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
-    partition sends them back (docs/conventions.md section 22.9).
-    """
+    With ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
+    partition sends them back (docs/conventions.md section 22.9)."""
     asked, cutoffs = report_cutoffs(k, kmax)
     scored: list[Scored] = []
     # With cut_lists, each run read is taken off the list once joined, so that its whole lists
@@ -144,15 +138,9 @@ def banded(
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
         progress(f"bands for {judged.name}")
-        same = next((j for j in range(i) if same_labels(scored[j][0], judged)), None)
-        prints.append(
-            (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)) if same is None else prints[same]
-        )
-        out.append(
-            summarise(
-                judged, scores, asked, conventions, measures, values, readings, fingerprints=prints[i], following=after
-            )
-        )
+        same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
+        prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
+        out.append(summarise(judged, scores, asked, conventions, measures, values, readings, prints[i], after))
     return out
 
 
@@ -189,53 +177,23 @@ def evaluate_runs(
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine == "memory" and scheduler is not None:
         raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
-    if engine != "memory":
-        pairs = named_inputs(inputs) if _given(inputs) else []
-        if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
-            raise ArgumentError(
-                Argument("engine", engine), " scores run files against a qrels file; give a list of paths"
-            )
-        return _by_partitions(
-            [run for _, run in pairs],
-            qrels,
-            k,
-            conventions,
-            kmax,
-            metas,
-            measures,
-            progress,
-            engine,
-            scheduler,
-            partition_bytes or PARTITION_BYTES,
-        )
-    progress("reading")
-    loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
-    return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
-
-
-def _by_partitions(
-    inputs: Sequence[str | Path],
-    qrels: str | Path | None,
-    k: int | Sequence[int],
-    conventions: Conventions,
-    kmax: int | None,
-    metas: Sequence[str | Path],
-    measures: Sequence[Measure],
-    progress: Callable[[str], None],
-    engine: str,
-    scheduler: str | None,
-    partition_bytes: int,
-) -> list[RunSummary]:
+    if engine == "memory":
+        progress("reading")
+        loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+        return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
+    pairs = named_inputs(inputs) if _given(inputs) else []
+    if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):
+        raise ArgumentError(Argument("engine", engine), " scores run files against a qrels file; give a list of paths")
     check_engine(engine)
-    if not inputs or qrels is None:
+    if not pairs or qrels is None:
         raise ArgumentError(
             Argument("engine", engine),
             " scores TREC run files (or folders of them) against ",
             Argument("qrels"),
             "; give both",
         )
-    check_meta_count(metas, len(inputs))
-    paths = [Path(p) for p in inputs]
+    check_meta_count(metas, len(pairs))
+    paths = [Path(run) for _, run in pairs]
     # Every run's metadata and name before any is scored: a clash of names is found at once,
     # not after the first runs took their time.
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
@@ -255,7 +213,7 @@ def _by_partitions(
             measures=measures,
             engine=engine,
             scheduler=scheduler,
-            partition_bytes=partition_bytes,
+            partition_bytes=partition_bytes or PARTITION_BYTES,
             meta=meta,
             progress=progress,
         )

@@ -32,6 +32,12 @@ class Interval:
     method: IntervalMethod
 
 
+def as_columns(values: np.ndarray) -> np.ndarray:
+    """``values`` as doubles, (rows x columns): a vector is one column."""
+    values = np.asarray(values, dtype=np.float64)
+    return values[:, None] if values.ndim == 1 else values
+
+
 def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile: 1.959964 for 0.95."""
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
@@ -60,11 +66,8 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
         # At p = 0 and p = 1 the bound is exactly 0 or 1; rounding alone would leave 1e-17.
         low = np.where(s <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
         high = np.where(s >= n, 1.0, np.clip(centre + half, 0.0, 1.0))
-    low = np.where(n > 0, low, np.nan)
-    high = np.where(n > 0, high, np.nan)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
+    low, high = np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+    return (float(low), float(high)) if low.ndim == 0 else (low, high)
 
 
 def resample_counts(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
@@ -166,9 +169,7 @@ def bootstrap_interval(
     interpolation between order statistics). With no rows everything is NaN; with one row the
     band collapses onto its value.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim == 1:
-        scores = scores[:, None]
+    scores = as_columns(scores)
     n, m = scores.shape
     if n == 0:
         nan = np.full(m, np.nan)

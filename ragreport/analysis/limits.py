@@ -50,15 +50,17 @@ def _ids(ids: list[str], most: int = 5) -> str:
     return shown + (f" and {len(ids) - most:,} more" if len(ids) > most else "")
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "0%"  # one form everywhere: 42.9%, 95%
-
-
 def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
     """(judged, repeat) flags of every filled top-K slot of the scored queries, in slot order."""
     judged = summary.judged
     positions = judged.top_slots(summary.k, summary.scores.scored)
     return judged.judged[positions], judged.repeat[positions]
+
+
+def unjudged_share(summary: RunSummary) -> tuple[int, int]:
+    """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
+    judged_flags, repeat = top_k_slots(summary)
+    return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
 
 
 def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
@@ -67,15 +69,13 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
     The two differ on purpose: the pooled share sets empty slots aside, Judged@K divides each
     query by K (an empty slot is unjudged there), then averages over the queries.
     """
-    judged_flags, repeat = top_k_slots(summary)
-    slots = int((~repeat).sum())
-    unjudged = int((~judged_flags & ~repeat).sum())
+    unjudged, slots = unjudged_share(summary)
     if unjudged == 0:
         return None
     k = summary.k
     text = (
         f"{unjudged:,} of the {slots:,} filled top-{k} slots of the scored queries (repeats aside; "
-        f"{_share(unjudged, slots)}) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
+        f"{100.0 * unjudged / slots:.1f}%) {'holds an id' if unjudged == 1 else 'hold ids'} that nobody judged. "
         f"They count as not relevant, so if any of them is relevant, "
         f"Precision@{k}, Recall@{k} and nDCG@{k} are understated; an incomplete judged pool also "
         f"undercounts R and can misplace the ideal ranking behind nDCG. {JUDGED.label(k)}, the mean share "
@@ -198,7 +198,6 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
     wide = max(widths, key=lambda label: widths[label])
     spread = f"at K = {summary.k} the bands run from {widths[narrow]:.3f} wide ({narrow}) to "
     spread += f"{widths[wide]:.3f} wide ({wide})"
-    # the share of queries with a hit
     share = next((m for m in summary.suite if m.interval is IntervalMethod.WILSON), None)
     if share is not None:
         hit = summary.at_k[share.label(summary.k)]
@@ -276,7 +275,6 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
     )
 
 
-#: Every rule, in the order the report lists what applies.
 def absent(summary: RunSummary, today: _dt.date) -> Limit | None:
     """Suite metrics a stored report does not hold: it was made before they were added to the suite
     (docs/conventions.md section 26). Its pages leave them out; said once, here."""
@@ -292,6 +290,7 @@ def absent(summary: RunSummary, today: _dt.date) -> Limit | None:
     )
 
 
+#: Every rule, in the order the report lists what applies.
 RULES: tuple[Callable[[RunSummary, _dt.date], Limit | None], ...] = (
     absent,
     unjudged_in_top_k,

@@ -1,10 +1,8 @@
-"""The analysis stage as one call: what :func:`ragreport.api.analyse` and the commands run.
+"""The analysis stage as one call (:func:`analyse_runs`): what :func:`ragreport.api.analyse` and the commands run.
 
-:func:`analyse_runs` gives every run its honest limits (:mod:`~ragreport.analysis.limits`), compares
-the runs with the baseline on the comparison family (:mod:`~ragreport.analysis.compare`), measures
-the drift since a previous report (:mod:`~ragreport.analysis.drift`), slices by per-query metadata
-(:mod:`~ragreport.analysis.slices`) and picks the documents shown with their text
-(:mod:`~ragreport.analysis.texts`), into an :class:`Analysis`: what every renderer reads, computed
+Every run's honest limits, the comparison with the baseline on the comparison family, the drift
+since a previous report, the slices by per-query metadata, the audit of the labels and the
+documents shown with their text, into an :class:`Analysis`: what every renderer reads, computed
 once and never changed.
 """
 
@@ -26,6 +24,7 @@ from ..scoring.measures import Measure
 from .audit import audited_limits, measure_audit
 from .compare import Correction, choose_family, compare
 from .drift import drift
+from .evaluation import _quiet
 from .limits import build_day, limits
 from .power import MIN_EFFECT
 from .randomization import MAX_PERMUTATIONS
@@ -49,36 +48,6 @@ class Analysis:
     What :func:`ragreport.api.analyse` returns (as its subclass :class:`~ragreport.api.Report`) and
     what every renderer reads; it is computed once and never changed.
 
-    Attributes
-    ----------
-    summaries : tuple of RunSummary
-        The runs, in order.
-    limits : tuple of tuple of Limit
-        Each run's honest limits (docs/conventions.md section 8).
-    today : datetime.date
-        The day that dates runs whose metadata has no ``date``.
-    comparison : ComparisonReport or None
-        The comparison with the baseline (several runs): paired differences, bands, corrected
-        p-values and verdicts.
-    drift : Drift or None
-        The figures then and now, against a previous report.
-    primary : Metric
-        The metric the report leads with, read at K (``--primary``): the headline, the charts'
-        first view and the movers.
-    baseline, correction, permutations, min_effect
-        The comparison's and the drift's settings, kept so that a stored report is analysed
-        again alike (``ragreport render``).
-    slices : SliceReport or None
-        The figures by per-query metadata (``--slice``, ``--query-meta``).
-    query_meta : mapping or None
-        The sliced keys' values, per query.
-    doc_texts : mapping or None
-        (title, text) of the documents shown with their text, for the queries ``text_queries``.
-    audit : Audit or None
-        The model's labels audited by human labels (``--audit``): agreement on the pairs both
-        judged, the family's metrics at K under both label sets and corrected, each comparison
-        corrected (docs/conventions.md section 25).
-
     Examples
     --------
     >>> from ragreport.api import analyse, evaluate
@@ -88,11 +57,13 @@ class Analysis:
     """
 
     summaries: tuple[RunSummary, ...]
-    limits: tuple[tuple[Limit, ...], ...]
-    today: _dt.date
-    comparison: ComparisonReport | None = None
-    drift: Drift | None = None
-    primary: Metric = PRIMARY
+    limits: tuple[tuple[Limit, ...], ...]  # each run's honest limits (docs/conventions.md section 8)
+    today: _dt.date  # the day that dates runs whose metadata has no date
+    comparison: ComparisonReport | None = None  # with the baseline (several runs)
+    drift: Drift | None = None  # the figures then and now, against a previous report
+    primary: Metric = PRIMARY  # the metric the report leads with, read at K (--primary)
+    # The comparison's and the drift's settings, kept so that a stored report is analysed again
+    # alike (ragreport render):
     baseline: str | None = None  # as asked (--baseline); the comparison names the one used
     correction: Correction = Correction.HOLM
     permutations: int = 10_000
@@ -101,7 +72,7 @@ class Analysis:
     query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
     doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text
     text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
-    audit: Audit | None = None  # the model's labels audited by human labels (--audit)
+    audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
 
     @property
     def primary_label(self) -> str:
@@ -125,13 +96,11 @@ def report_queries(summaries: Sequence[RunSummary]) -> int:
 def release_sweep(analysis: Analysis) -> Analysis:
     """Each run's per-query scores kept at the cutoffs asked for alone, the rest of the sweep let go.
 
-    The bootstrap over every cutoff of the sweep and the comparison read the whole per-query
-    matrix (metrics x queries x sweep: 128 MB a run at 100,000 queries); once they are done, the
-    pages, report.json, summary.md and the gates read it at the cutoffs asked for only
-    (``summary.cutoffs``). For a caller that owns the analysis and renders it next (``ragreport
-    build``): the summaries are changed in place, so that every reference to them (the
-    comparison's) lets the sweep go, and nothing may read another cutoff's per-query scores
-    afterwards. The figures, bands and pages are unchanged (docs/conventions.md section 22.9).
+    The bootstrap over the sweep and the comparison read the whole per-query matrix (128 MB a run at
+    100,000 queries); the pages, report.json, summary.md and the gates read the cutoffs asked for
+    only. For a caller that owns the analysis and renders it next (``ragreport build``): the
+    summaries are changed in place, so that every reference to them lets the sweep go; nothing may
+    read another cutoff's per-query scores afterwards (docs/conventions.md section 22.9).
     """
     for summary in analysis.summaries:
         if len(summary.scores.cutoffs) != len(summary.cutoffs):
@@ -141,10 +110,6 @@ def release_sweep(analysis: Analysis) -> Analysis:
 
 
 A = TypeVar("A", bound=Analysis)
-
-
-def _quiet(stage: str) -> None:
-    return None
 
 
 def analyse_runs(
@@ -167,9 +132,8 @@ def analyse_runs(
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
     make: type[A],
 ) -> A:
-    """The analysis of the runs, made as ``make`` (:class:`~ragreport.analysis.pipeline.Analysis`, or
-    the API's :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each
-    argument takes."""
+    """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
+    :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -177,8 +141,8 @@ def analyse_runs(
         summaries = with_query_text(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous_basis is not None
-    suite = summaries[0].suite if summaries else SUITE
-    chosen = choose_family(family, k, primary, compares=compares, suite=suite)
+    chosen = choose_family(family, k, primary, compares=compares, suite=summaries[0].suite if summaries else SUITE)
+    lead = Measure(chosen.lead.key, k)
     if len(summaries) > 1:
         progress("comparing runs")
     if not (math.isfinite(min_effect) and min_effect > 0):
@@ -191,19 +155,14 @@ def analyse_runs(
         family=chosen,
         min_effect=min_effect,
     )
-    found_drift = None
     # Drift tests the family's members it shows: the suite's metrics at K.
     shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
     tested = tuple(m for m in COMPARED if (m, k) in shown)
-    if previous_basis is not None:
-        found_drift = drift(
-            previous_basis[0],
-            previous_basis[1],
-            summaries,
-            correction=correction,
-            permutations=permutations,
-            tested=tested,
-        )
+    found_drift = (
+        None
+        if previous_basis is None
+        else drift(*previous_basis, summaries, correction=correction, permutations=permutations, tested=tested)
+    )
     found_audit = None
     if audit is not None and summaries:
         progress("auditing the labels")
@@ -216,38 +175,28 @@ def analyse_runs(
     found_slices = None
     if keys:
         progress("slicing")
-        found_slices = slices(
-            summaries,
-            meta,
-            keys,
-            chosen.measures,
-            Measure(chosen.lead.key, k),
-            comparison,
-            correction,
-            permutations,
-        )
+        found_slices = slices(summaries, meta, keys, chosen.measures, lead, comparison, correction, permutations)
     first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
-    chosen_queries, doc_texts = shown_texts(
-        summaries, comparison, Measure(chosen.lead.key, k), corpus, text_queries, first, progress
+    chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
+    run_limits = [limits(s, today) for s in summaries]
+    if found_audit is not None:
+        run_limits = [audited_limits(ls, s, found_audit) for ls, s in zip(run_limits, summaries)]
+    sliced = (
+        {q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())} if keys else None
     )
     return make(
         tuple(summaries),
-        tuple(
-            limits(s, today) if found_audit is None else audited_limits(limits(s, today), s, found_audit)
-            for s in summaries
-        ),
+        tuple(run_limits),
         today,
         comparison,
         found_drift,
-        primary=chosen.lead,
-        baseline=baseline,
-        correction=correction,
-        permutations=permutations,
-        min_effect=min_effect,
+        chosen.lead,
+        baseline,
+        correction,
+        permutations,
+        min_effect,
         slices=found_slices,
-        query_meta={q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())}
-        if keys
-        else None,
+        query_meta=sliced,
         doc_texts=doc_texts,
         text_queries=chosen_queries,
         audit=found_audit,

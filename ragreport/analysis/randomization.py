@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..core.errors import Argument, whole_number
+from .intervals import as_columns
 
 #: Differences smaller than this are ties (scores are sums of floating-point fractions).
 TIE = 1e-12
@@ -25,18 +26,13 @@ MAX_PERMUTATIONS = 10_000_000
 _BYTE_SIGNS = 1.0 - 2.0 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)
 
 
-def _draw_rows(n: int, permutations: int) -> int:
-    """Sign vectors of ``n`` signs drawn by one call of the generator: about :data:`_BLOCK_CELLS`
-    signs (the stream of bytes depends on it: numpy draws four bytes per 32-bit word)."""
-    return max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
-
-
 def _sign_blocks(n: int, permutations: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of sign vectors (+1/-1), as float matrices: every one of the 2^n when that is no more
     than ``permutations``, else ``permutations`` drawn from ``default_rng(seed)``, eight signs a
-    random byte (``integers(0, 256, dtype=uint8)``, a block of :func:`_draw_rows` vectors a call).
+    random byte (``integers(0, 256, dtype=uint8)``, a block of about :data:`_BLOCK_CELLS` signs a
+    call: the stream of bytes depends on it, numpy drawing four bytes per 32-bit word).
     A block is valid until the next is asked for (one buffer, no fresh pages per block)."""
-    block = _draw_rows(n, permutations)
+    block = max(1, min(permutations, _BLOCK_CELLS // max(n, 1)))
     if n <= 30 and 2**n <= permutations:
         # In blocks too: all 2^26 sign vectors of 26 queries at once would be 13 GiB.
         for start in range(0, 2**n, block):
@@ -64,9 +60,7 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     permutations)``. Either way p > 0. Every column reads the same sign vectors.
     """
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
-    d = np.asarray(differences, dtype=np.float64)
-    if d.ndim == 1:
-        d = d[:, None]
+    d = as_columns(differences)
     n, m = d.shape
     if n == 0:
         return np.full(m, np.nan)
@@ -77,6 +71,4 @@ def randomization_test(differences: np.ndarray, permutations: int = 10_000, seed
     for signs in _sign_blocks(n, permutations, seed):
         count += (np.abs(signs @ d) / n >= threshold).sum(axis=0)
         total += len(signs)
-    if exact:
-        return count / total
-    return (1.0 + count) / (1.0 + total)
+    return count / total if exact else (1.0 + count) / (1.0 + total)

@@ -1,37 +1,32 @@
 """Slices: the report's figures over the queries that share a value of a per-query metadata key.
 
 An average hides where a system fails. Per-query metadata (``"meta": {"topic": "billing"}`` on a
-RAG JSONL line, or a ``--query-meta`` file) cuts the queries into slices: for each key and each of
-its values, the queries holding that value.
-
-For each slice:
+RAG JSONL line, or a ``--query-meta`` file) cuts the queries into slices: for each key
+(:func:`slice_keys`) and each of its values, the queries holding it (a query without the key is in
+no slice of it). For each slice:
 
 - each run's mean of every compared measure over its scored queries in the slice, with the band
   the measure's catalogue entry names (Wilson for Hit@K, else the seeded percentile bootstrap);
 - with several runs, each run's paired difference from the baseline on the primary metric over the
   queries both scored in the slice, with its paired bootstrap band and a two-sided randomization
   test; the p-values of every slice comparison of the report are corrected together (the report's
-  correction, Holm by default), a family of their own, apart from the overall comparison's;
+  correction), a family of their own, apart from the overall comparison's;
 - a slice of fewer than :data:`SMALL_SLICE` queries is marked too small to read.
 
 A slice whose difference has the opposite sign to the overall one with its band clear of 0 is
 said in words (:attr:`SliceReport.opposite`): the average hides it.
-
-Keys: those asked for (``--slice KEY``); by default every key whose values are all strings and
-take between :data:`MIN_VALUES` and :data:`MAX_VALUES` distinct values over the report's queries.
-A query without the key is in no slice of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import IntervalMethod, Measure
-from .compare import ComparisonReport, Correction, adjust, family_values, verdict_of
+from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
 from .randomization import TIE, randomization_test
 from .summary import RunSummary
@@ -153,12 +148,6 @@ def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, con
     return SliceFigure(float(mean[0]), float(low[0]), float(high[0]), n)
 
 
-def _rows_by_id(summary: RunSummary) -> dict[str, int]:
-    """Each scored query's row, by id."""
-    rows = np.flatnonzero(summary.scores.scored)
-    return dict(zip(summary.judged.query_ids[rows].tolist(), rows.tolist()))
-
-
 def slices(
     summaries: Sequence[RunSummary],
     meta: QueryMeta,
@@ -173,79 +162,58 @@ def slices(
     with a ``comparison`` each run's paired difference from the baseline on ``primary``."""
     conventions = summaries[0].conventions
     resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
-    scored = [_rows_by_id(s) for s in summaries]
+    rows_of = {s.name: scored_rows(s) for s in summaries}
     judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
-    by_name = {s.name: (s, rows) for s, rows in zip(summaries, scored)}
+    by_name = {s.name: s for s in summaries}
+
+    def values_of(summary: RunSummary, queries: Sequence[str], family: Sequence[Measure]) -> np.ndarray:
+        """``family``'s values on those of ``queries`` the run scored."""
+        held = rows_of[summary.name]
+        return family_values(summary, np.array([held[q] for q in queries if q in held], dtype=np.int64), family)
+
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
-    examples: dict[int, tuple[str, ...]] = {}
     for key in keys:
         groups: dict[str, list[str]] = {}
         for query in sorted(meta):
-            if key in meta[query] and query in judged:
-                value = _text(meta[query][key])
-                if value is not None:
-                    groups.setdefault(value, []).append(query)
+            value = _text(meta[query][key]) if key in meta[query] and query in judged else None
+            if value is not None:
+                groups.setdefault(value, []).append(query)
         for value in sorted(groups):
             members = groups[value]
-            figures: dict[str, dict[str, SliceFigure]] = {}
-            for summary, rows_of in zip(summaries, scored):
-                rows = np.array([rows_of[q] for q in members if q in rows_of], dtype=np.int64)
-                values = family_values(summary, rows, measures)
+            figures = {}
+            for summary in summaries:
+                values = values_of(summary, members, measures)
                 figures[summary.name] = {
                     m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
                 }
-            found.append(Slice(key, value, len(members), figures))
             if comparison is None:
-                first, first_rows = summaries[0], scored[0]
-                held = [q for q in members if q in first_rows]
-                lows = family_values(first, np.array([first_rows[q] for q in held], dtype=np.int64), [primary])[:, 0]
-                worst = sorted(zip(lows.tolist(), held))[:EXAMPLES]
-                examples[len(found) - 1] = tuple(q for _, q in worst)
+                held = [q for q in members if q in rows_of[summaries[0].name]]
+                worst = sorted(zip(values_of(summaries[0], held, [primary])[:, 0].tolist(), held))[:EXAMPLES]
+                found.append(Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst)))
                 continue
-            base, base_rows = by_name[comparison.baseline]
+            base = by_name[comparison.baseline]
             moved: dict[str, float] = {}
             for paired in comparison.runs:
-                summary, run_rows = by_name[paired.run.name]
-                both = [q for q in members if q in base_rows and q in run_rows]
-                if not both:
-                    continue
-                pick = np.array
-                ours = family_values(summary, pick([run_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
-                theirs = family_values(base, pick([base_rows[q] for q in both], dtype=np.int64), [primary])[:, 0]
-                tests.append((len(found) - 1, summary.name, ours - theirs))
-                for q, d in zip(both, (ours - theirs).tolist()):
-                    moved[q] = max(moved.get(q, 0.0), abs(d))
+                summary = by_name[paired.run.name]
+                both = [q for q in members if q in rows_of[base.name] and q in rows_of[summary.name]]
+                if both:
+                    differences = values_of(summary, both, [primary])[:, 0] - values_of(base, both, [primary])[:, 0]
+                    tests.append((len(found), summary.name, differences))
+                    for q, d in zip(both, differences.tolist()):
+                        moved[q] = max(moved.get(q, 0.0), abs(d))
             ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
-            examples[len(found) - 1] = tuple(q for q, _ in ranked[:EXAMPLES])
+            found.append(Slice(key, value, len(members), figures, examples=tuple(q for q, _ in ranked[:EXAMPLES])))
     p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
     adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
     made: dict[int, list[SliceComparison]] = {}
     for (at, run, differences), p, p_adj in zip(tests, p_values, adjusted):
-        delta, low, high = bootstrap_interval(differences, resamples, seed, confidence)
+        delta, low, high = (float(a[0]) for a in bootstrap_interval(differences, resamples, seed, confidence))
         made.setdefault(at, []).append(
-            SliceComparison(
-                run,
-                primary.label(),
-                float(delta[0]),
-                float(low[0]),
-                float(high[0]),
-                p,
-                float(p_adj),
-                len(differences),
-                1.0 - confidence,
-            )
+            SliceComparison(run, primary.label(), delta, low, high, p, float(p_adj), len(differences), 1.0 - confidence)
         )
-    done = tuple(
-        Slice(s.key, s.value, s.queries, s.runs, tuple(made.get(i, ())), examples.get(i, ()))
-        for i, s in enumerate(found)
-    )
-    overall = {}
-    if comparison is not None:
-        for paired in comparison.runs:
-            for c in paired.comparisons:
-                if c.metric == primary.label():
-                    overall[c.run] = c.delta
+    done = tuple(replace(s, comparisons=tuple(made.get(i, ()))) for i, s in enumerate(found))
+    overall = {c.run: c.delta for c in (comparison.comparisons if comparison else ()) if c.metric == primary.label()}
     opposite = tuple(
         Opposite(s, c, overall[c.run])
         for s in done

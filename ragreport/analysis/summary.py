@@ -64,44 +64,6 @@ class RunSummary:
 
     One item of what :func:`ragreport.api.evaluate` returns.
 
-    Attributes
-    ----------
-    name : str
-        The run's name (its metadata's ``name``, its file's stem, or its key in a mapping).
-    judged : JudgedRun
-        The run joined with its judgments: ids, grades, query text and metadata.
-    scores : QueryScores
-        The per-query values of every suite metric at every cutoff of the sweep.
-    k : int
-        The report's K: the first cutoff asked for.
-    cutoffs : tuple of int
-        Every cutoff asked for, the report's K first.
-    conventions : Conventions
-        The switches the figures were computed with.
-    counts : Counts
-        How many queries were judged, retrieved, scored and left out, and why.
-    at_k : dict of str to Interval
-        Each suite metric at each cutoff asked for (``"nDCG@10"``): its mean and band.
-    sweep : Sweep
-        Each metric over the K sweep, with its bands.
-    status : tuple of Status
-        Each query's status (scored, missing from the run, no relevant id, ...).
-    query_fingerprint, label_fingerprint : str
-        ``sha256:`` of the query set and of the judgments, which drift compares.
-    measures : tuple of Measure
-        The measures scored by name (``evaluate(measures=...)``), with ``measure_values`` (measures
-        x queries) and ``measure_at`` (their means and bands by label).
-    readings : dict of str to ndarray
-        Each reading of unjudged ids besides the default one (``unjudged_relevant``,
-        ``condensed``; docs/conventions.md section 20.2): the per-query values of every metric of
-        :data:`~ragreport.scoring.readings.READ` at every cutoff asked for (metrics x queries x
-        cutoffs), with ``reading_at`` (each reading's means by label). Empty when not scored.
-    following : Following, optional
-        The judged ids past each list's top K (the deepest cutoff asked for) that condensing it to
-        K reads (:func:`~ragreport.scoring.condensed.following`): what report.json keeps for
-        ``render`` to condense the stored lists again (docs/conventions.md section 22.17). None
-        when ``judged`` holds the whole lists (they are read from it).
-
     Examples
     --------
     >>> from ragreport.api import evaluate
@@ -113,21 +75,23 @@ class RunSummary:
     0.5
     """
 
-    judged: JudgedRun
-    scores: QueryScores
+    judged: JudgedRun  # the run joined with its judgments: ids, grades, query text and metadata
+    scores: QueryScores  # every suite metric per query at every cutoff of the sweep
     k: int  # the report's K: the first cutoff asked for
     cutoffs: tuple[int, ...]  # every cutoff asked for (-k 1,5,10), the report's K first
     conventions: Conventions
     counts: Counts
-    at_k: dict[str, Interval]
+    at_k: dict[str, Interval]  # each suite metric at each cutoff asked for ("nDCG@10"): mean and band
     sweep: Sweep
-    status: tuple[Status, ...]
-    query_fingerprint: str
-    label_fingerprint: str
+    status: tuple[Status, ...]  # each query's
+    query_fingerprint: str  # sha256: of the query set, which drift compares
+    label_fingerprint: str  # and of the judgments
     measures: tuple[Measure, ...] = ()  # asked for by name (--metrics, --format trec)
     measure_values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # measures x queries
     measure_at: dict[str, Interval] = field(default_factory=dict)  # by measure label
-    readings: dict[str, np.ndarray] = field(default_factory=dict)  # reading -> READ x queries x cutoffs
+    #: Each reading of unjudged ids besides the default one (docs/conventions.md section 20.2):
+    #: :data:`~ragreport.scoring.readings.READ` x queries x cutoffs asked for; empty when not scored.
+    readings: dict[str, np.ndarray] = field(default_factory=dict)
     reading_at: dict[str, dict[str, float]] = field(default_factory=dict)  # reading -> label -> mean
     #: The bootstrap's resampled means (resamples x columns), the scored queries in id order: of
     #: ``scores`` (column ``metric * cutoffs + cutoff``) and of the measures by name. A paired
@@ -135,6 +99,9 @@ class RunSummary:
     #: (docs/conventions.md section 22); None when nothing was resampled.
     resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     measure_resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: The judged ids past each list's top K (the deepest cutoff asked for) that condensing it to K
+    #: reads: what report.json keeps for ``render`` to condense the stored lists again
+    #: (docs/conventions.md section 22.17); None when ``judged`` holds the whole lists.
     following: Following | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
@@ -161,8 +128,7 @@ class RunSummary:
 
 def fingerprint(items: list[str]) -> str:
     """``sha256:`` of the sorted items joined by newlines."""
-    digest = hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
-    return f"sha256:{digest}"
+    return "sha256:" + hashlib.sha256("\n".join(sorted(items)).encode("utf-8")).hexdigest()
 
 
 def judged_query_ids(judged: JudgedRun) -> list[str]:
@@ -194,13 +160,6 @@ def _utf8(ids: np.ndarray) -> np.ndarray:
     return np.array([str(i).encode("utf-8") for i in ids.tolist()], dtype=np.bytes_)
 
 
-def _grade_texts(grades: np.ndarray) -> np.ndarray:
-    """Each grade's decimal text as bytes (as ``str`` writes a whole number), each distinct grade
-    written once: a label set holds a handful."""
-    distinct, back = np.unique(grades, return_inverse=True)
-    return np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
-
-
 def label_fingerprint(judged: JudgedRun) -> str:
     """:func:`fingerprint` of :func:`label_lines`, made as bytes by array operations: each line's
     UTF-8 bytes joined by numpy's string additions, the lines sorted as bytes (UTF-8's order of
@@ -210,7 +169,9 @@ def label_fingerprint(judged: JudgedRun) -> str:
     adds nothing to it."""
     if not len(judged.judgment_grades):
         return fingerprint([])
-    grades = _grade_texts(judged.judgment_grades)
+    # Each distinct grade's decimal text (as str writes a whole number) made once: a label set holds a handful.
+    distinct, back = np.unique(judged.judgment_grades, return_inverse=True)
+    grades = np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
     lines = np.char.add(_utf8(judged.query_ids)[judged.judgment_query], b"\t")
     lines = np.char.add(np.char.add(np.char.add(lines, _utf8(judged.judgment_doc_ids)), b"\t"), grades)
     lines.sort()
@@ -236,14 +197,10 @@ def same_labels(a: JudgedRun, b: JudgedRun) -> bool:
     judgments): the runs of one qrels file, read once for each run."""
     if a is b:
         return True
-    pairs = (
-        (a.query_ids, b.query_ids),
-        (a.has_judgments, b.has_judgments),
-        (a.judgment_query, b.judgment_query),
-        (a.judgment_doc_ids, b.judgment_doc_ids),
-        (a.judgment_grades, b.judgment_grades),
+    names = ("query_ids", "has_judgments", "judgment_query", "judgment_doc_ids", "judgment_grades")
+    return all(
+        getattr(a, n).dtype == getattr(b, n).dtype and np.array_equal(getattr(a, n), getattr(b, n)) for n in names
     )
-    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in pairs)
 
 
 def distinct_label_sets(summaries) -> list:
@@ -278,24 +235,18 @@ def report_fingerprints(summaries) -> dict[str, str]:
 
 
 def query_status(judged: JudgedRun, scores: QueryScores, k: int) -> tuple[Status, ...]:
-    hits = scores.hits[:, scores.column(k)]
-    out = []
-    for relevant, in_run, hit, first, scored in zip(
-        judged.relevant, judged.in_run, hits, scores.first_relevant_rank, scores.scored
-    ):
-        if relevant == 0:
-            out.append(Status.NO_RELEVANT if scored else Status.EXCLUDED)
-        elif not in_run:
-            out.append(Status.MISSING)
-        elif hit == relevant:
-            out.append(Status.FULL)
-        elif hit > 0:
-            out.append(Status.PARTIAL)
-        elif first > 0:
-            out.append(Status.LATE_HIT)
-        else:
-            out.append(Status.COMPLETE_MISS)
-    return tuple(out)
+    """Each query's status at ``k``: the first of these that holds, else a complete miss."""
+    hit = scores.hits[:, scores.column(k)]
+    holds = {
+        Status.NO_RELEVANT: (judged.relevant == 0) & scores.scored,
+        Status.EXCLUDED: judged.relevant == 0,
+        Status.MISSING: ~judged.in_run,
+        Status.FULL: hit == judged.relevant,
+        Status.PARTIAL: hit > 0,
+        Status.LATE_HIT: scores.first_relevant_rank > 0,
+    }
+    statuses = (*holds, Status.COMPLETE_MISS)
+    return tuple(statuses[c] for c in np.select(list(holds.values()), range(len(holds)), len(holds)).tolist())
 
 
 def summarise(
@@ -314,24 +265,16 @@ def summarise(
     K) and over the sweep (every cutoff ``scores`` holds).
 
     Each metric gets the band its catalogue entry names: Wilson for a 0/1 value per query (Hit@K),
-    else a percentile bootstrap over the scored queries, one resample matrix shared by every metric
-    and every cutoff of the run. ``measures`` asked for by name come with their per-query
+    else a percentile bootstrap over the scored queries in id order (:func:`resample_rows`), one
+    resample matrix shared by every metric and cutoff. ``measures`` asked for by name come with their
     ``measure_values`` (measures x queries) and get the same bands (the per-query counts of
-    :mod:`ragreport.scoring.measures` get their mean and no band). ``readings``
-    (:func:`ragreport.scoring.readings.score_readings` at the cutoffs ``asked``) get their means
-    over the same scored queries.
+    :mod:`ragreport.scoring.measures` their mean and no band); ``readings`` get their means over the
+    same scored queries. ``judged`` may hold only the top of each list (a partition's).
 
-    Scoring is the step before (:func:`ragreport.scoring.metrics.score`,
-    :func:`ragreport.scoring.measures.score_measures`): whole runs and partitions alike hand their
-    figures over, so ``judged`` may hold only the top of each list.
-
-    ``fingerprints`` are the query and label fingerprints when the
-    caller has them (another run of the same label set: :func:`distinct_label_sets`).
-    ``following`` is kept on the summary as it is (:attr:`RunSummary.following`).
-
-    ``sweep`` is the K sweep as a stored report holds it (``ragreport render``,
-    docs/conventions.md section 22.17): it is the summary's sweep as given, and ``scores`` need
-    hold only the cutoffs ``asked``, whose bands are drawn again.
+    ``fingerprints``: the query and label fingerprints when the caller has them (another run of the
+    same label set). ``sweep``: the K sweep as a stored report holds it (``ragreport render``,
+    docs/conventions.md section 22.17), kept as given; ``scores`` then need hold only the cutoffs
+    ``asked``, whose bands are drawn again.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -340,42 +283,31 @@ def summarise(
         if measures:
             raise ValueError("measures were asked for without their values")
         measure_values = np.zeros((0, judged.n_queries))
-    k = asked[0]
-    cutoffs = scores.cutoffs
-
     n_metrics, _, n_cut = scores.values.shape
     n = int(np.count_nonzero(scores.scored))
-    by_id, flat, measured = resample_matrices(judged, scores, measure_values)
-    resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed) if n else None
-    if resampled is not None:
-        mean = flat.mean(axis=0)
-        low, high = percentile_band(resampled[0], conventions.confidence)
+    by_id = resample_rows(judged.query_ids, scores.scored)
+    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
+    measured = np.ascontiguousarray(measure_values[:, by_id].T)
+    resampled = None
+    if n:
+        resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
+        mean, (low, high) = flat.mean(axis=0), percentile_band(resampled[0], conventions.confidence)
     else:
-        empty = np.zeros((0, n_metrics * n_cut))
-        mean, low, high = bootstrap_interval(empty, conventions.resamples, conventions.seed, conventions.confidence)
+        mean, low, high = (np.full(n_metrics * n_cut, np.nan) for _ in range(3))
     del flat
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
-
     for row, metric in enumerate(scores.metrics):
         if metric.interval is IntervalMethod.WILSON:
             successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
             low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
-
     if sweep is None:
-        sweep = Sweep(
-            cutoffs=cutoffs,
-            mean={m.key: mean[i] for i, m in enumerate(scores.metrics)},
-            low={m.key: low[i] for i, m in enumerate(scores.metrics)},
-            high={m.key: high[i] for i, m in enumerate(scores.metrics)},
-        )
+        by_metric = ({m.key: a[i] for i, m in enumerate(scores.metrics)} for a in (mean, low, high))
+        sweep = Sweep(scores.cutoffs, *by_metric)
     at_k = {}
     for cutoff in asked:
-        column = scores.column(cutoff)
+        c = scores.column(cutoff)
         for i, m in enumerate(scores.metrics):
-            at_k[m.label(cutoff)] = Interval(
-                float(mean[i, column]), float(low[i, column]), float(high[i, column]), m.interval
-            )
-
+            at_k[m.label(cutoff)] = Interval(float(mean[i, c]), float(low[i, c]), float(high[i, c]), m.interval)
     measure_at = _measure_intervals(measures, measured.T, conventions, None if resampled is None else resampled[1])
 
     counts = Counts(
@@ -391,13 +323,13 @@ def summarise(
     return RunSummary(
         judged=judged,
         scores=scores,
-        k=k,
+        k=asked[0],
         cutoffs=asked,
         conventions=conventions,
         counts=counts,
         at_k=at_k,
         sweep=sweep,
-        status=query_status(judged, scores, k),
+        status=query_status(judged, scores, asked[0]),
         query_fingerprint=fingerprint(judged_query_ids(judged)) if fingerprints is None else fingerprints[0],
         label_fingerprint=label_fingerprint(judged) if fingerprints is None else fingerprints[1],
         measures=tuple(measures),
@@ -416,24 +348,6 @@ def summarise(
         measure_resampled=None if resampled is None else resampled[1],
         following=following,
     )
-
-
-def resample_matrices(
-    judged: JudgedRun, scores: QueryScores, measure_values: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the bootstrap resamples for one run: the scored queries' rows in id order, their
-    scores (queries x metric-and-cutoff columns, column ``metric * cutoffs + cutoff``) and their
-    measures by name (queries x measures).
-
-    The scored queries are taken in id order, not file order: the same queries give the same band
-    whatever order the file lists them in, and two runs over one query set get paired resamples.
-    """
-    by_id = resample_rows(judged.query_ids, scores.scored)
-    n_metrics, _, n_cut = scores.values.shape
-    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
-    if measure_values is None:
-        measure_values = np.zeros((0, judged.n_queries))
-    return by_id, flat, np.ascontiguousarray(measure_values[:, by_id].T)
 
 
 def _measure_intervals(
@@ -464,14 +378,12 @@ def _measure_intervals(
             mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])
     out = {}
     for i, measure in enumerate(measures):
-        method = measure.interval
-        if method is IntervalMethod.WILSON:
-            w_low, w_high = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
-            out[measure.label()] = Interval(float(mean[i]), w_low, w_high, method)
-        elif method is IntervalMethod.NONE:
-            out[measure.label()] = Interval(float(mean[i]), float("nan"), float("nan"), method)
-        else:
-            out[measure.label()] = Interval(float(mean[i]), float(low[i]), float(high[i]), method)
+        band = float(low[i]), float(high[i])
+        if measure.interval is IntervalMethod.WILSON:
+            band = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
+        elif measure.interval is IntervalMethod.NONE:
+            band = float("nan"), float("nan")
+        out[measure.label()] = Interval(float(mean[i]), *band, measure.interval)
     return out
 
 
