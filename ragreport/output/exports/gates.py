@@ -346,10 +346,10 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
             entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
             words = _verdict(entry) + _audited(audited)
-            figure = say.gate_against_previous(words) if previous else words
+            worded = say.gate_against_previous(words) if previous else words
             passed = entry["verdict"] != "worse"
             results.append(
-                _result("fail-on worse", entry["run"], entry["metric"], figure, entry["delta"], None, passed)
+                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
             )
         if not comparisons and not any(row.get("verdict") for row in drift_rows):
             # one run and no previous report: nothing can be worse, and the table says so
