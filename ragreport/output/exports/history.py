@@ -94,7 +94,7 @@ def history_href(path: object, label: object) -> str | None:
     """The link a history row may carry: ``reports/LABEL/index.html`` for the row's own valid label,
     when the stored ``path`` is exactly that; anything else (``javascript:``, ``https://...``, ``..``,
     another report's folder) is no link, and the row shows its label as text."""
-    if not isinstance(label, str) or LABEL_PATTERN.fullmatch(label) is None:
+    if not valid_label(label):
         return None
     own = f"{REPORTS}/{label}/index.html"
     return own if path == own else None
@@ -164,9 +164,7 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     assert isinstance(reports, list)
     seen: set[str] = set()
     lines = {}
-    for index, entry in enumerate(reports):
-        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
-            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+    for entry in reports:
         label = entry["label"]
         line = lines[str(label)] = _line_of(text, str(label))
         if not valid_label(label):
@@ -182,8 +180,6 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
             )
     return reports
 
-
-# --- Entries, trends and the page's context -------------------------------------------------
 
 #: The relative path from a report's folder (reports/LABEL/) back to the history's.
 ROOT = "../../"
@@ -409,15 +405,10 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
                         joined = True
                 if not joined:
                     segments.append([i])
-            lines.append(
-                TrendLine(
-                    name,
-                    tuple(None if p is None else p.get("mean") for p in points),
-                    tuple(None if p is None else p.get("low") for p in points),
-                    tuple(None if p is None else p.get("high") for p in points),
-                    tuple(tuple(s) for s in segments),
-                )
+            means, lows, highs = (
+                tuple(None if p is None else p.get(x) for p in points) for x in ("mean", "low", "high")
             )
+            lines.append(TrendLine(name, means, lows, highs, tuple(tuple(s) for s in segments)))
         breaks = []
         for position in sorted(breaking):
             both = [n for n in names if n in runs_at[position - 1] and n in runs_at[position]]
@@ -456,17 +447,8 @@ def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, A
         if row["run"] in unchanged:
             lines.append({"text": say.history_unchanged(row["run"], row["metric"], row.get("now")), "css": "unclear"})
             continue
-        text, css = say.history_drift(
-            row["run"],
-            row["metric"],
-            row.get("then"),
-            row.get("now"),
-            row.get("delta"),
-            row.get("low"),
-            row.get("high"),
-            row.get("verdict"),
-            row.get("p_adjusted"),
-        )
+        figures = (row.get(key) for key in ("then", "now", "delta", "low", "high", "verdict", "p_adjusted"))
+        text, css = say.history_drift(row["run"], row["metric"], *figures)
         lines.append({"text": text, "css": css})
     lines += [{"text": fmt.Text((str(note),)), "css": "unclear"} for note in drift.get("notes", [])]
     return {"since": since, "href": f"#report-{previous}" if shown is not None else None, "lines": lines}

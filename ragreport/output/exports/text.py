@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.escape import field, visible
 from ...scoring.catalogue import IntervalMethod
-from ..site.media import markdown_code, markdown_text
+from ..site.media import markdown_code
+from ..site.media import markdown_text as _md_user  # the user's words (names, ids) as literal Markdown
 from ..site.wording import gates as say
 from .reportjson.migrate import query_rows
 
@@ -64,15 +65,6 @@ def _conventions_block(view: ReportView, width: int) -> str:
         flag = f" [{conv.symbol} {switch.switch}, not the default]" if not switch.default else ""
         lines.extend(textwrap.wrap(switch.meaning + flag, width, initial_indent="* ", subsequent_indent="  "))
     return "\n".join(lines)
-
-
-def _gates_block(view: ReportView, width: int) -> str:
-    """The gates' summary sentence; each check's line is printed on stderr by every command, one
-    line each, never wrapped (docs/conventions.md section 24.4)."""
-    gates = view.gates
-    if gates is None:
-        return ""
-    return f"{gates.title}: {gates.summary}"
 
 
 def gates_markdown(view: ReportView) -> list[str]:
@@ -180,8 +172,8 @@ def table(view: ReportView, width: int = 100) -> str:
     )
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
-    if view.gates is not None:
-        headline += "\n\n" + _gates_block(view, width)
+    if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
+        headline += f"\n\n{view.gates.title}: {view.gates.summary}"
     runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
     blocks = [headline, *runs, _conventions_block(view, width)]
     if view.comparison is not None and view.comparison.rows:
@@ -199,12 +191,6 @@ def table(view: ReportView, width: int = 100) -> str:
 def _md_cell(text: str) -> str:
     """Our own sentences inside a Markdown table cell: pipes escaped, one line, controls visible."""
     return visible(str(text).replace("|", "\\|").replace("\n", " "))
-
-
-def _md_user(text: str) -> str:
-    """Text from the user's files (names, ids in limits, the previous report's date) as literal
-    Markdown: :func:`ragreport.output.site.media.markdown_text`, the one function Markdown's user words go through."""
-    return markdown_text(text)
 
 
 @dataclass(frozen=True)
@@ -372,10 +358,12 @@ def markdown(view: ReportView) -> str:
     with the runs side by side. Then the comparison and the drift when the report has them, and
     each run's counts and its honest limits.
     """
+    return _joined(markdown_blocks(view)) + "\n"
+
+
+def _joined(blocks: list[Block]) -> str:
     # a last pass: no control or bidi character of the user's gets through in a sentence of ours either
-    return visible(
-        "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n", keep_newlines=True
-    )
+    return visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
 
 
 #: GitHub's limit on a comment's body, in characters.
@@ -394,9 +382,7 @@ def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
     left_out: list[str] = []
 
     def text() -> str:
-        body = visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
-        note = say.comment_left_out(left_out) if left_out else ""
-        return body + ("\n\n" + note if note else "") + "\n"
+        return _joined(blocks) + ("\n\n" + say.comment_left_out(left_out) if left_out else "") + "\n"
 
     for block in sorted((b for b in blocks if b.keep is not None), key=lambda b: b.keep or 0):
         if len(text()) <= limit:

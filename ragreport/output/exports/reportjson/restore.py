@@ -25,6 +25,7 @@ from ....analysis.power import MIN_EFFECT
 from ....analysis.summary import RunSummary, Sweep, summarise
 from ....core.errors import InputError
 from ....core.model import Gain, Judgments
+from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
@@ -35,13 +36,13 @@ from .migrate import expanded
 from .read import (
     REBUILD,
     StoredRun,
-    check_drift_fields,
     load_report,
     stored_query_meta,
     stored_run,
     stored_slice_by,
     stored_texts,
 )
+from .schema import PREVIOUS
 
 
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
@@ -160,7 +161,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
     if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
         if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
-        check_drift_fields(where, basis[0], "drift.basis")
+        check(basis[0], PREVIOUS, where, "drift.basis")
     return summaries, dict(
         today=today,
         baseline=settings.get("baseline"),
