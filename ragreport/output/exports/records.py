@@ -38,18 +38,9 @@ def summary_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
     for s in summaries:
         labelled = [(m.label(c), s.at_k[m.label(c)]) for c in s.cutoffs for m in s.suite]
         labelled += [(m.label(), s.measure_at[m.label()]) for m in s.measures]
-        for label, interval in labelled:
-            rows.append(
-                {
-                    "run": s.name,
-                    "metric": label,
-                    "mean": _number(interval.mean),
-                    "low": _number(interval.low),
-                    "high": _number(interval.high),
-                    "interval": interval.method.value,
-                    "n": s.counts.scored,
-                }
-            )
+        for label, i in labelled:
+            figures = (_number(i.mean), _number(i.low), _number(i.high), i.method.value, s.counts.scored)
+            rows.append(dict(zip(SUMMARY_COLUMNS, (s.name, label, *figures))))
     return rows
 
 
@@ -67,13 +58,7 @@ def query_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
         for q, query in enumerate(queries):
             for label, values in cells:
                 rows.append(
-                    {
-                        "run": s.name,
-                        "query": query,
-                        "metric": label,
-                        "value": values[q] if scored[q] else None,
-                        "status": status[q],
-                    }
+                    dict(zip(QUERY_COLUMNS, (s.name, query, label, values[q] if scored[q] else None, status[q])))
                 )
     return rows
 

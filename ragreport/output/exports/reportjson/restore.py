@@ -30,12 +30,11 @@ from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
 from ....scoring.measures import Measure
-from ....scoring.metrics import QueryScores, score
+from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import (
     REBUILD,
-    StoredRun,
     load_report,
     stored_query_meta,
     stored_run,
@@ -61,18 +60,6 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
                 if label in labels and isinstance(value, (int, float)) and not isinstance(value, bool):
                     out[labels[label][0], q, labels[label][1]] = float(value)
     return out
-
-
-def _stored_sweep(stored: StoredRun, scores: QueryScores, where: str) -> Sweep:
-    """The K sweep of a stored run as report.json holds it (means and bands, read as they are), for
-    the metrics scored: those it holds (docs/conventions.md section 22.17)."""
-    figures = stored.sweep_figures or {}
-    return Sweep(
-        cutoffs=np.asarray(stored.sweep, dtype=np.int64),
-        mean={m.key: figures[m.key][0] for m in scores.metrics},
-        low={m.key: figures[m.key][1] for m in scores.metrics},
-        high={m.key: figures[m.key][2] for m in scores.metrics},
-    )
 
 
 def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
@@ -120,39 +107,34 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
         # The suite's metrics the report holds: one made before a metric was added (or after one
         # was removed) renders without it, and says so (docs/conventions.md section 26).
-        held = tuple(m for m in SUITE if m.key in (stored.sweep_figures or {}))
+        figures = stored.sweep_figures or {}
+        held = tuple(m for m in SUITE if m.key in figures)
         if not held:
             raise InputError(where, 1, f"run {stored.run.name!r}'s 'sweep' of the suite's metrics ({REBUILD})", "none")
-        scores = score(judged, stored.cutoffs, stored.conventions, metrics=held)
-        sweep = _stored_sweep(stored, scores, where)
+        cutoffs, conventions = stored.cutoffs, stored.conventions
+        scores = score(judged, cutoffs, conventions, metrics=held)
+        sweep = Sweep(
+            np.asarray(stored.sweep, dtype=np.int64),
+            *({m.key: figures[m.key][i] for m in scores.metrics} for i in range(3)),
+        )
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):
             label = measure.label()
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
-        depth = max(stored.cutoffs)
+        depth = max(cutoffs)
         after = None
         if stored.condensable is not None:  # ragreport/4: condensed again from the top and the ids after it
-            longer = join(stored.condensable, stored.judgments, stored.conventions.relevance_level)
+            longer = join(stored.condensable, stored.judgments, conventions.relevance_level)
             condensed = condense(longer, depth)
-            readings = score_readings(judged, stored.cutoffs, stored.conventions, condensed=condensed)
+            readings = score_readings(judged, cutoffs, conventions, condensed=condensed)
             after = following(longer, depth, condensed)
         else:  # an older schema: the condensed figures as stored
-            readings = score_readings(judged, stored.cutoffs, stored.conventions)
-            readings["condensed"] = _stored_condensed(scores, stored.cutoffs, stored.rows)
+            readings = score_readings(judged, cutoffs, conventions)
+            readings["condensed"] = _stored_condensed(scores, cutoffs, stored.rows)
         summaries.append(
-            summarise(
-                judged,
-                scores,
-                stored.cutoffs,
-                stored.conventions,
-                measures,
-                values,
-                readings,
-                following=after,
-                sweep=sweep,
-            )
+            summarise(judged, scores, cutoffs, conventions, measures, values, readings, following=after, sweep=sweep)
         )
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
