@@ -198,9 +198,7 @@ def parse_requirement(text: str) -> Requirement:
         )
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
-    if on_mean:
-        left = left[len("mean:") :]
-    run, metric = _split_run(left)
+    run, metric = _split_run(left.removeprefix("mean:"))
     label, bounded = _metric(metric, text, REQUIRE)
     threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
@@ -270,12 +268,11 @@ def parse_rules(
     for outcome in fail_on:
         if outcome not in FAIL_ON:
             raise ArgumentError(Argument("fail_on"), f" {outcome!r}: expected one of {', '.join(FAIL_ON)}")
-    labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
     return GateRules(  # a rule given twice is checked once
         fail_on=tuple(dict.fromkeys(fail_on)),
         require=tuple(parse_requirement(t) for t in dict.fromkeys(require)),
         max_drop=tuple(parse_max_drop(t) for t in dict.fromkeys(max_drop)),
-        gated=labels,
+        gated=None if gated is None else tuple(gated),  # labels of measures parsed already (--metrics)
     )
 
 

@@ -456,17 +456,11 @@ def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, A
 
 def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Mapping[str, Any]) -> dict[str, Any]:
     primary = entry.get("primary")
-    runs = []
-    for run in entry["runs"]:
-        figure_ = run.get("metrics", {}).get(primary) or {}
-        runs.append(
-            {
-                "name": run["name"],
-                "mean": fmt.decimal(figure_.get("mean")),
-                "band": fmt.band(figure_.get("low"), figure_.get("high")),
-            }
-        )
-    prints = _short_prints(entry.get("fingerprints"))
+    figures = [(run["name"], run.get("metrics", {}).get(primary) or {}) for run in entry["runs"]]
+    runs = [
+        {"name": n, "mean": fmt.decimal(f.get("mean")), "band": fmt.band(f.get("low"), f.get("high"))}
+        for n, f in figures
+    ]
     before = (older or {}).get("fingerprints") or {}
     now = entry.get("fingerprints") or {}
     return {
@@ -478,7 +472,7 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
         "title": entry.get("title"),
         "primary": primary,
         "runs": runs,
-        "prints": prints,
+        "prints": _short_prints(entry.get("fingerprints")),
         "queries_changed": older is not None and before.get("queries") != now.get("queries"),
         "labels_changed": older is not None and before.get("labels") != now.get("labels"),
         "drift": _drift_lines(entry, by_label),
@@ -487,16 +481,15 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
 
 
 def _trend_context(trend: Trend, confidence: float) -> dict[str, Any]:
-    explained = [
-        say.trend_break(trend.labels[b.position - 1], trend.labels[b.position], b.kinds, b.runs, b.every)
-        for b in trend.breaks
-    ]
+    labels = trend.labels
     return {
         "metric": trend.metric,
         "trend": trend,  # the site draws it (trend.trend_figure)
         "caption": say.trend_caption(trend.metric, confidence),
         "figure_label": say.trend_title(trend.metric),
-        "breaks": explained,
+        "breaks": [
+            say.trend_break(labels[b.position - 1], labels[b.position], b.kinds, b.runs, b.every) for b in trend.breaks
+        ],
     }
 
 
@@ -793,23 +786,16 @@ def write_history(
         if index is not None and (current.read_bytes() if current.is_file() else b"") != index:
             raise UsageError(say_messages.history_changed(str(current)))
         if existed and next(entries(folder), None) is not None:
+
+            def dropped(relative: str) -> bool:  # rewritten, or in a report folder replaced or pruned
+                return relative in files or any(relative.startswith(g + "/") for g in gone)
+
             manifest = _history_manifest(folder)
-            touched = [
-                relative
-                for relative, _ in entries(folder)
-                if relative != HISTORY_MARKER and (relative in files or any(relative.startswith(g + "/") for g in gone))
-            ]
+            touched = [relative for relative, _ in entries(folder) if relative != HISTORY_MARKER and dropped(relative)]
             problem = _linked_folder(folder, list(files), sorted(gone)) or _history_problem(folder, manifest, touched)
             if problem is not None:
                 raise UsageError(say_messages.refusing_to_publish(str(folder), problem))
-            kept = {
-                p: h
-                for p, h in manifest.items()
-                if p not in touched
-                and p not in files
-                and not any(p.startswith(g + "/") for g in gone)
-                and os.path.lexists(folder / p)
-            }
+            kept = {p: h for p, h in manifest.items() if not dropped(p) and os.path.lexists(folder / p)}
         written = {p: d for p, d in files.items() if p != HISTORY_MARKER}
         marker = manifest_text(HISTORY_HEADER, {**kept, **{p: manifest_digest(d) for p, d in written.items()}})
         everything = {**written, HISTORY_MARKER: marker}

@@ -120,25 +120,17 @@ PACKED_JUDGMENTS = obj(
 PACKED_COLUMNS = obj({"id": INDICES, "status": INDICES}, required=("status",), others=listing(ANY))
 PACKED_RUN = obj(
     {
+        **COMPACT_RUN["fields"],
         "queries": PACKED_COLUMNS,
-        "condensed": mapping(listing(ANY), null=True),
         "judgments": PACKED_JUDGMENTS,
         "lists": obj({"ids": TEXT, "lengths": INDICES}, required=("ids",)),
     },
-    required=("queries",),
+    required=COMPACT_RUN["required"],
 )
+PACKING = obj({"encoding": choice("base64"), "dtype": choice("<u1", "<u2", "<u4")}, required=("encoding", "dtype"))
 PACKED = obj(
-    {
-        "packed": obj(
-            {"encoding": choice("base64"), "dtype": choice("<u1", "<u2", "<u4")}, required=("encoding", "dtype")
-        ),
-        "query_ids": TEXTS,
-        "doc_ids": TEXTS,
-        "statuses": TEXTS,
-        "judgments": PACKED_JUDGMENTS,
-        "runs": listing(PACKED_RUN),
-    },
-    required=("packed", "query_ids", "doc_ids", "statuses", "judgments", "runs"),
+    {"packed": PACKING, **COMPACT["fields"], "judgments": PACKED_JUDGMENTS, "runs": listing(PACKED_RUN)},
+    required=("packed", *COMPACT["required"]),
 )
 
 # --- report.json of schema ragreport/4 (docs/conventions.md section 22.17) ---------------------------
