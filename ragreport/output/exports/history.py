@@ -211,7 +211,7 @@ def choose_label(given: str | None, date: str, entries: Sequence[Mapping[str, An
     return check_label(label)
 
 
-def previous_entry(entries: Sequence[Mapping[str, Any]], label: str) -> Mapping[str, Any] | None:
+def previous_entry(entries: Sequence[Mapping[str, Any]], label: str | None) -> Mapping[str, Any] | None:
     """The report a new report of ``label`` is measured against: the one published before it (the
     newest, for a new label; the next older, for a label published again)."""
     labels = [e["label"] for e in entries]
@@ -355,17 +355,14 @@ class Trend:
 
 def _changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[str, ...]:
     """What differs between a run's two reports so that its figures do not compare."""
-    before, after = then.get("fingerprints") or {}, now.get("fingerprints") or {}
-    found = []
-    if before.get("queries") != after.get("queries"):
-        found.append("query set")
-    if before.get("labels") != after.get("labels"):
-        found.append("label set")
-    if then.get("k") != now.get("k"):
-        found.append("K")
-    if then.get("conventions") != now.get("conventions"):
-        found.append("conventions")
-    return tuple(found)
+    prints = (then.get("fingerprints") or {}, now.get("fingerprints") or {})
+    read = [
+        ("query set", prints, "queries"),
+        ("label set", prints, "labels"),
+        ("K", (then, now), "k"),
+        ("conventions", (then, now), "conventions"),
+    ]
+    return tuple(kind for kind, (before, after), key in read if before.get(key) != after.get(key))
 
 
 def _metric_order(entries: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -655,7 +652,7 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     entries = tuple(load_history(folder))
     if label is not None:
         check_label(label)
-    before = previous_entry(entries, label) if label is not None else (entries[0] if entries else None)
+    before = previous_entry(entries, label)
     previous = previous_label = previous_digest = None
     if before is not None:
         previous_label = str(before["label"])

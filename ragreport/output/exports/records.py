@@ -97,22 +97,7 @@ class Rows:
         return query_records(self._summaries()) if per_query else summary_records(self._summaries())
 
     def to_dataframe(self, per_query: bool = False) -> Any:
-        """:meth:`to_records` as a pandas DataFrame.
-
-        Parameters
-        ----------
-        per_query : bool, default False
-            As :meth:`to_records`.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per record, its columns in a fixed order.
-
-        Raises
-        ------
-        ImportError
-            When pandas is not installed (it is not a dependency of ragreport).
-        """
+        """:meth:`to_records` as a pandas DataFrame, one row per record, its columns in a fixed order;
+        an ImportError when pandas is not installed (it is not a dependency of ragreport)."""
         columns = QUERY_COLUMNS if per_query else SUMMARY_COLUMNS
         return data_frame(self.to_records(per_query), columns)

@@ -75,7 +75,7 @@ def gates_markdown(view: ReportView) -> list[str]:
     lines = [
         f"**{gates.title}.** {_md_cell(gates.summary)}",
         "",
-        "| " + " | ".join(gates.header) + " |",
+        _md_row(*gates.header),
         "|---|---|---|---|---|",
     ]
     for row in gates.rows:
@@ -188,6 +188,10 @@ def table(view: ReportView, width: int = 100) -> str:
     return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
 
 
+def _md_row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def _md_cell(text: str) -> str:
     """Our own sentences inside a Markdown table cell: pipes escaped, one line, controls visible."""
     return visible(str(text).replace("|", "\\|").replace("\n", " "))
@@ -271,18 +275,14 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L | |",
             "|---|---|---:|---|---:|---:|---|---|",
         ]
-        for r in cmp.rows:
-            lines.append(
-                f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
-                f"{r.p_adjusted} | {r.wtl} | {r.verdict} |"
-            )
+        lines += [
+            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.verdict) for r in cmp.rows
+        ]
         blocks.append(Block("the comparison table", 5, tuple(lines)))
         method = [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
         blocks.append(Block("how the comparison was made", 2, tuple(method)))
     if view.drift is not None:
-        lines = []
-        for sentence in view.drift.lines:
-            lines += ["", sentence.render(_md_user)]
+        lines = [line for sentence in view.drift.lines for line in ("", sentence.render(_md_user))]
         if view.drift.moved_rows:
             lines += [
                 "",
@@ -292,8 +292,7 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             ]
             for d in view.drift.moved_rows:
                 lines.append(
-                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
-                    f"{d.p_adjusted} | {d.verdict} |"
+                    _md_row(_md_user(d.run), d.metric, d.then, d.now, d.delta, d.band, d.p_adjusted, d.verdict)
                 )
             lines += ["", view.drift.method]
         blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
@@ -302,8 +301,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     if view.labels is not None:
         labels = view.labels
         lines = ["", f"**{labels.title}.** " + " ".join(_md_user(line) for line in labels.lines), ""]
-        lines += ["| " + " | ".join(labels.header) + " |", "|---|---|---:|---:|---:|"]
-        lines += ["| " + " | ".join((_md_user(row[0]), *row[1:])) + " |" for row in labels.rows]
+        lines += [_md_row(*labels.header), "|---|---|---:|---:|---:|"]
+        lines += [_md_row(_md_user(row[0]), *row[1:]) for row in labels.rows]
         blocks.append(Block("the audit of the model's labels", 3, tuple(lines)))
     lines = []
     for run in runs:
@@ -327,14 +326,14 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             *(_md_user(c) for c in t.compared),
             sliced.examples_header,
         ]
-        lines += ["", t.caption.render(_md_user), "", "| " + " | ".join(headers) + " |"]
+        lines += ["", t.caption.render(_md_user), "", _md_row(*headers)]
         lines.append("|---|" + "---:|" * (len(headers) - 1))
         for row in t.rows:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
             cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
             cells.append(", ".join(markdown_code(q) for q in row.examples))
-            lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
+            lines.append(_md_row(value, str(row.queries), *cells))
     return lines
 
 

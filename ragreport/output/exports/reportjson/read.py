@@ -1,15 +1,8 @@
-"""A stored report.json read back: as runs and judgments, for ``ragreport render``
-(:func:`load_report`, :func:`stored_run`), and for drift, ``--previous`` (:func:`load_previous`).
-
-A report written by ``ragreport build`` (or ``score --format json``) keeps, per run, the top of
-every list down to the deepest cutoff asked for (the sweep's, before schema ``ragreport/4``) with
-each list's whole-list facts and the judged ids after it that condensing reads
-(``runs[].lists``), the K sweep (``runs[].sweep``, read as stored), the per-query values, the
-judgments (top-level ``judgments``, and a run's own under its ``judgments``) and the resolved
-options (``settings``). This module turns them back into
-the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
-pipeline starts from; scoring them again gives the same figures (the engines' head rule, see
-:mod:`ragreport.scoring.partition`).
+"""A stored report.json read back: checked for ``render`` (:func:`load_report`), each run turned back
+into the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
+pipeline starts from (:func:`stored_run`: its stored top lists, scored again to the same figures by
+the engines' head rule, :mod:`ragreport.scoring.partition`), and checked for drift, ``--previous``
+(:func:`load_previous`).
 """
 
 from __future__ import annotations

@@ -115,10 +115,7 @@ def run_document(
     for metric in summary.suite:
         sweep[metric.key] = {part: [_number(v) for v in getattr(summary.sweep, part)[metric.key]] for part in PARTS}
 
-    queries = dict(_query_columns(summary, tables))
-    lists = _lists(summary, tables, summary.judged.retrieved)
     dataset = dataset_record(judged.judgments_source)
-    extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
         "name": summary.name,
         "k": k,
@@ -134,13 +131,14 @@ def run_document(
         "measures": measures,
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
-        "queries": queries,
-        "lists": lists,
-        **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
+        "queries": dict(_query_columns(summary, tables)),
+        "lists": _lists(summary, tables),
+        # judgments read by ir_datasets id: the dataset and ir_datasets' version
+        **({} if dataset is None else {"judgments_from": dataset}),
     }
 
 
-def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
+def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff asked for (``depth``, the report's largest
     K), with the whole-list facts the rows of ``queries`` do not hold: what ``ragreport render``
     scores again (report.json keeps no run file). ``ids`` holds the lists end to end, in the order
@@ -162,7 +160,7 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
         "relevant_retrieved": head.relevant_retrieved.tolist(),
         "ids": pack(tables.list_ids[summary.name], tables.dtype),
     }
-    if not np.array_equal(lengths, np.minimum(retrieved, depth)):
+    if not np.array_equal(lengths, np.minimum(summary.judged.retrieved, depth)):
         out["lengths"] = lengths.tolist()
     out["next_judged"] = {
         "ids": pack(tables.next_ids[summary.name], tables.dtype),
