@@ -103,15 +103,6 @@ def history_href(path: object, label: object) -> str | None:
 # --- history.json read back ------------------------------------------------------------
 
 
-def _line_of(text: str, label: str) -> int:
-    """The line of ``history.json`` that names ``label`` (1 when it cannot be found)."""
-    needle = json.dumps(label, ensure_ascii=False)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if f'"label": {needle}' in line:
-            return number
-    return 1
-
-
 def is_history(folder: Path) -> bool:
     """``folder`` holds a marker that proves an earlier publish (docs/conventions.md section 16); a
     marker that proves nothing (empty, a link, forged) is refused with what is wrong with it."""
@@ -163,10 +154,11 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     check(document, HISTORY, path)  # every field the history page reads, as publish writes it
     assert isinstance(reports, list)
     seen: set[str] = set()
-    lines = {}
+    lines, written = {}, text.splitlines()
     for entry in reports:
         label = entry["label"]
-        line = lines[str(label)] = _line_of(text, str(label))
+        needle = f'"label": {json.dumps(str(label), ensure_ascii=False)}'  # the line naming it (else 1)
+        line = lines[str(label)] = next((n for n, text in enumerate(written, start=1) if needle in text), 1)
         if not valid_label(label):
             raise InputError(path, line, f"a label of {LABEL_RULE}", repr(label))
         if label.lower() in seen:
@@ -365,24 +357,16 @@ def _changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[str, ...]
     return tuple(kind for kind, (before, after), key in read if before.get(key) != after.get(key))
 
 
-def _metric_order(entries: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Every metric any report holds: the newest report's primary first, then as the reports list them."""
-    order: dict[str, None] = {}
-    if entries and entries[0].get("primary"):
-        order[entries[0]["primary"]] = None
-    for entry in entries:
-        for run in entry["runs"]:
-            order.update(dict.fromkeys(run.get("metrics", {})))
-    return list(order)
-
-
 def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
     """A :class:`Trend` per metric, over ``entries`` (newest first, as the history keeps them)."""
     reports = list(reversed(entries))
     labels = tuple(str(e["label"]) for e in reports)
     runs_at = [{r["name"]: r for r in e["runs"]} for e in reports]
     trends = []
-    for metric in _metric_order(entries):
+    # every metric any report holds: the newest report's primary first, then as the reports list them
+    primary = [entries[0]["primary"]] if entries and entries[0].get("primary") else []
+    held = [m for e in entries for run in e["runs"] for m in run.get("metrics", {})]
+    for metric in dict.fromkeys([*primary, *held]):
         names = list(dict.fromkeys(n for at in runs_at for n, r in at.items() if metric in r.get("metrics", {})))
         lines = []
         breaking: dict[int, dict[tuple[str, ...], list[str]]] = {}
@@ -416,13 +400,6 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
 
 
 # --- The page --------------------------------------------------------------------------------------
-
-
-def _short_prints(prints: Mapping[str, Any] | None) -> dict[str, str] | None:
-    if not prints or not prints.get("queries") or not prints.get("labels"):
-        return None
-    queries, labels = say.history_fingerprints(str(prints["queries"]), str(prints["labels"]))
-    return {"queries": queries, "labels": labels, "queries_full": prints["queries"], "labels_full": prints["labels"]}
 
 
 def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -460,6 +437,10 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
     ]
     before = (older or {}).get("fingerprints") or {}
     now = entry.get("fingerprints") or {}
+    prints = None
+    if now.get("queries") and now.get("labels"):
+        queries, labels = say.history_fingerprints(str(now["queries"]), str(now["labels"]))
+        prints = {"queries": queries, "labels": labels, "queries_full": now["queries"], "labels_full": now["labels"]}
     return {
         "label": entry["label"],
         "anchor": f"report-{entry['label']}",
@@ -469,7 +450,7 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
         "title": entry.get("title"),
         "primary": primary,
         "runs": runs,
-        "prints": _short_prints(entry.get("fingerprints")),
+        "prints": prints,
         "queries_changed": older is not None and before.get("queries") != now.get("queries"),
         "labels_changed": older is not None and before.get("labels") != now.get("labels"),
         "drift": _drift_lines(entry, by_label),

@@ -17,7 +17,7 @@ from ....analysis.summary import Status, distinct_label_sets, judgment_map, repo
 from ....core.ids import as_text, first_appearance
 from ....core.model import SCHEMA
 from ....reading.irds import dataset_record
-from ....scoring.catalogue import READ, Measure
+from ....scoring.catalogue import READ
 from ....scoring.condensed import Following, following
 from ...site.headline import headline
 from ...site.wording import comparison as say
@@ -59,19 +59,6 @@ def _fields(item: Any, names: str) -> dict[str, Any]:
 
 def _band(figure: Sequence[Any], names: str = "mean low high") -> dict[str, Any]:
     return dict(zip(names.split(), map(_number, figure)))
-
-
-def _measure_settings(measure: Measure) -> dict[str, Any]:
-    """A measure as report.json's settings hold it: ``params`` only when it sets any."""
-    entry: dict[str, Any] = {
-        "key": measure.key,
-        "cutoff": measure.cutoff,
-        "gain": None if measure.gain is None else measure.gain.value,
-        "label": measure.label(),
-    }
-    if measure.params:
-        entry["params"] = dict(measure.params)
-    return entry
 
 
 def run_document(
@@ -306,7 +293,16 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
         "k": list(first.cutoffs),
         "kmax": int(max(first.sweep.cutoffs)),
         "primary": analysis.primary_label,
-        "metrics": [_measure_settings(m) for m in first.measures],
+        "metrics": [
+            {
+                "key": m.key,
+                "cutoff": m.cutoff,
+                "gain": None if m.gain is None else m.gain.value,
+                "label": m.label(),
+                **({"params": dict(m.params)} if m.params else {}),  # only when it sets any
+            }
+            for m in first.measures
+        ],
         "baseline": comparison.baseline if comparison is not None else analysis.baseline,
         "correction": analysis.correction.value,
         "permutations": analysis.permutations,
