@@ -158,7 +158,6 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     # its own in judgment order, so this order gives back the rows' order.
     position = {str(row["id"]): i for i, row in enumerate(rows)}
     judged = sorted(judgments_of, key=lambda q: position.get(q, len(position)))
-    per_query = [(q, list(judgments_of[q]), [int(g) for g in judgments_of[q].values()]) for q in judged]
     condensable = None
     if "next_judged" in lists:  # ragreport/4: the judged ids condensing reads past each stored top
         after = lists["next_judged"]
@@ -176,7 +175,7 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
             meta=meta_from(run["meta"]),
             source=run["source"],
         ),
-        judgments=Judgments.from_lists(per_query, source="report.json"),
+        judgments=judgments_from(judgments_of, "report.json", judged),
         conventions=conventions_from(run["conventions"]),
         cutoffs=tuple(int(c) for c in run["cutoffs"]),
         sweep=tuple(int(c) for c in run["sweep"]["k"]),
@@ -189,6 +188,12 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         sweep_figures=_sweep_figures(run["sweep"]),
         condensable=condensable,
     )
+
+
+def judgments_from(labels: dict[str, dict[str, Any]], source: str, queries: list[str] | None = None) -> Judgments:
+    """Stored ``{query: {id: grade}}`` as judgments, the queries in the order of ``queries`` (default theirs)."""
+    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in queries or labels]
+    return Judgments.from_lists(per_query, source=source)
 
 
 def _sweep_figures(sweep: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -5,9 +5,9 @@ cutoffs (:func:`~ragreport.output.exports.reportjson.read.stored_run`), their ba
 read as stored (its means and bands); the condensed reading is condensed again from the stored
 top and the judged ids after it (``lists.next_judged``, schema ``ragreport/4``), or read as
 stored from an older report; named measures, which may read a whole list, take their per-query
-values from the stored rows (docs/conventions.md section 22.17). :func:`restored` gives the summaries and
-the settings the build was analysed with; :func:`ragreport.api.reanalyse` analyses them again
-(the comparison seeded as it was, the drift from the stored basis of the previous report).
+values from the stored rows (docs/conventions.md section 22.17). :func:`reanalysed` analyses them
+again with the settings the build was analysed with (the comparison seeded as it was, the drift
+from the stored basis of the previous report).
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ....analysis.compare import Correction
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
-from ....analysis.summary import RunSummary, Sweep, summarise
+from ....analysis.summary import Sweep, summarise
 from ....core.errors import InputError
-from ....core.model import Gain, Judgments
+from ....core.model import Gain
 from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
@@ -35,6 +34,7 @@ from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import (
     REBUILD,
+    judgments_from,
     load_report,
     stored_query_meta,
     stored_run,
@@ -62,9 +62,9 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
     return out
 
 
-def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
-    """The summaries of a stored report's runs, scored again, and the keyword arguments of
-    :func:`ragreport.api.analyse` it was made with; ``source`` names the report in errors."""
+def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
+    """A stored report's runs scored again and analysed with the settings it was made with
+    (:func:`ragreport.api.reanalyse`); ``source`` names the report in errors."""
     if isinstance(report, dict):
         document_, where = expanded(report), source or "report.json"
     else:
@@ -144,7 +144,10 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
         check(basis[0], PREVIOUS, where, "drift.basis")
-    return summaries, dict(
+    audit = document_.get("audit")  # its shape checked by the declared schema: render refuses it otherwise
+    return analyse_runs(
+        summaries,
+        make=make,
         today=today,
         baseline=settings.get("baseline"),
         correction=correction,
@@ -156,22 +159,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         previous_basis=basis,
         query_meta=stored_query_meta(document_.get("query_meta"), where),
         slice_by=stored_slice_by(settings.get("slice_by"), where),
-        audit=_stored_audit(document_.get("audit")),
+        # the audit as the judgments it was measured from, named by its file's name
+        audit=judgments_from(audit["labels"], str(audit["source"])) if isinstance(audit, dict) else None,
         **stored_texts(document_.get("texts"), where),
     )
-
-
-def _stored_audit(audit: Any) -> Judgments | None:
-    """A stored report's audit as the judgments it was measured from, named by its file's name
-    (the declared schema has checked its shape: render refuses it otherwise)."""
-    if not isinstance(audit, dict):
-        return None
-    labels = audit["labels"]
-    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in labels]
-    return Judgments.from_lists(per_query, source=str(audit["source"]))
-
-
-def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
-    """A stored report.json analysed again without its run files (:func:`ragreport.api.reanalyse`)."""
-    summaries, settings = restored(report, source)
-    return analyse_runs(summaries, make=make, **settings)
