@@ -113,8 +113,7 @@ class GateRules:
 
 def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
     """The rules a report.json's ``settings.gates`` keeps (none when it keeps none)."""
-    if not stored:
-        return GateRules()
+    stored = stored or {}
     return parse_rules(
         stored.get("fail_on", ()), stored.get("require", ()), stored.get("max_drop", ()), gated=stored.get("gated")
     )
@@ -129,7 +128,7 @@ class GateResult:
     Attributes
     ----------
     kind : str
-        ``require``, ``max_drop`` or ``fail_on``.
+        ``require``, ``max-drop`` or ``fail-on``.
     rule : str
         The rule as given, after its kind (``"require nDCG@10>=0.40"``).
     run, metric : str
@@ -372,32 +371,27 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                 _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
             )
     for drop in rules.max_drop:
-        against = [
-            (c["run"], baseline, c["low"], c["delta"], c["high"], c)
-            for c in comparisons
-            if c["metric"] == drop.metric and (drop.run is None or c["run"] == drop.run)
-        ]
+        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
         against += [
-            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"], None)
+            (d, False)
             for d in drift_rows
-            if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
+            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
         ]
         if drop.run is not None:
             _runs(document, drop.run, drop.text, MAX_DROP)
         if not against:
             raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
-        for run, other, low, delta, high, paired in against:
-            audited = None
-            if paired is not None:  # against the baseline: the corrected band, when the audit holds it
-                corrected, audited = _corrected_comparison(paired, audit)
-                low, delta, high = corrected["low"], corrected["delta"], corrected["high"]
-            worded = say.gate_drop_figure(other, low, delta, high) + _audited(audited)
-            if paired is not None and "detectable" in paired and "queries" in paired:
-                seen = paired["detectable"]
+        for found, paired in against:
+            # against the baseline: the corrected band, when the audit holds it
+            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
+            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
+            worded = say.gate_drop_figure(other, low, entry["delta"], entry["high"]) + _audited(audited)
+            if paired and "detectable" in found and "queries" in found:
+                seen = found["detectable"]
                 if seen is None or seen > drop.drop:
-                    worded += say.gate_underpowered(paired["queries"], seen)
+                    worded += say.gate_underpowered(found["queries"], seen)
             passed = _passes(low, ">=", -drop.drop)
-            results.append(_result(f"max-drop {drop.text}", run, drop.metric, worded, low, -drop.drop, passed))
+            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
     return tuple(results)
 
 

@@ -74,6 +74,8 @@ HISTORY_HEADER = (
 )
 #: The whole marker of histories published before the manifest: it lists nothing.
 HISTORY_LEGACY = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
+#: What publish says of a folder that holds files but no marker.
+NOT_A_HISTORY = f"it is not a ragreport history (no {HISTORY_MARKER} file inside)"
 HISTORY_FILE = "history.json"
 HISTORY_SCHEMA = "ragreport-history/1"
 #: Where each report of a history lives, relative to the history's folder.
@@ -103,44 +105,31 @@ def history_href(path: object, label: object) -> str | None:
 # --- history.json read back ------------------------------------------------------------
 
 
-def is_history(folder: Path) -> bool:
-    """``folder`` holds a marker that proves an earlier publish (docs/conventions.md section 16); a
-    marker that proves nothing (empty, a link, forged) is refused with what is wrong with it."""
-    marker = folder / HISTORY_MARKER
-    try:
-        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
-    except FileNotFoundError:
-        return False
-    except NotAMarker as exc:
-        raise UsageError(
-            f"refusing to publish into {folder}: its marker {marker} {exc.reason}, so it proves no earlier "
-            f"ragreport publish; choose another folder or remove it"
-        ) from None
-    return True
-
-
 def load_history(folder: str | Path) -> list[dict[str, Any]]:
     """The entries of the history in ``folder``, newest first; ``[]`` for a missing or empty folder.
 
     A folder holding anything but a ragreport history (no marker file) is refused, as ``--out`` is,
-    so that publishing never writes into someone else's files. Every entry must name a label and
-    its report folder must exist: a history whose pages would link to nothing is reported, not
-    published over.
+    so that publishing never writes into someone else's files; so is one whose marker proves no
+    earlier publish (empty, a link, forged; docs/conventions.md section 16). Every entry must name
+    a label and its report folder must exist: a history whose pages would link to nothing is
+    reported, not published over.
     """
     folder = Path(folder)
     if not os.path.lexists(folder):
         return []
-    if folder.is_symlink():
-        raise UsageError(f"refusing to publish into {folder}: it is a symbolic link; give the folder it points to")
-    if not folder.is_dir():
-        raise UsageError(f"refusing to publish into {folder}: it is a file, not a history folder")
-    if not is_history(folder):
+    if folder.is_symlink() or not folder.is_dir():
+        found = say_messages.OUT_IS_LINK if folder.is_symlink() else "it is a file, not a history folder"
+        raise UsageError(say_messages.refusing_to_publish(str(folder), found, advice=False))
+    marker = folder / HISTORY_MARKER
+    try:
+        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
         if any(folder.iterdir()):
-            raise UsageError(
-                f"refusing to publish into {folder}: it is not a ragreport history (no {HISTORY_MARKER} "
-                f"file inside); choose another folder or remove it"
-            )
+            raise UsageError(say_messages.refusing_to_publish(str(folder), NOT_A_HISTORY)) from None
         return []
+    except NotAMarker as exc:
+        reason = f"its marker {marker} {exc.reason}, so it proves no earlier ragreport publish"
+        raise UsageError(say_messages.refusing_to_publish(str(folder), reason)) from None
     path = folder / HISTORY_FILE
     if not path.is_file():
         raise InputError(path, 1, f"the history's index (the folder has {HISTORY_MARKER})", "no such file")
@@ -695,11 +684,7 @@ def _history_manifest(folder: Path) -> dict[str, str]:
     try:
         found = read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
     except FileNotFoundError:
-        raise UsageError(
-            say_messages.refusing_to_publish(
-                str(folder), f"it is not a ragreport history (no {HISTORY_MARKER} file inside)"
-            )
-        ) from None
+        raise UsageError(say_messages.refusing_to_publish(str(folder), NOT_A_HISTORY)) from None
     except NotAMarker as exc:
         reason = say_messages.marker_proves_nothing(str(marker), exc.reason)
         raise UsageError(say_messages.refusing_to_publish(str(folder), reason)) from None
