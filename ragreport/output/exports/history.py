@@ -553,10 +553,9 @@ class History:
     folder: Path
     entries: tuple[dict[str, Any], ...]
     label: str | None
-    previous: dict[str, Any] | None  # that report's report.json
+    previous: dict[str, Any] | None
     previous_label: str | None
     previous_digest: str | None
-    #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
     index: bytes | None = None
 
     def __repr__(self) -> str:

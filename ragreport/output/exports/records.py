@@ -80,20 +80,10 @@ class Rows:
         raise NotImplementedError
 
     def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
-        """The figures as plain rows.
-
-        Parameters
-        ----------
-        per_query : bool, default False
-            False: one dict per run and metric (``run``, ``metric``, ``mean``, ``low``, ``high``,
-            ``interval``, ``n``: the scored queries). True: one per run, query and metric (``run``,
-            ``query``, ``metric``, ``value``: None for a query left out of the averages, ``status``).
-
-        Returns
-        -------
-        list of dict
-            The rows, runs in order, metrics in the suite's order.
-        """
+        """The figures as plain rows, runs in order, metrics in the suite's order: one dict per run and
+        metric (``run``, ``metric``, ``mean``, ``low``, ``high``, ``interval``, ``n``: the scored
+        queries), or with ``per_query`` one per run, query and metric (``run``, ``query``,
+        ``metric``, ``value``: None for a query left out of the averages, ``status``)."""
         return query_records(self._summaries()) if per_query else summary_records(self._summaries())
 
     def to_dataframe(self, per_query: bool = False) -> Any:

@@ -189,9 +189,8 @@ LISTS = obj(
     {
         "depth": COUNT_OR_NULL,
         "in_run": either(COUNT, listing(BOOLEAN)),
-        # Each list as indices into doc_ids, the ids written once (docs/conventions.md section 22),
-        # or as the ids themselves (a report.json written before that); stored.py checks each
-        # index against doc_ids.
+        # each list as indices into doc_ids, each index checked as it is read (migrate.listed_ids),
+        # or as the ids themselves (a report.json written before docs/conventions.md section 22)
         "doc_ids": listing(TEXT),
         "ids": either(listing(listing(COUNT)), listing(listing(TEXT))),
         "next_judged": listing(listing(TEXT)),  # ragreport/4, read back as ids (section 22.17)

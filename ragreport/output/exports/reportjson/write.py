@@ -159,14 +159,13 @@ def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Tables:
     """What report.json writes once for all its runs (``ragreport/4``, docs/conventions.md sections
-    22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
-    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
+    22.4 and 22.13): every query id with its index (``query_index``, in order of first appearance
+    over the runs' rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
     ids that follow them, then the judgments) and the statuses; each run's stored lists
     (``list_ids``, indices end to end) and each label set as indices into them; ``dtype`` the
     packed indices' width; ``following`` the judged ids past each run's stored top that
     condensing reads, ``next_ids`` as indices (docs/conventions.md section 22.17)."""
 
-    query_ids: list[str]
     query_index: dict[str, int]
     doc_ids: list[str]
     depth: dict[str, int]
@@ -280,7 +279,7 @@ def report_tables(
         }
         for labels, ids in zip(sets, parts[2 * n :])
     ]
-    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
+    return Tables(query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -458,7 +457,7 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         # 22.13); the packed indices' encoding and width
         "packed": {"encoding": "base64", "dtype": tables.dtype},
         "statuses": STATUSES,
-        "query_ids": tables.query_ids,
+        "query_ids": list(tables.query_index),
         "doc_ids": tables.doc_ids,
     }
 
