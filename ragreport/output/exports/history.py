@@ -365,16 +365,14 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
             for i, point in enumerate(points):
                 if point is None or point.get("mean") is None:
                     continue
-                joined = False
-                if segments and segments[-1][-1] == i - 1:
-                    kinds = _changes(runs_at[i - 1][name], runs_at[i][name])
-                    if kinds:
-                        breaking.setdefault(i, {}).setdefault(kinds, []).append(name)
-                    else:
-                        segments[-1].append(i)
-                        joined = True
-                if not joined:
-                    segments.append([i])
+                adjacent = bool(segments) and segments[-1][-1] == i - 1
+                kinds = _changes(runs_at[i - 1][name], runs_at[i][name]) if adjacent else ()
+                if adjacent and not kinds:  # the point before compares: the line goes on
+                    segments[-1].append(i)
+                    continue
+                if kinds:
+                    breaking.setdefault(i, {}).setdefault(kinds, []).append(name)
+                segments.append([i])
             means, lows, highs = (
                 tuple(None if p is None else p.get(x) for p in points) for x in ("mean", "low", "high")
             )

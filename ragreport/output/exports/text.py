@@ -416,14 +416,12 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
             for label, entry in run["measures"].items()
         ]
         # trec_eval prints no per-query line of num_q, nor of a geometric mean (gm_map)
-        own_lines = {label for label, entry in run["measures"].items() if entry.get("mean_of") == "geometric"}
+        each = [(label, n, c) for label, e, n, c in measures if n != "num_q" and e.get("mean_of") != "geometric"]
         if len(runs) > 1:
             lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
         if per_query:
             for query in sorted((q for q in query_rows(document, run) if q["scored"]), key=lambda q: q["id"]):
-                for label, _, name, is_count in measures:
-                    if name == "num_q" or label in own_lines:
-                        continue
+                for label, name, is_count in each:
                     lines.append(f"{name:<22}\t{field(query['id'])}\t{_trec_value(query[label], is_count)}")
         for _label, entry, name, is_count in measures:
             value = entry["total"] if is_count else entry["mean"]
