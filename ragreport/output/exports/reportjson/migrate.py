@@ -206,9 +206,9 @@ def _picked(table: list[str], indices: Any, what: str, null: bool = False) -> li
     if not isinstance(indices, list):
         raise TypeError(f"'{what}' is not a list")
     size = len(table)
-    if not all((type(i) is int and 0 <= i < size) or (null and i is None) for i in indices):
-        bad = next(i for i in indices if not ((type(i) is int and 0 <= i < size) or (null and i is None)))
-        raise ValueError(f"'{what}' holds {bad!r}, not an index into the {size:,} entries of its table")
+    for i in indices:
+        if not ((type(i) is int and 0 <= i < size) or (null and i is None)):
+            raise ValueError(f"'{what}' holds {i!r}, not an index into the {size:,} entries of its table")
     return [None if i is None else table[i] for i in indices]
 
 

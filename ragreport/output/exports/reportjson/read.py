@@ -90,17 +90,13 @@ def load_report(path: str | Path) -> dict[str, Any]:
     return document
 
 
-def _choice(enum: Any, value: Any) -> Any:
-    return None if value is None else enum(value)
-
-
 def meta_from(stored: dict[str, Any]) -> RunMeta:
     """Run metadata from its report.json form (:meth:`RunMeta.as_dict`)."""
     known = {key: stored[key] for key in META_KEYS if key in stored}
     if "date" in known:
         known["date"] = _dt.date.fromisoformat(known["date"])
-    known["label_source"] = _choice(LabelSource, known.get("label_source"))
-    known["retriever_kind"] = _choice(RetrieverKind, known.get("retriever_kind"))
+    for key, choices in (("label_source", LabelSource), ("retriever_kind", RetrieverKind)):
+        known[key] = None if known.get(key) is None else choices(known[key])
     extra = tuple((key, value) for key, value in stored.items() if key not in META_KEYS)
     return RunMeta(**known, extra=extra)
 
