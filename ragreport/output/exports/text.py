@@ -131,11 +131,12 @@ def _labels_block(labels: LabelsView, width: int) -> str:
     lines = [f"{labels.title}:"]
     for sentence in labels.lines:
         lines.extend(textwrap.wrap(sentence, width))
-    if not labels.terminal_rows:
+    rows = labels.terminal_rows
+    if not rows:
         return "\n".join(lines)
-    cols = [max(len(h), *(len(r[i + 1]) for r in labels.terminal_rows)) for i, h in enumerate(labels.terminal_header)]
+    cols = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(labels.terminal_header)]
     figures = sum(cols) + 2 * (len(cols) - 1)
-    names = [visible(r[0]) for r in labels.terminal_rows]
+    names = [visible(r[0]) for r in rows]
     w = max(len(labels.terminal_metric), *map(len, names))
     apart = w + 2 + figures > width  # the names on their own lines, the figures indented under them
     w = 2 if apart else w
@@ -143,13 +144,9 @@ def _labels_block(labels: LabelsView, width: int) -> str:
     def row(first: str, cells: tuple[str, ...]) -> str:
         return (f"{first:<{w}}  " + "  ".join(f"{c:<{n}}" for c, n in zip(cells, cols))).rstrip()
 
-    lines += ["", row("" if apart else labels.terminal_metric, labels.terminal_header)]
-    if apart:
-        lines[-1] = labels.terminal_metric + "\n" + lines[-1]
-    for name, r in zip(names, labels.terminal_rows):
-        if apart:
-            lines.append(name)
-        lines.append(row("" if apart else name, r[1:]))
+    lines.append("")
+    for first, cells in [(labels.terminal_metric, labels.terminal_header), *zip(names, (r[1:] for r in rows))]:
+        lines += [first, row("", cells)] if apart else [row(first, cells)]
     return "\n".join(lines)
 
 
