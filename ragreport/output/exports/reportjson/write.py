@@ -405,9 +405,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
     another set keeps its own under its ``judgments``), ``primary`` (the metric the report leads
-    with, ``nDCG@10``), ``headline`` (per
-    compared run: its primary figure against the baseline's, the difference with its band, the
-    corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
+    with, ``nDCG@10``), ``headline`` (per compared run: its primary figure against the baseline's,
+    the difference with its band, the corrected p, the verdict and the sentence; for one run its
+    figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
     (how they were made), ``drift`` (null without ``--previous``; its ``basis`` is what it read of
     the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
