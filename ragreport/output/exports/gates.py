@@ -1,34 +1,21 @@
-"""Gates: rules a report must pass, read from its document, so a CI job can fail on them.
+"""Gates: rules a report must pass, read from the figures its document (``report.json``) holds, so
+``build``, ``score`` and a re-render decide alike and a CI job can fail on them (docs/gates.md):
 
-Three kinds of rule, each read from the figures ``report.json`` holds (so ``build``, ``score`` and a
-re-render of a stored report decide alike):
+- ``--fail-on worse``: a compared run clearly worse than the baseline (the comparison's ``worse``
+  verdict: band below 0 *and* corrected p below alpha), or clearly lower than in ``--previous``, on
+  the primary metric or every metric of ``--metrics`` the comparison holds; ``slice-worse``: the
+  same on a slice of the query metadata, slices too small to read left out.
+- ``--require "[mean:][RUN:]METRIC>=VALUE"``: a run's **lower band bound** (``<=``/``<``: the upper;
+  ``mean:``: the mean, which the line says) under the threshold; without a run, every run.
+- ``--max-drop "[RUN:]METRIC=DROP"`` (non-inferiority): the paired band's lower bound of the
+  difference, against the baseline and against ``--previous``, below ``-DROP``; against the
+  baseline the line says when the check is underpowered (docs/conventions.md section 20.3).
+- With an audit (``--audit``, section 25.8) the checks against the baseline read the corrected
+  figures wherever the audit holds them, and the line says so.
 
-- ``--fail-on worse``: fails when a compared run is clearly worse than the baseline (band below 0
-  *and* corrected p below alpha: the comparison's ``worse`` verdict) on a gated metric: the primary
-  metric, or every metric of ``--metrics`` that the comparison holds.
-- ``--fail-on slice-worse``: fails when a compared run is clearly worse than the baseline on a
-  slice of the per-query metadata (the slice comparison's ``worse`` verdict on the primary metric;
-  slices too small to read are left out, as the headline's caveats leave them out).
-- ``--require "nDCG@10>=0.40"``: fails when a run's **lower band bound** is under the threshold
-  (``<=``/``<`` read the upper bound). ``bm25:R@100>=0.8`` gates one run; ``mean:nDCG@10>=0.40``
-  gates the mean instead of the band, which the line says.
-- with an audit of the model's labels (``--audit``, docs/conventions.md section 25.8),
-  ``--fail-on worse``, ``--require`` and ``--max-drop`` against the baseline read the corrected
-  figures wherever the audit holds them (the family's metrics at K), and the line says so:
-  "... (corrected by the audit of 40 queries)".
-- ``--max-drop "nDCG@10=0.02"``: non-inferiority. Fails when the paired band's lower bound of the
-  difference, against the baseline and against ``--previous``, is below ``-0.02``; against the
-  baseline it says when the check is underpowered (the comparison could only detect differences
-  larger than the drop allowed, docs/conventions.md section 20.3).
-
-A rule that names a metric the report does not hold, or a run it does not have, is a usage error
-(exit 2), not a failed gate: a gate that cannot be read must not pass in silence.
-
-What a CI system reads of the gates is here too: JUnit XML (:func:`junit`; one ``testsuite``
-named ``ragreport gates``, one ``testcase`` per gate check, ``classname`` the rule, ``name`` the
-run and metric it read, a ``failure`` element with the figure when the check failed; GitLab's
-merge-request widget and most CI systems read it) and GitHub Actions workflow commands (an
-``::error`` line per failed check, shown as an annotation on the run).
+A rule naming a metric or a run the report does not hold is a usage error (exit 2), not a failed
+gate: a gate that cannot be read must not pass in silence. What a CI system reads of them is here
+too: JUnit XML (:func:`junit`, one ``testcase`` per check) and GitHub Actions ``::error`` commands.
 """
 
 from __future__ import annotations
@@ -126,8 +113,7 @@ class GateRules:
 
 def rules_from(stored: Mapping[str, Any] | None) -> GateRules:
     """The rules a report.json's ``settings.gates`` keeps (none when it keeps none)."""
-    if not stored:
-        return GateRules()
+    stored = stored or {}
     return parse_rules(
         stored.get("fail_on", ()), stored.get("require", ()), stored.get("max_drop", ()), gated=stored.get("gated")
     )
@@ -142,7 +128,7 @@ class GateResult:
     Attributes
     ----------
     kind : str
-        ``require``, ``max_drop`` or ``fail_on``.
+        ``require``, ``max-drop`` or ``fail-on``.
     rule : str
         The rule as given, after its kind (``"require nDCG@10>=0.40"``).
     run, metric : str
@@ -179,10 +165,9 @@ class GateResult:
 
 
 def _number(text: str, rule: str, option: Argument) -> float:
-    found = read_number(text)  # the one grammar: 0_1 and non-ASCII digits are no numbers, as everywhere
-    if found is None:
+    value = read_number(text)  # the one grammar: 0_1 and non-ASCII digits are no numbers, as everywhere
+    if value is None:
         raise ArgumentError(option, f" {rule!r}: expected a number after the operator, got {text!r}")
-    value = found
     if not math.isfinite(value):
         raise ArgumentError(option, f" {rule!r}: expected a finite number, got {text!r}")
     return value
@@ -199,10 +184,8 @@ def _metric(text: str, rule: str, option: Argument) -> tuple[str, bool]:
 
 def _split_run(left: str) -> tuple[str | None, str]:
     """``RUN:METRIC`` -> (RUN, METRIC); metric names hold no colon, run names may."""
-    if ":" not in left:
-        return None, left
-    run, metric = left.rsplit(":", 1)
-    return run, metric
+    run, colon, metric = left.rpartition(":")
+    return (run if colon else None), metric
 
 
 def parse_requirement(text: str) -> Requirement:
@@ -214,9 +197,7 @@ def parse_requirement(text: str) -> Requirement:
         )
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
-    if on_mean:
-        left = left[len("mean:") :]
-    run, metric = _split_run(left)
+    run, metric = _split_run(left.removeprefix("mean:"))
     label, bounded = _metric(metric, text, REQUIRE)
     threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
@@ -286,12 +267,11 @@ def parse_rules(
     for outcome in fail_on:
         if outcome not in FAIL_ON:
             raise ArgumentError(Argument("fail_on"), f" {outcome!r}: expected one of {', '.join(FAIL_ON)}")
-    labels = None if gated is None else tuple(gated)  # labels of measures parsed already (--metrics)
     return GateRules(  # a rule given twice is checked once
         fail_on=tuple(dict.fromkeys(fail_on)),
         require=tuple(parse_requirement(t) for t in dict.fromkeys(require)),
         max_drop=tuple(parse_max_drop(t) for t in dict.fromkeys(max_drop)),
-        gated=labels,
+        gated=None if gated is None else tuple(gated),  # labels of measures parsed already (--metrics)
     )
 
 
@@ -361,25 +341,15 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
         for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
             entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
-            words = say.gate_verdict_figure(
-                entry["verdict"], entry["delta"], entry["low"], entry["high"], entry["p_adjusted"]
-            ) + ("" if audited is None else say.gate_corrected(audited))
+            words = _verdict(entry) + _audited(audited)
+            worded = say.gate_against_previous(words) if previous else words
+            passed = entry["verdict"] != "worse"
             results.append(
-                GateResult(
-                    kind="fail-on",
-                    rule="fail-on worse",
-                    run=entry["run"],
-                    metric=entry["metric"],
-                    figure=say.gate_against_previous(words) if previous else words,
-                    value=entry["delta"],
-                    threshold=None,
-                    passed=entry["verdict"] != "worse",
-                    line="",
-                )
+                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
             )
         if not comparisons and not any(row.get("verdict") for row in drift_rows):
             # one run and no previous report: nothing can be worse, and the table says so
-            results.append(GateResult("fail-on", "fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True, ""))
+            results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
     if "slice-worse" in rules.fail_on:
         results += _slice_gates(document)
     for rule in rules.require:
@@ -395,63 +365,34 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
                 value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
                 if value is None:  # a figure without a band (a count) is read at its mean, said so
                     value, read_as = figure.get("mean"), "mean (no band)"
+            worded = say.gate_bound_figure(read_as, value, figure.get("mean")) + _audited(audited)
             passed = _passes(value, rule.op, rule.threshold)
             results.append(
-                GateResult(
-                    kind="require",
-                    rule=f"require {rule.text}",
-                    run=run["name"],
-                    metric=rule.metric,
-                    figure=say.gate_bound_figure(read_as, value, figure.get("mean"))
-                    + ("" if audited is None else say.gate_corrected(audited)),
-                    value=value,
-                    threshold=rule.threshold,
-                    passed=passed,
-                    line="",
-                )
+                _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
             )
     for drop in rules.max_drop:
-        against = [
-            (c["run"], baseline, c["low"], c["delta"], c["high"], c)
-            for c in comparisons
-            if c["metric"] == drop.metric and (drop.run is None or c["run"] == drop.run)
-        ]
+        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
         against += [
-            (d["run"], say.GATE_PREVIOUS, d["low"], d["delta"], d["high"], None)
+            (d, False)
             for d in drift_rows
-            if d["metric"] == drop.metric and d["low"] is not None and (drop.run is None or d["run"] == drop.run)
+            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
         ]
         if drop.run is not None:
             _runs(document, drop.run, drop.text, MAX_DROP)
         if not against:
             raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
-        for run, other, low, delta, high, paired in against:
-            audited = None
-            if paired is not None:  # against the baseline: the corrected band, when the audit holds it
-                corrected, audited = _corrected_comparison(paired, audit)
-                low, delta, high = corrected["low"], corrected["delta"], corrected["high"]
-            passed = _passes(low, ">=", -drop.drop)
-            worded = say.gate_drop_figure(other, low, delta, high)
-            if audited is not None:
-                worded += say.gate_corrected(audited)
-            if paired is not None and "detectable" in paired and "queries" in paired:
-                seen = paired["detectable"]
+        for found, paired in against:
+            # against the baseline: the corrected band, when the audit holds it
+            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
+            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
+            worded = say.gate_drop_figure(other, low, entry["delta"], entry["high"]) + _audited(audited)
+            if paired and "detectable" in found and "queries" in found:
+                seen = found["detectable"]
                 if seen is None or seen > drop.drop:
-                    worded += say.gate_underpowered(paired["queries"], seen)
-            results.append(
-                GateResult(
-                    kind="max-drop",
-                    rule=f"max-drop {drop.text}",
-                    run=run,
-                    metric=drop.metric,
-                    figure=worded,
-                    value=low,
-                    threshold=-drop.drop,
-                    passed=passed,
-                    line="",
-                )
-            )
-    return tuple(_with_line(r) for r in results)
+                    worded += say.gate_underpowered(found["queries"], seen)
+            passed = _passes(low, ">=", -drop.drop)
+            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
+    return tuple(results)
 
 
 def _corrected_comparison(
@@ -464,15 +405,8 @@ def _corrected_comparison(
         return entry, None
     for c in audit.get("comparisons") or ():
         if c["run"] == entry["run"] and c["metric"] == entry["metric"]:
-            corrected = c["corrected"]
-            return {
-                **entry,
-                "delta": corrected["delta"],
-                "low": corrected["low"],
-                "high": corrected["high"],
-                "p_adjusted": corrected.get("p_adjusted"),
-                "verdict": corrected["verdict"],
-            }, int(audit["queries"])
+            corrected = {key: c["corrected"][key] for key in ("delta", "low", "high", "verdict")}
+            return {**entry, **corrected, "p_adjusted": c["corrected"].get("p_adjusted")}, int(audit["queries"])
     return entry, None
 
 
@@ -497,22 +431,11 @@ def _slice_gates(document: Mapping[str, Any]) -> list[GateResult]:
         if s.get("small"):
             continue
         for c in s.get("comparisons") or []:
-            words = say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"])
-            results.append(
-                GateResult(
-                    kind="fail-on",
-                    rule="fail-on slice-worse",
-                    run=c["run"],
-                    metric=c["metric"],
-                    figure=say.gate_slice_figure(str(s["key"]), str(s["value"]), int(c["queries"]), words),
-                    value=c["delta"],
-                    threshold=None,
-                    passed=c["verdict"] != "worse",
-                    line="",
-                )
-            )
+            figure = say.gate_slice_figure(str(s["key"]), str(s["value"]), int(c["queries"]), _verdict(c))
+            passed = c["verdict"] != "worse"
+            results.append(_result("fail-on slice-worse", c["run"], c["metric"], figure, c["delta"], None, passed))
     if not results:
-        results.append(GateResult("fail-on", "fail-on slice-worse", "", "", say.GATE_NO_SLICES, None, None, True, ""))
+        results.append(_result("fail-on slice-worse", "", "", say.GATE_NO_SLICES, None, None, True))
     return results
 
 
@@ -535,9 +458,20 @@ def _no_difference(document: Mapping[str, Any], drop: MaxDrop, baseline: str | N
     )
 
 
-def _with_line(result: GateResult) -> GateResult:
-    line = say.gate_result_line(result.passed, result.rule, result.run, result.metric, result.figure)
-    return GateResult(**{**result.__dict__, "line": line})
+def _result(
+    rule: str, run: str, metric: str, figure: str, value: float | None, threshold: float | None, passed: bool
+) -> GateResult:
+    """A check's result, its kind the rule's first word, with the line the command line prints."""
+    line = say.gate_result_line(passed, rule, run, metric, figure)
+    return GateResult(rule.split(" ", 1)[0], rule, run, metric, figure, value, threshold, passed, line)
+
+
+def _verdict(c: Mapping[str, Any]) -> str:
+    return say.gate_verdict_figure(c["verdict"], c["delta"], c["low"], c["high"], c["p_adjusted"])
+
+
+def _audited(queries: int | None) -> str:
+    return "" if queries is None else say.gate_corrected(queries)
 
 
 def failed(results: Sequence[GateResult]) -> tuple[GateResult, ...]:
@@ -619,8 +553,7 @@ def junit(results: Sequence[GateResult]) -> str:
 def _command_data(text: str) -> str:
     """A workflow command's message: %, CR and LF escaped as the runner expects; any other control
     or bidi character (a run name's escape sequence) shown as an escape, as in every text output."""
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return visible(text)
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _command_property(text: str) -> str:

@@ -74,6 +74,8 @@ HISTORY_HEADER = (
 )
 #: The whole marker of histories published before the manifest: it lists nothing.
 HISTORY_LEGACY = "This folder is a history written by `ragreport publish`; publish rewrites its index.\n"
+#: What publish says of a folder that holds files but no marker.
+NOT_A_HISTORY = f"it is not a ragreport history (no {HISTORY_MARKER} file inside)"
 HISTORY_FILE = "history.json"
 HISTORY_SCHEMA = "ragreport-history/1"
 #: Where each report of a history lives, relative to the history's folder.
@@ -94,7 +96,7 @@ def history_href(path: object, label: object) -> str | None:
     """The link a history row may carry: ``reports/LABEL/index.html`` for the row's own valid label,
     when the stored ``path`` is exactly that; anything else (``javascript:``, ``https://...``, ``..``,
     another report's folder) is no link, and the row shows its label as text."""
-    if not isinstance(label, str) or LABEL_PATTERN.fullmatch(label) is None:
+    if not valid_label(label):
         return None
     own = f"{REPORTS}/{label}/index.html"
     return own if path == own else None
@@ -103,53 +105,31 @@ def history_href(path: object, label: object) -> str | None:
 # --- history.json read back ------------------------------------------------------------
 
 
-def _line_of(text: str, label: str) -> int:
-    """The line of ``history.json`` that names ``label`` (1 when it cannot be found)."""
-    needle = json.dumps(label, ensure_ascii=False)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if f'"label": {needle}' in line:
-            return number
-    return 1
-
-
-def is_history(folder: Path) -> bool:
-    """``folder`` holds a marker that proves an earlier publish (docs/conventions.md section 16); a
-    marker that proves nothing (empty, a link, forged) is refused with what is wrong with it."""
-    marker = folder / HISTORY_MARKER
-    try:
-        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
-    except FileNotFoundError:
-        return False
-    except NotAMarker as exc:
-        raise UsageError(
-            f"refusing to publish into {folder}: its marker {marker} {exc.reason}, so it proves no earlier "
-            f"ragreport publish; choose another folder or remove it"
-        ) from None
-    return True
-
-
 def load_history(folder: str | Path) -> list[dict[str, Any]]:
     """The entries of the history in ``folder``, newest first; ``[]`` for a missing or empty folder.
 
     A folder holding anything but a ragreport history (no marker file) is refused, as ``--out`` is,
-    so that publishing never writes into someone else's files. Every entry must name a label and
-    its report folder must exist: a history whose pages would link to nothing is reported, not
-    published over.
+    so that publishing never writes into someone else's files; so is one whose marker proves no
+    earlier publish (empty, a link, forged; docs/conventions.md section 16). Every entry must name
+    a label and its report folder must exist: a history whose pages would link to nothing is
+    reported, not published over.
     """
     folder = Path(folder)
     if not os.path.lexists(folder):
         return []
-    if folder.is_symlink():
-        raise UsageError(f"refusing to publish into {folder}: it is a symbolic link; give the folder it points to")
-    if not folder.is_dir():
-        raise UsageError(f"refusing to publish into {folder}: it is a file, not a history folder")
-    if not is_history(folder):
+    if folder.is_symlink() or not folder.is_dir():
+        found = say_messages.OUT_IS_LINK if folder.is_symlink() else "it is a file, not a history folder"
+        raise UsageError(say_messages.refusing_to_publish(str(folder), found, advice=False))
+    marker = folder / HISTORY_MARKER
+    try:
+        read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
+    except FileNotFoundError:
         if any(folder.iterdir()):
-            raise UsageError(
-                f"refusing to publish into {folder}: it is not a ragreport history (no {HISTORY_MARKER} "
-                f"file inside); choose another folder or remove it"
-            )
+            raise UsageError(say_messages.refusing_to_publish(str(folder), NOT_A_HISTORY)) from None
         return []
+    except NotAMarker as exc:
+        reason = f"its marker {marker} {exc.reason}, so it proves no earlier ragreport publish"
+        raise UsageError(say_messages.refusing_to_publish(str(folder), reason)) from None
     path = folder / HISTORY_FILE
     if not path.is_file():
         raise InputError(path, 1, f"the history's index (the folder has {HISTORY_MARKER})", "no such file")
@@ -163,12 +143,11 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
     check(document, HISTORY, path)  # every field the history page reads, as publish writes it
     assert isinstance(reports, list)
     seen: set[str] = set()
-    lines = {}
-    for index, entry in enumerate(reports):
-        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
-            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+    lines, written = {}, text.splitlines()
+    for entry in reports:
         label = entry["label"]
-        line = lines[str(label)] = _line_of(text, str(label))
+        needle = f'"label": {json.dumps(str(label), ensure_ascii=False)}'  # the line naming it (else 1)
+        line = lines[str(label)] = next((n for n, text in enumerate(written, start=1) if needle in text), 1)
         if not valid_label(label):
             raise InputError(path, line, f"a label of {LABEL_RULE}", repr(label))
         if label.lower() in seen:
@@ -182,8 +161,6 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
             )
     return reports
 
-
-# --- Entries, trends and the page's context -------------------------------------------------
 
 #: The relative path from a report's folder (reports/LABEL/) back to the history's.
 ROOT = "../../"
@@ -215,7 +192,7 @@ def choose_label(given: str | None, date: str, entries: Sequence[Mapping[str, An
     return check_label(label)
 
 
-def previous_entry(entries: Sequence[Mapping[str, Any]], label: str) -> Mapping[str, Any] | None:
+def previous_entry(entries: Sequence[Mapping[str, Any]], label: str | None) -> Mapping[str, Any] | None:
     """The report a new report of ``label`` is measured against: the one published before it (the
     newest, for a new label; the next older, for a label published again)."""
     labels = [e["label"] for e in entries]
@@ -359,28 +336,14 @@ class Trend:
 
 def _changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[str, ...]:
     """What differs between a run's two reports so that its figures do not compare."""
-    before, after = then.get("fingerprints") or {}, now.get("fingerprints") or {}
-    found = []
-    if before.get("queries") != after.get("queries"):
-        found.append("query set")
-    if before.get("labels") != after.get("labels"):
-        found.append("label set")
-    if then.get("k") != now.get("k"):
-        found.append("K")
-    if then.get("conventions") != now.get("conventions"):
-        found.append("conventions")
-    return tuple(found)
-
-
-def _metric_order(entries: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Every metric any report holds: the newest report's primary first, then as the reports list them."""
-    order: dict[str, None] = {}
-    if entries and entries[0].get("primary"):
-        order[entries[0]["primary"]] = None
-    for entry in entries:
-        for run in entry["runs"]:
-            order.update(dict.fromkeys(run.get("metrics", {})))
-    return list(order)
+    prints = (then.get("fingerprints") or {}, now.get("fingerprints") or {})
+    read = [
+        ("query set", prints, "queries"),
+        ("label set", prints, "labels"),
+        ("K", (then, now), "k"),
+        ("conventions", (then, now), "conventions"),
+    ]
+    return tuple(kind for kind, (before, after), key in read if before.get(key) != after.get(key))
 
 
 def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
@@ -389,7 +352,10 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
     labels = tuple(str(e["label"]) for e in reports)
     runs_at = [{r["name"]: r for r in e["runs"]} for e in reports]
     trends = []
-    for metric in _metric_order(entries):
+    # every metric any report holds: the newest report's primary first, then as the reports list them
+    primary = [entries[0]["primary"]] if entries and entries[0].get("primary") else []
+    held = [m for e in entries for run in e["runs"] for m in run.get("metrics", {})]
+    for metric in dict.fromkeys([*primary, *held]):
         names = list(dict.fromkeys(n for at in runs_at for n, r in at.items() if metric in r.get("metrics", {})))
         lines = []
         breaking: dict[int, dict[tuple[str, ...], list[str]]] = {}
@@ -399,25 +365,18 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
             for i, point in enumerate(points):
                 if point is None or point.get("mean") is None:
                     continue
-                joined = False
-                if segments and segments[-1][-1] == i - 1:
-                    kinds = _changes(runs_at[i - 1][name], runs_at[i][name])
-                    if kinds:
-                        breaking.setdefault(i, {}).setdefault(kinds, []).append(name)
-                    else:
-                        segments[-1].append(i)
-                        joined = True
-                if not joined:
-                    segments.append([i])
-            lines.append(
-                TrendLine(
-                    name,
-                    tuple(None if p is None else p.get("mean") for p in points),
-                    tuple(None if p is None else p.get("low") for p in points),
-                    tuple(None if p is None else p.get("high") for p in points),
-                    tuple(tuple(s) for s in segments),
-                )
+                adjacent = bool(segments) and segments[-1][-1] == i - 1
+                kinds = _changes(runs_at[i - 1][name], runs_at[i][name]) if adjacent else ()
+                if adjacent and not kinds:  # the point before compares: the line goes on
+                    segments[-1].append(i)
+                    continue
+                if kinds:
+                    breaking.setdefault(i, {}).setdefault(kinds, []).append(name)
+                segments.append([i])
+            means, lows, highs = (
+                tuple(None if p is None else p.get(x) for p in points) for x in ("mean", "low", "high")
             )
+            lines.append(TrendLine(name, means, lows, highs, tuple(tuple(s) for s in segments)))
         breaks = []
         for position in sorted(breaking):
             both = [n for n in names if n in runs_at[position - 1] and n in runs_at[position]]
@@ -428,13 +387,6 @@ def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
 
 
 # --- The page --------------------------------------------------------------------------------------
-
-
-def _short_prints(prints: Mapping[str, Any] | None) -> dict[str, str] | None:
-    if not prints or not prints.get("queries") or not prints.get("labels"):
-        return None
-    queries, labels = say.history_fingerprints(str(prints["queries"]), str(prints["labels"]))
-    return {"queries": queries, "labels": labels, "queries_full": prints["queries"], "labels_full": prints["labels"]}
 
 
 def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -456,17 +408,8 @@ def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, A
         if row["run"] in unchanged:
             lines.append({"text": say.history_unchanged(row["run"], row["metric"], row.get("now")), "css": "unclear"})
             continue
-        text, css = say.history_drift(
-            row["run"],
-            row["metric"],
-            row.get("then"),
-            row.get("now"),
-            row.get("delta"),
-            row.get("low"),
-            row.get("high"),
-            row.get("verdict"),
-            row.get("p_adjusted"),
-        )
+        figures = (row.get(key) for key in ("then", "now", "delta", "low", "high", "verdict", "p_adjusted"))
+        text, css = say.history_drift(row["run"], row["metric"], *figures)
         lines.append({"text": text, "css": css})
     lines += [{"text": fmt.Text((str(note),)), "css": "unclear"} for note in drift.get("notes", [])]
     return {"since": since, "href": f"#report-{previous}" if shown is not None else None, "lines": lines}
@@ -474,19 +417,17 @@ def _drift_lines(entry: Mapping[str, Any], by_label: Mapping[str, Mapping[str, A
 
 def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Mapping[str, Any]) -> dict[str, Any]:
     primary = entry.get("primary")
-    runs = []
-    for run in entry["runs"]:
-        figure_ = run.get("metrics", {}).get(primary) or {}
-        runs.append(
-            {
-                "name": run["name"],
-                "mean": fmt.decimal(figure_.get("mean")),
-                "band": fmt.band(figure_.get("low"), figure_.get("high")),
-            }
-        )
-    prints = _short_prints(entry.get("fingerprints"))
+    figures = [(run["name"], run.get("metrics", {}).get(primary) or {}) for run in entry["runs"]]
+    runs = [
+        {"name": n, "mean": fmt.decimal(f.get("mean")), "band": fmt.band(f.get("low"), f.get("high"))}
+        for n, f in figures
+    ]
     before = (older or {}).get("fingerprints") or {}
     now = entry.get("fingerprints") or {}
+    prints = None
+    if now.get("queries") and now.get("labels"):
+        queries, labels = say.history_fingerprints(str(now["queries"]), str(now["labels"]))
+        prints = {"queries": queries, "labels": labels, "queries_full": now["queries"], "labels_full": now["labels"]}
     return {
         "label": entry["label"],
         "anchor": f"report-{entry['label']}",
@@ -505,16 +446,15 @@ def _row(entry: Mapping[str, Any], older: Mapping[str, Any] | None, by_label: Ma
 
 
 def _trend_context(trend: Trend, confidence: float) -> dict[str, Any]:
-    explained = [
-        say.trend_break(trend.labels[b.position - 1], trend.labels[b.position], b.kinds, b.runs, b.every)
-        for b in trend.breaks
-    ]
+    labels = trend.labels
     return {
         "metric": trend.metric,
         "trend": trend,  # the site draws it (trend.trend_figure)
         "caption": say.trend_caption(trend.metric, confidence),
         "figure_label": say.trend_title(trend.metric),
-        "breaks": explained,
+        "breaks": [
+            say.trend_break(labels[b.position - 1], labels[b.position], b.kinds, b.runs, b.every) for b in trend.breaks
+        ],
     }
 
 
@@ -611,10 +551,9 @@ class History:
     folder: Path
     entries: tuple[dict[str, Any], ...]
     label: str | None
-    previous: dict[str, Any] | None  # that report's report.json
+    previous: dict[str, Any] | None
     previous_label: str | None
     previous_digest: str | None
-    #: history.json's bytes as read (b"": none), so that a publish that ran meanwhile is noticed
     index: bytes | None = None
 
     def __repr__(self) -> str:
@@ -680,7 +619,7 @@ def open_history(folder: str | Path, label: str | None = None) -> History:
     entries = tuple(load_history(folder))
     if label is not None:
         check_label(label)
-    before = previous_entry(entries, label) if label is not None else (entries[0] if entries else None)
+    before = previous_entry(entries, label)
     previous = previous_label = previous_digest = None
     if before is not None:
         previous_label = str(before["label"])
@@ -742,11 +681,7 @@ def _history_manifest(folder: Path) -> dict[str, str]:
     try:
         found = read_marker(marker, HISTORY_HEADER, HISTORY_LEGACY)
     except FileNotFoundError:
-        raise UsageError(
-            say_messages.refusing_to_publish(
-                str(folder), f"it is not a ragreport history (no {HISTORY_MARKER} file inside)"
-            )
-        ) from None
+        raise UsageError(say_messages.refusing_to_publish(str(folder), NOT_A_HISTORY)) from None
     except NotAMarker as exc:
         reason = say_messages.marker_proves_nothing(str(marker), exc.reason)
         raise UsageError(say_messages.refusing_to_publish(str(folder), reason)) from None
@@ -811,23 +746,16 @@ def write_history(
         if index is not None and (current.read_bytes() if current.is_file() else b"") != index:
             raise UsageError(say_messages.history_changed(str(current)))
         if existed and next(entries(folder), None) is not None:
+
+            def dropped(relative: str) -> bool:  # rewritten, or in a report folder replaced or pruned
+                return relative in files or any(relative.startswith(g + "/") for g in gone)
+
             manifest = _history_manifest(folder)
-            touched = [
-                relative
-                for relative, _ in entries(folder)
-                if relative != HISTORY_MARKER and (relative in files or any(relative.startswith(g + "/") for g in gone))
-            ]
+            touched = [relative for relative, _ in entries(folder) if relative != HISTORY_MARKER and dropped(relative)]
             problem = _linked_folder(folder, list(files), sorted(gone)) or _history_problem(folder, manifest, touched)
             if problem is not None:
                 raise UsageError(say_messages.refusing_to_publish(str(folder), problem))
-            kept = {
-                p: h
-                for p, h in manifest.items()
-                if p not in touched
-                and p not in files
-                and not any(p.startswith(g + "/") for g in gone)
-                and os.path.lexists(folder / p)
-            }
+            kept = {p: h for p, h in manifest.items() if not dropped(p) and os.path.lexists(folder / p)}
         written = {p: d for p, d in files.items() if p != HISTORY_MARKER}
         marker = manifest_text(HISTORY_HEADER, {**kept, **{p: manifest_digest(d) for p, d in written.items()}})
         everything = {**written, HISTORY_MARKER: marker}

@@ -38,18 +38,9 @@ def summary_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
     for s in summaries:
         labelled = [(m.label(c), s.at_k[m.label(c)]) for c in s.cutoffs for m in s.suite]
         labelled += [(m.label(), s.measure_at[m.label()]) for m in s.measures]
-        for label, interval in labelled:
-            rows.append(
-                {
-                    "run": s.name,
-                    "metric": label,
-                    "mean": _number(interval.mean),
-                    "low": _number(interval.low),
-                    "high": _number(interval.high),
-                    "interval": interval.method.value,
-                    "n": s.counts.scored,
-                }
-            )
+        for label, i in labelled:
+            figures = (_number(i.mean), _number(i.low), _number(i.high), i.method.value, s.counts.scored)
+            rows.append(dict(zip(SUMMARY_COLUMNS, (s.name, label, *figures))))
     return rows
 
 
@@ -67,13 +58,7 @@ def query_records(summaries: Sequence[RunSummary]) -> list[dict[str, Any]]:
         for q, query in enumerate(queries):
             for label, values in cells:
                 rows.append(
-                    {
-                        "run": s.name,
-                        "query": query,
-                        "metric": label,
-                        "value": values[q] if scored[q] else None,
-                        "status": status[q],
-                    }
+                    dict(zip(QUERY_COLUMNS, (s.name, query, label, values[q] if scored[q] else None, status[q])))
                 )
     return rows
 
@@ -95,39 +80,14 @@ class Rows:
         raise NotImplementedError
 
     def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
-        """The figures as plain rows.
-
-        Parameters
-        ----------
-        per_query : bool, default False
-            False: one dict per run and metric (``run``, ``metric``, ``mean``, ``low``, ``high``,
-            ``interval``, ``n``: the scored queries). True: one per run, query and metric (``run``,
-            ``query``, ``metric``, ``value``: None for a query left out of the averages, ``status``).
-
-        Returns
-        -------
-        list of dict
-            The rows, runs in order, metrics in the suite's order.
-        """
+        """The figures as plain rows, runs in order, metrics in the suite's order: one dict per run and
+        metric (``run``, ``metric``, ``mean``, ``low``, ``high``, ``interval``, ``n``: the scored
+        queries), or with ``per_query`` one per run, query and metric (``run``, ``query``,
+        ``metric``, ``value``: None for a query left out of the averages, ``status``)."""
         return query_records(self._summaries()) if per_query else summary_records(self._summaries())
 
     def to_dataframe(self, per_query: bool = False) -> Any:
-        """:meth:`to_records` as a pandas DataFrame.
-
-        Parameters
-        ----------
-        per_query : bool, default False
-            As :meth:`to_records`.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per record, its columns in a fixed order.
-
-        Raises
-        ------
-        ImportError
-            When pandas is not installed (it is not a dependency of ragreport).
-        """
+        """:meth:`to_records` as a pandas DataFrame, one row per record, its columns in a fixed order;
+        an ImportError when pandas is not installed (it is not a dependency of ragreport)."""
         columns = QUERY_COLUMNS if per_query else SUMMARY_COLUMNS
         return data_frame(self.to_records(per_query), columns)

@@ -62,15 +62,7 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
         for label in _labels(run):
             figure = figures[label]
             rows.append(
-                [
-                    run["name"],
-                    label,
-                    _cell(figure["mean"]),
-                    _cell(figure["low"]),
-                    _cell(figure["high"]),
-                    figure["interval"],
-                    n,
-                ]
+                [run["name"], label, *(_cell(figure[key]) for key in ("mean", "low", "high")), figure["interval"], n]
             )
     return _csv(rows)
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.escape import field, visible
 from ...scoring.catalogue import IntervalMethod
-from ..site.media import markdown_code, markdown_text
+from ..site.media import markdown_code
+from ..site.media import markdown_text as _md_user  # the user's words (names, ids) as literal Markdown
 from ..site.wording import gates as say
 from .reportjson.migrate import query_rows
 
@@ -66,15 +67,6 @@ def _conventions_block(view: ReportView, width: int) -> str:
     return "\n".join(lines)
 
 
-def _gates_block(view: ReportView, width: int) -> str:
-    """The gates' summary sentence; each check's line is printed on stderr by every command, one
-    line each, never wrapped (docs/conventions.md section 24.4)."""
-    gates = view.gates
-    if gates is None:
-        return ""
-    return f"{gates.title}: {gates.summary}"
-
-
 def gates_markdown(view: ReportView) -> list[str]:
     """The gate table in Markdown (the site's, summary.md's, the step summary's and the comment's)."""
     gates = view.gates
@@ -83,7 +75,7 @@ def gates_markdown(view: ReportView) -> list[str]:
     lines = [
         f"**{gates.title}.** {_md_cell(gates.summary)}",
         "",
-        "| " + " | ".join(gates.header) + " |",
+        _md_row(*gates.header),
         "|---|---|---|---|---|",
     ]
     for row in gates.rows:
@@ -139,11 +131,12 @@ def _labels_block(labels: LabelsView, width: int) -> str:
     lines = [f"{labels.title}:"]
     for sentence in labels.lines:
         lines.extend(textwrap.wrap(sentence, width))
-    if not labels.terminal_rows:
+    rows = labels.terminal_rows
+    if not rows:
         return "\n".join(lines)
-    cols = [max(len(h), *(len(r[i + 1]) for r in labels.terminal_rows)) for i, h in enumerate(labels.terminal_header)]
+    cols = [max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(labels.terminal_header)]
     figures = sum(cols) + 2 * (len(cols) - 1)
-    names = [visible(r[0]) for r in labels.terminal_rows]
+    names = [visible(r[0]) for r in rows]
     w = max(len(labels.terminal_metric), *map(len, names))
     apart = w + 2 + figures > width  # the names on their own lines, the figures indented under them
     w = 2 if apart else w
@@ -151,13 +144,9 @@ def _labels_block(labels: LabelsView, width: int) -> str:
     def row(first: str, cells: tuple[str, ...]) -> str:
         return (f"{first:<{w}}  " + "  ".join(f"{c:<{n}}" for c, n in zip(cells, cols))).rstrip()
 
-    lines += ["", row("" if apart else labels.terminal_metric, labels.terminal_header)]
-    if apart:
-        lines[-1] = labels.terminal_metric + "\n" + lines[-1]
-    for name, r in zip(names, labels.terminal_rows):
-        if apart:
-            lines.append(name)
-        lines.append(row("" if apart else name, r[1:]))
+    lines.append("")
+    for first, cells in [(labels.terminal_metric, labels.terminal_header), *zip(names, (r[1:] for r in rows))]:
+        lines += [first, row("", cells)] if apart else [row(first, cells)]
     return "\n".join(lines)
 
 
@@ -180,8 +169,8 @@ def table(view: ReportView, width: int = 100) -> str:
     )
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
-    if view.gates is not None:
-        headline += "\n\n" + _gates_block(view, width)
+    if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
+        headline += f"\n\n{view.gates.title}: {view.gates.summary}"
     runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
     blocks = [headline, *runs, _conventions_block(view, width)]
     if view.comparison is not None and view.comparison.rows:
@@ -196,15 +185,13 @@ def table(view: ReportView, width: int = 100) -> str:
     return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
 
 
+def _md_row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def _md_cell(text: str) -> str:
     """Our own sentences inside a Markdown table cell: pipes escaped, one line, controls visible."""
     return visible(str(text).replace("|", "\\|").replace("\n", " "))
-
-
-def _md_user(text: str) -> str:
-    """Text from the user's files (names, ids in limits, the previous report's date) as literal
-    Markdown: :func:`ragreport.output.site.media.markdown_text`, the one function Markdown's user words go through."""
-    return markdown_text(text)
 
 
 @dataclass(frozen=True)
@@ -285,18 +272,14 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L | |",
             "|---|---|---:|---|---:|---:|---|---|",
         ]
-        for r in cmp.rows:
-            lines.append(
-                f"| {_md_user(r.run)} | {r.metric} | {r.delta} | {r.band} | {r.p} | "
-                f"{r.p_adjusted} | {r.wtl} | {r.verdict} |"
-            )
+        lines += [
+            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.verdict) for r in cmp.rows
+        ]
         blocks.append(Block("the comparison table", 5, tuple(lines)))
         method = [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]
         blocks.append(Block("how the comparison was made", 2, tuple(method)))
     if view.drift is not None:
-        lines = []
-        for sentence in view.drift.lines:
-            lines += ["", sentence.render(_md_user)]
+        lines = [line for sentence in view.drift.lines for line in ("", sentence.render(_md_user))]
         if view.drift.moved_rows:
             lines += [
                 "",
@@ -306,8 +289,7 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             ]
             for d in view.drift.moved_rows:
                 lines.append(
-                    f"| {_md_user(d.run)} | {d.metric} | {d.then} | {d.now} | {d.delta} | {d.band} | "
-                    f"{d.p_adjusted} | {d.verdict} |"
+                    _md_row(_md_user(d.run), d.metric, d.then, d.now, d.delta, d.band, d.p_adjusted, d.verdict)
                 )
             lines += ["", view.drift.method]
         blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
@@ -316,8 +298,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     if view.labels is not None:
         labels = view.labels
         lines = ["", f"**{labels.title}.** " + " ".join(_md_user(line) for line in labels.lines), ""]
-        lines += ["| " + " | ".join(labels.header) + " |", "|---|---|---:|---:|---:|"]
-        lines += ["| " + " | ".join((_md_user(row[0]), *row[1:])) + " |" for row in labels.rows]
+        lines += [_md_row(*labels.header), "|---|---|---:|---:|---:|"]
+        lines += [_md_row(_md_user(row[0]), *row[1:]) for row in labels.rows]
         blocks.append(Block("the audit of the model's labels", 3, tuple(lines)))
     lines = []
     for run in runs:
@@ -341,14 +323,14 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             *(_md_user(c) for c in t.compared),
             sliced.examples_header,
         ]
-        lines += ["", t.caption.render(_md_user), "", "| " + " | ".join(headers) + " |"]
+        lines += ["", t.caption.render(_md_user), "", _md_row(*headers)]
         lines.append("|---|" + "---:|" * (len(headers) - 1))
         for row in t.rows:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
             cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
             cells.append(", ".join(markdown_code(q) for q in row.examples))
-            lines.append("| " + " | ".join([value, str(row.queries), *cells]) + " |")
+            lines.append(_md_row(value, str(row.queries), *cells))
     return lines
 
 
@@ -372,10 +354,12 @@ def markdown(view: ReportView) -> str:
     with the runs side by side. Then the comparison and the drift when the report has them, and
     each run's counts and its honest limits.
     """
+    return _joined(markdown_blocks(view)) + "\n"
+
+
+def _joined(blocks: list[Block]) -> str:
     # a last pass: no control or bidi character of the user's gets through in a sentence of ours either
-    return visible(
-        "\n".join(line for block in markdown_blocks(view) for line in block.lines) + "\n", keep_newlines=True
-    )
+    return visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
 
 
 #: GitHub's limit on a comment's body, in characters.
@@ -394,9 +378,7 @@ def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
     left_out: list[str] = []
 
     def text() -> str:
-        body = visible("\n".join(line for block in blocks for line in block.lines), keep_newlines=True)
-        note = say.comment_left_out(left_out) if left_out else ""
-        return body + ("\n\n" + note if note else "") + "\n"
+        return _joined(blocks) + ("\n\n" + say.comment_left_out(left_out) if left_out else "") + "\n"
 
     for block in sorted((b for b in blocks if b.keep is not None), key=lambda b: b.keep or 0):
         if len(text()) <= limit:
@@ -431,14 +413,12 @@ def trec_lines(document: dict[str, Any], per_query: bool) -> str:
             for label, entry in run["measures"].items()
         ]
         # trec_eval prints no per-query line of num_q, nor of a geometric mean (gm_map)
-        own_lines = {label for label, entry in run["measures"].items() if entry.get("mean_of") == "geometric"}
+        each = [(label, n, c) for label, e, n, c in measures if n != "num_q" and e.get("mean_of") != "geometric"]
         if len(runs) > 1:
             lines.append(f"{'runid':<22}\tall\t{field(run['name'])}")
         if per_query:
             for query in sorted((q for q in query_rows(document, run) if q["scored"]), key=lambda q: q["id"]):
-                for label, _, name, is_count in measures:
-                    if name == "num_q" or label in own_lines:
-                        continue
+                for label, name, is_count in each:
                     lines.append(f"{name:<22}\t{field(query['id'])}\t{_trec_value(query[label], is_count)}")
         for _label, entry, name, is_count in measures:
             value = entry["total"] if is_count else entry["mean"]

@@ -1,33 +1,24 @@
-"""report.json's compact forms (schemas ``ragreport/4``, ``ragreport/3`` and ``ragreport/2``,
-docs/conventions.md sections 22.17, 22.13 and 22.4), read back.
+"""report.json's compact forms read back: schemas ``ragreport/2``, ``/3`` and ``/4``
+(docs/conventions.md sections 22.4, 22.13 and 22.17; their shapes declared in reportjson/schema.py).
 
-A report.json of schema ``ragreport/2`` writes every query id once (top-level ``query_ids``), every
-document id once (``doc_ids``: the runs' stored lists and the judgments index it) and the statuses
-once (``statuses``); each run's per-query figures as columns (``runs[].queries``: one list per field,
-in the order of ``id``, which holds indices into ``query_ids``), its condensed figures as columns
-too (``runs[].condensed``), its stored lists as indices into ``doc_ids`` and the judgments as
-``{"queries": [query index], "ids": [[doc index]], "grades": [[grade]]}``.
+``ragreport/2`` writes every query id, document id and status once, at the top level (``query_ids``,
+``doc_ids``, ``statuses``), and indexes them: a run's per-query figures are columns (``runs[].queries``,
+one list per field in the order of ``id``), its condensed figures too (``runs[].condensed``), its
+stored lists lists of indices, a label set ``{"queries": [query index], "ids": [[doc index]],
+"grades": [[grade]]}``. ``ragreport/3`` packs the stored lists and the label sets' ids, each one
+string: the standard base-64 of the indices as little-endian unsigned integers of the width
+``packed.dtype`` names (``<u1``, ``<u2`` or ``<u4``: the narrowest that holds every index), end to end
+in query order, ``lengths`` beside (a stored list's left out when each is ``min(retrieved, depth)``)
+and a label set's grades end to end; a run's ``id`` column is left out when it is ``0 .. n - 1`` and
+its ``scored`` column when it is ``status != "excluded"``. ``ragreport/4`` cuts the stored lists to
+the deepest cutoff asked for (``lists.depth``) and, in place of the condensed columns, writes
+``lists.next_judged`` (packed as the lists): per query, the judged ids after its stored top that
+condensing it to ``depth`` reads; the condensed means stay in ``runs[].metrics``.
 
-:func:`query_rows` and :func:`judgment_map` give back what a report of schema ``ragreport/1`` held
-(one object per query; ``{query: {id: grade}}``), and :func:`expanded` the whole document in that
-older shape, which is what ``render`` and ``--previous`` read (every schema is read).
-
-A report.json of schema ``ragreport/3`` is that form with what only ``render`` reads packed: each
-run's stored lists (``runs[].lists.ids``) and each label set's ids (``judgments.ids``) are one
-string, the standard base-64 of the indices into ``doc_ids`` as little-endian unsigned integers of
-the width the top-level ``packed.dtype`` names (``<u1``, ``<u2`` or ``<u4``: the narrowest that
-holds every index), the lists end to end in query order; beside each, ``lengths`` (one per list)
-and a label set's ``grades`` end to end too. A stored list's lengths are left out when each is
-``min(retrieved, depth)``; a run's ``id`` column when it is ``0 .. n - 1`` and its ``scored``
-column when it is ``status != "excluded"``. :func:`indices` decodes one string, :func:`run_lists`
-and :func:`label_lists` give a run's lists and a label set as plain lists of indices, and
-:func:`unpacked` the whole document in the form of ``ragreport/2``.
-
-A report.json of schema ``ragreport/4`` is the form of ``ragreport/3`` with each run's stored lists
-cut to the deepest cutoff asked for (``lists.depth``, the report's largest K) and no condensed
-columns: instead ``lists.next_judged`` (``{"ids": packed, "lengths": [count per query]}``) holds,
-per query, the judged ids that follow its stored top and that condensing it to ``depth`` reads
-(:func:`next_judged` decodes it). The condensed means stay in ``runs[].metrics``.
+:func:`unpacked` gives a ``/4`` or ``/3`` document in the form of ``/2``; :func:`query_rows`,
+:func:`judgment_map` and :func:`listed_ids` give what ``ragreport/1`` held (one object per query,
+``{query: {id: grade}}``, the lists as ids), and :func:`expanded` the whole document in that shape,
+which ``render`` and ``--previous`` read.
 """
 
 from __future__ import annotations
@@ -161,9 +152,9 @@ def label_lists(document: Mapping[str, Any], judgments: Mapping[str, Any]) -> tu
     return ids, _split(np.asarray(grades, dtype=object), lengths, "judgments.grades")
 
 
-def _unpacked_run(document: Mapping[str, Any], run: dict[str, Any], labels: Any) -> dict[str, Any]:
+def _unpacked_run(document: Mapping[str, Any], run: dict[str, Any], labels: bool = False) -> dict[str, Any]:
     """One ``ragreport/3`` run in the form of ``ragreport/2``: ``id`` and ``scored`` written again
-    where left out, the lists and the run's own judgments as lists of indices."""
+    where left out, the lists (and, with ``labels``, the run's own judgments) as lists of indices."""
     queries = run["queries"]
     if not isinstance(queries, dict):
         raise TypeError("'queries' is not an object of columns")
@@ -179,8 +170,8 @@ def _unpacked_run(document: Mapping[str, Any], run: dict[str, Any], labels: Any)
         kept["lists"] = {**lists, "ids": run_lists(document, run)}
         if "next_judged" in lists:  # ragreport/4: one list of indices per query, as ``ids``
             kept["lists"]["next_judged"] = next_judged(document, run)
-    if "judgments" in run and labels is not None:
-        kept["judgments"] = labels(run["judgments"])
+    if "judgments" in run and labels:
+        kept["judgments"] = _unpacked_labels(document, run["judgments"])
     return kept
 
 
@@ -192,14 +183,15 @@ def unpacked(document: dict[str, Any]) -> dict[str, Any]:
         return document
     out = {key: value for key, value in document.items() if key != "packed"}
     out["schema"] = SCHEMA_V2
-
-    def labels(judgments: Mapping[str, Any]) -> dict[str, Any]:
-        ids, grades = label_lists(document, judgments)
-        return {"queries": judgments["queries"], "ids": ids, "grades": grades}
-
-    out["judgments"] = labels(document["judgments"])
-    out["runs"] = [_unpacked_run(document, run, labels) for run in document["runs"]]
+    out["judgments"] = _unpacked_labels(document, document["judgments"])
+    out["runs"] = [_unpacked_run(document, run, labels=True) for run in document["runs"]]
     return out
+
+
+def _unpacked_labels(document: Mapping[str, Any], judgments: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``ragreport/3`` label set in the form of ``ragreport/2``."""
+    ids, grades = label_lists(document, judgments)
+    return {"queries": judgments["queries"], "ids": ids, "grades": grades}
 
 
 def _texts(document: Mapping[str, Any], key: str) -> list[str]:
@@ -214,9 +206,9 @@ def _picked(table: list[str], indices: Any, what: str, null: bool = False) -> li
     if not isinstance(indices, list):
         raise TypeError(f"'{what}' is not a list")
     size = len(table)
-    if not all((type(i) is int and 0 <= i < size) or (null and i is None) for i in indices):
-        bad = next(i for i in indices if not ((type(i) is int and 0 <= i < size) or (null and i is None)))
-        raise ValueError(f"'{what}' holds {bad!r}, not an index into the {size:,} entries of its table")
+    for i in indices:
+        if not ((type(i) is int and 0 <= i < size) or (null and i is None)):
+            raise ValueError(f"'{what}' holds {i!r}, not an index into the {size:,} entries of its table")
     return [None if i is None else table[i] for i in indices]
 
 
@@ -227,7 +219,7 @@ def query_rows(document: dict[str, Any], run: dict[str, Any]) -> list[dict[str, 
     condensed figure differs from the default one (``ragreport/4`` keeps the condensed means
     alone: ``render`` condenses the stored lists again, docs/conventions.md section 22.17)."""
     if document.get("schema") in PACKED_SCHEMAS:  # ragreport/4 and /3: the columns left out written again
-        run = _unpacked_run(document, run, None)
+        run = _unpacked_run(document, run)
     queries = run["queries"]
     if isinstance(queries, list):  # schema ragreport/1: rows already
         return queries
@@ -269,8 +261,7 @@ def judgment_map(document: dict[str, Any], judgments: Any) -> dict[str, dict[str
     if not isinstance(judgments, dict):
         raise TypeError("'judgments' is not an object")
     if document.get("schema") in PACKED_SCHEMAS:  # the ids packed, the grades end to end
-        ids, grades = label_lists(document, judgments)
-        judgments = {"queries": judgments["queries"], "ids": ids, "grades": grades}
+        judgments = _unpacked_labels(document, judgments)
     queries = _picked(_texts(document, "query_ids"), judgments["queries"], "judgments.queries")
     ids, grades = judgments["ids"], judgments["grades"]
     if not isinstance(ids, list) or not isinstance(grades, list) or not len(ids) == len(grades) == len(queries):

@@ -1,15 +1,8 @@
-"""A stored report.json read back: as runs and judgments, for ``ragreport render``
-(:func:`load_report`, :func:`stored_run`), and for drift, ``--previous`` (:func:`load_previous`).
-
-A report written by ``ragreport build`` (or ``score --format json``) keeps, per run, the top of
-every list down to the deepest cutoff asked for (the sweep's, before schema ``ragreport/4``) with
-each list's whole-list facts and the judged ids after it that condensing reads
-(``runs[].lists``), the K sweep (``runs[].sweep``, read as stored), the per-query values, the
-judgments (top-level ``judgments``, and a run's own under its ``judgments``) and the resolved
-options (``settings``). This module turns them back into
-the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
-pipeline starts from; scoring them again gives the same figures (the engines' head rule, see
-:mod:`ragreport.scoring.partition`).
+"""A stored report.json read back: checked for ``render`` (:func:`load_report`), each run turned back
+into the typed :class:`~ragreport.core.model.Run` and :class:`~ragreport.core.model.Judgments` the
+pipeline starts from (:func:`stored_run`: its stored top lists, scored again to the same figures by
+the engines' head rule, :mod:`ragreport.scoring.partition`), and checked for drift, ``--previous``
+(:func:`load_previous`).
 """
 
 from __future__ import annotations
@@ -43,7 +36,7 @@ from ....core.model import (
 )
 from ....reading.schema import check
 from ....reading.storedjson import read_document
-from .migrate import SCHEMAS, read_back
+from .migrate import SCHEMAS, listed_ids, read_back
 from .schema import COMPACT, PACKED, PACKED4, PREVIOUS, RENDER
 
 #: What a report needs to be rendered again, at the top level and per run.
@@ -79,10 +72,7 @@ class StoredRun:
 def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
-    document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
-    document = read_back(
-        document, path, {SCHEMA: PACKED4, SCHEMA_V3: PACKED, SCHEMA_V2: COMPACT}
-    )  # the compact form (ragreport/2) read back as rows
+    document = read_report(path)
     for key in NEEDED_TOP:
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
@@ -100,17 +90,13 @@ def load_report(path: str | Path) -> dict[str, Any]:
     return document
 
 
-def _choice(enum: Any, value: Any) -> Any:
-    return None if value is None else enum(value)
-
-
 def meta_from(stored: dict[str, Any]) -> RunMeta:
     """Run metadata from its report.json form (:meth:`RunMeta.as_dict`)."""
     known = {key: stored[key] for key in META_KEYS if key in stored}
     if "date" in known:
         known["date"] = _dt.date.fromisoformat(known["date"])
-    known["label_source"] = _choice(LabelSource, known.get("label_source"))
-    known["retriever_kind"] = _choice(RetrieverKind, known.get("retriever_kind"))
+    for key, choices in (("label_source", LabelSource), ("retriever_kind", RetrieverKind)):
+        known[key] = None if known.get(key) is None else choices(known[key])
     extra = tuple((key, value) for key, value in stored.items() if key not in META_KEYS)
     return RunMeta(**known, extra=extra)
 
@@ -144,26 +130,6 @@ def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> St
 _MAX_STORED_CUTOFF = 1_000_000
 
 
-def _listed_ids(lists: dict[str, Any]) -> list[list[str]]:
-    """The stored lists as ids: ``ids`` as indices into ``doc_ids`` (each id written once), or, in a
-    report written before that form, as the ids themselves."""
-    if "doc_ids" not in lists:
-        return lists["ids"]
-    table = lists["doc_ids"]
-    if not isinstance(table, list) or not all(isinstance(d, str) for d in table):
-        raise TypeError("'doc_ids' is not a list of text")
-    size = len(table)
-    out = []
-    for entry in lists["ids"]:
-        if not isinstance(entry, list):
-            raise TypeError(f"a list of 'ids' is {type(entry).__name__}")
-        for i in entry:
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < size:
-                raise ValueError(f"'ids' holds {i!r}, not an index into the {size:,} 'doc_ids'")
-        out.append([table[i] for i in entry])
-    return out
-
-
 def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     for key in ("name", "source"):
         if not isinstance(run[key], str):
@@ -177,23 +143,17 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         raise ValueError(f"cutoffs {run['cutoffs']} are not all in its sweep {run['sweep']['k']}")
     rows = run["queries"]
     lists = run["lists"]
-    ids = _listed_ids(lists)
+    ids = listed_ids(document, lists)
     if len(ids) != len(rows) or len(lists["relevant_retrieved"]) != len(rows):
         raise ValueError(f"'lists' holds {len(ids)} lists for {len(rows)} queries")
     stated = lists["in_run"]
     in_run = np.arange(len(rows)) < stated if isinstance(stated, int) else np.asarray(stated, dtype=bool)
-    query_ids = [str(row["id"]) for row in rows]
     listed = [i for i in range(len(rows)) if in_run[i]]
-    lengths = [len(ids[i]) for i in listed]
-    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
-    texts = tuple(rows[i].get("query") for i in listed)
     judgments_of = run["judgments"] if "judgments" in run else document["judgments"]
     # The judged queries in the rows' order: the join puts the judged queries a run lacks after
     # its own in judgment order, so this order gives back the rows' order.
-    position = {q: i for i, q in enumerate(query_ids)}
+    position = {str(row["id"]): i for i, row in enumerate(rows)}
     judged = sorted(judgments_of, key=lambda q: position.get(q, len(position)))
-    per_query = [(q, list(judgments_of[q]), [int(g) for g in judgments_of[q].values()]) for q in judged]
-    doc_ids = [str(d) for i in listed for d in ids[i]]
     condensable = None
     if "next_judged" in lists:  # ragreport/4: the judged ids condensing reads past each stored top
         after = lists["next_judged"]
@@ -201,26 +161,17 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
             raise ValueError(f"'lists.next_judged' holds {len(after)} lists for {len(rows)} queries")
         if any(after[i] for i in range(len(rows)) if not in_run[i]):
             raise ValueError("'lists.next_judged' holds ids for a query the run does not list")
-        longer = [len(ids[i]) + len(after[i]) for i in listed]
-        every = [str(d) for i in listed for d in (*ids[i], *after[i])]
-        condensable = Run(
-            name=run["name"],
-            query_ids=np.array([query_ids[i] for i in listed], dtype=str),
-            offsets=np.concatenate([[0], np.cumsum(longer, dtype=np.int64)]).astype(np.int64),
-            doc_ids=np.array(every, dtype=str) if every else np.zeros(0, dtype="<U1"),
-            source=run["source"],
-        )
+        longer = [(str(rows[i]["id"]), [*ids[i], *after[i]]) for i in listed]
+        condensable = Run.from_lists(run["name"], longer, source=run["source"])
     return StoredRun(
-        run=Run(
-            name=run["name"],
-            query_ids=np.array([query_ids[i] for i in listed], dtype=str),
-            offsets=offsets,
-            doc_ids=np.array(doc_ids, dtype=str) if doc_ids else np.zeros(0, dtype="<U1"),
-            query_text=texts if any(t is not None for t in texts) else (),
+        run=Run.from_lists(
+            run["name"],
+            [(str(rows[i]["id"]), ids[i]) for i in listed],
+            query_text=tuple(rows[i].get("query") for i in listed),
             meta=meta_from(run["meta"]),
             source=run["source"],
         ),
-        judgments=Judgments.from_lists(per_query, source="report.json"),
+        judgments=judgments_from(judgments_of, "report.json", judged),
         conventions=conventions_from(run["conventions"]),
         cutoffs=tuple(int(c) for c in run["cutoffs"]),
         sweep=tuple(int(c) for c in run["sweep"]["k"]),
@@ -233,6 +184,12 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
         sweep_figures=_sweep_figures(run["sweep"]),
         condensable=condensable,
     )
+
+
+def judgments_from(labels: dict[str, dict[str, Any]], source: str, queries: list[str] | None = None) -> Judgments:
+    """Stored ``{query: {id: grade}}`` as judgments, the queries in the order of ``queries`` (default theirs)."""
+    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in queries or labels]
+    return Judgments.from_lists(per_query, source=source)
 
 
 def _sweep_figures(sweep: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -336,8 +293,8 @@ def stored_texts(texts: Any, where: str) -> dict[str, Any]:
 
 
 def read_report(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` written by ragreport: JSON, an object, of either schema (the compact
-    ``ragreport/2`` read back into the shape of ``ragreport/1``); a one-line error otherwise."""
+    """A ``report.json`` written by ragreport: JSON, an object, of any schema (a compact one read
+    back into the shape of ``ragreport/1``); a one-line error otherwise."""
     document = read_document(path, SCHEMAS, "a report.json written by ragreport build", "a report.json")[0]
     return read_back(document, path, {SCHEMA: PACKED4, SCHEMA_V3: PACKED, SCHEMA_V2: COMPACT})
 
@@ -356,16 +313,7 @@ def load_previous(path: str | Path) -> dict[str, Any]:
         )
     if not isinstance(document.get("runs"), list):
         raise InputError(path, 1, "a 'runs' list", "none")
-    check_drift_fields(path, document)
+    # the fields drift reads, checked once here: a hand-edited or forged report is one line naming
+    # the file and the field, never a traceback in the middle of the drift
+    check(document, PREVIOUS, path)
     return document
-
-
-# ---------------------------------------------------------------------------------------------
-# The fields drift reads, checked once here against their declaration (reportjson/schema.py): a
-# report.json edited by hand (or forged) is one line naming the file and the field, never a
-# traceback in the middle of the drift.
-
-
-def check_drift_fields(path: str | Path, document: dict[str, Any], field: str = "") -> None:
-    """Refuse a report whose fields drift reads are not as ragreport writes them, naming the field."""
-    check(document, PREVIOUS, path, field)

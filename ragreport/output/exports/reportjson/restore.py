@@ -5,9 +5,9 @@ cutoffs (:func:`~ragreport.output.exports.reportjson.read.stored_run`), their ba
 read as stored (its means and bands); the condensed reading is condensed again from the stored
 top and the judged ids after it (``lists.next_judged``, schema ``ragreport/4``), or read as
 stored from an older report; named measures, which may read a whole list, take their per-query
-values from the stored rows (docs/conventions.md section 22.17). :func:`restored` gives the summaries and
-the settings the build was analysed with; :func:`ragreport.api.reanalyse` analyses them again
-(the comparison seeded as it was, the drift from the stored basis of the previous report).
+values from the stored rows (docs/conventions.md section 22.17). :func:`reanalysed` analyses them
+again with the settings the build was analysed with (the comparison seeded as it was, the drift
+from the stored basis of the previous report).
 """
 
 from __future__ import annotations
@@ -15,33 +15,33 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ....analysis.compare import Correction
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
-from ....analysis.summary import RunSummary, Sweep, summarise
+from ....analysis.summary import Sweep, summarise
 from ....core.errors import InputError
-from ....core.model import Gain, Judgments
+from ....core.model import Gain
+from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
 from ....scoring.measures import Measure
-from ....scoring.metrics import QueryScores, score
+from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import (
     REBUILD,
-    StoredRun,
-    check_drift_fields,
+    judgments_from,
     load_report,
     stored_query_meta,
     stored_run,
     stored_slice_by,
     stored_texts,
 )
+from .schema import PREVIOUS
 
 
 def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.ndarray:
@@ -62,21 +62,9 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
     return out
 
 
-def _stored_sweep(stored: StoredRun, scores: QueryScores, where: str) -> Sweep:
-    """The K sweep of a stored run as report.json holds it (means and bands, read as they are), for
-    the metrics scored: those it holds (docs/conventions.md section 22.17)."""
-    figures = stored.sweep_figures or {}
-    return Sweep(
-        cutoffs=np.asarray(stored.sweep, dtype=np.int64),
-        mean={m.key: figures[m.key][0] for m in scores.metrics},
-        low={m.key: figures[m.key][1] for m in scores.metrics},
-        high={m.key: figures[m.key][2] for m in scores.metrics},
-    )
-
-
-def restored(report: str | Path | dict, source: str | None = None) -> tuple[list[RunSummary], dict[str, Any]]:
-    """The summaries of a stored report's runs, scored again, and the keyword arguments of
-    :func:`ragreport.api.analyse` it was made with; ``source`` names the report in errors."""
+def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
+    """A stored report's runs scored again and analysed with the settings it was made with
+    (:func:`ragreport.api.reanalyse`); ``source`` names the report in errors."""
     if isinstance(report, dict):
         document_, where = expanded(report), source or "report.json"
     else:
@@ -119,39 +107,34 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
         # The suite's metrics the report holds: one made before a metric was added (or after one
         # was removed) renders without it, and says so (docs/conventions.md section 26).
-        held = tuple(m for m in SUITE if m.key in (stored.sweep_figures or {}))
+        figures = stored.sweep_figures or {}
+        held = tuple(m for m in SUITE if m.key in figures)
         if not held:
             raise InputError(where, 1, f"run {stored.run.name!r}'s 'sweep' of the suite's metrics ({REBUILD})", "none")
-        scores = score(judged, stored.cutoffs, stored.conventions, metrics=held)
-        sweep = _stored_sweep(stored, scores, where)
+        cutoffs, conventions = stored.cutoffs, stored.conventions
+        scores = score(judged, cutoffs, conventions, metrics=held)
+        sweep = Sweep(
+            np.asarray(stored.sweep, dtype=np.int64),
+            *({m.key: figures[m.key][i] for m in scores.metrics} for i in range(3)),
+        )
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):
             label = measure.label()
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
-        depth = max(stored.cutoffs)
+        depth = max(cutoffs)
         after = None
         if stored.condensable is not None:  # ragreport/4: condensed again from the top and the ids after it
-            longer = join(stored.condensable, stored.judgments, stored.conventions.relevance_level)
+            longer = join(stored.condensable, stored.judgments, conventions.relevance_level)
             condensed = condense(longer, depth)
-            readings = score_readings(judged, stored.cutoffs, stored.conventions, condensed=condensed)
+            readings = score_readings(judged, cutoffs, conventions, condensed=condensed)
             after = following(longer, depth, condensed)
         else:  # an older schema: the condensed figures as stored
-            readings = score_readings(judged, stored.cutoffs, stored.conventions)
-            readings["condensed"] = _stored_condensed(scores, stored.cutoffs, stored.rows)
+            readings = score_readings(judged, cutoffs, conventions)
+            readings["condensed"] = _stored_condensed(scores, cutoffs, stored.rows)
         summaries.append(
-            summarise(
-                judged,
-                scores,
-                stored.cutoffs,
-                stored.conventions,
-                measures,
-                values,
-                readings,
-                following=after,
-                sweep=sweep,
-            )
+            summarise(judged, scores, cutoffs, conventions, measures, values, readings, following=after, sweep=sweep)
         )
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
@@ -160,8 +143,11 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
     if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
         if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
-        check_drift_fields(where, basis[0], "drift.basis")
-    return summaries, dict(
+        check(basis[0], PREVIOUS, where, "drift.basis")
+    audit = document_.get("audit")  # its shape checked by the declared schema: render refuses it otherwise
+    return analyse_runs(
+        summaries,
+        make=make,
         today=today,
         baseline=settings.get("baseline"),
         correction=correction,
@@ -173,22 +159,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         previous_basis=basis,
         query_meta=stored_query_meta(document_.get("query_meta"), where),
         slice_by=stored_slice_by(settings.get("slice_by"), where),
-        audit=_stored_audit(document_.get("audit")),
+        # the audit as the judgments it was measured from, named by its file's name
+        audit=judgments_from(audit["labels"], str(audit["source"])) if isinstance(audit, dict) else None,
         **stored_texts(document_.get("texts"), where),
     )
-
-
-def _stored_audit(audit: Any) -> Judgments | None:
-    """A stored report's audit as the judgments it was measured from, named by its file's name
-    (the declared schema has checked its shape: render refuses it otherwise)."""
-    if not isinstance(audit, dict):
-        return None
-    labels = audit["labels"]
-    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in labels]
-    return Judgments.from_lists(per_query, source=str(audit["source"]))
-
-
-def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
-    """A stored report.json analysed again without its run files (:func:`ragreport.api.reanalyse`)."""
-    summaries, settings = restored(report, source)
-    return analyse_runs(summaries, make=make, **settings)

@@ -47,10 +47,7 @@ ROW = obj(
         "query": TEXT_OR_NULL,
         "status": TEXT_OR_NULL,
         "scored": BOOLEAN_OR_NULL,
-        "relevant": COUNT_OR_NULL,
-        "retrieved": COUNT_OR_NULL,
-        "repeats": COUNT_OR_NULL,
-        "first_relevant_rank": COUNT_OR_NULL,
+        **dict.fromkeys(("relevant", "retrieved", "repeats", "first_relevant_rank"), COUNT_OR_NULL),
     },
     required=("id",),
     keyed=(("@", NUMBER_OR_NULL),),
@@ -123,25 +120,17 @@ PACKED_JUDGMENTS = obj(
 PACKED_COLUMNS = obj({"id": INDICES, "status": INDICES}, required=("status",), others=listing(ANY))
 PACKED_RUN = obj(
     {
+        **COMPACT_RUN["fields"],
         "queries": PACKED_COLUMNS,
-        "condensed": mapping(listing(ANY), null=True),
         "judgments": PACKED_JUDGMENTS,
         "lists": obj({"ids": TEXT, "lengths": INDICES}, required=("ids",)),
     },
-    required=("queries",),
+    required=COMPACT_RUN["required"],
 )
+PACKING = obj({"encoding": choice("base64"), "dtype": choice("<u1", "<u2", "<u4")}, required=("encoding", "dtype"))
 PACKED = obj(
-    {
-        "packed": obj(
-            {"encoding": choice("base64"), "dtype": choice("<u1", "<u2", "<u4")}, required=("encoding", "dtype")
-        ),
-        "query_ids": TEXTS,
-        "doc_ids": TEXTS,
-        "statuses": TEXTS,
-        "judgments": PACKED_JUDGMENTS,
-        "runs": listing(PACKED_RUN),
-    },
-    required=("packed", "query_ids", "doc_ids", "statuses", "judgments", "runs"),
+    {"packed": PACKING, **COMPACT["fields"], "judgments": PACKED_JUDGMENTS, "runs": listing(PACKED_RUN)},
+    required=("packed", *COMPACT["required"]),
 )
 
 # --- report.json of schema ragreport/4 (docs/conventions.md section 22.17) ---------------------------
@@ -200,9 +189,8 @@ LISTS = obj(
     {
         "depth": COUNT_OR_NULL,
         "in_run": either(COUNT, listing(BOOLEAN)),
-        # Each list as indices into doc_ids, the ids written once (docs/conventions.md section 22),
-        # or as the ids themselves (a report.json written before that); stored.py checks each
-        # index against doc_ids.
+        # each list as indices into doc_ids, each index checked as it is read (migrate.listed_ids),
+        # or as the ids themselves (a report.json written before docs/conventions.md section 22)
         "doc_ids": listing(TEXT),
         "ids": either(listing(listing(COUNT)), listing(listing(TEXT))),
         "next_judged": listing(listing(TEXT)),  # ragreport/4, read back as ids (section 22.17)
@@ -257,12 +245,9 @@ AUDIT = obj(
         "source": TEXT,
         "queries": COUNT,
         "pairs": COUNT,
-        "kappa": NUMBER_OR_NULL,
-        "kappa_low": NUMBER_OR_NULL,
-        "kappa_high": NUMBER_OR_NULL,
-        "weighted_kappa": NUMBER_OR_NULL,
-        "weighted_low": NUMBER_OR_NULL,
-        "weighted_high": NUMBER_OR_NULL,
+        **dict.fromkeys(
+            ("kappa", "kappa_low", "kappa_high", "weighted_kappa", "weighted_low", "weighted_high"), NUMBER_OR_NULL
+        ),
         "confusion": mapping(mapping(COUNT)),
         "disagreement": NUMBER_OR_NULL,
         "slots": COUNT,
@@ -314,12 +299,7 @@ DRIFT_ROW = obj(
     {
         "run": TEXT,
         "metric": TEXT,
-        "then": NUMBER_OR_NULL,
-        "now": NUMBER_OR_NULL,
-        "delta": NUMBER_OR_NULL,
-        "low": NUMBER_OR_NULL,
-        "high": NUMBER_OR_NULL,
-        "p_adjusted": NUMBER_OR_NULL,
+        **dict.fromkeys(("then", "now", "delta", "low", "high", "p_adjusted"), NUMBER_OR_NULL),
         "verdict": VERDICT,
     },
     required=("run", "metric"),

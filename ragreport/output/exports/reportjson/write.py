@@ -17,7 +17,7 @@ from ....analysis.summary import Status, distinct_label_sets, judgment_map, repo
 from ....core.ids import as_text, first_appearance
 from ....core.model import SCHEMA
 from ....reading.irds import dataset_record
-from ....scoring.catalogue import READ, IntervalMethod, Measure
+from ....scoring.catalogue import READ
 from ....scoring.condensed import Following, following
 from ...site.headline import headline
 from ...site.wording import comparison as say
@@ -44,21 +44,21 @@ def _number(value: Any) -> Any:
     return value
 
 
-def _interval_dict(mean: Any, low: Any, high: Any, method: IntervalMethod) -> dict[str, Any]:
-    return {"mean": _number(mean), "low": _number(low), "high": _number(high), "interval": method.value}
+PARTS = ("mean", "low", "high")
+DELTA = "delta low high"
 
 
-def _measure_settings(measure: Measure) -> dict[str, Any]:
-    """A measure as report.json's settings hold it: ``params`` only when it sets any."""
-    entry: dict[str, Any] = {
-        "key": measure.key,
-        "cutoff": measure.cutoff,
-        "gain": None if measure.gain is None else measure.gain.value,
-        "label": measure.label(),
-    }
-    if measure.params:
-        entry["params"] = dict(measure.params)
-    return entry
+def _numbers(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _number(value) for key, value in values.items()}
+
+
+def _fields(item: Any, names: str) -> dict[str, Any]:
+    """The attributes ``names`` (space-separated) of ``item``, JSON-ready, in that order."""
+    return {name: _number(getattr(item, name)) for name in names.split()}
+
+
+def _band(figure: Sequence[Any], names: str = "mean low high") -> dict[str, Any]:
+    return dict(zip(names.split(), map(_number, figure)))
 
 
 def run_document(
@@ -76,7 +76,7 @@ def run_document(
         for metric in summary.suite:
             label = metric.label(cutoff)
             interval = summary.at_k[label]
-            entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+            entry = {**_fields(interval, "mean low high"), "interval": interval.method.value}
             entry["convention"] = metric.convention(cutoff, conventions)
             entry["trec_eval"] = metric.trec_eval_name(cutoff)
             if metric in READ and summary.reading_at:
@@ -86,7 +86,7 @@ def run_document(
     measures = {}
     for measure in summary.measures:
         interval = summary.measure_at[measure.label()]
-        entry = _interval_dict(interval.mean, interval.low, interval.high, interval.method)
+        entry = {**_fields(interval, "mean low high"), "interval": interval.method.value}
         entry["trec_eval"] = measure.trec_eval_name(conventions)
         entry["ir_measures"] = measure.spelled("ir_measures", conventions)
         entry["ranx"] = measure.spelled("ranx", conventions)
@@ -100,16 +100,9 @@ def run_document(
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
     for metric in summary.suite:
-        sweep[metric.key] = {
-            "mean": [_number(v) for v in summary.sweep.mean[metric.key]],
-            "low": [_number(v) for v in summary.sweep.low[metric.key]],
-            "high": [_number(v) for v in summary.sweep.high[metric.key]],
-        }
+        sweep[metric.key] = {part: [_number(v) for v in getattr(summary.sweep, part)[metric.key]] for part in PARTS}
 
-    queries = dict(_query_columns(summary, tables))
-    lists = _lists(summary, tables, summary.judged.retrieved)
     dataset = dataset_record(judged.judgments_source)
-    extra: dict[str, Any] = {} if dataset is None else {"judgments_from": dataset}
     return {
         "name": summary.name,
         "k": k,
@@ -125,13 +118,14 @@ def run_document(
         "measures": measures,
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
-        "queries": queries,
-        "lists": lists,
-        **extra,  # judgments read by ir_datasets id: the dataset and ir_datasets' version
+        "queries": dict(_query_columns(summary, tables)),
+        "lists": _lists(summary, tables),
+        # judgments read by ir_datasets id: the dataset and ir_datasets' version
+        **({} if dataset is None else {"judgments_from": dataset}),
     }
 
 
-def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[str, Any]:
+def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
     """The top of every list, down to the deepest cutoff asked for (``depth``, the report's largest
     K), with the whole-list facts the rows of ``queries`` do not hold: what ``ragreport render``
     scores again (report.json keeps no run file). ``ids`` holds the lists end to end, in the order
@@ -153,7 +147,7 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
         "relevant_retrieved": head.relevant_retrieved.tolist(),
         "ids": pack(tables.list_ids[summary.name], tables.dtype),
     }
-    if not np.array_equal(lengths, np.minimum(retrieved, depth)):
+    if not np.array_equal(lengths, np.minimum(summary.judged.retrieved, depth)):
         out["lengths"] = lengths.tolist()
     out["next_judged"] = {
         "ids": pack(tables.next_ids[summary.name], tables.dtype),
@@ -165,14 +159,13 @@ def _lists(summary: RunSummary, tables: Tables, retrieved: np.ndarray) -> dict[s
 @dataclass(frozen=True)
 class Tables:
     """What report.json writes once for all its runs (``ragreport/4``, docs/conventions.md sections
-    22.4 and 22.13): every query id (``query_ids``, in order of first appearance over the runs'
-    rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
+    22.4 and 22.13): every query id with its index (``query_index``, in order of first appearance
+    over the runs' rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
     ids that follow them, then the judgments) and the statuses; each run's stored lists
     (``list_ids``, indices end to end) and each label set as indices into them; ``dtype`` the
     packed indices' width; ``following`` the judged ids past each run's stored top that
     condensing reads, ``next_ids`` as indices (docs/conventions.md section 22.17)."""
 
-    query_ids: list[str]
     query_index: dict[str, int]
     doc_ids: list[str]
     depth: dict[str, int]
@@ -253,13 +246,8 @@ def report_tables(
     as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
     "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13)."""
     sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
-    query_index: dict[str, int] = {}
-    for summary in summaries:
-        for q in summary.judged.query_ids.tolist():
-            query_index.setdefault(q, len(query_index))
-    for labels in sets:
-        for q in labels.queries:
-            query_index.setdefault(q, len(query_index))
+    queries = [q for s in summaries for q in s.judged.query_ids.tolist()] + [q for ls in sets for q in ls.queries]
+    query_index = {q: i for i, q in enumerate(dict.fromkeys(queries))}
     # The lists stop at the deepest cutoff asked for, K: the sweep past it is read as stored and
     # the condensed reading from the judged ids that follow (docs/conventions.md section 22.17).
     depth = {s.name: int(max(s.cutoffs)) for s in summaries}
@@ -278,26 +266,20 @@ def report_tables(
     else:
         doc_ids, index = [], np.zeros(0, dtype=np.int64)
     dtype = packed_dtype(len(doc_ids))
-    list_ids, next_ids, start = {}, {}, 0
-    for summary, head in zip(summaries, heads):
-        list_ids[summary.name] = index[start : start + len(head)]
-        start += len(head)
-    for summary, ids in zip(summaries, nexts):
-        next_ids[summary.name] = index[start : start + len(ids)]
-        start += len(ids)
-    judgments = []
-    for labels in sets:
-        size = len(labels.grades)
-        judgments.append(
-            {
-                "queries": [query_index[q] for q in labels.queries],
-                "ids": pack(index[start : start + size], dtype),
-                "lengths": labels.lengths,
-                "grades": labels.grades,
-            }
-        )
-        start += size
-    return Tables(list(query_index), query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
+    # ``index`` holds the lists, the ids that follow them, then the label sets, end to end
+    parts = np.split(index, np.cumsum([*map(len, heads), *map(len, nexts), *(len(ls.grades) for ls in sets)])[:-1])
+    n, names = len(summaries), [s.name for s in summaries]
+    list_ids, next_ids = dict(zip(names, parts[:n])), dict(zip(names, parts[n : 2 * n]))
+    judgments = [
+        {
+            "queries": [query_index[q] for q in labels.queries],
+            "ids": pack(ids, dtype),
+            "lengths": labels.lengths,
+            "grades": labels.grades,
+        }
+        for labels, ids in zip(sets, parts[2 * n :])
+    ]
+    return Tables(query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -310,7 +292,16 @@ def settings_document(analysis: Analysis, title: str | None = None) -> dict[str,
         "k": list(first.cutoffs),
         "kmax": int(max(first.sweep.cutoffs)),
         "primary": analysis.primary_label,
-        "metrics": [_measure_settings(m) for m in first.measures],
+        "metrics": [
+            {
+                "key": m.key,
+                "cutoff": m.cutoff,
+                "gain": None if m.gain is None else m.gain.value,
+                "label": m.label(),
+                **({"params": dict(m.params)} if m.params else {}),  # only when it sets any
+            }
+            for m in first.measures
+        ],
         "baseline": comparison.baseline if comparison is not None else analysis.baseline,
         "correction": analysis.correction.value,
         "permutations": analysis.permutations,
@@ -335,8 +326,6 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
     every = all(scored)
     ids = [tables.query_index[q] for q in judged.query_ids.tolist()]
     status = [_STATUS_INDEX[s] for s in summary.status]
-    # left out where derivable (docs/conventions.md section 22.13): ``id`` when 0 .. n - 1, in
-    # order; ``scored`` when it is ``status != "excluded"``
     if ids != list(range(len(ids))):
         yield "id", ids
     del ids
@@ -354,9 +343,7 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
 
     # A measure named as a suite figure is (``R@10``) takes that figure's place, with its own
     # values: each label once, where it first comes, holding the last values given for it.
-    named: dict[str, int] = {}
-    for i, chosen in enumerate(summary.measures):
-        named[chosen.label()] = i
+    named = {chosen.label(): i for i, chosen in enumerate(summary.measures)}
 
     def measured(i: int) -> list[Any]:
         return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
@@ -418,9 +405,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
     another set keeps its own under its ``judgments``), ``primary`` (the metric the report leads
-    with, ``nDCG@10``), ``headline`` (per
-    compared run: its primary figure against the baseline's, the difference with its band, the
-    corrected p, the verdict and the sentence; for one run its figure and band), ``runs``,
+    with, ``nDCG@10``), ``headline`` (per compared run: its primary figure against the baseline's,
+    the difference with its band, the corrected p, the verdict and the sentence; for one run its
+    figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
     (how they were made), ``drift`` (null without ``--previous``; its ``basis`` is what it read of
     the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
@@ -450,10 +437,10 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "fingerprints": fingerprints,
         "judgments": tables.judgments[0],
         "primary": analysis.primary_label,
-        "headline": [{key: _number(value) for key, value in entry.as_dict().items()} for entry in headline(analysis)],
+        "headline": [_numbers(entry.as_dict()) for entry in headline(analysis)],
         "runs": runs,
         "comparison": comparison_document(analysis.comparison),
-        "comparisons": [{key: _number(value) for key, value in c.as_dict().items()} for c in comparisons],
+        "comparisons": [_numbers(c.as_dict()) for c in comparisons],
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
         "query_meta": analysis.query_meta,
@@ -470,13 +457,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         # 22.13); the packed indices' encoding and width
         "packed": {"encoding": "base64", "dtype": tables.dtype},
         "statuses": STATUSES,
-        "query_ids": tables.query_ids,
+        "query_ids": list(tables.query_index),
         "doc_ids": tables.doc_ids,
     }
-
-
-def _delta(figure: tuple[float, float, float]) -> dict[str, Any]:
-    return dict(zip(("delta", "low", "high"), map(_number, figure)))
 
 
 def audit_document(audit: Audit | None) -> dict[str, Any] | None:
@@ -491,12 +474,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "source": audit.source,
         "queries": found.queries,
         "pairs": found.pairs,
-        "kappa": _number(found.kappa),
-        "kappa_low": _number(found.kappa_low),
-        "kappa_high": _number(found.kappa_high),
-        "weighted_kappa": _number(found.weighted_kappa),
-        "weighted_low": _number(found.weighted_low),
-        "weighted_high": _number(found.weighted_high),
+        **_fields(found, "kappa kappa_low kappa_high weighted_kappa weighted_low weighted_high"),
         "confusion": {m: dict(zip(grades, row)) for m, row in zip(grades, found.confusion.tolist())},
         "disagreement": _number(found.disagreement),
         "slots": found.slots,
@@ -505,10 +483,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
             name: {
                 r.label: {
                     "queries": r.queries,
-                    **{
-                        side: dict(zip(("mean", "low", "high"), map(_number, figure)))
-                        for side, figure in (("model", r.model), ("human", r.human), ("corrected", r.corrected))
-                    },
+                    **{side: _band(getattr(r, side)) for side in ("model", "human", "corrected")},
                 }
                 for r in audit.runs
                 if r.run == name
@@ -520,9 +495,9 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
                 "run": c.run,
                 "metric": c.metric,
                 "queries": c.queries,
-                "model": {**_delta(c.model), "verdict": c.model_verdict},
-                "human": _delta(c.human),
-                "corrected": {**_delta(c.corrected), "p_adjusted": _number(c.p_adjusted), "verdict": c.verdict},
+                "model": {**_band(c.model, DELTA), "verdict": c.model_verdict},
+                "human": _band(c.human, DELTA),
+                "corrected": {**_band(c.corrected, DELTA), "p_adjusted": _number(c.p_adjusted), "verdict": c.verdict},
             }
             for c in audit.comparisons
         ],
@@ -543,29 +518,11 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
             "small": s.small,
             "examples": list(s.examples),
             "runs": {
-                run: {
-                    label: {
-                        "mean": _number(f.mean),
-                        "low": _number(f.low),
-                        "high": _number(f.high),
-                        "queries": f.queries,
-                    }
-                    for label, f in figures.items()
-                }
+                run: {label: _fields(f, "mean low high queries") for label, f in figures.items()}
                 for run, figures in s.runs.items()
             },
             "comparisons": [
-                {
-                    "run": c.run,
-                    "metric": c.metric,
-                    "delta": _number(c.delta),
-                    "low": _number(c.low),
-                    "high": _number(c.high),
-                    "p": _number(c.p),
-                    "p_adjusted": _number(c.p_adjusted),
-                    "queries": c.queries,
-                    "verdict": c.verdict,
-                }
+                {**_fields(c, "run metric delta low high p p_adjusted queries"), "verdict": c.verdict}
                 for c in s.comparisons
             ],
         }
@@ -578,7 +535,7 @@ def with_gates(
 ) -> dict[str, Any]:
     """The document with the gate checks made on it (``gates``: one entry per check) and, in its
     ``settings``, the rules asked for (so ``ragreport render`` checks them again)."""
-    made = {**document, "gates": [{k: _number(v) for k, v in r.as_dict().items()} for r in results]}
+    made = {**document, "gates": [_numbers(r.as_dict()) for r in results]}
     if rules and "settings" in made:
         made["settings"] = {**made["settings"], "gates": rules.as_dict()}
     return made
