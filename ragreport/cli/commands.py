@@ -291,7 +291,7 @@ def _render_rules(args: argparse.Namespace, settings: dict) -> GateRules:
 
 def _render(args: argparse.Namespace) -> int:
     """``ragreport render``: a stored report analysed again
-    (:func:`~ragreport.analysis.pipeline.reanalysed`), then written as ``build`` writes it, or
+    (:func:`~ragreport.output.exports.reportjson.restore.reanalysed`), then written as ``build`` writes it, or
     printed as ``score`` prints it. ``--title`` overrides the stored title (presentation only); a
     gate option given to ``render`` replaces the stored rules of that option; every other option
     is the stored one."""
