@@ -39,6 +39,10 @@ V1 = DATA / "report_v1_sample.json"
 V2 = DATA / "report_v2_sample.json"
 #: The same sample's report.json as schema ragreport/3 wrote it (commit 9cd9ca1), built as V1 was.
 V3 = DATA / "report_v3_sample.json"
+#: A report.json (schema ragreport/4) written while RBP was binary and its residual keyed RBPres
+#: (commit 8477b75): one run, tests/data/ir_datasets_run.trec, on tests/data/qrels.trec, with
+#: --metrics "RBP,RBP(p=0.9)@5", built on 2026-12-01.
+RBPRES = DATA / "report_rbpres.json"
 EPOCH = "1764547200"
 
 #: A hand-written report of the compact form: two runs over three queries, ids written once.
@@ -601,3 +605,26 @@ def test_a_damaged_stored_sweep_is_one_line(tmp_path, monkeypatch, capsys, damag
     error = capsys.readouterr().err.strip()
     assert said in error and "\n" not in error and "damaged.json" in error
     assert not (tmp_path / "again").exists()
+
+
+def test_a_report_naming_rbpres_renders_and_reads_as_previous_with_its_rbp_binary(tmp_path, monkeypatch):
+    """Its RBP was binary at its level (1) and is RBP(rel=1) now (RBP without rel is graded, as
+    ir_measures'); RBPres is RBP_resid. Hand-worked at p = 0.8 (weights 0.2, 0.16, 0.128): q1 ranks
+    d4 (grade 2), d3 (unjudged), d1 (grade 1); q2 ranks d9 (grade 0), d2 (grade 1)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", str(RBPRES), "--out", "site", "--quiet"]) == 0
+    measures = json.loads((tmp_path / "site" / "report.json").read_text())["runs"][0]["measures"]
+    assert list(measures) == ["RBP(rel=1)", "RBP_resid(rel=1)", "RBP(p=0.9,rel=1)@5", "RBP_resid(p=0.9,rel=1)@5"]
+    assert measures["RBP(rel=1)"]["mean"] == pytest.approx(((0.2 + 0.128) + 0.16) / 2)
+    assert measures["RBP(rel=1)"]["ir_measures"] == "RBP(rel=1)"
+    # q1: d3 (rank 2) and every rank past 3 (0.8^3); q2: every rank past 2 (0.8^2)
+    assert measures["RBP_resid(rel=1)"]["mean"] == pytest.approx(((0.16 + 0.512) + 0.64) / 2)
+    args = ["build", str(DATA / "ir_datasets_run.trec"), "--qrels", str(DATA / "qrels.trec"), "--quiet"]
+    args += ["--metrics", "nDCG@10,RBP(rel=1),RBP", "--previous", str(RBPRES), "--out", "now"]
+    assert main(args) == 0
+    now = json.loads((tmp_path / "now" / "report.json").read_text())
+    assert now["drift"]["comparable"] and now["drift"]["rows"]
+    figures = now["runs"][0]["measures"]
+    assert figures["RBP(rel=1)"]["mean"] == measures["RBP(rel=1)"]["mean"]
+    assert figures["RBP"]["mean"] == pytest.approx(((2 * 0.2 + 0.128) + 0.16) / 2)  # graded: d4 gains 2
+    assert figures["RBP_resid"]["mean"] == pytest.approx(2 * measures["RBP_resid(rel=1)"]["mean"])  # top grade 2

@@ -309,7 +309,7 @@ def _run(command: str) -> subprocess.CompletedProcess:
 
 
 def test_the_peer_page_has_a_command_per_peer():
-    assert len(PEERS) == 4
+    assert len(PEERS) == 5  # ir_measures twice: its RR@k breaks ties apart from its other measures
 
 
 @pytest.mark.slow
@@ -343,7 +343,7 @@ def test_the_trec_eval_command_gives_pytrec_evals_values():
 
 @pytest.mark.slow
 def test_the_ranx_command_reads_ranx_names():
-    result = _run(PEERS[3])
+    result = _run(PEERS[4])
     assert "ndcg_burges@10" not in result.stderr
     assert "nDCG@10 (exp gain)" in result.stdout and "hit_rate" not in result.stdout
 
@@ -352,7 +352,36 @@ def test_the_ranx_command_reads_ranx_names():
 def test_json_of_an_ir_measures_command_holds_the_named_measures(tmp_path):
     result = _run(PEERS[2] + " --format json")
     measures = json.loads(result.stdout)["runs"][0]["measures"]
-    assert list(measures) == ["P@5", "nDCG@10", "AP@100", "RR@10", "R@1000", "Hit@5"]
+    assert list(measures) == [
+        *("P@5", "nDCG@10", "AP@100", "R@1000", "Hit@5"),
+        *("RBP", "RBP_resid", "RBP(rel=1)", "RBP_resid(rel=1)"),
+    ]
+
+
+@pytest.mark.slow
+def test_the_ir_measures_commands_give_ir_measures_values():
+    """ir_measures' own figures for the page's commands. tests/data/ir_datasets_run.trec ties d3
+    (unjudged) and d1 (grade 1) at ranks 2 and 3 of q1, below d4 (grade 2); q2 ranks d9 (grade 0),
+    d2 (grade 1). Weights at p = 0.8: 0.2, 0.16, 0.128."""
+    import ir_measures
+
+    qrels = list(ir_measures.read_trec_qrels(str(ROOT / "tests/data/qrels.trec")))
+    run = list(ir_measures.read_trec_run(str(ROOT / "tests/data/ir_datasets_run.trec")))
+    figures = {
+        **json.loads(_run(PEERS[2] + " --format json").stdout)["runs"][0]["measures"],
+        **json.loads(_run(PEERS[3] + " --format json").stdout)["runs"][0]["measures"],
+    }
+    rr, binary = ir_measures.RR @ 10, ir_measures.RBP(rel=1)
+    assert figures["RR@10"]["mean"] == pytest.approx(ir_measures.calc_aggregate([rr], qrels, run)[rr], abs=1e-12)
+    assert figures["RBP(rel=1)"]["mean"] == pytest.approx(
+        ir_measures.calc_aggregate([binary], qrels, run)[binary], abs=1e-12
+    )
+    assert figures["RBP(rel=1)"]["mean"] == pytest.approx(((0.2 + 0.128) + 0.16) / 2)
+    # graded RBP: ragreport's d1 at rank 3; ir_measures (trectools) gives d1 the mean weight of the
+    # tied ranks 2 and 3, (0.16 + 0.128) / 2 = 0.144 (the exception docs/peers.md states)
+    graded = ir_measures.trectools.calc_aggregate([ir_measures.RBP], qrels, run)[ir_measures.RBP]
+    assert figures["RBP"]["mean"] == pytest.approx(((2 * 0.2 + 0.128) + 0.16) / 2)
+    assert graded == pytest.approx(((2 * 0.2 + 0.144) + 0.16) / 2, abs=1e-12)
 
 
 # --- Large runs (docs/large-runs.md) ----------------------------------------------------------------

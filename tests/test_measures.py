@@ -56,6 +56,9 @@ def test_lists_repeats_and_trec_eval_cutoff_lists():
         ("ndgc_cut_10", "unknown measure 'ndgc_cut_10'; did you mean ndcg_cut_10? (every name"),
         ("reciprank", "unknown measure 'reciprank'; did you mean recip_rank? (every name"),
         ("precison@5", "unknown measure 'precison@5'; did you mean precision@5? (every name"),
+        # rbp and RBP differ only in case (trec_eval's p = 0.9, ir_measures' 0.8): read as spelt only
+        ("rbpp", "unknown measure 'rbpp'; did you mean RBP? (every name"),
+        ("rbpp@10", "unknown measure 'rbpp@10'; did you mean RBP@10? (every name"),
         ("P", "measure 'P' needs a cutoff"),
         ("recip_rank@5", "measure 'recip_rank@5' takes no cutoff"),
         ("P@x", "the cutoff after '@' must be a whole number"),

@@ -19,7 +19,7 @@ from test_trec_eval import _write_trec, ours, qrels_strategy, read_trec_eval, ru
 
 from ragreport.analysis.evaluation import score_and_summarise
 from ragreport.cli import main
-from ragreport.core.model import TREC_EVAL, Conventions
+from ragreport.core.model import TREC_EVAL, Conventions, NoRelevant
 from ragreport.scoring.measures import parse_measures, score_measures
 
 DATA = Path(__file__).parent / "data" / "trec_eval_test"
@@ -39,20 +39,86 @@ def test_rbp_and_its_residual_by_hand():
     # a relevant, b judged 0, c unjudged, d relevant; p = 0.5, weights (1 - p) p^(i-1) = 1/2, 1/4, 1/8, 1/16
     got = values([("q", ["a", "b", "c", "d"], {"a": 1, "b": 0, "d": 1, "z": 1})], ["RBP(p=0.5)", "RBP(p=0.5)@2"])
     assert got["RBP(p=0.5)"] == [pytest.approx(1 / 2 + 1 / 16)]
-    assert got["RBPres(p=0.5)"] == [pytest.approx(1 / 8 + 1 / 16)]  # c, then every rank past d: p^4
+    assert got["RBP_resid(p=0.5)"] == [pytest.approx(1 / 8 + 1 / 16)]  # c, then every rank past d: p^4
     assert got["RBP(p=0.5)@2"] == [pytest.approx(1 / 2)]
-    assert got["RBPres(p=0.5)@2"] == [0.0]  # a and b are judged: nothing within 2 could rise
+    assert got["RBP_resid(p=0.5)@2"] == [0.0]  # a and b are judged: nothing within 2 could rise
     # a list shorter than the cutoff: the empty ranks could hold relevant ids
     short = values([("q", ["a"], {"a": 1})], ["RBP(p=0.5)@3"])
-    assert short["RBPres(p=0.5)@3"] == [pytest.approx(1 / 4 + 1 / 8)]
+    assert short["RBP_resid(p=0.5)@3"] == [pytest.approx(1 / 4 + 1 / 8)]
+
+
+def test_rbp_is_graded_without_rel_and_binary_with_it_as_ir_measures():
+    """ir_measures' RBP: rel is "minimum relevance score to be considered relevant (inclusive), or
+    NOT_PROVIDED to use graded relevance". p = 0.5: a (2), b (0), c (unjudged), d (1), e (-1)."""
+    queries = [("q", ["a", "b", "c", "d", "e"], {"a": 2, "b": 0, "d": 1, "e": -1})]
+    got = values(queries, ["RBP(p=0.5)", "RBP(p=0.5,rel=1)", "RBP(p=0.5,rel=2)"])
+    assert got["RBP(p=0.5)"] == [pytest.approx(2 / 2 + 1 / 16)]  # the grade times the weight: 1.0625
+    assert got["RBP(p=0.5,rel=1)"] == [pytest.approx(1 / 2 + 1 / 16)]  # 0.5625
+    assert got["RBP(p=0.5,rel=2)"] == [pytest.approx(1 / 2)]
+    # c and e could still hold an id of the top grade 2, and the ranks past e: p^5
+    assert got["RBP_resid(p=0.5)"] == [pytest.approx(2 * (1 / 8 + 1 / 32 + 1 / 32))]
+    assert got["RBP_resid(p=0.5,rel=1)"] == [pytest.approx(1 / 8 + 1 / 32 + 1 / 32)]
+    # a at grade 2 is judged: at rel=2, d (grade 1) cannot rise either
+    assert got["RBP_resid(p=0.5,rel=2)"] == got["RBP_resid(p=0.5,rel=1)"]
+    # the names they go by: ragreport's is ir_measures', trec_eval's rbp is graded (at p = 0.9)
+    graded, binary = parse_measures(["rbp", "RBP(p=0.9,rel=1)"])[::2]
+    assert (graded.label(), graded.trec_eval_name(Conventions())) == ("RBP(p=0.9)", "rbp")
+    assert (binary.spelled("ir_measures", Conventions()), binary.trec_eval_name(Conventions())) == (
+        "RBP(p=0.9,rel=1)",
+        None,
+    )
+    assert graded.spelled("ir_measures", Conventions()) == "RBP(p=0.9)"
+
+
+def _rbp_queries(seed: int, n: int = 30):
+    """Lists of 40 ids with distinct scores (the providers average tied ranks' weights, trectools,
+    or order ties otherwise), judged -1 to 3, some judged ids not retrieved, some retrieved unjudged."""
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for q in range(n):
+        docs = [f"d{d}" for d in rng.choice(300, size=40, replace=False)]
+        run += [f"q{q} Q0 {d} {r + 1} {100 - r} x\n" for r, d in enumerate(docs)]
+        judged = set(rng.choice(docs, size=20, replace=False)) | {f"e{q}"}
+        qrels += [f"q{q} 0 {d} {int(rng.integers(-1, 4))}\n" for d in sorted(judged)]
+    return "".join(run), "".join(qrels)
+
+
+@pytest.mark.parametrize("p", [0.8, 0.5, 0.95])
+def test_rbp_against_ir_measures_providers(tmp_path, p):
+    """Graded RBP against ir_measures' trectools provider (the one that scores RBP without rel),
+    binary RBP against its cwl_eval provider (the default pipeline's for RBP with rel), per query."""
+    import ir_measures
+
+    run, qrels = _rbp_queries(int(p * 100))
+    (tmp_path / "run.trec").write_text(run)
+    (tmp_path / "qrels.txt").write_text(qrels)
+    graded, binary, strict = ir_measures.RBP(p=p), ir_measures.RBP(p=p, rel=1), ir_measures.RBP(p=p, rel=2)
+    names = [str(m) for m in (graded, binary, strict)]
+    at = Conventions(no_relevant=NoRelevant.ZERO)
+    # one name a call: each brings its residual along, after it
+    got = {name: ours(tmp_path / "run.trec", tmp_path / "qrels.txt", [name], at)[name] for name in names}
+    for measure, provider in ((graded, ir_measures.trectools), (binary, ir_measures.cwl_eval), (strict, None)):
+        evaluated = (provider or ir_measures).iter_calc(
+            [measure],
+            ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")),
+            ir_measures.read_trec_run(str(tmp_path / "run.trec")),
+        )
+        theirs = {m.query_id: m.value for m in evaluated}
+        assert len(got[str(measure)]) == 31  # every query, and the mean
+        for q, value in got[str(measure)].items():
+            if q != "all":  # trectools leaves out a query with nothing relevant retrieved: 0
+                assert value == pytest.approx(theirs.get(q, 0.0), abs=1e-12), (str(measure), q)
+    # the graded figure exceeds the binary one wherever an id graded above 1 is found
+    assert got[names[0]]["all"] > 1.2 * got[names[1]]["all"] > 1.2 * got[names[2]]["all"]
 
 
 def test_rbp_relevance_is_binary_at_its_level():
-    got = values([("q", ["a", "b"], {"a": 1, "b": 2})], ["RBP(p=0.5,rel=2)", "RBP(p=0.5)"])
+    got = values([("q", ["a", "b"], {"a": 1, "b": 2})], ["RBP(p=0.5,rel=2)", "RBP(p=0.5,rel=1)", "RBP(p=0.5)"])
     assert got["RBP(p=0.5,rel=2)"] == [pytest.approx(1 / 4)]
-    assert got["RBP(p=0.5)"] == [pytest.approx(1 / 2 + 1 / 4)]
+    assert got["RBP(p=0.5,rel=1)"] == [pytest.approx(1 / 2 + 1 / 4)]
+    assert got["RBP(p=0.5)"] == [pytest.approx(1 / 2 + 2 / 4)]  # graded: b gains its grade, 2
     # a at grade 1 is not relevant at rel=2, but it is judged: it cannot rise either
-    assert got["RBPres(p=0.5,rel=2)"] == [pytest.approx(1 / 4)]  # p^2: the ranks past the list
+    assert got["RBP_resid(p=0.5,rel=2)"] == [pytest.approx(1 / 4)]  # p^2: the ranks past the list
 
 
 def test_err_by_hand_with_its_grade_scale():
@@ -116,7 +182,7 @@ def test_the_residual_and_gm_map_are_left_out_of_a_comparison_family():
 
     family = choose_family(["nDCG@10", "RBP", "gm_map", "bpref"], 10)
     assert [m.label() for m in family.measures] == ["nDCG@10", "RBP", "Bpref"]
-    assert [m.label() for m in family.left_out] == ["RBPres", "GMAP"]
+    assert [m.label() for m in family.left_out] == ["RBP_resid", "GMAP"]
 
 
 # --- trec_eval's own outputs --------------------------------------------------------------------
@@ -229,7 +295,7 @@ def test_rbp_and_residual_match_the_formula_of_moffat_and_zobel(lists, p, level)
     queries = [(f"q{i}", ranked, grades) for i, (ranked, grades) in enumerate(lists)]
     got = values(queries, [f"RBP(p={p},rel={level})"])
     label = f"RBP(p={p},rel={level})" if p != 0.8 else f"RBP(rel={level})"
-    resid = label.replace("RBP", "RBPres", 1)
+    resid = label.replace("RBP", "RBP_resid", 1)
     for i, (ranked, grades) in enumerate(lists):
         rbp, residual = _naive_rbp(ranked, grades, p, level)
         assert got[label][i] == pytest.approx(rbp, abs=1e-12)
@@ -244,7 +310,7 @@ def test_default_scoring_is_untouched_by_the_new_entries():
     by_name = {
         "ERR",
         "RBP",
-        "RBPres",
+        "RBP_resid",
         "Bpref",
         "infAP",
         "GMAP",

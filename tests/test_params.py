@@ -356,11 +356,13 @@ def test_report_json_says_each_named_measures_convention_and_names(capsys):
     args = ["score", str(data / "ir_datasets_run.trec"), "--qrels", str(data / "qrels.trec"), "--format", "json"]
     assert main([*args, "--metrics", "RR(rel=2)@10,ERR@5,RBP,nDCG(judged_only=True)@5"]) == 0
     measures = json.loads(capsys.readouterr().out)["runs"][0]["measures"]
-    assert list(measures) == ["RR(rel=2)@10", "ERR@5", "RBP", "RBPres", "nDCG(judged_only=True)@5"]
+    assert list(measures) == ["RR(rel=2)@10", "ERR@5", "RBP", "RBP_resid", "nDCG(judged_only=True)@5"]
     rr = measures["RR(rel=2)@10"]
     assert "Relevant here means graded 2 or more (rel=2)" in rr["convention"]
     assert (rr["trec_eval"], rr["ir_measures"], rr["ranx"]) == (None, "RR(rel=2)@10", "mrr@10-l2")
     assert "g_max = 2" in measures["ERR@5"]["convention"]  # qrels.trec's highest grade
     assert "within the top" not in measures["RBP"]["convention"]  # the whole list
-    assert measures["RBP"]["ir_measures"] == "RBP(rel=1)"  # ir_measures' RBP is graded without rel
+    assert measures["RBP"]["ir_measures"] == "RBP"  # graded without rel, in ragreport as in ir_measures
+    assert "graded, as ir_measures' RBP without rel" in measures["RBP"]["convention"]
+    assert measures["RBP_resid"]["ir_measures"] is None  # ir_measures has no residual
     assert "condensed list" in measures["nDCG(judged_only=True)@5"]["convention"]

@@ -166,7 +166,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         (
             "order",
             "scored runs: by score with trec_eval's tie rule (score, default), the same with scores in "
-            "single precision as trec_eval reads them (trec_eval), or file order",
+            "single precision as trec_eval reads them (trec_eval), by score with ties by id ascending as "
+            "ir_measures orders them for RR@k (ir_measures_rr), or file order",
         ),
     ):
         parser.add_argument(flag(dest), choices=[m.value for m in SWITCHES[dest]], help=text)

@@ -178,7 +178,7 @@ class Order(Choice):
     Examples
     --------
     >>> [order.value for order in Order]
-    ['score', 'file', 'trec_eval']
+    ['score', 'file', 'trec_eval', 'ir_measures_rr']
     """
 
     SCORE = (
@@ -203,10 +203,17 @@ class Order(Choice):
         "With --order score every digit of a score would count (double precision), so scores that "
         "differ only beyond single precision would not tie.",
     )
+    IR_MEASURES_RR = (
+        "ir_measures_rr",
+        "Scored runs are ordered by score, high to low, with ties broken by id in ascending byte "
+        "order, as ir_measures orders a run for RR@k (its msmarco provider; its other measures "
+        "break ties as trec_eval does); the rank column is ignored. Lists given as lists keep their order.",
+        "With --order score ties would be broken by id in descending byte order, as trec_eval does.",
+    )
 
     @property
     def by_score(self) -> bool:
-        """Whether scores order the lists (``score`` or ``trec_eval``), not the file."""
+        """Whether scores order the lists (every choice but ``file``), not the file."""
         return self is not Order.FILE
 
 

@@ -1,5 +1,6 @@
 """trec_eval's ranking order within each query: score high to low, ties broken by id in descending
-byte order (``strcmp``), computed without sorting the whole run.
+byte order (``strcmp``), computed without sorting the whole run; with ``ascending``, ties by id in
+ascending byte order instead (ir_measures' RR@k, :attr:`~ragreport.core.model.Order.IR_MEASURES_RR`).
 
 Run files almost always list each query's lines together and by falling score, so the only work
 left is inside runs of tied scores. Those are sorted per query at once, as rows of a padded
@@ -41,13 +42,18 @@ def as_matrix(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, dept
 BLOCK_SLOTS = 1 << 19
 
 
-def order_in_place(offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, threads: int = THREADS) -> None:
+def order_in_place(
+    offsets: np.ndarray, ids: np.ndarray, scores: np.ndarray, threads: int = THREADS, *, ascending: bool = False
+) -> None:
     """Reorder ``ids`` in place so that each query's slots (CSR by ``offsets``) are in trec_eval's
-    order. Queries are taken in blocks of about :data:`BLOCK_SLOTS` slots, on ``threads`` threads."""
+    order (with ``ascending``, tied scores by id up). Queries are taken in blocks of about
+    :data:`BLOCK_SLOTS` slots, on ``threads`` threads."""
     if len(ids) < 2:
         return
     bounds = query_blocks(offsets)
-    thread_map(lambda b: _order_block(offsets[b[0] : b[1] + 1], ids, scores), zip(bounds[:-1], bounds[1:]), threads)
+    thread_map(
+        lambda b: _order_block(offsets[b[0] : b[1] + 1], ids, scores, ascending), zip(bounds[:-1], bounds[1:]), threads
+    )
 
 
 def query_blocks(offsets: np.ndarray) -> np.ndarray:
@@ -57,7 +63,7 @@ def query_blocks(offsets: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate(([0], cuts, [len(offsets) - 1])))
 
 
-def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarray) -> None:
+def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarray, ascending: bool) -> None:
     lo, hi = int(offsets[0]), int(offsets[-1])
     if hi - lo < 2:
         return
@@ -70,9 +76,11 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
     sparse = len(lengths) * depth > 2 * len(block) + (1 << 16) or group_bits > 32
     score_matrix = None if sparse else as_matrix(scores, offsets, lengths, depth, -np.inf)
     if score_matrix is None or (score_matrix[:, 1:] > score_matrix[:, :-1]).any():  # padding is -inf: never rising
-        # One general sort: ascending (-query, score, id) read backwards is (query up, score down, id down).
         slot_query = np.repeat(np.arange(len(lengths)), lengths)
-        block[:] = block[np.lexsort((ids, scores, -slot_query))[::-1]]
+        if ascending:  # (query up, score down, id up)
+            block[:] = block[np.lexsort((ids, -scores, slot_query))]
+        else:  # ascending (-query, score, id) read backwards is (query up, score down, id down)
+            block[:] = block[np.lexsort((ids, scores, -slot_query))[::-1]]
         return
     tied = score_matrix[:, 1:] == score_matrix[:, :-1]
     del score_matrix
@@ -80,14 +88,15 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
         return
 
     # Key: tie group within the query (high bits), then the first distinct 8 bytes of the id,
-    # inverted so that ascending keys give descending ids.
+    # inverted so that ascending keys give descending ids (unless ``ascending``).
     group = np.zeros((len(lengths), depth), dtype=np.uint64)
     np.cumsum(~tied, axis=1, out=group[:, 1:])
     del tied
     words = padded_words(ids)
     key = _first_distinct_word(words)
     lost_bits = words.shape[1] > 1 or bool((key & np.uint64((1 << group_bits) - 1)).any())
-    np.invert(key, out=key)
+    if not ascending:
+        np.invert(key, out=key)
     key >>= np.uint64(group_bits)
     key_matrix = as_matrix(key, offsets, lengths, depth, np.iinfo(np.uint64).max)
     group <<= np.uint64(64 - group_bits)
@@ -118,12 +127,14 @@ def _order_block(offsets: np.ndarray, all_ids: np.ndarray, all_scores: np.ndarra
             )
             run_id = np.cumsum(run_start)
             slots = perm[rows]
-            # Ascending by (run, id), each run's slice then reversed (index arithmetic, no loop over
-            # runs): ascending run, descending id.
-            ascending = np.lexsort((ids[slots], run_id))
-            g = run_id[ascending]
-            starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
-            ends = np.append(starts[1:], len(g))
-            group_of = np.repeat(np.arange(len(starts)), ends - starts)
-            perm[rows] = slots[ascending[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]]
+            # Ascending by (run, id); for trec_eval each run's slice then reversed (index arithmetic,
+            # no loop over runs): ascending run, descending id.
+            exact = np.lexsort((ids[slots], run_id))
+            if not ascending:
+                g = run_id[exact]
+                starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
+                ends = np.append(starts[1:], len(g))
+                group_of = np.repeat(np.arange(len(starts)), ends - starts)
+                exact = exact[starts[group_of] + ends[group_of] - 1 - np.arange(len(g))]
+            perm[rows] = slots[exact]
     block[:] = block[perm]

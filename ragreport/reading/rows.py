@@ -131,8 +131,8 @@ def ranked_run(
 ) -> Run:
     """A run from rows in file order: grouped by query (``query_index``, or already grouped in
     runs of ``counts``), then each query's ids put in ranking order (score high to low, ties by id
-    descending; scores rounded to single precision first under ``Order.TREC_EVAL``) unless
-    ``scores`` is None or ``order`` is ``FILE``."""
+    descending, ascending under ``Order.IR_MEASURES_RR``; scores rounded to single precision
+    first under ``Order.TREC_EVAL``) unless ``scores`` is None or ``order`` is ``FILE``."""
     if counts is None:
         assert query_index is not None  # one of the two is given
         counts = np.bincount(query_index, minlength=len(qids))
@@ -143,7 +143,7 @@ def ranked_run(
         if order is Order.TREC_EVAL:  # trec_eval's C float: scores equal in single precision tie
             with np.errstate(over="ignore"):  # beyond a float's range: infinite, as in C
                 keys = keys.astype(np.float32).astype(np.float64)
-        order_in_place(offsets, grouped_docs, keys)
+        order_in_place(offsets, grouped_docs, keys, ascending=order is Order.IR_MEASURES_RR)
     return Run(
         name=name,
         query_ids=np.asarray(qids, dtype=str),

@@ -33,6 +33,7 @@ from .kernels import (
     inf_ap,
     iprec,
     ratio,
+    rbp,
     rbp_residual,
     recall_level_words,
     reciprocal_rank,
@@ -277,6 +278,10 @@ class Metric:
     geometric: float | None = None
     #: The key of a figure shown beside it whenever it is asked for (RBP's residual).
     companion: str | None = None
+    #: Without a ``rel`` of its own its gain is the grade, with one binary at that level: ir_measures'
+    #: RBP, where ``rel`` is "minimum relevance score to be considered relevant (inclusive), or
+    #: NOT_PROVIDED to use graded relevance".
+    graded: bool = False
     #: A paired test of its per-query values means something: False for a diagnostic of the labels
     #: (RBP's residual) and a geometric mean (gm_map), which ``--metrics`` then leaves out of the family.
     paired: bool = True
@@ -577,26 +582,35 @@ RBP = _by_name(
     plain="The share of a patient reader's attention spent on relevant ids, reading on with chance p.",
     cutoff=CutoffRule.OPTIONAL,
     params=(PERSISTENCE, REL),
-    companion="RBPres",
+    companion="RBP_resid",
+    graded=True,
+    # trec_eval's rbp scales graded gains into [0, 1]: on 0/1 grades it is the graded figure
     trec_eval=(Spelling("rbp", CutoffRule.FORBIDDEN, printed=33, params=(("p", 0.9),)),),
     ir_measures=(Spelling("RBP"),),
-    kernel=lambda s: np.cumsum(np.where(s.relevant_slots, s.persistence_weights, 0.0), axis=1)[:, s.columns],
+    kernel=rbp,
     describe=lambda k, c, v: (
-        "(1 - p) x the sum of p^(rank - 1) over the relevant ids"
+        "(1 - p) x the sum of p^(rank - 1)"
+        + (" x the grade over the ids graded 1 or more" if v.get("rel") is None else " over the relevant ids")
         + (f" within the top {k}" if k else "")
-        + f", p = {v['p']} (Moffat and Zobel 2008); relevant is binary at the relevance level"
-        + (" (as trec_eval's rbp on 0/1 grades)." if v["p"] == 0.9 else ".")
+        + f", p = {v['p']} (Moffat and Zobel 2008); "
+        + (
+            "graded, as ir_measures' RBP without rel"
+            + (" (and trec_eval's rbp on 0/1 grades)." if v["p"] == 0.9 else ".")
+            if v.get("rel") is None
+            else "relevant is binary at the relevance level, as ir_measures' RBP with rel."
+        )
     ),
 )
 RBP_RESIDUAL = _by_name(
     trec_default=False,
-    key="RBPres",
+    key="RBP_resid",
     name="RBP residual",
     plain="How much RBP could still rise if every unjudged id were relevant: large means the labels are thin.",
     cutoff=CutoffRule.OPTIONAL,
     paired=False,  # about the labels, as Judged@K: no verdict
     reads_beyond=True,
     params=(PERSISTENCE, REL),
+    graded=True,
     trec_eval=(Spelling("rbp_resid", CutoffRule.FORBIDDEN, printed=34, params=(("p", 0.9),)),),
     kernel=rbp_residual,
     describe=lambda k, c, v: (
@@ -604,7 +618,9 @@ RBP_RESIDUAL = _by_name(
         + (f" within the top {k}" if k else "")
         + " that could still hold a relevant id (unjudged, graded below 0, or past the list's end"
         + ("" if k else ": p^length for every rank beyond")
-        + f"), p = {v['p']}: RBP lies between its figure and its figure plus this (Moffat and Zobel 2008)."
+        + f"), p = {v['p']}"
+        + (", times the judgments' top grade (RBP without rel is graded)" if v.get("rel") is None else "")
+        + ": RBP lies between its figure and its figure plus this (Moffat and Zobel 2008)."
     ),
 )
 ERR = _by_name(
@@ -790,8 +806,8 @@ class Measure:
         metric = self.metric
         if metric.uses_gain and (self.gain or conventions.gain) is not Gain.LINEAR:
             return None
-        if self.level(conventions) != conventions.relevance_level:
-            return None
+        if self.level(conventions) != conventions.relevance_level or (metric.graded and self.rel is not None):
+            return None  # (trec_eval's rbp is graded: a binary RBP has no twin)
         at = metric.at if metric.at != "cutoff" else None
         set_here = {n for n, _ in self.params if n not in ("rel", at)}
         for spelling in metric.trec_eval:
@@ -826,9 +842,9 @@ class Measure:
                 return None
             text = spellings[0].name + (f"@{self.cutoff}" if self.cutoff is not None else "")
             return text + (f"-l{level}" if level != 1 and metric.param("rel") else "")
-        # ir_measures: its own defaults are rel=1 (graded for RBP), log2 (linear) gain, p=0.8
+        # ir_measures: its own defaults are rel=1 (graded for RBP: rel only where set), log2 (linear) gain, p=0.8
         written = [(name, value) for name, value in self.params if name not in ("rel", metric.at)]
-        if metric.param("rel") is not None and (level != 1 or metric.key == "RBP"):
+        if metric.param("rel") is not None and (self.rel is not None if metric.graded else level != 1):
             written.append(("rel", level))
         if metric.uses_gain and gain is Gain.EXP:
             written.append(("dcg", "'exp-log2'"))

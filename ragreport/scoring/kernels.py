@@ -77,14 +77,28 @@ def inf_ap(s: Sums) -> np.ndarray:
     return s.per_query(ratio(np.where(s.relevant_slots, term, 0.0).sum(axis=1), s.relevant))
 
 
+def rbp(s: Sums) -> np.ndarray:
+    """RBP@k (Moffat and Zobel 2008): ``(1 - p) * sum_{i<=k} p^(i - 1) * gain_i``. The gain is 1 for
+    a relevant id (binary at the level: a measure with ``rel``), or, with ``values["graded"]``
+    (ir_measures' RBP without ``rel``), the grade of an id graded 1 or more; unjudged ids, grades
+    below 1 and repeats gain nothing."""
+    if s.values.get("graded"):
+        grades = s._pad(s.judged.grades)
+        gains = np.where(s.first_slots & (grades >= 1), grades, 0)  # unjudged slots hold grade 0
+    else:
+        gains = s.relevant_slots
+    return np.cumsum(gains * s.persistence_weights, axis=1)[:, s.columns]
+
+
 def rbp_residual(s: Sums) -> np.ndarray:
     """The most RBP could rise: the weight of every cell within k that could still be relevant
     (unjudged, graded negative, or past the list's end); a whole-list figure adds ``p^depth``,
-    every rank beyond."""
+    every rank beyond. Graded, an unjudged id could hold the top grade of the judgments
+    (``values["top_grade"]``), so the weights are that many times larger."""
     within = np.cumsum(np.where(s.unjudged_cells, s.persistence_weights, 0.0), axis=1)[:, s.columns]
     if s.values.get("whole"):
         within = within + np.power(float(s.values["p"]), s.k)
-    return within
+    return within * s.values["top_grade"] if s.values.get("graded") else within
 
 
 def err(s: Sums) -> np.ndarray:

@@ -164,14 +164,14 @@ def did_you_mean(token: str, most: int = 3) -> list[str]:
     found = re.fullmatch(r"(.+?)(@|[._])([0-9]+)", token)
     name, sep, cut = (found.group(1), found.group(2), found.group(3)) if found else (token, "", "")
     close = difflib.get_close_matches(name.lower(), list(SPELLED), n=most, cutoff=0.6)
+    # The rule of the name as spelt: a lower-cased name two spellings share (rbp, RBP) is not in NAMES.
+    rule = {c: EXACT[SPELLED[c]][2] for c in close}
     if cut:  # a name given a cutoff is closest to names that take one
-        cutting = [c for c in close if NAMES[c][2].allows(1)]
+        cutting = [c for c in close if rule[c].allows(1)]
         return list(dict.fromkeys(SPELLED[c] + sep + cut for c in cutting)) or [
-            SPELLED[c] for c in close if NAMES[c][2].allows(None)
+            SPELLED[c] for c in close if rule[c].allows(None)
         ]
-    return list(dict.fromkeys(SPELLED[c] for c in close if NAMES[c][2].allows(None))) or [
-        SPELLED[c] + "@10" for c in close
-    ]
+    return list(dict.fromkeys(SPELLED[c] for c in close if rule[c].allows(None))) or [SPELLED[c] + "@10" for c in close]
 
 
 def _unknown(token: str) -> str:
@@ -449,6 +449,8 @@ def score_measures(
             levels.setdefault((m.level(conventions), bool(m.value("judged_only"))), []).append(i)
             continue
         rest = tuple((n, v) for n, v in m.params if n != "rel")
+        if m.metric.graded and m.rel is None:
+            rest += (("graded", True),)  # ir_measures' RBP without rel: the gain is the grade
         if m.metric.reads_beyond and m.cutoff is None:
             rest += (("whole", True),)  # its whole-list figure adds the ranks past every list
         groups.setdefault((m.gain or conventions.gain, m.level(conventions), rest), []).append(i)

@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from ....core.errors import InputError
-from ....core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3
+from ....core.model import SCHEMA, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, Gain
 from ....reading.schema import Spec, check
+from ....scoring.catalogue import RBP, RBP_RESIDUAL, Measure
 
 #: The schemas of report.json ragreport reads, the current one first.
 SCHEMAS = (SCHEMA, SCHEMA_V3, SCHEMA_V2, SCHEMA_V1)
@@ -291,11 +292,61 @@ def listed_ids(document: dict[str, Any], lists: dict[str, Any]) -> list[list[str
     return [_picked(table, entry, "lists.ids") for entry in lists["ids"]]
 
 
+#: RBP's residual's key until RBP without ``rel`` became ir_measures' graded RBP (issue 37).
+OLD_RESIDUAL = "RBPres"
+#: The parts of a report that hold ids, texts and labels, never a measure's label.
+_NO_LABELS = frozenset(
+    ("judgments", "query_ids", "doc_ids", "statuses", "texts", "query_meta", "audit", "lists", "meta", "fingerprints")
+)
+
+
+def rbp_named_anew(document: dict[str, Any]) -> dict[str, Any]:
+    """A report (in the shape of ``ragreport/1``) written while RBP without ``rel`` was binary at
+    the report's relevance level L and its residual was ``RBPres``, with those measures named as
+    they now are: ``RBP(rel=L)`` and ``RBP_resid(rel=L)`` (RBP without ``rel`` is graded now, as
+    ir_measures' RBP, docs/conventions.md section 21.3), in its settings, its runs' figures and
+    rows, and the comparisons, gates and drift that name them. Such a report names ``RBPres`` in
+    its settings whenever it names RBP (the residual comes with RBP); any other is returned as it is.
+    """
+    settings: Any = document.get("settings")
+    metrics = settings.get("metrics") if isinstance(settings, dict) else None
+    if not isinstance(metrics, list) or not any(isinstance(m, dict) and m.get("key") == OLD_RESIDUAL for m in metrics):
+        return document
+    conventions = settings.get("conventions")
+    level = conventions.get("relevance_level", 1) if isinstance(conventions, dict) else 1
+    renamed: dict[str, str] = {}
+    entries: dict[str, Any] = {}
+    for entry in metrics:
+        if isinstance(entry, dict) and entry.get("key") in (RBP.key, OLD_RESIDUAL):
+            params = {"rel": level, **(entry.get("params") or {})}
+            key = RBP_RESIDUAL.key if entry["key"] == OLD_RESIDUAL else RBP.key
+            gain = None if entry.get("gain") is None else Gain(entry["gain"])
+            label = Measure(key, entry.get("cutoff"), gain, tuple(sorted(params.items()))).label()
+            renamed[entry.get("label", "")] = label
+            entry = {**entry, "key": key, "label": label, "params": params}
+        # two old names may now be one (RBP(p=0.9) and RBP(p=0.9,rel=1) at level 1): kept once
+        entries.setdefault(str(entry.get("label")) if isinstance(entry, dict) else repr(entry), entry)
+
+    def walk(value: Any, key: str | None = None) -> Any:
+        if isinstance(value, dict):
+            return {renamed.get(k, k): v if k in _NO_LABELS else walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        if isinstance(value, str) and key in ("metric", "family", "not_compared"):
+            return renamed.get(value, value)
+        return value
+
+    out = walk({key: value for key, value in document.items() if key != "settings"})
+    out["settings"] = {**settings, "metrics": list(entries.values())}
+    return out
+
+
 def expanded(document: dict[str, Any]) -> dict[str, Any]:
     """``document`` in the shape of schema ``ragreport/1``: rows per query, judgments as
-    ``{query: {id: grade}}``, the stored lists as ids (a document of that schema as it is)."""
+    ``{query: {id: grade}}``, the stored lists as ids (a document of that schema as it is), its
+    measures named as they now are (:func:`rbp_named_anew`)."""
     if not is_compact(document):
-        return document
+        return rbp_named_anew(document)
     document = unpacked(document)
     out = {key: value for key, value in document.items() if key not in TABLES}
     out["schema"] = SCHEMA_V1  # the shape it now has
@@ -313,7 +364,7 @@ def expanded(document: dict[str, Any]) -> dict[str, Any]:
                 kept["lists"]["next_judged"] = listed_ids(document, {"ids": lists["next_judged"]})
         runs.append(kept)
     out["runs"] = runs
-    return out
+    return rbp_named_anew(out)
 
 
 def read_back(document: dict[str, Any], path: str | Path, specs: Mapping[str, Spec]) -> dict[str, Any]:
@@ -321,7 +372,7 @@ def read_back(document: dict[str, Any], path: str | Path, specs: Mapping[str, Sp
     declaration in ``specs``, reportjson/schema.py's PACKED or COMPACT by schema, then read back by
     :func:`expanded`), in the shape of ``ragreport/1``; a one-line error naming the file otherwise."""
     if not is_compact(document):
-        return document
+        return rbp_named_anew(document)
     schema = document["schema"]
     check(document, specs[schema], path)  # the tables and columns, as declared
     try:
