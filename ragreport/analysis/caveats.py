@@ -10,8 +10,9 @@ a model judge's audited labels) is one more :class:`CaveatRule` here, placed whe
 puts it, and one more entry in the wording's ``CAVEAT_SENTENCES``.
 
 - ``ids``: a run of the pair (or the single run) none of whose retrieved ids, at any depth, is a
-  judged id of its query (section 20.1): scored, as too few queries judge ids of both kinds to
-  refuse it, with every figure 0, whether it missed everything or spells the ids otherwise.
+  judged id of its query (section 20.1): scored (too few queries judge ids of both kinds to refuse
+  it, or the judgments are its own), every figure 0, whether it missed everything or spells the ids
+  otherwise.
 - ``labels``: with an audit of the model's labels (``--audit``, section 25), a headline verdict that
   is clear on the model's labels and not the same once corrected by the audited queries (the
   prediction-powered difference and its band, section 25.5).
