@@ -3,7 +3,9 @@ the readings of unjudged ids, the power of a paired comparison and the headline'
 
 from __future__ import annotations
 
+import json
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,32 +21,160 @@ from ragreport.output.site.wording import headline as say_headline
 from ragreport.scoring.join import join
 from ragreport.scoring.metrics import score
 from ragreport.scoring.readings import READ, condense, score_readings
-from ragreport.scoring.scorable import check_scorable
 
 # --- 20.1 ids that never meet ------------------------------------------------------------------
 
 
-def test_disjoint_document_ids_are_refused_with_one_line_naming_the_run_and_both_spellings(tmp_path, capsys):
-    (tmp_path / "qrels.txt").write_text("q1 0 D17 1\nq1 0 D3 0\nq1 0 D4 0\nq1 0 D5 0\nq2 0 D5 2\n")
-    lines = [f"q1 Q0 doc-{d} {r} {10 - r} bm25" for r, d in enumerate((17, 3, 4, 8), 1)] + ["q2 Q0 doc-5 1 1 bm25"]
-    (tmp_path / "bm25.trec").write_text("\n".join(lines) + "\n")
-    code = main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.trec")])
+def _pooled(folder: Path, pooled: int, positives: int = 0, prefix: str = "doc-") -> list[str]:
+    """A qrels and a run ("bm25") whose ids never meet: ``pooled`` queries judge one id relevant
+    and three not (D<i>, N<i>a..c), ``positives`` more judge one relevant id alone; the run lists
+    ``prefix`` and the judged ids' numbers, 4 a query. The arguments of ``ragreport score``."""
+    qrels, run = [], []
+    for i in range(pooled + positives):
+        qrels.append(f"q{i} 0 D{i} 1")
+        qrels += [f"q{i} 0 N{i}{c} 0" for c in "abc"] if i < pooled else []
+        run += [f"q{i} Q0 {prefix}{i}{c} {r} {10 - r} bm25" for r, c in enumerate("wxyz", 1)]
+    (folder / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    (folder / "bm25.trec").write_text("\n".join(run) + "\n")
+    return ["--qrels", str(folder / "qrels.txt"), str(folder / "bm25.trec")]
+
+
+MISMATCH = (
+    "{run} (run 'bm25') and {qrels} share no document id on any query (for query 'q0' the run has "
+    "'doc-0w', 'doc-0x', 'doc-0y', ...; the judgments have 'D0', 'N0a', 'N0b', ...)"
+)
+
+
+def test_ids_that_never_meet_over_10_queries_judging_both_kinds_are_refused_word_for_word(tmp_path, capsys):
+    code = main(["score", *_pooled(tmp_path, 10)])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1
-    assert (
-        f"{tmp_path / 'bm25.trec'} (run 'bm25') and {tmp_path / 'qrels.txt'} share no document id on any query" in err
+    said = MISMATCH.format(run=tmp_path / "bm25.trec", qrels=tmp_path / "qrels.txt")
+    assert code == 2 and err == f"ragreport: error: {said}: check that both use the same ids\n"
+
+
+def test_over_9_such_queries_the_run_is_scored_with_one_warning_line(tmp_path, capsys):
+    # 9 queries judge both kinds, 40 more only a relevant id: under 10 that chance cannot explain
+    code = main(["score", *_pooled(tmp_path, 9, positives=40), "--format", "json"])
+    out, err = capsys.readouterr()
+    said = MISMATCH.format(run=tmp_path / "bm25.trec", qrels=tmp_path / "qrels.txt")
+    assert code == 0
+    assert err == (
+        f"ragreport: warning: {said}: scored all the same: only 9 of its queries judge ids both relevant and not, "
+        "too few (under 10) to rule out a miss by chance (docs/conventions.md section 20.1)\n"
     )
-    assert (
-        "(for query 'q1' the run has 'doc-17', 'doc-3', 'doc-4', ...; the judgments have 'D17', 'D3', 'D4', ...)" in err
+    [run] = json.loads(out)["runs"]
+    assert run["metrics"]["nDCG@10"]["mean"] == 0.0 and run["metrics"]["Judged@10"]["mean"] == 0.0
+    [entry] = json.loads(out)["headline"]
+    assert entry["caveats"][0] == {
+        "kind": "ids",
+        "sentence": "bm25 retrieves no judged id on any of its 49 queries: its figures are 0, whether it missed every "
+        "time or spells the ids otherwise than the judgments (doc-17 against D17).",
+        "missed": [{"run": "bm25", "queries": 49}],
+    }
+
+
+def test_judgments_of_relevant_ids_alone_are_never_refused(tmp_path, capsys):
+    assert main(["score", *_pooled(tmp_path, 0, positives=200)]) == 0
+    assert "scored all the same: none of its queries judges ids both relevant and not" in capsys.readouterr().err
+
+
+def test_one_judged_id_anywhere_in_any_list_is_enough(tmp_path, capsys):
+    _pooled(tmp_path, 12)
+    run = (tmp_path / "bm25.trec").read_text().replace("q11 Q0 doc-11z", "q11 Q0 N11c")  # rank 4, not relevant
+    (tmp_path / "bm25.trec").write_text(run)
+    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.trec")]) == 0
+    assert capsys.readouterr().err == ""
+    # an id judged for another query does not count
+    (tmp_path / "bm25.trec").write_text(run.replace("q11 Q0 N11c", "q11 Q0 N10c"))
+    assert main(["score", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "bm25.trec")]) == 2
+
+
+def test_ranx_single_no_match_scores_mrr_0_with_a_warning():
+    # ranx's tests/unit/ranx/metrics/reciprocal_rank_test.py::test_reciprocal_rank_single_no_match:
+    # y_true [[3, 1]], y_pred [[2, 1], [1, 1], [4, 1], [5, 1]], mrr@5 == 0.0
+    import pytrec_eval
+
+    from ragreport.api import calc
+    from ragreport.core.errors import RagreportWarning
+
+    qrels, run = {"q1": {"3": 1}}, {"q1": {"2": 1.0, "1": 1.0, "4": 1.0, "5": 1.0}}
+    with pytest.warns(RagreportWarning, match="share no document id on any query.*none of its queries judges"):
+        means = calc(qrels, run, "RR@5").means
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q1"]["recip_rank"]
+    assert means == {"RR@5": 0.0} and reference == 0.0
+
+
+def test_a_jsonl_carrying_its_own_judgments_is_never_refused_for_missing_them(tmp_path, capsys):
+    # 12 rows, each judging one id relevant and one not, none retrieved: 12 would be refused against a qrels
+    rows = [{"id": f"q{i}", "retrieved": [f"x{i}", f"y{i}"], "relevant": {f"d{i}": 1, f"n{i}": 0}} for i in range(12)]
+    (tmp_path / "rag.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code = main(["score", str(tmp_path / "rag.jsonl"), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["runs"][0]["metrics"]["RR@10"]["mean"] == 0.0
+    assert err.count("\n") == 1 and err.endswith(
+        "scored all the same: its own rows carry its judgments (docs/conventions.md section 20.1)\n"
     )
 
 
-def test_one_judged_id_anywhere_in_any_list_is_enough():
-    judgments = Judgments.from_lists([("q1", ["d1", "x"], [1, 0]), ("q2", ["d2"], [1])])
-    # a non-relevant judged id at rank 3 of one query: the ids meet, the run is scored
-    check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "x"]), ("q2", ["c"])]), judgments), "qrels")
-    with pytest.raises(UsageError, match="share no document id on any query"):
-        check_scorable(join(Run.from_lists("r", [("q1", ["a", "b", "d2"]), ("q2", ["d1"])]), judgments), "qrels")
+def test_by_partitions_a_judged_id_past_the_head_is_seen(tmp_path):
+    from ragreport.api import evaluate
+
+    # 12 queries judging both kinds; the only judged id of each list is at rank 40, past the head
+    # a partition keeps (K 10, the sweep to 20): one process and the stream engine both score it
+    qrels = "".join(f"q{i} 0 D{i} 1\nq{i} 0 N{i} 0\n" for i in range(12))
+    lines = [f"q{i} Q0 {'N' if r == 40 else 'u'}{i}-{r} {r} {100 - r} r" for i in range(12) for r in range(1, 41)]
+    (tmp_path / "qrels.txt").write_text(qrels)
+    (tmp_path / "r.trec").write_text("\n".join(lines).replace("-40 40", " 40") + "\n")
+    args = {"qrels": str(tmp_path / "qrels.txt"), "k": 10}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning either
+        memory = evaluate([str(tmp_path / "r.trec")], **args)[0]
+        parts = evaluate([str(tmp_path / "r.trec")], engine="stream", partition_bytes=2_000, **args)[0]
+    assert memory.at_k["P@10"].mean == parts.at_k["P@10"].mean == 0.0
+    assert int(parts.judged.judged.sum()) == 0  # the heads hold no judged id: the ids past them tell
+    # past the head or not at all: the same refusal in both
+    (tmp_path / "r.trec").write_text("\n".join(lines).replace("-40 40", "x 40") + "\n")
+    for engine in ("memory", "stream"):
+        with pytest.raises(UsageError, match="share no document id on any query"):
+            evaluate([str(tmp_path / "r.trec")], engine=engine, partition_bytes=2_000, **args)
+
+
+def test_the_ids_caveat_is_on_the_built_page_in_report_json_and_again_after_render(tmp_path):
+    from ragreport.api import analyse, build, evaluate
+    from ragreport.core.errors import RagreportWarning
+
+    # "base" finds r first on 5 queries; "new" retrieves ids nobody judged: scored, with a caveat
+    queries = [f"q{i}" for i in range(5)]
+    qrels = {q: {"r": 1, "n": 0} for q in queries}
+    base = {q: {"r": 2.0, "n": 1.0} for q in queries}
+    new = {q: {"R": 2.0, "N": 1.0} for q in queries}
+    with pytest.warns(RagreportWarning, match="run 'new' .*share no document id"):
+        results = evaluate({"base": base, "new": new}, qrels=qrels, k=10)
+    build(analyse(results, permutations=200), out=tmp_path / "site")
+    sentence = (
+        "retrieves no judged id on any of its 5 queries: its figures are 0, whether it missed every time or spells "
+        "the ids otherwise than the judgments (doc-17 against D17)."
+    )
+    [entry] = json.loads((tmp_path / "site" / "report.json").read_text())["headline"]
+    assert entry["caveats"][0] == {
+        "kind": "ids",
+        "sentence": f"new {sentence}",
+        "missed": [{"run": "new", "queries": 5}],
+    }
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert f'<li class="caveat caveat-ids"><bdi class="mono">new</bdi> {sentence}</li>' in index
+    assert main(["render", str(tmp_path / "site" / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 0
+    [again] = json.loads((tmp_path / "again" / "report.json").read_text())["headline"]
+    assert again["caveats"] == entry["caveats"]
+
+
+def test_a_run_whose_ids_meet_has_no_ids_caveat():
+    from ragreport.api import analyse, document, evaluate
+
+    [entry] = document(analyse(evaluate({"lone": {"q1": {"u": 2.0, "n": 1.0}}}, qrels={"q1": {"r": 1, "n": 0}})))[
+        "headline"
+    ]
+    assert all(c["kind"] != "ids" for c in entry["caveats"])
 
 
 # --- 20.2 three readings of unjudged ids --------------------------------------------------------

@@ -174,3 +174,111 @@ def test_a_new_users_single_file_with_the_corpus_is_at_most_1_3_times_the_one_wi
     pages = {p.name: p.stat().st_size for p in (tmp_path / "with").glob("*.html")}
     shared = [p for p in (tmp_path / "with" / "assets").iterdir() if p.name.startswith("texts-")]
     assert len(shared) == 1 and all(size < shared[0].stat().st_size for size in pages.values()), pages
+
+
+# --- Text files whose ids match the report's (docs/text-and-slices.md, "Ids that match") ----------
+
+
+def _score(args, capsys, *extra):
+    """``ragreport score`` of ``args`` and ``extra`` as JSON: (exit status, report or None, stderr)."""
+    code = main(["score", *args, *extra, "--format", "json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else None), err
+
+
+def _without(args, option):
+    at = args.index(option)
+    return args[:at] + args[at + 2 :]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "held"),
+    [
+        (
+            "queries.tsv",
+            "q301\tcapital cities\nq302\trivers\nq303\tmountains\nq304\tlakes\n",
+            "'q301', 'q302', 'q303', ...",
+        ),
+        ("queries.jsonl", '{"_id": "T1", "text": "capital cities"}\n', "'T1'"),
+        ("queries.tsv", "", None),  # an empty file: nothing of its own to show
+    ],
+)
+def test_a_queries_file_matching_no_query_is_one_line_naming_it_and_ids_of_both_sides(
+    tmp_path, capsys, name, content, held
+):
+    (tmp_path / name).write_text(content)
+    args = _without(write_inputs(tmp_path), "--corpus")
+    at = args.index("--queries") + 1
+    args[at] = str(tmp_path / name)
+    code, _, err = _score(args, capsys)
+    it = "" if held is None else f"it has {held}; "
+    assert code == 2 and err == (
+        f"ragreport: error: {tmp_path / name} gives the text of none of the report's queries ({it}the report "
+        "has '301', '302', '303'): check that both use the same ids\n"
+    )
+
+
+def test_a_queries_file_matching_some_queries_warns_once_with_the_counts(tmp_path, capsys):
+    args = _without(write_inputs(tmp_path), "--corpus")
+    (tmp_path / "topics.txt").write_text("301\tcapital cities\n999\tnot in the report\n")
+    code, report, err = _score(args, capsys)
+    assert code == 0 and err == (
+        f"ragreport: warning: {tmp_path / 'topics.txt'} gives the text of 1 of the report's 3 queries; "
+        "the other 2 have none\n"
+    )
+    rows = {q["id"]: q.get("query") for q in query_rows(report, report["runs"][0])}
+    assert rows == {"301": "capital cities", "302": None, "303": None}
+
+
+def test_a_topic_file_of_more_queries_than_the_report_says_nothing(tmp_path, capsys):
+    args = _without(write_inputs(tmp_path), "--corpus")
+    (tmp_path / "topics.txt").write_text(TOPICS + "<top>\n<num> Number: 304\n<title> lakes\n</top>\n")
+    assert _score(args, capsys)[::2] == (0, "")
+
+
+def test_a_corpus_matching_no_document_shown_is_one_line_and_some_a_warning(tmp_path, capsys):
+    args = _without(write_inputs(tmp_path), "--queries")
+    # shown (K = 10, every query): 301's x, y, a; 302's b; 303's z. The corpus has all but z.
+    code, report, err = _score(args, capsys)
+    assert code == 0 and sorted(report["texts"]["docs"]) == ["a", "b", "x", "y"]
+    assert err == (
+        f"ragreport: warning: {tmp_path / 'corpus.jsonl.gz'} gives the text of 4 of the report's 5 documents shown; "
+        "the other 1 has none\n"
+    )
+    (tmp_path / "corpus.tsv").write_text("D1\tone\nD2\ttwo\n")
+    args[args.index("--corpus") + 1] = str(tmp_path / "corpus.tsv")
+    code, _, err = _score(args, capsys)
+    assert code == 2 and err == (
+        f"ragreport: error: {tmp_path / 'corpus.tsv'} gives the text of none of the report's documents shown (it has "
+        "'D1', 'D2'; the report has 'a', 'b', 'x', ...): check that both use the same ids\n"
+    )
+
+
+def test_a_query_meta_file_matching_no_query_is_one_line_and_some_a_warning(tmp_path, capsys):
+    args = _without(_without(write_inputs(tmp_path), "--queries"), "--corpus")
+    (tmp_path / "meta.csv").write_text("query_id,topic\n301,geography\n302,geography\n")
+    code, _, err = _score(args, capsys, "--query-meta", str(tmp_path / "meta.csv"))
+    assert code == 0 and err == (
+        f"ragreport: warning: {tmp_path / 'meta.csv'} gives metadata for 2 of the report's 3 queries; "
+        "the other 1 has none\n"
+    )
+    (tmp_path / "meta.csv").write_text("query_id,topic\nT301,geography\n")
+    code, _, err = _score(args, capsys, "--query-meta", str(tmp_path / "meta.csv"))
+    assert code == 2 and err == (
+        f"ragreport: error: {tmp_path / 'meta.csv'} gives metadata for none of the report's queries (it has "
+        "'T301'; the report has '301', '302', '303'): check that both use the same ids\n"
+    )
+
+
+def test_from_python_the_same_file_warns_with_a_ragreport_warning_and_refuses_with_a_usage_error(tmp_path):
+    from ragreport.api import analyse, evaluate
+    from ragreport.core.errors import RagreportWarning, UsageError
+
+    write_inputs(tmp_path)
+    results = evaluate([str(tmp_path / "base.trec")], qrels=str(tmp_path / "qrels.txt"))
+    (tmp_path / "some.tsv").write_text("301\tcapital cities\n")
+    with pytest.warns(RagreportWarning, match=r"some\.tsv gives the text of 1 of the report's 3 queries"):
+        analyse(results, queries=tmp_path / "some.tsv")
+    (tmp_path / "none.tsv").write_text("q1\tcapital cities\n")
+    with pytest.raises(UsageError, match=r"none\.tsv gives the text of none of the report's queries"):
+        analyse(results, queries=tmp_path / "none.tsv")

@@ -5,6 +5,10 @@ compared run's headline comparison (or at a single run) for one other source of 
 the figures it rests on, or None when it does not apply. Its kind is the key report.json writes and
 the words of :mod:`ragreport.output.site.wording.headline` (``CAVEAT_SENTENCES``) are found by.
 
+- ``ids``: a run of the pair (or the single run) none of whose retrieved ids, at any depth, is a
+  judged id of its query (section 20.1): scored (too few queries judge ids of both kinds to refuse
+  it, or the judgments are its own), every figure 0, whether it missed everything or spells the ids
+  otherwise.
 - ``labels``: with an audit of the model's labels (``--audit``, section 25), a headline verdict that
   is clear on the model's labels and not the same once corrected by the audited queries (the
   prediction-powered difference and its band, section 25.5).
@@ -23,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..scoring.scorable import ids_missed
 from .audit import leading
 from .limits import unjudged_share
 from .power import POWER, queries_to_halve
@@ -92,6 +97,16 @@ def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
     }
 
 
+def _ids(subject: Subject) -> Mapping[str, Any] | None:
+    runs = [subject.summary] if subject.pair is None else [subject.pair.run, subject.pair.baseline]
+    missed = [
+        {"run": s.name, "queries": int((s.judged.retrieved > 0).sum())}
+        for s in runs
+        if ids_missed(s.judged, s.following)
+    ]
+    return {"missed": missed} if missed else None
+
+
 def _labels(subject: Subject) -> Mapping[str, Any] | None:
     found, audit = subject.comparison, subject.analysis.audit
     if found is None or audit is None or subject.pair is None or found.verdict not in ("better", "worse"):
@@ -112,11 +127,13 @@ def _power(subject: Subject) -> Mapping[str, Any] | None:
     return {**figures, "power": POWER}
 
 
-#: The rules by kind, most serious first: the audited labels overturning the verdict is a measured
-#: finding against it (the whole set's labels, not a part of the queries); a slice that goes the
-#: other way is a finding against the verdict; unjudged ids may overturn it; low power says what
-#: "unclear" could not have seen.
+#: The rules by kind, most serious first: a run that meets no judged id may be a mistake in the
+#: files, which would void the verdict whatever it says; the audited labels overturning the verdict
+#: is a measured finding against it (the whole set's labels, not a part of the queries); a slice that
+#: goes the other way is a finding against the verdict; unjudged ids may overturn it; low power says
+#: what "unclear" could not have seen.
 RULES: dict[str, Callable[[Subject], Mapping[str, Any] | None]] = {
+    "ids": _ids,
     "labels": _labels,
     "slice": _slice,
     "unjudged": _unjudged,

@@ -217,8 +217,8 @@ def evaluate_runs(
             meta=meta,
             progress=progress,
         )
-        check_scorable(parts.judged, str(qrels), conventions)
-        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
         after = following(parts.judged, max(asked), parts.condensed)
+        check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
+        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
     return banded(scored, asked, conventions, measures, progress)  # one resampling, as in memory

@@ -4,18 +4,24 @@ The runs may carry each query's text and metadata (RAG JSONL) and their document
 ``--queries``, ``--corpus`` or ``--query-meta`` file (or the mappings :func:`ragreport.api.analyse`
 takes) gives the rest. The documents' text is read only for the queries the report points at
 most (:func:`shown_texts`), so that a corpus of millions of documents costs the few shown.
+
+A file (or an ``irds:`` dataset) that gives its text or metadata for none of the report's ids is
+refused, naming it and a few ids of each side; one that gives it for only some is warned of, with
+the counts (:func:`check_matched`; docs/text-and-slices.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.errors import UsageError, os_text, warn
 from ..core.ids import as_text
+from ..scoring.scorable import some_ids
 from .compare import family_values
 
 #: How many queries' top K are shown with the documents' text by default (--text-queries).
@@ -29,12 +35,51 @@ if TYPE_CHECKING:
     from .summary import RunSummary
 
 
+class _Asked(set):
+    """The ids wanted, keeping the first few ids a reader asks about (those it meets in a file, in
+    file order): shown beside the report's when none of them is wanted."""
+
+    def __init__(self, ids: set[str]):
+        super().__init__(ids)
+        self.met: list[str] = []
+
+    def __contains__(self, item: object) -> bool:
+        if len(self.met) < 4 and item not in self.met:  # 4: some_ids shows 3, and "..." past them
+            self.met.append(str(item))
+        return super().__contains__(item)
+
+
+def check_matched(
+    source: str, gives: str, wanted: set[str], found: Iterable[str], theirs: Sequence[str], what: str
+) -> None:
+    """Refuse a file that gives ``gives`` (``"the text of"``) none of the report's ``wanted`` ids,
+    ``what`` they are (``"queries"``): its ids are spelled otherwise, or it is another collection's.
+    Warn, with the counts, of one that gives it for only some. ``found``: the ids it gives it for
+    (any others are ignored); ``theirs``: a few of its ids, shown beside the report's. Nothing is
+    wanted: nothing to check. A file that gives it for every wanted id and more is the usual case
+    (a topic file of a whole track for some of its queries)."""
+    if not wanted:
+        return
+    matched = sum(1 for i in found if i in wanted)
+    if not matched:
+        held = f"it has {some_ids(theirs)}; " if theirs else ""
+        raise UsageError(
+            f"{source} gives {gives} none of the report's {what} ({held}the report has "
+            f"{some_ids(sorted(wanted))}): check that both use the same ids"
+        )
+    if matched < len(wanted):
+        left = len(wanted) - matched
+        rest = f"the other {left:,} {'has' if left == 1 else 'have'} none"
+        warn(f"{source} gives {gives} {matched:,} of the report's {len(wanted):,} {what}; {rest}")
+
+
 def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
-    """The summaries with each query's text from ``given`` where the run gives none."""
+    """The summaries with each query's text from ``given`` where the run gives none; a file that
+    gives the text of none of the report's queries, or of only some, as :func:`check_matched` says."""
     from ..reading import irds
     from ..reading.texts import read_queries
 
-    wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
+    wanted = _Asked({q for s in summaries for q in s.judged.query_ids.tolist()})
     dataset = irds.dataset_id(given)
     if dataset is not None:  # --queries irds:ID: the dataset's queries, through ir_datasets
         texts = irds.read_queries(dataset, wanted)
@@ -42,6 +87,8 @@ def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping
         texts = read_queries(given, wanted)
     else:
         texts = {str(q): t for q, t in given.items()}
+    if dataset is not None or isinstance(given, (str, Path)):
+        check_matched(_named(given), "the text of", set(wanted), texts, wanted.met, "queries")
     out = []
     for summary in summaries:
         judged = summary.judged
@@ -56,7 +103,8 @@ def merged_query_meta(
     summaries: Sequence[RunSummary], given: str | Path | Mapping[str, Mapping[str, object]] | None
 ) -> dict[str, dict[str, object]]:
     """Per-query metadata: what the runs carry (the first run that gives a query's wins), each
-    query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping)."""
+    query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping). A file that
+    gives metadata for none of the report's queries, or for only some, as :func:`check_matched` says."""
     from ..reading.querymeta import read_query_meta
 
     merged: dict[str, dict[str, object]] = {}
@@ -67,9 +115,17 @@ def merged_query_meta(
                 merged[query] = dict(fields)
     if given is not None:
         extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
+        if isinstance(given, (str, Path)):
+            wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
+            check_matched(_named(given), "metadata for", wanted, extra, list(extra)[:4], "queries")
         for query, fields in extra.items():
             merged.setdefault(str(query), {}).update(fields)
     return merged
+
+
+def _named(given: object) -> str:
+    """A file (or ``irds:ID``) as a message names it: a byte that was not UTF-8 shown as ``\\xff``."""
+    return os_text(str(given))
 
 
 def shown_texts(
@@ -83,7 +139,8 @@ def shown_texts(
 ) -> tuple[tuple[str, ...], dict[str, tuple[str, str]] | None]:
     """The queries shown with their documents' text, and (title, text) of every document in their
     top K in any run, from ``corpus`` or else from the text the run files carry; none when neither
-    gives any text.
+    gives any text. A corpus file that gives the text of none of those documents, or of only some, as
+    :func:`check_matched` says.
 
     The queries are those the report points at most, up to ``most``, sorted by id: ``first`` (the
     slices' examples), then by the largest difference from the baseline on the primary metric over
@@ -111,7 +168,7 @@ def shown_texts(
             score[q] = max(score.get(q, 0.0), 1.0 - v)
     every = sorted({q for s in summaries for q in s.judged.query_ids.tolist()})
     chosen = tuple(sorted(sorted(every, key=lambda q: (-score.get(q, -1.0), q))[: max(0, most)]))
-    wanted: set[str] = set()
+    wanted = _Asked(set())
     shown = set(chosen)
     for summary in summaries:
         judged = summary.judged
@@ -127,6 +184,8 @@ def shown_texts(
         found = {d: (t.title, t.text) for d, t in read_corpus(corpus, wanted).items()}
     else:
         found = {str(d): (str(v[0]), str(v[1])) for d, v in corpus.items() if str(d) in wanted}
+    if dataset is not None or isinstance(corpus, (str, Path)):
+        check_matched(_named(corpus), "the text of", set(wanted), found, wanted.met, "documents shown")
     for doc, text in inline.items():
         if doc in wanted:
             found.setdefault(doc, text)

@@ -28,7 +28,16 @@ from .. import api
 from ..analysis.compare import Correction, choose_family
 from ..analysis.pipeline import Analysis, release_sweep
 from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
-from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
+from ..core.errors import (
+    Argument,
+    ArgumentError,
+    RagreportError,
+    UsageError,
+    one_line,
+    os_text,
+    os_text_problem,
+    warnings_to,
+)
 from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.exports.reportjson.read import load_report
@@ -402,6 +411,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _warning(line: str) -> None:
+    """A warning of the library as the command line prints it: one line on stderr, as it happens."""
+    print(f"ragreport: warning: {line}", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = resolve(_parser(), argv)  # the command line over the config file over the defaults
@@ -411,7 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_special_outputs(args)
         _check_text_options(args)
         _dataset_measures(args)
-        return COMMANDS[args.command](args)
+        with warnings_to(_warning):
+            return COMMANDS[args.command](args)
     except ConfigError as exc:  # every problem of the config file, one line each
         problems = exc.problems
     except RagreportError as exc:  # the library's keywords as the command line's flags

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,6 +141,38 @@ class ArgumentError(UsageError):
 class WriteError(RagreportError):
     """An output that could not be written (read-only folder, full disk, ...); what was there before
     is left as it was, or the message says where it is."""
+
+
+class RagreportWarning(UserWarning):
+    """Something a user must know that does not stop the work (a text file that gives the text of only
+    some queries, a run whose ids meet no judged id): one line, naming the file or the run."""
+
+
+#: Where :func:`warn` sends a line: None in the library (Python's warnings, a
+#: :class:`RagreportWarning`), the command line's printer under :func:`warnings_to`. A context
+#: variable, not a global filter: two commands in two threads each keep their own.
+_PRINTER: ContextVar[Callable[[str], None] | None] = ContextVar("ragreport_printer", default=None)
+
+
+def warn(message: str) -> None:
+    """Warn of ``message`` as one line: a :class:`RagreportWarning` from the library, a
+    ``ragreport: warning: ...`` line on stderr from the command line (:func:`warnings_to`)."""
+    line = one_line(message)
+    printer = _PRINTER.get()
+    if printer is None:
+        warnings.warn(line, RagreportWarning, stacklevel=3)  # the caller of the function that warns
+    else:
+        printer(line)
+
+
+@contextmanager
+def warnings_to(printer: Callable[[str], None]) -> Iterator[None]:
+    """Every :func:`warn` within the block goes to ``printer`` (one line each) instead of Python's warnings."""
+    token = _PRINTER.set(printer)
+    try:
+        yield
+    finally:
+        _PRINTER.reset(token)
 
 
 def one_line(error: BaseException | str) -> str:

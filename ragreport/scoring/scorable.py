@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import Argument, ArgumentError, UsageError
+from ..core.errors import Argument, ArgumentError, UsageError, warn
 from ..core.ids import as_text
 from ..core.model import Conventions, NoRelevant
+from .condensed import Following
 from .join import JudgedRun
 
 
-def _some(ids) -> str:
+def some_ids(ids) -> str:
     shown = ", ".join(repr(str(q)) for q in list(ids)[:3])
     return shown + (", ..." if len(ids) > 3 else "")
 
 
-def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conventions = Conventions()) -> None:
+def check_scorable(
+    judged: JudgedRun,
+    judgments_source: str,
+    conventions: Conventions = Conventions(),
+    following: Following | None = None,
+) -> None:
     """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
 
     Judgments with no relevant id anywhere are refused too, unless ``no_relevant`` is ``zero``
@@ -30,6 +36,9 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
         The judgments' name in the message (their file).
     conventions : Conventions, default Conventions()
         Read for ``no_relevant`` and the relevance level.
+    following : Following, optional
+        The judged ids past each list's head when ``judged`` holds only the heads (a run scored by
+        partitions): :func:`ids_meet` reads them.
 
     Returns
     -------
@@ -40,8 +49,10 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
     ------
     ragreport.core.errors.UsageError
         An empty run, judgments that judge nothing, a run and judgments that share no query id, or
-        a run none of whose ids (at any depth) is judged for its query, on every query
-        (docs/conventions.md section 20.1).
+        a run none of whose ids (at any depth) is judged for its query, on every query, over at
+        least :data:`REFUSE_FROM` queries that judge ids both relevant and not (docs/conventions.md
+        section 20.1; over fewer, or against the run's own judgments, it is scored and warned of,
+        a :class:`~ragreport.core.errors.RagreportWarning`).
 
     Examples
     --------
@@ -62,10 +73,10 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
         raise UsageError(f"{judgments_source}: the judgments judge no query, so nothing can be scored")
     if not (judged.in_run & judged.has_judgments).any():
         raise UsageError(
-            f"{where} share no query id (the run has {_some(run_ids)}; the judgments have "
-            f"{_some(judged_ids)}): check that both use the same ids"
+            f"{where} share no query id (the run has {some_ids(run_ids)}; the judgments have "
+            f"{some_ids(judged_ids)}): check that both use the same ids"
         )
-    _check_ids_meet(judged, judgments_source)
+    _check_ids_meet(judged, judgments_source, following)
     if (judged.relevant > 0).any():
         return
     if conventions.no_relevant is not NoRelevant.ZERO:
@@ -79,20 +90,44 @@ def check_scorable(judged: JudgedRun, judgments_source: str, conventions: Conven
         raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
 
 
-def _check_ids_meet(judged: JudgedRun, judgments_source: str) -> None:
-    """Refuse a run none of whose retrieved ids is a judged id of its query, on every query.
+#: The fewest queries, each judging ids of both kinds (relevant and not) and each with a list, over
+#: which a run that meets no judged id is refused (docs/conventions.md section 20.1): a run that
+#: finds a judged id on a query at least half the time misses all 10 by chance at most once in 1,024.
+REFUSE_FROM = 10
+
+
+def ids_missed(judged: JudgedRun, following: Following | None = None) -> bool:
+    """Whether the run retrieves ids, the judgments judge ids, and no retrieved id, at any depth, is
+    a judged id (relevant or not) of its own query (docs/conventions.md section 20.1).
+
+    ``judged`` may hold only the head of each list (a partition, a stored report): a relevant id
+    anywhere in a whole list is one of its whole-list facts, and ``following`` holds the judged ids
+    past the head that condensing reads, at least one wherever the list holds one past its top.
+    """
+    if not len(judged.judgment_query) or not len(judged.doc_ids):
+        return False
+    if judged.judged.any() or judged.relevant_retrieved.any():
+        return False
+    return following is None or not following.lengths.any()
+
+
+def _check_ids_meet(judged: JudgedRun, judgments_source: str, following: Following | None) -> None:
+    """Refuse a run none of whose retrieved ids is a judged id of its query, on every query, where
+    chance cannot explain it; else score it and warn, naming it (docs/conventions.md section 20.1).
 
     Such a run scores 0 everywhere, which reads as a bad retriever when the ids are spelled
-    differently (``doc-17`` against ``D17``). A head of the lists (a partition) still knows the
-    relevant ids of each whole list, so a run with a relevant id below the head passes.
+    differently (``doc-17`` against ``D17``). It is refused when at least :data:`REFUSE_FROM` of
+    its queries have a list and judge ids of both kinds (relevant at the relevance level, and
+    not), unless its judgments are its own (a RAG JSONL's ``relevant``): one query that misses
+    (ranx's ``test_reciprocal_rank_single_no_match``), or judgments that list only relevant ids,
+    are a retriever's miss as much as a mistake.
     """
-    shared = judged.in_run & judged.has_judgments
-    if not len(judged.judgment_query) or not len(judged.doc_ids):
+    if not ids_missed(judged, following):
         return
-    if judged.judged.any() or judged.relevant_retrieved.any():
-        return
-    # Examples from one query both sides speak of, so that the two spellings can be set side by side.
-    first = int(np.flatnonzero(shared & (judged.lengths > 0))[0]) if (shared & (judged.lengths > 0)).any() else 0
+    # Examples from one query both sides list ids for, so that the two spellings can be set side by side.
+    listed = np.bincount(judged.judgment_query, minlength=judged.n_queries) > 0
+    both = np.flatnonzero(judged.in_run & listed & (judged.lengths > 0))
+    first = int(both[0]) if len(both) else int(np.flatnonzero(judged.lengths > 0)[0])
     start, end = int(judged.offsets[first]), int(judged.offsets[first + 1])
     ids = as_text(judged.doc_ids[start : min(end, start + 3)])
     ids += ["..."] if judged.lengths[first] > 3 else []
@@ -102,12 +137,27 @@ def _check_ids_meet(judged: JudgedRun, judgments_source: str) -> None:
     named = judged.source or judged.name
     if not named.startswith("run "):  # an in-memory run's source names it already
         named += f" (run {judged.name!r})"
-    raise UsageError(
+    mismatch = (
         f"{named} and {judgments_source} share no document id on any "
-        f"query (for query {query!r} the run has {_listed(ids)}; the judgments have {_listed(graded)}): check "
-        "that both use the same ids"
+        f"query (for query {query!r} the run has {_listed(ids)}; the judgments have {_listed(graded)})"
     )
+    not_relevant = np.bincount(judged.judgment_query[judged.judgment_grades < judged.level], minlength=judged.n_queries)
+    pooled = int(((judged.relevant > 0) & (not_relevant > 0) & (judged.retrieved > 0)).sum())
+    own = judgments_source == judged.source  # a RAG JSONL's rows carry them
+    if pooled >= REFUSE_FROM and not own:
+        raise UsageError(f"{mismatch}: check that both use the same ids")
+    why = "its own rows carry its judgments" if own else _too_few(pooled)
+    warn(f"{mismatch}: scored all the same: {why} (docs/conventions.md section 20.1)")
+
+
+def _too_few(pooled: int) -> str:
+    judge = (
+        "none of its queries judges"
+        if not pooled
+        else f"only {pooled:,} of its queries judge{'s' if pooled == 1 else ''}"
+    )
+    return f"{judge} ids both relevant and not, too few (under {REFUSE_FROM}) to rule out a miss by chance"
 
 
 def _listed(ids: list[str]) -> str:
-    return ", ".join(i if i == "..." else repr(i) for i in ids)
+    return ", ".join(i if i == "..." else repr(i) for i in ids) or "none"

@@ -206,6 +206,19 @@ def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
 
 
+def _ids_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
+    parts: list[str] = []
+    for i, run in enumerate(figures["missed"]):
+        n = int(run["queries"])
+        parts += [" " if i else "", Quoted(str(run["run"]))]
+        parts.append(
+            f" retrieves no judged id on {'its one query' if n == 1 else f'any of its {count(n)} queries'}: its "
+            "figures are 0, whether it missed every time or spells the ids otherwise than the judgments "
+            "(doc-17 against D17)."
+        )
+    return Text(tuple(parts))
+
+
 def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     # the model's verdict as a decision: a band-only one (or none) is no clear difference
     said = HEADLINE_VERDICTS[figures["model_verdict"] if figures["model_verdict"] in ("better", "worse") else "unclear"]
@@ -223,6 +236,7 @@ def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
 
 #: Each caveat kind's sentence from its figures (and the report's confidence): one entry a kind.
 CAVEAT_SENTENCES: dict[str, Callable[[Mapping[str, Any], float], Text]] = {
+    "ids": _ids_sentence,
     "labels": _labels_sentence,
     "slice": _slice_sentence,
     "unjudged": _unjudged_sentence,
