@@ -172,6 +172,7 @@ def restored(report: str | Path | dict, source: str | None = None) -> tuple[list
         family=measures or None,
         previous_basis=basis,
         query_meta=stored_query_meta(document_.get("query_meta"), where),
+        query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
         slice_by=stored_slice_by(settings.get("slice_by"), where),
         audit=_stored_audit(document_.get("audit")),
         **stored_texts(document_.get("texts"), where),
