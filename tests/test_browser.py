@@ -996,3 +996,32 @@ def test_a_large_table_sorts_filters_and_pages_its_20000_rows_correctly(browser,
         assert marks == ["relevant" if r == hit else "judged non-relevant" if r == 4 else "unjudged" for r in range(5)]
         page.click("button.expand[aria-expanded=true]")
     visit.assert_clean()
+
+
+def test_the_query_view_folds_a_topics_longer_text_under_its_title(browser, tmp_path):
+    """A TREC topic's description and narrative: folded under the title (the first screen is as
+    long as without them), opened on demand, shown as text (a hostile narrative stays text)."""
+    import html
+
+    topics = tmp_path / "topics.xml"
+    topics.write_text(
+        '<topics><topic number="301"><query>capital cities</query>'
+        f"<question>which cities are capitals?</question><narrative>{html.escape(INJECTIONS[0])}</narrative>"
+        "</topic></topics>\n"
+    )
+    (tmp_path / "run.trec").write_text("301 Q0 a 1 2 r\n301 Q0 b 2 1 r\n")
+    (tmp_path / "qrels.txt").write_text("301 0 a 1\n")
+    out = tmp_path / "site"
+    args = [str(tmp_path / "run.trec"), "--qrels", str(tmp_path / "qrels.txt"), "--queries", str(topics)]
+    assert main(["build", *args, "--out", str(out), "--quiet"]) == 0
+    visit = Visit(browser, out / "queries.html")
+    page = visit.page
+    page.evaluate("window.location.hash = 'q=301'")
+    page.wait_for_selector(".query-run")
+    assert "capital cities" in page.inner_text(".query-title")
+    detail = page.locator("details.query-detail")
+    assert detail.get_attribute("open") is None and not detail.locator("p").first.is_visible()  # folded
+    detail.locator("summary").click()
+    assert detail.locator("p").all_inner_texts() == ["which cities are capitals?", INJECTIONS[0]]  # text, not HTML
+    assert page.locator(".query-view img").count() == 0
+    visit.assert_clean()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,18 @@ def test_tsv_runs_with_a_rank_column(capsys, run):
     assert got == reference
 
 
+@pytest.mark.parametrize("named", [(), ("--input-format", "msmarco")])
+def test_an_ms_marco_run_is_read_by_its_ranks(capsys, named):
+    """Pyserini's --output-format msmarco: qid, pid, rank; detected (1, 2, 3, ... in each query) or named."""
+    got, run = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "run_msmarco.tsv"), *named)
+    reference, _ = _means(capsys, "--qrels", str(DATA / "qrels.trec"), str(DATA / "ir_datasets_run.trec"))
+    assert got == reference
+    # by hand, at K = 2: q1 lists d4 (grade 2), d3 (unjudged); q2 d9 (grade 0), d2 (grade 1)
+    assert got["RR@2"] == pytest.approx((1 + 1 / 2) / 2)
+    assert got["nDCG@2"] == pytest.approx((2 / (2 + 1 / math.log2(3)) + 1 / math.log2(3)) / 2)
+    assert "read as ranks" in run["meta"]["third column"]  # what the run page's metadata shows
+
+
 def test_ragas_rows_carry_their_own_judgments(capsys):
     got, run = _means(capsys, str(DATA / "ragas.jsonl"))
     assert [q["id"] for q in run["queries"]] == ["row-1", "row-2"]
@@ -72,6 +85,8 @@ def test_a_beir_qrels_line_with_a_wrong_column_count(tmp_path, capsys):
 
 #: The example files the tests above score, by the run format the registry detects in each.
 SCORED_EXAMPLES = ("ir_datasets_run.trec", "run.csv", "ranx_run.json", "run_rank.tsv", "ragas.jsonl")
+#: The formats detection never returns (read by name only), each with its example scored above.
+NAMED_EXAMPLES = {"msmarco": "run_msmarco.tsv"}
 
 
 def test_every_registered_format_has_an_example_scored_here():
@@ -80,7 +95,7 @@ def test_every_registered_format_has_an_example_scored_here():
     from ragreport.reading.registry import FORMATS, detect_file_format
 
     detected = {detect_file_format(DATA / name)[0] for name in SCORED_EXAMPLES}
-    assert detected == set(FORMATS)
+    assert detected | set(NAMED_EXAMPLES) == set(FORMATS) and not detected & set(NAMED_EXAMPLES)
     source = Path(__file__).read_text("utf-8")
-    for name in SCORED_EXAMPLES:  # each is used by a test of this file, not only listed
+    for name in (*SCORED_EXAMPLES, *NAMED_EXAMPLES.values()):  # each is used by a test of this file, not only listed
         assert source.count(f'"{name}"') >= 2, name

@@ -33,15 +33,16 @@ from ragreport.reading.registry import load_qrels, load_runs
 # Helpers
 
 
-def _error(write, name: str, content: str, role: str) -> str:
-    """The one-line InputError of loading ``content`` as a run or qrels, with no numpy warning on the way."""
+def _error(write, name: str, content: str, role: str, input_format: str | None = None) -> str:
+    """The one-line InputError of loading ``content`` as a run or qrels, with no numpy warning on
+    the way; a run read as ``input_format`` when given (a format detection never picks: msmarco)."""
     path = write(name, content)
     other = write("other_qrels.txt", QRELS_LINE) if role == "run" else write("other_run.txt", RUN_LINE)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an overflow warning instead of an error is a failure
         with pytest.raises(InputError) as caught:
             if role == "run":
-                load_runs([path], qrels=None if name.endswith(".jsonl") else other)
+                load_runs([path], qrels=None if name.endswith(".jsonl") else other, input_format=input_format)
             else:
                 load_runs([other], qrels=path)
     message = str(caught.value)
@@ -49,10 +50,12 @@ def _error(write, name: str, content: str, role: str) -> str:
     return message
 
 
-def _run(write, name: str, content: str, order: Order = Order.SCORE) -> dict[str, list[str]]:
+def _run(
+    write, name: str, content: str, order: Order = Order.SCORE, input_format: str | None = None
+) -> dict[str, list[str]]:
     path = write(name, content)
     qrels = None if name.endswith(".jsonl") else write("q.txt", QRELS_LINE)
-    return lists_of(load_runs([path], qrels=qrels, order=order)[0].run)
+    return lists_of(load_runs([path], qrels=qrels, order=order, input_format=input_format)[0].run)
 
 
 def _qrels(write, name: str, content: str) -> dict[str, dict[str, int]]:
@@ -188,7 +191,15 @@ FORMATS_WRITTEN: dict[str, Written] = {
         ),
         merged="r.jsonl:3: expected each query once (query 'q1' is also on line 1), got it again",
     ),
+    "msmarco": Written(  # read by name only (--input-format msmarco): NAMED below
+        run=lambda q, d: ("run.msmarco.tsv", f"q0\td0\t1\n{q}\t{d}\t1\n", 2),
+        qrels=None,
+        twice=("run.tsv", "q1\td1\t1\nq2\td2\t1\nq1\td3\t2\n"),
+        merged={"q1": ["d1", "d3"], "q2": ["d2"]},
+    ),
 }
+#: The formats detection never picks, read by name in the tests of every format.
+NAMED = {"msmarco"}
 
 REGISTERED = [reader.name for reader in registry.READERS]
 
@@ -217,7 +228,7 @@ def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_l
     assert make is not None
     qid, doc = ("q1" + char, "d1") if where == "query" else ("q1", "d" + char + "1")
     name, content, line = make(qid, doc)
-    message = _error(write, name, content, role)
+    message = _error(write, name, content, role, fmt if fmt in NAMED and role == "run" else None)
     assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* without control or bidi characters", message)
     assert f"(holds {code})" in message
     assert char not in message  # shown escaped
@@ -225,14 +236,15 @@ def test_every_registered_format_refuses_a_forbidden_character_naming_file_and_l
 
 @pytest.mark.parametrize("fmt", REGISTERED)
 def test_every_registered_format_refuses_an_overlong_or_empty_id_naming_file_and_line(write, fmt):
+    named = fmt if fmt in NAMED else None
     name, content, line = FORMATS_WRITTEN[fmt].run("q1", "z" * 3000)
-    message = _error(write, name, content, "run")
+    message = _error(write, name, content, "run", named)
     assert re.search(
         rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* of at most 2,048 bytes, got 3,000 bytes", message
     )
     name, content, line = FORMATS_WRITTEN[fmt].run("", "d1")
-    if fmt not in ("trec", "csv"):  # blank-separated fields cannot hold an empty id; CSV calls it an empty field
-        message = _error(write, name, content, "run")
+    if fmt not in ("trec", "csv", "msmarco"):  # blanks cannot hold an empty id; CSV, MS MARCO: an empty field
+        message = _error(write, name, content, "run", named)
         assert re.search(rf"{re.escape(name)}:{line}: expected [^,]*id[^,]* as a non-empty string", message), message
 
 
@@ -240,10 +252,11 @@ def test_every_registered_format_refuses_an_overlong_or_empty_id_naming_file_and
 def test_every_registered_format_merges_or_refuses_a_query_given_twice(write, fmt):
     written = FORMATS_WRITTEN[fmt]
     name, content = written.twice
+    named = fmt if fmt in NAMED else None
     if isinstance(written.merged, dict):
-        assert _run(write, name, content) == written.merged
+        assert _run(write, name, content, input_format=named) == written.merged
     else:
-        assert _error(write, name, content, "run").endswith(written.merged)
+        assert _error(write, name, content, "run", named).endswith(written.merged)
 
 
 @pytest.mark.parametrize("char, code", [("\t", "U+0009"), ("\n", "U+000A"), ("\r", "U+000D")])

@@ -81,7 +81,7 @@ def test_input_format_overrides_detection(write):
 
 
 def test_an_unknown_input_format(write):
-    with pytest.raises(UsageError, match="^input_format must be one of jsonl, trec, json, csv, got 'xml'$"):
+    with pytest.raises(UsageError, match="^input_format must be one of jsonl, trec, json, csv, msmarco, got 'xml'$"):
         load_runs([write("r.trec", "q1 Q0 d1 1 1 t\n")], input_format="xml")
 
 
@@ -93,7 +93,7 @@ def test_qrels_as_json_lines_are_refused(write):
 
 
 def test_the_registry_is_the_one_list_of_formats():
-    assert FORMATS == ("jsonl", "trec", "json", "csv")  # --input-format's order, as users see it
+    assert FORMATS == ("jsonl", "trec", "json", "csv", "msmarco")  # --input-format's order, as users see it
     assert len(set(FORMATS)) == len(FORMATS)
     assert [r.name for r in READERS if r.sniff is None] == ["trec"]  # exactly one catch-all
     extensions = [e for r in READERS for e in r.extensions]

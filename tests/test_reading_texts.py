@@ -6,11 +6,12 @@ from __future__ import annotations
 import gzip
 import json
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
 from ragreport.core.errors import InputError
-from ragreport.reading.texts import DocText, read_corpus, read_queries
+from ragreport.reading.texts import DocText, read_corpus, read_queries, read_query_details
 
 BEIR_CORPUS = [
     {"_id": "d1", "title": "Paris", "text": "Paris is the capital of France."},
@@ -170,3 +171,62 @@ def test_a_large_corpus_streams_through_keeping_only_what_is_wanted(tmp_path):
     tracemalloc.stop()
     assert sorted(found) == ["123456", "199999", "5"] and found["5"].text.endswith(" 5")
     assert peak < 2_000_000, peak  # the file is 21 MB
+
+
+# --- TREC topic files in the layouts public collections use (tests/data/topics/) ----------------------
+
+TOPICS = Path(__file__).parent / "data" / "topics"
+
+
+def test_terrier_vaswani_topics_with_closing_tags_and_the_title_on_the_next_lines():
+    queries = read_queries(TOPICS / "vaswani_query-text.trec")
+    assert list(queries) == ["1", "2", "17", "81"]  # not '1</num><title>'
+    assert queries["1"] == "MEASUREMENT OF DIELECTRIC CONSTANT OF LIQUIDS BY THE USE OF MICROWAVE TECHNIQUES"
+    assert queries["17"].endswith("HYDROMAGNETIC WAVES IN THE EXOSPHERE")  # a title over two lines
+    assert queries["81"].endswith("A SUITABLE ARTICLE PLEASE")
+    assert read_query_details(TOPICS / "vaswani_query-text.trec") == {}  # titles only
+
+
+def test_classic_trec_topics_keep_description_and_narrative_as_the_longer_text():
+    queries = read_queries(TOPICS / "robust04_topics.txt")
+    assert queries == {
+        "301": "International Organized Crime",
+        "302": "Poliomyelitis and Post-Polio",
+        "303": "Hubble Telescope Achievements",
+    }
+    details = read_query_details(TOPICS / "robust04_topics.txt", {"302"})
+    assert details == {
+        "302": "Is the disease of Poliomyelitis (polio) under control in the world?\n\n"
+        "Relevant documents should contain data or outbreaks of the polio disease (large or small scale), "
+        'medical protection against the disease, reports on what has been labeled as "post-polio" problems. '
+        'Of interest would be location of the cases, how severe, as well as what is being done in the "post-polio" area.'
+    }
+
+
+def test_xml_topics_of_trec_covid_and_the_web_track():
+    covid = TOPICS / "trec_covid_topics.xml"
+    assert read_queries(covid)["2"] == "coronavirus response to weather changes"
+    assert read_query_details(covid)["1"] == (
+        "what is the origin of COVID-19\n\nseeking range of information about the SARS-CoV-2 virus's origin, "
+        "including its evolution, animal source, and first transmission into humans"
+    )
+    web = TOPICS / "web_2009_topics.xml"
+    assert read_queries(web) == {"1": "obama family tree", "2": "french lick resort and casino"}
+    assert (
+        read_query_details(web)["2"] == "Find information on French Lick Resort and Casino in Indiana."
+    )  # no subtopic
+
+
+def test_topic_entities_are_unescaped_and_other_tags_passed_over(tmp_path):
+    xml = tmp_path / "t.xml"
+    xml.write_text(
+        '<topics><topic number="9"><query>a &amp; b</query><description>&lt;b&gt;x</description></topic></topics>'
+    )
+    assert read_queries(xml) == {"9": "a & b"} and read_query_details(xml) == {"9": "<b>x"}
+    old = tmp_path / "t.txt"  # TREC-1's fields beside the title: <dom>, <con>; 'Topic:' dropped
+    old.write_text(
+        "<top>\n<head> Tipster Topic Description\n<num> Number: 051\n<dom> Domain: Trade\n"
+        "<title> Topic: Airbus Subsidies\n<con> Concept(s):\n1. Airbus\n</top>\n"
+    )
+    assert read_queries(old) == {"051": "Airbus Subsidies"} and read_query_details(old) == {}
+    assert read_query_details(tmp_path / "t.xml", {"other"}) == {}

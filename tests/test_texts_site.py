@@ -282,3 +282,37 @@ def test_from_python_the_same_file_warns_with_a_ragreport_warning_and_refuses_wi
     (tmp_path / "none.tsv").write_text("q1\tcapital cities\n")
     with pytest.raises(UsageError, match=r"none\.tsv gives the text of none of the report's queries"):
         analyse(results, queries=tmp_path / "none.tsv")
+
+
+def test_a_classic_trec_topic_file_shows_titles_and_keeps_the_longer_text_for_the_query_view(tmp_path):
+    """Robust04's layout (tests/data/topics/): the titles reach the run pages as the query text,
+    the description and narrative only the query view's data (folded under the title by the page's
+    script) and report.json, which render reads back byte for byte."""
+    from pathlib import Path
+
+    (tmp_path / "qrels.txt").write_text("301 0 a 1\n302 0 b 1\n303 0 c 1\n")
+    (tmp_path / "run.trec").write_text("301 Q0 a 1 3 r\n302 Q0 x 1 2 r\n303 Q0 c 1 1 r\n")
+    topics = Path(__file__).parent / "data" / "topics" / "robust04_topics.txt"
+    out, again = tmp_path / "site", tmp_path / "again"
+    args = ["--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.trec"), "--queries", str(topics)]
+    assert main(["build", *args, "--resamples", "100", "--quiet", "--out", str(out)]) == 0
+    document = json.loads((out / "report.json").read_text())
+    rows = {q["id"]: q["query"] for q in query_rows(document, document["runs"][0])}
+    assert rows == {
+        "301": "International Organized Crime",
+        "302": "Poliomyelitis and Post-Polio",
+        "303": "Hubble Telescope Achievements",
+    }
+    assert document["query_details"]["303"].startswith("Identify positive accomplishments of the Hubble")
+    assert "\n\nDocuments are relevant that show" in document["query_details"]["303"]  # the narrative
+    blocks = read_page(out / "queries.html").data_blocks
+    view = json.loads(
+        gzip.decompress(base64.b64decode(next(v for k, v in blocks.items() if k.startswith("queryview"))))
+    )
+    assert view["queries"]["id"] == ["301", "302", "303"]
+    assert view["queries"]["detail"] == [document["query_details"][q] for q in ("301", "302", "303")]
+    assert view["words"]["detail"] == "Description and narrative"
+    run_page = next(out.glob("run-run*.html")).read_text()
+    assert "Poliomyelitis" in run_page and "polio disease" not in run_page  # the run page keeps to titles
+    assert main(["render", str(out / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert site_files(out) == site_files(again)

@@ -30,7 +30,7 @@ from .power import MIN_EFFECT
 from .randomization import MAX_PERMUTATIONS
 from .slices import slice_keys, slices
 from .summary import RunSummary
-from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, merged_query_meta, shown_texts, with_query_text
+from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
 
 if TYPE_CHECKING:
     from .audit import Audit
@@ -72,6 +72,7 @@ class Analysis:
     query_meta: Mapping[str, Mapping[str, object]] | None = None  # the sliced keys' values, per query
     doc_texts: Mapping[str, tuple[str, str]] | None = None  # (title, text) of the documents shown with text
     text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
+    query_details: Mapping[str, str] | None = None  # a query's longer text (a TREC topic's description, narrative)
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
 
     @property
@@ -130,6 +131,7 @@ def analyse_runs(
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
+    query_details: Mapping[str, str] | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
@@ -139,6 +141,7 @@ def analyse_runs(
     today = today or build_day()
     if queries is not None:
         summaries = with_query_text(summaries, queries)
+        query_details = query_details or longer_texts(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous_basis is not None
     chosen = choose_family(family, k, primary, compares=compares, suite=summaries[0].suite if summaries else SUITE)
@@ -200,4 +203,5 @@ def analyse_runs(
         doc_texts=doc_texts,
         text_queries=chosen_queries,
         audit=found_audit,
+        query_details=dict(sorted(query_details.items())) if query_details else None,
     )

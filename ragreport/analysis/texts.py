@@ -128,6 +128,17 @@ def _named(given: object) -> str:
     return os_text(str(given))
 
 
+def longer_texts(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> dict[str, str]:
+    """Each query's longer text (a TREC topic's description and narrative) from a ``--queries``
+    file; none from a mapping, an ir_datasets id or a file of another layout."""
+    from ..reading import irds
+    from ..reading.texts import read_query_details
+
+    if not isinstance(given, (str, Path)) or irds.dataset_id(given) is not None:
+        return {}
+    return read_query_details(given, {q for s in summaries for q in s.judged.query_ids.tolist()})
+
+
 def shown_texts(
     summaries: Sequence[RunSummary],
     comparison: ComparisonReport | None,

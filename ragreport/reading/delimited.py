@@ -22,8 +22,10 @@ import csv
 import re
 from pathlib import Path
 
-from ..core.errors import InputError
-from ..core.model import Judgments, Order, Run
+import numpy as np
+
+from ..core.errors import InputError, shorten
+from ..core.model import Judgments, Order, Run, RunMeta
 from .files import BLANKS, RUN_AS_QRELS, data_lines, field_count, first_line_of, split_fields, stem, text_of
 from .reader import Reader
 from .rows import JudgmentCollector, RunRows, parse_grade, parse_score
@@ -35,6 +37,7 @@ DOC_COLUMNS = ("docid", "doc_id", "corpus-id", "corpus_id", "pid", "passage_id",
 
 
 _QUOTED = re.compile(r'"[^"]*"')
+_RANK = re.compile(r"[0-9]{1,15}")
 
 
 def _delimiter(line: str) -> str | None:
@@ -81,8 +84,69 @@ def sniff(first_line: str, text: str, complete: bool) -> bool:
     return header(line) is not None or (len(line.split()) == 1 and line.count(",") in (2, 3))
 
 
-def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-    """A CSV/TSV run (see the module); it carries no judgments."""
+#: The metadata line a run read with ranks in its third column shows on its page.
+RANKS_NOTE = "third column"
+
+
+def _read_ranks(path: Path, rows: RunRows, order: Order, guess: bool) -> bool:
+    """Whether a headerless three-column run's third column holds ranks (low first) rather than
+    scores (high first). A query whose values are all equal (a list of one) reads the same either
+    way and decides nothing; each other query reads as ranks when it runs 1, 2, 3, ... in file
+    order, as scores when it falls or holds a fraction. Ranks when every deciding query reads as
+    ranks and at least one query runs 1, 2, 3, ... (a list of one holding 1 counts); else scores. With ``guess``
+    (the format was detected, not named), a run whose deciding queries read both ways, or as
+    neither (integers rising from 0, shuffled), is refused, naming the flag that picks each
+    reading; without it (``--input-format csv``), it is read as scores. Under ``--order file`` the
+    column orders nothing: scores, no question. Vectorised over the rows."""
+    if not order.by_score or not rows.slot_scores:
+        return False
+    query, value = np.asarray(rows.slot_query), np.asarray(rows.slot_scores)
+    grouping = np.argsort(query, kind="stable")  # each query's values in file order
+    query, value = query[grouping], value[grouping]
+    count = np.bincount(query)
+    position = np.arange(len(value)) - np.repeat(np.cumsum(count) - count, count)
+    same, rise = query[1:] == query[:-1], np.diff(value)
+    queries = len(count)
+
+    def any_of(flags: np.ndarray, at: np.ndarray = query) -> np.ndarray:
+        return np.bincount(at, weights=flags, minlength=queries) > 0
+
+    deciding = any_of(same & (rise != 0), query[1:])
+    ranks = ~any_of(value != position + 1)
+    scores = ~any_of(same & (rise > 0), query[1:]) | any_of(value != np.floor(value))
+    if np.all(ranks | ~deciding) and ranks.any():
+        return True
+    if np.all(scores | ~deciding) or not guess:
+        return False
+    neither = np.flatnonzero(deciding & ~ranks & ~scores)
+    shown: tuple[int, ...]
+    if len(neither):
+        shown = (int(neither[0]),)
+        got = "integers that are neither 1, 2, 3, ... nor falling"
+    else:
+        shown = (int(np.flatnonzero(deciding & ranks)[0]), int(np.flatnonzero(deciding & scores)[0]))
+        got = "ranks in one query and scores in another"
+    qids = list(rows.qids)
+
+    def values(i: int) -> str:
+        head = ", ".join(f"{v:g}" for v in value[query == i][:4])
+        return f"query {qids[i]!r}: {head}{', ...' if count[i] > 4 else ''}"
+
+    raise InputError(
+        path,
+        rows.query_lines[max(shown)],
+        "a third column of ranks (1, 2, 3, ... within each query) or of scores (falling within each "
+        "query, or with fractions)",
+        f"{got} ({'; '.join(values(i) for i in shown)}): --input-format msmarco reads it as ranks, "
+        "--input-format csv as scores",
+    )
+
+
+def read_run(
+    path: Path, text: str | None, order: Order, own_judgments: bool, guess: bool = False
+) -> tuple[Run, Judgments | None]:
+    """A CSV/TSV run (see the module); it carries no judgments. Without a header, a third column
+    of ranks is told from one of scores by :func:`_read_ranks` (``guess``: the format was detected)."""
     lines = list(data_lines(text_of(path, text)))
     if not lines:
         raise InputError(path, None, "at least one run line", "an empty file")
@@ -122,7 +186,40 @@ def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) ->
         else:
             key = 0.0
         rows.add(qid, doc, key, number)
-    return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns), None
+    meta = None
+    if names is None and width == 3 and _read_ranks(path, rows, order, guess):
+        rows.slot_scores = [-v for v in rows.slot_scores]  # low ranks first, as a header's rank column
+        meta = RunMeta(extra=((RANKS_NOTE, "read as ranks: it runs 1, 2, 3, ... within each query"),))
+    return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns, meta=meta), None
+
+
+def _read_detected(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """:func:`read_run` of a file detection found to be CSV/TSV: a third column that reads both ways is refused."""
+    return read_run(path, text, order, own_judgments, guess=True)
+
+
+def read_msmarco(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
+    """An MS MARCO run (``--input-format msmarco``): ``qid pid rank`` lines without a header, tabs
+    (or commas, or blanks) between them, as Pyserini's ``--output-format msmarco`` and the MS
+    MARCO baselines write them. The rank, an integer from 0 up, orders each list (low first, ties
+    by id descending); a line of any other shape is refused."""
+    lines = list(data_lines(text_of(path, text)))
+    if not lines:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    delimiter = _delimiter(lines[0][1])
+    rows = RunRows()
+    for number, line in lines:
+        fields = _fields(path, number, line, delimiter)
+        if len(fields) != 3:
+            raise InputError(path, number, "3 columns 'qid pid rank' (MS MARCO)", f"{len(fields)} columns")
+        qid, doc, rank = fields
+        if not qid or not doc:
+            raise InputError(path, number, "a query id and a passage id", "an empty field")
+        if not _RANK.fullmatch(rank):
+            raise InputError(path, number, f"a rank (an integer from 0 up) for query {qid!r} id {doc!r}", shorten(rank))
+        rows.add(qid, doc, -float(rank), number)
+    meta = RunMeta(extra=((RANKS_NOTE, "read as ranks: --input-format msmarco"),))
+    return rows.run(stem(path), path, order, meta=meta), None
 
 
 def read_qrels(path: Path, text: str | None) -> Judgments | None:
@@ -151,4 +248,16 @@ READER = Reader(
     read_run=read_run,
     read_qrels=read_qrels,
     label="CSV or TSV lines",
+    read_detected=_read_detected,
+)
+
+#: MS MARCO's run layout, by name only: detection reads such a file as CSV/TSV, which tells its
+#: ranks by their 1, 2, 3, ... (:func:`_read_ranks`).
+MSMARCO = Reader(
+    name="msmarco",
+    extensions=(),
+    sniff=lambda first_line, text, complete: False,
+    read_run=read_msmarco,
+    read_qrels=None,
+    label="MS MARCO run lines 'qid pid rank'",
 )

@@ -39,3 +39,7 @@ class Reader:
     read_qrels: Callable[[Path, str | None], Judgments | None] | None
     #: What a file of this format is, in an error that refuses it ("JSON lines").
     label: str
+    #: ``read_run`` for a file detection found in this format, where that must differ from one
+    #: ``--input-format`` names: a found CSV run tells ranks from scores in its third column and
+    #: refuses when it cannot, a named one reads scores there. None: ``read_run``.
+    read_detected: Callable[[Path, str | None, Order, bool], tuple[Run, Judgments | None]] | None = None

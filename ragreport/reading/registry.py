@@ -30,7 +30,7 @@ from .reader import Reader
 #: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
 #: before JSON: a file of one JSON object is JSONL when that object is a query's line. The
 #: functions below read this tuple when called, never a copy made at import.
-READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER)
+READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER, delimited.MSMARCO)
 #: The formats' names: ``--input-format``'s choices.
 FORMATS = tuple(reader.name for reader in READERS)
 
@@ -203,7 +203,8 @@ def load_run_file(
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
     fmt, text = (input_format, None) if input_format else detect_file_format(path)
     reader = reader_for(fmt)
-    run, own = reader.read_run(path, text, order, shared is None)
+    read = reader.read_run if input_format or reader.read_detected is None else reader.read_detected
+    run, own = read(path, text, order, shared is None)
     require(run, reader.name, "a run")  # its ids passed the gate (reading/gate.py)
     if own is not None:
         require(own, reader.name, "judgments")
@@ -211,6 +212,8 @@ def load_run_file(
     if judgments is None:
         raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
     meta = meta_for(path, meta_path)
+    if run.meta.extra:  # what the reader says of its reading (ranks read from a third column) shows beside the file's
+        meta = replace(meta, extra=meta.extra + run.meta.extra)
     return LoadedRun(run.with_meta(meta, name or run_name(meta, path)), judgments)
 
 

@@ -24,7 +24,7 @@ from ..core.budget import MAX_ID_BYTES, id_array
 from ..core.errors import InputError, shorten
 from ..core.grammar import NUMBER
 from ..core.ids import as_text, first_appearance
-from ..core.model import Judgments, Order, Run
+from ..core.model import Judgments, Order, Run, RunMeta
 from .gate import Lines, check_rows, first_problem, line_at, passed, problem
 from .ordering import order_in_place
 
@@ -168,11 +168,13 @@ def run_from_slots(
     slot_lines: Lines,
     query_meta: tuple[Mapping[str, object] | None, ...] = (),
     doc_text: Mapping[str, str] | None = None,
+    meta: RunMeta | None = None,
 ) -> Run:
     """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`), its
     ids passed through the gate first. ``qids_in_order`` holds each query once, in file order (a
     query given twice is refused); ``query_lines[i]`` is the line of query ``i``'s first row and
-    ``slot_lines[j]`` that of slot ``j`` (sequences, or functions finding it when an error needs it)."""
+    ``slot_lines[j]`` that of slot ``j`` (sequences, or functions finding it when an error needs it).
+    ``meta`` is what the reader says of its reading (the run's file metadata joins it on loading)."""
     check_rows(source, qids_in_order, query_lines, slot_docs, slot_lines, slot_query)
     run = ranked_run(
         name,
@@ -184,8 +186,8 @@ def run_from_slots(
         query_index=np.asarray(slot_query, dtype=np.int64),
         query_text=query_text,
     )
-    if query_meta or doc_text:
-        run = replace(run, query_meta=query_meta, doc_text=doc_text)
+    if query_meta or doc_text or meta:
+        run = replace(run, query_meta=query_meta, doc_text=doc_text, meta=meta or run.meta)
     return passed(run)
 
 
@@ -210,7 +212,7 @@ class RunRows:
         self.slot_scores.append(score)
         self.slot_lines.append(line)
 
-    def run(self, name: str, source: Path, order: Order, ranked: bool = True) -> Run:
+    def run(self, name: str, source: Path, order: Order, ranked: bool = True, meta: RunMeta | None = None) -> Run:
         """The run, by :func:`run_from_slots`; not ``ranked``: in file order, the scores unused."""
         scores = self.slot_scores if ranked else None
         qids, lines = list(self.qids), self.query_lines
@@ -224,6 +226,7 @@ class RunRows:
             order,
             query_lines=lines,
             slot_lines=self.slot_lines,
+            meta=meta,
         )
 
 

@@ -6,8 +6,8 @@ users have.
   ``collection.tsv``), optionally ``id<TAB>title<TAB>text``; a BEIR folder (its ``corpus.jsonl``).
 - Queries: BEIR ``queries.jsonl`` (``{"_id", "text"}``), JSONL with ``id``/``qid``/``query_id`` and
   ``text``/``query``/``title``; TSV ``qid<TAB>text`` (MS MARCO ``queries.*.tsv``); TREC topic files
-  (``<top>`` blocks with ``<num>`` and ``<title>``, or XML ``<topic number="N">`` with ``<query>``
-  or ``<title>``); a BEIR folder (its ``queries.jsonl``).
+  in every layout public collections use (:func:`_trec_topics`), whose descriptions and narratives
+  are the queries' longer text (:func:`read_query_details`); a BEIR folder (its ``queries.jsonl``).
 
 Every file may be gzip-compressed (gzip's magic bytes decide). A file is read once, as a stream
 of lines, and only the ids asked for are kept: a corpus of millions of passages costs the memory
@@ -190,43 +190,86 @@ def read_corpus(path: str | Path, wanted: Collection[str] | None = None) -> dict
 
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
-_NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
-_TITLE = re.compile(r"<title>\s*(?:Topic:)?\s*(.*?)\s*(?=<desc>|<narr>|<[a-z]+>|</top>|$)", re.S | re.I)
+_OPENING = re.compile(r"<([a-z]+)>", re.I)
+_CLOSING = re.compile(r"</[a-z]+>", re.I)
+#: The label a classic TREC topic puts after a field's tag (``<num> Number: 301``, ``<desc> Description:``).
+_LABEL = re.compile(r"\s*(?:Number|Topic|Description|Narrative)\s*:", re.I)
 _TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>", re.S | re.I)
-_XML_FIELD = re.compile(r"<(query|title)>(.*?)</\1>", re.S | re.I)
+_XML_FIELD = re.compile(r"<(query|title|question|description|narrative)>(.*?)</\1>", re.S | re.I)
+#: The fields that make a topic's longer text, in order: classic TREC's, then the XML tracks'.
+_LONGER = ("desc", "narr", "question", "description", "narrative")
 
 
-def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[str, str]:
-    """Query text from TREC topic files: ``<top>`` blocks (``<num> Number: 301``, ``<title>``)
-    or XML ``<topic number="1">`` with ``<query>`` (preferred) or ``<title>``."""
+def _longer(fields: dict[str, str]) -> str:
+    """A topic's longer text: its description and narrative fields, one paragraph each."""
+    return "\n\n".join(" ".join(fields[key].split()) for key in _LONGER if fields.get(key, "").strip())
+
+
+def _trec_topics(path: Path, text: str, wanted: Collection[str] | None) -> dict[str, tuple[str, str]]:
+    """(title, longer text) of each topic of a TREC topic file, in the layouts public collections use:
+
+    - ``<top>`` blocks, tags closed or not: classic TREC (Robust04, TREC-8: ``<num> Number: 301``,
+      ``<title> ...``, ``<desc> Description:`` and ``<narr> Narrative:`` paragraphs, no closing
+      tags) and terrier's (``<num>1</num><title>`` then the title on the next lines, ``</title>``).
+      A field runs from its tag to the next tag; its label (``Number:``, ``Topic:``,
+      ``Description:``, ``Narrative:``) is dropped; the id is the first word of ``<num>``; other
+      fields (``<dom>``, ``<con>``, ...) are passed over.
+    - XML ``<topic number="1">`` (TREC-COVID, the Web tracks): ``<query>`` (else ``<title>``) is
+      the title, ``<question>``, ``<description>`` and ``<narrative>`` the longer text; entities are
+      unescaped; subtopics are passed over.
+
+    Blanks inside a field are collapsed; the longer text is its fields' paragraphs, joined by a
+    blank line ("" when there is none). A topic without an id or a title is refused, naming its line."""
     import html
 
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     blocks = list(_TOP.finditer(text))
+    for block in blocks:
+        line = text.count("\n", 0, block.start()) + 1
+        parts = _OPENING.split(_CLOSING.sub(" ", block.group(1)))  # [before, tag, body, tag, body, ...]
+        fields: dict[str, str] = {}
+        for tag, body in zip(parts[1::2], parts[2::2]):
+            fields.setdefault(tag.lower(), _LABEL.sub("", body, count=1) if _LABEL.match(body) else body)
+        number = fields.get("num", "").split()
+        if not number:
+            raise InputError(path, line, "<num> in each <top> topic", "none")
+        title = " ".join(fields.get("title", "").split())
+        if not title:
+            raise InputError(path, line, f"<title> in topic {number[0]}", "none")
+        if wanted is None or number[0] in wanted:
+            found.setdefault(number[0], (title, _longer(fields)))
     if blocks:
-        for block in blocks:
-            body = block.group(1)
-            number = _NUM.search(body)
-            title = _TITLE.search(body)
-            line = text.count("\n", 0, block.start()) + 1
-            if number is None:
-                raise InputError(path, line, "<num> in each <top> topic", "none")
-            if title is None or not title.group(1).strip():
-                raise InputError(path, line, f"<title> in topic {number.group(1)}", "none")
-            identifier = number.group(1).strip()
-            if wanted is None or identifier in wanted:
-                found.setdefault(identifier, " ".join(title.group(1).split()))
         return found
     for topic in _TOPIC.finditer(text):
-        fields = {m.group(1).lower(): m.group(2) for m in _XML_FIELD.finditer(topic.group(2))}
+        fields = {m.group(1).lower(): html.unescape(m.group(2)) for m in _XML_FIELD.finditer(topic.group(2))}
         chosen = fields.get("query") or fields.get("title")
         if chosen is None:
             line = text.count("\n", 0, topic.start()) + 1
             raise InputError(path, line, "<query> or <title> in each <topic>", "none")
         identifier = topic.group(1).strip()
         if wanted is None or identifier in wanted:
-            found.setdefault(identifier, html.unescape(" ".join(chosen.split())))
+            found.setdefault(identifier, (" ".join(chosen.split()), _longer(fields)))
     return found
+
+
+def _topics_of(path: Path, wanted: Collection[str] | None) -> dict[str, tuple[str, str]] | None:
+    """The topics of a TREC topic file (:func:`_trec_topics`); None when the file is no topic file
+    (its first line starts with no tag)."""
+    first, lines = _peek(_open_lines(path))
+    if first is None or not first[1].lstrip().startswith("<"):
+        return None
+    found = _trec_topics(path, "\n".join(line for _, line in lines), wanted)
+    if not found and wanted is None:
+        raise InputError(path, first[0], "TREC topics (<top> with <num> and <title>, or <topic number=...>)", "none")
+    return found
+
+
+def read_query_details(path: str | Path, wanted: Collection[str] | None = None) -> dict[str, str]:
+    """The longer text (description, narrative) of each query of a TREC topic file whose id is in
+    ``wanted`` and that has one; {} for the other query files, which hold none."""
+    path = _in_folder(Path(path), "queries.jsonl", "--queries")
+    topics = _topics_of(path, wanted) or {}
+    return {identifier: longer for identifier, (_, longer) in topics.items() if longer}
 
 
 def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dict[str, str]:
@@ -234,19 +277,13 @@ def read_queries(path: str | Path, wanted: Collection[str] | None = None) -> dic
     format is told by the first line: a JSON object, a TREC topic tag (``<top>``, ``<topics>``,
     ``<topic``), else TSV."""
     path = _in_folder(Path(path), "queries.jsonl", "--queries")
+    topics = _topics_of(path, wanted)
+    if topics is not None:
+        return {identifier: title for identifier, (title, _) in topics.items()}
     first, lines = _peek(_open_lines(path))
     if first is None:
         return {}
-    head = first[1].lstrip()
-    if head.startswith("<"):
-        text = "\n".join(line for _, line in lines)
-        found = _trec_topics(path, text, wanted)
-        if not found and wanted is None:
-            raise InputError(
-                path, first[0], "TREC topics (<top> with <num> and <title>, or <topic number=...>)", "none"
-            )
-        return found
-    if head.startswith(("{", "[")):
+    if first[1].lstrip().startswith(("{", "[")):
         rows = _jsonl(path, lines, ("_id", "id", "qid", "query_id"), ("text", "query", "title"), wanted, "a query")
     else:
         rows = _tsv(path, lines, wanted, titled=False)

@@ -301,7 +301,8 @@
         unshown: columns.unshown[i], unshown_count: columns.unshown_count[i],
         tops: columns.tops.map(function (top) { return top[i]; }),
         values: columns.values.map(function (values) { return values[i]; }),
-        with_text: withText.has(i), meta: columns.meta ? columns.meta[i] : null
+        with_text: withText.has(i), meta: columns.meta ? columns.meta[i] : null,
+        detail: columns.detail ? columns.detail[i] : null
       };
     }
     var base = data.baseline === null ? -1 : data.runs.indexOf(data.baseline);
@@ -411,6 +412,12 @@
       title.appendChild(el("span", { "class": "mono" }, q.id));
       if (q.text) { title.appendChild(el("span", { "class": "query-text" }, " " + q.text)); }
       body.appendChild(title);
+      if (q.detail) {  // a topic's longer text, folded: the figures stay on the first screen
+        var detail = el("details", { "class": "query-detail" });
+        detail.appendChild(el("summary", null, words.detail));
+        q.detail.split("\n\n").forEach(function (paragraph) { detail.appendChild(el("p", null, paragraph)); });
+        body.appendChild(detail);
+      }
       if (q.meta) {  // the query's metadata, as the slices cut by it: key and value, as given
         var meta = el("dl", { "class": "query-meta", "aria-label": words.meta });
         q.meta.forEach(function (pair) {

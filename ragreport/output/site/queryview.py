@@ -108,7 +108,8 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     ``[number, grade]`` by number; the first grade any run's labels give), the count of its
     relevant ids and the first :data:`UNSHOWN_RELEVANT` relevant ids no run shows (by id), each
     run's values of the compared measures (``values[run]``, None where not scored), its metadata
-    (``meta``, only when some query has any) and ``with_text`` lists the positions of the queries
+    (``meta``, only when some query has any), its longer text (``detail``: a TREC topic's description
+    and narrative, only when some query has one) and ``with_text`` lists the positions of the queries
     shown with their documents' text."""
     summaries = analysis.summaries
     k, level = summaries[0].k, summaries[0].judged.level
@@ -198,6 +199,9 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     }
     if any(meta.get(query) for query in every):  # only where there is some
         queries["meta"] = [[[k, v] for k, v in meta[query].items()] if meta.get(query) else None for query in every]
+    details = analysis.query_details or {}
+    if any(query in details for query in every):  # a TREC topic's description and narrative, where given
+        queries["detail"] = [details.get(query) for query in every]
     return {
         "k": k,
         "level": level,

@@ -158,6 +158,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         family=measures or None,
         previous_basis=basis,
         query_meta=stored_query_meta(document_.get("query_meta"), where),
+        query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
         slice_by=stored_slice_by(settings.get("slice_by"), where),
         # the audit as the judgments it was measured from, named by its file's name
         audit=judgments_from(audit["labels"], str(audit["source"])) if isinstance(audit, dict) else None,

@@ -279,6 +279,7 @@ RENDER = obj(
         "runs": listing(RENDER_RUN, unique="name", least=1),
         "drift": obj({"previous": TEXT, "basis": PREVIOUS}, required=("previous", "basis"), null=True),
         "audit": AUDIT,
+        "query_details": mapping(TEXT, null=True),
     },
     required=("settings", "judgments", "runs"),
 )

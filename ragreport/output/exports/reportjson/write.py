@@ -444,6 +444,7 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
         "query_meta": analysis.query_meta,
+        **({"query_details": analysis.query_details} if analysis.query_details else {}),  # TREC topics' longer text
         "texts": None
         if analysis.doc_texts is None
         else {

@@ -432,6 +432,7 @@ QUERY_VIEW_WORDS = {
     "full_text": "full text",
     "top": "top {k}",
     "meta": "Metadata",
+    "detail": "Description and narrative",
     "baseline": "(baseline)",
 }
 
