@@ -174,6 +174,7 @@ def evaluate_runs(
     kmax: int | None = None,
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
+    labels: str = "qrels",
     measures: Sequence[Measure] = (),
     progress: Callable[[str], None] = _quiet,
     engine: str = "memory",
@@ -209,7 +210,9 @@ def evaluate_runs(
             partition_bytes or PARTITION_BYTES,
         )
     progress("reading")
-    loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+    loaded = load_inputs(
+        inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order, labels=labels
+    )
     return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
 
 

@@ -176,6 +176,8 @@ def slices(
     scored = [_rows_by_id(s) for s in summaries]
     judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
     by_name = {s.name: (s, rows) for s, rows in zip(summaries, scored)}
+    # Each compared run's paired queries: both scored, and judged alike (compare.pair_queries).
+    paired_ids = {rc.run.name: set(rc.pairing.query_ids.tolist()) for rc in comparison.runs} if comparison else {}
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
     examples: dict[int, tuple[str, ...]] = {}
@@ -207,7 +209,7 @@ def slices(
             moved: dict[str, float] = {}
             for paired in comparison.runs:
                 summary, run_rows = by_name[paired.run.name]
-                both = [q for q in members if q in base_rows and q in run_rows]
+                both = [q for q in members if q in paired_ids[paired.run.name]]
                 if not both:
                     continue
                 pick = np.array

@@ -17,6 +17,7 @@ import shutil
 import sys
 import threading
 import traceback
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -28,7 +29,7 @@ from .. import api
 from ..analysis.compare import Correction, choose_family
 from ..analysis.pipeline import Analysis, release_sweep
 from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
-from ..core.errors import Argument, ArgumentError, RagreportError, UsageError, one_line, os_text, os_text_problem
+from ..core.errors import Argument, ArgumentError, Note, RagreportError, UsageError, one_line, os_text, os_text_problem
 from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.exports.reportjson.read import load_report
@@ -41,7 +42,7 @@ from ..reading import irds
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .parser import SWITCHES, build_parser, said
+from .parser import SWITCHES, build_parser, flag, said
 from .progress import Progress
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
@@ -184,7 +185,10 @@ def _analyse(
         progress=progress,
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
-        **{name: getattr(args, name) for name in ("qrels", "k", "kmax", "input_format", "engine", "scheduler")},
+        **{
+            name: getattr(args, name)
+            for name in ("qrels", "k", "kmax", "input_format", "labels", "engine", "scheduler")
+        },
     )
     same = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries", "corpus", "text_queries")
     return api.analyse(
@@ -402,6 +406,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _noted(python_shows: Callable[..., None]) -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints a :class:`~ragreport.core.errors.Note` as one line,
+    ``ragreport: note: ...`` with the library's keywords spelt as flags, and leaves any other
+    warning to ``python_shows``."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if isinstance(message, Note):
+            print(f"ragreport: note: {one_line(message.spelled(flag))}", file=sys.stderr)
+        else:
+            python_shows(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = resolve(_parser(), argv)  # the command line over the config file over the defaults
@@ -411,7 +429,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_special_outputs(args)
         _check_text_options(args)
         _dataset_measures(args)
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings():  # the library's notes as the command line's lines, each time
+            warnings.simplefilter("always", Note)
+            warnings.showwarning = _noted(warnings.showwarning)
+            return COMMANDS[args.command](args)
     except ConfigError as exc:  # every problem of the config file, one line each
         problems = exc.problems
     except RagreportError as exc:  # the library's keywords as the command line's flags

@@ -124,15 +124,44 @@ class ArgumentError(UsageError):
     def spelled(self, flag: Callable[[str], str] | None = None) -> str:
         """The message with each argument as ``flag`` spells it (``--permutations``, a value after a
         space), or without ``flag`` as a Python keyword (a value as ``name='value'``)."""
-        out = []
-        for part in self.parts:
-            if not isinstance(part, Argument):
-                out.append(part)
-            elif flag is None:
-                out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
-            else:
-                out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
-        return "".join(out)
+        return _spelled(self.parts, flag)
+
+
+def _spelled(parts: tuple[str | Argument, ...], flag: Callable[[str], str] | None) -> str:
+    """:meth:`ArgumentError.spelled`'s message, for a :class:`Note` too."""
+    out = []
+    for part in parts:
+        if not isinstance(part, Argument):
+            out.append(part)
+        elif flag is None:
+            out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
+        else:
+            out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
+    return "".join(out)
+
+
+class Note(UserWarning):
+    """Something a user must know that does not stop the work (a file's labels set aside): one
+    line, warned through :mod:`warnings` from the library, printed ``ragreport: note: ...`` by the
+    command line. Made of text and :class:`Argument` parts, spelled as :class:`ArgumentError`'s
+    message is: the library's keywords from the library, the flags on the command line.
+
+    Examples
+    --------
+    >>> note = Note("the runs' own labels are set aside (", Argument("labels", "own"), " reads them)")
+    >>> str(note)
+    "the runs' own labels are set aside (labels='own' reads them)"
+    >>> note.spelled(lambda name: "--" + name)
+    "the runs' own labels are set aside (--labels own reads them)"
+    """
+
+    def __init__(self, *parts: str | Argument):
+        self.parts = parts
+        super().__init__(self.spelled())
+
+    def spelled(self, flag: Callable[[str], str] | None = None) -> str:
+        """The note with each argument as ``flag`` spells it, as :meth:`ArgumentError.spelled`."""
+        return _spelled(self.parts, flag)
 
 
 class WriteError(RagreportError):
