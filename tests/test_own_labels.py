@@ -184,3 +184,11 @@ def test_without_qrels_each_jsonl_is_scored_against_its_own_as_before():
     assert tfidf.at_k["RR@2"].mean == pytest.approx(2 / 3)
     with pytest.raises(UsageError, match="a TREC run needs judgments"):
         api.evaluate([BM25], k=2, labels="own")
+
+
+def test_a_stored_report_compares_the_same_queries_again():
+    # render and --previous read report.json: each run keeps its own label set there, so the
+    # pairing made again leaves out the same queries
+    report = api.analyse(list(api.evaluate([BM25, TFIDF], qrels=QRELS, k=2, labels="own")))
+    (pair,) = api.reanalyse(api.document(report)).comparison.runs
+    assert pair.pairing.query_ids.tolist() == ["q1"] and pair.pairing.judged_apart == ("q2", "q3")
