@@ -116,6 +116,7 @@ def evaluate(
     kmax: int | None = None,
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
+    labels: str = "qrels",
     measures: str | Sequence[str | Measure | Metric] = (),
     progress: Progress = _quiet,
     engine: str = "memory",
@@ -146,7 +147,15 @@ def evaluate(
     metas : sequence of paths, default ()
         One metadata file (TOML or JSON) per run, in order.
     input_format : str, optional
-        A format name (``jsonl``, ``trec``, ``json``, ``csv``) instead of detecting each file's.
+        A format name (``jsonl``, ``trec``, ``json``, ``csv``, ``msmarco``) instead of detecting each
+        file's.
+    labels : {"qrels", "own"}, default "qrels"
+        Which labels score a RAG JSONL run that carries its own ``relevant`` when ``qrels`` is given
+        too. ``qrels``: the qrels, the run's own set aside with one
+        :class:`~ragreport.core.errors.RagreportWarning` naming the files and their rows. ``own``: its
+        own rows' labels; ``qrels`` then score only the runs that carry none. Runs scored against
+        different labels are compared on the queries they judge alike only (docs/conventions.md
+        section 10).
     measures : str or sequence of str or Measure, default ()
         Measures scored besides the suite, as trec_eval, ir_measures or ranx spell them
         (``"P@5,R@100"``, ``["trec-dl", "RBP(p=0.9)"]``), or parsed already.
@@ -209,6 +218,7 @@ def evaluate(
             kmax=kmax,
             metas=metas,
             input_format=input_format,
+            labels=labels,
             measures=measures_named(measures),
             progress=progress,
             engine=engine,

@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers import grades_of, lists_of, load_error
 
-from ragreport.core.errors import InputError
+from ragreport.core.errors import InputError, RagreportWarning
 from ragreport.reading.registry import load_runs
 
 
@@ -112,10 +112,12 @@ def test_error_names_file_line_and_expectation(write, name, content, role, messa
     assert message in load_error(write, name, content, role)
 
 
-def test_jsonl_relevant_together_with_qrels_is_ambiguous(write):
+def test_jsonl_relevant_together_with_qrels_is_set_aside_with_a_note(write):
+    # the qrels win (tests/test_own_labels.py has the rest: --labels own, the comparisons)
     run = write("r.jsonl", '{"id": "a", "retrieved": [], "relevant": ["x"]}\n')
-    with pytest.raises(InputError, match="r.jsonl:1: expected no 'relevant' key for query 'a' when --qrels"):
-        load_runs([run], qrels=write("q", "q1 0 d1 1\n"))
+    with pytest.warns(RagreportWarning, match=r"^the 'relevant' labels of .*r.jsonl \(1 row\) are set aside"):
+        (loaded,) = load_runs([run], qrels=write("q", "q1 0 d1 1\n"))
+    assert loaded.judgments.query_ids.tolist() == ["q1"]
 
 
 def test_jsonl_lines_that_only_parse_together_are_still_refused_line_by_line(write):

@@ -30,6 +30,7 @@ from ..scoring.measures import parse_measures, parse_primary
 from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
+from .summary import judgment_map
 
 if TYPE_CHECKING:
     from .summary import RunSummary
@@ -95,34 +96,52 @@ def scored_rows(summary: RunSummary) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class QueryPairing:
-    """The queries two runs both scored, in id order, and those only one of them scored."""
+    """The queries two runs both scored and judged alike, in id order; those only one of them
+    scored; and those both scored but judged differently (``judged_apart``: runs scored against
+    two label sets)."""
 
     query_ids: np.ndarray
     baseline_rows: np.ndarray
     run_rows: np.ndarray
     only_baseline: tuple[str, ...]
     only_run: tuple[str, ...]
+    judged_apart: tuple[str, ...] = ()
 
     @property
     def same_queries(self) -> bool:
-        return not self.only_baseline and not self.only_run
+        return not self.only_baseline and not self.only_run and not self.judged_apart
 
 
 def pair_queries(baseline: RunSummary, run: RunSummary) -> QueryPairing:
-    """The queries both runs scored, in id order, with each run's rows of them."""
+    """The queries both runs scored and judged alike, in id order, with each run's rows of them.
+
+    A paired difference is a difference of retrieval only when both scores of a query read the
+    same judgments. Runs of one label set (equal label fingerprints) judge every query alike; runs
+    of two (RAG JSONL runs scored against their own rows, ``--labels own``) are paired only on the
+    queries whose judgments are the same ids at the same grades in both: a query judged
+    differently is left out (``judged_apart``), as a query only one run scored is
+    (docs/conventions.md section 10).
+    """
     ids, scored = baseline.judged.query_ids, baseline.scores.scored
-    if np.array_equal(scored, run.scores.scored) and np.array_equal(ids, run.judged.query_ids):
+    alike = baseline.label_fingerprint == run.label_fingerprint
+    if alike and np.array_equal(scored, run.scores.scored) and np.array_equal(ids, run.judged.query_ids):
         # The same queries in the same rows (the runs of one qrels file): no set of ids to build.
         rows = resample_rows(ids, scored).astype(np.int64)
         return QueryPairing(ids[rows], rows, rows, (), ())
     base, other = scored_rows(baseline), scored_rows(run)
     common = sorted(set(base) & set(other))
+    apart: tuple[str, ...] = ()
+    if not alike:  # two label sets (rare, and small: a JSONL's own rows): compared query by query
+        base_labels, run_labels = judgment_map(baseline.judged), judgment_map(run.judged)
+        apart = tuple(q for q in common if base_labels.get(q) != run_labels.get(q))
+        common = [q for q in common if base_labels.get(q) == run_labels.get(q)]
     return QueryPairing(
         query_ids=np.array(common, dtype=str),
         baseline_rows=np.array([base[q] for q in common], dtype=np.int64),
         run_rows=np.array([other[q] for q in common], dtype=np.int64),
         only_baseline=tuple(sorted(set(base) - set(other))),
         only_run=tuple(sorted(set(other) - set(base))),
+        judged_apart=apart,
     )
 
 

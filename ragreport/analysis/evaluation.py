@@ -162,6 +162,7 @@ def evaluate_runs(
     kmax: int | None = None,
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
+    labels: str = "qrels",
     measures: Sequence[Measure] = (),
     progress: Callable[[str], None] = _quiet,
     engine: str = "memory",
@@ -179,7 +180,9 @@ def evaluate_runs(
         raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
     if engine == "memory":
         progress("reading")
-        loaded = load_inputs(inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order)
+        loaded = load_inputs(
+            inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order, labels=labels
+        )
         return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
     pairs = named_inputs(inputs) if _given(inputs) else []
     if is_in_memory(qrels) or any(name is not None or is_in_memory(run) for name, run in pairs):

@@ -171,6 +171,8 @@ def slices(
         held = rows_of[summary.name]
         return family_values(summary, np.array([held[q] for q in queries if q in held], dtype=np.int64), family)
 
+    # Each compared run's paired queries: both scored, and judged alike (compare.pair_queries).
+    paired_ids = {rc.run.name: set(rc.pairing.query_ids.tolist()) for rc in comparison.runs} if comparison else {}
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
     for key in keys:
@@ -196,7 +198,7 @@ def slices(
             moved: dict[str, float] = {}
             for paired in comparison.runs:
                 summary = by_name[paired.run.name]
-                both = [q for q in members if q in rows_of[base.name] and q in rows_of[summary.name]]
+                both = [q for q in members if q in paired_ids[summary.name]]
                 if both:
                     differences = values_of(summary, both, [primary])[:, 0] - values_of(base, both, [primary])[:, 0]
                     tests.append((len(found), summary.name, differences))

@@ -32,6 +32,7 @@ from ..core.errors import (
     Argument,
     ArgumentError,
     RagreportError,
+    RagreportWarning,
     UsageError,
     one_line,
     os_text,
@@ -50,7 +51,7 @@ from ..reading import irds
 from ..scoring.catalogue import SUITE
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
-from .parser import SWITCHES, build_parser, said
+from .parser import SWITCHES, build_parser, flag, said
 from .progress import Progress
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
@@ -193,7 +194,10 @@ def _analyse(
         progress=progress,
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
-        **{name: getattr(args, name) for name in ("qrels", "k", "kmax", "input_format", "engine", "scheduler")},
+        **{
+            name: getattr(args, name)
+            for name in ("qrels", "k", "kmax", "input_format", "labels", "engine", "scheduler")
+        },
     )
     same = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries", "corpus", "text_queries")
     return api.analyse(
@@ -411,9 +415,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _warning(line: str) -> None:
-    """A warning of the library as the command line prints it: one line on stderr, as it happens."""
-    print(f"ragreport: warning: {line}", file=sys.stderr, flush=True)
+def _warning(found: RagreportWarning) -> None:
+    """A warning of the library as the command line prints it: one line on stderr, as it happens,
+    the library's keywords spelt as flags."""
+    print(f"ragreport: warning: {found.spelled(flag)}", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

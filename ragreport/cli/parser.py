@@ -20,7 +20,7 @@ from ..core.errors import ArgumentError, shorten
 from ..core.grammar import read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.exports.gates import FAIL_ON
-from ..reading.registry import FORMATS
+from ..reading.registry import FORMATS, LABELS
 from ..scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from ..scoring.partition import ENGINES, PARTITION_BYTES
 
@@ -196,6 +196,14 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "RUN.meta.toml or RUN.meta.json beside each run",
     )
     parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+    parser.add_argument(
+        "--labels",
+        choices=LABELS,
+        default="qrels",
+        help="with --qrels, which labels score a RAG JSONL run whose rows carry their own 'relevant': the "
+        "qrels (qrels, default; its own are set aside, said in one note) or its own (own; the qrels then "
+        "score only the runs without labels of their own)",
+    )
     scale = parser.add_argument_group("runs larger than memory or than one machine")
     scale.add_argument(
         "--engine",

@@ -127,15 +127,20 @@ class ArgumentError(UsageError):
     def spelled(self, flag: Callable[[str], str] | None = None) -> str:
         """The message with each argument as ``flag`` spells it (``--permutations``, a value after a
         space), or without ``flag`` as a Python keyword (a value as ``name='value'``)."""
-        out = []
-        for part in self.parts:
-            if not isinstance(part, Argument):
-                out.append(part)
-            elif flag is None:
-                out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
-            else:
-                out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
-        return "".join(out)
+        return _spelled(self.parts, flag)
+
+
+def _spelled(parts: tuple[str | Argument, ...], flag: Callable[[str], str] | None) -> str:
+    """:meth:`ArgumentError.spelled`'s message, for a :class:`RagreportWarning` too."""
+    out = []
+    for part in parts:
+        if not isinstance(part, Argument):
+            out.append(part)
+        elif flag is None:
+            out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
+        else:
+            out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
+    return "".join(out)
 
 
 class WriteError(RagreportError):
@@ -145,29 +150,48 @@ class WriteError(RagreportError):
 
 class RagreportWarning(UserWarning):
     """Something a user must know that does not stop the work (a text file that gives the text of only
-    some queries, a run whose ids meet no judged id): one line, naming the file or the run."""
+    some queries, a run whose ids meet no judged id, a file's labels set aside): one line, naming the
+    file or the run. Made of text and :class:`Argument` parts, spelled as :class:`ArgumentError`'s
+    message is: the library's keywords from the library, the flags on the command line.
+
+    Examples
+    --------
+    >>> found = RagreportWarning("the runs' own labels are set aside (", Argument("labels", "own"), " reads them)")
+    >>> str(found)
+    "the runs' own labels are set aside (labels='own' reads them)"
+    >>> found.spelled(lambda name: "--" + name)
+    "the runs' own labels are set aside (--labels own reads them)"
+    """
+
+    def __init__(self, *parts: str | Argument):
+        self.parts = parts
+        super().__init__(self.spelled())
+
+    def spelled(self, flag: Callable[[str], str] | None = None) -> str:
+        """The line with each argument as ``flag`` spells it, as :meth:`ArgumentError.spelled`."""
+        return one_line(_spelled(self.parts, flag))
 
 
 #: Where :func:`warn` sends a line: None in the library (Python's warnings, a
 #: :class:`RagreportWarning`), the command line's printer under :func:`warnings_to`. A context
 #: variable, not a global filter: two commands in two threads each keep their own.
-_PRINTER: ContextVar[Callable[[str], None] | None] = ContextVar("ragreport_printer", default=None)
+_PRINTER: ContextVar[Callable[[RagreportWarning], None] | None] = ContextVar("ragreport_printer", default=None)
 
 
-def warn(message: str) -> None:
-    """Warn of ``message`` as one line: a :class:`RagreportWarning` from the library, a
+def warn(*parts: str | Argument) -> None:
+    """Warn of ``parts`` as one line: a :class:`RagreportWarning` from the library, a
     ``ragreport: warning: ...`` line on stderr from the command line (:func:`warnings_to`)."""
-    line = one_line(message)
+    found = RagreportWarning(*parts)
     printer = _PRINTER.get()
     if printer is None:
-        warnings.warn(line, RagreportWarning, stacklevel=3)  # the caller of the function that warns
+        warnings.warn(found, stacklevel=3)  # the caller of the function that warns
     else:
-        printer(line)
+        printer(found)
 
 
 @contextmanager
-def warnings_to(printer: Callable[[str], None]) -> Iterator[None]:
-    """Every :func:`warn` within the block goes to ``printer`` (one line each) instead of Python's warnings."""
+def warnings_to(printer: Callable[[RagreportWarning], None]) -> Iterator[None]:
+    """Every :func:`warn` within the block goes to ``printer`` instead of Python's warnings."""
     token = _PRINTER.set(printer)
     try:
         yield

@@ -5,7 +5,9 @@
 - The query id is under ``id``, ``query_id`` or ``qid`` (a string, or an integer); each query once.
 - ``retrieved`` is the ranked list of ids, best first: the file's order is the ranking.
 - ``relevant`` is a list of ids (grade 1 each) or an object ``{id: grade}`` of integer grades.
-  Without it the judgments come from ``--qrels``; with ``--qrels`` a line must not carry it.
+  Without it the judgments come from ``--qrels``. Given ``--qrels`` too, the lines' own are set
+  aside with a note, or score this run with ``--labels own`` (:func:`~ragreport.reading.registry.load_inputs`);
+  a file carries it on every line or on none.
 - ``query`` (text) and ``meta`` (an object) are optional.
 - ``contexts`` (optional): the documents' text, an object ``{id: text}`` or a list aligned with
   ``retrieved``.
@@ -153,8 +155,12 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
 
 
 def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
-    """A run (in file order) from RAG JSONL text, and its judgments when ``with_judgments``; without
-    (judgments come from ``--qrels``) a line must not carry ``relevant``."""
+    """A run (in file order) from RAG JSONL text, and the judgments its lines carry.
+
+    With ``with_judgments`` (no ``--qrels``) every line must carry ``relevant``. Without, the
+    judgments are read where given (None when no line carries any) for the loader to use or set
+    aside (``--labels``); a file whose lines carry them must carry them on every line, so that no
+    query is scored against labels its line left out."""
     path = Path(path)
     qids: list[str] = []
     query_lines: list[int] = []
@@ -164,6 +170,8 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     slot_query: list[int] = []
     slot_docs: list[str] = []
     judged: list[tuple[str, list[str], list[int]]] = []
+    carrying = 0  # the first line with 'relevant'
+    lacking: tuple[int, str] | None = None  # the first (line, query) without
     for number, record in json_lines(path, text):
         _typed(record, dict, path, number, "a JSON object per line")
         if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
@@ -191,19 +199,19 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         texts.append(query_text)
         metas.append(meta)
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
-        if with_judgments:
-            if "relevant" not in record:
-                raise InputError(
-                    path, number, f"'relevant' ids for query {qid!r} (or give --qrels)", "no 'relevant' key"
-                )
+        if "relevant" in record:
             docs, grades = _relevant(record["relevant"], qid, path, number)
             judged.append((qid, docs, grades))
-        elif "relevant" in record:
-            raise InputError(
-                path, number, f"no 'relevant' key for query {qid!r} when --qrels gives the judgments", "both"
-            )
+            carrying = carrying or number
+        elif with_judgments:
+            raise InputError(path, number, f"'relevant' ids for query {qid!r} (or give --qrels)", "no 'relevant' key")
+        else:
+            lacking = lacking or (number, qid)
     if not qids:
         raise InputError(path, None, "at least one JSON line", "an empty file")
+    if judged and lacking:  # a file's own labels are every row's or none: a row left out is no silent loss
+        expected = f"'relevant' ids for query {lacking[1]!r}, as line {carrying} carries (a file's rows all or none)"
+        raise InputError(path, lacking[0], expected, "no 'relevant' key")
     # Each query once: the gate refuses a second line for one query, naming both lines.
     run = run_from_slots(
         name or stem(path),
@@ -219,7 +227,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         query_meta=tuple(metas) if any(m for m in metas) else (),
         doc_text=doc_texts or None,
     )
-    return run, (judgments_from_lists(path, judged, query_lines) if with_judgments else None)
+    return run, (judgments_from_lists(path, judged, query_lines) if judged else None)
 
 
 def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:
@@ -248,7 +256,7 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
 
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
     """A RAG JSONL run in file order (``order`` does not apply: the lists carry no score), with
-    the judgments its lines carry when ``own_judgments``."""
+    the judgments its lines carry (required on every line when ``own_judgments``)."""
     return parse(path, text_of(path, text), with_judgments=own_judgments)
 
 

@@ -30,9 +30,9 @@ class Reader:
     #: every file no other reader claims (the registry has exactly one).
     sniff: Callable[[str, str, bool], bool | None] | None
     #: ``read_run(path, text, order, own_judgments)``: the run at ``path`` (``text``: its text when
-    #: already read, else None), each list ranked as ``order`` says; and, with ``own_judgments``,
-    #: the judgments the file itself carries (None for a format that carries none: they then must
-    #: come from ``--qrels``).
+    #: already read, else None), each list ranked as ``order`` says; and the judgments the file
+    #: itself carries (None when it carries none: they then must come from ``--qrels``). With
+    #: ``own_judgments`` (no ``--qrels``) a format that can carry them requires them.
     read_run: Callable[[Path, str | None, Order, bool], tuple[Run, Judgments | None]]
     #: ``read_qrels(path, text)``: the judgments at ``path``; None when the file turns out to be in
     #: the catch-all format, which then reads it. None when the format cannot hold qrels.

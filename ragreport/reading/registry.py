@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import Argument, ArgumentError, InputError, UsageError
+from ..core.errors import Argument, ArgumentError, InputError, UsageError, os_text, warn
 from ..core.model import Judgments, Order, Run
 from . import delimited, irds, jsonl, jsonmap, trec
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
@@ -33,6 +33,10 @@ from .reader import Reader
 READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER, delimited.MSMARCO)
 #: The formats' names: ``--input-format``'s choices.
 FORMATS = tuple(reader.name for reader in READERS)
+
+#: ``--labels``: whose labels score a run that carries its own (RAG JSONL ``relevant``) when
+#: ``--qrels`` is given too: the qrels' (the run's own set aside, with one note) or the run's own.
+LABELS = ("qrels", "own")
 
 #: What qrels may be, in the error that refuses a format holding none.
 _QRELS = "qrels as TREC lines, BEIR TSV or a JSON object"
@@ -151,6 +155,7 @@ def load_runs(
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
     order: Order = Order.SCORE,
+    labels: str = "qrels",
 ) -> list[LoadedRun]:
     """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
 
@@ -167,6 +172,8 @@ def load_runs(
         A name of :data:`FORMATS`, instead of detecting each file's format.
     order : Order, default Order.SCORE
         How each query's ids are ordered.
+    labels : {"qrels", "own"}, default "qrels"
+        With ``qrels``, whose labels score a run that carries its own (:func:`load_inputs`).
 
     Returns
     -------
@@ -186,7 +193,7 @@ def load_runs(
     >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
     [('sample', 10)]
     """
-    return load_inputs(list(inputs), qrels=qrels, metas=metas, input_format=input_format, order=order)
+    return load_inputs(list(inputs), qrels=qrels, metas=metas, input_format=input_format, order=order, labels=labels)
 
 
 def load_run_file(
@@ -196,9 +203,14 @@ def load_run_file(
     input_format: str | None = None,
     order: Order = Order.SCORE,
     name: str | None = None,
-) -> LoadedRun:
-    """One run file with its judgments: ``shared`` when given, else the file's own (RAG JSONL). It
-    is named ``name`` when given, else by its metadata's ``name``, else by its file's stem."""
+    labels: str = "qrels",
+) -> tuple[LoadedRun, int]:
+    """One run file with its judgments, and how many of its rows carried labels that were set aside.
+
+    The judgments are ``shared`` when given, else the file's own (RAG JSONL); a file that carries
+    its own beside ``shared`` is scored against its own when ``labels`` is ``own``, else against
+    ``shared``, its own set aside (counted for the caller's note). It is named ``name`` when
+    given, else by its metadata's ``name``, else by its file's stem."""
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
     fmt, text = (input_format, None) if input_format else detect_file_format(path)
@@ -208,13 +220,14 @@ def load_run_file(
     require(run, reader.name, "a run")  # its ids passed the gate (reading/gate.py)
     if own is not None:
         require(own, reader.name, "judgments")
-    judgments = shared if shared is not None else own
+    judgments = own if own is not None and (shared is None or labels == "own") else shared
     if judgments is None:
         raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
     meta = meta_for(path, meta_path)
     if run.meta.extra:  # what the reader says of its reading (ranks read from a third column) shows beside the file's
         meta = replace(meta, extra=meta.extra + run.meta.extra)
-    return LoadedRun(run.with_meta(meta, name or run_name(meta, path)), judgments)
+    set_aside = len(own.query_ids) if own is not None and judgments is not own else 0
+    return LoadedRun(run.with_meta(meta, name or run_name(meta, path)), judgments), set_aside
 
 
 def load_inputs(
@@ -224,17 +237,28 @@ def load_inputs(
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
     order: Order = Order.SCORE,
+    labels: str = "qrels",
 ) -> list[LoadedRun]:
     """Every run with its judgments, from paths, in-memory runs or a mapping of names to either
     (:func:`~ragreport.reading.memory.named_inputs`), judgments (``qrels``) from a path or in memory;
     the preloaded sample when ``inputs`` is empty. Everything is read and checked before anything is
     scored. ``metas`` (one per run, in order) apply to in-memory runs too. Names must be unique; an
-    in-memory run needs ``qrels``."""
+    in-memory run needs ``qrels``.
+
+    ``labels`` (:data:`LABELS`) says which labels score a run file that carries its own (RAG JSONL
+    ``relevant``, on every row) when ``qrels`` is given too. ``qrels``: the qrels win, every such
+    file's own are set aside, and one :class:`~ragreport.core.errors.RagreportWarning` names the files and their
+    rows. ``own``: each such run is scored against its own rows' labels, and ``qrels`` only the runs
+    that carry none (without ``qrels`` those are refused, as always). Without ``qrels`` the two are
+    the same: each run's own. Runs scored against different label sets are compared only on the
+    queries they judge alike (:func:`~ragreport.analysis.compare.pair_queries`)."""
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)) and not is_in_memory(qrels):
         raise ArgumentError(
             Argument("qrels"),
             f" must be a path, a mapping {{query_id: {{doc_id: grade}}}} or a data frame, got a {type(qrels).__name__}",
         )
+    if labels not in LABELS:
+        raise ArgumentError(Argument("labels"), f" must be one of {', '.join(LABELS)}, got {labels!r}")
     pairs = [] if isinstance(inputs, (list, tuple)) and not inputs else named_inputs(inputs)
     check_meta_count(metas, len(pairs) or 1)
     if all(name is None and isinstance(item, (str, Path)) for name, item in pairs) and not is_in_memory(qrels):
@@ -244,10 +268,14 @@ def load_inputs(
         shared = judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels)
         require(shared, "in-memory", "judgments")
     loaded = []
+    set_aside: list[str] = []  # each file whose own labels the qrels overrule, with its rows
     for i, (name, item) in enumerate(pairs or [(None, sample_path())]):
         meta = metas[i] if metas else None
         if isinstance(item, (str, Path)):
-            loaded.append(load_run_file(Path(item), shared, meta, input_format, order, name))
+            run_file, rows = load_run_file(Path(item), shared, meta, input_format, order, name, labels)
+            loaded.append(run_file)
+            if rows:
+                set_aside.append(f"{os_text(str(item))} ({rows:,} {'row' if rows == 1 else 'rows'})")
             continue
         run_meta = load_meta(meta) if meta is not None else None
         name = name or (run_meta.name if run_meta is not None else None) or f"{SINGLE_NAME}-{i + 1}"
@@ -265,4 +293,12 @@ def load_inputs(
         sample = replace(loaded[0].run, source="preloaded sample (ragreport/sample/sample.jsonl)")
         loaded = [LoadedRun(sample, loaded[0].judgments)]
     check_unique_names((item.run.name, item.run.source) for item in loaded)
+    if set_aside:  # said once, for every file: the labels scored are the qrels', as asked
+        assert shared is not None  # a file's own are set aside only beside the qrels
+        warn(
+            f"the 'relevant' labels of {', '.join(set_aside)} are set aside: every run is scored against "
+            f"{os_text(str(shared.source or 'the qrels'))} (",
+            Argument("labels", "own"),
+            " scores a run against its own)",
+        )
     return loaded

@@ -158,7 +158,14 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
         found = next((c for c in rc.comparisons if c.metric == metric), None)
         if found is None:
             entries.append(
-                HeadlineEntry(run, base, metric, value, base_value, sentence=say.headline_not_compared(run, base))
+                HeadlineEntry(
+                    run,
+                    base,
+                    metric,
+                    value,
+                    base_value,
+                    sentence=say.headline_not_compared(run, base, bool(rc.pairing.judged_apart)),
+                )
             )
             continue
         subject = Subject(analysis, rc.run, rc, found)

@@ -367,7 +367,13 @@ def pair_notes(rc: RunComparison) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline."""
     pairing = rc.pairing
     return say.pair_notes(
-        rc.run.name, rc.baseline.name, len(pairing.query_ids), pairing.only_baseline, pairing.only_run, rc.same_labels
+        rc.run.name,
+        rc.baseline.name,
+        len(pairing.query_ids),
+        pairing.only_baseline,
+        pairing.only_run,
+        rc.same_labels,
+        pairing.judged_apart,
     )
 
 

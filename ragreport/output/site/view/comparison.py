@@ -74,7 +74,13 @@ def comparison_view(
         p = rc.pairing
         pair_notes = tuple(
             say_comparison.pair_notes(
-                rc.run.name, rc.baseline.name, len(p.query_ids), p.only_baseline, p.only_run, rc.same_labels
+                rc.run.name,
+                rc.baseline.name,
+                len(p.query_ids),
+                p.only_baseline,
+                p.only_run,
+                rc.same_labels,
+                p.judged_apart,
             )
         )
         notes += pair_notes

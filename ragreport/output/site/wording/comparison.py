@@ -120,32 +120,49 @@ def family_sentence(family: Sequence[str], left_out: Sequence[str] = ()) -> str:
     return said
 
 
+def _some(ids: Sequence[str]) -> str:
+    return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
+
+
 def pair_notes(
-    run: str, base: str, n: int, only_baseline: Sequence[str], only_run: Sequence[str], same_labels: bool
+    run: str,
+    base: str,
+    n: int,
+    only_baseline: Sequence[str],
+    only_run: Sequence[str],
+    same_labels: bool,
+    judged_apart: Sequence[str] = (),
 ) -> list[str]:
     """What a reader must know before trusting one run's comparison with the baseline.
 
-    ``n`` queries both scored; ``only_baseline`` and ``only_run`` the ids only one of them scored.
+    ``n`` queries both scored and judged alike; ``only_baseline`` and ``only_run`` the ids only one
+    of them scored; ``judged_apart`` those both scored against different judgments (left out).
     """
+    if n == 0 and judged_apart:
+        return [
+            f"{run} was judged against another label set than {base}, and differently on every query both "
+            f"scored ({_some(judged_apart)}): it is not compared."
+        ]
     if n == 0:
         return [f"{run} shares no scored query with {base}: it is not compared."]
     notes = []
+    some = _some
     if only_baseline or only_run:
-
-        def some(ids: Sequence[str]) -> str:
-            return ", ".join(ids[:10]) + (f" and {len(ids) - 10:,} more" if len(ids) > 10 else "") if ids else "none"
-
         notes.append(
             f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
             f"scored. Left out: {len(only_baseline):,} scored only by {base} "
             f"({some(only_baseline)}), {len(only_run):,} only by {run} "
             f"({some(only_run)})."
         )
-    if not same_labels:
+    if judged_apart:
         notes.append(
-            f"{run} was judged against another label set than {base} (their label fingerprints differ): "
-            f"its differences mix retrieval and labelling."
+            f"{run} was judged against another label set than {base}: they are compared on the {n:,} "
+            f"{'query' if n == 1 else 'queries'} both judged alike (the same ids at the same grades), so "
+            f"that a difference is retrieval's, not labelling's. Left out: {len(judged_apart):,} judged differently "
+            f"({some(judged_apart)})."
         )
+    elif not same_labels:
+        notes.append(f"{run} was judged against another label set than {base}, alike on every query compared.")
     if n < SMALL_PAIRING:
         notes.append(
             f"{run} is compared on only {n:,} queries: at this size a percentile band is too narrow, so "

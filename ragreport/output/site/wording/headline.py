@@ -255,8 +255,14 @@ def robust_sentence(run_deltas: Sequence[tuple[str, float]], k: int) -> str:
     return f"The verdict holds under every reading of the unjudged ids ({said})."
 
 
-def headline_not_compared(run: str, baseline: str) -> Text:
-    """The headline of a run that shares no scored query with the baseline."""
+def headline_not_compared(run: str, baseline: str, judged_apart: bool = False) -> Text:
+    """The headline of a run that shares no scored query with the baseline, or (``judged_apart``)
+    none judged alike: every query both scored was judged differently by their two label sets."""
+    if judged_apart:
+        return Text(
+            (Quoted(run), " and ", Quoted(baseline), " were judged differently on every query both scored: ")
+            + ("they cannot be compared.",)
+        )
     return Text((Quoted(run), " shares no scored query with ", Quoted(baseline), ": it cannot be compared."))
 
 
