@@ -527,5 +527,6 @@ def test_score_and_build_print_the_same_gate_lines_on_stderr_never_wrapped(input
     assert len(lines["score"]) == 4  # fail-on and max-drop on the candidate, require on both runs
     assert all(len(line) > 40 for line in lines["score"])
     assert any(
-        line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: clearly worse: ") for line in lines["score"]
+        line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: verdict clearly worse: ")
+        for line in lines["score"]
     )
