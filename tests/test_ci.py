@@ -6,8 +6,11 @@ import xml.etree.ElementTree as ET
 
 from ragreport.output.exports.gates import GateResult, junit, workflow_errors
 
+#: A require line's figure as the gates word it (tests/test_gates.py): its < and >= reach the XML whole.
+FIGURE = "lower band bound 0.380 < 0.40 (mean 0.410; to gate the mean: mean:nDCG@10>=0.40)"
 
-def _result(passed, run="dense", rule="require nDCG@10>=0.40", figure="lower band bound 0.380 (mean 0.410)"):
+
+def _result(passed, run="dense", rule="require nDCG@10>=0.40", figure=FIGURE):
     line = f"{'PASS' if passed else 'FAIL'}  {rule}  {run} nDCG@10: {figure}"
     return GateResult("require", rule, run, "nDCG@10", figure, 0.38, 0.40, passed, line)
 
@@ -22,7 +25,7 @@ def test_junit_has_one_case_per_check_and_a_failure_for_each_failed_one():
     assert [c.get("name") for c in cases] == ["bm25 nDCG@10", 'splade <&> "x" nDCG@10', "dense\ufffd nDCG@10"]
     assert cases[0].find("failure") is None and cases[0].find("system-out").text.startswith("PASS")
     failure = cases[1].find("failure")
-    assert failure.get("type") == "require" and failure.text == "lower band bound 0.380 (mean 0.410)"
+    assert failure.get("type") == "require" and failure.text == FIGURE
     assert failure.get("message").startswith("FAIL  require nDCG@10>=0.40  splade")
 
 
@@ -35,7 +38,7 @@ def test_workflow_errors_only_for_failed_checks_with_escapes():
     lines = workflow_errors([_result(True), _result(False, run="a%b\nc", rule="require R@10>=0.5,x:y")])
     assert lines == [
         "::error title=ragreport gate require R@10>=0.5%2Cx%3Ay::FAIL  require R@10>=0.5,x:y  a%25b%0Ac nDCG@10: "
-        "lower band bound 0.380 (mean 0.410)"
+        "lower band bound 0.380 < 0.40 (mean 0.410; to gate the mean: mean:nDCG@10>=0.40)"
     ]
 
 

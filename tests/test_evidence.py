@@ -508,7 +508,11 @@ def test_fail_on_slice_worse_fails_on_the_hidden_slice():
     results = check_gates(made, parse_rules(fail_on=["slice-worse"]))
     failed = [r for r in results if not r.passed]
     assert [(r.run, r.metric) for r in failed] == [("new", "nDCG@10")]
-    assert "where topic is networking (50 queries): clearly worse" in failed[0].figure
+    # every query of the slice loses 0.5: base has r at rank 3 (1 / log2(4)), new does not retrieve it
+    assert failed[0].figure == (
+        "where topic is networking (50 queries): verdict clearly worse: difference -0.500, band -0.500 to -0.500, "
+        "corrected p < 0.001"
+    )
     assert all(r.passed for r in check_gates(made, parse_rules(fail_on=["worse"])))  # the overall verdict is better
 
 
@@ -575,17 +579,33 @@ def test_render_reproduces_the_caveats_and_readings_byte_for_byte(tmp_path):
 
 
 def test_max_drop_says_when_its_check_is_underpowered():
-    from ragreport.api import check_gates, document
+    from ragreport.api import analyse, check_gates, document, evaluate
     from ragreport.output.exports.gates import parse_rules
 
-    made = document(_planted())
+    # test_an_unclear_verdict_says_what_the_test_could_have_seen's pair: each query +-0.5, mean 0
+    queries = PLANTED_QUERIES[:120]
+    qrels = {q: {"r": 1, "n1": 0, "n2": 0} for q in queries}
+    first, third = {"r": 3.0, "n1": 2.0, "n2": 1.0}, {"n1": 3.0, "n2": 2.0, "r": 1.0}
+    new = {q: first if i % 2 == 0 else third for i, q in enumerate(queries)}
+    base = {q: third if i % 2 == 0 else first for i, q in enumerate(queries)}
+    made = document(analyse(evaluate({"base": base, "new": new}, qrels=qrels, k=10), permutations=2000))
     [compared] = [c for c in made["comparisons"] if c["metric"] == "nDCG@10"]
     seen = compared["detectable"]
-    assert seen is not None and 0 < seen
+    assert compared["verdict"] == "unclear" and seen is not None and 0 < seen
     [under] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen / 2}"]))
-    assert f"underpowered: with 200 queries this comparison could only detect differences of {seen:.3f}" in under.figure
+    assert under.figure.endswith(
+        f"; underpowered: with 120 queries this comparison could only detect differences of {seen:.3f} or more "
+        "(80% power)"
+    )
     [enough] = check_gates(made, parse_rules(max_drop=[f"nDCG@10={seen * 2}"]))
     assert "underpowered" not in enough.figure
+    # A clear difference (the planted pair: +0.25, clearly better) was detected: no power note,
+    # even against a drop smaller than the test could detect.
+    planted = document(_planted())
+    [clear] = [c for c in planted["comparisons"] if c["metric"] == "nDCG@10"]
+    assert clear["verdict"] == "better" and clear["detectable"] > 0.01
+    [gate] = check_gates(planted, parse_rules(max_drop=["nDCG@10=0.01"]))
+    assert gate.passed and "underpowered" not in gate.figure
 
 
 @pytest.mark.parametrize("bad", ["0", "-0.1", "nan", "two", "1.5"])

@@ -108,7 +108,11 @@ def test_bad_rules_are_one_line_usage_errors(make, text, message):
 def test_fail_on_worse_reads_the_primary_metric_only_by_default():
     results = evaluate(DOCUMENT, parse_rules(fail_on=["worse"]))
     assert [(r.run, r.metric, r.passed) for r in results] == [("dense", "nDCG@10", True), ("splade", "nDCG@10", False)]
-    assert results[1].line.startswith("FAIL  fail-on worse  splade nDCG@10: clearly worse: -0.050, band -0.080 to")
+    assert results[1].line == (  # the verdict it read, then the figures the verdict rests on
+        "FAIL  fail-on worse  splade nDCG@10: verdict clearly worse: difference -0.050, band -0.080 to -0.020, "
+        "corrected p 0.002"
+    )
+    assert results[0].figure == "verdict clearly better: difference +0.040, band +0.010 to +0.070, corrected p 0.010"
 
 
 def test_fail_on_worse_reads_every_metric_of_metrics():
@@ -129,18 +133,48 @@ def test_require_reads_the_lower_band_bound_and_mean_when_asked():
         ("dense", 0.41, True),
         ("splade", 0.33, False),
     ]
-    assert results[0].figure == "lower band bound 0.380 (mean 0.410)"
+    # Each line states the figure it compared, the relation to the threshold as the rule spells it,
+    # and the mean; where the mean would pass a failed bound (bm25: 0.41), the rule that gates it.
+    assert [r.figure for r in results] == [
+        "lower band bound 0.380 < 0.40 (mean 0.410; to gate the mean: mean:nDCG@10>=0.40)",
+        "lower band bound 0.410 >= 0.40 (mean 0.450)",
+        "lower band bound 0.330 < 0.40 (mean 0.360)",  # the mean 0.36 fails too: no hint
+    ]
     on_mean = evaluate(DOCUMENT, parse_rules(require=["mean:nDCG@10>=0.40"]))
     assert [(r.run, r.passed) for r in on_mean] == [("bm25", True), ("dense", True), ("splade", False)]
-    assert on_mean[0].figure == "mean 0.410" and on_mean[0].rule == "require mean:nDCG@10>=0.40"
+    assert [r.figure for r in on_mean] == ["mean 0.410 >= 0.40", "mean 0.450 >= 0.40", "mean 0.360 < 0.40"]
+    assert on_mean[0].rule == "require mean:nDCG@10>=0.40"
     upper = evaluate(DOCUMENT, parse_rules(require=["splade:nDCG@10<=0.38"]))  # <= reads the upper bound 0.39
     assert [(r.run, r.value, r.passed) for r in upper] == [("splade", 0.39, False)]
+    assert upper[0].line == (  # the mean 0.36 would pass <= 0.38
+        "FAIL  require splade:nDCG@10<=0.38  splade nDCG@10: upper band bound 0.390 > 0.38 "
+        "(mean 0.360; to gate the mean: mean:splade:nDCG@10<=0.38)"
+    )
+    strict = evaluate(DOCUMENT, parse_rules(require=["dense:nDCG@10>0.41", "dense:nDCG@10<0.49"]))
+    assert [r.figure for r in strict] == [  # a strict rule fails on equality: 0.41 <= 0.41, 0.49 >= 0.49
+        "lower band bound 0.410 <= 0.41 (mean 0.450; to gate the mean: mean:dense:nDCG@10>0.41)",
+        "upper band bound 0.490 >= 0.49 (mean 0.450; to gate the mean: mean:dense:nDCG@10<0.49)",
+    ]
+
+
+def test_require_shows_the_digits_that_keep_its_relation_true():
+    # 0.3996 rounds to 0.400 at three decimals, which would read "0.400 < 0.40": one more decimal.
+    document = dict(DOCUMENT, runs=[{"name": "a", "metrics": {"nDCG@10": _figure(0.3999, 0.3996, 0.4)}}])
+    (result,) = evaluate(document, parse_rules(require=["nDCG@10>=0.4"]))
+    assert not result.passed and result.figure == "lower band bound 0.3996 < 0.4 (mean 0.400)"
+    (missing,) = evaluate(
+        dict(document, runs=[{"name": "a", "metrics": {"nDCG@10": _figure(float("nan"), None, None)}}]),
+        parse_rules(require=["nDCG@10>=0.4"]),
+    )
+    assert not missing.passed
+    assert missing.figure == "mean (no band) n/a (a figure that could not be taken passes no gate)"
 
 
 def test_require_on_a_named_measure_and_on_a_count():
     results = evaluate(DOCUMENT, parse_rules(require=["bm25:R@100>=0.8", "bm25:num_ret>=1000"]))
     assert [(r.metric, r.value, r.passed) for r in results] == [("R@100", 0.81, True), ("NumRet", 900, False)]
-    assert results[1].figure == "total (a count) 900.000"  # the figure every table shows, not the mean 9
+    assert results[0].figure == "lower band bound 0.810 >= 0.8 (mean 0.850)"
+    assert results[1].figure == "total (a count) 900.000 < 1000"  # the figure every table shows, not the mean 9
 
 
 def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_report():
@@ -163,7 +197,41 @@ def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_re
     )
     (against_then,) = evaluate(drifted, parse_rules(max_drop=["nDCG@10=0.02"]))
     assert (against_then.run, against_then.passed) == ("bm25", False)
-    assert "against the previous report: band -0.030 to +0.010" in against_then.figure
+    assert against_then.figure == (
+        "against the previous report: lower band bound -0.030 < -0.02 (difference -0.010, band -0.030 to +0.010)"
+    )
+    assert [r.figure for r in results] == [
+        "against bm25: lower band bound -0.015 >= -0.02 (difference +0.020, band -0.015 to +0.050)",
+        "against bm25: lower band bound -0.140 < -0.02 (difference -0.100, band -0.140 to -0.060)",
+    ]
+    (no_drop,) = evaluate(DOCUMENT, parse_rules(max_drop=["dense:nDCG@10=0"]))  # no drop at all: held to 0
+    assert no_drop.figure == "against bm25: lower band bound +0.010 >= 0 (difference +0.040, band +0.010 to +0.070)"
+
+
+def _powered(verdict, low, detectable):
+    """DOCUMENT with dense's R@10 comparison given a verdict, a lower bound and a detectable size."""
+    entry = _comparison("dense", "R@10", 0.02, low, 0.05, 0.3, verdict) | {"detectable": detectable, "queries": 200}
+    return dict(DOCUMENT, comparisons=[entry])
+
+
+def test_max_drop_says_underpowered_only_beside_no_clear_difference():
+    # No clear difference, and the test could only detect 0.108: a drop of 0.02 could go unseen.
+    (unclear,) = evaluate(_powered("unclear", -0.015, 0.108), parse_rules(max_drop=["R@10=0.02"]))
+    assert unclear.figure == (
+        "against bm25: lower band bound -0.015 >= -0.02 (difference +0.020, band -0.015 to +0.050); underpowered: "
+        "with 200 queries this comparison could only detect differences of 0.108 or more (80% power)"
+    )
+    (unreachable,) = evaluate(_powered("unclear", -0.015, None), parse_rules(max_drop=["R@10=0.02"]))
+    assert unreachable.figure.endswith(
+        "; underpowered: with 200 queries no difference is detectable at the corrected level"
+    )
+    (enough,) = evaluate(_powered("unclear", -0.015, 0.015), parse_rules(max_drop=["R@10=0.02"]))
+    assert "underpowered" not in enough.figure  # 0.015 is detectable, under the drop of 0.02
+    # A clear difference was detected, whatever the test's power: never "underpowered" beside it
+    # (the issue's case: a drop of -0.408 read as "could only detect differences of 0.108 or more").
+    for verdict, low in (("worse", -0.45), ("better", 0.01), ("band below 0", -0.03), ("band above 0", 0.001)):
+        (clear,) = evaluate(_powered(verdict, low, 0.108), parse_rules(max_drop=["R@10=0.02"]))
+        assert "underpowered" not in clear.figure, verdict
 
 
 def test_a_rule_the_report_cannot_answer_is_a_usage_error_not_a_pass():
@@ -229,7 +297,10 @@ def test_fail_on_worse_reads_the_drift_since_the_previous_report_too():
     )
     (result,) = evaluate(single, parse_rules(fail_on=["worse"]))  # the primary metric only
     assert (result.run, result.metric, result.passed) == ("bm25", "nDCG@10", False)
-    assert result.figure.startswith("against the previous report: clearly worse: -0.200")
+    assert result.figure == (
+        "against the previous report: verdict clearly worse: difference -0.200, band -0.250 to -0.150, "
+        "corrected p 0.001"
+    )
 
 
 def test_max_drop_says_why_there_is_no_difference():
@@ -291,10 +362,10 @@ def test_with_an_audit_require_reads_the_corrected_band_and_says_so():
         ("dense", 0.37, False),
         ("splade", 0.42, True),
     ]
-    assert results[0].figure == "lower band bound 0.380 (mean 0.410)"
+    assert results[0].figure == "lower band bound 0.380 < 0.40 (mean 0.410; to gate the mean: mean:nDCG@10>=0.40)"
     assert results[1].line == (
-        "FAIL  require nDCG@10>=0.40  dense nDCG@10: lower band bound 0.370 (mean 0.400) "
-        "(corrected by the audit of 40 queries)"
+        "FAIL  require nDCG@10>=0.40  dense nDCG@10: lower band bound 0.370 < 0.40 (mean 0.400; to gate the "
+        "mean: mean:nDCG@10>=0.40) (corrected by the audit of 40 queries)"
     )
     on_mean = evaluate(document, parse_rules(require=["mean:dense:nDCG@10>=0.41"]))
     assert [(r.value, r.passed) for r in on_mean] == [(0.40, False)]  # model mean 0.45 would pass
@@ -320,10 +391,12 @@ def test_with_an_audit_fail_on_worse_reads_the_corrected_verdict_and_says_so():
     results = evaluate(document, parse_rules(fail_on=["worse"]))
     assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
     assert results[0].line == (
-        "FAIL  fail-on worse  dense nDCG@10: clearly worse: -0.030, band -0.050 to -0.010, corrected p 0.004 "
-        "(corrected by the audit of 25 queries)"
+        "FAIL  fail-on worse  dense nDCG@10: verdict clearly worse: difference -0.030, band -0.050 to -0.010, "
+        "corrected p 0.004 (corrected by the audit of 25 queries)"
     )
-    assert results[1].line.startswith("PASS  fail-on worse  splade nDCG@10: no clear difference: -0.010")
+    assert results[1].line.startswith(
+        "PASS  fail-on worse  splade nDCG@10: verdict no clear difference: difference -0.010"
+    )
     # R@10 gated, not corrected by this audit: the model's verdict, said as without an audit.
     r10 = evaluate(document, parse_rules(fail_on=["worse"], gated=["R@10"]))
     assert [(r.run, r.passed) for r in r10] == [("dense", True), ("splade", False)]
@@ -343,9 +416,9 @@ def test_with_an_audit_max_drop_reads_the_corrected_band_against_the_baseline():
     )
     results = evaluate(document, parse_rules(max_drop=["R@10=0.02"]))
     assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
-    assert (
-        results[0].figure
-        == "against bm25: band -0.030 to +0.050 (difference +0.010) (corrected by the audit of 40 queries)"
+    assert results[0].figure == (
+        "against bm25: lower band bound -0.030 < -0.02 (difference +0.010, band -0.030 to +0.050) "
+        "(corrected by the audit of 40 queries)"
     )
     # nDCG@10 is not in this audit: the model's band, with no claim.
     (dense,) = evaluate(document, parse_rules(max_drop=["dense:nDCG@10=0.02"]))

@@ -3,6 +3,7 @@ pull-request comment, and the example GitHub Actions workflow run command by com
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -50,10 +51,18 @@ def _args(folder, *extra):
 def test_exit_status_is_0_when_every_gate_passes_1_when_one_fails_2_for_bad_input(inputs, capsys):
     out = inputs / "site"
     assert main(["build", *_args(inputs, "--require", "good:nDCG@10>=0.9", "--out", str(out))]) == 0
-    assert "PASS  require good:nDCG@10>=0.9  good nDCG@10: lower band bound 1.000" in capsys.readouterr().err
+    # good ranks both relevant ids first on every query: nDCG@10 1 everywhere, a band of 1.000 to 1.000
+    assert (
+        "PASS  require good:nDCG@10>=0.9  good nDCG@10: lower band bound 1.000 >= 0.9 (mean 1.000)"
+        in capsys.readouterr().err
+    )
     assert main(["build", *_args(inputs, "--fail-on", "worse", "--out", str(out))]) == 1
     err = capsys.readouterr().err
-    assert "ragreport: FAIL  fail-on worse  worse nDCG@10: clearly worse: " in err
+    # worse: nDCG@10 (1/log2(3) + 1/log2(4)) / (1 + 1/log2(3)) = 0.693 on every query, good 1
+    assert (
+        "ragreport: FAIL  fail-on worse  worse nDCG@10: verdict clearly worse: difference -0.307, band -0.307 to -0.307"
+        in err
+    )
     index = (out / "index.html").read_text()  # the site is written all the same: it shows why
     assert '<section id="gates"' in index and "1 of 1 gate check failed" in index
     headline = index[index.index('id="headline"') : index.index('<figure class="forest">')]
@@ -248,6 +257,94 @@ def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
     assert "| **FAIL** | `fail-on worse` | candidate | nDCG@10 |" in (inputs / "step.md").read_text()
 
 
+def _by_query(first: str, second: str, name: str) -> str:
+    """A run of GOOD's ranking (``first``/``second``: ``good`` or ``worse``) on even and odd queries."""
+    order = {"good": ("d", "e", "x"), "worse": ("x", "d", "e")}
+    return "".join(
+        f"q{i} Q0 {doc}{i} {rank} {4 - rank} {name}\n"
+        for i in range(30)
+        for rank, doc in enumerate(order[first if i % 2 == 0 else second], 1)
+    )
+
+
+def test_every_gate_line_says_the_figure_it_read_on_every_medium(inputs, capsys, monkeypatch):
+    # nDCG@10 of a query: 1 with both relevant ids first (good), (1/log2(3) + 1/log2(4)) / (1 + 1/log2(3))
+    # = 0.693426 with them second and third (worse). mixed (the baseline) and flipped score 1 on half
+    # the queries and 0.693 on the other half: mean 0.846713 each, paired differences +-0.307, mean
+    # 0 (no clear difference); worse is 0.693 everywhere: -0.153287 against mixed (clearly worse).
+    (inputs / "mixed.trec").write_text(_by_query("good", "worse", "mixed"))
+    (inputs / "flipped.trec").write_text(_by_query("worse", "good", "flipped"))
+    step = inputs / "step.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    runs = [str(inputs / f"{name}.trec") for name in ("mixed", "flipped", "worse")]
+    rules = ["--fail-on", "worse", "--require", "mixed:nDCG@10>=0.84", "--max-drop", "nDCG@10=0.05"]
+    outputs = ["--out", str(inputs / "site"), "--junit", str(inputs / "gates.xml"), "--comment", str(inputs / "c.md")]
+    args = ["--qrels", str(inputs / "qrels.txt"), *runs, "--baseline", "mixed", "--resamples", "200", "--quiet"]
+    assert main(["build", *args, *rules, *outputs]) == 1
+    err = capsys.readouterr().err
+    report = json.loads((inputs / "site" / "report.json").read_text())
+    mixed = report["runs"][0]["metrics"]["nDCG@10"]
+    assert mixed["mean"] == pytest.approx((1 + 0.693426) / 2, abs=1e-6) and mixed["low"] < 0.84  # the premise
+    band = {c["run"]: c for c in report["comparisons"] if c["metric"] == "nDCG@10"}
+    assert band["flipped"]["delta"] == pytest.approx(0) and band["flipped"]["verdict"] == "unclear"
+    assert band["worse"]["delta"] == pytest.approx(-0.153287, abs=1e-6) and band["worse"]["verdict"] == "worse"
+    # Before, the clear drop of worse carried "underpowered": the test could only see 0.115 or more.
+    assert band["worse"]["detectable"] > 0.05 and band["flipped"]["detectable"] > 0.05
+
+    def ends(c):
+        return f"{c['low']:+.3f} to {c['high']:+.3f}"
+
+    flipped, worse = band["flipped"], band["worse"]
+    figures = [
+        f"verdict no clear difference: difference 0.000, band {ends(flipped)}, corrected p 1.000",
+        f"verdict clearly worse: difference -0.153, band {ends(worse)}, corrected p {worse['p_adjusted']:.3f}",
+        f"lower band bound {mixed['low']:.3f} < 0.84 (mean 0.847; to gate the mean: mean:mixed:nDCG@10>=0.84)",
+        f"against mixed: lower band bound {flipped['low']:+.3f} < -0.05 (difference 0.000, band {ends(flipped)}); "
+        f"underpowered: with 30 queries this comparison could only detect differences of "
+        f"{flipped['detectable']:.3f} or more (80% power)",
+        f"against mixed: lower band bound {worse['low']:+.3f} < -0.05 (difference -0.153, band {ends(worse)})",
+    ]
+    lines = [
+        f"PASS  fail-on worse  flipped nDCG@10: {figures[0]}",
+        f"FAIL  fail-on worse  worse nDCG@10: {figures[1]}",
+        f"FAIL  require mixed:nDCG@10>=0.84  mixed nDCG@10: {figures[2]}",
+        f"FAIL  max-drop nDCG@10=0.05  flipped nDCG@10: {figures[3]}",
+        f"FAIL  max-drop nDCG@10=0.05  worse nDCG@10: {figures[4]}",
+    ]
+    # the terminal: one line per check on stderr
+    assert [line for line in err.splitlines() if line.startswith("ragreport: ")] == [f"ragreport: {x}" for x in lines]
+    # JUnit: the line as the failure's message, the figure as its text (a pass: the line as its output)
+    cases = ET.parse(inputs / "gates.xml").getroot()[0].findall("testcase")
+    assert cases[0].find("system-out").text == lines[0]
+    assert [(c.find("failure").get("message"), c.find("failure").text) for c in cases[1:]] == list(
+        zip(lines[1:], figures[1:], strict=True)
+    )
+    # Markdown: summary.md, the pull-request comment and the job summary hold the same rows
+    from ragreport.output.site.media import markdown_text
+
+    rows = [
+        f"| PASS | `fail-on worse` | flipped | nDCG@10 | {markdown_text(figures[0])} |",
+        f"| **FAIL** | `fail-on worse` | worse | nDCG@10 | {markdown_text(figures[1])} |",
+        f"| **FAIL** | `require mixed:nDCG@10>=0.84` | mixed | nDCG@10 | {markdown_text(figures[2])} |",
+        f"| **FAIL** | `max-drop nDCG@10=0.05` | flipped | nDCG@10 | {markdown_text(figures[3])} |",
+        f"| **FAIL** | `max-drop nDCG@10=0.05` | worse | nDCG@10 | {markdown_text(figures[4])} |",
+    ]
+    low = f"{mixed['low']:.3f}"  # the rule's characters as Markdown shows them, written out once
+    assert (
+        f"lower band bound {low} &lt; 0.84 \\(mean 0.847; to gate the mean: mean:mixed:nDCG@10&gt;=0.84\\)" in rows[2]
+    )
+    for medium in (inputs / "site" / "summary.md", inputs / "c.md", step):
+        text = medium.read_text()
+        assert "\n".join(rows) in text, medium.name
+        assert text.count("underpowered") == 1, medium.name  # beside the unclear check alone
+    assert html.escape(figures[2], quote=False) in (inputs / "site" / "index.html").read_text()
+    # the rule the line gives gates the mean: 0.847 >= 0.84 passes
+    assert main(["score", *args, "--require", "mean:mixed:nDCG@10>=0.84", "--no-step-summary"]) == 0
+    assert "ragreport: PASS  require mean:mixed:nDCG@10>=0.84  mixed nDCG@10: mean 0.847 >= 0.84" in (
+        capsys.readouterr().err
+    )
+
+
 def test_max_drop_against_the_previous_report(inputs, capsys):
     then, now = inputs / "then", inputs / "now"
     then.mkdir()
@@ -275,7 +372,9 @@ def test_max_drop_against_the_previous_report(inputs, capsys):
     (gate,) = json.loads(capsys.readouterr().out)["gates"]
     # every query's first relevant id moved from rank 1 to rank 2: RR falls by exactly 0.5 on each
     assert (gate["run"], gate["value"], gate["passed"]) == ("cand", -0.5, False)
-    assert gate["figure"] == "against the previous report: band -0.500 to -0.500 (difference -0.500)"
+    assert gate["figure"] == (
+        "against the previous report: lower band bound -0.500 < -0.1 (difference -0.500, band -0.500 to -0.500)"
+    )
 
 
 def test_render_checks_the_stored_gates_again_byte_for_byte_or_the_ones_it_is_given(inputs, capsys, monkeypatch):
@@ -428,5 +527,6 @@ def test_score_and_build_print_the_same_gate_lines_on_stderr_never_wrapped(input
     assert len(lines["score"]) == 4  # fail-on and max-drop on the candidate, require on both runs
     assert all(len(line) > 40 for line in lines["score"])
     assert any(
-        line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: clearly worse: ") for line in lines["score"]
+        line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: verdict clearly worse: ")
+        for line in lines["score"]
     )

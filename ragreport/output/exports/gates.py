@@ -6,12 +6,18 @@
   the primary metric or every metric of ``--metrics`` the comparison holds; ``slice-worse``: the
   same on a slice of the query metadata, slices too small to read left out.
 - ``--require "[mean:][RUN:]METRIC>=VALUE"``: a run's **lower band bound** (``<=``/``<``: the upper;
-  ``mean:``: the mean, which the line says) under the threshold; without a run, every run.
+  ``mean:``: the mean) under the threshold; without a run, every run.
 - ``--max-drop "[RUN:]METRIC=DROP"`` (non-inferiority): the paired band's lower bound of the
   difference, against the baseline and against ``--previous``, below ``-DROP``; against the
-  baseline the line says when the check is underpowered (docs/conventions.md section 20.3).
+  baseline, a check that found no clear difference says when it was underpowered for the drop
+  (docs/conventions.md section 20.3); a clear difference was detected, so it never does.
 - With an audit (``--audit``, section 25.8) the checks against the baseline read the corrected
   figures wherever the audit holds them, and the line says so.
+
+Every line names the figure it read: the verdict and the figures behind it (``fail-on``), or the
+figure held to the threshold with the relation that holds (``lower band bound 0.390 < 0.40 (mean
+0.445; to gate the mean: mean:nDCG@10>=0.40)``, the rule that gates the mean given only when the
+mean would pass a bound that failed).
 
 A rule naming a metric or a run the report does not hold is a usage error (exit 2), not a failed
 gate: a gate that cannot be read must not pass in silence. What a CI system reads of them is here
@@ -49,7 +55,9 @@ MAX_DROP = Argument("max_drop")
 
 @dataclass(frozen=True)
 class Requirement:
-    """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean."""
+    """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean;
+    ``limit`` is VALUE as the rule spells it (the line shows it so), the threshold's shortest
+    spelling when it is empty."""
 
     text: str
     metric: str
@@ -57,16 +65,33 @@ class Requirement:
     threshold: float
     run: str | None = None
     on_mean: bool = False
+    limit: str = ""
+
+    def shown(self) -> str:
+        """The threshold as the line shows it: as the rule spells it."""
+        return self.limit or f"{self.threshold:g}"
+
+    def on_the_mean(self) -> str:
+        """The rule that gates the mean instead of the band: ``mean:`` before it."""
+        return self.text.strip() if self.on_mean else "mean:" + self.text.strip()
 
 
 @dataclass(frozen=True)
 class MaxDrop:
-    """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``."""
+    """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``; ``limit``
+    is DROP as the rule spells it (the shortest spelling when empty)."""
 
     text: str
     metric: str
     drop: float
     run: str | None = None
+    limit: str = ""
+
+    def shown(self) -> str:
+        """Minus the drop, as the line shows it: ``-0.02`` for ``nDCG@10=0.02``; ``0`` for no drop."""
+        if not self.drop:
+            return "0"
+        return "-" + (self.limit.strip().removeprefix("+") or f"{self.drop:g}")
 
 
 @dataclass(frozen=True)
@@ -206,7 +231,8 @@ def parse_requirement(text: str) -> Requirement:
             f" {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
             f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run",
         )
-    return Requirement(text=text, metric=label, op=found["op"], threshold=threshold, run=run, on_mean=on_mean)
+    limit = found["value"]
+    return Requirement(text, label, found["op"], threshold, run=run, on_mean=on_mean, limit=limit)
 
 
 def parse_max_drop(text: str) -> MaxDrop:
@@ -223,7 +249,7 @@ def parse_max_drop(text: str) -> MaxDrop:
         raise ArgumentError(
             MAX_DROP, f" {text!r}: {label} lies between 0 and 1, so a drop of {drop:g} allows any change"
         )
-    return MaxDrop(text=text, metric=label, drop=drop, run=run)
+    return MaxDrop(text=text, metric=label, drop=drop, run=run, limit=found["value"])
 
 
 def parse_rules(
@@ -324,6 +350,34 @@ def _passes(value: float | None, op: str, threshold: float) -> bool:
     return {">=": value >= threshold, ">": value > threshold, "<=": value <= threshold, "<": value < threshold}[op]
 
 
+#: The relation a failed rule's figure stands in (``>=`` failed: the figure is ``<`` the threshold).
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
+
+
+def _compared(value: float | None, op: str, threshold: float, limit: str, passed: bool, sign: bool = False) -> str:
+    """A figure held to a threshold in words, the relation that holds written out: ``0.390 < 0.40``
+    for a failed ``>=0.40``, ``0.410 >= 0.40`` for a passed one; ``limit`` is the threshold as the
+    rule spells it, ``sign`` shows the figure's sign (a difference). Three decimals, more when three
+    would round the figure onto the other side of the threshold; a missing figure passes no gate.
+
+    >>> _compared(0.39, ">=", 0.4, "0.40", False), _compared(0.3996, ">=", 0.4, "0.40", False)
+    ('0.390 < 0.40', '0.3996 < 0.40')
+    >>> _compared(0.012, ">=", -0.02, "-0.02", True, sign=True), _compared(0.4, ">", 0.4, "0.4", False)
+    ('+0.012 >= -0.02', '0.400 <= 0.4')
+    >>> _compared(None, ">=", 0.4, "0.40", False)
+    'n/a (a figure that could not be taken passes no gate)'
+    """
+    if value is None or not math.isfinite(value):
+        return say.GATE_NOT_TAKEN
+    relation = op if passed else _NEGATED[op]
+    plus = "+" if sign else ""
+    for places in range(3, 10):
+        shown = f"{value:{plus}.{places}f}"
+        if _passes(float(shown), relation, threshold):
+            return say.gate_compared(shown, relation, limit)
+    return say.gate_compared(f"{value:{plus}}", relation, limit)  # closer than 9 decimals: every digit
+
+
 def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
     """Every rule against the report document (``report.json``), one result per run and metric read."""
     results: list[GateResult] = []
@@ -356,17 +410,22 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         for run in _runs(document, rule.run, rule.text, REQUIRE):
             figure = _figure(run, rule.metric, rule.text, REQUIRE)
             figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
+            mean = figure.get("mean")
             if figure.get("total") is not None:  # a count: its total, the figure every table shows
                 value, read_as = figure["total"], "total (a count)"
             elif rule.on_mean:
-                value, read_as = figure.get("mean"), "mean"
+                value, read_as = mean, "mean"
             else:
                 bound = "low" if rule.op in (">=", ">") else "high"
                 value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
                 if value is None:  # a figure without a band (a count) is read at its mean, said so
-                    value, read_as = figure.get("mean"), "mean (no band)"
-            worded = say.gate_bound_figure(read_as, value, figure.get("mean")) + _audited(audited)
+                    value, read_as = mean, "mean (no band)"
             passed = _passes(value, rule.op, rule.threshold)
+            # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
+            surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
+            compared = _compared(value, rule.op, rule.threshold, rule.shown(), passed)
+            worded = say.gate_bound_figure(read_as, compared, mean, rule.on_the_mean() if surprise else None)
+            worded += _audited(audited)
             results.append(
                 _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
             )
@@ -385,12 +444,14 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             # against the baseline: the corrected band, when the audit holds it
             entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
             low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
-            worded = say.gate_drop_figure(other, low, entry["delta"], entry["high"]) + _audited(audited)
-            if paired and "detectable" in found and "queries" in found:
+            passed = _passes(low, ">=", -drop.drop)
+            compared = _compared(low, ">=", -drop.drop, drop.shown(), passed, sign=True)
+            worded = say.gate_drop_figure(other, compared, entry["delta"], low, entry["high"]) + _audited(audited)
+            # Power speaks only to a check that found no clear difference: a clear one was detected.
+            if paired and entry.get("verdict") == "unclear" and "detectable" in found and "queries" in found:
                 seen = found["detectable"]
                 if seen is None or seen > drop.drop:
                     worded += say.gate_underpowered(found["queries"], seen)
-            passed = _passes(low, ">=", -drop.drop)
             results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
     return tuple(results)
 

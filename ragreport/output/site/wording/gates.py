@@ -21,9 +21,12 @@ GATES_HEADER = ("result", "rule", "run", "metric", "what it read")
 def gate_verdict_figure(
     verdict: str, delta: float | None, low: float | None, high: float | None, p_adjusted: float | None
 ) -> str:
-    """What ``--fail-on worse`` read: the comparison's verdict with its difference, band and p."""
+    """What ``--fail-on worse`` read: the comparison's verdict, then the difference, band and p it rests on."""
     words = GATE_VERDICTS[verdict]
-    return f"{words}: {signed(delta)}, band {signed(low)} to {signed(high)}, corrected p {p_value(p_adjusted)}"
+    return (
+        f"verdict {words}: difference {signed(delta)}, band {signed(low)} to {signed(high)}, "
+        f"corrected p {p_value(p_adjusted)}"
+    )
 
 
 #: A comparison's verdict as a gate line names it (the p follows in the line).
@@ -46,16 +49,32 @@ def gate_against_previous(figure: str) -> str:
     return f"against the previous report: {figure}"
 
 
-def gate_bound_figure(read_as: str, value: float | None, mean: float | None) -> str:
-    """What ``--require`` read: the band's bound (or the mean) it compared."""
+#: What a gate line says of a figure that could not be taken (it passes no gate).
+GATE_NOT_TAKEN = "n/a (a figure that could not be taken passes no gate)"
+
+
+def gate_compared(shown: str, relation: str, limit: str) -> str:
+    """A figure held to a threshold with the relation that holds: ``0.390 < 0.40``."""
+    return f"{shown} {relation} {limit}"
+
+
+def gate_bound_figure(read_as: str, compared: str, mean: float | None, mean_rule: str | None) -> str:
+    """What ``--require`` read: the figure it compared (``read_as``: the band's bound, the mean or a
+    count's total) held to the threshold (:func:`gate_compared`); after a bound, the mean, and when the
+    mean would have passed a failed bound, the rule that gates the mean (``mean_rule``)."""
     if read_as.startswith(("mean", "total")):
-        return f"{read_as} {decimal(value)}"
-    return f"{read_as} {decimal(value)} (mean {decimal(mean)})"
+        return f"{read_as} {compared}"
+    hint = f"; to gate the mean: {mean_rule}" if mean_rule else ""
+    return f"{read_as} {compared} (mean {decimal(mean)}{hint})"
 
 
-def gate_drop_figure(other: str | None, low: float | None, delta: float | None, high: float | None) -> str:
-    """What ``--max-drop`` read: the paired band of the difference against ``other``."""
-    return f"against {other}: band {signed(low)} to {signed(high)} (difference {signed(delta)})"
+def gate_drop_figure(
+    other: str | None, compared: str, delta: float | None, low: float | None, high: float | None
+) -> str:
+    """What ``--max-drop`` read: the lower bound of the paired band of the difference against
+    ``other``, held to minus the drop (``compared``), then the difference and its band."""
+    band = f"band {signed(low)} to {signed(high)}"
+    return f"against {other}: lower band bound {compared} (difference {signed(delta)}, {band})"
 
 
 def gate_slice_figure(key: str, value: str, queries: int, words: str) -> str:
@@ -64,7 +83,8 @@ def gate_slice_figure(key: str, value: str, queries: int, words: str) -> str:
 
 
 def gate_underpowered(queries: int, detectable: float | None) -> str:
-    """Said after a ``--max-drop`` figure when the comparison could not detect a drop that size."""
+    """Said after a ``--max-drop`` figure when the comparison found no clear difference and could not
+    have detected a drop that size (never beside a clear difference: that one was detected)."""
     if detectable is None:
         return f"; underpowered: with {queries:,} queries no difference is detectable at the corrected level"
     return (
