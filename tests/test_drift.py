@@ -17,6 +17,8 @@ from ragreport.output.exports.reportjson.migrate import expanded
 RUN = "".join(f"q{i} Q0 d{i} 1 2 t\nq{i} Q0 x{i} 2 1 t\n" for i in range(12))
 LATER = "".join(f"q{i} Q0 x{i} 1 2 t\nq{i} Q0 d{i} 2 1 t\n" for i in range(12))
 QRELS = "".join(f"q{i} 0 d{i} 1\n" for i in range(12))
+# pooled: n<i> judged not relevant (and never retrieved), so that Judged@10 is shown (section 20.2)
+POOLED = QRELS + "".join(f"q{i} 0 n{i} 0\n" for i in range(12))
 
 
 def _plain(page) -> str:
@@ -158,9 +160,9 @@ def test_a_changed_run_gets_the_comparison_s_verdicts_and_p_values(tmp_path):
     is exact (2^12 sign vectors): only the two all-same-sign vectors reach |mean| = 0.5, so
     p = 2/4096; Holm over the 4 tests in which a score moved gives 4 x 2/4096. The family is named
     (section 2's seven compared metrics) so that the worked figures do not move with the catalogue."""
-    before = _build(tmp_path, "before", RUN, QRELS)
+    before = _build(tmp_path, "before", RUN, POOLED)
     seven = "P@10,R@10,Hit@10,RR@10,AP@10,nDCG@10,CP@10"
-    after = _build(tmp_path, "after", LATER, QRELS, "--previous", str(before / "report.json"), "--metrics", seven)
+    after = _build(tmp_path, "after", LATER, POOLED, "--previous", str(before / "report.json"), "--metrics", seven)
     drift = json.loads((after / "report.json").read_text())["drift"]
     rows = {r["metric"]: r for r in drift["rows"]}
     for label in ("RR@10", "AP@10", "nDCG@10", "CP@10"):

@@ -217,7 +217,7 @@ def test_unjudged_relevant_at_a_higher_level_reads_them_at_that_level():
 
 
 def test_a_repeated_unjudged_id_counts_once():
-    got = _reading("unjudged_relevant", [("q1", ["u1", "u1", "d1"])], [("q1", ["d1"], [1])], 3)
+    got = _reading("unjudged_relevant", [("q1", ["u1", "u1", "d1"])], [("q1", ["d1", "n1"], [1, 0])], 3)
     assert got["P"] == pytest.approx(2 / 3) and got["R"] == pytest.approx(2 / 2)  # R = 1 + 1
 
 
@@ -291,6 +291,92 @@ def test_condense_keeps_only_the_judged_ids_in_order_and_the_default_figures_whe
     default = score(condensed, [5], Conventions(), READ).values
     np.testing.assert_array_equal(again["condensed"], default)
     np.testing.assert_array_equal(again["unjudged_relevant"], default)
+
+
+# The rank-wise rate by hand, K = 3 (u: unjudged). q1 judges a (1), b (0) and lists a u1 b; q2
+# judges c (0), d (1) and lists c d u2; q3 judges e (1), f (0) and lists u3 e f. Judged ids at rank 1:
+# a (relevant), c (not): rate 1/2; at rank 2: d, e (both relevant): 1; at rank 3: b, f: 0. The
+# weights: q1 1 (u1 at rank 2), q2 0 (u2 at rank 3), q3 1/2 (u3 at rank 1).
+RATE_RUN = [("q1", ["a", "u1", "b"]), ("q2", ["c", "d", "u2"]), ("q3", ["u3", "e", "f"])]
+RATE_JUDGMENTS = [("q1", ["a", "b"], [1, 0]), ("q2", ["c", "d"], [0, 1]), ("q3", ["e", "f"], [1, 0])]
+
+
+def test_the_rank_wise_rate_reading_by_hand():
+    from ragreport.scoring.readings import rank_rates
+
+    judged = join(Run.from_lists("r", RATE_RUN), Judgments.from_lists(RATE_JUDGMENTS))
+    assert rank_rates(judged, 3).tolist() == [0.5, 1.0, 0.0]
+    values = score_readings(judged, [3], Conventions())["unjudged_at_rate"]
+    got = {m.key: values[i, :, 0].tolist() for i, m in enumerate(READ)}
+    # P@3: q1 1/3 + 1 x 1/3 (u1); q2 1/3 (u2's rank holds no relevant judged id); q3 1/3 + 1/2 x 1/3,
+    # the expected P@3 had u3 been relevant with probability 1/2: (1 + 1/2) / 3
+    assert got["P"] == pytest.approx([2 / 3, 1 / 3, 1 / 2])
+    # RR@3: q3 half way from 1/2 (e at rank 2) to 1 (u3 at rank 1)
+    assert got["RR"] == pytest.approx([1.0, 1 / 2, 3 / 4])
+    # AP@3: q3 from 1/2 (e at 2, R = 1) half way to (1 + 1) / 2 (u3 and e relevant, R = 2)
+    assert got["AP"] == pytest.approx([1.0, 1 / 2, 3 / 4])
+    # nDCG@3: q1 stays 1 (a at 1, and with u1 relevant the ideal grows alike); q2 1/log2 3; q3 from
+    # 1/log2 3 half way to 1 (u3 and e at ranks 1 and 2 fill the ideal of R = 2)
+    third = 1 / np.log2(3)
+    assert got["nDCG"] == pytest.approx([1.0, third, third + (1 - third) / 2])
+    mean_p = np.mean(got["P"])
+    assert mean_p == pytest.approx(0.5)  # (2/3 + 1/3 + 1/2) / 3
+
+
+def test_judgments_of_relevant_ids_alone_get_no_reading():
+    judged = join(Run.from_lists("r", [("q1", ["u1", "d1"])]), Judgments.from_lists([("q1", ["d1"], [1])]))
+    assert judged.relevant_only and score_readings(judged, [2], Conventions()) == {}
+    # a grade below the relevance level anywhere makes them pooled: --relevance-level 2 too
+    assert not join(Run.from_lists("r", [("q1", ["d1"])]), Judgments.from_lists([("q1", ["d1"], [1])]), 2).relevant_only
+
+
+def _relevant_only(folder: Path) -> list[str]:
+    """A Vaswani-like collection in TREC files: 30 queries, a qrels listing 3 relevant ids a query
+    and nothing else; "good" ranks them 1, 2 and 4 among ids nobody judged, "poor" 6, 8 and 10.
+    The arguments of ``ragreport build`` bar ``--out``."""
+    qrels, runs = [], {"good": [], "poor": []}
+    for q in range(1, 31):
+        qrels += [f"{q} 0 {q}-r{j} 1" for j in range(3)]
+        for name, ranks in (("good", (1, 2, 4)), ("poor", (6, 8, 10))):
+            ids = [f"{q}-u{r}" for r in range(1, 11)]
+            for j, r in enumerate(ranks):
+                ids[r - 1] = f"{q}-r{j}"
+            runs[name] += [f"{q} Q0 {d} {r} {20 - r} {name}" for r, d in enumerate(ids, 1)]
+    (folder / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    for name, lines in runs.items():
+        (folder / f"{name}.trec").write_text("\n".join(lines) + "\n")
+    return ["--qrels", str(folder / "qrels.txt"), str(folder / "good.trec"), str(folder / "poor.trec")]
+
+
+def test_judgments_of_relevant_ids_alone_say_so_once_and_read_nothing_else(tmp_path, capsys):
+    from ragreport.api import document, reanalyse
+
+    site = tmp_path / "site"
+    assert main(["build", *_relevant_only(tmp_path), "--out", str(site), "--quiet"]) == 0
+    made = json.loads((site / "report.json").read_text())
+    [entry] = made["headline"]
+    assert entry["verdict"] == "worse" and entry["caveats"] == [] and entry["readings_note"] is None
+    assert made["relevant_only"] is True
+    assert all(c["readings"] is None and c["robust"] is None for c in made["comparisons"])
+    for run in made["runs"]:  # Judged@10 is kept for render, equal to P@10 on every query
+        assert run["metrics"]["Judged@10"]["mean"] == run["metrics"]["P@10"]["mean"]
+        assert not any("readings" in figure for figure in run["metrics"].values())
+        assert "unjudged" not in [limit["key"] for limit in run["limits"]]
+    index = (site / "index.html").read_text()
+    note = say_headline.RELEVANT_ONLY_NOTE
+    assert index.count(note) == 1
+    assert "Judged@10" not in index and "Judged@K" not in index and 'class="readings"' not in index
+    for page in site.glob("run-*.html"):
+        assert "Judged@10" not in page.read_text() and note not in page.read_text()
+    # the terminal table and the Markdown say it once too; a render reads the judgments' shape again
+    for shown in ("table", "markdown"):
+        capsys.readouterr()
+        assert main(["score", *_relevant_only(tmp_path), "--format", shown, "--quiet"]) == 0
+        out = capsys.readouterr().out
+        assert out.count("The judgments list only relevant ids") == 1 and "Judged@10" not in out, shown
+    assert main(["score", *_relevant_only(tmp_path), "--format", "latex", "--quiet"]) == 0
+    assert "Judged" not in capsys.readouterr().out
+    assert document(reanalyse(made)) == made
 
 
 # --- 20.3 power --------------------------------------------------------------------------------
@@ -421,28 +507,102 @@ def test_a_slice_that_goes_the_other_way_is_in_the_headline_sentence_and_first_a
     )
 
 
-def test_a_mostly_unjudged_run_is_named_with_its_exact_share():
+def test_a_mostly_unjudged_run_whose_verdict_no_plausible_reading_changes_has_no_unjudged_caveat():
     from ragreport.api import document
 
     [entry] = document(_planted())["headline"]
-    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
-    # new: 9 of 10 slots unjudged on 150 queries, all 10 on 50; base judged everywhere
-    assert unjudged["mostly"] == [{"run": "new", "unjudged": 9 * 150 + 10 * 50, "slots": 2000, "share": 1850 / 2000}]
-    assert "new 1,850 of 2,000 (92.5%)" in unjudged["sentence"]
+    # new: 9 of 10 slots unjudged on 150 queries, all 10 on 50; but neither condensing nor the
+    # rank-wise rate (1 at rank 1, from the billing queries' r; 0 below) overturns "better"
+    assert entry["verdict"] == "better" and "unjudged" not in [c["kind"] for c in entry["caveats"]]
+    assert "holds under every plausible reading" in entry["readings_note"]
 
 
 def test_the_single_runs_limit_says_all_when_every_slot_is_unjudged():
     from ragreport.api import analyse, document, evaluate
 
-    qrels = {q: {"r": 1} for q in PLANTED_QUERIES[:60]}
+    qrels = {q: {"r": 1, "n": 0} for q in PLANTED_QUERIES[:60]}  # pooled: n judged not relevant
     run = {q: {f"u{j}": 10.0 - j for j in range(10)} for q in PLANTED_QUERIES[:60]}
     run["q000"] = {"r": 20.0, **run["q000"]}  # one judged id, so that the ids meet
     [entry] = document(analyse(evaluate({"lone": run}, qrels=qrels, k=10)))["headline"]
     assert entry["limit"] == "unjudged"
     assert "599 of 600 (99.8%) of its top-10 results were never judged" in entry["sentence"]
     assert say_headline.unjudged_amount(600, 600) == "all 600"
-    [unjudged] = entry["caveats"]
-    assert unjudged["kind"] == "unjudged" and unjudged["mostly"][0]["unjudged"] == 599
+    assert entry["caveats"] == []  # a single run has no verdict for a reading to change
+
+
+def compared_reading(doc: dict, reading: str, metric: str = "nDCG@10") -> str:
+    """The verdict of ``metric``'s comparison under ``reading`` in a report document."""
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == metric]
+    return compared["readings"][reading]["verdict"]
+
+
+# Two pooled collections of 40 queries, each judging r and s relevant and n1 to n4 not. On the 30
+# "B" queries base lists n1 r n2 s, new lists two unjudged ids first (u1 u2 n3 n4 r s): new is
+# clearly worse by default, and condensed (n3 n4 r s) still worse. The 10 "A" queries, alike in both
+# runs, set new's rank-wise rate at ranks 1 and 2: r s first on all 10 (rate 1, RATED_FLIPS), or on
+# 2 of them, n1 n2 first on the other 8 (rate 1/5, RATED_HOLDS).
+RATED_B = (["u1", "u2", "n3", "n4", "r", "s"], ["n1", "r", "n2", "s"])
+RATED_FLIPS = ["r", "s", "n1", "n2", "n3", "n4"]
+RATED_HOLDS = ["n1", "n2", "r", "s", "n3", "n4"]
+
+
+def _rated(a_lists: list[str]):
+    from ragreport.api import analyse, evaluate
+
+    queries = [f"q{i:02d}" for i in range(40)]
+    qrels = {q: {"r": 1, "s": 1, **{f"n{j}": 0 for j in range(1, 5)}} for q in queries}
+
+    def run(b: list[str]) -> dict:
+        lists = [(RATED_FLIPS if i < 2 else a_lists) if i < 10 else b for i in range(40)]
+        return {q: {d: 100.0 - j for j, d in enumerate(ids)} for q, ids in zip(queries, lists)}
+
+    results = evaluate({"base": run(RATED_B[1]), "new": run(RATED_B[0])}, qrels=qrels, k=10)
+    return analyse(results, permutations=2000)
+
+
+def test_a_verdict_the_rank_wise_rate_overturns_has_the_caveat():
+    from ragreport.api import document
+
+    doc = document(_rated(RATED_FLIPS))
+    [entry] = doc["headline"]
+    assert entry["verdict"] == "worse"
+    # B: new's u1 u2 read at rate 1 (r and s at ranks 1 and 2 on every A query): its bound, nDCG@10
+    # (1 + 1/log2 3 + 1/log2 6 + 1/log2 7) / (1 + 1/log2 3 + 1/log2 4 + 1/log2 5) against base's
+    # (1/log2 3 + 1/log2 5) / (1 + 1/log2 3); A: no difference
+    logs = 1 / np.log2(np.arange(2, 8))
+    new_b = (logs[0] + logs[1] + logs[4] + logs[5]) / logs[:4].sum()
+    base_b = (logs[1] + logs[3]) / logs[:2].sum()
+    [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
+    [flip] = unjudged["flips"]
+    assert flip["reading"] == "unjudged_at_rate" and flip["verdict"] == "better"
+    assert flip["delta"] == pytest.approx(30 / 40 * (new_b - base_b))
+    assert compared_reading(doc, "condensed") == "worse"
+    assert "read as relevant as often as judged ids at the same ranks are" in unjudged["sentence"]
+
+
+def test_a_verdict_only_the_every_unjudged_relevant_bound_overturns_has_no_caveat():
+    from ragreport.api import document
+    from ragreport.output.site.view.build import build_view
+
+    analysis = _rated(RATED_HOLDS)
+    doc = document(analysis)
+    [entry] = doc["headline"]
+    assert entry["verdict"] == "worse" and entry["caveats"] == []
+    assert compared_reading(doc, "unjudged_relevant") == "better"  # the bound would flip it
+    assert compared_reading(doc, "unjudged_at_rate") == "worse" and compared_reading(doc, "condensed") == "worse"
+    # B: new's u1 u2 read at rate 1/5 at ranks 1 and 2 (2 of the 10 A queries have r s there): a
+    # fifth of the way from its default to its bound
+    logs = 1 / np.log2(np.arange(2, 8))
+    default_b, bound_b = (logs[4] + logs[5]) / logs[:2].sum(), (logs[0] + logs[1] + logs[4] + logs[5]) / logs[:4].sum()
+    base_b = (logs[1] + logs[3]) / logs[:2].sum()
+    [compared] = [c for c in doc["comparisons"] if c["metric"] == "nDCG@10"]
+    at_rate = compared["readings"]["unjudged_at_rate"]["delta"]
+    assert at_rate == pytest.approx(30 / 40 * (default_b + (bound_b - default_b) / 5 - base_b))
+    # the bound stays in the details: the comparison's table of readings
+    view = build_view(analysis)
+    table = view.comparison.readings
+    assert any(header.startswith("unjudged as relevant") for header in table.header)
+    assert any("better" in cell for row in table.rows if row[1] == "nDCG@10" for cell in row)
 
 
 def test_a_verdict_that_a_reading_of_unjudged_ids_overturns_says_which():
@@ -459,10 +619,10 @@ def test_a_verdict_that_a_reading_of_unjudged_ids_overturns_says_which():
     [entry] = doc["headline"]
     assert entry["verdict"] == "better"
     [unjudged] = [c for c in entry["caveats"] if c["kind"] == "unjudged"]
-    assert {f["reading"]: f["verdict"] for f in unjudged["flips"]} == {
-        "unjudged_relevant": "worse",
-        "condensed": "worse",
-    }
+    # the every-unjudged-relevant bound flips it too, but a bound is no caveat; base's rank-wise
+    # rate is 0 at ranks 1 to 4 (nothing judged there), so that reading is the default one
+    assert {f["reading"]: f["verdict"] for f in unjudged["flips"]} == {"condensed": "worse"}
+    assert compared_reading(doc, "unjudged_relevant") == "worse"
     condensed = next(f for f in unjudged["flips"] if f["reading"] == "condensed")
     assert condensed["delta"] == pytest.approx(1 / np.log2(3) - 1)  # new's r at 2 against base's at 1
     assert "The verdict depends on the unjudged ids" in unjudged["sentence"]
@@ -526,16 +686,16 @@ def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
         pytest.skip("Chromium is not installed (CI installs it)")
     from ragreport.api import build
 
-    build(_planted(), out=tmp_path / "site")
+    build(_rated(RATED_FLIPS), out=tmp_path / "site")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         for width, height in ((1400, 900), (390, 844)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto((tmp_path / "site" / "index.html").as_uri())
             sentence = page.locator(".headline-sentence").first
-            assert "clearly worse where topic is networking (50 queries)" in sentence.inner_text()
+            assert "clearly worse" in sentence.inner_text()
             caveat = page.locator("#headline .caveat-unjudged")
-            assert "new 1,850 of 2,000 (92.5%)" in caveat.inner_text()
+            assert "as often as judged ids at the same ranks are" in caveat.inner_text()
             for shown in (sentence, caveat):
                 box = shown.bounding_box()
                 assert box is not None and box["y"] + box["height"] <= height, (width, box)
@@ -555,7 +715,9 @@ def test_the_history_pages_newest_verdict_carries_the_caveats():
     entry = history_entry(made, "v1", "sha256:x", None)
     [verdict] = history_context([entry])["verdict"]
     assert "clearly worse where topic is networking" in str(verdict["text"])
-    # the slice is said in the sentence; the other caveats follow it
+    assert verdict["caveats"] == []  # the slice is said in the sentence, and no other applies
+    made = document(_rated(RATED_FLIPS))
+    [verdict] = history_context([history_entry(made, "v1", "sha256:x", None)])["verdict"]
     [unjudged] = [c["sentence"] for c in made["headline"][0]["caveats"] if c["kind"] == "unjudged"]
     assert [str(c) for c in verdict["caveats"]] == [unjudged]
 
@@ -644,6 +806,8 @@ def test_the_terminal_table_the_markdown_and_the_comment_carry_the_caveats():
 
     view = build_view(_planted())
     for text in (table(view, width=1000), markdown(view), comment(view, limit=2_000)):
-        head = text[: text.index("92.5%") + 6]  # the caveats come with the headline, first
-        assert "clearly better overall, but clearly worse where topic is networking (50 queries)" in head
-        assert "new 1,850 of 2,000 (92.5%)" in head
+        assert "clearly better overall, but clearly worse where topic is networking (50 queries)" in text
+    view = build_view(_rated(RATED_FLIPS))
+    for text in (table(view, width=1000), markdown(view), comment(view, limit=2_000)):
+        head = text[: text.index("The verdict depends on the unjudged ids")]  # with the headline, first
+        assert "clearly worse" in head and "new" in head

@@ -362,7 +362,7 @@ def test_bad_input_writes_nothing(tmp_path, write):
 
 
 def test_several_runs_stand_side_by_side(tmp_path, write):
-    qrels = write("qrels.txt", "q1 0 a 1\nq2 0 b 1\n")
+    qrels = write("qrels.txt", "q1 0 a 1\nq1 0 z 0\nq2 0 b 1\n")  # pooled: Judged@K is shown (section 20.2)
     first = write("bm25.trec", "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 y 1 2 t\nq2 Q0 b 2 1 t\n")
     second = write("dense.trec", "q1 Q0 x 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 b 1 2 t\n")
     out = tmp_path / "site"

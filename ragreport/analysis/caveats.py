@@ -15,9 +15,11 @@ the words of :mod:`ragreport.output.site.wording.headline` (``CAVEAT_SENTENCES``
 - ``slice``: a slice of the per-query metadata whose verdict on the primary metric goes the other
   way (clearly worse under a headline that is not "clearly worse"; clearly better under a clearly
   worse one). Slices too small to read are left out.
-- ``unjudged``: a reading of the unjudged ids (section 20.2) under which the verdict's direction or
-  clarity changes, and any run of the pair whose filled top-K slots are mostly (more than half)
-  unjudged, with its share.
+- ``unjudged``: a plausible reading of the unjudged ids (section 20.2: condensed, or read as
+  relevant at the rank-wise rate) under which the verdict's direction or clarity changes, with any
+  run of the pair whose filled top-K slots are mostly (more than half) unjudged and its share. Never
+  for a single run (no verdict), for judgments of relevant ids alone (no reading applies), nor for
+  the every-unjudged-relevant bound alone.
 - ``power``: an "unclear" verdict with what the test could have detected (section 20.3).
 """
 
@@ -27,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..scoring.catalogue import PLAUSIBLE
 from ..scoring.scorable import ids_missed
 from .audit import leading
 from .limits import unjudged_share
@@ -77,24 +80,22 @@ def _slice(subject: Subject) -> Mapping[str, Any] | None:
 
 
 def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
-    runs = [subject.summary] if subject.pair is None else [subject.pair.run, subject.pair.baseline]
+    found = subject.comparison
+    if found is None or found.readings is None or subject.pair is None:
+        return None
+    flips = [
+        {"reading": name, **found.readings[name].as_dict()}
+        for name in PLAUSIBLE
+        if found.readings[name].verdict != found.verdict
+    ]
+    if not flips:
+        return None
     mostly = []
-    for summary in runs:
+    for summary in (subject.pair.run, subject.pair.baseline):
         unjudged, filled = unjudged_share(summary)
         if filled and unjudged / filled > MOSTLY_UNJUDGED:
             mostly.append({"run": summary.name, "unjudged": unjudged, "slots": filled, "share": unjudged / filled})
-    found = subject.comparison
-    flips = []
-    if found is not None and found.readings is not None:
-        flips = [{"reading": name, **r.as_dict()} for name, r in found.readings.items() if r.verdict != found.verdict]
-    if not mostly and not flips:
-        return None
-    return {
-        "k": subject.summary.k,
-        "flips": flips,
-        "mostly": mostly,
-        "verdict": None if found is None else found.verdict,
-    }
+    return {"k": subject.summary.k, "flips": flips, "mostly": mostly, "verdict": found.verdict}
 
 
 def _ids(subject: Subject) -> Mapping[str, Any] | None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, PRIMARY, READ, READINGS, SUITE, Measure, Metric
+from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READ, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
@@ -181,11 +181,12 @@ class Comparison:
 
     @property
     def robust(self) -> bool | None:
-        """Whether the verdict's direction and clarity hold under every reading of unjudged ids
-        (docs/conventions.md section 20.2); None when the member has no readings."""
+        """Whether the verdict's direction and clarity hold under every plausible reading of unjudged
+        ids (:data:`~ragreport.scoring.catalogue.PLAUSIBLE`; the every-unjudged-relevant bound is not
+        one, docs/conventions.md section 20.2); None when the member has no readings."""
         if self.readings is None:
             return None
-        return all(r.verdict == self.verdict for r in self.readings.values())
+        return all(self.readings[name].verdict == self.verdict for name in PLAUSIBLE)
 
     def as_dict(self) -> dict:
         out = {key: value for key, value in self.__dict__.items() if key != "readings"}

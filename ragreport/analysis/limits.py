@@ -67,10 +67,12 @@ def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
     """Unjudged ids in the filled top-K slots, pooled over the scored queries, and the Judged@K mean.
 
     The two differ on purpose: the pooled share sets empty slots aside, Judged@K divides each
-    query by K (an empty slot is unjudged there), then averages over the queries.
+    query by K (an empty slot is unjudged there), then averages over the queries. Not a limit of
+    judgments that list relevant ids alone: their other ids are not relevant by design (the report
+    says so once, docs/conventions.md section 20.2).
     """
     unjudged, slots = unjudged_share(summary)
-    if unjudged == 0:
+    if unjudged == 0 or summary.judged.relevant_only:
         return None
     k = summary.k
     text = (
@@ -278,7 +280,7 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
 def absent(summary: RunSummary, today: _dt.date) -> Limit | None:
     """Suite metrics a stored report does not hold: it was made before they were added to the suite
     (docs/conventions.md section 26). Its pages leave them out; said once, here."""
-    left_out = [m.label(summary.k) for m in SUITE if m not in summary.suite]
+    left_out = [m.label(summary.k) for m in SUITE if m not in summary.scores.metrics]
     if not left_out:
         return None
     return Limit(

@@ -76,6 +76,12 @@ class Analysis:
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
 
     @property
+    def relevant_only(self) -> bool:
+        """Whether every run's judgments list relevant ids alone (docs/conventions.md section 20.2):
+        the report then says once that every other id counts as not relevant."""
+        return all(s.judged.relevant_only for s in self.summaries)
+
+    @property
     def primary_label(self) -> str:
         """The primary metric at the report's K: ``nDCG@10``."""
         return self.primary.label(self.summaries[0].k)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
-from ..scoring.catalogue import READ, IntervalMethod
+from ..scoring.catalogue import JUDGED, READ, IntervalMethod
 from .intervals import (
     Interval,
     bootstrap_interval,
@@ -112,8 +112,12 @@ class RunSummary:
 
     @property
     def suite(self) -> tuple[Metric, ...]:
-        """The suite's metrics this run holds: the catalogue's, or, for a stored report made before a
-        metric was added (or after one was removed), those it holds (docs/conventions.md section 26)."""
+        """The suite's metrics this run holds and shows: the catalogue's, or, for a stored report made
+        before a metric was added (or after one was removed), those it holds (docs/conventions.md
+        section 26); without Judged@K on judgments of relevant ids alone, where it is P@K again
+        (section 20.2)."""
+        if self.judged.relevant_only:
+            return tuple(m for m in self.scores.metrics if m is not JUDGED)
         return self.scores.metrics
 
     @property

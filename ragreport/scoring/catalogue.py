@@ -698,7 +698,10 @@ SUITE: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.in_suite)
 COMPARED: tuple[Metric, ...] = tuple(m for m in CATALOGUE if m.compared)
 #: The readings of unjudged ids besides the default one, in the order the report states them
 #: (:mod:`ragreport.scoring.readings`, docs/conventions.md section 20.2).
-READINGS: tuple[str, ...] = ("unjudged_relevant", "condensed")
+READINGS: tuple[str, ...] = ("unjudged_relevant", "condensed", "unjudged_at_rate")
+#: The readings a verdict must survive (its ``unjudged`` caveat): ``unjudged_relevant`` is a bound,
+#: shown in the details, never a caveat.
+PLAUSIBLE: tuple[str, ...] = ("condensed", "unjudged_at_rate")
 #: The metrics read three ways: the suite's compared metrics at a cutoff (Judged@K is about the
 #: labels themselves, and a whole-list measure reads past any K).
 READ: tuple[Metric, ...] = tuple(m for m in SUITE if m.compared and m.cutoff is not CutoffRule.FORBIDDEN)

@@ -83,6 +83,16 @@ class JudgedRun:
             np.arange(len(self.slot_query), dtype=rank_type) - self.offsets[:-1].astype(rank_type)[self.slot_query] + 1
         )
 
+    @cached_property
+    def relevant_only(self) -> bool:
+        """Whether the label set lists relevant ids alone: at least one judgment, and none graded
+        below the relevance level (``level``). Such judgments (Vaswani's, most BEIR sets', a RAG
+        JSONL's ``relevant``) mean every other id is not relevant, by the collection's own
+        convention: the readings of unjudged ids do not apply to them, and Judged@K would repeat
+        P@K (docs/conventions.md section 20.2). A grade of 0 or below (trec_eval's -1 too) makes
+        them pooled; so does any grade under a ``--relevance-level`` above 1."""
+        return len(self.judgment_grades) > 0 and bool((self.judgment_grades >= self.level).all())
+
     def top_slots(self, k: int, queries: np.ndarray) -> np.ndarray:
         """The positions of the filled top-``k`` slots of the queries flagged in ``queries`` (one
         flag per query), in slot order: the first ``min(length, k)`` slots of each list, taken

@@ -1,14 +1,21 @@
-"""Two more readings of the ids nobody judged (docs/conventions.md section 20.2).
+"""Three more readings of the ids nobody judged (docs/conventions.md section 20.2).
 
-The default reading scores an unjudged id as not relevant (grade 0). The two others bound what the
+The default reading scores an unjudged id as not relevant (grade 0). The others say what the
 unjudged ids could do to a figure at K:
 
 - ``unjudged_relevant``: every unjudged id in a query's top K is read as relevant at the lowest
   relevant grade (the relevance level), and R grows by those ids
-  (:func:`unjudged_as_relevant`). P@K, Hit@K and R@K then give their optimistic bound.
+  (:func:`unjudged_as_relevant`). P@K, Hit@K and R@K then give their optimistic bound: a bound,
+  never a plausible reading.
 - ``condensed``: the unjudged ids are removed from the ranking before it is cut at K, as
   trec_eval's ``-J``, pytrec_eval's ``judged_docs_only_flag`` and ir_measures' ``judged_only=True``
   do (:func:`condense`).
+- ``unjudged_at_rate``: each unjudged id read as relevant at the rate the run's judged ids at
+  its rank are (:func:`rank_rates`): each query's figure moves from the default toward the
+  ``unjudged_relevant`` one by the mean rate over its unjudged top-K ids (:func:`at_rate`).
+
+Judgments that list relevant ids alone (:attr:`~ragreport.scoring.join.JudgedRun.relevant_only`)
+get no reading: every other id is not relevant by the collection's own convention.
 
 Each reading is a joined run transformed slot by slot (array operations over every slot at once,
 no loop over queries), scored by the same kernels as the default reading
@@ -33,7 +40,7 @@ if TYPE_CHECKING:
     from ..core.model import Conventions
     from .join import JudgedRun
 
-__all__ = ["READ", "READINGS", "condense", "score_readings", "unjudged_as_relevant"]
+__all__ = ["READ", "READINGS", "at_rate", "condense", "rank_rates", "score_readings", "unjudged_as_relevant"]
 
 
 def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
@@ -78,6 +85,59 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
     )
 
 
+def rank_rates(judged: JudgedRun, depth: int) -> np.ndarray:
+    """The share of the run's judged ids at each rank 1 to ``depth`` that are relevant (index 0 is
+    rank 1): first occurrences only, over every query of the run. A rank where no query's id is
+    judged has rate 0: nothing shows that its unjudged ids are relevant (the default reading).
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> judged = join(Run.from_lists("r", [("q1", ["d1", "u1"]), ("q2", ["n2", "u2"])]),
+    ...               Judgments.from_lists([("q1", ["d1"], [1]), ("q2", ["n2"], [0])]))
+    >>> rank_rates(judged, 2).tolist()  # rank 1: d1 relevant, n2 not; rank 2: nothing judged
+    [0.5, 0.0]
+    """
+    head = judged.head(depth)
+    seen = head.judged & ~head.repeat
+    rank = head.slot_rank.astype(np.int64) - 1
+    judged_at = np.bincount(rank[seen], minlength=depth)[:depth]
+    relevant_at = np.bincount(rank[seen & (head.grades >= head.level)], minlength=depth)[:depth]
+    return np.divide(relevant_at, judged_at, out=np.zeros(depth), where=judged_at > 0)
+
+
+def at_rate(judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """The ``unjudged_at_rate`` reading: per query and cutoff K, ``default + w * (bound - default)``,
+    with ``w`` the mean of :func:`rank_rates` over the query's unjudged top-K ids (first
+    occurrences; 0 when it has none, where ``bound`` is ``default``). ``default`` and ``bound``
+    (``unjudged_relevant``) are metrics x queries x ``cutoffs``. For P@K this is the expected P@K
+    had each unjudged id at rank i been relevant with probability rate(i); for the other metrics
+    the same share of the way between the two readings.
+
+    Examples
+    --------
+    >>> from ragreport.core.model import Judgments, Run
+    >>> from ragreport.scoring.join import join
+    >>> judged = join(Run.from_lists("r", [("q1", ["d1", "u1"]), ("q2", ["n2", "u2"])]),
+    ...               Judgments.from_lists([("q1", ["d1"], [1]), ("q2", ["n2"], [0])]))
+    >>> at_rate(judged, [1], np.zeros((1, 2, 1)), np.ones((1, 2, 1)))[0, :, 0].tolist()  # no unjudged id at K = 1
+    [0.0, 0.0]
+    """
+    depth = max(int(k) for k in cutoffs)
+    head = judged.head(depth)
+    rates = rank_rates(head, depth)
+    fresh = ~head.judged & ~head.repeat
+    rank, query = head.slot_rank[fresh].astype(np.int64), head.slot_query[fresh]
+    weights = np.zeros(default.shape[1:])
+    for c, k in enumerate(cutoffs):  # a loop over the report's few cutoffs, never over queries
+        within = rank <= int(k)
+        total = np.bincount(query[within], weights=rates[rank[within] - 1], minlength=head.n_queries)
+        many = np.bincount(query[within], minlength=head.n_queries)
+        weights[:, c] = np.divide(total, many, out=np.zeros(head.n_queries), where=many > 0)
+    return default + weights[None] * (bound - default)
+
+
 def _with_level_grades(
     offsets: np.ndarray, grades: np.ndarray, extra: np.ndarray, level: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +170,8 @@ def score_readings(
     *,
     condensed: JudgedRun | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every metric of ``metrics`` at every cutoff of ``cutoffs`` under each reading of :data:`READINGS`.
+    """Every metric of ``metrics`` at every cutoff of ``cutoffs`` under each reading of :data:`READINGS`;
+    none (``{}``) when the judgments list relevant ids alone (``judged.relevant_only``).
 
     Returns ``{reading: values}`` with ``values[m, q, c]`` as in
     :class:`~ragreport.scoring.metrics.QueryScores` (metrics x queries x cutoffs, the cutoffs in
@@ -119,6 +180,8 @@ def score_readings(
     ``max(cutoffs)`` deep, by default condensed here from ``judged``, which must then hold the whole
     lists (a partition condenses its lists before it cuts them, :mod:`ragreport.scoring.partition`).
     """
+    if judged.relevant_only:
+        return {}
     cutoffs = [int(c) for c in cutoffs]
     metrics = tuple(metrics)
     n = judged.n_queries
@@ -129,4 +192,6 @@ def score_readings(
         condensed = condense(judged, max(cutoffs))
     scores = score(condensed, cutoffs, conventions, metrics)
     columns = [scores.column(k) for k in cutoffs]
-    return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, columns]}
+    default = score(judged.head(max(cutoffs)), cutoffs, conventions, metrics)
+    rated = at_rate(judged, cutoffs, default.values[:, :, [default.column(k) for k in cutoffs]], optimistic)
+    return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, columns], "unjudged_at_rate": rated}

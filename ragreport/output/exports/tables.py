@@ -11,7 +11,7 @@ import io
 from typing import Any
 
 from ...core.escape import visible
-from ...scoring.catalogue import COMPARED, SUITE, ValueKind, by_key
+from ...scoring.catalogue import COMPARED, JUDGED, SUITE, ValueKind, by_key
 from ..site.wording import exports as say
 from ..site.wording import numbers as fmt
 from .reportjson.migrate import query_rows
@@ -103,7 +103,9 @@ def _columns(document: dict[str, Any]) -> list[tuple[str, bool]]:
     whether its best mean is marked (not for a diagnostic or a count, where more is not better)."""
     k = document["runs"][0]["k"]
     held = document["runs"][0]["metrics"]
-    columns = [(metric.label(k), metric in COMPARED) for metric in SUITE if metric.label(k) in held]
+    # Judged@K is P@K again where every run's judgments list relevant ids alone: not shown (20.2)
+    suite = [m for m in SUITE if not (m is JUDGED and document.get("relevant_only"))]
+    columns = [(metric.label(k), metric in COMPARED) for metric in suite if metric.label(k) in held]
     shown = {label for label, _ in columns}
     for measure in document.get("settings", {}).get("metrics", []):
         if measure["label"] not in shown:  # nDCG@10 named with --metrics is the suite's column already

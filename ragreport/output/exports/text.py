@@ -167,6 +167,8 @@ def table(view: ReportView, width: int = 100) -> str:
             *(textwrap.wrap(h.note, width, initial_indent="  ", subsequent_indent="  ") if h.note else []),
         ]
     )
+    if view.judgments_note:
+        headline += "\n\n" + "\n".join(textwrap.wrap(view.judgments_note, width))
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
     if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
@@ -218,6 +220,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             lines += [f"- {c.text.render(_md_user)}" for c in h.caveats] + [""]
         if h.note:
             lines += [f"_{_md_cell(h.note)}_", ""]
+    if view.judgments_note:
+        lines += [_md_cell(view.judgments_note), ""]
     if view.conventions is not None and view.conventions.notice:
         lines += [_md_cell(view.conventions.notice), ""]
         # what each departure does, here: summary.md and a comment have no conventions section

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...analysis.audit import corrected_figure, leading
 from ...analysis.caveats import Caveat, Subject, caveats, halving, unjudged_share
+from ...scoring.catalogue import PLAUSIBLE
 from .wording import headline as say
 from .wording import numbers as fmt
 
@@ -91,13 +92,13 @@ def _worded(subject: Subject, confidence: float) -> tuple[tuple[Caveat, fmt.Text
 
 
 def _readings_note(subject: Subject) -> str | None:
-    """The sentence that the verdict survives every reading, when unjudged ids are in play."""
+    """The sentence that the verdict survives every plausible reading, when unjudged ids are in play."""
     found, pair = subject.comparison, subject.pair
     if found is None or pair is None or not found.robust or found.readings is None:
         return None
     if not any(unjudged_share(s)[0] for s in (pair.run, pair.baseline)):
         return None
-    return say.robust_sentence([(name, r.delta) for name, r in found.readings.items()], pair.run.k)
+    return say.robust_sentence([(name, found.readings[name].delta) for name in PLAUSIBLE], pair.run.k)
 
 
 def single_sentence(

@@ -73,7 +73,7 @@ def run_document(
     judged, k, conventions = summary.judged, summary.k, summary.conventions
     metrics = {}
     for cutoff in summary.cutoffs:
-        for metric in summary.suite:
+        for metric in summary.scores.metrics:  # every figure, Judged@K too: render reads it back
             label = metric.label(cutoff)
             interval = summary.at_k[label]
             entry = {**_fields(interval, "mean low high"), "interval": interval.method.value}
@@ -99,7 +99,7 @@ def run_document(
         measures[measure.label()] = entry
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
-    for metric in summary.suite:
+    for metric in summary.scores.metrics:
         sweep[metric.key] = {part: [_number(v) for v in getattr(summary.sweep, part)[metric.key]] for part in PARTS}
 
     dataset = dataset_record(judged.judgments_source)
@@ -349,7 +349,7 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
         return figures(summary.measure_values[i], summary.measures[i].metric.kind.whole)
 
     for cutoff in summary.cutoffs:
-        for metric in summary.suite:
+        for metric in summary.scores.metrics:
             label = metric.label(cutoff)
             if label in named:
                 yield label, measured(named.pop(label))
@@ -410,7 +410,8 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
     and label set, ``judgments`` (that label set, ``{query: {id: grade}}``: a run judged against
-    another set keeps its own under its ``judgments``), ``primary`` (the metric the report leads
+    another set keeps its own under its ``judgments``), ``relevant_only`` (every run's judgments list
+    relevant ids alone), ``primary`` (the metric the report leads
     with, ``nDCG@10``), ``headline`` (per compared run: its primary figure against the baseline's,
     the difference with its band, the corrected p, the verdict and the sentence; for one run its
     figure and band), ``runs``,
@@ -442,6 +443,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "date": max(r["date"] for r in runs),
         "fingerprints": fingerprints,
         "judgments": tables.judgments[0],
+        # every run's judgments list relevant ids alone (section 20.2); absent before issue 38,
+        # where a render reads the stored judgments again
+        "relevant_only": analysis.relevant_only,
         "primary": analysis.primary_label,
         "headline": [_numbers(entry.as_dict()) for entry in headline(analysis)],
         "runs": runs,

@@ -153,6 +153,7 @@ def build_view(
         texts=texts,
         readings=readings_table(summaries),
         labels=labels_view(analysis),
+        judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
     )
 
 

@@ -165,8 +165,8 @@ def suite_matrix(
 
 
 def readings_table(summaries) -> ReadingsTable | None:
-    """Every mean at K under the three readings of unjudged ids, a row per run and metric; None
-    when no run was read so (or none has an unjudged id in its top K: the three would agree)."""
+    """Every mean at K under the readings of unjudged ids, a row per run and metric; None
+    when some run was not read so (judgments of relevant ids alone, section 20.2)."""
     if not summaries or not all(s.reading_at for s in summaries):
         return None
     k = summaries[0].k

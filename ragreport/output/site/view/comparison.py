@@ -148,7 +148,7 @@ def comparison_view(
 
 
 def _readings(comparison: ComparisonReport, k: int) -> ReadingsTable | None:
-    """Each difference of the family under the three readings of unjudged ids, with its verdict."""
+    """Each difference of the family under the readings of unjudged ids, with its verdict."""
     rows = []
     for c in comparison.comparisons:
         if c.readings is None:

@@ -443,7 +443,7 @@ class HeadlineView:
 
 @dataclass(frozen=True)
 class ReadingsTable:
-    """The figures under the three readings of unjudged ids (docs/conventions.md section 20.2), as
+    """The figures under the readings of unjudged ids (docs/conventions.md section 20.2), as
     worded cells: a ``caption``, the ``header`` and the ``rows`` (a run, a metric, then a cell per
     reading)."""
 
@@ -569,6 +569,7 @@ class ReportView:
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
+    judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
 
     @property
     def several(self) -> bool:

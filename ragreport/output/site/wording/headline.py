@@ -127,7 +127,13 @@ def headline_corrected_sentence(
 READING_NAMES = {
     "unjudged_relevant": "with every unjudged id in the top {k} read as relevant",
     "condensed": "with the unjudged ids removed before the cut at {k} (condensed)",
+    "unjudged_at_rate": "with the unjudged ids in the top {k} read as relevant as often as judged ids at the same "
+    "ranks are",
 }
+#: Said once when every run's judgments list relevant ids alone (docs/conventions.md section 20.2).
+RELEVANT_ONLY_NOTE = (
+    "The judgments list only relevant ids, so every other id counts as not relevant, as the collection intends."
+)
 #: What a screen reader calls the list of caveats under a headline.
 CAVEATS_TITLE = "What could overturn it"
 
@@ -250,9 +256,10 @@ def caveat_sentence(kind: str, figures: Mapping[str, Any], confidence: float) ->
 
 
 def robust_sentence(run_deltas: Sequence[tuple[str, float]], k: int) -> str:
-    """The sentence under the headline when unjudged ids are in play and change nothing."""
+    """The sentence under the headline when unjudged ids are in play and no plausible reading of them
+    changes the verdict (each given with its difference)."""
     said = "; ".join(f"{READING_NAMES[name].format(k=k)}, {signed(delta)}" for name, delta in run_deltas)
-    return f"The verdict holds under every reading of the unjudged ids ({said})."
+    return f"The verdict holds under every plausible reading of the unjudged ids ({said})."
 
 
 def headline_not_compared(run: str, baseline: str, judged_apart: bool = False) -> Text:

@@ -440,24 +440,31 @@ QUERY_VIEW_WORDS = {
 # --- The readings of unjudged ids (docs/conventions.md section 20.2) --------------------------------
 
 #: The readings' column headers, the default one first.
-READING_HEADERS = ("unjudged as not relevant (default)", "unjudged as relevant", "unjudged removed (condensed)")
+READING_HEADERS = (
+    "unjudged as not relevant (default)",
+    "unjudged as relevant (bound)",
+    "unjudged removed (condensed)",
+    "unjudged relevant at the judged rate",
+)
 READINGS_RUN_HEADER = ("run", "metric")
 
 
 def readings_caption(k: int) -> str:
-    """What the table of means under the three readings shows."""
+    """What the table of means under the readings shows."""
     return (
-        f"Every mean at K = {k} under three readings of the ids nobody judged: as not relevant (every "
-        f"figure of the report), as relevant at the lowest relevant grade (R growing by them), and removed "
-        f"before the cut at {k} (trec_eval -J)."
+        f"Every mean at K = {k} under four readings of the ids nobody judged: as not relevant (every "
+        f"figure of the report), as relevant at the lowest relevant grade (R growing by them: a bound, "
+        f"not a likely figure), removed before the cut at {k} (trec_eval -J), and as relevant as often as "
+        f"the run's judged ids at the same rank are."
     )
 
 
 def readings_comparison_caption(k: int) -> str:
-    """What the table of differences under the three readings shows."""
+    """What the table of differences under the readings shows."""
     return (
-        f"Each difference from the baseline under the three readings of unjudged ids at K = {k}, with its "
-        "verdict; a verdict is robust to unjudged ids when it holds under all three."
+        f"Each difference from the baseline under the readings of unjudged ids at K = {k}, with its "
+        "verdict; a verdict is robust to unjudged ids when it holds with them removed and with them read "
+        "as relevant at the judged rate. Every unjudged id read as relevant is a bound, never a caveat."
     )
 
 
