@@ -15,6 +15,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sitetools import FOUR_RUNS, INJECTIONS, four_trec_runs, second_sample_run
 
@@ -180,7 +181,7 @@ def test_run_page_chart_table_sort_filter_and_expand(browser, sample_site):
     assert visit.rows() == ["q10"]
     assert "Rows 1–1 of 1 (filtered from 10)" in page.inner_text(".where")
 
-    page.click("button.expand[aria-label='Show the top 5 of q10']")
+    page.click("button.expand[aria-label='Show the top 5 for query q10']")
     marks = page.eval_on_selector_all("tr.detail tbody tr td[class^=mark-]", "cells => cells.map(c => c.textContent)")
     assert marks == ["relevant", "repeat", "relevant", "judged non-relevant", "unjudged"]
     assert page.get_attribute("button.expand", "aria-expanded") == "true"
@@ -613,7 +614,7 @@ def test_documents_text_in_a_top_k_is_text_in_the_browser(browser, tmp_path):
     visit = Visit(browser, out / "run-cand.html", width=390, height=844)
     page = visit.page
     page.fill("input[name=id]", "301")
-    page.click("button.expand[aria-label='Show the top 10 of 301']")
+    page.click("button.expand[aria-label='Show the top 10 for query 301']")
     detail = page.locator("tr.detail")
     assert detail.locator("td.doc .doc-title").first.inner_text() == "Paris"
     texts = detail.locator("td.doc .snippet").all_inner_texts()
@@ -1024,4 +1025,129 @@ def test_the_query_view_folds_a_topics_longer_text_under_its_title(browser, tmp_
     detail.locator("summary").click()
     assert detail.locator("p").all_inner_texts() == ["which cities are capitals?", INJECTIONS[0]]  # text, not HTML
     assert page.locator(".query-view img").count() == 0
+    visit.assert_clean()
+
+
+# --- Real data, every shape: query text, numeric ids, lists 100 deep, a slice key --------------
+
+
+@pytest.fixture(scope="module")
+def deep_site(tmp_path_factory):
+    """Two RAG JSONL runs of 60 queries (ids 1 to 60) with a sentence of text each, lists of 100
+    ids, one label set and a slice key; built with the defaults."""
+    root = tmp_path_factory.mktemp("deep")
+    rng = np.random.default_rng(7)
+    words = "how do rotate key without downtime rate limit search endpoint export audit logs policy".split()
+    texts = [" ".join(rng.choice(words, size=12)).capitalize() + "?" for _ in range(60)]
+    relevant = [{f"d{d}": int(rng.integers(1, 4)) for d in rng.choice(300, size=3, replace=False)} for _ in range(60)]
+    for name in ("bm25", "dense-retriever-v2"):
+        lines = []
+        for q in range(60):
+            docs = [f"d{d}" for d in rng.permutation(300)[:100]]
+            lines.append(
+                json.dumps(
+                    {
+                        "id": str(q + 1),
+                        "query": texts[q],
+                        "retrieved": docs,
+                        "relevant": relevant[q],
+                        "meta": {"topic": ("billing", "security", "search api")[q % 3]},
+                    }
+                )
+            )
+        (root / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    site = root / "site"
+    runs = [str(root / "bm25.jsonl"), str(root / "dense-retriever-v2.jsonl")]
+    assert main(["build", *runs, "--slice", "topic", "--out", str(site), "--quiet", "--no-config"]) == 0
+    return site
+
+
+def _headers(page) -> dict[str, tuple[float, float]]:
+    """Each per-query header's left and right edge, and the box's visible left and right."""
+    return page.evaluate(
+        "(() => { const b = document.querySelector('.query-table .table-box').getBoundingClientRect(); "
+        "const out = {box: [b.left, b.right]}; "
+        "document.querySelectorAll('table.queries thead th[data-col]').forEach(th => { "
+        "const r = th.getBoundingClientRect(); out[th.textContent.trim()] = [r.left, r.right]; }); return out; })()"
+    )
+
+
+def test_the_per_query_table_at_1400_shows_every_metric_and_a_cue_for_the_rest(browser, deep_site):
+    visit = Visit(browser, deep_site / "run-dense-retriever-v2.html", width=1400)
+    page = visit.page
+    edges = _headers(page)
+    left, right = edges.pop("box")
+    # The runs' judgments list only relevant ids: Judged@10 is not a figure there (conventions 20.2).
+    assert "Judged@10" not in edges
+    shown = [f"{m.key}@10" for m in SUITE if m.key not in ("nDCG", "Judged")]
+    key = ["id", "status", "nDCG@10", "nDCG@10 minus bm25", "query", *shown]
+    assert [h for h in key if not left <= edges[h][0] and edges[h][1] <= right] == []
+    assert max(r for _, r in edges.values()) > right  # the counts are out of view ...
+    cue = page.locator(".query-table .scroll-cue")
+    assert cue.is_visible() and cue.inner_text() == "More columns →"  # ... and the page says so
+    assert "more-right" in page.get_attribute(".query-table .table-box", "class")
+    cue.click()
+    page.evaluate("document.querySelector('.query-table .table-box').scrollLeft = 10000")
+    page.wait_for_function("document.querySelector('.query-table .scroll-cue').hidden")
+    assert "more-right" not in page.get_attribute(".query-table .table-box", "class")
+    page.click("button.expand[aria-label='Show the top 10 for query 1']")
+    assert page.inner_text("tr.detail caption") == "Top 10 for query 1"
+    visit.assert_clean()
+
+
+def test_on_a_phone_each_query_text_is_in_view_beside_the_key_columns(browser, deep_site):
+    visit = Visit(browser, deep_site / "run-dense-retriever-v2.html", width=390, height=844)
+    page = visit.page
+    edges = _headers(page)
+    left, right = edges.pop("box")
+    assert [h for h in ("id", "status", "nDCG@10", "nDCG@10 minus bm25") if edges[h][1] > right] == []
+    # each shown text's characters whose box lies inside the scroll box's visible width
+    seen = page.evaluate(
+        "(() => { const b = document.querySelector('.query-table .table-box').getBoundingClientRect(); "
+        "const range = document.createRange(); "
+        "return [...document.querySelectorAll('table.queries tbody tr:not(.detail) td, "
+        "table.queries tbody tr.text-line span')].filter(e => e.matches('td.query-text, span') && "
+        "e.getClientRects().length).map(e => { const t = e.firstChild; let n = 0; "
+        "for (let i = 0; i < t.length; i++) { range.setStart(t, i); range.setEnd(t, i + 1); "
+        "const r = range.getBoundingClientRect(); if (r.width && r.left >= b.left && r.right <= b.right) n++; } "
+        "return [t.length, n]; }); })()"
+    )
+    assert len(seen) == 50  # a page of rows, each with its text
+    assert [pair for pair in seen if pair[1] < min(20, pair[0])] == []
+    visit.assert_clean()
+
+
+def test_the_scatter_stays_inside_0_to_1_and_slice_figures_line_up(browser, deep_site):
+    for width in (1400, 390):
+        visit = Visit(browser, deep_site / "index.html", width=width, height=900)
+        visit.charts(2)
+        ranges = visit.page.evaluate(
+            "[...document.querySelectorAll('.js-plotly-plot')].filter(gd => gd.layout.meta && "
+            "gd.layout.meta.opensQuery).map(gd => [gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range])"
+        )
+        assert len(ranges) == 1
+        assert all(-0.05 <= axis[0] and axis[1] <= 1.05 for axis in ranges[0]), ranges  # (x, y)
+        # each cell's figures end at one x (right-aligned in a column they share), in every row
+        ends = visit.page.evaluate(
+            "[...document.querySelectorAll('table.slices td.stack:nth-of-type(2)')].map(td => "
+            "[...td.querySelectorAll('.figure')].map(f => Math.round(f.getBoundingClientRect().right)))"
+        )
+        assert len(ends) == 3 and len({x for cell in ends for x in cell}) == 1, ends
+        visit.assert_clean()
+
+
+def test_the_history_dodges_the_runs_error_bars(browser, tmp_path):
+    from sitetools import history_inputs, publish_three
+
+    history = publish_three(history_inputs(tmp_path), tmp_path / "eval")
+    visit = Visit(browser, history / "index.html")
+    visit.charts(8)
+    # the pixel x of every run's marker at the first report, in the first trend chart
+    xs = visit.page.evaluate(
+        "(() => { const gd = document.querySelector('.js-plotly-plot'); "
+        "return [...gd.querySelectorAll('.scatterlayer .trace')].map(t => t.querySelector('.point')).filter(p => p)"
+        ".map(p => Number(p.getAttribute('transform').match(/translate\\(([-\\d.]+)/)[1])); })()"
+    )
+    first = sorted(xs)[:2]
+    assert len(xs) >= 2 and first[1] - first[0] >= 8, xs  # apart by more than an error bar's width
     visit.assert_clean()

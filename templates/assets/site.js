@@ -485,6 +485,21 @@
     return String(value);
   }
 
+  // A box that scrolls sideways says when columns are out of view to its right: its right edge fades
+  // and its button (which scrolls them in) shows, both gone once the last column is in view.
+  // Returns the check, to run again when the rows change.
+  function scrollCue(box, button) {
+    function check() {
+      var more = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+      box.classList.toggle("more-right", more);
+      button.hidden = !more;
+    }
+    box.addEventListener("scroll", check, { passive: true });
+    window.addEventListener("resize", check);
+    button.addEventListener("click", function () { box.scrollBy({ left: box.clientWidth * 0.8, behavior: "smooth" }); });
+    return check;
+  }
+
   var CELL_CLASS = { id: "mono", status: "status", text: "query-text", count: "num", score: "num", delta: "num" };
 
   function QueryTable(root) {
@@ -507,6 +522,7 @@
     (data.text_rows || []).forEach(function (row) { textRows[row] = true; });
     var textOf = function () { return undefined; };
     var textProblem = null;
+    var cue = scrollCue(root.querySelector(".table-box"), root.querySelector(".scroll-cue"));
 
     // Each column's order is worked out once, when it is first sorted by, and kept: ascending by its
     // value, ties in the rows' own order, a blank (missing or not a number) last; descending reverses
@@ -703,6 +719,11 @@
           tr.appendChild(cellNode);
         }
         fragment.appendChild(tr);
+        if (textCol >= 0 && row[textCol]) {  // the text's own line, shown on a phone only (site.css)
+          var line = el("td", { colspan: String(data.columns.length + 1) });
+          line.appendChild(el("span", null, row[textCol]));
+          fragment.appendChild(el("tr", { "class": "text-line" })).appendChild(line);
+        }
         if (open) { fragment.appendChild(detailRow(index)); }
       }
       body.replaceChildren(fragment);
@@ -713,6 +734,7 @@
         : words.none;
       prev.disabled = state.page === 0;
       next.disabled = state.page >= pages - 1;
+      cue();
     }
 
     function refresh() {

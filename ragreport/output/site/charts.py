@@ -146,7 +146,12 @@ def _sweep(
     """A metric's mean against K with its band."""
     sweep, key = summary.sweep, metric.key
     hover = f"{key}@%{{x}}: %{{y:.3f}}<br>{say_report.INTERVAL_NAMES[metric.interval.value]}"
-    mean, low, high = (_clean(values[key]) for values in (sweep.mean, sweep.low, sweep.high))
+    # 4 decimals, a tenth of what the hover shows: a sweep to 100 holds 100 points a line, and full
+    # floats (0.05383333333333254) would make it five times heavier than the sweep to 20 it replaced.
+    mean, low, high = (
+        [None if v is None else round(v, 4) for v in _clean(values[key])]
+        for values in (sweep.mean, sweep.low, sweep.high)
+    )
     ks = [int(k) for k in sweep.cutoffs]
     return _band_and_line(
         ks, mean, low, high, name, colour, group, hover, 4, visible=visible, xaxis=axes[0], yaxis=axes[1]
@@ -255,7 +260,9 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
                 "buttons": buttons,
                 "x": 0,
                 "xanchor": "left",
-                "y": 1.06,
+                # clear of the "K = 10" note standing on the plot's top edge, which a sweep to 100
+                # puts near the left, under the menu
+                "y": 1.09,
                 "yanchor": "bottom",
                 "active": suite.index(shown),
                 "showactive": True,
@@ -370,8 +377,16 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
     ]
     layout = {
         "title": _title(say.scatter_title(base.k, isolated(run_name), isolated(base_name))),
-        "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False},
-        "yaxis": {"title": {"text": run_name}, "range": [-0.03, 1.03], "zeroline": False, "scaleanchor": "x"},
+        # The plane stays square by shrinking the wider axis's length ("domain"), not by widening its
+        # range past the metric's 0 to 1 (plotly's default drew -0.3 to 1.35 on a wide page).
+        "xaxis": {"title": {"text": base_name}, "range": [-0.03, 1.03], "zeroline": False, "constrain": "domain"},
+        "yaxis": {
+            "title": {"text": run_name},
+            "range": [-0.03, 1.03],
+            "zeroline": False,
+            "scaleanchor": "x",
+            "constrain": "domain",
+        },
         "shapes": [
             {
                 "type": "line",
@@ -547,6 +562,7 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
                     "name": name,
                     "legendgroup": name,
                     "showlegend": s == 0,
+                    "offsetgroup": str(n),  # a run's place beside the others at each report
                     "line": {"color": line_colour, "width": 2},
                     "marker": {"size": 7, "color": line_colour},
                     "error_y": _error_bars(means, lows, highs, line_colour, 1.5, 4),
@@ -574,6 +590,10 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
             _note(b.position - 0.5, html.escape(say.trend_break_mark(b.kinds)), "center") for b in trend.breaks
         ],
         "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
+        # The runs dodged sideways at each report, one offset group each across 60% of a report's
+        # width: at one x their error bars (about equal figures) drew over each other.
+        "scattermode": "group",
+        "scattergap": 0.4,
         "margin": {"l": 56, "r": 16, "t": 64, "b": 40},
         "hovermode": "closest",
         **CLEAR,

@@ -123,8 +123,8 @@ def query_table(
     ``differences`` (a header and each paired query's difference from the baseline on the primary
     metric) adds a column, which sorts like the others. The columns come in the order a reader
     needs them, so that a narrow screen shows the first without scrolling: the id, the status, the
-    ``primary`` metric at K and the difference from the baseline, then the rest
-    (docs/conventions.md section 24.1).
+    ``primary`` metric at K and the difference from the baseline, then the text, the other metrics
+    and the counts (docs/conventions.md section 24.1).
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
@@ -167,10 +167,13 @@ def query_table(
     no_text = all(t in (None, "") for t in judged.query_text)
     if no_text:
         del table[2]
-    if primary is not None:
-        lead = [column[0] for column in table].index(primary.label(k))
-        leading = [0, 1, lead, *([len(table) - 1] if differences is not None else [])]
-        table = [table[i] for i in leading + [i for i in range(len(table)) if i not in leading]]
+    # Then the text and the suite's metrics, the counts (R, retrieved, first relevant rank, repeats)
+    # last: at 1,400 px every metric is in view, the counts behind the box's "more columns" cue.
+    names = [column[0] for column in table]
+    counts = [names.index(name) for name in (*say.QUERY_COLUMNS[3:], "repeats")]
+    lead = [names.index(primary.label(k))] if primary is not None else []
+    leading = [0, 1, *lead, *([len(table) - 1] if differences is not None else [])]
+    table = [table[i] for i in leading + [i for i in range(len(table)) if i not in leading + counts] + counts]
     headers, kinds, titles, columns = (list(part) for part in zip(*table))
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each

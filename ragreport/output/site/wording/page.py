@@ -133,6 +133,8 @@ def every_status(total: str) -> str:
 
 
 FILTER_PLACEHOLDER = "filter"
+#: Shown while the per-query table has columns out of view to the right; it scrolls them in.
+MORE_COLUMNS = "More columns \u2192"
 #: The hidden header of the column of buttons that open a query's top K.
 DETAILS_HEADER = "details"
 PAGE_PREVIOUS = "Previous"

@@ -400,9 +400,9 @@ QUERIES_NAV = "Queries"
 #: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
 QUERY_TABLE_WORDS = {
     "nothing": "Nothing was retrieved for this query.",
-    "top": "Top {k} of {id}",
+    "top": "Top {k} for query {id}",
     "heads": ["rank", "mark", "grade", "id"],
-    "show": "Show the top {k} of {id}",
+    "show": "Show the top {k} for query {id}",
     "rows": "Rows {start}\u2013{stop} of {total}",
     "filtered": " (filtered from {all})",
     "none": "No query matches.",
