@@ -254,20 +254,9 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
         "hovermode": "closest",
         **CLEAR,
         "height": 454,
-        "updatemenus": [
-            {
-                "type": "dropdown",
-                "buttons": buttons,
-                "x": 0,
-                "xanchor": "left",
-                # clear of the "K = 10" note standing on the plot's top edge, which a sweep to 100
-                # puts near the left, under the menu
-                "y": 1.09,
-                "yanchor": "bottom",
-                "active": suite.index(shown),
-                "showactive": True,
-            }
-        ],
+        # clear of the "K = 10" note standing on the plot's top edge, which a long sweep puts near
+        # the left, under the menu
+        "updatemenus": _menu(buttons, suite.index(shown), 1.09),
     }
     return {"data": traces, "layout": layout, "config": CONFIG}
 
@@ -412,18 +401,7 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DE
                 "text": say.scatter_note(run_name),
             }
         ],
-        "updatemenus": [
-            {
-                "type": "dropdown",
-                "buttons": buttons,
-                "x": 0,
-                "xanchor": "left",
-                "y": 1.06,
-                "yanchor": "bottom",
-                "showactive": True,
-                "active": labels.index(opened),
-            }
-        ],
+        "updatemenus": _menu(buttons, labels.index(opened), 1.06),
         "margin": {"l": 56, "r": 16, "t": 96, "b": 84},
         "height": 516,
         "hovermode": "closest",
@@ -600,3 +578,19 @@ def trend_figure(trend: Trend, title: str) -> dict[str, Any]:
         "height": 380,
     }
     return {"data": traces, "layout": layout, "config": CONFIG}
+
+
+def _menu(buttons: list[dict[str, Any]], active: int, y: float) -> list[dict[str, Any]]:
+    """A chart's dropdown of views at its top left, ``active`` the one shown first."""
+    return [
+        {
+            "type": "dropdown",
+            "buttons": buttons,
+            "x": 0,
+            "xanchor": "left",
+            "y": y,
+            "yanchor": "bottom",
+            "active": active,
+            "showactive": True,
+        }
+    ]
