@@ -77,7 +77,7 @@ def score_and_summarise(
     asked, cutoffs = report_cutoffs(k, kmax)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions) if measures else None
-    readings = score_readings(judged, asked, conventions)
+    readings = score_readings(judged, asked, conventions, default=scores)
     if progress is not None:
         progress()
     return summarise(judged, scores, asked, conventions, measures, values, readings)
@@ -111,7 +111,7 @@ def summarise_loaded(
         values = score_measures(judged, measures, conventions) if measures else None
         # condensed once, for the readings and for what report.json keeps to condense again
         condensed = condense(judged, max(asked))
-        readings = score_readings(judged, asked, conventions, condensed=condensed)
+        readings = score_readings(judged, asked, conventions, condensed=condensed, default=scores)
         after = following(judged, max(asked), condensed)
         del condensed
         if cut_lists:
@@ -222,6 +222,6 @@ def evaluate_runs(
         )
         after = following(parts.judged, max(asked), parts.condensed)
         check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
-        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed)
+        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed, default=parts.scores)
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
     return banded(scored, asked, conventions, measures, progress)  # one resampling, as in memory

@@ -34,7 +34,7 @@ import numpy as np
 from .catalogue import READ, READINGS, Metric
 from .condensed import condense
 from .join import first_of_each
-from .metrics import score
+from .metrics import QueryScores, score
 
 if TYPE_CHECKING:
     from ..core.model import Conventions
@@ -169,6 +169,7 @@ def score_readings(
     metrics: Sequence[Metric] = READ,
     *,
     condensed: JudgedRun | None = None,
+    default: QueryScores | None = None,
 ) -> dict[str, np.ndarray]:
     """Every metric of ``metrics`` at every cutoff of ``cutoffs`` under each reading of :data:`READINGS`;
     none (``{}``) when the judgments list relevant ids alone (``judged.relevant_only``).
@@ -179,6 +180,8 @@ def score_readings(
     ``unjudged_relevant``; ``condensed`` is that run condensed (:func:`condense`) at least
     ``max(cutoffs)`` deep, by default condensed here from ``judged``, which must then hold the whole
     lists (a partition condenses its lists before it cuts them, :mod:`ragreport.scoring.partition`).
+    ``default``: the run's scores as the report reads them, when the caller has them (holding every
+    metric and cutoff asked for), so that they are not scored again for the rate reading.
     """
     if judged.relevant_only:
         return {}
@@ -192,6 +195,13 @@ def score_readings(
         condensed = condense(judged, max(cutoffs))
     scores = score(condensed, cutoffs, conventions, metrics)
     columns = [scores.column(k) for k in cutoffs]
-    default = score(judged.head(max(cutoffs)), cutoffs, conventions, metrics)
-    rated = at_rate(judged, cutoffs, default.values[:, :, [default.column(k) for k in cutoffs]], optimistic)
+    if not (
+        default is not None
+        and all(m in default.metrics for m in metrics)
+        and set(cutoffs) <= set(default.cutoffs.tolist())
+    ):
+        default = score(judged.head(max(cutoffs)), cutoffs, conventions, metrics)
+    rows = np.array([default.metrics.index(m) for m in metrics], dtype=np.int64)
+    at = np.array([default.column(k) for k in cutoffs], dtype=np.int64)
+    rated = at_rate(judged, cutoffs, default.values[rows][:, :, at], optimistic)
     return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, columns], "unjudged_at_rate": rated}
