@@ -251,7 +251,13 @@ def test_the_headline_comes_before_the_suite_table_and_the_glossary_is_on_the_in
     page = (out / "index.html").read_text("utf-8")
     headline = page.index('<section id="headline"')
     sentence = page.index('<bdi class="mono">sample-reversed</bdi> scores ')
-    assert page.index("<h1>") < headline < sentence < page.index('id="scored"') < page.index('id="suite"')
+    assert (
+        page.index('<h1 class="report-title">')
+        < headline
+        < sentence
+        < page.index('id="scored"')
+        < page.index('id="suite"')
+    )
     assert ' R@5 against <bdi class="mono">sample</bdi>&#39;s ' in page
     assert page.index('class="chart chart-forest"') < page.index('id="suite"')
     glossary = page[page.index('<section id="glossary"') :]
@@ -334,3 +340,52 @@ def test_with_an_audit_a_single_run_and_a_baseline_say_their_corrected_mean():
     # Without an audit, no word of it.
     [plain] = document(analyse(evaluate({"a": runs["a"]}, qrels=model, k=3)))["headline"]
     assert "model's labels" not in plain["sentence"] and "audited" not in plain["sentence"]
+
+
+# --- The first screen (issue 38 item 4) ------------------------------------------------------------
+
+#: A long run name, as RAG stacks write them.
+LONG_NAME = "hybrid-rrf-bm25-e5-large-v2-k60"  # 31 characters
+#: Each caveat kind's figures at their longest plausible size.
+WORST_FIGURES = {
+    "ids": {"missed": [{"run": LONG_NAME, "queries": 12_345}, {"run": LONG_NAME, "queries": 1}]},
+    "labels": {"model_verdict": "better", "verdict": "band below 0", "queries": 1_000, "delta": -0.1},
+    "slice": {"verdict": "worse", "key": "domain", "value": "finance", "queries": 12_345, "delta": -0.275},
+    "unjudged": {"flips": [{"reading": "unjudged_at_rate", "verdict": "band below 0", "delta": -0.123}]},
+    "power": {"queries": 12_345, "detectable": 0.123, "queries_needed": 1_234_567, "min_effect": 0.02},
+}
+
+
+def test_every_caveat_kind_has_a_first_screen_line_of_at_most_160_characters_without_jargon():
+    from ragreport.analysis.caveats import RULES
+
+    assert set(say.SHORT_CAVEATS) == set(RULES)
+    for kind, figures in WORST_FIGURES.items():
+        line = str(say.short_caveat(kind, LONG_NAME, figures))
+        assert len(line) <= say.LINE_MOST, (kind, len(line), line)
+        assert LONG_NAME in line
+        assert not [w for w in ("condensed", "corrected p", "power", "slots", "holm", "bootstrap") if w in line.lower()]
+    assert str(say.short_caveat("power", "r", WORST_FIGURES["power"])) == (
+        "r: 12,345 queries can only show differences of 0.123 or more; about 1,234,567 would show 0.020."
+    )
+    assert str(say.short_caveat("unjudged", "r", WORST_FIGURES["unjudged"])) == (
+        "r: if unjudged ids are relevant at the rate judged ones are, it is worse, not confirmed (-0.123)."
+    )
+
+
+def test_the_first_screen_orders_runs_best_first_with_the_baseline_among_them(tmp_path):
+    from sitetools import four_trec_runs
+
+    qrels, runs = four_trec_runs(tmp_path, queries=60)
+    report = analyse(
+        evaluate([str(r) for r in runs], qrels=str(qrels), conventions=Conventions(resamples=200)),
+        permutations=500,
+    )
+    first = build_view(report, pages=False).first_screen
+    assert first is not None
+    values = [float(line.value) for line in first.lines]
+    assert values == sorted(values, reverse=True) and len(values) == 4
+    base = next(line for line in first.lines if line.verdict == say.BASELINE_MARK)
+    assert base.run == runs[0].stem and base.delta == "" and base.band == ""
+    assert str(first.summary) == f"Highest nDCG@10: {first.lines[0].run} ({first.lines[0].value})."
+    assert first.header[2] == f"vs {runs[0].stem} (95% band)"

@@ -424,7 +424,7 @@ def test_the_sample_and_a_second_run_give_a_comparison_with_every_element(tmp_pa
     assert "paired percentile bootstrap" in text and "two-sided paired randomization test" in text
     assert "Holm's step-down method" in text and f"{len(COMPARED)} comparisons are corrected together" in text
     rows = [a for a in page.attrs_of("tr") if a.get("class", "").startswith("verdict-")]
-    assert len(rows) == len(COMPARED)
+    assert len(rows) == len(COMPARED) + 2  # the comparison's rows, and the two runs' lines first
     report = json.loads((out / "report.json").read_text())
     assert [c["metric"] for c in report["comparisons"]] == [m.label(5) for m in COMPARED]
     assert report["comparison"]["baseline"] == "sample"

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .... import __version__
+from ....analysis.caveats import RULES
 from ....analysis.summary import Status
 from ....scoring.catalogue import Metric
 from ....scoring.metrics import FIXED_RULES
@@ -22,6 +23,7 @@ from ..wording import comparison as say_comparison
 from ..wording import gates as say_gates
 from ..wording import headline as say_headline
 from ..wording import numbers as fmt
+from ..wording import page as say_page
 from ..wording import report as say
 from .cells import metric_rows, readings_table, suite_matrix
 from .comparison import comparison_view
@@ -31,6 +33,7 @@ from .model import (
     CaveatView,
     Column,
     ConventionsView,
+    FirstScreen,
     GateRow,
     GatesView,
     Glossary,
@@ -39,6 +42,7 @@ from .model import (
     LimitView,
     ReportView,
     Rule,
+    RunLine,
 )
 from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
@@ -154,6 +158,7 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
+        first_screen=first_screen(entries, slugs, confidence) if baseline is not None else None,
     )
 
 
@@ -225,6 +230,44 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
         anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry)
     caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
     return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
+
+
+def first_screen(entries: Sequence[HeadlineEntry], slugs: dict[str, str], confidence: float) -> FirstScreen:
+    """The decision in a few lines: the summary, a line a run (highest primary figure first, the
+    baseline among them) and a line a caveat that could change it (the kinds' order of
+    :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it)."""
+    first = entries[0]
+    base, metric = str(first.baseline), first.metric
+    lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
+    for e in entries:
+        delta, band = say_headline.line_figures(e.delta, e.low, e.high)
+        words = say_headline.NOT_COMPARED if e.verdict is None else say_headline.LINE_VERDICTS[e.verdict]
+        lines.append(
+            RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, _verdict_class(e))
+        )
+    values = {e.run: e.value for e in entries} | {base: first.baseline_value}
+    lines.sort(key=lambda line: (fmt.is_missing(values[line.run]), -(values[line.run] or 0.0)))
+    if len(entries) == 1 and first.verdict is not None:
+        summary = say_headline.summary_pair(
+            first.run, base, metric, first.verdict, first.delta, first.low, first.high, confidence
+        )
+    else:
+        summary = say_headline.summary_best(lines[0].run, metric, values[lines[0].run])
+    order = list(RULES)
+    said: dict[str, tuple[int, CaveatView]] = {}
+    for e in entries:
+        for c, _ in e.caveats:
+            text = say_headline.short_caveat(c.kind, e.run, c.figures)
+            said.setdefault(str(text), (order.index(c.kind), CaveatView(c.kind, text)))
+    caveats = tuple(view for _, view in sorted(said.values(), key=lambda item: item[0]))
+    header = (
+        say_page.COL_RUN,
+        metric,
+        say_headline.difference_header(base, fmt.percent(confidence)),
+        say_headline.VERDICT_HEADER,
+    )
+    caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
+    return FirstScreen(summary, header, caption, tuple(lines), caveats)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:

@@ -442,6 +442,34 @@ class HeadlineView:
 
 
 @dataclass(frozen=True)
+class RunLine:
+    """A run's line on the first screen: its name and the anchor of its comparison (or of the
+    suite), its primary figure, its difference from the baseline and that difference's band (empty
+    for the baseline), the verdict in a few words and its CSS class."""
+
+    run: str
+    anchor: str
+    value: str
+    delta: str
+    band: str
+    verdict: str
+    verdict_class: str
+
+
+@dataclass(frozen=True)
+class FirstScreen:
+    """What the index says before anything else when it compares runs: one ``summary`` line, one
+    line a run (best first) under the ``header`` of their columns (said in the ``caption``), and
+    one line a caveat that could change the decision, most serious first."""
+
+    summary: fmt.Text
+    header: tuple[str, ...]
+    caption: str  # the header in a sentence, where a phone shows no header
+    lines: tuple[RunLine, ...]
+    caveats: tuple[CaveatView, ...]
+
+
+@dataclass(frozen=True)
 class ReadingsTable:
     """The figures under the readings of unjudged ids (docs/conventions.md section 20.2), as
     worded cells: a ``caption``, the ``header`` and the ``rows`` (a run, a metric, then a cell per
@@ -570,6 +598,7 @@ class ReportView:
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
+    first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
 
     @property
     def several(self) -> bool:

@@ -121,6 +121,153 @@ def headline_corrected_sentence(
     )
 
 
+# --- The first screen: a line of summary, a line a run, a line a caveat (issue 38) -----------------
+
+#: A verdict in a run's line on the first screen: a few words and no test's name (the sentence in
+#: the details says the rest).
+LINE_VERDICTS = {
+    "better": "clearly better",
+    "worse": "clearly worse",
+    "band above 0": "better, not confirmed",
+    "band below 0": "worse, not confirmed",
+    "unclear": "no clear difference",
+}
+#: The first screen's parts, as a screen reader and the details' summary name them.
+FIRST_CAVEATS_TITLE = "What could change the decision"
+FIRST_DETAILS = "The figures behind these lines"
+BASELINE_MARK = "baseline"
+VERDICT_HEADER = "verdict"
+NOT_COMPARED = "cannot be compared"
+#: The most characters a line of the first screen may take, run names included.
+LINE_MOST = 160
+
+
+def summary_pair(
+    run: str,
+    baseline: str,
+    metric: str,
+    verdict_name: str,
+    delta: float | None,
+    low: float | None,
+    high: float | None,
+    confidence: float,
+) -> Text:
+    """The first line of a two-run report: the compared run's verdict against the baseline with its
+    difference and band ("rankbm25 is clearly worse than bm25 on nDCG@10: -0.121, 95% band -0.164 to
+    -0.081.")."""
+    figures = f" on {metric}: {signed(delta)}, {percent(confidence)} band {signed(low)} to {signed(high)}."
+    if verdict_name == "unclear":
+        return Text((Quoted(run), " and ", Quoted(baseline), " show no clear difference", figures))
+    if verdict_name in ("band above 0", "band below 0"):
+        way = "better" if verdict_name == "band above 0" else "worse"
+        return Text(
+            (
+                Quoted(run),
+                f" looks {way} than ",
+                Quoted(baseline),
+                figures,
+                " Its band says so; the test does not confirm it.",
+            )
+        )
+    return Text((Quoted(run), f" is {LINE_VERDICTS[verdict_name]} than ", Quoted(baseline), figures))
+
+
+def summary_best(run: str, metric: str, value: float | None) -> Text:
+    """The first line of a report of three or more runs, when no tiers are drawn."""
+    return Text((f"Highest {metric}: ", Quoted(run), f" ({decimal(value)})."))
+
+
+def difference_header(baseline: str, confidence: str) -> str:
+    """The run lines' difference column: "vs bm25 (95% band)"."""
+    return f"vs {baseline} ({confidence} band)"
+
+
+def run_lines_caption(metric: str, baseline: str, confidence: str) -> str:
+    """The run lines' columns in a sentence (a phone shows them without their header)."""
+    return f"Each run's {metric}, its difference from {baseline} with its {confidence} band, and the verdict."
+
+
+def line_figures(delta: float | None, low: float | None, high: float | None) -> tuple[str, str]:
+    """A run line's difference and its band ("+0.013", "-0.027 to +0.053")."""
+    if delta is None:
+        return "", ""
+    return signed(delta), f"{signed(low)} to {signed(high)}"
+
+
+def _short_ids(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+    names: list[str] = []
+    for i, missed in enumerate(figures["missed"]):
+        names += ([" and "] if i else []) + [Quoted(str(missed["run"]))]
+    one = len(figures["missed"]) == 1
+    return (
+        *names,
+        f" match{'es' if one else ''} no judged id: {'its' if one else 'their'} ids may be spelled "
+        "otherwise than the judgments' (doc-17, D17).",
+    )
+
+
+def _short_labels(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+    said = LINE_VERDICTS.get(figures["model_verdict"], LINE_VERDICTS["unclear"])
+    now = LINE_VERDICTS.get(figures["verdict"], LINE_VERDICTS["unclear"])
+    return (
+        Quoted(run),
+        f": {said} on the model's labels, {now} once corrected by {audited_queries(int(figures['queries']))}.",
+    )
+
+
+def _short_slice(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+    way = LINE_VERDICTS[figures["verdict"]]
+    return (
+        Quoted(run),
+        f" is {way} where ",
+        Quoted(str(figures["key"])),
+        " is ",
+        Quoted(str(figures["value"])),
+        f" ({_queries(int(figures['queries']))}), {signed(figures['delta'])}.",
+    )
+
+
+#: How a line says each reading of unjudged ids.
+READING_IFS = {
+    "condensed": "if the unjudged ids are left out",
+    "unjudged_at_rate": "if unjudged ids are relevant at the rate judged ones are",
+    "unjudged_relevant": "if every unjudged id is relevant",
+}
+
+
+def _short_unjudged(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+    flip = figures["flips"][0]
+    now = LINE_VERDICTS.get(flip["verdict"], LINE_VERDICTS["unclear"])
+    return (Quoted(run), f": {READING_IFS[flip['reading']]}, it is {now} ({signed(flip['delta'])}).")
+
+
+def _short_power(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+    n, seen = int(figures["queries"]), figures.get("detectable")
+    if seen is None:
+        clause = f"{_queries(n)} are too few to show a difference of any size"
+    else:
+        clause = f"{_queries(n)} can only show differences of {decimal(seen)} or more"
+    needed = figures.get("queries_needed")
+    tail = "" if needed is None else f"; about {count(int(needed))} would show {decimal(figures['min_effect'])}"
+    return (Quoted(run), f": {clause}{tail}.")
+
+
+#: Each caveat kind in one short line of the first screen (at most :data:`LINE_MOST` characters
+#: with a run name of 30): the full sentence is in the details.
+SHORT_CAVEATS: dict[str, Callable[[str, Mapping[str, Any]], tuple[str, ...]]] = {
+    "ids": _short_ids,
+    "labels": _short_labels,
+    "slice": _short_slice,
+    "unjudged": _short_unjudged,
+    "power": _short_power,
+}
+
+
+def short_caveat(kind: str, run: str, figures: Mapping[str, Any]) -> Text:
+    """A caveat on the first screen, in one line naming the run it is about."""
+    return Text(SHORT_CAVEATS[kind](run, figures))
+
+
 # --- Caveats: what could overturn a verdict (docs/conventions.md section 20.4) -----------------------
 
 #: How each reading of unjudged ids is named in a sentence.

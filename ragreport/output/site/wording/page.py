@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
 from .headline import CAVEATS_TITLE as CAVEATS_TITLE
+from .headline import FIRST_CAVEATS_TITLE as FIRST_CAVEATS_TITLE
+from .headline import FIRST_DETAILS as FIRST_DETAILS
 from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
 from .headline import HEADLINE_TITLE as HEADLINE_TITLE
 from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS
