@@ -24,7 +24,7 @@ from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import report as say
 from .cells import metric_rows, readings_table, suite_matrix
-from .comparison import comparison_view
+from .comparison import comparison_view, pairs_view
 from .drift import drift_view
 from .labels import labels_view
 from .model import (
@@ -154,6 +154,7 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
+        pairs=pairs_view(analysis.ranking) if analysis.ranking is not None else None,
     )
 
 

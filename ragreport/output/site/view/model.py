@@ -527,6 +527,31 @@ class GatesView:
 
 
 @dataclass(frozen=True)
+class RankRow:
+    """A run's row of the pairwise matrix: its mean, its rank with the interval, and a cell per
+    run of the order (None on the diagonal and for a pair sharing no query)."""
+
+    run: str
+    mean: str
+    rank: str
+    cells: tuple[DeltaCell | None, ...]
+
+
+@dataclass(frozen=True)
+class PairsView:
+    """Every run against every other (three or more runs): the ``tiers`` sentence, how it was made
+    (``method``), and the matrix: the ``runs`` by mean as its columns, a :class:`RankRow` each."""
+
+    heading: str
+    tiers: fmt.Text
+    method: fmt.Text
+    caption: str
+    runs: tuple[str, ...]
+    rows: tuple[RankRow, ...]
+    more: str  # the cue to scroll for the columns out of view
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
@@ -570,6 +595,7 @@ class ReportView:
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
+    pairs: PairsView | None = None  # every run against every other (three or more runs)
 
     @property
     def several(self) -> bool:
