@@ -189,7 +189,8 @@ def pairs_view(ranking: Ranking) -> PairsView:
                 ),
             )
         ),
-        caption=say_comparison.pairs_caption(ranking.metric, ranking.confidence),
+        caption=say_comparison.pairs_caption(ranking.metric),
+        legend=say_comparison.pairs_legend(ranking.confidence),
         runs=ranking.order,
         rows=tuple(
             RankRow(

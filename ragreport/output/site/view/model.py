@@ -540,12 +540,14 @@ class RankRow:
 @dataclass(frozen=True)
 class PairsView:
     """Every run against every other (three or more runs): the ``tiers`` sentence, how it was made
-    (``method``), and the matrix: the ``runs`` by mean as its columns, a :class:`RankRow` each."""
+    (``method``), and the matrix with its ``legend``: the ``runs`` by mean as its columns, a
+    :class:`RankRow` each."""
 
     heading: str
     tiers: fmt.Text
     method: fmt.Text
     caption: str
+    legend: str  # what a cell and its mark say
     runs: tuple[str, ...]
     rows: tuple[RankRow, ...]
     more: str  # the cue to scroll for the columns out of view

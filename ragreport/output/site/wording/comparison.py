@@ -402,13 +402,17 @@ def tiers_sentence(tiers: Sequence[Sequence[str]]) -> Text:
 PAIRS_HEADING = "Every run against every other"
 
 
-def pairs_caption(metric: str, confidence: float) -> str:
-    """The pairwise matrix's caption: what a cell holds and what its mark says."""
+def pairs_caption(metric: str) -> str:
+    """The pairwise matrix's caption: short, as it scrolls with the table on a phone."""
+    return f"{metric}: the row's run minus the column's"
+
+
+def pairs_legend(confidence: float) -> str:
+    """What a cell of the pairwise matrix holds and what its mark says, above the matrix."""
     return (
-        f"{metric}: each cell is the row's run minus the column's, the runs ordered by their mean; "
-        f"▲ the row is clearly better, ▼ clearly worse (the {percent(confidence)} band clears 0 and the "
-        f"corrected p is below {1 - confidence:g}). The rank column gives each run's rank with its "
-        f"{percent(confidence)} interval."
+        f"The runs are ordered by their mean. Each cell is the row's run minus the column's: ▲ the row is "
+        f"clearly better, ▼ clearly worse (the {percent(confidence)} band clears 0 and the corrected p is "
+        f"below {1 - confidence:g}). Each run's rank comes with its {percent(confidence)} interval."
     )
 
 
