@@ -108,6 +108,7 @@ def test_read_off_the_runs_resamples_as_one_draw_would_give():
 def test_competition_ranks_share_the_best_rank():
     assert competition_ranks(np.array([[0.5, 0.5, 0.2], [0.1, 0.3, 0.2]])).tolist() == [[1, 1, 3], [3, 1, 2]]
     assert competition_ranks(np.array([[0.3, 0.3 + 1e-15, 0.3]])).tolist() == [[1, 1, 1]]
+    assert competition_ranks(np.array([[np.nan, 0.1, 0.0]])).tolist() == [[3, 1, 2]]
 
 
 def test_rank_intervals_by_hand():

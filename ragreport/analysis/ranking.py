@@ -161,8 +161,9 @@ class Ranking:
 def competition_ranks(means: np.ndarray) -> np.ndarray:
     """Each column's rank in each row of ``means`` (rows x runs), 1 for the highest: one plus the
     runs above it by more than 1e-12, so that tied runs share the best rank (0.5, 0.5, 0.2 ranks
-    1, 1, 3). In blocks of rows, each a rows x runs x runs comparison."""
-    means = np.asarray(means, dtype=np.float64)
+    1, 1, 3); a missing mean (NaN: a run that scored nothing) ranks below every other. In blocks of
+    rows, each a rows x runs x runs comparison."""
+    means = np.nan_to_num(np.asarray(means, dtype=np.float64), nan=-np.inf)
     rows, runs = means.shape
     out = np.empty((rows, runs), dtype=np.int64)
     block = max(1, _BLOCK_CELLS // max(runs * runs, 1))
