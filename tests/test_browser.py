@@ -471,6 +471,32 @@ def test_four_runs_per_query_table_scrolls_in_its_box_without_an_empty_column(br
     visit.assert_clean()
 
 
+def test_four_runs_pairwise_matrix_scrolls_in_its_box_with_a_cue(browser, four_runs):
+    """At 390 px the pairwise matrix is wider than the phone: it scrolls in its own box, the run
+    column held and the "More columns" button shown until the last column is in view; at 1,400 px
+    it fits and the button stays hidden (docs/conventions.md section 27)."""
+    state = (
+        "(() => { const b = document.querySelector('#pairs .table-box'); "
+        "const run = document.querySelector('#pairs tbody th'); "
+        "return {wide: b.scrollWidth, shown: b.clientWidth, cue: !document.querySelector('#pairs .scroll-cue').hidden, "
+        "stuck: run.getBoundingClientRect().left - b.getBoundingClientRect().left}; })()"
+    )
+    visit = Visit(browser, four_runs / "index.html", width=390)
+    page = visit.page
+    assert page.locator("#pairs table.pair-matrix tbody tr").count() == 4
+    before = page.evaluate(state)
+    assert before["wide"] > before["shown"] and before["cue"], before
+    page.evaluate("document.querySelector('#pairs .table-box').scrollLeft = 10000")
+    page.wait_for_function("document.querySelector('#pairs .scroll-cue').hidden")
+    after = page.evaluate(state)
+    assert not after["cue"] and abs(after["stuck"]) <= 2, after  # the run column stays in view
+    _fits(page)
+    visit.assert_clean()
+    wide = Visit(browser, four_runs / "index.html", width=1400)
+    assert wide.page.evaluate(state)["cue"] is False
+    wide.assert_clean()
+
+
 def test_four_runs_print_keeps_every_run_verdict_and_convention(browser, four_runs):
     for page_name in ("index.html", RUN_PAGE):
         visit = Visit(browser, four_runs / page_name, width=720)  # about an A4 page's width
@@ -765,7 +791,7 @@ def new_user(tmp_path_factory):
 #: Every box that scrolls sideways and is not the per-query table's: each must hold what it holds.
 BOXES = """
 Array.from(document.querySelectorAll('main .scroll, main .table-box')).filter(
-  b => !b.querySelector('table.queries') && b.getClientRects().length).map(
+  b => !b.querySelector('table.queries') && !b.hasAttribute('data-scroll-cue') && b.getClientRects().length).map(
   b => [b.querySelector('table') ? b.querySelector('table').className : b.className, b.scrollWidth, b.clientWidth])
 """
 
@@ -805,7 +831,8 @@ def _labels_apart(page) -> None:
 
 def _fits_its_boxes(page) -> None:
     _fits(page)
-    assert [b for b in page.evaluate(BOXES) if b[1] > b[2] + 1] == []  # only the per-query table scrolls
+    # only the per-query table and the pairwise matrix scroll, each with its cue
+    assert [b for b in page.evaluate(BOXES) if b[1] > b[2] + 1] == []
 
 
 @pytest.mark.parametrize("width", WIDTHS)

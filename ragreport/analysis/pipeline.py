@@ -28,6 +28,7 @@ from .evaluation import _quiet
 from .limits import build_day, limits
 from .power import MIN_EFFECT
 from .randomization import MAX_PERMUTATIONS
+from .ranking import rank_runs
 from .slices import slice_keys, slices
 from .summary import RunSummary
 from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .compare import ComparisonReport
     from .drift import Drift
     from .limits import Limit
+    from .ranking import Ranking
     from .slices import SliceReport
     from .summary import RunSummary
 
@@ -74,6 +76,7 @@ class Analysis:
     text_queries: tuple[str, ...] = ()  # the queries whose top K are shown with their text
     query_details: Mapping[str, str] | None = None  # a query's longer text (a TREC topic's description, narrative)
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
+    ranking: Ranking | None = None  # every pair of three or more runs, their ranks and tiers (section 27)
 
     @property
     def relevant_only(self) -> bool:
@@ -164,6 +167,7 @@ def analyse_runs(
         family=chosen,
         min_effect=min_effect,
     )
+    ranking = rank_runs(summaries, lead, correction=correction, permutations=permutations)
     # Drift tests the family's members it shows: the suite's metrics at K.
     shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
     tested = tuple(m for m in COMPARED if (m, k) in shown)
@@ -209,5 +213,6 @@ def analyse_runs(
         doc_texts=doc_texts,
         text_queries=chosen_queries,
         audit=found_audit,
+        ranking=ranking,
         query_details=dict(sorted(query_details.items())) if query_details else None,
     )

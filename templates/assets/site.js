@@ -793,6 +793,10 @@
     printExpanders();
     document.querySelectorAll("[data-query-table]").forEach(function (root) { QueryTable(root); });
     document.querySelectorAll("[data-query-view]").forEach(function (root) { QueryView(root); });
+    // A wide table that scrolls in its own box (the pairwise matrix): the same cue as the per-query table's.
+    document.querySelectorAll("[data-scroll-cue]").forEach(function (box) {
+      scrollCue(box, box.parentNode.querySelector(".scroll-cue"))();
+    });
     parsed.then(drawCharts);
   }
 

@@ -416,7 +416,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     the difference with its band, the corrected p, the verdict and the sentence; for one run its
     figure and band), ``runs``,
     ``comparisons`` (one per run and metric against the baseline; empty for one run), ``comparison``
-    (how they were made), ``drift`` (null without ``--previous``; its ``basis`` is what it read of
+    (how they were made), ``ranking`` (three or more runs: every pair on the primary metric, each
+    run's rank interval and the tiers, :class:`~ragreport.analysis.ranking.Ranking`),
+    ``drift`` (null without ``--previous``; its ``basis`` is what it read of
     the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
     empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
     ``title`` is the one given to ``build``).
@@ -451,6 +453,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "runs": runs,
         "comparison": comparison_document(analysis.comparison),
         "comparisons": [_numbers(c.as_dict()) for c in comparisons],
+        # every pair of three or more runs, their rank intervals and tiers (section 27); absent for
+        # fewer runs, and before issue 38. render ranks the runs again from their per-query scores.
+        **({"ranking": analysis.ranking.as_dict()} if analysis.ranking is not None else {}),
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
         "query_meta": analysis.query_meta,

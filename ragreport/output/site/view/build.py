@@ -26,7 +26,7 @@ from ..wording import numbers as fmt
 from ..wording import page as say_page
 from ..wording import report as say
 from .cells import metric_rows, readings_table, suite_matrix
-from .comparison import comparison_view
+from .comparison import comparison_view, pairs_view
 from .drift import drift_view
 from .labels import labels_view
 from .model import (
@@ -158,7 +158,11 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
+<<<<<<< HEAD
         first_screen=first_screen(entries, slugs, confidence) if baseline is not None else None,
+=======
+        pairs=pairs_view(analysis.ranking) if analysis.ranking is not None else None,
+>>>>>>> i38-pairs
     )
 
 

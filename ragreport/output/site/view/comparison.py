@@ -12,12 +12,14 @@ from ..charts import outcome_figure, scatter_figure
 from ..media import isolated
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
+from ..wording import page as say_page
 from ..wording import report as say
 from .cells import _diverging_bar, delta_matrix
-from .model import ComparisonRow, ComparisonView, Mover, PairView, ReadingsTable
+from .model import ComparisonRow, ComparisonView, DeltaCell, Mover, PairsView, PairView, RankRow, ReadingsTable
 
 if TYPE_CHECKING:
     from ....analysis.compare import ComparisonReport, RunComparison
+    from ....analysis.ranking import Ranking
 
 
 #: The most queries a table of gains or losses lists.
@@ -160,3 +162,44 @@ def _readings(comparison: ComparisonReport, k: int) -> ReadingsTable | None:
         return None
     header = say.READINGS_RUN_HEADER + say.READING_HEADERS
     return ReadingsTable(say.readings_comparison_caption(k), header, tuple(rows))
+
+
+def pairs_view(ranking: Ranking) -> PairsView:
+    """Every run against every other: the tiers in words and the matrix, the runs by mean, each
+    cell the row's run minus the column's with its verdict's mark (docs/conventions.md section 27)."""
+
+    def cell(row: str, column: str) -> DeltaCell | None:
+        pair = ranking.pair(row, column)
+        if pair is None or pair.verdict is None:
+            return None
+        words, css = say_comparison.verdict(pair.verdict, pair.alpha, pair.p_adjusted)
+        return DeltaCell(fmt.signed(pair.delta), say.MARKS_OF_VERDICT.get(css, ""), words, css)
+
+    return PairsView(
+        heading=say_comparison.PAIRS_HEADING,
+        tiers=say_comparison.tiers_sentence(ranking.tiers),
+        method=fmt.Text(
+            (
+                say_comparison.pairs_method(
+                    ranking.resamples,
+                    ranking.seed,
+                    ranking.permutations,
+                    ranking.correction.meaning,
+                    len(ranking.pairs),
+                ),
+            )
+        ),
+        caption=say_comparison.pairs_caption(ranking.metric),
+        legend=say_comparison.pairs_legend(ranking.confidence),
+        runs=ranking.order,
+        rows=tuple(
+            RankRow(
+                r.run,
+                fmt.decimal(r.mean),
+                say_comparison.rank_cell(r.rank, r.low, r.high),
+                tuple(cell(r.run, column) for column in ranking.order),
+            )
+            for r in ranking.ranks
+        ),
+        more=say_page.MORE_COLUMNS,
+    )

@@ -555,6 +555,33 @@ class GatesView:
 
 
 @dataclass(frozen=True)
+class RankRow:
+    """A run's row of the pairwise matrix: its mean, its rank with the interval, and a cell per
+    run of the order (None on the diagonal and for a pair sharing no query)."""
+
+    run: str
+    mean: str
+    rank: str
+    cells: tuple[DeltaCell | None, ...]
+
+
+@dataclass(frozen=True)
+class PairsView:
+    """Every run against every other (three or more runs): the ``tiers`` sentence, how it was made
+    (``method``), and the matrix with its ``legend``: the ``runs`` by mean as its columns, a
+    :class:`RankRow` each."""
+
+    heading: str
+    tiers: fmt.Text
+    method: fmt.Text
+    caption: str
+    legend: str  # what a cell and its mark say
+    runs: tuple[str, ...]
+    rows: tuple[RankRow, ...]
+    more: str  # the cue to scroll for the columns out of view
+
+
+@dataclass(frozen=True)
 class ReportView:
     """The whole report as every human-facing output shows it.
 
@@ -598,7 +625,11 @@ class ReportView:
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
+<<<<<<< HEAD
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
+=======
+    pairs: PairsView | None = None  # every run against every other (three or more runs)
+>>>>>>> i38-pairs
 
     @property
     def several(self) -> bool:

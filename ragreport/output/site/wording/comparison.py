@@ -351,3 +351,85 @@ def drift_matrix_caption(k: int) -> str:
 
 
 DRIFT_MORE = "Each figure then and now in full: band, p and verdict"
+
+
+# --- All runs at once (docs/conventions.md section 27) -----------------------------------------------
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def ordinal(n: int) -> str:
+    """``first`` to ``tenth`` in words, then ``11th``, ``21st``, ``22nd``, ``23rd``, ``111th``."""
+    if n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _names(names: Sequence[str]) -> list[str]:
+    """The runs' names, marked as the user's, joined as a reader lists them: ``A``, ``A and B``,
+    ``A, B and C``."""
+    parts: list[str] = []
+    for i, name in enumerate(names):
+        if i:
+            parts.append(" and " if i == len(names) - 1 else ", ")
+        parts.append(Quoted(name))
+    return parts
+
+
+def tiers_sentence(tiers: Sequence[Sequence[str]]) -> Text:
+    """The tiers in a reader's words, best first: ``bm25s-k09b04 and bm25s-default are tied first;
+    rankbm25 is third; tfidf fourth.``
+
+    A tier's ordinal is its place in the order (one plus the runs in the tiers before it), so two
+    tied first make the next run third. The verb is said in the first two clauses and understood
+    after them (``tfidf fourth``; a tie there keeps ``tied``: ``C and D tied fourth``). One tier of
+    every run reads ``A, B and C are tied: none is clearly better than another``.
+    """
+    if len(tiers) == 1 and len(tiers[0]) > 1:
+        return Text((*_names(tiers[0]), " are tied: none is clearly better than another."))
+    parts: list[str] = []
+    place = 1
+    for i, tier in enumerate(tiers):
+        if i:
+            parts.append("; ")
+        verb = ("are " if len(tier) > 1 else "is ") if i < 2 else ""
+        parts += [*_names(tier), " ", verb, "tied " if len(tier) > 1 else "", ordinal(place)]
+        place += len(tier)
+    return Text((*parts, "."))
+
+
+PAIRS_HEADING = "Every run against every other"
+
+
+def pairs_caption(metric: str) -> str:
+    """The pairwise matrix's caption: short, as it scrolls with the table on a phone."""
+    return f"{metric}: the row's run minus the column's"
+
+
+def pairs_legend(confidence: float) -> str:
+    """What a cell of the pairwise matrix holds and what its mark says, above the matrix."""
+    return (
+        f"The runs are ordered by their mean. Each cell is the row's run minus the column's: ▲ the row is "
+        f"clearly better, ▼ clearly worse (the {percent(confidence)} band clears 0 and the corrected p is "
+        f"below {1 - confidence:g}). Each run's rank comes with its {percent(confidence)} interval."
+    )
+
+
+def pairs_method(resamples: int, seed: int, permutations: int, correction_meaning: str, n_pairs: int) -> str:
+    """How every pair and the ranks were made, in a sentence or three (the details, not the first screen)."""
+    return (
+        f"Every pair of runs is compared on the queries both scored, as against the baseline: a paired "
+        f"percentile bootstrap ({count(resamples)} resamples, seed {seed}) and a paired randomization "
+        f"test ({count(permutations)} sign flips). {correction_meaning} {n_pairs} pairs are corrected "
+        f"together. Each run's rank interval comes from the same resamples: in each, the runs are ranked "
+        f"by their mean over the drawn queries (tied means share the better rank)."
+    )
+
+
+def rank_cell(rank: int, low: int | None, high: int | None) -> str:
+    """A run's rank with its interval: ``2 (1–3)``; ``1`` when the interval is that rank alone;
+    the rank alone without an interval."""
+    if low is None or high is None or low == high == rank:
+        return str(rank)
+    return f"{rank} ({low}–{high})"

@@ -137,6 +137,10 @@ def every_status(total: str) -> str:
 FILTER_PLACEHOLDER = "filter"
 #: Shown while the per-query table has columns out of view to the right; it scrolls them in.
 MORE_COLUMNS = "More columns \u2192"
+#: The pairwise matrix's own columns, and what its diagonal cell (a run against itself) says to a screen reader.
+PAIRS_MEAN = "mean"
+PAIRS_RANK = "rank (interval)"
+PAIRS_SELF = "the run itself"
 #: The hidden header of the column of buttons that open a query's top K.
 DETAILS_HEADER = "details"
 PAGE_PREVIOUS = "Previous"
