@@ -387,5 +387,9 @@ def test_the_first_screen_orders_runs_best_first_with_the_baseline_among_them(tm
     assert values == sorted(values, reverse=True) and len(values) == 4
     base = next(line for line in first.lines if line.verdict == say.BASELINE_MARK)
     assert base.run == runs[0].stem and base.delta == "" and base.band == ""
-    assert str(first.summary) == f"Highest nDCG@10: {first.lines[0].run} ({first.lines[0].value})."
+    assert report.ranking is not None
+    assert [line.run for line in first.lines] == list(report.ranking.order)
+    tiers = report.ranking.tiers
+    assert str(first.summary).startswith(f"On nDCG@10, {tiers[0][0]}") and str(first.summary).endswith(".")
+    assert all(run in str(first.summary) for run in report.ranking.order)
     assert first.header[2] == f"vs {runs[0].stem} (95% band)"

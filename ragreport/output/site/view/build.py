@@ -50,6 +50,7 @@ from .slices import opposite_sentence, slices_view
 if TYPE_CHECKING:
     from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
+    from ....analysis.ranking import Ranking
     from ....analysis.slices import SliceReport
     from ....analysis.summary import RunSummary
     from ...exports.gates import GateResult
@@ -158,11 +159,8 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
-<<<<<<< HEAD
-        first_screen=first_screen(entries, slugs, confidence) if baseline is not None else None,
-=======
+        first_screen=first_screen(entries, slugs, confidence, analysis.ranking) if baseline is not None else None,
         pairs=pairs_view(analysis.ranking) if analysis.ranking is not None else None,
->>>>>>> i38-pairs
     )
 
 
@@ -236,8 +234,11 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
 
 
-def first_screen(entries: Sequence[HeadlineEntry], slugs: dict[str, str], confidence: float) -> FirstScreen:
-    """The decision in a few lines: the summary, a line a run (highest primary figure first, the
+def first_screen(
+    entries: Sequence[HeadlineEntry], slugs: dict[str, str], confidence: float, ranking: Ranking | None = None
+) -> FirstScreen:
+    """The decision in a few lines: the summary (the tiers of every run when there are three or
+    more, else the compared run's verdict), a line a run (highest primary figure first, the
     baseline among them) and a line a caveat that could change it (the kinds' order of
     :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it)."""
     first = entries[0]
@@ -250,11 +251,16 @@ def first_screen(entries: Sequence[HeadlineEntry], slugs: dict[str, str], confid
             RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, _verdict_class(e))
         )
     values = {e.run: e.value for e in entries} | {base: first.baseline_value}
-    lines.sort(key=lambda line: (fmt.is_missing(values[line.run]), -(values[line.run] or 0.0)))
+    if ranking is not None:  # the ranking's order: ties by the runs' order, as its tiers read
+        lines.sort(key=lambda line: ranking.order.index(line.run))
+    else:
+        lines.sort(key=lambda line: (fmt.is_missing(values[line.run]), -(values[line.run] or 0.0)))
     if len(entries) == 1 and first.verdict is not None:
         summary = say_headline.summary_pair(
             first.run, base, metric, first.verdict, first.delta, first.low, first.high, confidence
         )
+    elif ranking is not None:
+        summary = say_headline.summary_tiers(metric, say_comparison.tiers_sentence(ranking.tiers))
     else:
         summary = say_headline.summary_best(lines[0].run, metric, values[lines[0].run])
     order = list(RULES)

@@ -625,11 +625,8 @@ class ReportView:
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
-<<<<<<< HEAD
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
-=======
     pairs: PairsView | None = None  # every run against every other (three or more runs)
->>>>>>> i38-pairs
 
     @property
     def several(self) -> bool:

@@ -172,6 +172,12 @@ def summary_pair(
     return Text((Quoted(run), f" is {LINE_VERDICTS[verdict_name]} than ", Quoted(baseline), figures))
 
 
+def summary_tiers(metric: str, tiers: Text) -> Text:
+    """The first line of a report of three or more runs: the tiers on the primary metric ("On
+    nDCG@10, bm25 and dense are tied first; tfidf is third.")."""
+    return Text((f"On {metric}, ", *tiers.parts))
+
+
 def summary_best(run: str, metric: str, value: float | None) -> Text:
     """The first line of a report of three or more runs, when no tiers are drawn."""
     return Text((f"Highest {metric}: ", Quoted(run), f" ({decimal(value)})."))
