@@ -154,6 +154,9 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
+        margin_note=""
+        if analysis.comparison is None
+        else say_headline.margin_note(analysis.min_effect, analysis.primary_label),
     )
 
 
@@ -224,7 +227,8 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     else:
         anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry)
     caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
-    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
+    effect = "" if entry.baseline is None or entry.delta is None else say_headline.effect_sentence(entry)
+    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note, effect)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:

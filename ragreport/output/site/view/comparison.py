@@ -55,7 +55,7 @@ def comparison_view(
     reach = max([v for v in ends if not fmt.is_missing(v)], default=0.0) * 1.05 or 1.0
     for rc in comparison.runs:
         for c in rc.comparisons:
-            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted)
+            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted, c.min_effect)
             rows.append(
                 ComparisonRow(
                     run=c.run,
@@ -69,6 +69,7 @@ def comparison_view(
                     verdict=words,
                     verdict_class=css,
                     aria=say_comparison.difference_aria(c.delta, c.low, c.high),
+                    effect=say_comparison.effect_cell(c.effect, c.effect_low, c.effect_high),
                 )
             )
         p = rc.pairing

@@ -284,6 +284,7 @@ class ComparisonRow:
     verdict: str
     verdict_class: str
     aria: str
+    effect: str = ""  # d_z with its band, in words
 
 
 @dataclass(frozen=True)
@@ -430,8 +431,9 @@ class DriftView:
 class HeadlineView:
     """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
     comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence; then
-    the caveats it does not say itself (:class:`CaveatView`, most serious first) and the sentence
-    that the verdict holds under every reading of unjudged ids (``note``), when one is said."""
+    the caveats it does not say itself (:class:`CaveatView`, most serious first), the sentence
+    that the verdict holds under every reading of unjudged ids (``note``), when one is said, and
+    the standardised effect (``effect``, a compared run's)."""
 
     run: str
     anchor: str
@@ -439,6 +441,7 @@ class HeadlineView:
     sentence: fmt.Text
     caveats: tuple[CaveatView, ...] = ()
     note: str | None = None
+    effect: str = ""  # the standardised effect in words, shown on the run's page beside the difference
 
 
 @dataclass(frozen=True)
@@ -570,6 +573,7 @@ class ReportView:
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
+    margin_note: str = ""  # said once under a comparison's headline: the margin of a negligible difference
 
     @property
     def several(self) -> bool:

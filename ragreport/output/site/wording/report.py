@@ -475,6 +475,9 @@ READING_VERDICTS = {
     "band above 0": "band above 0 only",
     "band below 0": "band below 0 only",
     "unclear": "unclear",
+    "better below margin": "better, below the margin",
+    "worse below margin": "worse, below the margin",
+    "equivalent": "practically the same",
 }
 
 
