@@ -211,7 +211,20 @@ def test_the_run_names_in_a_sentence_are_the_users_words():
 
 
 def test_every_verdict_has_headline_words():
-    assert set(say.HEADLINE_VERDICTS) == set(say_comparison.VERDICTS)
+    from ragreport.analysis.compare import VERDICTS
+    from ragreport.output.site.charts import FOREST_MARKS
+    from ragreport.output.site.wording import gates, history, labels, report
+
+    maps = (say.HEADLINE_VERDICTS, say_comparison.VERDICTS, say_comparison.DRIFT_VERDICTS, gates.GATE_VERDICTS)
+    maps += (history.HISTORY_DRIFT_WORDS, labels.VERDICT_WORDS, report.READING_VERDICTS)
+    for words in maps:
+        assert set(words) == set(VERDICTS)
+    assert {css for _, css in say_comparison.VERDICTS.values()} <= set(FOREST_MARKS)  # each has its mark
+    # the margin's verdicts say the margin
+    assert say.headline_verdict("equivalent", 0.5, 0.02) == (
+        "practically the same: the whole band lies within ±0.020 (two one-sided tests)"
+    )
+    assert say.margin_note(0.02, "nDCG@10") == "A difference under 0.02 nDCG@10 is treated as negligible."
 
 
 # --- The glossary and the tooltips ------------------------------------------------------------------

@@ -105,7 +105,7 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     for r in cmp.rows:
         lines.append(
             f"{visible(r.run):<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
-            f"{r.effect:<24} {r.verdict}"
+            f"{r.effect_text:<24} {r.verdict}"
         )
     return "\n".join(lines)
 
@@ -282,7 +282,7 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             "|---|---|---:|---|---:|---:|---|---|---|",
         ]
         lines += [
-            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.effect, r.verdict)
+            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.effect_text, r.verdict)
             for r in cmp.rows
         ]
         blocks.append(Block("the comparison table", 5, tuple(lines)))

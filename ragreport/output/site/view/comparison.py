@@ -56,6 +56,7 @@ def comparison_view(
     for rc in comparison.runs:
         for c in rc.comparisons:
             words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted, c.min_effect)
+            effect, effect_band = say_comparison.effect_cell(c.effect, c.effect_low, c.effect_high)
             rows.append(
                 ComparisonRow(
                     run=c.run,
@@ -69,7 +70,8 @@ def comparison_view(
                     verdict=words,
                     verdict_class=css,
                     aria=say_comparison.difference_aria(c.delta, c.low, c.high),
-                    effect=say_comparison.effect_cell(c.effect, c.effect_low, c.effect_high),
+                    effect=effect,
+                    effect_band=effect_band,
                 )
             )
         p = rc.pairing

@@ -284,7 +284,13 @@ class ComparisonRow:
     verdict: str
     verdict_class: str
     aria: str
-    effect: str = ""  # d_z with its band, in words
+    effect: str = ""  # d_z, and its band below it
+    effect_band: str = ""
+
+    @property
+    def effect_text(self) -> str:
+        """d_z and its band on one line, as the text exports show it."""
+        return f"{self.effect} {self.effect_band}".strip()
 
 
 @dataclass(frozen=True)

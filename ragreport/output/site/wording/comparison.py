@@ -35,10 +35,11 @@ def verdict(name: str, alpha_value: float, p_adjusted: float | None, margin: flo
     return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted), margin=decimal(margin)), css
 
 
-def effect_cell(effect: float | None, low: float | None, high: float | None) -> str:
-    """The standardised effect d_z with its band: ``+0.420 [+0.280, +0.570]``; ``undefined`` when the
-    differences do not vary (or there are fewer than 2), ``n/a`` for a bound the resamples leave open."""
-    return EFFECT_UNDEFINED if effect is None else f"{signed(effect)} {signed_band(low, high)}"
+def effect_cell(effect: float | None, low: float | None, high: float | None) -> tuple[str, str]:
+    """The standardised effect d_z and its band: ``("+0.420", "[+0.280, +0.570]")``; ``undefined``
+    (and no band) when the differences do not vary (or there are fewer than 2), ``n/a`` for a bound
+    the resamples leave open."""
+    return (EFFECT_UNDEFINED, "") if effect is None else (signed(effect), signed_band(low, high))
 
 
 #: The standardised effect when the differences do not vary (or fewer than 2 queries).
@@ -57,7 +58,9 @@ def against_baseline(baseline: str) -> Text:
 def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
     return (
         f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
-        f"corrected ({correction}), and queries won, tied and lost."
+        f"corrected ({correction}), and queries won, tied and lost; under the difference and its band, the "
+        "standardised effect d_z (the mean difference over the per-query differences' standard deviation) and "
+        "its band."
     )
 
 
