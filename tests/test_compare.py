@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from helpers import judged_run
 
-from ragreport.analysis.compare import Correction, adjust, compare, pair_queries, randomization_test
+from ragreport.analysis.compare import (
+    Correction,
+    QueryPairing,
+    ReadingDelta,
+    adjust,
+    compare,
+    pair_queries,
+    paired_bands,
+    randomization_test,
+    standardised_effect,
+    verdict_of,
+)
 from ragreport.api import score_and_summarise
 from ragreport.core.errors import UsageError
 from ragreport.core.model import Conventions
@@ -79,7 +91,9 @@ def test_a_run_compared_with_itself_gives_zero_band_and_p_one():
     for c in report.comparisons:
         assert (c.delta, c.low, c.high, c.p, c.p_adjusted) == (0.0, 0.0, 0.0, 1.0, 1.0)
         assert (c.wins, c.ties, c.losses, c.queries) == (0, 40, 0, 40)
-        assert c.verdict == "unclear"
+        # the band [0, 0] lies inside +-0.02: the two one-sided tests find them the same
+        assert c.verdict == "equivalent"
+        assert c.effect is None and c.effect_low is None and c.effect_high is None  # no spread: d_z undefined
 
 
 def test_a_run_better_on_every_query_gets_a_band_above_zero_and_a_small_p():
@@ -195,3 +209,76 @@ def test_runs_of_the_same_queries_pair_as_their_ids_sorted():
     other = pair_queries(a, c)
     assert other.query_ids.tolist() == pairing.query_ids.tolist() and other.same_queries
     assert c.judged.query_ids[other.run_rows].tolist() == pairing.query_ids.tolist()
+
+
+# --- The standardised effect and the margin ---------------------------------------------------------
+
+
+def test_standardised_effect_by_hand():
+    # (0.1, 0.2, 0.3, -0.05): mean 0.1375; squares of the deviations 0.00140625 + 0.00390625 + 0.02640625
+    # + 0.03515625 = 0.066875, / 3 = 0.02229167, sd 0.1493039; d_z = 0.1375 / 0.1493039 = 0.920940
+    d = np.array([0.1, 0.2, 0.3, -0.05])
+    assert float(standardised_effect(d.mean(), (d**2).mean(), 4)) == pytest.approx(0.920940, abs=1e-6)
+    # all equal: sd 0, so +inf for a non-zero mean and NaN for zeros; one query: NaN
+    assert float(standardised_effect(np.float64(0.3), np.float64(0.09), 5)) == np.inf
+    assert np.isnan(standardised_effect(np.float64(0.0), np.float64(0.0), 5))
+    assert np.isnan(standardised_effect(np.float64(0.5), np.float64(0.25), 1))
+
+
+def test_a_comparison_carries_d_z_worked_by_hand():
+    # P@2 of new minus base on q1..q3: (0, +1, -0.5) (test_headline's runs): mean 1/6; deviations
+    # -1/6, 5/6, -2/3, squares summing to 42/36, / 2 = 21/36: sd sqrt(21)/6; d_z = 1/sqrt(21) = 0.218218
+    base = [("q1", ["x", "a"], {"a": 1}), ("q2", ["x", "y"], {"b": 1, "c": 1}), ("q3", ["d", "y"], {"d": 1})]
+    new = [("q1", ["a", "x"], {"a": 1}), ("q2", ["b", "c"], {"b": 1, "c": 1}), ("q3", ["x", "y"], {"d": 1})]
+    report = compare([_summary("base", base, k=2), _summary("new", new, k=2)])
+    p2 = next(c for c in report.comparisons if c.metric == "P@2")
+    assert p2.effect == pytest.approx(0.218218, abs=1e-6)
+    # 3 queries: a resample drawing one query thrice (1 in 9) has no spread, so the band is undefined
+    assert p2.effect_low is None and p2.effect_high is None
+    assert p2.as_dict()["effect"] == p2.effect and "effect_low" in p2.as_dict()
+
+
+def test_the_effect_band_covers_a_planted_d_z_about_95_percent_of_the_time():
+    """Normal paired differences with d_z = 0.3 (mean 0.03, sd 0.1), n = 200: the 95% band from the
+    delta's own resamples covers 0.3 in about 95% of 400 seeded replicates."""
+    rng = np.random.default_rng(2013)
+    n, covered, replicates = 200, 0, 400
+    ids = np.array([f"q{i:03d}" for i in range(n)])
+    rows = np.arange(n)
+    # a pairing that is not every run's query set: paired_bands draws afresh (no summaries read)
+    pairing = QueryPairing(ids, rows, rows, only_baseline=("left out",), only_run=())
+    for r in range(replicates):
+        d = rng.normal(0.03, 0.1, size=(n, 1))
+        conventions = Conventions(resamples=1000, seed=r)
+        runs = SimpleNamespace(conventions=conventions)
+        ((_, low, high, effect, e_low, e_high),) = paired_bands(runs, [(runs, pairing, d)], [NDCG], conventions)
+        assert low[0] < d.mean() < high[0] and e_low[0] < effect[0] < e_high[0]
+        covered += e_low[0] <= 0.3 <= e_high[0]
+    assert 0.91 <= covered / replicates <= 0.98
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "p", "verdict"),
+    [
+        (0.03, 0.08, 0.001, "better"),  # clear of 0 and confirmed, not inside the margin
+        (0.005, 0.03, 0.001, "better"),  # reaches past +0.02: cannot be called negligible
+        (-0.08, -0.03, 0.001, "worse"),
+        (0.002, 0.004, 0.001, "better below margin"),  # the issue's case: +0.002 on 50,000 queries
+        (-0.019, -0.001, 0.001, "worse below margin"),
+        (-0.01, 0.015, 0.8, "equivalent"),  # the two one-sided tests: the band inside (-0.02, +0.02)
+        (0.002, 0.01, 0.2, "equivalent"),  # clear of 0 by the band only, and inside the margin
+        (-0.02, 0.01, 0.8, "unclear"),  # a bound on -0.02 is not inside it
+        (-0.05, 0.05, 0.9, "unclear"),
+        (0.01, 0.05, 0.09, "band above 0"),  # a reader's "no clear difference"
+        (-0.05, -0.01, 0.09, "band below 0"),
+    ],
+)
+def test_the_verdicts_against_the_margin(low, high, p, verdict):
+    assert verdict_of(low, high, p, 0.05, 0.02) == verdict
+    assert ReadingDelta(0.0, low, high, p, 0.05, 0.02).verdict == verdict  # the same rule under a reading
+
+
+def test_without_a_margin_the_verdicts_are_those_of_before():
+    assert verdict_of(0.002, 0.004, 0.001, 0.05) == "better"
+    assert verdict_of(-0.01, 0.015, 0.8, 0.05) == "unclear"
+    assert verdict_of(0.002, 0.01, 0.2, 0.05) == "band above 0"

@@ -183,7 +183,7 @@ def test_options_added_to_the_parser_later_become_keys_with_no_further_code(here
     with pytest.raises(ConfigError) as caught:
         resolve(parser, ["build", "--config", "sub/ci.toml"])
     assert caught.value.problems == [
-        """sub/ci.toml:2: key 'build.fail_on': expected one of "worse", "slice-worse", or a list of them, got ["wrose"]""",
+        """sub/ci.toml:2: key 'build.fail_on': expected one of "worse", "worse-than-margin", "slice-worse", or a list of them, got ["wrose"]""",
         """sub/ci.toml:3: key 'build.future_level': expected an integer, got "two\"""",
         "sub/ci.toml:4: key 'build.no_step_summary': expected true or false, got 1",
         """sub/ci.toml:5: key 'build.future_flag': expected true or false, got "no\"""",

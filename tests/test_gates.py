@@ -472,3 +472,43 @@ def test_gates_on_the_corrected_figures_from_the_command_line(tmp_path, capsys, 
     (line,) = [line for line in (out.out + out.err).splitlines() if "require b:nDCG@3>=0.9" in line]
     assert code == (1 if audited else 0) and line.startswith("ragreport: FAIL" if audited else "ragreport: PASS")
     assert line.endswith("(corrected by the audit of 20 queries)") is audited
+
+
+def test_fail_on_worse_than_margin_reads_the_lower_band_bound_against_minus_the_margin():
+    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse-than-margin"]))
+    # the primary only: dense's band starts at +0.010 > -0.02; splade's at -0.080, a drop of 0.02 not ruled out
+    assert [(r.run, r.metric, r.value, r.threshold, r.passed) for r in results] == [
+        ("dense", "nDCG@10", 0.01, -0.02, True),
+        ("splade", "nDCG@10", -0.08, -0.02, False),
+    ]
+    assert results[0].line == (
+        "PASS  fail-on worse-than-margin  dense nDCG@10: lower band bound +0.010 > -0.02, minus the margin 0.02 "
+        "(difference +0.040, band +0.010 to +0.070)"
+    )
+    assert results[1].figure == (
+        "lower band bound -0.080 <= -0.02, minus the margin 0.02 (difference -0.050, band -0.080 to -0.020); "
+        "a drop of 0.02 or more cannot be ruled out"
+    )
+    # The comparison's own margin (--min-effect) is read; a bound on it fails (it reaches the margin),
+    # a bound a hair above passes, shown with the digits that keep the relation true.
+    near = [
+        {**_comparison("dense", "nDCG@10", 0.0, low, 0.01, 0.5, "unclear"), "min_effect": 0.05}
+        for low in (-0.05, -0.0499)
+    ]
+    at, above = evaluate(dict(DOCUMENT, comparisons=near), parse_rules(fail_on=["worse-than-margin"]))
+    assert (at.passed, above.passed) == (False, True)
+    assert at.figure.startswith("lower band bound -0.050 <= -0.05, minus the margin 0.05 ")
+    assert above.figure.startswith("lower band bound -0.0499 > -0.05, minus the margin 0.05 ")
+    single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
+    (alone,) = evaluate(single, parse_rules(fail_on=["worse-than-margin"]))
+    assert alone.passed and "no baseline to be worse than" in alone.line
+
+
+def test_a_detected_drop_below_the_margin_still_fails_fail_on_worse():
+    small = _comparison("splade", "nDCG@10", -0.004, -0.006, -0.002, 0.001, "worse below margin")
+    document = dict(DOCUMENT, comparisons=[small])
+    (result,) = evaluate(document, parse_rules(fail_on=["worse"]))
+    assert not result.passed and result.figure.startswith("verdict worse, below the margin: difference -0.004")
+    # ... and passes the non-inferiority gate, whose margin it stays inside
+    (margin,) = evaluate(document, parse_rules(fail_on=["worse-than-margin"]))
+    assert margin.passed

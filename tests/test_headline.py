@@ -100,7 +100,7 @@ def test_the_headline_of_two_runs_holds_the_figures_worked_by_hand():
     [entry] = doc["headline"]
     assert list(entry) == [
         "run", "baseline", "metric", "value", "baseline_value", "delta", "low", "high", "p_adjusted", "verdict",
-        "sentence", "limit", "caveats", "readings_note", "halving",
+        "sentence", "limit", "caveats", "readings_note", "halving", "effect", "effect_low", "effect_high",
     ]  # fmt: skip
     assert (entry["run"], entry["baseline"], entry["metric"]) == ("new", "base", "P@2")
     assert entry["value"] == pytest.approx(1 / 2) and entry["baseline_value"] == pytest.approx(1 / 3)
@@ -177,8 +177,8 @@ def test_the_sentence_for_each_verdict():
     lead = "hybrid scores 0.512 nDCG@10 against bm25's 0.327: +0.185 (95% band +0.131 to +0.237), "
     assert _sentence("better") == lead + "better on 180 queries and worse on 61 — clearly better."
     assert _sentence("band above 0", p_adjusted=0.08) == (
-        lead + "better on 180 queries and worse on 61 — better by the band, but not confirmed by the corrected p "
-        "(0.080)."
+        lead + "better on 180 queries and worse on 61 — no clear difference: better by the band, but not confirmed "
+        "by the corrected p (0.080)."
     )
     worse = str(say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "worse", 0.0001, 0.9))
     assert (
@@ -186,7 +186,7 @@ def test_the_sentence_for_each_verdict():
         "and worse on 30 — clearly worse."
     )
     below = str(say.headline_sentence("a", "b", "R@5", 0.2, 0.3, -0.1, -0.15, -0.05, 1, 30, "band below 0", 0.2, 0.9))
-    assert below.endswith("— worse by the band, but not confirmed by the corrected p (0.200).")
+    assert below.endswith("— no clear difference: worse by the band, but not confirmed by the corrected p (0.200).")
     unclear = str(say.headline_sentence("a", "b", "R@5", 0.3, 0.3, 0.0, -0.05, 0.05, 4, 4, "unclear", 1.0, 0.95))
     assert unclear.endswith("better on 4 queries and worse on 4 — no clear difference.")
 
@@ -211,7 +211,20 @@ def test_the_run_names_in_a_sentence_are_the_users_words():
 
 
 def test_every_verdict_has_headline_words():
-    assert set(say.HEADLINE_VERDICTS) == set(say_comparison.VERDICTS)
+    from ragreport.analysis.compare import VERDICTS
+    from ragreport.output.site.charts import FOREST_MARKS
+    from ragreport.output.site.wording import gates, history, labels, report
+
+    maps = (say.HEADLINE_VERDICTS, say_comparison.VERDICTS, say_comparison.DRIFT_VERDICTS, gates.GATE_VERDICTS)
+    maps += (history.HISTORY_DRIFT_WORDS, labels.VERDICT_WORDS, report.READING_VERDICTS)
+    for words in maps:
+        assert set(words) == set(VERDICTS)
+    assert {css for _, css in say_comparison.VERDICTS.values()} <= set(FOREST_MARKS)  # each has its mark
+    # the margin's verdicts say the margin
+    assert say.headline_verdict("equivalent", 0.5, 0.02) == (
+        "practically the same: the whole band lies within ±0.020 (two one-sided tests)"
+    )
+    assert say.margin_note(0.02, "nDCG@10") == "A difference under 0.02 nDCG@10 is treated as negligible."
 
 
 # --- The glossary and the tooltips ------------------------------------------------------------------
@@ -369,7 +382,7 @@ def test_every_caveat_kind_has_a_first_screen_line_of_at_most_160_characters_wit
         "r: 12,345 queries can only show differences of 0.123 or more; about 1,234,567 would show 0.020."
     )
     assert str(say.short_caveat("unjudged", "r", WORST_FIGURES["unjudged"])) == (
-        "r: if unjudged ids are relevant at the rate judged ones are, it is worse, not confirmed (-0.123)."
+        "r: if unjudged ids are relevant at the rate judged ones are, it is no clear difference (-0.123)."
     )
 
 

@@ -163,6 +163,9 @@ def test_the_runs_and_comparisons_are_report_jsons(audited):
         "band above 0": "band above 0, not significant",
         "band below 0": "band below 0, not significant",
         "unclear": "no clear difference",
+        "better below margin": "▲ better, below the margin",
+        "worse below margin": "▼ worse, below the margin",
+        "equivalent": "practically the same",
     }
     flat, long = _tables(section, "labels-comparisons", VERDICT)
     expected = {(c["run"], c["metric"]): c for c in audit["comparisons"]}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sitetools import four_trec_runs, second_sample_run, site_files, without_metric
 
+from ragreport.analysis.compare import VERDICTS
 from ragreport.cli import main
 
 EPOCH = "1764547200"  # 2025-12-01
@@ -76,6 +77,13 @@ def test_four_trec_runs_with_a_comparison_and_two_cutoffs_render_byte_for_byte(t
     _same(tmp_path, built, rendered)
     document = json.loads((rendered / "report.json").read_text())
     assert len(document["comparisons"]) > 0 and document["settings"]["k"] == [10, 20]
+    # the standardised effect, its band and the verdict key come back from a re-render alike; Hit@10
+    # ties on every query (no spread: d_z undefined, and the band [0, 0] practically the same)
+    for c in document["comparisons"]:
+        if c["metric"] == "Hit@10":
+            assert (c["effect"], c["effect_low"], c["effect_high"], c["verdict"]) == (None, None, None, "equivalent")
+        else:
+            assert c["effect_low"] <= c["effect"] <= c["effect_high"] and c["verdict"] in VERDICTS
 
 
 def test_named_whole_list_measures_and_other_conventions_render_byte_for_byte(trec, tmp_path, monkeypatch, capsys):

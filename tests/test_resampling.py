@@ -10,6 +10,7 @@ flips of the randomization test are eight per random byte of ``default_rng(seed)
 from __future__ import annotations
 
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -39,6 +40,20 @@ def loop_means(matrix: np.ndarray, resamples: int, seed: int, total=sum) -> np.n
         drawn = [min(int(math.floor(u * n)), n - 1) for u in rng.random(n)]
         for j in range(m):
             out[b, j] = total(matrix[i, j] for i in drawn) / n
+    return out
+
+
+def loop_effects(column: np.ndarray, resamples: int, seed: int) -> list[float]:
+    """d_z of each resample, one at a time: the drawn differences' mean over their sample standard
+    deviation (statistics.stdev); a resample of equal differences gives +-inf (0 for zeros)."""
+    rng = np.random.default_rng(seed)
+    n = len(column)
+    out = []
+    for _ in range(resamples):
+        drawn = [float(column[min(int(math.floor(u * n)), n - 1)]) for u in rng.random(n)]
+        sd = statistics.stdev(drawn)
+        mean = statistics.mean(drawn)
+        out.append(mean / sd if sd > 1e-9 else (0.0 if mean == 0 else math.copysign(math.inf, mean)))
     return out
 
 
@@ -176,8 +191,9 @@ def test_paired_bands_are_the_loop_over_paired_resamples(missing, monkeypatch):
     )
     report = compare(summaries)
     assert report is not None
-    # with every query shared, no band is drawn again; with fewer, only the run with fewer queries
-    assert drawn_afresh == ([] if not missing else [1])
+    # with every query shared, no difference is drawn again: only the squares the effect's band
+    # needs, once for both runs (the same counts); with fewer, the run with fewer queries apart
+    assert drawn_afresh == ([2] if not missing else [1, 1])
     for run_comparison in report.runs:
         pairing = run_comparison.pairing
         differences = run_comparison.run_scores - run_comparison.baseline_scores
@@ -188,6 +204,16 @@ def test_paired_bands_are_the_loop_over_paired_resamples(missing, monkeypatch):
             assert comparison.delta == pytest.approx(float(np.mean(differences[:, m])), abs=1e-12)
             assert comparison.low == pytest.approx(loop_percentile(column, 0.025), abs=1e-12)
             assert comparison.high == pytest.approx(loop_percentile(column, 0.975), abs=1e-12)
+            # d_z of each resample by hand: the drawn queries' mean over their stdev (ddof 1)
+            effects = loop_effects(differences[:, m], 200, 9)
+            if comparison.effect is None:
+                assert statistics.stdev(differences[:, m].tolist()) == 0
+                continue
+            d = differences[:, m].tolist()
+            assert comparison.effect == pytest.approx(statistics.mean(d) / statistics.stdev(d), rel=1e-9)
+            if all(map(math.isfinite, effects)):
+                assert comparison.effect_low == pytest.approx(loop_percentile(effects, 0.025), rel=1e-9)
+                assert comparison.effect_high == pytest.approx(loop_percentile(effects, 0.975), rel=1e-9)
 
 
 def test_runs_summarised_together_get_the_bands_each_would_get_alone():

@@ -530,3 +530,27 @@ def test_score_and_build_print_the_same_gate_lines_on_stderr_never_wrapped(input
         line.startswith(f"ragreport: FAIL  fail-on worse  {long} nDCG@10: verdict clearly worse: ")
         for line in lines["score"]
     )
+
+
+def test_fail_on_worse_than_margin_from_the_command_line_and_the_config_file(inputs, capsys, monkeypatch):
+    """Non-inferiority: 'worse' drops nDCG@10 by 0.307 on every query (band -0.307 to -0.307), which
+    reaches minus the margin 0.02; under a margin of 0.5 it does not."""
+    assert main(["score", *_args(inputs, "--fail-on", "worse-than-margin", "--format", "json")]) == 1
+    out, err = capsys.readouterr()
+    line = (
+        "FAIL  fail-on worse-than-margin  worse nDCG@10: lower band bound -0.307 <= -0.02, minus the margin 0.02 "
+        "(difference -0.307, band -0.307 to -0.307); a drop of 0.02 or more cannot be ruled out"
+    )
+    assert f"ragreport: {line}" in err
+    assert [(g["rule"], g["value"], g["threshold"], g["passed"]) for g in json.loads(out)["gates"]] == [
+        ("fail-on worse-than-margin", pytest.approx(-0.3066, abs=1e-4), -0.02, False)
+    ]
+    (inputs / "ragreport.toml").write_text(
+        'runs = ["good.trec", "worse.trec"]\nqrels = "qrels.txt"\nresamples = 200\n'
+        'fail_on = ["worse-than-margin"]\nmin_effect = 0.5\n'
+    )
+    monkeypatch.chdir(inputs)
+    assert main(["score", "--quiet"]) == 0
+    assert "PASS  fail-on worse-than-margin  worse nDCG@10: lower band bound -0.307 > -0.5, minus the margin 0.5 (" in (
+        capsys.readouterr().err
+    )

@@ -241,7 +241,7 @@ def corrected_comparisons(
                 model=(model_found.delta, model_found.low, model_found.high),
                 human=human,
                 corrected=figure,
-                verdict=verdict_of(figure[1], figure[2], p_adj, model_found.alpha)
+                verdict=verdict_of(figure[1], figure[2], p_adj, model_found.alpha, model_found.min_effect)
                 if np.isfinite(figure[0])
                 else "unclear",
                 queries=queries,

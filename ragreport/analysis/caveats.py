@@ -95,7 +95,13 @@ def _unjudged(subject: Subject) -> Mapping[str, Any] | None:
         unjudged, filled = unjudged_share(summary)
         if filled and unjudged / filled > MOSTLY_UNJUDGED:
             mostly.append({"run": summary.name, "unjudged": unjudged, "slots": filled, "share": unjudged / filled})
-    return {"k": subject.summary.k, "flips": flips, "mostly": mostly, "verdict": found.verdict}
+    return {
+        "k": subject.summary.k,
+        "flips": flips,
+        "mostly": mostly,
+        "verdict": found.verdict,
+        "min_effect": found.min_effect,
+    }
 
 
 def _ids(subject: Subject) -> Mapping[str, Any] | None:
@@ -117,7 +123,7 @@ def _labels(subject: Subject) -> Mapping[str, Any] | None:
         return None
     delta, low, high = c.corrected
     figures = {"queries": c.queries, "delta": delta, "low": low, "high": high, "p_adjusted": c.p_adjusted}
-    return {"model_verdict": found.verdict, **figures, "verdict": c.verdict}
+    return {"model_verdict": found.verdict, **figures, "verdict": c.verdict, "min_effect": found.min_effect}
 
 
 def _power(subject: Subject) -> Mapping[str, Any] | None:

@@ -12,7 +12,10 @@ For every run other than the baseline and every measure of the comparison family
   with the seed). The p-value counts the observed statistic, so it is never exactly 0;
 - p-values corrected across every comparison of the report, that is the family times the runs
   compared (Holm, Bonferroni or none);
-- wins, ties and losses over the queries.
+- wins, ties and losses over the queries;
+- the standardised effect d_z (the mean difference over the differences' standard deviation), with
+  a band from the same resamples, and a verdict that weighs the band against the margin
+  ``--min-effect`` (:func:`verdict_of`).
 """
 
 from __future__ import annotations
@@ -77,15 +80,69 @@ def adjust(p_values: Sequence[float] | np.ndarray, correction: Correction) -> np
     return out
 
 
-def verdict_of(low: float, high: float, p_adjusted: float, alpha: float) -> str:
-    """``better``/``worse`` when the band excludes 0 *and* the corrected p is below ``alpha``;
-    ``band above 0``/``band below 0`` when only the band does (a percentile bootstrap band is too
-    narrow on few queries); else ``unclear``."""
-    if not (low > 0 or high < 0):
+#: The verdicts a comparison can state, in their order of strength (docs/conventions.md section 10).
+#: ``equivalent``, ``better below margin`` and ``worse below margin`` need a margin (``--min-effect``);
+#: ``band above 0``/``band below 0`` are, in a reader's words, no clear difference.
+VERDICTS = (
+    "better",
+    "worse",
+    "better below margin",
+    "worse below margin",
+    "equivalent",
+    "band above 0",
+    "band below 0",
+    "unclear",
+)
+
+
+def verdict_of(low: float, high: float, p_adjusted: float, alpha: float, margin: float | None = None) -> str:
+    """The verdict of a paired difference's band ``(low, high)`` and corrected p.
+
+    A difference is *established* when the band excludes 0 *and* the corrected p is below
+    ``alpha``. With a ``margin`` (``--min-effect``) whose open interval ``(-margin, +margin)``
+    holds the whole band, the difference is negligible: ``better below margin``/``worse below
+    margin`` when it is established, else ``equivalent`` (two one-sided tests, each at level
+    ``(1 - confidence) / 2``, Schuirmann 1987: the band is the ``1 - 2 x`` that level interval).
+    Otherwise ``better``/``worse`` when established; ``band above 0``/``band below 0`` when only the
+    band excludes 0 (a percentile bootstrap band is too narrow on few queries; a reader's "no clear
+    difference"); else ``unclear``. A NaN bound gives ``unclear``; no margin (None or 0) gives the
+    verdicts of before margins (drift against a previous report, slices).
+
+    >>> verdict_of(0.001, 0.003, 0.001, 0.05, 0.02), verdict_of(-0.01, 0.01, 0.9, 0.05, 0.02)
+    ('better below margin', 'equivalent')
+    >>> verdict_of(0.01, 0.05, 0.001, 0.05, 0.02), verdict_of(0.001, 0.003, 0.2, 0.05, 0.02)
+    ('better', 'equivalent')
+    """
+    clear = low > 0 or high < 0
+    established = clear and p_adjusted < alpha
+    if margin and -margin < low and high < margin:
+        if established:
+            return "better below margin" if low > 0 else "worse below margin"
+        return "equivalent"
+    if not clear:
         return "unclear"
-    if p_adjusted < alpha:
+    if established:
         return "better" if low > 0 else "worse"
     return "band above 0" if low > 0 else "band below 0"
+
+
+def standardised_effect(mean: np.ndarray, square: np.ndarray, n: int) -> np.ndarray:
+    """d_z (Lakens 2013, for paired designs): the mean of the paired differences over their
+    standard deviation (ddof = 1), from each column's mean and mean square over ``n`` queries
+    (arrays of any shape: one figure, or every resample's). NaN when ``n < 2``; where the
+    differences are all equal (variance within 1e-12 of the mean square: rounding of ``q - m^2``),
+    ``+-inf`` for a non-zero mean and NaN for a zero one, which the caller reads as undefined."""
+    if n < 2:
+        return np.full(np.shape(mean), np.nan)
+    variance = (square - mean * mean) * (n / (n - 1))
+    flat = variance <= 1e-12 * square
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(flat, np.sign(mean) * np.inf, mean / np.sqrt(np.where(flat, 1.0, variance)))
+
+
+def _figure(value: float) -> float | None:
+    """A figure as a comparison holds it: None when undefined (NaN)."""
+    return float(value) if np.isfinite(value) else None
 
 
 def scored_rows(summary: RunSummary) -> dict[str, int]:
@@ -165,7 +222,10 @@ class Comparison:
     readings: dict[str, ReadingDelta] | None = None  # the difference under each other reading of unjudged ids
     detectable: float | None = None  # the smallest true difference found with 80% power
     queries_needed: int | None = None  # the queries that would find ``min_effect`` with 80% power
-    min_effect: float | None = None
+    min_effect: float | None = None  # the margin: a difference inside +-min_effect is negligible
+    effect: float | None = None  # d_z: the mean difference over the differences' standard deviation
+    effect_low: float | None = None  # d_z's band, from the delta's resamples (None: undefined)
+    effect_high: float | None = None
 
     @property
     def band_excludes_zero(self) -> bool:
@@ -177,7 +237,7 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha, self.min_effect)
 
     @property
     def robust(self) -> bool | None:
@@ -206,10 +266,11 @@ class ReadingDelta:
     high: float
     p_adjusted: float
     alpha: float
+    min_effect: float | None = None  # the comparison's margin: the same verdict rule
 
     @property
     def verdict(self) -> str:
-        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha, self.min_effect)
 
     def as_dict(self) -> dict:
         figures = {key: getattr(self, key) for key in ("delta", "low", "high", "p_adjusted")}
@@ -333,14 +394,19 @@ def paired_bands(
     compared: Sequence[tuple[RunSummary, QueryPairing, np.ndarray]],
     family: Sequence[Measure],
     conventions: Conventions,
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The paired percentile bootstrap band of every run's mean differences with the baseline:
-    ``(delta, low, high)`` per run, empty arrays for a run that shares no query.
+) -> list[tuple[np.ndarray, ...]]:
+    """The paired percentile bootstrap band of every run's mean differences with the baseline, and
+    of their standardised effect d_z (:func:`standardised_effect`): ``(delta, low, high, effect,
+    effect_low, effect_high)`` per run, empty arrays for a run that shares no query.
 
     Each band resamples the queries both runs scored, the same queries for both runs. When those
     are the queries each run's own bands resampled, the resampled differences are read off the
     runs' resampled means (no new draw); the others are resampled together, one draw of counts per
     block for every run of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
+    The effect's band takes each resample's mean and mean square of the differences, the squares
+    resampled with the same counts (the same seed, the same number of queries: the same draw), so
+    a resample's d_z and its difference come from the same queries. A bound the resamples leave
+    unbounded (all drawn differences equal) is NaN: undefined.
     """
     drawn = {}
     for i, (run, pairing, _) in enumerate(compared):
@@ -348,16 +414,42 @@ def paired_bands(
         if read is not None:
             drawn[i] = read
     differences = [d for _, _, d in compared]
-    for members in _by_size(differences, drawn).values():
-        together = shared_bootstrap_means([differences[i] for i in members], conventions.resamples, conventions.seed)
-        drawn.update(zip(members, together))
+    squared = {}
+    for members in _by_size(differences).values():
+        # A run read off its own resamples draws its squares alone; the others their differences beside them.
+        matrices = [
+            differences[i] ** 2 if i in drawn else np.hstack([differences[i], differences[i] ** 2]) for i in members
+        ]
+        together = shared_bootstrap_means(matrices, conventions.resamples, conventions.seed)
+        for i, means in zip(members, together):
+            if i not in drawn:
+                drawn[i], means = np.hsplit(means, 2)
+            squared[i] = means
     empty = np.zeros(0)
-    return [
-        (differences[i].mean(axis=0), *percentile_band(drawn[i], conventions.confidence))
-        if i in drawn
-        else (empty, empty, empty)
-        for i in range(len(compared))
-    ]
+    out: list[tuple[np.ndarray, ...]] = []
+    for i, d in enumerate(differences):
+        if i not in drawn:
+            out.append((empty,) * 6)
+            continue
+        n = len(d)
+        effect = standardised_effect(d.mean(axis=0), (d**2).mean(axis=0), n)
+        resampled = standardised_effect(drawn[i], squared[i], n)
+        with np.errstate(invalid="ignore"):
+            low, high = percentile_band(np.where(np.isnan(resampled), 0.0, resampled), conventions.confidence)
+        bounded = np.isfinite(effect)
+        effect_band = (
+            np.where(bounded & np.isfinite(low), low, np.nan),
+            np.where(bounded & np.isfinite(high), high, np.nan),
+        )
+        out.append(
+            (
+                d.mean(axis=0),
+                *percentile_band(drawn[i], conventions.confidence),
+                np.where(bounded, effect, np.nan),
+                *effect_band,
+            )
+        )
+    return out
 
 
 def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:
@@ -431,7 +523,7 @@ def compare(
             figures.append(np.zeros((4, 0)))
             continue
         full = np.empty((4, c.shape[1]))
-        full[:3, :width] = band
+        full[:3, :width] = band[:3]
         if k[width:]:
             # A reading's own columns are bootstrapped with the same resamples as the default ones
             # (the same seed draws the same counts, section 22.1).
@@ -448,14 +540,19 @@ def compare(
     tested = sum(min(width, f.shape[1]) for f in figures)
     alpha_each = level(alpha, tested if correction is not Correction.NONE else 1)
     runs = []
-    for summary, pairing, b, r, d, (has_readings, _), f in zip(
-        others, pairings, base_scores, run_scores, differences, read, figures
+    for summary, pairing, b, r, d, (has_readings, _), f, band in zip(
+        others, pairings, base_scores, run_scores, differences, read, figures, bands
     ):
         comparisons = []
         for m, measure in enumerate(measures if f.shape[1] else ()):
             column = d[:, m]
             under = {
-                name: ReadingDelta(*f[:3, width * (i + 1) + m].tolist(), float(next(adjusted[i + 1])), alpha)  # type: ignore[call-arg]
+                name: ReadingDelta(
+                    *f[:3, width * (i + 1) + m].tolist(),  # type: ignore[call-arg]
+                    float(next(adjusted[i + 1])),
+                    alpha,
+                    min_effect,
+                )
                 for i, name in enumerate(READINGS)
             }
             sd = float(np.std(column, ddof=1)) if len(column) > 1 else float("nan")
@@ -479,6 +576,9 @@ def compare(
                     detectable=detectable(sd, len(column), alpha_each, permutations),
                     queries_needed=queries_needed(sd, min_effect, alpha_each, permutations),
                     min_effect=min_effect,
+                    effect=_figure(band[3][m]),
+                    effect_low=_figure(band[4][m]),
+                    effect_high=_figure(band[5][m]),
                 )
             )
         same = summary.label_fingerprint == base.label_fingerprint

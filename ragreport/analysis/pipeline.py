@@ -167,7 +167,7 @@ def analyse_runs(
         family=chosen,
         min_effect=min_effect,
     )
-    ranking = rank_runs(summaries, lead, correction=correction, permutations=permutations)
+    ranking = rank_runs(summaries, lead, correction=correction, permutations=permutations, margin=min_effect)
     # Drift tests the family's members it shows: the suite's metrics at K.
     shown = {(f.metric, f.cutoff) for f in chosen.measures if f.plain}
     tested = tuple(m for m in COMPARED if (m, k) in shown)

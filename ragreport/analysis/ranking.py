@@ -75,11 +75,15 @@ class Pair:
     p_adjusted: float
     queries: int
     alpha: float
+    margin: float | None = None  # --min-effect: a difference inside it is negligible
 
     @property
     def verdict(self) -> str | None:
-        """:func:`~.compare.verdict_of` of the row against the column; None when nothing is shared."""
-        return None if not self.queries else verdict_of(self.low, self.high, self.p_adjusted, self.alpha)
+        """:func:`~.compare.verdict_of` of the row against the column, with the report's margin;
+        None when nothing is shared."""
+        if not self.queries:
+            return None
+        return verdict_of(self.low, self.high, self.p_adjusted, self.alpha, self.margin)
 
     def flipped(self) -> Pair:
         """The same pair read the other way: column minus row, the band mirrored (so ``better``
@@ -209,9 +213,11 @@ def rank_runs(
     *,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
+    margin: float | None = None,
 ) -> Ranking | None:
     """Every pair, rank interval and tier of three or more runs on ``measure`` (the primary
-    metric at K: a suite metric, in every run's ``at_k``); None for fewer runs. The conventions
+    metric at K: a suite metric, in every run's ``at_k``), each pair's verdict read against the
+    ``margin`` (``--min-effect``); None for fewer runs. The conventions
     (confidence, resamples, seed) are the first run's, which a report shares across its runs."""
     if len(summaries) < 3:
         return None
@@ -232,7 +238,7 @@ def rank_runs(
         (i, j): family_values(runs[i], p.run_rows, [measure]) - family_values(runs[j], p.baseline_rows, [measure])
         for (i, j), p in pairings.items()
     }
-    bands: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    bands: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
     for j in range(1, len(runs)):
         above = [(runs[i], pairings[i, j], differences[i, j]) for i in range(j)]
         bands.update(zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions)))
@@ -245,10 +251,9 @@ def rank_runs(
 
     def pair(i: int, j: int) -> Pair:
         """The pair of the ith and the jth run by mean: NaN figures when they share no query."""
-        delta, low, high, p = (float(v[0]) if len(v) else nan for v in (*bands[i, j], tests[i, j]))
-        return Pair(
-            runs[i].name, runs[j].name, delta, low, high, p, adjusted.get((i, j), nan), len(differences[i, j]), alpha
-        )
+        delta, low, high, p = (float(v[0]) if len(v) else nan for v in (*bands[i, j][:3], tests[i, j]))
+        shared = len(differences[i, j])
+        return Pair(runs[i].name, runs[j].name, delta, low, high, p, adjusted.get((i, j), nan), shared, alpha, margin)
 
     pairs = tuple(pair(i, j) for i, j in index)
     by_names = {(p.row, p.column): p for p in pairs}

@@ -450,8 +450,10 @@ def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         choices=FAIL_ON,
         help="worse: fail when a compared run is clearly worse than the baseline (band below 0 and corrected "
-        "p below alpha) on the primary metric, or on each metric of --metrics; slice-worse: when it is "
-        "clearly worse on a slice of the per-query metadata (--slice) large enough to read",
+        "p below alpha) on the primary metric, or on each metric of --metrics; worse-than-margin: when the "
+        "band of its difference reaches minus --min-effect or below (non-inferiority: a drop of the margin "
+        "cannot be ruled out); slice-worse: when it is clearly worse on a slice of the per-query metadata "
+        "(--slice) large enough to read",
     )
     gates.add_argument(
         "--require",

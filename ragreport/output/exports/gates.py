@@ -3,8 +3,11 @@
 
 - ``--fail-on worse``: a compared run clearly worse than the baseline (the comparison's ``worse``
   verdict: band below 0 *and* corrected p below alpha), or clearly lower than in ``--previous``, on
-  the primary metric or every metric of ``--metrics`` the comparison holds; ``slice-worse``: the
-  same on a slice of the query metadata, slices too small to read left out.
+  the primary metric or every metric of ``--metrics`` the comparison holds (a drop below the margin,
+  ``worse below margin``, too: it was detected); ``worse-than-margin`` (non-inferiority): a compared
+  run whose paired band reaches minus the margin (``--min-effect``) or below, on the same metrics:
+  a drop of the margin cannot be ruled out; ``slice-worse``: a clearly worse verdict on a slice of
+  the query metadata, slices too small to read left out.
 - ``--require "[mean:][RUN:]METRIC>=VALUE"``: a run's **lower band bound** (``<=``/``<``: the upper;
   ``mean:``: the mean) under the threshold; without a run, every run.
 - ``--max-drop "[RUN:]METRIC=DROP"`` (non-inferiority): the paired band's lower bound of the
@@ -33,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...analysis.power import MIN_EFFECT
 from ...core.errors import Argument, ArgumentError, UsageError
 from ...core.escape import visible
 from ...core.grammar import read_number
@@ -41,7 +45,7 @@ from ...scoring.measures import parse_measure
 from ..site.wording import gates as say
 
 #: The outcomes ``--fail-on`` knows.
-FAIL_ON = ("worse", "slice-worse")
+FAIL_ON = ("worse", "worse-than-margin", "slice-worse")
 
 # A measure's name may hold parameters in parentheses (``RR(rel=2)@10``): an ``=`` inside them is its own.
 _LEFT = r"(?P<left>(?:[^<>=()]|\([^()]*\))+?)"
@@ -101,7 +105,8 @@ class GateRules:
     Attributes
     ----------
     fail_on : tuple of str
-        ``worse``: fail when a compared run is clearly worse than the baseline.
+        ``worse``: fail when a compared run is clearly worse than the baseline; ``worse-than-margin``:
+        when its band reaches minus the margin (``--min-effect``); ``slice-worse``: clearly worse on a slice.
     require : tuple of Requirement
         ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
     max_drop : tuple of MaxDrop
@@ -263,7 +268,10 @@ def parse_rules(
     Parameters
     ----------
     fail_on : sequence of str, default ()
-        ``"worse"``: fail when a compared run is clearly worse than the baseline (``--fail-on``).
+        ``"worse"``: fail when a compared run is clearly worse than the baseline (``--fail-on``);
+        ``"worse-than-margin"``: when the paired band of its difference reaches minus the margin
+        (``--min-effect``, 0.02 by default) or below (non-inferiority); ``"slice-worse"``: when it is
+        clearly worse on a slice.
     require : sequence of str, default ()
         Rules ``[mean:][RUN:]METRIC>=VALUE`` (``--require``), as ``"nDCG@10>=0.40"``.
     max_drop : sequence of str, default ()
@@ -397,13 +405,16 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
             words = _verdict(entry) + _audited(audited)
             worded = say.gate_against_previous(words) if previous else words
-            passed = entry["verdict"] != "worse"
+            # a drop below the margin was detected all the same: --fail-on worse-than-margin forgives it
+            passed = entry["verdict"] not in ("worse", "worse below margin")
             results.append(
                 _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
             )
         if not comparisons and not any(row.get("verdict") for row in drift_rows):
             # one run and no previous report: nothing can be worse, and the table says so
             results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
+    if "worse-than-margin" in rules.fail_on:
+        results += _margin_gates(document, rules, audit)
     if "slice-worse" in rules.fail_on:
         results += _slice_gates(document)
     for rule in rules.require:
@@ -482,6 +493,28 @@ def _corrected_figure(
     if found is None:
         return figure, None
     return found["corrected"], int(audit["queries"])
+
+
+def _margin_gates(document: Mapping[str, Any], rules: GateRules, audit: Mapping[str, Any] | None) -> list[GateResult]:
+    """``--fail-on worse-than-margin`` (non-inferiority): per compared run and gated metric, fail
+    when the lower bound of the paired band reaches minus the margin or below (a drop of the margin
+    cannot be ruled out at the band's level); with an audit, on the corrected band. The margin is
+    the comparison's ``min_effect`` (``--min-effect``). One run: one passing line that says why."""
+    comparisons = document.get("comparisons") or []
+    gated = rules.gated or (document["primary"],)
+    rule = "fail-on worse-than-margin"
+    if not comparisons:
+        return [_result(rule, "", "", say.GATE_NO_COMPARISON, None, None, True)]
+    results = []
+    for found in (c for c in comparisons if c["metric"] in gated):
+        entry, audited = _corrected_comparison(found, audit)
+        margin = float(found.get("min_effect") or (document.get("settings") or {}).get("min_effect") or MIN_EFFECT)
+        low = entry["low"]
+        passed = _passes(low, ">", -margin)
+        compared = _compared(low, ">", -margin, f"-{margin:g}", passed, sign=True)
+        worded = say.gate_margin_figure(compared, margin, entry["delta"], low, entry["high"], passed)
+        results.append(_result(rule, found["run"], found["metric"], worded + _audited(audited), low, -margin, passed))
+    return results
 
 
 def _slice_gates(document: Mapping[str, Any]) -> list[GateResult]:

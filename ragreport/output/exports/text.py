@@ -100,12 +100,12 @@ def _comparison_block(cmp: ComparisonView, width: int) -> str:
     lines += [
         "",
         f"{'run':<{w}} {'metric':<{m}} {'delta':>7}  {cmp.confidence + ' band':<18} {'p':>7} {'p adj.':>7}  "
-        f"{'W/T/L':<11} verdict",
+        f"{'W/T/L':<11} {'d_z (band)':<24} verdict",
     ]
     for r in cmp.rows:
         lines.append(
             f"{visible(r.run):<{w}} {r.metric:<{m}} {r.delta:>7}  {r.band:<18} {r.p:>7} {r.p_adjusted:>7}  {r.wtl:<11} "
-            f"{r.verdict}"
+            f"{r.effect_text:<24} {r.verdict}"
         )
     return "\n".join(lines)
 
@@ -169,6 +169,8 @@ def table(view: ReportView, width: int = 100) -> str:
     )
     if view.judgments_note:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.judgments_note, width))
+    if view.margin_note:
+        headline += "\n\n" + "\n".join(textwrap.wrap(view.margin_note, width))
     if view.conventions is not None and view.conventions.notice:
         headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
     if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
@@ -222,6 +224,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             lines += [f"_{_md_cell(h.note)}_", ""]
     if view.judgments_note:
         lines += [_md_cell(view.judgments_note), ""]
+    if view.margin_note:
+        lines += [_md_cell(view.margin_note), ""]
     if view.conventions is not None and view.conventions.notice:
         lines += [_md_cell(view.conventions.notice), ""]
         # what each departure does, here: summary.md and a comment have no conventions section
@@ -273,11 +277,13 @@ def markdown_blocks(view: ReportView) -> list[Block]:
         lines += [line for note in cmp.notes for line in ("", _md_user(note))]
         lines += [
             "",
-            f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L | |",
-            "|---|---|---:|---|---:|---:|---|---|",
+            f"| run | metric | delta | {cmp.confidence} band | p | p ({_md_cell(cmp.correction)}) | W/T/L "
+            "| d_z (band) | |",
+            "|---|---|---:|---|---:|---:|---|---|---|",
         ]
         lines += [
-            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.verdict) for r in cmp.rows
+            _md_row(_md_user(r.run), r.metric, r.delta, r.band, r.p, r.p_adjusted, r.wtl, r.effect_text, r.verdict)
+            for r in cmp.rows
         ]
         blocks.append(Block("the comparison table", 5, tuple(lines)))
         method = [line for sentence in cmp.method for line in ("", sentence.render(_md_user))]

@@ -448,11 +448,14 @@ def outcome_figure(comparison: RunComparison) -> dict[str, Any]:
 #: The forest plot's dot and band: the first colour of the palette, which reads on light and dark pages.
 FOREST_COLOUR = PALETTE[0]
 #: Each verdict's mark in the forest plot (by the verdict's CSS class): a colour and a shape, so that
-#: the verdict reads without colour too (▲ better, ▼ worse, ◆ a band clear of 0 only, ● unclear).
+#: the verdict reads without colour too (▲ better, ▼ worse, ◆ a band clear of 0 only, ▶ a
+#: difference below the margin, ■ practically the same, ● unclear).
 FOREST_MARKS = {
     "better": ("#009E73", "triangle-up"),
     "worse": ("#D55E00", "triangle-down"),
     "band-only": ("#E69F00", "diamond"),
+    "negligible": ("#56B4E9", "triangle-right"),
+    "equivalent": ("#8A8F96", "square"),
     "unclear": ("#8A8F96", "circle"),
 }
 

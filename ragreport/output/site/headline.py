@@ -40,7 +40,9 @@ class HeadlineEntry:
     With an audit (``--audit``) a compared run's headline leads with the difference corrected by
     the audit (docs/conventions.md section 25.7): ``value``, ``baseline_value``, ``delta``, ``low``,
     ``high``, ``p_adjusted`` and ``verdict`` are the corrected ones, ``corrected_by`` the audited
-    queries they are corrected by (None: the model's labels, as without an audit)."""
+    queries they are corrected by (None: the model's labels, as without an audit). ``effect``,
+    ``effect_low`` and ``effect_high``: the comparison's standardised effect d_z and its band
+    (docs/conventions.md section 10), None for a single run or when undefined."""
 
     run: str
     baseline: str | None
@@ -58,6 +60,9 @@ class HeadlineEntry:
     readings_note: str | None = None
     halving: int | None = None
     corrected_by: int | None = None
+    effect: float | None = None  # d_z of the model's labels' difference, with its band (None: undefined)
+    effect_low: float | None = None
+    effect_high: float | None = None
 
     @property
     def more(self) -> tuple[tuple[Caveat, fmt.Text], ...]:
@@ -73,6 +78,9 @@ class HeadlineEntry:
         ]
         if self.corrected_by is None:  # only with an audit: a report without one keeps its shape (25.7)
             del shown["corrected_by"]
+        if self.baseline is None:  # a single run has no difference, so no standardised effect
+            for key in ("effect", "effect_low", "effect_high"):
+                del shown[key]
         return shown
 
 
@@ -195,6 +203,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 confidence,
                 shared,
                 hidden,
+                found.min_effect,
             )
         else:
             lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
@@ -215,6 +224,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 confidence,
                 shared,
                 hidden,
+                found.min_effect,
             )
         entries.append(
             HeadlineEntry(
@@ -232,6 +242,9 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 caveats=worded,
                 readings_note=_readings_note(subject),
                 corrected_by=None if lead is None else lead.queries,
+                effect=found.effect,
+                effect_low=found.effect_low,
+                effect_high=found.effect_high,
             )
         )
     return tuple(entries)

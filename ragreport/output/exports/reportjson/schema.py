@@ -30,7 +30,17 @@ from ....reading.schema import (
 )
 
 #: The verdicts a comparison or a drift row states (the wording's VERDICTS; a test keeps them equal).
-VERDICT = choice("better", "worse", "band above 0", "band below 0", "unclear", null=True)
+VERDICT = choice(
+    "better",
+    "worse",
+    "better below margin",
+    "worse below margin",
+    "equivalent",
+    "band above 0",
+    "band below 0",
+    "unclear",
+    null=True,
+)
 
 FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, required=("queries", "labels"))
 RUN_FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, null=True)

@@ -118,6 +118,7 @@ def build_view(
     names = tuple(s.name for s in summaries)
     sliced = None if analysis.slices is None else slices_view(analysis.slices, names, baseline, confidence)
     date = say.date_span([r.date for r in runs])
+    margin = "" if baseline is None else say_headline.margin_note(analysis.min_effect, analysis.primary_label)
     lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
     return ReportView(
         title=title or say.report_title([s.name for s in summaries]),
@@ -159,8 +160,9 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
-        first_screen=first_screen(entries, slugs, confidence, analysis.ranking) if baseline is not None else None,
+        first_screen=first_screen(entries, slugs, confidence, analysis.ranking, margin) if margin else None,
         pairs=pairs_view(analysis.ranking) if analysis.ranking is not None else None,
+        margin_note=margin,
     )
 
 
@@ -231,16 +233,22 @@ def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     else:
         anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry)
     caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
-    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note)
+    effect = "" if entry.baseline is None or entry.delta is None else say_headline.effect_sentence(entry)
+    return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note, effect)
 
 
 def first_screen(
-    entries: Sequence[HeadlineEntry], slugs: dict[str, str], confidence: float, ranking: Ranking | None = None
+    entries: Sequence[HeadlineEntry],
+    slugs: dict[str, str],
+    confidence: float,
+    ranking: Ranking | None = None,
+    margin: str = "",
 ) -> FirstScreen:
     """The decision in a few lines: the summary (the tiers of every run when there are three or
     more, else the compared run's verdict), a line a run (highest primary figure first, the
     baseline among them) and a line a caveat that could change it (the kinds' order of
-    :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it)."""
+    :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it). The
+    summary ends with the ``margin`` a difference is weighed against, in words."""
     first = entries[0]
     base, metric = str(first.baseline), first.metric
     lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
@@ -263,6 +271,8 @@ def first_screen(
         summary = say_headline.summary_tiers(metric, say_comparison.tiers_sentence(ranking.tiers))
     else:
         summary = say_headline.summary_best(lines[0].run, metric, values[lines[0].run])
+    if margin:
+        summary = fmt.Text((*summary.parts, " ", margin))
     order = list(RULES)
     said: dict[str, tuple[int, CaveatView]] = {}
     for e in entries:

@@ -57,7 +57,8 @@ def comparison_view(
     reach = max([v for v in ends if not fmt.is_missing(v)], default=0.0) * 1.05 or 1.0
     for rc in comparison.runs:
         for c in rc.comparisons:
-            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted)
+            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted, c.min_effect)
+            effect, effect_band = say_comparison.effect_cell(c.effect, c.effect_low, c.effect_high)
             rows.append(
                 ComparisonRow(
                     run=c.run,
@@ -71,6 +72,8 @@ def comparison_view(
                     verdict=words,
                     verdict_class=css,
                     aria=say_comparison.difference_aria(c.delta, c.low, c.high),
+                    effect=effect,
+                    effect_band=effect_band,
                 )
             )
         p = rc.pairing
@@ -172,7 +175,7 @@ def pairs_view(ranking: Ranking) -> PairsView:
         pair = ranking.pair(row, column)
         if pair is None or pair.verdict is None:
             return None
-        words, css = say_comparison.verdict(pair.verdict, pair.alpha, pair.p_adjusted)
+        words, css = say_comparison.verdict(pair.verdict, pair.alpha, pair.p_adjusted, pair.margin)
         return DeltaCell(fmt.signed(pair.delta), say.MARKS_OF_VERDICT.get(css, ""), words, css)
 
     return PairsView(

@@ -284,6 +284,13 @@ class ComparisonRow:
     verdict: str
     verdict_class: str
     aria: str
+    effect: str = ""  # d_z, and its band below it
+    effect_band: str = ""
+
+    @property
+    def effect_text(self) -> str:
+        """d_z and its band on one line, as the text exports show it."""
+        return f"{self.effect} {self.effect_band}".strip()
 
 
 @dataclass(frozen=True)
@@ -430,8 +437,9 @@ class DriftView:
 class HeadlineView:
     """One headline sentence: the run it is about, its page's ``anchor`` on the index (its
     comparison, or the suite for a single run), the ``verdict`` CSS class and the sentence; then
-    the caveats it does not say itself (:class:`CaveatView`, most serious first) and the sentence
-    that the verdict holds under every reading of unjudged ids (``note``), when one is said."""
+    the caveats it does not say itself (:class:`CaveatView`, most serious first), the sentence
+    that the verdict holds under every reading of unjudged ids (``note``), when one is said, and
+    the standardised effect (``effect``, a compared run's)."""
 
     run: str
     anchor: str
@@ -439,6 +447,7 @@ class HeadlineView:
     sentence: fmt.Text
     caveats: tuple[CaveatView, ...] = ()
     note: str | None = None
+    effect: str = ""  # the standardised effect in words, shown on the run's page beside the difference
 
 
 @dataclass(frozen=True)
@@ -627,6 +636,7 @@ class ReportView:
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
     pairs: PairsView | None = None  # every run against every other (three or more runs)
+    margin_note: str = ""  # said once under a comparison's headline: the margin of a negligible difference
 
     @property
     def several(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .charts import outcome_title
-from .numbers import Quoted, Text, alpha, count, decimal, p_value, percent, signed
+from .numbers import Quoted, Text, alpha, count, decimal, p_value, percent, signed, signed_band
 
 # --- The comparison ---------------------------------------------------------------------------------
 
@@ -20,16 +20,30 @@ SMALL_PAIRING = 30
 VERDICTS = {
     "better": ("▲ better: band above 0, corrected p below {alpha}", "better"),
     "worse": ("▼ worse: band below 0, corrected p below {alpha}", "worse"),
+    "better below margin": ("better, but below the margin: band inside (0, {margin})", "negligible"),
+    "worse below margin": ("worse, but below the margin: band inside (-{margin}, 0)", "negligible"),
+    "equivalent": ("practically the same: band inside ±{margin}", "equivalent"),
     "band above 0": ("band above 0, but corrected p {p}", "band-only"),
     "band below 0": ("band below 0, but corrected p {p}", "band-only"),
     "unclear": ("no clear difference", "unclear"),
 }
 
 
-def verdict(name: str, alpha_value: float, p_adjusted: float | None) -> tuple[str, str]:
-    """A comparison's verdict, and its row's CSS class on the pages."""
+def verdict(name: str, alpha_value: float, p_adjusted: float | None, margin: float | None = None) -> tuple[str, str]:
+    """A comparison's verdict, and its row's CSS class on the pages (``margin``: ``--min-effect``)."""
     words, css = VERDICTS[name]
-    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
+    return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted), margin=decimal(margin)), css
+
+
+def effect_cell(effect: float | None, low: float | None, high: float | None) -> tuple[str, str]:
+    """The standardised effect d_z and its band: ``("+0.420", "[+0.280, +0.570]")``; ``undefined``
+    (and no band) when the differences do not vary (or there are fewer than 2), ``n/a`` for a bound
+    the resamples leave open."""
+    return (EFFECT_UNDEFINED, "") if effect is None else (signed(effect), signed_band(low, high))
+
+
+#: The standardised effect when the differences do not vary (or fewer than 2 queries).
+EFFECT_UNDEFINED = "undefined"
 
 
 def difference_aria(delta: float, low: float, high: float) -> str:
@@ -44,7 +58,9 @@ def against_baseline(baseline: str) -> Text:
 def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
     return (
         f"Every run against {baseline} at K = {k}: the difference, its {percent(confidence)} band, p and p "
-        f"corrected ({correction}), and queries won, tied and lost."
+        f"corrected ({correction}), and queries won, tied and lost; under the difference and its band, the "
+        "standardised effect d_z (the mean difference over the per-query differences' standard deviation) and "
+        "its band."
     )
 
 
@@ -223,6 +239,10 @@ DRIFT_VERDICTS = {
     "band above 0": ("band above 0, but corrected p {p}", "band-only"),
     "band below 0": ("band below 0, but corrected p {p}", "band-only"),
     "unclear": ("no clear change", "unclear"),
+    # drift reads no margin: these are the comparison's, never a drift row's (one set of keys, VERDICT)
+    "better below margin": ("▲ higher now, below the margin", "negligible"),
+    "worse below margin": ("▼ lower now, below the margin", "negligible"),
+    "equivalent": ("practically the same", "equivalent"),
 }
 
 #: A drift row with no verdict: a diagnostic (not tested), or no per-query scores then.

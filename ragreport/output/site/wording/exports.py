@@ -27,7 +27,13 @@ LATEX_PREAMBLE_NOTE = (
 )
 LATEX_RUN_HEADER = "Run"
 #: The superscript of each clear verdict against the baseline (LaTeX math).
-LATEX_MARKS = {"better": r"\uparrow", "worse": r"\downarrow"}
+#: A difference below the margin is marked as one above it: the mark says the test found it.
+LATEX_MARKS = {
+    "better": r"\uparrow",
+    "worse": r"\downarrow",
+    "better below margin": r"\uparrow",
+    "worse below margin": r"\downarrow",
+}
 #: A correction's name in a sentence.
 CORRECTION_NAMES = {"holm": "Holm's method", "bonferroni": "Bonferroni's method", "none": "nothing"}
 

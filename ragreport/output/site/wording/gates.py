@@ -36,6 +36,9 @@ GATE_VERDICTS = {
     "band above 0": "band above 0 only",
     "band below 0": "band below 0 only",
     "unclear": "no clear difference",
+    "better below margin": "better, below the margin",
+    "worse below margin": "worse, below the margin",
+    "equivalent": "practically the same",
 }
 
 
@@ -75,6 +78,18 @@ def gate_drop_figure(
     ``other``, held to minus the drop (``compared``), then the difference and its band."""
     band = f"band {signed(low)} to {signed(high)}"
     return f"against {other}: lower band bound {compared} (difference {signed(delta)}, {band})"
+
+
+def gate_margin_figure(
+    compared: str, margin: float, delta: float | None, low: float | None, high: float | None, passed: bool
+) -> str:
+    """What ``--fail-on worse-than-margin`` read: the lower bound of the paired band held to minus the
+    margin (``compared``: ``-0.031 <= -0.02``), the margin, then the difference and its band."""
+    said = "" if passed else f"; a drop of {margin:g} or more cannot be ruled out"
+    return (
+        f"lower band bound {compared}, minus the margin {margin:g} (difference {signed(delta)}, band "
+        f"{signed(low)} to {signed(high)}){said}"
+    )
 
 
 def gate_slice_figure(key: str, value: str, queries: int, words: str) -> str:

@@ -13,8 +13,11 @@ from .numbers import Quoted, Text, count, decimal, p_value, percent, signed
 HEADLINE_VERDICTS = {
     "better": "clearly better",
     "worse": "clearly worse",
-    "band above 0": "better by the band, but not confirmed by the corrected p ({p})",
-    "band below 0": "worse by the band, but not confirmed by the corrected p ({p})",
+    "better below margin": "better, but by less than the margin ({margin}): the whole band lies under it",
+    "worse below margin": "worse, but by less than the margin ({margin}): the whole band lies under it",
+    "equivalent": "practically the same: the whole band lies within ±{margin} (two one-sided tests)",
+    "band above 0": "no clear difference: better by the band, but not confirmed by the corrected p ({p})",
+    "band below 0": "no clear difference: worse by the band, but not confirmed by the corrected p ({p})",
     "unclear": "no clear difference",
 }
 
@@ -26,9 +29,31 @@ HEADLINE_DETAILS = "The details"
 FOREST_AXIS_DIFFERENCE = "{metric}, run minus baseline"
 
 
-def headline_verdict(name: str, p_adjusted: float | None) -> str:
-    """A comparison's verdict in a manager's words."""
-    return HEADLINE_VERDICTS[name].format(p=p_value(p_adjusted))
+def headline_verdict(name: str, p_adjusted: float | None, margin: float | None = None) -> str:
+    """A comparison's verdict in a manager's words; ``margin`` the ``--min-effect`` a negligible
+    verdict is read against."""
+    return HEADLINE_VERDICTS[name].format(p=p_value(p_adjusted), margin=decimal(margin))
+
+
+def effect_sentence(entry: Any) -> str:
+    """A compared run's standardised effect on its page, beside the difference (a headline entry:
+    ``metric``, ``effect``, ``effect_low``, ``effect_high``)."""
+    if entry.effect is None:
+        return f"Standardised effect on {entry.metric}: undefined (the per-query differences do not vary)."
+    band = (
+        "its band undefined"
+        if entry.effect_low is None or entry.effect_high is None
+        else f"band {signed(entry.effect_low)} to {signed(entry.effect_high)}"
+    )
+    return (
+        f"Standardised effect on {entry.metric}: d_z {signed(entry.effect)} ({band}), the mean difference over "
+        "the per-query differences' standard deviation."
+    )
+
+
+def margin_note(margin: float, metric: str) -> str:
+    """Said once under the headline of a comparison: the margin the verdicts weigh differences against."""
+    return f"A difference under {margin:g} {metric} is treated as negligible."
 
 
 def _queries(n: int) -> str:
@@ -51,6 +76,7 @@ def headline_sentence(
     confidence: float,
     shared: int | None = None,
     hidden: Mapping[str, Any] | None = None,
+    margin: float | None = None,
 ) -> Text:
     """One run against the baseline in one sentence: the figures, the difference with its band, the
     queries won and lost, and the verdict in words. ``shared``: the queries both scored, said when
@@ -58,7 +84,7 @@ def headline_sentence(
     difference over the shared ones). ``hidden``: the figures of a ``slice`` caveat, said in the
     same sentence ("clearly better overall, but clearly worse where ...")."""
     on = "" if shared is None else f" on the {_queries(shared)} both scored"
-    verdict = headline_verdict(verdict_name, p_adjusted)
+    verdict = headline_verdict(verdict_name, p_adjusted, margin)
     tail: tuple[str, ...] = (f"{verdict}.",)
     if hidden is not None:
         tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
@@ -93,6 +119,7 @@ def headline_corrected_sentence(
     confidence: float,
     shared: int | None = None,
     hidden: Mapping[str, Any] | None = None,
+    margin: float | None = None,
 ) -> Text:
     """A compared run's headline with an audit (docs/conventions.md section 25.7): the corrected
     figures and difference first, said to be corrected by the audited queries, with the verdict read
@@ -101,7 +128,7 @@ def headline_corrected_sentence(
     value, base_value, delta, low, high = corrected
     m_value, m_base, m_delta, m_low, m_high = model
     on = "" if shared is None else f" on the {_queries(shared)} both scored"
-    verdict = headline_verdict(verdict_name, p_adjusted)
+    verdict = headline_verdict(verdict_name, p_adjusted, margin)
     tail: tuple[str, ...] = (f"{verdict}.",)
     if hidden is not None:
         tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
@@ -128,8 +155,11 @@ def headline_corrected_sentence(
 LINE_VERDICTS = {
     "better": "clearly better",
     "worse": "clearly worse",
-    "band above 0": "better, not confirmed",
-    "band below 0": "worse, not confirmed",
+    "better below margin": "better, below the margin",
+    "worse below margin": "worse, below the margin",
+    "equivalent": "practically the same",
+    "band above 0": "no clear difference",
+    "band below 0": "no clear difference",
     "unclear": "no clear difference",
 }
 #: The first screen's parts, as a screen reader and the details' summary name them.
@@ -156,20 +186,14 @@ def summary_pair(
     difference and band ("rankbm25 is clearly worse than bm25 on nDCG@10: -0.121, 95% band -0.164 to
     -0.081.")."""
     figures = f" on {metric}: {signed(delta)}, {percent(confidence)} band {signed(low)} to {signed(high)}."
-    if verdict_name == "unclear":
-        return Text((Quoted(run), " and ", Quoted(baseline), " show no clear difference", figures))
-    if verdict_name in ("band above 0", "band below 0"):
-        way = "better" if verdict_name == "band above 0" else "worse"
-        return Text(
-            (
-                Quoted(run),
-                f" looks {way} than ",
-                Quoted(baseline),
-                figures,
-                " Its band says so; the test does not confirm it.",
-            )
-        )
-    return Text((Quoted(run), f" is {LINE_VERDICTS[verdict_name]} than ", Quoted(baseline), figures))
+    if verdict_name in ("better", "worse"):
+        return Text((Quoted(run), f" is {LINE_VERDICTS[verdict_name]} than ", Quoted(baseline), figures))
+    if verdict_name in ("better below margin", "worse below margin"):
+        way = verdict_name.split()[0]
+        return Text((Quoted(run), f" is {way} than ", Quoted(baseline), ", but by less than the margin", figures))
+    if verdict_name == "equivalent":
+        return Text((Quoted(run), " and ", Quoted(baseline), " are practically the same", figures))
+    return Text((Quoted(run), " and ", Quoted(baseline), " show no clear difference", figures))
 
 
 def summary_tiers(metric: str, tiers: Text) -> Text:
@@ -331,7 +355,7 @@ def _unjudged_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     said = [
         f"{READING_NAMES[f['reading']].format(k=k)} it is {signed(f['delta'])} ({percent(confidence)} band "
         f"{signed(f['low'])} to {signed(f['high'])}), "
-        + HEADLINE_VERDICTS[f["verdict"]].format(p=p_value(f["p_adjusted"]))
+        + headline_verdict(f["verdict"], f["p_adjusted"], figures.get("min_effect"))
         for f in figures.get("flips", ())
     ]
     if said:
@@ -382,7 +406,7 @@ def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     # the model's verdict as a decision: a band-only one (or none) is no clear difference
     said = HEADLINE_VERDICTS[figures["model_verdict"] if figures["model_verdict"] in ("better", "worse") else "unclear"]
     verdict = figures["verdict"] if figures["verdict"] in HEADLINE_VERDICTS else "unclear"
-    now = headline_verdict(verdict, figures.get("p_adjusted"))
+    now = headline_verdict(verdict, figures.get("p_adjusted"), figures.get("min_effect"))
     return Text(
         (
             f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "

@@ -43,6 +43,9 @@ HISTORY_DRIFT_WORDS = {
     "band above 0": ("higher by the band, but not confirmed by the corrected p ({p})", "band-only"),
     "band below 0": ("lower by the band, but not confirmed by the corrected p ({p})", "band-only"),
     "unclear": ("no clear change", "unclear"),
+    "better below margin": ("▲ higher now, below the margin", "negligible"),
+    "worse below margin": ("▼ lower now, below the margin", "negligible"),
+    "equivalent": ("practically the same", "equivalent"),
 }
 
 

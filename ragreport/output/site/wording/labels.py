@@ -166,6 +166,9 @@ VERDICT_WORDS = {
     "band above 0": ("band above 0, not significant", "band-only"),
     "band below 0": ("band below 0, not significant", "band-only"),
     "unclear": ("no clear difference", "unclear"),
+    "better below margin": ("▲ better, below the margin", "negligible"),
+    "worse below margin": ("▼ worse, below the margin", "negligible"),
+    "equivalent": ("practically the same", "equivalent"),
 }
 
 #: Beside a corrected verdict that differs from the model's.

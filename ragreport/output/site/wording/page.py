@@ -57,6 +57,8 @@ COL_DELTA = "delta"
 COL_BAND = "band"
 COL_P = "p"
 COL_WON_TIED_LOST = "won/tied/lost"
+#: The standardised effect d_z with its band (docs/conventions.md section 10).
+COL_EFFECT = "d_z"
 COL_THEN = "then"
 COL_NOW = "now"
 COL_PAIRED = "queries paired"

@@ -272,6 +272,20 @@ GLOSSARY_TERMS = (
         "The band is clear of 0 but the corrected p does not confirm it: a hint, not a finding.",
     ),
     ("no clear difference", "The band includes 0: these queries cannot tell the runs apart on this metric."),
+    (
+        "practically the same",
+        "The whole band lies within the margin (--min-effect): any difference is too small to matter "
+        "(an equivalence test: two one-sided tests).",
+    ),
+    (
+        "better / worse, below the margin",
+        "A difference was found, but the whole band lies within the margin: real and too small to matter.",
+    ),
+    (
+        "effect (d_z)",
+        "The mean difference over the standard deviation of the per-query differences: how large it is "
+        "against the spread between queries.",
+    ),
 )
 
 
@@ -475,6 +489,9 @@ READING_VERDICTS = {
     "band above 0": "band above 0 only",
     "band below 0": "band below 0 only",
     "unclear": "unclear",
+    "better below margin": "better, below the margin",
+    "worse below margin": "worse, below the margin",
+    "equivalent": "practically the same",
 }
 
 
