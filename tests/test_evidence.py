@@ -692,10 +692,15 @@ def test_the_caveats_are_on_the_first_screen_in_chromium(tmp_path):
         for width, height in ((1400, 900), (390, 844)):
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto((tmp_path / "site" / "index.html").as_uri())
-            sentence = page.locator(".headline-sentence").first
+            sentence = page.locator("#headline .summary-line")
             assert "clearly worse" in sentence.inner_text()
-            caveat = page.locator("#headline .caveat-unjudged")
-            assert "as often as judged ids at the same ranks are" in caveat.inner_text()
+            caveat = page.locator("#headline .first-caveats .caveat-unjudged")
+            assert "if unjudged ids are relevant at the rate judged ones are" in caveat.inner_text()
+            # the full sentence, with its method, is one click away
+            assert (
+                "as often as judged ids at the same ranks are"
+                in page.locator("details.headline-details").text_content()
+            )
             for shown in (sentence, caveat):
                 box = shown.bounding_box()
                 assert box is not None and box["y"] + box["height"] <= height, (width, box)

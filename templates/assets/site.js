@@ -118,7 +118,9 @@
   function fitRows(figure, width, ink) {
     var meta = figure.layout.meta;
     if (!meta || !meta.labelsAbove) { return false; }
-    if (!figure.__rows) { figure.__rows = { height: figure.layout.height, narrow: false }; }
+    if (!figure.__rows) {
+      figure.__rows = { height: figure.layout.height, narrow: false, axis: figure.layout.xaxis.title, bottom: figure.layout.margin.b };
+    }
     var narrow = width < 560;
     if (narrow === figure.__rows.narrow) { return false; }
     figure.__rows.narrow = narrow;
@@ -128,7 +130,10 @@
       return { text: name, x: 0, xref: "paper", xanchor: "left", y: name, yref: "y", yshift: 16,
                showarrow: false, font: { size: 12, color: ink } };
     }) : [];
-    figure.layout.height = figure.__rows.height + (narrow ? 12 * names.length : 0);
+    // The title above says what the axis holds: on a phone the axis' own title gives its room to the rows.
+    figure.layout.xaxis.title = narrow ? { text: "" } : figure.__rows.axis;
+    figure.layout.margin.b = narrow ? figure.__rows.bottom - 18 : figure.__rows.bottom;
+    figure.layout.height = figure.__rows.height + (narrow ? 4 * names.length - 18 : 0);
     return true;
   }
 

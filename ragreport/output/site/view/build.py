@@ -248,7 +248,7 @@ def first_screen(
     more, else the compared run's verdict), a line a run (highest primary figure first, the
     baseline among them) and a line a caveat that could change it (the kinds' order of
     :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it). The
-    summary ends with the ``margin`` a difference is weighed against, in words."""
+    summary is followed by the ``margin`` a difference is weighed against, in words."""
     first = entries[0]
     base, metric = str(first.baseline), first.metric
     lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
@@ -271,8 +271,6 @@ def first_screen(
         summary = say_headline.summary_tiers(metric, say_comparison.tiers_sentence(ranking.tiers))
     else:
         summary = say_headline.summary_best(lines[0].run, metric, values[lines[0].run])
-    if margin:
-        summary = fmt.Text((*summary.parts, " ", margin))
     order = list(RULES)
     said: dict[str, tuple[int, CaveatView]] = {}
     for e in entries:
@@ -287,7 +285,7 @@ def first_screen(
         say_headline.VERDICT_HEADER,
     )
     caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
-    return FirstScreen(summary, header, caption, tuple(lines), caveats)
+    return FirstScreen(summary, margin, header, caption, tuple(lines), caveats)
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:

@@ -472,6 +472,7 @@ class FirstScreen:
     one line a caveat that could change the decision, most serious first."""
 
     summary: fmt.Text
+    margin: str  # the margin a difference is weighed against, in words, after the summary
     header: tuple[str, ...]
     caption: str  # the header in a sentence, where a phone shows no header
     lines: tuple[RunLine, ...]

@@ -214,7 +214,7 @@ def difference_header(baseline: str, confidence: str) -> str:
 
 def run_lines_caption(metric: str, baseline: str, confidence: str) -> str:
     """The run lines' columns in a sentence (a phone shows them without their header)."""
-    return f"Each run's {metric}, its difference from {baseline} with its {confidence} band, and the verdict."
+    return f"{metric} · vs {baseline} ({confidence} band)"
 
 
 def line_figures(delta: float | None, low: float | None, high: float | None) -> tuple[str, str]:
