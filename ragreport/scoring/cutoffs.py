@@ -16,7 +16,7 @@ SAMPLE_K = 5
 #: ten times the deepest runs (10,000 ids a query) seen in practice. Work and memory grow with it
 #: (docs/conventions.md section 18).
 MAX_CUTOFF = 100_000
-#: The most cutoffs -k may list: ten times a long sweep's (every cutoff to 20, then a grid).
+#: The most cutoffs -k may list: over ten times a sweep's (about 70 cutoffs at --kmax 100000).
 MAX_CUTOFFS = 1_000
 
 
