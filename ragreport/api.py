@@ -143,7 +143,8 @@ def evaluate(
         The denominator, the gain, missing judgments, the order of ties, queries with no relevant
         id, and the bands (confidence, resamples, seed).
     kmax : int, optional
-        The largest cutoff of the K sweep; default max(10, 2K).
+        The largest cutoff of the K sweep; default the runs' longest list, at most 100, at least
+        max(10, 2K), rounded up to the sweep's grid (docs/conventions.md section 4, the K sweep).
     metas : sequence of paths, default ()
         One metadata file (TOML or JSON) per run, in order.
     input_format : str, optional

@@ -48,3 +48,17 @@ def test_a_long_sweep_uses_a_log_axis():
     _valid(figure)
     assert figure["layout"]["xaxis"]["type"] == "log"
     assert figure["data"][1]["x"][-1] == 1000 and 100 in figure["data"][1]["x"]
+
+
+def test_a_sweep_to_100_is_drawn_by_cutoff_value():
+    # 29 cutoffs (1-20, 25, 30, 40, ... 100) on a linear axis of K itself: the points sit at their
+    # value (25 five units after 20, 100 at the end) and the ticks are plotly's own, by value, not
+    # one every few points as for a sweep of every cutoff.
+    judged = judged_run([("q", [f"d{i}" for i in range(120)], {"d5": 1, "d50": 1})])
+    summary = score_and_summarise(judged, 10, Conventions(resamples=50))
+    for figure in (run_sweep_figure(summary), index_sweep_figure([summary])):
+        _valid(figure)
+        axis = figure["layout"]["xaxis"]
+        assert axis["type"] == "linear" and axis["range"] == [0.5, 100.5] and axis.get("dtick") is None
+        assert figure["data"][1]["x"] == [*range(1, 21), 25, 30, 40, 50, 60, 70, 80, 90, 100]
+    assert index_sweep_figure(evaluate())["layout"]["xaxis"]["dtick"] == 1  # the sample's 1-10: each K

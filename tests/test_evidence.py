@@ -120,12 +120,12 @@ def test_by_partitions_a_judged_id_past_the_head_is_seen(tmp_path):
     from ragreport.api import evaluate
 
     # 12 queries judging both kinds; the only judged id of each list is at rank 40, past the head
-    # a partition keeps (K 10, the sweep to 20): one process and the stream engine both score it
+    # a partition keeps (K 10, --kmax 20): one process and the stream engine both score it
     qrels = "".join(f"q{i} 0 D{i} 1\nq{i} 0 N{i} 0\n" for i in range(12))
     lines = [f"q{i} Q0 {'N' if r == 40 else 'u'}{i}-{r} {r} {100 - r} r" for i in range(12) for r in range(1, 41)]
     (tmp_path / "qrels.txt").write_text(qrels)
     (tmp_path / "r.trec").write_text("\n".join(lines).replace("-40 40", " 40") + "\n")
-    args = {"qrels": str(tmp_path / "qrels.txt"), "k": 10}
+    args = {"qrels": str(tmp_path / "qrels.txt"), "k": 10, "kmax": 20}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning either
         memory = evaluate([str(tmp_path / "r.trec")], **args)[0]

@@ -36,7 +36,9 @@ def test_lists_cut_once_scored_give_the_same_report(tmp_path):
     whole = evaluate_runs(runs, qrels=qrels, k=5)
     cut = evaluate_runs(runs, qrels=qrels, k=5, cut_lists=True)
     for w, c in zip(whole, cut):
-        assert int(w.judged.lengths.max()) == 40 and int(c.judged.lengths.max()) == 10  # the sweep's 10
+        # cut to K: the sweep (to the lists' 40) is scored before the cut and no later step reads past K
+        assert int(w.judged.lengths.max()) == 40 and int(c.judged.lengths.max()) == 5
+        assert w.sweep.cutoffs.tolist() == c.sweep.cutoffs.tolist() == [*range(1, 21), 25, 30, 40]
         for fact in ("retrieved", "repeats", "relevant_retrieved", "first_relevant"):
             assert getattr(c.judged, fact).tolist() == getattr(w.judged, fact).tolist()
         assert int(c.judged.repeats.sum()) > 0

@@ -65,8 +65,42 @@ def test_stream_gives_every_figure_of_one_process(tmp_path):
     assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
 
 
+@pytest.mark.parametrize(
+    ("depths", "k", "sweep"),
+    [
+        # by hand: the longest list of any run, capped at 100, at least max(10, 2K), on the grid
+        ((100,), 10, [*range(1, 21), 25, 30, 40, 50, 60, 70, 80, 90, 100]),
+        ((15, 100), 5, [*range(1, 21), 25, 30, 40, 50, 60, 70, 80, 90, 100]),  # the deeper run's
+        ((15,), 5, list(range(1, 16))),  # the depth, past 2K = 10
+        ((15,), 10, list(range(1, 21))),  # 2K = 20, past the depth
+        ((37,), 5, [*range(1, 21), 25, 30, 40]),  # 37 up to the grid
+    ],
+)
+def test_the_default_sweep_ends_at_the_runs_depth_on_both_engines(tmp_path, depths, k, sweep):
+    # One process knows the depth before scoring; the stream engine scores to 100 and keeps the
+    # cutoffs up to the depth it saw: the same report, to the byte.
+    runs, qrels = [], None
+    for i, depth in enumerate(depths):
+        (tmp_path / str(i)).mkdir()
+        run, qrels = _files(tmp_path / str(i), depth=depth)
+        runs.append(run.rename(tmp_path / f"run{i}.trec"))
+    reports = [
+        json.dumps(document(analyse(evaluate(runs, qrels=qrels, k=k, conventions=Conventions(resamples=100), **how))))
+        for how in ({}, {"engine": "stream", "partition_bytes": 900})
+    ]
+    assert reports[0] == reports[1]
+    stored = json.loads(reports[0])
+    assert stored["settings"]["kmax"] == sweep[-1]
+    assert all(run["sweep"]["k"] == sweep for run in stored["runs"])
+    # --kmax says otherwise, on both engines
+    told = [
+        evaluate(runs, qrels=qrels, k=k, kmax=12, **how)[0].sweep.cutoffs.tolist() for how in ({}, {"engine": "stream"})
+    ]
+    assert told == [list(range(1, 13))] * 2
+
+
 def test_stream_keeps_the_judged_ids_condensing_reads_as_one_process_does(tmp_path):
-    # Without a whole-list measure each partition keeps its lists' heads (to the sweep's depth) and
+    # Without a whole-list measure each partition keeps its lists' heads (to the sweep's depth, then K) and
     # its condensed heads: report.json's judged ids after each top at K (docs/conventions.md
     # section 22.17) are taken from those, and are the ones the whole lists give.
     run, qrels = _files(tmp_path)

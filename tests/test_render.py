@@ -246,7 +246,7 @@ def test_settings_hold_the_resolved_options_and_no_path(trec, tmp_path, monkeypa
     settings = json.loads(capsys.readouterr().out)["settings"]
     assert settings == {
         "k": [5],
-        "kmax": 10,  # max(10, 2K)
+        "kmax": 30,  # the runs' depth (four_trec_runs: 30, on the grid), past max(10, 2K)
         "primary": "nDCG@5",
         "metrics": [
             {"key": "nDCG", "cutoff": 5, "gain": None, "label": "nDCG@5"},

@@ -20,7 +20,7 @@ from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from ..reading.registry import detect_file_format, load_inputs, load_qrels
 from ..scoring.condensed import Following, condense, following
-from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, report_cutoffs
+from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, kept_cutoffs, report_cutoffs
 from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
 from ..scoring.metrics import score
@@ -54,7 +54,8 @@ def score_and_summarise(
     conventions : Conventions
         The switches the figures are computed with.
     kmax : int, optional
-        The largest cutoff of the K sweep; default max(10, 2K).
+        The largest cutoff of the K sweep; default the run's longest list, at most 100, at least
+        max(10, 2K), rounded up to the sweep's grid (:func:`~ragreport.scoring.cutoffs.sweep_end`).
     measures : sequence of Measure, default ()
         Measures scored by name besides the suite.
     progress : callable, optional
@@ -74,7 +75,7 @@ def score_and_summarise(
     >>> score_and_summarise(judged, 2, Conventions()).at_k["RR@2"].mean  # the relevant id at rank 2
     0.5
     """
-    asked, cutoffs = report_cutoffs(k, kmax)
+    asked, cutoffs = report_cutoffs(k, kmax, deepest([judged.retrieved]))
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions) if measures else None
     readings = score_readings(judged, asked, conventions, default=scores)
@@ -95,11 +96,13 @@ def summarise_loaded(
     """Every run read (a run with its judgments) joined, checked, scored and summarised, in order.
     With ``cut_lists`` each run's lists are cut to the depth the report reads once it is scored, as a
     partition sends them back (docs/conventions.md section 22.9)."""
-    asked, cutoffs = report_cutoffs(k, kmax)
     scored: list[Scored] = []
     # With cut_lists, each run read is taken off the list once joined, so that its whole lists
     # (the ids the joined run shares) go when the joined run is cut.
     runs = loaded if cut_lists and isinstance(loaded, list) else list(loaded)
+    # The runs' depth is known before any is scored here: the partition engines, which learn it
+    # only after, score to the cap and keep these same cutoffs (kept_cutoffs).
+    asked, cutoffs = report_cutoffs(k, kmax, deepest(np.diff(item.run.offsets) for item in runs))
     while runs:
         item = runs.pop(0)
         progress(f"scoring {item.run.name}")
@@ -114,8 +117,8 @@ def summarise_loaded(
         readings = score_readings(judged, asked, conventions, condensed=condensed, default=scores)
         after = following(judged, max(asked), condensed)
         del condensed
-        if cut_lists:
-            judged = judged.head(depth_needed(cutoffs, measures))
+        if cut_lists:  # the sweep is scored: only the cutoffs asked for read the lists now
+            judged = judged.head(depth_needed(asked, measures))
         scored.append((judged, scores, values, readings, after))
     return banded(scored, asked, conventions, measures, progress)
 
@@ -142,6 +145,12 @@ def banded(
         prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
         out.append(summarise(judged, scores, asked, conventions, measures, values, readings, prints[i], after))
     return out
+
+
+def deepest(lengths: Iterable[np.ndarray]) -> int:
+    """The longest list of every run (each run's list lengths: ``retrieved``, whole lists even
+    in a head), 0 when none retrieves anything: where the default sweep ends, capped."""
+    return max((int(one.max()) for one in lengths if len(one)), default=0)
 
 
 def _quiet(stage: str) -> None:
@@ -173,7 +182,8 @@ def evaluate_runs(
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
     ``cut_lists``: each run's lists cut once scored to the depth the report reads (``ragreport
-    build``; the partition engines cut them anyway): a caller then cannot read the slots below."""
+    build``; the partition engines cut them anyway): the deepest cutoff asked for, K, or a measure's;
+    a caller then cannot read the slots below."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine == "memory" and scheduler is not None:
@@ -224,4 +234,12 @@ def evaluate_runs(
         check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
         readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed, default=parts.scores)
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
+    # Scored to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
+    # one process scores from the start (all of them when --kmax was given). The heads are cut as
+    # one process cuts its lists once scored: to the cutoffs asked for.
+    kept = kept_cutoffs(k, kmax, deepest(one[0].retrieved for one in scored)).tolist()
+    depth = depth_needed(asked, measures)
+    scored = [
+        (j.head(depth), s if len(kept) == len(cutoffs) else s.at_cutoffs(kept), v, r, a) for j, s, v, r, a in scored
+    ]
     return banded(scored, asked, conventions, measures, progress)  # one resampling, as in memory

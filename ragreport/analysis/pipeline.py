@@ -106,7 +106,7 @@ def report_queries(summaries: Sequence[RunSummary]) -> int:
 def release_sweep(analysis: Analysis) -> Analysis:
     """Each run's per-query scores kept at the cutoffs asked for alone, the rest of the sweep let go.
 
-    The bootstrap over the sweep and the comparison read the whole per-query matrix (128 MB a run at
+    The bootstrap over the sweep and the comparison read the whole per-query matrix (186 MB a run swept to 100 at
     100,000 queries); the pages, report.json, summary.md and the gates read the cutoffs asked for
     only. For a caller that owns the analysis and renders it next (``ragreport build``): the
     summaries are changed in place, so that every reference to them lets the sweep go; nothing may

@@ -147,7 +147,10 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "--kmax",
         type=_cutoff,
         metavar="KMAX",
-        help=f"largest cutoff of the K sweep (default max(10, 2K); at most {MAX_CUTOFF:,}, as K)",
+        help=(
+            "largest cutoff of the K sweep (default the runs' longest list, at most 100, at least max(10, 2K); "
+            f"at most {MAX_CUTOFF:,}, as K)"
+        ),
     )
     parser.add_argument(
         "--compat",

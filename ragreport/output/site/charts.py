@@ -238,7 +238,9 @@ def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_
             "title": {"text": "K (cutoff)"},
             "type": "log" if log else "linear",
             "range": None if log else [0.5, ks[-1] + 0.5],
-            "dtick": None if log else max(1, len(ks) // 10),
+            # ticks by the cutoff's value, not its place in the sweep: past 20 the sweep is a grid
+            # (25, 30, 40, ...) and plotly's own ticks (0, 20, 40, ...) space it truly
+            "dtick": None if log or ks[-1] > 20 else max(1, ks[-1] // 10),
             "zeroline": False,
         },
         "yaxis": {"title": {"text": "mean over scored queries"}, "range": [0, 1.02], "zeroline": False},

@@ -147,7 +147,7 @@ def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str
     return (
         f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
         f"band, the interval that made it and the convention behind it.",
-        f"Every metric at every K from 1 to {kmax} with its {conf} band; the dotted line "
+        f"Every metric at K from 1 to {kmax} with its {conf} band; the dotted line "
         f"marks K = {k}. Hover a point for its mean and band.",
         f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
         f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.",
