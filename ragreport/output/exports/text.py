@@ -370,15 +370,16 @@ def _joined(blocks: list[Block]) -> str:
 COMMENT_LIMIT = 65_536
 
 
-def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
-    """The Markdown report as a pull-request comment of at most ``limit`` characters.
+def comment(view: ReportView, limit: int = COMMENT_LIMIT, blocks: list[Block] | None = None) -> str:
+    """The Markdown report (or ``blocks``, by default :func:`markdown_blocks`) as a pull-request
+    comment of at most ``limit`` characters.
 
     When the whole report is longer, whole blocks are dropped, least needed first (the honest
     limits, how the comparison was made, the named measures, the drift, the comparison's table,
     the suite table; never the headline and the gates), never a part of a table, and a last line
     says what was left out and where it is.
     """
-    blocks = markdown_blocks(view)
+    blocks = markdown_blocks(view) if blocks is None else list(blocks)
     left_out: list[str] = []
 
     def text() -> str:
@@ -394,6 +395,23 @@ def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
         kept = result[: limit - 200].rsplit("\n", 1)[0]
         result = kept + "\n\n" + say.comment_cut() + "\n"
     return result
+
+
+def pr_comment(
+    view: ReportView, *, mark: str, no_base: str | None, report_url: str | None, limit: int = COMMENT_LIMIT
+) -> str:
+    """A pull request's comment that stands alone (``ragreport pr``): ``mark`` (the hidden line that
+    finds it again) and the title; ``no_base`` (why the head is judged alone) when there is no base
+    report; the verdicts and the gates; what changed since the base, metric by metric with bands;
+    then the rest of the Markdown report; the link to the full report. At most ``limit``
+    characters, trimmed as :func:`comment` trims, the marker and the link always kept."""
+    head = [mark, f"### {_md_user(view.title)}", ""]
+    if no_base:
+        head += [f"_{_md_cell(no_base)}_", ""]
+    blocks = [Block("the title", None, tuple(head)), *markdown_blocks(view)]
+    if report_url:
+        blocks.append(Block("the link", None, ("", say.comment_link(report_url))))
+    return comment(view, limit, blocks)
 
 
 def _trec_value(value: float | int | None, is_count: bool) -> str:

@@ -120,6 +120,11 @@ def comment_left_out(parts: Sequence[str]) -> str:
     )
 
 
+def comment_link(url: str) -> str:
+    """The comment's last line: where the whole report opens (``pr --report-url``)."""
+    return f"**[Open the full report]({url})**: every figure, chart and query."
+
+
 def comment_cut() -> str:
     return (
         "_Cut here to fit GitHub's 65,536-character limit on a comment: the headline and the gates alone "
