@@ -53,7 +53,7 @@ def marker(title: str) -> str:
     one pull request keep a comment each, and a title holding ``-->`` cannot end the marker early.
 
     >>> marker("Retrieval")
-    '<!-- ragreport:c8d2ab4a6cf3 -->'
+    '<!-- ragreport:1c3d1a7d17bf -->'
     """
     return f"<!-- ragreport:{hashlib.sha256(title.encode('utf-8')).hexdigest()[:12]} -->"
 
