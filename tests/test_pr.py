@@ -265,3 +265,63 @@ def test_the_comment_links_the_full_report_and_the_exit_status_is_the_gates(inpu
     assert comment.rstrip().endswith(
         "**[Open the full report](https://example.org/pr-7/index%20%281%29.html)**: every figure, chart and query."
     )
+
+
+def test_metrics_txt_is_openmetrics_with_every_figure_and_the_change_since_the_base(inputs):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    site = _base_site(inputs)
+    assert _pr(inputs, "--out", str(inputs / "head" / "site"), "--base", str(site)) == 0
+    text = (inputs / "head" / "metrics.txt").read_text()
+    assert text.endswith("\n# EOF\n")
+    families = {f.name: f for f in text_string_to_metric_families(text)}  # refuses anything invalid
+    assert sorted(families) == [
+        "ragreport_band_high",
+        "ragreport_band_low",
+        "ragreport_base_difference",
+        "ragreport_mean",
+    ]
+    assert {f.type for f in families.values()} == {"gauge"}
+    value = {(f.name, s.labels["run"], s.labels["metric"]): s.value for f in families.values() for s in f.samples}
+    # the head ranks both relevant ids first: nDCG@10 1 on every query, a band of a point
+    assert value["ragreport_mean", "cand", "nDCG@10"] == pytest.approx(1.0)
+    assert value["ragreport_band_low", "cand", "nDCG@10"] == pytest.approx(1.0)
+    assert value["ragreport_mean", "cand", "P@10"] == pytest.approx(0.2)  # 2 relevant of 10
+    assert value["ragreport_mean", "cand", "RR@10"] == pytest.approx(1.0)
+    assert value["ragreport_base_difference", "cand", "nDCG@10"] == pytest.approx(1 - BASE_NDCG)
+    assert value["ragreport_base_difference", "cand", "RR@10"] == pytest.approx(1 - 1 / 2)  # rank 2 -> 1
+    assert value["ragreport_base_difference", "cand", "P@10"] == 0.0
+    report = json.loads((inputs / "head" / "site" / "report.json").read_text())
+    held = report["runs"][0]["metrics"]
+    assert len(families["ragreport_mean"].samples) == len(held)  # every metric of the run, once
+    for label, figure in held.items():
+        assert value["ragreport_band_high", "cand", label] == figure["high"]  # in full, not rounded
+
+
+def test_openmetrics_escapes_label_values_and_leaves_out_figures_not_taken(inputs, capsys):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    from ragreport.output.exports.tables import openmetrics
+
+    site = _base_site(inputs)
+    document = json.loads((site / "report.json").read_text())
+    run = document["runs"][0]
+    run["name"] = 'a "quoted" \\ name\nover two lines'
+    run["metrics"]["P@10"]["low"] = None  # a figure that could not be taken: no sample
+    families = {f.name: f for f in text_string_to_metric_families(openmetrics(document))}
+    names = {s.labels["run"] for f in families.values() for s in f.samples}
+    assert names == {'a "quoted" \\ name\\x0aover two lines'}  # the line feed shown as an escape, as everywhere
+    assert ("P@10" not in {s.labels["metric"] for s in families["ragreport_band_low"].samples}) and (
+        "P@10" in {s.labels["metric"] for s in families["ragreport_band_high"].samples}
+    )
+    qrels, run_file = str(inputs / "qrels.txt"), str(inputs / "cand.trec")
+    assert main(["score", "--qrels", qrels, run_file, "--format", "openmetrics", "--resamples", "200", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == openmetrics(json.loads(_score_json(inputs, capsys)))
+    assert "ragreport_base_difference{" not in printed  # no base: the family is there, with no sample
+
+
+def _score_json(inputs, capsys):
+    qrels, run_file = str(inputs / "qrels.txt"), str(inputs / "cand.trec")
+    assert main(["score", "--qrels", qrels, run_file, "--format", "json", "--resamples", "200", "--quiet"]) == 0
+    return capsys.readouterr().out

@@ -43,7 +43,7 @@ from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
 from ..output.exports.reportjson.read import load_previous, load_report
 from ..output.exports.reportjson.write import report_document, with_gates
-from ..output.exports.tables import csv_text, latex_table
+from ..output.exports.tables import csv_text, latex_table, openmetrics
 from ..output.exports.text import comment, markdown, pr_comment, table, trec_lines
 from ..output.site.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
 from ..output.site.wording import messages as say
@@ -272,7 +272,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 #: The formats whose stdout is data, not text for people.
-DATA_FORMATS = ("trec", "json", "csv", "latex")
+DATA_FORMATS = ("trec", "json", "csv", "latex", "openmetrics")
 
 
 def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rules: GateRules) -> int:
@@ -290,6 +290,8 @@ def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rule
         text = csv_text(document, per_query)
     elif fmt == "latex":
         text = latex_table(document)
+    elif fmt == "openmetrics":
+        text = openmetrics(document)
     elif fmt == "json":  # as report.json
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
     else:  # for people: the view, without what only the site draws
@@ -404,7 +406,7 @@ def _pr(args: argparse.Namespace) -> int:
     """``ragreport pr``: the head's report built into ``--out`` against the base's report (the drift
     since it, ``--previous``'s), and beside the folder ``comment.md`` (:func:`pr_comment`),
     ``summary.md``, ``junit.xml`` (unless ``--comment``/``--junit`` name other files) and
-    ``metrics.txt``; on a GitHub pull request with a token, the comment kept on it
+    ``metrics.txt`` (:func:`openmetrics`); on a GitHub pull request with a token, the comment kept on it
     (:mod:`~ragreport.output.exports.github`). The exit status is the gates'."""
     from ..output.exports.github import CommentError, keep_comment, marker, pull_request
     from ..output.site.render import write_text_file
@@ -421,6 +423,7 @@ def _pr(args: argparse.Namespace) -> int:
     with closing(Progress(quiet=args.quiet)) as progress:
         analysis = release_sweep(_analyse(args, progress, previous=base, whole_lists=False))
         written, results, document = _write(args, analysis, progress, args.title, rules)
+    write_text_file(str(beside / "metrics.txt"), openmetrics(document), "metrics.txt")
 
     def more(view: ReportView) -> None:
         mark = marker(view.title)

@@ -351,10 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring_arguments(score)
     score.add_argument(
         "--format",
-        choices=("table", "json", "markdown", "trec", "csv", "latex"),
+        choices=("table", "json", "markdown", "trec", "csv", "latex", "openmetrics"),
         default="table",
         help="output: a terminal table (default), the JSON document, Markdown, trec_eval's layout "
-        "(trec), CSV (a row per run and metric) or a LaTeX booktabs table",
+        "(trec), CSV (a row per run and metric), a LaTeX booktabs table or OpenMetrics text (GitLab's "
+        "metrics.txt: a gauge per figure, a sample per run and metric)",
     )
     score.add_argument(
         "-q",
@@ -448,9 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument(
         "--format",
-        choices=("table", "markdown", "json", "csv", "latex"),
+        choices=("table", "markdown", "json", "csv", "latex", "openmetrics"),
         help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
-        "document, CSV or a LaTeX table",
+        "document, CSV, a LaTeX table or OpenMetrics text (GitLab's metrics.txt)",
     )
     render.add_argument(
         "-q", "--per-query", action="store_true", help="with --format csv: a row per run, query and metric"
