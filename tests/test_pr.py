@@ -325,3 +325,79 @@ def _score_json(inputs, capsys):
     qrels, run_file = str(inputs / "qrels.txt"), str(inputs / "cand.trec")
     assert main(["score", "--qrels", qrels, run_file, "--format", "json", "--resamples", "200", "--quiet"]) == 0
     return capsys.readouterr().out
+
+
+def _comment_parts(inputs, previous=None):
+    """The head's view and document, as ``pr`` makes them, against ``previous``."""
+    from ragreport import api
+    from ragreport.output.site.view.build import build_view
+
+    analysis = api.analyse(
+        api.evaluate([str(inputs / "cand.trec")], qrels=str(inputs / "qrels.txt")), previous=previous
+    )
+    return build_view(analysis, pages=False), api.document(analysis)
+
+
+def test_the_comment_stands_alone_verdicts_change_since_base_chart_gates_link(inputs):
+    site = _base_site(inputs)
+    url = "https://example.org/pr-7/"
+    code = _pr(inputs, "--out", str(inputs / "h" / "site"), "--base", str(site), "--report-url", url)
+    assert code == 0
+    text = (inputs / "h" / "comment.md").read_text()
+    heading, verdict = "#### What changed since the base", "cand scores 1.000 nDCG@10"
+    chart, suite = "nDCG@10: each run's change since the base", "### cand (K = 10)"
+    order = [text.index(part) for part in (marker("Retrieval report: cand"), verdict, heading, chart, suite)]
+    assert order == sorted(order) and order[0] == 0
+    # +0.307 (1 - BASE_NDCG) on an axis of -0.5 to +0.5 over 41 columns: column round(0.807 x 40) = 32
+    assert "```text\ncand  ....................|...........o........  +0.307 [+0.307, +0.307]\n" in text
+    assert "\n      -0.500              0              +0.500\n```\n" in text  # 0 under the | column
+    assert text.endswith(f"\n**[Open the full report]({url})**: every figure, chart and query.\n")
+    gated = _pr(inputs, "--out", str(inputs / "g" / "site"), "--base", str(site), "--require", "P@10>=0.5")
+    assert gated == 1
+    gates = (inputs / "g" / "comment.md").read_text()
+    assert "**Gates.** 1 of 1 gate check failed" in gates and gates.index("**Gates.**") < gates.index(heading)
+
+
+def test_the_chart_without_a_base_draws_means_or_differences_from_the_baseline(inputs):
+    from ragreport import api
+    from ragreport.output.exports.text import text_chart
+
+    _, document = _comment_parts(inputs)
+    assert text_chart(document) == [
+        "nDCG@10: each run's mean with its 95% band (`[===]`; `o` the mean), on 0 to 1:",
+        "",
+        "```text",
+        "cand  ........................................o  1.000 [1.000, 1.000]",
+        "      0                                       1",
+        "```",
+        "",
+    ]
+    (inputs / "best.run").write_text(HEAD)
+    (inputs / "w```x.run").write_text(BASE)  # a name holding a fence: the chart's fence is longer
+    runs = [str(inputs / "best.run"), str(inputs / "w```x.run")]
+    lines = text_chart(api.document(api.analyse(api.evaluate(runs, qrels=str(inputs / "qrels.txt")))))
+    # w```x against best: 0.693 - 1 = -0.307 on every query, column round((0.5 - 0.307) x 40) = 8
+    assert lines[0].startswith("nDCG@10: each run's difference from the baseline best, with its 95% band")
+    assert lines[2:6] == [
+        "````text",
+        "w```x  ........o...........|....................  -0.307 [-0.307, -0.307]",
+        "       -0.500              0              +0.500",
+        "````",
+    ]
+
+
+def test_a_comment_over_the_limit_keeps_the_marker_verdicts_and_link_and_says_what_was_left_out(inputs):
+    from ragreport.output.exports.text import pr_comment
+
+    view, document = _comment_parts(inputs, previous=_base_site(inputs) / "report.json")
+    mark, url = marker(view.title), "https://example.org/r"
+    whole = pr_comment(view, document, mark=mark, no_base=None, report_url=url)
+    assert "Left out" not in whole
+    limit = whole.index("### cand (K = 10)") + 600  # room for the change since the base and the chart only
+    trimmed = pr_comment(view, document, mark=mark, no_base=None, report_url=url, limit=limit)
+    assert len(trimmed) <= limit < len(whole)
+    assert trimmed.startswith(mark) and "cand scores 1.000 nDCG@10" in trimmed and "```text" in trimmed
+    assert "#### What changed since the base" in trimmed and "### cand (K = 10)" not in trimmed
+    assert "_Left out to fit GitHub's 65,536-character limit on a comment: " in trimmed
+    assert "the suite table" in trimmed
+    assert trimmed.endswith(f"**[Open the full report]({url})**: every figure, chart and query.\n")

@@ -427,7 +427,7 @@ def _pr(args: argparse.Namespace) -> int:
 
     def more(view: ReportView) -> None:
         mark = marker(view.title)
-        body = pr_comment(view, mark=mark, no_base=no_base, report_url=url)
+        body = pr_comment(view, document, mark=mark, no_base=no_base, report_url=url)
         write_text_file(comment_file, body, "--comment")
         write_text_file(str(beside / "summary.md"), markdown(view), "summary.md")
         if target is not None:
