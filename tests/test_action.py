@@ -177,3 +177,17 @@ def test_the_action_finds_the_base_in_the_published_history_builds_comments_and_
         text=True,
     )
     assert listed.stdout.split() == ["eval"]  # removed when the pull request closes
+
+
+def test_the_documented_workflow_is_at_most_15_lines_and_uses_the_actions_inputs():
+    text = (ROOT / "examples" / "github-pull-request.yml").read_text()
+    assert len(text.splitlines()) <= 15
+    workflow = yaml.safe_load(text)
+    # PyYAML reads the key `on` as True (YAML 1.1); GitHub reads it as `on`
+    assert workflow[True]["pull_request"]["types"] == ["opened", "synchronize", "reopened", "closed"]
+    step = workflow["jobs"]["evaluate"]["steps"][-1]
+    assert step["uses"].split("@")[0].endswith("/ragreport")
+    inputs = _action()["inputs"]
+    assert set(step["with"]) <= set(inputs)
+    assert {name for name, i in inputs.items() if i.get("required")} <= set(step["with"])
+    assert workflow["permissions"] == {"contents": "write", "pull-requests": "write", "actions": "read"}
