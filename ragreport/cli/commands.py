@@ -412,7 +412,7 @@ def _pr(args: argparse.Namespace) -> int:
     from ..output.site.render import write_text_file
 
     out = Path(args.out or "site")
-    beside = out.parent
+    beside = out.absolute().parent  # `--out .` too: never inside the site, which must hold only the build
     args.out, args.single_file, args.previous = str(out), None, None
     comment_file = args.comment or str(beside / "comment.md")
     args.comment, args.junit = None, args.junit or str(beside / "junit.xml")

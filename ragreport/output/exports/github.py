@@ -123,7 +123,7 @@ def keep_comment(pr: PullRequest, body: str, mark: str) -> tuple[str, str]:
     while url is not None:
         comments, url = _request(pr, "GET", url)
         for found in comments if isinstance(comments, list) else ():
-            if isinstance(found, dict) and mark in str(found.get("body") or ""):
+            if isinstance(found, dict) and isinstance(found.get("id"), int) and mark in str(found.get("body") or ""):
                 edited, _ = _request(pr, "PATCH", f"{root}/issues/comments/{found['id']}", {"body": body})
                 return "updated", str((edited or {}).get("html_url", ""))
     made, _ = _request(pr, "POST", f"{root}/issues/{pr.number}/comments", {"body": body})
