@@ -443,8 +443,8 @@ def _pr(args: argparse.Namespace) -> int:
 
 
 def _report_url(given: str | None) -> str | None:
-    """``--report-url``: an http or https address, its spaces and parentheses percent-encoded so
-    that the Markdown link cannot end early."""
+    """``--report-url``: an http or https address without blanks (encode a space as %20), its
+    parentheses and angle brackets percent-encoded so that the Markdown link cannot end early."""
     if given is None:
         return None
     if not given.startswith(("https://", "http://")) or any(c.isspace() for c in given.strip()):
