@@ -360,7 +360,7 @@ def test_wrong_values_of_every_kind_at_once_and_in_a_command_table(here, capsys)
         "ragreport: error: ragreport.toml:6: key 'build.quiet': expected true or false, got \"yes\"",
         # another command's table is checked too: a mistake shows before the day it is used
         'ragreport: error: ragreport.toml:8: key \'score.format\': expected one of "table", "json", "markdown", '
-        '"trec", "csv", "latex", got "html"',
+        '"trec", "csv", "latex", "openmetrics", got "html"',
     ]
 
 

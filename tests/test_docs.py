@@ -257,8 +257,8 @@ def test_every_marker_of_the_pages_names_something_that_exists():
     assert found[("generated", "cli")] == ["cli.md"]
     assert found[("generated", "metrics")] == ["metrics.md"]
     assert found[("generated", "gallery")] == ["gallery.md"]
-    expanded = hooks.expand(page("docs/gates.md"))
-    assert not hooks.MARKER.search(expanded) and page("examples/github-actions.yml").rstrip() in expanded
+    expanded = hooks.expand(page("docs/ci.md"))
+    assert not hooks.MARKER.search(expanded) and page("examples/github-pull-request.yml").rstrip() in expanded
 
 
 def test_an_include_outside_the_repository_is_refused():

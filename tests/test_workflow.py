@@ -1,5 +1,6 @@
 """Gates and CI outputs end to end: exit statuses, the step summary, workflow commands, JUnit, the
-pull-request comment, and the example GitHub Actions workflow run command by command."""
+pull-request comment, and the example GitHub Pages workflow run command by command (the pull
+request's action: tests/test_action.py)."""
 
 from __future__ import annotations
 
@@ -205,56 +206,6 @@ def _run_blocks(workflow: str) -> list[str]:
             i += 1
         blocks.append("\n".join(body))
     return blocks
-
-
-@pytest.mark.slow
-def test_the_example_github_workflow_runs_and_fails_on_a_gate(inputs):
-    workflow = (ROOT / "examples" / "github-actions.yml").read_text()
-    blocks = _run_blocks(workflow)
-    assert blocks[0] == "pip install ragreport"  # the install step: this checkout is installed already
-    eval_dir = inputs / "eval"
-    eval_dir.mkdir()
-    (eval_dir / "qrels.txt").write_text(QRELS)
-    (eval_dir / "bm25.trec").write_text(GOOD.replace(" good", " bm25"))
-    (eval_dir / "candidate.trec").write_text(WORSE)
-    tools = inputs / "bin"
-    tools.mkdir()
-    (tools / "ragreport").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ragreport "$@"\n')
-    (tools / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_CALLS"\ncp "$5" "$GH_BODY"\n')
-    for tool in tools.iterdir():
-        tool.chmod(0o755)
-    env = {
-        **os.environ,
-        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_OUTPUT": str(inputs / "output.txt"),
-        "GITHUB_STEP_SUMMARY": str(inputs / "step.md"),
-        "GH_CALLS": str(inputs / "gh.txt"),
-        "GH_BODY": str(inputs / "body.md"),
-        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-    }
-    statuses = []
-    for block in blocks[1:]:
-        outputs = (
-            dict(line.split("=", 1) for line in (inputs / "output.txt").read_text().split())
-            if (inputs / "output.txt").exists()
-            else {}
-        )
-        script = block.replace("${{ github.event.pull_request.number }}", "7").replace(
-            "${{ steps.report.outputs.status }}", outputs.get("status", "")
-        )
-        assert "${{" not in script, script
-        done = subprocess.run(["bash", "-e", "-c", script], cwd=inputs, env=env, capture_output=True, text=True)
-        statuses.append(done.returncode)
-        if "ragreport build" in script:
-            assert "::error title=ragreport gate fail-on worse::FAIL  fail-on worse  candidate nDCG@10" in done.stdout
-    assert statuses == [0, 0, 1]  # build (status kept), comment, then the job fails on the gate
-    assert (inputs / "output.txt").read_text().strip() == "status=1"
-    assert (inputs / "report" / "index.html").exists()
-    assert ET.parse(inputs / "gates.xml").getroot().get("failures") == "2"  # worse, and its max-drop
-    assert (inputs / "gh.txt").read_text().startswith("pr comment 7 --body-file comment.md")
-    assert "clearly worse" in (inputs / "body.md").read_text()
-    assert "| **FAIL** | `fail-on worse` | candidate | nDCG@10 |" in (inputs / "step.md").read_text()
 
 
 def _by_query(first: str, second: str, name: str) -> str:

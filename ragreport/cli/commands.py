@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import api
 from ..analysis.compare import Correction, choose_family
@@ -41,10 +41,10 @@ from ..core.errors import (
 )
 from ..core.model import COMPAT_PRESETS, Conventions
 from ..output.exports.gates import GateResult, GateRules, check_available, check_gates, failed, parse_rules, rules_from
-from ..output.exports.reportjson.read import load_report
+from ..output.exports.reportjson.read import load_previous, load_report
 from ..output.exports.reportjson.write import report_document, with_gates
-from ..output.exports.tables import csv_text, latex_table
-from ..output.exports.text import comment, markdown, table, trec_lines
+from ..output.exports.tables import csv_text, latex_table, openmetrics
+from ..output.exports.text import comment, markdown, pr_comment, table, trec_lines
 from ..output.site.media import csv_no_workflow_commands, markdown_text, no_workflow_commands
 from ..output.site.wording import messages as say
 from ..reading import irds
@@ -53,6 +53,9 @@ from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K
 from ..scoring.measures import Measure, default_trec_measures, parse_measures, trec_sort_key
 from .parser import SWITCHES, build_parser, flag, said
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..output.site.view.model import ReportView
 
 # The site's modules (pages, the view model, publishing, and with them jinja2 and markdown) and the
 # CI outputs' (JUnit's XML) load only when a command writes pages or a CI output, or checks an
@@ -113,9 +116,15 @@ def _gate_rules(args: argparse.Namespace) -> GateRules:
 
 
 def _ci_outputs(
-    args: argparse.Namespace, analysis: Analysis, results: tuple[GateResult, ...], *, stdout_is_data: bool
+    args: argparse.Namespace,
+    analysis: Analysis,
+    results: tuple[GateResult, ...],
+    *,
+    stdout_is_data: bool,
+    more: Callable[[ReportView], None] | None = None,
 ) -> int:
-    """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status."""
+    """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status.
+    ``more`` writes what else is made from the view (``pr``'s comment and summary)."""
     export = args.command == "render" and args.format is not None
     if export and not results:
         return 0  # an export: no summary, comment or annotation of its own
@@ -123,7 +132,7 @@ def _ci_outputs(
     summary_file = None if export or args.no_step_summary else os.environ.get("GITHUB_STEP_SUMMARY")
     if args.comment is not None or args.junit is not None:
         from ..output.site.render import write_text_file
-    if summary_file or args.comment is not None:
+    if summary_file or args.comment is not None or more is not None:
         from ..output.site.view.build import build_view
 
         view = build_view(analysis, title=getattr(args, "title", None), pages=False, gates=results)
@@ -133,6 +142,8 @@ def _ci_outputs(
                 handle.write(f"## {heading}\n\n" + markdown(view) + "\n")
         if args.comment is not None:
             write_text_file(args.comment, comment(view), "--comment")
+        if more is not None:
+            more(view)
     if args.junit is not None:
         from ..output.exports.gates import junit
 
@@ -214,9 +225,9 @@ def _analyse(
 
 def _write(
     args: argparse.Namespace, analysis: Analysis, progress: Progress, title: str | None, rules: GateRules
-) -> tuple[list, tuple[GateResult, ...]]:
+) -> tuple[list, tuple[GateResult, ...], dict[str, Any]]:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write
-    them; what was written and the gates' results."""
+    them; what was written, the gates' results and the report's document."""
     document = report_document(analysis, title)
     results = check_gates(document, rules)
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
@@ -232,16 +243,22 @@ def _write(
         document=document,
         rules=rules,
     )
-    return written, results
+    return written, results, document
 
 
-def _wrote(args: argparse.Namespace, analysis: Analysis, written: list, results: tuple[GateResult, ...]) -> int:
+def _wrote(
+    args: argparse.Namespace,
+    analysis: Analysis,
+    written: list,
+    results: tuple[GateResult, ...],
+    more: Callable[[ReportView], None] | None = None,
+) -> int:
     """Say what was written, then the CI outputs; the exit status."""
     if not args.quiet:
         for path in written:
             target = path / "index.html" if path.is_dir() else path
             print(f"ragreport: wrote {one_line(os_text(str(target)))}", file=sys.stderr)
-    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+    return _ci_outputs(args, analysis, results, stdout_is_data=False, more=more)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -250,12 +267,12 @@ def _build(args: argparse.Namespace) -> int:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn, the
         # lists once scored (docs/conventions.md section 22.9).
         analysis = release_sweep(_analyse(args, progress, whole_lists=False))
-        written, results = _write(args, analysis, progress, args.title, rules)
+        written, results, _ = _write(args, analysis, progress, args.title, rules)
     return _wrote(args, analysis, written, results)
 
 
 #: The formats whose stdout is data, not text for people.
-DATA_FORMATS = ("trec", "json", "csv", "latex")
+DATA_FORMATS = ("trec", "json", "csv", "latex", "openmetrics")
 
 
 def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rules: GateRules) -> int:
@@ -273,6 +290,8 @@ def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rule
         text = csv_text(document, per_query)
     elif fmt == "latex":
         text = latex_table(document)
+    elif fmt == "openmetrics":
+        text = openmetrics(document)
     elif fmt == "json":  # as report.json
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
     else:  # for people: the view, without what only the site draws
@@ -320,7 +339,7 @@ def _render(args: argparse.Namespace) -> int:
         title = args.title if args.title is not None else stored["settings"].get("title")
         if args.format is not None:
             return _print(args, analysis, title, rules)
-        written, results = _write(args, analysis, progress, title, rules)
+        written, results, _ = _write(args, analysis, progress, title, rules)
     return _wrote(args, analysis, written, results)
 
 
@@ -355,6 +374,82 @@ def _publish(args: argparse.Namespace) -> int:
         wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
         print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
     return _ci_outputs(args, analysis, results, stdout_is_data=False)
+
+
+def _base_report(given: str | None) -> tuple[Path | None, str | None]:
+    """The base's report.json ``pr --base`` names, and why there is none: a report.json; a built
+    site (its report.json); a ``publish`` history folder (its newest report). Absent, missing or an
+    empty history: None and the reason the comment gives. A folder that is none of these, or a
+    report that cannot be read, is refused (one line naming it)."""
+    if not given:
+        return None, say.BASE_NOT_GIVEN
+    path = Path(given)
+    if not path.exists():
+        return None, say.base_missing(os_text(given))
+    if path.is_dir():
+        from ..output.exports.history import HISTORY_MARKER, REPORTS, load_history
+
+        if (path / "report.json").is_file():
+            path = path / "report.json"
+        elif (path / HISTORY_MARKER).exists():
+            entries = load_history(path)
+            if not entries:
+                return None, say.base_empty_history(os_text(given))
+            path = path / REPORTS / str(entries[0]["label"]) / "report.json"
+        else:
+            raise UsageError(say.base_not_a_report(os_text(given)))
+    load_previous(path)  # read before any run is: a broken base is one line, not a wasted build
+    return path, None
+
+
+def _pr(args: argparse.Namespace) -> int:
+    """``ragreport pr``: the head's report built into ``--out`` against the base's report (the drift
+    since it, ``--previous``'s), and beside the folder ``comment.md`` (:func:`pr_comment`),
+    ``summary.md``, ``junit.xml`` (unless ``--comment``/``--junit`` name other files) and
+    ``metrics.txt`` (:func:`openmetrics`); on a GitHub pull request with a token, the comment kept on it
+    (:mod:`~ragreport.output.exports.github`). The exit status is the gates'."""
+    from ..output.exports.github import CommentError, keep_comment, marker, pull_request
+    from ..output.site.render import write_text_file
+
+    out = Path(args.out or "site")
+    beside = out.absolute().parent  # `--out .` too: never inside the site, which must hold only the build
+    args.out, args.single_file, args.previous = str(out), None, None
+    comment_file = args.comment or str(beside / "comment.md")
+    args.comment, args.junit = None, args.junit or str(beside / "junit.xml")
+    url = _report_url(args.report_url)
+    rules = _gate_rules(args)
+    base, no_base = _base_report(args.base)
+    target = pull_request(os.environ)  # its variables checked before any run is read
+    with closing(Progress(quiet=args.quiet)) as progress:
+        analysis = release_sweep(_analyse(args, progress, previous=base, whole_lists=False))
+        written, results, document = _write(args, analysis, progress, args.title, rules)
+    write_text_file(str(beside / "metrics.txt"), openmetrics(document), "metrics.txt")
+
+    def more(view: ReportView) -> None:
+        mark = marker(view.title)
+        body = pr_comment(view, document, mark=mark, no_base=no_base, report_url=url)
+        write_text_file(comment_file, body, "--comment")
+        write_text_file(str(beside / "summary.md"), markdown(view), "summary.md")
+        if target is not None:
+            try:
+                done, where = keep_comment(target, body, mark)
+            except CommentError as exc:  # the files are written; the gates, not the comment, decide
+                print(f"ragreport: warning: {say.comment_not_kept(str(exc))}", file=sys.stderr)
+            else:
+                if not args.quiet:
+                    print(f"ragreport: {done} the pull request's comment {where}", file=sys.stderr)
+
+    return _wrote(args, analysis, written, results, more=more)
+
+
+def _report_url(given: str | None) -> str | None:
+    """``--report-url``: an http or https address without blanks (encode a space as %20), its
+    parentheses and angle brackets percent-encoded so that the Markdown link cannot end early."""
+    if given is None:
+        return None
+    if not given.startswith(("https://", "http://")) or any(c.isspace() for c in given.strip()):
+        raise ArgumentError(Argument("report_url"), f": expected an http:// or https:// address, got {given!r}")
+    return given.strip().replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -400,6 +495,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "build": _build,
     "render": _render,
     "publish": _publish,
+    "pr": _pr,
 }
 _parsers = threading.local()
 

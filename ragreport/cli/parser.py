@@ -354,10 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scoring_arguments(score)
     score.add_argument(
         "--format",
-        choices=("table", "json", "markdown", "trec", "csv", "latex"),
+        choices=("table", "json", "markdown", "trec", "csv", "latex", "openmetrics"),
         default="table",
         help="output: a terminal table (default), the JSON document, Markdown, trec_eval's layout "
-        "(trec), CSV (a row per run and metric) or a LaTeX booktabs table",
+        "(trec), CSV (a row per run and metric), a LaTeX booktabs table or OpenMetrics text (GitLab's "
+        "metrics.txt: a gauge per figure, a sample per run and metric)",
     )
     score.add_argument(
         "-q",
@@ -406,7 +407,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep", type=_keep, metavar="N", help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})"
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
-    for command in (score, build, publish):
+    pr = commands.add_parser(
+        "pr",
+        help="build a pull request's report against its base, with the comment and CI files",
+        description="Build the head's report into --out, judged against the base's report (--base), "
+        "and write comment.md, summary.md, junit.xml and metrics.txt beside the folder, for any CI. "
+        "Inside GitHub Actions with GITHUB_TOKEN set, on a pull request, it also creates or updates the "
+        "report's one comment (found by a hidden marker). The exit status is the gates' (docs/ci.md).",
+    )
+    _add_scoring_arguments(pr, previous=False)
+    pr.add_argument(
+        "--base",
+        metavar="PATH",
+        help="the base's report: a report.json, a built site or a `publish` history folder (its newest "
+        "report); absent or missing, the head is judged alone and the comment says so",
+    )
+    pr.add_argument("--out", metavar="DIR", help="the head's site folder (default: site)")
+    pr.add_argument("--title", metavar="TEXT", help="the report's title (one comment per title)")
+    pr.add_argument(
+        "--report-url", metavar="URL", help="where the full report can be opened (http or https): linked in the comment"
+    )
+    for command in (score, build, publish, pr):
         command.add_argument(
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
@@ -431,9 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument(
         "--format",
-        choices=("table", "markdown", "json", "csv", "latex"),
+        choices=("table", "markdown", "json", "csv", "latex", "openmetrics"),
         help="print to stdout instead of writing a site: a terminal table, Markdown, the JSON "
-        "document, CSV or a LaTeX table",
+        "document, CSV, a LaTeX table or OpenMetrics text (GitLab's metrics.txt)",
     )
     render.add_argument(
         "-q", "--per-query", action="store_true", help="with --format csv: a row per run, query and metric"

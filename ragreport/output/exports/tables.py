@@ -67,6 +67,50 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
     return _csv(rows)
 
 
+# --- OpenMetrics (GitLab's Metrics Reports) ---------------------------------------------------------
+
+#: The gauges of ``--format openmetrics``, each a family with one sample per run and metric: its
+#: name and what its HELP line says (the words in :mod:`ragreport.output.site.wording.exports`).
+OPENMETRICS_FAMILIES = ("mean", "band_low", "band_high", "base_difference")
+
+
+def _label_value(text: str) -> str:
+    """A label's value as OpenMetrics quotes it: backslash, double quote and line feed escaped
+    (the only three it escapes); a control or bidi character, or a lone surrogate no UTF-8 file can
+    hold, shown first as a visible escape."""
+    shown = visible(str(text)).encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def openmetrics(document: dict[str, Any]) -> str:
+    """The report as OpenMetrics text (GitLab's ``metrics.txt``): four gauges, ``ragreport_mean``,
+    ``ragreport_band_low``, ``ragreport_band_high`` and ``ragreport_base_difference`` (the change
+    since the previous report, ``--previous`` or ``pr --base``: only where drift was measured), each
+    with one sample per run and metric labelled ``run`` and ``metric``, the figure in full
+    (``repr``); a figure that could not be taken (None, NaN) has no sample. A count's figure is its
+    total. Ends with ``# EOF``."""
+    figures: dict[str, list[tuple[str, str, float | None]]] = {name: [] for name in OPENMETRICS_FAMILIES}
+    for run in document["runs"]:
+        held = {**run.get("measures", {}), **run["metrics"]}
+        for label in _labels(run):
+            figure = held[label]
+            mean = figure["total"] if figure.get("total") is not None else figure["mean"]
+            figures["mean"].append((run["name"], label, mean))
+            figures["band_low"].append((run["name"], label, figure.get("low")))
+            figures["band_high"].append((run["name"], label, figure.get("high")))
+    for row in (document.get("drift") or {}).get("rows") or ():
+        figures["base_difference"].append((row["run"], row["metric"], row.get("delta")))
+    lines = []
+    for name in OPENMETRICS_FAMILIES:
+        lines += [f"# TYPE ragreport_{name} gauge", f"# HELP ragreport_{name} {say.OPENMETRICS_HELP[name]}"]
+        for run_name, label, value in figures[name]:
+            if value is None or value != value:  # not taken, or NaN: no sample
+                continue
+            labels = f'run="{_label_value(run_name)}",metric="{_label_value(label)}"'
+            lines.append(f"ragreport_{name}{{{labels}}} {float(value)!r}")
+    return "\n".join([*lines, "# EOF"]) + "\n"
+
+
 # --- LaTeX ------------------------------------------------------------------------------------------
 
 _LATEX_SPECIAL = {

@@ -6,8 +6,9 @@ The words and numbers are the view's (:mod:`ragreport.output.site.view`, worded 
 
 from __future__ import annotations
 
+import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ...core.escape import field, visible
@@ -15,6 +16,7 @@ from ...scoring.catalogue import IntervalMethod
 from ..site.media import markdown_code
 from ..site.media import markdown_text as _md_user  # the user's words (names, ids) as literal Markdown
 from ..site.wording import gates as say
+from ..site.wording import numbers as fmt
 from .reportjson.migrate import query_rows
 
 #: How report.json writes "no band" (a count's figure is a total).
@@ -198,6 +200,10 @@ def _md_cell(text: str) -> str:
     return visible(str(text).replace("|", "\\|").replace("\n", " "))
 
 
+#: What the drift's block holds (:class:`Block`), as the note of a trimmed comment names it.
+DRIFT = "the drift since the previous report"
+
+
 @dataclass(frozen=True)
 class Block:
     """A part of the Markdown report: ``what`` it holds (for the note of what a trimmed comment left
@@ -302,7 +308,7 @@ def markdown_blocks(view: ReportView) -> list[Block]:
                     _md_row(_md_user(d.run), d.metric, d.then, d.now, d.delta, d.band, d.p_adjusted, d.verdict)
                 )
             lines += ["", view.drift.method]
-        blocks.append(Block("the drift since the previous report", 4, tuple(lines)))
+        blocks.append(Block(DRIFT, 4, tuple(lines)))
     if view.slices is not None:
         blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
     if view.labels is not None:
@@ -376,15 +382,16 @@ def _joined(blocks: list[Block]) -> str:
 COMMENT_LIMIT = 65_536
 
 
-def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
-    """The Markdown report as a pull-request comment of at most ``limit`` characters.
+def comment(view: ReportView, limit: int = COMMENT_LIMIT, blocks: list[Block] | None = None) -> str:
+    """The Markdown report (or ``blocks``, by default :func:`markdown_blocks`) as a pull-request
+    comment of at most ``limit`` characters.
 
     When the whole report is longer, whole blocks are dropped, least needed first (the honest
     limits, how the comparison was made, the named measures, the drift, the comparison's table,
     the suite table; never the headline and the gates), never a part of a table, and a last line
     says what was left out and where it is.
     """
-    blocks = markdown_blocks(view)
+    blocks = markdown_blocks(view) if blocks is None else list(blocks)
     left_out: list[str] = []
 
     def text() -> str:
@@ -400,6 +407,105 @@ def comment(view: ReportView, limit: int = COMMENT_LIMIT) -> str:
         kept = result[: limit - 200].rsplit("\n", 1)[0]
         result = kept + "\n\n" + say.comment_cut() + "\n"
     return result
+
+
+#: Columns of a text chart's axis: odd, so that 0 of a difference has a column of its own.
+CHART_WIDTH = 41
+#: The ends a text chart's axis of differences may reach: the smallest that holds every band.
+_REACHES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+def _chart_rows(document: dict[str, Any]) -> tuple[str, list[tuple[str, float, float, float]], bool]:
+    """What the comment's chart draws, on the primary metric: each run's change since the base
+    where drift was measured; else each run's difference from the baseline; else each run's mean.
+    Its caption, its rows (run, figure, band low, band high; a row without a band left out) and
+    whether they are differences."""
+    primary, k = document["primary"], document["runs"][0]["k"]
+    conf = fmt.percent(document["runs"][0]["conventions"]["confidence"])
+    drift = [r for r in (document.get("drift") or {}).get("rows") or () if r["metric"] == primary]
+    compared = [c for c in document.get("comparisons") or () if c["metric"] == primary]
+    if drift:
+        found, caption = drift, say.chart_since_base(primary, conf)
+    elif compared:
+        found = compared
+        caption = say.chart_against_baseline(primary, _md_user(str(document["comparison"]["baseline"])), conf)
+    else:
+        found = [{"run": r["name"], **r["metrics"].get(primary, {})} for r in document["runs"]]
+        caption = say.chart_means(primary, conf, k)
+    figure = "delta" if drift or compared else "mean"
+    rows = [(str(r["run"]), r.get(figure), r.get("low"), r.get("high")) for r in found]
+    return caption, [r for r in rows if None not in r], figure == "delta"
+
+
+def text_chart(document: dict[str, Any], width: int = CHART_WIDTH) -> list[str]:
+    """A chart drawn in ASCII inside a fenced block, so that it renders the same on GitHub and
+    GitLab (and in a terminal): a line per run, its band ``[===]`` with the figure ``o`` on an axis
+    of ``width`` columns, and its figures. Differences (:func:`_chart_rows`) lie on an axis from
+    minus to plus the smallest of :data:`_REACHES` that holds every band, 0 marked ``|``; means on
+    0 to 1. A figure on a column of the band's end shows ``o``; a band narrower than a column, ``o``
+    alone. The fence is longer than any run of backticks in a run's name. Empty when no run has a
+    band on the primary metric."""
+    caption, rows, differences = _chart_rows(document)
+    if not rows:
+        return []
+    ends = [abs(v) for _, *figures in rows for v in figures]
+    reach = next((r for r in _REACHES if max(ends) <= r), max(ends)) if differences else 1.0
+    low_end = -reach if differences else 0.0
+
+    def column(value: float) -> int:
+        return round((min(max(value, low_end), reach) - low_end) / (reach - low_end) * (width - 1))
+
+    names = [visible(name) if len(visible(name)) <= 24 else visible(name)[:21] + "..." for name, *_ in rows]
+    pad = max(len(n) for n in names)
+    shown = fmt.signed if differences else fmt.decimal
+    band = fmt.signed_band if differences else fmt.band
+    lines = []
+    for name, (_, figure, low, high) in zip(names, rows):
+        axis = ["."] * width
+        if differences:
+            axis[column(0.0)] = "|"
+        start, stop = column(low), column(high)
+        for at in range(start, stop + 1):
+            axis[at] = "="
+        axis[start], axis[stop] = "[", "]"
+        axis[column(figure)] = "o"
+        lines.append(f"{name:<{pad}}  {''.join(axis)}  {shown(figure)} {band(low, high)}")
+    left, right = (fmt.signed(low_end), fmt.signed(reach)) if differences else ("0", "1")
+    middle = "0" if differences else ""
+    gap = width - len(left) - len(right) - len(middle)
+    scale = left + " " * (gap // 2) + middle + " " * (gap - gap // 2) + right
+    lines.append(" " * (pad + 2) + scale)
+    fence = "`" * max([3, *(len(run) + 1 for line in lines for run in re.findall("`+", line))])
+    return [visible(caption), "", fence + "text", *lines, fence, ""]
+
+
+def pr_comment(
+    view: ReportView,
+    document: dict[str, Any],
+    *,
+    mark: str,
+    no_base: str | None,
+    report_url: str | None,
+    limit: int = COMMENT_LIMIT,
+) -> str:
+    """A pull request's comment that stands alone (``ragreport pr``), in this order: ``mark`` (the
+    hidden line that finds it again) and the title; ``no_base`` (why the head is judged alone) when
+    there is no base report; the verdicts and the gates; what changed since the base, metric by
+    metric with bands (the drift, moved up); :func:`text_chart`; the rest of the Markdown report;
+    the link to the full report. At most ``limit`` characters: trimmed as :func:`comment` trims,
+    the chart and the change since the base dropped last, and the marker and the link always kept."""
+    head = [mark, f"### {_md_user(view.title)}", ""]
+    if no_base:
+        head += [f"_{_md_cell(no_base)}_", ""]
+    blocks = markdown_blocks(view)
+    drift = [b for b in blocks if b.what == DRIFT]
+    rest = [b for b in blocks[1:] if b.what != DRIFT]
+    moved = [replace(b, keep=7, lines=(f"#### {say.CHANGED_SINCE_BASE}", *b.lines, "")) for b in drift]
+    chart = text_chart(document)
+    drawn = [Block("the chart", 8, tuple(chart))] if chart else []
+    ordered = [Block("the title", None, tuple(head)), blocks[0], *moved, *drawn, *rest]
+    link = ("\n" + say.comment_link(report_url) + "\n") if report_url else ""
+    return comment(view, limit - len(link), ordered).rstrip("\n") + "\n" + link
 
 
 def _trec_value(value: float | int | None, is_count: bool) -> str:

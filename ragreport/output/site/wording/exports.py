@@ -20,6 +20,14 @@ PANDAS_MISSING = (
 CSV_HEADER = ("run", "metric", "mean", "low", "high", "interval", "n")
 CSV_QUERY_HEADER = ("run", "query", "metric", "value")
 
+#: The HELP line of each gauge of ``--format openmetrics`` (no backslash, no line feed: HELP escapes them).
+OPENMETRICS_HELP = {
+    "mean": "The run's mean of the metric over the scored queries (a count: its total).",
+    "band_low": "The lower bound of the mean's confidence band.",
+    "band_high": "The upper bound of the mean's confidence band.",
+    "base_difference": "The mean now minus the mean in the previous (base) report, where both are comparable.",
+}
+
 LATEX_PREAMBLE_NOTE = (
     r"% ragreport table: needs \usepackage{booktabs}; wider than the text? use table* or wrap the"
     "\n"

@@ -135,6 +135,34 @@ def comment_left_out(parts: Sequence[str]) -> str:
     )
 
 
+def comment_link(url: str) -> str:
+    """The comment's last line: where the whole report opens (``pr --report-url``)."""
+    return f"**[Open the full report]({url})**: every figure, chart and query."
+
+
+#: The heading of a pull request's comment over the drift since the base's report.
+CHANGED_SINCE_BASE = "What changed since the base"
+
+
+def chart_since_base(metric: str, confidence: str) -> str:
+    """The caption of a pull request's text chart of each run's change since the base."""
+    return (
+        f"{metric}: each run's change since the base, with its {confidence} band (`[===]`; `o` the change, "
+        "`|` no change):"
+    )
+
+
+def chart_against_baseline(metric: str, baseline: str, confidence: str) -> str:
+    return (
+        f"{metric}: each run's difference from the baseline {baseline}, with its {confidence} band "
+        "(`[===]`; `o` the difference, `|` no difference):"
+    )
+
+
+def chart_means(metric: str, confidence: str, k: int) -> str:
+    return f"{metric}: each run's mean with its {confidence} band (`[===]`; `o` the mean), on 0 to 1:"
+
+
 def comment_cut() -> str:
     return (
         "_Cut here to fit GitHub's 65,536-character limit on a comment: the headline and the gates alone "

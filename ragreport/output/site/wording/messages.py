@@ -118,3 +118,31 @@ OUT_OF_MEMORY = (
     "out of memory: the inputs or the options (--resamples, --permutations, -k, --kmax) ask for more "
     "memory than this machine has; lower them or score on a larger machine"
 )
+
+
+# --- ragreport pr: the base's report and the pull request's comment -------------------------------
+
+_JUDGED_ALONE = "the head is judged alone, with no change since the base to show"
+#: ``pr`` without ``--base``.
+BASE_NOT_GIVEN = f"No base report was given (--base): {_JUDGED_ALONE}."
+
+
+def base_missing(path: str) -> str:
+    """``pr --base PATH`` where nothing is (the base branch has published nothing yet)."""
+    return f"The base report {path} was not found: {_JUDGED_ALONE}."
+
+
+def base_empty_history(path: str) -> str:
+    return f"The base's history {path} holds no report yet: {_JUDGED_ALONE}."
+
+
+def base_not_a_report(path: str) -> str:
+    return (
+        f"--base {path}: expected a report.json, a site folder holding report.json or a history folder "
+        "written by ragreport publish"
+    )
+
+
+def comment_not_kept(detail: str) -> str:
+    """The API refused the comment (a fork's read-only token): the job goes on, the gates decide."""
+    return f"the pull request's comment was not created or updated ({detail}); comment.md holds it"
