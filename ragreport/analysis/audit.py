@@ -32,6 +32,9 @@ import numpy as np
 from ..core.errors import InputError
 from ..core.ids import as_text
 from ..core.model import Judgments, Run
+from ..reading.gate import has_passed
+from ..reading.memory import JUDGMENT_FORMS, ObjectError, is_in_memory, judgments_from_object
+from ..reading.registry import load_qrels
 from ..scoring.catalogue import Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
@@ -97,19 +100,38 @@ class Audit:
     tau: float | None = None  # Kendall's tau-b of the runs' orderings under the two label sets (3+ runs)
 
 
-#: What an audit is given as: read judgments (a qrels file read by the pipeline) or ``{query: {id: grade}}``.
-AuditSource = Mapping[str, Mapping[str, int]] | Judgments
+#: What an audit is given as: a path (or ``irds:ID``), read judgments, or ``{query: {id: grade}}``
+#: (or a data frame), as ``qrels=`` is.
+AuditSource = str | Path | Mapping[str, Mapping[str, int]] | Judgments
 
 
-def audit_labels(audit: AuditSource, name: str = "audit") -> tuple[dict[str, dict[str, int]], str]:
-    """The audit's human labels as ``{query: {id: grade}}`` and the name it is refused by."""
-    if isinstance(audit, Mapping):
-        return {str(q): {str(d): int(g) for d, g in grades.items()} for q, grades in audit.items()}, name
+def read_audit(audit: object, name: str = "audit") -> tuple[Judgments, str]:
+    """The audit as judgments through the one gate every judgment file passes (the id rule, grades
+    within signed 64 bits), and the name its refusals give: a path or ``irds:ID`` read as
+    ``--qrels`` is (its errors naming the file, or ``--audit`` for an id); a mapping or a data frame
+    as the API's ``qrels=`` (an :class:`~ragreport.reading.memory.ObjectError`, a ``ValueError``,
+    naming ``audit``); judgments a reader built as they are, any others' ids checked again (a
+    caller's own ``Judgments.from_lists`` skipped the gate). Anything else is refused naming ``audit``.
+    ``name`` names judgments that carry no source."""
+    if isinstance(audit, (str, Path)):
+        return load_qrels(audit, flag="--audit"), str(audit)
+    if isinstance(audit, Judgments):
+        where = audit.source or name
+        if has_passed(audit):
+            return audit, where
+        return judgments_from_object(audit_labels(audit), where=where), where
+    if is_in_memory(audit):
+        return judgments_from_object(audit, where=name), name
+    raise ObjectError(name, f"a path, {JUDGMENT_FORMS}, or Judgments", f"a {type(audit).__name__}")
+
+
+def audit_labels(audit: Judgments) -> dict[str, dict[str, int]]:
+    """The audit's human labels as ``{query: {id: grade}}``."""
     ids, grades, at = as_text(audit.doc_ids), audit.grades.tolist(), audit.offsets.tolist()
     return {
         str(q): dict(zip(ids[at[i] : at[i + 1]], grades[at[i] : at[i + 1]]))
         for i, q in enumerate(audit.query_ids.tolist())
-    }, name
+    }
 
 
 def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapping[str, int]], name: str) -> None:
@@ -260,11 +282,14 @@ def measure_audit(
     primary: Metric | None = None,
     comparison: ComparisonReport | None = None,
     metrics: Sequence[Metric] = (),
+    source: str | None = None,
 ) -> Audit:
-    """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, their
+    """The audit of the runs' model labels (read by :func:`read_audit`), ``name`` naming it in a
+    refusal and ``source`` (default the file name of ``name``) in the report: checked, their
     agreement measured, and every metric of ``metrics`` (the family's suite metrics at K; the
     primary first among them if missing) under both label sets, corrected, and compared."""
-    human, name = audit_labels(audit, name)
+    judgments, name = read_audit(audit, name)
+    human = audit_labels(judgments)
     model = report_judgments(summaries)
     check_audit(human, model, name)
     first = summaries[0]
@@ -308,7 +333,9 @@ def measure_audit(
     lead = [r for r in runs if primary is not None and r.label == primary.label(first.k)]
     model_means, human_means = np.array([r.model[0] for r in lead]), np.array([r.human[0] for r in lead])
     tau = kendall_tau(model_means, human_means) if len(lead) >= 3 else None
-    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)
+    return Audit(
+        source=source or Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau
+    )
 
 
 def _figure(value: float) -> str:

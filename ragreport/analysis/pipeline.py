@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import Argument, ArgumentError, whole_number
 from ..core.model import Judgments
-from ..reading.registry import load_qrels
 from ..scoring.catalogue import COMPARED, PRIMARY, SUITE, Metric
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
@@ -137,11 +136,14 @@ def analyse_runs(
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
+    audit_source: str | None = None,
     query_details: Mapping[str, str] | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
-    :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes."""
+    :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes.
+    ``audit_source`` is the audit file's name the report shows when ``audit`` holds stored labels
+    (``render``: their refusals name the report they were read from, their source its own file)."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -175,10 +177,7 @@ def analyse_runs(
     found_audit = None
     if audit is not None and summaries:
         progress("auditing the labels")
-        name = audit.source or "audit" if isinstance(audit, Judgments) else "audit"
-        if isinstance(audit, (str, Path)):
-            audit, name = load_qrels(audit), str(audit)
-        found_audit = measure_audit(summaries, audit, name, chosen.lead, comparison, tested)
+        found_audit = measure_audit(summaries, audit, "audit", chosen.lead, comparison, tested, audit_source)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None

@@ -80,13 +80,14 @@ def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
         logging.disable(quiet)
 
 
-def read_qrels(identifier: str) -> Judgments:
-    """The dataset's judgments, built as a qrels file's are (the id gate, one grade per pair).
+def read_qrels(identifier: str, flag: str = "--qrels") -> Judgments:
+    """The dataset's judgments, built as a qrels file's are (the id gate, one grade per pair);
+    ``flag`` (``--qrels``, ``--audit``) names them in an error.
 
     A record's number is its line in ``ir_datasets export ID qrels``, which errors name."""
-    dataset = _dataset(identifier, "--qrels", "qrels")
+    dataset = _dataset(identifier, flag, "qrels")
     collector = JudgmentCollector(Path(PREFIX + identifier))
-    with _fetching(identifier, "--qrels", "qrels"):
+    with _fetching(identifier, flag, "qrels"):
         for line, qrel in enumerate(dataset.qrels_iter(), start=1):
             collector.add(str(qrel.query_id), str(qrel.doc_id), int(qrel.relevance), line)
     return collector.judgments()

@@ -23,7 +23,8 @@ from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
 from ....analysis.summary import Sweep, summarise
 from ....core.errors import InputError
-from ....core.model import Gain
+from ....core.model import Gain, Judgments
+from ....reading.rows import judgments_from_lists
 from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
@@ -34,7 +35,6 @@ from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import (
     REBUILD,
-    judgments_from,
     load_report,
     stored_query_meta,
     stored_run,
@@ -60,6 +60,15 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
                 if label in labels and isinstance(value, (int, float)) and not isinstance(value, bool):
                     out[labels[label][0], q, labels[label][1]] = float(value)
     return out
+
+
+def _stored_audit(audit: dict, where: str) -> Judgments:
+    """The stored audit's human labels (``audit.labels``) as judgments through the id gate, a
+    refusal naming ``where``; the declared schema bounds the grades to signed 64 bits."""
+    labels = audit.get("labels")
+    if not isinstance(labels, dict):
+        raise InputError(where, None, "'audit.labels' as the human labels {query: {id: grade}}", "none")
+    return judgments_from_lists(where, [(str(q), list(g), list(g.values())) for q, g in labels.items()], None)
 
 
 def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
@@ -160,7 +169,9 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         query_meta=stored_query_meta(document_.get("query_meta"), where),
         query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
         slice_by=stored_slice_by(settings.get("slice_by"), where),
-        # the audit as the judgments it was measured from, named by its file's name
-        audit=judgments_from(audit["labels"], str(audit["source"])) if isinstance(audit, dict) else None,
+        # the audit as the judgments it was measured from, through the gate every judgment file
+        # passes: a refusal names this report (render never reads the audit file), the page its file
+        audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
+        audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
         **stored_texts(document_.get("texts"), where),
     )
