@@ -205,3 +205,193 @@ def test_an_exp_gain_of_a_large_grade_warns_nothing():
         )
     per_query = results[0].measure_values[0]
     assert per_query[0] == pytest.approx(1 / np.log2(3)) and per_query[1] == 1.0
+
+
+# --- One number grammar, one spelling per parameter, distinct names ------------------------------
+
+#: Numbers Python reads and the grammar does not (core/grammar.py): underscores, other scripts' digits.
+NOT_NUMBERS = ("0_5", "\u0660.\u0665", "\uff10.\uff15")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *(f"RBP(p={n})" for n in NOT_NUMBERS),
+        *(f"IPrec@{n}" for n in NOT_NUMBERS),
+        "RR(rel=\u0662)@10",
+        "RR(rel=1_0)@10",
+        "RR(rel=\u00b2)@10",  # a superscript two: str.isdigit() says it is a digit
+        "map@100-l\u0662",
+    ],
+)
+def test_a_measure_parameter_outside_the_grammar_is_refused(files, capsys, name):
+    refused(capsys, _score(files, "--metrics", f"nDCG@3,{name}"), "measure")
+    with pytest.raises(ValueError):
+        evaluate(RUNS, qrels=MODEL, k=3, measures=[name])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "IPrec(recall=0.3)@0.5",
+        "IPrec(recall=0.5)@0.5",
+        "map(rel=2)@100-l2",
+        "ndcg_burges(gain=exp)@10",
+        "nDCG(gain=exp,dcg='exp-log2')@10",
+        "RR(rel=2,rel=2)@10",
+        "rbp(p=0.9)",
+    ],
+)
+def test_a_parameter_given_twice_is_refused_in_either_form(files, capsys, name):
+    refused(capsys, _score(files, "--metrics", f"nDCG@3,{name}"), "measure")
+    with pytest.raises(ValueError):
+        evaluate(RUNS, qrels=MODEL, k=3, measures=[name])
+
+
+def test_distinct_recall_levels_have_distinct_names_in_every_format(files, capsys):
+    levels = ("IPrec@0.12", "IPrec@0.123", "IPrec@0.5")
+    for form in ("trec", "csv", "json"):
+        assert main(_score(files, "--metrics", ",".join(("nDCG@3", *levels)), "--format", form)) == 0
+        out = capsys.readouterr().out
+        if form == "trec":
+            names = list(
+                dict.fromkeys(line.split()[0] for line in out.splitlines() if line.lower().startswith("iprec"))
+            )
+            # trec_eval prints two decimals: 0.123 has no twin of its own name, so it keeps ragreport's
+            assert names == ["iprec_at_recall_0.12", "IPrec@0.123", "iprec_at_recall_0.50"]
+        else:
+            assert all(level in out for level in levels)
+
+
+@pytest.mark.parametrize("value", [*NOT_NUMBERS, "1e-300", 1e-300, 0])
+def test_the_configs_min_effect_follows_the_grammar_and_names_its_line(files, capsys, monkeypatch, value):
+    monkeypatch.chdir(files)
+    (files / "ragreport.toml").write_text(f"k = 3\nmin_effect = {json.dumps(value)}\n")
+    argv = ["score", "--qrels", "qrels.txt", "a.trec", "b.trec", "--resamples", "100", "--permutations", "100"]
+    refused(capsys, argv, "ragreport.toml:2", "min_effect", "a difference from 1e-06 to 1")
+
+
+def test_min_effect_from_python_is_a_value_error():
+    with pytest.raises(ValueError, match="min_effect must be a difference from 1e-06 to 1"):
+        analyse(_summaries(), min_effect=1e-300)
+
+
+# --- render of hand-edited measures ---------------------------------------------------------------
+
+
+def _measured_report(tmp_path: Path) -> Path:
+    path = tmp_path / "report.json"
+    summaries = evaluate(RUNS, qrels=MODEL, k=3, measures=["nDCG@3", "RR(rel=2)@3", "RBP(p=0.5)"])
+    path.write_text(json.dumps(document(analyse(summaries, family=["nDCG@3", "RR(rel=2)@3"], permutations=50))))
+    return path
+
+
+def _measure(stored: dict, key: str) -> dict:
+    return next(m for m in stored["settings"]["metrics"] if m["key"] == key and m.get("params"))
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (lambda d: _measure(d, "RR")["params"].update(rel=0), "rel"),
+        (lambda d: _measure(d, "RR")["params"].update(rel=10**30), "rel"),
+        (lambda d: _measure(d, "RBP")["params"].update(p=1.5), "p"),
+        (lambda d: _measure(d, "RBP")["params"].update(q=1), "q"),
+        (lambda d: _measure(d, "RR").update(key="NoSuchMeasure"), "NoSuchMeasure"),
+        (lambda d: _measure(d, "RR").update(cutoff=2), "RR"),
+    ],
+)
+def test_render_of_hand_edited_measure_parameters_names_the_report(tmp_path, capsys, change, needle):
+    path = _edited(_measured_report(tmp_path), change)
+    refused(capsys, _render(path), str(path), "'settings", needle)
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_report_with_measure_parameters_renders(tmp_path, capsys):
+    assert main(_render(_measured_report(tmp_path))) == 0
+
+
+# --- Bidi isolation of the user's words in the new sections ---------------------------------------
+
+FSI, PDI = "\u2068", "\u2069"
+REVERSING = "x\u202eslauq.namuh"  # a U+202E inside a file name: the text after it reads right to left
+
+
+def _audited_site(files: Path, name: str = REVERSING) -> Path:
+    audit = files / name
+    audit.write_text(_qrels_text(HUMAN))
+    out = files / "site"
+    argv = _score(files, "--audit", str(audit), "--out", str(out), "--quiet")
+    argv[argv.index("score")] = "build"
+    assert main(argv) == 0
+    return out
+
+
+def _texts(path: Path) -> str:
+    import html
+
+    return html.unescape(path.read_text())
+
+
+def test_the_audit_files_name_is_isolated_in_every_sentence_that_shows_it(files, capsys):
+    site = _audited_site(files)
+    shown = f"{FSI}{REVERSING.replace(chr(0x202E), chr(92) + 'u202e')}{PDI}"  # escaped inside, then isolated
+    index, run_page = _texts(site / "index.html"), _texts(site / "run-b.html")
+    # the Labels sentence, the queries fact's note, the run page's lede and its judge limit
+    assert f"Audited by {shown} on 12 queries" in index
+    assert f"queries audited by {shown}," in run_page
+    assert f"on 12 queries ({shown}): on the" in run_page
+    for page in (index, run_page):
+        assert "\u202e" not in page
+        # no name from the audit outside an isolate: every occurrence is FSI-wrapped
+        assert page.count(REVERSING.replace("\u202e", "\\u202e")) == page.count(shown)
+    # the baseline in the Labels comparisons caption
+    assert f"difference from the baseline {FSI}a{PDI}:" in index
+
+
+def test_the_terminal_shows_the_audit_files_name_plain_with_its_controls_escaped(files, capsys):
+    audit = files / REVERSING
+    audit.write_text(_qrels_text(HUMAN))
+    assert main(_score(files, "--audit", str(audit))) == 0
+    out = capsys.readouterr().out
+    assert "x\\u202eslauq.namuh" in out and FSI not in out and "\u202e" not in out
+
+
+def test_a_kappa_of_zero_prints_without_a_sign(files, capsys):
+    # Every human grade 2: the human side has one class and one grade, so both kappas are 0 and so
+    # is every resample's; the subtraction leaves some at -2.2e-16, once printed "-0.000".
+    grades = [2, 0, 1, 2, 0, 0, 0, 1, 2, 0, 1, 1, 2, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0, 2]
+    model = {q: {"d1": grades[2 * i], "d2": grades[2 * i + 1]} for i, q in enumerate(QUERIES)}
+    (files / "qrels.txt").write_text(_qrels_text(model))
+    (files / "human.qrels").write_text(_qrels_text({q: {"d1": 2, "d2": 2} for q in QUERIES}))
+    site = files / "site"
+    argv = _score(files, "--audit", str(files / "human.qrels"), "--out", str(site), "--quiet")
+    argv[argv.index("score")] = "build"
+    assert main(argv) == 0
+    audit = json.loads((site / "report.json").read_text())["audit"]
+    assert audit["weighted_kappa"] == 0 and audit["weighted_low"] <= 0  # the stored figure as computed
+    assert main(_score(files, "--audit", str(files / "human.qrels"))) == 0
+    shown = [capsys.readouterr().out, _texts(site / "index.html"), _texts(site / "run-b.html")]
+    for text in shown:
+        assert "-0.000" not in text and "-0.00 " not in text and "-0.00)" not in text
+    assert "weighted kappa 0.000 (95% band 0.000 to 0.000)" in shown[0]
+
+
+# --- Gates against the report's own additions ----------------------------------------------------
+
+
+def test_fail_on_worse_reads_the_measures_named_not_the_ones_the_report_adds(files, capsys):
+    # RBP brings its residual (RBP_resid), which is reported, never compared: the gate reads RBP.
+    assert main(_score(files, "--metrics", "nDCG@3,RBP", "--fail-on", "worse")) in (0, 1)
+    err = capsys.readouterr().err
+    assert "holds no" not in err and "fail-on worse  b nDCG@3" in err and "fail-on worse  b RBP:" in err
+
+
+@pytest.mark.parametrize("name", ["nDGC@10", "RR(rel=0)@3", "RBP(p=0_5)", "IPrec(recall=0.3)@0.5"])
+def test_a_bad_measure_in_the_configs_metrics_names_the_file_and_key(files, capsys, monkeypatch, name):
+    monkeypatch.chdir(files)
+    (files / "ragreport.toml").write_text(f"k = 3\nmetrics = [{json.dumps(name)}]\n")
+    argv = ["score", "--qrels", "qrels.txt", "a.trec", "b.trec", "--resamples", "100", "--permutations", "100"]
+    refused(capsys, argv, "ragreport.toml: key 'metrics': ", "measure")
+    (files / "ragreport.toml").write_text(f'k = 3\nmetrics = [{json.dumps(name)}]\nfail_on = ["worse"]\n')
+    refused(capsys, argv, "ragreport.toml: key 'metrics': ", "measure")

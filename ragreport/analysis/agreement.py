@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.budget import check_fits
 from .intervals import percentile_band
 
 
@@ -112,7 +113,9 @@ def agreement(
     span = np.union1d(np.union1d(model, human), np.array([0, level], dtype=np.int64))
     g = len(span)
     cell = np.searchsorted(span, model) * g + np.searchsorted(span, human)
-    # Each audited query's confusion counts, flattened (queries x G^2).
+    # Each audited query's confusion counts, flattened (queries x G^2), and each resample's: an
+    # audit of thousands of distinct grades is refused in one line before it is allocated.
+    check_fits(8.0 * g * g * (queries + 2 * resamples), f"the audit's agreement over {g:,} distinct grades")
     per_query = np.zeros((queries, g * g))
     np.add.at(per_query, (query, cell), 1.0)
     whole = per_query.sum(axis=0).reshape(g, g)

@@ -22,7 +22,7 @@ queries and 40 audited covers the truth in 97% of trials at 95%, the model-only 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -339,19 +339,22 @@ def measure_audit(
 
 
 def _figure(value: float) -> str:
-    return "undefined" if not np.isfinite(value) else f"{value:.2f}"
+    """A kappa in the judge's limit: two decimals, ``0.00`` for one that rounds to zero (never ``-0.00``)."""
+    return "undefined" if not np.isfinite(value) else f"{value:.2f}".replace("-0.00", "0.00")
 
 
-def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit) -> tuple[Limit, ...]:
-    """``summary``'s honest limits with the judge's limit measured by the audit: its kappas replace
-    the stated sentence and any stated error rate (docs/conventions.md section 25.1), in the place
-    the judge's limit takes among the rules (after the unjudged ids)."""
+def judge_limit(summary: RunSummary, audit: Audit, shown: Callable[[str], str] = str) -> Limit:
+    """The judge's limit measured by the audit (docs/conventions.md section 25.1): its kappas, and
+    the share of top-K slots the label sets read differently. ``shown`` writes the user's words in
+    it (the judge's name, the audit file's): as they are for report.json and the terminal (whose
+    final pass shows controls as escapes), isolated for a page (a U+202E in a file name would
+    otherwise reverse the kappas after it)."""
     found = audit.agreement
-    who = f" ({summary.judged.meta.judge})" if summary.judged.meta.judge else ""
+    who = f" ({shown(summary.judged.meta.judge)})" if summary.judged.meta.judge else ""
     band = f"{summary.conventions.confidence:.0%} band"
     text = (
         f"The labels come from a model judge{who}, audited by human labels on {found.queries:,} queries "
-        f"({audit.source}): on the {found.pairs:,} pairs both judged, Cohen's kappa is {_figure(found.kappa)} "
+        f"({shown(audit.source)}): on the {found.pairs:,} pairs both judged, Cohen's kappa is {_figure(found.kappa)} "
         f"({band} {_figure(found.kappa_low)} to {_figure(found.kappa_high)}) and the quadratically weighted kappa "
         f"{_figure(found.weighted_kappa)} ({band} {_figure(found.weighted_low)} to {_figure(found.weighted_high)})"
     )
@@ -361,7 +364,14 @@ def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit)
             f"audited queries differently"
         )
     text += ". The corrected figures remove the judge's bias measured there; the others carry it."
-    measured = Limit("judge_error", "Labels from a model judge, audited", text)
+    return Limit("judge_error", "Labels from a model judge, audited", text)
+
+
+def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit) -> tuple[Limit, ...]:
+    """``summary``'s honest limits with the judge's limit measured by the audit (:func:`judge_limit`):
+    it replaces the stated sentence and any stated error rate (docs/conventions.md section 25.1), in
+    the place the judge's limit takes among the rules (after the unjudged ids)."""
+    measured = judge_limit(summary, audit)
     kept = [limit for limit in limits if limit.key != "judge_error"]
     at = 1 if kept and kept[0].key == "unjudged" else 0
     return (*kept[:at], measured, *kept[at:])

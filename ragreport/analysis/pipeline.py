@@ -9,7 +9,6 @@ once and never changed.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from .compare import Correction, choose_family, compare
 from .drift import drift
 from .evaluation import _quiet
 from .limits import build_day, limits
-from .power import MIN_EFFECT
+from .power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from .randomization import MAX_PERMUTATIONS
 from .slices import slice_keys, slices
 from .summary import RunSummary
@@ -156,8 +155,12 @@ def analyse_runs(
     lead = Measure(chosen.lead.key, k)
     if len(summaries) > 1:
         progress("comparing runs")
-    if not (math.isfinite(min_effect) and min_effect > 0):
-        raise ArgumentError(Argument("min_effect"), f" must be a positive number, got {min_effect}")
+    if (
+        isinstance(min_effect, bool)
+        or not isinstance(min_effect, (int, float))
+        or not MIN_EFFECT_LOW <= min_effect <= 1
+    ):
+        raise ArgumentError(Argument("min_effect"), f" must be {EFFECT_RANGE}, got {min_effect!r}")
     comparison = compare(
         summaries,
         baseline=baseline,

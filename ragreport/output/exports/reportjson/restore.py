@@ -29,7 +29,7 @@ from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
-from ....scoring.measures import Measure
+from ....scoring.measures import stored_measure
 from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
@@ -81,7 +81,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     settings = document_["settings"]
     try:
         measures = tuple(
-            Measure(
+            stored_measure(
                 m["key"],
                 m["cutoff"],
                 None if m["gain"] is None else Gain(m["gain"]),
@@ -129,6 +129,14 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):
             label = measure.label()
+            if any(row.get("scored") for row in stored.rows) and not any(label in row for row in stored.rows):
+                # a measure edited into the settings that no row holds: a figure nobody scored
+                raise InputError(
+                    where,
+                    None,
+                    f"'settings.metrics' naming measures the rows hold ({label} in run {stored.run.name!r}'s)",
+                    "none",
+                )
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
