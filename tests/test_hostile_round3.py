@@ -374,7 +374,7 @@ def test_a_kappa_of_zero_prints_without_a_sign(files, capsys):
     shown = [capsys.readouterr().out, _texts(site / "index.html"), _texts(site / "run-b.html")]
     for text in shown:
         assert "-0.000" not in text and "-0.00 " not in text and "-0.00)" not in text
-    assert "weighted kappa 0.000 (95% band 0.000 to 0.000)" in shown[0]
+    assert "weighted kappa 0.000 (95% band 0.000 to 0.000)" in " ".join(shown[0].split())  # wrapped at any width
 
 
 # --- Gates against the report's own additions ----------------------------------------------------
@@ -395,3 +395,18 @@ def test_a_bad_measure_in_the_configs_metrics_names_the_file_and_key(files, caps
     refused(capsys, argv, "ragreport.toml: key 'metrics': ", "measure")
     (files / "ragreport.toml").write_text(f'k = 3\nmetrics = [{json.dumps(name)}]\nfail_on = ["worse"]\n')
     refused(capsys, argv, "ragreport.toml: key 'metrics': ", "measure")
+
+
+@pytest.mark.parametrize("bad", ["d\u202e9", "", "d\x1b9"])
+def test_render_of_hand_edited_run_judgments_keeps_the_id_gate(tmp_path, capsys, bad):
+    # The runs' stored judgments pass the gate the audit's stored labels pass (one rule for every
+    # judgment render reads); a refusal names the report and writes nothing.
+    from ragreport.output.exports.reportjson.migrate import expanded
+
+    path = tmp_path / "report.json"
+    stored = expanded(json.loads(_report(tmp_path).read_text()))
+    labels = stored["runs"][0].get("judgments") or stored["judgments"]
+    labels[QUERIES[0]][bad] = 1
+    path.write_text(json.dumps(stored))
+    refused(capsys, _render(path), str(path), "a document id for query 'q00'")
+    assert not (tmp_path / "site").exists()
