@@ -410,3 +410,10 @@ def test_render_of_hand_edited_run_judgments_keeps_the_id_gate(tmp_path, capsys,
     path.write_text(json.dumps(stored))
     refused(capsys, _render(path), str(path), "a document id for query 'q00'")
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("value", [1e-300, 0, 2, "0.1"])
+def test_render_of_a_hand_edited_min_effect_names_the_report_not_the_flag(tmp_path, capsys, value):
+    path = _edited(_report(tmp_path), lambda d: d["settings"].update(min_effect=value))
+    error = refused(capsys, _render(path), str(path), "settings.min_effect", "1e-06 to 1")
+    assert "--min-effect" not in error
