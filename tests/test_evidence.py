@@ -775,20 +775,22 @@ def test_max_drop_says_when_its_check_is_underpowered():
     assert gate.passed and "underpowered" not in gate.figure
 
 
-@pytest.mark.parametrize("bad", ["0", "-0.1", "nan", "two", "1.5"])
+@pytest.mark.parametrize("bad", ["0", "-0.1", "nan", "two", "1.5", "1e-300", "0_1", "\u0660.\u0665", "\uff10.\uff15"])
 def test_min_effect_must_be_a_difference_above_0(bad, capsys):
+    # 1e-300 once passed and overflowed the queries needed, (z sd / effect)^2: the catch-all line
     with pytest.raises(SystemExit) as caught:
         main(["score", "--min-effect", bad])
     assert caught.value.code == 2
-    assert "expected a difference above 0 and at most 1" in capsys.readouterr().err
+    assert "--min-effect: expected a difference from 1e-06 to 1" in capsys.readouterr().err
 
 
 def test_min_effect_from_python_is_named_as_its_keyword():
     from ragreport.api import analyse, evaluate
     from ragreport.core.errors import ArgumentError
 
-    with pytest.raises(ArgumentError, match="^min_effect must be a positive number, got 0"):
-        analyse(evaluate(), min_effect=0)
+    for bad in (0, 1e-300, float("nan"), "0.1", True):
+        with pytest.raises(ArgumentError, match="^min_effect must be a difference from 1e-06 to 1, got"):
+            analyse(evaluate(), min_effect=bad)
 
 
 def test_the_readings_change_no_default_figure_of_the_comparison():

@@ -716,6 +716,16 @@ FLAGS = st.lists(
             ("--junit", "{folder}/junit.xml"),
             ("--corpus", "{folder}/fifo"),
             ("--title", "@someone ::warning::x"),
+            # the third round (issue 41): the audit, measure parameters, --min-effect, irds: ids
+            ("--audit", "{folder}/audit.qrels"),
+            ("--audit", "irds:no-such-dataset"),
+            ("--min-effect", "0_1"),
+            ("--min-effect", "1e-300"),
+            ("--min-effect", "\u0660.\u0665"),
+            ("--metrics", "RR(rel=\u0662)@10"),
+            ("--metrics", "IPrec(recall=0.3)@0.5"),
+            ("--metrics", "nDCG@10,RBP,IPrec@0.123"),
+            ("--metrics", "nDCG(dcg='exp-log2')@10,RBP(p=0_5)"),
         ]
     ),
     max_size=3,
@@ -746,6 +756,19 @@ SIDE_FILES = {
         ]
     ),
     "qmeta.csv": st.sampled_from(["query_id,topic\nq1,a\nq2,b\n", "query_id,topic,topic\nq1,a,b\n", 'id,"t\n']),
+    # human labels for --audit: grades anywhere in 64 bits and past them, ids the gate refuses, a run
+    "audit.qrels": st.sampled_from(
+        [
+            "q1 0 d1 1\nq2 0 d3 2\n",
+            "q1 0 d1 1000\nq2 0 d3 9223372036854775807\n",
+            "q1 0 d1 9223372036854775808\n",
+            "q1 0 d1 1.5\n",
+            "q1 0 d\u202e1 1\n",
+            "q1 0  1\n",
+            "q1 Q0 d1 1 0.9 r\n",
+            "".join(f"q{i} 0 d{i} {i * 1000}\n" for i in range(12)),
+        ]
+    ),
 }
 
 
@@ -953,11 +976,18 @@ _BASE_REPORT: dict[str, str] = {}
 
 
 def _base_report(folder: Path) -> str:
-    """report.json of two runs, made once for the whole walk."""
+    """report.json of two runs over 12 queries, made once for the whole walk: audited (the audit
+    needs 10 queries) and with measures that take parameters, so that a mutation reaches the
+    stored human labels and the measures' parameters too (issue 41)."""
     if "text" not in _BASE_REPORT:
-        (folder / "qrels.txt").write_text(QRELS)
-        (folder / "a.trec").write_text(RUN)
-        (folder / "b.trec").write_text(RUN.replace("0.9", "0.5"))
+        queries = [f"q{i}" for i in range(12)]
+        (folder / "qrels.txt").write_text("".join(f"{q} 0 d1 {i % 3}\n{q} 0 d2 1\n" for i, q in enumerate(queries)))
+        (folder / "audit.qrels").write_text("".join(f"{q} 0 d1 {i % 2}\n{q} 0 d2 2\n" for i, q in enumerate(queries)))
+        for name, first in (("a", "d1"), ("b", "d2")):
+            other = "d2" if first == "d1" else "d1"
+            (folder / f"{name}.trec").write_text(
+                "".join(f"{q} Q0 {first} 1 2 {name}\n{q} Q0 {other} 2 1 {name}\n" for q in queries)
+            )
         code = main(
             [
                 "build",
@@ -965,6 +995,10 @@ def _base_report(folder: Path) -> str:
                 str(folder / "b.trec"),
                 "--qrels",
                 str(folder / "qrels.txt"),
+                "--audit",
+                str(folder / "audit.qrels"),
+                "--metrics",
+                "nDCG@10,RR(rel=2)@10,RBP(p=0.5),IPrec@0.5",
                 "--out",
                 str(folder / "site"),
                 *FAST,

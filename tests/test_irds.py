@@ -128,3 +128,46 @@ def test_a_config_files_irds_value_is_not_a_path(home, capsys, monkeypatch):
     monkeypatch.chdir(home)
     report = _report(home, capsys, "--config", str(folder / "ragreport.toml"))
     assert report["runs"][0]["judgments_from"]["dataset"] == name
+
+
+class _Unfetchable:
+    """A download that fails as a mirror does without a network: ir_datasets logs
+    ``[WARNING] Download failed`` and draws a progress bar on stderr, then the error is raised."""
+
+    def stream(self):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def failing():
+            ir_datasets.log.easy().warn("Download failed: no network")
+            for _ in ir_datasets.log.easy().pbar(range(3), desc="docs_iter"):
+                pass
+            raise ConnectionError("no network")
+            yield  # pragma: no cover
+
+        return failing()
+
+    def path(self, force=True):
+        with self.stream():
+            pass
+
+
+@pytest.mark.parametrize("flag", ["--qrels", "--queries", "--corpus", "--audit"])
+def test_an_unfetchable_dataset_prints_nothing_of_ir_datasets_own(home, capsys, flag):
+    # issue 41: ir_datasets' own "[WARNING] Download failed" lines and its progress bars reached
+    # stderr before the one error line
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TsvDocs, TsvQueries
+
+    name = f"ragreport-test/{uuid.uuid4().hex[:8]}"
+    ir_datasets.registry.register(
+        name, Dataset(TrecQrels(_Unfetchable(), {1: "relevant"}), TsvQueries(_Unfetchable()), TsvDocs(_Unfetchable()))
+    )
+    args = ["score", str(DATA / "ir_datasets_run.trec"), flag, f"irds:{name}"]
+    if flag != "--qrels":
+        args += ["--qrels", str(DATA / "qrels.trec")]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith(
+        f"ragreport: error: {flag} irds:{name}: not in the ir_datasets cache"
+    ), err

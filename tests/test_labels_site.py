@@ -88,7 +88,8 @@ def test_the_agreement_figures_are_report_jsons(audited):
         f"95% band {_band(audit['weighted_low'], audit['weighted_high'])}",
     )
     assert facts["Pairs both judged"][0] == f"{audit['pairs']:,}"
-    assert facts["Audited queries"] == (str(audit["queries"]), audit["source"])
+    # the file's name is the user's word: isolated (FSI ... PDI), as every name on the pages is
+    assert facts["Audited queries"] == (str(audit["queries"]), f"\u2068{audit['source']}\u2069")
     assert facts["Top-K slots read differently"] == (
         f"{audit['disagreement']:.1%}",
         f"of {audit['slots']:,} top-10 slots on audited queries",
@@ -204,7 +205,7 @@ def test_a_hostile_run_name_and_audit_file_name_stay_text(tmp_path):
     section = _section(index.source)
     assert html.escape(f"{BAD}.qrels", quote=False) in section.replace("&#39;", "'")
     assert f"<bdi>{html.escape(BAD + ' run')}</bdi>" in section
-    assert f"Audited by {BAD}.qrels" in index.text and f"{BAD} run" in index.text
+    assert f"Audited by \u2068{BAD}.qrels\u2069" in index.text and f"{BAD} run" in index.text
 
 
 def _score(root, monkeypatch, capsys, fmt="table", hostile=False):

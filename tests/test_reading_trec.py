@@ -56,7 +56,7 @@ ERRORS = [
         "qrels",
         "qrels.txt:2: expected 4 fields 'qid iter docid grade', got 3 fields",
     ),
-    ("qrels.txt", RUN_LINE, "qrels", "got 6 fields (this looks like a run"),
+    ("qrels.txt", RUN_LINE, "qrels", "got 6 fields (this looks like a run: give it as a run, not as judgments)"),
     (
         "qrels.txt",
         QRELS_LINE + "q1 0 d2 1.7\n",

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.budget import check_fits
 from .intervals import percentile_band
 
 
@@ -105,12 +106,16 @@ def agreement(
     query = np.asarray(query, dtype=np.int64)
     model = np.asarray(model, dtype=np.int64)
     human = np.asarray(human, dtype=np.int64)
-    grades = np.union1d(model, human) if model.size else np.array([0, level], dtype=np.int64)
-    lo = int(min(grades.min(), 0, level - 1))
-    span = np.arange(lo, int(max(grades.max(), level)) + 1)
+    # The grades that occur (and the level, so that both classes have a grade), not every value
+    # between them: an audit grade of 1000 or 2^63 - 1 costs what a grade of 2 does, and no
+    # difference of two grades is taken in integers (it could pass 64 bits). A grade no pair holds
+    # adds nothing to either kappa (its row and column are empty).
+    span = np.union1d(np.union1d(model, human), np.array([0, level], dtype=np.int64))
     g = len(span)
-    cell = (model - lo) * g + (human - lo)
-    # Each audited query's confusion counts, flattened (queries x G^2).
+    cell = np.searchsorted(span, model) * g + np.searchsorted(span, human)
+    # Each audited query's confusion counts, flattened (queries x G^2), and each resample's: an
+    # audit of thousands of distinct grades is refused in one line before it is allocated.
+    check_fits(8.0 * g * g * (queries + 2 * resamples), f"the audit's agreement over {g:,} distinct grades")
     per_query = np.zeros((queries, g * g))
     np.add.at(per_query, (query, cell), 1.0)
     whole = per_query.sum(axis=0).reshape(g, g)

@@ -22,7 +22,7 @@ queries and 40 audited covers the truth in 97% of trials at 95%, the model-only 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -32,6 +32,9 @@ import numpy as np
 from ..core.errors import InputError
 from ..core.ids import as_text
 from ..core.model import Judgments, Run
+from ..reading.gate import has_passed
+from ..reading.memory import JUDGMENT_FORMS, ObjectError, is_in_memory, judgments_from_object
+from ..reading.registry import load_qrels
 from ..scoring.catalogue import Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
@@ -97,19 +100,38 @@ class Audit:
     tau: float | None = None  # Kendall's tau-b of the runs' orderings under the two label sets (3+ runs)
 
 
-#: What an audit is given as: read judgments (a qrels file read by the pipeline) or ``{query: {id: grade}}``.
-AuditSource = Mapping[str, Mapping[str, int]] | Judgments
+#: What an audit is given as: a path (or ``irds:ID``), read judgments, or ``{query: {id: grade}}``
+#: (or a data frame), as ``qrels=`` is.
+AuditSource = str | Path | Mapping[str, Mapping[str, int]] | Judgments
 
 
-def audit_labels(audit: AuditSource, name: str = "audit") -> tuple[dict[str, dict[str, int]], str]:
-    """The audit's human labels as ``{query: {id: grade}}`` and the name it is refused by."""
-    if isinstance(audit, Mapping):
-        return {str(q): {str(d): int(g) for d, g in grades.items()} for q, grades in audit.items()}, name
+def read_audit(audit: object, name: str = "audit") -> tuple[Judgments, str]:
+    """The audit as judgments through the one gate every judgment file passes (the id rule, grades
+    within signed 64 bits), and the name its refusals give: a path or ``irds:ID`` read as
+    ``--qrels`` is (its errors naming the file, or ``--audit`` for an id); a mapping or a data frame
+    as the API's ``qrels=`` (an :class:`~ragreport.reading.memory.ObjectError`, a ``ValueError``,
+    naming ``audit``); judgments a reader built as they are, any others' ids checked again (a
+    caller's own ``Judgments.from_lists`` skipped the gate). Anything else is refused naming ``audit``.
+    ``name`` names judgments that carry no source."""
+    if isinstance(audit, (str, Path)):
+        return load_qrels(audit, flag="--audit"), str(audit)
+    if isinstance(audit, Judgments):
+        where = audit.source or name
+        if has_passed(audit):
+            return audit, where
+        return judgments_from_object(audit_labels(audit), where=where), where
+    if is_in_memory(audit):
+        return judgments_from_object(audit, where=name), name
+    raise ObjectError(name, f"a path, {JUDGMENT_FORMS}, or Judgments", f"a {type(audit).__name__}")
+
+
+def audit_labels(audit: Judgments) -> dict[str, dict[str, int]]:
+    """The audit's human labels as ``{query: {id: grade}}``."""
     ids, grades, at = as_text(audit.doc_ids), audit.grades.tolist(), audit.offsets.tolist()
     return {
         str(q): dict(zip(ids[at[i] : at[i + 1]], grades[at[i] : at[i + 1]]))
         for i, q in enumerate(audit.query_ids.tolist())
-    }, name
+    }
 
 
 def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapping[str, int]], name: str) -> None:
@@ -260,11 +282,14 @@ def measure_audit(
     primary: Metric | None = None,
     comparison: ComparisonReport | None = None,
     metrics: Sequence[Metric] = (),
+    source: str | None = None,
 ) -> Audit:
-    """The audit of the runs' model labels, ``name`` naming it in a refusal: checked, their
+    """The audit of the runs' model labels (read by :func:`read_audit`), ``name`` naming it in a
+    refusal and ``source`` (default the file name of ``name``) in the report: checked, their
     agreement measured, and every metric of ``metrics`` (the family's suite metrics at K; the
     primary first among them if missing) under both label sets, corrected, and compared."""
-    human, name = audit_labels(audit, name)
+    judgments, name = read_audit(audit, name)
+    human = audit_labels(judgments)
     model = report_judgments(summaries)
     check_audit(human, model, name)
     first = summaries[0]
@@ -308,23 +333,28 @@ def measure_audit(
     lead = [r for r in runs if primary is not None and r.label == primary.label(first.k)]
     model_means, human_means = np.array([r.model[0] for r in lead]), np.array([r.human[0] for r in lead])
     tau = kendall_tau(model_means, human_means) if len(lead) >= 3 else None
-    return Audit(source=Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau)
+    return Audit(
+        source=source or Path(name).name, labels=labels, agreement=found, runs=runs, comparisons=compared, tau=tau
+    )
 
 
 def _figure(value: float) -> str:
-    return "undefined" if not np.isfinite(value) else f"{value:.2f}"
+    """A kappa in the judge's limit: two decimals, ``0.00`` for one that rounds to zero (never ``-0.00``)."""
+    return "undefined" if not np.isfinite(value) else f"{value:.2f}".replace("-0.00", "0.00")
 
 
-def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit) -> tuple[Limit, ...]:
-    """``summary``'s honest limits with the judge's limit measured by the audit: its kappas replace
-    the stated sentence and any stated error rate (docs/conventions.md section 25.1), in the place
-    the judge's limit takes among the rules (after the unjudged ids)."""
+def judge_limit(summary: RunSummary, audit: Audit, shown: Callable[[str], str] = str) -> Limit:
+    """The judge's limit measured by the audit (docs/conventions.md section 25.1): its kappas, and
+    the share of top-K slots the label sets read differently. ``shown`` writes the user's words in
+    it (the judge's name, the audit file's): as they are for report.json and the terminal (whose
+    final pass shows controls as escapes), isolated for a page (a U+202E in a file name would
+    otherwise reverse the kappas after it)."""
     found = audit.agreement
-    who = f" ({summary.judged.meta.judge})" if summary.judged.meta.judge else ""
+    who = f" ({shown(summary.judged.meta.judge)})" if summary.judged.meta.judge else ""
     band = f"{summary.conventions.confidence:.0%} band"
     text = (
         f"The labels come from a model judge{who}, audited by human labels on {found.queries:,} queries "
-        f"({audit.source}): on the {found.pairs:,} pairs both judged, Cohen's kappa is {_figure(found.kappa)} "
+        f"({shown(audit.source)}): on the {found.pairs:,} pairs both judged, Cohen's kappa is {_figure(found.kappa)} "
         f"({band} {_figure(found.kappa_low)} to {_figure(found.kappa_high)}) and the quadratically weighted kappa "
         f"{_figure(found.weighted_kappa)} ({band} {_figure(found.weighted_low)} to {_figure(found.weighted_high)})"
     )
@@ -334,7 +364,14 @@ def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit)
             f"audited queries differently"
         )
     text += ". The corrected figures remove the judge's bias measured there; the others carry it."
-    measured = Limit("judge_error", "Labels from a model judge, audited", text)
+    return Limit("judge_error", "Labels from a model judge, audited", text)
+
+
+def audited_limits(limits: tuple[Limit, ...], summary: RunSummary, audit: Audit) -> tuple[Limit, ...]:
+    """``summary``'s honest limits with the judge's limit measured by the audit (:func:`judge_limit`):
+    it replaces the stated sentence and any stated error rate (docs/conventions.md section 25.1), in
+    the place the judge's limit takes among the rules (after the unjudged ids)."""
+    measured = judge_limit(summary, audit)
     kept = [limit for limit in limits if limit.key != "judge_error"]
     at = 1 if kept and kept[0].key == "unjudged" else 0
     return (*kept[:at], measured, *kept[at:])

@@ -9,7 +9,6 @@ once and never changed.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import Argument, ArgumentError, whole_number
 from ..core.model import Judgments
-from ..reading.registry import load_qrels
 from ..scoring.catalogue import COMPARED, PRIMARY, SUITE, Metric
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
@@ -26,7 +24,7 @@ from .compare import Correction, choose_family, compare
 from .drift import drift
 from .evaluation import _quiet
 from .limits import build_day, limits
-from .power import MIN_EFFECT
+from .power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from .randomization import MAX_PERMUTATIONS
 from .ranking import rank_runs
 from .slices import slice_keys, slices
@@ -140,11 +138,14 @@ def analyse_runs(
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
+    audit_source: str | None = None,
     query_details: Mapping[str, str] | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
-    :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes."""
+    :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes.
+    ``audit_source`` is the audit file's name the report shows when ``audit`` holds stored labels
+    (``render``: their refusals name the report they were read from, their source its own file)."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -157,8 +158,12 @@ def analyse_runs(
     lead = Measure(chosen.lead.key, k)
     if len(summaries) > 1:
         progress("comparing runs")
-    if not (math.isfinite(min_effect) and min_effect > 0):
-        raise ArgumentError(Argument("min_effect"), f" must be a positive number, got {min_effect}")
+    if (
+        isinstance(min_effect, bool)
+        or not isinstance(min_effect, (int, float))
+        or not MIN_EFFECT_LOW <= min_effect <= 1
+    ):
+        raise ArgumentError(Argument("min_effect"), f" must be {EFFECT_RANGE}, got {min_effect!r}")
     comparison = compare(
         summaries,
         baseline=baseline,
@@ -179,10 +184,7 @@ def analyse_runs(
     found_audit = None
     if audit is not None and summaries:
         progress("auditing the labels")
-        name = audit.source or "audit" if isinstance(audit, Judgments) else "audit"
-        if isinstance(audit, (str, Path)):
-            audit, name = load_qrels(audit), str(audit)
-        found_audit = measure_audit(summaries, audit, name, chosen.lead, comparison, tested)
+        found_audit = measure_audit(summaries, audit, "audit", chosen.lead, comparison, tested, audit_source)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
     found_slices = None

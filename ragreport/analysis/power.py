@@ -28,6 +28,11 @@ from statistics import NormalDist
 POWER = 0.8
 #: The difference ``queries_needed`` is stated for when ``--min-effect`` is not given.
 MIN_EFFECT = 0.02
+#: The smallest ``--min-effect``: a difference of one in a million on a 0-1 metric. Below it the
+#: queries needed (``(z sd / effect)^2``) pass a float's range, and no benchmark holds 10^12 queries.
+MIN_EFFECT_LOW = 1e-6
+#: What ``--min-effect`` (``min_effect=``, the config's ``min_effect``) takes, in words.
+EFFECT_RANGE = f"a difference from {MIN_EFFECT_LOW:g} to 1"
 
 
 def level(alpha: float, comparisons: int) -> float:

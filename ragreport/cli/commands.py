@@ -100,8 +100,8 @@ def _reads(name: str) -> bool:
 
 def _gate_rules(args: argparse.Namespace) -> GateRules:
     """The gate rules, checked before any run is read; a rule from the config file is named as such."""
+    named = list(_named_measures(args))
     try:
-        named = list(parse_measures(args.metrics)) if args.metrics else []
         gated = [m.label() for m in named] if named else None
         rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=gated)
         check_available(rules, [m.label(c) for c in _asked_cutoffs(args) for m in SUITE] + [m.label() for m in named])
@@ -161,11 +161,23 @@ def _ci_outputs(
     return 1 if failed(results) else 0
 
 
+def _named_measures(args: argparse.Namespace) -> tuple[Measure, ...]:
+    """``--metrics`` parsed; a name from the config file refused with the file and its key, as
+    every other key of it is (``ragreport.toml: key 'metrics': unknown measure ...``)."""
+    try:
+        return parse_measures(args.metrics) if args.metrics else ()
+    except UsageError as exc:
+        resolved = resolved_settings(args)
+        if resolved["config"] and resolved["settings"].get("metrics", {}).get("source") == FROM_FILE:
+            raise UsageError(f"{resolved['config']}: key 'metrics': {said(exc)}") from None
+        raise
+
+
 def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
     """The measures asked for by name; with --format trec and none named, trec_eval's usual set."""
     trec = getattr(args, "format", None) == "trec"
     if args.metrics:
-        measures = parse_measures(args.metrics)
+        measures = _named_measures(args)
         return tuple(sorted(measures, key=trec_sort_key)) if trec else measures  # trec_eval's own order
     if trec:
         return default_trec_measures(_asked_cutoffs(args))

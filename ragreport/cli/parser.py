@@ -7,17 +7,16 @@ parser, so an option added here is a key of the file with no further code (CONTR
 from __future__ import annotations
 
 import argparse
-import re
 
 from .. import __version__
 from ..analysis.compare import Correction
 from ..analysis.intervals import MAX_RESAMPLES
-from ..analysis.power import MIN_EFFECT
+from ..analysis.power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from ..analysis.randomization import MAX_PERMUTATIONS
 from ..analysis.texts import MAX_TEXT_QUERIES
 from ..config import add_config_arguments
 from ..core.errors import ArgumentError, shorten
-from ..core.grammar import read_number
+from ..core.grammar import WHOLE, read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.exports.gates import FAIL_ON
 from ..reading.registry import FORMATS, LABELS
@@ -53,16 +52,13 @@ SWITCHES = {"denominator": Denominator, "gain": Gain, "missing": Missing, "no_re
 MIN_RESAMPLES = 100
 
 
-_WHOLE = re.compile(r"[+-]?[0-9]+")
-
-
 def _at_least(least: int, what: str, most: int):
     """An argparse type: a whole number from ``least`` to ``most``; ``what`` names it in the error.
     A bound placed here holds for the config file too."""
 
     def parse(text: str) -> int:
         digits = text.strip()
-        if not _WHOLE.fullmatch(digits):  # the number grammar: ASCII digits, no '_' (int() takes both)
+        if not WHOLE.fullmatch(digits):  # the number grammar: ASCII digits, no '_' (int() takes both)
             raise argparse.ArgumentTypeError(f"expected {what}, got {shorten(text)}")
         # Python refuses to read thousands of digits; no bound needs 21
         value = int(digits) if len(digits) <= 20 else (least - 1 if digits.startswith("-") else most + 1)
@@ -104,13 +100,11 @@ def _cutoffs(text: str) -> tuple[int, ...]:
 
 
 def _min_effect(text: str) -> float:
-    """--min-effect: a positive, finite difference (a metric's scale is 0 to 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (0 < value <= 1):
-        raise argparse.ArgumentTypeError(f"expected a difference above 0 and at most 1, got {shorten(text)}")
+    """--min-effect: a difference from :data:`~ragreport.analysis.power.MIN_EFFECT_LOW` to 1 (a
+    metric's scale is 0 to 1), in the one number grammar (no ``0_1``, no non-ASCII digits)."""
+    value = read_number(text)
+    if value is None or not (MIN_EFFECT_LOW <= value <= 1):
+        raise argparse.ArgumentTypeError(f"expected {EFFECT_RANGE}, got {shorten(text)}")
     return value
 
 

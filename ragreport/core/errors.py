@@ -90,9 +90,9 @@ class Argument:
     value: object = None
 
 
-class ArgumentError(UsageError):
+class ArgumentError(UsageError, ValueError):
     """A value an argument cannot take, or arguments that do not fit together, named as the
-    caller spells them.
+    caller spells them. Also a ``ValueError``, as Python code expects of a bad argument.
 
     The message is made of text and :class:`Argument` parts. Raised from the library it names each
     argument by its keyword (``permutations must be from 1 to 100,000, got 0``; a value as

@@ -155,8 +155,8 @@ def field_splitter(text: str) -> Callable[[str], list[str]]:
     return split_fields if _SEPARATORS.search(text) else _split_plain
 
 
-#: The hint an error gives when qrels have as many fields as a run has.
-RUN_AS_QRELS = " (this looks like a run: give it as an input, not --qrels)"
+#: The hint an error gives when qrels have as many fields as a run has (--qrels and --audit alike).
+RUN_AS_QRELS = " (this looks like a run: give it as a run, not as judgments)"
 
 
 def field_count(fields: list[str], hint_at: int, hint: str) -> str:

@@ -11,10 +11,11 @@ reads ``irds:ID``; the report records the id and ir_datasets' version (:func:`da
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,12 +62,18 @@ def _dataset(identifier: str, flag: str, has: str) -> Any:
 
 @contextmanager
 def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
-    """ir_datasets' own log lines kept off the terminal; a dataset neither cached nor fetchable is
-    one line naming it and the ``ir_datasets export`` command that would get it."""
-    quiet = logging.root.manager.disable  # ir_datasets' loggers set their own levels: silence INFO for the call
-    logging.disable(max(quiet, logging.INFO))
+    """ir_datasets' own output kept off the terminal; a dataset neither cached nor fetchable is
+    one line naming it and the ``ir_datasets export`` command that would get it.
+
+    ir_datasets logs through its own handler (``[WARNING] Download failed: ...``, ``[INFO]``) and
+    draws tqdm progress bars (``docs_iter: 0%``), both on ``sys.stderr``: its loggers are silenced
+    up to WARNING and ``sys.stderr`` is held for the call, so the one error line is all a refusal
+    prints (docs/safety.md), and a fetch that works says what ragreport's own progress says."""
+    quiet = logging.root.manager.disable  # ir_datasets' loggers set their own levels
+    logging.disable(max(quiet, logging.WARNING))
     try:
-        yield
+        with redirect_stderr(io.StringIO()):
+            yield
     except (UsageError, KeyboardInterrupt):
         raise
     except Exception as exc:  # a download error of any kind (requests, OSError, a checksum)
@@ -80,13 +87,14 @@ def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
         logging.disable(quiet)
 
 
-def read_qrels(identifier: str) -> Judgments:
-    """The dataset's judgments, built as a qrels file's are (the id gate, one grade per pair).
+def read_qrels(identifier: str, flag: str = "--qrels") -> Judgments:
+    """The dataset's judgments, built as a qrels file's are (the id gate, one grade per pair);
+    ``flag`` (``--qrels``, ``--audit``) names them in an error.
 
     A record's number is its line in ``ir_datasets export ID qrels``, which errors name."""
-    dataset = _dataset(identifier, "--qrels", "qrels")
+    dataset = _dataset(identifier, flag, "qrels")
     collector = JudgmentCollector(Path(PREFIX + identifier))
-    with _fetching(identifier, "--qrels", "qrels"):
+    with _fetching(identifier, flag, "qrels"):
         for line, qrel in enumerate(dataset.qrels_iter(), start=1):
             collector.add(str(qrel.query_id), str(qrel.doc_id), int(qrel.relevance), line)
     return collector.judgments()

@@ -223,9 +223,9 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
     )
 
 
-def judgments_from_object(value: Any) -> Judgments:
-    """Judgments from a mapping ``{query_id: {doc_id: grade}}`` or a data frame (see the module)."""
-    where = "judgments"
+def judgments_from_object(value: Any, where: str = "judgments") -> Judgments:
+    """Judgments from a mapping ``{query_id: {doc_id: grade}}`` or a data frame (see the module);
+    ``where`` names them in an error (the argument they were given as: ``audit``)."""
     per_query: dict[str, dict[str, int]] = {}
     if is_frame(value):
         first_row: dict[tuple[str, str], int] = {}

@@ -108,13 +108,13 @@ def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, s
     return detect_format(path, text, what), text
 
 
-def load_qrels(path: str | Path, input_format: str | None = None) -> Judgments:
+def load_qrels(path: str | Path, input_format: str | None = None, flag: str = "--qrels") -> Judgments:
     """Judgments from qrels in any format that holds them (TREC qrels, BEIR TSV, a JSON
     ``{qid: {docid: grade}}`` object), detected unless ``input_format`` names it; ``irds:ID``, a
-    dataset's through ir_datasets (:mod:`ragreport.reading.irds`)."""
+    dataset's through ir_datasets (:mod:`ragreport.reading.irds`), its errors naming ``flag``."""
     dataset = irds.dataset_id(path)
     if dataset is not None:
-        return irds.read_qrels(dataset)
+        return irds.read_qrels(dataset, flag)
     path = Path(path)
     text: str | None = None
     if input_format is None:

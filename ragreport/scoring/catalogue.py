@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.grammar import WHOLE, read_number
 from ..core.model import Conventions, Denominator, Gain
 from .kernels import (
     GEOMETRIC_EPSILON,
@@ -142,7 +143,8 @@ class Param:
         return what
 
     def read(self, text: str) -> Value:
-        """``text`` as this parameter's value; ``ValueError("expected ...")`` when it is not one."""
+        """``text`` as this parameter's value; ``ValueError("expected ...")`` when it is not one.
+        Numbers follow the one grammar (:mod:`ragreport.core.grammar`): ``rel=٢``, ``p=0_5`` are refused."""
         value: Value
         word = text.strip().strip("'\"")
         try:
@@ -150,14 +152,15 @@ class Param:
                 if word.lower() not in ("true", "false", "1", "0"):
                     raise ValueError
                 value = word.lower() in ("true", "1")
-            elif self.kind is int:
-                if not word.lstrip("-").isdigit() or len(word) > 18:
+            elif self.kind is int:  # the one number grammar (core/grammar.py): no 1_0, no non-ASCII digits
+                if not WHOLE.fullmatch(word) or len(word) > 18:
                     raise ValueError
                 value = int(word)
             elif self.kind is float:
-                value = float(word)
-                if not math.isfinite(value):
+                number = read_number(word)
+                if number is None or not math.isfinite(number):
                     raise ValueError
+                value = number
             else:
                 if word not in self.choices:
                     raise ValueError
@@ -820,7 +823,10 @@ class Measure:
             if set_here - set(fixed) or any(self.value(n) != v for n, v in fixed.items()):
                 continue  # a name that fixes a parameter (trec_eval's rbp: p = 0.9) is the twin at that value only
             if at is not None:
-                return f"{spelling.name}_{float(self.value(at)):.2f}"
+                # trec_eval prints a level with two decimals (%3.2f): 0.12 and 0.123 would share a
+                # name, so a level two decimals do not hold has no twin (and keeps its own label).
+                level = float(self.value(at))
+                return f"{spelling.name}_{level:.2f}" if float(f"{level:.2f}") == level else None
             return spelling.name if self.cutoff is None else f"{spelling.name}_{self.cutoff}"
         return None
 

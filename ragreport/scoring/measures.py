@@ -34,6 +34,7 @@ __all__ = [
     "parse_primary",
     "parse_measure",
     "parse_measures",
+    "stored_measure",
     "score_measures",
     "trec_sort_key",
 ]
@@ -261,12 +262,23 @@ def parse_measure(token: str) -> Measure:
         raise UsageError(_unknown(token))
     metric, gain, rule, fixed = entry
     values: dict[str, Value] = dict(fixed)
-    values.update(_read_params(token, metric, params or ""))
+    # One spelling per parameter: a value given twice, in one form or two (a name that fixes it
+    # and its parameters, ranx's -lN and rel=, IPrec(recall=...)@x, gain= and dcg=, a gain the
+    # name implies and gain=), is refused, whether the two agree or not.
+    given = _read_params(token, metric, params or "")
+    again = sorted(set(given) & set(dict(fixed)))
     if level is not None:
         if metric.param("rel") is None:
             raise UsageError(f"measure {shorten(token)}: {metric.key} takes no relevance level")
-        if values.setdefault("rel", level) != level:
-            raise UsageError(f"measure {shorten(token)}: two relevance levels")
+        again += ["rel"] if "rel" in given or "rel" in dict(fixed) else []
+        given["rel"] = level
+    if at is not None and metric.at != "cutoff" and metric.at in given:
+        again.append(metric.at)
+    if "gain" in given and "dcg" in given or (gain is not None and ("gain" in given or "dcg" in given)):
+        again.append("gain")
+    if again:
+        raise UsageError(f"measure {shorten(token)}: {again[0]} is given twice; give each parameter once")
+    values.update(given)
     if "rel" in values:
         try:
             REL.read(str(values["rel"]))
@@ -303,6 +315,22 @@ def parse_measure(token: str) -> Measure:
     defaults = metric.defaults()
     kept = tuple(sorted((n, v) for n, v in values.items() if n == "rel" or v != defaults.get(n)))
     return Measure(metric.key, cutoff, gain, kept)
+
+
+def stored_measure(key: str, cutoff: int | None, gain: Gain | None, params: tuple[tuple[str, Value], ...]) -> Measure:
+    """A measure a report.json stored by its parts, held to the parser's rules: its name written
+    again and read back must give the same measure (an unknown key, ``rel=0``, ``p=1.5``, a cutoff
+    past the bound, a parameter the metric does not take are refused), a ``ValueError`` saying why."""
+    try:
+        found = Measure(key, cutoff, gain, params)
+        again = replace(parse_measure(replace(found, gain=None).label()), gain=gain)
+    except KeyError:
+        raise ValueError(f"unknown measure key {shorten(str(key))}") from None
+    except (UsageError, TypeError) as exc:
+        raise ValueError(str(exc)) from None
+    if again != found:
+        raise ValueError(f"{shorten(found.label())} is not a measure as ragreport writes it")
+    return found
 
 
 def parse_primary(text: str | None, k: int) -> Metric:
@@ -343,16 +371,23 @@ def _tokens(text: str) -> list[str]:
 def measures_named(items: str | Measure | Metric | Iterable[str | Measure | Metric]) -> tuple[Measure, ...]:
     """Measures however a caller names them: a name or a list of names in any grammar
     :func:`parse_measures` reads (``"nDCG@10"``, ``"ndcg_cut_10,P_5"``, ``"trec-dl"``), measures
-    parsed already, or catalogue entries (an entry alone is read as its key is)."""
+    parsed already, or catalogue entries (an entry alone is read as its key is). A name the parser
+    refuses is an :class:`~ragreport.core.errors.ArgumentError` (a ``ValueError``) naming the
+    library's ``measures`` argument, as every bad argument is."""
     given = [items] if isinstance(items, (str, Measure, Metric)) else list(items)
     out: list[Measure] = []
     for item in given:
         if isinstance(item, Measure):
             out.append(item)
         elif isinstance(item, (str, Metric)):
-            out += parse_measures([item if isinstance(item, str) else item.key])
+            try:
+                out += parse_measures([item if isinstance(item, str) else item.key])
+            except UsageError as exc:
+                raise ArgumentError(Argument("measures"), f": {exc}") from None
         else:
-            raise UsageError(f"expected a measure's name or a Measure, got {type(item).__name__}: {item!r}")
+            raise ArgumentError(
+                Argument("measures"), f": expected a measure's name or a Measure, got {type(item).__name__}: {item!r}"
+            )
     return tuple(dict.fromkeys(out))
 
 

@@ -166,7 +166,9 @@ class Sums:
         width = max(1, min(self.depth, longest))
         valid, index = _layout(offsets, width)
         grades = self.judged.ideal_grades
-        padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else grades[index]
+        # A slot past a query's ideal list reads 0, not the next query's grade: that grade may pass
+        # this query's top (2000 against 1), and 2^(g - top) would overflow, masked but warned.
+        padded = np.zeros(valid.shape, dtype=grades.dtype) if len(grades) == 0 else np.where(valid, grades[index], 0)
         scaled = self.conventions.gain.scaled(padded, self.top_grade[:, None])
         ideal = cumulative_dcg(np.where(valid, scaled, 0.0))
         return ideal[:, np.minimum(self.columns, width - 1)]

@@ -40,7 +40,7 @@ from ...analysis.power import MIN_EFFECT
 from ...core.errors import Argument, ArgumentError, UsageError
 from ...core.escape import visible
 from ...core.grammar import read_number
-from ...scoring.catalogue import ValueKind
+from ...scoring.catalogue import CATALOGUE, ValueKind
 from ...scoring.measures import parse_measure
 from ..site.wording import gates as say
 
@@ -305,8 +305,18 @@ def parse_rules(
         fail_on=tuple(dict.fromkeys(fail_on)),
         require=tuple(parse_requirement(t) for t in dict.fromkeys(require)),
         max_drop=tuple(parse_max_drop(t) for t in dict.fromkeys(max_drop)),
-        gated=None if gated is None else tuple(gated),  # labels of measures parsed already (--metrics)
+        gated=None if gated is None else tuple(g for g in gated if not _companion(g)),  # labels (--metrics)
     )
+
+
+#: The measures ragreport adds beside one asked for (RBP's residual, RBP_resid): figures it reports,
+#: never compared, so ``--fail-on worse`` reads the measures named, not these.
+_COMPANIONS = frozenset(m.companion for m in CATALOGUE if m.companion)
+
+
+def _companion(label: str) -> bool:
+    """Whether ``label`` (``RBP_resid(p=0.9)``) names a measure the report adds itself."""
+    return re.split(r"[(@ ]", label, maxsplit=1)[0] in _COMPANIONS
 
 
 def check_available(rules: GateRules, labels: Sequence[str]) -> None:

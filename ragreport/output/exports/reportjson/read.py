@@ -34,6 +34,7 @@ from ....core.model import (
     Run,
     RunMeta,
 )
+from ....reading.gate import check_rows, passed
 from ....reading.schema import check
 from ....reading.storedjson import read_document
 from .migrate import SCHEMAS, listed_ids, read_back
@@ -119,7 +120,7 @@ def conventions_from(stored: dict[str, Any]) -> Conventions:
 def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> StoredRun:
     """One run of ``document`` as a run cut to its stored depth, with the judgments it was scored on."""
     try:
-        return _stored_run(document, run)
+        return _stored_run(document, run, str(source))
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # any shape but ours
         raise InputError(
             source, 1, f"run {run.get('name')!r} as ragreport writes it ({REBUILD})", f"{type(exc).__name__}: {exc}"
@@ -130,7 +131,7 @@ def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> St
 _MAX_STORED_CUTOFF = 1_000_000
 
 
-def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
+def _stored_run(document: dict[str, Any], run: dict[str, Any], where: str) -> StoredRun:
     for key in ("name", "source"):
         if not isinstance(run[key], str):
             raise TypeError(f"'{key}' is {type(run[key]).__name__}, not text")
@@ -171,7 +172,7 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
             meta=meta_from(run["meta"]),
             source=run["source"],
         ),
-        judgments=judgments_from(judgments_of, "report.json", judged),
+        judgments=judgments_from(judgments_of, "report.json", judged, where),
         conventions=conventions_from(run["conventions"]),
         cutoffs=tuple(int(c) for c in run["cutoffs"]),
         sweep=tuple(int(c) for c in run["sweep"]["k"]),
@@ -186,10 +187,23 @@ def _stored_run(document: dict[str, Any], run: dict[str, Any]) -> StoredRun:
     )
 
 
-def judgments_from(labels: dict[str, dict[str, Any]], source: str, queries: list[str] | None = None) -> Judgments:
-    """Stored ``{query: {id: grade}}`` as judgments, the queries in the order of ``queries`` (default theirs)."""
-    per_query = [(q, list(labels[q]), [int(g) for g in labels[q].values()]) for q in queries or labels]
-    return Judgments.from_lists(per_query, source=source)
+def judgments_from(
+    labels: dict[str, dict[str, Any]], source: str, queries: list[str] | None = None, where: str | None = None
+) -> Judgments:
+    """Stored ``{query: {id: grade}}`` as judgments, the queries in the order of ``queries`` (default
+    theirs), through the id gate every judgment file passes (a hand-edited U+202E or empty id is
+    refused in one line naming ``where``, the report, default ``source``)."""
+    per_query = [(str(q), list(labels[q]), [int(g) for g in labels[q].values()]) for q in queries or labels]
+    docs = [d for _, ds, _ in per_query for d in ds]
+    check_rows(
+        where or source,
+        [q for q, _, _ in per_query],
+        None,
+        docs,
+        None,
+        [i for i, (_, ds, _) in enumerate(per_query) for _ in ds],
+    )
+    return passed(Judgments.from_lists(per_query, source=source))
 
 
 def _sweep_figures(sweep: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:

@@ -23,18 +23,18 @@ from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
 from ....analysis.summary import Sweep, summarise
 from ....core.errors import InputError
-from ....core.model import Gain
+from ....core.model import Gain, Judgments
+from ....reading.rows import judgments_from_lists
 from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
 from ....scoring.join import join
-from ....scoring.measures import Measure
+from ....scoring.measures import stored_measure
 from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import (
     REBUILD,
-    judgments_from,
     load_report,
     stored_query_meta,
     stored_run,
@@ -62,6 +62,15 @@ def _stored_condensed(scores, cutoffs: tuple[int, ...], rows: list[dict]) -> np.
     return out
 
 
+def _stored_audit(audit: dict, where: str) -> Judgments:
+    """The stored audit's human labels (``audit.labels``) as judgments through the id gate, a
+    refusal naming ``where``; the declared schema bounds the grades to signed 64 bits."""
+    labels = audit.get("labels")
+    if not isinstance(labels, dict):
+        raise InputError(where, None, "'audit.labels' as the human labels {query: {id: grade}}", "none")
+    return judgments_from_lists(where, [(str(q), list(g), list(g.values())) for q, g in labels.items()], None)
+
+
 def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
     """A stored report's runs scored again and analysed with the settings it was made with
     (:func:`ragreport.api.reanalyse`); ``source`` names the report in errors."""
@@ -72,7 +81,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     settings = document_["settings"]
     try:
         measures = tuple(
-            Measure(
+            stored_measure(
                 m["key"],
                 m["cutoff"],
                 None if m["gain"] is None else Gain(m["gain"]),
@@ -120,6 +129,14 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         values = np.zeros((len(measures), judged.n_queries))
         for i, measure in enumerate(measures):
             label = measure.label()
+            if any(row.get("scored") for row in stored.rows) and not any(label in row for row in stored.rows):
+                # a measure edited into the settings that no row holds: a figure nobody scored
+                raise InputError(
+                    where,
+                    None,
+                    f"'settings.metrics' naming measures the rows hold ({label} in run {stored.run.name!r}'s)",
+                    "none",
+                )
             for q, row in enumerate(stored.rows):
                 if row.get("scored") and row.get(label) is not None:
                     values[i, q] = row[label]
@@ -160,7 +177,9 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         query_meta=stored_query_meta(document_.get("query_meta"), where),
         query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
         slice_by=stored_slice_by(settings.get("slice_by"), where),
-        # the audit as the judgments it was measured from, named by its file's name
-        audit=judgments_from(audit["labels"], str(audit["source"])) if isinstance(audit, dict) else None,
+        # the audit as the judgments it was measured from, through the gate every judgment file
+        # passes: a refusal names this report (render never reads the audit file), the page its file
+        audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
+        audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
         **stored_texts(document_.get("texts"), where),
     )

@@ -6,6 +6,7 @@ writer adds is one entry here."""
 
 from __future__ import annotations
 
+from ....analysis.power import MIN_EFFECT_LOW
 from ....core.model import Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RetrieverKind
 from ....reading.schema import (
     ANY,
@@ -238,6 +239,7 @@ SETTINGS = obj(
         "baseline": TEXT_OR_NULL,
         "correction": TEXT,
         "permutations": integer(1, 10_000_000),
+        "min_effect": number(MIN_EFFECT_LOW, 1),  # as --min-effect takes it (a hand-edited 1e-300 named here)
         "conventions": CONVENTIONS,
         "previous": TEXT_OR_NULL,
         "slice_by": listing(TEXT, null=True),

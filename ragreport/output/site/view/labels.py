@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..media import isolated
 from ..wording import labels as say
 
 if TYPE_CHECKING:
@@ -129,13 +130,14 @@ class LabelsView:
     summary.md and a comment read ``title``, ``lines`` (the agreement's sentences) and ``rows``
     (each run and metric: its three figures, formatted, in the order of ``header``); the terminal
     reads ``title``, ``lines``, ``terminal_header`` and ``terminal_rows`` (the primary metric's);
-    the index's section reads the rest; a run page reads its entry of ``by_run``.
+    the index's section reads the rest (``page_lines``, not ``lines``); a run page reads its entry of ``by_run``.
     """
 
     title: str
     lines: tuple[str, ...]
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    page_lines: tuple[str, ...] = ()  # ``lines`` as the pages show them: the user's words isolated
     nav: str = say.LABELS_NAV
     lede: str = say.LABELS_LEDE
     agreement_title: str = say.AGREEMENT_TITLE
@@ -243,9 +245,13 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         return None
     found, first = audit.agreement, analysis.summaries[0]
     confidence, k = first.conventions.confidence, first.k
-    lines = [
+    # The audit file's name is the user's word: isolated on the pages (FSI ... PDI, as the
+    # headline's names are), so a U+202E in it cannot reverse the kappas after it; the terminal
+    # and Markdown show its controls as escapes (their own final pass) and take it plain.
+    source = isolated(audit.source)
+    sentences = [
         say.agreement_sentence(
-            audit.source,
+            shown,
             found.queries,
             found.pairs,
             (found.kappa, found.kappa_low, found.kappa_high),
@@ -254,10 +260,13 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
             k,
             confidence,
         )
+        for shown in (audit.source, source)
     ]
+    lines, page_lines = [sentences[0]], [sentences[1]]
     tau = say.tau_sentence(audit.tau)
     if tau is not None:
         lines.append(tau)
+        page_lines.append(tau)
     rows = tuple(
         (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
     )
@@ -270,7 +279,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     ]
     facts += [
         LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
-        LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", audit.source),
+        LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", source),
         LabelsFact(
             say.FACT_DISAGREEMENT, say.disagreement_value(found.disagreement), say.disagreement_note(found.slots, k)
         ),
@@ -298,7 +307,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     by_run = {
         g.run: RunLabels(
             say.RUN_LABELS_TITLE,
-            say.run_labels_lede(audit.source, found.queries),
+            say.run_labels_lede(source, found.queries),
             say.RUN_LABELS_LINK,
             say.RUNS_HEADER[1:],
             g.rows,
@@ -320,7 +329,8 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         heatmap=heatmap(found.grades, found.confusion.tolist(), found.pairs),
         runs_caption=say.runs_caption(confidence),
         run_rows=run_rows,
-        comparisons_caption=say.comparisons_caption(baseline, confidence) if compared else "",
+        comparisons_caption=say.comparisons_caption(isolated(baseline), confidence) if compared else "",
+        page_lines=tuple(page_lines),
         comparison_rows=primary_compared,
         runs_more=say.runs_more(metrics) if len(all_rows) > len(run_rows) else "",
         comparisons_more=say.comparisons_more(metrics) if len(compared) > len(primary_compared) else "",

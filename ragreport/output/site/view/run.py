@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ....analysis.limits import run_date
+from ....analysis.audit import judge_limit
+from ....analysis.limits import Limit, run_date
 from ....analysis.summary import Status
 from ....core.ids import as_text
 from ....core.model import Choice, Conventions
 from ....scoring.catalogue import IntervalMethod
 from ....scoring.metrics import FIXED_RULES
 from ..charts import has_pr_curve, pr_figure, pr_points, run_sweep_figure
+from ..media import isolated
 from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
@@ -39,7 +41,6 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
     from ....analysis.summary import RunSummary
     from ....scoring.catalogue import Metric
@@ -225,6 +226,14 @@ def query_table(
     )
 
 
+def _limit_view(limit: Limit | LimitView, summary: RunSummary, analysis: Analysis) -> LimitView:
+    """A limit as the run page shows it: the audit's judge limit written again with the user's
+    words (the judge's name, the audit file's) isolated, as the headline's are; the others as stated."""
+    if limit.key == "judge_error" and analysis.audit is not None and isinstance(limit, Limit):
+        limit = judge_limit(summary, analysis.audit, isolated)
+    return LimitView(limit.key, limit.title, limit.text)
+
+
 def run_view(
     summary: RunSummary,
     slug_name: str,
@@ -271,7 +280,7 @@ def run_view(
         conventions=tuple(_switches(conv)),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
-        limits=tuple(LimitView(limit.key, limit.title, limit.text) for limit in run_limits),
+        limits=tuple(_limit_view(limit, summary, analysis) for limit in run_limits),
         limits_line=say.limits_line(len(run_limits)),
         meta=tuple(Labelled(key, _choice_text(value)) for key, value in meta.as_dict().items() if key != "notes"),
         notes=meta.notes or None,

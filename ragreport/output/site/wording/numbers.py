@@ -75,8 +75,13 @@ FULL_TEXT_CHARS = 4_000
 
 
 def decimal(value: float | None) -> str:
-    """Three decimals, or ``n/a`` for a missing value: every mean, band end and score."""
-    return NA if is_missing(value) else f"{value:.3f}"
+    """Three decimals, or ``n/a`` for a missing value: every mean, band end and score. A value that
+    rounds to zero is ``0.000``, never ``-0.000`` (a kappa of exactly 0 is often ``-0.0``, or
+    ``-1e-17`` from its subtraction)."""
+    if is_missing(value):
+        return NA
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
 
 
 def signed(value: float | None) -> str:
