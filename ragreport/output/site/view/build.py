@@ -146,7 +146,7 @@ def build_view(
             confidence,
             any(e.corrected_by is not None for e in entries),
         ),
-        forest=_forest(entries, analysis.primary_label, baseline) if pages else None,
+        forest=_forest(_ranked(entries, analysis.ranking), analysis.primary_label, baseline) if pages else None,
         glossary=_glossary(first.k, confidence, first.suite),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
@@ -286,6 +286,11 @@ def first_screen(
     )
     caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
     return FirstScreen(summary, margin, header, caption, tuple(lines), caveats)
+
+
+def _ranked(entries: Sequence[HeadlineEntry], ranking: Ranking | None) -> Sequence[HeadlineEntry]:
+    """The headline's entries in the ranking's order (best first), as the first screen's lines are."""
+    return entries if ranking is None else sorted(entries, key=lambda e: ranking.order.index(e.run))
 
 
 def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:
