@@ -406,3 +406,19 @@ def test_the_first_screen_orders_runs_best_first_with_the_baseline_among_them(tm
     assert str(first.summary).startswith(f"On nDCG@10, {tiers[0][0]}") and str(first.summary).endswith(".")
     assert all(run in str(first.summary) for run in report.ranking.order)
     assert first.header[2] == f"vs {runs[0].stem} (95% band)"
+    # The lines read the ranking's pairs, as the tiers do: one family of tests on the first screen.
+    for line in first.lines:
+        pair = report.ranking.pair(line.run, base.run)
+        if pair is not None:
+            assert line.verdict == say.LINE_VERDICTS[pair.verdict], (line, pair)
+    assert first.family_note.startswith("The lines above weigh nDCG@10 alone, corrected over the 6 pairs")
+
+
+def test_the_first_screen_keeps_only_the_caveats_that_could_change_what_it_shows():
+    from ragreport.output.site.view.build import _still_changes
+
+    flips = {"k": 10, "flips": [{"reading": "condensed", "verdict": "better"}], "mostly": [], "verdict": "unclear"}
+    assert _still_changes("unjudged", flips, "better") is None  # the reading gives the verdict shown
+    assert _still_changes("unjudged", flips, "unclear") == flips
+    power = {"queries": 30, "detectable": 0.2, "queries_needed": 3000, "min_effect": 0.02, "power": 0.8}
+    assert _still_changes("power", power, "better") is None and _still_changes("power", power, "unclear") == power

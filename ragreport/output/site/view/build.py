@@ -6,7 +6,7 @@ report.json is not built from it: it is the data contract (:mod:`ragreport.outpu
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .... import __version__
@@ -146,7 +146,9 @@ def build_view(
             confidence,
             any(e.corrected_by is not None for e in entries),
         ),
-        forest=_forest(_ranked(entries, analysis.ranking), analysis.primary_label, baseline) if pages else None,
+        forest=_forest(_ranked(entries, analysis.ranking), analysis.primary_label, baseline, analysis.ranking)
+        if pages
+        else None,
         glossary=_glossary(first.k, confidence, first.suite),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
@@ -160,7 +162,11 @@ def build_view(
         readings=readings_table(summaries),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
-        first_screen=first_screen(entries, slugs, confidence, analysis.ranking, margin) if margin else None,
+        first_screen=first_screen(
+            entries, slugs, confidence, analysis.ranking, margin, len(analysis.comparison.comparisons)
+        )
+        if margin and analysis.comparison is not None
+        else None,
         pairs=pairs_view(analysis.ranking) if analysis.ranking is not None else None,
         margin_note=margin,
     )
@@ -243,21 +249,24 @@ def first_screen(
     confidence: float,
     ranking: Ranking | None = None,
     margin: str = "",
+    compared: int = 0,
 ) -> FirstScreen:
     """The decision in a few lines: the summary (the tiers of every run when there are three or
     more, else the compared run's verdict), a line a run (highest primary figure first, the
     baseline among them) and a line a caveat that could change it (the kinds' order of
     :data:`~ragreport.analysis.caveats.RULES`, said once however many comparisons raise it). The
-    summary is followed by the ``margin`` a difference is weighed against, in words."""
+    summary is followed by the ``margin`` a difference is weighed against, in words. With a
+    ranking the lines read its pairs' verdicts (:func:`_screen_verdict`), and the details say how
+    they differ from the sentences, which weigh the ``compared`` comparisons with the baseline."""
     first = entries[0]
     base, metric = str(first.baseline), first.metric
     lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
     for e in entries:
         delta, band = say_headline.line_figures(e.delta, e.low, e.high)
-        words = say_headline.NOT_COMPARED if e.verdict is None else say_headline.LINE_VERDICTS[e.verdict]
-        lines.append(
-            RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, _verdict_class(e))
-        )
+        verdict = _screen_verdict(e, ranking)
+        words = say_headline.NOT_COMPARED if verdict is None else say_headline.LINE_VERDICTS[verdict]
+        css = "unclear" if verdict is None else say_comparison.VERDICTS[verdict][1]
+        lines.append(RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, css))
     values = {e.run: e.value for e in entries} | {base: first.baseline_value}
     if ranking is not None:  # the ranking's order: ties by the runs' order, as its tiers read
         lines.sort(key=lambda line: ranking.order.index(line.run))
@@ -275,8 +284,10 @@ def first_screen(
     said: dict[str, tuple[int, CaveatView]] = {}
     for e in entries:
         for c, _ in e.caveats:
-            text = say_headline.short_caveat(c.kind, e.run, c.figures)
-            said.setdefault(str(text), (order.index(c.kind), CaveatView(c.kind, text)))
+            figures = _still_changes(c.kind, c.figures, _screen_verdict(e, ranking))
+            if figures is not None:
+                text = say_headline.short_caveat(c.kind, e.run, figures)
+                said.setdefault(str(text), (order.index(c.kind), CaveatView(c.kind, text)))
     caveats = tuple(view for _, view in sorted(said.values(), key=lambda item: item[0]))
     header = (
         say_page.COL_RUN,
@@ -285,7 +296,10 @@ def first_screen(
         say_headline.VERDICT_HEADER,
     )
     caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
-    return FirstScreen(summary, margin, header, caption, tuple(lines), caveats)
+    note = ""
+    if ranking is not None:
+        note = say_headline.screen_family_note(metric, len(ranking.pairs), base, compared)
+    return FirstScreen(summary, margin, header, caption, tuple(lines), caveats, note)
 
 
 def _ranked(entries: Sequence[HeadlineEntry], ranking: Ranking | None) -> Sequence[HeadlineEntry]:
@@ -293,7 +307,33 @@ def _ranked(entries: Sequence[HeadlineEntry], ranking: Ranking | None) -> Sequen
     return entries if ranking is None else sorted(entries, key=lambda e: ranking.order.index(e.run))
 
 
-def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None) -> dict[str, Any]:
+def _still_changes(kind: str, figures: Mapping[str, Any], verdict: str | None) -> Mapping[str, Any] | None:
+    """A caveat's figures as the first screen weighs them against the verdict it shows (a pair's,
+    with a ranking): a reading of unjudged ids that gives that very verdict changes nothing and is
+    left out, and so is what the test could have detected beside a verdict that is not "no clear
+    difference"; None when nothing is left."""
+    if kind == "unjudged":
+        flips = [f for f in figures["flips"] if f["verdict"] != verdict]
+        return {**figures, "flips": flips} if flips else None
+    if kind == "power" and verdict != "unclear":
+        return None
+    return figures
+
+
+def _screen_verdict(entry: HeadlineEntry, ranking: Ranking | None) -> str | None:
+    """The verdict the first screen shows for a run against the baseline: with three or more runs,
+    that of their pair in the ranking (the same difference and band, corrected over every pair on
+    the primary metric as the tiers are: docs/conventions.md section 27), so that the lines, the
+    plot and the tiers agree; else, and when an audit's corrected figures lead, the headline's."""
+    if ranking is None or entry.baseline is None or entry.corrected_by is not None:
+        return entry.verdict
+    pair = ranking.pair(entry.run, entry.baseline)
+    return entry.verdict if pair is None or pair.verdict is None else pair.verdict
+
+
+def _forest(
+    entries: Sequence[HeadlineEntry], metric: str, baseline: str | None, ranking: Ranking | None = None
+) -> dict[str, Any]:
     """The forest plot: each compared run's difference with its band, or the single run's figure."""
     compared = baseline is not None
     return forest_figure(
@@ -305,7 +345,11 @@ def _forest(entries: Sequence[HeadlineEntry], metric: str, baseline: str | None)
         title=say_headline.forest_title(metric, None if baseline is None else isolated(html.escape(baseline))),
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric) if compared else metric,
         difference=compared,
-        verdicts=[_verdict_class(e) for e in entries] if compared else None,
+        verdicts=[
+            say_comparison.VERDICTS.get(_screen_verdict(e, ranking) or "unclear", ("", "unclear"))[1] for e in entries
+        ]
+        if compared
+        else None,
     )
 
 

@@ -477,6 +477,7 @@ class FirstScreen:
     caption: str  # the header in a sentence, where a phone shows no header
     lines: tuple[RunLine, ...]
     caveats: tuple[CaveatView, ...]
+    family_note: str = ""  # with a ranking: how the lines' verdicts and the sentences' are weighed
 
 
 @dataclass(frozen=True)

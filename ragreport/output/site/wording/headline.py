@@ -217,6 +217,15 @@ def run_lines_caption(metric: str, baseline: str, confidence: str) -> str:
     return f"{metric} · vs {baseline} ({confidence} band)"
 
 
+def screen_family_note(metric: str, pairs: int, baseline: str, compared: int) -> str:
+    """Why a line above may read more firmly than its sentence below, when several runs are ranked."""
+    return (
+        f"The lines above weigh {metric} alone, corrected over the {count(pairs)} pairs of runs as the ranking "
+        f"is; the sentences below weigh every metric against {baseline}, {count(compared)} comparisons "
+        "corrected together, and may read more cautiously."
+    )
+
+
 def line_figures(delta: float | None, low: float | None, high: float | None) -> tuple[str, str]:
     """A run line's difference and its band ("+0.013", "-0.027 to +0.053")."""
     if delta is None:
