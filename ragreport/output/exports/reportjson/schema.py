@@ -6,6 +6,7 @@ writer adds is one entry here."""
 
 from __future__ import annotations
 
+from ....analysis.compare import VERDICTS
 from ....analysis.power import MIN_EFFECT_LOW
 from ....core.model import Denominator, Gain, LabelSource, Missing, NoRelevant, Order, RetrieverKind
 from ....reading.schema import (
@@ -30,18 +31,8 @@ from ....reading.schema import (
     obj,
 )
 
-#: The verdicts a comparison or a drift row states (the wording's VERDICTS; a test keeps them equal).
-VERDICT = choice(
-    "better",
-    "worse",
-    "better below margin",
-    "worse below margin",
-    "equivalent",
-    "band above 0",
-    "band below 0",
-    "unclear",
-    null=True,
-)
+#: The verdicts a comparison or a drift row states (the comparison's own list).
+VERDICT = choice(*VERDICTS, null=True)
 
 FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, required=("queries", "labels"))
 RUN_FINGERPRINTS = obj({"queries": TEXT, "labels": TEXT}, null=True)
