@@ -174,3 +174,13 @@ def test_a_gate_on_a_score_end_to_end(write, capsys):
         == 2
     )
     assert "holds no score 'faithfulness' for run 'run_a'" in capsys.readouterr().err
+
+
+def test_a_threshold_off_the_scores_scale_is_a_usage_error(write):
+    from ragreport.output.exports.gates import check_gates, parse_rules
+
+    stored = document(_report(write))
+    with pytest.raises(ArgumentError, match="grade lies on 1-5, so a threshold of 7 would fail every run"):
+        check_gates(stored, parse_rules(require=["grade>=7"]))
+    (result,) = check_gates(stored, parse_rules(require=["run_b:grade>=3"]))
+    assert (result.run, result.metric, result.passed) == ("run_b", "grade", True)  # bootstrap low 3.500

@@ -98,3 +98,22 @@ def test_the_run_page_and_report_json_carry_the_steps(write, tmp_path):
     page = "".join(p.read_text() for p in out.rglob("*.html"))
     assert "Of the 3 relevant ids in the top 3, 1 were found only by a later hop" in page
     assert '<th scope="row">1-2</th>' in page and "[0.301, 0.954]" in page
+
+
+def test_render_draws_the_steps_again_from_report_json(write, tmp_path):
+    from ragreport.cli import main
+
+    run = write("hops.jsonl", "".join(json.dumps(line) + "\n" for line in LINES))
+    built, again = tmp_path / "built", tmp_path / "again"
+    assert main(["build", str(run), "-k", "3", "--out", str(built)]) == 0
+    stored = json.loads((built / "report.json").read_text())
+    assert stored["runs"][0]["steps"]["ends"] == [[2, 4], [1, 2], [2, 2], [1, 1]]
+    assert main(["render", str(built / "report.json"), "--out", str(again)]) == 0
+    assert (again / "report.json").read_text() == (built / "report.json").read_text()
+    assert (again / "run-hops.html").read_text() == (built / "run-hops.html").read_text()
+    stored["runs"][0]["steps"]["ends"] = [[2, 4]]  # one row for four queries
+    (tmp_path / "bad.json").write_text(json.dumps(stored))
+    with pytest.raises(InputError, match="'steps.ends': a list of 4 equal lists of whole numbers"):
+        from ragreport.api import reanalyse
+
+        reanalyse(tmp_path / "bad.json")

@@ -369,12 +369,25 @@ def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: Argum
     return chosen
 
 
-def _score(run: Mapping[str, Any], name: str, rule: str) -> Mapping[str, Any]:
-    """A run's figure of a score of ``--scores``; a usage error when the report holds none."""
+def _score(document: Mapping[str, Any], run: Mapping[str, Any], rule: Requirement) -> Mapping[str, Any]:
+    """A run's figure of a score of ``--scores``; a usage error when the report holds none, or when
+    the threshold lies off the score's scale (it would pass or fail every run)."""
+    name = rule.metric
     figure = (run.get("scores") or {}).get(name)
     if figure is None:
         held = ", ".join(run.get("scores") or {}) or "none: give the file with --scores"
-        raise ArgumentError(REQUIRE, f" {rule!r}: the report holds no score {name!r} for run {run['name']!r} ({held})")
+        raise ArgumentError(
+            REQUIRE, f" {rule.text!r}: the report holds no score {name!r} for run {run['name']!r} ({held})"
+        )
+    scale = ((document.get("scores") or {}).get("scales") or {}).get(name) or {}
+    low, high = scale.get("low"), scale.get("high")
+    if low is not None and high is not None and not low <= rule.threshold <= high:
+        above = (rule.threshold > high) == (rule.op in (">=", ">"))
+        raise ArgumentError(
+            REQUIRE,
+            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.shown()} would "
+            f"{'fail' if above else 'pass'} every run",
+        )
     return figure
 
 
@@ -460,7 +473,7 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
     for rule in rules.require:
         for run in _runs(document, rule.run, rule.text, REQUIRE):
             if rule.score:
-                figure, audited = _score(run, rule.metric, rule.text), None
+                figure, audited = _score(document, run, rule), None
             else:
                 figure = _figure(run, rule.metric, rule.text, REQUIRE)
                 figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)

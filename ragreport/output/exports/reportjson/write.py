@@ -121,10 +121,17 @@ def run_document(
         "queries": dict(_query_columns(summary, tables)),
         "lists": _lists(summary, tables),
         # a multi-hop run's Recall and Hit at K after each hop (RAG JSONL steps); absent for one step
-        **({} if summary.steps is None else {"steps": summary.steps.as_dict()}),
+        **({} if summary.steps is None else {"steps": _steps(summary)}),
         # judgments read by ir_datasets id: the dataset and ir_datasets' version
         **({} if dataset is None else {"judgments_from": dataset}),
     }
+
+
+def _steps(summary: RunSummary) -> dict[str, Any]:
+    """A multi-hop run's figures after each hop, and ``ends``: each query's list length after each
+    hop, in the order of the run's ``queries``, which ``render`` reads back to draw them again."""
+    assert summary.steps is not None and summary.judged.steps is not None  # called for such runs alone
+    return {**summary.steps.as_dict(), "ends": summary.judged.steps.tolist()}
 
 
 def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
