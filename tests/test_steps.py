@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from ragreport.analysis.evaluation import score_and_summarise
 from ragreport.analysis.intervals import bootstrap_interval
 from ragreport.analysis.limits import union_scored
 from ragreport.core.errors import InputError
-from ragreport.core.model import Conventions, Run
+from ragreport.core.model import Conventions, RetrieverKind, Run, RunMeta
 from ragreport.reading.registry import load_runs
 from ragreport.scoring.join import join
 
@@ -61,6 +62,8 @@ def test_recall_and_hit_after_each_hop_worked_by_hand(write):
     assert steps.found == (2, 3) and steps.later == pytest.approx(1 / 3)
     text = union_scored(summary, None).text
     assert "The run gives its steps" in text and "1 of the 3 relevant ids in the top 3" in text
+    single = replace(summary, judged=replace(summary.judged, meta=RunMeta(retriever_kind=RetrieverKind.SINGLE)))
+    assert union_scored(single, None).text.startswith("The run gives its steps")  # not "the retriever is single"
 
 
 def test_each_hop_scores_as_a_plain_run_of_its_union(write):

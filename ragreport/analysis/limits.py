@@ -179,9 +179,10 @@ def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
 def union_scored(summary: RunSummary, today: _dt.date) -> Limit | None:
     kind = summary.judged.meta.retriever_kind
     steps = summary.steps
-    if kind not in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC) and steps is None:
+    several = kind in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC)
+    if not several and steps is None:
         return None
-    said = f"The metadata says the retriever is {kind.value}" if kind is not None else "The run gives its steps"
+    said = f"The metadata says the retriever is {kind.value}" if several and kind else "The run gives its steps"
     text = (
         f"{said}: it has no single top-K. What was scored is the "
         f"union of what it pulled, in the order it was scored, cut at K = {summary.k}; a different merge of its "
