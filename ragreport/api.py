@@ -248,6 +248,8 @@ def analyse(
     text_queries: int = TEXT_QUERIES,
     min_effect: float = MIN_EFFECT,
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
+    scores: str | Path | None = None,
+    scores_scale: Sequence[str] = (),
 ) -> Report:
     """The report of the runs: honest limits, the comparison with a baseline, drift, slices and texts.
 
@@ -296,6 +298,13 @@ def analyse(
         agreement, the family at K under both label sets, and the figures corrected by the audit,
         which the headline and the gates read (docs/conventions.md section 25). Refused with
         fewer than 10 audited queries, or audited queries the main judgments do not cover.
+    scores : path, optional
+        Per-query scores computed outside ragreport (JSONL or CSV: ``query_id`` or ``id``, an
+        optional ``run`` and ``judge``, every other numeric column a named score): each a metric of
+        its own, with its band, its comparison with the baseline and its gates, in a table of its
+        own (:mod:`ragreport.analysis.scores`).
+    scores_scale : sequence of str, default ()
+        The scores' scales, ``"1-5"`` (every score) or ``"grade=1-5"``; default inferred from the values.
 
     Returns
     -------
@@ -355,6 +364,8 @@ def analyse(
         queries=queries,
         corpus=corpus,
         text_queries=text_queries,
+        scores=scores,
+        scores_scale=scores_scale,
         make=Report,
     )
 

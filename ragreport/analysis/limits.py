@@ -178,13 +178,21 @@ def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 def union_scored(summary: RunSummary, today: _dt.date) -> Limit | None:
     kind = summary.judged.meta.retriever_kind
-    if kind not in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC):
+    steps = summary.steps
+    several = kind in (RetrieverKind.MULTI_HOP, RetrieverKind.AGENTIC)
+    if not several and steps is None:
         return None
+    said = f"The metadata says the retriever is {kind.value}" if several and kind else "The run gives its steps"
     text = (
-        f"The metadata says the retriever is {kind.value}: it has no single top-K. What was scored is the "
+        f"{said}: it has no single top-K. What was scored is the "
         f"union of what it pulled, in the order it was scored, cut at K = {summary.k}; a different merge of its "
         f"steps would give different figures."
     )
+    if steps is not None:  # the run gave its hops: what the later ones added, from the step figures
+        text += (
+            f" Over its {len(steps.found)} steps, {steps.found[-1] - steps.found[0]} of the {steps.found[-1]} relevant "
+            f"ids in the top {summary.k} were found only by a later hop than the first."
+        )
     return Limit("union", "No single top-K", text)
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .drift import Drift
     from .limits import Limit
     from .ranking import Ranking
+    from .scores import ExternalScores
     from .slices import SliceReport
     from .summary import RunSummary
 
@@ -75,6 +76,7 @@ class Analysis:
     query_details: Mapping[str, str] | None = None  # a query's longer text (a TREC topic's description, narrative)
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
     ranking: Ranking | None = None  # every pair of three or more runs, their ranks and tiers (section 27)
+    scores: ExternalScores | None = None  # per-query scores computed outside ragreport (--scores)
 
     @property
     def relevant_only(self) -> bool:
@@ -140,12 +142,16 @@ def analyse_runs(
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
     audit_source: str | None = None,
     query_details: Mapping[str, str] | None = None,
+    scores: str | Path | None = None,
+    scores_scale: Sequence[str] = (),
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
     :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes.
     ``audit_source`` is the audit file's name the report shows when ``audit`` holds stored labels
-    (``render``: their refusals name the report they were read from, their source its own file)."""
+    (``render``: their refusals name the report they were read from, their source its own file).
+    ``scores``: a file of per-query scores computed outside ragreport, ``scores_scale`` their
+    scales (:mod:`ragreport.analysis.scores`)."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -193,6 +199,21 @@ def analyse_runs(
         found_slices = slices(summaries, meta, keys, chosen.measures, lead, comparison, correction, permutations)
     first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
     chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
+    found_scores = None
+    if scores is not None and summaries:
+        from ..reading.scores import read_scores
+        from .scores import external_scores
+
+        progress("reading the scores")
+        found_scores = external_scores(
+            read_scores(scores),
+            summaries,
+            baseline=None if comparison is None else comparison.baseline,
+            correction=correction,
+            permutations=permutations,
+            min_effect=min_effect,
+            scales=scores_scale,
+        )
     run_limits = [limits(s, today) for s in summaries]
     if found_audit is not None:
         run_limits = [audited_limits(ls, s, found_audit) for ls, s in zip(run_limits, summaries)]
@@ -216,5 +237,6 @@ def analyse_runs(
         text_queries=chosen_queries,
         audit=found_audit,
         ranking=ranking,
+        scores=found_scores,
         query_details=dict(sorted(query_details.items())) if query_details else None,
     )

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
-from ..scoring.catalogue import JUDGED, READ, IntervalMethod
+from ..scoring.catalogue import HIT, JUDGED, READ, RECALL, IntervalMethod
+from ..scoring.metrics import score
 from .intervals import (
     Interval,
     bootstrap_interval,
@@ -56,6 +57,62 @@ class Sweep:
     mean: dict[str, np.ndarray]
     low: dict[str, np.ndarray]
     high: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What each hop of a multi-hop run added, at the report's K (docs/conventions.md section 8).
+
+    ``recall[h]`` and ``hit[h]`` are Recall@K and Hit@K of the union after hops 1..h+1, cut at K,
+    over the run's scored queries, each with its band (Wilson for Hit, the bootstrap for Recall);
+    the last hop's are the run's own figures. ``found[h]``: the distinct relevant ids in those top
+    K, summed over the scored queries; ``later`` is the share of the last hop's found that hop 1
+    did not find (NaN when none was found).
+    """
+
+    k: int
+    recall: tuple[Interval, ...]
+    hit: tuple[Interval, ...]
+    found: tuple[int, ...]
+
+    @property
+    def later(self) -> float:
+        return (self.found[-1] - self.found[0]) / self.found[-1] if self.found[-1] else float("nan")
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready (report.json's run ``steps``): NaN, where no query was scored, is null."""
+
+        def number(value: float) -> float | None:
+            return value if np.isfinite(value) else None
+
+        def band(i: Interval) -> dict[str, float | None]:
+            return {"mean": number(i.mean), "low": number(i.low), "high": number(i.high)}
+
+        hops = [{"recall": band(r), "hit": band(h), "found": f} for r, h, f in zip(self.recall, self.hit, self.found)]
+        return {"k": self.k, "hops": hops, "found_by_a_later_hop": number(self.later)}
+
+
+def step_figures(judged: JudgedRun, scored: np.ndarray, k: int, conventions: Conventions) -> Steps | None:
+    """Recall@K and Hit@K after each hop of a multi-hop run (:attr:`JudgedRun.steps`), scored by
+    :func:`~ragreport.scoring.metrics.score` on the lists cut where each hop's union ends: the
+    first hops' ids come first in the union, so the list after hops 1..h is a head of the whole
+    one. Recall's band is the bootstrap over the scored queries in id order, as the run's own (the
+    same resamples each hop); Hit's is Wilson's. None for a run of one step."""
+    if judged.steps is None:
+        return None
+    n = int(np.count_nonzero(scored))
+    rows = resample_rows(judged.query_ids, scored)
+    recall, hit, found = [], [], []
+    for ends in judged.steps.T:
+        after = score(judged.head(ends), [k], conventions, metrics=(RECALL, HIT))
+        values = after.of(RECALL, k)[rows]
+        mean, low, high = bootstrap_interval(values, conventions.resamples, conventions.seed, conventions.confidence)
+        recall.append(Interval(float(mean[0]), float(low[0]), float(high[0]), IntervalMethod.BOOTSTRAP))
+        hits = int(np.count_nonzero(after.of(HIT, k)[scored]))
+        low, high = wilson_interval(hits, n, conventions.confidence)
+        hit.append(Interval(hits / n if n else float("nan"), low, high, IntervalMethod.WILSON))
+        found.append(int(after.hits[scored, 0].sum()))
+    return Steps(k, tuple(recall), tuple(hit), tuple(found))
 
 
 @dataclass(frozen=True)
@@ -103,6 +160,7 @@ class RunSummary:
     #: reads: what report.json keeps for ``render`` to condense the stored lists again
     #: (docs/conventions.md section 22.17); None when ``judged`` holds the whole lists.
     following: Following | None = field(default=None, repr=False, compare=False)
+    steps: Steps | None = None  # what each hop of a multi-hop run added (RAG JSONL ``steps``)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -351,6 +409,7 @@ def summarise(
         resampled=None if resampled is None else resampled[0],
         measure_resampled=None if resampled is None else resampled[1],
         following=following,
+        steps=step_figures(judged, scores.scored, asked[0], conventions),
     )
 
 

@@ -222,7 +222,8 @@ def _analyse(
             for name in ("qrels", "k", "kmax", "input_format", "labels", "engine", "scheduler")
         },
     )
-    same = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries", "corpus", "text_queries")
+    same: tuple[str, ...] = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries")
+    same += ("corpus", "text_queries", "scores", "scores_scale")
     return api.analyse(
         results,
         correction=Correction(args.correction),

@@ -305,6 +305,23 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         "--qrels also judge): the model labels' agreement with them, and figures corrected by them that "
         "the headline and the gates read",
     )
+    external = parser.add_argument_group("scores computed outside ragreport")
+    external.add_argument(
+        "--scores",
+        metavar="FILE",
+        help="per-query scores from a judge or another tool (JSONL or CSV/TSV with a header: query_id or "
+        "id, an optional run and judge, every other numeric column a named score): each gets its band, "
+        'its comparison with the baseline and its gates (--require "b:faithfulness>=0.8"), in a table '
+        "of its own",
+    )
+    external.add_argument(
+        "--scores-scale",
+        action="append",
+        default=[],
+        metavar="SCALE",
+        help="the scores' scale, LOW-HIGH for every score or NAME=LOW-HIGH for one (repeatable); "
+        "default inferred from the values (0/1, 0-1, 1-5, 0-10, 0-100)",
+    )
     if not previous:  # publish measures drift against the history's previous report
         return
     compare.add_argument(

@@ -461,6 +461,10 @@ class Run:
     source: str = ""
     query_meta: tuple[Mapping[str, object] | None, ...] = ()
     doc_text: Mapping[str, str] | None = None  # the documents' text a run file carries (RAG JSONL contexts)
+    #: A multi-hop retriever's steps (RAG JSONL ``steps``): queries x hops, the length of each list
+    #: after hops 1..h (the union in order of first appearance, so the first ``steps[q, h]`` ids are
+    #: what hops 1..h found); a query of fewer hops repeats its last. None: one step.
+    steps: np.ndarray | None = None
 
     @classmethod
     def from_lists(

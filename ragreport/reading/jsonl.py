@@ -8,6 +8,12 @@
   Without it the judgments come from ``--qrels``. Given ``--qrels`` too, the lines' own are set
   aside with a note, or score this run with ``--labels own`` (:func:`~ragreport.reading.registry.load_inputs`);
   a file carries it on every line or on none.
+- ``steps`` (a multi-hop or agentic retriever, in place of ``retrieved``): a list of hops, each a
+  list of ids, ``[["d3", "d1"], ["d1", "d8"]]``. The ranked list is their union in order of first
+  appearance, ``d3 d1 d8``, scored as any list (cut at K); the run keeps how long the union was
+  after each hop (:attr:`~ragreport.core.model.Run.steps`), so that the report shows what each hop
+  added (docs/conventions.md section 8). A line gives ``retrieved`` or ``steps``, not both; a line
+  without ``steps`` in such a file is one hop.
 - ``query`` (text) and ``meta`` (an object) are optional.
 - ``contexts`` (optional): the documents' text, an object ``{id: text}`` or a list aligned with
   ``retrieved``.
@@ -29,6 +35,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
@@ -44,7 +52,9 @@ RAGAS_RETRIEVED_TEXT, RAGAS_REFERENCE_TEXT = "retrieved_contexts", "reference_co
 #: A line's documents' text: ``{"d1": "text"}``, or a list of text aligned with ``retrieved``.
 CONTEXTS = "contexts"
 #: Keys that make a JSON object one query's line, not a whole ``{qid: ...}`` map.
-RECORD_KEYS = ("retrieved", RAGAS_RETRIEVED, RAGAS_RETRIEVED_TEXT, *ID_KEYS)
+#: A multi-hop retriever's hops, each a list of ids, in place of ``retrieved``.
+STEPS = "steps"
+RECORD_KEYS = ("retrieved", STEPS, RAGAS_RETRIEVED, RAGAS_RETRIEVED_TEXT, *ID_KEYS)
 
 
 def context_id(text: str) -> str:
@@ -172,6 +182,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     judged: list[tuple[str, list[str], list[int]]] = []
     carrying = 0  # the first line with 'relevant'
     lacking: tuple[int, str] | None = None  # the first (line, query) without
+    step_ends: list[list[int]] = []  # per query, the union's length after each hop
     for number, record in json_lines(path, text):
         _typed(record, dict, path, number, "a JSON object per line")
         if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
@@ -182,9 +193,15 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
                 path, number, "a query id under 'id', 'query_id' or 'qid'", f"keys {shorten(', '.join(record))}"
             )
         qid = parse_id(record[id_key], path, number, f"'{id_key}'")
-        if "retrieved" not in record:
+        if STEPS in record:
+            retrieved, ends = _steps(record, path, number, qid)
+            step_ends.append(ends)
+        elif "retrieved" not in record:
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
-        retrieved = _typed(record["retrieved"], list, path, number, f"'retrieved' as a list of ids for query {qid!r}")
+        else:
+            expected = f"'retrieved' as a list of ids for query {qid!r}"
+            retrieved = _typed(record["retrieved"], list, path, number, expected)
+            step_ends.append([len(retrieved)])
         query_text = _typed(record.get("query"), (str, type(None)), path, number, f"'query' as text for query {qid!r}")
         meta = _typed(record.get("meta"), (dict, type(None)), path, number, f"'meta' as an object for query {qid!r}")
         if meta:
@@ -226,8 +243,34 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         slot_lines=lambda j: query_lines[slot_query[j]],
         query_meta=tuple(metas) if any(m for m in metas) else (),
         doc_text=doc_texts or None,
+        steps=_step_matrix(step_ends) if any(len(ends) > 1 for ends in step_ends) else None,
     )
     return run, (judgments_from_lists(path, judged, query_lines) if judged else None)
+
+
+def _steps(record: dict[str, Any], path: Path, line: int, qid: str) -> tuple[list[Any], list[int]]:
+    """A multi-hop line's ranked list, the union of its hops in order of first appearance, and the
+    union's length after each hop. An id a later hop finds again keeps its first place, so a hop
+    that adds nothing new leaves the length as it was."""
+    expected = f"'steps' as a list of hops, each a list of ids, for query {qid!r}"
+    if "retrieved" in record:
+        raise InputError(path, line, f"'retrieved' or 'steps' for query {qid!r}, not both", "both keys")
+    hops = _typed(record[STEPS], list, path, line, expected)
+    union: dict[str, None] = {}
+    ends = []
+    for hop in hops:
+        ids = _id_list(_typed(hop, list, path, line, expected), path, line, f"every id of a step of query {qid!r}")
+        union.update(dict.fromkeys(ids))
+        ends.append(len(union))
+    if not ends:
+        raise InputError(path, line, expected, "no hop")
+    return list(union), ends
+
+
+def _step_matrix(step_ends: list[list[int]]) -> np.ndarray:
+    """Queries x hops: each query's union length after each hop, a query of fewer hops repeating its last."""
+    hops = max(map(len, step_ends))
+    return np.array([ends + ends[-1:] * (hops - len(ends)) for ends in step_ends], dtype=np.int64)
 
 
 def _id_list(values: list[Any], path: Path, line: int, what: str) -> list[str]:

@@ -169,12 +169,14 @@ def run_from_slots(
     query_meta: tuple[Mapping[str, object] | None, ...] = (),
     doc_text: Mapping[str, str] | None = None,
     meta: RunMeta | None = None,
+    steps: np.ndarray | None = None,
 ) -> Run:
     """A run from the lists a text reader gathered, one slot per row (see :func:`ranked_run`), its
     ids passed through the gate first. ``qids_in_order`` holds each query once, in file order (a
     query given twice is refused); ``query_lines[i]`` is the line of query ``i``'s first row and
     ``slot_lines[j]`` that of slot ``j`` (sequences, or functions finding it when an error needs it).
-    ``meta`` is what the reader says of its reading (the run's file metadata joins it on loading)."""
+    ``meta`` is what the reader says of its reading (the run's file metadata joins it on loading);
+    ``steps`` a multi-hop run's list lengths after each hop (:attr:`~ragreport.core.model.Run.steps`)."""
     check_rows(source, qids_in_order, query_lines, slot_docs, slot_lines, slot_query)
     run = ranked_run(
         name,
@@ -186,8 +188,8 @@ def run_from_slots(
         query_index=np.asarray(slot_query, dtype=np.int64),
         query_text=query_text,
     )
-    if query_meta or doc_text or meta:
-        run = replace(run, query_meta=query_meta, doc_text=doc_text, meta=meta or run.meta)
+    if query_meta or doc_text or meta or steps is not None:
+        run = replace(run, query_meta=query_meta, doc_text=doc_text, meta=meta or run.meta, steps=steps)
     return passed(run)
 
 

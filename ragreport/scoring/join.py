@@ -60,6 +60,7 @@ class JudgedRun:
     query_meta: tuple[Mapping[str, object] | None, ...] = ()  # per query, where the run gives it
     doc_text: Mapping[str, str] | None = None  # the documents' text the run file carries
     judgments_source: str = ""  # where the judgments came from (a file, or irds:ID)
+    steps: np.ndarray | None = None  # a multi-hop run's list lengths after each hop (Run.steps); 0: judged only
 
     @property
     def n_queries(self) -> int:
@@ -125,12 +126,13 @@ class JudgedRun:
             level=level,
         )
 
-    def head(self, depth: int | None) -> JudgedRun:
-        """The same run with every list cut to its top ``depth`` slots (all of it when None).
+    def head(self, depth: int | np.ndarray | None) -> JudgedRun:
+        """The same run with every list cut to its top ``depth`` slots (all of it when None; an
+        array: one depth per query, as a multi-hop run's lists after a hop).
 
         Every figure at a cutoff up to ``depth`` is unchanged, and so are the whole-list facts.
         """
-        if depth is None or len(self.lengths) == 0 or int(self.lengths.max()) <= depth:
+        if depth is None or len(self.lengths) == 0 or bool((self.lengths <= depth).all()):
             return self
         kept = np.minimum(self.lengths, depth)
         offsets = np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
@@ -404,4 +406,7 @@ def join(run: Run, judgments: Judgments, level: int = 1) -> JudgedRun:
         query_meta=(tuple(run.query_meta) + (None,) * len(judged_only)) if run.query_meta else (),
         doc_text=run.doc_text,
         judgments_source=str(judgments.source or ""),
+        steps=None
+        if run.steps is None
+        else np.concatenate([run.steps, np.zeros((len(judged_only), run.steps.shape[1]), dtype=np.int64)]),
     )

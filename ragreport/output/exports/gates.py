@@ -9,7 +9,8 @@
   a drop of the margin cannot be ruled out; ``slice-worse``: a clearly worse verdict on a slice of
   the query metadata, slices too small to read left out.
 - ``--require "[mean:][RUN:]METRIC>=VALUE"``: a run's **lower band bound** (``<=``/``<``: the upper;
-  ``mean:``: the mean) under the threshold; without a run, every run.
+  ``mean:``: the mean) under the threshold; without a run, every run. METRIC may name a score of
+  ``--scores`` (``b:faithfulness>=0.8``), read on the scale it was given on.
 - ``--max-drop "[RUN:]METRIC=DROP"`` (non-inferiority): the paired band's lower bound of the
   difference, against the baseline and against ``--previous``, below ``-DROP``; against the
   baseline, a check that found no clear difference says when it was underpowered for the drop
@@ -70,6 +71,7 @@ class Requirement:
     run: str | None = None
     on_mean: bool = False
     limit: str = ""
+    score: bool = False  # ``metric`` names a score of --scores, no measure of ragreport's
 
     def shown(self) -> str:
         """The threshold as the line shows it: as the rule spells it."""
@@ -212,6 +214,22 @@ def _metric(text: str, rule: str, option: Argument) -> tuple[str, bool]:
     return measure.label(), measure.metric.kind is not ValueKind.COUNT
 
 
+def _score_name(text: str) -> bool:
+    """Whether a rule's name is a score of ``--scores`` (``faithfulness``): no cutoff, no parameters
+    and no measure's name, so that a measure misspelt or left without its cutoff (``R``) is still
+    refused as one before any run is read."""
+    name = text.strip()
+    if not name or any(c in name for c in "@()") or name.startswith("mean:"):
+        return False
+    for spelled in (name, name + "@1"):
+        try:
+            parse_measure(spelled)
+        except UsageError:
+            continue
+        return False
+    return True
+
+
 def _split_run(left: str) -> tuple[str | None, str]:
     """``RUN:METRIC`` -> (RUN, METRIC); metric names hold no colon, run names may."""
     run, colon, metric = left.rpartition(":")
@@ -228,6 +246,9 @@ def parse_requirement(text: str) -> Requirement:
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
     run, metric = _split_run(left.removeprefix("mean:"))
+    if _score_name(metric):  # its scale is the score file's: the threshold is held to it when read
+        value = _number(found["value"], text, REQUIRE)
+        return Requirement(text, metric.strip(), found["op"], value, run, on_mean, found["value"], score=True)
     label, bounded = _metric(metric, text, REQUIRE)
     threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
@@ -323,7 +344,7 @@ def check_available(rules: GateRules, labels: Sequence[str]) -> None:
     """Refuse, before any run is read, a rule on a metric the report will not hold (``labels``:
     every suite metric at every cutoff asked for, and every measure named)."""
     held = set(labels)
-    asked = [(REQUIRE, r.text, r.metric) for r in rules.require]
+    asked = [(REQUIRE, r.text, r.metric) for r in rules.require if not r.score]  # scores: read with the file
     asked += [(MAX_DROP, d.text, d.metric) for d in rules.max_drop]
     for option, text, metric in asked:
         if metric not in held:
@@ -346,6 +367,28 @@ def _runs(document: Mapping[str, Any], run: str | None, rule: str, option: Argum
         names = ", ".join(repr(r["name"]) for r in runs)
         raise ArgumentError(option, f" {rule!r} names no run of the report; the runs are {names}")
     return chosen
+
+
+def _score(document: Mapping[str, Any], run: Mapping[str, Any], rule: Requirement) -> Mapping[str, Any]:
+    """A run's figure of a score of ``--scores``; a usage error when the report holds none, or when
+    the threshold lies off the score's scale (it would pass or fail every run)."""
+    name = rule.metric
+    figure = (run.get("scores") or {}).get(name)
+    if figure is None:
+        held = ", ".join(run.get("scores") or {}) or "none: give the file with --scores"
+        raise ArgumentError(
+            REQUIRE, f" {rule.text!r}: the report holds no score {name!r} for run {run['name']!r} ({held})"
+        )
+    scale = ((document.get("scores") or {}).get("scales") or {}).get(name) or {}
+    low, high = scale.get("low"), scale.get("high")
+    if low is not None and high is not None and not low <= rule.threshold <= high:
+        above = (rule.threshold > high) == (rule.op in (">=", ">"))
+        raise ArgumentError(
+            REQUIRE,
+            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.shown()} would "
+            f"{'fail' if above else 'pass'} every run",
+        )
+    return figure
 
 
 def _figure(run: Mapping[str, Any], label: str, rule: str, option: Argument) -> Mapping[str, Any]:
@@ -429,8 +472,11 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
         results += _slice_gates(document)
     for rule in rules.require:
         for run in _runs(document, rule.run, rule.text, REQUIRE):
-            figure = _figure(run, rule.metric, rule.text, REQUIRE)
-            figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
+            if rule.score:
+                figure, audited = _score(document, run, rule), None
+            else:
+                figure = _figure(run, rule.metric, rule.text, REQUIRE)
+                figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
             mean = figure.get("mean")
             if figure.get("total") is not None:  # a count: its total, the figure every table shows
                 value, read_as = figure["total"], "total (a count)"

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -111,6 +113,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             repeats=stored.repeats,
             relevant_retrieved=stored.relevant_retrieved,
             first_relevant=stored.first_relevant,
+            steps=_stored_steps(run, judged.n_queries, where),
         )
         # Scored again at the cutoffs asked for alone: the sweep is read as stored, its bands not
         # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
@@ -183,3 +186,22 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
         **stored_texts(document_.get("texts"), where),
     )
+
+
+def _stored_steps(run: Mapping[str, Any], queries: int, where: str) -> np.ndarray | None:
+    """A multi-hop run's list lengths after each hop (its ``steps.ends``: a row per stored query,
+    every row as long, whole numbers of 0 or more); None for a run of one step."""
+    steps = run.get("steps")
+    if steps is None:
+        return None
+    ends = steps.get("ends") if isinstance(steps, dict) else None
+    fits = (
+        isinstance(ends, list)
+        and len(ends) == queries
+        and all(isinstance(row, list) and len(row) == len(ends[0]) > 0 for row in ends)
+        and all(type(v) is int and v >= 0 for row in ends for v in row)
+    )
+    if not fits:
+        expected = f"run {run.get('name')!r}'s 'steps.ends': a list of {queries} equal lists of whole numbers"
+        raise InputError(where, None, expected, "another value")
+    return np.array(ends, dtype=np.int64).reshape(queries, -1)

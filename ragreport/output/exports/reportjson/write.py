@@ -120,9 +120,18 @@ def run_document(
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": dict(_query_columns(summary, tables)),
         "lists": _lists(summary, tables),
+        # a multi-hop run's Recall and Hit at K after each hop (RAG JSONL steps); absent for one step
+        **({} if summary.steps is None else {"steps": _steps(summary)}),
         # judgments read by ir_datasets id: the dataset and ir_datasets' version
         **({} if dataset is None else {"judgments_from": dataset}),
     }
+
+
+def _steps(summary: RunSummary) -> dict[str, Any]:
+    """A multi-hop run's figures after each hop, and ``ends``: each query's list length after each
+    hop, in the order of the run's ``queries``, which ``render`` reads back to draw them again."""
+    assert summary.steps is not None and summary.judged.steps is not None  # called for such runs alone
+    return {**summary.steps.as_dict(), "ends": summary.judged.steps.tolist()}
 
 
 def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
@@ -436,6 +445,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     union = sorted_labels(distinct[0].judged) if len(distinct) == 1 else report_judgments(summaries)
     tables = report_tables(summaries, [union, *own.values()])
     runs = [run_document(s, tables, lim, analysis.today) for s, lim in zip(summaries, analysis.limits)]
+    if analysis.scores is not None:  # each run's scores computed outside ragreport, beside its own figures
+        for run in runs:
+            run["scores"] = analysis.scores.run_entries(run["name"])
     for run, labels in zip((r for r in runs if r["name"] in own), tables.judgments[1:]):
         run["judgments"] = labels
     comparisons = analysis.comparison.comparisons if analysis.comparison is not None else ()
@@ -467,6 +479,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
             "docs": {d: {"title": t[0], "text": t[1]} for d, t in analysis.doc_texts.items()},
         },
         "audit": audit_document(analysis.audit),
+        # per-query scores computed outside ragreport (--scores): their file, judges, scales and
+        # comparisons; absent without them
+        **({} if analysis.scores is None else {"scores": analysis.scores.as_dict()}),
         "gates": [],
         "settings": settings_document(analysis, title),
         # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,

@@ -25,7 +25,7 @@ from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import page as say_page
 from ..wording import report as say
-from .cells import metric_rows, readings_table, suite_matrix
+from .cells import metric_rows, readings_table, scores_tables, suite_matrix
 from .comparison import comparison_view, pairs_view
 from .drift import drift_view
 from .labels import labels_view
@@ -160,6 +160,7 @@ def build_view(
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
         texts=texts,
         readings=readings_table(summaries),
+        scores=scores_tables(analysis.scores),
         labels=labels_view(analysis),
         judgments_note=say_headline.RELEVANT_ONLY_NOTE if analysis.relevant_only else "",
         first_screen=first_screen(

@@ -14,6 +14,7 @@ from .model import Bar, Cell, DeltaCell, DeltaRow, FigureCell, FigureRow, Metric
 
 if TYPE_CHECKING:
     from ....analysis.intervals import Interval
+    from ....analysis.scores import ExternalScores
     from ....analysis.summary import RunSummary
 
 
@@ -179,3 +180,45 @@ def readings_table(summaries) -> ReadingsTable | None:
                 + tuple(fmt.decimal(s.reading_at[name].get(label)) for name in READINGS)
             )
     return ReadingsTable(say.readings_caption(k), say.READINGS_RUN_HEADER + say.READING_HEADERS, tuple(rows))
+
+
+def steps_table(summary: RunSummary) -> ReadingsTable | None:
+    """A multi-hop run's figures after hops 1, 1-2, ... (:class:`~ragreport.analysis.summary.Steps`),
+    a row per hop; None for a run of one step."""
+    steps = summary.steps
+    if steps is None:
+        return None
+    rows = tuple(
+        ("1" if h == 0 else f"1-{h + 1}", fmt.decimal(r.mean), fmt.band(r.low, r.high))
+        + (fmt.decimal(i.mean), fmt.band(i.low, i.high), fmt.count(found))
+        for h, (r, i, found) in enumerate(zip(steps.recall, steps.hit, steps.found))
+    )
+    caption = say.steps_caption(steps.k, len(steps.found), steps.found[-1], steps.found[-1] - steps.found[0])
+    return ReadingsTable(caption, say.steps_header(steps.k), rows)
+
+
+def scores_tables(scores: ExternalScores | None, run: str | None = None) -> tuple[ReadingsTable, ...]:
+    """The scores of ``--scores`` (:mod:`ragreport.analysis.scores`): a table of every run's (or
+    ``run``'s) means and bands, each on its score's scale, and one of the comparisons with the
+    baseline when there are any; none without scores. Never cells of the ranked-list tables."""
+    if scores is None:
+        return ()
+    scales = [(name, s.text, s.how) for name, s in scores.scales.items()]
+    rows = tuple(
+        (f.run, f.name, scores.scales[f.name].text, fmt.decimal(f.interval.mean))
+        + (fmt.band(f.interval.low, f.interval.high), f"{fmt.count(f.queries)} of {fmt.count(f.judged)}")
+        for f in scores.figures
+        if run in (None, f.run)
+    )
+    tables = [ReadingsTable(say.scores_caption(scores.source, scores.judges, scales), say.SCORES_HEADER, rows)]
+    compared = tuple(
+        (c.run, c.metric, fmt.signed(c.delta), fmt.signed_band(c.low, c.high), fmt.p_value(c.p_adjusted))
+        + (c.verdict, f"{c.wins}/{c.ties}/{c.losses}")
+        for c in scores.comparisons
+        if run in (None, c.run, c.baseline)
+    )
+    if compared and scores.baseline is not None:
+        margins = "; ".join(f"{name} {c.min_effect:g}" for name, c in {c.metric: c for c in scores.comparisons}.items())
+        caption = say.scores_comparison_caption(scores.baseline, margins)
+        tables.append(ReadingsTable(caption, say.SCORES_COMPARISON_HEADER, compared))
+    return tuple(tables)

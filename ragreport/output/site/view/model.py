@@ -265,6 +265,8 @@ class RunView:
     #: The page's first words: its headline against the baseline, or its figure and main limit
     verdict: HeadlineView | None = None
     readings: ReadingsTable | None = None  # its means at K under the readings of unjudged ids
+    steps: ReadingsTable | None = None  # a multi-hop run's figures after each hop
+    scores: tuple[ReadingsTable, ...] = ()  # its scores of --scores and their comparisons, apart
 
 
 @dataclass(frozen=True)
@@ -634,6 +636,7 @@ class ReportView:
     pr_caption: str = ""
     texts: dict[str, Any] | None = None  # the documents' text, once: queryview.text_table (pages only)
     readings: ReadingsTable | None = None  # every mean at K under the readings of unjudged ids
+    scores: tuple[ReadingsTable, ...] = ()  # the scores of --scores and their comparisons, apart
     labels: LabelsView | None = None  # the audit of the model's labels (--audit)
     judgments_note: str = ""  # said once when every run's judgments list relevant ids alone
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)

@@ -25,7 +25,7 @@ from ..wording import charts as say_charts
 from ..wording import numbers as fmt
 from ..wording import report as say
 from ..wording import sources as say_sources
-from .cells import metric_rows, readings_table, rounded, suite_matrix
+from .cells import metric_rows, readings_table, rounded, scores_tables, steps_table, suite_matrix
 from .model import (
     Column,
     HeadlineView,
@@ -298,6 +298,8 @@ def run_view(
         pr_caption=say_charts.pr_caption(conv.confidence, len(pr_points(summary))),
         verdict=verdict,
         readings=readings_table([summary]),
+        steps=steps_table(summary),
+        scores=scores_tables(analysis.scores, summary.name),
     )
 
 

@@ -104,6 +104,8 @@ def suite_title(k: int) -> str:
 #: The K sweep's section, on the overview and on each run's page.
 SWEEP_TITLE = "K sweep"
 PR_TITLE = "Precision-recall curve"
+#: The section of the scores of --scores, on the overview and on each run's page.
+SCORES_TITLE = "Scores computed outside ragreport"
 DRIFT_CAPTION = (
     "Each figure then and now; the change carries a paired bootstrap band over the queries both reports scored."
 )

@@ -463,6 +463,44 @@ READING_HEADERS = (
 READINGS_RUN_HEADER = ("run", "metric")
 
 
+def scores_caption(source: str, judges: Sequence[str], scales: Sequence[tuple[str, str, str]]) -> str:
+    """Who computed the scores of --scores (not ragreport), and the scale each is shown on."""
+    by = f" (judge: {', '.join(judges)})" if judges else ""
+    shown = "; ".join(f"{name} {scale}, {how}" for name, scale, how in scales)
+    return (
+        f"Scores computed outside ragreport, read from {source}{by}: ragreport computed none of them, only "
+        f"their means, bands and comparisons. Each mean is on the scale the score was given on ({shown}); "
+        f"bands are Wilson's for 0/1 scores, else the bootstrap over the queries the file scores. They are "
+        f"not part of the ranked-list figures."
+    )
+
+
+SCORES_HEADER = ("Run", "Score", "Scale", "Mean", "band", "Queries scored")
+SCORES_COMPARISON_HEADER = ("Run", "Score", "Difference", "band", "corrected p", "verdict", "won/tied/lost")
+
+
+def scores_comparison_caption(baseline: str, scale_margins: str) -> str:
+    return (
+        f"Each run's scores against {baseline}'s over the queries both were scored on: the mean paired "
+        f"difference on the score's own scale, its paired bootstrap band, and the randomization test's p "
+        f"corrected across these score comparisons alone (a family apart from the ranked-list metrics'); "
+        f"the margin of a negligible difference is --min-effect of each scale's width ({scale_margins})."
+    )
+
+
+def steps_caption(k: int, hops: int, found: int, later: int) -> str:
+    """What the table of a multi-hop run's steps shows, and what the later hops found."""
+    return (
+        f"What each of the run's {hops} retrieval steps added: Recall@{k} and Hit@{k} of the union of hops 1 to h, "
+        f"in order of first appearance, cut at K = {k}, with their bands (bootstrap for Recall, Wilson for Hit). "
+        f"Of the {found} relevant ids in the top {k}, {later} were found only by a later hop than the first."
+    )
+
+
+def steps_header(k: int) -> tuple[str, ...]:
+    return ("After hops", f"Recall@{k}", "band", f"Hit@{k}", "band", f"Relevant ids in the top {k}")
+
+
 def readings_caption(k: int) -> str:
     """What the table of means under the readings shows."""
     return (

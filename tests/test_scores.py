@@ -1,0 +1,186 @@
+"""Scores computed outside ragreport (--scores): means, bands, comparisons and gates, worked by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from ragreport.analysis.intervals import bootstrap_interval
+from ragreport.api import analyse, document, evaluate
+from ragreport.cli import main
+from ragreport.core.errors import ArgumentError, InputError
+
+RUN = [
+    {"id": "q1", "retrieved": ["d1", "d2"], "relevant": ["d1"]},
+    {"id": "q2", "retrieved": ["d3"], "relevant": ["d4"]},
+    {"id": "q3", "retrieved": ["d5"], "relevant": ["d5"]},
+    {"id": "q4", "retrieved": ["d6"], "relevant": ["d6"]},
+]
+# faithfulness is 0/1 (Wilson bands); grade a 1-5 judge's grade (bootstrap bands); 'answer' is text, not read.
+SCORES = """query_id,run,judge,faithfulness,grade,answer
+q1,run_a,gpt-judge,1,4,yes
+q2,run_a,gpt-judge,0,2,no
+q3,run_a,gpt-judge,1,5,yes
+q4,run_a,gpt-judge,1,3,yes
+q1,run_b,gpt-judge,1,5,yes
+q2,run_b,gpt-judge,1,3,no
+q3,run_b,gpt-judge,1,5,yes
+q4,run_b,gpt-judge,1,4,yes
+"""
+
+
+def _runs(write):
+    lines = "".join(json.dumps(line) + "\n" for line in RUN)
+    return [write("run_a.jsonl", lines), write("run_b.jsonl", lines)]
+
+
+def _report(write, scores=SCORES, name="scores.csv", **kwargs):
+    return analyse(evaluate(_runs(write), k=2), scores=write(name, scores), **kwargs)
+
+
+def test_means_and_bands_worked_by_hand(write):
+    scores = _report(write).scores
+    a, b = scores.figure("run_a", "faithfulness"), scores.figure("run_b", "faithfulness")
+    # 3 of 4 and 4 of 4. Wilson at 95%: z = 1.9599640, z^2 / n = 0.9603647, z^2 / 4n^2 = 0.0600228,
+    # z / (1 + z^2/n) = 0.9997956. 3 of 4: centre (0.75 + 0.4801824) / 1.9603647 = 0.6275273, half
+    # 0.9997956 * sqrt(0.046875 + 0.0600228) = 0.3268854; 4 of 4: centre (1 + 0.4801824) / 1.9603647 =
+    # 0.7550546, half 0.9997956 * sqrt(0 + 0.0600228) = 0.2449454, the high end exactly 1.
+    assert (a.interval.mean, a.interval.method.value) == (0.75, "wilson")
+    assert (a.interval.low, a.interval.high) == pytest.approx((0.3006419, 0.9544127), abs=2e-7)
+    assert (b.interval.mean, b.interval.low, b.interval.high) == pytest.approx((1.0, 0.5101092, 1.0), abs=2e-7)
+    # grade: (4 + 2 + 5 + 3) / 4 = 3.5 and (5 + 3 + 5 + 4) / 4 = 4.25, on 1-5 as given, never rescaled.
+    grade = scores.figure("run_a", "grade")
+    assert (grade.interval.mean, grade.interval.method.value) == (3.5, "bootstrap")
+    assert scores.figure("run_b", "grade").interval.mean == 4.25
+    _, low, high = bootstrap_interval(np.array([4.0, 2.0, 5.0, 3.0]))  # q1..q4, id order
+    assert (grade.interval.low, grade.interval.high) == (low[0], high[0])
+    assert (scores.scales["faithfulness"].text, scores.scales["grade"].text) == ("0/1", "1-5")
+    assert scores.names == ("faithfulness", "grade") and scores.judges == ("gpt-judge",)
+    assert (grade.queries, grade.judged) == (4, 4)
+
+
+def test_paired_comparison_against_the_randomization_test_by_enumeration(write):
+    report = _report(write)
+    by_metric = {c.metric: c for c in report.scores.comparisons}
+    # run_b - run_a per query: faithfulness (0, 1, 0, 0), grade (1, 1, 0, 1). Every one of the 2^4 sign
+    # vectors, by hand: the share whose |mean| reaches the observed one.
+    for metric, d in (("faithfulness", [0, 1, 0, 0]), ("grade", [1, 1, 0, 1])):
+        observed = abs(sum(d)) / 4
+        flips = [abs(sum(s * x for s, x in zip(signs, d))) / 4 for signs in itertools.product((1, -1), repeat=4)]
+        assert by_metric[metric].p == sum(f >= observed - 1e-12 for f in flips) / 16
+    assert (by_metric["faithfulness"].p, by_metric["grade"].p) == (1.0, 0.25)  # 16 of 16; 4 of 16
+    # Holm over the two: 0.25 x 2 = 0.5, then max(0.5, 1.0 x 1) = 1.0.
+    assert (by_metric["grade"].p_adjusted, by_metric["faithfulness"].p_adjusted) == (0.5, 1.0)
+    grade = by_metric["grade"]
+    assert (grade.baseline, grade.run, grade.delta) == ("run_a", "run_b", 0.75)
+    assert (grade.wins, grade.ties, grade.losses, grade.queries) == (3, 1, 0, 4)
+    assert grade.min_effect == pytest.approx(0.08)  # --min-effect 0.02 of the 1-5 scale's width 4
+    _, low, high = bootstrap_interval(np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [0.0, 1.0]]))
+    assert (grade.low, grade.high) == (low[1], high[1])
+    assert grade.verdict == "band above 0"  # the band excludes 0, the corrected p does not reach 0.05
+
+
+def test_report_json_and_pages_keep_them_apart_and_say_who_made_them(write, tmp_path):
+    report = _report(write)
+    stored = document(report)
+    assert stored["scores"]["source"] == "scores.csv" and stored["scores"]["judges"] == ["gpt-judge"]
+    assert stored["scores"]["scales"]["grade"]["how"] == "inferred from the values"
+    assert stored["runs"][0]["scores"]["faithfulness"]["mean"] == 0.75
+    assert "faithfulness" not in stored["runs"][0]["metrics"]  # never among the ranked-list figures
+    assert not {"faithfulness", "grade"} & {c["metric"] for c in stored["comparisons"]}  # nor in their comparisons
+    out = tmp_path / "site"
+    runs = _runs(write)
+    assert main(["build", *map(str, runs), "-k", "2", "--scores", str(write("s.csv", SCORES)), "--out", str(out)]) == 0
+    index = (out / "index.html").read_text()
+    assert "Scores computed outside ragreport, read from s.csv (judge: gpt-judge): ragreport computed none" in index
+    assert "grade 1-5, inferred from the values" in index
+    assert "Scores computed outside ragreport" in (out / "run-run_b.html").read_text()
+
+
+def test_a_given_scale_is_stated_and_values_outside_it_refused(write):
+    report = analyse(evaluate(_runs(write), k=2), scores=write("s.csv", SCORES), scores_scale=["grade=0-10"])
+    assert report.scores.scales["grade"].text == "0-10" and report.scores.scales["grade"].how.startswith("given")
+    assert report.scores.figure("run_a", "grade").interval.mean == 3.5  # shown on the scale given, not rescaled
+    with pytest.raises(InputError) as caught:
+        analyse(evaluate(_runs(write), k=2), scores=write("s.csv", SCORES), scores_scale=["0-1"])
+    assert str(caught.value).endswith(
+        "s.csv:2: expected a score 'grade' on its scale 0-1 (given with --scores-scale), got 4"
+    )
+    with pytest.raises(ArgumentError):
+        analyse(evaluate(_runs(write), k=2), scores=write("s.csv", SCORES), scores_scale=["five"])
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "s.csv",
+            "qid,run,x\nq1,run_a,1\n",
+            "s.csv:2: expected a query id under 'query_id' or 'id', got columns 'qid, run, x'",
+        ),
+        (
+            "s.csv",
+            "id,run,x\nq1,run_a,1\nq2,run_a,high\n",
+            "s.csv:3: expected a numeric score for 'x' of query 'q2', got 'high'",
+        ),
+        (
+            "s.jsonl",
+            '{"id": "q1", "run": "run_a", "x": 1}\n{"id": "q9", "run": "run_a", "x": 0}\n',
+            "s.jsonl:2: expected a query the judgments of run 'run_a' hold, got query 'q9'",
+        ),
+        (
+            "s.csv",
+            "id,x\nq1,1\n",
+            "s.csv:2: expected a 'run' column naming one of the report's runs ('run_a', 'run_b'), got none",
+        ),
+        ("s.csv", "id,run,x\nq1,run_c,1\n", "s.csv:2: expected a run of the report ('run_a', 'run_b'), got 'run_c'"),
+        (
+            "s.csv",
+            "id,run,x\nq1,run_a,1\nq1,run_a,0\n",
+            "s.csv:3: expected one row per run and query ('run_a' 'q1' is on line 2)",
+        ),
+        ("s.csv", "id,run,note\nq1,run_a,fine\n", "s.csv:2: expected at least one column of numeric scores, got none"),
+    ],
+)
+def test_bad_score_files_are_one_line_naming_the_file_and_line(write, name, text, message):
+    with pytest.raises(InputError) as caught:
+        _report(write, text, name)
+    said = str(caught.value)
+    assert "\n" not in said and said.endswith(message), said
+
+
+def test_a_gate_on_a_score_end_to_end(write, capsys):
+    runs = [str(r) for r in _runs(write)]
+    scores = str(write("s.csv", SCORES))
+    args = ["build", *runs, "-k", "2", "--scores", scores, "--out", str(write("x", "").parent / "site")]
+    assert main([*args, "--require", "run_b:faithfulness>=0.5"]) == 0  # Wilson's lower bound 0.510
+    assert (
+        "PASS  require run_b:faithfulness>=0.5  run_b faithfulness: lower band bound 0.510 >= 0.5"
+        in capsys.readouterr().err
+    )
+    assert main([*args, "--require", "run_a:faithfulness>=0.5", "--require", "mean:grade>=4"]) == 1
+    err = capsys.readouterr().err
+    assert "FAIL  require run_a:faithfulness>=0.5  run_a faithfulness: lower band bound 0.301 < 0.5" in err
+    assert "FAIL  require mean:grade>=4  run_a grade: mean 3.500 < 4" in err
+    assert "PASS  require mean:grade>=4  run_b grade: mean 4.250 >= 4" in err
+    # Without the file the rule cannot be read: a usage error, not a pass.
+    assert (
+        main(
+            ["build", *runs, "-k", "2", "--out", str(write("y", "").parent / "site2"), "--require", "faithfulness>=0.5"]
+        )
+        == 2
+    )
+    assert "holds no score 'faithfulness' for run 'run_a'" in capsys.readouterr().err
+
+
+def test_a_threshold_off_the_scores_scale_is_a_usage_error(write):
+    from ragreport.output.exports.gates import check_gates, parse_rules
+
+    stored = document(_report(write))
+    with pytest.raises(ArgumentError, match="grade lies on 1-5, so a threshold of 7 would fail every run"):
+        check_gates(stored, parse_rules(require=["grade>=7"]))
+    (result,) = check_gates(stored, parse_rules(require=["run_b:grade>=3"]))
+    assert (result.run, result.metric, result.passed) == ("run_b", "grade", True)  # bootstrap low 3.500
