@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ....scoring.catalogue import READ, READINGS
+from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import report as say
 from .model import Bar, Cell, DeltaCell, DeltaRow, FigureCell, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
@@ -213,7 +214,7 @@ def scores_tables(scores: ExternalScores | None, run: str | None = None) -> tupl
     tables = [ReadingsTable(say.scores_caption(scores.source, scores.judges, scales), say.SCORES_HEADER, rows)]
     compared = tuple(
         (c.run, c.metric, fmt.signed(c.delta), fmt.signed_band(c.low, c.high), fmt.p_value(c.p_adjusted))
-        + (c.verdict, f"{c.wins}/{c.ties}/{c.losses}")
+        + (say_headline.LINE_VERDICTS[c.verdict], f"{c.wins}/{c.ties}/{c.losses}")
         for c in scores.comparisons
         if run in (None, c.run, c.baseline)
     )

@@ -475,8 +475,8 @@ def scores_caption(source: str, judges: Sequence[str], scales: Sequence[tuple[st
     )
 
 
-SCORES_HEADER = ("Run", "Score", "Scale", "Mean", "band", "Queries scored")
-SCORES_COMPARISON_HEADER = ("Run", "Score", "Difference", "band", "corrected p", "verdict", "won/tied/lost")
+SCORES_HEADER = ("Run", "Score", "Scale", "Mean", "Band", "Queries scored")
+SCORES_COMPARISON_HEADER = ("Run", "Score", "Difference", "Band", "Corrected p", "Verdict", "Won/tied/lost")
 
 
 def scores_comparison_caption(baseline: str, scale_margins: str) -> str:
