@@ -39,7 +39,7 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
 from .columns import ColumnMap, text_id
-from .files import text_of
+from .files import HEAD, bare_name, text_of
 from .jsontext import decode
 from .reader import Reader
 from .rows import JudgmentCollector, parse_grade, parse_id
@@ -63,15 +63,14 @@ _DATASET_KEYS = ("queries", "relevant_docs")
 
 def _llamaindex_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     """RetrievalEvalResult rows; its dataset given as a run is named as what it is."""
-    found, textual = table_rows(path, text)
-    if found and all(k in found[0][1] for k in _DATASET_KEYS):
-        raise InputError(
-            path,
-            None,
-            "RetrievalEvalResult rows (query, retrieved_ids, expected_ids)",
-            "an EmbeddingQAFinetuneDataset: give it as --qrels",
-        )
-    return found, textual
+    if not bare_name(path).lower().endswith(".parquet"):
+        text = text_of(path, text)
+        if text.lstrip().startswith("{") and all(f'"{key}"' in text[:HEAD] for key in _DATASET_KEYS):
+            whole = decode(path, text, None, "RetrievalEvalResult rows")
+            if isinstance(whole, dict) and all(key in whole for key in _DATASET_KEYS):
+                expected = "RetrievalEvalResult rows (query, retrieved_ids, expected_ids)"
+                raise InputError(path, None, expected, "an EmbeddingQAFinetuneDataset: give it as --qrels")
+    return table_rows(path, text)
 
 
 def _llamaindex_qrels(path: Path, text: str | None) -> Judgments:
