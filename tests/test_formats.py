@@ -69,6 +69,11 @@ def test_ragas_rows_carry_their_own_judgments(capsys):
     assert got["CP@2"] == pytest.approx((1.0 + 0.5) / 2)
 
 
+#: Files written the way RAG tools write them; tests/data/README.md cites each layout's source and
+#: version: LlamaIndex (llama-index-core 0.10.x, evaluation/retrieval/base.py and
+#: llama_dataset/legacy/embedding.py), MLflow 2.x (the retriever evaluation table, written by
+#: default_evaluator.py's to_csv), OpenInference (spec/semantic_conventions.md; Phoenix's span
+#: export), Elasticsearch 8 (_rank_eval's request and response schemas).
 STACKS = DATA / "rag_stacks"
 
 

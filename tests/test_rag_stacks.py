@@ -316,7 +316,7 @@ def test_rank_eval_ratings_are_the_grades_and_a_null_score_keeps_the_order(write
             "rank_eval",
             "r.json",
             '{"requests": [{"id": "q1", "ratings": [{"_id": "d1", "rating": 1.5}]}]}',
-            "r.json: expected an integer grade for request 'q1' _id 'd1', got '1.5'",
+            "r.json:1: expected an integer grade for request 'q1' _id 'd1', got '1.5'",
         ),
         (
             "rank_eval",

@@ -79,9 +79,12 @@ class ColumnMap:
             asked += f" ({', '.join(repr(n) for n in names)})"
         elif role not in self.named and names:
             asked += f" ({names[0]!r})"
-        shown = ", ".join(repr(n) for n in have[:20]) + (", ..." if len(have) > 20 else "")
+        # every column up to 20, each as repr (a name holding a newline stays on the line), cut at 40
+        shown = ", ".join(shorten(str(n), 40) for n in have[:20]) + (
+            f", ... ({len(have)} in all)" if len(have) > 20 else ""
+        )
         expected = f"{asked}: a column of that name{otherwise}"
-        raise InputError(path, None, expected, f"the columns {shorten(shown, quote=False)}")
+        raise InputError(path, None, expected, f"the columns {shown}")
 
 
 def parse_columns(text: str | Mapping[str, str] | ColumnMap | None, flag: str = "--columns") -> ColumnMap | None:

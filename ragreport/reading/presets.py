@@ -171,6 +171,11 @@ OPENINFERENCE = _preset(
 
 
 # --- Elasticsearch / OpenSearch _rank_eval --------------------------------------------------------
+def _line_of(text: str, qid: str) -> int:
+    """The line where a request's id first stands (as a JSON string), where an error about it points."""
+    return text.count("\n", 0, max(text.find(json.dumps(qid)), 0)) + 1
+
+
 def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     """A ``_rank_eval`` response's hits, or search responses by request id, one row per request."""
     whole = text_of(path, text)
@@ -187,7 +192,7 @@ def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     for qid, listed in hits.items():
         if not all(isinstance(h, dict) and "_id" in h for h in listed):
             raise InputError(path, None, f"hits with an '_id' for request {qid!r}", "a hit without one")
-        line = whole.count("\n", 0, max(whole.find(json.dumps(qid)), 0)) + 1  # where the request's id first stands
+        line = _line_of(whole, qid)
         rows.append((line, {"id": qid, "_id": [h["_id"] for h in listed], "_score": [h.get("_score") for h in listed]}))
     if any(score is None for _, row in rows for score in row["_score"]):
         for _, row in rows:
@@ -197,7 +202,8 @@ def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
 
 def _rank_eval_qrels(path: Path, text: str | None) -> Judgments:
     """A ``_rank_eval`` request's ratings: ``requests[].ratings[]._id`` graded by ``rating``."""
-    data = decode(path, text_of(path, text), None, "a _rank_eval request")
+    whole = text_of(path, text)
+    data = decode(path, whole, None, "a _rank_eval request")
     requests = data.get("requests") if isinstance(data, dict) else None
     if not isinstance(requests, list) or not requests:
         raise InputError(path, None, "a _rank_eval request: an object with a list of 'requests'")
@@ -206,12 +212,13 @@ def _rank_eval_qrels(path: Path, text: str | None) -> Judgments:
         if not isinstance(request, dict) or "id" not in request or not isinstance(request.get("ratings"), list):
             raise InputError(path, None, f"requests[{i}] with an 'id' and a list of 'ratings'")
         qid = parse_id(request["id"], path, None, f"requests[{i}].id")
-        collector.add_query(qid)
+        line = _line_of(whole, qid)
+        collector.add_query(qid, line)
         for rating in request["ratings"]:
             if not isinstance(rating, dict) or "_id" not in rating or "rating" not in rating:
                 raise InputError(path, None, f"ratings of request {qid!r} with '_id' and 'rating'", str(rating)[:60])
-            doc = parse_id(rating["_id"], path, None, f"a rated _id of request {qid!r}")
-            collector.add(qid, doc, parse_grade(rating["rating"], path, None, f"request {qid!r} _id {doc!r}"), None)
+            doc = parse_id(rating["_id"], path, line, f"a rated _id of request {qid!r}")
+            collector.add(qid, doc, parse_grade(rating["rating"], path, line, f"request {qid!r} _id {doc!r}"), line)
     return collector.judgments()
 
 
