@@ -336,3 +336,9 @@ def test_a_preset_refuses_wrong_judgments_in_one_line(write, fmt, name, text, ex
 def test_a_llamaindex_dataset_given_as_a_run_is_named(capsys):
     assert main(["score", str(STACKS / "llamaindex_dataset.json"), "--input-format", "llamaindex"]) == 2
     assert "an EmbeddingQAFinetuneDataset: give it as --qrels" in capsys.readouterr().err
+
+
+def test_a_csv_row_opening_a_hash_is_a_row_and_blank_lines_are_skipped(write):
+    path = write("r.csv", 'question,docs,gold\n#1 question,d1,d1\n\n"two\nlines",d2,d3\n')
+    (loaded,) = load_runs([path], columns=MAP)
+    assert lists_of(loaded.run) == {text_id("#1 question"): ["d1"], text_id("two lines"): ["d2"]}

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,9 +36,10 @@ from typing import Any
 from ..core.errors import InputError, UsageError, shorten
 from ..core.model import Judgments, Order, Run
 from .columns import ColumnMap, text_id
-from .files import bare_name, data_lines, raw_bytes, stem, text_of
+from .files import BLANKS, bare_name, raw_bytes, stem, text_of
 from .jsonl import SCORES, json_lines, parse_records
 from .jsontext import decode
+from .rows import parse_score
 
 #: The separators of a list written in one CSV/TSV cell, in the order they are looked for.
 SEPARATORS = ("|", ";", ",")
@@ -97,23 +99,28 @@ def split_cell(cell: str) -> list[Any]:
 
 def _delimited_rows(path: Path, text: str) -> Rows:
     """(line, row) of a CSV/TSV table with a header; the line is where the row ends (a quoted cell
-    may span lines)."""
-    lines = list(data_lines(text))
-    if not lines:
+    may span lines). Blank lines are skipped; a line opening ``#`` is a row like any other (a
+    question may start with one)."""
+    first = next((line for line in text.split("\n") if line.strip(BLANKS)), None)
+    if first is None:
         raise InputError(path, None, "a header row and rows", "an empty file")
-    first = lines[0][1]
     tab = bare_name(path).lower().endswith(".tsv") or ("\t" in first and "," not in first)
-    reader = csv.reader((line for _, line in lines), delimiter="\t" if tab else ",", strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",", strict=True)
+    header: list[str] | None = None
+    rows: Rows = []
     try:
-        header = [name.strip() for name in next(reader)]
-        rows: Rows = []
         for cells in reader:
-            number = lines[reader.line_num - 1][0]
-            if len(cells) != len(header):
-                raise InputError(path, number, f"{len(header)} cells, as the header names", f"{len(cells)} cells")
-            rows.append((number, dict(zip(header, cells))))
+            if not any(cell.strip(BLANKS) for cell in cells):
+                continue
+            if header is None:
+                header = [name.strip(BLANKS) for name in cells]
+            elif len(cells) != len(header):
+                expected = f"{len(header)} cells, as the header names"
+                raise InputError(path, reader.line_num, expected, f"{len(cells)} cells")
+            else:
+                rows.append((reader.line_num, dict(zip(header, cells))))
     except csv.Error as exc:
-        raise InputError(path, lines[reader.line_num - 1][0], "cells quoted as RFC 4180 has it", str(exc)) from None
+        raise InputError(path, reader.line_num, "cells quoted as RFC 4180 has it", str(exc)) from None
     return rows
 
 
@@ -212,14 +219,8 @@ def records(
             scores = _list(row[found["scores"]], textual, path, line, found["scores"])
             if len(scores) != len(record["retrieved"]):
                 raise InputError(path, line, f"{found['scores']!r} aligned with {retrieved!r}", "two lengths")
-            record[SCORES] = [_number(s, path, line, found["scores"]) for s in scores]
+            record[SCORES] = [parse_score(s, path, line, f"a score in {found['scores']!r}") for s in scores]
         yield line, record
-
-
-def _number(value: Any, path: Path, line: int | None, column: str) -> float:
-    from .rows import parse_score
-
-    return parse_score(value, path, line, f"a score in {column!r}")
 
 
 def read_table(
