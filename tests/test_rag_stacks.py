@@ -257,6 +257,18 @@ def test_config_and_cli_take_the_map(tmp_path, capsys):
     )
 
 
+def test_a_map_beside_a_format_that_is_no_table_is_refused(tmp_path):
+    path = _layouts(tmp_path)["csv"]
+    with pytest.raises(UsageError) as caught:
+        evaluate([str(path)], columns=MAP, input_format="csv")
+    assert str(caught.value) == (
+        "columns reads a table of ids: leave out input_format='csv' or name a preset "
+        "(llamaindex, mlflow, openinference, rank_eval)"
+    )
+    (summary,) = evaluate([str(path)], columns={"query": "question", "retrieved": "docs", "relevant": "gold"}, k=2)
+    assert summary.at_k["RR@2"].mean == pytest.approx((0.5 + 1 + 0) / 3)  # a mapping, as the string
+
+
 def test_the_partition_engines_refuse_a_table(tmp_path):
     path = _layouts(tmp_path)["jsonl"]
     with pytest.raises(UsageError, match="columns reads tables whole: leave out engine='stream'"):
@@ -342,3 +354,27 @@ def test_a_csv_row_opening_a_hash_is_a_row_and_blank_lines_are_skipped(write):
     path = write("r.csv", 'question,docs,gold\n#1 question,d1,d1\n\n"two\nlines",d2,d3\n')
     (loaded,) = load_runs([path], columns=MAP)
     assert lists_of(loaded.run) == {text_id("#1 question"): ["d1"], text_id("two lines"): ["d2"]}
+
+
+def test_openinference_spans_as_a_phoenix_parquet_export_read_as_the_jsonl_ones(tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as parquet
+
+    rows = [json.loads(line) for line in (STACKS / "openinference_spans.jsonl").read_text().splitlines()]
+    phoenix = [
+        rows[2],
+        {
+            **rows[2],
+            "context.trace_id": "t1",
+            "attributes.input.value": "What is ragreport?",
+            "attributes.retrieval.documents": [
+                {"document.id": d, "document.score": s} for d, s in (("d1", 0.9), ("d2", 0.8), ("d3", 0.95))
+            ],
+        },
+    ]
+    path = tmp_path / "spans.parquet"
+    parquet.write_table(pyarrow.Table.from_pylist(phoenix), path)
+    (loaded,) = load_runs(
+        [path], input_format="openinference", columns="id=context.trace_id", qrels=STACKS / "openinference_qrels.json"
+    )
+    assert lists_of(loaded.run) == {"t2": ["d4", "d5"], "t1": ["d1", "d2", "d3"]}

@@ -303,6 +303,14 @@ def load_inputs(
     if id_from not in ID_FROM:
         raise ArgumentError(Argument("id_from"), f" must be one of {', '.join(ID_FROM)}, got {id_from!r}")
     column_map = parse_columns(columns, "columns")
+    if column_map is not None and input_format is not None and reader_for(input_format).table is None:
+        names = ", ".join(r.name for r in presets.PRESETS)
+        raise ArgumentError(
+            Argument("columns"),
+            " reads a table of ids: leave out ",
+            Argument("input_format", input_format),
+            f" or name a preset ({names})",
+        )
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)) and not is_in_memory(qrels):
         raise ArgumentError(
             Argument("qrels"),

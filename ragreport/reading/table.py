@@ -3,8 +3,9 @@
 A table is read from (the layout decided by the name, ``.gz`` aside, else by the first byte):
 
 - JSONL (``.jsonl``, ``.ndjson``; a first line opening an object): one object per line;
-- JSON (``.json``; a first byte ``[``): an array of objects, or pandas' and MLflow's ``split``
-  layout ``{"columns": [...], "data": [[...], ...]}``;
+- JSON (``.json``; a first byte ``[``): an array of objects, or pandas' ``split`` layout
+  ``{"columns": [...], "data": [[...], ...]}`` (there an error names the row, counted from 1, where
+  the other layouts name the line);
 - CSV/TSV (``.csv``, ``.tsv``; anything else): a header row naming the columns, commas (tabs in a
   ``.tsv`` file, or when the header holds a tab and no comma), RFC 4180 quoting;
 - Parquet (``.parquet``; the bytes ``PAR1``): list columns as lists, through pyarrow
