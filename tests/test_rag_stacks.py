@@ -378,3 +378,38 @@ def test_openinference_spans_as_a_phoenix_parquet_export_read_as_the_jsonl_ones(
         [path], input_format="openinference", columns="id=context.trace_id", qrels=STACKS / "openinference_qrels.json"
     )
     assert lists_of(loaded.run) == {"t2": ["d4", "d5"], "t1": ["d1", "d2", "d3"]}
+
+
+@pytest.mark.parametrize(
+    "fmt, text, expected",
+    [
+        (
+            "rank_eval",
+            '{"details": {\n"q1": 5}}',
+            "r.json:2: expected a list of hits, each with an '_id', for request 'q1', got another value",
+        ),
+        (
+            "rank_eval",
+            '{"q1": {"hits": {"hits": [{"_score": 1}]}}}',
+            "r.json:1: expected a list of hits, each with an '_id', for request 'q1'",
+        ),
+        (
+            "rank_eval",
+            '{"took": 3}',
+            "r.json: expected a _rank_eval response ('details') or an object of search responses by request id, got neither",
+        ),
+        ("openinference", "[\n3\n]", "r.json:2: expected a span as an object, got a JSON int"),
+        (
+            "openinference",
+            '[{"attributes": {"retrieval.documents.1.document.id": "d1", "input.value": "a"}}]',
+            "r.json:1: expected retrieval.documents.N.document.id for N = 0, 1, 2, ..., got a gap or a null id",
+        ),
+        ("openinference", '[{"span_kind": "LLM"}]', "r.json: expected at least one RETRIEVER span, got none"),
+    ],
+)
+def test_a_preset_refuses_a_wrong_run_in_one_line(write, fmt, text, expected):
+    path = write("r.json", text)
+    with pytest.raises(InputError) as caught:
+        qrels = "rank_eval_request.json" if fmt == "rank_eval" else "openinference_qrels.json"
+        load_runs([path], input_format=fmt, qrels=STACKS / qrels)
+    assert str(caught.value).endswith(expected) and "\n" not in str(caught.value), str(caught.value)

@@ -155,7 +155,11 @@ def _span(row: dict[str, Any], path: Path, line: int) -> dict[str, Any] | None:
 
 def _openinference_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     found, _ = table_rows(path, text)
-    spans = [(line, _span(row, path, line)) for line, row in found if isinstance(row, dict)]
+    spans = []
+    for line, row in found:
+        if not isinstance(row, dict):
+            raise InputError(path, line, "a span as an object", f"a JSON {type(row).__name__}")
+        spans.append((line, _span(row, path, line)))
     kept = [(line, span) for line, span in spans if span is not None]
     if not kept:
         raise InputError(path, None, "at least one RETRIEVER span", "none")
@@ -177,24 +181,28 @@ def _line_of(text: str, qid: str) -> int:
 
 
 def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
-    """A ``_rank_eval`` response's hits, or search responses by request id, one row per request."""
+    """A ``_rank_eval`` response's hits, or search responses by request id, one row per request;
+    a request whose hits are not a list of objects with an ``_id`` is refused at its id's line."""
     whole = text_of(path, text)
     data = decode(path, whole, None, "a _rank_eval response or search responses by request id")
     if isinstance(data, dict) and isinstance(data.get("details"), dict):
-        hits = {qid: [h.get("hit") for h in detail.get("hits", [])] for qid, detail in data["details"].items()}
-    elif isinstance(data, dict) and all(isinstance(v, dict) and "hits" in v for v in data.values()) and data:
-        hits = {qid: response["hits"].get("hits", []) for qid, response in data.items()}
+        responses, nested = data["details"], True  # details.ID.hits[].hit
+    elif data and isinstance(data, dict) and all(isinstance(v, dict) and "hits" in v for v in data.values()):
+        responses, nested = {qid: response["hits"] for qid, response in data.items()}, False  # ID.hits.hits[]
     else:
-        raise InputError(
-            path, None, "a _rank_eval response ('details') or an object of search responses by request id", "neither"
-        )
+        expected = "a _rank_eval response ('details') or an object of search responses by request id"
+        raise InputError(path, None, expected, "neither")
     rows: Rows = []
-    for qid, listed in hits.items():
-        if not all(isinstance(h, dict) and "_id" in h for h in listed):
-            raise InputError(path, None, f"hits with an '_id' for request {qid!r}", "a hit without one")
+    for qid, response in responses.items():
         line = _line_of(whole, qid)
-        rows.append((line, {"id": qid, "_id": [h["_id"] for h in listed], "_score": [h.get("_score") for h in listed]}))
-    if any(score is None for _, row in rows for score in row["_score"]):
+        listed = response.get("hits") if isinstance(response, dict) else None
+        hits: list[Any] = listed if isinstance(listed, list) else [None]
+        if nested:
+            hits = [h.get("hit") if isinstance(h, dict) else None for h in hits]
+        if not all(isinstance(h, dict) and "_id" in h for h in hits):
+            raise InputError(path, line, f"a list of hits, each with an '_id', for request {qid!r}", "another value")
+        rows.append((line, {"id": qid, "_id": [h["_id"] for h in hits], "_score": [h.get("_score") for h in hits]}))
+    if any(score is None for _, row in rows for score in row["_score"]):  # sorted by a field: the listed order
         for _, row in rows:
             del row["_score"]
     return rows, False

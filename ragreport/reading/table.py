@@ -178,7 +178,9 @@ def records(
     ``relevant`` column lacking when the judgments must come from the rows (``own_judgments``)."""
     if not rows:
         return
-    present = list(rows[0][1]) if isinstance(rows[0][1], dict) else []
+    if not isinstance(rows[0][1], dict):  # the first row names the columns every row is read by
+        raise InputError(path, rows[0][0], "an object per row", f"a JSON {type(rows[0][1]).__name__}")
+    present = list(rows[0][1])
     retrieved = columns.column("retrieved", present, path, required=True)
     assert retrieved is not None  # a required column is found or refused
     found = {role: columns.column(role, present, path, required=False) for role in ("scores", "grades")}
