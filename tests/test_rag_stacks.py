@@ -391,7 +391,7 @@ def test_openinference_spans_as_a_phoenix_parquet_export_read_as_the_jsonl_ones(
         (
             "rank_eval",
             '{"q1": {"hits": {"hits": [{"_score": 1}]}}}',
-            "r.json:1: expected a list of hits, each with an '_id', for request 'q1'",
+            "r.json:1: expected a list of hits, each with an '_id', for request 'q1', got another value",
         ),
         (
             "rank_eval",
