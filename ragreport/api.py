@@ -117,6 +117,8 @@ def evaluate(
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
     labels: str = "qrels",
+    columns: str | Mapping[str, str] | None = None,
+    id_from: str = "query",
     measures: str | Sequence[str | Measure | Metric] = (),
     progress: Progress = _quiet,
     engine: str = "memory",
@@ -149,7 +151,8 @@ def evaluate(
         One metadata file (TOML or JSON) per run, in order.
     input_format : str, optional
         A format name (``jsonl``, ``trec``, ``json``, ``csv``, ``msmarco``) instead of detecting each
-        file's.
+        file's, or a RAG tool's preset (``llamaindex``, ``mlflow``, ``openinference``, ``rank_eval``:
+        docs/rag-stacks.md).
     labels : {"qrels", "own"}, default "qrels"
         Which labels score a RAG JSONL run that carries its own ``relevant`` when ``qrels`` is given
         too. ``qrels``: the qrels, the run's own set aside with one
@@ -157,6 +160,13 @@ def evaluate(
         own rows' labels; ``qrels`` then score only the runs that carry none. Runs scored against
         different labels are compared on the queries they judge alike only (docs/conventions.md
         section 10).
+    columns : str or mapping, optional
+        Read each run file as a table of these columns, in any layout (JSONL, a JSON array, CSV/TSV,
+        Parquet): ``"id=qid,query=question,retrieved=doc_ids,relevant=gold"`` or a mapping of the
+        same roles (:mod:`ragreport.reading.columns`); beside a preset ``input_format``, over its names.
+    id_from : {"query", "row"}, default "query"
+        The id of a table row without one: a hash of its query text (the same question keeps its
+        id across runs), or ``row-N`` by its position.
     measures : str or sequence of str or Measure, default ()
         Measures scored besides the suite, as trec_eval, ir_measures or ranx spell them
         (``"P@5,R@100"``, ``["trec-dl", "RBP(p=0.9)"]``), or parsed already.
@@ -220,6 +230,8 @@ def evaluate(
             metas=metas,
             input_format=input_format,
             labels=labels,
+            columns=columns,
+            id_from=id_from,
             measures=measures_named(measures),
             progress=progress,
             engine=engine,

@@ -184,8 +184,14 @@ def test_metas_is_the_command_lines_meta(files, tmp_path, capsys):
 def test_input_format():
     """--input-format's choices refuse a name first on the command line; the API names the keyword."""
     error = _api(lambda: evaluate([str(PACKAGE / "sample" / "sample.jsonl")], input_format="xml"))
-    assert str(error) == "input_format must be one of jsonl, trec, json, csv, msmarco, got 'xml'"
-    assert error.spelled(flag) == "--input-format must be one of jsonl, trec, json, csv, msmarco, got 'xml'"
+    assert (
+        str(error)
+        == "input_format must be one of jsonl, trec, json, csv, msmarco, llamaindex, mlflow, openinference, rank_eval, got 'xml'"
+    )
+    assert (
+        error.spelled(flag)
+        == "--input-format must be one of jsonl, trec, json, csv, msmarco, llamaindex, mlflow, openinference, rank_eval, got 'xml'"
+    )
 
 
 def test_no_relevant(files, tmp_path, capsys):

@@ -464,7 +464,7 @@ def test_the_input_formats_page_is_the_registry():
     from ragreport.reading.registry import FORMATS, READERS
 
     text = page("docs/formats.md")
-    (listed,) = re.findall(r"`--input-format ([a-z|]+)`", text)
+    (listed,) = re.findall(r"`--input-format ([a-z_|]+)`", text)
     assert tuple(listed.split("|")) == FORMATS
     (option,) = [a for a in _subcommands(build_parser())["score"]._actions if "--input-format" in a.option_strings]
     assert tuple(option.choices) == FORMATS

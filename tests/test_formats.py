@@ -69,6 +69,73 @@ def test_ragas_rows_carry_their_own_judgments(capsys):
     assert got["CP@2"] == pytest.approx((1.0 + 0.5) / 2)
 
 
+#: Files written the way RAG tools write them; tests/data/README.md cites each layout's source and
+#: version: LlamaIndex (llama-index-core 0.10.x, evaluation/retrieval/base.py and
+#: llama_dataset/legacy/embedding.py), MLflow 2.x (the retriever evaluation table, written by
+#: default_evaluator.py's to_csv), OpenInference (spec/semantic_conventions.md; Phoenix's span
+#: export), Elasticsearch 8 (_rank_eval's request and response schemas).
+STACKS = DATA / "rag_stacks"
+
+
+@pytest.mark.parametrize(
+    "example, args, expected",
+    [
+        # MLflow 2.x retriever evaluation table (docs/rag-stacks.md): K = 2, by hand. "What is
+        # MLflow?" finds its id at rank 2; "What is Databricks?" at 1; the serving question lists 1
+        # id, relevant, of 2 relevant (P@2 = 1/2: the short list still divides by K).
+        (
+            "mlflow_eval_results_table.csv",
+            ("--input-format", "mlflow"),
+            {"P@2": 0.5, "R@2": (1 + 1 + 0.5) / 3, "RR@2": (0.5 + 1 + 1) / 3},
+        ),
+        # LlamaIndex RetrievalEvalResult rows, their own expected_ids: node-1 at 1, node-4 at 2, none.
+        (
+            "llamaindex_results.jsonl",
+            ("--input-format", "llamaindex"),
+            {"P@2": 1 / 3, "R@2": 2 / 3, "RR@2": (1 + 0.5 + 0) / 3},
+        ),
+        # ... against its EmbeddingQAFinetuneDataset, which judges node-6 (rank 2) for the third
+        # question: met by the question's text, its extra blank aside.
+        (
+            "llamaindex_results.jsonl",
+            ("--input-format", "llamaindex", "--qrels", str(STACKS / "llamaindex_dataset.json"), "--labels", "qrels"),
+            {"P@2": 0.5, "R@2": 1.0, "RR@2": (1 + 0.5 + 0.5) / 3},
+        ),
+        # OpenInference spans, ids from the trace: t1 lists d1, d2, d3 in the span's order (d3's
+        # higher score does not reorder it), relevant d3 at rank 3; t2 finds d4 and d5 at 1 and 2.
+        (
+            "openinference_spans.jsonl",
+            (
+                "--input-format",
+                "openinference",
+                "--columns",
+                "id=context.trace_id",
+                "--qrels",
+                str(STACKS / "openinference_qrels.json"),
+            ),
+            {"P@2": 0.5, "R@2": 0.5, "RR@2": (0 + 1) / 2},
+        ),
+        # Elasticsearch _rank_eval response against its request's ratings (grades 0, 1, 2): amsterdam
+        # lists doc2 (1), doc1 (0); berlin doc5 (unrated), doc4 (1). nDCG@2: amsterdam 1 / (2 + 1/log2 3).
+        (
+            "rank_eval_response.json",
+            ("--input-format", "rank_eval", "--qrels", str(STACKS / "rank_eval_request.json")),
+            {
+                "P@2": 0.5,
+                "R@2": (0.5 + 1) / 2,
+                "RR@2": (1 + 0.5) / 2,
+                "nDCG@2": (1 / (2 + 1 / math.log2(3)) + 1 / math.log2(3)) / 2,
+            },
+        ),
+    ],
+    ids=["mlflow", "llamaindex", "llamaindex-dataset", "openinference", "rank_eval"],
+)
+def test_a_rag_tool_preset_scores_its_example_by_hand(capsys, example, args, expected):
+    got, _ = _means(capsys, str(STACKS / example), *args)
+    for label, value in expected.items():
+        assert got[label] == pytest.approx(value), label
+
+
 def test_a_delimited_run_with_a_wrong_column_count(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("q1,d1,0.5\nq1,d2\n")
@@ -86,7 +153,13 @@ def test_a_beir_qrels_line_with_a_wrong_column_count(tmp_path, capsys):
 #: The example files the tests above score, by the run format the registry detects in each.
 SCORED_EXAMPLES = ("ir_datasets_run.trec", "run.csv", "ranx_run.json", "run_rank.tsv", "ragas.jsonl")
 #: The formats detection never returns (read by name only), each with its example scored above.
-NAMED_EXAMPLES = {"msmarco": "run_msmarco.tsv"}
+NAMED_EXAMPLES = {
+    "msmarco": "run_msmarco.tsv",
+    "llamaindex": "llamaindex_results.jsonl",
+    "mlflow": "mlflow_eval_results_table.csv",
+    "openinference": "openinference_spans.jsonl",
+    "rank_eval": "rank_eval_response.json",
+}
 
 
 def test_every_registered_format_has_an_example_scored_here():

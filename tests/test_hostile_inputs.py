@@ -201,12 +201,16 @@ FORMATS_WRITTEN: dict[str, Written] = {
 #: The formats detection never picks, read by name in the tests of every format.
 NAMED = {"msmarco"}
 
-REGISTERED = [reader.name for reader in registry.READERS]
+#: The registry's formats but the RAG tools' presets: tables read through RAG JSONL's record rules
+#: (jsonl's row above), each refusing bad ids on its own files in tests/test_rag_stacks.py.
+REGISTERED = [reader.name for reader in registry.READERS if reader.table is None]
 
 
 def test_every_registered_format_has_a_way_to_be_written():
     assert sorted(FORMATS_WRITTEN) == sorted(REGISTERED)
     for reader in registry.READERS:  # qrels exactly for the formats that hold them
+        if reader.table is not None:
+            continue
         assert (FORMATS_WRITTEN[reader.name].qrels is None) == (reader.read_qrels is None), reader.name
 
 

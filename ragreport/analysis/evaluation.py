@@ -172,6 +172,8 @@ def evaluate_runs(
     metas: Sequence[str | Path] = (),
     input_format: str | None = None,
     labels: str = "qrels",
+    columns: Any = None,
+    id_from: str = "query",
     measures: Sequence[Measure] = (),
     progress: Callable[[str], None] = _quiet,
     engine: str = "memory",
@@ -186,12 +188,21 @@ def evaluate_runs(
     a caller then cannot read the slots below."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
+    if engine != "memory" and columns is not None:  # a table is read whole, one row per query
+        raise ArgumentError(Argument("columns"), " reads tables whole: leave out ", Argument("engine", engine))
     if engine == "memory" and scheduler is not None:
         raise ArgumentError(Argument("scheduler"), " is for ", Argument("engine", "dask"))
     if engine == "memory":
         progress("reading")
         loaded = load_inputs(
-            inputs, qrels=qrels, metas=metas, input_format=input_format, order=conventions.order, labels=labels
+            inputs,
+            qrels=qrels,
+            metas=metas,
+            input_format=input_format,
+            order=conventions.order,
+            labels=labels,
+            columns=columns,
+            id_from=id_from,
         )
         return summarise_loaded(loaded, k, conventions, kmax, measures, progress, cut_lists)
     pairs = named_inputs(inputs) if _given(inputs) else []

@@ -219,7 +219,7 @@ def _analyse(
         whole_lists=whole_lists,
         **{
             name: getattr(args, name)
-            for name in ("qrels", "k", "kmax", "input_format", "labels", "engine", "scheduler")
+            for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")
         },
     )
     same: tuple[str, ...] = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries")

@@ -15,10 +15,11 @@ from ..analysis.power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from ..analysis.randomization import MAX_PERMUTATIONS
 from ..analysis.texts import MAX_TEXT_QUERIES
 from ..config import add_config_arguments
-from ..core.errors import ArgumentError, shorten
+from ..core.errors import ArgumentError, UsageError, shorten
 from ..core.grammar import WHOLE, read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.exports.gates import FAIL_ON
+from ..reading.columns import ID_FROM, ROLES, ColumnMap, parse_columns
 from ..reading.registry import FORMATS, LABELS
 from ..scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from ..scoring.partition import ENGINES, PARTITION_BYTES
@@ -97,6 +98,14 @@ def _cutoffs(text: str) -> tuple[int, ...]:
     if len(values) > MAX_CUTOFFS:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_CUTOFFS:,} cutoffs, got {len(values):,}")
     return values
+
+
+def _columns(text: str) -> ColumnMap | None:
+    """--columns: a :class:`~ragreport.reading.columns.ColumnMap`; a wrong pair is argparse's error."""
+    try:
+        return parse_columns(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--columns: ")) from None
 
 
 def _min_effect(text: str) -> float:
@@ -192,7 +201,26 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
         help="run metadata (TOML or JSON); once per run, in order. Default: "
         "RUN.meta.toml or RUN.meta.json beside each run",
     )
-    parser.add_argument("--input-format", choices=FORMATS, help="override format detection")
+    parser.add_argument(
+        "--input-format",
+        choices=FORMATS,
+        help="override format detection; llamaindex, mlflow, openinference and rank_eval read what those tools "
+        "write (docs/rag-stacks.md)",
+    )
+    parser.add_argument(
+        "--columns",
+        type=_columns,
+        metavar="MAP",
+        help="read each run as a table of these columns (JSONL, JSON array, CSV/TSV with list cells, Parquet): "
+        f"role=column pairs, the roles {', '.join(ROLES)} (id=qid,query=question,retrieved=doc_ids,relevant=gold)",
+    )
+    parser.add_argument(
+        "--id-from",
+        choices=ID_FROM,
+        default="query",
+        help="the id of a table row without one: a hash of its query text (query, default: the same question "
+        "keeps its id across runs) or its row number (row: row-1, row-2, ...)",
+    )
     parser.add_argument(
         "--labels",
         choices=LABELS,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,27 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     judgments are read where given (None when no line carries any) for the loader to use or set
     aside (``--labels``); a file whose lines carry them must carry them on every line, so that no
     query is scored against labels its line left out."""
-    path = Path(path)
+    return parse_records(Path(path), json_lines(Path(path), text), with_judgments=with_judgments, name=name)
+
+
+#: The key of a record's scores, aligned with ``retrieved``: only table rows (``--columns
+#: scores=...``) carry it, so a RAG JSONL line's own keys never collide with it.
+SCORES = "\x00scores"
+
+
+def parse_records(
+    path: Path,
+    records: Iterable[tuple[int, Any]],
+    *,
+    with_judgments: bool = True,
+    name: str = "",
+    order: Order = Order.FILE,
+    what: str = "JSON line",
+) -> tuple[Run, Judgments | None]:
+    """:func:`parse` of records already decoded, ``(line, record)`` each: RAG JSONL lines, or a
+    table's rows made records (:mod:`ragreport.reading.table`). A record with :data:`SCORES` ranks
+    its list by them as ``order`` says; the lists are in file order otherwise."""
+    scored: list[float] | None = None
     qids: list[str] = []
     query_lines: list[int] = []
     texts: list[str | None] = []
@@ -183,7 +204,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
     carrying = 0  # the first line with 'relevant'
     lacking: tuple[int, str] | None = None  # the first (line, query) without
     step_ends: list[list[int]] = []  # per query, the union's length after each hop
-    for number, record in json_lines(path, text):
+    for number, record in records:
         _typed(record, dict, path, number, "a JSON object per line")
         if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
             record = _ragas_record(record, path, number, len(qids) + 1)
@@ -216,6 +237,9 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         texts.append(query_text)
         metas.append(meta)
         slot_docs.extend(_id_list(retrieved, path, number, f"every retrieved id of query {qid!r}"))
+        if SCORES in record:
+            scored = scored if scored is not None else []
+            scored.extend(record[SCORES])
         if "relevant" in record:
             docs, grades = _relevant(record["relevant"], qid, path, number)
             judged.append((qid, docs, grades))
@@ -225,7 +249,7 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         else:
             lacking = lacking or (number, qid)
     if not qids:
-        raise InputError(path, None, "at least one JSON line", "an empty file")
+        raise InputError(path, None, f"at least one {what}", "an empty file")
     if judged and lacking:  # a file's own labels are every row's or none: a row left out is no silent loss
         expected = f"'relevant' ids for query {lacking[1]!r}, as line {carrying} carries (a file's rows all or none)"
         raise InputError(path, lacking[0], expected, "no 'relevant' key")
@@ -236,8 +260,8 @@ def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str
         qids,
         slot_query,
         slot_docs,
-        None,
-        Order.FILE,
+        scored,
+        order if scored is not None else Order.FILE,
         tuple(texts),
         query_lines=query_lines,
         slot_lines=lambda j: query_lines[slot_query[j]],

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..core.model import Judgments, Order, Run
+from .columns import ColumnMap
 
 
 @dataclass(frozen=True)
@@ -43,3 +45,8 @@ class Reader:
     #: ``--input-format`` names: a found CSV run tells ranks from scores in its third column and
     #: refuses when it cannot, a named one reads scores there. None: ``read_run``.
     read_detected: Callable[[Path, str | None, Order, bool], tuple[Run, Judgments | None]] | None = None
+    #: A table format (a preset, :mod:`ragreport.reading.presets`): its column map and how its rows
+    #: are got (``rows(path, text)``, :func:`~ragreport.reading.table.table_rows` or a shape of its
+    #: own). The loader reads it with the user's ``--columns`` over the map, and ``--id-from``.
+    #: None: not a table format.
+    table: tuple[ColumnMap, Callable[[Path, str | None], Any]] | None = None

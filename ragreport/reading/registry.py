@@ -13,24 +13,33 @@ order and the first to claim the file wins; a file none claims is in the catch-a
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import Argument, ArgumentError, InputError, UsageError, os_text, warn
 from ..core.model import Judgments, Order, Run
-from . import delimited, irds, jsonl, jsonmap, trec
+from . import delimited, irds, jsonl, jsonmap, presets, trec
+from .columns import ID_FROM, ColumnMap, parse_columns
 from .files import HEAD, bare_name, first_data_line, head_text, raw_bytes, read_text
 from .gate import require
 from .memory import SINGLE_NAME, is_in_memory, judgments_from_object, named_inputs, run_from_object
 from .meta import check_meta_count, check_unique_names, load_meta, meta_for, run_name
 from .reader import Reader
+from .table import read_table, table_rows
 
 #: Every format, in the order ``--input-format`` lists them and detection asks them. JSONL comes
 #: before JSON: a file of one JSON object is JSONL when that object is a query's line. The
 #: functions below read this tuple when called, never a copy made at import.
-READERS: tuple[Reader, ...] = (jsonl.READER, trec.READER, jsonmap.READER, delimited.READER, delimited.MSMARCO)
+READERS: tuple[Reader, ...] = (
+    jsonl.READER,
+    trec.READER,
+    jsonmap.READER,
+    delimited.READER,
+    delimited.MSMARCO,
+    *presets.PRESETS,
+)
 #: The formats' names: ``--input-format``'s choices.
 FORMATS = tuple(reader.name for reader in READERS)
 
@@ -156,6 +165,8 @@ def load_runs(
     input_format: str | None = None,
     order: Order = Order.SCORE,
     labels: str = "qrels",
+    columns: str | Mapping[str, str] | ColumnMap | None = None,
+    id_from: str = "query",
 ) -> list[LoadedRun]:
     """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
 
@@ -174,6 +185,10 @@ def load_runs(
         How each query's ids are ordered.
     labels : {"qrels", "own"}, default "qrels"
         With ``qrels``, whose labels score a run that carries its own (:func:`load_inputs`).
+    columns : str, mapping or ColumnMap, optional
+        Read each run as a table of these columns (:mod:`ragreport.reading.table`).
+    id_from : {"query", "row"}, default "query"
+        The id of a table row without one (:mod:`ragreport.reading.columns`).
 
     Returns
     -------
@@ -193,7 +208,16 @@ def load_runs(
     >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
     [('sample', 10)]
     """
-    return load_inputs(list(inputs), qrels=qrels, metas=metas, input_format=input_format, order=order, labels=labels)
+    return load_inputs(
+        list(inputs),
+        qrels=qrels,
+        metas=metas,
+        input_format=input_format,
+        order=order,
+        labels=labels,
+        columns=columns,
+        id_from=id_from,
+    )
 
 
 def load_run_file(
@@ -204,6 +228,8 @@ def load_run_file(
     order: Order = Order.SCORE,
     name: str | None = None,
     labels: str = "qrels",
+    columns: ColumnMap | None = None,
+    id_from: str = "query",
 ) -> tuple[LoadedRun, int]:
     """One run file with its judgments, and how many of its rows carried labels that were set aside.
 
@@ -213,13 +239,28 @@ def load_run_file(
     given, else by its metadata's ``name``, else by its file's stem."""
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
-    fmt, text = (input_format, None) if input_format else detect_file_format(path)
-    reader = reader_for(fmt)
-    read = reader.read_run if input_format or reader.read_detected is None else reader.read_detected
-    run, own = read(path, text, order, shared is None)
-    require(run, reader.name, "a run")  # its ids passed the gate (reading/gate.py)
+    if columns is not None and input_format is None:  # a table of the user's own columns: any layout
+        fmt, text, reader = "table", None, None
+    else:
+        fmt, text = (input_format, None) if input_format else detect_file_format(path)
+        reader = reader_for(fmt)
+    if reader is None or reader.table is not None:
+        preset, rows = reader.table if reader is not None and reader.table else (ColumnMap(), table_rows)
+        run, own = read_table(
+            path,
+            preset.given(columns),
+            order=order,
+            own_judgments=shared is None,
+            id_from=id_from,
+            text=text,
+            rows=rows,
+        )
+    else:
+        read = reader.read_run if input_format or reader.read_detected is None else reader.read_detected
+        run, own = read(path, text, order, shared is None)
+    require(run, fmt, "a run")  # its ids passed the gate (reading/gate.py)
     if own is not None:
-        require(own, reader.name, "judgments")
+        require(own, fmt, "judgments")
     judgments = own if own is not None and (shared is None or labels == "own") else shared
     if judgments is None:
         raise UsageError(f"{path}: a {fmt.upper()} run needs judgments: give them with --qrels FILE")
@@ -238,6 +279,8 @@ def load_inputs(
     input_format: str | None = None,
     order: Order = Order.SCORE,
     labels: str = "qrels",
+    columns: str | Mapping[str, str] | ColumnMap | None = None,
+    id_from: str = "query",
 ) -> list[LoadedRun]:
     """Every run with its judgments, from paths, in-memory runs or a mapping of names to either
     (:func:`~ragreport.reading.memory.named_inputs`), judgments (``qrels``) from a path or in memory;
@@ -251,7 +294,23 @@ def load_inputs(
     rows. ``own``: each such run is scored against its own rows' labels, and ``qrels`` only the runs
     that carry none (without ``qrels`` those are refused, as always). Without ``qrels`` the two are
     the same: each run's own. Runs scored against different label sets are compared only on the
-    queries they judge alike (:func:`~ragreport.analysis.compare.pair_queries`)."""
+    queries they judge alike (:func:`~ragreport.analysis.compare.pair_queries`).
+
+    ``columns`` (:func:`~ragreport.reading.columns.parse_columns`) and ``id_from``
+    (:data:`~ragreport.reading.columns.ID_FROM`) read run files as tables (:func:`load_run_file`).
+    ``qrels`` are read in the run's format when it is a preset that reads judgments (LlamaIndex's
+    dataset, a ``_rank_eval`` request), else in the format found."""
+    if id_from not in ID_FROM:
+        raise ArgumentError(Argument("id_from"), f" must be one of {', '.join(ID_FROM)}, got {id_from!r}")
+    column_map = parse_columns(columns, "columns")
+    if column_map is not None and input_format is not None and reader_for(input_format).table is None:
+        names = ", ".join(r.name for r in presets.PRESETS)
+        raise ArgumentError(
+            Argument("columns"),
+            " reads a table of ids: leave out ",
+            Argument("input_format", input_format),
+            f" or name a preset ({names})",
+        )
     if qrels is not None and not isinstance(qrels, (str, os.PathLike)) and not is_in_memory(qrels):
         raise ArgumentError(
             Argument("qrels"),
@@ -265,14 +324,19 @@ def load_inputs(
         check_input_format(input_format)  # files alone: before the judgments are read
     shared: Judgments | None = None
     if qrels is not None:
-        shared = judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels)
+        preset = next((r for r in presets.PRESETS if r.name == input_format and r.read_qrels is not None), None)
+        shared = (
+            judgments_from_object(qrels) if is_in_memory(qrels) else load_qrels(qrels, preset.name if preset else None)
+        )
         require(shared, "in-memory", "judgments")
     loaded = []
     set_aside: list[str] = []  # each file whose own labels the qrels overrule, with its rows
     for i, (name, item) in enumerate(pairs or [(None, sample_path())]):
         meta = metas[i] if metas else None
         if isinstance(item, (str, Path)):
-            run_file, rows = load_run_file(Path(item), shared, meta, input_format, order, name, labels)
+            run_file, rows = load_run_file(
+                Path(item), shared, meta, input_format, order, name, labels, column_map, id_from
+            )
             loaded.append(run_file)
             if rows:
                 set_aside.append(f"{os_text(str(item))} ({rows:,} {'row' if rows == 1 else 'rows'})")
