@@ -184,3 +184,48 @@ def test_a_threshold_off_the_scores_scale_is_a_usage_error(write):
         check_gates(stored, parse_rules(require=["grade>=7"]))
     (result,) = check_gates(stored, parse_rules(require=["run_b:grade>=3"]))
     assert (result.run, result.metric, result.passed) == ("run_b", "grade", True)  # bootstrap low 3.500
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_render_draws_the_scores_again_byte_for_byte(write, tmp_path):
+    # a given scale (grade=0-10, so 0.02 of it is a margin of 0.2) must come back as given, not inferred
+    scores = write("s.csv", SCORES)
+    given = ["--scores", str(scores), "--scores-scale", "grade=0-10", "--baseline", "run_a"]
+    built, again = tmp_path / "built", tmp_path / "again"
+    assert main(["build", *map(str, _runs(write)), "-k", "2", *given, "--out", str(built), "--quiet"]) == 0
+    stored = json.loads((built / "report.json").read_text())
+    # what render reads: the names, and per run each query's values in their order, q1..q4
+    assert stored["scores"]["names"] == ["faithfulness", "grade"]
+    assert stored["scores"]["values"]["run_b"] == {"q1": [1, 5], "q2": [1, 3], "q3": [1, 5], "q4": [1, 4]}
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _tree(again) == _tree(built)
+    restored = json.loads((again / "report.json").read_text())["scores"]
+    assert restored["scales"]["grade"]["how"] == "given with --scores-scale"
+    grade = next(c for c in restored["comparisons"] if c["metric"] == "grade")
+    assert grade["min_effect"] == pytest.approx(0.2)
+
+
+def test_a_report_stored_before_the_values_renders_without_them(write, tmp_path):
+    built = tmp_path / "built"
+    scores = str(write("s.csv", SCORES))
+    assert main(["build", *map(str, _runs(write)), "-k", "2", "--scores", scores, "--out", str(built), "--quiet"]) == 0
+    document_ = json.loads((built / "report.json").read_text())
+    for key in ("names", "values"):
+        del document_["scores"][key]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(document_))
+    assert main(["render", str(older), "--out", str(tmp_path / "again"), "--quiet"]) == 0
+    assert "scores" not in json.loads((tmp_path / "again" / "report.json").read_text())
+    document_["scores"]["values"] = {"run_a": {"q1": [1]}}  # one number where two names are stored
+    older.write_text(json.dumps(document_))
+    with pytest.raises(InputError, match="'scores.names'"):
+        analyse_again(older)
+
+
+def analyse_again(path):
+    from ragreport.api import reanalyse
+
+    return reanalyse(path)
