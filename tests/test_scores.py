@@ -194,9 +194,14 @@ def test_render_draws_the_scores_again_byte_for_byte(write, tmp_path):
     # a given scale (grade=0-10, so 0.02 of it is a margin of 0.2) must come back as given, not inferred
     scores = write("s.csv", SCORES)
     given = ["--scores", str(scores), "--scores-scale", "grade=0-10", "--baseline", "run_a"]
-    built, again = tmp_path / "built", tmp_path / "again"
-    assert main(["build", *map(str, _runs(write)), "-k", "2", *given, "--out", str(built), "--quiet"]) == 0
+    built, again, first = tmp_path / "built", tmp_path / "again", tmp_path / "first"
+    runs = list(map(str, _runs(write)))
+    assert main(["build", *runs, "-k", "2", *given, "--out", str(first), "--quiet"]) == 0
+    # built against a previous report: its drift basis and the scores both come back
+    given += ["--previous", str(first / "report.json")]
+    assert main(["build", *runs, "-k", "2", *given, "--out", str(built), "--quiet"]) == 0
     stored = json.loads((built / "report.json").read_text())
+    assert stored["drift"]["previous"]
     # what render reads: the names, and per run each query's values in their order, q1..q4
     assert stored["scores"]["names"] == ["faithfulness", "grade"]
     assert stored["scores"]["values"]["run_b"] == {"q1": [1, 5], "q2": [1, 3], "q3": [1, 5], "q4": [1, 4]}
@@ -229,3 +234,48 @@ def analyse_again(path):
     from ragreport.api import reanalyse
 
     return reanalyse(path)
+
+
+def _parquet(path, rows):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as parquet
+
+    parquet.write_table(pyarrow.Table.from_pylist(rows), path)
+    return path
+
+
+def test_a_parquet_score_file_is_read_as_the_csv(write, tmp_path):
+    lines = SCORES.splitlines()
+    header = lines[0].split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:]]
+    for row in rows:  # Parquet keeps numbers as numbers
+        row["faithfulness"], row["grade"] = int(row["faithfulness"]), float(row["grade"])
+    path = _parquet(tmp_path / "judge.parquet", rows)
+    scores = analyse(evaluate(_runs(write), k=2), scores=path).scores
+    # as by hand above: 3 of 4 faithful and grades 4, 2, 5, 3 for run_a; 4 of 4 and 5, 3, 5, 4 for run_b
+    assert [scores.figure(r, n).interval.mean for r in ("run_a", "run_b") for n in scores.names] == [
+        0.75,
+        3.5,
+        1.0,
+        4.25,
+    ]
+    assert scores.source == "judge.parquet" and scores.judges == ("gpt-judge",)
+    # a row of Parquet is named by its number: row 2 is q2 of run_a
+    rows[1]["grade"] = None
+    _parquet(path, rows)
+    with pytest.raises(InputError, match=r"judge\.parquet:2: expected a numeric score for 'grade' of query 'q2'"):
+        analyse(evaluate(_runs(write), k=2), scores=path)
+
+
+def test_a_parquet_score_file_without_pyarrow_names_the_extra(write, tmp_path, monkeypatch):
+    import sys
+
+    from ragreport.core.errors import UsageError
+
+    path = tmp_path / "judge.parquet"
+    path.write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # the import fails as without pyarrow
+    with pytest.raises(
+        UsageError, match=r'judge\.parquet: reading Parquet needs pyarrow: pip install "ragreport\[parquet\]"$'
+    ):
+        analyse(evaluate(_runs(write), k=2), scores=path)

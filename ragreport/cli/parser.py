@@ -337,8 +337,8 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     external.add_argument(
         "--scores",
         metavar="FILE",
-        help="per-query scores from a judge or another tool (JSONL or CSV/TSV with a header: query_id or "
-        "id, an optional run and judge, every other numeric column a named score): each gets its band, "
+        help="per-query scores from a judge or another tool (JSONL, JSON array, CSV/TSV with a header, Parquet: "
+        "query_id or id, an optional run and judge, every other numeric column a named score): each gets its band, "
         'its comparison with the baseline and its gates (--require "b:faithfulness>=0.8"), in a table '
         "of its own",
     )

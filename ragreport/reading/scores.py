@@ -1,7 +1,9 @@
 """Per-query scores computed outside ragreport (``--scores FILE``): a judge's faithfulness, an LLM's
 1-5 grade, a RAGAS or DeepEval column, one row per query and run.
 
-- JSONL (one object per line) or CSV/TSV with a header row (``.tsv`` and ``.tab`` are tab-separated).
+- Any layout a run table takes (:mod:`ragreport.reading.table`): JSONL (one object per line), a
+  JSON array of objects, CSV/TSV with a header row, or Parquet (``.parquet``; pyarrow, ``pip
+  install "ragreport[parquet]"``, whose absence is one line naming the extra).
 - The query id is under ``query_id`` or ``id``; ``run`` (optional) names the report's run the row
   scores, and may be left out when the report holds one run; ``judge`` (optional) names who made
   the scores, and the report says so.
@@ -14,8 +16,6 @@ The reader checks the file alone; the rows' runs and queries are checked against
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,8 @@ import numpy as np
 
 from ..core.errors import InputError, shorten
 from ..core.grammar import NUMBER
-from .files import text_of
-from .jsonl import json_lines
 from .rows import parse_id, parse_score
+from .table import table_rows
 
 #: The query id's columns, the first one present read; and the optional run and judge columns.
 SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY = ("query_id", "id"), "run", "judge"
@@ -53,36 +52,22 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) or (isinstance(value, str) and NUMBER.fullmatch(value.strip()) is not None)
 
 
-def _records(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line, row) of every row: JSON lines' objects, or a CSV/TSV's rows keyed by its header."""
-    if path.suffix.lower() in (".jsonl", ".ndjson") or text.lstrip().startswith("{"):
-        out = []
-        for number, value in json_lines(path, text):
-            if not isinstance(value, dict):
-                raise InputError(path, number, "a JSON object per line", f"a JSON {type(value).__name__}")
-            out.append((number, value))
-        return out
-    delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header = next(reader, None)
-    if not header:
-        raise InputError(path, 1, "a header row naming the columns", "an empty file")
-    header = [h.strip() for h in header]
-    rows = []
-    for row in reader:
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            expected = f"{len(header)} fields, as the header names"
-            raise InputError(path, reader.line_num, expected, f"{len(row)} fields")
-        rows.append((reader.line_num, {h: cell.strip() for h, cell in zip(header, row)}))
+def _records(path: Path, text: str | None) -> list[tuple[int, dict[str, Any]]]:
+    """(line, row) of every row, read as a run table is (:func:`~ragreport.reading.table.table_rows`);
+    a CSV/TSV's cells with their blanks trimmed."""
+    rows, textual = table_rows(path, text)
+    wrong = next(((line, row) for line, row in rows if not isinstance(row, dict)), None)
+    if wrong is not None:
+        raise InputError(path, wrong[0], "an object per row", f"a JSON {type(wrong[1]).__name__}")
+    if textual:
+        return [(line, {k: v.strip() for k, v in row.items()}) for line, row in rows]
     return rows
 
 
 def read_scores(path: str | Path, text: str | None = None) -> ScoreFile:
     """A score file's rows (see the module's docstring for the layout and the errors)."""
     path = Path(path)
-    records = _records(path, text_of(path, text))
+    records = _records(path, text)
     if not records:
         raise InputError(path, None, "at least one row of scores", "an empty file")
     names: list[str] = []
