@@ -119,7 +119,8 @@ def test_a_given_scale_is_stated_and_values_outside_it_refused(write):
         (
             "s.csv",
             "qid,run,x\nq1,run_a,1\n",
-            "s.csv:2: expected a query id under 'query_id' or 'id', got columns 'qid, run, x'",
+            "s.csv: expected a 'id' column ('query_id', 'id'): a column of that name (or a query's text: "
+            "'query' or 'question'), got the columns 'qid', 'run', 'x'",
         ),
         (
             "s.csv",
@@ -279,3 +280,59 @@ def test_a_parquet_score_file_without_pyarrow_names_the_extra(write, tmp_path, m
         UsageError, match=r'judge\.parquet: reading Parquet needs pyarrow: pip install "ragreport\[parquet\]"$'
     ):
         analyse(evaluate(_runs(write), k=2), scores=path)
+
+
+# The same scores under a tool's own names: its id 'qid', run 'system' and judge 'model'.
+OWN = SCORES.replace("query_id,run,judge,", "qid,system,model,")
+
+
+def test_a_score_files_own_column_names(write, tmp_path, capsys):
+    runs = list(map(str, _runs(write)))
+    own = ["--scores", str(write("own.csv", OWN)), "--scores-columns", "id=qid,run=system,judge=model"]
+    assert main(["score", *runs, "-k", "2", *own, "--format", "json"]) == 0
+    stored = json.loads(capsys.readouterr().out)
+    # as by hand above: 3 of 4 faithful for run_a, grades 4, 2, 5, 3 -> 3.5; run_b 4 of 4 and 4.25
+    assert [stored["runs"][0]["scores"][n]["mean"] for n in ("faithfulness", "grade")] == [0.75, 3.5]
+    assert [stored["runs"][1]["scores"][n]["mean"] for n in ("faithfulness", "grade")] == [1.0, 4.25]
+    assert stored["scores"]["judges"] == ["gpt-judge"] and stored["scores"]["names"] == ["faithfulness", "grade"]
+    # a column named and absent: one line naming the file, the column asked for and the columns present
+    wrong = ["--scores", str(write("own.csv", OWN)), "--scores-columns", "id=qid,run=pipeline"]
+    assert main(["score", *runs, "-k", "2", *wrong, "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(
+        "own.csv: expected --scores-columns run=pipeline: a column of that name, got the columns "
+        "'qid', 'system', 'model', 'faithfulness', 'grade', 'answer'"
+    ), err
+    # 'scores' is the run tables' role (their retrieval scores), not a score file's
+    with pytest.raises(SystemExit):
+        main(["score", *runs, "--scores", str(write("own.csv", OWN)), "--scores-columns", "scores=grade"])
+    assert "unknown role 'scores': the roles are id, query, run, judge" in capsys.readouterr().err
+
+
+def test_rows_known_by_their_question_pair_with_a_table_run_by_its_text(write):
+    from ragreport.reading.columns import text_id
+
+    # a run table without ids (its ids the hash of each question) and a RAGAS-like score file the same
+    run = [{"question": f"What is {n}?", "retrieved": [n], "relevant": [n if n != "b" else "z"]} for n in "abc"]
+    lines = "".join(json.dumps(row) + "\n" for row in run)
+    scores = "question,faithfulness\nWhat is a?,0.5\nWhat is b?,0.25\nWhat  is c?,1\n"  # c's blanks normalised
+    run_file = write("r.jsonl", lines)
+    report = analyse(evaluate([run_file], k=1, columns="query=question"), scores=write("ragas.csv", scores))
+    figure = report.scores.figure("r", "faithfulness")
+    assert figure.interval.mean == pytest.approx((0.5 + 0.25 + 1) / 3)  # 0.5833333
+    assert figure.queries == 3 and text_id("What is a?") in report.scores.values["r"]
+
+
+def test_the_gallerys_ragas_scores_beside_the_mlflow_table(capsys):
+    # docs/rag-stacks.md's command: RAGAS's user_input pairs each row with the MLflow table's question
+    data = "tests/data/rag_stacks/"
+    given = ["--input-format", "mlflow", "-k", "2", "--scores", data + "ragas_scores.csv"]
+    assert main(["score", data + "mlflow_eval_results_table.csv", *given]) == 2
+    assert "expected a 'id' column" in capsys.readouterr().err  # without it: no id, no 'query' or 'question'
+    given += ["--scores-columns", "query=user_input", "--format", "json"]
+    assert main(["score", data + "mlflow_eval_results_table.csv", *given]) == 0
+    figures = json.loads(capsys.readouterr().out)["runs"][0]["scores"]
+    # faithfulness (1 + 0.5 + 1) / 3 = 0.8333333; answer_relevancy (0.92 + 0.85 + 0.97) / 3 = 0.9133333
+    assert figures["faithfulness"]["mean"] == pytest.approx(0.8333333, abs=1e-7)
+    assert figures["answer_relevancy"]["mean"] == pytest.approx(0.9133333, abs=1e-7)
+    assert figures["faithfulness"]["queries"] == 3

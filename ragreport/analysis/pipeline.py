@@ -32,6 +32,7 @@ from .summary import RunSummary
 from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
 
 if TYPE_CHECKING:
+    from ..reading.columns import ColumnMap
     from ..reading.scores import ScoreFile
     from .audit import Audit
     from .compare import ComparisonReport
@@ -145,6 +146,7 @@ def analyse_runs(
     query_details: Mapping[str, str] | None = None,
     scores: str | Path | ScoreFile | None = None,
     scores_scale: Sequence[str] | Mapping[str | None, tuple[float, float]] = (),
+    scores_columns: str | Mapping[str, str] | ColumnMap | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
@@ -152,7 +154,8 @@ def analyse_runs(
     ``audit_source`` is the audit file's name the report shows when ``audit`` holds stored labels
     (``render``: their refusals name the report they were read from, their source its own file).
     ``scores``: a file of per-query scores computed outside ragreport (or its rows already read,
-    as ``render`` restores them), ``scores_scale`` their scales (:mod:`ragreport.analysis.scores`)."""
+    as ``render`` restores them), ``scores_scale`` their scales (:mod:`ragreport.analysis.scores`),
+    ``scores_columns`` its own column names (``--scores-columns``)."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -202,12 +205,15 @@ def analyse_runs(
     chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
     found_scores = None
     if scores is not None and summaries:
+        from ..reading.columns import SCORE_ROLES, parse_columns
         from ..reading.scores import read_scores
         from .scores import external_scores
 
         progress("reading the scores")
         found_scores = external_scores(
-            read_scores(scores) if isinstance(scores, (str, Path)) else scores,
+            read_scores(scores, columns=parse_columns(scores_columns, "--scores-columns", SCORE_ROLES))
+            if isinstance(scores, (str, Path))
+            else scores,
             summaries,
             baseline=None if comparison is None else comparison.baseline,
             correction=correction,
