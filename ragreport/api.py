@@ -262,6 +262,7 @@ def analyse(
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
     scores: str | Path | None = None,
     scores_scale: Sequence[str] = (),
+    scores_columns: str | Mapping[str, str] | None = None,
 ) -> Report:
     """The report of the runs: honest limits, the comparison with a baseline, drift, slices and texts.
 
@@ -311,12 +312,16 @@ def analyse(
         which the headline and the gates read (docs/conventions.md section 25). Refused with
         fewer than 10 audited queries, or audited queries the main judgments do not cover.
     scores : path, optional
-        Per-query scores computed outside ragreport (JSONL or CSV: ``query_id`` or ``id``, an
+        Per-query scores computed outside ragreport (JSONL, a JSON array, CSV/TSV or Parquet:
+        ``query_id`` or ``id``, an
         optional ``run`` and ``judge``, every other numeric column a named score): each a metric of
         its own, with its band, its comparison with the baseline and its gates, in a table of its
         own (:mod:`ragreport.analysis.scores`).
     scores_scale : sequence of str, default ()
         The scores' scales, ``"1-5"`` (every score) or ``"grade=1-5"``; default inferred from the values.
+    scores_columns : str or mapping, optional
+        The score file's own column names, ``"id=qid,run=system,judge=model"`` or a mapping of the
+        roles ``id``, ``query``, ``run``, ``judge`` to columns (``--scores-columns``).
 
     Returns
     -------
@@ -378,6 +383,7 @@ def analyse(
         text_queries=text_queries,
         scores=scores,
         scores_scale=scores_scale,
+        scores_columns=scores_columns,
         make=Report,
     )
 

@@ -119,7 +119,8 @@ def test_a_given_scale_is_stated_and_values_outside_it_refused(write):
         (
             "s.csv",
             "qid,run,x\nq1,run_a,1\n",
-            "s.csv:2: expected a query id under 'query_id' or 'id', got columns 'qid, run, x'",
+            "s.csv: expected a 'id' column ('query_id', 'id'): a column of that name (or a query's text: "
+            "'query' or 'question'), got the columns 'qid', 'run', 'x'",
         ),
         (
             "s.csv",
@@ -184,3 +185,154 @@ def test_a_threshold_off_the_scores_scale_is_a_usage_error(write):
         check_gates(stored, parse_rules(require=["grade>=7"]))
     (result,) = check_gates(stored, parse_rules(require=["run_b:grade>=3"]))
     assert (result.run, result.metric, result.passed) == ("run_b", "grade", True)  # bootstrap low 3.500
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_render_draws_the_scores_again_byte_for_byte(write, tmp_path):
+    # a given scale (grade=0-10, so 0.02 of it is a margin of 0.2) must come back as given, not inferred
+    scores = write("s.csv", SCORES)
+    given = ["--scores", str(scores), "--scores-scale", "grade=0-10", "--baseline", "run_a"]
+    built, again, first = tmp_path / "built", tmp_path / "again", tmp_path / "first"
+    runs = list(map(str, _runs(write)))
+    assert main(["build", *runs, "-k", "2", *given, "--out", str(first), "--quiet"]) == 0
+    # built against a previous report: its drift basis and the scores both come back
+    given += ["--previous", str(first / "report.json")]
+    assert main(["build", *runs, "-k", "2", *given, "--out", str(built), "--quiet"]) == 0
+    stored = json.loads((built / "report.json").read_text())
+    assert stored["drift"]["previous"]
+    # what render reads: the names, and per run each query's values in their order, q1..q4
+    assert stored["scores"]["names"] == ["faithfulness", "grade"]
+    assert stored["scores"]["values"]["run_b"] == {"q1": [1, 5], "q2": [1, 3], "q3": [1, 5], "q4": [1, 4]}
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _tree(again) == _tree(built)
+    restored = json.loads((again / "report.json").read_text())["scores"]
+    assert restored["scales"]["grade"]["how"] == "given with --scores-scale"
+    grade = next(c for c in restored["comparisons"] if c["metric"] == "grade")
+    assert grade["min_effect"] == pytest.approx(0.2)
+
+
+def test_a_report_stored_before_the_values_renders_without_them(write, tmp_path):
+    built = tmp_path / "built"
+    scores = str(write("s.csv", SCORES))
+    assert main(["build", *map(str, _runs(write)), "-k", "2", "--scores", scores, "--out", str(built), "--quiet"]) == 0
+    document_ = json.loads((built / "report.json").read_text())
+    for key in ("names", "values"):
+        del document_["scores"][key]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(document_))
+    assert main(["render", str(older), "--out", str(tmp_path / "again"), "--quiet"]) == 0
+    assert "scores" not in json.loads((tmp_path / "again" / "report.json").read_text())
+    document_["scores"]["values"] = {"run_a": {"q1": [1]}}  # one number where two names are stored
+    older.write_text(json.dumps(document_))
+    with pytest.raises(InputError, match="'scores.names'"):
+        analyse_again(older)
+
+
+def analyse_again(path):
+    from ragreport.api import reanalyse
+
+    return reanalyse(path)
+
+
+def _parquet(path, rows):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as parquet
+
+    parquet.write_table(pyarrow.Table.from_pylist(rows), path)
+    return path
+
+
+def test_a_parquet_score_file_is_read_as_the_csv(write, tmp_path):
+    lines = SCORES.splitlines()
+    header = lines[0].split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:]]
+    for row in rows:  # Parquet keeps numbers as numbers
+        row["faithfulness"], row["grade"] = int(row["faithfulness"]), float(row["grade"])
+    path = _parquet(tmp_path / "judge.parquet", rows)
+    scores = analyse(evaluate(_runs(write), k=2), scores=path).scores
+    # as by hand above: 3 of 4 faithful and grades 4, 2, 5, 3 for run_a; 4 of 4 and 5, 3, 5, 4 for run_b
+    assert [scores.figure(r, n).interval.mean for r in ("run_a", "run_b") for n in scores.names] == [
+        0.75,
+        3.5,
+        1.0,
+        4.25,
+    ]
+    assert scores.source == "judge.parquet" and scores.judges == ("gpt-judge",)
+    # a row of Parquet is named by its number: row 2 is q2 of run_a
+    rows[1]["grade"] = None
+    _parquet(path, rows)
+    with pytest.raises(InputError, match=r"judge\.parquet:2: expected a numeric score for 'grade' of query 'q2'"):
+        analyse(evaluate(_runs(write), k=2), scores=path)
+
+
+def test_a_parquet_score_file_without_pyarrow_names_the_extra(write, tmp_path, monkeypatch):
+    import sys
+
+    from ragreport.core.errors import UsageError
+
+    path = tmp_path / "judge.parquet"
+    path.write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # the import fails as without pyarrow
+    with pytest.raises(
+        UsageError, match=r'judge\.parquet: reading Parquet needs pyarrow: pip install "ragreport\[parquet\]"$'
+    ):
+        analyse(evaluate(_runs(write), k=2), scores=path)
+
+
+# The same scores under a tool's own names: its id 'qid', run 'system' and judge 'model'.
+OWN = SCORES.replace("query_id,run,judge,", "qid,system,model,")
+
+
+def test_a_score_files_own_column_names(write, tmp_path, capsys):
+    runs = list(map(str, _runs(write)))
+    own = ["--scores", str(write("own.csv", OWN)), "--scores-columns", "id=qid,run=system,judge=model"]
+    assert main(["score", *runs, "-k", "2", *own, "--format", "json"]) == 0
+    stored = json.loads(capsys.readouterr().out)
+    # as by hand above: 3 of 4 faithful for run_a, grades 4, 2, 5, 3 -> 3.5; run_b 4 of 4 and 4.25
+    assert [stored["runs"][0]["scores"][n]["mean"] for n in ("faithfulness", "grade")] == [0.75, 3.5]
+    assert [stored["runs"][1]["scores"][n]["mean"] for n in ("faithfulness", "grade")] == [1.0, 4.25]
+    assert stored["scores"]["judges"] == ["gpt-judge"] and stored["scores"]["names"] == ["faithfulness", "grade"]
+    # a column named and absent: one line naming the file, the column asked for and the columns present
+    wrong = ["--scores", str(write("own.csv", OWN)), "--scores-columns", "id=qid,run=pipeline"]
+    assert main(["score", *runs, "-k", "2", *wrong, "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(
+        "own.csv: expected --scores-columns run=pipeline: a column of that name, got the columns "
+        "'qid', 'system', 'model', 'faithfulness', 'grade', 'answer'"
+    ), err
+    # 'scores' is the run tables' role (their retrieval scores), not a score file's
+    with pytest.raises(SystemExit):
+        main(["score", *runs, "--scores", str(write("own.csv", OWN)), "--scores-columns", "scores=grade"])
+    assert "unknown role 'scores': the roles are id, query, run, judge" in capsys.readouterr().err
+
+
+def test_rows_known_by_their_question_pair_with_a_table_run_by_its_text(write):
+    from ragreport.reading.columns import text_id
+
+    # a run table without ids (its ids the hash of each question) and a RAGAS-like score file the same
+    run = [{"question": f"What is {n}?", "retrieved": [n], "relevant": [n if n != "b" else "z"]} for n in "abc"]
+    lines = "".join(json.dumps(row) + "\n" for row in run)
+    scores = "question,faithfulness\nWhat is a?,0.5\nWhat is b?,0.25\nWhat  is c?,1\n"  # c's blanks normalised
+    run_file = write("r.jsonl", lines)
+    report = analyse(evaluate([run_file], k=1, columns="query=question"), scores=write("ragas.csv", scores))
+    figure = report.scores.figure("r", "faithfulness")
+    assert figure.interval.mean == pytest.approx((0.5 + 0.25 + 1) / 3)  # 0.5833333
+    assert figure.queries == 3 and text_id("What is a?") in report.scores.values["r"]
+
+
+def test_the_gallerys_ragas_scores_beside_the_mlflow_table(capsys):
+    # docs/rag-stacks.md's command: RAGAS's user_input pairs each row with the MLflow table's question
+    data = "tests/data/rag_stacks/"
+    given = ["--input-format", "mlflow", "-k", "2", "--scores", data + "ragas_scores.csv"]
+    assert main(["score", data + "mlflow_eval_results_table.csv", *given]) == 2
+    assert "expected a 'id' column" in capsys.readouterr().err  # without it: no id, no 'query' or 'question'
+    given += ["--scores-columns", "query=user_input", "--format", "json"]
+    assert main(["score", data + "mlflow_eval_results_table.csv", *given]) == 0
+    figures = json.loads(capsys.readouterr().out)["runs"][0]["scores"]
+    # faithfulness (1 + 0.5 + 1) / 3 = 0.8333333; answer_relevancy (0.92 + 0.85 + 0.97) / 3 = 0.9133333
+    assert figures["faithfulness"]["mean"] == pytest.approx(0.8333333, abs=1e-7)
+    assert figures["answer_relevancy"]["mean"] == pytest.approx(0.9133333, abs=1e-7)
+    assert figures["faithfulness"]["queries"] == 3

@@ -32,6 +32,8 @@ from .summary import RunSummary
 from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
 
 if TYPE_CHECKING:
+    from ..reading.columns import ColumnMap
+    from ..reading.scores import ScoreFile
     from .audit import Audit
     from .compare import ComparisonReport
     from .drift import Drift
@@ -142,16 +144,18 @@ def analyse_runs(
     audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
     audit_source: str | None = None,
     query_details: Mapping[str, str] | None = None,
-    scores: str | Path | None = None,
-    scores_scale: Sequence[str] = (),
+    scores: str | Path | ScoreFile | None = None,
+    scores_scale: Sequence[str] | Mapping[str | None, tuple[float, float]] = (),
+    scores_columns: str | Mapping[str, str] | ColumnMap | None = None,
     make: type[A],
 ) -> A:
     """The analysis of the runs, made as ``make`` (:class:`Analysis`, or the API's
     :class:`~ragreport.api.Report`); :func:`ragreport.api.analyse` says what each argument takes.
     ``audit_source`` is the audit file's name the report shows when ``audit`` holds stored labels
     (``render``: their refusals name the report they were read from, their source its own file).
-    ``scores``: a file of per-query scores computed outside ragreport, ``scores_scale`` their
-    scales (:mod:`ragreport.analysis.scores`)."""
+    ``scores``: a file of per-query scores computed outside ragreport (or its rows already read,
+    as ``render`` restores them), ``scores_scale`` their scales (:mod:`ragreport.analysis.scores`),
+    ``scores_columns`` its own column names (``--scores-columns``)."""
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
@@ -201,12 +205,15 @@ def analyse_runs(
     chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
     found_scores = None
     if scores is not None and summaries:
+        from ..reading.columns import SCORE_ROLES, parse_columns
         from ..reading.scores import read_scores
         from .scores import external_scores
 
         progress("reading the scores")
         found_scores = external_scores(
-            read_scores(scores),
+            read_scores(scores, columns=parse_columns(scores_columns, "--scores-columns", SCORE_ROLES))
+            if isinstance(scores, (str, Path))
+            else scores,
             summaries,
             baseline=None if comparison is None else comparison.baseline,
             correction=correction,

@@ -20,8 +20,8 @@ judgments hold; each (run, query) once. Errors name the file and the line.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 KNOWN_SCALES = ((0.0, 1.0), (1.0, 5.0), (0.0, 5.0), (0.0, 10.0), (0.0, 100.0))
 _SCALE = re.compile(r"^(?:(?P<name>[^=]+)=)?(?P<low>-?[0-9.]+)-(?P<high>-?[0-9.]+)$")
 SCORES_SCALE = Argument("scores_scale")
+#: How a scale given with ``--scores-scale`` is stated (and known again in a stored report).
+GIVEN = "given with --scores-scale"
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class Scale:
 
     @property
     def how(self) -> str:
-        return "given with --scores-scale" if self.given else "inferred from the values"
+        return GIVEN if self.given else "inferred from the values"
 
 
 def parse_scales(given: Sequence[str]) -> dict[str | None, tuple[float, float]]:
@@ -116,6 +118,9 @@ class ExternalScores:
     figures: tuple[ScoreFigure, ...]
     comparisons: tuple[Comparison, ...] = ()
     baseline: str | None = None
+    #: Per run, each scored query's values (in ``names`` order), queries in id order: what ``render``
+    #: reads to draw every figure again (:func:`stored_scores`).
+    values: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
 
     def figure(self, run: str, name: str) -> ScoreFigure | None:
         return next((f for f in self.figures if f.run == run and f.name == name), None)
@@ -148,6 +153,8 @@ class ExternalScores:
             },
             "baseline": self.baseline,
             "comparisons": [{k: _json(v) for k, v in c.as_dict().items()} for c in self.comparisons],
+            "names": list(self.names),
+            "values": {run: {q: list(v) for q, v in by_query.items()} for run, by_query in self.values.items()},
         }
 
 
@@ -196,14 +203,15 @@ def external_scores(
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
     min_effect: float = 0.02,
-    scales: Sequence[str] = (),
+    scales: Sequence[str] | Mapping[str | None, tuple[float, float]] = (),
 ) -> ExternalScores:
     """The statistics of a score file's scores for the report's runs (``summaries``; the first
     run's conventions give the confidence, resamples and seed); ``baseline`` is the comparison's
-    (None: no comparison), ``scales`` the ``--scores-scale`` values."""
+    (None: no comparison), ``scales`` the ``--scores-scale`` values (or, from a stored report,
+    the given scales already read, keyed by score name)."""
     conventions = summaries[0].conventions
     rows = _rows_by_run(file, summaries)
-    given = parse_scales(scales)
+    given = dict(scales) if isinstance(scales, Mapping) else parse_scales(scales)
     unknown = [name for name in given if name is not None and name not in file.names]
     if unknown:
         raise ArgumentError(SCORES_SCALE, f" names no score of {file.source} ({unknown[0]!r}); it holds {file.names}")
@@ -229,7 +237,36 @@ def external_scores(
     comparisons = _compare(file, ordered, baseline, found, conventions, correction, permutations, min_effect)
     # By its name: a published report never shows a path of the machine that built it.
     name = Path(file.source).name
-    return ExternalScores(name, file.judges, file.names, found, tuple(figures), comparisons, baseline)
+    kept = {run: {q: tuple(file.values[i].tolist()) for q, i in by_query.items()} for run, by_query in ordered.items()}
+    return ExternalScores(name, file.judges, file.names, found, tuple(figures), comparisons, baseline, kept)
+
+
+def stored_scores(stored: Mapping[str, Any], where: str) -> tuple[ScoreFile, dict[str | None, tuple[float, float]]]:
+    """A report.json's ``scores`` (checked by its declared schema) as the score file they were
+    read from and the scales given with ``--scores-scale``: :func:`external_scores` draws every
+    figure again from them as the build did (the rows' order does not matter: the figures read
+    them in query id order). The file's lines are the rows' positions in the stored values."""
+    from ..reading.scores import ScoreFile
+
+    if "names" not in stored:
+        raise InputError(where, None, "'scores.names' naming the scores 'scores.values' holds", "none")
+    names = tuple(stored["names"])
+    rows = [(run, q, v) for run, by_query in stored["values"].items() for q, v in by_query.items()]
+    short = next((f"{run!r} {q!r}" for run, q, v in rows if len(v) != len(names)), None)
+    if short is not None:
+        raise InputError(where, None, f"'scores.values' of {len(names)} numbers per query (one per name)", short)
+    values = np.array([v for *_, v in rows], dtype=np.float64).reshape(len(rows), len(names))
+    given = {name: (float(s["low"]), float(s["high"])) for name, s in stored["scales"].items() if s.get("how") == GIVEN}
+    file = ScoreFile(
+        str(stored["source"]),
+        names,
+        tuple(q for _, q, _ in rows),
+        tuple(run for run, *_ in rows),
+        tuple(range(1, len(rows) + 1)),
+        values,
+        tuple(stored["judges"]),
+    )
+    return file, given
 
 
 def _compare(

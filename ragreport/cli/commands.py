@@ -223,7 +223,7 @@ def _analyse(
         },
     )
     same: tuple[str, ...] = ("baseline", "permutations", "min_effect", "primary", "query_meta", "queries")
-    same += ("corpus", "text_queries", "scores", "scores_scale")
+    same += ("corpus", "text_queries", "scores", "scores_scale", "scores_columns")
     return api.analyse(
         results,
         correction=Correction(args.correction),

@@ -19,7 +19,7 @@ from ..core.errors import ArgumentError, UsageError, shorten
 from ..core.grammar import WHOLE, read_number
 from ..core.model import COMPAT_PRESETS, MAX_CONFIDENCE, Denominator, Gain, Missing, NoRelevant, Order
 from ..output.exports.gates import FAIL_ON
-from ..reading.columns import ID_FROM, ROLES, ColumnMap, parse_columns
+from ..reading.columns import ID_FROM, ROLES, SCORE_ROLES, ColumnMap, parse_columns
 from ..reading.registry import FORMATS, LABELS
 from ..scoring.cutoffs import MAX_CUTOFF, MAX_CUTOFFS
 from ..scoring.partition import ENGINES, PARTITION_BYTES
@@ -106,6 +106,14 @@ def _columns(text: str) -> ColumnMap | None:
         return parse_columns(text)
     except UsageError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--columns: ")) from None
+
+
+def _score_columns(text: str) -> ColumnMap | None:
+    """--scores-columns: a map of the score file's roles (SCORE_ROLES); a wrong pair is argparse's error."""
+    try:
+        return parse_columns(text, "--scores-columns", SCORE_ROLES)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--scores-columns: ")) from None
 
 
 def _min_effect(text: str) -> float:
@@ -337,10 +345,17 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     external.add_argument(
         "--scores",
         metavar="FILE",
-        help="per-query scores from a judge or another tool (JSONL or CSV/TSV with a header: query_id or "
-        "id, an optional run and judge, every other numeric column a named score): each gets its band, "
+        help="per-query scores from a judge or another tool (JSONL, JSON array, CSV/TSV with a header, Parquet: "
+        "query_id or id, an optional run and judge, every other numeric column a named score): each gets its band, "
         'its comparison with the baseline and its gates (--require "b:faithfulness>=0.8"), in a table '
         "of its own",
+    )
+    external.add_argument(
+        "--scores-columns",
+        type=_score_columns,
+        metavar="ROLE=COLUMN,...",
+        help=f"the score file's own column names, the roles {', '.join(SCORE_ROLES)} "
+        "(id=qid,run=system,judge=model); --columns maps the runs' tables",
     )
     external.add_argument(
         "--scores-scale",

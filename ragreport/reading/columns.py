@@ -11,6 +11,12 @@ column may play, the column that plays it. The roles (:data:`ROLES`):
   ``grades``: their grades (a list aligned with it; without it each grade is 1);
 - ``steps``: a multi-hop retriever's ids per step (a list of lists); read by the run's steps, not here.
 
+A score file (``--scores``, :mod:`ragreport.reading.scores`) is mapped by ``--scores-columns``
+with its own roles (:data:`SCORE_ROLES`): ``id`` and ``query`` as above, ``run`` (the report's run
+a row scores) and ``judge`` (who made the scores). A flag of its own, because ``scores`` above
+already means a run's retrieval scores, and a score file's score columns are every other numeric
+column, not one.
+
 A role not named keeps its default column (:data:`DEFAULTS`); a preset (``--input-format
 mlflow``) gives several names for a role, the first a file has wins. The map is a frozen value, so
 every reader (runs, ``--scores``) takes the same one.
@@ -34,6 +40,8 @@ from ..core.errors import InputError, UsageError, shorten
 
 #: The roles a column may play, in the order ``--columns`` lists them.
 ROLES = ("id", "query", "retrieved", "relevant", "scores", "grades", "steps")
+#: The roles a score file's columns may play (``--scores-columns``).
+SCORE_ROLES = ("id", "query", "run", "judge")
 #: ``--id-from``: where a row without an id column gets its id.
 ID_FROM = ("query", "row")
 
@@ -50,6 +58,8 @@ class ColumnMap:
     scores: tuple[str, ...] = ()
     grades: tuple[str, ...] = ()
     steps: tuple[str, ...] = ("steps",)
+    run: tuple[str, ...] = ("run",)  # a score file's only
+    judge: tuple[str, ...] = ("judge",)  # a score file's only
     #: The flag (or keyword) the map came from, named in the error of a column a file lacks.
     flag: str = "--columns"
     #: The roles the user named (their columns must be in every file; a default's may be absent).
@@ -87,10 +97,13 @@ class ColumnMap:
         raise InputError(path, None, expected, f"the columns {shown}")
 
 
-def parse_columns(text: str | Mapping[str, str] | ColumnMap | None, flag: str = "--columns") -> ColumnMap | None:
+def parse_columns(
+    text: str | Mapping[str, str] | ColumnMap | None, flag: str = "--columns", roles: tuple[str, ...] = ROLES
+) -> ColumnMap | None:
     """A :class:`ColumnMap` from ``role=column,role=column`` (``--columns``), a mapping of roles to
-    columns (the Python API, a config table) or a map already made; None for None. An unknown role,
-    a pair without ``=``, an empty column name or a role named twice is one error naming ``flag``."""
+    columns (the Python API, a config table) or a map already made; None for None. A role not of
+    ``roles``, a pair without ``=``, an empty column name or a role named twice is one error naming
+    ``flag``."""
     if text is None or isinstance(text, ColumnMap):
         return text
     if isinstance(text, Mapping):
@@ -108,8 +121,8 @@ def parse_columns(text: str | Mapping[str, str] | ColumnMap | None, flag: str = 
         raise UsageError(f"{flag}: expected at least one role=column pair, such as retrieved=doc_ids")
     named: dict[str, tuple[str, ...]] = {}
     for role, column in pairs:
-        if role not in ROLES:
-            raise UsageError(f"{flag}: unknown role {shorten(role)}: the roles are {', '.join(ROLES)}")
+        if role not in roles:
+            raise UsageError(f"{flag}: unknown role {shorten(role)}: the roles are {', '.join(roles)}")
         if not column:
             raise UsageError(f"{flag}: expected a column name after {role}=, got nothing")
         if role in named:

@@ -1,10 +1,16 @@
 """Per-query scores computed outside ragreport (``--scores FILE``): a judge's faithfulness, an LLM's
 1-5 grade, a RAGAS or DeepEval column, one row per query and run.
 
-- JSONL (one object per line) or CSV/TSV with a header row (``.tsv`` and ``.tab`` are tab-separated).
-- The query id is under ``query_id`` or ``id``; ``run`` (optional) names the report's run the row
-  scores, and may be left out when the report holds one run; ``judge`` (optional) names who made
-  the scores, and the report says so.
+- Any layout a run table takes (:mod:`ragreport.reading.table`): JSONL (one object per line), a
+  JSON array of objects, CSV/TSV with a header row, or Parquet (``.parquet``; pyarrow, ``pip
+  install "ragreport[parquet]"``, whose absence is one line naming the extra).
+- The query id is under ``query_id`` or ``id`` (a row without one: the hash of its text under
+  ``query`` or ``question``, :func:`~ragreport.reading.columns.text_id`, as a run table's); ``run``
+  (optional) names the report's run the row scores, and may be left out when the report holds one
+  run; ``judge`` (optional) names who made the scores, and the report says so. ``--scores-columns
+  id=qid,run=system,judge=model`` names the file's own columns (:data:`SCORE_COLUMNS`); a column
+  it names and the file lacks, or a file with no id column, is one error naming the file, the
+  column asked for and the columns present.
 - Every other column whose first value is a number is a named score; a later value of it that is
   not a finite number is an error naming the line. Other columns (a question's text) are not read.
 
@@ -14,22 +20,22 @@ The reader checks the file alone; the rows' runs and queries are checked against
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import InputError, shorten
+from ..core.errors import InputError
 from ..core.grammar import NUMBER
-from .files import text_of
-from .jsonl import json_lines
+from .columns import ColumnMap, text_id
 from .rows import parse_id, parse_score
+from .table import table_rows
 
 #: The query id's columns, the first one present read; and the optional run and judge columns.
 SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY = ("query_id", "id"), "run", "judge"
+#: A score file's columns by default; ``--scores-columns`` names others (:meth:`ColumnMap.given`).
+SCORE_COLUMNS = ColumnMap(id=SCORE_ID_KEYS, run=(RUN_KEY,), judge=(JUDGE_KEY,), flag="--scores-columns")
 
 
 @dataclass(frozen=True)
@@ -53,38 +59,36 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) or (isinstance(value, str) and NUMBER.fullmatch(value.strip()) is not None)
 
 
-def _records(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line, row) of every row: JSON lines' objects, or a CSV/TSV's rows keyed by its header."""
-    if path.suffix.lower() in (".jsonl", ".ndjson") or text.lstrip().startswith("{"):
-        out = []
-        for number, value in json_lines(path, text):
-            if not isinstance(value, dict):
-                raise InputError(path, number, "a JSON object per line", f"a JSON {type(value).__name__}")
-            out.append((number, value))
-        return out
-    delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header = next(reader, None)
-    if not header:
-        raise InputError(path, 1, "a header row naming the columns", "an empty file")
-    header = [h.strip() for h in header]
-    rows = []
-    for row in reader:
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            expected = f"{len(header)} fields, as the header names"
-            raise InputError(path, reader.line_num, expected, f"{len(row)} fields")
-        rows.append((reader.line_num, {h: cell.strip() for h, cell in zip(header, row)}))
+def _records(path: Path, text: str | None) -> list[tuple[int, dict[str, Any]]]:
+    """(line, row) of every row, read as a run table is (:func:`~ragreport.reading.table.table_rows`);
+    a CSV/TSV's cells with their blanks trimmed."""
+    rows, textual = table_rows(path, text)
+    wrong = next(((line, row) for line, row in rows if not isinstance(row, dict)), None)
+    if wrong is not None:
+        raise InputError(path, wrong[0], "an object per row", f"a JSON {type(wrong[1]).__name__}")
+    if textual:
+        return [(line, {k: v.strip() for k, v in row.items()}) for line, row in rows]
     return rows
 
 
-def read_scores(path: str | Path, text: str | None = None) -> ScoreFile:
-    """A score file's rows (see the module's docstring for the layout and the errors)."""
+def read_scores(path: str | Path, text: str | None = None, columns: ColumnMap | None = None) -> ScoreFile:
+    """A score file's rows (see the module's docstring for the layout and the errors); ``columns``
+    (``--scores-columns``) names the id, query, run and judge columns where the file's own names
+    differ from the defaults."""
     path = Path(path)
-    records = _records(path, text_of(path, text))
+    records = _records(path, text)
     if not records:
         raise InputError(path, None, "at least one row of scores", "an empty file")
+    mapped = SCORE_COLUMNS.given(columns)
+    present = list(dict.fromkeys(key for _, record in records for key in record))  # every row's, in order
+    query_col = mapped.column("query", present, path, required=False)
+    # a row without an id may be known by its text, unless the user named the id column
+    texts = "" if "id" in mapped.named else f" (or a query's text: {' or '.join(map(repr, mapped.query))})"
+    id_col = mapped.column("id", present, path, required=query_col is None, otherwise=texts)
+    run_col, judge_col = (mapped.column(role, present, path, required=False) for role in ("run", "judge"))
+    # Not scores: the roles' columns, and the default names of each (a numeric 'id' is no score).
+    roles = {c for c in (id_col, query_col, run_col, judge_col) if c is not None}
+    reserved = roles | {*SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY}
     names: list[str] = []
     skipped: set[str] = set()  # columns opened by text: not scores
     qids: list[str] = []
@@ -93,18 +97,18 @@ def read_scores(path: str | Path, text: str | None = None) -> ScoreFile:
     judges: dict[str, None] = {}  # in order of first appearance
     values: list[list[float]] = []
     for number, record in records:
-        id_key = next((k for k in SCORE_ID_KEYS if k in record and record[k] != ""), None)
-        if id_key is None:
-            expected = "a query id under 'query_id' or 'id'"
-            raise InputError(path, number, expected, f"columns {shorten(', '.join(map(str, record)))}")
-        qid = parse_id(record[id_key], path, number, f"'{id_key}'")
-        run = record.get(RUN_KEY)
-        runs.append(None if run in (None, "") else parse_id(run, path, number, f"'{RUN_KEY}'"))
-        judge = record.get(JUDGE_KEY)
+        key = id_col if id_col is not None and record.get(id_col) not in (None, "") else query_col
+        if key is None or record.get(key) in (None, ""):
+            under = " or ".join(repr(c) for c in (id_col, query_col) if c is not None)
+            raise InputError(path, number, f"a query id (or its text) under {under}", "none")
+        qid = parse_id(record[key], path, number, f"{key!r}") if key == id_col else text_id(str(record[key]))
+        run = None if run_col is None else record.get(run_col)
+        runs.append(None if run in (None, "") else parse_id(run, path, number, f"{run_col!r}"))
+        judge = None if judge_col is None else record.get(judge_col)
         if judge not in (None, ""):
             judges[str(judge)] = None
         for key, value in record.items():
-            if key in (*SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY) or key in names or key in skipped:
+            if key in reserved or key in names or key in skipped:
                 continue
             if _is_number(value):
                 names.append(key)

@@ -23,6 +23,7 @@ import numpy as np
 from ....analysis.compare import Correction
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
+from ....analysis.scores import stored_scores
 from ....analysis.summary import Sweep, summarise
 from ....core.errors import InputError
 from ....core.model import Gain, Judgments
@@ -165,6 +166,10 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
         check(basis[0], PREVIOUS, where, "drift.basis")
     audit = document_.get("audit")  # its shape checked by the declared schema: render refuses it otherwise
+    # the external scores' per-query values and given scales (checked by the declared schema): every
+    # figure drawn again from them; a report written before they were stored renders without them
+    external = document_.get("scores")
+    scores_file, scores_scale = stored_scores(external, where) if external and "values" in external else (None, {})
     return analyse_runs(
         summaries,
         make=make,
@@ -184,6 +189,8 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         # passes: a refusal names this report (render never reads the audit file), the page its file
         audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
         audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
+        scores=scores_file,
+        scores_scale=scores_scale,
         **stored_texts(document_.get("texts"), where),
     )
 

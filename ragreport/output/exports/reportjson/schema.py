@@ -273,6 +273,18 @@ AUDIT = obj(
     required=("source", "labels"),
     null=True,
 )
+#: The external scores (``--scores``): render reads their per-query values, names and given scales.
+SCORES = obj(
+    {
+        "source": TEXT,
+        "judges": TEXTS,
+        "names": listing(TEXT, least=1),
+        "values": mapping(mapping(listing(number()))),
+        "scales": mapping(obj({"low": number(), "high": number(), "how": TEXT}, required=("low", "high", "how"))),
+    },
+    required=("source", "judges", "scales"),
+    null=True,
+)
 RENDER = obj(
     {
         "date": DATE_OR_NULL,
@@ -282,6 +294,7 @@ RENDER = obj(
         "runs": listing(RENDER_RUN, unique="name", least=1),
         "drift": obj({"previous": TEXT, "basis": PREVIOUS}, required=("previous", "basis"), null=True),
         "audit": AUDIT,
+        "scores": SCORES,
         "query_details": mapping(TEXT, null=True),
     },
     required=("settings", "judgments", "runs"),
