@@ -336,3 +336,24 @@ def test_the_gallerys_ragas_scores_beside_the_mlflow_table(capsys):
     assert figures["faithfulness"]["mean"] == pytest.approx(0.8333333, abs=1e-7)
     assert figures["answer_relevancy"]["mean"] == pytest.approx(0.9133333, abs=1e-7)
     assert figures["faithfulness"]["queries"] == 3
+
+
+def test_publish_keeps_each_scores_mean_per_run_and_draws_its_trend(write):
+    runs = [str(r) for r in _runs(write)]
+    history = write("x", "").parent / "history"
+    for label in ("v1", "v2"):
+        assert (
+            main(["publish", str(history), *runs, "-k", "2", "--scores", str(write("s.csv", SCORES)), "--label", label])
+            == 0
+        )
+    entries = json.loads((history / "history.json").read_text())["reports"]
+    a = {r["name"]: r for r in entries[0]["runs"]}["run_a"]
+    # 3 of 4 faithful (Wilson, as worked above); grade (4 + 2 + 5 + 3) / 4 = 3.5 on 1-5
+    assert a["scores"]["faithfulness"]["mean"] == 0.75 and a["scores"]["faithfulness"]["scale"] == "0/1"
+    assert (a["scores"]["faithfulness"]["low"], a["scores"]["faithfulness"]["high"]) == pytest.approx(
+        (0.3006419, 0.9544127), abs=2e-7
+    )
+    assert (a["scores"]["grade"]["mean"], a["scores"]["grade"]["scale"]) == (3.5, "1-5")
+    assert "faithfulness" not in a["metrics"] and "grade" not in a["metrics"]
+    page = (history / "index.html").read_text()
+    assert 'id="score-trends"' in page and "faithfulness across reports" in page and "grade across reports" in page
