@@ -357,3 +357,41 @@ def test_publish_keeps_each_scores_mean_per_run_and_draws_its_trend(write):
     assert "faithfulness" not in a["metrics"] and "grade" not in a["metrics"]
     page = (history / "index.html").read_text()
     assert 'id="score-trends"' in page and "faithfulness across reports" in page and "grade across reports" in page
+
+
+def test_each_slice_gives_each_runs_mean_of_each_score_apart_from_its_metrics(write, tmp_path):
+    meta = {"q1": {"topic": "billing"}, "q2": {"topic": "billing"}, "q3": {"topic": "ship"}, "q4": {"topic": "ship"}}
+    found = _report(write, query_meta=meta, slice_by=["topic"]).slices
+    billing, ship = found.slices
+    a = billing.scores["run_a"]["faithfulness"]
+    # run_a's faithfulness over billing: q1 1, q2 0, 1 of 2. Wilson at 95%: z^2 / n = 1.9207294, centre
+    # (0.5 + 0.9603647) / 2.9207294 = 0.5, half (1.9599640 / 2.9207294) * sqrt(0.125 + 0.2400912) = 0.4054688.
+    assert (a.mean, a.queries) == (0.5, 2)
+    assert (a.low, a.high) == pytest.approx((0.0945312, 0.9054688), abs=2e-7)
+    # over ship: q3 1, q4 1, 2 of 2: centre 1.9603647 / 2.9207294 = 0.6711898, half 0.6710541 * 0.4899910.
+    b = ship.scores["run_a"]["faithfulness"]
+    assert (b.mean, b.low, b.high) == pytest.approx((1.0, 0.3423802, 1.0), abs=2e-7)
+    # grade (1-5, bootstrap): run_a billing (4 + 2) / 2 = 3, ship (5 + 3) / 2 = 4; run_b (5 + 3) / 2 = 4 and
+    # (5 + 4) / 2 = 4.5. Two values resampled: the means 2, 3, 4 with chances 1/4, 1/2, 1/4, so the 2.5%
+    # and 97.5% points are the two values themselves.
+    grade = billing.scores["run_a"]["grade"]
+    assert (grade.mean, grade.low, grade.high) == (3.0, 2.0, 4.0)
+    assert ship.scores["run_a"]["grade"].mean == 4.0
+    assert (billing.scores["run_b"]["grade"].mean, ship.scores["run_b"]["grade"].mean) == (4.0, 4.5)
+    assert "faithfulness" not in billing.runs["run_a"] and "grade" not in billing.runs["run_a"]
+    # the report: its own column of the slice table, and report.json's slices
+    runs = [str(r) for r in _runs(write)]
+    meta_file = write("meta.jsonl", "".join(json.dumps({"id": q, **m}) + "\n" for q, m in meta.items()))
+    out = tmp_path / "site"
+    args = ["build", *runs, "-k", "2", "--scores", str(write("s.csv", SCORES)), "--query-meta", str(meta_file)]
+    assert main([*args, "--slice", "topic", "--out", str(out)]) == 0
+    stored = json.loads((out / "report.json").read_text())["slices"]
+    assert stored[0]["scores"]["run_a"]["faithfulness"]["mean"] == 0.5
+    assert stored[1]["scores"]["run_b"]["grade"] == {"mean": 4.5, "low": 4.0, "high": 5.0, "queries": 2}
+    page = (out / "index.html").read_text()
+    assert "scores computed outside ragreport, per run" in page
+    assert '<bdi class="run">run_a faithfulness</bdi> <span class="figure">0.500</span>' in page
+    # render draws the slices' scores again from report.json alone, byte for byte
+    again = tmp_path / "again"
+    assert main(["render", str(out / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _tree(again) == _tree(out)
