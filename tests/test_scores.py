@@ -395,3 +395,38 @@ def test_each_slice_gives_each_runs_mean_of_each_score_apart_from_its_metrics(wr
     again = tmp_path / "again"
     assert main(["render", str(out / "report.json"), "--out", str(again), "--quiet"]) == 0
     assert _tree(again) == _tree(out)
+
+
+def test_score_as_text_and_markdown_prints_the_scores_tables_and_their_slices(write, capsys):
+    runs = [str(r) for r in _runs(write)]
+    meta = write(
+        "m.jsonl",
+        "".join(
+            json.dumps({"id": q, "topic": "billing" if q < "q3" else "ship"}) + "\n" for q in "q1 q2 q3 q4".split()
+        ),
+    )
+    args = [
+        "score",
+        *runs,
+        "-k",
+        "2",
+        "--scores",
+        str(write("s.csv", SCORES)),
+        "--query-meta",
+        str(meta),
+        "--slice",
+        "topic",
+    ]
+    assert main([*args, "--format", "table"]) == 0
+    text = capsys.readouterr().out
+    # the figures worked in test_means_and_bands_worked_by_hand and in the slices' test above
+    assert "run_a  faithfulness  0/1    0.750  [0.301, 0.954]  4 of 4" in text
+    assert "run_b  grade         1-5    4.250  [3.500, 5.000]  4 of 4" in text
+    assert "scores computed outside ragreport, per run: run_a\nfaithfulness 0.500 [0.095, 0.905]" in text
+    assert main([*args, "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert "| run\\_a | faithfulness | 0/1 | 0.750 | [0.301, 0.954] | 4 of 4 |" in md
+    assert "run\\_a faithfulness 0.500 [0.095, 0.905]; run\\_a grade 3.000 [2.000, 4.000];" in md
+    # never a row of the ranked-list table
+    suite = md[md.index("| metric |") : md.index("Hit@K carries")]
+    assert "faithfulness" not in suite and "grade" not in suite
