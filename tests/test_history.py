@@ -237,3 +237,52 @@ def test_an_entry_keeps_the_figures_at_k_and_the_primary_drift_only():
         "Week 48",
         0.9,
     )
+
+
+def scored(name, mean, scale="0-1", **kw):
+    """A run holding an external score (--scores) beside its own nDCG@10."""
+    return {
+        **run(name, 0.5, **kw),
+        "scores": {"faithfulness": {"mean": mean, "low": mean - 0.1, "high": mean + 0.1, "scale": scale}},
+    }
+
+
+def test_an_entry_keeps_each_runs_external_scores_apart_from_its_metrics():
+    document = {
+        "settings": {},
+        "runs": [
+            {
+                "name": "a",
+                "k": 10,
+                "metrics": {"nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7}},
+                "scores": {"judge": {"mean": 3.5, "low": 2.5, "high": 4.5, "interval": "bootstrap", "scale": "1-5"}},
+            },
+            {"name": "b", "k": 10, "metrics": {}},
+        ],
+    }
+    made = history_entry(document, "v1", "sha256:x", None)
+    assert made["runs"][0]["metrics"] == {"nDCG@10": {"mean": 0.6, "low": 0.5, "high": 0.7}}
+    assert made["runs"][0]["scores"] == {"judge": {"mean": 3.5, "low": 2.5, "high": 4.5, "scale": "1-5"}}
+    assert "scores" not in made["runs"][1]
+
+
+def test_an_external_score_has_its_own_trend_broken_where_its_scale_changed():
+    v1 = entry("v1", scored("a", 0.5))
+    v2 = entry("v2", scored("a", 0.7))
+    v3 = entry("v3", scored("a", 3.0, scale="1-5"))
+    entries = [v3, v2, v1]
+    assert [t.metric for t in trend_lines(entries)] == ["nDCG@10"]  # the ranked-list figures, alone
+    (trend,) = trend_lines(entries, "scores")
+    assert trend.metric == "faithfulness" and trend.labels == ("v1", "v2", "v3")
+    (line,) = trend.lines
+    assert line.means == (0.5, 0.7, 3.0) and line.lows == (0.4, 0.6, 2.9)
+    assert line.segments == ((0, 1), (2,))
+    assert [(b.position, b.kinds) for b in trend.breaks] == [(2, ("scale",))]
+    context = history_context(entries)
+    assert [t["metric"] for t in context["score_trends"]] == ["faithfulness"]
+    assert [t["metric"] for t in [context["primary_trend"], *context["other_trends"]]] == ["nDCG@10"]
+    assert [str(b) for b in context["score_trends"][0]["breaks"]] == [
+        "Between v2 and v3 the scale changed for a: the line is broken there."
+    ]
+    assert history_context([v2, v1])["score_trends"][0]["breaks"] == []
+    assert history_context([entry("v0", run("a", 0.5))])["score_trends"] == []

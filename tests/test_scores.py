@@ -336,3 +336,100 @@ def test_the_gallerys_ragas_scores_beside_the_mlflow_table(capsys):
     assert figures["faithfulness"]["mean"] == pytest.approx(0.8333333, abs=1e-7)
     assert figures["answer_relevancy"]["mean"] == pytest.approx(0.9133333, abs=1e-7)
     assert figures["faithfulness"]["queries"] == 3
+
+
+def test_publish_keeps_each_scores_mean_per_run_and_draws_its_trend(write):
+    runs = [str(r) for r in _runs(write)]
+    history = write("x", "").parent / "history"
+    for label in ("v1", "v2"):
+        assert (
+            main(["publish", str(history), *runs, "-k", "2", "--scores", str(write("s.csv", SCORES)), "--label", label])
+            == 0
+        )
+    entries = json.loads((history / "history.json").read_text())["reports"]
+    a = {r["name"]: r for r in entries[0]["runs"]}["run_a"]
+    # 3 of 4 faithful (Wilson, as worked above); grade (4 + 2 + 5 + 3) / 4 = 3.5 on 1-5
+    assert a["scores"]["faithfulness"]["mean"] == 0.75 and a["scores"]["faithfulness"]["scale"] == "0/1"
+    assert (a["scores"]["faithfulness"]["low"], a["scores"]["faithfulness"]["high"]) == pytest.approx(
+        (0.3006419, 0.9544127), abs=2e-7
+    )
+    assert (a["scores"]["grade"]["mean"], a["scores"]["grade"]["scale"]) == (3.5, "1-5")
+    assert "faithfulness" not in a["metrics"] and "grade" not in a["metrics"]
+    page = (history / "index.html").read_text()
+    assert 'id="score-trends"' in page and "faithfulness across reports" in page and "grade across reports" in page
+
+
+def test_each_slice_gives_each_runs_mean_of_each_score_apart_from_its_metrics(write, tmp_path):
+    meta = {"q1": {"topic": "billing"}, "q2": {"topic": "billing"}, "q3": {"topic": "ship"}, "q4": {"topic": "ship"}}
+    found = _report(write, query_meta=meta, slice_by=["topic"]).slices
+    billing, ship = found.slices
+    a = billing.scores["run_a"]["faithfulness"]
+    # run_a's faithfulness over billing: q1 1, q2 0, 1 of 2. Wilson at 95%: z^2 / n = 1.9207294, centre
+    # (0.5 + 0.9603647) / 2.9207294 = 0.5, half (1.9599640 / 2.9207294) * sqrt(0.125 + 0.2400912) = 0.4054688.
+    assert (a.mean, a.queries) == (0.5, 2)
+    assert (a.low, a.high) == pytest.approx((0.0945312, 0.9054688), abs=2e-7)
+    # over ship: q3 1, q4 1, 2 of 2: centre 1.9603647 / 2.9207294 = 0.6711898, half 0.6710541 * 0.4899910.
+    b = ship.scores["run_a"]["faithfulness"]
+    assert (b.mean, b.low, b.high) == pytest.approx((1.0, 0.3423802, 1.0), abs=2e-7)
+    # grade (1-5, bootstrap): run_a billing (4 + 2) / 2 = 3, ship (5 + 3) / 2 = 4; run_b (5 + 3) / 2 = 4 and
+    # (5 + 4) / 2 = 4.5. Two values resampled: the means 2, 3, 4 with chances 1/4, 1/2, 1/4, so the 2.5%
+    # and 97.5% points are the two values themselves.
+    grade = billing.scores["run_a"]["grade"]
+    assert (grade.mean, grade.low, grade.high) == (3.0, 2.0, 4.0)
+    assert ship.scores["run_a"]["grade"].mean == 4.0
+    assert (billing.scores["run_b"]["grade"].mean, ship.scores["run_b"]["grade"].mean) == (4.0, 4.5)
+    assert "faithfulness" not in billing.runs["run_a"] and "grade" not in billing.runs["run_a"]
+    # the report: its own column of the slice table, and report.json's slices
+    runs = [str(r) for r in _runs(write)]
+    meta_file = write("meta.jsonl", "".join(json.dumps({"id": q, **m}) + "\n" for q, m in meta.items()))
+    out = tmp_path / "site"
+    args = ["build", *runs, "-k", "2", "--scores", str(write("s.csv", SCORES)), "--query-meta", str(meta_file)]
+    assert main([*args, "--slice", "topic", "--out", str(out)]) == 0
+    stored = json.loads((out / "report.json").read_text())["slices"]
+    assert stored[0]["scores"]["run_a"]["faithfulness"]["mean"] == 0.5
+    assert stored[1]["scores"]["run_b"]["grade"] == {"mean": 4.5, "low": 4.0, "high": 5.0, "queries": 2}
+    page = (out / "index.html").read_text()
+    assert "scores computed outside ragreport, per run" in page
+    assert '<bdi class="run">run_a faithfulness</bdi> <span class="figure">0.500</span>' in page
+    # render draws the slices' scores again from report.json alone, byte for byte
+    again = tmp_path / "again"
+    assert main(["render", str(out / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _tree(again) == _tree(out)
+
+
+def test_score_as_text_and_markdown_prints_the_scores_tables_and_their_slices(write, capsys):
+    runs = [str(r) for r in _runs(write)]
+    meta = write(
+        "m.jsonl",
+        "".join(
+            json.dumps({"id": q, "topic": "billing" if q < "q3" else "ship"}) + "\n" for q in "q1 q2 q3 q4".split()
+        ),
+    )
+    args = [
+        "score",
+        *runs,
+        "-k",
+        "2",
+        "--scores",
+        str(write("s.csv", SCORES)),
+        "--query-meta",
+        str(meta),
+        "--slice",
+        "topic",
+    ]
+    assert main([*args, "--format", "table"]) == 0
+    text = capsys.readouterr().out
+    # the figures worked in test_means_and_bands_worked_by_hand and in the slices' test above
+    assert "run_a  faithfulness  0/1    0.750  [0.301, 0.954]  4 of 4" in text
+    assert "run_b  grade         1-5    4.250  [3.500, 5.000]  4 of 4" in text
+    # (the slices' lines wrap to the terminal's width: read as one line)
+    assert "scores computed outside ragreport, per run: run_a faithfulness 0.500 [0.095, 0.905]" in " ".join(
+        text.split()
+    )
+    assert main([*args, "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert "| run\\_a | faithfulness | 0/1 | 0.750 | [0.301, 0.954] | 4 of 4 |" in md
+    assert "run\\_a faithfulness 0.500 [0.095, 0.905]; run\\_a grade 3.000 [2.000, 4.000];" in md
+    # never a row of the ranked-list table
+    suite = md[md.index("| metric |") : md.index("Hit@K carries")]
+    assert "faithfulness" not in suite and "grade" not in suite

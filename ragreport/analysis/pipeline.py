@@ -197,12 +197,6 @@ def analyse_runs(
         found_audit = measure_audit(summaries, audit, "audit", chosen.lead, comparison, tested, audit_source)
     meta = merged_query_meta(summaries, query_meta)
     keys = slice_keys(meta, slice_by) if meta else ()
-    found_slices = None
-    if keys:
-        progress("slicing")
-        found_slices = slices(summaries, meta, keys, chosen.measures, lead, comparison, correction, permutations)
-    first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
-    chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
     found_scores = None
     if scores is not None and summaries:
         from ..reading.columns import SCORE_ROLES, parse_columns
@@ -221,6 +215,14 @@ def analyse_runs(
             min_effect=min_effect,
             scales=scores_scale,
         )
+    found_slices = None
+    if keys:
+        progress("slicing")
+        found_slices = slices(
+            summaries, meta, keys, chosen.measures, lead, comparison, correction, permutations, found_scores
+        )
+    first = tuple(q for s in (found_slices.slices if found_slices else ()) for q in s.examples)
+    chosen_queries, doc_texts = shown_texts(summaries, comparison, lead, corpus, text_queries, first, progress)
     run_limits = [limits(s, today) for s in summaries]
     if found_audit is not None:
         run_limits = [audited_limits(ls, s, found_audit) for ls, s in zip(run_limits, summaries)]

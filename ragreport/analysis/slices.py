@@ -11,7 +11,10 @@ no slice of it). For each slice:
   queries both scored in the slice, with its paired bootstrap band and a two-sided randomization
   test; the p-values of every slice comparison of the report are corrected together (the report's
   correction), a family of their own, apart from the overall comparison's;
-- a slice of fewer than :data:`SMALL_SLICE` queries is marked too small to read.
+- a slice of fewer than :data:`SMALL_SLICE` queries is marked too small to read;
+- with scores computed outside ragreport (``--scores``), each run's mean of each score over the
+  slice's queries its rows score, with the band :mod:`ragreport.analysis.scores` gives it (Wilson
+  for 0/1 scores, else the bootstrap over those queries in id order), kept apart from the measures.
 
 A slice whose difference has the opposite sign to the overall one with its band clear of 0 is
 said in words (:attr:`SliceReport.opposite`): the average hides it.
@@ -20,7 +23,8 @@ said in words (:attr:`SliceReport.opposite`): the average hides it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +34,9 @@ from .compare import ComparisonReport, Correction, adjust, family_values, scored
 from .intervals import bootstrap_interval, wilson_interval
 from .randomization import TIE, randomization_test
 from .summary import RunSummary
+
+if TYPE_CHECKING:
+    from .scores import ExternalScores
 
 #: A slice of fewer queries than this is marked too small to read.
 SMALL_SLICE = 30
@@ -80,6 +87,8 @@ class Slice:
     runs: Mapping[str, Mapping[str, SliceFigure]]  # run -> measure label -> figure
     comparisons: tuple[SliceComparison, ...] = ()
     examples: tuple[str, ...] = ()  # the queries to look at first (see EXAMPLES)
+    #: run -> external score's name -> its mean over the slice's queries the score file scores
+    scores: Mapping[str, Mapping[str, SliceFigure]] = field(default_factory=dict)
 
     @property
     def small(self) -> bool:
@@ -148,6 +157,22 @@ def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, con
     return SliceFigure(float(mean[0]), float(low[0]), float(high[0]), n)
 
 
+def _external(external: ExternalScores, members: Sequence[str], first: RunSummary) -> dict[str, dict[str, SliceFigure]]:
+    """Each run's mean of each external score over ``members`` (sorted: the id order the bootstrap
+    resamples in) its rows score, banded as the whole report's (:func:`.scores._band`)."""
+    from .scores import _band
+
+    out: dict[str, dict[str, SliceFigure]] = {}
+    for run, by_query in external.values.items():
+        rows = np.array([by_query[q] for q in members if q in by_query], dtype=np.float64)
+        rows = rows.reshape(len(rows), len(external.names))
+        out[run] = {}
+        for j, name in enumerate(external.names):
+            band = _band(rows[:, j], external.scales[name], first.conventions)
+            out[run][name] = SliceFigure(band.mean, band.low, band.high, len(rows))
+    return out
+
+
 def slices(
     summaries: Sequence[RunSummary],
     meta: QueryMeta,
@@ -157,9 +182,11 @@ def slices(
     comparison: ComparisonReport | None = None,
     correction: Correction = Correction.HOLM,
     permutations: int = 10_000,
+    external: ExternalScores | None = None,
 ) -> SliceReport:
-    """Every slice of ``keys`` (see the module's docstring): each run's ``measures`` over it, and
-    with a ``comparison`` each run's paired difference from the baseline on ``primary``."""
+    """Every slice of ``keys`` (see the module's docstring): each run's ``measures`` over it, with
+    a ``comparison`` each run's paired difference from the baseline on ``primary``, and with
+    ``external`` each run's mean of each external score over it."""
     conventions = summaries[0].conventions
     resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
     rows_of = {s.name: scored_rows(s) for s in summaries}
@@ -183,6 +210,7 @@ def slices(
                 groups.setdefault(value, []).append(query)
         for value in sorted(groups):
             members = groups[value]
+            scored = _external(external, members, summaries[0]) if external is not None else {}
             figures = {}
             for summary in summaries:
                 values = values_of(summary, members, measures)
@@ -192,7 +220,9 @@ def slices(
             if comparison is None:
                 held = [q for q in members if q in rows_of[summaries[0].name]]
                 worst = sorted(zip(values_of(summaries[0], held, [primary])[:, 0].tolist(), held))[:EXAMPLES]
-                found.append(Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst)))
+                found.append(
+                    Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst), scores=scored)
+                )
                 continue
             base = by_name[comparison.baseline]
             moved: dict[str, float] = {}
@@ -205,7 +235,8 @@ def slices(
                     for q, d in zip(both, differences.tolist()):
                         moved[q] = max(moved.get(q, 0.0), abs(d))
             ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
-            found.append(Slice(key, value, len(members), figures, examples=tuple(q for q, _ in ranked[:EXAMPLES])))
+            examples = tuple(q for q, _ in ranked[:EXAMPLES])
+            found.append(Slice(key, value, len(members), figures, examples=examples, scores=scored))
     p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
     adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
     made: dict[int, list[SliceComparison]] = {}

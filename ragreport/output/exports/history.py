@@ -236,6 +236,15 @@ def _figures(run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {label: {"mean": m.get("mean"), "low": m.get("low"), "high": m.get("high")} for label, m in picked.items()}
 
 
+def _external(scores: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A run's external scores (report.json's run ``scores``): each mean with its band and its
+    scale, stated, so that a trend never joins means given on different scales."""
+    return {
+        name: {"mean": s.get("mean"), "low": s.get("low"), "high": s.get("high"), "scale": s.get("scale")}
+        for name, s in scores.items()
+    }
+
+
 def history_entry(
     document: Mapping[str, Any], label: str, report_digest: str, previous_digest: str | None
 ) -> dict[str, Any]:
@@ -277,6 +286,8 @@ def history_entry(
                 "fingerprints": run.get("fingerprints"),
                 "conventions": {key: run.get("conventions", {}).get(key) for key in FIGURE_CONVENTIONS},
                 "metrics": _figures(run),
+                # the scores computed outside ragreport (--scores), kept apart: their own trends
+                **({"scores": _external(run["scores"])} if run.get("scores") else {}),
             }
             for run in document.get("runs", [])
         ],
@@ -346,27 +357,32 @@ def _changes(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[str, ...]
     return tuple(kind for kind, (before, after), key in read if before.get(key) != after.get(key))
 
 
-def trend_lines(entries: Sequence[Mapping[str, Any]]) -> list[Trend]:
-    """A :class:`Trend` per metric, over ``entries`` (newest first, as the history keeps them)."""
+def trend_lines(entries: Sequence[Mapping[str, Any]], key: str = "metrics") -> list[Trend]:
+    """A :class:`Trend` per metric, over ``entries`` (newest first, as the history keeps them);
+    ``key="scores"``: per external score (``--scores``) instead, where a change of the score's
+    scale breaks the line too."""
     reports = list(reversed(entries))
     labels = tuple(str(e["label"]) for e in reports)
     runs_at = [{r["name"]: r for r in e["runs"]} for e in reports]
     trends = []
     # every metric any report holds: the newest report's primary first, then as the reports list them
-    primary = [entries[0]["primary"]] if entries and entries[0].get("primary") else []
-    held = [m for e in entries for run in e["runs"] for m in run.get("metrics", {})]
+    primary = [entries[0]["primary"]] if key == "metrics" and entries and entries[0].get("primary") else []
+    held = [m for e in entries for run in e["runs"] for m in run.get(key) or {}]
     for metric in dict.fromkeys([*primary, *held]):
-        names = list(dict.fromkeys(n for at in runs_at for n, r in at.items() if metric in r.get("metrics", {})))
+        names = list(dict.fromkeys(n for at in runs_at for n, r in at.items() if metric in (r.get(key) or {})))
         lines = []
         breaking: dict[int, dict[tuple[str, ...], list[str]]] = {}
         for name in names:
-            points = [at.get(name, {}).get("metrics", {}).get(metric) for at in runs_at]
+            points = [(at.get(name, {}).get(key) or {}).get(metric) for at in runs_at]
             segments: list[list[int]] = []
             for i, point in enumerate(points):
                 if point is None or point.get("mean") is None:
                     continue
                 adjacent = bool(segments) and segments[-1][-1] == i - 1
                 kinds = _changes(runs_at[i - 1][name], runs_at[i][name]) if adjacent else ()
+                # a score given on another scale since (0-1, then 1-5): its means do not compare
+                if adjacent and (points[i - 1] or {}).get("scale") != point.get("scale"):
+                    kinds = (*kinds, "scale")
                 if adjacent and not kinds:  # the point before compares: the line goes on
                     segments[-1].append(i)
                     continue
@@ -496,6 +512,8 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "rows": rows,
         "primary_trend": trends[0] if trends else None,
         "other_trends": trends[1:],
+        "score_trends": [_trend_context(t, confidence) for t in trend_lines(entries, "scores")],
+        "scores_caption": say.score_trend_caption(confidence),
         "headers": say.HISTORY_HEADERS,
         "changed": say.HISTORY_CHANGED,
     }
@@ -638,7 +656,7 @@ def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
     """The history's own files: its page, its index as data and the shared plotly.js (the marker is
     made by :func:`write_history`)."""
     context = history_context(entries)
-    for trend in [context["primary_trend"], *context["other_trends"]]:
+    for trend in [context["primary_trend"], *context["other_trends"], *context["score_trends"]]:
         if trend is not None:
             trend["figure"] = figure(trend_figure(trend.pop("trend"), say.trend_title(trend["metric"])))
     page = {

@@ -24,7 +24,7 @@ _NO_BAND = IntervalMethod.NONE.value
 
 if TYPE_CHECKING:
     from ..site.view.labels import LabelsView
-    from ..site.view.model import ComparisonView, DriftView, ReportView, RunView
+    from ..site.view.model import ComparisonView, DriftView, ReadingsTable, ReportView, RunView
     from ..site.view.slices import SlicesView
 
 
@@ -185,6 +185,7 @@ def table(view: ReportView, width: int = 100) -> str:
         blocks.append(_labels_block(view.labels, width))
     if view.drift is not None:
         blocks.append(_drift_block(view.drift, width))
+    blocks += [_scores_block(t, width) for t in view.scores]
     if view.slices is not None:
         blocks.append(_slices_block(view.slices, width))
     # no control or bidi character of the user's reaches the terminal raw (an escape sequence, U+202E)
@@ -309,6 +310,18 @@ def markdown_blocks(view: ReportView) -> list[Block]:
                 )
             lines += ["", view.drift.method]
         blocks.append(Block(DRIFT, 4, tuple(lines)))
+    if view.scores:  # the scores of --scores: their own tables, never rows of the ranked-list ones
+        lines = []
+        for t in view.scores:
+            lines += [
+                "",
+                f"**{_md_cell(t.caption)}**",
+                "",
+                _md_row(*t.header),
+                "|---|---|" + "---|" * (len(t.header) - 2),
+            ]
+            lines += [_md_row(_md_user(row[0]), _md_user(row[1]), *map(_md_cell, row[2:])) for row in t.rows]
+        blocks.append(Block("the scores computed outside ragreport", 3, tuple(lines)))
     if view.slices is not None:
         blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
     if view.labels is not None:
@@ -337,6 +350,7 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             "queries",
             *(_md_user(r) for r in t.runs),
             *(_md_user(c) for c in t.compared),
+            *((t.scores_header,) if t.scores_header else ()),
             sliced.examples_header,
         ]
         lines += ["", t.caption.render(_md_user), "", _md_row(*headers)]
@@ -345,9 +359,21 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
             cells += [f"{c.mark} {c.value} {c.band} p {c.p_adjusted}".strip() for c in row.deltas]
+            if t.scores_header:
+                cells.append("; ".join(f"{_md_user(c.label)} {c.value} {c.band}" for c in row.scores))
             cells.append(", ".join(markdown_code(q) for q in row.examples))
             lines.append(_md_row(value, str(row.queries), *cells))
     return lines
+
+
+def _scores_block(t: ReadingsTable, width: int) -> str:
+    """A table of the scores of --scores (or their comparisons): its caption wrapped, then its
+    columns aligned, each as wide as its widest cell."""
+    rows = [t.header, *t.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(t.header))]
+    lines = ["  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "-" * min(width, len(lines[0])))
+    return "\n".join([*textwrap.wrap(t.caption, width), "", *lines])
 
 
 def _slices_block(sliced: SlicesView, width: int) -> str:
@@ -358,7 +384,10 @@ def _slices_block(sliced: SlicesView, width: int) -> str:
             figures = "  ".join(f"{run} {c.value} {c.band}" for run, c in zip(t.runs, row.figures))
             deltas = "  ".join(f"{h}: {c.mark}{c.value} {c.band}".rstrip() for h, c in zip(t.compared, row.deltas))
             small = f" ({sliced.small_note})" if row.small else ""
-            text += textwrap.wrap(f"{row.value}{small}, {row.queries} queries: {figures}  {deltas}".rstrip(), width)
+            scores = "; ".join(f"{c.label} {c.value} {c.band}" for c in row.scores)
+            scores = f"; {t.scores_header}: {scores}" if scores else ""
+            line = f"{row.value}{small}, {row.queries} queries: {figures}  {deltas}".rstrip() + scores
+            text += textwrap.wrap(line, width)
     return sliced.title + "\n" + "\n".join(text)
 
 

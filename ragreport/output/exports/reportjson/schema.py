@@ -309,6 +309,7 @@ HISTORY_RUN = obj(
         "fingerprints": RUN_FINGERPRINTS,
         "conventions": mapping(ANY, null=True),
         "metrics": mapping(FIGURE),
+        "scores": mapping(obj({**FIGURE["fields"], "scale": TEXT_OR_NULL}), null=True),
     },
     required=("name", "k", "metrics"),
 )

@@ -556,6 +556,17 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
                 {**_fields(c, "run metric delta low high p p_adjusted queries"), "verdict": c.verdict}
                 for c in s.comparisons
             ],
+            # the external scores (--scores) over the slice, apart from the measures above
+            **(
+                {
+                    "scores": {
+                        run: {name: _fields(f, "mean low high queries") for name, f in figures.items()}
+                        for run, figures in s.scores.items()
+                    }
+                }
+                if s.scores
+                else {}
+            ),
         }
         for s in report.slices
     ]

@@ -25,6 +25,7 @@ class SliceCell:
     p_adjusted: str = ""
     verdict_class: str = ""
     mark: str = ""
+    label: str = ""  # an external score's line: the run and the score it gives
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class SliceRow:
     figures: tuple[SliceCell, ...]
     deltas: tuple[SliceCell, ...]
     examples: tuple[str, ...] = ()  # query ids to open first
+    scores: tuple[SliceCell, ...] = ()  # each run's mean of each external score (--scores)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class SliceTable:
     figures_header: str = ""
     deltas_header: str = ""
     compared_runs: tuple[str, ...] = ()
+    #: The column of the scores computed outside ragreport, apart from the ranked-list figures
+    #: ("": the report has none).
+    scores_header: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,12 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                         say.MARKS_OF_VERDICT.get(css, ""),
                     )
                 )
-            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples))
+            scores = tuple(
+                SliceCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
+                for r in runs
+                for name, f in s.scores.get(r, {}).items()
+            )
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples, scores))
         tables.append(
             SliceTable(
                 key,
@@ -119,6 +129,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                 say.slice_figures_header(primary),
                 say.slice_deltas_header(baseline) if baseline is not None and compared else "",
                 compared,
+                say.SLICE_SCORES_HEADER if any(row.scores for row in rows) else "",
             )
         )
     opposite = tuple(opposite_sentence(o, baseline) for o in report.opposite)

@@ -97,6 +97,16 @@ def trend_title(metric: str) -> str:
     return f"{metric} across reports"
 
 
+def score_trend_caption(confidence: float) -> str:
+    """Above the external scores' trends: who computed them, and that a change of scale breaks a line."""
+    return (
+        f"Each run's mean of each score computed outside ragreport (--scores), in each report, with its "
+        f"{percent(confidence)} band (Wilson's for 0/1 scores, else the bootstrap); ragreport computed the "
+        f"means and bands only. A line breaks where the query set, the label set, K, a convention or the "
+        f"score's scale changed."
+    )
+
+
 def trend_caption(metric: str, confidence: float) -> str:
     return (
         f"Each run's mean {metric} in each report, with its {percent(confidence)} band. Where the "
@@ -106,7 +116,7 @@ def trend_caption(metric: str, confidence: float) -> str:
 
 
 #: What can change between two reports so that their figures do not compare, in the order named.
-TREND_BREAK_KINDS = ("query set", "label set", "K", "conventions")
+TREND_BREAK_KINDS = ("query set", "label set", "K", "conventions", "scale")
 
 
 def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[str], every: bool) -> Text:

@@ -166,6 +166,8 @@ HISTORY_OPEN_NEWEST = "Open the newest report"
 HISTORY_VERDICT_TITLE = "The newest report's verdict"
 HISTORY_REPORTS_TITLE = "Every report"
 HISTORY_TRENDS_TITLE = "Every metric across reports"
+#: Above the trends of the scores computed outside ragreport (--scores), never mixed with its own.
+HISTORY_SCORES_TITLE = "Scores computed outside ragreport, across reports"
 #: Above the other metrics' trends: the caption of the first holds for them all.
 TRENDS_LEDE = (
     "Every other metric the reports hold, drawn the same way; a break is listed under a chart only "

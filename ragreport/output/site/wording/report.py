@@ -332,6 +332,8 @@ def slice_caption(key: str, primary: str) -> Text:
 
 
 SLICE_SMALL = "too few queries to read"
+#: The slice table's column of each run's mean of each score computed outside ragreport (--scores).
+SLICE_SCORES_HEADER = "scores computed outside ragreport, per run"
 #: The slice table's column of queries to open first (largest differences, or lowest scores).
 SLICE_EXAMPLES = "queries to open"
 
