@@ -183,7 +183,7 @@ def _rows_by_run(file: ScoreFile, summaries: Sequence[RunSummary]) -> dict[str, 
     return rows
 
 
-def _band(values: np.ndarray, scale: Scale, conventions: Conventions) -> Interval:
+def score_band(values: np.ndarray, scale: Scale, conventions: Conventions) -> Interval:
     """The mean of one score's values (in query id order) with its band: Wilson for 0/1, else the bootstrap."""
     n = len(values)
     if n == 0:
@@ -232,7 +232,7 @@ def external_scores(
         at = np.fromiter(ordered[s.name].values(), dtype=np.int64, count=len(ordered[s.name]))
         judged = int(np.count_nonzero(s.judged.has_judgments))
         for j, name in enumerate(file.names):
-            band = _band(file.values[at, j], found[name], conventions)
+            band = score_band(file.values[at, j], found[name], conventions)
             figures.append(ScoreFigure(s.name, name, band, len(at), judged))
     comparisons = _compare(file, ordered, baseline, found, conventions, correction, permutations, min_effect)
     # By its name: a published report never shows a path of the machine that built it.

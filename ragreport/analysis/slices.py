@@ -33,6 +33,7 @@ from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
 from .randomization import TIE, randomization_test
+from .scores import score_band
 from .summary import RunSummary
 
 if TYPE_CHECKING:
@@ -159,8 +160,7 @@ def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, con
 
 def _external(external: ExternalScores, members: Sequence[str], first: RunSummary) -> dict[str, dict[str, SliceFigure]]:
     """Each run's mean of each external score over ``members`` (sorted: the id order the bootstrap
-    resamples in) its rows score, banded as the whole report's (:func:`.scores._band`)."""
-    from .scores import _band
+    resamples in) its rows score, banded as the whole report's (:func:`.scores.score_band`)."""
 
     out: dict[str, dict[str, SliceFigure]] = {}
     for run, by_query in external.values.items():
@@ -168,7 +168,7 @@ def _external(external: ExternalScores, members: Sequence[str], first: RunSummar
         rows = rows.reshape(len(rows), len(external.names))
         out[run] = {}
         for j, name in enumerate(external.names):
-            band = _band(rows[:, j], external.scales[name], first.conventions)
+            band = score_band(rows[:, j], external.scales[name], first.conventions)
             out[run][name] = SliceFigure(band.mean, band.low, band.high, len(rows))
     return out
 
