@@ -394,10 +394,12 @@ def paired_bands(
     compared: Sequence[tuple[RunSummary, QueryPairing, np.ndarray]],
     family: Sequence[Measure],
     conventions: Conventions,
+    effects: bool = True,
 ) -> list[tuple[np.ndarray, ...]]:
     """The paired percentile bootstrap band of every run's mean differences with the baseline, and
-    of their standardised effect d_z (:func:`standardised_effect`): ``(delta, low, high, effect,
-    effect_low, effect_high)`` per run, empty arrays for a run that shares no query.
+    (``effects``) of their standardised effect d_z (:func:`standardised_effect`): ``(delta, low,
+    high, effect, effect_low, effect_high)`` per run, or the first three without ``effects``; empty
+    arrays for a run that shares no query.
 
     Each band resamples the queries both runs scored, the same queries for both runs. When those
     are the queries each run's own bands resampled, the resampled differences are read off the
@@ -415,13 +417,22 @@ def paired_bands(
             drawn[i] = read
     differences = [d for _, _, d in compared]
     squared = {}
-    for members in _by_size(differences).values():
+    # Without effects, a run read off its own resamples needs no draw at all.
+    for members in _by_size(differences, () if effects else drawn).values():
         # A run read off its own resamples draws its squares alone; the others their differences beside them.
         matrices = [
-            differences[i] ** 2 if i in drawn else np.hstack([differences[i], differences[i] ** 2]) for i in members
+            differences[i]
+            if not effects
+            else differences[i] ** 2
+            if i in drawn
+            else np.hstack([differences[i], differences[i] ** 2])
+            for i in members
         ]
         together = shared_bootstrap_means(matrices, conventions.resamples, conventions.seed)
         for i, means in zip(members, together):
+            if not effects:
+                drawn[i] = means
+                continue
             if i not in drawn:
                 drawn[i], means = np.hsplit(means, 2)
             squared[i] = means
@@ -429,7 +440,10 @@ def paired_bands(
     out: list[tuple[np.ndarray, ...]] = []
     for i, d in enumerate(differences):
         if i not in drawn:
-            out.append((empty,) * 6)
+            out.append((empty,) * (6 if effects else 3))
+            continue
+        if not effects:
+            out.append((d.mean(axis=0), *percentile_band(drawn[i], conventions.confidence)))
             continue
         n = len(d)
         effect = standardised_effect(d.mean(axis=0), (d**2).mean(axis=0), n)

@@ -241,7 +241,9 @@ def rank_runs(
     bands: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
     for j in range(1, len(runs)):
         above = [(runs[i], pairings[i, j], differences[i, j]) for i in range(j)]
-        bands.update(zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions)))
+        bands.update(
+            zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions, effects=False))
+        )
     tests = dict(zip(index, paired_tests([differences[key] for key in index], permutations, conventions.seed)))
     shared = [key for key in index if len(differences[key])]
     # A pair sharing no query is left out of the correction, as a run against the baseline is.
@@ -251,7 +253,7 @@ def rank_runs(
 
     def pair(i: int, j: int) -> Pair:
         """The pair of the ith and the jth run by mean: NaN figures when they share no query."""
-        delta, low, high, p = (float(v[0]) if len(v) else nan for v in (*bands[i, j][:3], tests[i, j]))
+        delta, low, high, p = (float(v[0]) if len(v) else nan for v in (*bands[i, j], tests[i, j]))
         shared = len(differences[i, j])
         return Pair(runs[i].name, runs[j].name, delta, low, high, p, adjusted.get((i, j), nan), shared, alpha, margin)
 
