@@ -230,15 +230,16 @@ def _own_headline(summary: RunSummary, limits: Sequence[Limit], analysis: Analys
     return HeadlineView(summary.name, "compare", "single", sentence)
 
 
-def _verdict_class(entry: HeadlineEntry) -> str:
-    return "unclear" if entry.verdict is None else say_comparison.VERDICTS[entry.verdict][1]
+def _verdict_class(verdict: str | None) -> str:
+    """A verdict's CSS class (a run that could not be compared has none: "unclear")."""
+    return "unclear" if verdict is None else say_comparison.VERDICTS[verdict][1]
 
 
 def _headline_view(entry: HeadlineEntry, slugs: dict[str, str]) -> HeadlineView:
     if entry.baseline is None:
         anchor, css = "suite", "single"
     else:
-        anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry)
+        anchor, css = f"compare-{slugs[entry.run]}", _verdict_class(entry.verdict)
     caveats = tuple(CaveatView(c.kind, text) for c, text in entry.more)
     effect = "" if entry.baseline is None or entry.delta is None else say_headline.effect_sentence(entry)
     return HeadlineView(entry.run, anchor, css, entry.sentence, caveats, entry.readings_note, effect)
@@ -266,7 +267,7 @@ def first_screen(
         delta, band = say_headline.line_figures(e.delta, e.low, e.high)
         verdict = _screen_verdict(e, ranking)
         words = say_headline.NOT_COMPARED if verdict is None else say_headline.LINE_VERDICTS[verdict]
-        css = "unclear" if verdict is None else say_comparison.VERDICTS[verdict][1]
+        css = _verdict_class(verdict)
         lines.append(RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, css))
     values = {e.run: e.value for e in entries} | {base: first.baseline_value}
     if ranking is not None:  # the ranking's order: ties by the runs' order, as its tiers read
@@ -346,11 +347,7 @@ def _forest(
         title=say_headline.forest_title(metric, None if baseline is None else isolated(html.escape(baseline))),
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric) if compared else metric,
         difference=compared,
-        verdicts=[
-            say_comparison.VERDICTS.get(_screen_verdict(e, ranking) or "unclear", ("", "unclear"))[1] for e in entries
-        ]
-        if compared
-        else None,
+        verdicts=[_verdict_class(_screen_verdict(e, ranking)) for e in entries] if compared else None,
     )
 
 
