@@ -18,8 +18,8 @@ import sys
 import threading
 import traceback
 import zlib
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,21 +98,28 @@ def _reads(name: str) -> bool:
     return True
 
 
-def _gate_rules(args: argparse.Namespace) -> GateRules:
-    """The gate rules, checked before any run is read; a rule from the config file is named as such."""
-    named = list(_named_measures(args))
+@contextmanager
+def _keyed(args: argparse.Namespace, *keys: str) -> Iterator[None]:
+    """A :class:`UsageError` of options the config file gave, refused with the file and its keys, as
+    every other key of it is (``ragreport.toml: key 'metrics': unknown measure ...``)."""
     try:
-        gated = [m.label() for m in named] if named else None
-        rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=gated)
-        check_available(rules, [m.label(c) for c in _asked_cutoffs(args) for m in SUITE] + [m.label() for m in named])
-        return rules
+        yield
     except UsageError as exc:
         resolved = resolved_settings(args)
-        gates = ("fail_on", "require", "max_drop")
-        from_file = [k for k in gates if resolved["settings"].get(k, {}).get("source") == FROM_FILE]
+        from_file = [k for k in keys if resolved["settings"].get(k, {}).get("source") == FROM_FILE]
         if from_file and resolved["config"]:
             raise UsageError(f"{resolved['config']}: key '{'/'.join(from_file)}': {said(exc)}") from None
         raise
+
+
+def _gate_rules(args: argparse.Namespace) -> GateRules:
+    """The gate rules, checked before any run is read."""
+    named = list(_named_measures(args))
+    with _keyed(args, "fail_on", "require", "max_drop"):
+        gated = [m.label() for m in named] if named else None
+        rules = parse_rules(args.fail_on, args.require, args.max_drop, gated=gated)
+        check_available(rules, [m.label(c) for c in _asked_cutoffs(args) for m in SUITE] + [m.label() for m in named])
+    return rules
 
 
 def _ci_outputs(
@@ -120,11 +127,16 @@ def _ci_outputs(
     analysis: Analysis,
     results: tuple[GateResult, ...],
     *,
-    stdout_is_data: bool,
+    wrote: Sequence[str] = (),
+    stdout_is_data: bool = False,
     more: Callable[[ReportView], None] | None = None,
 ) -> int:
-    """The gates' lines, the step summary, the comment, JUnit and workflow commands; the exit status.
-    ``more`` writes what else is made from the view (``pr``'s comment and summary)."""
+    """What was written (``wrote``), the gates' lines, the step summary, the comment, JUnit and
+    workflow commands; the exit status. ``more`` writes what else is made from the view (``pr``'s
+    comment and summary)."""
+    if not args.quiet:
+        for target in wrote:
+            print(f"ragreport: wrote {one_line(os_text(target))}", file=sys.stderr)
     export = args.command == "render" and args.format is not None
     if export and not results:
         return 0  # an export: no summary, comment or annotation of its own
@@ -162,15 +174,8 @@ def _ci_outputs(
 
 
 def _named_measures(args: argparse.Namespace) -> tuple[Measure, ...]:
-    """``--metrics`` parsed; a name from the config file refused with the file and its key, as
-    every other key of it is (``ragreport.toml: key 'metrics': unknown measure ...``)."""
-    try:
+    with _keyed(args, "metrics"):
         return parse_measures(args.metrics) if args.metrics else ()
-    except UsageError as exc:
-        resolved = resolved_settings(args)
-        if resolved["config"] and resolved["settings"].get("metrics", {}).get("source") == FROM_FILE:
-            raise UsageError(f"{resolved['config']}: key 'metrics': {said(exc)}") from None
-        raise
 
 
 def _measures(args: argparse.Namespace) -> tuple[Measure, ...]:
@@ -238,9 +243,9 @@ def _analyse(
 
 def _write(
     args: argparse.Namespace, analysis: Analysis, progress: Progress, title: str | None, rules: GateRules
-) -> tuple[list, tuple[GateResult, ...], dict[str, Any]]:
+) -> tuple[list[str], tuple[GateResult, ...], dict[str, Any]]:
     """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write
-    them; what was written, the gates' results and the report's document."""
+    them; what was written (a site by its index.html), the gates' results and the report's document."""
     document = report_document(analysis, title)
     results = check_gates(document, rules)
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
@@ -256,22 +261,7 @@ def _write(
         document=document,
         rules=rules,
     )
-    return written, results, document
-
-
-def _wrote(
-    args: argparse.Namespace,
-    analysis: Analysis,
-    written: list,
-    results: tuple[GateResult, ...],
-    more: Callable[[ReportView], None] | None = None,
-) -> int:
-    """Say what was written, then the CI outputs; the exit status."""
-    if not args.quiet:
-        for path in written:
-            target = path / "index.html" if path.is_dir() else path
-            print(f"ragreport: wrote {one_line(os_text(str(target)))}", file=sys.stderr)
-    return _ci_outputs(args, analysis, results, stdout_is_data=False, more=more)
+    return [str(path / "index.html" if path.is_dir() else path) for path in written], results, document
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -281,11 +271,18 @@ def _build(args: argparse.Namespace) -> int:
         # lists once scored (docs/conventions.md section 22.9).
         analysis = release_sweep(_analyse(args, progress, whole_lists=False))
         written, results, _ = _write(args, analysis, progress, args.title, rules)
-    return _wrote(args, analysis, written, results)
+    return _ci_outputs(args, analysis, results, wrote=written)
 
 
-#: The formats whose stdout is data, not text for people.
-DATA_FORMATS = ("trec", "json", "csv", "latex", "openmetrics")
+#: The formats whose stdout is data, not text for people: each made from the report's document
+#: (and ``--per-query``), the data contract; ``json`` as report.json.
+DATA_FORMATS: dict[str, Callable[[dict, bool], str]] = {
+    "trec": trec_lines,
+    "json": lambda document, _: json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n",
+    "csv": csv_text,
+    "latex": lambda document, _: latex_table(document),
+    "openmetrics": lambda document, _: openmetrics(document),
+}
 
 
 def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rules: GateRules) -> int:
@@ -293,20 +290,11 @@ def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rule
     outputs; the exit status. Under ``GITHUB_ACTIONS=true`` no line may begin with ``::`` from a
     user's word, which the runner would read as a workflow command: text for people shows it as
     ``\\x3a:``, CSV quotes the field (the value unchanged)."""
-    fmt, per_query = args.format, args.per_query
+    fmt = args.format
     document = report_document(analysis, title)
     results = check_gates(document, rules)
-    document = with_gates(document, results, rules)
-    if fmt == "trec":  # the data contract
-        text = trec_lines(document, per_query)
-    elif fmt == "csv":
-        text = csv_text(document, per_query)
-    elif fmt == "latex":
-        text = latex_table(document)
-    elif fmt == "openmetrics":
-        text = openmetrics(document)
-    elif fmt == "json":  # as report.json
-        text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+    if fmt in DATA_FORMATS:
+        text = DATA_FORMATS[fmt](with_gates(document, results, rules), args.per_query)
     else:  # for people: the view, without what only the site draws
         from ..output.site.view.build import build_view
 
@@ -353,7 +341,7 @@ def _render(args: argparse.Namespace) -> int:
         if args.format is not None:
             return _print(args, analysis, title, rules)
         written, results, _ = _write(args, analysis, progress, title, rules)
-    return _wrote(args, analysis, written, results)
+    return _ci_outputs(args, analysis, results, wrote=written)
 
 
 def _publish(args: argparse.Namespace) -> int:
@@ -383,10 +371,7 @@ def _publish(args: argparse.Namespace) -> int:
             document=document,
             rules=rules,
         )
-    if not args.quiet:
-        wrote = f"{folder / 'index.html'} and {history.folder / 'index.html'}"
-        print(f"ragreport: wrote {one_line(os_text(wrote))}", file=sys.stderr)
-    return _ci_outputs(args, analysis, results, stdout_is_data=False)
+    return _ci_outputs(args, analysis, results, wrote=[f"{folder / 'index.html'} and {history.folder / 'index.html'}"])
 
 
 def _base_report(given: str | None) -> tuple[Path | None, str | None]:
@@ -452,7 +437,7 @@ def _pr(args: argparse.Namespace) -> int:
                 if not args.quiet:
                     print(f"ragreport: {done} the pull request's comment {where}", file=sys.stderr)
 
-    return _wrote(args, analysis, written, results, more=more)
+    return _ci_outputs(args, analysis, results, wrote=written, more=more)
 
 
 def _report_url(given: str | None) -> str | None:
@@ -472,12 +457,13 @@ def _score(args: argparse.Namespace) -> int:
     return _print(args, analysis, None, rules)
 
 
-def _refuse_special_outputs(args: argparse.Namespace) -> None:
-    """Outputs naming a device, a FIFO or a socket are refused before any run is read: a FIFO
-    would block the write (docs/conventions.md section 18)."""
-    named = [
-        (getattr(args, option, None), "--" + option.replace("_", "-")) for option in ("single_file", "comment", "junit")
-    ]
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Before any run is read: an output of an empty name is refused, and so is one naming a
+    device, a FIFO or a socket: a FIFO would block the write (docs/conventions.md section 18)."""
+    for option in ("out", "single_file", "comment", "junit"):
+        if getattr(args, option, None) == "":
+            raise ArgumentError(*say.empty_path(Argument(option)))
+    named = [(getattr(args, option, None), flag(option)) for option in ("single_file", "comment", "junit")]
     if not getattr(args, "no_step_summary", False):
         named.append((os.environ.get("GITHUB_STEP_SUMMARY"), "$GITHUB_STEP_SUMMARY"))
     for given, name in named:
@@ -533,10 +519,7 @@ def _warning(found: RagreportWarning) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = resolve(_parser(), argv)  # the command line over the config file over the defaults
-        for option in ("out", "single_file", "comment", "junit"):  # an empty name: before anything is read
-            if getattr(args, option, None) == "":
-                raise ArgumentError(*say.empty_path(Argument(option)))
-        _refuse_special_outputs(args)
+        _check_outputs(args)
         _check_text_options(args)
         _dataset_measures(args)
         with warnings_to(_warning):

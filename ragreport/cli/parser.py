@@ -100,20 +100,17 @@ def _cutoffs(text: str) -> tuple[int, ...]:
     return values
 
 
-def _columns(text: str) -> ColumnMap | None:
-    """--columns: a :class:`~ragreport.reading.columns.ColumnMap`; a wrong pair is argparse's error."""
-    try:
-        return parse_columns(text)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--columns: ")) from None
+def _column_map(option: str, roles: tuple[str, ...]):
+    """An argparse type: a :class:`~ragreport.reading.columns.ColumnMap` of ``roles`` (``--columns``: the
+    runs' tables, ``--scores-columns``: the score file's); a wrong pair is argparse's error."""
 
+    def parse(text: str) -> ColumnMap | None:
+        try:
+            return parse_columns(text, option, roles)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option}: ")) from None
 
-def _score_columns(text: str) -> ColumnMap | None:
-    """--scores-columns: a map of the score file's roles (SCORE_ROLES); a wrong pair is argparse's error."""
-    try:
-        return parse_columns(text, "--scores-columns", SCORE_ROLES)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--scores-columns: ")) from None
+    return parse
 
 
 def _min_effect(text: str) -> float:
@@ -217,7 +214,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     parser.add_argument(
         "--columns",
-        type=_columns,
+        type=_column_map("--columns", ROLES),
         metavar="MAP",
         help="read each run as a table of these columns (JSONL, JSON array, CSV/TSV with list cells, Parquet): "
         f"role=column pairs, the roles {', '.join(ROLES)} (id=qid,query=question,retrieved=doc_ids,relevant=gold)",
@@ -352,7 +349,7 @@ def _add_scoring_arguments(parser: argparse.ArgumentParser, *, previous: bool = 
     )
     external.add_argument(
         "--scores-columns",
-        type=_score_columns,
+        type=_column_map("--scores-columns", SCORE_ROLES),
         metavar="ROLE=COLUMN,...",
         help=f"the score file's own column names, the roles {', '.join(SCORE_ROLES)} "
         "(id=qid,run=system,judge=model); --columns maps the runs' tables",

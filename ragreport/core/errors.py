@@ -90,7 +90,29 @@ class Argument:
     value: object = None
 
 
-class ArgumentError(UsageError, ValueError):
+class _Spelled(Exception):
+    """A message of text and :class:`Argument` parts, spelled by :meth:`spelled`: the library's
+    keywords from the library, the flags from the command line."""
+
+    def __init__(self, *parts: str | Argument):
+        self.parts = parts
+        super().__init__(self.spelled())
+
+    def spelled(self, flag: Callable[[str], str] | None = None) -> str:
+        """The message with each argument as ``flag`` spells it (``--permutations``, a value after a
+        space), or without ``flag`` as a Python keyword (a value as ``name='value'``)."""
+        out = []
+        for part in self.parts:
+            if not isinstance(part, Argument):
+                out.append(part)
+            elif flag is None:
+                out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
+            else:
+                out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
+        return "".join(out)
+
+
+class ArgumentError(_Spelled, UsageError, ValueError):
     """A value an argument cannot take, or arguments that do not fit together, named as the
     caller spells them. Also a ``ValueError``, as Python code expects of a bad argument.
 
@@ -111,36 +133,13 @@ class ArgumentError(UsageError, ValueError):
     'scheduler'
     """
 
-    def __init__(self, *parts: str | Argument):
-        self.parts = parts
-        self.arguments = tuple(p.name for p in parts if isinstance(p, Argument))
-        super().__init__(self.spelled())
-
     def __reduce__(self):  # pickled with its parts (a Dask worker's error keeps its arguments)
         return (type(self), self.parts)
 
     @property
     def argument(self) -> str:
         """The first argument the message names."""
-        return self.arguments[0]
-
-    def spelled(self, flag: Callable[[str], str] | None = None) -> str:
-        """The message with each argument as ``flag`` spells it (``--permutations``, a value after a
-        space), or without ``flag`` as a Python keyword (a value as ``name='value'``)."""
-        return _spelled(self.parts, flag)
-
-
-def _spelled(parts: tuple[str | Argument, ...], flag: Callable[[str], str] | None) -> str:
-    """:meth:`ArgumentError.spelled`'s message, for a :class:`RagreportWarning` too."""
-    out = []
-    for part in parts:
-        if not isinstance(part, Argument):
-            out.append(part)
-        elif flag is None:
-            out.append(part.name if part.value is None else f"{part.name}={part.value!r}")
-        else:
-            out.append(flag(part.name) if part.value is None else f"{flag(part.name)} {part.value}")
-    return "".join(out)
+        return next(p.name for p in self.parts if isinstance(p, Argument))
 
 
 class WriteError(RagreportError):
@@ -148,7 +147,7 @@ class WriteError(RagreportError):
     is left as it was, or the message says where it is."""
 
 
-class RagreportWarning(UserWarning):
+class RagreportWarning(_Spelled, UserWarning):
     """Something a user must know that does not stop the work (a text file that gives the text of only
     some queries, a run whose ids meet no judged id, a file's labels set aside): one line, naming the
     file or the run. Made of text and :class:`Argument` parts, spelled as :class:`ArgumentError`'s
@@ -163,13 +162,9 @@ class RagreportWarning(UserWarning):
     "the runs' own labels are set aside (--labels own reads them)"
     """
 
-    def __init__(self, *parts: str | Argument):
-        self.parts = parts
-        super().__init__(self.spelled())
-
     def spelled(self, flag: Callable[[str], str] | None = None) -> str:
         """The line with each argument as ``flag`` spells it, as :meth:`ArgumentError.spelled`."""
-        return one_line(_spelled(self.parts, flag))
+        return one_line(super().spelled(flag))
 
 
 #: Where :func:`warn` sends a line: None in the library (Python's warnings, a
