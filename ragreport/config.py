@@ -100,21 +100,6 @@ class Option:
         return self.action.dest
 
     @property
-    def shape(self) -> str:
-        """``switch`` (true/false as given), ``flag`` (true: the option given), ``count``,
-        ``list`` (several values) or ``value`` (one)."""
-        action = self.action
-        if isinstance(action, argparse.BooleanOptionalAction):
-            return "switch"
-        if isinstance(action, (argparse._StoreConstAction, argparse._AppendConstAction)):
-            return "flag"
-        if isinstance(action, argparse._CountAction):
-            return "count"
-        if isinstance(action, argparse._AppendAction) or action.nargs in ("*", "+") or isinstance(action.nargs, int):
-            return "list"
-        return "value"
-
-    @property
     def is_path(self) -> bool:
         metavar = self.action.metavar
         return isinstance(metavar, str) and metavar.upper().endswith(PATH_METAVARS)
@@ -244,21 +229,22 @@ def _one(option: Option, item: Any, folder: Path) -> Any:
 
 
 def convert(option: Option, value: Any, folder: Path) -> Any:
-    """The config file's ``value`` as the command line's parse would give it, else :class:`_Wrong`."""
-    action, shape = option.action, option.shape
-    if shape in ("switch", "flag"):
+    """The config file's ``value`` as the command line's parse would give it, else :class:`_Wrong`:
+    true or false for a switch (``--x/--no-x``: as given) or a flag (true: the option given), a whole
+    number for a count, a value or a list of them for an option of several values, else one value."""
+    action = option.action
+    if isinstance(action, (argparse.BooleanOptionalAction, argparse._StoreConstAction, argparse._AppendConstAction)):
         if not isinstance(value, bool):
             raise _Wrong("true or false")
-        if shape == "switch":
+        if isinstance(action, argparse.BooleanOptionalAction):
             return value
-        if isinstance(action, argparse._AppendConstAction):
-            return [action.const] if value else action.default
-        return action.const if value else action.default
-    if shape == "count":
+        const = [action.const] if isinstance(action, argparse._AppendConstAction) else action.const
+        return const if value else action.default
+    if isinstance(action, argparse._CountAction):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise _Wrong("a whole number from 0 up")
         return value
-    if shape == "list":
+    if isinstance(action, argparse._AppendAction) or action.nargs in ("*", "+") or isinstance(action.nargs, int):
         items = value if isinstance(value, list) else [value]
         try:
             converted = [_one(option, item, folder) for item in items]

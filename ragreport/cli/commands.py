@@ -242,25 +242,26 @@ def _analyse(
 
 
 def _write(
-    args: argparse.Namespace, analysis: Analysis, progress: Progress, title: str | None, rules: GateRules
+    args: argparse.Namespace,
+    analysis: Analysis,
+    progress: Progress,
+    title: str | None,
+    rules: GateRules,
+    history: api.History | None = None,
 ) -> tuple[list[str], tuple[GateResult, ...], dict[str, Any]]:
-    """The site (``--out``, default site/) and/or the single file, as ``build`` and ``render`` write
-    them; what was written (a site by its index.html), the gates' results and the report's document."""
+    """The site (``--out``, default site/) and/or the single file, as ``build``, ``render`` and ``pr``
+    write them, or the report into ``history`` and its page (``publish``); what was written (a site
+    by its index.html), the gates' results and the report's document."""
+    from ..output.building import build, publish
+
     document = report_document(analysis, title)
     results = check_gates(document, rules)
+    made: dict[str, Any] = {"title": title, "progress": progress, "gates": results, "document": document}
+    if history is not None:
+        folder = publish(analysis, history, keep=args.keep, rules=rules, **made)
+        return [f"{folder / 'index.html'} and {history.folder / 'index.html'}"], results, document
     out = args.out if args.out is not None else (None if args.single_file is not None else "site")
-    from ..output.building import build
-
-    written = build(
-        analysis,
-        out=out,
-        single_file=args.single_file,
-        title=title,
-        progress=progress,
-        gates=results,
-        document=document,
-        rules=rules,
-    )
+    written = build(analysis, out=out, single_file=args.single_file, rules=rules, **made)
     return [str(path / "index.html" if path.is_dir() else path) for path in written], results, document
 
 
@@ -352,26 +353,14 @@ def _publish(args: argparse.Namespace) -> int:
         )
     rules = _gate_rules(args)
     # The folder, history.json and the label are checked before any run is read.
-    from ..output.building import publish
     from ..output.exports.history import open_history
 
     history = open_history(args.history, args.label)
     args.previous = None
     with closing(Progress(quiet=args.quiet)) as progress:
         analysis = _analyse(args, progress, previous=history)
-        document = report_document(analysis, args.title)
-        results = check_gates(document, rules)
-        folder = publish(
-            analysis,
-            history,
-            title=args.title,
-            keep=args.keep,
-            progress=progress,
-            gates=results,
-            document=document,
-            rules=rules,
-        )
-    return _ci_outputs(args, analysis, results, wrote=[f"{folder / 'index.html'} and {history.folder / 'index.html'}"])
+        written, results, _ = _write(args, analysis, progress, args.title, rules, history)
+    return _ci_outputs(args, analysis, results, wrote=written)
 
 
 def _base_report(given: str | None) -> tuple[Path | None, str | None]:

@@ -389,6 +389,34 @@ class _CommandParser(argparse.ArgumentParser):
             self._inner = False
 
 
+#: Each command's line in ``ragreport --help`` and the description its own help opens with, in that order.
+COMMAND_HELP = {
+    "score": ("score runs and print the figures", "Score runs and print every metric with its band and convention."),
+    "build": (
+        "build the static report site",
+        "Build a self-contained static report site (opens offline, from a file, in any browser).",
+    ),
+    "publish": (
+        "add this evaluation to a history folder for a docs site",
+        "Build the report into a history folder (DIR/reports/LABEL/) and rewrite the history page "
+        "(DIR/index.html): every report newest first, each metric's trend across reports, and the drift since "
+        "the previous report. Every link is relative: DIR works at any sub-path of a docs site.",
+    ),
+    "pr": (
+        "build a pull request's report against its base, with the comment and CI files",
+        "Build the head's report into --out, judged against the base's report (--base), and write comment.md, "
+        "summary.md, junit.xml and metrics.txt beside the folder, for any CI. Inside GitHub Actions with "
+        "GITHUB_TOKEN set, on a pull request, it also creates or updates the report's one comment (found by a "
+        "hidden marker). The exit status is the gates' (docs/ci.md).",
+    ),
+    "render": (
+        "render a stored report.json again, without the run files",
+        "Render a report.json written by ragreport build (or score --format json) again: the same site, byte "
+        "for byte, or its figures on stdout. The build's options are read from the report's settings.",
+    ),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragreport", description="Score retrieval runs with every convention stated and an interval on every mean."
@@ -396,11 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragreport {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     commands.required = True
-
-    score = commands.add_parser(
-        "score",
-        help="score runs and print the figures",
-        description="Score runs and print every metric with its band and convention.",
+    score, build, publish, pr, render = (
+        commands.add_parser(name, help=summary, description=description)
+        for name, (summary, description) in COMMAND_HELP.items()
     )
     _add_scoring_arguments(score)
     score.add_argument(
@@ -418,12 +444,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format trec: a line per query and measure too, as trec_eval -q; with --format "
         "csv: a row per run, query and metric",
     )
-
-    build = commands.add_parser(
-        "build",
-        help="build the static report site",
-        description="Build a self-contained static report site (opens offline, from a file, in any browser).",
-    )
     _add_scoring_arguments(build)
     build.add_argument(
         "--out",
@@ -436,14 +456,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write one HTML file holding everything (for a pull request or an e-mail); the "
         "site folder is then written only when --out is given too",
-    )
-    publish = commands.add_parser(
-        "publish",
-        help="add this evaluation to a history folder for a docs site",
-        description="Build the report into a history folder (DIR/reports/LABEL/) and rewrite the "
-        "history page (DIR/index.html): every report newest first, each metric's trend across "
-        "reports, and the drift since the previous report. Every link is relative: DIR works at "
-        "any sub-path of a docs site.",
     )
     # Optional for argparse so that a config file's `history` key can give it; _publish requires it.
     publish.add_argument("history", metavar="DIR", nargs="?", help="the history folder (made when missing)")
@@ -458,14 +470,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep", type=_keep, metavar="N", help=f"keep the newest N reports, removing older ones (at most {MAX_KEEP:,})"
     )
     publish.add_argument("--title", metavar="TEXT", help="the report's title (the history page's too)")
-    pr = commands.add_parser(
-        "pr",
-        help="build a pull request's report against its base, with the comment and CI files",
-        description="Build the head's report into --out, judged against the base's report (--base), "
-        "and write comment.md, summary.md, junit.xml and metrics.txt beside the folder, for any CI. "
-        "Inside GitHub Actions with GITHUB_TOKEN set, on a pull request, it also creates or updates the "
-        "report's one comment (found by a hidden marker). The exit status is the gates' (docs/ci.md).",
-    )
     _add_scoring_arguments(pr, previous=False)
     pr.add_argument(
         "--base",
@@ -483,13 +487,6 @@ def build_parser() -> argparse.ArgumentParser:
             "--quiet", action="store_true", help="no progress lines on stderr (shown on a terminal once work takes 2 s)"
         )
         _add_gate_arguments(command)
-    render = commands.add_parser(
-        "render",
-        help="render a stored report.json again, without the run files",
-        description="Render a report.json written by ragreport build (or score --format json) again: "
-        "the same site, byte for byte, or its figures on stdout. The build's options are read "
-        "from the report's settings.",
-    )
     render.add_argument("report", metavar="REPORT_JSON", help="a report.json written by ragreport build")
     render.add_argument(
         "--out",

@@ -414,6 +414,12 @@ def _frozen_array(values: Any, dtype: Any) -> np.ndarray:
     return array
 
 
+def _csr(lists: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets and the ids, read-only, of each query's list of ids."""
+    offsets = np.concatenate([[0], np.cumsum([len(ids) for ids in lists], dtype=np.int64)])
+    return _frozen_array(offsets, np.int64), _frozen_array([i for ids in lists for i in ids], str)
+
+
 @dataclass(frozen=True)
 class Judgments:
     """Graded judgments in CSR layout: query ``i`` judged ``doc_ids[offsets[i]:offsets[i+1]]``.
@@ -431,17 +437,9 @@ class Judgments:
 
     @classmethod
     def from_lists(cls, per_query: list[tuple[str, list[str], list[int]]], source: str = "") -> Judgments:
-        query_ids = [q for q, _, _ in per_query]
-        lengths = [len(d) for _, d, _ in per_query]
-        docs = [d for _, ds, _ in per_query for d in ds]
-        grades = [g for _, _, gs in per_query for g in gs]
-        return cls(
-            query_ids=_frozen_array(query_ids, str),
-            offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
-            doc_ids=_frozen_array(docs, str),
-            grades=_frozen_array(grades, np.int64),
-            source=source,
-        )
+        offsets, doc_ids = _csr([ids for _, ids, _ in per_query])
+        grades = _frozen_array([g for _, _, gs in per_query for g in gs], np.int64)
+        return cls(_frozen_array([q for q, _, _ in per_query], str), offsets, doc_ids, grades, source)
 
 
 @dataclass(frozen=True)
@@ -476,12 +474,12 @@ class Run:
         meta: RunMeta | None = None,
         source: str = "",
     ) -> Run:
-        lengths = [len(d) for _, d in per_query]
+        offsets, doc_ids = _csr([ids for _, ids in per_query])
         return cls(
             name=name,
             query_ids=_frozen_array([q for q, _ in per_query], str),
-            offsets=_frozen_array(np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]), np.int64),
-            doc_ids=_frozen_array([d for _, ds in per_query for d in ds], str),
+            offsets=offsets,
+            doc_ids=doc_ids,
             query_text=query_text or (None,) * len(per_query),
             meta=meta or RunMeta(),
             source=source,
