@@ -10,10 +10,8 @@ __version__ = "0.1.0"
 # Imported on first use, so that `import ragreport.reading.registry` (or the scoring path alone) does not
 # pay for the report and site modules.
 _EXPORTS = {
-    **dict.fromkeys(
-        ("calc", "Calculated", "evaluate", "analyse", "document", "build", "Results", "Report", "reanalyse"), "api"
-    ),
-    **dict.fromkeys(("check_gates", "open_history", "publish", "History"), "api"),
+    **dict.fromkeys(("calc", "Calculated", "evaluate", "analyse", "document", "build", "Results", "Report"), "api"),
+    **dict.fromkeys(("reanalyse", "check_gates", "open_history", "publish", "History"), "api"),
     "load_runs": "reading.registry",
     "parse_measures": "scoring.measures",
     "Measure": "scoring.catalogue",

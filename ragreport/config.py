@@ -69,7 +69,7 @@ class _Resolution:
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     """``--config FILE`` and ``--no-config``, before the command and after every command defined so far."""
-    for target, sub in ((parser, False), *((command, True) for command in _commands(parser)[1].values())):
+    for target, sub in ((parser, False), *((command, True) for command in _commands(parser).values())):
         group = target.add_argument_group("config file")
         # After the command, an option left out must not hide one given before it.
         group.add_argument(
@@ -132,12 +132,12 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, Option]:
     return found
 
 
-def _commands(parser: argparse.ArgumentParser) -> tuple[str, dict[str, argparse.ArgumentParser]]:
-    """The dest the command's name goes to, and every command's parser by name."""
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Every command's parser by name (the name goes to ``args.command``)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return action.dest, dict(action.choices)
-    return "command", {}
+            return dict(action.choices)
+    return {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def _suggest(name: str, candidates: Sequence[str], brackets: bool = False) -> st
 def read_settings(config: ConfigFile, parser: argparse.ArgumentParser, command: str | None) -> dict[str, Any]:
     """The file's settings for ``command`` by dest, converted as the command line would; every
     problem of the whole file (every command's table included) raised at once as :class:`ConfigError`."""
-    commands = _commands(parser)[1]
+    commands = _commands(parser)
     options = {name: options_of(sub) for name, sub in commands.items()}
     every_key = sorted({o.key for found in options.values() for o in found.values()})
     problems: list[tuple[int, str]] = []
@@ -406,7 +406,7 @@ def read_settings(config: ConfigFile, parser: argparse.ArgumentParser, command: 
 
 def _given(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> set[str]:
     """The dests the command line gave (a default left out), by parsing it again with no defaults."""
-    parsers = [parser, *_commands(parser)[1].values()]
+    parsers = [parser, *_commands(parser).values()]
     saved = [(action, action.default) for p in parsers for action in p._actions]
     kept = [(p, p._defaults) for p in parsers]
     try:
@@ -429,8 +429,8 @@ def resolve(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, 
     module), for the command given; every option the command line left out takes the file's value.
     """
     args = parser.parse_args(argv, namespace=Settings())
-    dest, commands = _commands(parser)
-    command = getattr(args, dest, None)
+    commands = _commands(parser)
+    command = getattr(args, "command", None)
     if args.config is not None and args.no_config:
         raise UsageError("--config and --no-config exclude each other")
     config = None if args.no_config else find_config(args.config, folder)

@@ -1,4 +1,4 @@
-"""The commands (``score``, ``build``, ``render``, ``publish``) and :func:`main`.
+"""The commands (``score``, ``build``, ``publish``, ``pr``, ``render``) and :func:`main`.
 
 Each command parses its options (:func:`~ragreport.cli.parser.build_parser`, the config file under
 them), calls the library (:mod:`ragreport.api`), checks the gates and writes the CI outputs;
@@ -205,7 +205,7 @@ def _analyse(
     k = _asked_cutoffs(args)[0]
     # trec_eval's layout prints no comparison: there --metrics only names the measures to print.
     family = None if getattr(args, "format", None) == "trec" else (args.metrics or None)
-    previous = previous if previous is not None else args.previous
+    previous = previous if previous is not None else getattr(args, "previous", None)  # publish and pr: their own
     compares = len(args.inputs) > 1 or previous is not None
     if args.qrels is not None and not args.inputs:  # the sample carries its own judgments
         raise UsageError(
@@ -356,7 +356,6 @@ def _publish(args: argparse.Namespace) -> int:
     from ..output.exports.history import open_history
 
     history = open_history(args.history, args.label)
-    args.previous = None
     with closing(Progress(quiet=args.quiet)) as progress:
         analysis = _analyse(args, progress, previous=history)
         written, results, _ = _write(args, analysis, progress, args.title, rules, history)
@@ -400,7 +399,7 @@ def _pr(args: argparse.Namespace) -> int:
 
     out = Path(args.out or "site")
     beside = out.absolute().parent  # `--out .` too: never inside the site, which must hold only the build
-    args.out, args.single_file, args.previous = str(out), None, None
+    args.out, args.single_file = str(out), None
     comment_file = args.comment or str(beside / "comment.md")
     args.comment, args.junit = None, args.junit or str(beside / "junit.xml")
     url = _report_url(args.report_url)

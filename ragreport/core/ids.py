@@ -4,7 +4,9 @@ Readers of text give ids as ``'U'`` arrays; the bytes-level TREC reader gives th
 arrays of UTF-8 bytes, four times smaller. Both order the same way: byte order of UTF-8 is code
 point order, which is the ``strcmp`` order trec_eval breaks ties with.
 
-Id work runs over blocks on two threads (:func:`thread_map`).
+Id work runs over blocks on two threads (:func:`thread_map`): numpy lets go of the GIL inside its
+array loops (comparisons, gathers, sorts), so threads over independent blocks of a run keep both
+cores busy without copying data to other processes.
 
 Hashing is how ids are interned without sorting millions of strings: equal ids always get equal
 hashes, so a hash lookup never misses a match; every match it finds is then checked against the
@@ -19,9 +21,6 @@ from typing import TypeVar
 
 import numpy as np
 
-# Two cores for numpy work: numpy lets go of the GIL inside its array loops (comparisons, gathers,
-# sorts), so threads over independent blocks of a run keep both cores busy without copying data to
-# other processes. The reader, the ordering, the join and the id hashing below use them.
 T = TypeVar("T")
 R = TypeVar("R")
 
