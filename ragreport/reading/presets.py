@@ -51,7 +51,7 @@ def _preset(name: str, label: str, columns: ColumnMap, rows: Any = table_rows, r
     user's ``--columns`` over the map through :attr:`~ragreport.reading.reader.Reader.table`)."""
 
     def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-        return read_table(path, columns, order=order, own_judgments=own_judgments, text=text, rows=rows)
+        return read_table(path, columns, order, own_judgments, text=text, rows=rows)
 
     never = lambda first_line, text, complete: False  # noqa: E731 - a preset is named, never detected
     return Reader(name, (), never, read_run, read_qrels, label, table=(columns, rows))

@@ -104,15 +104,10 @@ def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, s
     had to be read to decide (a JSON file) or the head is the whole file; else None."""
     path = Path(path)
     head = raw_bytes(path, HEAD + 1)
-    if len(head) <= HEAD:
-        text = read_text(path)
-        return detect_format(path, text, what), text
-    named = _by_extension(path)
-    if named is not None:
-        return named.name, None
-    found = _by_content(path, head_text(head), what, complete=False)
-    if found is not None:
-        return found.name, None
+    if len(head) > HEAD:
+        found = _by_extension(path) or _by_content(path, head_text(head), what, complete=False)
+        if found is not None:
+            return found.name, None
     text = read_text(path)
     return detect_format(path, text, what), text
 
@@ -132,11 +127,11 @@ def load_qrels(path: str | Path, input_format: str | None = None, flag: str = "-
     if reader.read_qrels is None:
         raise InputError(path, None, _QRELS, reader.label)
     judgments = reader.read_qrels(path, text)
-    fallback = catch_all().read_qrels
-    if judgments is None and fallback is not None:  # not this format after all
-        judgments, reader = fallback(path, text), catch_all()
-    if judgments is None:
-        raise InputError(path, None, _QRELS, "none of them")  # only a registry without a qrels catch-all
+    if judgments is None:  # not this format after all: the catch-all's (TREC qrels in a .tsv file)
+        reader = catch_all()
+        assert reader.read_qrels is not None  # the catch-all reads qrels
+        judgments = reader.read_qrels(path, text)
+    assert judgments is not None
     require(judgments, reader.name, "judgments")
     return judgments
 
@@ -168,43 +163,14 @@ def load_runs(
     columns: str | Mapping[str, str] | ColumnMap | None = None,
     id_from: str = "query",
 ) -> list[LoadedRun]:
-    """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
+    """Every run file of ``inputs`` (TREC, RAG JSONL, JSON, CSV, optionally gzipped) with its
+    judgments (``qrels``, else each run's own) and metadata (``metas``, one per run in order, else
+    ``RUN.meta.toml`` / ``RUN.meta.json`` beside it); the preloaded sample when ``inputs`` is empty.
+    The options are :func:`load_inputs`'s. A run is named by its metadata ``name``, else its file
+    stem; two runs of one name, or a count of ``metas`` that is not one per run, are a
+    :class:`~ragreport.core.errors.UsageError`, a file that cannot be read as what it was given as
+    an :class:`~ragreport.core.errors.InputError`.
 
-    Parameters
-    ----------
-    inputs : sequence of paths
-        The run files (TREC runs, RAG JSONL, JSON, CSV, optionally gzipped).
-    qrels : path, optional
-        The judgments for every run; without them each run's own (RAG JSONL).
-    metas : sequence of paths, default ()
-        One metadata file per input, in order; default ``RUN.meta.toml`` / ``RUN.meta.json``
-        beside each run.
-    input_format : str, optional
-        A name of :data:`FORMATS`, instead of detecting each file's format.
-    order : Order, default Order.SCORE
-        How each query's ids are ordered.
-    labels : {"qrels", "own"}, default "qrels"
-        With ``qrels``, whose labels score a run that carries its own (:func:`load_inputs`).
-    columns : str, mapping or ColumnMap, optional
-        Read each run as a table of these columns (:mod:`ragreport.reading.table`).
-    id_from : {"query", "row"}, default "query"
-        The id of a table row without one (:mod:`ragreport.reading.columns`).
-
-    Returns
-    -------
-    list of LoadedRun
-        Each run with its judgments, in order. A run is named by its metadata ``name``, else its
-        file stem; names must be unique.
-
-    Raises
-    ------
-    ragreport.core.errors.InputError
-        A file that cannot be read as what it was given as.
-    ragreport.core.errors.UsageError
-        Two runs of one name, or a count of ``metas`` that is not one per run.
-
-    Examples
-    --------
     >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
     [('sample', 10)]
     """
@@ -240,21 +206,13 @@ def load_run_file(
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
     if columns is not None and input_format is None:  # a table of the user's own columns: any layout
-        fmt, text, reader = "table", None, None
+        fmt, text, table = "table", None, (ColumnMap(), table_rows)
     else:
         fmt, text = (input_format, None) if input_format else detect_file_format(path)
         reader = reader_for(fmt)
-    if reader is None or reader.table is not None:
-        preset, rows = reader.table if reader is not None and reader.table else (ColumnMap(), table_rows)
-        run, own = read_table(
-            path,
-            preset.given(columns),
-            order=order,
-            own_judgments=shared is None,
-            id_from=id_from,
-            text=text,
-            rows=rows,
-        )
+        table = reader.table
+    if table is not None:
+        run, own = read_table(path, table[0].given(columns), order, shared is None, id_from, text, table[1])
     else:
         read = reader.read_run if input_format or reader.read_detected is None else reader.read_detected
         run, own = read(path, text, order, shared is None)

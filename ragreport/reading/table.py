@@ -233,7 +233,6 @@ def records(
 def read_table(
     path: Path,
     columns: ColumnMap,
-    *,
     order: Order,
     own_judgments: bool,
     id_from: str = "query",
