@@ -163,14 +163,43 @@ def load_runs(
     columns: str | Mapping[str, str] | ColumnMap | None = None,
     id_from: str = "query",
 ) -> list[LoadedRun]:
-    """Every run file of ``inputs`` (TREC, RAG JSONL, JSON, CSV, optionally gzipped) with its
-    judgments (``qrels``, else each run's own) and metadata (``metas``, one per run in order, else
-    ``RUN.meta.toml`` / ``RUN.meta.json`` beside it); the preloaded sample when ``inputs`` is empty.
-    The options are :func:`load_inputs`'s. A run is named by its metadata ``name``, else its file
-    stem; two runs of one name, or a count of ``metas`` that is not one per run, are a
-    :class:`~ragreport.core.errors.UsageError`, a file that cannot be read as what it was given as
-    an :class:`~ragreport.core.errors.InputError`.
+    """Load every input run with its judgments and metadata; the preloaded sample when ``inputs`` is empty.
 
+    Parameters
+    ----------
+    inputs : sequence of paths
+        The run files (TREC runs, RAG JSONL, JSON, CSV, optionally gzipped).
+    qrels : path, optional
+        The judgments for every run; without them each run's own (RAG JSONL).
+    metas : sequence of paths, default ()
+        One metadata file per input, in order; default ``RUN.meta.toml`` / ``RUN.meta.json``
+        beside each run.
+    input_format : str, optional
+        A name of :data:`FORMATS`, instead of detecting each file's format.
+    order : Order, default Order.SCORE
+        How each query's ids are ordered.
+    labels : {"qrels", "own"}, default "qrels"
+        With ``qrels``, whose labels score a run that carries its own (:func:`load_inputs`).
+    columns : str, mapping or ColumnMap, optional
+        Read each run as a table of these columns (:mod:`ragreport.reading.table`).
+    id_from : {"query", "row"}, default "query"
+        The id of a table row without one (:mod:`ragreport.reading.columns`).
+
+    Returns
+    -------
+    list of LoadedRun
+        Each run with its judgments, in order. A run is named by its metadata ``name``, else its
+        file stem; names must be unique.
+
+    Raises
+    ------
+    ragreport.core.errors.InputError
+        A file that cannot be read as what it was given as.
+    ragreport.core.errors.UsageError
+        Two runs of one name, or a count of ``metas`` that is not one per run.
+
+    Examples
+    --------
     >>> [(loaded.run.name, len(loaded.judgments.query_ids)) for loaded in load_runs([])]
     [('sample', 10)]
     """
@@ -205,12 +234,12 @@ def load_run_file(
     given, else by its metadata's ``name``, else by its file's stem."""
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
-    if columns is not None and input_format is None:  # a table of the user's own columns: any layout
-        fmt, text, table = "table", None, (ColumnMap(), table_rows)
-    else:
+    if columns is None or input_format is not None:
         fmt, text = (input_format, None) if input_format else detect_file_format(path)
         reader = reader_for(fmt)
         table = reader.table
+    else:  # a table of the user's own columns: any layout
+        fmt, text, table = "table", None, (ColumnMap(), table_rows)
     if table is not None:
         run, own = read_table(path, table[0].given(columns), order, shared is None, id_from, text, table[1])
     else:
