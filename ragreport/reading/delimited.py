@@ -19,6 +19,7 @@ blank.
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -76,6 +77,14 @@ def header(line: str) -> list[str] | None:
     if any(n in QUERY_COLUMNS for n in names) and any(n in DOC_COLUMNS for n in names):
         return names
     return None
+
+
+def _run_lines(path: Path, text: str | None) -> tuple[list[tuple[int, str]], str | None]:
+    """A run's data lines (an empty file refused) and the delimiter its first line shows."""
+    lines = list(data_lines(text_of(path, text)))
+    if not lines:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    return lines, _delimiter(lines[0][1])
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool:
@@ -147,10 +156,7 @@ def read_run(
 ) -> tuple[Run, Judgments | None]:
     """A CSV/TSV run (see the module); it carries no judgments. Without a header, a third column
     of ranks is told from one of scores by :func:`_read_ranks` (``guess``: the format was detected)."""
-    lines = list(data_lines(text_of(path, text)))
-    if not lines:
-        raise InputError(path, None, "at least one run line", "an empty file")
-    delimiter = _delimiter(lines[0][1])
+    lines, delimiter = _run_lines(path, text)
     names = header(lines[0][1])
     if names is not None:
         columns = {
@@ -193,20 +199,12 @@ def read_run(
     return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns, meta=meta), None
 
 
-def _read_detected(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-    """:func:`read_run` of a file detection found to be CSV/TSV: a third column that reads both ways is refused."""
-    return read_run(path, text, order, own_judgments, guess=True)
-
-
 def read_msmarco(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
     """An MS MARCO run (``--input-format msmarco``): ``qid pid rank`` lines without a header, tabs
     (or commas, or blanks) between them, as Pyserini's ``--output-format msmarco`` and the MS
     MARCO baselines write them. The rank, an integer from 0 up, orders each list (low first, ties
     by id descending); a line of any other shape is refused."""
-    lines = list(data_lines(text_of(path, text)))
-    if not lines:
-        raise InputError(path, None, "at least one run line", "an empty file")
-    delimiter = _delimiter(lines[0][1])
+    lines, delimiter = _run_lines(path, text)
     rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
@@ -236,9 +234,7 @@ def read_qrels(path: Path, text: str | None) -> Judgments | None:
             raise InputError(path, number, "3 columns 'query-id corpus-id score'", field_count(fields, 6, RUN_AS_QRELS))
         qid, doc, grade_text = fields
         collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
+    return collector.judgments((None, "at least one judgment line", "an empty file"))
 
 
 READER = Reader(
@@ -248,7 +244,7 @@ READER = Reader(
     read_run=read_run,
     read_qrels=read_qrels,
     label="CSV or TSV lines",
-    read_detected=_read_detected,
+    read_detected=functools.partial(read_run, guess=True),  # a third column that reads both ways refused
 )
 
 #: MS MARCO's run layout, by name only: detection reads such a file as CSV/TSV, which tells its

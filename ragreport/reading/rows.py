@@ -310,9 +310,12 @@ class JudgmentCollector:
             return
         per_query[doc] = (grade, line)
 
-    def judgments(self) -> Judgments:
+    def judgments(self, empty: tuple[int | None, str, str] | None = None) -> Judgments:
         """The judgments, their ids passed through the gate; kept as
-        :func:`~ragreport.core.budget.id_array` keeps them."""
+        :func:`~ragreport.core.budget.id_array` keeps them. ``empty``: the error (line, expected,
+        got) of a file that judges no query."""
+        if empty is not None and not self.queries:
+            raise InputError(self.path, *empty)
         qids = list(self.queries)
         docs = [d for per_query in self.queries.values() for d in per_query]
         lines = [line for per_query in self.queries.values() for _, line in per_query.values()]

@@ -111,9 +111,7 @@ def read_qrels(path: Path, text: str | None) -> Judgments:
             raise InputError(path, number, "4 fields 'qid iter docid grade'", field_count(fields, 6, RUN_AS_QRELS))
         qid, _, doc, grade_text = fields
         collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
+    return collector.judgments((None, "at least one judgment line", "an empty file"))
 
 
 READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels, label="TREC lines")

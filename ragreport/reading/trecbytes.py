@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ids import THREADS, first_appearance, forbidden_from_del, forbidden_in_utf8
-from .files import read_into, special_kind
+from .files import read_errors, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -75,7 +75,8 @@ def byte_chunks(
             wanted = chunk_bytes if left is None else min(chunk_bytes, left)
             buffer = bytearray(len(pending) + wanted + _SPARE)
             buffer[: len(pending)] = pending
-            got = read_into(handle, memoryview(buffer)[len(pending) : len(pending) + wanted], path) if wanted else 0
+            with read_errors(path):  # a gzip file cut short or damaged past the head detection read
+                got = (handle.readinto(memoryview(buffer)[len(pending) : len(pending) + wanted]) or 0) if wanted else 0
             if left is not None:
                 left -= got
             if not got:
