@@ -165,16 +165,6 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     return [(number, value) for (number, _), value in zip(lines, values)]
 
 
-def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
-    """A run (in file order) from RAG JSONL text, and the judgments its lines carry.
-
-    With ``with_judgments`` (no ``--qrels``) every line must carry ``relevant``. Without, the
-    judgments are read where given (None when no line carries any) for the loader to use or set
-    aside (``--labels``); a file whose lines carry them must carry them on every line, so that no
-    query is scored against labels its line left out."""
-    return parse_records(Path(path), json_lines(Path(path), text), with_judgments=with_judgments, name=name)
-
-
 #: The key of a record's scores, aligned with ``retrieved``: only table rows (``--columns
 #: scores=...``) carry it, so a RAG JSONL line's own keys never collide with it.
 SCORES = "\x00scores"
@@ -189,9 +179,14 @@ def parse_records(
     order: Order = Order.FILE,
     what: str = "JSON line",
 ) -> tuple[Run, Judgments | None]:
-    """:func:`parse` of records already decoded, ``(line, record)`` each: RAG JSONL lines, or a
-    table's rows made records (:mod:`ragreport.reading.table`). A record with :data:`SCORES` ranks
-    its list by them as ``order`` says; the lists are in file order otherwise."""
+    """A run and the judgments its records carry, from records decoded as ``(line, record)``: RAG
+    JSONL lines, or a table's rows made records (:mod:`ragreport.reading.table`). A record with
+    :data:`SCORES` ranks its list by them as ``order`` says; the lists are in file order otherwise.
+
+    With ``with_judgments`` (no ``--qrels``) every record must carry ``relevant``. Without, the
+    judgments are read where given (None when no record carries any) for the loader to use or set
+    aside (``--labels``); a file whose records carry them must carry them on every one, so that no
+    query is scored against labels its record left out."""
     scored: list[float] | None = None
     qids: list[str] = []
     query_lines: list[int] = []
@@ -324,7 +319,7 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
     """A RAG JSONL run in file order (``order`` does not apply: the lists carry no score), with
     the judgments its lines carry (required on every line when ``own_judgments``)."""
-    return parse(path, text_of(path, text), with_judgments=own_judgments)
+    return parse_records(path, json_lines(path, text_of(path, text)), with_judgments=own_judgments)
 
 
 READER = Reader(
