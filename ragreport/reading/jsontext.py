@@ -127,6 +127,13 @@ def decode(
     return value
 
 
+def typed(value: Any, kind: type | tuple[type, ...], path: Path, line: int | None, expected: str) -> Any:
+    """``value`` when it is of ``kind``, else the error that names the JSON type found."""
+    if not isinstance(value, kind):
+        raise InputError(path, line, expected, f"a JSON {type(value).__name__}")
+    return value
+
+
 def load_json_object(path: Path, text: str, what: str) -> dict[str, Any]:
     """The JSON object ``text`` holds; ``what`` says what it should be in the errors."""
     if not text.strip():

@@ -39,7 +39,7 @@ from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
 from .columns import ColumnMap, text_id
 from .files import HEAD, bare_name, text_of
-from .jsontext import decode, line_of
+from .jsontext import decode, line_of, typed
 from .reader import Reader
 from .rows import JudgmentCollector, parse_grade, parse_id
 from .table import Rows, read_table, table_rows
@@ -154,9 +154,7 @@ def _openinference_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     found, _ = table_rows(path, text)
     spans = []
     for line, row in found:
-        if not isinstance(row, dict):
-            raise InputError(path, line, "a span as an object", f"a JSON {type(row).__name__}")
-        spans.append((line, _span(row, path, line)))
+        spans.append((line, _span(typed(row, dict, path, line, "a span as an object"), path, line)))
     kept = [(line, span) for line, span in spans if span is not None]
     if not kept:
         raise InputError(path, None, "at least one RETRIEVER span", "none")
