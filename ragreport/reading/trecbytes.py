@@ -382,11 +382,12 @@ def read_columns(
     return Columns(gids, glens, ids.result(), numbers.result())
 
 
-def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None]:
-    """Query ids in order of first appearance, and each line's query index (None when the lines
-    are already grouped by query, so the index is just each group repeated)."""
+def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None, np.ndarray]:
+    """Query ids in order of first appearance, each line's query index (None when the lines are
+    already grouped by query, so the index is just each group repeated), and each query's count."""
     texts = [b.decode("utf-8") for b in columns.group_ids.tolist()]
     firsts, group_query = first_appearance(columns.group_ids)
     if len(firsts) == len(texts):
-        return texts, None
-    return [texts[i] for i in firsts.tolist()], np.repeat(group_query, columns.group_lengths)
+        return texts, None, columns.group_lengths
+    line_query = np.repeat(group_query, columns.group_lengths)
+    return [texts[i] for i in firsts.tolist()], line_query, np.bincount(line_query, minlength=len(firsts))
