@@ -158,25 +158,21 @@ def read_run(
     of ranks is told from one of scores by :func:`_read_ranks` (``guess``: the format was detected)."""
     lines, delimiter = _run_lines(path, text)
     names = header(lines[0][1])
-    if names is not None:
-        columns = {
-            "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
-            "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
-        }
-        columns.update((column, names.index(column)) for column in ("score", "rank") if column in names)
-        lines, width = lines[1:], len(names)
-    else:
+    headed = names is not None
+    if names is None:
         width = len(_fields(path, lines[0][0], lines[0][1], delimiter))
         if width not in (3, 4):
-            raise InputError(
-                path,
-                lines[0][0],
-                "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them",
-                f"{width} columns",
-            )
-        columns = dict(
-            zip(("qid", "docid", "score") if width == 3 else ("qid", "docid", "rank", "score"), range(width))
-        )
+            expected = "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them"
+            raise InputError(path, lines[0][0], expected, f"{width} columns")
+        names = ["qid", "docid", "score"] if width == 3 else ["qid", "docid", "rank", "score"]
+    else:
+        lines = lines[1:]
+    width = len(names)
+    columns = {
+        "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
+        "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
+    }
+    columns.update((column, names.index(column)) for column in ("score", "rank") if column in names)
     rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
@@ -193,7 +189,7 @@ def read_run(
             key = 0.0
         rows.add(qid, doc, key, number)
     meta = None
-    if names is None and width == 3 and _read_ranks(path, rows, order, guess):
+    if not headed and width == 3 and _read_ranks(path, rows, order, guess):
         rows.slot_scores = [-v for v in rows.slot_scores]  # low ranks first, as a header's rank column
         meta = RunMeta(extra=((RANKS_NOTE, "read as ranks: it runs 1, 2, 3, ... within each query"),))
     return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns, meta=meta), None
