@@ -9,6 +9,7 @@ import pytest
 from helpers import grades_of, lists_of, load_error
 
 from ragreport.core.errors import InputError, RagreportWarning
+from ragreport.core.model import Order
 from ragreport.reading.registry import load_runs
 
 
@@ -132,7 +133,7 @@ def test_jsonl_lines_that_only_parse_together_are_still_refused_line_by_line(wri
 
 
 def test_ragas_rows_with_context_text_and_no_ids_get_ids_from_their_text(tmp_path):
-    from ragreport.reading.jsonl import context_id, parse
+    from ragreport.reading.jsonl import context_id, read_run
 
     path = tmp_path / "ragas.jsonl"
     rows = [
@@ -143,7 +144,7 @@ def test_ragas_rows_with_context_text_and_no_ids_get_ids_from_their_text(tmp_pat
         },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run, judgments = parse(path, path.read_text())
+    run, judgments = read_run(path, None, Order.FILE, True)
     paris = "ctx-" + hashlib.sha256(b"Paris is the capital.").hexdigest()[:12]
     assert context_id("Paris is the capital.") == context_id(" Paris  is the\ncapital. ") == paris
     assert run.doc_ids.tolist() == [paris, context_id("Lyon.")]
@@ -153,7 +154,7 @@ def test_ragas_rows_with_context_text_and_no_ids_get_ids_from_their_text(tmp_pat
 
 
 def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
-    from ragreport.reading.jsonl import parse
+    from ragreport.reading.jsonl import read_run
 
     path = tmp_path / "rows.jsonl"
     rows = [
@@ -167,7 +168,7 @@ def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
         {"id": "q3", "retrieved": ["e"], "relevant": ["e"], "contexts": ["text e"]},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run, _ = parse(path, path.read_text())
+    run, _ = read_run(path, None, Order.FILE, True)
     assert run.doc_text == {"a": "text a", "b": "text b", "c": "text c", "e": "text e"}
 
 
@@ -190,10 +191,10 @@ def test_context_ids_with_their_text_and_inline_contexts(tmp_path):
     ],
 )
 def test_bad_contexts_are_one_line(tmp_path, row, expected):
-    from ragreport.reading.jsonl import parse
+    from ragreport.reading.jsonl import read_run
 
     path = tmp_path / "rows.jsonl"
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(InputError) as error:
-        parse(path, path.read_text())
+        read_run(path, None, Order.FILE, True)
     assert f"rows.jsonl:1: expected {expected}" in str(error.value)

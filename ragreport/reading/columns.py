@@ -85,10 +85,8 @@ class ColumnMap:
         if found is not None or not (required or role in self.named):
             return found
         asked = f"{self.flag} {role}={names[0]}" if role in self.named else f"a {role!r} column"
-        if role not in self.named and len(names) > 1:
+        if role not in self.named and names:
             asked += f" ({', '.join(repr(n) for n in names)})"
-        elif role not in self.named and names:
-            asked += f" ({names[0]!r})"
         # every column up to 20, each as repr (a name holding a newline stays on the line), cut at 40
         shown = ", ".join(shorten(str(n), 40) for n in have[:20]) + (
             f", ... ({len(have)} in all)" if len(have) > 20 else ""

@@ -19,6 +19,7 @@ blank.
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -76,6 +77,14 @@ def header(line: str) -> list[str] | None:
     if any(n in QUERY_COLUMNS for n in names) and any(n in DOC_COLUMNS for n in names):
         return names
     return None
+
+
+def _run_lines(path: Path, text: str | None) -> tuple[list[tuple[int, str]], str | None]:
+    """A run's data lines (an empty file refused) and the delimiter its first line shows."""
+    lines = list(data_lines(text_of(path, text)))
+    if not lines:
+        raise InputError(path, None, "at least one run line", "an empty file")
+    return lines, _delimiter(lines[0][1])
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool:
@@ -147,30 +156,23 @@ def read_run(
 ) -> tuple[Run, Judgments | None]:
     """A CSV/TSV run (see the module); it carries no judgments. Without a header, a third column
     of ranks is told from one of scores by :func:`_read_ranks` (``guess``: the format was detected)."""
-    lines = list(data_lines(text_of(path, text)))
-    if not lines:
-        raise InputError(path, None, "at least one run line", "an empty file")
-    delimiter = _delimiter(lines[0][1])
+    lines, delimiter = _run_lines(path, text)
     names = header(lines[0][1])
-    if names is not None:
-        columns = {
-            "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
-            "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
-        }
-        columns.update((column, names.index(column)) for column in ("score", "rank") if column in names)
-        lines, width = lines[1:], len(names)
-    else:
+    headed = names is not None
+    if names is None:
         width = len(_fields(path, lines[0][0], lines[0][1], delimiter))
         if width not in (3, 4):
-            raise InputError(
-                path,
-                lines[0][0],
-                "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them",
-                f"{width} columns",
-            )
-        columns = dict(
-            zip(("qid", "docid", "score") if width == 3 else ("qid", "docid", "rank", "score"), range(width))
-        )
+            expected = "3 columns 'qid,docid,score', 4 'qid,docid,rank,score' or a header naming them"
+            raise InputError(path, lines[0][0], expected, f"{width} columns")
+        names = ["qid", "docid", "score"] if width == 3 else ["qid", "docid", "rank", "score"]
+    else:
+        lines = lines[1:]
+    width = len(names)
+    columns = {
+        "qid": next(i for i, n in enumerate(names) if n in QUERY_COLUMNS),
+        "docid": next(i for i, n in enumerate(names) if n in DOC_COLUMNS),
+    }
+    columns.update((column, names.index(column)) for column in ("score", "rank") if column in names)
     rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
@@ -187,15 +189,10 @@ def read_run(
             key = 0.0
         rows.add(qid, doc, key, number)
     meta = None
-    if names is None and width == 3 and _read_ranks(path, rows, order, guess):
+    if not headed and width == 3 and _read_ranks(path, rows, order, guess):
         rows.slot_scores = [-v for v in rows.slot_scores]  # low ranks first, as a header's rank column
         meta = RunMeta(extra=((RANKS_NOTE, "read as ranks: it runs 1, 2, 3, ... within each query"),))
     return rows.run(stem(path), path, order, ranked="score" in columns or "rank" in columns, meta=meta), None
-
-
-def _read_detected(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-    """:func:`read_run` of a file detection found to be CSV/TSV: a third column that reads both ways is refused."""
-    return read_run(path, text, order, own_judgments, guess=True)
 
 
 def read_msmarco(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
@@ -203,10 +200,7 @@ def read_msmarco(path: Path, text: str | None, order: Order, own_judgments: bool
     (or commas, or blanks) between them, as Pyserini's ``--output-format msmarco`` and the MS
     MARCO baselines write them. The rank, an integer from 0 up, orders each list (low first, ties
     by id descending); a line of any other shape is refused."""
-    lines = list(data_lines(text_of(path, text)))
-    if not lines:
-        raise InputError(path, None, "at least one run line", "an empty file")
-    delimiter = _delimiter(lines[0][1])
+    lines, delimiter = _run_lines(path, text)
     rows = RunRows()
     for number, line in lines:
         fields = _fields(path, number, line, delimiter)
@@ -236,9 +230,7 @@ def read_qrels(path: Path, text: str | None) -> Judgments | None:
             raise InputError(path, number, "3 columns 'query-id corpus-id score'", field_count(fields, 6, RUN_AS_QRELS))
         qid, doc, grade_text = fields
         collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
+    return collector.judgments((None, "at least one judgment line", "an empty file"))
 
 
 READER = Reader(
@@ -248,7 +240,7 @@ READER = Reader(
     read_run=read_run,
     read_qrels=read_qrels,
     label="CSV or TSV lines",
-    read_detected=_read_detected,
+    read_detected=functools.partial(read_run, guess=True),  # a third column that reads both ways refused
 )
 
 #: MS MARCO's run layout, by name only: detection reads such a file as CSV/TSV, which tells its

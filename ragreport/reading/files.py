@@ -15,7 +15,6 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import InputError, os_text
 
@@ -84,13 +83,6 @@ def raw_bytes(path: Path, limit: int | None = None) -> bytes:
         if path.name.endswith(".gz"):
             raise InputError(path, None, "gzip data (the name ends in .gz)", "a file without gzip's header")
         return handle.read() if limit is None else handle.read(limit)
-
-
-def read_into(handle: Any, buffer: memoryview, path: Path) -> int:
-    """Fill ``buffer`` from an open file as far as it goes: the count of bytes read, 0 at the end. A
-    gzip file cut short or damaged past the head that detection read is one error naming the file."""
-    with read_errors(path):
-        return handle.readinto(buffer) or 0
 
 
 #: The most bytes a small file (metadata, config: a few hundred bytes) may hold, unpacked.

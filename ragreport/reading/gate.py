@@ -1,17 +1,12 @@
 """The one gate every id passes: what an id may hold, how long it may be, and that a query is given
-once (docs/conventions.md sections 17 and 18), for every reader and engine, in one place.
+once (docs/conventions.md sections 17 and 18), for every reader and engine.
 
-Readers parse; they do not check ids. The shared builders of :mod:`ragreport.reading.rows` hand
-every query id and document id to :func:`check_rows` once, with the line each row came from (or a
-way to find it), and mark what they build as passed (:func:`passed`). The registry refuses a run or
-judgments a reader returns unmarked (:func:`require`), so a reader cannot skip the gate.
-
-The check is vectorised (C-speed passes over all the ids); only when one fails are the ids looked
-at one by one, to name the first at fault with its line (``file:line: expected ..., got ...``).
-Two readers check the same rule on data before it becomes Python text: the bytes-level TREC reader
-(:func:`~ragreport.core.ids.forbidden_in_utf8`; its fields are at most 64 bytes and never empty)
-and Parquet partitions on their Arrow columns. ``tests/test_hostile_inputs.py`` proves the
-character sets equal, code point by code point.
+The builders of :mod:`ragreport.reading.rows` hand every id to :func:`check_rows` with its line and
+mark what they build (:func:`passed`); the registry refuses what a reader returns unmarked
+(:func:`require`). The check is vectorised; only when one fails are the ids looked at one by one,
+to name the first at fault with its line. The bytes-level TREC reader
+(:func:`~ragreport.core.ids.forbidden_in_utf8`) and Parquet partitions (on Arrow columns) check the
+same rule before ids become text; ``tests/test_hostile_inputs.py`` proves the character sets equal.
 """
 
 from __future__ import annotations
@@ -62,41 +57,28 @@ def problem(text: str, what: str, long_what: str | None = None) -> tuple[str, st
     return None
 
 
-def _allowed_and_lengths(ids: Sequence[str]) -> tuple[bool, int, int]:
-    """Whether no id holds a forbidden character, and the shortest and longest length: two C-speed
-    passes over the ids (their text joined, their lengths), no Python loop. Every character no id
-    may hold is unprintable, so printable text needs no regular expression (tests/test_hostile_inputs.py)."""
-    if not ids:
-        return True, 1, 0
-    joined = "".join(ids)
-    allowed = joined.isprintable() or all_allowed((joined,))
-    sizes = list(map(len, ids))
-    return allowed, min(sizes), max(sizes)
-
-
 def all_pass(ids: Sequence[str]) -> bool:
-    """Whether every id of ``ids`` keeps the rule (vectorised: no Python loop)."""
-    allowed, shortest, longest = _allowed_and_lengths(ids)
-    return allowed and shortest > 0 and longest <= SURELY_SHORT
+    """Whether every id of ``ids`` keeps the rule (:func:`first_problem`)."""
+    return first_problem(ids, "an id") is None
 
 
-def first_problem(ids: Sequence[str], what: What, long_what: What | None = None) -> tuple[int, str, str] | None:
+def first_problem(ids: Sequence[str], what: What, long_what: str | None = None) -> tuple[int, str, str] | None:
     """The first id of ``ids`` that breaks the rule, as ``(index, expected, got)``; None when all
-    keep it (the usual case: :func:`all_pass`, vectorised)."""
-    allowed, shortest, longest = _allowed_and_lengths(ids)
-    if allowed and shortest > 0:
-        if longest <= SURELY_SHORT:
+    keep it. In the usual case two C-speed passes tell (the ids' text joined, their lengths): every
+    character no id may hold is unprintable, so printable text needs no regular expression
+    (tests/test_hostile_inputs.py)."""
+    sizes = list(map(len, ids))
+    joined = "".join(ids)
+    candidates: Sequence[int] | range = range(len(ids))
+    if min(sizes, default=1) > 0 and (joined.isprintable() or all_allowed((joined,))):
+        if max(sizes, default=0) <= SURELY_SHORT:
             return None
-        candidates: Sequence[int] | range = [i for i, text in enumerate(ids) if len(text) > SURELY_SHORT]
-    else:
-        candidates = range(len(ids))
+        candidates = [i for i, size in enumerate(sizes) if size > SURELY_SHORT]
     for i in candidates:
         text = ids[i]
         if text and len(text) <= SURELY_SHORT and text.isprintable():
             continue  # C speed; every character an id may not hold is unprintable
-        name = what(i) if callable(what) else what
-        long_name = None if long_what is None else (long_what(i) if callable(long_what) else long_what)
-        found = problem(text, name, long_name)
+        found = problem(text, what(i) if callable(what) else what, long_what)
         if found is not None:
             return i, *found
     return None
@@ -113,16 +95,10 @@ def check_rows(
     once: bool = True,
 ) -> None:
     """The gate: every query id and document id keeps the id rule and, when ``once``, no query id
-    is given twice (a list-per-record format's two records of one query; a format of one row per
-    retrieved id merges its rows into queries before this, as TREC and CSV do).
-
-    ``query_ids`` holds each query once as the reader gathered it (``query_lines[i]``: the line of
-    its first row or record); ``doc_ids`` one id per row (``doc_lines[i]``: its line;
-    ``doc_query[i]``: its query's index). The error names the earliest line at fault, one line:
-    ``run.trec:3: expected a document id for query 'q1' without control or bidi characters, got
-    'd\\x1b1' (holds U+001B)``; a query given twice reads ``expected each query once (query 'q1' is
-    also on line 1), got it again``.
-    """
+    is given twice (a format of one row per retrieved id merges its rows into queries before).
+    ``query_lines[i]``: the line of query ``i``'s first row; ``doc_lines[i]``, ``doc_query[i]``: row
+    ``i``'s line and query. The error names the earliest line at fault: ``run.trec:3: expected a
+    document id for query 'q1' without control or bidi characters, got 'd\\x1b1' (holds U+001B)``."""
     found: list[tuple[int | None, int, InputError]] = []
     if once and len(set(query_ids)) != len(query_ids):
         first: dict[str, int] = {}

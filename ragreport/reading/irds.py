@@ -61,19 +61,21 @@ def _dataset(identifier: str, flag: str, has: str) -> Any:
 
 
 @contextmanager
-def _fetching(identifier: str, flag: str, part: str) -> Iterator[None]:
-    """ir_datasets' own output kept off the terminal; a dataset neither cached nor fetchable is
-    one line naming it and the ``ir_datasets export`` command that would get it.
+def _fetching(identifier: str, flag: str, part: str) -> Iterator[Any]:
+    """The dataset, to read its ``part`` (qrels, queries, docs) with ir_datasets' own output kept
+    off the terminal; a dataset neither cached nor fetchable is one line naming it and the
+    ``ir_datasets export`` command that would get it.
 
     ir_datasets logs through its own handler (``[WARNING] Download failed: ...``, ``[INFO]``) and
     draws tqdm progress bars (``docs_iter: 0%``), both on ``sys.stderr``: its loggers are silenced
     up to WARNING and ``sys.stderr`` is held for the call, so the one error line is all a refusal
     prints (docs/safety.md), and a fetch that works says what ragreport's own progress says."""
+    dataset = _dataset(identifier, flag, part)
     quiet = logging.root.manager.disable  # ir_datasets' loggers set their own levels
     logging.disable(max(quiet, logging.WARNING))
     try:
         with redirect_stderr(io.StringIO()):
-            yield
+            yield dataset
     except (UsageError, KeyboardInterrupt):
         raise
     except Exception as exc:  # a download error of any kind (requests, OSError, a checksum)
@@ -92,9 +94,8 @@ def read_qrels(identifier: str, flag: str = "--qrels") -> Judgments:
     ``flag`` (``--qrels``, ``--audit``) names them in an error.
 
     A record's number is its line in ``ir_datasets export ID qrels``, which errors name."""
-    dataset = _dataset(identifier, flag, "qrels")
     collector = JudgmentCollector(Path(PREFIX + identifier))
-    with _fetching(identifier, flag, "qrels"):
+    with _fetching(identifier, flag, "qrels") as dataset:
         for line, qrel in enumerate(dataset.qrels_iter(), start=1):
             collector.add(str(qrel.query_id), str(qrel.doc_id), int(qrel.relevance), line)
     return collector.judgments()
@@ -102,9 +103,8 @@ def read_qrels(identifier: str, flag: str = "--qrels") -> Judgments:
 
 def read_queries(identifier: str, wanted: Collection[str] | None = None) -> dict[str, str]:
     """The text of each of the dataset's queries in ``wanted`` (all when None)."""
-    dataset = _dataset(identifier, "--queries", "queries")
     found: dict[str, str] = {}
-    with _fetching(identifier, "--queries", "queries"):
+    with _fetching(identifier, "--queries", "queries") as dataset:
         for query in dataset.queries_iter():
             qid = str(query.query_id)
             if wanted is None or qid in wanted:
@@ -115,8 +115,7 @@ def read_queries(identifier: str, wanted: Collection[str] | None = None) -> dict
 def read_docs(identifier: str, wanted: Collection[str]) -> dict[str, tuple[str, str]]:
     """(title, text) of the documents in ``wanted``, through the dataset's document store: only
     the shown documents are looked up, never the whole corpus read."""
-    dataset = _dataset(identifier, "--corpus", "docs")
-    with _fetching(identifier, "--corpus", "docs"):
+    with _fetching(identifier, "--corpus", "docs") as dataset:
         found = dataset.docs_store().get_many(list(wanted))
     return {
         str(doc_id): (str(getattr(doc, "title", "") or ""), str(getattr(doc, "text", None) or doc.default_text()))

@@ -41,7 +41,7 @@ import numpy as np
 from ..core.errors import InputError, shorten
 from ..core.model import Judgments, Order, Run
 from .files import data_lines, stem, text_of
-from .jsontext import ConflictingKey, check_surrogates, decode, json_integer, no_conflicting_keys, unfit_number
+from .jsontext import ConflictingKey, check_surrogates, decode, json_integer, no_conflicting_keys, typed, unfit_number
 from .reader import Reader
 from .rows import GRADE_MAX, GRADE_MIN, check_ids, judgments_from_lists, parse_grade, parse_id, run_from_slots
 
@@ -101,13 +101,6 @@ def _ragas_record(record: dict[str, Any], path: Path, line: int, row: int) -> di
     return out
 
 
-def _typed(value: Any, kind: type | tuple[type, ...], path: Path, line: int, expected: str) -> Any:
-    """``value`` when it is of ``kind``, else the error that names the JSON type found."""
-    if not isinstance(value, kind):
-        raise InputError(path, line, expected, f"a JSON {type(value).__name__}")
-    return value
-
-
 def _contexts(
     record: dict[str, Any], retrieved: list[Any], into: dict[str, str], path: Path, line: int, qid: str
 ) -> None:
@@ -128,7 +121,7 @@ def _contexts(
             f"a JSON {type(given).__name__}" + (f" of {len(given)}" if isinstance(given, list) else ""),
         )
     for doc, text in pairs:
-        into.setdefault(str(doc), _typed(text, str, path, line, f"the text of context {str(doc)!r} of query {qid!r}"))
+        into.setdefault(str(doc), typed(text, str, path, line, f"the text of context {str(doc)!r} of query {qid!r}"))
 
 
 def sniff(first_line: str, text: str, complete: bool) -> bool | None:
@@ -165,16 +158,6 @@ def json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
     return [(number, value) for (number, _), value in zip(lines, values)]
 
 
-def parse(path: str | Path, text: str, *, with_judgments: bool = True, name: str = "") -> tuple[Run, Judgments | None]:
-    """A run (in file order) from RAG JSONL text, and the judgments its lines carry.
-
-    With ``with_judgments`` (no ``--qrels``) every line must carry ``relevant``. Without, the
-    judgments are read where given (None when no line carries any) for the loader to use or set
-    aside (``--labels``); a file whose lines carry them must carry them on every line, so that no
-    query is scored against labels its line left out."""
-    return parse_records(Path(path), json_lines(Path(path), text), with_judgments=with_judgments, name=name)
-
-
 #: The key of a record's scores, aligned with ``retrieved``: only table rows (``--columns
 #: scores=...``) carry it, so a RAG JSONL line's own keys never collide with it.
 SCORES = "\x00scores"
@@ -189,9 +172,14 @@ def parse_records(
     order: Order = Order.FILE,
     what: str = "JSON line",
 ) -> tuple[Run, Judgments | None]:
-    """:func:`parse` of records already decoded, ``(line, record)`` each: RAG JSONL lines, or a
-    table's rows made records (:mod:`ragreport.reading.table`). A record with :data:`SCORES` ranks
-    its list by them as ``order`` says; the lists are in file order otherwise."""
+    """A run and the judgments its records carry, from records decoded as ``(line, record)``: RAG
+    JSONL lines, or a table's rows made records (:mod:`ragreport.reading.table`). A record with
+    :data:`SCORES` ranks its list by them as ``order`` says; the lists are in file order otherwise.
+
+    With ``with_judgments`` (no ``--qrels``) every record must carry ``relevant``. Without, the
+    judgments are read where given (None when no record carries any) for the loader to use or set
+    aside (``--labels``); a file whose records carry them must carry them on every one, so that no
+    query is scored against labels its record left out."""
     scored: list[float] | None = None
     qids: list[str] = []
     query_lines: list[int] = []
@@ -205,7 +193,7 @@ def parse_records(
     lacking: tuple[int, str] | None = None  # the first (line, query) without
     step_ends: list[list[int]] = []  # per query, the union's length after each hop
     for number, record in records:
-        _typed(record, dict, path, number, "a JSON object per line")
+        typed(record, dict, path, number, "a JSON object per line")
         if RAGAS_RETRIEVED in record or RAGAS_RETRIEVED_TEXT in record:
             record = _ragas_record(record, path, number, len(qids) + 1)
         id_key = next((k for k in ID_KEYS if k in record), None)
@@ -221,10 +209,10 @@ def parse_records(
             raise InputError(path, number, f"a 'retrieved' list of ids for query {qid!r}", "no 'retrieved' key")
         else:
             expected = f"'retrieved' as a list of ids for query {qid!r}"
-            retrieved = _typed(record["retrieved"], list, path, number, expected)
+            retrieved = typed(record["retrieved"], list, path, number, expected)
             step_ends.append([len(retrieved)])
-        query_text = _typed(record.get("query"), (str, type(None)), path, number, f"'query' as text for query {qid!r}")
-        meta = _typed(record.get("meta"), (dict, type(None)), path, number, f"'meta' as an object for query {qid!r}")
+        query_text = typed(record.get("query"), (str, type(None)), path, number, f"'query' as text for query {qid!r}")
+        meta = typed(record.get("meta"), (dict, type(None)), path, number, f"'meta' as an object for query {qid!r}")
         if meta:
             bad = unfit_number(meta)
             if bad is not None:  # a slice by it would hold NaN, an infinity or a wrapped integer
@@ -279,11 +267,11 @@ def _steps(record: dict[str, Any], path: Path, line: int, qid: str) -> tuple[lis
     expected = f"'steps' as a list of hops, each a list of ids, for query {qid!r}"
     if "retrieved" in record:
         raise InputError(path, line, f"'retrieved' or 'steps' for query {qid!r}, not both", "both keys")
-    hops = _typed(record[STEPS], list, path, line, expected)
+    hops = typed(record[STEPS], list, path, line, expected)
     union: dict[str, None] = {}
     ends = []
     for hop in hops:
-        ids = _id_list(_typed(hop, list, path, line, expected), path, line, f"every id of a step of query {qid!r}")
+        ids = _id_list(typed(hop, list, path, line, expected), path, line, f"every id of a step of query {qid!r}")
         union.update(dict.fromkeys(ids))
         ends.append(len(union))
     if not ends:
@@ -310,7 +298,7 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
     """(ids, grades) of one line's ``relevant``: a list (grade 1 each; an id listed twice is one
     judgment) or an object of grades (a key repeated with another grade was refused by the JSON hook)."""
     expected = f"'relevant' as a list of ids or an object {{id: grade}} for query {qid!r}"
-    if isinstance(_typed(relevant, (list, dict), path, line, expected), list):
+    if isinstance(typed(relevant, (list, dict), path, line, expected), list):
         docs = list(dict.fromkeys(_id_list(relevant, path, line, f"every relevant id of query {qid!r}")))
         return docs, [1] * len(docs)
     check_ids(list(relevant), path, lambda _: line, f"a relevant id of query {qid!r}")
@@ -324,7 +312,7 @@ def _relevant(relevant: Any, qid: str, path: Path, line: int) -> tuple[list[str]
 def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
     """A RAG JSONL run in file order (``order`` does not apply: the lists carry no score), with
     the judgments its lines carry (required on every line when ``own_judgments``)."""
-    return parse(path, text_of(path, text), with_judgments=own_judgments)
+    return parse_records(path, json_lines(path, text_of(path, text)), with_judgments=own_judgments)
 
 
 READER = Reader(

@@ -75,9 +75,7 @@ def read_qrels(path: Path, text: str | None) -> Judgments:
         for doc, value in graded.items():
             line = line_of(text, qid, doc)
             collector.add(qid, doc, parse_grade(value, path, line, f"query {qid!r} id {doc!r}"), line)
-    if not collector.queries:
-        raise InputError(path, 1, "at least one judged query", "an empty object")
-    return collector.judgments()
+    return collector.judgments((1, "at least one judged query", "an empty object"))
 
 
 READER = Reader(

@@ -84,12 +84,6 @@ def _line_of_word(text: str, word: str) -> int | None:
     return None if found is None else text.count("\n", 0, found.end()) + 1
 
 
-#: What a JSON text nested deeper than Python's parser goes (about 1,000 levels) is called in errors.
-TOO_DEEP = ("JSON nested less deeply", "nesting deeper than the JSON parser goes (about 1,000 levels)")
-#: A JSON integer longer than Python converts (4,300 digits) is called this in errors.
-TOO_LONG = ("numbers of at most 4,300 digits", "a longer integer")
-
-
 def decode(
     path: Path,
     text: str,
@@ -122,12 +116,21 @@ def decode(
     except NotFinite as exc:
         raise InputError(path, line or _line_of_word(text, exc.args[0]), str(finite), exc.args[0]) from None
     except RecursionError:
-        raise InputError(path, line, *TOO_DEEP) from None
-    except ValueError:  # not a JSONDecodeError (caught above): an integer too long to convert
-        raise InputError(path, line, *TOO_LONG) from None
+        raise InputError(
+            path, line, "JSON nested less deeply", "nesting deeper than the JSON parser goes (about 1,000 levels)"
+        ) from None
+    except ValueError:  # not a JSONDecodeError (caught above): an integer longer than Python converts
+        raise InputError(path, line, "numbers of at most 4,300 digits", "a longer integer") from None
     if obj is not None and not isinstance(value, dict):
         raise InputError(path, line or 1, obj, f"a JSON {type(value).__name__}")
     check_surrogates(path, text, value, line)
+    return value
+
+
+def typed(value: Any, kind: type | tuple[type, ...], path: Path, line: int | None, expected: str) -> Any:
+    """``value`` when it is of ``kind``, else the error that names the JSON type found."""
+    if not isinstance(value, kind):
+        raise InputError(path, line, expected, f"a JSON {type(value).__name__}")
     return value
 
 

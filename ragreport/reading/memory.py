@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,27 @@ def _distinct(seen: dict[str, Any], key: str, raw: Any, where: str, what: str) -
     seen[key] = raw
 
 
+def _queries(value: Mapping, where: str, inner: str) -> Iterator[tuple[str, str, Mapping]]:
+    """(query id, what its errors name, its mapping) of each query of ``{query_id: {doc_id: inner}}``."""
+    seen: dict[str, Any] = {}
+    for raw_q, per_query in value.items():
+        qid = _id(raw_q, where, "a query id")
+        _distinct(seen, qid, raw_q, where, "query id")
+        at = f"{where}, query {qid!r}"
+        if not isinstance(per_query, Mapping):
+            raise ObjectError(at, f"a mapping of document ids to {inner}", _kind(per_query))
+        yield qid, at, per_query
+
+
+def _doc_ids(raw_docs: Iterable[Any], at: str) -> Iterator[str]:
+    """Each document id, checked one by one (lazily: an error names the first value at fault)."""
+    given: dict[str, Any] = {}
+    for raw_d in raw_docs:
+        doc = _id(raw_d, at, "a document id")
+        _distinct(given, doc, raw_d, at, "document id")
+        yield doc
+
+
 def _columns(frame: Any, names: Sequence[str], where: str, forms: str) -> list[list[Any]]:
     """The frame's columns ``names`` as lists of Python values (``Series.tolist()`` gives those)."""
     found = [str(c) for c in list(frame.columns)]
@@ -185,22 +206,9 @@ def run_from_object(value: Any, name: str, order: Order = Order.SCORE) -> Run:
     counts: list[int] = []
     all_docs: list[str] = []
     all_scores: list[np.ndarray] = []
-    seen: dict[str, Any] = {}
-    for raw_q, ranked in value.items():
-        qid = _id(raw_q, where, "a query id")
-        _distinct(seen, qid, raw_q, where, "query id")
-        at = f"{where}, query {qid!r}"
-        if not isinstance(ranked, Mapping):
-            raise ObjectError(at, "a mapping of document ids to scores", _kind(ranked))
+    for qid, at, ranked in _queries(value, where, "scores"):
         raw_docs, raw_scores = list(ranked.keys()), list(ranked.values())
-        docs = raw_docs
-        if not _plain_ids(raw_docs, bounded=False):
-            given: dict[str, Any] = {}
-            docs = []
-            for raw_d in raw_docs:
-                doc = _id(raw_d, at, "a document id")
-                _distinct(given, doc, raw_d, at, "document id")
-                docs.append(doc)
+        docs = raw_docs if _plain_ids(raw_docs, bounded=False) else list(_doc_ids(raw_docs, at))
         scores = _plain_scores(raw_scores)
         if scores is None:
             scores = np.array([_score(v, at, d) for d, v in zip(docs, raw_scores)], dtype=np.float64)
@@ -245,23 +253,14 @@ def judgments_from_object(value: Any, where: str = "judgments") -> Judgments:
             first_row.setdefault((qid, doc), row)
             graded[doc] = grade
     elif isinstance(value, Mapping):
-        seen: dict[str, Any] = {}
-        for raw_q, graded_in in value.items():
-            qid = _id(raw_q, where, "a query id")
-            _distinct(seen, qid, raw_q, where, "query id")
-            at = f"{where}, query {qid!r}"
-            if not isinstance(graded_in, Mapping):
-                raise ObjectError(at, "a mapping of document ids to grades", _kind(graded_in))
+        for qid, at, graded_in in _queries(value, where, "grades"):
             grades = per_query.setdefault(qid, {})
             if _plain_ids(list(graded_in)) and all(
                 type(g) is int and GRADE_MIN <= g <= GRADE_MAX for g in graded_in.values()
             ):
                 grades.update(graded_in)  # text ids and int grades, the usual case: taken as they are
                 continue
-            docs: dict[str, Any] = {}
-            for raw_d, raw_g in graded_in.items():
-                doc = _id(raw_d, at, "a document id")
-                _distinct(docs, doc, raw_d, at, "document id")
+            for doc, raw_g in zip(_doc_ids(graded_in, at), graded_in.values()):
                 grades[doc] = _grade(raw_g, at, doc)
     else:
         raise ObjectError(where, JUDGMENT_FORMS, _kind(value))

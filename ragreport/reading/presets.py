@@ -31,7 +31,6 @@ cites the files and versions):
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from ..core.errors import InputError
 from ..core.model import Judgments, Order, Run
 from .columns import ColumnMap, text_id
 from .files import HEAD, bare_name, text_of
-from .jsontext import decode
+from .jsontext import decode, line_of, typed
 from .reader import Reader
 from .rows import JudgmentCollector, parse_grade, parse_id
 from .table import Rows, read_table, table_rows
@@ -51,7 +50,7 @@ def _preset(name: str, label: str, columns: ColumnMap, rows: Any = table_rows, r
     user's ``--columns`` over the map through :attr:`~ragreport.reading.reader.Reader.table`)."""
 
     def read_run(path: Path, text: str | None, order: Order, own_judgments: bool) -> tuple[Run, Judgments | None]:
-        return read_table(path, columns, order=order, own_judgments=own_judgments, text=text, rows=rows)
+        return read_table(path, columns, order, own_judgments, text=text, rows=rows)
 
     never = lambda first_line, text, complete: False  # noqa: E731 - a preset is named, never detected
     return Reader(name, (), never, read_run, read_qrels, label, table=(columns, rows))
@@ -89,9 +88,7 @@ def _llamaindex_qrels(path: Path, text: str | None) -> Judgments:
         collector.add_query(key)
         for doc in docs:
             collector.add(key, parse_id(doc, path, None, f"a relevant id of query {qid!r}"), 1, None)
-    if not collector.queries:
-        raise InputError(path, None, "at least one query under 'relevant_docs'", "none")
-    return collector.judgments()
+    return collector.judgments((None, "at least one query under 'relevant_docs'", "none"))
 
 
 LLAMAINDEX = _preset(
@@ -157,9 +154,7 @@ def _openinference_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     found, _ = table_rows(path, text)
     spans = []
     for line, row in found:
-        if not isinstance(row, dict):
-            raise InputError(path, line, "a span as an object", f"a JSON {type(row).__name__}")
-        spans.append((line, _span(row, path, line)))
+        spans.append((line, _span(typed(row, dict, path, line, "a span as an object"), path, line)))
     kept = [(line, span) for line, span in spans if span is not None]
     if not kept:
         raise InputError(path, None, "at least one RETRIEVER span", "none")
@@ -175,11 +170,6 @@ OPENINFERENCE = _preset(
 
 
 # --- Elasticsearch / OpenSearch _rank_eval --------------------------------------------------------
-def _line_of(text: str, qid: str) -> int:
-    """The line where a request's id first stands (as a JSON string), where an error about it points."""
-    return text.count("\n", 0, max(text.find(json.dumps(qid)), 0)) + 1
-
-
 def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
     """A ``_rank_eval`` response's hits, or search responses by request id, one row per request;
     a request whose hits are not a list of objects with an ``_id`` is refused at its id's line."""
@@ -194,7 +184,7 @@ def _rank_eval_rows(path: Path, text: str | None) -> tuple[Rows, bool]:
         raise InputError(path, None, expected, "neither")
     rows: Rows = []
     for qid, response in responses.items():
-        line = _line_of(whole, qid)
+        line = line_of(whole, qid) or 1
         listed = response.get("hits") if isinstance(response, dict) else None
         hits: list[Any] = listed if isinstance(listed, list) else [None]
         if nested:
@@ -220,7 +210,7 @@ def _rank_eval_qrels(path: Path, text: str | None) -> Judgments:
         if not isinstance(request, dict) or "id" not in request or not isinstance(request.get("ratings"), list):
             raise InputError(path, None, f"requests[{i}] with an 'id' and a list of 'ratings'")
         qid = parse_id(request["id"], path, None, f"requests[{i}].id")
-        line = _line_of(whole, qid)
+        line = line_of(whole, qid) or 1
         collector.add_query(qid, line)
         for rating in request["ratings"]:
             if not isinstance(rating, dict) or "_id" not in rating or "rating" not in rating:

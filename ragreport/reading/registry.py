@@ -104,15 +104,10 @@ def detect_file_format(path: str | Path, what: str = "run line") -> tuple[str, s
     had to be read to decide (a JSON file) or the head is the whole file; else None."""
     path = Path(path)
     head = raw_bytes(path, HEAD + 1)
-    if len(head) <= HEAD:
-        text = read_text(path)
-        return detect_format(path, text, what), text
-    named = _by_extension(path)
-    if named is not None:
-        return named.name, None
-    found = _by_content(path, head_text(head), what, complete=False)
-    if found is not None:
-        return found.name, None
+    if len(head) > HEAD:
+        found = _by_extension(path) or _by_content(path, head_text(head), what, complete=False)
+        if found is not None:
+            return found.name, None
     text = read_text(path)
     return detect_format(path, text, what), text
 
@@ -132,11 +127,11 @@ def load_qrels(path: str | Path, input_format: str | None = None, flag: str = "-
     if reader.read_qrels is None:
         raise InputError(path, None, _QRELS, reader.label)
     judgments = reader.read_qrels(path, text)
-    fallback = catch_all().read_qrels
-    if judgments is None and fallback is not None:  # not this format after all
-        judgments, reader = fallback(path, text), catch_all()
-    if judgments is None:
-        raise InputError(path, None, _QRELS, "none of them")  # only a registry without a qrels catch-all
+    if judgments is None:  # not this format after all: the catch-all's (TREC qrels in a .tsv file)
+        reader = catch_all()
+        assert reader.read_qrels is not None  # the catch-all reads qrels
+        judgments = reader.read_qrels(path, text)
+    assert judgments is not None
     require(judgments, reader.name, "judgments")
     return judgments
 
@@ -239,22 +234,14 @@ def load_run_file(
     given, else by its metadata's ``name``, else by its file's stem."""
     if Path(path).is_dir():  # only a run may be a folder: of partition files, for the other engines
         raise InputError(path, None, "a file (a folder of partition files needs --engine stream or dask)", "a folder")
-    if columns is not None and input_format is None:  # a table of the user's own columns: any layout
-        fmt, text, reader = "table", None, None
-    else:
+    if columns is None or input_format is not None:
         fmt, text = (input_format, None) if input_format else detect_file_format(path)
         reader = reader_for(fmt)
-    if reader is None or reader.table is not None:
-        preset, rows = reader.table if reader is not None and reader.table else (ColumnMap(), table_rows)
-        run, own = read_table(
-            path,
-            preset.given(columns),
-            order=order,
-            own_judgments=shared is None,
-            id_from=id_from,
-            text=text,
-            rows=rows,
-        )
+        table = reader.table
+    else:  # a table of the user's own columns: any layout
+        fmt, text, table = "table", None, (ColumnMap(), table_rows)
+    if table is not None:
+        run, own = read_table(path, table[0].given(columns), order, shared is None, id_from, text, table[1])
     else:
         read = reader.read_run if input_format or reader.read_detected is None else reader.read_detected
         run, own = read(path, text, order, shared is None)

@@ -1,11 +1,8 @@
-"""Rows into runs and judgments, for every reader.
-
-A reader parses each row's values here (:func:`parse_id`, :func:`parse_score`, :func:`parse_grade`:
-the same rules and errors in every format), then gathers the rows into a run
-(:func:`run_from_slots`; :func:`run_from_columns` for columns a caller already has) or judgments
-(:class:`JudgmentCollector`, :func:`judgments_from_lists`). These builders pass every id through
-the gate (:mod:`ragreport.reading.gate`), with the line of each row, and the registry accepts only
-what they built: a reader checks no id itself.
+"""Rows into runs and judgments, for every reader: each value parsed by one rule and error in
+every format (:func:`parse_id`, :func:`parse_score`, :func:`parse_grade`), the rows gathered into a
+run (:func:`run_from_slots`, :class:`RunRows`, :func:`run_from_columns`) or judgments
+(:class:`JudgmentCollector`, :func:`judgments_from_lists`) by builders that pass every id through
+the gate (:mod:`ragreport.reading.gate`) with its line: a reader checks no id itself.
 """
 
 from __future__ import annotations
@@ -108,8 +105,8 @@ def parse_id(value: Any, path: Path | str, line: int | None, what: str) -> str:
 def group_by_query(
     query_index: np.ndarray | None, counts: np.ndarray, *columns: np.ndarray | None
 ) -> tuple[np.ndarray, tuple[np.ndarray | None, ...]]:
-    """CSR offsets from per-query ``counts``, and ``columns`` gathered by ``query_index`` (stable:
-    file order within a query; None means the rows already are grouped)."""
+    """CSR offsets from per-query ``counts``, and ``columns`` gathered stably by ``query_index`` (None:
+    already grouped)."""
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     if query_index is None or len(query_index) == 0:
         return offsets, columns
@@ -216,17 +213,15 @@ class RunRows:
 
     def run(self, name: str, source: Path, order: Order, ranked: bool = True, meta: RunMeta | None = None) -> Run:
         """The run, by :func:`run_from_slots`; not ``ranked``: in file order, the scores unused."""
-        scores = self.slot_scores if ranked else None
-        qids, lines = list(self.qids), self.query_lines
         return run_from_slots(
             name,
             source,
-            qids,
+            list(self.qids),
             self.slot_query,
             self.slot_docs,
-            scores,
+            self.slot_scores if ranked else None,
             order,
-            query_lines=lines,
+            query_lines=self.query_lines,
             slot_lines=self.slot_lines,
             meta=meta,
         )
@@ -315,9 +310,12 @@ class JudgmentCollector:
             return
         per_query[doc] = (grade, line)
 
-    def judgments(self) -> Judgments:
+    def judgments(self, empty: tuple[int | None, str, str] | None = None) -> Judgments:
         """The judgments, their ids passed through the gate; kept as
-        :func:`~ragreport.core.budget.id_array` keeps them."""
+        :func:`~ragreport.core.budget.id_array` keeps them. ``empty``: the error (line, expected,
+        got) of a file that judges no query."""
+        if empty is not None and not self.queries:
+            raise InputError(self.path, *empty)
         qids = list(self.queries)
         docs = [d for per_query in self.queries.values() for d in per_query]
         lines = [line for per_query in self.queries.values() for _, line in per_query.values()]

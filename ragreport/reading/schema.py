@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.errors import InputError
@@ -33,20 +33,37 @@ INT64 = (-(2**63), 2**63 - 1)
 MAX_CUTOFF = 1_000_000
 
 
-def leaf(kind: str, null: bool = False, **more: Any) -> dict[str, Any]:
-    return {"type": kind, "null": null, **more}
+def leaf(kind: str, null: bool = False, said: str = "", **more: Any) -> dict[str, Any]:
+    """A spec of type ``kind``; ``said``: what an error says was expected (by default the type's name)."""
+    said = said or _SAID.get(kind, kind)
+    return {"type": kind, "null": null, "said": said + (" or null" if null else ""), **more}
+
+
+_SAID = {
+    "text": "text",
+    "boolean": "true or false",
+    "date": "a date as YYYY-MM-DD",
+    "object": "an object",
+    "list": "a list",
+    "map": "an object",
+}
 
 
 def integer(low: int = INT64[0], high: int = INT64[1], null: bool = False) -> dict[str, Any]:
-    return leaf("integer", null, min=low, max=high)
+    if (low, high) == INT64:
+        said = "an integer within 64 bits"
+    else:
+        said = f"an integer from {low:,} up" if high == INT64[1] else f"an integer from {low:,} to {high:,}"
+    return leaf("integer", null, said, min=low, max=high)
 
 
 def number(low: float | None = None, high: float | None = None, null: bool = False) -> dict[str, Any]:
-    return leaf("number", null, min=low, max=high)
+    said = "a number" + (f" from {low:g} to {high:g}" if low is not None and high is not None else "")
+    return leaf("number", null, said, min=low, max=high)
 
 
 def choice(*choices: str, null: bool = False) -> dict[str, Any]:
-    return leaf("choice", null, choices=choices)
+    return leaf("choice", null, "one of " + ", ".join(repr(c) for c in choices), choices=choices)
 
 
 def obj(
@@ -100,33 +117,6 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _expected(spec: Spec) -> str:
-    kind = spec["type"]
-    if kind == "integer":
-        low, high = spec["min"], spec["max"]
-        if (low, high) == INT64:
-            said = "an integer within 64 bits"
-        elif high == INT64[1]:
-            said = f"an integer from {low:,} up"
-        else:
-            said = f"an integer from {low:,} to {high:,}"
-    elif kind == "number":
-        low, high = spec.get("min"), spec.get("max")
-        said = "a number" + (f" from {low:g} to {high:g}" if low is not None and high is not None else "")
-    elif kind == "choice":
-        said = "one of " + ", ".join(repr(c) for c in spec["choices"])
-    else:
-        said = {
-            "text": "text",
-            "boolean": "true or false",
-            "date": "a date as YYYY-MM-DD",
-            "object": "an object",
-            "list": "a list",
-            "map": "an object",
-        }.get(kind) or str(kind)
-    return said + (" or null" if spec.get("null") else "")
-
-
 def _field(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
@@ -177,57 +167,67 @@ def problem(value: Any, spec: Spec, path: str = "") -> tuple[str, str, str] | No
 def _wrong(path: str, spec: Spec, value: Any) -> tuple[str, str, str]:
     """What an error says of a value ``spec`` does not admit (made only then: the check passes
     hundreds of thousands of values)."""
-    return path, _expected(spec), shown(value)
+    return path, spec["said"], shown(value)
+
+
+def _date(value: Any) -> bool:
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _integer(value: Any, spec: Spec) -> bool:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # 2.0: an integer, as the number grammar reads a grade
+    return isinstance(value, int) and not isinstance(value, bool) and spec["min"] <= value <= spec["max"]
+
+
+def _number(value: Any, spec: Spec) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        real = float(value)
+    except OverflowError:  # an integer beyond a float
+        return False
+    low, high = spec["min"], spec["max"]
+    return math.isfinite(real) and (low is None or real >= low) and (high is None or real <= high)
+
+
+#: Whether a value (not None) is of a spec's type, and in its range.
+_ADMITS: dict[str, Callable[[Any, Spec], bool]] = {
+    "text": lambda value, spec: isinstance(value, str),
+    "date": lambda value, spec: isinstance(value, str) and _date(value),
+    "choice": lambda value, spec: isinstance(value, str) and value in spec["choices"],
+    "boolean": lambda value, spec: isinstance(value, bool),
+    "integer": _integer,
+    "number": _number,
+    "list": lambda value, spec: isinstance(value, list),
+    "object": lambda value, spec: isinstance(value, dict),
+    "map": lambda value, spec: isinstance(value, dict),
+}
 
 
 def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) -> tuple[str, str, str] | None:
+    """The problem with ``value`` itself, its items (a list's, a map's, an object's) pushed on ``stack``."""
     kind = spec["type"]
     if value is None:
-        return None if spec.get("null") or kind == "any" else (path, _expected(spec), "null")
+        return None if spec["null"] or kind == "any" else (path, spec["said"], "null")
     if kind == "any":
-        return None
-    if kind == "text" or kind == "date" or kind == "choice":
-        if not isinstance(value, str):
-            return _wrong(path, spec, value)
-        if kind == "date":
-            try:
-                _dt.date.fromisoformat(value)
-            except ValueError:
-                return _wrong(path, spec, value)
-        if kind == "choice" and value not in spec["choices"]:
-            return _wrong(path, spec, value)
-        return None
-    if kind == "boolean":
-        return None if isinstance(value, bool) else _wrong(path, spec, value)
-    if kind == "integer":
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            value = int(value)  # 2.0: an integer, as the number grammar reads a grade
-        if isinstance(value, bool) or not isinstance(value, int) or not spec["min"] <= value <= spec["max"]:
-            return _wrong(path, spec, value)
-        return None
-    if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return _wrong(path, spec, value)
-        try:
-            real = float(value)
-        except OverflowError:  # an integer beyond a float
-            return _wrong(path, spec, value)
-        low, high = spec.get("min"), spec.get("max")
-        if not math.isfinite(real) or (low is not None and real < low) or (high is not None and real > high):
-            return _wrong(path, spec, value)
         return None
     if kind == "either":
         found = [problem(value, option, path) for option in spec["options"]]
         if None in found:
             return None
         inside = [f for f in found if f is not None and f[0] != path]  # the option of the value's kind
-        return inside[0] if inside else (path, " or ".join(_expected(o) for o in spec["options"]), shown(value))
+        return inside[0] if inside else (path, " or ".join(o["said"] for o in spec["options"]), shown(value))
+    if not _ADMITS[kind](value, spec):
+        return _wrong(path, spec, value)
     if kind == "list":
-        if not isinstance(value, list):
-            return _wrong(path, spec, value)
-        if len(value) < spec.get("least", 0):
+        if len(value) < spec["least"]:
             return path, "a list of at least one item", "an empty list"
-        unique = spec.get("unique")
+        unique = spec["unique"]
         if unique is not None:
             seen: dict[Any, int] = {}
             for i, item in enumerate(value):
@@ -238,34 +238,24 @@ def _one(value: Any, spec: Spec, path: str, stack: list[tuple[Any, Spec, str]]) 
                         again = f"{shown(key)} again (also {path}[{seen[key]}])"
                         return where, f"a {unique or 'value'} listed once", again
                     seen[key] = i
-        items = spec["items"]
-        if _all_plain(value, items):
-            return None
-        stack.extend((item, items, f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
-        return None
-    if kind in ("object", "map"):
-        if not isinstance(value, dict):
-            return _wrong(path, spec, value)
-        if kind == "map":
-            values = spec["values"]
-            if _all_plain(value.values(), values):
-                return None
-            stack.extend((item, values, _field(path, str(key))) for key, item in reversed(list(value.items())))
-            return None
-        fields, others, keyed = spec["fields"], spec.get("others"), spec.get("keyed", ())
-        for key in spec.get("required", ()):
-            if key not in value:
-                return _field(path, key), "this key", "none"
+        if not _all_plain(value, spec["items"]):
+            stack.extend((item, spec["items"], f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
+    elif kind == "map":
+        if not _all_plain(value.values(), spec["values"]):
+            stack.extend((item, spec["values"], _field(path, str(key))) for key, item in reversed(list(value.items())))
+    elif kind == "object":
+        missing = next((key for key in spec["required"] if key not in value), None)
+        if missing is not None:
+            return _field(path, missing), "this key", "none"
         later = []
         for key, item in value.items():
-            sub = fields.get(key)
+            sub = spec["fields"].get(key)
             if sub is None:
-                sub = next((spec_ for part, spec_ in keyed if part in str(key)), others)
+                sub = next((spec_ for part, spec_ in spec["keyed"] if part in str(key)), spec["others"])
             if sub is not None:
                 later.append((item, sub, _field(path, str(key))))
         stack.extend(reversed(later))
-        return None
-    raise ValueError(f"unknown spec type {kind!r}")  # a bug in a declaration, not in the input
+    return None
 
 
 def check(value: Any, spec: Spec, file: str | Any, path: str = "") -> None:

@@ -29,6 +29,7 @@ import numpy as np
 from ..core.errors import InputError
 from ..core.grammar import NUMBER
 from .columns import ColumnMap, text_id
+from .jsontext import typed
 from .rows import parse_id, parse_score
 from .table import table_rows
 
@@ -63,9 +64,8 @@ def _records(path: Path, text: str | None) -> list[tuple[int, dict[str, Any]]]:
     """(line, row) of every row, read as a run table is (:func:`~ragreport.reading.table.table_rows`);
     a CSV/TSV's cells with their blanks trimmed."""
     rows, textual = table_rows(path, text)
-    wrong = next(((line, row) for line, row in rows if not isinstance(row, dict)), None)
-    if wrong is not None:
-        raise InputError(path, wrong[0], "an object per row", f"a JSON {type(wrong[1]).__name__}")
+    for line, row in rows:
+        typed(row, dict, path, line, "an object per row")
     if textual:
         return [(line, {k: v.strip() for k, v in row.items()}) for line, row in rows]
     return rows

@@ -39,7 +39,7 @@ from ..core.model import Judgments, Order, Run
 from .columns import ColumnMap, text_id
 from .files import BLANKS, bare_name, raw_bytes, stem, text_of
 from .jsonl import SCORES, json_lines, parse_records
-from .jsontext import decode
+from .jsontext import decode, typed
 from .rows import parse_score
 
 #: The separators of a list written in one CSV/TSV cell, in the order they are looked for.
@@ -178,9 +178,8 @@ def records(
     ``relevant`` column lacking when the judgments must come from the rows (``own_judgments``)."""
     if not rows:
         return
-    if not isinstance(rows[0][1], dict):  # the first row names the columns every row is read by
-        raise InputError(path, rows[0][0], "an object per row", f"a JSON {type(rows[0][1]).__name__}")
-    present = list(rows[0][1])
+    # the first row names the columns every row is read by
+    present = list(typed(rows[0][1], dict, path, rows[0][0], "an object per row"))
     # A multi-hop retriever's rows give its hops (--columns steps=...) in place of one list.
     steps = columns.column("steps", present, path, required=True) if "steps" in columns.named else None
     retrieved = steps if steps is not None else columns.column("retrieved", present, path, required=True)
@@ -190,8 +189,7 @@ def records(
     qid = columns.column("id", present, path, required=False) if id_from == "query" or "id" in columns.named else None
     query = columns.column("query", present, path, required=qid is None and id_from == "query")
     for row_number, (line, row) in enumerate(rows, 1):
-        if not isinstance(row, dict):
-            raise InputError(path, line, "an object per row", f"a JSON {type(row).__name__}")
+        typed(row, dict, path, line, "an object per row")
         missing = next((c for c in (retrieved, qid, query, *found.values()) if c is not None and c not in row), None)
         if missing is not None:
             raise InputError(
@@ -233,7 +231,6 @@ def records(
 def read_table(
     path: Path,
     columns: ColumnMap,
-    *,
     order: Order,
     own_judgments: bool,
     id_from: str = "query",

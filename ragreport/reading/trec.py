@@ -38,20 +38,12 @@ def read_run_bytes(
     columns = trecbytes.read_columns(path, 6, id_column=2, number_column=4, integers=False, span=span)
     if columns is None:
         return None
-    qids, line_query = trecbytes.query_index(columns)
+    qids, line_query, counts = trecbytes.query_index(columns)
     # The gate's rule was checked on the bytes (trecbytes: forbidden_in_utf8, fields of 1 to 64 bytes).
-    return passed(
-        ranked_run(
-            name or stem(path),
-            str(path),
-            qids,
-            columns.ids,
-            columns.numbers,
-            order,
-            query_index=line_query,
-            counts=None if line_query is not None else columns.group_lengths,
-        )
+    run = ranked_run(
+        name or stem(path), str(path), qids, columns.ids, columns.numbers, order, query_index=line_query, counts=counts
     )
+    return passed(run)
 
 
 def read_qrels_bytes(path: str | Path) -> Judgments | None:
@@ -61,8 +53,7 @@ def read_qrels_bytes(path: str | Path) -> Judgments | None:
     columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True)
     if columns is None:
         return None
-    qids, line_query = trecbytes.query_index(columns)
-    counts = columns.group_lengths if line_query is None else np.bincount(line_query, minlength=len(qids))
+    qids, line_query, counts = trecbytes.query_index(columns)
     offsets, (docs, grades) = group_by_query(line_query, counts, columns.ids, columns.numbers.astype(np.int64))
     assert docs is not None and grades is not None  # both columns are arrays
     if has_duplicates(hash_ids(docs, query=np.repeat(np.arange(len(qids)), np.diff(offsets)))):
@@ -111,9 +102,7 @@ def read_qrels(path: Path, text: str | None) -> Judgments:
             raise InputError(path, number, "4 fields 'qid iter docid grade'", field_count(fields, 6, RUN_AS_QRELS))
         qid, _, doc, grade_text = fields
         collector.add(qid, doc, parse_grade(grade_text, path, number, f"query {qid!r} id {doc!r} (field 4)"), number)
-    if not collector.queries:
-        raise InputError(path, None, "at least one judgment line", "an empty file")
-    return collector.judgments()
+    return collector.judgments((None, "at least one judgment line", "an empty file"))
 
 
 READER = Reader(name="trec", extensions=(), sniff=None, read_run=read_run, read_qrels=read_qrels, label="TREC lines")

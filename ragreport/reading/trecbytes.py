@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ids import THREADS, first_appearance, forbidden_from_del, forbidden_in_utf8
-from .files import read_into, special_kind
+from .files import read_errors, special_kind
 
 #: Bytes read at a time: bounds the working memory of the reader (about 20x this in all).
 CHUNK_BYTES = 1 << 21
@@ -75,7 +75,8 @@ def byte_chunks(
             wanted = chunk_bytes if left is None else min(chunk_bytes, left)
             buffer = bytearray(len(pending) + wanted + _SPARE)
             buffer[: len(pending)] = pending
-            got = read_into(handle, memoryview(buffer)[len(pending) : len(pending) + wanted], path) if wanted else 0
+            with read_errors(path):  # a gzip file cut short or damaged past the head detection read
+                got = (handle.readinto(memoryview(buffer)[len(pending) : len(pending) + wanted]) or 0) if wanted else 0
             if left is not None:
                 left -= got
             if not got:
@@ -381,11 +382,12 @@ def read_columns(
     return Columns(gids, glens, ids.result(), numbers.result())
 
 
-def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None]:
-    """Query ids in order of first appearance, and each line's query index (None when the lines
-    are already grouped by query, so the index is just each group repeated)."""
+def query_index(columns: Columns) -> tuple[list[str], np.ndarray | None, np.ndarray]:
+    """Query ids in order of first appearance, each line's query index (None when the lines are
+    already grouped by query, so the index is just each group repeated), and each query's count."""
     texts = [b.decode("utf-8") for b in columns.group_ids.tolist()]
     firsts, group_query = first_appearance(columns.group_ids)
     if len(firsts) == len(texts):
-        return texts, None
-    return [texts[i] for i in firsts.tolist()], np.repeat(group_query, columns.group_lengths)
+        return texts, None, columns.group_lengths
+    line_query = np.repeat(group_query, columns.group_lengths)
+    return [texts[i] for i in firsts.tolist()], line_query, np.bincount(line_query, minlength=len(firsts))
