@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .numbers import band, decimal, percent, signed, signed_band
+from .numbers import band, band_words, counted, decimal, percent, signed, signed_band
 
 #: The Labels block's title.
 LABELS_TITLE = "Labels: the model judge, audited"
@@ -14,7 +14,7 @@ LABELS_HEADER = ("run", "metric", "model's labels (audited)", "human labels (aud
 def _kappa(value: float, low: float, high: float, confidence: float) -> str:
     if value != value:  # NaN: undefined
         return "undefined (one class only)"
-    return f"{decimal(value)} ({percent(confidence)} band {decimal(low)} to {decimal(high)})"
+    return f"{decimal(value)} ({band_words(low, high, confidence, decimal)})"
 
 
 def agreement_sentence(
@@ -116,9 +116,8 @@ CONFUSION_TOTAL = "all"
 
 def confusion_cell_title(model: str, human: str, count: int, row: int) -> str:
     """A cell's title: both grades, its count and its share of the row."""
-    pairs = "1 pair" if count == 1 else f"{count:,} pairs"
     share = f" ({count / row:.0%} of the model's grade {model})" if row else ""
-    return f"model grade {model}, human grade {human}: {pairs}{share}"
+    return f"model grade {model}, human grade {human}: {counted(count, 'pair')}{share}"
 
 
 def runs_caption(confidence: float) -> str:

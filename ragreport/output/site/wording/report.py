@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .numbers import Quoted, Text, alpha, count, decimal, is_missing, percent, signed
+from .gates import GATE_VERDICTS
+from .numbers import Text, alpha, band_words, count, counted, decimal, is_missing, percent, said, signed
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
 PLOTLY_UNSUPPORTED = (
@@ -51,8 +52,7 @@ def counts_line(c: Mapping[str, int]) -> str:
             else []
         ),
         f"{count(c['missing_from_run'])} judged but missing from the run",
-        f"{count(c['repeats'])} repeated id{'s' if c['repeats'] != 1 else ''} in "
-        f"{count(c['queries_with_repeats'])} quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+        f"{counted(c['repeats'], 'repeated id')} in {counted(c['queries_with_repeats'], 'query')}",
     ]
     return ", ".join(parts)
 
@@ -138,7 +138,7 @@ def interval_aria(mean: float, low: float, high: float) -> str:
     """What a screen reader says for a mean and its band drawn as a bar."""
     if any(is_missing(v) for v in (mean, low, high)):
         return "not available"
-    return f"{decimal(mean)}, band {decimal(low)} to {decimal(high)}"
+    return f"{decimal(mean)}, {band_words(low, high, end=decimal)}"
 
 
 def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
@@ -328,7 +328,7 @@ def slices_lede(primary: str, confidence: float, correction: str, small: int, co
 
 
 def slice_caption(key: str, primary: str) -> Text:
-    return Text(("The queries by ", Quoted(key), f": {primary} per value"))
+    return said(f"The queries by {{key}}: {primary} per value", key=key)
 
 
 SLICE_SMALL = "too few queries to read"
@@ -367,19 +367,14 @@ def slice_opposite(
     """A slice whose difference goes against the overall one, band clear of 0: the average hides it."""
     direction = "lower" if delta < 0 else "higher"
     overall_direction = "higher" if overall > 0 else "lower"
-    return Text(
-        (
-            "Where ",
-            Quoted(key),
-            " is ",
-            Quoted(value),
-            f" ({count(queries)} queries), ",
-            Quoted(run),
-            f" scores {direction} than ",
-            Quoted(baseline),
-            f" on {metric}: {signed(delta)} (band {signed(low)} to {signed(high)}), though it scores "
-            f"{overall_direction} overall ({signed(overall)}). The average hides it.",
-        )
+    return said(
+        f"Where {{key}} is {{value}} ({count(queries)} queries), {{run}} scores {direction} than {{baseline}} on "
+        f"{metric}: {signed(delta)} ({band_words(low, high)}), though it scores {overall_direction} overall "
+        f"({signed(overall)}). The average hides it.",
+        key=key,
+        value=value,
+        run=run,
+        baseline=baseline,
     )
 
 
@@ -522,17 +517,8 @@ def readings_comparison_caption(k: int) -> str:
     )
 
 
-#: A verdict in a cell of the readings' table.
-READING_VERDICTS = {
-    "better": "better",
-    "worse": "worse",
-    "band above 0": "band above 0 only",
-    "band below 0": "band below 0 only",
-    "unclear": "unclear",
-    "better below margin": "better, below the margin",
-    "worse below margin": "worse, below the margin",
-    "equivalent": "practically the same",
-}
+#: A verdict in a cell of the readings' table: a gate line's words, the clear ones shorter.
+READING_VERDICTS = {**GATE_VERDICTS, "better": "better", "worse": "worse", "unclear": "unclear"}
 
 
 def reading_delta_cell(delta: float | None, verdict: str) -> str:
