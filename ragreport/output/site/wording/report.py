@@ -255,38 +255,22 @@ GLOSSARY_LEDE = (
 GLOSSARY_LINK = "What these words mean"
 
 #: Terms of the comparison, explained.
-GLOSSARY_TERMS = (
-    (
-        "band",
-        "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold it); "
-        "a difference whose band is clear of 0 is one the data supports.",
-    ),
-    (
-        "corrected p",
-        "How often a difference this large would turn up by chance alone, adjusted for the many comparisons "
-        "made at once; below {alpha} confirms the band.",
-    ),
-    ("clearly better / clearly worse", "The band is clear of 0 and the corrected p confirms it."),
-    (
-        "better / worse by the band",
-        "The band is clear of 0 but the corrected p does not confirm it: a hint, not a finding.",
-    ),
-    ("no clear difference", "The band includes 0: these queries cannot tell the runs apart on this metric."),
-    (
-        "practically the same",
-        "The whole band lies within the margin (--min-effect): any difference is too small to matter "
-        "(an equivalence test: two one-sided tests).",
-    ),
-    (
-        "better / worse, below the margin",
-        "A difference was found, but the whole band lies within the margin: real and too small to matter.",
-    ),
-    (
-        "effect (d_z)",
-        "The mean difference over the standard deviation of the per-query differences: how large it is "
-        "against the spread between queries.",
-    ),
-)
+GLOSSARY_TERMS = {
+    "band": "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold "
+    "it); a difference whose band is clear of 0 is one the data supports.",
+    "corrected p": "How often a difference this large would turn up by chance alone, adjusted for the many "
+    "comparisons made at once; below {alpha} confirms the band.",
+    "clearly better / clearly worse": "The band is clear of 0 and the corrected p confirms it.",
+    "better / worse by the band": "The band is clear of 0 but the corrected p does not confirm it: a hint, not a "
+    "finding.",
+    "no clear difference": "The band includes 0: these queries cannot tell the runs apart on this metric.",
+    "practically the same": "The whole band lies within the margin (--min-effect): any difference is too small to "
+    "matter (an equivalence test: two one-sided tests).",
+    "better / worse, below the margin": "A difference was found, but the whole band lies within the margin: real "
+    "and too small to matter.",
+    "effect (d_z)": "The mean difference over the standard deviation of the per-query differences: how large it "
+    "is against the spread between queries.",
+}
 
 
 def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, str]:
@@ -297,7 +281,7 @@ def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, 
 def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
     return tuple(
         (term, text.format(confidence=percent(confidence), alpha=alpha(round(1 - confidence, 10))))
-        for term, text in GLOSSARY_TERMS
+        for term, text in GLOSSARY_TERMS.items()
     )
 
 
