@@ -109,12 +109,10 @@ def locked(target: Path, wait: float | None = None) -> Iterator[None]:
         except BaseException:
             os.close(descriptor)
             raise
-        try:  # the run before may have removed the file between our open and our lock: lock the new one
-            current = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            current = None
-        if current is not None and os.path.samestat(os.fstat(descriptor), current):
-            break
+        # the run before may have removed the file between our open and our lock: lock the new one
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.samestat(os.fstat(descriptor), os.stat(path, follow_symlinks=False)):
+                break
         os.close(descriptor)
     try:
         yield
@@ -135,18 +133,15 @@ def leftovers(target: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p.lstat().st_mtime_ns, p.name))
 
 
-def _kind(leftover: Path) -> str:
-    return leftover.name.rsplit(".", 1)[1].split("-", 1)[0]
-
-
 def recover(target: Path) -> None:
     """Put back the previous target a killed run left aside (when ``target`` is missing), then remove
     every leftover. Called with the lock held, so no live run owns them."""
     found = leftovers(target)
     if not os.path.lexists(target):
         for leftover in reversed(found):  # the newest first
-            kept = leftover / RETIRED.get(_kind(leftover), "")
-            if _kind(leftover) in RETIRED and kept.is_dir() and not kept.is_symlink():
+            kind = leftover.name.rsplit(".", 1)[1].split("-", 1)[0]
+            kept = leftover / RETIRED.get(kind, "")
+            if kind in RETIRED and kept.is_dir() and not kept.is_symlink():
                 os.rename(kept, target)
                 break
     for leftover in found:

@@ -5,20 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .charts import outcome_title
-from .numbers import (
-    Text,
-    alpha,
-    band_words,
-    count,
-    counted,
-    decimal,
-    listed,
-    p_value,
-    percent,
-    said,
-    signed,
-    signed_band,
-)
+from .numbers import Text, alpha, count, counted, decimal, listed, p_value, percent, said, signed, signed_band
 
 # --- The comparison ---------------------------------------------------------------------------------
 
@@ -60,7 +47,7 @@ EFFECT_UNDEFINED = "undefined"
 
 
 def difference_aria(delta: float, low: float, high: float) -> str:
-    return f"difference {signed(delta)}, {band_words(low, high)}"
+    return f"difference {signed(delta)}, band {signed(low)} to {signed(high)}"
 
 
 def against_baseline(baseline: str) -> Text:
@@ -93,6 +80,7 @@ def comparison_method(
     """How the comparison was made, sentence by sentence (``corrected``: the p-values are;
     ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be)."""
     conf = percent(confidence)
+    together = f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
     sentences = (
         said(
             f"Each run is compared with the baseline {{baseline}} on the queries both scored, at K = {k}. The delta "
@@ -103,12 +91,7 @@ def comparison_method(
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
         f"flipped at random {count(permutations)} times (every combination when there are fewer), "
         f"and p counts the observed difference among them, so it is never 0.",
-        correction_meaning
-        + (
-            f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
-            if corrected
-            else ""
-        ),
+        correction_meaning + (together if corrected else ""),
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
         "Power: the smallest true difference a comparison would find with 80% probability is "
@@ -292,11 +275,6 @@ def drift_unchanged(run: str, queries: int, metric: str, value: float) -> Text:
 FIRST_SHOWN = 5
 
 
-def _first(items: Sequence[str], total: int) -> str:
-    shown = ", ".join(items)
-    return f" ({shown}{', …' if total > len(items) else ''})" if items else ""
-
-
 def drift_change(
     runs: Sequence[str],
     every: bool,
@@ -311,7 +289,8 @@ def drift_change(
 
     def part(label: str, counted: tuple[int, Sequence[str]]) -> str:
         n, first = counted
-        return f"{count(n)} {label}{_first(first, n)}"
+        more = ", …" if n > len(first) else ""
+        return f"{count(n)} {label}" + (f" ({', '.join(first)}{more})" if first else "")
 
     whom = Text(("every run",)) if every and len(runs) > 1 else listed(runs, ", ", " and ")
     return (

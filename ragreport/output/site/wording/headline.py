@@ -354,23 +354,18 @@ def _unjudged_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     return text
 
 
-def power_clause(queries: int, detectable: float | None, power: float) -> str:
-    """ "with 300 queries this comparison could only detect differences of 0.031 or more (80% power)"."""
-    said = f"with {counted(queries, 'query')} this comparison could"
-    if detectable is None:
-        return f"{said} not detect a difference of any size at the corrected level"
-    return f"{said} only detect differences of {decimal(detectable)} or more ({power:.0%} power)"
-
-
 def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
-    needed = figures.get("queries_needed")
-    tail = (
-        ""
-        if needed is None
-        else f"; detecting {decimal(figures['min_effect'])} would take about {counted(int(needed), 'query')}"
+    """ "... with 300 queries this comparison could only detect differences of 0.031 or more (80% power)"."""
+    n, detectable = counted(int(figures["queries"]), "query"), figures.get("detectable")
+    clause = f"with {n} this comparison could " + (
+        "not detect a difference of any size at the corrected level"
+        if detectable is None
+        else f"only detect differences of {decimal(detectable)} or more ({float(figures['power']):.0%} power)"
     )
-    clause = power_clause(int(figures["queries"]), figures.get("detectable"), float(figures["power"]))
-    return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
+    needed = figures.get("queries_needed")
+    if needed is not None:
+        clause += f"; detecting {decimal(figures['min_effect'])} would take about {counted(int(needed), 'query')}"
+    return Text((f"No clear difference does not mean the same: {clause}.",))
 
 
 def _ids_sentence(figures: Mapping[str, Any], confidence: float) -> Text:

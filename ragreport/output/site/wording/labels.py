@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from .numbers import band, band_words, counted, decimal, percent, signed, signed_band
 
-#: The Labels block's title.
 LABELS_TITLE = "Labels: the model judge, audited"
-
-#: The table's header: run, metric, then the three figures.
 LABELS_HEADER = ("run", "metric", "model's labels (audited)", "human labels (audited)", "corrected (all)")
 
 
@@ -127,7 +124,6 @@ def runs_caption(confidence: float) -> str:
     )
 
 
-#: The runs table's columns.
 RUNS_HEADER = (
     "run",
     "metric",
@@ -155,7 +151,6 @@ def comparisons_more(metrics: int) -> str:
     return f"Every comparison corrected, all {metrics} metrics"
 
 
-#: The comparisons table's columns.
 COMPARISONS_HEADER = ("run", "metric", "audited queries", "model's labels", "human labels (audited)", "corrected")
 
 #: A verdict in the Labels tables, short: its words and its CSS class.

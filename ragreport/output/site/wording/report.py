@@ -87,7 +87,6 @@ def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str
     )
 
 
-#: The conventions, stated once per report.
 CONVENTIONS_TITLE = "Conventions"
 #: The mark beside a figure that a switch not at its default changes.
 DEPARTURE_MARK = "†"
@@ -220,7 +219,6 @@ def query_table_print_note(n: int) -> str:
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 #: The per-query table's fixed columns, before the metrics.
 QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
-#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
 DIFFERENCE_COLUMN_TITLE = (
     "The query's score minus the baseline's on the primary metric; blank where one of the two did not score it."
 )
@@ -231,6 +229,7 @@ def difference_column(metric: str, baseline: str) -> str:
     return f"{metric} minus {baseline}"
 
 
+#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
 QUERY_COLUMN_TITLES = {
     "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
     "R": "How many ids were judged relevant for the query.",
@@ -254,7 +253,6 @@ GLOSSARY_LEDE = (
 )
 GLOSSARY_LINK = "What these words mean"
 
-#: Terms of the comparison, explained.
 GLOSSARY_TERMS = {
     "band": "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold "
     "it); a difference whose band is clear of 0 is one the data supports.",
@@ -381,17 +379,16 @@ FULL_TEXT = "full text"
 # --- The query view ---------------------------------------------------------------------------------
 
 QUERY_VIEW_TITLE = "One query, every run"
-#: In place of the query view, when the browser cannot unpack its data.
 #: In place of the documents' text where the browser cannot unpack the report's text table.
 TEXTS_UNSUPPORTED = (
     "The documents' text needs a newer browser: this one cannot unpack it (it has no DecompressionStream)."
 )
+#: In place of the query view, when the browser cannot unpack its data.
 QUERY_VIEW_UNSUPPORTED = (
     "The query view needs a newer browser: this one cannot unpack its data (it has no "
     "DecompressionStream); every figure is also in the run pages' tables."
 )
 QUERIES_NAV = "Queries"
-#: The words the query view's script shows (it lays them out; they are said here).
 #: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
 QUERY_TABLE_WORDS = {
     "nothing": "Nothing was retrieved for this query.",
@@ -404,6 +401,7 @@ QUERY_TABLE_WORDS = {
 }
 #: In place of a chart where plotly.js did not load (a site's assets folder missing).
 CHARTS_MISSING = "The chart needs plotly.js, which did not load."
+#: The words the query view's script shows (it lays them out; they are said here).
 QUERY_VIEW_WORDS = {
     "ask": "Query id",
     "open": "Open",
