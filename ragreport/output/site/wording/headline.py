@@ -386,12 +386,10 @@ def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     said = HEADLINE_VERDICTS[figures["model_verdict"] if figures["model_verdict"] in ("better", "worse") else "unclear"]
     verdict = figures["verdict"] if figures["verdict"] in HEADLINE_VERDICTS else "unclear"
     now = headline_verdict(verdict, figures.get("p_adjusted"), figures.get("min_effect"))
-    return Text(
-        (
-            f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "
-            f"{audited_queries(int(figures['queries']))}, {now} "
-            f"({signed(figures['delta'])}, {band_words(figures['low'], figures['high'], confidence)}).",
-        )
+    return Text(()) + (
+        f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "
+        f"{audited_queries(int(figures['queries']))}, {now} "
+        f"({signed(figures['delta'])}, {band_words(figures['low'], figures['high'], confidence)})."
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .charts import trend_break_mark
-from .comparison import DRIFT_NO_PAIRS
+from .comparison import DRIFT_NO_PAIRS, DRIFT_VERDICTS
 from .numbers import Text, band_words, counted, decimal, listed, p_value, percent, said, short_hash, signed
 
 # --- The history (ragreport publish) ----------------------------------------------------------------
@@ -35,16 +35,13 @@ def history_since(previous: str, *, kept: bool, replaced: bool) -> Text:
     return said(f"Against {{previous}}{tail}:", previous=previous)
 
 
-#: A drift verdict as the history says it, short.
+#: A drift verdict as the history says it: the drift's words, the tested ones shorter (no level).
 HISTORY_DRIFT_WORDS = {
+    **DRIFT_VERDICTS,
     "better": ("▲ higher now", "better"),
     "worse": ("▼ lower now", "worse"),
     "band above 0": ("higher by the band, but not confirmed by the corrected p ({p})", "band-only"),
     "band below 0": ("lower by the band, but not confirmed by the corrected p ({p})", "band-only"),
-    "unclear": ("no clear change", "unclear"),
-    "better below margin": ("▲ higher now, below the margin", "negligible"),
-    "worse below margin": ("▼ lower now, below the margin", "negligible"),
-    "equivalent": ("practically the same", "equivalent"),
 }
 
 

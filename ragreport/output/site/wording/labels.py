@@ -124,14 +124,8 @@ def runs_caption(confidence: float) -> str:
     )
 
 
-RUNS_HEADER = (
-    "run",
-    "metric",
-    "audited queries",
-    "model's labels (audited)",
-    "human labels (audited)",
-    "corrected (all)",
-)
+#: The Labels table's columns, the audited queries after the metric.
+RUNS_HEADER = (*LABELS_HEADER[:2], "audited queries", *LABELS_HEADER[2:])
 
 
 def comparisons_caption(baseline: str, confidence: float) -> str:

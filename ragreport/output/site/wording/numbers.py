@@ -110,10 +110,8 @@ def decimal(value: float | None) -> str:
 def signed(value: float | None) -> str:
     """A difference with its sign and three decimals (``+0.012``), or ``n/a``; one that rounds
     to zero is ``0.000`` (never ``-0.000``)."""
-    if is_missing(value):
-        return NA
-    text = f"{value:+.3f}"
-    return "0.000" if text in ("+0.000", "-0.000") else text
+    text = decimal(value)
+    return text if text in (NA, "0.000") or text.startswith("-") else "+" + text
 
 
 def p_value(p: float | None) -> str:

@@ -42,15 +42,12 @@ def cutoffs_text(cutoffs: Sequence[int]) -> str:
 
 def counts_line(c: Mapping[str, int]) -> str:
     """The edge-rule counts of a run in one sentence (the terminal and Markdown)."""
+    zero = c.get("no_relevant_as_zero")
     parts = [
         f"{count(c['queries'])} queries",
         f"{count(c['scored'])} scored",
         f"{count(c['excluded_no_relevant'])} excluded (no relevant id)",
-        *(
-            [f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
-            if c.get("no_relevant_as_zero")
-            else []
-        ),
+        *([f"{count(zero)} with no relevant id averaged in as 0"] if zero else []),
         f"{count(c['missing_from_run'])} judged but missing from the run",
         f"{counted(c['repeats'], 'repeated id')} in {counted(c['queries_with_repeats'], 'query')}",
     ]
@@ -157,15 +154,11 @@ def report_captions(n_runs: int, k: int, date: str, confidence: float) -> tuple[
     """The index's lede and its captions: the suite table and the K sweep."""
     conf = percent(confidence)
     return (
-        (
-            f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
-            f"carries its {conf} band and the convention that produced it."
-        ),
+        f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
+        f"carries its {conf} band and the convention that produced it.",
         f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
-        (
-            f"Every run's mean at each K with its {conf} band; choose the metric "
-            f"from the menu. The dotted line marks K = {k}."
-        ),
+        f"Every run's mean at each K with its {conf} band; choose the metric "
+        f"from the menu. The dotted line marks K = {k}.",
     )
 
 
