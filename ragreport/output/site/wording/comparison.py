@@ -177,7 +177,6 @@ def pair_notes(
 
 
 def movers_caption(gained: bool, primary: str, most: int) -> str:
-    """The caption of a table of the queries that moved most."""
     return f"{'Gained' if gained else 'Lost'} most on {primary} (up to {most} queries)"
 
 
@@ -252,7 +251,6 @@ def drift_verdict(
 
 
 def drift_method(confidence: float, correction: str, tests: int) -> str:
-    """How the drift was read."""
     return (
         f"Each change is the mean per-query difference (now minus then) over the queries scored both "
         f"times, with its {percent(confidence)} paired bootstrap band; p comes from a paired randomization "
@@ -303,7 +301,6 @@ def drift_change(
 
 
 def _joined(names: Sequence[str]) -> tuple[str, ...]:
-    """Run names joined with commas and a final "and", each quoted."""
     return listed(names, ", ", " and ").parts
 
 

@@ -96,7 +96,6 @@ def gate_underpowered(queries: int, detectable: float | None) -> str:
 
 
 def gate_result_line(passed: bool, rule: str, run: str, metric: str, figure: str) -> str:
-    """One line per gate: PASS or FAIL, the rule, the run and metric, the figure it read."""
     where = f"{run} {metric}: " if run else ""
     return f"{'PASS' if passed else 'FAIL'}  {rule}  {where}{figure}"
 

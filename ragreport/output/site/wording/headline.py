@@ -7,8 +7,6 @@ from typing import Any
 
 from .numbers import Text, band_words, count, counted, decimal, listed, p_value, percent, said, signed
 
-# --- The headline: the verdict first, in words a stakeholder reads ---------------------------------
-
 #: Each comparison verdict as the headline says it; ``{p}`` is the corrected p.
 HEADLINE_VERDICTS = {
     "better": "clearly better",
@@ -404,7 +402,6 @@ CAVEAT_SENTENCES: dict[str, Callable[[Mapping[str, Any], float], Text]] = {
 
 
 def caveat_sentence(kind: str, figures: Mapping[str, Any], confidence: float) -> Text:
-    """A caveat in one sentence (or two), from its figures."""
     return CAVEAT_SENTENCES[kind](figures, confidence)
 
 

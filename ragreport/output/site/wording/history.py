@@ -8,8 +8,6 @@ from .charts import trend_break_mark
 from .comparison import DRIFT_NO_PAIRS, DRIFT_VERDICTS
 from .numbers import Text, band_words, counted, decimal, listed, p_value, percent, said, short_hash, signed
 
-# --- The history (ragreport publish) ----------------------------------------------------------------
-
 #: The link from a published report's pages back to its history.
 HISTORY_NAV = "History"
 HISTORY_TITLE = "Evaluation history"

@@ -164,7 +164,6 @@ VERDICT_MOVED = "the audit changes the verdict"
 
 
 def figure_value(mean: float) -> str:
-    """A figure's mean in the Labels tables; a dash where undefined."""
     return "–" if mean != mean else decimal(mean)
 
 

@@ -36,7 +36,6 @@ OVERVIEW_NAV = "Overview"
 
 
 def footer(generator: str, date: str) -> str:
-    """The line at the foot of every page."""
     return f"Built by {generator}. Report dated {date}. Opens offline: no server, no network, no CDN."
 
 

@@ -67,7 +67,6 @@ def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]
 
 
 def bands_line(confidence: float, resamples: int, seed: int) -> str:
-    """How the bands were made, in one sentence."""
     return (
         f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
         f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
@@ -126,7 +125,6 @@ def switch_flag(name: str, value: str) -> str:
 
 
 def limits_line(n: int) -> str:
-    """How many honest limits a run has, as the index lists it."""
     return f"{n} honest limits"
 
 
@@ -201,7 +199,6 @@ FILTER_LABEL_NO_TEXT = "Id"
 
 
 def query_table_print_note(n: int) -> str:
-    """What a printed per-query table says of its rows."""
     return (
         f"On paper this table holds the rows shown on screen when it was printed (every one of the "
         f"{count(n)} unless filtered); report.json holds all {count(n)}."
@@ -218,7 +215,6 @@ DIFFERENCE_COLUMN_TITLE = (
 
 
 def difference_column(metric: str, baseline: str) -> str:
-    """The per-query table's column of differences from the baseline."""
     return f"{metric} minus {baseline}"
 
 
@@ -265,7 +261,6 @@ GLOSSARY_TERMS = {
 
 
 def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, str]:
-    """A metric's glossary entry: (its label at K, its name, its plain sentence)."""
     return f"{key}@{k}", name, plain
 
 
@@ -277,7 +272,6 @@ def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
 
 
 def tooltip(name: str, plain: str) -> str:
-    """A header's tooltip: the metric's name and its plain sentence."""
     return f"{name} — {plain}"
 
 
@@ -288,7 +282,6 @@ SLICE_OPPOSITE_TITLE = "A slice goes the other way"
 
 
 def slices_lede(primary: str, confidence: float, correction: str, small: int, compared: bool) -> str:
-    """How the slices were read."""
     text = (
         f"The queries cut by each metadata key: per value, the queries it holds and each run's mean "
         f"{primary} with its {percent(confidence)} band"
@@ -474,7 +467,6 @@ def steps_header(k: int) -> tuple[str, ...]:
 
 
 def readings_caption(k: int) -> str:
-    """What the table of means under the readings shows."""
     return (
         f"Every mean at K = {k} under four readings of the ids nobody judged: as not relevant (every "
         f"figure of the report), as relevant at the lowest relevant grade (R growing by them: a bound, "
@@ -484,7 +476,6 @@ def readings_caption(k: int) -> str:
 
 
 def readings_comparison_caption(k: int) -> str:
-    """What the table of differences under the readings shows."""
     return (
         f"Each difference from the baseline under the readings of unjudged ids at K = {k}, with its "
         "verdict; a verdict is robust to unjudged ids when it holds with them removed and with them read "
