@@ -19,9 +19,6 @@ HEADLINE_VERDICTS = {
     "unclear": "no clear difference",
 }
 
-HEADLINE_TITLE = "The verdict"
-#: The link from a headline sentence to the figures behind it.
-HEADLINE_DETAILS = "The details"
 #: The forest plot's axis when its rows are differences: short enough for a phone's width (the
 #: chart's title names the baseline).
 FOREST_AXIS_DIFFERENCE = "{metric}, run minus baseline"
@@ -156,9 +153,6 @@ LINE_VERDICTS = {
     "band below 0": "no clear difference",
     "unclear": "no clear difference",
 }
-#: The first screen's parts, as a screen reader and the details' summary name them.
-FIRST_CAVEATS_TITLE = "What could change the decision"
-FIRST_DETAILS = "The figures behind these lines"
 BASELINE_MARK = "baseline"
 VERDICT_HEADER = "verdict"
 NOT_COMPARED = "cannot be compared"
@@ -310,8 +304,6 @@ READING_NAMES = {
 RELEVANT_ONLY_NOTE = (
     "The judgments list only relevant ids, so every other id counts as not relevant, as the collection intends."
 )
-#: What a screen reader calls the list of caveats under a headline.
-CAVEATS_TITLE = "What could overturn it"
 
 
 def slice_clause(figures: Mapping[str, Any], confidence: float) -> Text:
@@ -509,6 +501,3 @@ def headline_caption(
 
 def forest_title(metric: str, baseline: str | None) -> str:
     return f"Difference in {metric} from {baseline}" if baseline is not None else f"{metric} with its band"
-
-
-SCORED_FINGERPRINTS = "Full fingerprints (sha256)"

@@ -110,10 +110,6 @@ def departure_mark_title(flags: Sequence[str]) -> str:
     return f"Scored under {', '.join(flags)} ({NOT_DEFAULT})"
 
 
-#: A run page's pointer to the report's conventions, stated once on the overview.
-RUN_CONVENTIONS = "This run is scored under the report's conventions, stated once on the overview"
-
-
 def switch_name(name: str) -> str:
     """A convention's field name as a heading: ``no_relevant`` -> ``No relevant``."""
     return name.replace("_", " ").capitalize()
@@ -240,7 +236,6 @@ GLOSSARY_LEDE = (
     "What each metric, each query status and each verdict means, in one sentence. K is the cutoff: "
     "the number of top results a reader sees."
 )
-GLOSSARY_LINK = "What these words mean"
 
 GLOSSARY_TERMS = {
     "band": "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold "
@@ -364,15 +359,9 @@ FULL_TEXT = "full text"
 
 # --- The query view ---------------------------------------------------------------------------------
 
-QUERY_VIEW_TITLE = "One query, every run"
 #: In place of the documents' text where the browser cannot unpack the report's text table.
 TEXTS_UNSUPPORTED = (
     "The documents' text needs a newer browser: this one cannot unpack it (it has no DecompressionStream)."
-)
-#: In place of the query view, when the browser cannot unpack its data.
-QUERY_VIEW_UNSUPPORTED = (
-    "The query view needs a newer browser: this one cannot unpack its data (it has no "
-    "DecompressionStream); every figure is also in the run pages' tables."
 )
 QUERIES_NAV = "Queries"
 #: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
@@ -385,8 +374,6 @@ QUERY_TABLE_WORDS = {
     "filtered": " (filtered from {all})",
     "none": "No query matches.",
 }
-#: In place of a chart where plotly.js did not load (a site's assets folder missing).
-CHARTS_MISSING = "The chart needs plotly.js, which did not load."
 #: The words the query view's script shows (it lays them out; they are said here).
 QUERY_VIEW_WORDS = {
     "ask": "Query id",
