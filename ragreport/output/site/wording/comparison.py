@@ -262,10 +262,9 @@ def drift_method(confidence: float, correction: str, tests: int) -> str:
 
 def drift_unchanged(run: str, queries: int, metric: str, value: float) -> Text:
     """A run none of whose per-query scores moved, in one line."""
-    return said(
-        f"{{run}}: unchanged. No query's score moved on any metric ({count(queries)} queries scored both times); "
-        f"{metric} is {decimal(value)}, as before.",
-        run=run,
+    return said("{run}: ", run=run) + (
+        f"unchanged. No query's score moved on any metric ({count(queries)} queries scored both times); "
+        f"{metric} is {decimal(value)}, as before."
     )
 
 

@@ -20,7 +20,7 @@ HISTORY_CHANGED = "changed"
 
 def history_lede(reports: int, newest: str, date: str, published: str) -> Text:
     when = f"dated {date}" if date == published else f"dated {date}, published {published}"
-    return said(f"{counted(reports, 'report')}, newest first. The newest is {{newest}}, {when}.", newest=newest)
+    return said(f"{counted(reports, 'report')}, newest first. The newest is {{newest}}", newest=newest) + f", {when}."
 
 
 def history_since(previous: str, *, kept: bool, replaced: bool) -> Text:
@@ -60,14 +60,12 @@ def history_drift(
     else:
         words, css = HISTORY_DRIFT_WORDS[verdict_name]
         words = words.format(p=p_value(p_adjusted))
-    sentence = (
-        f"{{run}}: {metric} {decimal(then)} then, {decimal(now)} now, {signed(delta)} ({band_words(low, high)}): "
-    )
-    return said(sentence, run=run) + f"{words}.", css
+    figures = f"{decimal(then)} then, {decimal(now)} now, {signed(delta)} ({band_words(low, high)})"
+    return said("{run}: ", run=run) + f"{metric} {figures}: {words}.", css
 
 
 def history_unchanged(run: str, metric: str, value: float | None) -> Text:
-    return said(f"{{run}}: every per-query score is as it was ({metric} {decimal(value)}).", run=run)
+    return said("{run}: ", run=run) + f"every per-query score is as it was ({metric} {decimal(value)})."
 
 
 def history_no_drift(reasons: Sequence[str]) -> Text:

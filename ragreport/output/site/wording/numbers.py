@@ -53,8 +53,8 @@ def said(template: str, **words: str) -> Text:
     """``template`` as a :class:`Text`, each ``{name}`` in it the user's word ``words[name]``.
 
     Written as an f-string of our words with the user's doubled (``f"{{run}} scores {decimal(x)}"``):
-    only the names given are read, and our words (figures, metric labels, this package's sentences)
-    hold no braces."""
+    only the names given are read, so the template holds only our words (figures, metric labels,
+    this package's sentences), never text read from a file: that is added after it (``said(...) +``)."""
     pieces = re.split("{(" + "|".join(words) + ")}", template) if words else [template]
     return Text(tuple(Quoted(words[p]) if i % 2 else p for i, p in enumerate(pieces) if p or i % 2))
 
