@@ -1,20 +1,10 @@
-"""One escaping function per medium, used wherever that medium is written (docs/conventions.md
-section 23.4). The user's words (run names, ids, titles, metadata values, gate rules) reach:
-
-- **Markdown** (summary.md, the step summary, ``--comment``, ``--format markdown``):
-  :func:`markdown_text` for running text, table cells and headings (controls shown as escapes,
-  every marker escaped, ``@`` neutralised so that a name never mentions anyone), and
-  :func:`markdown_code` for a code span (a fence longer than any backtick run inside, nothing
-  escaped inside but the table's pipe, so ``a_b`` and ``<x>`` show as they are);
-- **the runner's workflow commands** (stdout under ``GITHUB_ACTIONS=true``): :func:`no_workflow_commands`,
-  so that no line of ours begins with ``::`` from a user's word;
-- **HTML links** to a history's reports: :func:`history_href`, a relative link to the history's
-  own ``reports/LABEL/index.html`` or none (``javascript:``, an outside URL, ``..``: shown as text);
-- **bidi isolation in plain text** the browser shows outside HTML markup (a plotly title, an
-  ``aria-label``): :func:`isolated`, the word between FSI (U+2068) and PDI (U+2069).
-
-LaTeX has its own, :func:`ragreport.output.exports.tables.latex_escape`; HTML is escaped by the templates
-(autoescape) and isolated with ``<bdi>``.
+"""One escaping function per medium the user's words (run names, ids, titles, metadata values, gate
+rules) reach, used wherever that medium is written (docs/conventions.md section 23.4): Markdown
+(summary.md, the step summary, ``--comment``, ``--format markdown``), the runner's workflow commands
+(stdout under ``GITHUB_ACTIONS=true``) and plain text a browser lays out outside HTML markup (a
+plotly title, an ``aria-label``). LaTeX has its own,
+:func:`ragreport.output.exports.tables.latex_escape`; HTML is escaped by the templates (autoescape)
+and isolated with ``<bdi>``.
 """
 
 from __future__ import annotations
@@ -29,11 +19,11 @@ from ...core.errors import visible
 _MARKDOWN_SPECIAL = str.maketrans(
     {c: "\\" + c for c in "\\`*_[]()#!|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "}
 )
-#: What starts a block when it begins a line: a list item (``-``, ``+``, ``1.``, ``1)``) or a
-#: setext underline (``=``); escaped at the start of the text, which may begin a line.
 #: An ``@`` that starts a mention (not inside a word, as in ``Recall@5`` or an e-mail address):
 #: followed by a zero-width space, ``@name`` mentions nobody.
 _MENTION = re.compile(r"(?<![0-9A-Za-z_`])@(?=[0-9A-Za-z])")
+#: What starts a block when it begins a line: a list item (``-``, ``+``, ``1.``, ``1)``) or a
+#: setext underline (``=``); escaped at the start of the text, which may begin a line.
 _BLOCK_START = re.compile(r"^([-+=]|\d{1,9}(?=[.)]))")
 
 

@@ -1,11 +1,7 @@
-"""What the page templates need beyond the view model: only what is particular to HTML.
-
-The templates read the view model (:mod:`ragreport.output.site.view.model`) directly, by its own
-attribute names; this module gives them, as Jinja filters and one namespace of words
-(:func:`install`), figures and tables serialised for the page's scripts under ids derived from their
-content, the metadata notes rendered as sanitised HTML, and the page's own words
-(:mod:`ragreport.output.site.wording.page`, as ``words``). Templates lay
-the view out; they decide nothing.
+"""What the page templates need beyond the view model, which they read directly: Jinja filters for
+what is particular to HTML (figures and tables serialised for the page's scripts under ids derived
+from their content, the metadata notes as sanitised HTML) and the page's own words
+(:mod:`ragreport.output.site.wording.page`, as ``words``), given by :func:`install`.
 """
 
 from __future__ import annotations

@@ -47,10 +47,8 @@ def packed(value: Any, level: int = 9) -> str:
 
 
 class QueryView:
-    """The query view's block as the page holds it (:func:`query_view_data`, :func:`packed` at
-    :data:`QUERY_VIEW_LEVEL`), made in a forked child process while the rest of the site is built
-    (:class:`~ragreport.core.apart.Apart`; docs/conventions.md section 22.25): ``runs`` is what the
-    page reads of it before its text."""
+    """The query view's packed block, made in a forked child process while the rest of the site is
+    built (docs/conventions.md section 22.25); ``runs`` is what the page reads of it before its text."""
 
     def __init__(self, analysis: Analysis) -> None:
         self.runs = [s.name for s in analysis.summaries]
@@ -59,17 +57,15 @@ class QueryView:
         self._apart = Apart(lambda: packed(make(), QUERY_VIEW_LEVEL).encode("ascii"), queries)
 
     def packed(self) -> str:
-        """The block's packed text (the child's, once it is done)."""
         return self._apart.result().decode("ascii")
 
 
 def text_table(texts: Mapping[str, tuple[str, str]] | None) -> dict[str, Any] | None:
     """The documents' text, once per report: the one table the run pages' top K and the query view
     share (docs/conventions.md section 24.3), column by column (a fifth smaller gzipped than one
-    entry per document): ``ids``, ``titles``, ``texts`` (as much as a page shows on demand,
-    :data:`~ragreport.output.site.wording.numbers.FULL_TEXT_CHARS`) and ``snippet``, where the page cuts
-    each text for its snippet (None: whole), so that the script applies
-    :func:`~ragreport.output.site.wording.numbers.snippet`'s cut, not a rule of its own. None without text."""
+    entry per document): ``ids``, ``titles``, ``texts`` (up to ``FULL_TEXT_CHARS``) and ``snippet``,
+    where :func:`~.wording.numbers.snippet` cuts each text (None: whole), so that the page's script
+    applies no rule of its own. None without text."""
     if not texts:
         return None
     ids = sorted(texts)

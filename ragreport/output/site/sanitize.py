@@ -47,17 +47,13 @@ class _Allowlist(HTMLParser):
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in DROP_WITH_CONTENT:
             self.skipping.append(tag)
-        if self.skipping:
+        if self.skipping or tag not in ALLOWED_TAGS:
             return
-        if tag not in ALLOWED_TAGS:
-            return
-        kept = []
-        for name, value in attrs:
-            if name not in ALLOWED_ATTRIBUTES.get(tag, ()) or value is None:
-                continue
-            if name == "href" and not _safe_url(value):
-                continue
-            kept.append(f' {name}="{html.escape(value, quote=True)}"')
+        kept = [
+            f' {name}="{html.escape(value, quote=True)}"'
+            for name, value in attrs
+            if name in ALLOWED_ATTRIBUTES.get(tag, ()) and value is not None and (name != "href" or _safe_url(value))
+        ]
         if tag == "a":
             kept.append(' rel="noopener noreferrer nofollow"')
         name = HEADING_SHIFT.get(tag, tag)

@@ -109,12 +109,10 @@ def locked(target: Path, wait: float | None = None) -> Iterator[None]:
         except BaseException:
             os.close(descriptor)
             raise
-        try:  # the run before may have removed the file between our open and our lock: lock the new one
-            current = os.stat(path, follow_symlinks=False)
-        except FileNotFoundError:
-            current = None
-        if current is not None and os.path.samestat(os.fstat(descriptor), current):
-            break
+        # the run before may have removed the file between our open and our lock: lock the new one
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.samestat(os.fstat(descriptor), os.stat(path, follow_symlinks=False)):
+                break
         os.close(descriptor)
     try:
         yield
@@ -135,18 +133,15 @@ def leftovers(target: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p.lstat().st_mtime_ns, p.name))
 
 
-def _kind(leftover: Path) -> str:
-    return leftover.name.rsplit(".", 1)[1].split("-", 1)[0]
-
-
 def recover(target: Path) -> None:
     """Put back the previous target a killed run left aside (when ``target`` is missing), then remove
     every leftover. Called with the lock held, so no live run owns them."""
     found = leftovers(target)
     if not os.path.lexists(target):
         for leftover in reversed(found):  # the newest first
-            kept = leftover / RETIRED.get(_kind(leftover), "")
-            if _kind(leftover) in RETIRED and kept.is_dir() and not kept.is_symlink():
+            kind = leftover.name.rsplit(".", 1)[1].split("-", 1)[0]
+            kept = leftover / RETIRED.get(kind, "")
+            if kind in RETIRED and kept.is_dir() and not kept.is_symlink():
                 os.rename(kept, target)
                 break
     for leftover in found:
@@ -312,32 +307,29 @@ def site_problem(out: Path) -> str | None:
     if first is None:
         return None
     marker = out / MARKER
+
+    def foreign(relative: str, entry: os.DirEntry) -> str:  # a folder is named with its slash
+        return say.not_written_by(str(out / relative) + ("/" if entry.is_dir(follow_symlinks=False) else ""), "build")
+
     try:
         found = read_marker(marker, SITE_HEADER, SITE_LEGACY)
     except FileNotFoundError:
-        shown = first[0] + ("/" if first[1].is_dir(follow_symlinks=False) else "")
-        return say.not_written_by(str(out / shown), "build")
+        return foreign(*first)
     except NotAMarker as exc:
         proves_nothing = say.marker_proves_nothing(str(marker), exc.reason)
         other = next(((r, e) for r, e in [first, *listing] if r != MARKER), None)
-        if other is None:
-            return proves_nothing
-        shown = other[0] + ("/" if other[1].is_dir(follow_symlinks=False) else "")
-        return f"{say.not_written_by(str(out / shown), 'build')} ({proves_nothing})"
+        return proves_nothing if other is None else f"{foreign(*other)} ({proves_nothing})"
     if found.legacy:
         folders = set(LEGACY_SITE_FOLDERS)
     else:
         folders = {"/".join(p.split("/")[:i]) for p in found.files for i in range(1, p.count("/") + 1)}
     for relative, entry in [first, *listing]:
-        if relative == MARKER:
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            if relative not in folders:
-                return say.not_written_by(f"{out / relative}/", "build")
+        folder = entry.is_dir(follow_symlinks=False)
+        if relative == MARKER or (folder and relative in folders):
             continue
         listed = LEGACY_SITE_FILE.fullmatch(relative) if found.legacy else relative in found.files
-        if not is_regular(entry) or not listed:
-            return say.not_written_by(str(out / relative), "build")
+        if folder or not is_regular(entry) or not listed:
+            return foreign(relative, entry)
         if not found.legacy and file_digest(out / relative) != found.files[relative]:
             return say.changed_since(str(out / relative), "build")
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .charts import outcome_title
-from .numbers import Quoted, Text, alpha, count, decimal, p_value, percent, signed, signed_band
+from .numbers import Text, alpha, count, counted, decimal, listed, p_value, percent, said, signed, signed_band
 
 # --- The comparison ---------------------------------------------------------------------------------
 
@@ -52,7 +52,7 @@ def difference_aria(delta: float, low: float, high: float) -> str:
 
 def against_baseline(baseline: str) -> Text:
     """The comparison's heading."""
-    return Text(("Against the baseline ", Quoted(baseline)))
+    return said("Against the baseline {baseline}", baseline=baseline)
 
 
 def comparison_caption(baseline: str, k: int, confidence: float, correction: str) -> str:
@@ -80,26 +80,18 @@ def comparison_method(
     """How the comparison was made, sentence by sentence (``corrected``: the p-values are;
     ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be)."""
     conf = percent(confidence)
-    said = (
-        Text(
-            (
-                "Each run is compared with the baseline ",
-                Quoted(baseline),
-                " on the queries both scored, at K = "
-                f"{k}. The delta is the mean per-query difference (run minus baseline); its {conf} band "
-                f"is a paired percentile bootstrap ({count(resamples)} resamples, seed "
-                f"{seed}): every resample draws the same queries for both runs.",
-            )
+    together = f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
+    sentences = (
+        said(
+            f"Each run is compared with the baseline {{baseline}} on the queries both scored, at K = {k}. The delta "
+            f"is the mean per-query difference (run minus baseline); its {conf} band is a paired percentile bootstrap "
+            f"({count(resamples)} resamples, seed {seed}): every resample draws the same queries for both runs.",
+            baseline=baseline,
         ),
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
         f"flipped at random {count(permutations)} times (every combination when there are fewer), "
         f"and p counts the observed difference among them, so it is never 0.",
-        correction_meaning
-        + (
-            f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
-            if corrected
-            else ""
-        ),
+        correction_meaning + (together if corrected else ""),
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
         "Power: the smallest true difference a comparison would find with 80% probability is "
@@ -110,7 +102,7 @@ def comparison_method(
         "read as relevant and removed (condensed).",
     )
     more = (family_sentence(family, left_out),) if family else ()
-    return tuple(t if isinstance(t, Text) else Text((t,)) for t in (*said, *more))
+    return tuple(t if isinstance(t, Text) else Text((t,)) for t in (*sentences, *more))
 
 
 def _and(items: Sequence[str]) -> str:
@@ -162,20 +154,17 @@ def pair_notes(
     if n == 0:
         return [f"{run} shares no scored query with {base}: it is not compared."]
     notes = []
-    some = _some
     if only_baseline or only_run:
         notes.append(
             f"{run} and {base} did not score the same queries: they are compared on the {n:,} both "
             f"scored. Left out: {len(only_baseline):,} scored only by {base} "
-            f"({some(only_baseline)}), {len(only_run):,} only by {run} "
-            f"({some(only_run)})."
+            f"({_some(only_baseline)}), {len(only_run):,} only by {run} ({_some(only_run)})."
         )
     if judged_apart:
         notes.append(
-            f"{run} was judged against another label set than {base}: they are compared on the {n:,} "
-            f"{'query' if n == 1 else 'queries'} both judged alike (the same ids at the same grades), so "
-            f"that a difference is retrieval's, not labelling's. Left out: {len(judged_apart):,} judged differently "
-            f"({some(judged_apart)})."
+            f"{run} was judged against another label set than {base}: they are compared on the "
+            f"{counted(n, 'query')} both judged alike (the same ids at the same grades), so that a difference is "
+            f"retrieval's, not labelling's. Left out: {len(judged_apart):,} judged differently ({_some(judged_apart)})."
         )
     elif not same_labels:
         notes.append(f"{run} was judged against another label set than {base}, alike on every query compared.")
@@ -188,7 +177,6 @@ def pair_notes(
 
 
 def movers_caption(gained: bool, primary: str, most: int) -> str:
-    """The caption of a table of the queries that moved most."""
     return f"{'Gained' if gained else 'Lost'} most on {primary} (up to {most} queries)"
 
 
@@ -215,13 +203,13 @@ SINCE_PREVIOUS = "Since the previous report"
 def drift_previous(previous: str, previous_date: str | None) -> Text:
     """Which report the figures are compared with."""
     # the date is the previous report's own text: the user's words, escaped as every other
-    return Text(("Previous report: ", Quoted(previous), ", dated ", Quoted(previous_date or "unknown"), "."))
+    return said("Previous report: {previous}, dated {date}.", previous=previous, date=previous_date or "unknown")
 
 
 def drift_reason(reason: str) -> Text:
     """Why no drift can be claimed for a run (``reason`` names it: the user's words, quoted whole)."""
-    return Text(
-        ("No drift can be claimed ", Quoted(reason), ". Figures on another query set or label set do not compare.")
+    return said(
+        "No drift can be claimed {reason}. Figures on another query set or label set do not compare.", reason=reason
     )
 
 
@@ -257,15 +245,12 @@ def drift_verdict(
     """A drift row's verdict in words and its CSS class (``outside``: a metric ``--metrics`` left out
     of the comparison family)."""
     if name is None:
-        if outside:
-            return DRIFT_OUTSIDE, "unclear"
-        return (DRIFT_NOT_TESTED if diagnostic else DRIFT_NO_PAIRS), "unclear"
+        return (DRIFT_OUTSIDE if outside else DRIFT_NOT_TESTED if diagnostic else DRIFT_NO_PAIRS), "unclear"
     words, css = DRIFT_VERDICTS[name]
     return words.format(alpha=alpha(alpha_value), p=p_value(p_adjusted)), css
 
 
 def drift_method(confidence: float, correction: str, tests: int) -> str:
-    """How the drift was read."""
     return (
         f"Each change is the mean per-query difference (now minus then) over the queries scored both "
         f"times, with its {percent(confidence)} paired bootstrap band; p comes from a paired randomization "
@@ -277,22 +262,14 @@ def drift_method(confidence: float, correction: str, tests: int) -> str:
 
 def drift_unchanged(run: str, queries: int, metric: str, value: float) -> Text:
     """A run none of whose per-query scores moved, in one line."""
-    return Text(
-        (
-            Quoted(run),
-            f": unchanged. No query's score moved on any metric ({count(queries)} queries scored both "
-            f"times); {metric} is {decimal(value)}, as before.",
-        )
+    return said("{run}: ", run=run) + (
+        f"unchanged. No query's score moved on any metric ({count(queries)} queries scored both times); "
+        f"{metric} is {decimal(value)}, as before."
     )
 
 
 #: How many items of each kind of change a sentence lists (the count is always whole).
 FIRST_SHOWN = 5
-
-
-def _first(items: Sequence[str], total: int) -> str:
-    shown = ", ".join(items)
-    return f" ({shown}{', …' if total > len(items) else ''})" if items else ""
 
 
 def drift_change(
@@ -309,37 +286,26 @@ def drift_change(
 
     def part(label: str, counted: tuple[int, Sequence[str]]) -> str:
         n, first = counted
-        return f"{count(n)} {label}{_first(first, n)}"
+        more = ", …" if n > len(first) else ""
+        return f"{count(n)} {label}" + (f" ({', '.join(first)}{more})" if first else "")
 
-    whom: tuple[str, ...] = ("every run",) if every and len(runs) > 1 else _joined(runs)
-    return Text(
-        (
-            "What changed for ",
-            *whom,
-            ": queries "
-            + ", ".join((part("added", queries_added), part("removed", queries_removed)))
-            + "; judgments on the queries judged both times "
-            + ", ".join(
-                (part("added", judgments_added), part("removed", judgments_removed), part("regraded", regraded))
-            )
-            + ".",
-        )
+    whom = Text(("every run",)) if every and len(runs) > 1 else listed(runs, ", ", " and ")
+    return (
+        Text(("What changed for ",))
+        + whom
+        + f": queries {part('added', queries_added)}, {part('removed', queries_removed)}; judgments on the queries "
+        f"judged both times {part('added', judgments_added)}, {part('removed', judgments_removed)}, "
+        f"{part('regraded', regraded)}."
     )
 
 
 def _joined(names: Sequence[str]) -> tuple[str, ...]:
-    """Run names joined with commas and a final "and", each quoted."""
-    out: list[str] = []
-    for i, name in enumerate(names):
-        if i:
-            out.append(" and " if i == len(names) - 1 else ", ")
-        out.append(Quoted(name))
-    return tuple(out)
+    return listed(names, ", ", " and ").parts
 
 
 def query_item(query: str, judgments: int) -> str:
     """A query added or removed, with its judgments: ``q7 with 30 judgments``."""
-    return f"{query} with {count(judgments)} judgment{'s' if judgments != 1 else ''}"
+    return f"{query} with {counted(judgments, 'judgment')}"
 
 
 def judgment_item(query: str, doc: str, grade: int) -> str:
@@ -354,12 +320,10 @@ def regrade_item(query: str, doc: str, then: int, now: int) -> str:
 
 def drift_unlisted(run: str) -> Text:
     """A run whose previous label set is not listed (a report from an earlier ragreport)."""
-    return Text(
-        (
-            "The previous report does not list the judgments of ",
-            Quoted(run),
-            " (it was written by an earlier ragreport), so what changed cannot be shown beyond the fingerprints.",
-        )
+    return said(
+        "The previous report does not list the judgments of {run} (it was written by an earlier ragreport), so what "
+        "changed cannot be shown beyond the fingerprints.",
+        run=run,
     )
 
 
@@ -386,17 +350,6 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _names(names: Sequence[str]) -> list[str]:
-    """The runs' names, marked as the user's, joined as a reader lists them: ``A``, ``A and B``,
-    ``A, B and C``."""
-    parts: list[str] = []
-    for i, name in enumerate(names):
-        if i:
-            parts.append(" and " if i == len(names) - 1 else ", ")
-        parts.append(Quoted(name))
-    return parts
-
-
 def tiers_sentence(tiers: Sequence[Sequence[str]]) -> Text:
     """The tiers in a reader's words, best first: ``bm25s-k09b04 and bm25s-default are tied first;
     rankbm25 is third; tfidf fourth.``
@@ -407,16 +360,13 @@ def tiers_sentence(tiers: Sequence[Sequence[str]]) -> Text:
     every run reads ``A, B and C are tied: none is clearly better than another``.
     """
     if len(tiers) == 1 and len(tiers[0]) > 1:
-        return Text((*_names(tiers[0]), " are tied: none is clearly better than another."))
-    parts: list[str] = []
-    place = 1
+        return Text(_joined(tiers[0])) + " are tied: none is clearly better than another."
+    text, place = Text(()), 1
     for i, tier in enumerate(tiers):
-        if i:
-            parts.append("; ")
         verb = ("are " if len(tier) > 1 else "is ") if i < 2 else ""
-        parts += [*_names(tier), " ", verb, "tied " if len(tier) > 1 else "", ordinal(place)]
+        text += Text(("; " if i else "", *_joined(tier))) + f" {verb}{'tied ' if len(tier) > 1 else ''}{ordinal(place)}"
         place += len(tier)
-    return Text((*parts, "."))
+    return text + "."
 
 
 PAIRS_HEADING = "Every run against every other"

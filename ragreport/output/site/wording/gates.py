@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .numbers import decimal, p_value, signed
+from .headline import LINE_VERDICTS
+from .numbers import band_words, counted, decimal, p_value, signed
 
 # --- Gates ------------------------------------------------------------------------------------------
 
@@ -23,28 +24,17 @@ def gate_verdict_figure(
 ) -> str:
     """What ``--fail-on worse`` read: the comparison's verdict, then the difference, band and p it rests on."""
     words = GATE_VERDICTS[verdict]
-    return (
-        f"verdict {words}: difference {signed(delta)}, band {signed(low)} to {signed(high)}, "
-        f"corrected p {p_value(p_adjusted)}"
-    )
+    return f"verdict {words}: difference {signed(delta)}, {band_words(low, high)}, corrected p {p_value(p_adjusted)}"
 
 
-#: A comparison's verdict as a gate line names it (the p follows in the line).
-GATE_VERDICTS = {
-    "better": "clearly better",
-    "worse": "clearly worse",
-    "band above 0": "band above 0 only",
-    "band below 0": "band below 0 only",
-    "unclear": "no clear difference",
-    "better below margin": "better, below the margin",
-    "worse below margin": "worse, below the margin",
-    "equivalent": "practically the same",
-}
+#: A comparison's verdict as a gate line names it (the p follows in the line): a first screen's line,
+#: with a band-only verdict said as one.
+GATE_VERDICTS = {**LINE_VERDICTS, "band above 0": "band above 0 only", "band below 0": "band below 0 only"}
 
 
 def gate_corrected(queries: int) -> str:
     """Said after a figure a gate read corrected by the audit (``--audit``; docs/conventions.md 25.8)."""
-    return f" (corrected by the audit of {queries:,} quer{'y' if queries == 1 else 'ies'})"
+    return f" (corrected by the audit of {counted(queries, 'query')})"
 
 
 def gate_against_previous(figure: str) -> str:
@@ -76,8 +66,7 @@ def gate_drop_figure(
 ) -> str:
     """What ``--max-drop`` read: the lower bound of the paired band of the difference against
     ``other``, held to minus the drop (``compared``), then the difference and its band."""
-    band = f"band {signed(low)} to {signed(high)}"
-    return f"against {other}: lower band bound {compared} (difference {signed(delta)}, {band})"
+    return f"against {other}: lower band bound {compared} (difference {signed(delta)}, {band_words(low, high)})"
 
 
 def gate_margin_figure(
@@ -86,15 +75,13 @@ def gate_margin_figure(
     """What ``--fail-on worse-than-margin`` read: the lower bound of the paired band held to minus the
     margin (``compared``: ``-0.031 <= -0.02``), the margin, then the difference and its band."""
     said = "" if passed else f"; a drop of {margin:g} or more cannot be ruled out"
-    return (
-        f"lower band bound {compared}, minus the margin {margin:g} (difference {signed(delta)}, band "
-        f"{signed(low)} to {signed(high)}){said}"
-    )
+    difference = f"difference {signed(delta)}, {band_words(low, high)}"
+    return f"lower band bound {compared}, minus the margin {margin:g} ({difference}){said}"
 
 
 def gate_slice_figure(key: str, value: str, queries: int, words: str) -> str:
     """What ``--fail-on slice-worse`` read on one slice."""
-    return f"where {key} is {value} ({queries:,} quer{'y' if queries == 1 else 'ies'}): {words}"
+    return f"where {key} is {value} ({counted(queries, 'query')}): {words}"
 
 
 def gate_underpowered(queries: int, detectable: float | None) -> str:
@@ -109,7 +96,6 @@ def gate_underpowered(queries: int, detectable: float | None) -> str:
 
 
 def gate_result_line(passed: bool, rule: str, run: str, metric: str, figure: str) -> str:
-    """One line per gate: PASS or FAIL, the rule, the run and metric, the figure it read."""
     where = f"{run} {metric}: " if run else ""
     return f"{'PASS' if passed else 'FAIL'}  {rule}  {where}{figure}"
 

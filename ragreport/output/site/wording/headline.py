@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .numbers import Quoted, Text, count, decimal, p_value, percent, signed
-
-# --- The headline: the verdict first, in words a stakeholder reads ---------------------------------
+from .numbers import Text, band_words, count, counted, decimal, listed, p_value, percent, said, signed
 
 #: Each comparison verdict as the headline says it; ``{p}`` is the corrected p.
 HEADLINE_VERDICTS = {
@@ -21,9 +19,6 @@ HEADLINE_VERDICTS = {
     "unclear": "no clear difference",
 }
 
-HEADLINE_TITLE = "The verdict"
-#: The link from a headline sentence to the figures behind it.
-HEADLINE_DETAILS = "The details"
 #: The forest plot's axis when its rows are differences: short enough for a phone's width (the
 #: chart's title names the baseline).
 FOREST_AXIS_DIFFERENCE = "{metric}, run minus baseline"
@@ -40,11 +35,8 @@ def effect_sentence(entry: Any) -> str:
     ``metric``, ``effect``, ``effect_low``, ``effect_high``)."""
     if entry.effect is None:
         return f"Standardised effect on {entry.metric}: undefined (the per-query differences do not vary)."
-    band = (
-        "its band undefined"
-        if entry.effect_low is None or entry.effect_high is None
-        else f"band {signed(entry.effect_low)} to {signed(entry.effect_high)}"
-    )
+    undefined = entry.effect_low is None or entry.effect_high is None
+    band = "its band undefined" if undefined else band_words(entry.effect_low, entry.effect_high)
     return (
         f"Standardised effect on {entry.metric}: d_z {signed(entry.effect)} ({band}), the mean difference over "
         "the per-query differences' standard deviation."
@@ -56,8 +48,22 @@ def margin_note(margin: float, metric: str) -> str:
     return f"A difference under {margin:g} {metric} is treated as negligible."
 
 
-def _queries(n: int) -> str:
-    return f"{count(n)} quer{'y' if n == 1 else 'ies'}"
+def _verdict_tail(
+    verdict_name: str,
+    p_adjusted: float | None,
+    margin: float | None,
+    hidden: Mapping[str, Any] | None,
+    confidence: float,
+) -> Text:
+    """A headline's verdict in words, and the slice the average hides (``hidden``) in the same sentence."""
+    verdict = headline_verdict(verdict_name, p_adjusted, margin)
+    if hidden is None:
+        return Text((f"{verdict}.",))
+    return Text((f"{verdict} overall, but ",)) + slice_clause(hidden, confidence) + "."
+
+
+def _both_scored(shared: int | None) -> str:
+    return "" if shared is None else f" on the {counted(shared, 'query')} both scored"
 
 
 def headline_sentence(
@@ -83,26 +89,18 @@ def headline_sentence(
     the two runs did not score the same ones (each figure is then over its own run's queries, the
     difference over the shared ones). ``hidden``: the figures of a ``slice`` caveat, said in the
     same sentence ("clearly better overall, but clearly worse where ...")."""
-    on = "" if shared is None else f" on the {_queries(shared)} both scored"
-    verdict = headline_verdict(verdict_name, p_adjusted, margin)
-    tail: tuple[str, ...] = (f"{verdict}.",)
-    if hidden is not None:
-        tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
-    return Text(
-        (
-            Quoted(run),
-            f" scores {decimal(value)} {metric} against ",
-            Quoted(baseline),
-            f"'s {decimal(baseline_value)}: {signed(delta)}{on} ({percent(confidence)} band {signed(low)} to "
-            f"{signed(high)}), better on {_queries(wins)} and worse on {count(losses)} — ",
-            *tail,
-        )
-    )
+    return said(
+        f"{{run}} scores {decimal(value)} {metric} against {{baseline}}'s {decimal(baseline_value)}: {signed(delta)}"
+        f"{_both_scored(shared)} ({band_words(low, high, confidence)}), better on {counted(wins, 'query')} and "
+        f"worse on {count(losses)} — ",
+        run=run,
+        baseline=baseline,
+    ) + _verdict_tail(verdict_name, p_adjusted, margin, hidden, confidence)
 
 
 def audited_queries(n: int) -> str:
     """ "the 40 audited queries" (one: "the 1 audited query")."""
-    return f"the {count(n)} audited quer{'y' if n == 1 else 'ies'}"
+    return f"the {counted(n, 'audited query')}"
 
 
 def headline_corrected_sentence(
@@ -127,24 +125,17 @@ def headline_corrected_sentence(
     is (run's figure, baseline's, difference, low, high)."""
     value, base_value, delta, low, high = corrected
     m_value, m_base, m_delta, m_low, m_high = model
-    on = "" if shared is None else f" on the {_queries(shared)} both scored"
-    verdict = headline_verdict(verdict_name, p_adjusted, margin)
-    tail: tuple[str, ...] = (f"{verdict}.",)
-    if hidden is not None:
-        tail = (f"{verdict} overall, but ", *slice_clause(hidden, confidence), ".")
-    band = percent(confidence)
-    return Text(
-        (
-            Quoted(run),
-            f" scores {decimal(value)} {metric} against ",
-            Quoted(baseline),
-            f"'s {decimal(base_value)} once corrected by {audited_queries(audited)}: {signed(delta)} ({band} "
-            f"band {signed(low)} to {signed(high)}) — ",
-            *tail,
-            f" On the model's labels alone: {decimal(m_value)} against {decimal(m_base)}, {signed(m_delta)}{on} "
-            f"({band} band {signed(m_low)} to {signed(m_high)}), better on {_queries(wins)} and worse on "
-            f"{count(losses)}.",
+    return (
+        said(
+            f"{{run}} scores {decimal(value)} {metric} against {{baseline}}'s {decimal(base_value)} once corrected "
+            f"by {audited_queries(audited)}: {signed(delta)} ({band_words(low, high, confidence)}) — ",
+            run=run,
+            baseline=baseline,
         )
+        + _verdict_tail(verdict_name, p_adjusted, margin, hidden, confidence)
+        + f" On the model's labels alone: {decimal(m_value)} against {decimal(m_base)}, {signed(m_delta)}"
+        f"{_both_scored(shared)} ({band_words(m_low, m_high, confidence)}), better on {counted(wins, 'query')} "
+        f"and worse on {count(losses)}."
     )
 
 
@@ -162,9 +153,6 @@ LINE_VERDICTS = {
     "band below 0": "no clear difference",
     "unclear": "no clear difference",
 }
-#: The first screen's parts, as a screen reader and the details' summary name them.
-FIRST_CAVEATS_TITLE = "What could change the decision"
-FIRST_DETAILS = "The figures behind these lines"
 BASELINE_MARK = "baseline"
 VERDICT_HEADER = "verdict"
 NOT_COMPARED = "cannot be compared"
@@ -185,15 +173,19 @@ def summary_pair(
     """The first line of a two-run report: the compared run's verdict against the baseline with its
     difference and band ("rankbm25 is clearly worse than bm25 on nDCG@10: -0.121, 95% band -0.164 to
     -0.081.")."""
-    figures = f" on {metric}: {signed(delta)}, {percent(confidence)} band {signed(low)} to {signed(high)}."
-    if verdict_name in ("better", "worse"):
-        return Text((Quoted(run), f" is {LINE_VERDICTS[verdict_name]} than ", Quoted(baseline), figures))
-    if verdict_name in ("better below margin", "worse below margin"):
-        way = verdict_name.split()[0]
-        return Text((Quoted(run), f" is {way} than ", Quoted(baseline), ", but by less than the margin", figures))
-    if verdict_name == "equivalent":
-        return Text((Quoted(run), " and ", Quoted(baseline), " are practically the same", figures))
-    return Text((Quoted(run), " and ", Quoted(baseline), " show no clear difference", figures))
+    figures = f" on {metric}: {signed(delta)}, {band_words(low, high, confidence)}."
+    return said(PAIR_LINES.get(verdict_name, PAIR_UNCLEAR) + figures, run=run, baseline=baseline)
+
+
+#: The first line of a two-run report by verdict, before its figures (``{run}``, ``{baseline}``: the names).
+PAIR_LINES = {
+    "better": "{run} is clearly better than {baseline}",
+    "worse": "{run} is clearly worse than {baseline}",
+    "better below margin": "{run} is better than {baseline}, but by less than the margin",
+    "worse below margin": "{run} is worse than {baseline}, but by less than the margin",
+    "equivalent": "{run} and {baseline} are practically the same",
+}
+PAIR_UNCLEAR = "{run} and {baseline} show no clear difference"
 
 
 def summary_tiers(metric: str, tiers: Text) -> Text:
@@ -204,7 +196,7 @@ def summary_tiers(metric: str, tiers: Text) -> Text:
 
 def summary_best(run: str, metric: str, value: float | None) -> Text:
     """The first line of a report of three or more runs, when no tiers are drawn."""
-    return Text((f"Highest {metric}: ", Quoted(run), f" ({decimal(value)})."))
+    return said(f"Highest {metric}: {{run}} ({decimal(value)}).", run=run)
 
 
 def difference_header(baseline: str, confidence: str) -> str:
@@ -233,36 +225,28 @@ def line_figures(delta: float | None, low: float | None, high: float | None) -> 
     return signed(delta), f"{signed(low)} to {signed(high)}"
 
 
-def _short_ids(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
-    names: list[str] = []
-    for i, missed in enumerate(figures["missed"]):
-        names += ([" and "] if i else []) + [Quoted(str(missed["run"]))]
+def _short_ids(run: str, figures: Mapping[str, Any]) -> Text:
     one = len(figures["missed"]) == 1
-    return (
-        *names,
+    return listed([str(missed["run"]) for missed in figures["missed"]], " and ") + (
         f" match{'es' if one else ''} no judged id: {'its' if one else 'their'} ids may be spelled "
-        "otherwise than the judgments' (doc-17, D17).",
+        "otherwise than the judgments' (doc-17, D17)."
     )
 
 
-def _short_labels(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
-    said = LINE_VERDICTS.get(figures["model_verdict"], LINE_VERDICTS["unclear"])
+def _short_labels(run: str, figures: Mapping[str, Any]) -> Text:
+    said_then = LINE_VERDICTS.get(figures["model_verdict"], LINE_VERDICTS["unclear"])
     now = LINE_VERDICTS.get(figures["verdict"], LINE_VERDICTS["unclear"])
-    return (
-        Quoted(run),
-        f": {said} on the model's labels, {now} once corrected by {audited_queries(int(figures['queries']))}.",
-    )
+    audited = audited_queries(int(figures["queries"]))
+    return said(f"{{run}}: {said_then} on the model's labels, {now} once corrected by {audited}.", run=run)
 
 
-def _short_slice(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
-    way = LINE_VERDICTS[figures["verdict"]]
-    return (
-        Quoted(run),
-        f" is {way} where ",
-        Quoted(str(figures["key"])),
-        " is ",
-        Quoted(str(figures["value"])),
-        f" ({_queries(int(figures['queries']))}), {signed(figures['delta'])}.",
+def _short_slice(run: str, figures: Mapping[str, Any]) -> Text:
+    return said(
+        f"{{run}} is {LINE_VERDICTS[figures['verdict']]} where {{key}} is {{value}} "
+        f"({counted(int(figures['queries']), 'query')}), {signed(figures['delta'])}.",
+        run=run,
+        key=str(figures["key"]),
+        value=str(figures["value"]),
     )
 
 
@@ -274,26 +258,26 @@ READING_IFS = {
 }
 
 
-def _short_unjudged(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+def _short_unjudged(run: str, figures: Mapping[str, Any]) -> Text:
     flip = figures["flips"][0]
     now = LINE_VERDICTS.get(flip["verdict"], LINE_VERDICTS["unclear"])
-    return (Quoted(run), f": {READING_IFS[flip['reading']]}, it is {now} ({signed(flip['delta'])}).")
+    return said(f"{{run}}: {READING_IFS[flip['reading']]}, it is {now} ({signed(flip['delta'])}).", run=run)
 
 
-def _short_power(run: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
-    n, seen = int(figures["queries"]), figures.get("detectable")
+def _short_power(run: str, figures: Mapping[str, Any]) -> Text:
+    n, seen = counted(int(figures["queries"]), "query"), figures.get("detectable")
     if seen is None:
-        clause = f"{_queries(n)} are too few to show a difference of any size"
+        clause = f"{n} are too few to show a difference of any size"
     else:
-        clause = f"{_queries(n)} can only show differences of {decimal(seen)} or more"
+        clause = f"{n} can only show differences of {decimal(seen)} or more"
     needed = figures.get("queries_needed")
     tail = "" if needed is None else f"; about {count(int(needed))} would show {decimal(figures['min_effect'])}"
-    return (Quoted(run), f": {clause}{tail}.")
+    return said(f"{{run}}: {clause}{tail}.", run=run)
 
 
 #: Each caveat kind in one short line of the first screen (at most :data:`LINE_MOST` characters
 #: with a run name of 30): the full sentence is in the details.
-SHORT_CAVEATS: dict[str, Callable[[str, Mapping[str, Any]], tuple[str, ...]]] = {
+SHORT_CAVEATS: dict[str, Callable[[str, Mapping[str, Any]], Text]] = {
     "ids": _short_ids,
     "labels": _short_labels,
     "slice": _short_slice,
@@ -304,7 +288,7 @@ SHORT_CAVEATS: dict[str, Callable[[str, Mapping[str, Any]], tuple[str, ...]]] = 
 
 def short_caveat(kind: str, run: str, figures: Mapping[str, Any]) -> Text:
     """A caveat on the first screen, in one line naming the run it is about."""
-    return Text(SHORT_CAVEATS[kind](run, figures))
+    return SHORT_CAVEATS[kind](run, figures)
 
 
 # --- Caveats: what could overturn a verdict (docs/conventions.md section 20.4) -----------------------
@@ -320,95 +304,71 @@ READING_NAMES = {
 RELEVANT_ONLY_NOTE = (
     "The judgments list only relevant ids, so every other id counts as not relevant, as the collection intends."
 )
-#: What a screen reader calls the list of caveats under a headline.
-CAVEATS_TITLE = "What could overturn it"
 
 
-def slice_clause(figures: Mapping[str, Any], confidence: float) -> tuple[str, ...]:
+def slice_clause(figures: Mapping[str, Any], confidence: float) -> Text:
     """ "clearly worse where topic is networking (100 queries): -0.275 (95% band -0.329 to -0.218)"."""
     more = int(figures.get("more", 0))
-    others = f", and {count(more)} more slice{'' if more == 1 else 's'} go the same way" if more else ""
-    return (
-        f"{HEADLINE_VERDICTS[figures['verdict']]} where ",
-        Quoted(str(figures["key"])),
-        " is ",
-        Quoted(str(figures["value"])),
-        f" ({_queries(int(figures['queries']))}): {signed(figures['delta'])} ({percent(confidence)} band "
-        f"{signed(figures['low'])} to {signed(figures['high'])}){others}",
+    others = f", and {counted(more, 'more slice')} go the same way" if more else ""
+    return said(
+        f"{HEADLINE_VERDICTS[figures['verdict']]} where {{key}} is {{value}} "
+        f"({counted(int(figures['queries']), 'query')}): {signed(figures['delta'])} "
+        f"({band_words(figures['low'], figures['high'], confidence)}){others}",
+        key=str(figures["key"]),
+        value=str(figures["value"]),
     )
 
 
 def _slice_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
-    first, *rest = slice_clause(figures, confidence)
-    return Text((f"The average hides it: {first}", *rest, "."))
+    return Text(("The average hides it: ",)) + slice_clause(figures, confidence) + "."
 
 
 def _unjudged_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     k = int(figures["k"])
-    sentences: list[tuple[str, ...]] = []
+    text = Text(())
     mostly = figures.get("mostly", ())
     if mostly:
-        runs: list[str] = []
+        text += f"Most of the filled top-{k} slots hold ids nobody judged, so the figures rest on few labels: "
         for i, run in enumerate(mostly):
-            runs += (["; "] if i else []) + [
-                Quoted(str(run["run"])),
-                f" {unjudged_amount(int(run['unjudged']), int(run['slots']))}",
-            ]
-        sentences.append(
-            (
-                f"Most of the filled top-{k} slots hold ids nobody judged, so the figures rest on few labels: ",
-                *runs,
-                ".",
-            )
-        )
-    said = [
-        f"{READING_NAMES[f['reading']].format(k=k)} it is {signed(f['delta'])} ({percent(confidence)} band "
-        f"{signed(f['low'])} to {signed(f['high'])}), "
+            amount = unjudged_amount(int(run["unjudged"]), int(run["slots"]))
+            text += said(f"{'; ' if i else ''}{{run}} {amount}", run=str(run["run"]))
+        text += "."
+    said_flips = [
+        f"{READING_NAMES[f['reading']].format(k=k)} it is {signed(f['delta'])} "
+        f"({band_words(f['low'], f['high'], confidence)}), "
         + headline_verdict(f["verdict"], f["p_adjusted"], figures.get("min_effect"))
         for f in figures.get("flips", ())
     ]
-    if said:
-        sentences.append(("The verdict depends on the unjudged ids: " + "; ".join(said) + ".",))
-    parts: list[str] = []
-    for i, sentence in enumerate(sentences):
-        parts += ([" "] if i else []) + list(sentence)
-    return Text(tuple(parts))
-
-
-def power_clause(queries: int, detectable: float | None, power: float) -> str:
-    """ "with 300 queries this comparison could only detect differences of 0.031 or more (80% power)"."""
-    if detectable is None:
-        return (
-            f"with {_queries(queries)} this comparison could not detect a difference of any size at the corrected level"
-        )
-    return (
-        f"with {_queries(queries)} this comparison could only detect differences of {decimal(detectable)} or "
-        f"more ({power:.0%} power)"
-    )
+    if said_flips:
+        text += f"{' ' if mostly else ''}The verdict depends on the unjudged ids: {'; '.join(said_flips)}."
+    return text
 
 
 def _power_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
-    needed = figures.get("queries_needed")
-    tail = (
-        ""
-        if needed is None
-        else f"; detecting {decimal(figures['min_effect'])} would take about {_queries(int(needed))}"
+    """ "... with 300 queries this comparison could only detect differences of 0.031 or more (80% power)"."""
+    n, detectable = counted(int(figures["queries"]), "query"), figures.get("detectable")
+    clause = f"with {n} this comparison could " + (
+        "not detect a difference of any size at the corrected level"
+        if detectable is None
+        else f"only detect differences of {decimal(detectable)} or more ({float(figures['power']):.0%} power)"
     )
-    clause = power_clause(int(figures["queries"]), figures.get("detectable"), float(figures["power"]))
-    return Text((f"No clear difference does not mean the same: {clause}{tail}.",))
+    needed = figures.get("queries_needed")
+    if needed is not None:
+        clause += f"; detecting {decimal(figures['min_effect'])} would take about {counted(int(needed), 'query')}"
+    return Text((f"No clear difference does not mean the same: {clause}.",))
 
 
 def _ids_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
-    parts: list[str] = []
+    text = Text(())
     for i, run in enumerate(figures["missed"]):
         n = int(run["queries"])
-        parts += [" " if i else "", Quoted(str(run["run"]))]
-        parts.append(
-            f" retrieves no judged id on {'its one query' if n == 1 else f'any of its {count(n)} queries'}: its "
-            "figures are 0, whether it missed every time or spells the ids otherwise than the judgments "
-            "(doc-17 against D17)."
+        text += said(
+            f"{' ' if i else ''}{{run}} retrieves no judged id on "
+            f"{'its one query' if n == 1 else f'any of its {count(n)} queries'}: its figures are 0, whether it "
+            "missed every time or spells the ids otherwise than the judgments (doc-17 against D17).",
+            run=str(run["run"]),
         )
-    return Text(tuple(parts))
+    return text
 
 
 def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
@@ -416,13 +376,10 @@ def _labels_sentence(figures: Mapping[str, Any], confidence: float) -> Text:
     said = HEADLINE_VERDICTS[figures["model_verdict"] if figures["model_verdict"] in ("better", "worse") else "unclear"]
     verdict = figures["verdict"] if figures["verdict"] in HEADLINE_VERDICTS else "unclear"
     now = headline_verdict(verdict, figures.get("p_adjusted"), figures.get("min_effect"))
-    return Text(
-        (
-            f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "
-            f"{audited_queries(int(figures['queries']))}, {now} "
-            f"({signed(figures['delta'])}, {percent(confidence)} band {signed(figures['low'])} to "
-            f"{signed(figures['high'])}).",
-        )
+    return Text(()) + (
+        f"{said[0].upper()}{said[1:]} on the model's labels; once corrected by "
+        f"{audited_queries(int(figures['queries']))}, {now} "
+        f"({signed(figures['delta'])}, {band_words(figures['low'], figures['high'], confidence)})."
     )
 
 
@@ -437,7 +394,6 @@ CAVEAT_SENTENCES: dict[str, Callable[[Mapping[str, Any], float], Text]] = {
 
 
 def caveat_sentence(kind: str, figures: Mapping[str, Any], confidence: float) -> Text:
-    """A caveat in one sentence (or two), from its figures."""
     return CAVEAT_SENTENCES[kind](figures, confidence)
 
 
@@ -452,37 +408,25 @@ def headline_not_compared(run: str, baseline: str, judged_apart: bool = False) -
     """The headline of a run that shares no scored query with the baseline, or (``judged_apart``)
     none judged alike: every query both scored was judged differently by their two label sets."""
     if judged_apart:
-        return Text(
-            (Quoted(run), " and ", Quoted(baseline), " were judged differently on every query both scored: ")
-            + ("they cannot be compared.",)
-        )
-    return Text((Quoted(run), " shares no scored query with ", Quoted(baseline), ": it cannot be compared."))
+        template = "{run} and {baseline} were judged differently on every query both scored: they cannot be compared."
+    else:
+        template = "{run} shares no scored query with {baseline}: it cannot be compared."
+    return said(template, run=run, baseline=baseline)
 
 
-#: Which honest limit a single run's headline names, the first that applies in this order.
-HEADLINE_LIMIT_PRIORITY = (
-    "small_sample",
-    "unjudged",
-    "judge_error",
-    "missing",
-    "excluded",
-    "union",
-    "repeats",
-)
-
-#: Each limit as the headline says it, in one sentence; ``{n}`` scored queries, ``{k}`` the cutoff.
+#: Each limit as the headline says it after "The main limit: ", in the order a single run's headline
+#: picks the first that applies; ``{n}`` scored queries, ``{k}`` the cutoff.
 HEADLINE_LIMITS = {
-    "small_sample": "The main limit: only {n} scored queries, so the band is wide and a difference smaller "
-    "than it is not evidence.",
-    "unjudged": "The main limit: {unjudged} of its top-{k} results were never judged and count as not relevant, "
-    "so the figure may be understated.",
-    "judge_error": "The main limit: the labels come from a judge that makes mistakes, and they carry into "
-    "every figure.",
-    "missing": "The main limit: the run has no answer for some judged queries, which count as empty.",
-    "excluded": "The main limit: some queries have no answer marked relevant and are not scored as the others are.",
-    "union": "The main limit: the retriever has no single top {k}; what was scored is the union of its steps.",
-    "repeats": "The main limit: the run repeats some results, which score nothing.",
+    "small_sample": "only {n} scored queries, so the band is wide and a difference smaller than it is not evidence.",
+    "unjudged": "{unjudged} of its top-{k} results were never judged and count as not relevant, so the figure "
+    "may be understated.",
+    "judge_error": "the labels come from a judge that makes mistakes, and they carry into every figure.",
+    "missing": "the run has no answer for some judged queries, which count as empty.",
+    "excluded": "some queries have no answer marked relevant and are not scored as the others are.",
+    "union": "the retriever has no single top {k}; what was scored is the union of its steps.",
+    "repeats": "the run repeats some results, which score nothing.",
 }
+HEADLINE_LIMIT_PRIORITY = tuple(HEADLINE_LIMITS)
 #: What the headline says when no limit of the priority list applies.
 HEADLINE_SCOPE = "It holds for this query set, this label set and K = {k} only."
 
@@ -503,7 +447,7 @@ def headline_limit(
     ``keys``, the limits that apply) as (its key, one sentence); (None, the scope) when none does.
     ``unjudged`` of the ``filled`` top-K slots of the scored queries hold unjudged ids."""
     key = next((key for key in HEADLINE_LIMIT_PRIORITY if key in keys), None)
-    template = HEADLINE_SCOPE if key is None else HEADLINE_LIMITS[key]
+    template = HEADLINE_SCOPE if key is None else "The main limit: " + HEADLINE_LIMITS[key]
     return key, template.format(n=count(scored), k=k, unjudged=unjudged_amount(unjudged, filled))
 
 
@@ -528,17 +472,16 @@ def headline_single(
         audited, c_value, c_low, c_high = corrected
         labels = (
             f" on the model's labels; once corrected by {audited_queries(audited)}, {decimal(c_value)} "
-            f"({percent(confidence)} band {decimal(c_low)} to {decimal(c_high)})"
+            f"({band_words(c_low, c_high, confidence, decimal)})"
         )
-    return Text(
-        (
-            Quoted(run),
-            f" scores {decimal(value)} {metric} ({percent(confidence)} band {decimal(low)} to {decimal(high)}) "
-            f"over {count(scored)} scored quer{'y' if scored == 1 else 'ies'}"
-            + labels
-            + ("" if halving is None else f"; {count(halving)} (four times as many) would halve the band")
-            + f". {limit}",
+    halves = "" if halving is None else f"; {count(halving)} (four times as many) would halve the band"
+    return (
+        said(
+            f"{{run}} scores {decimal(value)} {metric} ({band_words(low, high, confidence, decimal)}) over "
+            f"{counted(scored, 'scored query')}{labels}{halves}. ",
+            run=run,
         )
+        + limit
     )
 
 
@@ -558,6 +501,3 @@ def headline_caption(
 
 def forest_title(metric: str, baseline: str | None) -> str:
     return f"Difference in {metric} from {baseline}" if baseline is not None else f"{metric} with its band"
-
-
-SCORED_FINGERPRINTS = "Full fingerprints (sha256)"

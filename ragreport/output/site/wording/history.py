@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .charts import trend_break_mark
-from .comparison import DRIFT_NO_PAIRS
-from .numbers import Quoted, Text, count, decimal, p_value, percent, short_hash, signed
-
-# --- The history (ragreport publish) ----------------------------------------------------------------
+from .comparison import DRIFT_NO_PAIRS, DRIFT_VERDICTS
+from .numbers import Text, band_words, counted, decimal, listed, p_value, percent, said, short_hash, signed
 
 #: The link from a published report's pages back to its history.
 HISTORY_NAV = "History"
@@ -21,9 +19,8 @@ HISTORY_CHANGED = "changed"
 
 
 def history_lede(reports: int, newest: str, date: str, published: str) -> Text:
-    plural = "report" if reports == 1 else "reports"
     when = f"dated {date}" if date == published else f"dated {date}, published {published}"
-    return Text((f"{count(reports)} {plural}, newest first. The newest is ", Quoted(newest), f", {when}."))
+    return said(f"{counted(reports, 'report')}, newest first. The newest is {{newest}}", newest=newest) + f", {when}."
 
 
 def history_since(previous: str, *, kept: bool, replaced: bool) -> Text:
@@ -33,19 +30,16 @@ def history_since(previous: str, *, kept: bool, replaced: bool) -> Text:
         tail = " (no longer kept)"
     elif replaced:
         tail = " (as it was then: it has been published again since)"
-    return Text(("Against ", Quoted(previous), f"{tail}:"))
+    return said(f"Against {{previous}}{tail}:", previous=previous)
 
 
-#: A drift verdict as the history says it, short.
+#: A drift verdict as the history says it: the drift's words, the tested ones shorter (no level).
 HISTORY_DRIFT_WORDS = {
+    **DRIFT_VERDICTS,
     "better": ("▲ higher now", "better"),
     "worse": ("▼ lower now", "worse"),
     "band above 0": ("higher by the band, but not confirmed by the corrected p ({p})", "band-only"),
     "band below 0": ("lower by the band, but not confirmed by the corrected p ({p})", "band-only"),
-    "unclear": ("no clear change", "unclear"),
-    "better below margin": ("▲ higher now, below the margin", "negligible"),
-    "worse below margin": ("▼ lower now, below the margin", "negligible"),
-    "equivalent": ("practically the same", "equivalent"),
 }
 
 
@@ -66,20 +60,12 @@ def history_drift(
     else:
         words, css = HISTORY_DRIFT_WORDS[verdict_name]
         words = words.format(p=p_value(p_adjusted))
-    return (
-        Text(
-            (
-                Quoted(run),
-                f": {metric} {decimal(then)} then, {decimal(now)} now, {signed(delta)} "
-                f"(band {signed(low)} to {signed(high)}): {words}.",
-            )
-        ),
-        css,
-    )
+    figures = f"{decimal(then)} then, {decimal(now)} now, {signed(delta)} ({band_words(low, high)})"
+    return said("{run}: ", run=run) + f"{metric} {figures}: {words}.", css
 
 
 def history_unchanged(run: str, metric: str, value: float | None) -> Text:
-    return Text((Quoted(run), f": every per-query score is as it was ({metric} {decimal(value)})."))
+    return said("{run}: ", run=run) + f"every per-query score is as it was ({metric} {decimal(value)})."
 
 
 def history_no_drift(reasons: Sequence[str]) -> Text:
@@ -121,21 +107,11 @@ TREND_BREAK_KINDS = ("query set", "label set", "K", "conventions", "scale")
 
 def trend_break(before: str, after: str, kinds: Sequence[str], runs: Sequence[str], every: bool) -> Text:
     """A break of the trend lines explained: between which reports, what changed, for which runs."""
-    who: tuple[str, ...]
-    if every:
-        who = ("every run",)
-    else:
-        who = tuple(p for i, run in enumerate(runs) for p in ((", " if i else ""), Quoted(run)) if p)
-    return Text(
-        (
-            "Between ",
-            Quoted(before),
-            " and ",
-            Quoted(after),
-            f" the {trend_break_mark(kinds).removesuffix(' changed')} changed for ",
-            *who,
-            ": the line is broken there.",
-        )
+    what = trend_break_mark(kinds).removesuffix(" changed")
+    return (
+        said(f"Between {{before}} and {{after}} the {what} changed for ", before=before, after=after)
+        + (Text(("every run",)) if every else listed(runs))
+        + ": the line is broken there."
     )
 
 

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from .numbers import band, decimal, percent, signed, signed_band
+from .numbers import band, band_words, counted, decimal, percent, signed, signed_band
 
-#: The Labels block's title.
 LABELS_TITLE = "Labels: the model judge, audited"
-
-#: The table's header: run, metric, then the three figures.
 LABELS_HEADER = ("run", "metric", "model's labels (audited)", "human labels (audited)", "corrected (all)")
 
 
 def _kappa(value: float, low: float, high: float, confidence: float) -> str:
     if value != value:  # NaN: undefined
         return "undefined (one class only)"
-    return f"{decimal(value)} ({percent(confidence)} band {decimal(low)} to {decimal(high)})"
+    return f"{decimal(value)} ({band_words(low, high, confidence, decimal)})"
 
 
 def agreement_sentence(
@@ -116,9 +113,8 @@ CONFUSION_TOTAL = "all"
 
 def confusion_cell_title(model: str, human: str, count: int, row: int) -> str:
     """A cell's title: both grades, its count and its share of the row."""
-    pairs = "1 pair" if count == 1 else f"{count:,} pairs"
     share = f" ({count / row:.0%} of the model's grade {model})" if row else ""
-    return f"model grade {model}, human grade {human}: {pairs}{share}"
+    return f"model grade {model}, human grade {human}: {counted(count, 'pair')}{share}"
 
 
 def runs_caption(confidence: float) -> str:
@@ -128,15 +124,8 @@ def runs_caption(confidence: float) -> str:
     )
 
 
-#: The runs table's columns.
-RUNS_HEADER = (
-    "run",
-    "metric",
-    "audited queries",
-    "model's labels (audited)",
-    "human labels (audited)",
-    "corrected (all)",
-)
+#: The Labels table's columns, the audited queries after the metric.
+RUNS_HEADER = (*LABELS_HEADER[:2], "audited queries", *LABELS_HEADER[2:])
 
 
 def comparisons_caption(baseline: str, confidence: float) -> str:
@@ -156,7 +145,6 @@ def comparisons_more(metrics: int) -> str:
     return f"Every comparison corrected, all {metrics} metrics"
 
 
-#: The comparisons table's columns.
 COMPARISONS_HEADER = ("run", "metric", "audited queries", "model's labels", "human labels (audited)", "corrected")
 
 #: A verdict in the Labels tables, short: its words and its CSS class.
@@ -176,7 +164,6 @@ VERDICT_MOVED = "the audit changes the verdict"
 
 
 def figure_value(mean: float) -> str:
-    """A figure's mean in the Labels tables; a dash where undefined."""
     return "–" if mean != mean else decimal(mean)
 
 

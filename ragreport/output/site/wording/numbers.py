@@ -1,16 +1,15 @@
-"""Number formats and the marked text every sentence is built of: pure functions and constants.
+"""Number formats and the marked text every sentence is built of.
 
 Text taken from the user's files (run names, ids, paths) is marked with :class:`Quoted` inside a
 :class:`Text`, so that each renderer can escape it its own way (Markdown escapes only those parts;
-HTML escapes everything anyway). Nothing in :mod:`ragreport.output.site.wording` reads a file, prints, or
-imports the analysis: arguments are plain values, so a wording or a format is changed there and every
-output follows.
+HTML escapes everything anyway).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: What a missing figure reads as, everywhere.
@@ -37,6 +36,10 @@ class Text:
     def __str__(self) -> str:
         return "".join(self.parts)
 
+    def __add__(self, other: Text | str) -> Text:
+        """The sentence followed by ``other`` (a plain ``str`` is our words)."""
+        return Text(self.parts + (other.parts if isinstance(other, Text) else (other,)))
+
     def render(self, quote: Callable[[str], str]) -> str:
         return "".join(quote(p) if isinstance(p, Quoted) else p for p in self.parts)
 
@@ -44,6 +47,26 @@ class Text:
     def pieces(self) -> tuple[tuple[str, bool], ...]:
         """(piece, taken from the user's files) pairs, for a template that styles the user's words."""
         return tuple((p, isinstance(p, Quoted)) for p in self.parts)
+
+
+def said(template: str, **words: str) -> Text:
+    """``template`` as a :class:`Text`, each ``{name}`` in it the user's word ``words[name]``.
+
+    Written as an f-string of our words with the user's doubled (``f"{{run}} scores {decimal(x)}"``):
+    only the names given are read, so the template holds only our words (figures, metric labels,
+    this package's sentences), never text read from a file: that is added after it (``said(...) +``)."""
+    pieces = re.split("{(" + "|".join(words) + ")}", template) if words else [template]
+    return Text(tuple(Quoted(words[p]) if i % 2 else p for i, p in enumerate(pieces) if p or i % 2))
+
+
+def listed(words: Sequence[str], sep: str = ", ", last: str | None = None) -> Text:
+    """The user's ``words`` joined by ``sep``, the last two by ``last`` (``sep`` when None): ``a, b and c``."""
+    parts: list[str] = []
+    for i, word in enumerate(words):
+        if i:
+            parts.append(last if last is not None and i == len(words) - 1 else sep)
+        parts.append(Quoted(word))
+    return Text(tuple(parts))
 
 
 # --- Numbers ----------------------------------------------------------------------------------------
@@ -87,10 +110,8 @@ def decimal(value: float | None) -> str:
 def signed(value: float | None) -> str:
     """A difference with its sign and three decimals (``+0.012``), or ``n/a``; one that rounds
     to zero is ``0.000`` (never ``-0.000``)."""
-    if is_missing(value):
-        return NA
-    text = f"{value:+.3f}"
-    return "0.000" if text in ("+0.000", "-0.000") else text
+    text = decimal(value)
+    return text if text in (NA, "0.000") or text.startswith("-") else "+" + text
 
 
 def p_value(p: float | None) -> str:
@@ -110,9 +131,25 @@ def signed_band(low: float | None, high: float | None) -> str:
     return f"[{signed(low)}, {signed(high)}]"
 
 
+def band_words(
+    low: float | None, high: float | None, confidence: float | None = None, end: Callable[[float | None], str] = signed
+) -> str:
+    """A band in a sentence: ``band -0.010 to +0.034``; at a level, ``95% band -0.010 to +0.034``;
+    ``end`` writes each end (a difference's by default)."""
+    level = "" if confidence is None else f"{percent(confidence)} "
+    return f"{level}band {end(low)} to {end(high)}"
+
+
 def count(n: int) -> str:
     """A whole number with thousands separators: ``12,345``."""
     return f"{n:,}"
+
+
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, plural unless it is 1: ``1 query``, ``12,345 queries``, ``2 pairs``."""
+    if n != 1:
+        noun = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{count(n)} {noun}"
 
 
 def percent(confidence: float) -> str:

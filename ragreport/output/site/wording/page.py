@@ -11,19 +11,8 @@ written twice.
 from __future__ import annotations
 
 from .comparison import SINCE_PREVIOUS as SINCE_PREVIOUS
-from .headline import CAVEATS_TITLE as CAVEATS_TITLE
-from .headline import FIRST_CAVEATS_TITLE as FIRST_CAVEATS_TITLE
-from .headline import FIRST_DETAILS as FIRST_DETAILS
-from .headline import HEADLINE_DETAILS as HEADLINE_DETAILS
-from .headline import HEADLINE_TITLE as HEADLINE_TITLE
-from .headline import SCORED_FINGERPRINTS as SCORED_FINGERPRINTS
-from .report import CHARTS_MISSING as CHARTS_MISSING
 from .report import CONVENTIONS_TITLE as CONVENTIONS_TITLE
-from .report import GLOSSARY_LINK as GLOSSARY_LINK
 from .report import NOT_DEFAULT as NOT_DEFAULT
-from .report import QUERY_VIEW_TITLE as QUERY_VIEW_TITLE
-from .report import QUERY_VIEW_UNSUPPORTED as QUERY_VIEW_UNSUPPORTED
-from .report import RUN_CONVENTIONS as RUN_CONVENTIONS
 
 # --- Every page -------------------------------------------------------------------------------------
 
@@ -33,10 +22,19 @@ SKIP_LINK = "Skip to the report"
 NAV_LABEL = "Pages"
 #: The navigation's link to the report's first page.
 OVERVIEW_NAV = "Overview"
+GLOSSARY_LINK = "What these words mean"
+#: In place of a chart where plotly.js did not load (a site's assets folder missing).
+CHARTS_MISSING = "The chart needs plotly.js, which did not load."
+#: The verdict first, under it the link to the figures behind it and the list of caveats.
+HEADLINE_TITLE = "The verdict"
+HEADLINE_DETAILS = "The details"
+CAVEATS_TITLE = "What could overturn it"
+#: The first screen's parts, as a screen reader and the details' summary name them.
+FIRST_CAVEATS_TITLE = "What could change the decision"
+FIRST_DETAILS = "The figures behind these lines"
 
 
 def footer(generator: str, date: str) -> str:
-    """The line at the foot of every page."""
     return f"Built by {generator}. Report dated {date}. Opens offline: no server, no network, no CDN."
 
 
@@ -84,6 +82,7 @@ def slice_p(p_adjusted: str) -> str:
 # --- The overview -------------------------------------------------------------------------------------
 
 SCORED_TITLE = "What was scored"
+SCORED_FINGERPRINTS = "Full fingerprints (sha256)"
 SCORED_CAPTION = "Each run, its queries and the fingerprints of its query set and label set (sha256)."
 COL_SCORED = "scored"
 COL_NO_RELEVANT = "no relevant id"
@@ -118,6 +117,8 @@ RUN_HOLDS_END = ", metadata."
 # --- A run's page -------------------------------------------------------------------------------------
 
 RUN_FROM = "Run from"
+#: A run page's pointer to the report's conventions, stated once on the overview.
+RUN_CONVENTIONS = "This run is scored under the report's conventions, stated once on the overview"
 
 
 def run_scored(k: int, date: str) -> str:
@@ -178,3 +179,13 @@ TRENDS_LEDE = (
 def history_gates(failed: int, total: int) -> str:
     """A report's gates as the history's table of reports says them."""
     return f"gates: {failed} of {total} failed"
+
+
+# --- The query view -----------------------------------------------------------------------------------
+
+QUERY_VIEW_TITLE = "One query, every run"
+#: In place of the query view, when the browser cannot unpack its data.
+QUERY_VIEW_UNSUPPORTED = (
+    "The query view needs a newer browser: this one cannot unpack its data (it has no "
+    "DecompressionStream); every figure is also in the run pages' tables."
+)

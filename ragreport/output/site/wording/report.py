@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .numbers import Quoted, Text, alpha, count, decimal, is_missing, percent, signed
+from .gates import GATE_VERDICTS
+from .numbers import Text, alpha, band_words, count, counted, decimal, is_missing, percent, said, signed
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
 PLOTLY_UNSUPPORTED = (
@@ -41,18 +42,14 @@ def cutoffs_text(cutoffs: Sequence[int]) -> str:
 
 def counts_line(c: Mapping[str, int]) -> str:
     """The edge-rule counts of a run in one sentence (the terminal and Markdown)."""
+    zero = c.get("no_relevant_as_zero")
     parts = [
         f"{count(c['queries'])} queries",
         f"{count(c['scored'])} scored",
         f"{count(c['excluded_no_relevant'])} excluded (no relevant id)",
-        *(
-            [f"{count(c['no_relevant_as_zero'])} with no relevant id averaged in as 0"]
-            if c.get("no_relevant_as_zero")
-            else []
-        ),
+        *([f"{count(zero)} with no relevant id averaged in as 0"] if zero else []),
         f"{count(c['missing_from_run'])} judged but missing from the run",
-        f"{count(c['repeats'])} repeated id{'s' if c['repeats'] != 1 else ''} in "
-        f"{count(c['queries_with_repeats'])} quer{'ies' if c['queries_with_repeats'] != 1 else 'y'}",
+        f"{counted(c['repeats'], 'repeated id')} in {counted(c['queries_with_repeats'], 'query')}",
     ]
     return ", ".join(parts)
 
@@ -70,7 +67,6 @@ def fact_items(c: Mapping[str, int], k: int, kmax: int) -> list[tuple[str, str]]
 
 
 def bands_line(confidence: float, resamples: int, seed: int) -> str:
-    """How the bands were made, in one sentence."""
     return (
         f"Hit@K carries the Wilson score interval at {percent(confidence)} with the query as the trial; "
         f"every other mean a percentile bootstrap over the scored queries, {count(resamples)} resamples "
@@ -87,7 +83,6 @@ def bands_switch(confidence: float, resamples: int, seed: int) -> tuple[str, str
     )
 
 
-#: The conventions, stated once per report.
 CONVENTIONS_TITLE = "Conventions"
 #: The mark beside a figure that a switch not at its default changes.
 DEPARTURE_MARK = "†"
@@ -115,10 +110,6 @@ def departure_mark_title(flags: Sequence[str]) -> str:
     return f"Scored under {', '.join(flags)} ({NOT_DEFAULT})"
 
 
-#: A run page's pointer to the report's conventions, stated once on the overview.
-RUN_CONVENTIONS = "This run is scored under the report's conventions, stated once on the overview"
-
-
 def switch_name(name: str) -> str:
     """A convention's field name as a heading: ``no_relevant`` -> ``No relevant``."""
     return name.replace("_", " ").capitalize()
@@ -130,7 +121,6 @@ def switch_flag(name: str, value: str) -> str:
 
 
 def limits_line(n: int) -> str:
-    """How many honest limits a run has, as the index lists it."""
     return f"{n} honest limits"
 
 
@@ -138,7 +128,7 @@ def interval_aria(mean: float, low: float, high: float) -> str:
     """What a screen reader says for a mean and its band drawn as a bar."""
     if any(is_missing(v) for v in (mean, low, high)):
         return "not available"
-    return f"{decimal(mean)}, band {decimal(low)} to {decimal(high)}"
+    return f"{decimal(mean)}, {band_words(low, high, end=decimal)}"
 
 
 def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
@@ -158,15 +148,11 @@ def report_captions(n_runs: int, k: int, date: str, confidence: float) -> tuple[
     """The index's lede and its captions: the suite table and the K sweep."""
     conf = percent(confidence)
     return (
-        (
-            f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
-            f"carries its {conf} band and the convention that produced it."
-        ),
+        f"{n_runs} run{'s' if n_runs != 1 else ''} scored at K = {k}, dated {date}. Every mean "
+        f"carries its {conf} band and the convention that produced it.",
         f"Means at K = {k} with their {conf} bands" + (", runs side by side." if n_runs > 1 else "."),
-        (
-            f"Every run's mean at each K with its {conf} band; choose the metric "
-            f"from the menu. The dotted line marks K = {k}."
-        ),
+        f"Every run's mean at each K with its {conf} band; choose the metric "
+        f"from the menu. The dotted line marks K = {k}.",
     )
 
 
@@ -209,7 +195,6 @@ FILTER_LABEL_NO_TEXT = "Id"
 
 
 def query_table_print_note(n: int) -> str:
-    """What a printed per-query table says of its rows."""
     return (
         f"On paper this table holds the rows shown on screen when it was printed (every one of the "
         f"{count(n)} unless filtered); report.json holds all {count(n)}."
@@ -220,17 +205,16 @@ def query_table_print_note(n: int) -> str:
 MARKS = ("relevant", "judged non-relevant", "unjudged", "repeat")
 #: The per-query table's fixed columns, before the metrics.
 QUERY_COLUMNS = ("id", "status", "query", "R", "retrieved", "first relevant rank")
-#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
 DIFFERENCE_COLUMN_TITLE = (
     "The query's score minus the baseline's on the primary metric; blank where one of the two did not score it."
 )
 
 
 def difference_column(metric: str, baseline: str) -> str:
-    """The per-query table's column of differences from the baseline."""
     return f"{metric} minus {baseline}"
 
 
+#: Tooltips of the per-query table's fixed columns that need one (the glossary explains each status).
 QUERY_COLUMN_TITLES = {
     "status": "Where the query stands at K: full, partial, late hit, complete miss and the rest (see the glossary).",
     "R": "How many ids were judged relevant for the query.",
@@ -252,57 +236,37 @@ GLOSSARY_LEDE = (
     "What each metric, each query status and each verdict means, in one sentence. K is the cutoff: "
     "the number of top results a reader sees."
 )
-GLOSSARY_LINK = "What these words mean"
 
-#: Terms of the comparison, explained.
-GLOSSARY_TERMS = (
-    (
-        "band",
-        "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold it); "
-        "a difference whose band is clear of 0 is one the data supports.",
-    ),
-    (
-        "corrected p",
-        "How often a difference this large would turn up by chance alone, adjusted for the many comparisons "
-        "made at once; below {alpha} confirms the band.",
-    ),
-    ("clearly better / clearly worse", "The band is clear of 0 and the corrected p confirms it."),
-    (
-        "better / worse by the band",
-        "The band is clear of 0 but the corrected p does not confirm it: a hint, not a finding.",
-    ),
-    ("no clear difference", "The band includes 0: these queries cannot tell the runs apart on this metric."),
-    (
-        "practically the same",
-        "The whole band lies within the margin (--min-effect): any difference is too small to matter "
-        "(an equivalence test: two one-sided tests).",
-    ),
-    (
-        "better / worse, below the margin",
-        "A difference was found, but the whole band lies within the margin: real and too small to matter.",
-    ),
-    (
-        "effect (d_z)",
-        "The mean difference over the standard deviation of the per-query differences: how large it is "
-        "against the spread between queries.",
-    ),
-)
+GLOSSARY_TERMS = {
+    "band": "The range the true figure very likely lies in, given these queries ({confidence} of such bands hold "
+    "it); a difference whose band is clear of 0 is one the data supports.",
+    "corrected p": "How often a difference this large would turn up by chance alone, adjusted for the many "
+    "comparisons made at once; below {alpha} confirms the band.",
+    "clearly better / clearly worse": "The band is clear of 0 and the corrected p confirms it.",
+    "better / worse by the band": "The band is clear of 0 but the corrected p does not confirm it: a hint, not a "
+    "finding.",
+    "no clear difference": "The band includes 0: these queries cannot tell the runs apart on this metric.",
+    "practically the same": "The whole band lies within the margin (--min-effect): any difference is too small to "
+    "matter (an equivalence test: two one-sided tests).",
+    "better / worse, below the margin": "A difference was found, but the whole band lies within the margin: real "
+    "and too small to matter.",
+    "effect (d_z)": "The mean difference over the standard deviation of the per-query differences: how large it "
+    "is against the spread between queries.",
+}
 
 
 def glossary_metric(key: str, k: int, name: str, plain: str) -> tuple[str, str, str]:
-    """A metric's glossary entry: (its label at K, its name, its plain sentence)."""
     return f"{key}@{k}", name, plain
 
 
 def glossary_terms(confidence: float) -> tuple[tuple[str, str], ...]:
     return tuple(
         (term, text.format(confidence=percent(confidence), alpha=alpha(round(1 - confidence, 10))))
-        for term, text in GLOSSARY_TERMS
+        for term, text in GLOSSARY_TERMS.items()
     )
 
 
 def tooltip(name: str, plain: str) -> str:
-    """A header's tooltip: the metric's name and its plain sentence."""
     return f"{name} — {plain}"
 
 
@@ -313,7 +277,6 @@ SLICE_OPPOSITE_TITLE = "A slice goes the other way"
 
 
 def slices_lede(primary: str, confidence: float, correction: str, small: int, compared: bool) -> str:
-    """How the slices were read."""
     text = (
         f"The queries cut by each metadata key: per value, the queries it holds and each run's mean "
         f"{primary} with its {percent(confidence)} band"
@@ -328,7 +291,7 @@ def slices_lede(primary: str, confidence: float, correction: str, small: int, co
 
 
 def slice_caption(key: str, primary: str) -> Text:
-    return Text(("The queries by ", Quoted(key), f": {primary} per value"))
+    return said(f"The queries by {{key}}: {primary} per value", key=key)
 
 
 SLICE_SMALL = "too few queries to read"
@@ -367,19 +330,14 @@ def slice_opposite(
     """A slice whose difference goes against the overall one, band clear of 0: the average hides it."""
     direction = "lower" if delta < 0 else "higher"
     overall_direction = "higher" if overall > 0 else "lower"
-    return Text(
-        (
-            "Where ",
-            Quoted(key),
-            " is ",
-            Quoted(value),
-            f" ({count(queries)} queries), ",
-            Quoted(run),
-            f" scores {direction} than ",
-            Quoted(baseline),
-            f" on {metric}: {signed(delta)} (band {signed(low)} to {signed(high)}), though it scores "
-            f"{overall_direction} overall ({signed(overall)}). The average hides it.",
-        )
+    return said(
+        f"Where {{key}} is {{value}} ({count(queries)} queries), {{run}} scores {direction} than {{baseline}} on "
+        f"{metric}: {signed(delta)} ({band_words(low, high)}), though it scores {overall_direction} overall "
+        f"({signed(overall)}). The average hides it.",
+        key=key,
+        value=value,
+        run=run,
+        baseline=baseline,
     )
 
 
@@ -401,18 +359,11 @@ FULL_TEXT = "full text"
 
 # --- The query view ---------------------------------------------------------------------------------
 
-QUERY_VIEW_TITLE = "One query, every run"
-#: In place of the query view, when the browser cannot unpack its data.
 #: In place of the documents' text where the browser cannot unpack the report's text table.
 TEXTS_UNSUPPORTED = (
     "The documents' text needs a newer browser: this one cannot unpack it (it has no DecompressionStream)."
 )
-QUERY_VIEW_UNSUPPORTED = (
-    "The query view needs a newer browser: this one cannot unpack its data (it has no "
-    "DecompressionStream); every figure is also in the run pages' tables."
-)
 QUERIES_NAV = "Queries"
-#: The words the query view's script shows (it lays them out; they are said here).
 #: The per-query table's words, which the page's script fills in (``{k}``, ``{id}``, ...).
 QUERY_TABLE_WORDS = {
     "nothing": "Nothing was retrieved for this query.",
@@ -423,8 +374,7 @@ QUERY_TABLE_WORDS = {
     "filtered": " (filtered from {all})",
     "none": "No query matches.",
 }
-#: In place of a chart where plotly.js did not load (a site's assets folder missing).
-CHARTS_MISSING = "The chart needs plotly.js, which did not load."
+#: The words the query view's script shows (it lays them out; they are said here).
 QUERY_VIEW_WORDS = {
     "ask": "Query id",
     "open": "Open",
@@ -504,7 +454,6 @@ def steps_header(k: int) -> tuple[str, ...]:
 
 
 def readings_caption(k: int) -> str:
-    """What the table of means under the readings shows."""
     return (
         f"Every mean at K = {k} under four readings of the ids nobody judged: as not relevant (every "
         f"figure of the report), as relevant at the lowest relevant grade (R growing by them: a bound, "
@@ -514,7 +463,6 @@ def readings_caption(k: int) -> str:
 
 
 def readings_comparison_caption(k: int) -> str:
-    """What the table of differences under the readings shows."""
     return (
         f"Each difference from the baseline under the readings of unjudged ids at K = {k}, with its "
         "verdict; a verdict is robust to unjudged ids when it holds with them removed and with them read "
@@ -522,17 +470,8 @@ def readings_comparison_caption(k: int) -> str:
     )
 
 
-#: A verdict in a cell of the readings' table.
-READING_VERDICTS = {
-    "better": "better",
-    "worse": "worse",
-    "band above 0": "band above 0 only",
-    "band below 0": "band below 0 only",
-    "unclear": "unclear",
-    "better below margin": "better, below the margin",
-    "worse below margin": "worse, below the margin",
-    "equivalent": "practically the same",
-}
+#: A verdict in a cell of the readings' table: a gate line's words, the clear ones shorter.
+READING_VERDICTS = {**GATE_VERDICTS, "better": "better", "worse": "worse", "unclear": "unclear"}
 
 
 def reading_delta_cell(delta: float | None, verdict: str) -> str:
