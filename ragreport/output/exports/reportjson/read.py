@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import numpy as np
 
@@ -23,13 +23,8 @@ from ....core.model import (
     SCHEMA_V2,
     SCHEMA_V3,
     Conventions,
-    Denominator,
-    Gain,
     Judgments,
     LabelSource,
-    Missing,
-    NoRelevant,
-    Order,
     RetrieverKind,
     Run,
     RunMeta,
@@ -103,18 +98,16 @@ def meta_from(stored: dict[str, Any]) -> RunMeta:
 
 
 def conventions_from(stored: dict[str, Any]) -> Conventions:
-    """Conventions from their report.json form (:meth:`Conventions.as_dict`)."""
+    """Conventions from their report.json form (:meth:`Conventions.as_dict`), each field made of
+    its type; ``no_relevant`` and ``relevance_level``, absent before they existed, at their defaults."""
+    kinds = get_type_hints(Conventions)
     return Conventions(
-        denominator=Denominator(stored["denominator"]),
-        gain=Gain(stored["gain"]),
-        missing=Missing(stored["missing"]),
-        order=Order(stored["order"]),
-        no_relevant=NoRelevant(stored.get("no_relevant", "exclude")),
-        relevance_level=int(stored.get("relevance_level", 1)),
-        confidence=float(stored["confidence"]),
-        resamples=int(stored["resamples"]),
-        seed=int(stored["seed"]),
+        **{name: kind(stored[name]) for name, kind in kinds.items() if name in stored or name not in _ADDED}
     )
+
+
+#: The conventions a report written before they existed lacks.
+_ADDED = ("no_relevant", "relevance_level")
 
 
 def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> StoredRun:
