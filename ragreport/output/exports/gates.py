@@ -102,19 +102,8 @@ class MaxDrop:
 
 @dataclass(frozen=True)
 class GateRules:
-    """Every gate rule asked for, as :func:`parse_rules` checked them.
-
-    Attributes
-    ----------
-    fail_on : tuple of str
-        ``worse``: fail when a compared run is clearly worse than the baseline; ``worse-than-margin``:
-        when its band reaches minus the margin (``--min-effect``); ``slice-worse``: clearly worse on a slice.
-    require : tuple of Requirement
-        ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
-    max_drop : tuple of MaxDrop
-        ``[RUN:]METRIC=DROP``: fail when the paired band's lower bound is below minus the drop.
-    gated : tuple of str or None
-        The metrics ``fail_on`` reads (None: the primary).
+    """Every gate rule asked for, as :func:`parse_rules` checked them (its parameters, each rule
+    given twice kept once, ``gated`` without the companions ragreport adds).
 
     Examples
     --------
@@ -246,10 +235,8 @@ def parse_requirement(text: str) -> Requirement:
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
     run, metric = _split_run(left.removeprefix("mean:"))
-    if _score_name(metric):  # its scale is the score file's: the threshold is held to it when read
-        value = _number(found["value"], text, REQUIRE)
-        return Requirement(text, metric.strip(), found["op"], value, run, on_mean, found["value"], score=True)
-    label, bounded = _metric(metric, text, REQUIRE)
+    score = _score_name(metric)  # its scale is the score file's: the threshold is held to it when read
+    label, bounded = (metric.strip(), False) if score else _metric(metric, text, REQUIRE)
     threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
         raise ArgumentError(
@@ -257,8 +244,7 @@ def parse_requirement(text: str) -> Requirement:
             f" {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
             f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run",
         )
-    limit = found["value"]
-    return Requirement(text, label, found["op"], threshold, run=run, on_mean=on_mean, limit=limit)
+    return Requirement(text, label, found["op"], threshold, run, on_mean, found["value"], score)
 
 
 def parse_max_drop(text: str) -> MaxDrop:
@@ -682,12 +668,9 @@ def _xml_text(text: str) -> str:
 def junit(results: Sequence[GateResult]) -> str:
     """JUnit XML with one test case per gate check (an empty suite when no rule was asked for)."""
     failures = sum(not r.passed for r in results)
-    suites = ET.Element("testsuites", {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures)})
-    suite = ET.SubElement(
-        suites,
-        "testsuite",
-        {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures), "errors": "0", "skipped": "0"},
-    )
+    counts = {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures)}
+    suites = ET.Element("testsuites", counts)
+    suite = ET.SubElement(suites, "testsuite", {**counts, "errors": "0", "skipped": "0"})
     for r in results:
         name = f"{r.run} {r.metric}".strip() or r.rule
         case = ET.SubElement(suite, "testcase", {"classname": _xml_text(r.rule), "name": _xml_text(name)})
@@ -706,14 +689,7 @@ def _command_data(text: str) -> str:
     return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
-def _command_property(text: str) -> str:
-    return _command_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def workflow_errors(results: Sequence[GateResult]) -> list[str]:
     """An ``::error`` workflow command per failed gate check."""
-    return [
-        f"::error title={_command_property('ragreport gate ' + r.rule)}::{_command_data(r.line)}"
-        for r in results
-        if not r.passed
-    ]
+    title = (_command_data("ragreport gate " + r.rule).replace(":", "%3A").replace(",", "%2C") for r in results)
+    return [f"::error title={t}::{_command_data(r.line)}" for t, r in zip(title, results) if not r.passed]

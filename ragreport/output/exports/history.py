@@ -228,21 +228,10 @@ def digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _figures(run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The run's figures at its K (the suite's and the named measures'), each mean with its band."""
-    k = run["k"]
-    picked = {label: m for label, m in run.get("metrics", {}).items() if label.endswith(f"@{k}")}
-    picked.update(run.get("measures") or {})
-    return {label: {"mean": m.get("mean"), "low": m.get("low"), "high": m.get("high")} for label, m in picked.items()}
-
-
-def _external(scores: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """A run's external scores (report.json's run ``scores``): each mean with its band and its
-    scale, stated, so that a trend never joins means given on different scales."""
-    return {
-        name: {"mean": s.get("mean"), "low": s.get("low"), "high": s.get("high"), "scale": s.get("scale")}
-        for name, s in scores.items()
-    }
+def _figures(figures: Mapping[str, Any], *more: str) -> dict[str, dict[str, Any]]:
+    """Each figure's mean with its band (and the keys ``more``, an external score's ``scale``, so
+    that a trend never joins means given on different scales)."""
+    return {label: {key: m.get(key) for key in ("mean", "low", "high", *more)} for label, m in figures.items()}
 
 
 def history_entry(
@@ -285,9 +274,15 @@ def history_entry(
                 "k": run["k"],
                 "fingerprints": run.get("fingerprints"),
                 "conventions": {key: run.get("conventions", {}).get(key) for key in FIGURE_CONVENTIONS},
-                "metrics": _figures(run),
+                # the run's figures at its K (the suite's and the named measures')
+                "metrics": _figures(
+                    {
+                        **{label: m for label, m in run.get("metrics", {}).items() if label.endswith(f"@{run['k']}")},
+                        **(run.get("measures") or {}),
+                    }
+                ),
                 # the scores computed outside ragreport (--scores), kept apart: their own trends
-                **({"scores": _external(run["scores"])} if run.get("scores") else {}),
+                **({"scores": _figures(run["scores"], "scale")} if run.get("scores") else {}),
             }
             for run in document.get("runs", [])
         ],

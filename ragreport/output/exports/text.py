@@ -169,12 +169,7 @@ def table(view: ReportView, width: int = 100) -> str:
             *(textwrap.wrap(h.note, width, initial_indent="  ", subsequent_indent="  ") if h.note else []),
         ]
     )
-    if view.judgments_note:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.judgments_note, width))
-    if view.margin_note:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.margin_note, width))
-    if view.conventions is not None and view.conventions.notice:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
+    headline += "".join("\n\n" + "\n".join(textwrap.wrap(note, width)) for note in _notes(view))
     if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
         headline += f"\n\n{view.gates.title}: {view.gates.summary}"
     runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
@@ -190,6 +185,12 @@ def table(view: ReportView, width: int = 100) -> str:
         blocks.append(_slices_block(view.slices, width))
     # no control or bidi character of the user's reaches the terminal raw (an escape sequence, U+202E)
     return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
+
+
+def _notes(view: ReportView) -> list[str]:
+    """What the headline says after its sentences: the judgments', the margin's and the conventions' notes."""
+    notice = view.conventions.notice if view.conventions is not None else None
+    return [note for note in (view.judgments_note, view.margin_note, notice) if note]
 
 
 def _md_row(*cells: str) -> str:
@@ -229,12 +230,8 @@ def markdown_blocks(view: ReportView) -> list[Block]:
             lines += [f"- {c.text.render(_md_user)}" for c in h.caveats] + [""]
         if h.note:
             lines += [f"_{_md_cell(h.note)}_", ""]
-    if view.judgments_note:
-        lines += [_md_cell(view.judgments_note), ""]
-    if view.margin_note:
-        lines += [_md_cell(view.margin_note), ""]
+    lines += [line for note in _notes(view) for line in (_md_cell(note), "")]
     if view.conventions is not None and view.conventions.notice:
-        lines += [_md_cell(view.conventions.notice), ""]
         # what each departure does, here: summary.md and a comment have no conventions section
         lines += [f"- `{d.switch}`: {_md_cell(d.meaning)}" for d in view.conventions.departures] + [""]
     lines += gates_markdown(view)
