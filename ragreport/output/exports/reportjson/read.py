@@ -33,11 +33,8 @@ from ....reading.gate import check_rows, passed
 from ....reading.schema import check
 from ....reading.storedjson import read_document
 from .migrate import SCHEMAS, listed_ids, read_back
-from .schema import COMPACT, PACKED, PACKED4, PREVIOUS, RENDER
+from .schema import COMPACT, PACKED, PACKED4, PREVIOUS, RENDER, RENDER_RUN
 
-#: What a report needs to be rendered again, at the top level and per run.
-NEEDED_TOP = ("settings", "judgments", "runs")
-NEEDED_RUN = ("name", "cutoffs", "conventions", "meta", "source", "queries", "sweep", "lists")
 REBUILD = "rebuild it with ragreport build to render it"
 
 
@@ -69,14 +66,14 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
     document = read_report(path)
-    for key in NEEDED_TOP:
+    for key in RENDER["required"]:  # what a report needs to be rendered again, at the top level and per run
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
     runs = document["runs"]
     if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
         raise InputError(path, 1, "a non-empty 'runs' list of objects", repr(type(runs).__name__))
     for run in runs:
-        for key in NEEDED_RUN:
+        for key in RENDER_RUN["required"]:
             if key not in run:
                 name = run.get("name", "?")
                 raise InputError(

@@ -479,6 +479,10 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         return None
     found = audit.agreement
     grades = [str(g) for g in found.grades]
+    runs: dict[str, dict[str, Any]] = {}  # {run: {metric: {"queries": n, "model": band, "human": ..., ...}}}
+    for r in audit.runs:
+        sides = {side: _band(getattr(r, side)) for side in ("model", "human", "corrected")}
+        runs.setdefault(r.run, {})[r.label] = {"queries": r.queries, **sides}
     return {
         "source": audit.source,
         "queries": found.queries,
@@ -488,17 +492,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "disagreement": _number(found.disagreement),
         "slots": found.slots,
         "tau": _number(audit.tau),
-        "runs": {
-            name: {
-                r.label: {
-                    "queries": r.queries,
-                    **{side: _band(getattr(r, side)) for side in ("model", "human", "corrected")},
-                }
-                for r in audit.runs
-                if r.run == name
-            }
-            for name in dict.fromkeys(r.run for r in audit.runs)
-        },
+        "runs": runs,
         "comparisons": [
             {
                 "run": c.run,
@@ -519,6 +513,12 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
     figures with their bands, and each comparison with the baseline on the primary metric."""
     if report is None:
         return []
+
+    def figures(by_run: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        return {
+            run: {label: _fields(f, "mean low high queries") for label, f in of.items()} for run, of in by_run.items()
+        }
+
     return [
         {
             "key": s.key,
@@ -526,25 +526,13 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
             "queries": s.queries,
             "small": s.small,
             "examples": list(s.examples),
-            "runs": {
-                run: {label: _fields(f, "mean low high queries") for label, f in figures.items()}
-                for run, figures in s.runs.items()
-            },
+            "runs": figures(s.runs),
             "comparisons": [
                 {**_fields(c, "run metric delta low high p p_adjusted queries"), "verdict": c.verdict}
                 for c in s.comparisons
             ],
             # the external scores (--scores) over the slice, apart from the measures above
-            **(
-                {
-                    "scores": {
-                        run: {name: _fields(f, "mean low high queries") for name, f in figures.items()}
-                        for run, figures in s.scores.items()
-                    }
-                }
-                if s.scores
-                else {}
-            ),
+            **({"scores": figures(s.scores)} if s.scores else {}),
         }
         for s in report.slices
     ]
