@@ -61,8 +61,7 @@ MAX_DROP = Argument("max_drop")
 @dataclass(frozen=True)
 class Requirement:
     """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean;
-    ``limit`` is VALUE as the rule spells it (the line shows it so), the threshold's shortest
-    spelling when it is empty."""
+    ``limit`` is VALUE as the rule spells it (the line shows it so)."""
 
     text: str
     metric: str
@@ -73,19 +72,11 @@ class Requirement:
     limit: str = ""
     score: bool = False  # ``metric`` names a score of --scores, no measure of ragreport's
 
-    def shown(self) -> str:
-        """The threshold as the line shows it: as the rule spells it."""
-        return self.limit or f"{self.threshold:g}"
-
-    def on_the_mean(self) -> str:
-        """The rule that gates the mean instead of the band: ``mean:`` before it."""
-        return self.text.strip() if self.on_mean else "mean:" + self.text.strip()
-
 
 @dataclass(frozen=True)
 class MaxDrop:
     """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``; ``limit``
-    is DROP as the rule spells it (the shortest spelling when empty)."""
+    is DROP as the rule spells it."""
 
     text: str
     metric: str
@@ -95,9 +86,7 @@ class MaxDrop:
 
     def shown(self) -> str:
         """Minus the drop, as the line shows it: ``-0.02`` for ``nDCG@10=0.02``; ``0`` for no drop."""
-        if not self.drop:
-            return "0"
-        return "-" + (self.limit.strip().removeprefix("+") or f"{self.drop:g}")
+        return "-" + self.limit.strip().removeprefix("+") if self.drop else "0"
 
 
 @dataclass(frozen=True)
@@ -371,7 +360,7 @@ def _score(document: Mapping[str, Any], run: Mapping[str, Any], rule: Requiremen
         above = (rule.threshold > high) == (rule.op in (">=", ">"))
         raise ArgumentError(
             REQUIRE,
-            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.shown()} would "
+            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.limit} would "
             f"{'fail' if above else 'pass'} every run",
         )
     return figure
@@ -476,8 +465,8 @@ def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult,
             passed = _passes(value, rule.op, rule.threshold)
             # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
             surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
-            compared = _compared(value, rule.op, rule.threshold, rule.shown(), passed)
-            worded = say.gate_bound_figure(read_as, compared, mean, rule.on_the_mean() if surprise else None)
+            compared = _compared(value, rule.op, rule.threshold, rule.limit, passed)
+            worded = say.gate_bound_figure(read_as, compared, mean, "mean:" + rule.text.strip() if surprise else None)
             worded += _audited(audited)
             results.append(
                 _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)

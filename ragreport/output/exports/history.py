@@ -195,10 +195,8 @@ def previous_entry(entries: Sequence[Mapping[str, Any]], label: str | None) -> M
     """The report a new report of ``label`` is measured against: the one published before it (the
     newest, for a new label; the next older, for a label published again)."""
     labels = [e["label"] for e in entries]
-    if label in labels:
-        at = labels.index(label) + 1
-        return entries[at] if at < len(entries) else None
-    return entries[0] if entries else None
+    at = labels.index(label) + 1 if label in labels else 0
+    return entries[at] if at < len(entries) else None
 
 
 def place(entries: Sequence[dict[str, Any]], entry: dict[str, Any]) -> list[dict[str, Any]]:
