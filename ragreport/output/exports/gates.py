@@ -414,90 +414,6 @@ def _compared(value: float | None, op: str, threshold: float, limit: str, passed
     return say.gate_compared(f"{value:{plus}}", relation, limit)  # closer than 9 decimals: every digit
 
 
-def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
-    """Every rule against the report document (``report.json``), one result per run and metric read."""
-    results: list[GateResult] = []
-    comparisons = document.get("comparisons") or []
-    baseline = (document.get("comparison") or {}).get("baseline")
-    drift_rows = ((document.get("drift") or {}).get("rows")) or []
-    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
-    if "worse" in rules.fail_on:
-        gated = rules.gated or (document["primary"],)
-        read = [c for c in comparisons if c["metric"] in gated]
-        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
-        if comparisons and missing and rules.gated:
-            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
-        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
-        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
-        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
-            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
-            words = _verdict(entry) + _audited(audited)
-            worded = say.gate_against_previous(words) if previous else words
-            # a drop below the margin was detected all the same: --fail-on worse-than-margin forgives it
-            passed = entry["verdict"] not in ("worse", "worse below margin")
-            results.append(
-                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
-            )
-        if not comparisons and not any(row.get("verdict") for row in drift_rows):
-            # one run and no previous report: nothing can be worse, and the table says so
-            results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
-    if "worse-than-margin" in rules.fail_on:
-        results += _margin_gates(document, rules, audit)
-    if "slice-worse" in rules.fail_on:
-        results += _slice_gates(document)
-    for rule in rules.require:
-        for run in _runs(document, rule.run, rule.text, REQUIRE):
-            if rule.score:
-                figure, audited = _score(document, run, rule), None
-            else:
-                figure = _figure(run, rule.metric, rule.text, REQUIRE)
-                figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
-            mean = figure.get("mean")
-            if figure.get("total") is not None:  # a count: its total, the figure every table shows
-                value, read_as = figure["total"], "total (a count)"
-            elif rule.on_mean:
-                value, read_as = mean, "mean"
-            else:
-                bound = "low" if rule.op in (">=", ">") else "high"
-                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
-                if value is None:  # a figure without a band (a count) is read at its mean, said so
-                    value, read_as = mean, "mean (no band)"
-            passed = _passes(value, rule.op, rule.threshold)
-            # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
-            surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
-            compared = _compared(value, rule.op, rule.threshold, rule.limit, passed)
-            worded = say.gate_bound_figure(read_as, compared, mean, "mean:" + rule.text.strip() if surprise else None)
-            worded += _audited(audited)
-            results.append(
-                _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
-            )
-    for drop in rules.max_drop:
-        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
-        against += [
-            (d, False)
-            for d in drift_rows
-            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
-        ]
-        if drop.run is not None:
-            _runs(document, drop.run, drop.text, MAX_DROP)
-        if not against:
-            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
-        for found, paired in against:
-            # against the baseline: the corrected band, when the audit holds it
-            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
-            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
-            passed = _passes(low, ">=", -drop.drop)
-            compared = _compared(low, ">=", -drop.drop, drop.shown(), passed, sign=True)
-            worded = say.gate_drop_figure(other, compared, entry["delta"], low, entry["high"]) + _audited(audited)
-            # Power speaks only to a check that found no clear difference: a clear one was detected.
-            if paired and entry.get("verdict") == "unclear" and "detectable" in found and "queries" in found:
-                seen = found["detectable"]
-                if seen is None or seen > drop.drop:
-                    worded += say.gate_underpowered(found["queries"], seen)
-            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
-    return tuple(results)
-
-
 def _corrected_comparison(
     entry: Mapping[str, Any], audit: Mapping[str, Any] | None
 ) -> tuple[Mapping[str, Any], int | None]:
@@ -638,7 +554,86 @@ def check_gates(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResu
     >>> bool(failed(checks))
     True
     """
-    return evaluate(document, rules) if rules else ()
+    results: list[GateResult] = []
+    comparisons = document.get("comparisons") or []
+    baseline = (document.get("comparison") or {}).get("baseline")
+    drift_rows = ((document.get("drift") or {}).get("rows")) or []
+    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
+    if "worse" in rules.fail_on:
+        gated = rules.gated or (document["primary"],)
+        read = [c for c in comparisons if c["metric"] in gated]
+        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
+        if comparisons and missing and rules.gated:
+            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
+        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
+        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
+        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
+            words = _verdict(entry) + _audited(audited)
+            worded = say.gate_against_previous(words) if previous else words
+            # a drop below the margin was detected all the same: --fail-on worse-than-margin forgives it
+            passed = entry["verdict"] not in ("worse", "worse below margin")
+            results.append(
+                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
+            )
+        if not comparisons and not any(row.get("verdict") for row in drift_rows):
+            # one run and no previous report: nothing can be worse, and the table says so
+            results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
+    if "worse-than-margin" in rules.fail_on:
+        results += _margin_gates(document, rules, audit)
+    if "slice-worse" in rules.fail_on:
+        results += _slice_gates(document)
+    for rule in rules.require:
+        for run in _runs(document, rule.run, rule.text, REQUIRE):
+            if rule.score:
+                figure, audited = _score(document, run, rule), None
+            else:
+                figure = _figure(run, rule.metric, rule.text, REQUIRE)
+                figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
+            mean = figure.get("mean")
+            if figure.get("total") is not None:  # a count: its total, the figure every table shows
+                value, read_as = figure["total"], "total (a count)"
+            elif rule.on_mean:
+                value, read_as = mean, "mean"
+            else:
+                bound = "low" if rule.op in (">=", ">") else "high"
+                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
+                if value is None:  # a figure without a band (a count) is read at its mean, said so
+                    value, read_as = mean, "mean (no band)"
+            passed = _passes(value, rule.op, rule.threshold)
+            # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
+            surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
+            compared = _compared(value, rule.op, rule.threshold, rule.limit, passed)
+            worded = say.gate_bound_figure(read_as, compared, mean, "mean:" + rule.text.strip() if surprise else None)
+            worded += _audited(audited)
+            results.append(
+                _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
+            )
+    for drop in rules.max_drop:
+        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
+        against += [
+            (d, False)
+            for d in drift_rows
+            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
+        ]
+        if drop.run is not None:
+            _runs(document, drop.run, drop.text, MAX_DROP)
+        if not against:
+            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
+        for found, paired in against:
+            # against the baseline: the corrected band, when the audit holds it
+            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
+            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
+            passed = _passes(low, ">=", -drop.drop)
+            compared = _compared(low, ">=", -drop.drop, drop.shown(), passed, sign=True)
+            worded = say.gate_drop_figure(other, compared, entry["delta"], low, entry["high"]) + _audited(audited)
+            # Power speaks only to a check that found no clear difference: a clear one was detected.
+            if paired and entry.get("verdict") == "unclear" and "detectable" in found and "queries" in found:
+                seen = found["detectable"]
+                if seen is None or seen > drop.drop:
+                    worded += say.gate_underpowered(found["queries"], seen)
+            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
+    return tuple(results)
 
 
 SUITE_NAME = "ragreport gates"

@@ -119,8 +119,7 @@ def _drift_block(drift: DriftView, width: int) -> str:
     for r in rows:
         figures = f"{r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.p_adjusted:>7}"
         lines.append(f"{visible(r.run):<{w}} {r.metric:<9} {figures}  {r.verdict}")
-    method = "\n".join(textwrap.wrap(drift.method, width)) if drift.method else ""
-    return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
+    return "\n".join([text, *lines, *textwrap.wrap(drift.method or "", width)])
 
 
 def _labels_block(labels: LabelsView, width: int) -> str:
