@@ -434,12 +434,8 @@ def _corrected_figure(
 ) -> tuple[Mapping[str, Any], int | None]:
     """The figure ``--require`` reads: with an audit that holds ``run``'s ``metric``, its corrected
     mean and band (docs/conventions.md section 25.8) and the audited queries; else ``figure``."""
-    if not audit:
-        return figure, None
-    found = ((audit.get("runs") or {}).get(run) or {}).get(metric)
-    if found is None:
-        return figure, None
-    return found["corrected"], int(audit["queries"])
+    found = (((audit or {}).get("runs") or {}).get(run) or {}).get(metric)
+    return (found["corrected"], int(audit["queries"])) if found is not None and audit else (figure, None)
 
 
 def _margin_gates(document: Mapping[str, Any], rules: GateRules, audit: Mapping[str, Any] | None) -> list[GateResult]:
