@@ -8,7 +8,7 @@ from ragreport.cli.parser import flag
 from ragreport.core.errors import ArgumentError, UsageError
 from ragreport.output.exports.gates import (
     check_available,
-    evaluate,
+    check_gates,
     failed,
     parse_max_drop,
     parse_requirement,
@@ -106,7 +106,7 @@ def test_bad_rules_are_one_line_usage_errors(make, text, message):
 
 
 def test_fail_on_worse_reads_the_primary_metric_only_by_default():
-    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse"]))
+    results = check_gates(DOCUMENT, parse_rules(fail_on=["worse"]))
     assert [(r.run, r.metric, r.passed) for r in results] == [("dense", "nDCG@10", True), ("splade", "nDCG@10", False)]
     assert results[1].line == (  # the verdict it read, then the figures the verdict rests on
         "FAIL  fail-on worse  splade nDCG@10: verdict clearly worse: difference -0.050, band -0.080 to -0.020, "
@@ -116,17 +116,17 @@ def test_fail_on_worse_reads_the_primary_metric_only_by_default():
 
 
 def test_fail_on_worse_reads_every_metric_of_metrics():
-    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse"], gated=["R@10"]))
+    results = check_gates(DOCUMENT, parse_rules(fail_on=["worse"], gated=["R@10"]))
     assert [(r.run, r.metric, r.passed) for r in results] == [("dense", "R@10", True), ("splade", "R@10", False)]
 
 
 def test_a_band_only_result_is_not_worse():
     document = dict(DOCUMENT, comparisons=[_comparison("splade", "nDCG@10", -0.05, -0.08, -0.02, 0.2, "band below 0")])
-    assert not failed(evaluate(document, parse_rules(fail_on=["worse"])))
+    assert not failed(check_gates(document, parse_rules(fail_on=["worse"])))
 
 
 def test_require_reads_the_lower_band_bound_and_mean_when_asked():
-    results = evaluate(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
+    results = check_gates(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
     # lower bounds 0.38, 0.41, 0.33: only dense passes, though bm25's mean 0.41 is above 0.40
     assert [(r.run, r.value, r.passed) for r in results] == [
         ("bm25", 0.38, False),
@@ -140,17 +140,17 @@ def test_require_reads_the_lower_band_bound_and_mean_when_asked():
         "lower band bound 0.410 >= 0.40 (mean 0.450)",
         "lower band bound 0.330 < 0.40 (mean 0.360)",  # the mean 0.36 fails too: no hint
     ]
-    on_mean = evaluate(DOCUMENT, parse_rules(require=["mean:nDCG@10>=0.40"]))
+    on_mean = check_gates(DOCUMENT, parse_rules(require=["mean:nDCG@10>=0.40"]))
     assert [(r.run, r.passed) for r in on_mean] == [("bm25", True), ("dense", True), ("splade", False)]
     assert [r.figure for r in on_mean] == ["mean 0.410 >= 0.40", "mean 0.450 >= 0.40", "mean 0.360 < 0.40"]
     assert on_mean[0].rule == "require mean:nDCG@10>=0.40"
-    upper = evaluate(DOCUMENT, parse_rules(require=["splade:nDCG@10<=0.38"]))  # <= reads the upper bound 0.39
+    upper = check_gates(DOCUMENT, parse_rules(require=["splade:nDCG@10<=0.38"]))  # <= reads the upper bound 0.39
     assert [(r.run, r.value, r.passed) for r in upper] == [("splade", 0.39, False)]
     assert upper[0].line == (  # the mean 0.36 would pass <= 0.38
         "FAIL  require splade:nDCG@10<=0.38  splade nDCG@10: upper band bound 0.390 > 0.38 "
         "(mean 0.360; to gate the mean: mean:splade:nDCG@10<=0.38)"
     )
-    strict = evaluate(DOCUMENT, parse_rules(require=["dense:nDCG@10>0.41", "dense:nDCG@10<0.49"]))
+    strict = check_gates(DOCUMENT, parse_rules(require=["dense:nDCG@10>0.41", "dense:nDCG@10<0.49"]))
     assert [r.figure for r in strict] == [  # a strict rule fails on equality: 0.41 <= 0.41, 0.49 >= 0.49
         "lower band bound 0.410 <= 0.41 (mean 0.450; to gate the mean: mean:dense:nDCG@10>0.41)",
         "upper band bound 0.490 >= 0.49 (mean 0.450; to gate the mean: mean:dense:nDCG@10<0.49)",
@@ -160,9 +160,9 @@ def test_require_reads_the_lower_band_bound_and_mean_when_asked():
 def test_require_shows_the_digits_that_keep_its_relation_true():
     # 0.3996 rounds to 0.400 at three decimals, which would read "0.400 < 0.40": one more decimal.
     document = dict(DOCUMENT, runs=[{"name": "a", "metrics": {"nDCG@10": _figure(0.3999, 0.3996, 0.4)}}])
-    (result,) = evaluate(document, parse_rules(require=["nDCG@10>=0.4"]))
+    (result,) = check_gates(document, parse_rules(require=["nDCG@10>=0.4"]))
     assert not result.passed and result.figure == "lower band bound 0.3996 < 0.4 (mean 0.400)"
-    (missing,) = evaluate(
+    (missing,) = check_gates(
         dict(document, runs=[{"name": "a", "metrics": {"nDCG@10": _figure(float("nan"), None, None)}}]),
         parse_rules(require=["nDCG@10>=0.4"]),
     )
@@ -171,14 +171,14 @@ def test_require_shows_the_digits_that_keep_its_relation_true():
 
 
 def test_require_on_a_named_measure_and_on_a_count():
-    results = evaluate(DOCUMENT, parse_rules(require=["bm25:R@100>=0.8", "bm25:num_ret>=1000"]))
+    results = check_gates(DOCUMENT, parse_rules(require=["bm25:R@100>=0.8", "bm25:num_ret>=1000"]))
     assert [(r.metric, r.value, r.passed) for r in results] == [("R@100", 0.81, True), ("NumRet", 900, False)]
     assert results[0].figure == "lower band bound 0.810 >= 0.8 (mean 0.850)"
     assert results[1].figure == "total (a count) 900.000 < 1000"  # the figure every table shows, not the mean 9
 
 
 def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_report():
-    results = evaluate(DOCUMENT, parse_rules(max_drop=["R@10=0.02"]))
+    results = check_gates(DOCUMENT, parse_rules(max_drop=["R@10=0.02"]))
     # lower bounds -0.015 (dense: within 0.02) and -0.14 (splade: beyond)
     assert [(r.run, r.value, r.threshold, r.passed) for r in results] == [
         ("dense", -0.015, -0.02, True),
@@ -195,7 +195,7 @@ def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_re
             ]
         },
     )
-    (against_then,) = evaluate(drifted, parse_rules(max_drop=["nDCG@10=0.02"]))
+    (against_then,) = check_gates(drifted, parse_rules(max_drop=["nDCG@10=0.02"]))
     assert (against_then.run, against_then.passed) == ("bm25", False)
     assert against_then.figure == (
         "against the previous report: lower band bound -0.030 < -0.02 (difference -0.010, band -0.030 to +0.010)"
@@ -204,7 +204,7 @@ def test_max_drop_reads_the_paired_band_against_the_baseline_and_the_previous_re
         "against bm25: lower band bound -0.015 >= -0.02 (difference +0.020, band -0.015 to +0.050)",
         "against bm25: lower band bound -0.140 < -0.02 (difference -0.100, band -0.140 to -0.060)",
     ]
-    (no_drop,) = evaluate(DOCUMENT, parse_rules(max_drop=["dense:nDCG@10=0"]))  # no drop at all: held to 0
+    (no_drop,) = check_gates(DOCUMENT, parse_rules(max_drop=["dense:nDCG@10=0"]))  # no drop at all: held to 0
     assert no_drop.figure == "against bm25: lower band bound +0.010 >= 0 (difference +0.040, band +0.010 to +0.070)"
 
 
@@ -216,32 +216,32 @@ def _powered(verdict, low, detectable):
 
 def test_max_drop_says_underpowered_only_beside_no_clear_difference():
     # No clear difference, and the test could only detect 0.108: a drop of 0.02 could go unseen.
-    (unclear,) = evaluate(_powered("unclear", -0.015, 0.108), parse_rules(max_drop=["R@10=0.02"]))
+    (unclear,) = check_gates(_powered("unclear", -0.015, 0.108), parse_rules(max_drop=["R@10=0.02"]))
     assert unclear.figure == (
         "against bm25: lower band bound -0.015 >= -0.02 (difference +0.020, band -0.015 to +0.050); underpowered: "
         "with 200 queries this comparison could only detect differences of 0.108 or more (80% power)"
     )
-    (unreachable,) = evaluate(_powered("unclear", -0.015, None), parse_rules(max_drop=["R@10=0.02"]))
+    (unreachable,) = check_gates(_powered("unclear", -0.015, None), parse_rules(max_drop=["R@10=0.02"]))
     assert unreachable.figure.endswith(
         "; underpowered: with 200 queries no difference is detectable at the corrected level"
     )
-    (enough,) = evaluate(_powered("unclear", -0.015, 0.015), parse_rules(max_drop=["R@10=0.02"]))
+    (enough,) = check_gates(_powered("unclear", -0.015, 0.015), parse_rules(max_drop=["R@10=0.02"]))
     assert "underpowered" not in enough.figure  # 0.015 is detectable, under the drop of 0.02
     # A clear difference was detected, whatever the test's power: never "underpowered" beside it
     # (the issue's case: a drop of -0.408 read as "could only detect differences of 0.108 or more").
     for verdict, low in (("worse", -0.45), ("better", 0.01), ("band below 0", -0.03), ("band above 0", 0.001)):
-        (clear,) = evaluate(_powered(verdict, low, 0.108), parse_rules(max_drop=["R@10=0.02"]))
+        (clear,) = check_gates(_powered(verdict, low, 0.108), parse_rules(max_drop=["R@10=0.02"]))
         assert "underpowered" not in clear.figure, verdict
 
 
 def test_a_rule_the_report_cannot_answer_is_a_usage_error_not_a_pass():
     with pytest.raises(UsageError, match="names no run of the report"):
-        evaluate(DOCUMENT, parse_rules(require=["nope:nDCG@10>=0.1"]))
+        check_gates(DOCUMENT, parse_rules(require=["nope:nDCG@10>=0.1"]))
     with pytest.raises(UsageError, match="holds no P@5"):
-        evaluate(DOCUMENT, parse_rules(require=["P@5>=0.1"]))
+        check_gates(DOCUMENT, parse_rules(require=["P@5>=0.1"]))
     single = dict(DOCUMENT, comparisons=[], comparison=None)
     with pytest.raises(ArgumentError, match=r"needs two runs, or previous\)$") as caught:
-        evaluate(single, parse_rules(max_drop=["nDCG@10=0.02"]))
+        check_gates(single, parse_rules(max_drop=["nDCG@10=0.02"]))
     assert caught.value.spelled(flag).startswith("--max-drop 'nDCG@10=0.02': ")
     assert caught.value.spelled(flag).endswith("needs two runs, or --previous)")
     with pytest.raises(ArgumentError, match="^fail_on 'better'") as caught:
@@ -253,7 +253,7 @@ def test_a_rule_the_report_cannot_answer_is_a_usage_error_not_a_pass():
 
 def test_one_run_fails_no_worse_gate_and_says_why():
     single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
-    (result,) = evaluate(single, parse_rules(fail_on=["worse"]))
+    (result,) = check_gates(single, parse_rules(fail_on=["worse"]))
     assert result.passed and "no baseline to be worse than" in result.line
 
 
@@ -295,7 +295,7 @@ def test_fail_on_worse_reads_the_drift_since_the_previous_report_too():
             ]
         },
     )
-    (result,) = evaluate(single, parse_rules(fail_on=["worse"]))  # the primary metric only
+    (result,) = check_gates(single, parse_rules(fail_on=["worse"]))  # the primary metric only
     assert (result.run, result.metric, result.passed) == ("bm25", "nDCG@10", False)
     assert result.figure == (
         "against the previous report: verdict clearly worse: difference -0.200, band -0.250 to -0.150, "
@@ -305,9 +305,9 @@ def test_fail_on_worse_reads_the_drift_since_the_previous_report_too():
 
 def test_max_drop_says_why_there_is_no_difference():
     with pytest.raises(UsageError, match="'bm25' is the baseline"):
-        evaluate(DOCUMENT, parse_rules(max_drop=["bm25:nDCG@10=0.02"]))
+        check_gates(DOCUMENT, parse_rules(max_drop=["bm25:nDCG@10=0.02"]))
     with pytest.raises(UsageError, match=r"P@10 is not compared \(the comparison holds nDCG@10, R@10;"):
-        evaluate(DOCUMENT, parse_rules(max_drop=["P@10=0.02"]))
+        check_gates(DOCUMENT, parse_rules(max_drop=["P@10=0.02"]))
 
 
 def test_a_count_takes_any_threshold_and_a_rule_given_twice_is_checked_once():
@@ -319,9 +319,9 @@ def test_the_gate_table_does_not_count_a_line_that_reads_nothing():
     from ragreport.output.site.view.build import gates_view
 
     single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
-    view = gates_view(evaluate(single, parse_rules(fail_on=["worse"], require=["nDCG@10>=0.3"])))
+    view = gates_view(check_gates(single, parse_rules(fail_on=["worse"], require=["nDCG@10>=0.3"])))
     assert view.summary == "The gate check passed." and len(view.rows) == 2
-    alone = gates_view(evaluate(single, parse_rules(fail_on=["worse"])))
+    alone = gates_view(check_gates(single, parse_rules(fail_on=["worse"])))
     assert alone.summary == "No gate check applies to this report."
 
 
@@ -354,9 +354,9 @@ def test_with_an_audit_require_reads_the_corrected_band_and_says_so():
     document = _audited(
         DOCUMENT, {"dense": {"nDCG@10": (0.40, 0.37, 0.43)}, "splade": {"nDCG@10": (0.45, 0.42, 0.48)}}, []
     )
-    plain = evaluate(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
+    plain = check_gates(DOCUMENT, parse_rules(require=["nDCG@10>=0.40"]))
     assert [(r.run, r.passed) for r in plain] == [("bm25", False), ("dense", True), ("splade", False)]
-    results = evaluate(document, parse_rules(require=["nDCG@10>=0.40"]))
+    results = check_gates(document, parse_rules(require=["nDCG@10>=0.40"]))
     assert [(r.run, r.value, r.passed) for r in results] == [
         ("bm25", 0.38, False),  # the audit holds no bm25 figure: the model's, said as before
         ("dense", 0.37, False),
@@ -367,10 +367,10 @@ def test_with_an_audit_require_reads_the_corrected_band_and_says_so():
         "FAIL  require nDCG@10>=0.40  dense nDCG@10: lower band bound 0.370 < 0.40 (mean 0.400; to gate the "
         "mean: mean:nDCG@10>=0.40) (corrected by the audit of 40 queries)"
     )
-    on_mean = evaluate(document, parse_rules(require=["mean:dense:nDCG@10>=0.41"]))
+    on_mean = check_gates(document, parse_rules(require=["mean:dense:nDCG@10>=0.41"]))
     assert [(r.value, r.passed) for r in on_mean] == [(0.40, False)]  # model mean 0.45 would pass
     # A measure the audit does not correct (R@100) is read on the model's labels, with no claim.
-    (r100,) = evaluate(document, parse_rules(require=["dense:R@100>=0.7"]))
+    (r100,) = check_gates(document, parse_rules(require=["dense:R@100>=0.7"]))
     assert r100.value == 0.75 and "corrected" not in r100.line
 
 
@@ -386,9 +386,9 @@ def test_with_an_audit_fail_on_worse_reads_the_corrected_verdict_and_says_so():
         ],
         queries=25,
     )
-    plain = evaluate(DOCUMENT, parse_rules(fail_on=["worse"]))
+    plain = check_gates(DOCUMENT, parse_rules(fail_on=["worse"]))
     assert [(r.run, r.passed) for r in plain] == [("dense", True), ("splade", False)]
-    results = evaluate(document, parse_rules(fail_on=["worse"]))
+    results = check_gates(document, parse_rules(fail_on=["worse"]))
     assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
     assert results[0].line == (
         "FAIL  fail-on worse  dense nDCG@10: verdict clearly worse: difference -0.030, band -0.050 to -0.010, "
@@ -398,7 +398,7 @@ def test_with_an_audit_fail_on_worse_reads_the_corrected_verdict_and_says_so():
         "PASS  fail-on worse  splade nDCG@10: verdict no clear difference: difference -0.010"
     )
     # R@10 gated, not corrected by this audit: the model's verdict, said as without an audit.
-    r10 = evaluate(document, parse_rules(fail_on=["worse"], gated=["R@10"]))
+    r10 = check_gates(document, parse_rules(fail_on=["worse"], gated=["R@10"]))
     assert [(r.run, r.passed) for r in r10] == [("dense", True), ("splade", False)]
     assert all("corrected by the audit" not in r.line for r in r10)
 
@@ -414,14 +414,14 @@ def test_with_an_audit_max_drop_reads_the_corrected_band_against_the_baseline():
             ("splade", "R@10", 0.02, -0.01, 0.05, 0.4, "unclear"),
         ],
     )
-    results = evaluate(document, parse_rules(max_drop=["R@10=0.02"]))
+    results = check_gates(document, parse_rules(max_drop=["R@10=0.02"]))
     assert [(r.run, r.value, r.passed) for r in results] == [("dense", -0.03, False), ("splade", -0.01, True)]
     assert results[0].figure == (
         "against bm25: lower band bound -0.030 < -0.02 (difference +0.010, band -0.030 to +0.050) "
         "(corrected by the audit of 40 queries)"
     )
     # nDCG@10 is not in this audit: the model's band, with no claim.
-    (dense,) = evaluate(document, parse_rules(max_drop=["dense:nDCG@10=0.02"]))
+    (dense,) = check_gates(document, parse_rules(max_drop=["dense:nDCG@10=0.02"]))
     assert dense.value == 0.01 and "corrected" not in dense.figure
 
 
@@ -475,7 +475,7 @@ def test_gates_on_the_corrected_figures_from_the_command_line(tmp_path, capsys, 
 
 
 def test_fail_on_worse_than_margin_reads_the_lower_band_bound_against_minus_the_margin():
-    results = evaluate(DOCUMENT, parse_rules(fail_on=["worse-than-margin"]))
+    results = check_gates(DOCUMENT, parse_rules(fail_on=["worse-than-margin"]))
     # the primary only: dense's band starts at +0.010 > -0.02; splade's at -0.080, a drop of 0.02 not ruled out
     assert [(r.run, r.metric, r.value, r.threshold, r.passed) for r in results] == [
         ("dense", "nDCG@10", 0.01, -0.02, True),
@@ -495,20 +495,20 @@ def test_fail_on_worse_than_margin_reads_the_lower_band_bound_against_minus_the_
         {**_comparison("dense", "nDCG@10", 0.0, low, 0.01, 0.5, "unclear"), "min_effect": 0.05}
         for low in (-0.05, -0.0499)
     ]
-    at, above = evaluate(dict(DOCUMENT, comparisons=near), parse_rules(fail_on=["worse-than-margin"]))
+    at, above = check_gates(dict(DOCUMENT, comparisons=near), parse_rules(fail_on=["worse-than-margin"]))
     assert (at.passed, above.passed) == (False, True)
     assert at.figure.startswith("lower band bound -0.050 <= -0.05, minus the margin 0.05 ")
     assert above.figure.startswith("lower band bound -0.0499 > -0.05, minus the margin 0.05 ")
     single = dict(DOCUMENT, runs=DOCUMENT["runs"][:1], comparisons=[], comparison=None)
-    (alone,) = evaluate(single, parse_rules(fail_on=["worse-than-margin"]))
+    (alone,) = check_gates(single, parse_rules(fail_on=["worse-than-margin"]))
     assert alone.passed and "no baseline to be worse than" in alone.line
 
 
 def test_a_detected_drop_below_the_margin_still_fails_fail_on_worse():
     small = _comparison("splade", "nDCG@10", -0.004, -0.006, -0.002, 0.001, "worse below margin")
     document = dict(DOCUMENT, comparisons=[small])
-    (result,) = evaluate(document, parse_rules(fail_on=["worse"]))
+    (result,) = check_gates(document, parse_rules(fail_on=["worse"]))
     assert not result.passed and result.figure.startswith("verdict worse, below the margin: difference -0.004")
     # ... and passes the non-inferiority gate, whose margin it stays inside
-    (margin,) = evaluate(document, parse_rules(fail_on=["worse-than-margin"]))
+    (margin,) = check_gates(document, parse_rules(fail_on=["worse-than-margin"]))
     assert margin.passed

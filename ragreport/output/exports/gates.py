@@ -61,8 +61,7 @@ MAX_DROP = Argument("max_drop")
 @dataclass(frozen=True)
 class Requirement:
     """``[mean:][RUN:]METRIC OP VALUE``: ``run`` None gates every run; ``on_mean`` reads the mean;
-    ``limit`` is VALUE as the rule spells it (the line shows it so), the threshold's shortest
-    spelling when it is empty."""
+    ``limit`` is VALUE as the rule spells it (the line shows it so)."""
 
     text: str
     metric: str
@@ -73,19 +72,11 @@ class Requirement:
     limit: str = ""
     score: bool = False  # ``metric`` names a score of --scores, no measure of ragreport's
 
-    def shown(self) -> str:
-        """The threshold as the line shows it: as the rule spells it."""
-        return self.limit or f"{self.threshold:g}"
-
-    def on_the_mean(self) -> str:
-        """The rule that gates the mean instead of the band: ``mean:`` before it."""
-        return self.text.strip() if self.on_mean else "mean:" + self.text.strip()
-
 
 @dataclass(frozen=True)
 class MaxDrop:
     """``[RUN:]METRIC=DROP``: the paired band's lower bound must not fall below ``-drop``; ``limit``
-    is DROP as the rule spells it (the shortest spelling when empty)."""
+    is DROP as the rule spells it."""
 
     text: str
     metric: str
@@ -95,26 +86,13 @@ class MaxDrop:
 
     def shown(self) -> str:
         """Minus the drop, as the line shows it: ``-0.02`` for ``nDCG@10=0.02``; ``0`` for no drop."""
-        if not self.drop:
-            return "0"
-        return "-" + (self.limit.strip().removeprefix("+") or f"{self.drop:g}")
+        return "-" + self.limit.strip().removeprefix("+") if self.drop else "0"
 
 
 @dataclass(frozen=True)
 class GateRules:
-    """Every gate rule asked for, as :func:`parse_rules` checked them.
-
-    Attributes
-    ----------
-    fail_on : tuple of str
-        ``worse``: fail when a compared run is clearly worse than the baseline; ``worse-than-margin``:
-        when its band reaches minus the margin (``--min-effect``); ``slice-worse``: clearly worse on a slice.
-    require : tuple of Requirement
-        ``[mean:][RUN:]METRIC>=VALUE``: fail when a run's lower band bound (or mean) is under it.
-    max_drop : tuple of MaxDrop
-        ``[RUN:]METRIC=DROP``: fail when the paired band's lower bound is below minus the drop.
-    gated : tuple of str or None
-        The metrics ``fail_on`` reads (None: the primary).
+    """Every gate rule asked for, as :func:`parse_rules` checked them (its parameters, each rule
+    given twice kept once, ``gated`` without the companions ragreport adds).
 
     Examples
     --------
@@ -246,10 +224,8 @@ def parse_requirement(text: str) -> Requirement:
     left = found["left"].strip()
     on_mean = left.startswith("mean:")
     run, metric = _split_run(left.removeprefix("mean:"))
-    if _score_name(metric):  # its scale is the score file's: the threshold is held to it when read
-        value = _number(found["value"], text, REQUIRE)
-        return Requirement(text, metric.strip(), found["op"], value, run, on_mean, found["value"], score=True)
-    label, bounded = _metric(metric, text, REQUIRE)
+    score = _score_name(metric)  # its scale is the score file's: the threshold is held to it when read
+    label, bounded = (metric.strip(), False) if score else _metric(metric, text, REQUIRE)
     threshold = _number(found["value"], text, REQUIRE)
     if bounded and not 0.0 <= threshold <= 1.0:
         raise ArgumentError(
@@ -257,8 +233,7 @@ def parse_requirement(text: str) -> Requirement:
             f" {text!r}: {label} lies between 0 and 1, so a threshold of {found['value']} would "
             f"{'fail' if (threshold > 1) == (found['op'] in ('>=', '>')) else 'pass'} every run",
         )
-    limit = found["value"]
-    return Requirement(text, label, found["op"], threshold, run=run, on_mean=on_mean, limit=limit)
+    return Requirement(text, label, found["op"], threshold, run, on_mean, found["value"], score)
 
 
 def parse_max_drop(text: str) -> MaxDrop:
@@ -385,7 +360,7 @@ def _score(document: Mapping[str, Any], run: Mapping[str, Any], rule: Requiremen
         above = (rule.threshold > high) == (rule.op in (">=", ">"))
         raise ArgumentError(
             REQUIRE,
-            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.shown()} would "
+            f" {rule.text!r}: {name} lies on {scale.get('scale')}, so a threshold of {rule.limit} would "
             f"{'fail' if above else 'pass'} every run",
         )
     return figure
@@ -439,90 +414,6 @@ def _compared(value: float | None, op: str, threshold: float, limit: str, passed
     return say.gate_compared(f"{value:{plus}}", relation, limit)  # closer than 9 decimals: every digit
 
 
-def evaluate(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResult, ...]:
-    """Every rule against the report document (``report.json``), one result per run and metric read."""
-    results: list[GateResult] = []
-    comparisons = document.get("comparisons") or []
-    baseline = (document.get("comparison") or {}).get("baseline")
-    drift_rows = ((document.get("drift") or {}).get("rows")) or []
-    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
-    if "worse" in rules.fail_on:
-        gated = rules.gated or (document["primary"],)
-        read = [c for c in comparisons if c["metric"] in gated]
-        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
-        if comparisons and missing and rules.gated:
-            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
-        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
-        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
-        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
-            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
-            words = _verdict(entry) + _audited(audited)
-            worded = say.gate_against_previous(words) if previous else words
-            # a drop below the margin was detected all the same: --fail-on worse-than-margin forgives it
-            passed = entry["verdict"] not in ("worse", "worse below margin")
-            results.append(
-                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
-            )
-        if not comparisons and not any(row.get("verdict") for row in drift_rows):
-            # one run and no previous report: nothing can be worse, and the table says so
-            results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
-    if "worse-than-margin" in rules.fail_on:
-        results += _margin_gates(document, rules, audit)
-    if "slice-worse" in rules.fail_on:
-        results += _slice_gates(document)
-    for rule in rules.require:
-        for run in _runs(document, rule.run, rule.text, REQUIRE):
-            if rule.score:
-                figure, audited = _score(document, run, rule), None
-            else:
-                figure = _figure(run, rule.metric, rule.text, REQUIRE)
-                figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
-            mean = figure.get("mean")
-            if figure.get("total") is not None:  # a count: its total, the figure every table shows
-                value, read_as = figure["total"], "total (a count)"
-            elif rule.on_mean:
-                value, read_as = mean, "mean"
-            else:
-                bound = "low" if rule.op in (">=", ">") else "high"
-                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
-                if value is None:  # a figure without a band (a count) is read at its mean, said so
-                    value, read_as = mean, "mean (no band)"
-            passed = _passes(value, rule.op, rule.threshold)
-            # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
-            surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
-            compared = _compared(value, rule.op, rule.threshold, rule.shown(), passed)
-            worded = say.gate_bound_figure(read_as, compared, mean, rule.on_the_mean() if surprise else None)
-            worded += _audited(audited)
-            results.append(
-                _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
-            )
-    for drop in rules.max_drop:
-        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
-        against += [
-            (d, False)
-            for d in drift_rows
-            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
-        ]
-        if drop.run is not None:
-            _runs(document, drop.run, drop.text, MAX_DROP)
-        if not against:
-            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
-        for found, paired in against:
-            # against the baseline: the corrected band, when the audit holds it
-            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
-            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
-            passed = _passes(low, ">=", -drop.drop)
-            compared = _compared(low, ">=", -drop.drop, drop.shown(), passed, sign=True)
-            worded = say.gate_drop_figure(other, compared, entry["delta"], low, entry["high"]) + _audited(audited)
-            # Power speaks only to a check that found no clear difference: a clear one was detected.
-            if paired and entry.get("verdict") == "unclear" and "detectable" in found and "queries" in found:
-                seen = found["detectable"]
-                if seen is None or seen > drop.drop:
-                    worded += say.gate_underpowered(found["queries"], seen)
-            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
-    return tuple(results)
-
-
 def _corrected_comparison(
     entry: Mapping[str, Any], audit: Mapping[str, Any] | None
 ) -> tuple[Mapping[str, Any], int | None]:
@@ -543,12 +434,8 @@ def _corrected_figure(
 ) -> tuple[Mapping[str, Any], int | None]:
     """The figure ``--require`` reads: with an audit that holds ``run``'s ``metric``, its corrected
     mean and band (docs/conventions.md section 25.8) and the audited queries; else ``figure``."""
-    if not audit:
-        return figure, None
-    found = ((audit.get("runs") or {}).get(run) or {}).get(metric)
-    if found is None:
-        return figure, None
-    return found["corrected"], int(audit["queries"])
+    found = (((audit or {}).get("runs") or {}).get(run) or {}).get(metric)
+    return (found["corrected"], int(audit["queries"])) if found is not None and audit else (figure, None)
 
 
 def _margin_gates(document: Mapping[str, Any], rules: GateRules, audit: Mapping[str, Any] | None) -> list[GateResult]:
@@ -663,7 +550,86 @@ def check_gates(document: Mapping[str, Any], rules: GateRules) -> tuple[GateResu
     >>> bool(failed(checks))
     True
     """
-    return evaluate(document, rules) if rules else ()
+    results: list[GateResult] = []
+    comparisons = document.get("comparisons") or []
+    baseline = (document.get("comparison") or {}).get("baseline")
+    drift_rows = ((document.get("drift") or {}).get("rows")) or []
+    audit = document.get("audit")  # with one, --fail-on worse and --require read the corrected figures
+    if "worse" in rules.fail_on:
+        gated = rules.gated or (document["primary"],)
+        read = [c for c in comparisons if c["metric"] in gated]
+        missing = [m for m in gated if m not in {c["metric"] for c in comparisons}]
+        if comparisons and missing and rules.gated:
+            raise ArgumentError(Argument("fail_on", "worse"), f": the comparison holds no {', '.join(missing)}")
+        # Clearly lower than the previous report is worse too: drift reads as the comparison does.
+        against_previous = [r for r in drift_rows if r["metric"] in gated and r.get("verdict") is not None]
+        for found, previous in [(c, False) for c in read] + [(r, True) for r in against_previous]:
+            entry, audited = (found, None) if previous else _corrected_comparison(found, audit)
+            words = _verdict(entry) + _audited(audited)
+            worded = say.gate_against_previous(words) if previous else words
+            # a drop below the margin was detected all the same: --fail-on worse-than-margin forgives it
+            passed = entry["verdict"] not in ("worse", "worse below margin")
+            results.append(
+                _result("fail-on worse", entry["run"], entry["metric"], worded, entry["delta"], None, passed)
+            )
+        if not comparisons and not any(row.get("verdict") for row in drift_rows):
+            # one run and no previous report: nothing can be worse, and the table says so
+            results.append(_result("fail-on worse", "", "", say.GATE_NO_COMPARISON, None, None, True))
+    if "worse-than-margin" in rules.fail_on:
+        results += _margin_gates(document, rules, audit)
+    if "slice-worse" in rules.fail_on:
+        results += _slice_gates(document)
+    for rule in rules.require:
+        for run in _runs(document, rule.run, rule.text, REQUIRE):
+            if rule.score:
+                figure, audited = _score(document, run, rule), None
+            else:
+                figure = _figure(run, rule.metric, rule.text, REQUIRE)
+                figure, audited = _corrected_figure(figure, run["name"], rule.metric, audit)
+            mean = figure.get("mean")
+            if figure.get("total") is not None:  # a count: its total, the figure every table shows
+                value, read_as = figure["total"], "total (a count)"
+            elif rule.on_mean:
+                value, read_as = mean, "mean"
+            else:
+                bound = "low" if rule.op in (">=", ">") else "high"
+                value, read_as = figure.get(bound), ("lower band bound" if bound == "low" else "upper band bound")
+                if value is None:  # a figure without a band (a count) is read at its mean, said so
+                    value, read_as = mean, "mean (no band)"
+            passed = _passes(value, rule.op, rule.threshold)
+            # a band's bound that fails where the mean passes: the line gives the rule that gates the mean
+            surprise = not passed and read_as.endswith("band bound") and _passes(mean, rule.op, rule.threshold)
+            compared = _compared(value, rule.op, rule.threshold, rule.limit, passed)
+            worded = say.gate_bound_figure(read_as, compared, mean, "mean:" + rule.text.strip() if surprise else None)
+            worded += _audited(audited)
+            results.append(
+                _result(f"require {rule.text}", run["name"], rule.metric, worded, value, rule.threshold, passed)
+            )
+    for drop in rules.max_drop:
+        against = [(c, True) for c in comparisons if c["metric"] == drop.metric and drop.run in (None, c["run"])]
+        against += [
+            (d, False)
+            for d in drift_rows
+            if d["metric"] == drop.metric and d["low"] is not None and drop.run in (None, d["run"])
+        ]
+        if drop.run is not None:
+            _runs(document, drop.run, drop.text, MAX_DROP)
+        if not against:
+            raise ArgumentError(MAX_DROP, f" {drop.text!r}: ", *_no_difference(document, drop, baseline))
+        for found, paired in against:
+            # against the baseline: the corrected band, when the audit holds it
+            entry, audited = _corrected_comparison(found, audit) if paired else (found, None)
+            low, other = entry["low"], baseline if paired else say.GATE_PREVIOUS
+            passed = _passes(low, ">=", -drop.drop)
+            compared = _compared(low, ">=", -drop.drop, drop.shown(), passed, sign=True)
+            worded = say.gate_drop_figure(other, compared, entry["delta"], low, entry["high"]) + _audited(audited)
+            # Power speaks only to a check that found no clear difference: a clear one was detected.
+            if paired and entry.get("verdict") == "unclear" and "detectable" in found and "queries" in found:
+                seen = found["detectable"]
+                if seen is None or seen > drop.drop:
+                    worded += say.gate_underpowered(found["queries"], seen)
+            results.append(_result(f"max-drop {drop.text}", found["run"], drop.metric, worded, low, -drop.drop, passed))
+    return tuple(results)
 
 
 SUITE_NAME = "ragreport gates"
@@ -682,12 +648,9 @@ def _xml_text(text: str) -> str:
 def junit(results: Sequence[GateResult]) -> str:
     """JUnit XML with one test case per gate check (an empty suite when no rule was asked for)."""
     failures = sum(not r.passed for r in results)
-    suites = ET.Element("testsuites", {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures)})
-    suite = ET.SubElement(
-        suites,
-        "testsuite",
-        {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures), "errors": "0", "skipped": "0"},
-    )
+    counts = {"name": SUITE_NAME, "tests": str(len(results)), "failures": str(failures)}
+    suites = ET.Element("testsuites", counts)
+    suite = ET.SubElement(suites, "testsuite", {**counts, "errors": "0", "skipped": "0"})
     for r in results:
         name = f"{r.run} {r.metric}".strip() or r.rule
         case = ET.SubElement(suite, "testcase", {"classname": _xml_text(r.rule), "name": _xml_text(name)})
@@ -706,14 +669,7 @@ def _command_data(text: str) -> str:
     return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
-def _command_property(text: str) -> str:
-    return _command_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def workflow_errors(results: Sequence[GateResult]) -> list[str]:
     """An ``::error`` workflow command per failed gate check."""
-    return [
-        f"::error title={_command_property('ragreport gate ' + r.rule)}::{_command_data(r.line)}"
-        for r in results
-        if not r.passed
-    ]
+    title = (_command_data("ragreport gate " + r.rule).replace(":", "%3A").replace(",", "%2C") for r in results)
+    return [f"::error title={t}::{_command_data(r.line)}" for t, r in zip(title, results) if not r.passed]

@@ -61,7 +61,7 @@ from ..site.writing import (
     target_path,
 )
 from .reportjson.read import load_previous
-from .reportjson.schema import HISTORY
+from .reportjson.schema import ENTRY, HISTORY
 
 # --- The folder's layout and the labels' rule --------------------------------------------------
 
@@ -80,8 +80,6 @@ HISTORY_FILE = "history.json"
 HISTORY_SCHEMA = "ragreport-history/1"
 #: Where each report of a history lives, relative to the history's folder.
 REPORTS = "reports"
-#: The keys every entry of ``history.json`` holds (the rest are read where they are shown).
-ENTRY_KEYS = ("label", "date", "runs")
 #: A label is a folder name and a segment of a web address on any system: no space, no slash, no
 #: leading dot, nothing a URL would have to escape.
 LABEL_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -137,9 +135,10 @@ def load_history(folder: str | Path) -> list[dict[str, Any]]:
         path, HISTORY_SCHEMA, "the history index ragreport publish writes", "a history index"
     )
     reports = document.get("reports")
+    needed = ENTRY["required"]  # the keys every entry holds (the rest are read where they are shown)
     for index, entry in enumerate(reports if isinstance(reports, list) else []):  # a missing key: as before
-        if not isinstance(entry, dict) or not all(key in entry for key in ENTRY_KEYS):
-            raise InputError(path, 1, f"report {index + 1} with {', '.join(ENTRY_KEYS)}", repr(entry)[:60])
+        if not isinstance(entry, dict) or not all(key in entry for key in needed):
+            raise InputError(path, 1, f"report {index + 1} with {', '.join(needed)}", repr(entry)[:60])
     check(document, HISTORY, path)  # every field the history page reads, as publish writes it
     assert isinstance(reports, list)
     seen: set[str] = set()
@@ -196,10 +195,8 @@ def previous_entry(entries: Sequence[Mapping[str, Any]], label: str | None) -> M
     """The report a new report of ``label`` is measured against: the one published before it (the
     newest, for a new label; the next older, for a label published again)."""
     labels = [e["label"] for e in entries]
-    if label in labels:
-        at = labels.index(label) + 1
-        return entries[at] if at < len(entries) else None
-    return entries[0] if entries else None
+    at = labels.index(label) + 1 if label in labels else 0
+    return entries[at] if at < len(entries) else None
 
 
 def place(entries: Sequence[dict[str, Any]], entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -228,21 +225,10 @@ def digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _figures(run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The run's figures at its K (the suite's and the named measures'), each mean with its band."""
-    k = run["k"]
-    picked = {label: m for label, m in run.get("metrics", {}).items() if label.endswith(f"@{k}")}
-    picked.update(run.get("measures") or {})
-    return {label: {"mean": m.get("mean"), "low": m.get("low"), "high": m.get("high")} for label, m in picked.items()}
-
-
-def _external(scores: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """A run's external scores (report.json's run ``scores``): each mean with its band and its
-    scale, stated, so that a trend never joins means given on different scales."""
-    return {
-        name: {"mean": s.get("mean"), "low": s.get("low"), "high": s.get("high"), "scale": s.get("scale")}
-        for name, s in scores.items()
-    }
+def _figures(figures: Mapping[str, Any], *more: str) -> dict[str, dict[str, Any]]:
+    """Each figure's mean with its band (and the keys ``more``, an external score's ``scale``, so
+    that a trend never joins means given on different scales)."""
+    return {label: {key: m.get(key) for key in ("mean", "low", "high", *more)} for label, m in figures.items()}
 
 
 def history_entry(
@@ -285,9 +271,15 @@ def history_entry(
                 "k": run["k"],
                 "fingerprints": run.get("fingerprints"),
                 "conventions": {key: run.get("conventions", {}).get(key) for key in FIGURE_CONVENTIONS},
-                "metrics": _figures(run),
+                # the run's figures at its K (the suite's and the named measures')
+                "metrics": _figures(
+                    {
+                        **{label: m for label, m in run.get("metrics", {}).items() if label.endswith(f"@{run['k']}")},
+                        **(run.get("measures") or {}),
+                    }
+                ),
                 # the scores computed outside ragreport (--scores), kept apart: their own trends
-                **({"scores": _external(run["scores"])} if run.get("scores") else {}),
+                **({"scores": _figures(run["scores"], "scale")} if run.get("scores") else {}),
             }
             for run in document.get("runs", [])
         ],
@@ -519,16 +511,6 @@ def history_context(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def history_json(entries: Sequence[Mapping[str, Any]]) -> bytes:
-    document = {
-        "schema": HISTORY_SCHEMA,
-        "generator": f"ragreport {__version__}",
-        "title": history_title(entries),
-        "reports": list(entries),
-    }
-    return (json.dumps(document, ensure_ascii=False, allow_nan=False, indent=1) + "\n").encode("utf-8")
-
-
 # --- A history opened for publish, before any run is read -----------------------------------
 
 
@@ -664,13 +646,20 @@ def render_history(entries: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
         "nav": [{"href": "index.html", "text": say.HISTORY_NAV, "current": True}],
         "downloads": [{"href": HISTORY_FILE, "text": say.HISTORY_DATA_LINK}],
     }
+    title = history_title(entries)
+    index = {
+        "schema": HISTORY_SCHEMA,
+        "generator": f"ragreport {__version__}",
+        "title": title,
+        "reports": list(entries),
+    }
     scripts: list[dict[str, Any]] = [
         {"src": PLOTLY_ASSET, "inline": None, "block": None},
         {"src": None, "inline": Markup(assets().js), "block": None},
     ]
     return {
         "index.html": _render(environment(), "history.html", site=context, page=page, scripts=scripts, external=True),
-        HISTORY_FILE: history_json(entries),
+        HISTORY_FILE: (json.dumps(index, ensure_ascii=False, allow_nan=False, indent=1) + "\n").encode("utf-8"),
         PLOTLY_ASSET: plotly_js().encode("utf-8"),
     }
 

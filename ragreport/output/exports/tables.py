@@ -35,10 +35,11 @@ def _csv(rows: list[list[Any]]) -> str:
     return out.getvalue()
 
 
-def _labels(run: dict[str, Any]) -> list[str]:
+def _figures(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every figure of a run in the document's order: the suite at each cutoff, then the named measures
     (once each: a measure named with --metrics that is also a suite figure, as nDCG@10, is not repeated)."""
-    return list(dict.fromkeys([*run["metrics"], *run.get("measures", {})]))
+    held = {**run.get("measures", {}), **run["metrics"]}
+    return {label: held[label] for label in dict.fromkeys([*run["metrics"], *run.get("measures", {})])}
 
 
 def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
@@ -49,7 +50,7 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
     if per_query:
         rows: list[list[Any]] = [list(say.CSV_QUERY_HEADER)]
         for run in document["runs"]:
-            labels = _labels(run)
+            labels = list(_figures(run))
             for query in query_rows(document, run):
                 if not query.get("scored"):
                     continue
@@ -58,9 +59,7 @@ def csv_text(document: dict[str, Any], per_query: bool = False) -> str:
     rows = [list(say.CSV_HEADER)]
     for run in document["runs"]:
         n = run["counts"]["scored"]
-        figures = {**run.get("measures", {}), **run["metrics"]}
-        for label in _labels(run):
-            figure = figures[label]
+        for label, figure in _figures(run).items():
             rows.append(
                 [run["name"], label, *(_cell(figure[key]) for key in ("mean", "low", "high")), figure["interval"], n]
             )
@@ -91,13 +90,10 @@ def openmetrics(document: dict[str, Any]) -> str:
     total. Ends with ``# EOF``."""
     figures: dict[str, list[tuple[str, str, float | None]]] = {name: [] for name in OPENMETRICS_FAMILIES}
     for run in document["runs"]:
-        held = {**run.get("measures", {}), **run["metrics"]}
-        for label in _labels(run):
-            figure = held[label]
+        for label, figure in _figures(run).items():
             mean = figure["total"] if figure.get("total") is not None else figure["mean"]
-            figures["mean"].append((run["name"], label, mean))
-            figures["band_low"].append((run["name"], label, figure.get("low")))
-            figures["band_high"].append((run["name"], label, figure.get("high")))
+            for name, value in zip(OPENMETRICS_FAMILIES, (mean, figure.get("low"), figure.get("high"))):
+                figures[name].append((run["name"], label, value))
     for row in (document.get("drift") or {}).get("rows") or ():
         figures["base_difference"].append((row["run"], row["metric"], row.get("delta")))
     lines = []
@@ -165,7 +161,7 @@ def latex_table(document: dict[str, Any]) -> str:
     Every name is escaped."""
     runs = document["runs"]
     columns = _columns(document)
-    figures = [{**run.get("measures", {}), **run["metrics"]} for run in runs]
+    figures = [_figures(run) for run in runs]
     best = {}
     for label, marked in columns:
         means = [f[label]["mean"] for f in figures if label in f and f[label]["mean"] is not None]

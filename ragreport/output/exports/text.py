@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -74,17 +75,13 @@ def gates_markdown(view: ReportView) -> list[str]:
     gates = view.gates
     if gates is None:
         return []
-    lines = [
-        f"**{gates.title}.** {_md_cell(gates.summary)}",
-        "",
-        _md_row(*gates.header),
-        "|---|---|---|---|---|",
+    rows = [
+        # the rule as given, backticks and pipes too
+        (f"**{r.result}**" if r.result == "FAIL" else r.result, markdown_code(r.rule), _md_user(r.run), r.metric)
+        + (_md_user(r.figure),)
+        for r in gates.rows
     ]
-    for row in gates.rows:
-        result = f"**{row.result}**" if row.result == "FAIL" else row.result
-        rule = markdown_code(row.rule)  # the rule as given, backticks and pipes too
-        lines.append(f"| {result} | {rule} | {_md_user(row.run)} | {row.metric} | {_md_user(row.figure)} |")
-    return lines + [""]
+    return [f"**{gates.title}.** {_md_cell(gates.summary)}", "", *_md_table(gates.header, "lllll", rows), ""]
 
 
 def _label(label: str, view: ReportView) -> str:
@@ -122,8 +119,7 @@ def _drift_block(drift: DriftView, width: int) -> str:
     for r in rows:
         figures = f"{r.then:>6} {r.now:>6} {r.delta:>7}  {r.band:<18} {r.p_adjusted:>7}"
         lines.append(f"{visible(r.run):<{w}} {r.metric:<9} {figures}  {r.verdict}")
-    method = "\n".join(textwrap.wrap(drift.method, width)) if drift.method else ""
-    return text + "\n" + "\n".join(lines) + ("\n" + method if method else "")
+    return "\n".join([text, *lines, *textwrap.wrap(drift.method or "", width)])
 
 
 def _labels_block(labels: LabelsView, width: int) -> str:
@@ -169,12 +165,7 @@ def table(view: ReportView, width: int = 100) -> str:
             *(textwrap.wrap(h.note, width, initial_indent="  ", subsequent_indent="  ") if h.note else []),
         ]
     )
-    if view.judgments_note:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.judgments_note, width))
-    if view.margin_note:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.margin_note, width))
-    if view.conventions is not None and view.conventions.notice:
-        headline += "\n\n" + "\n".join(textwrap.wrap(view.conventions.notice, width))
+    headline += "".join("\n\n" + "\n".join(textwrap.wrap(note, width)) for note in _notes(view))
     if view.gates is not None:  # the summary alone: every command prints each check's line on stderr
         headline += f"\n\n{view.gates.title}: {view.gates.summary}"
     runs = [_run_block(run, width, view, i == 0) for i, run in enumerate(view.runs)]
@@ -192,8 +183,20 @@ def table(view: ReportView, width: int = 100) -> str:
     return visible("\n\n".join(blocks) + "\n", keep_newlines=True)
 
 
+def _notes(view: ReportView) -> list[str]:
+    """What the headline says after its sentences: the judgments', the margin's and the conventions' notes."""
+    notice = view.conventions.notice if view.conventions is not None else None
+    return [note for note in (view.judgments_note, view.margin_note, notice) if note]
+
+
 def _md_row(*cells: str) -> str:
     return "| " + " | ".join(cells) + " |"
+
+
+def _md_table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown table's lines: ``align`` holds a letter per column, ``r`` right-aligned, else left."""
+    rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
+    return [_md_row(*header), rule, *(_md_row(*row) for row in rows)]
 
 
 def _md_cell(text: str) -> str:
@@ -223,58 +226,44 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     conf = first.confidence
     blocks: list[Block] = []
     lines: list[str] = []
+    header: tuple[str, ...]  # each table's, and its rows
+    rows: list[tuple[str, ...]]
     for h in view.headline:
         lines += [h.sentence.render(_md_user), ""]
         if h.caveats:
             lines += [f"- {c.text.render(_md_user)}" for c in h.caveats] + [""]
         if h.note:
             lines += [f"_{_md_cell(h.note)}_", ""]
-    if view.judgments_note:
-        lines += [_md_cell(view.judgments_note), ""]
-    if view.margin_note:
-        lines += [_md_cell(view.margin_note), ""]
+    lines += [line for note in _notes(view) for line in (_md_cell(note), "")]
     if view.conventions is not None and view.conventions.notice:
-        lines += [_md_cell(view.conventions.notice), ""]
         # what each departure does, here: summary.md and a comment have no conventions section
         lines += [f"- `{d.switch}`: {_md_cell(d.meaning)}" for d in view.conventions.departures] + [""]
     lines += gates_markdown(view)
     blocks.append(Block("the headline", None, tuple(lines)))
     if len(runs) == 1:
-        lines = [
-            f"### {_md_user(first.name)} (K = {first.cutoffs})",
-            "",
-            f"| metric | mean | {conf} band | interval | convention |",
-            "|---|---:|---|---|---|",
+        rows = [
+            (_label(row.label, view), c.mean, c.band, c.interval, _md_cell(row.convention))
+            for row, c in ((row, row.cells[0]) for row in first.metrics)
         ]
-        for row in first.metrics:
-            cell = row.cells[0]
-            label = _label(row.label, view)
-            lines.append(f"| {label} | {cell.mean} | {cell.band} | {cell.interval} | {_md_cell(row.convention)} |")
+        header = ("metric", "mean", f"{conf} band", "interval", "convention")
+        lines = [f"### {_md_user(first.name)} (K = {first.cutoffs})", "", *_md_table(header, "lrlll", rows)]
     else:
-        lines = [
-            f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)",
-            "",
-            "| metric | " + " | ".join(_md_user(r.name) for r in runs) + " | interval |",
-            "|---|" + "---:|" * len(runs) + "---|",
+        header = ("metric", *(_md_user(r.name) for r in runs), "interval")
+        rows = [
+            (_label(row.label, view), *(f"{c.mean} {c.band}" for c in row.cells), row.cells[0].interval)
+            for row in view.metric_rows
         ]
-        for row in view.metric_rows:
-            cells = " | ".join(f"{c.mean} {c.band}" for c in row.cells)
-            lines.append(f"| {_label(row.label, view)} | {cells} | {row.cells[0].interval} |")
+        lines = [f"### {len(runs)} runs at K = {first.k} (mean and {conf} band)", ""]
+        lines += _md_table(header, "l" + "r" * len(runs) + "l", rows)
     blocks.append(Block("the suite table", 6, tuple(lines)))
     lines = []
     suite_labels = {row.label for row in view.metric_rows}
     for run in runs:
         named = [m for m in run.measures if m.label not in suite_labels]  # the suite table has the others
         if named:
-            lines += [
-                "",
-                f"Measures asked for by name ({_md_user(run.name)}):",
-                "",
-                f"| measure | mean | {conf} band | interval | trec_eval |",
-                "|---|---:|---|---|---|",
-            ]
-            for m in named:
-                lines.append(f"| {m.label} | {m.mean} | {m.band} | {m.interval} | {m.trec_eval} |")
+            header = ("measure", "mean", f"{conf} band", "interval", "trec_eval")
+            rows = [(m.label, m.mean, m.band, m.interval, m.trec_eval) for m in named]
+            lines += ["", f"Measures asked for by name ({_md_user(run.name)}):", "", *_md_table(header, "lrlll", rows)]
     if lines:
         blocks.append(Block("the measures asked for by name", 3, tuple(lines)))
     blocks.append(Block("how the bands were made", 4, ("", _md_cell(first.bands_line))))
@@ -298,37 +287,26 @@ def markdown_blocks(view: ReportView) -> list[Block]:
     if view.drift is not None:
         lines = [line for sentence in view.drift.lines for line in ("", sentence.render(_md_user))]
         if view.drift.moved_rows:
-            lines += [
-                "",
-                f"| run | metric | then | now | change | {view.drift.confidence} band | "
-                f"p ({_md_cell(view.drift.correction)}) | verdict |",
-                "|---|---|---:|---:|---:|---|---:|---|",
+            header = ("run", "metric", "then", "now", "change", f"{view.drift.confidence} band")
+            header += (f"p ({_md_cell(view.drift.correction)})", "verdict")
+            rows = [
+                (_md_user(d.run), d.metric, d.then, d.now, d.delta, d.band, d.p_adjusted, d.verdict)
+                for d in view.drift.moved_rows
             ]
-            for d in view.drift.moved_rows:
-                lines.append(
-                    _md_row(_md_user(d.run), d.metric, d.then, d.now, d.delta, d.band, d.p_adjusted, d.verdict)
-                )
-            lines += ["", view.drift.method]
+            lines += ["", *_md_table(header, "llrrrlrl", rows), "", view.drift.method]
         blocks.append(Block(DRIFT, 4, tuple(lines)))
     if view.scores:  # the scores of --scores: their own tables, never rows of the ranked-list ones
         lines = []
         for t in view.scores:
-            lines += [
-                "",
-                f"**{_md_cell(t.caption)}**",
-                "",
-                _md_row(*t.header),
-                "|---|---|" + "---|" * (len(t.header) - 2),
-            ]
-            lines += [_md_row(_md_user(row[0]), _md_user(row[1]), *map(_md_cell, row[2:])) for row in t.rows]
+            rows = [(_md_user(row[0]), _md_user(row[1]), *map(_md_cell, row[2:])) for row in t.rows]
+            lines += ["", f"**{_md_cell(t.caption)}**", "", *_md_table(t.header, "l" * len(t.header), rows)]
         blocks.append(Block("the scores computed outside ragreport", 3, tuple(lines)))
     if view.slices is not None:
         blocks.append(Block("the slices by query metadata", 3, tuple(_slices_markdown(view.slices))))
     if view.labels is not None:
         labels = view.labels
         lines = ["", f"**{labels.title}.** " + " ".join(_md_user(line) for line in labels.lines), ""]
-        lines += [_md_row(*labels.header), "|---|---|---:|---:|---:|"]
-        lines += [_md_row(_md_user(row[0]), *row[1:]) for row in labels.rows]
+        lines += _md_table(labels.header, "llrrr", [(_md_user(row[0]), *row[1:]) for row in labels.rows])
         blocks.append(Block("the audit of the model's labels", 3, tuple(lines)))
     lines = []
     for run in runs:
@@ -353,8 +331,7 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             *((t.scores_header,) if t.scores_header else ()),
             sliced.examples_header,
         ]
-        lines += ["", t.caption.render(_md_user), "", _md_row(*headers)]
-        lines.append("|---|" + "---:|" * (len(headers) - 1))
+        rows = []
         for row in t.rows:
             value = _md_user(row.value) + (f" ({sliced.small_note})" if row.small else "")
             cells = [f"{c.value} {c.band}" for c in row.figures]
@@ -362,7 +339,8 @@ def _slices_markdown(sliced: SlicesView) -> list[str]:
             if t.scores_header:
                 cells.append("; ".join(f"{_md_user(c.label)} {c.value} {c.band}" for c in row.scores))
             cells.append(", ".join(markdown_code(q) for q in row.examples))
-            lines.append(_md_row(value, str(row.queries), *cells))
+            rows.append((value, str(row.queries), *cells))
+        lines += ["", t.caption.render(_md_user), "", *_md_table(headers, "l" + "r" * (len(headers) - 1), rows)]
     return lines
 
 

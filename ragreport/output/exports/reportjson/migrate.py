@@ -279,14 +279,9 @@ def judgment_map(document: dict[str, Any], judgments: Any) -> dict[str, dict[str
 def listed_ids(document: dict[str, Any], lists: dict[str, Any]) -> list[list[str]]:
     """A run's stored lists as ids: indices into the top-level ``doc_ids`` (``ragreport/2``), into
     the run's own ``lists.doc_ids`` (``ragreport/1`` from issue 24 on), or the ids themselves."""
-    if "doc_ids" in lists:
-        table = lists["doc_ids"]
-        if not isinstance(table, list) or not all(isinstance(d, str) for d in table):
-            raise TypeError("'doc_ids' is not a list of text")
-    elif is_compact(document):
-        table = _texts(document, "doc_ids")
-    else:
+    if "doc_ids" not in lists and not is_compact(document):
         return lists["ids"]
+    table = _texts(lists if "doc_ids" in lists else document, "doc_ids")
     if not isinstance(lists["ids"], list):
         raise TypeError("'ids' is not a list")
     return [_picked(table, entry, "lists.ids") for entry in lists["ids"]]

@@ -9,27 +9,21 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import numpy as np
 
-from ....core.errors import InputError, shorten
+from ....core.errors import InputError
 from ....core.model import (
     META_KEYS,
     SCHEMA,
     SCHEMA_V2,
     SCHEMA_V3,
     Conventions,
-    Denominator,
-    Gain,
     Judgments,
     LabelSource,
-    Missing,
-    NoRelevant,
-    Order,
     RetrieverKind,
     Run,
     RunMeta,
@@ -38,11 +32,8 @@ from ....reading.gate import check_rows, passed
 from ....reading.schema import check
 from ....reading.storedjson import read_document
 from .migrate import SCHEMAS, listed_ids, read_back
-from .schema import COMPACT, PACKED, PACKED4, PREVIOUS, RENDER
+from .schema import COMPACT, PACKED, PACKED4, PREVIOUS, RENDER, RENDER_RUN
 
-#: What a report needs to be rendered again, at the top level and per run.
-NEEDED_TOP = ("settings", "judgments", "runs")
-NEEDED_RUN = ("name", "cutoffs", "conventions", "meta", "source", "queries", "sweep", "lists")
 REBUILD = "rebuild it with ragreport build to render it"
 
 
@@ -74,14 +65,14 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """A report.json, checked for everything ``render`` reads; a one-line error otherwise."""
     path = Path(path)
     document = read_report(path)
-    for key in NEEDED_TOP:
+    for key in RENDER["required"]:  # what a report needs to be rendered again, at the top level and per run
         if key not in document:
             raise InputError(path, 1, f"top-level '{key}' (written before ragreport render; {REBUILD})", "none")
     runs = document["runs"]
     if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
         raise InputError(path, 1, "a non-empty 'runs' list of objects", repr(type(runs).__name__))
     for run in runs:
-        for key in NEEDED_RUN:
+        for key in RENDER_RUN["required"]:
             if key not in run:
                 name = run.get("name", "?")
                 raise InputError(
@@ -103,18 +94,16 @@ def meta_from(stored: dict[str, Any]) -> RunMeta:
 
 
 def conventions_from(stored: dict[str, Any]) -> Conventions:
-    """Conventions from their report.json form (:meth:`Conventions.as_dict`)."""
+    """Conventions from their report.json form (:meth:`Conventions.as_dict`), each field made of
+    its type; ``no_relevant`` and ``relevance_level``, absent before they existed, at their defaults."""
+    kinds = get_type_hints(Conventions)
     return Conventions(
-        denominator=Denominator(stored["denominator"]),
-        gain=Gain(stored["gain"]),
-        missing=Missing(stored["missing"]),
-        order=Order(stored["order"]),
-        no_relevant=NoRelevant(stored.get("no_relevant", "exclude")),
-        relevance_level=int(stored.get("relevance_level", 1)),
-        confidence=float(stored["confidence"]),
-        resamples=int(stored["resamples"]),
-        seed=int(stored["seed"]),
+        **{name: kind(stored[name]) for name, kind in kinds.items() if name in stored or name not in _ADDED}
     )
+
+
+#: The conventions a report written before they existed lacks.
+_ADDED = ("no_relevant", "relevance_level")
 
 
 def stored_run(document: dict[str, Any], run: dict[str, Any], source: str) -> StoredRun:
@@ -226,84 +215,6 @@ def _sweep_figures(sweep: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndar
             arrays.append(np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64))
         out[key] = (arrays[0], arrays[1], arrays[2])
     return out
-
-
-# --- What analyse takes from a stored report: each field checked as written, none trusted -------
-
-
-def json_kind(value: Any) -> str:
-    """A JSON value's kind as an error names it: ``null``, ``a JSON list``."""
-    return "null" if value is None else f"a JSON {type(value).__name__}"
-
-
-def stored_query_meta(value: Any, where: str) -> dict[str, dict[str, Any]] | None:
-    """A stored report's ``query_meta``: ``{query: {key: text, number or boolean}}``, or none."""
-    if value is None:
-        return None
-    expected = "'query_meta' as an object of query ids to objects of text, numbers or booleans"
-    if not isinstance(value, dict):
-        raise InputError(where, 1, expected, json_kind(value))
-    for query, fields in value.items():
-        if not isinstance(fields, dict):
-            raise InputError(where, 1, expected, f"{json_kind(fields)} for query {query!r}")
-        for key, item in fields.items():
-            finite = not isinstance(item, float) or math.isfinite(item)
-            if not isinstance(item, (str, int, float, bool)) or not finite:
-                raise InputError(where, 1, expected, f"{json_kind(item)} for query {query!r} key {key!r}")
-    return value or None
-
-
-def stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
-    """A stored report's ``settings.slice_by``: the keys it sliced by."""
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
-        raise InputError(where, 1, "'settings.slice_by' as a list of keys", json_kind(value))
-    return tuple(value)
-
-
-#: A history's report names its documents' text by a path of this form (docs/conventions.md 24.3).
-SHARED_DOCS = re.compile(r"(?:\.\./)*assets/docs-([0-9a-f]{16})\.json")
-
-
-def _shared_docs(path: str, where: str) -> Any:
-    """The documents' text a history's report.json names (``../../assets/docs-HASH.json``): read
-    beside the report, and only when its bytes still have the digest its name says."""
-    import hashlib
-    import json
-
-    found = SHARED_DOCS.fullmatch(path)
-    expected = "'texts.docs' as an object, or the path of the history's docs-HASH.json"
-    if found is None:
-        raise InputError(where, 1, expected, shorten(path))
-    file = Path(where).parent / path
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise InputError(where, 1, f"the documents' text in {path}", type(exc).__name__) from None
-    if hashlib.sha256(data).hexdigest()[:16] != found.group(1):
-        raise InputError(where, 1, f"{path} as the history wrote it", "bytes of another digest")
-    return json.loads(data.decode("utf-8"))
-
-
-def stored_texts(texts: Any, where: str) -> dict[str, Any]:
-    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
-    if texts is None:
-        return {}
-    expected = '\'texts\' as {"queries": [ids], "docs": {id: {"title": text, "text": text}}}'
-    if not isinstance(texts, dict):
-        raise InputError(where, 1, expected, json_kind(texts))
-    docs, queries = texts.get("docs"), texts.get("queries")
-    if isinstance(docs, str):  # a history's report: the text is kept once, in the history's assets/
-        docs = _shared_docs(docs, where)
-    if not isinstance(docs, dict) or not isinstance(queries, list):
-        raise InputError(where, 1, expected, f"docs {json_kind(docs)}, queries {json_kind(queries)}")
-    kept = {}
-    for doc, entry in docs.items():
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("title", "text")):
-            raise InputError(where, 1, expected, f"{json_kind(entry)} for document {doc!r}")
-        kept[doc] = (entry["title"], entry["text"])
-    return {"corpus": kept, "text_queries": len(queries)}  # the same queries are chosen again
 
 
 def read_report(path: str | Path) -> dict[str, Any]:

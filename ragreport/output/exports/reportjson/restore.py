@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,9 +27,8 @@ from ....analysis.pipeline import A, analyse_runs
 from ....analysis.power import MIN_EFFECT
 from ....analysis.scores import stored_scores
 from ....analysis.summary import Sweep, summarise
-from ....core.errors import InputError
+from ....core.errors import InputError, shorten
 from ....core.model import Gain, Judgments
-from ....reading.rows import judgments_from_lists
 from ....reading.schema import check
 from ....scoring.catalogue import SUITE
 from ....scoring.condensed import condense, following
@@ -36,14 +37,7 @@ from ....scoring.measures import stored_measure
 from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
-from .read import (
-    REBUILD,
-    load_report,
-    stored_query_meta,
-    stored_run,
-    stored_slice_by,
-    stored_texts,
-)
+from .read import REBUILD, judgments_from, load_report, stored_run
 from .schema import PREVIOUS
 
 
@@ -71,7 +65,7 @@ def _stored_audit(audit: dict, where: str) -> Judgments:
     labels = audit.get("labels")
     if not isinstance(labels, dict):
         raise InputError(where, None, "'audit.labels' as the human labels {query: {id: grade}}", "none")
-    return judgments_from_lists(where, [(str(q), list(g), list(g.values())) for q, g in labels.items()], None)
+    return judgments_from(labels, where)
 
 
 def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> A:
@@ -212,3 +206,81 @@ def _stored_steps(run: Mapping[str, Any], queries: int, where: str) -> np.ndarra
         expected = f"run {run.get('name')!r}'s 'steps.ends': a list of {queries} equal lists of whole numbers"
         raise InputError(where, None, expected, "another value")
     return np.array(ends, dtype=np.int64).reshape(queries, -1)
+
+
+# --- What analyse takes from a stored report: each field checked as written, none trusted -------
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value's kind as an error names it: ``null``, ``a JSON list``."""
+    return "null" if value is None else f"a JSON {type(value).__name__}"
+
+
+def stored_query_meta(value: Any, where: str) -> dict[str, dict[str, Any]] | None:
+    """A stored report's ``query_meta``: ``{query: {key: text, number or boolean}}``, or none."""
+    if value is None:
+        return None
+    expected = "'query_meta' as an object of query ids to objects of text, numbers or booleans"
+    if not isinstance(value, dict):
+        raise InputError(where, 1, expected, json_kind(value))
+    for query, fields in value.items():
+        if not isinstance(fields, dict):
+            raise InputError(where, 1, expected, f"{json_kind(fields)} for query {query!r}")
+        for key, item in fields.items():
+            finite = not isinstance(item, float) or math.isfinite(item)
+            if not isinstance(item, (str, int, float, bool)) or not finite:
+                raise InputError(where, 1, expected, f"{json_kind(item)} for query {query!r} key {key!r}")
+    return value or None
+
+
+def stored_slice_by(value: Any, where: str) -> tuple[str, ...]:
+    """A stored report's ``settings.slice_by``: the keys it sliced by."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
+        raise InputError(where, 1, "'settings.slice_by' as a list of keys", json_kind(value))
+    return tuple(value)
+
+
+#: A history's report names its documents' text by a path of this form (docs/conventions.md 24.3).
+SHARED_DOCS = re.compile(r"(?:\.\./)*assets/docs-([0-9a-f]{16})\.json")
+
+
+def _shared_docs(path: str, where: str) -> Any:
+    """The documents' text a history's report.json names (``../../assets/docs-HASH.json``): read
+    beside the report, and only when its bytes still have the digest its name says."""
+    import hashlib
+    import json
+
+    found = SHARED_DOCS.fullmatch(path)
+    expected = "'texts.docs' as an object, or the path of the history's docs-HASH.json"
+    if found is None:
+        raise InputError(where, 1, expected, shorten(path))
+    file = Path(where).parent / path
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(where, 1, f"the documents' text in {path}", type(exc).__name__) from None
+    if hashlib.sha256(data).hexdigest()[:16] != found.group(1):
+        raise InputError(where, 1, f"{path} as the history wrote it", "bytes of another digest")
+    return json.loads(data.decode("utf-8"))
+
+
+def stored_texts(texts: Any, where: str) -> dict[str, Any]:
+    """The documents' text a stored report kept (for the queries it chose), as analyse takes it."""
+    if texts is None:
+        return {}
+    expected = '\'texts\' as {"queries": [ids], "docs": {id: {"title": text, "text": text}}}'
+    if not isinstance(texts, dict):
+        raise InputError(where, 1, expected, json_kind(texts))
+    docs, queries = texts.get("docs"), texts.get("queries")
+    if isinstance(docs, str):  # a history's report: the text is kept once, in the history's assets/
+        docs = _shared_docs(docs, where)
+    if not isinstance(docs, dict) or not isinstance(queries, list):
+        raise InputError(where, 1, expected, f"docs {json_kind(docs)}, queries {json_kind(queries)}")
+    kept = {}
+    for doc, entry in docs.items():
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("title", "text")):
+            raise InputError(where, 1, expected, f"{json_kind(entry)} for document {doc!r}")
+        kept[doc] = (entry["title"], entry["text"])
+    return {"corpus": kept, "text_queries": len(queries)}  # the same queries are chosen again

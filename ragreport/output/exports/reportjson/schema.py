@@ -211,7 +211,7 @@ RENDER_RUN = obj(
         "queries": listing(RENDER_ROW, unique="id"),
         "lists": LISTS,
     },
-    required=("name", "source", "cutoffs", "sweep", "conventions", "meta", "queries", "lists"),
+    required=("name", "cutoffs", "conventions", "meta", "source", "queries", "sweep", "lists"),
 )
 MEASURE = obj(
     {"key": TEXT, "cutoff": integer(1, 1_000_000, null=True), "gain": choice(*_values(Gain), null=True), "label": TEXT},

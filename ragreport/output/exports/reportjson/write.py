@@ -18,7 +18,7 @@ from ....core.ids import as_text, first_appearance
 from ....core.model import SCHEMA
 from ....reading.irds import dataset_record
 from ....scoring.catalogue import READ
-from ....scoring.condensed import Following, following
+from ....scoring.condensed import following
 from ...site.headline import headline
 from ...site.wording import comparison as say
 from ...site.wording import sources as say_sources
@@ -26,7 +26,7 @@ from .migrate import pack, packed_dtype
 
 if TYPE_CHECKING:
     from ....analysis.audit import Audit
-    from ....analysis.compare import ComparisonReport, RunComparison
+    from ....analysis.compare import ComparisonReport
     from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
     from ....analysis.slices import SliceReport
@@ -71,32 +71,32 @@ def run_document(
     ids and statuses as indices into ``tables`` (the report's top-level ``query_ids``, ``doc_ids``
     and ``statuses``)."""
     judged, k, conventions = summary.judged, summary.k, summary.conventions
+
+    def figure(interval: Any, **more: Any) -> dict[str, Any]:
+        return {**_fields(interval, "mean low high"), "interval": interval.method.value, **more}
+
     metrics = {}
     for cutoff in summary.cutoffs:
         for metric in summary.scores.metrics:  # every figure, Judged@K too: render reads it back
             label = metric.label(cutoff)
-            interval = summary.at_k[label]
-            entry = {**_fields(interval, "mean low high"), "interval": interval.method.value}
-            entry["convention"] = metric.convention(cutoff, conventions)
-            entry["trec_eval"] = metric.trec_eval_name(cutoff)
+            convention, trec_eval = metric.convention(cutoff, conventions), metric.trec_eval_name(cutoff)
+            metrics[label] = figure(summary.at_k[label], convention=convention, trec_eval=trec_eval)
             if metric in READ and summary.reading_at:
-                entry["readings"] = {name: _number(means[label]) for name, means in summary.reading_at.items()}
-            metrics[label] = entry
-
+                metrics[label]["readings"] = {name: _number(means[label]) for name, means in summary.reading_at.items()}
+    grades = int(judged.judgment_grades.max(initial=1))
     measures = {}
-    for measure in summary.measures:
-        interval = summary.measure_at[measure.label()]
-        entry = {**_fields(interval, "mean low high"), "interval": interval.method.value}
-        entry["trec_eval"] = measure.trec_eval_name(conventions)
-        entry["ir_measures"] = measure.spelled("ir_measures", conventions)
-        entry["ranx"] = measure.spelled("ranx", conventions)
-        entry["convention"] = measure.convention(conventions, k, int(judged.judgment_grades.max(initial=1)))
+    for i, measure in enumerate(summary.measures):
+        entry = measures[measure.label()] = figure(
+            summary.measure_at[measure.label()],
+            trec_eval=measure.trec_eval_name(conventions),
+            ir_measures=measure.spelled("ir_measures", conventions),
+            ranx=measure.spelled("ranx", conventions),
+            convention=measure.convention(conventions, k, grades),
+        )
         if measure.metric.geometric is not None:
             entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
         if measure.is_count:
-            values = summary.measure_values[summary.measures.index(measure)][summary.scores.scored]
-            entry["total"] = int(values.sum())
-        measures[measure.label()] = entry
+            entry["total"] = int(summary.measure_values[i][summary.scores.scored].sum())
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
     for metric in summary.scores.metrics:
@@ -119,71 +119,33 @@ def run_document(
         "sweep": sweep,
         "limits": [limit.as_dict() for limit in run_limits],
         "queries": dict(_query_columns(summary, tables)),
-        "lists": _lists(summary, tables),
-        # a multi-hop run's Recall and Hit at K after each hop (RAG JSONL steps); absent for one step
-        **({} if summary.steps is None else {"steps": _steps(summary)}),
+        "lists": tables.lists[summary.name],
+        # a multi-hop run's figures after each hop (RAG JSONL steps) and ``ends``, each query's list
+        # length after each hop in the order of ``queries``, which render reads back; absent for one step
+        **(
+            {"steps": {**summary.steps.as_dict(), "ends": judged.steps.tolist()}}
+            if summary.steps is not None and judged.steps is not None
+            else {}
+        ),
         # judgments read by ir_datasets id: the dataset and ir_datasets' version
         **({} if dataset is None else {"judgments_from": dataset}),
     }
-
-
-def _steps(summary: RunSummary) -> dict[str, Any]:
-    """A multi-hop run's figures after each hop, and ``ends``: each query's list length after each
-    hop, in the order of the run's ``queries``, which ``render`` reads back to draw them again."""
-    assert summary.steps is not None and summary.judged.steps is not None  # called for such runs alone
-    return {**summary.steps.as_dict(), "ends": summary.judged.steps.tolist()}
-
-
-def _lists(summary: RunSummary, tables: Tables) -> dict[str, Any]:
-    """The top of every list, down to the deepest cutoff asked for (``depth``, the report's largest
-    K), with the whole-list facts the rows of ``queries`` do not hold: what ``ragreport render``
-    scores again (report.json keeps no run file). ``ids`` holds the lists end to end, in the order
-    of ``queries``, as one packed string of indices into the report's ``doc_ids``
-    (docs/conventions.md section 22.13); ``lengths`` (one per query) only where a list's length is
-    not ``min(retrieved, depth)``; ``in_run`` is how many of those queries the run lists (they come
-    first), or one flag per query when the run's queries are not the first ones;
-    ``relevant_retrieved`` counts the distinct relevant ids of each whole list; ``next_judged``
-    holds, per query, the judged ids that follow the stored top and that condensing it to
-    ``depth`` reads (packed as ``ids``, its ``lengths`` one per query; section 22.17)."""
-    depth = tables.depth[summary.name]
-    head = tables.heads[summary.name]
-    lengths = np.diff(head.offsets)
-    in_run = head.in_run
-    n_run = int(in_run.sum())
-    out: dict[str, Any] = {
-        "depth": depth,
-        "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
-        "relevant_retrieved": head.relevant_retrieved.tolist(),
-        "ids": pack(tables.list_ids[summary.name], tables.dtype),
-    }
-    if not np.array_equal(lengths, np.minimum(summary.judged.retrieved, depth)):
-        out["lengths"] = lengths.tolist()
-    out["next_judged"] = {
-        "ids": pack(tables.next_ids[summary.name], tables.dtype),
-        "lengths": tables.following[summary.name].lengths.tolist(),
-    }
-    return out
 
 
 @dataclass(frozen=True)
 class Tables:
     """What report.json writes once for all its runs (``ragreport/4``, docs/conventions.md sections
     22.4 and 22.13): every query id with its index (``query_index``, in order of first appearance
-    over the runs' rows, then the judgments), every document id (``doc_ids``: the runs' stored lists, the judged
-    ids that follow them, then the judgments) and the statuses; each run's stored lists
-    (``list_ids``, indices end to end) and each label set as indices into them; ``dtype`` the
-    packed indices' width; ``following`` the judged ids past each run's stored top that
-    condensing reads, ``next_ids`` as indices (docs/conventions.md section 22.17)."""
+    over the runs' rows, then the judgments), every document id (``doc_ids``: the runs' stored lists,
+    the judged ids that follow them, then the judgments) and the statuses; each run's ``lists`` by
+    name (:func:`report_tables`) and each label set as indices into them; ``dtype`` the packed
+    indices' width."""
 
     query_index: dict[str, int]
     doc_ids: list[str]
-    depth: dict[str, int]
-    heads: dict[str, Any]
-    list_ids: dict[str, np.ndarray]
+    lists: dict[str, dict[str, Any]]
     judgments: list[dict[str, Any]]
     dtype: str
-    following: dict[str, Following]
-    next_ids: dict[str, np.ndarray]
 
 
 STATUSES = [status.label for status in Status]
@@ -251,20 +213,29 @@ def sorted_labels(judged: Any) -> LabelColumns:
 def report_tables(
     summaries: Sequence[RunSummary], label_sets: Sequence[dict[str, dict[str, int]] | LabelColumns]
 ) -> Tables:
-    """The report's id tables and each run's lists and each label set (``{query: {id: grade}}``)
-    as indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
-    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13)."""
+    """The report's id tables, each run's lists and each label set (``{query: {id: grade}}``) as
+    indices into them, the ids of each label set packed (``{"queries": [index], "ids": packed,
+    "lengths": [count], "grades": [grade]}``, docs/conventions.md section 22.13).
+
+    A run's ``lists`` hold the top of every list, down to the deepest cutoff asked for (``depth``,
+    the report's largest K), with the whole-list facts the rows of ``queries`` do not hold: what
+    ``ragreport render`` scores again (report.json keeps no run file). ``ids`` holds the lists end
+    to end, in the order of ``queries``, as one packed string of indices into ``doc_ids``;
+    ``lengths`` (one per query) only where a list's length is not ``min(retrieved, depth)``;
+    ``in_run`` is how many of those queries the run lists (they come first), or one flag per query
+    when the run's queries are not the first ones; ``relevant_retrieved`` counts the distinct
+    relevant ids of each whole list; ``next_judged`` holds, per query, the judged ids that follow
+    the stored top and that condensing it to ``depth`` reads (packed as ``ids``, its ``lengths``
+    one per query; section 22.17)."""
     sets = [labels if isinstance(labels, LabelColumns) else LabelColumns.of_map(labels) for labels in label_sets]
     queries = [q for s in summaries for q in s.judged.query_ids.tolist()] + [q for ls in sets for q in ls.queries]
     query_index = {q: i for i, q in enumerate(dict.fromkeys(queries))}
     # The lists stop at the deepest cutoff asked for, K: the sweep past it is read as stored and
     # the condensed reading from the judged ids that follow (docs/conventions.md section 22.17).
-    depth = {s.name: int(max(s.cutoffs)) for s in summaries}
-    cut = {s.name: s.judged.head(depth[s.name]) for s in summaries}
-    after = {s.name: s.following or following(s.judged, depth[s.name]) for s in summaries}
-    heads = [cut[s.name].doc_ids for s in summaries]
-    nexts = [after[s.name].doc_ids for s in summaries]
-    every = _all_ids([*heads, *nexts], [labels.ids for labels in sets])
+    depth = [int(max(s.cutoffs)) for s in summaries]
+    cut = [s.judged.head(d) for s, d in zip(summaries, depth)]
+    after = [s.following or following(s.judged, d) for s, d in zip(summaries, depth)]
+    every = _all_ids([*(c.doc_ids for c in cut), *(a.doc_ids for a in after)], [labels.ids for labels in sets])
     if len(every):
         # Only equality matters to the order of first appearance: ids of up to 8 bytes (NUL is
         # never in an id, so the padding adds none) are compared as one 64-bit word each, a sort
@@ -276,9 +247,21 @@ def report_tables(
         doc_ids, index = [], np.zeros(0, dtype=np.int64)
     dtype = packed_dtype(len(doc_ids))
     # ``index`` holds the lists, the ids that follow them, then the label sets, end to end
-    parts = np.split(index, np.cumsum([*map(len, heads), *map(len, nexts), *(len(ls.grades) for ls in sets)])[:-1])
-    n, names = len(summaries), [s.name for s in summaries]
-    list_ids, next_ids = dict(zip(names, parts[:n])), dict(zip(names, parts[n : 2 * n]))
+    sizes = [*(len(c.doc_ids) for c in cut), *(len(a.doc_ids) for a in after), *(len(ls.grades) for ls in sets)]
+    parts = np.split(index, np.cumsum(sizes)[:-1])
+    n = len(summaries)
+    lists = {}
+    for s, d, head, next_judged, ids, next_ids in zip(summaries, depth, cut, after, parts, parts[n:]):
+        lengths, in_run = np.diff(head.offsets), head.in_run
+        n_run = int(in_run.sum())
+        lists[s.name] = {
+            "depth": d,
+            "in_run": n_run if bool(in_run[:n_run].all()) else in_run.tolist(),
+            "relevant_retrieved": head.relevant_retrieved.tolist(),
+            "ids": pack(ids, dtype),
+            **({} if np.array_equal(lengths, np.minimum(s.judged.retrieved, d)) else {"lengths": lengths.tolist()}),
+            "next_judged": {"ids": pack(next_ids, dtype), "lengths": next_judged.lengths.tolist()},
+        }
     judgments = [
         {
             "queries": [query_index[q] for q in labels.queries],
@@ -288,7 +271,7 @@ def report_tables(
         }
         for labels, ids in zip(sets, parts[2 * n :])
     ]
-    return Tables(query_index, doc_ids, depth, cut, list_ids, judgments, dtype, after, next_ids)
+    return Tables(query_index, doc_ids, lists, judgments, dtype)
 
 
 def settings_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
@@ -372,20 +355,6 @@ def _query_columns(summary: RunSummary, tables: Tables) -> Iterator[tuple[str, l
         yield "query", texts + [None] * (n - len(texts))  # one per query, as the other columns
 
 
-def pair_notes(rc: RunComparison) -> list[str]:
-    """What a reader must know before trusting one run's comparison with the baseline."""
-    pairing = rc.pairing
-    return say.pair_notes(
-        rc.run.name,
-        rc.baseline.name,
-        len(pairing.query_ids),
-        pairing.only_baseline,
-        pairing.only_run,
-        rc.same_labels,
-        pairing.judged_apart,
-    )
-
-
 def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] | None:
     if comparison is None:
         return None
@@ -406,7 +375,16 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
                 "same_labels": rc.same_labels,
                 "only_baseline": list(rc.pairing.only_baseline),
                 "only_run": list(rc.pairing.only_run),
-                "notes": pair_notes(rc),
+                # what a reader must know before trusting the pair's comparison
+                "notes": say.pair_notes(
+                    rc.run.name,
+                    rc.baseline.name,
+                    len(rc.pairing.query_ids),
+                    rc.pairing.only_baseline,
+                    rc.pairing.only_run,
+                    rc.same_labels,
+                    rc.pairing.judged_apart,
+                ),
             }
             for rc in comparison.runs
         ],
@@ -501,6 +479,10 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         return None
     found = audit.agreement
     grades = [str(g) for g in found.grades]
+    runs: dict[str, dict[str, Any]] = {}  # {run: {metric: {"queries": n, "model": band, "human": ..., ...}}}
+    for r in audit.runs:
+        sides = {side: _band(getattr(r, side)) for side in ("model", "human", "corrected")}
+        runs.setdefault(r.run, {})[r.label] = {"queries": r.queries, **sides}
     return {
         "source": audit.source,
         "queries": found.queries,
@@ -510,17 +492,7 @@ def audit_document(audit: Audit | None) -> dict[str, Any] | None:
         "disagreement": _number(found.disagreement),
         "slots": found.slots,
         "tau": _number(audit.tau),
-        "runs": {
-            name: {
-                r.label: {
-                    "queries": r.queries,
-                    **{side: _band(getattr(r, side)) for side in ("model", "human", "corrected")},
-                }
-                for r in audit.runs
-                if r.run == name
-            }
-            for name in dict.fromkeys(r.run for r in audit.runs)
-        },
+        "runs": runs,
         "comparisons": [
             {
                 "run": c.run,
@@ -541,6 +513,12 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
     figures with their bands, and each comparison with the baseline on the primary metric."""
     if report is None:
         return []
+
+    def figures(by_run: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        return {
+            run: {label: _fields(f, "mean low high queries") for label, f in of.items()} for run, of in by_run.items()
+        }
+
     return [
         {
             "key": s.key,
@@ -548,25 +526,13 @@ def slices_document(report: SliceReport | None) -> list[dict[str, Any]]:
             "queries": s.queries,
             "small": s.small,
             "examples": list(s.examples),
-            "runs": {
-                run: {label: _fields(f, "mean low high queries") for label, f in figures.items()}
-                for run, figures in s.runs.items()
-            },
+            "runs": figures(s.runs),
             "comparisons": [
                 {**_fields(c, "run metric delta low high p p_adjusted queries"), "verdict": c.verdict}
                 for c in s.comparisons
             ],
             # the external scores (--scores) over the slice, apart from the measures above
-            **(
-                {
-                    "scores": {
-                        run: {name: _fields(f, "mean low high queries") for name, f in figures.items()}
-                        for run, figures in s.scores.items()
-                    }
-                }
-                if s.scores
-                else {}
-            ),
+            **({"scores": figures(s.scores)} if s.scores else {}),
         }
         for s in report.slices
     ]
