@@ -11,7 +11,8 @@ from ....scoring.catalogue import READ, READINGS
 from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .model import Bar, Cell, DeltaCell, DeltaRow, FigureCell, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
+from ..wording.comparison import difference_aria
+from .model import Bar, Cell, DeltaCell, DeltaRow, DifferenceRow, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
 
 if TYPE_CHECKING:
     from ....analysis.intervals import Interval
@@ -45,39 +46,60 @@ def _scale(intervals: Sequence[Interval]) -> Scale:
     return (low - pad, high + pad)
 
 
-def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar | None:
-    """A band on the axis ``scale`` (0 to 1 unless given), as SVG coordinates 0 to 100."""
-    if any(fmt.is_missing(v) for v in (low, high, mean)):
+def _bar(low: float, high: float, mean: float, scale: Scale | None = (0.0, 1.0), reach: float = 0.0) -> Bar | None:
+    """A band as SVG coordinates 0 to 100: on the axis ``scale`` (0 to 1 unless given; None draws
+    no bar), or with a ``reach`` on the axis from -``reach`` to ``reach`` (0 at 50)."""
+    if scale is None or any(fmt.is_missing(v) for v in (low, high, mean)):
         return None
     start, span = scale[0], (scale[1] - scale[0]) or 1.0
 
     def x(v: float) -> float:
+        if reach:
+            return 50 + 50 * max(-1.0, min(1.0, v / reach))
         return 100 * max(0.0, min(1.0, (v - start) / span))
 
     return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
 
 
-def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> Bar | None:
-    """A band on the axis from -``reach`` to ``reach``, as SVG coordinates 0 to 100 (0 at 50)."""
-    if any(fmt.is_missing(v) for v in (low, high, mean)):
-        return None
-
-    def x(v: float) -> float:
-        return 50 + 50 * max(-1.0, min(1.0, v / reach))
-
-    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+def reach(triples: Sequence[Sequence[float | None]]) -> float:
+    """The half-width of a section's axis of differences: its largest end, 5% more (1 with none)."""
+    return max((abs(v) for t in triples for v in t if not fmt.is_missing(v)), default=0.0) * 1.05 or 1.0  # type: ignore[arg-type]
 
 
-def delta_matrix(rows: Sequence[Any]) -> tuple[tuple[str, ...], tuple[DeltaRow, ...]]:
-    """Rows of differences (each with its ``run``, ``metric``, ``delta``, ``verdict`` and
-    ``verdict_class``) as the metrics, in the order first met, and a matrix row per run (None where
-    a run has no row for a metric)."""
+def difference_row(
+    run: str,
+    metric: str,
+    figures: tuple[float | None, float | None, float | None],
+    p: tuple[float | None, float | None],
+    verdict: tuple[str, str],
+    axis: float,
+    **more: str,
+) -> DifferenceRow:
+    """A difference (``figures``: delta, low, high) with its ``p`` and adjusted p, its ``verdict``
+    (words, CSS class) and its bar on the axis of half-width ``axis``; no band without every end."""
+    delta, low, high = figures
+    (p_value, p_adjusted), (words, css) = p, verdict
+    if low is None or high is None or delta is None:
+        band, bar, aria = fmt.NA, None, ""
+    else:
+        band, bar, aria = (
+            fmt.signed_band(low, high),
+            _bar(low, high, delta, reach=axis),
+            difference_aria(delta, low, high),
+        )
+    p_shown, adjusted = fmt.p_value(p_value), fmt.p_value(p_adjusted)
+    return DifferenceRow(run, metric, fmt.signed(delta), band, bar, aria, p_shown, adjusted, words, css, **more)
+
+
+def delta_matrix(rows: Sequence[DifferenceRow]) -> tuple[tuple[str, ...], tuple[DeltaRow, ...]]:
+    """Rows of differences as the metrics, in the order first met, and a matrix row per run (None
+    where a run has no row for a metric)."""
     metrics = tuple(dict.fromkeys(r.metric for r in rows))
-    by_run: dict[str, dict[str, Any]] = {}
+    by_run: dict[str, dict[str, DifferenceRow]] = {}
     for r in rows:
         by_run.setdefault(r.run, {})[r.metric] = r
 
-    def cell(r: Any) -> DeltaCell | None:
+    def cell(r: DifferenceRow | None) -> DeltaCell | None:
         if r is None:
             return None
         return DeltaCell(r.delta, say.MARKS_OF_VERDICT.get(r.verdict_class, ""), r.verdict, r.verdict_class)
@@ -85,7 +107,8 @@ def delta_matrix(rows: Sequence[Any]) -> tuple[tuple[str, ...], tuple[DeltaRow, 
     return metrics, tuple(DeltaRow(run, tuple(cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
 
 
-def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
+def _cell(interval: Interval, scale: Scale | None = (0.0, 1.0), **marks: Any) -> Cell:
+    """``interval`` formatted, its bar on ``scale`` (None: no bar); ``marks`` the suite matrix's."""
     low, high, mean = interval.low, interval.high, interval.mean
     return Cell(
         mean=fmt.decimal(mean),
@@ -96,6 +119,7 @@ def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
         method=interval.method,
         bar=_bar(low, high, mean, scale),
         aria=say.interval_aria(mean, low, high),
+        **marks,
     )
 
 
@@ -148,17 +172,12 @@ def suite_matrix(
             i = s.at_k[label]
             words, css = verdicts.get((s.name, label), ("", ""))
             mark = say.MARKS_OF_VERDICT.get(css, "")
+            # One run alone has nothing to be placed against: no bar.
+            shown = scale[label] if len(summaries) > 1 else None
+            best_mean = _is_best(i.mean, best[label])
             cells.append(
-                FigureCell(
-                    mean=fmt.decimal(i.mean),
-                    band=fmt.band(i.low, i.high),
-                    best=_is_best(i.mean, best[label]),
-                    mark=mark,
-                    mark_class=css if mark else "",
-                    verdict=words if mark else "",
-                    # One run alone has nothing to be placed against: no bar.
-                    bar=_bar(i.low, i.high, i.mean, scale[label]) if len(summaries) > 1 else None,
-                    aria=say.interval_aria(i.mean, i.low, i.high),
+                _cell(
+                    i, shown, best=best_mean, mark=mark, mark_class=css if mark else "", verdict=words if mark else ""
                 )
             )
         rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..media import isolated
 from ..wording import labels as say
+from .model import BandCell, Labelled
 
 if TYPE_CHECKING:
     from ....analysis.audit import Audit
@@ -20,15 +21,6 @@ if TYPE_CHECKING:
 
 #: The heat map's shades: a cell with pairs is shaded 1 (fewest) to this (most); 0 is empty.
 SHADES = 5
-
-
-@dataclass(frozen=True)
-class LabelsFact:
-    """One figure of the agreement: its name, its value and a line under it (its band)."""
-
-    label: str
-    value: str
-    note: str
 
 
 @dataclass(frozen=True)
@@ -64,43 +56,18 @@ class Heatmap:
 
 
 @dataclass(frozen=True)
-class LabelsFigure:
-    value: str
-    band: str
-
-
-@dataclass(frozen=True)
 class LabelsRow:
-    """A run and metric: its audited queries, and its figure under each label set and corrected."""
+    """A run and metric: its audited queries, and its figure (or a compared run's difference from
+    the baseline) under each label set and corrected; ``moved`` says so when a difference's
+    corrected verdict is not the model's."""
 
     run: str
     metric: str
     queries: str
-    model: LabelsFigure
-    human: LabelsFigure
-    corrected: LabelsFigure
-
-
-@dataclass(frozen=True)
-class LabelsVerdict:
-    value: str
-    band: str
-    verdict: str
-    verdict_class: str
-
-
-@dataclass(frozen=True)
-class LabelsComparisonRow:
-    """A compared run's difference from the baseline under each label set and corrected; ``moved``
-    says so when the corrected verdict is not the model's."""
-
-    run: str
-    metric: str
-    queries: str
-    model: LabelsVerdict
-    human: LabelsVerdict
-    corrected: LabelsVerdict
-    moved: str
+    model: BandCell
+    human: BandCell
+    corrected: BandCell
+    moved: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,7 +76,7 @@ class LabelsGroup:
 
     run: str
     rows: tuple[LabelsRow, ...]
-    comparisons: tuple[LabelsComparisonRow, ...]
+    comparisons: tuple[LabelsRow, ...]
 
 
 @dataclass(frozen=True)
@@ -141,7 +108,7 @@ class LabelsView:
     nav: str = say.LABELS_NAV
     lede: str = say.LABELS_LEDE
     agreement_title: str = say.AGREEMENT_TITLE
-    facts: tuple[LabelsFact, ...] = ()
+    facts: tuple[Labelled, ...] = ()
     confusion_title: str = say.CONFUSION_TITLE
     heatmap: Heatmap | None = None
     runs_title: str = say.RUNS_TITLE
@@ -151,7 +118,7 @@ class LabelsView:
     comparisons_title: str = say.COMPARISONS_TITLE
     comparisons_caption: str = ""
     comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER
-    comparison_rows: tuple[LabelsComparisonRow, ...] = ()  # the primary metric's
+    comparison_rows: tuple[LabelsRow, ...] = ()  # the primary metric's
     # every metric, a group per run (its header row names it), behind "more" (empty: no other metric)
     runs_more: str = ""
     comparisons_more: str = ""
@@ -198,9 +165,9 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
     )
 
 
-def _figure(figure: tuple[float, float, float]) -> LabelsFigure:
+def _figure(figure: tuple[float, float, float]) -> BandCell:
     mean, low, high = figure
-    return LabelsFigure(say.figure_value(mean), say.figure_band(low, high))
+    return BandCell(say.figure_value(mean), say.figure_band(low, high))
 
 
 def _band_verdict(low: float, high: float) -> str:
@@ -213,19 +180,19 @@ def _clear(verdict: str) -> str:
     return verdict if verdict in ("better", "worse") else "unclear"
 
 
-def _verdict(figure: tuple[float, float, float], verdict: str) -> LabelsVerdict:
+def _verdict(figure: tuple[float, float, float], verdict: str) -> BandCell:
     words, css = say.VERDICT_WORDS.get(verdict, say.VERDICT_WORDS["unclear"])
     delta, low, high = figure
-    return LabelsVerdict(say.signed(delta), say.delta_band(low, high), words, css)
+    return BandCell(say.signed(delta), say.delta_band(low, high), verdict_class=css, verdict=words)
 
 
-def _comparison_rows(audit: Audit) -> tuple[LabelsComparisonRow, ...]:
+def _comparison_rows(audit: Audit) -> tuple[LabelsRow, ...]:
     out = []
     for c in audit.comparisons:
         # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
         moved = _clear(c.verdict) != _clear(c.model_verdict)
         out.append(
-            LabelsComparisonRow(
+            LabelsRow(
                 run=c.run,
                 metric=c.metric,
                 queries=f"{c.queries:,}",
@@ -274,18 +241,16 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         (say.FACT_KAPPA, found.kappa, found.kappa_low, found.kappa_high),
         (say.FACT_WEIGHTED, found.weighted_kappa, found.weighted_low, found.weighted_high),
     )
-    facts = [
-        LabelsFact(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas
-    ]
+    facts = [Labelled(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas]
     facts += [
-        LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
-        LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", source),
-        LabelsFact(
+        Labelled(say.FACT_PAIRS, f"{found.pairs:,}"),
+        Labelled(say.FACT_QUERIES, f"{found.queries:,}", source),
+        Labelled(
             say.FACT_DISAGREEMENT, say.disagreement_value(found.disagreement), say.disagreement_note(found.slots, k)
         ),
     ]
     if audit.tau is not None and audit.tau == audit.tau:
-        facts.append(LabelsFact(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
+        facts.append(Labelled(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
     primary = analysis.primary_label
     first_primary = {primary: 0}  # the primary metric first, the others in the audit's order
     ordered = sorted(audit.runs, key=lambda r: first_primary.get(r.label, 1))

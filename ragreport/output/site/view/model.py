@@ -25,13 +25,17 @@ class Bar:
 
 @dataclass(frozen=True)
 class Cell:
-    """One mean with its band, formatted.
+    """One mean with its band, formatted: ``mean``, ``low``, ``high`` (three decimals or ``n/a``),
+    ``band`` (``[low, high]``), the ``bar`` (None when a figure is missing or not drawn) and its
+    ``aria`` (what a screen reader says for it); ``interval`` is the method's name as the pages show
+    it (``Wilson``), ``method`` the method itself.
 
-    ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
-    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` the method
-    itself; ``bar``: the band drawn on the axis of its row (0 to 1 for one run; with several, from
-    the lowest band end of the row's runs to the highest; None when a figure is missing);
-    ``aria``: what a screen reader says for the bar.
+    In a metric's row the bar is on the axis of its row (0 to 1 for one run; with several, from the
+    lowest band end of the row's runs to the highest). In the suite matrix it is on the scale of its
+    column (none for one run alone); ``best`` when the mean is the highest of its column (several
+    runs only); ``mark`` (``▲``, ``▼`` or empty) with ``mark_class`` (the comparison verdict's CSS
+    class) and ``verdict`` (its words) when the comparison found the difference from the baseline
+    clearly above or below zero.
     """
 
     mean: str
@@ -42,6 +46,10 @@ class Cell:
     method: IntervalMethod
     bar: Bar | None
     aria: str
+    best: bool = False
+    mark: str = ""
+    mark_class: str = ""
+    verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,10 +110,26 @@ class LimitView:
 
 @dataclass(frozen=True)
 class Labelled:
-    """A label with its value, both as shown (a fact, a metadata row)."""
+    """A label with its value, both as shown (a fact, a metadata row), and a ``note`` under it."""
 
     label: str
     value: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class BandCell:
+    """A figure or a difference in a small table: ``value`` and its ``band``, formatted; a
+    difference's ``verdict`` (words), ``verdict_class`` (CSS), ``mark`` and ``p_adjusted``;
+    ``label`` names the line in a stacked cell (an external score's: the run and the score)."""
+
+    value: str
+    band: str
+    p_adjusted: str = ""
+    verdict_class: str = ""
+    mark: str = ""
+    label: str = ""
+    verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,32 +141,13 @@ class Column:
 
 
 @dataclass(frozen=True)
-class FigureCell:
-    """One run's mean on one metric in the suite matrix: ``mean`` and its ``band``, both formatted;
-    ``best`` when it is the highest mean of its column (several runs only); ``mark`` (``▲``, ``▼`` or
-    empty) with ``mark_class`` (the comparison verdict's CSS class) and ``verdict`` (its words) when
-    the comparison found the difference from the baseline clearly above or below zero; ``bar`` the
-    band on the scale of its column (every run's band of that metric); ``aria`` what a screen reader
-    says for the bar."""
-
-    mean: str
-    band: str
-    best: bool
-    mark: str
-    mark_class: str
-    verdict: str
-    bar: Bar | None
-    aria: str
-
-
-@dataclass(frozen=True)
 class FigureRow:
     """A run's row of the suite matrix: its ``name``, ``slug``, whether it is the ``baseline``."""
 
     name: str
     slug: str
     baseline: bool
-    cells: tuple[FigureCell, ...]
+    cells: tuple[Cell, ...]
 
 
 @dataclass(frozen=True)
@@ -171,10 +176,13 @@ class DeltaCell:
 
 @dataclass(frozen=True)
 class DeltaRow:
-    """A run's row of the comparison matrix."""
+    """A run's row of a matrix of differences (None where there is none); in the pairwise matrix
+    its ``mean`` and its ``rank`` with the interval too."""
 
     run: str
     cells: tuple[DeltaCell | None, ...]
+    mean: str = ""
+    rank: str = ""
 
 
 @dataclass(frozen=True)
@@ -270,24 +278,31 @@ class RunView:
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
-    """One run against the baseline on one metric: ``delta`` (signed), ``band`` (signed ends),
-    ``bar`` (the band on a -1..1 axis), ``p`` and ``p_adjusted``, ``wtl`` (won/tied/lost),
-    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar."""
+class DifferenceRow:
+    """A run's difference on one metric, from the baseline (the comparison) or from the previous
+    report (the drift): ``delta`` (signed), ``band`` (signed ends), ``bar`` (the band on an axis
+    from minus to plus the section's largest end; None without a band) with its ``aria``, ``p``
+    and ``p_adjusted``, the ``verdict`` (words) and its ``verdict_class`` (CSS). A comparison's has
+    ``wtl`` (won/tied/lost) and the ``effect`` d_z with its band below it; a drift's the figures
+    ``then`` and ``now``, the ``queries`` paired and those whose score ``changed``."""
 
     run: str
     metric: str
     delta: str
     band: str
     bar: Bar | None
+    aria: str
     p: str
     p_adjusted: str
-    wtl: str
     verdict: str
     verdict_class: str
-    aria: str
-    effect: str = ""  # d_z, and its band below it
+    wtl: str = ""
+    effect: str = ""
     effect_band: str = ""
+    then: str = ""
+    now: str = ""
+    queries: str = ""
+    changed: str = ""
 
     @property
     def effect_text(self) -> str:
@@ -356,7 +371,7 @@ class ComparisonView:
     correction: str
     method: tuple[fmt.Text, ...]
     notes: tuple[str, ...]
-    rows: tuple[ComparisonRow, ...]
+    rows: tuple[DifferenceRow, ...]
     pairs: tuple[PairView, ...]
     metrics: tuple[str, ...] = ()
     matrix: tuple[DeltaRow, ...] = ()
@@ -364,27 +379,6 @@ class ComparisonView:
     more: str = ""
     no_movers: str = ""
     readings: ReadingsTable | None = None  # each difference under the readings of unjudged ids
-
-
-@dataclass(frozen=True)
-class DriftRowView:
-    """A metric then and now: both figures, the change with its band and ``bar``, p and corrected p,
-    the queries paired and those whose score moved, the ``verdict`` (words) and its CSS class."""
-
-    run: str
-    metric: str
-    then: str
-    now: str
-    delta: str
-    band: str
-    queries: str
-    bar: Bar | None = None
-    aria: str = ""
-    p: str = fmt.NA
-    p_adjusted: str = fmt.NA
-    changed: str = "0"
-    verdict: str = ""
-    verdict_class: str = "unclear"
 
 
 @dataclass(frozen=True)
@@ -405,7 +399,7 @@ class DriftView:
     reasons: tuple[fmt.Text, ...]
     notes: tuple[fmt.Text, ...]
     same_line: fmt.Text | None
-    rows: tuple[DriftRowView, ...]
+    rows: tuple[DifferenceRow, ...]
     changes: tuple[fmt.Text, ...] = ()
     method: str = ""
     unchanged: tuple[fmt.Text, ...] = ()
@@ -418,7 +412,7 @@ class DriftView:
     unchanged_runs: tuple[str, ...] = ()
 
     @property
-    def moved_rows(self) -> tuple[DriftRowView, ...]:
+    def moved_rows(self) -> tuple[DifferenceRow, ...]:
         """The rows of the runs that are not unchanged (the terminal and Markdown tables)."""
         quiet = set(self.unchanged_runs)
         return tuple(r for r in self.rows if r.run not in quiet)
@@ -568,21 +562,10 @@ class GatesView:
 
 
 @dataclass(frozen=True)
-class RankRow:
-    """A run's row of the pairwise matrix: its mean, its rank with the interval, and a cell per
-    run of the order (None on the diagonal and for a pair sharing no query)."""
-
-    run: str
-    mean: str
-    rank: str
-    cells: tuple[DeltaCell | None, ...]
-
-
-@dataclass(frozen=True)
 class PairsView:
     """Every run against every other (three or more runs): the ``tiers`` sentence, how it was made
     (``method``), and the matrix with its ``legend``: the ``runs`` by mean as its columns, a
-    :class:`RankRow` each."""
+    a :class:`DeltaRow` each."""
 
     heading: str
     tiers: fmt.Text
@@ -590,7 +573,7 @@ class PairsView:
     caption: str
     legend: str  # what a cell and its mark say
     runs: tuple[str, ...]
-    rows: tuple[RankRow, ...]
+    rows: tuple[DeltaRow, ...]
     more: str  # the cue to scroll for the columns out of view
 
 

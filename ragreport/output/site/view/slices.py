@@ -11,21 +11,10 @@ from typing import TYPE_CHECKING
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
+from .model import BandCell
 
 if TYPE_CHECKING:
     from ....analysis.slices import Opposite, SliceReport
-
-
-@dataclass(frozen=True)
-class SliceCell:
-    """A run's figure, or a run's difference from the baseline, in one slice."""
-
-    value: str
-    band: str
-    p_adjusted: str = ""
-    verdict_class: str = ""
-    mark: str = ""
-    label: str = ""  # an external score's line: the run and the score it gives
 
 
 @dataclass(frozen=True)
@@ -33,10 +22,10 @@ class SliceRow:
     value: str
     queries: int
     small: bool
-    figures: tuple[SliceCell, ...]
-    deltas: tuple[SliceCell, ...]
+    figures: tuple[BandCell, ...]
+    deltas: tuple[BandCell, ...]
     examples: tuple[str, ...] = ()  # query ids to open first
-    scores: tuple[SliceCell, ...] = ()  # each run's mean of each external score (--scores)
+    scores: tuple[BandCell, ...] = ()  # each run's mean of each external score (--scores)
 
 
 @dataclass(frozen=True)
@@ -93,18 +82,18 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
         rows = []
         for s in (s for s in report.slices if s.key == key):
             figures = tuple(
-                SliceCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
+                BandCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
             )
             by_run = {c.run: c for c in s.comparisons}
             deltas = []
             for r in compared:
                 c = by_run.get(r)
                 if c is None:
-                    deltas.append(SliceCell(fmt.NA, ""))
+                    deltas.append(BandCell(fmt.NA, ""))
                     continue
                 css = say_comparison.VERDICTS[c.verdict][1]
                 deltas.append(
-                    SliceCell(
+                    BandCell(
                         fmt.signed(c.delta),
                         fmt.signed_band(c.low, c.high),
                         fmt.p_value(c.p_adjusted),
@@ -113,7 +102,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                     )
                 )
             scores = tuple(
-                SliceCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
+                BandCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
                 for r in runs
                 for name, f in s.scores.get(r, {}).items()
             )
