@@ -98,7 +98,8 @@ def build_view(
     query_view = QueryView(analysis) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     entries = headline(analysis)
-    headlines = {e.run: _headline_view(e, slugs) for e in entries}
+    views = tuple(_headline_view(e, slugs) for e in entries)
+    headlines = {v.run: v for v in views}
     runs = tuple(
         run_view(
             s,
@@ -115,17 +116,15 @@ def build_view(
     )
     first = summaries[0]
     confidence = first.conventions.confidence
-    names = tuple(s.name for s in summaries)
-    sliced = None if analysis.slices is None else slices_view(analysis.slices, names, baseline, confidence)
     date = say.date_span([r.date for r in runs])
     margin = "" if baseline is None else say_headline.margin_note(analysis.min_effect, analysis.primary_label)
-    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
+    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, confidence)
     return ReportView(
         title=title or say.report_title([s.name for s in summaries]),
         generator=f"ragreport {__version__}",
         date=date,
         k=first.k,
-        confidence=fmt.percent(first.conventions.confidence),
+        confidence=fmt.percent(confidence),
         runs=runs,
         metric_rows=metric_rows(summaries),
         columns=tuple(
@@ -138,7 +137,7 @@ def build_view(
         sweep_caption=sweep_caption,
         figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
         primary=analysis.primary_label,
-        headline=tuple(_headline_view(e, slugs) for e in entries),
+        headline=views,
         headline_caption=say_headline.headline_caption(  # plain text (a figcaption, an aria-label): isolated
             len(summaries) > 1,
             analysis.primary_label,
@@ -146,15 +145,15 @@ def build_view(
             confidence,
             any(e.corrected_by is not None for e in entries),
         ),
-        forest=_forest(_ranked(entries, analysis.ranking), analysis.primary_label, baseline, analysis.ranking)
-        if pages
-        else None,
+        forest=_forest(entries, analysis.primary_label, baseline, analysis.ranking) if pages else None,
         glossary=_glossary(first.k, confidence, first.suite),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
-        slices=sliced,
+        slices=None
+        if analysis.slices is None
+        else slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence),
         query_view=query_view,
         pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
@@ -304,11 +303,6 @@ def first_screen(
     return FirstScreen(summary, margin, header, caption, tuple(lines), caveats, note)
 
 
-def _ranked(entries: Sequence[HeadlineEntry], ranking: Ranking | None) -> Sequence[HeadlineEntry]:
-    """The headline's entries in the ranking's order (best first), as the first screen's lines are."""
-    return entries if ranking is None else sorted(entries, key=lambda e: ranking.order.index(e.run))
-
-
 def _still_changes(kind: str, figures: Mapping[str, Any], verdict: str | None) -> Mapping[str, Any] | None:
     """A caveat's figures as the first screen weighs them against the verdict it shows (a pair's,
     with a ranking): a reading of unjudged ids that gives that very verdict changes nothing and is
@@ -336,8 +330,11 @@ def _screen_verdict(entry: HeadlineEntry, ranking: Ranking | None) -> str | None
 def _forest(
     entries: Sequence[HeadlineEntry], metric: str, baseline: str | None, ranking: Ranking | None = None
 ) -> dict[str, Any]:
-    """The forest plot: each compared run's difference with its band, or the single run's figure."""
+    """The forest plot: each compared run's difference with its band, or the single run's figure;
+    in the ranking's order (best first), as the first screen's lines are."""
     compared = baseline is not None
+    if ranking is not None:
+        entries = sorted(entries, key=lambda e: ranking.order.index(e.run))
     return forest_figure(
         [e.run for e in entries],
         [e.delta if compared else e.value for e in entries],

@@ -112,10 +112,10 @@ def _present(cells: list[Any], present: np.ndarray) -> list[Any]:
 
 def query_table(
     summary: RunSummary,
-    texts: Mapping[str, tuple[str, str]] | None = None,
-    text_queries: Sequence[str] = (),
-    differences: tuple[str, Mapping[str, float]] | None = None,
-    primary: Metric | None = None,
+    texts: Mapping[str, tuple[str, str]] | None,
+    text_queries: Sequence[str],
+    differences: tuple[str, Mapping[str, float]] | None,
+    primary: Metric,
 ) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details).
 
@@ -135,7 +135,7 @@ def query_table(
     scored = scores.scored
     query_ids = judged.query_ids.tolist()
     first = scores.first_relevant_rank
-    fixed = (
+    values = (
         query_ids,
         status_codes,
         list(judged.query_text),
@@ -145,36 +145,32 @@ def query_table(
     )
     # Each column as (header, how the page formats it, its tooltip, its values): ids and text as
     # given, counts as integers, scores with 3 decimals.
-    table: list[tuple[str, str, str, list[Any]]] = [
-        (header, kind, say.QUERY_COLUMN_TITLES.get(header, ""), values)
-        for header, kind, values in zip(say.QUERY_COLUMNS, ("id", "status", "text", "count", "count", "count"), fixed)
+    fixed: list[tuple[str, str, str, list[Any]]] = [
+        (header, kind, say.QUERY_COLUMN_TITLES.get(header, ""), column)
+        for header, kind, column in zip(say.QUERY_COLUMNS, ("id", "status", "text", "count", "count", "count"), values)
     ]
-    for metric in summary.suite:
-        values = scores.of(metric, k)
+    metrics = []
+    for metric in sorted(summary.suite, key=lambda m: m.label(k) != primary.label(k)):  # the primary first
+        metric_values = scores.of(metric, k)
         if metric.kind.whole:
-            column, kind = _present(np.where(scored, values, 0).astype(np.int64).tolist(), scored), "count"
+            column, kind = _present(np.where(scored, metric_values, 0).astype(np.int64).tolist(), scored), "count"
         else:
-            column, kind = _present(rounded(np.where(scored, values, 0.0)), scored), "score"
-        table.append((metric.label(k), kind, say.tooltip(metric.name, metric.plain), column))
-    table.append(("repeats", "count", "", judged.repeats.tolist()))
+            column, kind = _present(rounded(np.where(scored, metric_values, 0.0)), scored), "score"
+        metrics.append((metric.label(k), kind, say.tooltip(metric.name, metric.plain), column))
+    deltas = []
     if differences is not None:
         header, by_query = differences
         given = [by_query.get(q) for q in query_ids]
         present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
-        deltas = np.zeros(len(given))
-        deltas[present] = [v for v in given if v is not None]
-        table.append((header, "delta", say.DIFFERENCE_COLUMN_TITLE, _present(rounded(deltas), present)))
+        shown = np.zeros(len(given))
+        shown[present] = [v for v in given if v is not None]
+        deltas.append((header, "delta", say.DIFFERENCE_COLUMN_TITLE, _present(rounded(shown), present)))
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     no_text = all(t in (None, "") for t in judged.query_text)
-    if no_text:
-        del table[2]
-    # Then the text and the suite's metrics, the counts (R, retrieved, first relevant rank, repeats)
+    # Then the text and the other metrics, the counts (R, retrieved, first relevant rank, repeats)
     # last: at 1,400 px every metric is in view, the counts behind the box's "more columns" cue.
-    names = [column[0] for column in table]
-    counts = [names.index(name) for name in (*say.QUERY_COLUMNS[3:], "repeats")]
-    lead = [names.index(primary.label(k))] if primary is not None else []
-    leading = [0, 1, *lead, *([len(table) - 1] if differences is not None else [])]
-    table = [table[i] for i in leading + [i for i in range(len(table)) if i not in leading + counts] + counts]
+    repeats = ("repeats", "count", "", judged.repeats.tolist())
+    table = [*fixed[:2], *metrics[:1], *deltas, *fixed[2 : 2 if no_text else 3], *metrics[1:], *fixed[3:], repeats]
     headers, kinds, titles, columns = (list(part) for part in zip(*table))
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
