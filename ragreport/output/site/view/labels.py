@@ -16,7 +16,6 @@ from ..wording import labels as say
 from .model import BandCell, Labelled
 
 if TYPE_CHECKING:
-    from ....analysis.audit import Audit
     from ....analysis.pipeline import Analysis
 
 #: The heat map's shades: a cell with pairs is shaded 1 (fewest) to this (most); 0 is empty.
@@ -170,11 +169,6 @@ def _figure(figure: tuple[float, float, float]) -> BandCell:
     return BandCell(say.figure_value(mean), say.figure_band(low, high))
 
 
-def _band_verdict(low: float, high: float) -> str:
-    """A difference's verdict read off its band alone, as the corrected one is (conventions 25.5)."""
-    return "better" if low > 0 else "worse" if high < 0 else "unclear"
-
-
 def _clear(verdict: str) -> str:
     """A verdict as a decision: better, worse, or none (a band-only result is none)."""
     return verdict if verdict in ("better", "worse") else "unclear"
@@ -184,25 +178,6 @@ def _verdict(figure: tuple[float, float, float], verdict: str) -> BandCell:
     words, css = say.VERDICT_WORDS.get(verdict, say.VERDICT_WORDS["unclear"])
     delta, low, high = figure
     return BandCell(say.signed(delta), say.delta_band(low, high), verdict_class=css, verdict=words)
-
-
-def _comparison_rows(audit: Audit) -> tuple[LabelsRow, ...]:
-    out = []
-    for c in audit.comparisons:
-        # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
-        moved = _clear(c.verdict) != _clear(c.model_verdict)
-        out.append(
-            LabelsRow(
-                run=c.run,
-                metric=c.metric,
-                queries=f"{c.queries:,}",
-                model=_verdict(c.model, c.model_verdict),
-                human=_verdict(c.human, _band_verdict(c.human[1], c.human[2])),
-                corrected=_verdict(c.corrected, c.verdict),
-                moved=say.VERDICT_MOVED if moved else "",
-            )
-        )
-    return tuple(out)
 
 
 def labels_view(analysis: Analysis) -> LabelsView | None:
@@ -229,11 +204,8 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         )
         for shown in (audit.source, source)
     ]
-    lines, page_lines = [sentences[0]], [sentences[1]]
     tau = say.tau_sentence(audit.tau)
-    if tau is not None:
-        lines.append(tau)
-        page_lines.append(tau)
+    lines, page_lines = ((sentence, *(() if tau is None else (tau,))) for sentence in sentences)
     rows = tuple(
         (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
     )
@@ -258,8 +230,20 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         LabelsRow(r.run, r.label, f"{r.queries:,}", _figure(r.model), _figure(r.human), _figure(r.corrected))
         for r in ordered
     )
-    compared = _comparison_rows(audit)
-    compared = tuple(sorted(compared, key=lambda c: first_primary.get(c.metric, 1)))
+    compared = tuple(
+        LabelsRow(
+            c.run,
+            c.metric,
+            f"{c.queries:,}",
+            _verdict(c.model, c.model_verdict),
+            # the human labels' verdict read off the band alone, as the corrected one is (conventions 25.5)
+            _verdict(c.human, "better" if c.human[1] > 0 else "worse" if c.human[2] < 0 else "unclear"),
+            _verdict(c.corrected, c.verdict),
+            # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
+            say.VERDICT_MOVED if _clear(c.verdict) != _clear(c.model_verdict) else "",
+        )
+        for c in sorted(audit.comparisons, key=lambda c: first_primary.get(c.metric, 1))
+    )
     names = [s.name for s in analysis.summaries]
     groups = tuple(
         LabelsGroup(name, tuple(r for r in all_rows if r.run == name), tuple(c for c in compared if c.run == name))
@@ -269,15 +253,9 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     run_rows = tuple(r for r in all_rows if r.metric == primary) or all_rows
     primary_compared = tuple(c for c in compared if c.metric == primary) or compared
     baseline = analysis.comparison.runs[0].baseline.name if analysis.comparison and analysis.comparison.runs else ""
+    lede = say.run_labels_lede(source, found.queries)
     by_run = {
-        g.run: RunLabels(
-            say.RUN_LABELS_TITLE,
-            say.run_labels_lede(source, found.queries),
-            say.RUN_LABELS_LINK,
-            say.RUNS_HEADER[1:],
-            g.rows,
-        )
-        for g in groups
+        g.run: RunLabels(say.RUN_LABELS_TITLE, lede, say.RUN_LABELS_LINK, say.RUNS_HEADER[1:], g.rows) for g in groups
     }
     metrics = len({r.label for r in audit.runs})
     terminal = tuple(
@@ -287,7 +265,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     )
     return LabelsView(
         say.LABELS_TITLE,
-        tuple(lines),
+        lines,
         say.LABELS_HEADER,
         rows,
         facts=tuple(facts),
@@ -295,7 +273,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         runs_caption=say.runs_caption(confidence),
         run_rows=run_rows,
         comparisons_caption=say.comparisons_caption(isolated(baseline), confidence) if compared else "",
-        page_lines=tuple(page_lines),
+        page_lines=page_lines,
         comparison_rows=primary_compared,
         runs_more=say.runs_more(metrics) if len(all_rows) > len(run_rows) else "",
         comparisons_more=say.comparisons_more(metrics) if len(compared) > len(primary_compared) else "",

@@ -14,7 +14,7 @@ from ..wording import report as say
 from .model import BandCell
 
 if TYPE_CHECKING:
-    from ....analysis.slices import Opposite, SliceReport
+    from ....analysis.slices import Opposite, SliceComparison, SliceReport
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,15 @@ def opposite_sentence(found: Opposite, baseline: str | None) -> fmt.Text:
     )
 
 
+def _delta(c: SliceComparison | None) -> BandCell:
+    """A compared run's difference from the baseline in one slice (``n/a`` where it was not compared)."""
+    if c is None:
+        return BandCell(fmt.NA, "")
+    css = say_comparison.VERDICTS[c.verdict][1]
+    band = fmt.signed_band(c.low, c.high)
+    return BandCell(fmt.signed(c.delta), band, fmt.p_value(c.p_adjusted), css, say.MARKS_OF_VERDICT.get(css, ""))
+
+
 def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
     """The section, from the analysis' slices; ``runs`` in the report's order."""
     primary = report.primary
@@ -85,28 +94,13 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                 BandCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
             )
             by_run = {c.run: c for c in s.comparisons}
-            deltas = []
-            for r in compared:
-                c = by_run.get(r)
-                if c is None:
-                    deltas.append(BandCell(fmt.NA, ""))
-                    continue
-                css = say_comparison.VERDICTS[c.verdict][1]
-                deltas.append(
-                    BandCell(
-                        fmt.signed(c.delta),
-                        fmt.signed_band(c.low, c.high),
-                        fmt.p_value(c.p_adjusted),
-                        css,
-                        say.MARKS_OF_VERDICT.get(css, ""),
-                    )
-                )
+            deltas = tuple(_delta(by_run.get(r)) for r in compared)
             scores = tuple(
                 BandCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
                 for r in runs
                 for name, f in s.scores.get(r, {}).items()
             )
-            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples, scores))
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, deltas, s.examples, scores))
         tables.append(
             SliceTable(
                 key,
