@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from .... import __version__
 from ....analysis.caveats import RULES
 from ....analysis.summary import Status
-from ....scoring.catalogue import Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
@@ -146,7 +145,13 @@ def build_view(
             any(e.corrected_by is not None for e in entries),
         ),
         forest=_forest(entries, analysis.primary_label, baseline, analysis.ranking) if pages else None,
-        glossary=_glossary(first.k, confidence, first.suite),
+        glossary=Glossary(
+            title=say.GLOSSARY_TITLE,
+            lede=say.GLOSSARY_LEDE,
+            metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, first.k, m.name, m.plain)) for m in first.suite),
+            statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
+            terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
+        ),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
@@ -263,11 +268,11 @@ def first_screen(
     base, metric = str(first.baseline), first.metric
     lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
     for e in entries:
-        delta, band = say_headline.line_figures(e.delta, e.low, e.high)
+        shown = say_headline.line_figures(e.delta, e.low, e.high)
         verdict = _screen_verdict(e, ranking)
         words = say_headline.NOT_COMPARED if verdict is None else say_headline.LINE_VERDICTS[verdict]
-        css = _verdict_class(verdict)
-        lines.append(RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, css))
+        anchor = f"compare-{slugs[e.run]}"
+        lines.append(RunLine(e.run, anchor, fmt.decimal(e.value), *shown, words, _verdict_class(verdict)))
     values = {e.run: e.value for e in entries} | {base: first.baseline_value}
     if ranking is not None:  # the ranking's order: ties by the runs' order, as its tiers read
         lines.sort(key=lambda line: ranking.order.index(line.run))
@@ -297,9 +302,7 @@ def first_screen(
         say_headline.VERDICT_HEADER,
     )
     caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
-    note = ""
-    if ranking is not None:
-        note = say_headline.screen_family_note(metric, len(ranking.pairs), base, compared)
+    note = "" if ranking is None else say_headline.screen_family_note(metric, len(ranking.pairs), base, compared)
     return FirstScreen(summary, margin, header, caption, tuple(lines), caveats, note)
 
 
@@ -345,15 +348,4 @@ def _forest(
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric) if compared else metric,
         difference=compared,
         verdicts=[_verdict_class(_screen_verdict(e, ranking)) for e in entries] if compared else None,
-    )
-
-
-def _glossary(k: int, confidence: float, suite: Sequence[Metric]) -> Glossary:
-    """Every suite metric at K, every query status and the comparison's words, explained."""
-    return Glossary(
-        title=say.GLOSSARY_TITLE,
-        lede=say.GLOSSARY_LEDE,
-        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in suite),
-        statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
-        terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -144,10 +145,6 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     return tuple(rows)
 
 
-def _is_best(mean: float, best: float | None) -> bool:
-    return best is not None and not fmt.is_missing(mean) and mean >= best - 1e-12
-
-
 def suite_matrix(
     summaries: Sequence[RunSummary],
     slugs: dict[str, str],
@@ -160,11 +157,14 @@ def suite_matrix(
     (words, CSS class)) says the run is clearly better or worse than the baseline."""
     first = summaries[0]
     labels = [m.label(c) for c in first.cutoffs for m in first.suite]
-    scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
-    best: dict[str, float | None] = {}
+    several = len(summaries) > 1
+    # One run alone has nothing to be placed against: no bar, no bold.
+    scale = {label: _scale([s.at_k[label] for s in summaries]) if several else None for label in labels}
+    best = {label: math.inf for label in labels}  # the least mean that is a column's best (within 1e-12)
     for label in labels:
         means = [s.at_k[label].mean for s in summaries if not fmt.is_missing(s.at_k[label].mean)]
-        best[label] = max(means) if means and len(summaries) > 1 else None
+        if means and several:
+            best[label] = max(means) - 1e-12
     rows = []
     for s in summaries:
         cells = []
@@ -172,15 +172,11 @@ def suite_matrix(
             i = s.at_k[label]
             words, css = verdicts.get((s.name, label), ("", ""))
             mark = say.MARKS_OF_VERDICT.get(css, "")
-            # One run alone has nothing to be placed against: no bar.
-            shown = scale[label] if len(summaries) > 1 else None
-            best_mean = _is_best(i.mean, best[label])
-            cells.append(
-                _cell(
-                    i, shown, best=best_mean, mark=mark, mark_class=css if mark else "", verdict=words if mark else ""
-                )
-            )
+            top = not fmt.is_missing(i.mean) and i.mean >= best[label]
+            marks = {"mark": mark, "mark_class": css if mark else "", "verdict": words if mark else ""}
+            cells.append(_cell(i, scale[label], best=top, **marks))
         rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
+    key = say.suite_key(baseline is not None) if several else ""
     key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
     return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key, more=say.SUITE_MORE)
 
