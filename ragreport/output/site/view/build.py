@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .... import __version__
 from ....analysis.caveats import RULES
+from ....analysis.limits import Limit
 from ....analysis.summary import Status
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
@@ -38,7 +39,6 @@ from .model import (
     Glossary,
     GlossaryEntry,
     HeadlineView,
-    LimitView,
     ReportView,
     Rule,
     RunLine,
@@ -47,7 +47,6 @@ from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
 
 if TYPE_CHECKING:
-    from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
     from ....analysis.ranking import Ranking
     from ....analysis.slices import SliceReport
@@ -191,14 +190,10 @@ def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, 
     return found
 
 
-def _slice_limits(run: str, report: SliceReport | None, baseline: str | None) -> tuple[LimitView, ...]:
+def _slice_limits(run: str, report: SliceReport | None, baseline: str | None) -> tuple[Limit, ...]:
     """The run's slices that go against its overall difference, as honest limits."""
-    if report is None:
-        return ()
-    found = [o for o in report.opposite if o.comparison.run == run]
-    return tuple(
-        LimitView("slice-opposite", say.SLICE_OPPOSITE_TITLE, str(opposite_sentence(o, baseline))) for o in found
-    )
+    found = [o for o in (report.opposite if report is not None else ()) if o.comparison.run == run]
+    return tuple(Limit("slice-opposite", say.SLICE_OPPOSITE_TITLE, str(opposite_sentence(o, baseline))) for o in found)
 
 
 def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:

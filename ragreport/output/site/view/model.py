@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..wording import numbers as fmt
 
 if TYPE_CHECKING:
+    from ....analysis.limits import Limit
     from ....scoring.catalogue import IntervalMethod
     from ..queryview import QueryView
     from .labels import LabelsView
@@ -96,15 +97,6 @@ class Rule:
     """A rule no switch changes: its name and the sentence stating it."""
 
     name: str
-    text: str
-
-
-@dataclass(frozen=True)
-class LimitView:
-    """An honest limit: the stable ``key`` (tests and CSS), its ``title`` and full ``text``."""
-
-    key: str
-    title: str
     text: str
 
 
@@ -258,7 +250,7 @@ class RunView:
     conventions: tuple[Switch, ...]
     rules: tuple[Rule, ...]
     bands_line: str
-    limits: tuple[LimitView, ...]
+    limits: tuple[Limit, ...]
     limits_line: str
     meta: tuple[Labelled, ...]
     notes: str | None

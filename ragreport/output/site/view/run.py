@@ -30,7 +30,6 @@ from .model import (
     Column,
     HeadlineView,
     Labelled,
-    LimitView,
     Link,
     MeasureRow,
     QueryTable,
@@ -222,18 +221,10 @@ def query_table(
     )
 
 
-def _limit_view(limit: Limit | LimitView, summary: RunSummary, analysis: Analysis) -> LimitView:
-    """A limit as the run page shows it: the audit's judge limit written again with the user's
-    words (the judge's name, the audit file's) isolated, as the headline's are; the others as stated."""
-    if limit.key == "judge_error" and analysis.audit is not None and isinstance(limit, Limit):
-        limit = judge_limit(summary, analysis.audit, isolated)
-    return LimitView(limit.key, limit.title, limit.text)
-
-
 def run_view(
     summary: RunSummary,
     slug_name: str,
-    run_limits: Sequence[Limit | LimitView],
+    run_limits: Sequence[Limit],
     analysis: Analysis,
     *,
     pages: bool,
@@ -276,7 +267,14 @@ def run_view(
         conventions=tuple(_switches(conv)),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
-        limits=tuple(_limit_view(limit, summary, analysis) for limit in run_limits),
+        # the audit's judge limit written again with the user's words (the judge's name, the audit
+        # file's) isolated, as the headline's are; the others as stated
+        limits=tuple(
+            judge_limit(summary, analysis.audit, isolated)
+            if limit.key == "judge_error" and analysis.audit is not None
+            else limit
+            for limit in run_limits
+        ),
         limits_line=say.limits_line(len(run_limits)),
         meta=tuple(Labelled(key, _choice_text(value)) for key, value in meta.as_dict().items() if key != "notes"),
         notes=meta.notes or None,
