@@ -213,7 +213,7 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     return ConventionsView(
         title=say.CONVENTIONS_TITLE,
         lede=say.conventions_lede(len(summaries)),
-        switches=tuple(switches),
+        switches=switches,
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         departures=departures,
         notice=say.departure_notice(flags) if flags else "",

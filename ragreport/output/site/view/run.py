@@ -51,14 +51,10 @@ _ID_WORDS = (
     "compare|conventions|drift|gates|glossary|headline|main|reports|runs|run|scored|since|suite|trend|"
     "trends|verdict|summary|queries|limits|metadata|chart|fig|h"
 )
+#: A clean name that cannot be its own slug: a page id made from it (``run-S``, ``run-S-h``,
+#: ``S-summary``, ``compare-S``, ...) could equal another run's or a fixed id of the page, or it
+#: could be mistaken for a hashed or numbered slug.
 _UNSAFE_CLEAN = re.compile(rf"(?:{_ID_WORDS})|(?:run|compare)-.*|.*-(?:{_ID_WORDS})|.*-[0-9a-f]{{8}}|.*-[0-9]+|.*--.*")
-
-
-def _keeps_its_name(base: str) -> bool:
-    """Whether a clean name can be its own slug: no page id made from it (``run-S``, ``run-S-h``,
-    ``S-summary``, ``compare-S``, ...) can equal another run's or a fixed id of the page, and it
-    cannot be mistaken for a hashed or numbered slug."""
-    return _UNSAFE_CLEAN.fullmatch(base) is None
 
 
 def slug(name: str, taken: set[str]) -> str:
@@ -70,7 +66,7 @@ def slug(name: str, taken: set[str]) -> str:
     unique, so no two runs ever share a page or an anchor.
     """
     base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
-    if base != name or base in taken or not _keeps_its_name(base):
+    if base != name or base in taken or _UNSAFE_CLEAN.fullmatch(base):
         base = f"{base}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     candidate, n = base, 1
     while candidate in taken:
@@ -264,7 +260,7 @@ def run_view(
         suite=suite_matrix([summary], {summary.name: slug_name}, verdicts, baseline, say.MATRIX_CAPTION),
         measures=_measures(summary),
         confidence=fmt.percent(conv.confidence),
-        conventions=tuple(_switches(conv)),
+        conventions=_switches(conv),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
         # the audit's judge limit written again with the user's words (the judge's name, the audit
@@ -297,7 +293,7 @@ def run_view(
     )
 
 
-def _switches(conv: Conventions) -> list[Switch]:
+def _switches(conv: Conventions) -> tuple[Switch, ...]:
     """Every switch in force with its meaning, each departure from the default flagged, then the bands."""
     departed = {name for name, _ in conv.departures()}
     switches = [
@@ -310,5 +306,4 @@ def _switches(conv: Conventions) -> list[Switch]:
         )
         for name, choice in conv.choices()
     ]
-    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
-    return switches
+    return (*switches, Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
