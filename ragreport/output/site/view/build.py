@@ -129,7 +129,7 @@ def build_view(
             Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
             for s in summaries
         ),
-        suite=suite_matrix(summaries, slugs, verdicts, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix(summaries, verdicts, baseline),
         lede=lede,
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,

@@ -117,7 +117,6 @@ def _cell(interval: Interval, scale: Scale | None = (0.0, 1.0), **marks: Any) ->
         high=fmt.decimal(high),
         band=fmt.band(low, high),
         interval=say.INTERVAL_NAMES[interval.method.value],
-        method=interval.method,
         bar=_bar(low, high, mean, scale),
         aria=say.interval_aria(mean, low, high),
         **marks,
@@ -147,10 +146,8 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
 
 def suite_matrix(
     summaries: Sequence[RunSummary],
-    slugs: dict[str, str],
     verdicts: dict[tuple[str, str], tuple[str, str]],
     baseline: str | None,
-    caption: str,
 ) -> SuiteMatrix:
     """The suite as one row per run and one column per metric at every K asked for: each mean with
     its band, the best of a column bold (several runs), a mark where ``verdicts`` ((run, metric) to
@@ -175,10 +172,12 @@ def suite_matrix(
             top = not fmt.is_missing(i.mean) and i.mean >= best[label]
             marks = {"mark": mark, "mark_class": css if mark else "", "verdict": words if mark else ""}
             cells.append(_cell(i, scale[label], best=top, **marks))
-        rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
+        rows.append(FigureRow(s.name, tuple(cells)))
     key = say.suite_key(baseline is not None) if several else ""
     key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
-    return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key, more=say.SUITE_MORE)
+    return SuiteMatrix(
+        metrics=tuple(labels), rows=tuple(rows), caption=say.MATRIX_CAPTION, key=key, more=say.SUITE_MORE
+    )
 
 
 def readings_table(summaries) -> ReadingsTable | None:

@@ -85,7 +85,7 @@ def comparison_view(
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
         if not rc.comparisons:
-            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False, notes=pair_notes))
+            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False))
             continue
         ids = rc.pairing.query_ids.tolist()
         text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
@@ -95,8 +95,6 @@ def comparison_view(
                 run=rc.run.name,
                 anchor=anchor,
                 compared=True,
-                notes=pair_notes,
-                queries=fmt.count(len(ids)),
                 heading=say_comparison.pair_heading(rc.run.name, comparison.baseline),
                 gains=_movers(rc, ids, texts, +1, primary_metric),
                 losses=_movers(rc, ids, texts, -1, primary_metric),
@@ -118,7 +116,6 @@ def comparison_view(
             isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value
         ),
         confidence=fmt.percent(conv.confidence),
-        k=base.k,
         primary=primary,
         correction=comparison.correction.value,
         method=say_comparison.comparison_method(

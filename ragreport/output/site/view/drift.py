@@ -62,7 +62,6 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     )
     return DriftView(
         previous_line=say_comparison.drift_previous(found.source, found.previous_date),
-        comparable=found.comparable,
         reasons=tuple(say_comparison.drift_reason(r) for r in found.reasons),
         # drift's notes name the user's runs: quoted whole
         notes=tuple(fmt.Text((fmt.Quoted(n),)) for n in found.notes),

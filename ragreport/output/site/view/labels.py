@@ -51,7 +51,6 @@ class Heatmap:
     total_header: str
     rows: tuple[HeatRow, ...]
     totals: tuple[str, ...]  # each column's total, then every pair's
-    pairs: int
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,6 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
         total_header=say.CONFUSION_TOTAL,
         rows=rows,
         totals=(*(f"{c:,}" for c in columns), f"{sum(columns):,}"),
-        pairs=pairs,
     )
 
 

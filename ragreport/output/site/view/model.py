@@ -9,7 +9,6 @@ from ..wording import numbers as fmt
 
 if TYPE_CHECKING:
     from ....analysis.limits import Limit
-    from ....scoring.catalogue import IntervalMethod
     from ..queryview import QueryView
     from .labels import LabelsView
     from .slices import SlicesView
@@ -29,7 +28,7 @@ class Cell:
     """One mean with its band, formatted: ``mean``, ``low``, ``high`` (three decimals or ``n/a``),
     ``band`` (``[low, high]``), the ``bar`` (None when a figure is missing or not drawn) and its
     ``aria`` (what a screen reader says for it); ``interval`` is the method's name as the pages show
-    it (``Wilson``), ``method`` the method itself.
+    it (``Wilson``).
 
     In a metric's row the bar is on the axis of its row (0 to 1 for one run; with several, from the
     lowest band end of the row's runs to the highest). In the suite matrix it is on the scale of its
@@ -44,7 +43,6 @@ class Cell:
     high: str
     band: str
     interval: str
-    method: IntervalMethod
     bar: Bar | None
     aria: str
     best: bool = False
@@ -134,11 +132,9 @@ class Column:
 
 @dataclass(frozen=True)
 class FigureRow:
-    """A run's row of the suite matrix: its ``name``, ``slug``, whether it is the ``baseline``."""
+    """A run's row of the suite matrix."""
 
     name: str
-    slug: str
-    baseline: bool
     cells: tuple[Cell, ...]
 
 
@@ -317,8 +313,7 @@ class Mover:
 class PairView:
     """One run against the baseline, query by query.
 
-    ``anchor`` is its section's id; ``notes`` what a reader must know first; when ``compared``
-    (they share scored queries): ``queries`` (how many), the ``gains`` and ``losses``, their
+    ``anchor`` is its section's id; when ``compared`` (they share scored queries): the ``gains`` and ``losses``, their
     captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
     the view was built without pages); ``query_column`` is False when no query has text (TREC
     input), and the tables of movers leave that column out.
@@ -327,8 +322,6 @@ class PairView:
     run: str
     anchor: str
     compared: bool
-    notes: tuple[str, ...]
-    queries: str = ""
     heading: str = ""
     gains: tuple[Mover, ...] = ()
     losses: tuple[Mover, ...] = ()
@@ -348,7 +341,7 @@ class ComparisonView:
     ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
     sentence, the baseline's name quoted); ``notes``
     (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
-    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by),
+    ``correction`` (its name), ``confidence``, ``primary`` (the metric movers rank by),
     ``metrics`` and ``matrix`` (the deltas, one row per run and one column per compared metric,
     under ``matrix_caption``; ``more`` names the expander of the full rows) and ``no_movers`` (what
     an empty table of movers says).
@@ -358,7 +351,6 @@ class ComparisonView:
     heading: fmt.Text
     caption: str
     confidence: str
-    k: int
     primary: str
     correction: str
     method: tuple[fmt.Text, ...]
@@ -379,7 +371,7 @@ class DriftView:
 
     ``previous_line`` names the previous report and its date; ``reasons`` say for which runs no
     drift can be claimed and why, and ``changes`` what changed in their query and label sets;
-    ``notes`` what else a reader must know; ``same_line`` (None when no run is ``comparable``) what
+    ``notes`` what else a reader must know; ``same_line`` (None when no run is comparable) what
     the figures mean and ``method`` how they were read; ``unchanged`` is a line per run none of
     whose scores moved; ``matrix`` the changed runs' deltas with marks (one column per metric of
     ``metrics``) and ``rows`` every figure in full. ``lines`` holds the sentences in the order every
@@ -387,7 +379,6 @@ class DriftView:
     """
 
     previous_line: fmt.Text
-    comparable: bool
     reasons: tuple[fmt.Text, ...]
     notes: tuple[fmt.Text, ...]
     same_line: fmt.Text | None

@@ -257,7 +257,7 @@ def run_view(
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
-        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix([summary], verdicts, baseline),
         measures=_measures(summary),
         confidence=fmt.percent(conv.confidence),
         conventions=_switches(conv),
