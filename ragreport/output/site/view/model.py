@@ -608,7 +608,3 @@ class ReportView:
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
     pairs: PairsView | None = None  # every run against every other (three or more runs)
     margin_note: str = ""  # said once under a comparison's headline: the margin of a negligible difference
-
-    @property
-    def several(self) -> bool:
-        return len(self.runs) > 1
