@@ -220,10 +220,10 @@ class RunView:
     (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed), ``bands_line``,
     ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's Markdown
     notes, which the pages render), the captions and ``compare_link`` (to the comparison, when there
-    is one). Page-only data (None when the view was built without
-    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
-    precision-recall curve, when interpolated precision was scored at two recall levels or more,
-    ``--metrics iprec_at_recall``) with ``pr_caption``.
+    is one). Page-only data (None when the view was built without pages): ``figure`` (the K sweep,
+    a plotly figure dict) and ``queries``; ``pr_figure`` (the precision-recall curve, when
+    interpolated precision was scored at two recall levels or more, ``--metrics iprec_at_recall``)
+    with ``pr_caption``.
     """
 
     name: str
@@ -313,10 +313,10 @@ class Mover:
 class PairView:
     """One run against the baseline, query by query.
 
-    ``anchor`` is its section's id; when ``compared`` (they share scored queries): the ``gains`` and ``losses``, their
-    captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
-    the view was built without pages); ``query_column`` is False when no query has text (TREC
-    input), and the tables of movers leave that column out.
+    ``anchor`` is its section's id; when ``compared`` (they share scored queries): the ``gains``
+    and ``losses``, their captions, the heading and chart labels, and the ``scatter`` and
+    ``outcome`` figures (None when the view was built without pages); ``query_column`` is False
+    when no query has text (TREC input), and the tables of movers leave that column out.
     """
 
     run: str
@@ -338,13 +338,12 @@ class PairView:
 class ComparisonView:
     """Every run against the baseline.
 
-    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
-    sentence, the baseline's name quoted); ``notes``
-    (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
-    ``correction`` (its name), ``confidence``, ``primary`` (the metric movers rank by),
-    ``metrics`` and ``matrix`` (the deltas, one row per run and one column per compared metric,
-    under ``matrix_caption``; ``more`` names the expander of the full rows) and ``no_movers`` (what
-    an empty table of movers says).
+    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by sentence,
+    the baseline's name quoted); ``notes`` (every pair's); ``rows`` (one per run and metric);
+    ``pairs`` (per run, query by query); ``correction`` (its name), ``confidence``, ``primary``
+    (the metric movers rank by), ``metrics`` and ``matrix`` (the deltas, one row per run and one
+    column per compared metric, under ``matrix_caption``; ``more`` names the expander of the full
+    rows) and ``no_movers`` (what an empty table of movers says).
     """
 
     baseline: str
