@@ -39,9 +39,6 @@ def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-#: What the index's K sweep and the per-query scatter open on unless the report's primary metric is passed.
-DEFAULT_METRIC = PRIMARY
-
 CONFIG = {
     "displaylogo": False,
     "responsive": True,
@@ -216,7 +213,7 @@ def run_sweep_figure(summary: RunSummary) -> dict[str, Any]:
     return {"data": traces, "layout": layout, "config": CONFIG}
 
 
-def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
+def index_sweep_figure(summaries: Sequence[RunSummary], shown: Metric = PRIMARY) -> dict[str, Any]:
     """Every run overlaid, one metric at a time (``shown`` first), with a selector for the metric."""
     traces: list[dict[str, Any]] = []
     suite, first = summaries[0].suite, summaries[0]
@@ -328,7 +325,7 @@ def _count_grid(
     }
 
 
-def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = DEFAULT_METRIC) -> dict[str, Any]:
+def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = PRIMARY) -> dict[str, Any]:
     """Per-query score of the baseline (x) against the run (y), one metric at a time (``shown``
     first), y = x drawn.
 

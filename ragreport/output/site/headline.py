@@ -166,38 +166,30 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
         value, base_value = rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean
         found = next((c for c in rc.comparisons if c.metric == metric), None)
         if found is None:
-            entries.append(
-                HeadlineEntry(
-                    run,
-                    base,
-                    metric,
-                    value,
-                    base_value,
-                    sentence=say.headline_not_compared(run, base, bool(rc.pairing.judged_apart)),
-                )
-            )
+            sentence = say.headline_not_compared(run, base, bool(rc.pairing.judged_apart))
+            entries.append(HeadlineEntry(run, base, metric, value, base_value, sentence=sentence))
             continue
         subject = Subject(analysis, rc.run, rc, found)
         worded = _worded(subject, confidence)
         hidden = next((c.figures for c, _ in worded if c.kind == "slice"), None)
         shared = None if rc.pairing.same_queries else found.queries
+        figures = (value, base_value, found.delta, found.low, found.high)  # on the model's labels
         lead = leading(analysis.audit, run, metric)
         run_figure = corrected_figure(analysis.audit, run, metric)
         base_figure = corrected_figure(analysis.audit, base, metric)
         if lead is not None and run_figure is not None and base_figure is not None:
             # The audit's decision (analysis.audit.leading): the headline reads the corrected difference.
-            value, base_value = run_figure.corrected[0], base_figure.corrected[0]
-            delta, low, high = lead.corrected
+            corrected = (run_figure.corrected[0], base_figure.corrected[0], *lead.corrected)
             verdict, p_adjusted = lead.verdict, lead.p_adjusted
             sentence = say.headline_corrected_sentence(
                 run,
                 base,
                 metric,
-                (value, base_value, delta, low, high),
+                corrected,
                 verdict,
                 p_adjusted,
                 lead.queries,
-                (rc.run.at_k[metric].mean, rc.baseline.at_k[metric].mean, found.delta, found.low, found.high),
+                figures,
                 found.wins,
                 found.losses,
                 confidence,
@@ -205,18 +197,15 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 hidden,
                 found.min_effect,
             )
+            figures = corrected
         else:
             lead = None  # no corrected figure to lead with: the model's labels, and no claim of a correction
-            delta, low, high, verdict, p_adjusted = found.delta, found.low, found.high, found.verdict, found.p_adjusted
+            verdict, p_adjusted = found.verdict, found.p_adjusted
             sentence = say.headline_sentence(
                 run,
                 base,
                 metric,
-                value,
-                base_value,
-                delta,
-                low,
-                high,
+                *figures,
                 found.wins,
                 found.losses,
                 verdict,
@@ -231,11 +220,7 @@ def headline(analysis: Analysis) -> tuple[HeadlineEntry, ...]:
                 run,
                 base,
                 metric,
-                value,
-                base_value,
-                delta,
-                low,
-                high,
+                *figures,
                 p_adjusted,
                 verdict,
                 sentence=sentence,

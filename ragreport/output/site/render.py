@@ -380,12 +380,6 @@ def render_single(report: BuiltReport) -> bytes:
     )
 
 
-def site_marker(files: Mapping[str, bytes]) -> bytes:
-    """The marker of a site holding ``files``: its header and every file's digest (docs/conventions.md
-    section 16)."""
-    return manifest_text(SITE_HEADER, {path: digest(data) for path, data in files.items() if path != MARKER})
-
-
 def write_site(files: dict[str, bytes], out: str | Path) -> Path:
     """Write ``files`` and their marker into a folder beside ``out``, then swap it into place.
 
@@ -404,7 +398,9 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
             raise ArgumentError(*say.refusing_to_replace(str(out), problem))
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
         try:
-            stage({**files, MARKER: site_marker(files)}, staging)
+            # the marker: its header and every file's digest (docs/conventions.md section 16)
+            marker = manifest_text(SITE_HEADER, {path: digest(data) for path, data in files.items() if path != MARKER})
+            stage({**files, MARKER: marker}, staging)
             make_readable(staging)
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent)) / "site"
             try:
@@ -416,12 +412,6 @@ def write_site(files: dict[str, bytes], out: str | Path) -> Path:
             shutil.rmtree(staging, ignore_errors=True)
             raise
     return out
-
-
-def _is_report_file(path: Path) -> bool:
-    with path.open("rb") as stream:
-        head = stream.read(4096)
-    return b'<meta name="generator" content="ragreport ' in head
 
 
 #: Where a link leads to a descriptor or a device rather than a file (``/dev/stdout`` is a link to
@@ -472,10 +462,11 @@ def write_file(data: bytes, path: str | Path) -> Path:
     if path.is_dir():
         raise ArgumentError(Argument("single_file"), f" {path} is a folder; give a file name such as report.html")
     with guarded(path):
-        if path.exists() and not _is_report_file(path):
-            raise ArgumentError(
-                *say.refusing_to_replace(str(path), "it is not an earlier ragreport report", Argument("single_file"))
-            )
+        if path.exists():
+            with path.open("rb") as stream:
+                if b'<meta name="generator" content="ragreport ' not in stream.read(4096):
+                    problem = "it is not an earlier ragreport report"
+                    raise ArgumentError(*say.refusing_to_replace(str(path), problem, Argument("single_file")))
         _atomic_write(data, path)
     return path
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from .... import __version__
 from ....analysis.caveats import RULES
+from ....analysis.limits import Limit
 from ....analysis.summary import Status
-from ....scoring.catalogue import Metric
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
 from ..headline import HeadlineEntry, headline, single_sentence
@@ -39,7 +39,6 @@ from .model import (
     Glossary,
     GlossaryEntry,
     HeadlineView,
-    LimitView,
     ReportView,
     Rule,
     RunLine,
@@ -48,7 +47,6 @@ from .run import _switches, run_view, slug
 from .slices import opposite_sentence, slices_view
 
 if TYPE_CHECKING:
-    from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
     from ....analysis.ranking import Ranking
     from ....analysis.slices import SliceReport
@@ -98,7 +96,8 @@ def build_view(
     query_view = QueryView(analysis) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
     entries = headline(analysis)
-    headlines = {e.run: _headline_view(e, slugs) for e in entries}
+    views = tuple(_headline_view(e, slugs) for e in entries)
+    headlines = {v.run: v for v in views}
     runs = tuple(
         run_view(
             s,
@@ -115,30 +114,28 @@ def build_view(
     )
     first = summaries[0]
     confidence = first.conventions.confidence
-    names = tuple(s.name for s in summaries)
-    sliced = None if analysis.slices is None else slices_view(analysis.slices, names, baseline, confidence)
     date = say.date_span([r.date for r in runs])
     margin = "" if baseline is None else say_headline.margin_note(analysis.min_effect, analysis.primary_label)
-    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, first.conventions.confidence)
+    lede, suite_caption, sweep_caption = say.report_captions(len(runs), first.k, date, confidence)
     return ReportView(
         title=title or say.report_title([s.name for s in summaries]),
         generator=f"ragreport {__version__}",
         date=date,
         k=first.k,
-        confidence=fmt.percent(first.conventions.confidence),
+        confidence=fmt.percent(confidence),
         runs=runs,
         metric_rows=metric_rows(summaries),
         columns=tuple(
             Column(say.mean_header(s.name, len(summaries) > 1), say.band_header(s.conventions.confidence))
             for s in summaries
         ),
-        suite=suite_matrix(summaries, slugs, verdicts, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix(summaries, verdicts, baseline),
         lede=lede,
         suite_caption=suite_caption,
         sweep_caption=sweep_caption,
         figure=index_sweep_figure(summaries, analysis.primary) if pages else None,
         primary=analysis.primary_label,
-        headline=tuple(_headline_view(e, slugs) for e in entries),
+        headline=views,
         headline_caption=say_headline.headline_caption(  # plain text (a figcaption, an aria-label): isolated
             len(summaries) > 1,
             analysis.primary_label,
@@ -146,15 +143,21 @@ def build_view(
             confidence,
             any(e.corrected_by is not None for e in entries),
         ),
-        forest=_forest(_ranked(entries, analysis.ranking), analysis.primary_label, baseline, analysis.ranking)
-        if pages
-        else None,
-        glossary=_glossary(first.k, confidence, first.suite),
+        forest=_forest(entries, analysis.primary_label, baseline, analysis.ranking) if pages else None,
+        glossary=Glossary(
+            title=say.GLOSSARY_TITLE,
+            lede=say.GLOSSARY_LEDE,
+            metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, first.k, m.name, m.plain)) for m in first.suite),
+            statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
+            terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
+        ),
         comparison=comparison,
         drift=drift_view(analysis.drift, analysis.primary_label) if analysis.drift is not None else None,
         conventions=conventions_view(summaries),
         gates=gates_view(gates),
-        slices=sliced,
+        slices=None
+        if analysis.slices is None
+        else slices_view(analysis.slices, tuple(s.name for s in summaries), baseline, confidence),
         query_view=query_view,
         pr_figure=pr_figure(summaries, say_charts.INDEX_PR_TITLE) if pages and has_pr_curve(summaries) else None,
         pr_caption=say_charts.pr_caption(confidence, len(pr_points(first))),
@@ -187,14 +190,10 @@ def per_query_differences(analysis: Analysis) -> dict[str, tuple[str, dict[str, 
     return found
 
 
-def _slice_limits(run: str, report: SliceReport | None, baseline: str | None) -> tuple[LimitView, ...]:
+def _slice_limits(run: str, report: SliceReport | None, baseline: str | None) -> tuple[Limit, ...]:
     """The run's slices that go against its overall difference, as honest limits."""
-    if report is None:
-        return ()
-    found = [o for o in report.opposite if o.comparison.run == run]
-    return tuple(
-        LimitView("slice-opposite", say.SLICE_OPPOSITE_TITLE, str(opposite_sentence(o, baseline))) for o in found
-    )
+    found = [o for o in (report.opposite if report is not None else ()) if o.comparison.run == run]
+    return tuple(Limit("slice-opposite", say.SLICE_OPPOSITE_TITLE, str(opposite_sentence(o, baseline))) for o in found)
 
 
 def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
@@ -214,7 +213,7 @@ def conventions_view(summaries: Sequence[RunSummary]) -> ConventionsView:
     return ConventionsView(
         title=say.CONVENTIONS_TITLE,
         lede=say.conventions_lede(len(summaries)),
-        switches=tuple(switches),
+        switches=switches,
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         departures=departures,
         notice=say.departure_notice(flags) if flags else "",
@@ -264,11 +263,11 @@ def first_screen(
     base, metric = str(first.baseline), first.metric
     lines = [RunLine(base, "suite", fmt.decimal(first.baseline_value), "", "", say_headline.BASELINE_MARK, "single")]
     for e in entries:
-        delta, band = say_headline.line_figures(e.delta, e.low, e.high)
+        shown = say_headline.line_figures(e.delta, e.low, e.high)
         verdict = _screen_verdict(e, ranking)
         words = say_headline.NOT_COMPARED if verdict is None else say_headline.LINE_VERDICTS[verdict]
-        css = _verdict_class(verdict)
-        lines.append(RunLine(e.run, f"compare-{slugs[e.run]}", fmt.decimal(e.value), delta, band, words, css))
+        anchor = f"compare-{slugs[e.run]}"
+        lines.append(RunLine(e.run, anchor, fmt.decimal(e.value), *shown, words, _verdict_class(verdict)))
     values = {e.run: e.value for e in entries} | {base: first.baseline_value}
     if ranking is not None:  # the ranking's order: ties by the runs' order, as its tiers read
         lines.sort(key=lambda line: ranking.order.index(line.run))
@@ -298,15 +297,8 @@ def first_screen(
         say_headline.VERDICT_HEADER,
     )
     caption = say_headline.run_lines_caption(metric, base, fmt.percent(confidence))
-    note = ""
-    if ranking is not None:
-        note = say_headline.screen_family_note(metric, len(ranking.pairs), base, compared)
+    note = "" if ranking is None else say_headline.screen_family_note(metric, len(ranking.pairs), base, compared)
     return FirstScreen(summary, margin, header, caption, tuple(lines), caveats, note)
-
-
-def _ranked(entries: Sequence[HeadlineEntry], ranking: Ranking | None) -> Sequence[HeadlineEntry]:
-    """The headline's entries in the ranking's order (best first), as the first screen's lines are."""
-    return entries if ranking is None else sorted(entries, key=lambda e: ranking.order.index(e.run))
 
 
 def _still_changes(kind: str, figures: Mapping[str, Any], verdict: str | None) -> Mapping[str, Any] | None:
@@ -336,8 +328,11 @@ def _screen_verdict(entry: HeadlineEntry, ranking: Ranking | None) -> str | None
 def _forest(
     entries: Sequence[HeadlineEntry], metric: str, baseline: str | None, ranking: Ranking | None = None
 ) -> dict[str, Any]:
-    """The forest plot: each compared run's difference with its band, or the single run's figure."""
+    """The forest plot: each compared run's difference with its band, or the single run's figure;
+    in the ranking's order (best first), as the first screen's lines are."""
     compared = baseline is not None
+    if ranking is not None:
+        entries = sorted(entries, key=lambda e: ranking.order.index(e.run))
     return forest_figure(
         [e.run for e in entries],
         [e.delta if compared else e.value for e in entries],
@@ -348,15 +343,4 @@ def _forest(
         axis=say_headline.FOREST_AXIS_DIFFERENCE.format(metric=metric) if compared else metric,
         difference=compared,
         verdicts=[_verdict_class(_screen_verdict(e, ranking)) for e in entries] if compared else None,
-    )
-
-
-def _glossary(k: int, confidence: float, suite: Sequence[Metric]) -> Glossary:
-    """Every suite metric at K, every query status and the comparison's words, explained."""
-    return Glossary(
-        title=say.GLOSSARY_TITLE,
-        lede=say.GLOSSARY_LEDE,
-        metrics=tuple(GlossaryEntry(*say.glossary_metric(m.key, k, m.name, m.plain)) for m in suite),
-        statuses=tuple(GlossaryEntry(s.label, "", s.plain) for s in Status),
-        terms=tuple(GlossaryEntry(term, "", text) for term, text in say.glossary_terms(confidence)),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,8 @@ from ....scoring.catalogue import READ, READINGS
 from ..wording import headline as say_headline
 from ..wording import numbers as fmt
 from ..wording import report as say
-from .model import Bar, Cell, DeltaCell, DeltaRow, FigureCell, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
+from ..wording.comparison import difference_aria
+from .model import Bar, Cell, DeltaCell, DeltaRow, DifferenceRow, FigureRow, MetricRow, ReadingsTable, SuiteMatrix
 
 if TYPE_CHECKING:
     from ....analysis.intervals import Interval
@@ -45,39 +47,60 @@ def _scale(intervals: Sequence[Interval]) -> Scale:
     return (low - pad, high + pad)
 
 
-def _bar(low: float, high: float, mean: float, scale: Scale = (0.0, 1.0)) -> Bar | None:
-    """A band on the axis ``scale`` (0 to 1 unless given), as SVG coordinates 0 to 100."""
-    if any(fmt.is_missing(v) for v in (low, high, mean)):
+def _bar(low: float, high: float, mean: float, scale: Scale | None = (0.0, 1.0), reach: float = 0.0) -> Bar | None:
+    """A band as SVG coordinates 0 to 100: on the axis ``scale`` (0 to 1 unless given; None draws
+    no bar), or with a ``reach`` on the axis from -``reach`` to ``reach`` (0 at 50)."""
+    if scale is None or any(fmt.is_missing(v) for v in (low, high, mean)):
         return None
     start, span = scale[0], (scale[1] - scale[0]) or 1.0
 
     def x(v: float) -> float:
+        if reach:
+            return 50 + 50 * max(-1.0, min(1.0, v / reach))
         return 100 * max(0.0, min(1.0, (v - start) / span))
 
     return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
 
 
-def _diverging_bar(low: float, high: float, mean: float, reach: float = 1.0) -> Bar | None:
-    """A band on the axis from -``reach`` to ``reach``, as SVG coordinates 0 to 100 (0 at 50)."""
-    if any(fmt.is_missing(v) for v in (low, high, mean)):
-        return None
-
-    def x(v: float) -> float:
-        return 50 + 50 * max(-1.0, min(1.0, v / reach))
-
-    return Bar(f"{x(low):.1f}", f"{max(x(high) - x(low), 0.6):.1f}", f"{x(mean) - 0.6:.1f}")
+def reach(triples: Sequence[Sequence[float | None]]) -> float:
+    """The half-width of a section's axis of differences: its largest end, 5% more (1 with none)."""
+    return max((abs(v) for t in triples for v in t if not fmt.is_missing(v)), default=0.0) * 1.05 or 1.0  # type: ignore[arg-type]
 
 
-def delta_matrix(rows: Sequence[Any]) -> tuple[tuple[str, ...], tuple[DeltaRow, ...]]:
-    """Rows of differences (each with its ``run``, ``metric``, ``delta``, ``verdict`` and
-    ``verdict_class``) as the metrics, in the order first met, and a matrix row per run (None where
-    a run has no row for a metric)."""
+def difference_row(
+    run: str,
+    metric: str,
+    figures: tuple[float | None, float | None, float | None],
+    p: tuple[float | None, float | None],
+    verdict: tuple[str, str],
+    axis: float,
+    **more: str,
+) -> DifferenceRow:
+    """A difference (``figures``: delta, low, high) with its ``p`` and adjusted p, its ``verdict``
+    (words, CSS class) and its bar on the axis of half-width ``axis``; no band without every end."""
+    delta, low, high = figures
+    (p_value, p_adjusted), (words, css) = p, verdict
+    if low is None or high is None or delta is None:
+        band, bar, aria = fmt.NA, None, ""
+    else:
+        band, bar, aria = (
+            fmt.signed_band(low, high),
+            _bar(low, high, delta, reach=axis),
+            difference_aria(delta, low, high),
+        )
+    p_shown, adjusted = fmt.p_value(p_value), fmt.p_value(p_adjusted)
+    return DifferenceRow(run, metric, fmt.signed(delta), band, bar, aria, p_shown, adjusted, words, css, **more)
+
+
+def delta_matrix(rows: Sequence[DifferenceRow]) -> tuple[tuple[str, ...], tuple[DeltaRow, ...]]:
+    """Rows of differences as the metrics, in the order first met, and a matrix row per run (None
+    where a run has no row for a metric)."""
     metrics = tuple(dict.fromkeys(r.metric for r in rows))
-    by_run: dict[str, dict[str, Any]] = {}
+    by_run: dict[str, dict[str, DifferenceRow]] = {}
     for r in rows:
         by_run.setdefault(r.run, {})[r.metric] = r
 
-    def cell(r: Any) -> DeltaCell | None:
+    def cell(r: DifferenceRow | None) -> DeltaCell | None:
         if r is None:
             return None
         return DeltaCell(r.delta, say.MARKS_OF_VERDICT.get(r.verdict_class, ""), r.verdict, r.verdict_class)
@@ -85,7 +108,8 @@ def delta_matrix(rows: Sequence[Any]) -> tuple[tuple[str, ...], tuple[DeltaRow, 
     return metrics, tuple(DeltaRow(run, tuple(cell(cells.get(m)) for m in metrics)) for run, cells in by_run.items())
 
 
-def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
+def _cell(interval: Interval, scale: Scale | None = (0.0, 1.0), **marks: Any) -> Cell:
+    """``interval`` formatted, its bar on ``scale`` (None: no bar); ``marks`` the suite matrix's."""
     low, high, mean = interval.low, interval.high, interval.mean
     return Cell(
         mean=fmt.decimal(mean),
@@ -93,9 +117,9 @@ def _cell(interval: Interval, scale: Scale = (0.0, 1.0)) -> Cell:
         high=fmt.decimal(high),
         band=fmt.band(low, high),
         interval=say.INTERVAL_NAMES[interval.method.value],
-        method=interval.method,
         bar=_bar(low, high, mean, scale),
         aria=say.interval_aria(mean, low, high),
+        **marks,
     )
 
 
@@ -120,27 +144,24 @@ def metric_rows(summaries: Sequence[RunSummary]) -> tuple[MetricRow, ...]:
     return tuple(rows)
 
 
-def _is_best(mean: float, best: float | None) -> bool:
-    return best is not None and not fmt.is_missing(mean) and mean >= best - 1e-12
-
-
 def suite_matrix(
     summaries: Sequence[RunSummary],
-    slugs: dict[str, str],
     verdicts: dict[tuple[str, str], tuple[str, str]],
     baseline: str | None,
-    caption: str,
 ) -> SuiteMatrix:
     """The suite as one row per run and one column per metric at every K asked for: each mean with
     its band, the best of a column bold (several runs), a mark where ``verdicts`` ((run, metric) to
     (words, CSS class)) says the run is clearly better or worse than the baseline."""
     first = summaries[0]
     labels = [m.label(c) for c in first.cutoffs for m in first.suite]
-    scale = {label: _scale([s.at_k[label] for s in summaries]) for label in labels}
-    best: dict[str, float | None] = {}
+    several = len(summaries) > 1
+    # One run alone has nothing to be placed against: no bar, no bold.
+    scale = {label: _scale([s.at_k[label] for s in summaries]) if several else None for label in labels}
+    best = {label: math.inf for label in labels}  # the least mean that is a column's best (within 1e-12)
     for label in labels:
         means = [s.at_k[label].mean for s in summaries if not fmt.is_missing(s.at_k[label].mean)]
-        best[label] = max(means) if means and len(summaries) > 1 else None
+        if means and several:
+            best[label] = max(means) - 1e-12
     rows = []
     for s in summaries:
         cells = []
@@ -148,22 +169,15 @@ def suite_matrix(
             i = s.at_k[label]
             words, css = verdicts.get((s.name, label), ("", ""))
             mark = say.MARKS_OF_VERDICT.get(css, "")
-            cells.append(
-                FigureCell(
-                    mean=fmt.decimal(i.mean),
-                    band=fmt.band(i.low, i.high),
-                    best=_is_best(i.mean, best[label]),
-                    mark=mark,
-                    mark_class=css if mark else "",
-                    verdict=words if mark else "",
-                    # One run alone has nothing to be placed against: no bar.
-                    bar=_bar(i.low, i.high, i.mean, scale[label]) if len(summaries) > 1 else None,
-                    aria=say.interval_aria(i.mean, i.low, i.high),
-                )
-            )
-        rows.append(FigureRow(s.name, slugs[s.name], s.name == baseline, tuple(cells)))
+            top = not fmt.is_missing(i.mean) and i.mean >= best[label]
+            marks = {"mark": mark, "mark_class": css if mark else "", "verdict": words if mark else ""}
+            cells.append(_cell(i, scale[label], best=top, **marks))
+        rows.append(FigureRow(s.name, tuple(cells)))
+    key = say.suite_key(baseline is not None) if several else ""
     key = say.suite_key(baseline is not None) if len(summaries) > 1 else ""
-    return SuiteMatrix(metrics=tuple(labels), rows=tuple(rows), caption=caption, key=key, more=say.SUITE_MORE)
+    return SuiteMatrix(
+        metrics=tuple(labels), rows=tuple(rows), caption=say.MATRIX_CAPTION, key=key, more=say.SUITE_MORE
+    )
 
 
 def readings_table(summaries) -> ReadingsTable | None:

@@ -14,8 +14,8 @@ from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import page as say_page
 from ..wording import report as say
-from .cells import _diverging_bar, delta_matrix
-from .model import ComparisonRow, ComparisonView, DeltaCell, Mover, PairsView, PairView, RankRow, ReadingsTable
+from .cells import delta_matrix, difference_row, reach
+from .model import ComparisonView, DeltaCell, DeltaRow, DifferenceRow, Mover, PairsView, PairView, ReadingsTable
 
 if TYPE_CHECKING:
     from ....analysis.compare import ComparisonReport, RunComparison
@@ -50,28 +50,22 @@ def comparison_view(
     base = comparison.runs[0].baseline
     conv = base.conventions
     primary = primary_metric.label(base.k)
-    rows: list[ComparisonRow] = []
+    rows: list[DifferenceRow] = []
     pairs: list[PairView] = []
     notes: list[str] = []
-    ends = [abs(v) for rc in comparison.runs for c in rc.comparisons for v in (c.low, c.high, c.delta)]
-    reach = max([v for v in ends if not fmt.is_missing(v)], default=0.0) * 1.05 or 1.0
+    axis = reach([(c.low, c.high, c.delta) for rc in comparison.runs for c in rc.comparisons])
     for rc in comparison.runs:
         for c in rc.comparisons:
-            words, css = say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted, c.min_effect)
             effect, effect_band = say_comparison.effect_cell(c.effect, c.effect_low, c.effect_high)
             rows.append(
-                ComparisonRow(
-                    run=c.run,
-                    metric=c.metric,
-                    delta=fmt.signed(c.delta),
-                    band=fmt.signed_band(c.low, c.high),
-                    bar=_diverging_bar(c.low, c.high, c.delta, reach),
-                    p=fmt.p_value(c.p),
-                    p_adjusted=fmt.p_value(c.p_adjusted),
+                difference_row(
+                    c.run,
+                    c.metric,
+                    (c.delta, c.low, c.high),
+                    (c.p, c.p_adjusted),
+                    say_comparison.verdict(c.verdict, c.alpha, c.p_adjusted, c.min_effect),
+                    axis,
                     wtl=f"{c.wins}/{c.ties}/{c.losses}",
-                    verdict=words,
-                    verdict_class=css,
-                    aria=say_comparison.difference_aria(c.delta, c.low, c.high),
                     effect=effect,
                     effect_band=effect_band,
                 )
@@ -91,7 +85,7 @@ def comparison_view(
         notes += pair_notes
         anchor = f"compare-{slugs[rc.run.name]}"
         if not rc.comparisons:
-            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False, notes=pair_notes))
+            pairs.append(PairView(run=rc.run.name, anchor=anchor, compared=False))
             continue
         ids = rc.pairing.query_ids.tolist()
         text_of = dict(zip(rc.run.judged.query_ids.tolist(), rc.run.judged.query_text))
@@ -101,8 +95,6 @@ def comparison_view(
                 run=rc.run.name,
                 anchor=anchor,
                 compared=True,
-                notes=pair_notes,
-                queries=fmt.count(len(ids)),
                 heading=say_comparison.pair_heading(rc.run.name, comparison.baseline),
                 gains=_movers(rc, ids, texts, +1, primary_metric),
                 losses=_movers(rc, ids, texts, -1, primary_metric),
@@ -124,7 +116,6 @@ def comparison_view(
             isolated(comparison.baseline), base.k, conv.confidence, comparison.correction.value
         ),
         confidence=fmt.percent(conv.confidence),
-        k=base.k,
         primary=primary,
         correction=comparison.correction.value,
         method=say_comparison.comparison_method(
@@ -196,11 +187,11 @@ def pairs_view(ranking: Ranking) -> PairsView:
         legend=say_comparison.pairs_legend(ranking.confidence),
         runs=ranking.order,
         rows=tuple(
-            RankRow(
+            DeltaRow(
                 r.run,
+                tuple(cell(r.run, column) for column in ranking.order),
                 fmt.decimal(r.mean),
                 say_comparison.rank_cell(r.rank, r.low, r.high),
-                tuple(cell(r.run, column) for column in ranking.order),
             )
             for r in ranking.ranks
         ),

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 from ....scoring.catalogue import COMPARED, SUITE
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
-from .cells import _diverging_bar, delta_matrix
-from .model import DriftRowView, DriftView
+from .cells import delta_matrix, difference_row, reach
+from .model import DriftView
 
 if TYPE_CHECKING:
     from ....analysis.drift import Drift
@@ -24,34 +24,25 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     and every row in full (``primary`` is the metric an unchanged run's line quotes)."""
     diagnostics = {m.label(found.k) for m in SUITE if m not in COMPARED}
     outside = {m.label(found.k) for m in COMPARED if m.label(found.k) not in found.family}
-    shown = [r for r in found.rows if r.run not in found.unchanged]
-    ends = [abs(v) for r in shown for v in (r.low, r.high, r.delta) if not fmt.is_missing(v)]  # type: ignore[arg-type]
-    reach = max(ends, default=0.0) * 1.05 or 1.0
-    rows = []
-    for r in found.rows:
-        words, css = say_comparison.drift_verdict(
-            r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics, outside=r.metric in outside
+    axis = reach([(r.low, r.high, r.delta) for r in found.rows if r.run not in found.unchanged])
+    rows = [
+        difference_row(
+            r.run,
+            r.metric,
+            (r.delta, r.low, r.high),
+            (r.p, r.p_adjusted),
+            say_comparison.drift_verdict(
+                r.verdict, found.alpha, r.p_adjusted, r.metric in diagnostics, outside=r.metric in outside
+            ),
+            axis,
+            then=fmt.decimal(r.then),
+            now=fmt.decimal(r.now),
+            queries=fmt.count(r.queries),
+            changed=fmt.count(r.changed),
         )
-        has_band = r.low is not None and r.high is not None and r.delta is not None
-        rows.append(
-            DriftRowView(
-                run=r.run,
-                metric=r.metric,
-                then=fmt.decimal(r.then),
-                now=fmt.decimal(r.now),
-                delta=fmt.signed(r.delta),
-                band=fmt.signed_band(r.low, r.high) if has_band else fmt.NA,
-                queries=fmt.count(r.queries),
-                bar=_diverging_bar(r.low, r.high, r.delta, reach) if has_band else None,  # type: ignore[arg-type]
-                aria=say_comparison.difference_aria(r.delta, r.low, r.high) if has_band else "",  # type: ignore[arg-type]
-                p=fmt.p_value(r.p),
-                p_adjusted=fmt.p_value(r.p_adjusted),
-                changed=fmt.count(r.changed),
-                verdict=words,
-                verdict_class=css,
-            )
-        )
-    metrics, matrix = delta_matrix([v for v, r in zip(rows, found.rows) if r.run not in found.unchanged])
+        for r in found.rows
+    ]
+    metrics, matrix = delta_matrix([v for v in rows if v.run not in found.unchanged])
     unchanged = []
     for name in found.unchanged:
         lead = next(r for r in found.rows if r.run == name and r.metric == primary) if primary else None
@@ -71,7 +62,6 @@ def drift_view(found: Drift, primary: str) -> DriftView:
     )
     return DriftView(
         previous_line=say_comparison.drift_previous(found.source, found.previous_date),
-        comparable=found.comparable,
         reasons=tuple(say_comparison.drift_reason(r) for r in found.reasons),
         # drift's notes name the user's runs: quoted whole
         notes=tuple(fmt.Text((fmt.Quoted(n),)) for n in found.notes),

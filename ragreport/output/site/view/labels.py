@@ -13,22 +13,13 @@ from typing import TYPE_CHECKING
 
 from ..media import isolated
 from ..wording import labels as say
+from .model import BandCell, Labelled
 
 if TYPE_CHECKING:
-    from ....analysis.audit import Audit
     from ....analysis.pipeline import Analysis
 
 #: The heat map's shades: a cell with pairs is shaded 1 (fewest) to this (most); 0 is empty.
 SHADES = 5
-
-
-@dataclass(frozen=True)
-class LabelsFact:
-    """One figure of the agreement: its name, its value and a line under it (its band)."""
-
-    label: str
-    value: str
-    note: str
 
 
 @dataclass(frozen=True)
@@ -60,47 +51,21 @@ class Heatmap:
     total_header: str
     rows: tuple[HeatRow, ...]
     totals: tuple[str, ...]  # each column's total, then every pair's
-    pairs: int
-
-
-@dataclass(frozen=True)
-class LabelsFigure:
-    value: str
-    band: str
 
 
 @dataclass(frozen=True)
 class LabelsRow:
-    """A run and metric: its audited queries, and its figure under each label set and corrected."""
+    """A run and metric: its audited queries, and its figure (or a compared run's difference from
+    the baseline) under each label set and corrected; ``moved`` says so when a difference's
+    corrected verdict is not the model's."""
 
     run: str
     metric: str
     queries: str
-    model: LabelsFigure
-    human: LabelsFigure
-    corrected: LabelsFigure
-
-
-@dataclass(frozen=True)
-class LabelsVerdict:
-    value: str
-    band: str
-    verdict: str
-    verdict_class: str
-
-
-@dataclass(frozen=True)
-class LabelsComparisonRow:
-    """A compared run's difference from the baseline under each label set and corrected; ``moved``
-    says so when the corrected verdict is not the model's."""
-
-    run: str
-    metric: str
-    queries: str
-    model: LabelsVerdict
-    human: LabelsVerdict
-    corrected: LabelsVerdict
-    moved: str
+    model: BandCell
+    human: BandCell
+    corrected: BandCell
+    moved: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,7 +74,7 @@ class LabelsGroup:
 
     run: str
     rows: tuple[LabelsRow, ...]
-    comparisons: tuple[LabelsComparisonRow, ...]
+    comparisons: tuple[LabelsRow, ...]
 
 
 @dataclass(frozen=True)
@@ -141,7 +106,7 @@ class LabelsView:
     nav: str = say.LABELS_NAV
     lede: str = say.LABELS_LEDE
     agreement_title: str = say.AGREEMENT_TITLE
-    facts: tuple[LabelsFact, ...] = ()
+    facts: tuple[Labelled, ...] = ()
     confusion_title: str = say.CONFUSION_TITLE
     heatmap: Heatmap | None = None
     runs_title: str = say.RUNS_TITLE
@@ -151,7 +116,7 @@ class LabelsView:
     comparisons_title: str = say.COMPARISONS_TITLE
     comparisons_caption: str = ""
     comparisons_header: tuple[str, ...] = say.COMPARISONS_HEADER
-    comparison_rows: tuple[LabelsComparisonRow, ...] = ()  # the primary metric's
+    comparison_rows: tuple[LabelsRow, ...] = ()  # the primary metric's
     # every metric, a group per run (its header row names it), behind "more" (empty: no other metric)
     runs_more: str = ""
     comparisons_more: str = ""
@@ -194,18 +159,12 @@ def heatmap(grades: Sequence[int], confusion: Sequence[Sequence[int]], pairs: in
         total_header=say.CONFUSION_TOTAL,
         rows=rows,
         totals=(*(f"{c:,}" for c in columns), f"{sum(columns):,}"),
-        pairs=pairs,
     )
 
 
-def _figure(figure: tuple[float, float, float]) -> LabelsFigure:
+def _figure(figure: tuple[float, float, float]) -> BandCell:
     mean, low, high = figure
-    return LabelsFigure(say.figure_value(mean), say.figure_band(low, high))
-
-
-def _band_verdict(low: float, high: float) -> str:
-    """A difference's verdict read off its band alone, as the corrected one is (conventions 25.5)."""
-    return "better" if low > 0 else "worse" if high < 0 else "unclear"
+    return BandCell(say.figure_value(mean), say.figure_band(low, high))
 
 
 def _clear(verdict: str) -> str:
@@ -213,29 +172,10 @@ def _clear(verdict: str) -> str:
     return verdict if verdict in ("better", "worse") else "unclear"
 
 
-def _verdict(figure: tuple[float, float, float], verdict: str) -> LabelsVerdict:
+def _verdict(figure: tuple[float, float, float], verdict: str) -> BandCell:
     words, css = say.VERDICT_WORDS.get(verdict, say.VERDICT_WORDS["unclear"])
     delta, low, high = figure
-    return LabelsVerdict(say.signed(delta), say.delta_band(low, high), words, css)
-
-
-def _comparison_rows(audit: Audit) -> tuple[LabelsComparisonRow, ...]:
-    out = []
-    for c in audit.comparisons:
-        # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
-        moved = _clear(c.verdict) != _clear(c.model_verdict)
-        out.append(
-            LabelsComparisonRow(
-                run=c.run,
-                metric=c.metric,
-                queries=f"{c.queries:,}",
-                model=_verdict(c.model, c.model_verdict),
-                human=_verdict(c.human, _band_verdict(c.human[1], c.human[2])),
-                corrected=_verdict(c.corrected, c.verdict),
-                moved=say.VERDICT_MOVED if moved else "",
-            )
-        )
-    return tuple(out)
+    return BandCell(say.signed(delta), say.delta_band(low, high), verdict_class=css, verdict=words)
 
 
 def labels_view(analysis: Analysis) -> LabelsView | None:
@@ -262,11 +202,8 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         )
         for shown in (audit.source, source)
     ]
-    lines, page_lines = [sentences[0]], [sentences[1]]
     tau = say.tau_sentence(audit.tau)
-    if tau is not None:
-        lines.append(tau)
-        page_lines.append(tau)
+    lines, page_lines = ((sentence, *(() if tau is None else (tau,))) for sentence in sentences)
     rows = tuple(
         (r.run, r.label, say.figure(*r.model), say.figure(*r.human), say.figure(*r.corrected)) for r in audit.runs
     )
@@ -274,18 +211,16 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         (say.FACT_KAPPA, found.kappa, found.kappa_low, found.kappa_high),
         (say.FACT_WEIGHTED, found.weighted_kappa, found.weighted_low, found.weighted_high),
     )
-    facts = [
-        LabelsFact(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas
-    ]
+    facts = [Labelled(name, say.kappa_value(v), say.kappa_band(low, high, confidence)) for name, v, low, high in kappas]
     facts += [
-        LabelsFact(say.FACT_PAIRS, f"{found.pairs:,}", ""),
-        LabelsFact(say.FACT_QUERIES, f"{found.queries:,}", source),
-        LabelsFact(
+        Labelled(say.FACT_PAIRS, f"{found.pairs:,}"),
+        Labelled(say.FACT_QUERIES, f"{found.queries:,}", source),
+        Labelled(
             say.FACT_DISAGREEMENT, say.disagreement_value(found.disagreement), say.disagreement_note(found.slots, k)
         ),
     ]
     if audit.tau is not None and audit.tau == audit.tau:
-        facts.append(LabelsFact(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
+        facts.append(Labelled(say.FACT_TAU, say.signed(audit.tau), say.TAU_NOTE))
     primary = analysis.primary_label
     first_primary = {primary: 0}  # the primary metric first, the others in the audit's order
     ordered = sorted(audit.runs, key=lambda r: first_primary.get(r.label, 1))
@@ -293,8 +228,20 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         LabelsRow(r.run, r.label, f"{r.queries:,}", _figure(r.model), _figure(r.human), _figure(r.corrected))
         for r in ordered
     )
-    compared = _comparison_rows(audit)
-    compared = tuple(sorted(compared, key=lambda c: first_primary.get(c.metric, 1)))
+    compared = tuple(
+        LabelsRow(
+            c.run,
+            c.metric,
+            f"{c.queries:,}",
+            _verdict(c.model, c.model_verdict),
+            # the human labels' verdict read off the band alone, as the corrected one is (conventions 25.5)
+            _verdict(c.human, "better" if c.human[1] > 0 else "worse" if c.human[2] < 0 else "unclear"),
+            _verdict(c.corrected, c.verdict),
+            # a band on one side of 0 without a small adjusted p is no verdict: from one to none is no move
+            say.VERDICT_MOVED if _clear(c.verdict) != _clear(c.model_verdict) else "",
+        )
+        for c in sorted(audit.comparisons, key=lambda c: first_primary.get(c.metric, 1))
+    )
     names = [s.name for s in analysis.summaries]
     groups = tuple(
         LabelsGroup(name, tuple(r for r in all_rows if r.run == name), tuple(c for c in compared if c.run == name))
@@ -304,15 +251,9 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     run_rows = tuple(r for r in all_rows if r.metric == primary) or all_rows
     primary_compared = tuple(c for c in compared if c.metric == primary) or compared
     baseline = analysis.comparison.runs[0].baseline.name if analysis.comparison and analysis.comparison.runs else ""
+    lede = say.run_labels_lede(source, found.queries)
     by_run = {
-        g.run: RunLabels(
-            say.RUN_LABELS_TITLE,
-            say.run_labels_lede(source, found.queries),
-            say.RUN_LABELS_LINK,
-            say.RUNS_HEADER[1:],
-            g.rows,
-        )
-        for g in groups
+        g.run: RunLabels(say.RUN_LABELS_TITLE, lede, say.RUN_LABELS_LINK, say.RUNS_HEADER[1:], g.rows) for g in groups
     }
     metrics = len({r.label for r in audit.runs})
     terminal = tuple(
@@ -322,7 +263,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
     )
     return LabelsView(
         say.LABELS_TITLE,
-        tuple(lines),
+        lines,
         say.LABELS_HEADER,
         rows,
         facts=tuple(facts),
@@ -330,7 +271,7 @@ def labels_view(analysis: Analysis) -> LabelsView | None:
         runs_caption=say.runs_caption(confidence),
         run_rows=run_rows,
         comparisons_caption=say.comparisons_caption(isolated(baseline), confidence) if compared else "",
-        page_lines=tuple(page_lines),
+        page_lines=page_lines,
         comparison_rows=primary_compared,
         runs_more=say.runs_more(metrics) if len(all_rows) > len(run_rows) else "",
         comparisons_more=say.comparisons_more(metrics) if len(compared) > len(primary_compared) else "",

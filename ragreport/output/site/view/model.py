@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..wording import numbers as fmt
 
 if TYPE_CHECKING:
-    from ....scoring.catalogue import IntervalMethod
+    from ....analysis.limits import Limit
     from ..queryview import QueryView
     from .labels import LabelsView
     from .slices import SlicesView
@@ -25,13 +25,17 @@ class Bar:
 
 @dataclass(frozen=True)
 class Cell:
-    """One mean with its band, formatted.
+    """One mean with its band, formatted: ``mean``, ``low``, ``high`` (three decimals or ``n/a``),
+    ``band`` (``[low, high]``), the ``bar`` (None when a figure is missing or not drawn) and its
+    ``aria`` (what a screen reader says for it); ``interval`` is the method's name as the pages show
+    it (``Wilson``).
 
-    ``mean``, ``low``, ``high``: three decimals or ``n/a``; ``band``: ``[low, high]``;
-    ``interval``: the method's name as the pages show it (``Wilson``), ``method`` the method
-    itself; ``bar``: the band drawn on the axis of its row (0 to 1 for one run; with several, from
-    the lowest band end of the row's runs to the highest; None when a figure is missing);
-    ``aria``: what a screen reader says for the bar.
+    In a metric's row the bar is on the axis of its row (0 to 1 for one run; with several, from the
+    lowest band end of the row's runs to the highest). In the suite matrix it is on the scale of its
+    column (none for one run alone); ``best`` when the mean is the highest of its column (several
+    runs only); ``mark`` (``▲``, ``▼`` or empty) with ``mark_class`` (the comparison verdict's CSS
+    class) and ``verdict`` (its words) when the comparison found the difference from the baseline
+    clearly above or below zero.
     """
 
     mean: str
@@ -39,9 +43,12 @@ class Cell:
     high: str
     band: str
     interval: str
-    method: IntervalMethod
     bar: Bar | None
     aria: str
+    best: bool = False
+    mark: str = ""
+    mark_class: str = ""
+    verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,20 +99,27 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class LimitView:
-    """An honest limit: the stable ``key`` (tests and CSS), its ``title`` and full ``text``."""
-
-    key: str
-    title: str
-    text: str
-
-
-@dataclass(frozen=True)
 class Labelled:
-    """A label with its value, both as shown (a fact, a metadata row)."""
+    """A label with its value, both as shown (a fact, a metadata row), and a ``note`` under it."""
 
     label: str
     value: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class BandCell:
+    """A figure or a difference in a small table: ``value`` and its ``band``, formatted; a
+    difference's ``verdict`` (words), ``verdict_class`` (CSS), ``mark`` and ``p_adjusted``;
+    ``label`` names the line in a stacked cell (an external score's: the run and the score)."""
+
+    value: str
+    band: str
+    p_adjusted: str = ""
+    verdict_class: str = ""
+    mark: str = ""
+    label: str = ""
+    verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,32 +131,11 @@ class Column:
 
 
 @dataclass(frozen=True)
-class FigureCell:
-    """One run's mean on one metric in the suite matrix: ``mean`` and its ``band``, both formatted;
-    ``best`` when it is the highest mean of its column (several runs only); ``mark`` (``▲``, ``▼`` or
-    empty) with ``mark_class`` (the comparison verdict's CSS class) and ``verdict`` (its words) when
-    the comparison found the difference from the baseline clearly above or below zero; ``bar`` the
-    band on the scale of its column (every run's band of that metric); ``aria`` what a screen reader
-    says for the bar."""
-
-    mean: str
-    band: str
-    best: bool
-    mark: str
-    mark_class: str
-    verdict: str
-    bar: Bar | None
-    aria: str
-
-
-@dataclass(frozen=True)
 class FigureRow:
-    """A run's row of the suite matrix: its ``name``, ``slug``, whether it is the ``baseline``."""
+    """A run's row of the suite matrix."""
 
     name: str
-    slug: str
-    baseline: bool
-    cells: tuple[FigureCell, ...]
+    cells: tuple[Cell, ...]
 
 
 @dataclass(frozen=True)
@@ -171,10 +164,13 @@ class DeltaCell:
 
 @dataclass(frozen=True)
 class DeltaRow:
-    """A run's row of the comparison matrix."""
+    """A run's row of a matrix of differences (None where there is none); in the pairwise matrix
+    its ``mean`` and its ``rank`` with the interval too."""
 
     run: str
     cells: tuple[DeltaCell | None, ...]
+    mean: str = ""
+    rank: str = ""
 
 
 @dataclass(frozen=True)
@@ -224,10 +220,10 @@ class RunView:
     (asked for by name). Words: ``conventions`` (switches in force), ``rules`` (fixed), ``bands_line``,
     ``limits``, ``limits_line``, ``meta`` (the metadata as given), ``notes`` (the metadata's Markdown
     notes, which the pages render), the captions and ``compare_link`` (to the comparison, when there
-    is one). Page-only data (None when the view was built without
-    pages): ``figure`` (the K sweep, a plotly figure dict) and ``queries``; ``pr_figure`` (the
-    precision-recall curve, when interpolated precision was scored at two recall levels or more,
-    ``--metrics iprec_at_recall``) with ``pr_caption``.
+    is one). Page-only data (None when the view was built without pages): ``figure`` (the K sweep,
+    a plotly figure dict) and ``queries``; ``pr_figure`` (the precision-recall curve, when
+    interpolated precision was scored at two recall levels or more, ``--metrics iprec_at_recall``)
+    with ``pr_caption``.
     """
 
     name: str
@@ -250,7 +246,7 @@ class RunView:
     conventions: tuple[Switch, ...]
     rules: tuple[Rule, ...]
     bands_line: str
-    limits: tuple[LimitView, ...]
+    limits: tuple[Limit, ...]
     limits_line: str
     meta: tuple[Labelled, ...]
     notes: str | None
@@ -270,24 +266,31 @@ class RunView:
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
-    """One run against the baseline on one metric: ``delta`` (signed), ``band`` (signed ends),
-    ``bar`` (the band on a -1..1 axis), ``p`` and ``p_adjusted``, ``wtl`` (won/tied/lost),
-    ``verdict`` (words) and ``verdict_class`` (CSS), ``aria`` for the bar."""
+class DifferenceRow:
+    """A run's difference on one metric, from the baseline (the comparison) or from the previous
+    report (the drift): ``delta`` (signed), ``band`` (signed ends), ``bar`` (the band on an axis
+    from minus to plus the section's largest end; None without a band) with its ``aria``, ``p``
+    and ``p_adjusted``, the ``verdict`` (words) and its ``verdict_class`` (CSS). A comparison's has
+    ``wtl`` (won/tied/lost) and the ``effect`` d_z with its band below it; a drift's the figures
+    ``then`` and ``now``, the ``queries`` paired and those whose score ``changed``."""
 
     run: str
     metric: str
     delta: str
     band: str
     bar: Bar | None
+    aria: str
     p: str
     p_adjusted: str
-    wtl: str
     verdict: str
     verdict_class: str
-    aria: str
-    effect: str = ""  # d_z, and its band below it
+    wtl: str = ""
+    effect: str = ""
     effect_band: str = ""
+    then: str = ""
+    now: str = ""
+    queries: str = ""
+    changed: str = ""
 
     @property
     def effect_text(self) -> str:
@@ -310,18 +313,15 @@ class Mover:
 class PairView:
     """One run against the baseline, query by query.
 
-    ``anchor`` is its section's id; ``notes`` what a reader must know first; when ``compared``
-    (they share scored queries): ``queries`` (how many), the ``gains`` and ``losses``, their
-    captions, the heading and chart labels, and the ``scatter`` and ``outcome`` figures (None when
-    the view was built without pages); ``query_column`` is False when no query has text (TREC
-    input), and the tables of movers leave that column out.
+    ``anchor`` is its section's id; when ``compared`` (they share scored queries): the ``gains``
+    and ``losses``, their captions, the heading and chart labels, and the ``scatter`` and
+    ``outcome`` figures (None when the view was built without pages); ``query_column`` is False
+    when no query has text (TREC input), and the tables of movers leave that column out.
     """
 
     run: str
     anchor: str
     compared: bool
-    notes: tuple[str, ...]
-    queries: str = ""
     heading: str = ""
     gains: tuple[Mover, ...] = ()
     losses: tuple[Mover, ...] = ()
@@ -338,25 +338,23 @@ class PairView:
 class ComparisonView:
     """Every run against the baseline.
 
-    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by
-    sentence, the baseline's name quoted); ``notes``
-    (every pair's); ``rows`` (one per run and metric); ``pairs`` (per run, query by query);
-    ``correction`` (its name), ``confidence``, ``k``, ``primary`` (the metric movers rank by),
-    ``metrics`` and ``matrix`` (the deltas, one row per run and one column per compared metric,
-    under ``matrix_caption``; ``more`` names the expander of the full rows) and ``no_movers`` (what
-    an empty table of movers says).
+    ``heading`` and ``caption`` of the section; ``method`` (how it was made, sentence by sentence,
+    the baseline's name quoted); ``notes`` (every pair's); ``rows`` (one per run and metric);
+    ``pairs`` (per run, query by query); ``correction`` (its name), ``confidence``, ``primary``
+    (the metric movers rank by), ``metrics`` and ``matrix`` (the deltas, one row per run and one
+    column per compared metric, under ``matrix_caption``; ``more`` names the expander of the full
+    rows) and ``no_movers`` (what an empty table of movers says).
     """
 
     baseline: str
     heading: fmt.Text
     caption: str
     confidence: str
-    k: int
     primary: str
     correction: str
     method: tuple[fmt.Text, ...]
     notes: tuple[str, ...]
-    rows: tuple[ComparisonRow, ...]
+    rows: tuple[DifferenceRow, ...]
     pairs: tuple[PairView, ...]
     metrics: tuple[str, ...] = ()
     matrix: tuple[DeltaRow, ...] = ()
@@ -367,33 +365,12 @@ class ComparisonView:
 
 
 @dataclass(frozen=True)
-class DriftRowView:
-    """A metric then and now: both figures, the change with its band and ``bar``, p and corrected p,
-    the queries paired and those whose score moved, the ``verdict`` (words) and its CSS class."""
-
-    run: str
-    metric: str
-    then: str
-    now: str
-    delta: str
-    band: str
-    queries: str
-    bar: Bar | None = None
-    aria: str = ""
-    p: str = fmt.NA
-    p_adjusted: str = fmt.NA
-    changed: str = "0"
-    verdict: str = ""
-    verdict_class: str = "unclear"
-
-
-@dataclass(frozen=True)
 class DriftView:
     """Drift since a previous report.
 
     ``previous_line`` names the previous report and its date; ``reasons`` say for which runs no
     drift can be claimed and why, and ``changes`` what changed in their query and label sets;
-    ``notes`` what else a reader must know; ``same_line`` (None when no run is ``comparable``) what
+    ``notes`` what else a reader must know; ``same_line`` (None when no run is comparable) what
     the figures mean and ``method`` how they were read; ``unchanged`` is a line per run none of
     whose scores moved; ``matrix`` the changed runs' deltas with marks (one column per metric of
     ``metrics``) and ``rows`` every figure in full. ``lines`` holds the sentences in the order every
@@ -401,11 +378,10 @@ class DriftView:
     """
 
     previous_line: fmt.Text
-    comparable: bool
     reasons: tuple[fmt.Text, ...]
     notes: tuple[fmt.Text, ...]
     same_line: fmt.Text | None
-    rows: tuple[DriftRowView, ...]
+    rows: tuple[DifferenceRow, ...]
     changes: tuple[fmt.Text, ...] = ()
     method: str = ""
     unchanged: tuple[fmt.Text, ...] = ()
@@ -418,7 +394,7 @@ class DriftView:
     unchanged_runs: tuple[str, ...] = ()
 
     @property
-    def moved_rows(self) -> tuple[DriftRowView, ...]:
+    def moved_rows(self) -> tuple[DifferenceRow, ...]:
         """The rows of the runs that are not unchanged (the terminal and Markdown tables)."""
         quiet = set(self.unchanged_runs)
         return tuple(r for r in self.rows if r.run not in quiet)
@@ -568,21 +544,10 @@ class GatesView:
 
 
 @dataclass(frozen=True)
-class RankRow:
-    """A run's row of the pairwise matrix: its mean, its rank with the interval, and a cell per
-    run of the order (None on the diagonal and for a pair sharing no query)."""
-
-    run: str
-    mean: str
-    rank: str
-    cells: tuple[DeltaCell | None, ...]
-
-
-@dataclass(frozen=True)
 class PairsView:
     """Every run against every other (three or more runs): the ``tiers`` sentence, how it was made
     (``method``), and the matrix with its ``legend``: the ``runs`` by mean as its columns, a
-    :class:`RankRow` each."""
+    a :class:`DeltaRow` each."""
 
     heading: str
     tiers: fmt.Text
@@ -590,7 +555,7 @@ class PairsView:
     caption: str
     legend: str  # what a cell and its mark say
     runs: tuple[str, ...]
-    rows: tuple[RankRow, ...]
+    rows: tuple[DeltaRow, ...]
     more: str  # the cue to scroll for the columns out of view
 
 
@@ -642,7 +607,3 @@ class ReportView:
     first_screen: FirstScreen | None = None  # several runs: the decision in a few lines (issue 38)
     pairs: PairsView | None = None  # every run against every other (three or more runs)
     margin_note: str = ""  # said once under a comparison's headline: the margin of a negligible difference
-
-    @property
-    def several(self) -> bool:
-        return len(self.runs) > 1

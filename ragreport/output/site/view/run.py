@@ -30,7 +30,6 @@ from .model import (
     Column,
     HeadlineView,
     Labelled,
-    LimitView,
     Link,
     MeasureRow,
     QueryTable,
@@ -52,14 +51,10 @@ _ID_WORDS = (
     "compare|conventions|drift|gates|glossary|headline|main|reports|runs|run|scored|since|suite|trend|"
     "trends|verdict|summary|queries|limits|metadata|chart|fig|h"
 )
+#: A clean name that cannot be its own slug: a page id made from it (``run-S``, ``run-S-h``,
+#: ``S-summary``, ``compare-S``, ...) could equal another run's or a fixed id of the page, or it
+#: could be mistaken for a hashed or numbered slug.
 _UNSAFE_CLEAN = re.compile(rf"(?:{_ID_WORDS})|(?:run|compare)-.*|.*-(?:{_ID_WORDS})|.*-[0-9a-f]{{8}}|.*-[0-9]+|.*--.*")
-
-
-def _keeps_its_name(base: str) -> bool:
-    """Whether a clean name can be its own slug: no page id made from it (``run-S``, ``run-S-h``,
-    ``S-summary``, ``compare-S``, ...) can equal another run's or a fixed id of the page, and it
-    cannot be mistaken for a hashed or numbered slug."""
-    return _UNSAFE_CLEAN.fullmatch(base) is None
 
 
 def slug(name: str, taken: set[str]) -> str:
@@ -71,7 +66,7 @@ def slug(name: str, taken: set[str]) -> str:
     unique, so no two runs ever share a page or an anchor.
     """
     base = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")[:40] or "run"
-    if base != name or base in taken or not _keeps_its_name(base):
+    if base != name or base in taken or _UNSAFE_CLEAN.fullmatch(base):
         base = f"{base}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     candidate, n = base, 1
     while candidate in taken:
@@ -112,10 +107,10 @@ def _present(cells: list[Any], present: np.ndarray) -> list[Any]:
 
 def query_table(
     summary: RunSummary,
-    texts: Mapping[str, tuple[str, str]] | None = None,
-    text_queries: Sequence[str] = (),
-    differences: tuple[str, Mapping[str, float]] | None = None,
-    primary: Metric | None = None,
+    texts: Mapping[str, tuple[str, str]] | None,
+    text_queries: Sequence[str],
+    differences: tuple[str, Mapping[str, float]] | None,
+    primary: Metric,
 ) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details).
 
@@ -135,7 +130,7 @@ def query_table(
     scored = scores.scored
     query_ids = judged.query_ids.tolist()
     first = scores.first_relevant_rank
-    fixed = (
+    values = (
         query_ids,
         status_codes,
         list(judged.query_text),
@@ -145,36 +140,32 @@ def query_table(
     )
     # Each column as (header, how the page formats it, its tooltip, its values): ids and text as
     # given, counts as integers, scores with 3 decimals.
-    table: list[tuple[str, str, str, list[Any]]] = [
-        (header, kind, say.QUERY_COLUMN_TITLES.get(header, ""), values)
-        for header, kind, values in zip(say.QUERY_COLUMNS, ("id", "status", "text", "count", "count", "count"), fixed)
+    fixed: list[tuple[str, str, str, list[Any]]] = [
+        (header, kind, say.QUERY_COLUMN_TITLES.get(header, ""), column)
+        for header, kind, column in zip(say.QUERY_COLUMNS, ("id", "status", "text", "count", "count", "count"), values)
     ]
-    for metric in summary.suite:
-        values = scores.of(metric, k)
+    metrics = []
+    for metric in sorted(summary.suite, key=lambda m: m.label(k) != primary.label(k)):  # the primary first
+        metric_values = scores.of(metric, k)
         if metric.kind.whole:
-            column, kind = _present(np.where(scored, values, 0).astype(np.int64).tolist(), scored), "count"
+            column, kind = _present(np.where(scored, metric_values, 0).astype(np.int64).tolist(), scored), "count"
         else:
-            column, kind = _present(rounded(np.where(scored, values, 0.0)), scored), "score"
-        table.append((metric.label(k), kind, say.tooltip(metric.name, metric.plain), column))
-    table.append(("repeats", "count", "", judged.repeats.tolist()))
+            column, kind = _present(rounded(np.where(scored, metric_values, 0.0)), scored), "score"
+        metrics.append((metric.label(k), kind, say.tooltip(metric.name, metric.plain), column))
+    deltas = []
     if differences is not None:
         header, by_query = differences
         given = [by_query.get(q) for q in query_ids]
         present = np.fromiter((v is not None for v in given), dtype=bool, count=len(given))
-        deltas = np.zeros(len(given))
-        deltas[present] = [v for v in given if v is not None]
-        table.append((header, "delta", say.DIFFERENCE_COLUMN_TITLE, _present(rounded(deltas), present)))
+        shown = np.zeros(len(given))
+        shown[present] = [v for v in given if v is not None]
+        deltas.append((header, "delta", say.DIFFERENCE_COLUMN_TITLE, _present(rounded(shown), present)))
     # A column with no data at all (the query text of TREC input, which has none) is not shown.
     no_text = all(t in (None, "") for t in judged.query_text)
-    if no_text:
-        del table[2]
-    # Then the text and the suite's metrics, the counts (R, retrieved, first relevant rank, repeats)
+    # Then the text and the other metrics, the counts (R, retrieved, first relevant rank, repeats)
     # last: at 1,400 px every metric is in view, the counts behind the box's "more columns" cue.
-    names = [column[0] for column in table]
-    counts = [names.index(name) for name in (*say.QUERY_COLUMNS[3:], "repeats")]
-    lead = [names.index(primary.label(k))] if primary is not None else []
-    leading = [0, 1, *lead, *([len(table) - 1] if differences is not None else [])]
-    table = [table[i] for i in leading + [i for i in range(len(table)) if i not in leading + counts] + counts]
+    repeats = ("repeats", "count", "", judged.repeats.tolist())
+    table = [*fixed[:2], *metrics[:1], *deltas, *fixed[2 : 2 if no_text else 3], *metrics[1:], *fixed[3:], repeats]
     headers, kinds, titles, columns = (list(part) for part in zip(*table))
 
     # Every query's top-K slots one after another, as columns (docs/conventions.md section 22.6): each
@@ -226,18 +217,10 @@ def query_table(
     )
 
 
-def _limit_view(limit: Limit | LimitView, summary: RunSummary, analysis: Analysis) -> LimitView:
-    """A limit as the run page shows it: the audit's judge limit written again with the user's
-    words (the judge's name, the audit file's) isolated, as the headline's are; the others as stated."""
-    if limit.key == "judge_error" and analysis.audit is not None and isinstance(limit, Limit):
-        limit = judge_limit(summary, analysis.audit, isolated)
-    return LimitView(limit.key, limit.title, limit.text)
-
-
 def run_view(
     summary: RunSummary,
     slug_name: str,
-    run_limits: Sequence[Limit | LimitView],
+    run_limits: Sequence[Limit],
     analysis: Analysis,
     *,
     pages: bool,
@@ -274,13 +257,20 @@ def run_view(
         facts=tuple(Labelled(label, value) for label, value in say.fact_items(c, k, kmax)),
         metrics=metric_rows([summary]),
         columns=(Column(say.mean_header(summary.name, False), say.band_header(conv.confidence)),),
-        suite=suite_matrix([summary], {summary.name: slug_name}, verdicts, baseline, say.MATRIX_CAPTION),
+        suite=suite_matrix([summary], verdicts, baseline),
         measures=_measures(summary),
         confidence=fmt.percent(conv.confidence),
-        conventions=tuple(_switches(conv)),
+        conventions=_switches(conv),
         rules=tuple(Rule(name, text) for name, text in FIXED_RULES),
         bands_line=say.bands_line(conv.confidence, conv.resamples, conv.seed),
-        limits=tuple(_limit_view(limit, summary, analysis) for limit in run_limits),
+        # the audit's judge limit written again with the user's words (the judge's name, the audit
+        # file's) isolated, as the headline's are; the others as stated
+        limits=tuple(
+            judge_limit(summary, analysis.audit, isolated)
+            if limit.key == "judge_error" and analysis.audit is not None
+            else limit
+            for limit in run_limits
+        ),
         limits_line=say.limits_line(len(run_limits)),
         meta=tuple(Labelled(key, _choice_text(value)) for key, value in meta.as_dict().items() if key != "notes"),
         notes=meta.notes or None,
@@ -303,7 +293,7 @@ def run_view(
     )
 
 
-def _switches(conv: Conventions) -> list[Switch]:
+def _switches(conv: Conventions) -> tuple[Switch, ...]:
     """Every switch in force with its meaning, each departure from the default flagged, then the bands."""
     departed = {name for name, _ in conv.departures()}
     switches = [
@@ -316,5 +306,4 @@ def _switches(conv: Conventions) -> list[Switch]:
         )
         for name, choice in conv.choices()
     ]
-    switches.append(Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))
-    return switches
+    return (*switches, Switch("Bands", *say.bands_switch(conv.confidence, conv.resamples, conv.seed)))

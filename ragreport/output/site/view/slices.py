@@ -11,21 +11,10 @@ from typing import TYPE_CHECKING
 from ..wording import comparison as say_comparison
 from ..wording import numbers as fmt
 from ..wording import report as say
+from .model import BandCell
 
 if TYPE_CHECKING:
-    from ....analysis.slices import Opposite, SliceReport
-
-
-@dataclass(frozen=True)
-class SliceCell:
-    """A run's figure, or a run's difference from the baseline, in one slice."""
-
-    value: str
-    band: str
-    p_adjusted: str = ""
-    verdict_class: str = ""
-    mark: str = ""
-    label: str = ""  # an external score's line: the run and the score it gives
+    from ....analysis.slices import Opposite, SliceComparison, SliceReport
 
 
 @dataclass(frozen=True)
@@ -33,10 +22,10 @@ class SliceRow:
     value: str
     queries: int
     small: bool
-    figures: tuple[SliceCell, ...]
-    deltas: tuple[SliceCell, ...]
+    figures: tuple[BandCell, ...]
+    deltas: tuple[BandCell, ...]
     examples: tuple[str, ...] = ()  # query ids to open first
-    scores: tuple[SliceCell, ...] = ()  # each run's mean of each external score (--scores)
+    scores: tuple[BandCell, ...] = ()  # each run's mean of each external score (--scores)
 
 
 @dataclass(frozen=True)
@@ -84,6 +73,15 @@ def opposite_sentence(found: Opposite, baseline: str | None) -> fmt.Text:
     )
 
 
+def _delta(c: SliceComparison | None) -> BandCell:
+    """A compared run's difference from the baseline in one slice (``n/a`` where it was not compared)."""
+    if c is None:
+        return BandCell(fmt.NA, "")
+    css = say_comparison.VERDICTS[c.verdict][1]
+    band = fmt.signed_band(c.low, c.high)
+    return BandCell(fmt.signed(c.delta), band, fmt.p_value(c.p_adjusted), css, say.MARKS_OF_VERDICT.get(css, ""))
+
+
 def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None, confidence: float) -> SlicesView:
     """The section, from the analysis' slices; ``runs`` in the report's order."""
     primary = report.primary
@@ -93,31 +91,16 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
         rows = []
         for s in (s for s in report.slices if s.key == key):
             figures = tuple(
-                SliceCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
+                BandCell(fmt.decimal(i.mean), fmt.band(i.low, i.high)) for i in (s.runs[r][primary] for r in runs)
             )
             by_run = {c.run: c for c in s.comparisons}
-            deltas = []
-            for r in compared:
-                c = by_run.get(r)
-                if c is None:
-                    deltas.append(SliceCell(fmt.NA, ""))
-                    continue
-                css = say_comparison.VERDICTS[c.verdict][1]
-                deltas.append(
-                    SliceCell(
-                        fmt.signed(c.delta),
-                        fmt.signed_band(c.low, c.high),
-                        fmt.p_value(c.p_adjusted),
-                        css,
-                        say.MARKS_OF_VERDICT.get(css, ""),
-                    )
-                )
+            deltas = tuple(_delta(by_run.get(r)) for r in compared)
             scores = tuple(
-                SliceCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
+                BandCell(fmt.decimal(f.mean), fmt.band(f.low, f.high), label=f"{r} {name}")
                 for r in runs
                 for name, f in s.scores.get(r, {}).items()
             )
-            rows.append(SliceRow(s.value, s.queries, s.small, figures, tuple(deltas), s.examples, scores))
+            rows.append(SliceRow(s.value, s.queries, s.small, figures, deltas, s.examples, scores))
         tables.append(
             SliceTable(
                 key,
