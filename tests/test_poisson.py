@@ -4,7 +4,9 @@ at their rate and agree with the in-memory bootstrap, a randomization test of th
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 
 import numpy as np
 import pytest
@@ -17,9 +19,15 @@ from ragreport.analysis.poisson import (
     ResampledSums,
     poisson_weights,
     query_keys,
+    scored_sums,
     signs,
 )
 from ragreport.analysis.randomization import randomization_test
+from ragreport.core.model import Conventions
+from ragreport.reading.registry import load_qrels, load_runs
+from ragreport.scoring.join import join
+from ragreport.scoring.metrics import score
+from ragreport.scoring.partition import judged_by_partitions, partitions_of
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -237,3 +245,69 @@ def test_bands_agree_with_the_in_memory_bootstrap():
     p_memory = randomization_test(small, 2000, 0)[0]
     p = ResampledSums.of(query_keys(ids[:60], 0), small[:, None], 1, 2000).p_value(0)
     assert 0.01 < p < 0.5 and abs(p - p_memory) < 4 * math.sqrt(2 * p * (1 - p) / 2000)
+
+
+CUTOFFS = (1, 3, 5, 10)
+
+
+def _run_and_qrels(tmp_path, queries=300):
+    """A run of ``queries`` queries x 10 ids, a tenth of them unjudged, and two judged queries it lacks."""
+    rng = np.random.default_rng(8)
+    run, qrels = [], []
+    for q in range(queries):
+        docs = rng.choice(100, size=10, replace=False)
+        run += [f"q{q} Q0 d{d} {r + 1} {10 - r} t\n" for r, d in enumerate(docs)]
+        if q % 10:
+            qrels += [f"q{q} 0 d{d} {g}\n" for d, g in zip(rng.choice(100, 6, replace=False), rng.integers(0, 3, 6))]
+    qrels += ["qx 0 d1 2\n", "qy 0 d2 1\n"]
+    (tmp_path / "run.trec").write_text("".join(run))
+    (tmp_path / "qrels").write_text("".join(qrels))
+    return tmp_path / "run.trec", tmp_path / "qrels"
+
+
+def _merged(run, qrels, conventions, **how) -> ResampledSums:
+    summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples)
+    parts = judged_by_partitions(
+        run, qrels, read_qrels=load_qrels, cutoffs=CUTOFFS, conventions=conventions, summed=summed, **how
+    )
+    return parts.sums
+
+
+def _bands(sums: ResampledSums) -> np.ndarray:
+    return np.array([sums.band(c) for c in range(sums.totals.shape[0])])
+
+
+def test_the_stream_engine_merges_the_same_sums_from_1_2_and_8_partitions(tmp_path):
+    # Every metric at every cutoff over the scored queries, summed partition by partition: the same
+    # sums, means and bands (to 1e-12; as the pages round them, identical) however the run is cut,
+    # and the means are one process's.
+    run, qrels = _run_and_qrels(tmp_path)
+    conventions = Conventions(resamples=300)
+    size = run.stat().st_size
+    merged = {}
+    for parts in (1, 2, 8):
+        target = size if parts == 1 else size // parts - 100
+        assert len(partitions_of(run, target)) == parts
+        merged[parts] = _merged(run, qrels, conventions, engine="stream", partition_bytes=target)
+    loaded = load_runs([run], qrels=qrels)[0]
+    scores = score(join(loaded.run, loaded.judgments), CUTOFFS, Conventions())
+    means = scores.values[:, scores.scored, :].mean(axis=1).reshape(-1)
+    whole = merged[1]
+    assert whole.rows == int(scores.scored.sum()) and whole.totals.shape == (len(scores.metrics) * len(CUTOFFS),)
+    np.testing.assert_allclose(whole.means(), means, rtol=0, atol=1e-12)
+    for parts in (2, 8):
+        np.testing.assert_allclose(merged[parts].weighted, whole.weighted, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(_bands(merged[parts]), _bands(whole), rtol=0, atol=1e-12)
+        assert np.array_equal(np.round(_bands(merged[parts]), 3), np.round(_bands(whole), 3))
+
+
+@pytest.mark.slow
+def test_the_dask_engine_merges_the_sums_of_the_stream_engine(tmp_path):
+    if not os.environ.get("CI"):  # in CI Dask is installed (the test extra): the test must run
+        pytest.importorskip("dask.distributed")
+    run, qrels = _run_and_qrels(tmp_path)
+    conventions = Conventions(resamples=300)
+    stream = _merged(run, qrels, conventions, engine="stream")
+    dask = _merged(run, qrels, conventions, engine="dask", partition_bytes=run.stat().st_size // 4)
+    np.testing.assert_allclose(dask.weighted, stream.weighted, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_bands(dask), _bands(stream), rtol=0, atol=1e-12)
