@@ -311,3 +311,25 @@ def test_the_dask_engine_merges_the_sums_of_the_stream_engine(tmp_path):
     dask = _merged(run, qrels, conventions, engine="dask", partition_bytes=run.stat().st_size // 4)
     np.testing.assert_allclose(dask.weighted, stream.weighted, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(_bands(dask), _bands(stream), rtol=0, atol=1e-12)
+
+
+def test_the_effect_band_agrees_with_the_in_memory_bootstrap_of_d_z():
+    """d_z of 2,000 paired differences, its band from the Poisson sums (W_b in place of n) against
+    the multinomial bootstrap's (compare.py's rule, n fixed), 10,000 resamples each way. d_z's
+    resampled law has sd about sqrt((1 + d_z^2 / 2) / n); the bounds must agree to 0.15 of it, the
+    Monte Carlo tolerance of test_bands_agree_with_the_in_memory_bootstrap."""
+    from ragreport.analysis.compare import standardised_effect
+    from ragreport.analysis.intervals import bootstrap_means, percentile_band
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    a = _skewed(rng, n)
+    d = a - a * rng.uniform(0.5, 1.0, n)
+    columns = np.column_stack([d, d * d])
+    sums = ResampledSums.of(query_keys(np.arange(n), 0), columns, 10_000)
+    effect, low, high = sums.effect(0, 1)
+    drawn = bootstrap_means(columns, 10_000, 0)
+    memory_low, memory_high = percentile_band(standardised_effect(drawn[:, 0], drawn[:, 1], n)[:, None], 0.95)
+    spread = math.sqrt((1 + effect**2 / 2) / n)
+    assert effect == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+    assert abs(low - memory_low[0]) < 0.15 * spread and abs(high - memory_high[0]) < 0.15 * spread
