@@ -97,6 +97,7 @@ def test_thresholds_are_the_poisson_1_cdf_on_the_53_bit_grid():
     assert len(THRESHOLDS) == 17 and (np.diff(THRESHOLDS.astype(np.int64)) > 0).all()
     for k, t in enumerate(THRESHOLDS):
         assert abs(int(t) / 2.0**53 - sum(pmf[: k + 1])) < 2e-16
+        assert int(t) == round(math.fsum(pmf[: k + 1]) * 2**53)
     assert math.exp(-1.0) / math.factorial(18) * 2**53 < 1  # weights above 17: under one grid step
 
 

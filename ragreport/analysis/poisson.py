@@ -20,7 +20,7 @@ floating-point rounding (about 1e-16 of their size).
 - Weight of query q in resample b (:func:`poisson_weights`): ``z = mix64(key_q XOR r_b)``,
   ``m = z >> 11`` (a 53-bit uniform integer, ``u = m / 2^53``), and the inverse Poisson(1) CDF on
   that grid: ``w = #{k : m >= T_k}`` with ``T_k = round(2^53 * sum_{j<=k} e^-1 / j!)`` for
-  ``k = 0..16`` (:data:`THRESHOLDS`; ``T_17`` would be 2^53, so weights run 0..17).
+  ``k = 0..16`` (:data:`THRESHOLDS`, written out; ``T_17`` would be 2^53, so weights run 0..17).
 - Sign of query q in permutation p = 64 j + i (:func:`signs`): ``1 - 2 * bit_i(mix64(key_q XOR
   s_j))``, bit 0 the least significant, ``s_j`` the signs' stream: 64 signs per hash.
 """
@@ -55,19 +55,30 @@ _MASK = (1 << 64) - 1
 _U64 = np.uint64
 
 
-def _poisson_thresholds() -> np.ndarray:
-    """``T_k = round(2^53 F(k))`` for every k whose ``T_k < 2^53``, F the Poisson(1) CDF."""
-    out = []
-    for k in range(64):
-        t = round(math.fsum(math.exp(-1.0) / math.factorial(j) for j in range(k + 1)) * 2.0**53)
-        if t >= 1 << 53:
-            break
-        out.append(t)
-    return np.array(out, dtype=np.uint64)
-
-
-#: The inverse CDF's steps on the 53-bit grid (17 of them: weights 0..17).
-THRESHOLDS = _poisson_thresholds()
+#: The inverse CDF's steps on the 53-bit grid, ``T_k = round(2^53 sum_{j<=k} e^-1 / j!)`` for
+#: k = 0..16 (weights 0..17), written out so that no platform's ``exp`` can move one.
+THRESHOLDS = np.array(
+    [
+        3313563428353948,
+        6627126856707896,
+        8283908570884870,
+        8836169142277195,
+        8974234285125276,
+        9001847313694892,
+        9006449485123161,
+        9007106938184343,
+        9007189119816990,
+        9007198251109507,
+        9007199164238759,
+        9007199247250509,
+        9007199254168155,
+        9007199254700281,
+        9007199254738290,
+        9007199254740824,
+        9007199254740982,
+    ],
+    dtype=np.uint64,
+)
 #: The same steps compared with the whole 64-bit hash: ``m >= T`` exactly when ``z >= T << 11``.
 _STEPS = THRESHOLDS << _U64(11)
 
