@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +62,14 @@ class PartitionScores:
     scores: QueryScores
     measure_values: np.ndarray  # measures x queries
     condensed: JudgedRun | None = None  # the lists without their unjudged ids, cut to the same depth
+    sums: Any = None  # what :data:`Summed` made of the partition's scores, when one was given
+
+
+#: What each partition adds up for the partitioned bootstrap (issue 42): a picklable callable from
+#: the partition's joined run and scores to sums that add with ``+`` over disjoint queries
+#: (:func:`ragreport.analysis.poisson.scored_sums`, handed in as the qrels reader is: scoring
+#: does not import analysis).
+Summed = Callable[[JudgedRun, QueryScores], Any]
 
 
 def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
@@ -81,19 +90,22 @@ def score_partition(
     conventions: Conventions,
     measures: Sequence[Measure] = (),
     top_grade: int | None = None,
+    summed: Summed | None = None,
 ) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
     ``run`` holds the partition's ranked lists and ``judgments`` the judgments of (at least) its
     queries; judged queries the run lacks are scored as such, so give a partition only the
     judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own,
-    and ``top_grade``, the highest grade of the whole judgments (ERR's g_max).
+    and ``top_grade``, the highest grade of the whole judgments (ERR's g_max). ``summed`` adds the
+    partition's sums (:data:`Summed`) to what it gives back.
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions, top_grade=top_grade)
     depth = depth_needed(cutoffs, measures)
-    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth))
+    sums = None if summed is None else summed(judged, scores)
+    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth), sums)
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
@@ -316,6 +328,7 @@ def score_span(
     cutoffs: tuple[int, ...],
     conventions: Conventions,
     measures: tuple[Measure, ...],
+    summed: Summed | None = None,
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
@@ -327,6 +340,7 @@ def score_span(
         conventions=conventions,
         measures=measures,
         top_grade=int(judgments.grades.max(initial=1)),
+        summed=summed,
     )
 
 
@@ -369,16 +383,18 @@ def judged_by_partitions(
     partition_bytes: int = PARTITION_BYTES,
     meta: RunMeta | None = None,
     progress: Callable[[str], None] = lambda stage: None,
+    summed: Summed | None = None,
 ) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
     the report reads, and every query's scores. ``read_qrels`` reads the judgments at ``qrels``
-    (where the partitions are scored: a Dask worker reads them itself)."""
+    (where the partitions are scored: a Dask worker reads them itself). With ``summed``, each
+    partition's sums (:data:`Summed`) are added up, in partition order, into the result's ``sums``."""
     check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
-    args = (qrels, read_qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures))
+    args = (qrels, read_qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures), summed)
     if engine == "dask":
         results = _on_dask(parts, args, scheduler)
     else:
@@ -402,7 +418,13 @@ def judged_by_partitions(
         top = int(judgments.grades.max(initial=1))
         results.append(
             score_partition(
-                Run.empty(), rest, cutoffs=cutoffs, conventions=conventions, measures=measures, top_grade=top
+                Run.empty(),
+                rest,
+                cutoffs=cutoffs,
+                conventions=conventions,
+                measures=measures,
+                top_grade=top,
+                summed=summed,
             )
         )
 
@@ -415,6 +437,7 @@ def judged_by_partitions(
         QueryScores.concat([r.scores for r in results]),
         np.concatenate([r.measure_values for r in results], axis=1),
         whole(condensed) if len(condensed) == len(results) else None,
+        None if summed is None else sum(r.sums for r in results),
     )
 
 
