@@ -192,8 +192,9 @@ def test_paired_bands_are_the_loop_over_paired_resamples(missing, monkeypatch):
     report = compare(summaries)
     assert report is not None
     # with every query shared, no difference is drawn again: only the squares the effect's band
-    # needs, once for both runs (the same counts); with fewer, the run with fewer queries apart
-    assert drawn_afresh == ([2] if not missing else [1, 1])
+    # needs and the readings' columns, in one draw for both runs (the same counts); with fewer,
+    # the run with fewer queries apart
+    assert drawn_afresh == ([4] if not missing else [2, 2])
     for run_comparison in report.runs:
         pairing = run_comparison.pairing
         differences = run_comparison.run_scores - run_comparison.baseline_scores

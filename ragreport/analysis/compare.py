@@ -20,7 +20,7 @@ For every run other than the baseline and every measure of the comparison family
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,7 @@ from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READ, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
-from .intervals import bootstrap_interval, percentile_band, resample_rows, shared_bootstrap_means
+from .intervals import percentile_band, resample_rows, shared_bootstrap_means
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
 from .summary import judgment_map
@@ -380,11 +380,11 @@ def _drawn_differences(
     return None if base_drawn is None or run_drawn is None else run_drawn - base_drawn
 
 
-def _by_size(arrays: Sequence[np.ndarray], leave: Container[int] = ()) -> dict[int, list[int]]:
-    """The places of the non-empty arrays (but those in ``leave``), by their number of rows."""
+def _by_size(arrays: Sequence[np.ndarray]) -> dict[int, list[int]]:
+    """The places of the non-empty arrays, by their number of rows."""
     out: dict[int, list[int]] = {}
     for i, a in enumerate(arrays):
-        if len(a) and i not in leave:
+        if len(a):
             out.setdefault(len(a), []).append(i)
     return out
 
@@ -395,20 +395,21 @@ def paired_bands(
     family: Sequence[Measure],
     conventions: Conventions,
     effects: bool = True,
+    readings: Sequence[np.ndarray] = (),
 ) -> list[tuple[np.ndarray, ...]]:
     """The paired percentile bootstrap band of every run's mean differences with the baseline, and
     (``effects``) of their standardised effect d_z (:func:`standardised_effect`): ``(delta, low,
     high, effect, effect_low, effect_high)`` per run, or the first three without ``effects``; empty
-    arrays for a run that shares no query.
+    arrays for a run that shares no query. ``readings``: per run, more columns of differences over
+    the same queries, banded alike (no effect); their delta, low and high follow the family's.
 
     Each band resamples the queries both runs scored, the same queries for both runs. When those
     are the queries each run's own bands resampled, the resampled differences are read off the
-    runs' resampled means (no new draw); the others are resampled together, one draw of counts per
-    block for every run of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`).
-    The effect's band takes each resample's mean and mean square of the differences, the squares
-    resampled with the same counts (the same seed, the same number of queries: the same draw), so
-    a resample's d_z and its difference come from the same queries. A bound the resamples leave
-    unbounded (all drawn differences equal) is NaN: undefined.
+    runs' resampled means (no new draw); the rest is resampled together, one draw of counts per
+    block for every matrix of one size (:func:`~ragreport.analysis.intervals.shared_bootstrap_means`):
+    the differences, the squares the effect's band takes and the readings' columns. A resample's
+    d_z thus takes its mean and mean square of the differences from the same queries. A bound the
+    resamples leave unbounded (all drawn differences equal) is NaN: undefined.
     """
     drawn = {}
     for i, (run, pairing, _) in enumerate(compared):
@@ -416,34 +417,38 @@ def paired_bands(
         if read is not None:
             drawn[i] = read
     differences = [d for _, _, d in compared]
-    squared = {}
-    # Without effects, a run read off its own resamples needs no draw at all.
-    for members in _by_size(differences, () if effects else drawn).values():
-        # A run read off its own resamples draws its squares alone; the others their differences beside them.
-        matrices = [
-            differences[i]
-            if not effects
-            else differences[i] ** 2
-            if i in drawn
-            else np.hstack([differences[i], differences[i] ** 2])
-            for i in members
-        ]
-        together = shared_bootstrap_means(matrices, conventions.resamples, conventions.seed)
-        for i, means in zip(members, together):
-            if not effects:
-                drawn[i] = means
-                continue
-            if i not in drawn:
-                drawn[i], means = np.hsplit(means, 2)
-            squared[i] = means
+    wanted = []  # (run, what, matrix): every matrix resampled
+    for i, d in enumerate(differences):
+        if not len(d):
+            continue
+        if i not in drawn:
+            wanted.append((i, "both", np.hstack([d, d**2])) if effects else (i, "differences", d))
+        elif effects:
+            wanted.append((i, "squares", d**2))
+        if readings and readings[i].shape[1]:
+            wanted.append((i, "readings", readings[i]))
+    squared: dict[int, np.ndarray] = {}
+    more: dict[int, np.ndarray] = {}
+    for places in _by_size([m for _, _, m in wanted]).values():
+        together = shared_bootstrap_means([wanted[j][2] for j in places], conventions.resamples, conventions.seed)
+        for j, means in zip(places, together):
+            i, what, _ = wanted[j]
+            if what == "both":
+                drawn[i], squared[i] = np.hsplit(means, 2)
+            else:
+                {"differences": drawn, "squares": squared, "readings": more}[what][i] = means
     empty = np.zeros(0)
     out: list[tuple[np.ndarray, ...]] = []
     for i, d in enumerate(differences):
         if i not in drawn:
             out.append((empty,) * (6 if effects else 3))
             continue
+        band = [d.mean(axis=0), *percentile_band(drawn[i], conventions.confidence)]
+        if i in more:
+            also = [readings[i].mean(axis=0), *percentile_band(more[i], conventions.confidence)]
+            band = [np.concatenate(pair) for pair in zip(band, also)]
         if not effects:
-            out.append((d.mean(axis=0), *percentile_band(drawn[i], conventions.confidence)))
+            out.append(tuple(band))
             continue
         n = len(d)
         effect = standardised_effect(d.mean(axis=0), (d**2).mean(axis=0), n)
@@ -455,14 +460,7 @@ def paired_bands(
             np.where(bounded & np.isfinite(low), low, np.nan),
             np.where(bounded & np.isfinite(high), high, np.nan),
         )
-        out.append(
-            (
-                d.mean(axis=0),
-                *percentile_band(drawn[i], conventions.confidence),
-                np.where(bounded, effect, np.nan),
-                *effect_band,
-            )
-        )
+        out.append((*band, np.where(bounded, effect, np.nan), *effect_band))
     return out
 
 
@@ -529,7 +527,15 @@ def compare(
         for c in columns
     ]
     kept = [sorted(set(t)) for t in tested_as]
-    bands = paired_bands(base, list(zip(others, pairings, differences)), measures, conventions)
+    # A reading's own columns are banded with the same resamples as the default ones (the same
+    # seed draws the same counts, section 22.1): in the same draw.
+    bands = paired_bands(
+        base,
+        list(zip(others, pairings, differences)),
+        measures,
+        conventions,
+        readings=[c[:, k[width:]] for c, k in zip(columns, kept)],
+    )
     tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
     figures = []  # per run: delta, low, high and p of every column
     for c, band, t, k, p in zip(columns, bands, tested_as, kept, tests):
@@ -537,13 +543,7 @@ def compare(
             figures.append(np.zeros((4, 0)))
             continue
         full = np.empty((4, c.shape[1]))
-        full[:3, :width] = band[:3]
-        if k[width:]:
-            # A reading's own columns are bootstrapped with the same resamples as the default ones
-            # (the same seed draws the same counts, section 22.1).
-            full[:3, k[width:]] = bootstrap_interval(
-                c[:, k[width:]], conventions.resamples, conventions.seed, conventions.confidence
-            )
+        full[:3, k] = band[:3]
         full[3, k] = p
         figures.append(full[:, t])
     adjusted = [

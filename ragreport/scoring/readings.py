@@ -203,5 +203,6 @@ def score_readings(
         default = score(judged.head(max(cutoffs)), cutoffs, conventions, metrics)
     rows = np.array([default.metrics.index(m) for m in metrics], dtype=np.int64)
     at = np.array([default.column(k) for k in cutoffs], dtype=np.int64)
-    rated = at_rate(judged, cutoffs, default.values[rows][:, :, at], optimistic)
+    # the cutoffs first: the rows of the whole sweep first would copy it (metrics x queries x its cutoffs)
+    rated = at_rate(judged, cutoffs, default.values[:, :, at][rows], optimistic)
     return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, columns], "unjudged_at_rate": rated}
