@@ -51,11 +51,11 @@ def _run(which: int, order: list[int]) -> dict[str, dict[str, float]]:
     return run
 
 
-def _analysis(order=None, runs=("base", "cand")):
+def _analysis(order=None, runs=("base", "cand"), names=("base", "cand")):
     order = list(range(N)) if order is None else order
     qrels = {f"q{i}": {f"d{i}": 1} for i in order}
-    chosen = {name: _run(which, order) for which, name in enumerate(("base", "cand")) if name in runs}
-    return analyse(evaluate(chosen, qrels=qrels, k=3), permutations=200)
+    chosen = {names[which]: _run(which, order) for which, name in enumerate(("base", "cand")) if name in runs}
+    return analyse(evaluate(chosen, qrels=qrels, k=3), baseline=names[0], permutations=200)
 
 
 @pytest.fixture
@@ -177,3 +177,13 @@ def test_the_query_views_sampled_queries_are_as_the_whole_view_shows_them(sample
     sample = shown_queries(analysis)
     part, whole = _resolved(query_view_data(analysis, None, sample)), _resolved(query_view_data(analysis))
     assert list(part) == sample.ids.tolist() and all(part[q] == whole[q] for q in part)
+
+
+def test_the_baselines_name_in_the_sentence_is_escaped_and_isolated(sampled):
+    hostile = '<img src=x onerror="alert(1)">&amp;'
+    view, files = _site(_analysis(names=(hostile, "cand")))
+    page = files["queries.html"].decode("utf-8")
+    escaped = '<bdi class="mono">&lt;img src=x onerror=&#34;alert(1)&#34;&gt;&amp;amp;</bdi> on nDCG@3'
+    assert escaped in page and "<img" not in page
+    for run in view.runs:
+        assert escaped in files[f"run-{run.slug}.html"].decode("utf-8")
