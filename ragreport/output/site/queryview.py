@@ -28,6 +28,7 @@ from .wording import report as say
 
 if TYPE_CHECKING:
     from ...analysis.pipeline import Analysis
+    from ...analysis.shown import Shown
 
 #: How many relevant ids that no run shows a query view lists (the count is always whole).
 UNSHOWN_RELEVANT = 20
@@ -48,11 +49,13 @@ def packed(value: Any, level: int = 9) -> str:
 
 class QueryView:
     """The query view's packed block, made in a forked child process while the rest of the site is
-    built (docs/conventions.md section 22.25); ``runs`` is what the page reads of it before its text."""
+    built (docs/conventions.md section 22.25); ``runs`` and ``note`` (which queries it holds, when
+    ``sample`` is given: section 29.1) are what the page reads of it before its text."""
 
-    def __init__(self, analysis: Analysis) -> None:
+    def __init__(self, analysis: Analysis, sample: Shown | None = None) -> None:
         self.runs = [s.name for s in analysis.summaries]
-        make = partial(query_view_data, analysis, analysis.doc_texts)
+        self.note = None if sample is None else say.sample_note(say.VIEW_LISTING, sample)
+        make = partial(query_view_data, analysis, analysis.doc_texts, sample)
         queries = sum(s.judged.n_queries for s in analysis.summaries)
         self._apart = Apart(lambda: packed(make(), QUERY_VIEW_LEVEL).encode("ascii"), queries)
 
@@ -93,9 +96,12 @@ def _found(table: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.where(hit, at, -1)
 
 
-def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
+def query_view_data(
+    analysis: Analysis, texts: Mapping[str, tuple[str, str]] | None = None, sample: Shown | None = None
+) -> dict[str, Any]:
     """Everything the query view shows, for every query of the report in id order (see the module's
-    docstring); the documents' text is the report's one :func:`text_table`.
+    docstring), or for those of ``sample`` alone (section 29.1); the documents' text is the report's
+    one :func:`text_table`.
 
     ``queries`` holds one list per field, a query's values at one position in each. Every id some
     run shows is numbered in the order first shown (run by run, query by query, slot by slot):
@@ -113,13 +119,17 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     measures = list(comparison.family) if comparison is not None else list(default_family(k, summaries[0].suite))
     runs_queries = [as_text(s.judged.query_ids) for s in summaries]
     every = sorted({q for queries in runs_queries for q in queries})
+    if sample is not None:
+        every = sample.ids.tolist()
     position = {q: i for i, q in enumerate(every)}
     n = len(every)
-    places = [np.array([position[q] for q in queries], dtype=np.int64) for queries in runs_queries]
+    # Each run's queries by their place in ``every``, -1 where not listed.
+    places = [np.array([position.get(q, -1) for q in queries], dtype=np.int64) for queries in runs_queries]
+    listed = [s.judged.in_run & (place >= 0) for s, place in zip(summaries, places)]
     # Ids as one kind of array (UTF-8 bytes where a reader gave bytes: they sort as the text does).
-    shown_counts = [np.where(s.judged.in_run, np.minimum(s.judged.lengths, k), 0) for s in summaries]
+    shown_counts = [np.where(flags, np.minimum(s.judged.lengths, k), 0) for s, flags in zip(summaries, listed)]
     kinds = common_kind(
-        *(s.judged.doc_ids[s.judged.top_slots(k, s.judged.in_run)] for s in summaries),
+        *(s.judged.doc_ids[s.judged.top_slots(k, flags)] for s, flags in zip(summaries, listed)),
         *(s.judged.judgment_doc_ids for s in summaries),
     )
     shown, label_ids = kinds[: len(summaries)], kinds[len(summaries) :]
@@ -138,6 +148,9 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for summary, place, ids in zip(summaries, places, label_ids):
         own = (place[summary.judged.judgment_query], ids, np.asarray(summary.judged.judgment_grades, dtype=np.int64))
+        if sample is not None:
+            keep = own[0] >= 0
+            own = (own[0][keep], own[1][keep], own[2][keep])
         if not any(all(np.array_equal(a, b) for a, b in zip(own, seen)) for seen in labels):
             labels.append(own)
     j_place, j_doc, j_grade = (np.concatenate(parts) for parts in zip(*labels))
@@ -165,17 +178,17 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
     for summary, place, counts, start in zip(summaries, places, shown_counts, starts):
         top: list[list[int] | None] = [None] * n
         lists = _grouped(numbers[start : start + int(counts.sum())].tolist(), counts)
-        for q, listed, numbered in zip(place.tolist(), summary.judged.in_run.tolist(), lists):
-            if listed:
+        for q, in_run, numbered in zip(place.tolist(), summary.judged.in_run.tolist(), lists):
+            if in_run and q >= 0:
                 top[q] = numbered
         tops.append(top)
-        rows = np.flatnonzero(summary.scores.scored)
+        rows = np.flatnonzero(summary.scores.scored & (place >= 0))
         figures: list[list[float] | None] = [None] * n
         for q, row in zip(place[rows].tolist(), rounded(family_values(summary, rows, measures))):
             figures[q] = row
         values.append(figures)
         for q, text in zip(place.tolist(), summary.judged.query_text):
-            if text and query_text[q] is None:
+            if text and q >= 0 and query_text[q] is None:
                 query_text[q] = text
 
     chosen = set(analysis.text_queries)
@@ -208,6 +221,6 @@ def query_view_data(analysis: Analysis, texts: Mapping[str, tuple[str, str]] | N
         "docs": as_text(docs[in_order]),
         "with_texts": bool(texts),
         "marks": list(say.MARKS),
-        "words": say.QUERY_VIEW_WORDS,
+        "words": say.QUERY_VIEW_WORDS if sample is None else {**say.QUERY_VIEW_WORDS, "unknown": say.unknown(sample)},
         "queries": queries,
     }

@@ -187,7 +187,8 @@ class StatusOption:
 class QueryTable:
     """The per-query table: ``data`` for the page's script (compact arrays: rows, top-K ids), the
     statuses present, the column ``headers`` with their ``titles`` (a metric's tooltip, else
-    empty) and the number of queries (formatted)."""
+    empty) and the number of queries (formatted); ``sample_note`` says which queries it lists when
+    it lists a sample (docs/conventions.md section 29.1)."""
 
     data: dict[str, Any]
     status_options: tuple[StatusOption, ...]
@@ -196,6 +197,7 @@ class QueryTable:
     titles: tuple[str, ...] = ()
     filter_label: str = ""
     print_note: str = ""
+    sample_note: fmt.Text | None = None
 
 
 @dataclass(frozen=True)

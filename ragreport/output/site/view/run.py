@@ -41,6 +41,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from ....analysis.pipeline import Analysis
+    from ....analysis.shown import Shown
     from ....analysis.summary import RunSummary
     from ....scoring.catalogue import Metric
 
@@ -111,6 +112,7 @@ def query_table(
     text_queries: Sequence[str],
     differences: tuple[str, Mapping[str, float]] | None,
     primary: Metric,
+    sample: Shown | None = None,
 ) -> QueryTable:
     """The per-query table as compact arrays for the page's script (rows and top-K details).
 
@@ -120,22 +122,27 @@ def query_table(
     metric) adds a column, which sorts like the others. The columns come in the order a reader
     needs them, so that a narrow screen shows the first without scrolling: the id, the status, the
     ``primary`` metric at K and the difference from the baseline, then the text, the other metrics
-    and the counts (docs/conventions.md section 24.1).
+    and the counts (docs/conventions.md section 24.1). With ``sample`` (past
+    :data:`~ragreport.analysis.shown.PAGE_QUERIES` queries) only its queries are rows, said above
+    the table; the statuses' counts stay those of every query (section 29.1).
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
     # By identity (a status is one object): an Enum's hash is a Python call per query.
     status_at = {id(s): i for i, s in enumerate(statuses)}
-    status_codes = [status_at[id(s)] for s in summary.status]
-    scored = scores.scored
-    query_ids = judged.query_ids.tolist()
-    first = scores.first_relevant_rank
+    every_code = [status_at[id(s)] for s in summary.status]
+    listed = np.ones(judged.n_queries, dtype=bool) if sample is None else sample.mask(judged.query_ids)
+    rows = np.flatnonzero(listed)
+    status_codes = every_code if sample is None else [every_code[i] for i in rows.tolist()]
+    scored = scores.scored[rows]
+    query_ids = judged.query_ids[rows].tolist()
+    first = scores.first_relevant_rank[rows]
     values = (
         query_ids,
         status_codes,
-        list(judged.query_text),
-        judged.relevant.tolist(),
-        judged.retrieved.tolist(),
+        list(judged.query_text) if sample is None else [judged.query_text[i] for i in rows.tolist()],
+        judged.relevant[rows].tolist(),
+        judged.retrieved[rows].tolist(),
         _present(first.astype(np.int64).tolist(), first != 0),
     )
     # Each column as (header, how the page formats it, its tooltip, its values): ids and text as
@@ -146,7 +153,7 @@ def query_table(
     ]
     metrics = []
     for metric in sorted(summary.suite, key=lambda m: m.label(k) != primary.label(k)):  # the primary first
-        metric_values = scores.of(metric, k)
+        metric_values = scores.of(metric, k)[rows]
         if metric.kind.whole:
             column, kind = _present(np.where(scored, metric_values, 0).astype(np.int64).tolist(), scored), "count"
         else:
@@ -164,7 +171,7 @@ def query_table(
     no_text = all(t in (None, "") for t in judged.query_text)
     # Then the text and the other metrics, the counts (R, retrieved, first relevant rank, repeats)
     # last: at 1,400 px every metric is in view, the counts behind the box's "more columns" cue.
-    repeats = ("repeats", "count", "", judged.repeats.tolist())
+    repeats = ("repeats", "count", "", judged.repeats[rows].tolist())
     table = [*fixed[:2], *metrics[:1], *deltas, *fixed[2 : 2 if no_text else 3], *metrics[1:], *fixed[3:], repeats]
     headers, kinds, titles, columns = (list(part) for part in zip(*table))
 
@@ -174,7 +181,7 @@ def query_table(
     # the judged slots alone, and where each query's slots end.
     # The first min(length, K) slots of every query, by their positions (queries x K), not by
     # a pass over every slot of every list.
-    keep = judged.top_slots(k, np.ones(judged.n_queries, dtype=bool))
+    keep = judged.top_slots(k, listed)
     repeat, slot_judged, grades = judged.repeat[keep], judged.judged[keep], judged.grades[keep]
     mark = np.where(repeat, 3, np.where(~slot_judged, 2, np.where(grades >= judged.level, 0, 1)))
     ids, at = np.unique(judged.doc_ids[keep], return_inverse=True)
@@ -192,7 +199,7 @@ def query_table(
             "doc": at.reshape(-1).tolist(),
             "mark": code.tobytes().decode("ascii"),
             "grade": grades[slot_judged].tolist(),
-            "ends": np.cumsum(np.minimum(judged.lengths, k)).tolist(),
+            "ends": np.cumsum(np.minimum(judged.lengths[rows], k)).tolist(),
         },
     }
     if texts is not None:
@@ -202,7 +209,7 @@ def query_table(
         data["text_note"] = say.text_not_shown(len(chosen))
         data["text_missing"] = say.TEXT_MISSING
         data["full_text"] = say.FULL_TEXT
-    tally = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
+    tally = np.bincount(np.array(every_code, dtype=np.int64), minlength=len(statuses)).tolist()
     options = tuple(
         StatusOption(i, s.label, s.meaning, fmt.count(n)) for i, (s, n) in enumerate(zip(statuses, tally)) if n
     )
@@ -213,7 +220,8 @@ def query_table(
         total=fmt.count(judged.n_queries),
         titles=tuple(titles),
         filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
-        print_note=say.query_table_print_note(judged.n_queries),
+        print_note=say.query_table_print_note(judged.n_queries) if sample is None else say.sampled_print_note(sample),
+        sample_note=None if sample is None else say.sample_note(say.TABLE_LISTING, sample),
     )
 
 
@@ -228,14 +236,17 @@ def run_view(
     verdicts: dict[tuple[str, str], tuple[str, str]],
     differences: tuple[str, Mapping[str, float]] | None,
     verdict: HeadlineView,
+    sample: Shown | None = None,
 ) -> RunView:
     """One run's view; ``baseline`` names the comparison's baseline (None without a comparison),
     ``verdicts`` its verdicts ((run, metric) to (words, CSS class)) and ``verdict`` is the page's
-    first words."""
+    first words; ``sample`` the queries its table lists past PAGE_QUERIES (None: every one)."""
     c = summary.counts.as_dict()
     conv = summary.conventions
     k, kmax = summary.k, int(summary.sweep.cutoffs[-1])
-    suite_caption, sweep_caption, table_caption = say.run_captions(c["scored"], k, kmax, conv.confidence)
+    suite_caption, sweep_caption, table_caption = say.run_captions(
+        c["scored"], k, kmax, conv.confidence, sample is not None
+    )
     link = None
     if baseline is not None:
         is_baseline = summary.name == baseline
@@ -279,7 +290,7 @@ def run_view(
         table_caption=table_caption,
         compare_link=link,
         figure=run_sweep_figure(summary) if pages else None,
-        queries=query_table(summary, analysis.doc_texts, analysis.text_queries, differences, analysis.primary)
+        queries=query_table(summary, analysis.doc_texts, analysis.text_queries, differences, analysis.primary, sample)
         if pages
         else None,
         pr_figure=pr_figure([summary], say_charts.run_pr_title(html.escape(summary.name), conv.confidence))

@@ -4,9 +4,13 @@ text and the query view."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .gates import GATE_VERDICTS
 from .numbers import Text, alpha, band_words, count, counted, decimal, is_missing, percent, said, signed
+
+if TYPE_CHECKING:
+    from ....analysis.shown import Shown
 
 #: In place of each chart of the single file, when the browser cannot unpack its plotly.js.
 PLOTLY_UNSUPPORTED = (
@@ -131,16 +135,17 @@ def interval_aria(mean: float, low: float, high: float) -> str:
     return f"{decimal(mean)}, {band_words(low, high, end=decimal)}"
 
 
-def run_captions(scored: int, k: int, kmax: int, confidence: float) -> tuple[str, str, str]:
-    """The run page's captions: the suite table, the K sweep and the per-query table."""
+def run_captions(scored: int, k: int, kmax: int, confidence: float, sampled: bool = False) -> tuple[str, str, str]:
+    """The run page's captions: the suite table, the K sweep and the per-query table (of the
+    queries listed, when ``sampled``)."""
     conf = percent(confidence)
     return (
         f"Means over the {count(scored)} scored queries at K = {k}, each with its {conf} "
         f"band, the interval that made it and the convention behind it.",
         f"Every metric at K from 1 to {kmax} with its {conf} band; the dotted line "
         f"marks K = {k}. Hover a point for its mean and band.",
-        f"Every query at K = {k}. Sort by any column; filter by status or id; open a row for "
-        f"its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.",
+        f"{'Each listed' if sampled else 'Every'} query at K = {k}. Sort by any column; filter by status or id; "
+        f"open a row for its top {k} ids, each marked relevant, judged non-relevant, unjudged or repeat.",
     )
 
 
@@ -198,6 +203,47 @@ def query_table_print_note(n: int) -> str:
     return (
         f"On paper this table holds the rows shown on screen when it was printed (every one of the "
         f"{count(n)} unless filtered); report.json holds all {count(n)}."
+    )
+
+
+#: What holds the sampled queries, as :func:`sample_note` begins: a run's table, the query view.
+TABLE_LISTING = "This table shows"
+VIEW_LISTING = "This view holds"
+
+
+def sample_note(listing: str, shown: Shown) -> Text:
+    """The sentence above a listing of the sampled queries (docs/conventions.md section 29.1):
+    ``listing`` is what holds them ("This table shows", "This view holds")."""
+    if shown.compared == 0:
+        ends = f"the {count(shown.wins)} highest and the {count(shown.losses)} lowest {shown.metric}"
+    elif shown.compared == 1:
+        ends = f"the {count(shown.wins)} largest wins and the {count(shown.losses)} largest losses against {{base}}"
+    else:
+        ends = (
+            f"each run's largest wins and losses against {{base}} (up to {count(shown.each)} of each, "
+            f"{counted(shown.wins + shown.losses, 'query')} in all)"
+        )
+    if shown.compared:
+        ends += f" on {shown.metric}"
+    return said(
+        f"{listing} {count(len(shown.ids))} of the {count(shown.total)} queries: {ends} and "
+        f"{count(shown.drawn)} drawn at random (the same for every run). report.json holds them all.",
+        **({"base": shown.baseline or ""} if shown.compared else {}),
+    )
+
+
+def sampled_print_note(shown: Shown) -> str:
+    return (
+        f"On paper this table holds the rows shown on screen when it was printed (every one of the "
+        f"{count(len(shown.ids))} listed unless filtered); report.json holds all {count(shown.total)}."
+    )
+
+
+def unknown(shown: Shown) -> str:
+    """The query view's words for an id it does not hold, once it holds a sample."""
+    return (
+        f"No query this view holds has that id: it holds {count(len(shown.ids))} of the "
+        f"{count(shown.total)} queries; report.json holds them all."
     )
 
 
