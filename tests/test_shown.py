@@ -21,6 +21,7 @@ from ragreport.output.site.pages import query_table_id
 from ragreport.output.site.queryview import query_view_data
 from ragreport.output.site.render import prepare, render_site
 from ragreport.output.site.view.build import build_view
+from ragreport.output.site.wording.report import sample_note
 
 N = 300
 #: Each query's rank of its one relevant id (0: not in the top 3) in the baseline and the candidate;
@@ -187,3 +188,22 @@ def test_the_baselines_name_in_the_sentence_is_escaped_and_isolated(sampled):
     assert escaped in page and "<img" not in page
     for run in view.runs:
         assert escaped in files[f"run-{run.slug}.html"].decode("utf-8")
+
+
+def test_the_queries_the_slices_cite_are_in_the_sample_and_said(sampled):
+    """A slice's example links into the query view: the sample holds it, and the sentence counts it."""
+    order = list(range(N))
+    qrels = {f"q{i}": {f"d{i}": 1} for i in order}
+    runs = {name: _run(which, order) for which, name in enumerate(("base", "cand"))}
+    meta = {f"q{i}": {"lang": "en" if i % 7 else "de"} for i in order}
+    analysis = analyse(
+        evaluate(runs, qrels=qrels, k=3), baseline="base", permutations=200, query_meta=meta, slice_by=["lang"]
+    )
+    examples = {q for s in analysis.slices.slices for q in s.examples}
+    assert examples
+    sample = shown_queries(analysis)
+    assert examples <= set(sample.ids.tolist())
+    cited = examples - set(WINS) - set(LOSSES)
+    assert sample.cited == len(cited) > 0
+    assert len(sample.ids) == 40 and sample.drawn == 40 - 10 - len(cited)
+    assert f"{len(cited)} other quer" in str(sample_note("This table shows", sample))

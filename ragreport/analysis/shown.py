@@ -11,6 +11,8 @@ figure still reads all the queries, and report.json holds them all: only the per
   of the comparison), ``e = max(1, EXTREME_QUERIES // compared runs)``; without one, the run's
   ``e`` highest and ``e`` lowest scored values. Ties go by query id, as the movers' do, so the
   movers the comparison lists are among them.
+- The queries the report points to elsewhere: the slices' examples and the queries shown with
+  their text (a link from them finds its query).
 - The rest, up to ``SHOWN_QUERIES``, drawn uniformly: the queries (not already chosen) whose
   sample key ``mix64(key XOR r_0)`` is smallest, ``key`` the id's :func:`~.poisson.query_keys`
   under the conventions' seed and ``r_0`` the first value of the stream :data:`SHOWN_STREAM`
@@ -49,7 +51,8 @@ _MOVED = 1e-12
 class Shown:
     """The queries the pages list: ``ids`` (sorted), out of ``total``; ``each`` extremes a side
     per run (``compared`` runs: 0 without a comparison), ``wins`` and ``losses`` the distinct
-    queries so chosen (the highest and lowest values without a comparison), ``drawn`` the rest."""
+    queries so chosen (the highest and lowest values without a comparison), ``cited`` the other
+    queries the report points to (slice examples, queries shown with their text), ``drawn`` the rest."""
 
     ids: np.ndarray
     total: int
@@ -58,6 +61,7 @@ class Shown:
     losses: int
     drawn: int
     compared: int
+    cited: int
     baseline: str | None
     metric: str
 
@@ -107,7 +111,10 @@ def shown_queries(analysis: Analysis) -> Shown | None:
             sides.append(_ends(ids, s.scores.of(analysis.primary, s.k)[scored], each, None))
     wins = {q for high, _ in sides for q in high}
     losses = {q for _, low in sides for q in low} - wins
-    chosen = np.array(sorted(wins | losses), dtype=str)
+    slices = analysis.slices.slices if analysis.slices is not None else ()
+    pointed = np.array(sorted({q for s in slices for q in s.examples} | set(analysis.text_queries)), dtype=str)
+    cited = set(pointed[np.isin(pointed, every)].tolist()) - wins - losses
+    chosen = np.array(sorted(wins | losses | cited), dtype=str)
     rest = every[~np.isin(every, chosen)]
     room = max(0, SHOWN_QUERIES - len(chosen))
     drawn = rest[np.lexsort((rest, sample_keys(rest, summaries[0].conventions.seed)))[:room]]
@@ -119,6 +126,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         losses=len(losses),
         drawn=len(drawn),
         compared=len(compared),
+        cited=len(cited),
         baseline=comparison.baseline if comparison is not None else None,
         metric=label,
     )

@@ -225,6 +225,8 @@ def sample_note(listing: str, shown: Shown) -> Text:
         )
     if shown.compared:
         ends += f" on {shown.metric}"
+    if shown.cited:
+        ends += f", {counted(shown.cited, 'other query')} the report points to (slice examples, texts)"
     return said(
         f"{listing} {count(len(shown.ids))} of the {count(shown.total)} queries: {ends} and "
         f"{count(shown.drawn)} drawn at random (the same for every run). report.json holds them all.",
