@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..scoring.join import JudgedRun
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
+    from .poisson import ResampledSums
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,9 @@ class RunSummary:
     #: (docs/conventions.md section 22.17); None when ``judged`` holds the whole lists.
     following: Following | None = field(default=None, repr=False, compare=False)
     steps: Steps | None = None  # what each hop of a multi-hop run added (RAG JSONL ``steps``)
+    #: The Poisson sums the means, bands and ``resampled`` came from (the partitioned engines,
+    #: docs/conventions.md section 29), a column per metric per cutoff of ``sweep``; None in memory.
+    sums: ResampledSums | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -322,6 +326,8 @@ def summarise(
     fingerprints: tuple[str, str] | None = None,
     following: Following | None = None,
     sweep: Sweep | None = None,
+    sums: ResampledSums | None = None,
+    sum_cutoffs: Sequence[int] | np.ndarray = (),
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -337,6 +343,15 @@ def summarise(
     same label set). ``sweep``: the K sweep as a stored report holds it (``ragreport render``,
     docs/conventions.md section 22.17), kept as given; ``scores`` then need hold only the cutoffs
     ``asked``, whose bands are drawn again.
+
+    ``sums``: the Poisson sums of the scored queries (:func:`~ragreport.analysis.poisson.scored_sums`,
+    column ``metric * len(sum_cutoffs) + cutoff``), which the partitioned engines add up
+    (docs/conventions.md section 29). Every metric's mean at each of ``sum_cutoffs`` (the sweep)
+    and at each cutoff asked is then ``totals / rows``, its band the percentile band of the
+    resampled means ``weighted[b] / weights[b]`` (resamples with ``weights[b] = 0`` left out),
+    which ``resampled`` holds in the columns of ``scores``; Wilson's band takes the sum of a 0/1
+    metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name keep
+    the bootstrap of their per-query values.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -345,32 +360,43 @@ def summarise(
         if measures:
             raise ValueError("measures were asked for without their values")
         measure_values = np.zeros((0, judged.n_queries))
-    n_metrics, _, n_cut = scores.values.shape
+    grid = scores.cutoffs if sums is None else np.asarray(sum_cutoffs, dtype=np.int64)
+    n_metrics, n_cut = len(scores.metrics), len(grid)
     n = int(np.count_nonzero(scores.scored))
     by_id = resample_rows(judged.query_ids, scores.scored)
-    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
     measured = np.ascontiguousarray(measure_values[:, by_id].T)
-    resampled = None
-    if n:
-        resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
-        mean, (low, high) = flat.mean(axis=0), percentile_band(resampled[0], conventions.confidence)
+    drawn = measure_drawn = None
+    if sums is not None and n:  # the Poisson bootstrap's: resample b's means S_b / W_b, W_b > 0
+        kept = sums.weights > 0
+        drawn = sums.weighted[kept] / sums.weights[kept, None]
+        mean, (low, high) = sums.means(), percentile_band(drawn, conventions.confidence)
+    elif n:
+        flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
+        drawn, measure_drawn = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
+        mean, (low, high) = flat.mean(axis=0), percentile_band(drawn, conventions.confidence)
+        del flat
     else:
         mean, low, high = (np.full(n_metrics * n_cut, np.nan) for _ in range(3))
-    del flat
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
     for row, metric in enumerate(scores.metrics):
-        if metric.interval is IntervalMethod.WILSON:
-            successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
+        if metric.interval is IntervalMethod.WILSON:  # a 0/1 value: its successes are its sum
+            if sums is None:
+                successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
+            else:
+                successes = np.rint(sums.totals[row * n_cut : (row + 1) * n_cut]).astype(np.int64)
             low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
     if sweep is None:
         by_metric = ({m.key: a[i] for i, m in enumerate(scores.metrics)} for a in (mean, low, high))
-        sweep = Sweep(scores.cutoffs, *by_metric)
+        sweep = Sweep(grid, *by_metric)
+    place = {int(c): i for i, c in enumerate(grid)}
     at_k = {}
     for cutoff in asked:
-        c = scores.column(cutoff)
+        c = place[cutoff]
         for i, m in enumerate(scores.metrics):
             at_k[m.label(cutoff)] = Interval(float(mean[i, c]), float(low[i, c]), float(high[i, c]), m.interval)
-    measure_at = _measure_intervals(measures, measured.T, conventions, None if resampled is None else resampled[1])
+    if sums is not None and drawn is not None:  # in the columns of ``scores``, as in memory
+        drawn = drawn[:, [m * n_cut + place[int(c)] for m in range(n_metrics) for c in scores.cutoffs]]
+    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn)
 
     counts = Counts(
         queries=judged.n_queries,
@@ -406,10 +432,11 @@ def summarise(
             }
             for name, values in (readings or {}).items()
         },
-        resampled=None if resampled is None else resampled[0],
-        measure_resampled=None if resampled is None else resampled[1],
+        resampled=drawn,
+        measure_resampled=measure_drawn,
         following=following,
         steps=step_figures(judged, scores.scored, asked[0], conventions),
+        sums=sums,
     )
 
 
