@@ -100,13 +100,23 @@ def assert_poisson_agrees(memory, stream) -> None:
             for metric in a.scores.metrics:
                 assert np.array_equal(a.scores.of(metric, cutoff), b.scores.of(metric, cutoff))
         assert np.array_equal(a.measure_values, b.measure_values)
-        np.testing.assert_equal(
-            {k: dataclasses.astuple(v) for k, v in a.measure_at.items()},
-            {k: dataclasses.astuple(v) for k, v in b.measure_at.items()},
-        )
         np.testing.assert_equal(a.reading_at, b.reading_at)
         assert np.array_equal(a.sweep.cutoffs, b.sweep.cutoffs)
         tolerance, n_cut = band_tolerance(a), len(a.scores.cutoffs)
+        for i, measure in enumerate(a.measures):  # a band's sd: the values' (ddof 0) over sqrt(n)
+            ours, theirs = b.measure_at[measure.label()], a.measure_at[measure.label()]
+            assert (ours.mean, ours.method) == (theirs.mean, theirs.method) or np.isnan(ours.mean + theirs.mean)
+            if measure.interval is not IntervalMethod.BOOTSTRAP:  # Wilson's counts, or no band
+                np.testing.assert_equal(dataclasses.astuple(ours), dataclasses.astuple(theirs))
+                continue
+            values, epsilon = a.measure_values[i, a.scores.scored], measure.metric.geometric
+            scale = (lambda v: v) if epsilon is None else np.log  # a geometric mean's band: of the mean log
+            if epsilon is not None:
+                values = np.log(np.maximum(values, epsilon))
+            sd = values.std() / max(len(values), 1) ** 0.5
+            for bound in ("low", "high"):
+                gap = abs(scale(getattr(ours, bound)) - scale(getattr(theirs, bound)))
+                assert gap <= tolerance * sd + 1e-12, (measure.label(), bound)
         for i, metric in enumerate(a.scores.metrics):
             key = metric.key
             np.testing.assert_allclose(b.sweep.mean[key], a.sweep.mean[key], rtol=0, atol=1e-12)

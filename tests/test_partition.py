@@ -78,6 +78,8 @@ def test_stream_gives_the_memory_engines_figures_but_for_the_resampling(tmp_path
     run, qrels = _files(tmp_path)
     memory = _summaries([run], qrels)
     assert_poisson_agrees(memory, _summaries([run], qrels, engine="stream", partition_bytes=900))
+    named = "gm_map,success@5,map"  # a geometric mean's band, of the mean log; Wilson's; the bootstrap's
+    assert_poisson_agrees(_summaries([run], qrels, named=named), _summaries([run], qrels, named=named, engine="stream"))
     # what a band says is the Poisson bootstrap's, not the memory engine's draw
     label = "nDCG@10"
     stream = _summaries([run], qrels, engine="stream")[0]

@@ -22,6 +22,7 @@ from .intervals import (
     shared_bootstrap_means,
     wilson_interval,
 )
+from .poisson import ResampledSums, query_keys
 
 if TYPE_CHECKING:
     from ..core.model import Conventions
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from ..scoring.join import JudgedRun
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
-    from .poisson import ResampledSums
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ class RunSummary:
     #: The bootstrap's resampled means (resamples x columns), the scored queries in id order: of
     #: ``scores`` (column ``metric * cutoffs + cutoff``) and of the measures by name. A paired
     #: comparison over the same queries reads its band off their differences
-    #: (docs/conventions.md section 22); None when nothing was resampled.
+    #: (docs/conventions.md section 22); None when nothing was resampled. On the partitioned
+    #: engines the Poisson bootstrap's (``sums``, section 29), and ``measure_resampled`` None.
     resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     measure_resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: The judged ids past each list's top K (the deepest cutoff asked for) that condensing it to K
@@ -350,8 +351,8 @@ def summarise(
     and at each cutoff asked is then ``totals / rows``, its band the percentile band of the
     resampled means ``weighted[b] / weights[b]`` (resamples with ``weights[b] = 0`` left out),
     which ``resampled`` holds in the columns of ``scores``; Wilson's band takes the sum of a 0/1
-    metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name keep
-    the bootstrap of their per-query values.
+    metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name get
+    the Poisson bootstrap of their per-query values, keyed by query id with the same seed.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -367,8 +368,7 @@ def summarise(
     measured = np.ascontiguousarray(measure_values[:, by_id].T)
     drawn = measure_drawn = None
     if sums is not None and n:  # the Poisson bootstrap's: resample b's means S_b / W_b, W_b > 0
-        kept = sums.weights > 0
-        drawn = sums.weighted[kept] / sums.weights[kept, None]
+        drawn = _poisson_means(sums)
         mean, (low, high) = sums.means(), percentile_band(drawn, conventions.confidence)
     elif n:
         flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
@@ -396,7 +396,8 @@ def summarise(
             at_k[m.label(cutoff)] = Interval(float(mean[i, c]), float(low[i, c]), float(high[i, c]), m.interval)
     if sums is not None and drawn is not None:  # in the columns of ``scores``, as in memory
         drawn = drawn[:, [m * n_cut + place[int(c)] for m in range(n_metrics) for c in scores.cutoffs]]
-    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn)
+    keys = None if sums is None else query_keys(judged.query_ids[by_id], conventions.seed)
+    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, keys)
 
     counts = Counts(
         queries=judged.n_queries,
@@ -440,19 +441,38 @@ def summarise(
     )
 
 
+def _poisson_means(sums: ResampledSums) -> np.ndarray:
+    """Each resample's mean of every column, ``weighted[b] / weights[b]``, resamples with
+    ``weights[b] = 0`` left out (resamples x columns)."""
+    kept = sums.weights > 0
+    return sums.weighted[kept] / sums.weights[kept, None]
+
+
 def _measure_intervals(
-    measures: Sequence[Measure], values: np.ndarray, conventions: Conventions, resampled: np.ndarray | None = None
+    measures: Sequence[Measure],
+    values: np.ndarray,
+    conventions: Conventions,
+    resampled: np.ndarray | None = None,
+    keys: np.ndarray | None = None,
 ) -> dict[str, Interval]:
     """Bands on named measures (values: measures x scored queries in id order), as for the metrics
-    (``resampled``: their resampled means, when drawn with the metrics')."""
+    (``resampled``: their resampled means, when drawn with the metrics'; ``keys``: the queries'
+    keys of the Poisson bootstrap, whose bands they then get, as the partitioned engines' metrics)."""
     if not measures:
         return {}
     n = values.shape[1]
+
+    def banded(rows: np.ndarray) -> tuple[np.ndarray, ...]:  # queries x columns: mean, low, high
+        if keys is None or not n:
+            return bootstrap_interval(rows, conventions.resamples, conventions.seed, conventions.confidence)
+        drawn = _poisson_means(ResampledSums.of(keys, rows, conventions.resamples))
+        return rows.mean(axis=0), *percentile_band(drawn, conventions.confidence)
+
     if resampled is not None and n:
         mean = values.mean(axis=1)
         low, high = percentile_band(resampled, conventions.confidence)
     else:
-        mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
+        mean, low, high = banded(values.T)
     # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
     # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map). The
     # resampled means above are of the values, not of their logs: the geometric members are
@@ -460,9 +480,7 @@ def _measure_intervals(
     geometric = [(i, m.metric.geometric) for i, m in enumerate(measures) if m.metric.geometric is not None]
     if geometric:
         logged = np.stack([np.log(np.maximum(values[i], epsilon)) for i, epsilon in geometric])
-        g_mean, g_low, g_high = bootstrap_interval(
-            logged.T, conventions.resamples, conventions.seed, conventions.confidence
-        )
+        g_mean, g_low, g_high = banded(logged.T)
         mean, low, high = (np.array(a, dtype=np.float64) for a in (mean, low, high))
         for j, (i, _) in enumerate(geometric):
             mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])
