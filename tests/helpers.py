@@ -61,3 +61,94 @@ def load_error(write, name: str, content: str, role: str) -> str:
     message = str(caught.value)
     assert "\n" not in message
     return message
+
+
+def band_tolerance(summary, z: float = 5.0) -> float:
+    """How far apart two independent percentile bootstraps' bounds may lie, in units of the
+    resampled means' sd sigma (docs/conventions.md section 29): a bound is the p-quantile of B
+    resampled means, p = (1 - confidence) / 2, whose Monte Carlo sd is about
+    ``sigma sqrt(p (1 - p) / B) / phi(z_p)`` (the quantile's asymptotic sd, the means near normal);
+    two independent draws differ by sqrt(2) of that, allowed ``z`` = 5 of them (a chance below
+    1e-3 that any of a report's thousand-odd bounds strays that far when the engines agree)."""
+    from statistics import NormalDist
+
+    p = (1 - summary.conventions.confidence) / 2
+    quantile_sd = (p * (1 - p) / summary.conventions.resamples) ** 0.5 / NormalDist().pdf(NormalDist().inv_cdf(p))
+    return z * 2**0.5 * quantile_sd
+
+
+def assert_poisson_agrees(memory, stream) -> None:
+    """The partitioned engines' summaries (figures from the Poisson sums, docs/conventions.md
+    section 29) against the memory engine's: what does not depend on resampling identical (counts,
+    statuses, fingerprints, per-query scores at the cutoffs asked for, the measures by name, the
+    readings, Wilson's bands), every mean of the sweep to 1e-12, the bootstrap bounds within
+    :func:`band_tolerance` of the memory engine's resampled means' sd."""
+    import dataclasses
+
+    import numpy as np
+
+    from ragreport.scoring.catalogue import IntervalMethod
+
+    assert [a.name for a in memory] == [b.name for b in stream]
+    for a, b in zip(memory, stream):
+        assert a.sums is None and b.sums is not None
+        assert (a.k, a.cutoffs, a.counts, a.status) == (b.k, b.cutoffs, b.counts, b.status)
+        assert (a.query_fingerprint, a.label_fingerprint) == (b.query_fingerprint, b.label_fingerprint)
+        assert np.array_equal(a.judged.query_ids, b.judged.query_ids)
+        assert np.array_equal(a.scores.scored, b.scores.scored)
+        for cutoff in a.cutoffs:
+            for metric in a.scores.metrics:
+                assert np.array_equal(a.scores.of(metric, cutoff), b.scores.of(metric, cutoff))
+        assert np.array_equal(a.measure_values, b.measure_values)
+        np.testing.assert_equal(a.reading_at, b.reading_at)
+        assert np.array_equal(a.sweep.cutoffs, b.sweep.cutoffs)
+        tolerance, n_cut = band_tolerance(a), len(a.scores.cutoffs)
+        for i, measure in enumerate(a.measures):  # a band's sd: the values' (ddof 0) over sqrt(n)
+            ours, theirs = b.measure_at[measure.label()], a.measure_at[measure.label()]
+            assert (ours.mean, ours.method) == (theirs.mean, theirs.method) or np.isnan(ours.mean + theirs.mean)
+            if measure.interval is not IntervalMethod.BOOTSTRAP:  # Wilson's counts, or no band
+                np.testing.assert_equal(dataclasses.astuple(ours), dataclasses.astuple(theirs))
+                continue
+            values, epsilon = a.measure_values[i, a.scores.scored], measure.metric.geometric
+            scale = (lambda v: v) if epsilon is None else np.log  # a geometric mean's band: of the mean log
+            if epsilon is not None:
+                values = np.log(np.maximum(values, epsilon))
+            sd = values.std() / max(len(values), 1) ** 0.5
+            for bound in ("low", "high"):
+                gap = abs(scale(getattr(ours, bound)) - scale(getattr(theirs, bound)))
+                assert gap <= tolerance * sd + 1e-12, (measure.label(), bound)
+        for i, metric in enumerate(a.scores.metrics):
+            key = metric.key
+            np.testing.assert_allclose(b.sweep.mean[key], a.sweep.mean[key], rtol=0, atol=1e-12)
+            for bound in ("low", "high"):
+                ours, theirs = getattr(b.sweep, bound)[key], getattr(a.sweep, bound)[key]
+                if metric.interval is IntervalMethod.WILSON:  # counts alone: the same band
+                    np.testing.assert_equal(ours, theirs)
+                    continue
+                columns = [i * n_cut + a.scores.column(int(c)) for c in a.sweep.cutoffs]
+                sd = a.resampled[:, columns].std(axis=0) if a.resampled is not None else 0.0
+                assert np.all(np.abs(ours - theirs) <= tolerance * sd + 1e-12), (key, bound)
+        for cutoff in b.cutoffs:  # each cutoff asked for is the sweep's, on both engines
+            c = int(np.flatnonzero(b.sweep.cutoffs == cutoff)[0])
+            for metric in b.scores.metrics:
+                for s in (a, b):
+                    interval = s.at_k[metric.label(cutoff)]
+                    figures = [getattr(s.sweep, f)[metric.key][c] for f in ("mean", "low", "high")]
+                    np.testing.assert_equal((interval.mean, interval.low, interval.high), figures)
+
+
+def same_but_bands(a, b, path: str = "") -> None:
+    """Two parts of report.json equal but for the bands' bounds (``low`` and ``high``, left out:
+    the partitioned engines' are the Poisson bootstrap's), numbers to 1e-12."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for key in a.keys() - {"low", "high"}:
+            same_but_bands(a[key], b[key], f"{path}/{key}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            same_but_bands(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert abs(a - b) <= 1e-12, (path, a, b)
+    else:
+        assert a == b, (path, a, b)

@@ -250,7 +250,7 @@ def test_the_effect_band_covers_a_planted_d_z_about_95_percent_of_the_time():
     for r in range(replicates):
         d = rng.normal(0.03, 0.1, size=(n, 1))
         conventions = Conventions(resamples=1000, seed=r)
-        runs = SimpleNamespace(conventions=conventions)
+        runs = SimpleNamespace(conventions=conventions, sums=None)  # figures of the memory engine
         ((_, low, high, effect, e_low, e_high),) = paired_bands(runs, [(runs, pairing, d)], [NDCG], conventions)
         assert low[0] < d.mean() < high[0] and e_low[0] < effect[0] < e_high[0]
         covered += e_low[0] <= 0.3 <= e_high[0]

@@ -1,5 +1,6 @@
-"""Scoring by partitions (--engine stream and --engine dask): the same figures as one process,
-partitions that end where a query ends, and the errors a partitioned run can meet."""
+"""Scoring by partitions (--engine stream and --engine dask): figures that do not depend on the
+partitions, the memory engine's figures but for the bands (from the Poisson sums, docs/conventions.md
+section 29), partitions that end where a query ends, and the errors a partitioned run can meet."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 
 import numpy as np
 import pytest
+from helpers import assert_poisson_agrees
 
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
@@ -46,23 +48,54 @@ def _files(tmp_path, queries=60, depth=30, seed=3):
     return tmp_path / "run.trec", tmp_path / "qrels"
 
 
-def _report(paths, qrels, level=1, named="P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret", **kwargs):
+def _summaries(paths, qrels, level=1, named="P@5,nDCG@10,map,Rprec,num_ret,num_rel_ret", **kwargs):
     measures = parse_measures([named]) if named else ()
-    summaries = evaluate(
-        paths,
-        qrels=qrels,
-        k=(5, 10),
-        conventions=Conventions(resamples=200, relevance_level=level),
-        measures=measures,
-        **kwargs,
-    )
-    return json.dumps(document(analyse(summaries)), sort_keys=True)
+    conventions = Conventions(resamples=200, relevance_level=level)
+    return evaluate(paths, qrels=qrels, k=(5, 10), conventions=conventions, measures=measures, **kwargs)
 
 
-def test_stream_gives_every_figure_of_one_process(tmp_path):
+def _report(paths, qrels, *args, **kwargs):
+    return json.dumps(document(analyse(_summaries(paths, qrels, *args, **kwargs))), sort_keys=True)
+
+
+def _in_parts(run, parts: int) -> int:
+    """The partition size that splits ``run`` into ``parts`` partitions."""
+    target = -(-run.stat().st_size // parts)
+    assert len(query_spans(run, target)) == parts
+    return target
+
+
+def test_stream_figures_do_not_depend_on_the_partitions(tmp_path):
+    # The sums are exact (docs/conventions.md section 29): report.json is the same to the byte.
     run, qrels = _files(tmp_path)
-    whole = _report([run], qrels)
-    assert whole == _report([run], qrels, engine="stream", partition_bytes=900)
+    one = _report([run], qrels, engine="stream", partition_bytes=_in_parts(run, 1))
+    for parts in (2, 8):
+        assert _report([run], qrels, engine="stream", partition_bytes=_in_parts(run, parts)) == one
+    assert _report([run], qrels, engine="stream", partition_bytes=900) == one  # about 45
+
+
+def test_stream_gives_the_memory_engines_figures_but_for_the_resampling(tmp_path):
+    run, qrels = _files(tmp_path)
+    memory = _summaries([run], qrels)
+    assert_poisson_agrees(memory, _summaries([run], qrels, engine="stream", partition_bytes=900))
+    named = "gm_map,success@5,map"  # a geometric mean's band, of the mean log; Wilson's; the bootstrap's
+    assert_poisson_agrees(_summaries([run], qrels, named=named), _summaries([run], qrels, named=named, engine="stream"))
+    # what a band says is the Poisson bootstrap's, not the memory engine's draw
+    label = "nDCG@10"
+    stream = _summaries([run], qrels, engine="stream")[0]
+    assert stream.at_k[label].low != memory[0].at_k[label].low
+    assert (stream.at_k[label].mean, stream.at_k[label].low, stream.at_k[label].high) == stream.sums.band(
+        _column(stream, label)
+    )
+
+
+def _column(summary, label: str) -> int:
+    """The column of ``label`` (``nDCG@10``) in the summary's sums: metric x the sweep's cutoffs."""
+    cutoff = label.split("@")[1]
+    metric = next(m for m in summary.scores.metrics if m.label(int(cutoff)) == label)
+    return summary.scores.metrics.index(metric) * len(summary.sweep.cutoffs) + int(
+        np.flatnonzero(summary.sweep.cutoffs == int(cutoff))[0]
+    )
 
 
 @pytest.mark.parametrize(
@@ -77,21 +110,21 @@ def test_stream_gives_every_figure_of_one_process(tmp_path):
     ],
 )
 def test_the_default_sweep_ends_at_the_runs_depth_on_both_engines(tmp_path, depths, k, sweep):
-    # One process knows the depth before scoring; the stream engine scores to 100 and keeps the
-    # cutoffs up to the depth it saw: the same report, to the byte.
+    # One process knows the depth before scoring; the stream engine sums to 100 and keeps the
+    # cutoffs up to the depth it saw: the same sweep, the same figures but for the resampling.
     runs, qrels = [], None
     for i, depth in enumerate(depths):
         (tmp_path / str(i)).mkdir()
         run, qrels = _files(tmp_path / str(i), depth=depth)
         runs.append(run.rename(tmp_path / f"run{i}.trec"))
-    reports = [
-        json.dumps(document(analyse(evaluate(runs, qrels=qrels, k=k, conventions=Conventions(resamples=100), **how))))
+    summaries = [
+        evaluate(runs, qrels=qrels, k=k, conventions=Conventions(resamples=100), **how)
         for how in ({}, {"engine": "stream", "partition_bytes": 900})
     ]
-    assert reports[0] == reports[1]
-    stored = json.loads(reports[0])
-    assert stored["settings"]["kmax"] == sweep[-1]
-    assert all(run["sweep"]["k"] == sweep for run in stored["runs"])
+    assert_poisson_agrees(*summaries)
+    for stored in (document(analyse(one)) for one in summaries):
+        assert stored["settings"]["kmax"] == sweep[-1]
+        assert all(run["sweep"]["k"] == sweep for run in stored["runs"])
     # --kmax says otherwise, on both engines
     told = [
         evaluate(runs, qrels=qrels, k=k, kmax=12, **how)[0].sweep.cutoffs.tolist() for how in ({}, {"engine": "stream"})
@@ -104,25 +137,27 @@ def test_stream_keeps_the_judged_ids_condensing_reads_as_one_process_does(tmp_pa
     # its condensed heads: report.json's judged ids after each top at K (docs/conventions.md
     # section 22.17) are taken from those, and are the ones the whole lists give.
     run, qrels = _files(tmp_path)
-    whole = _report([run], qrels, named="")
-    assert whole == _report([run], qrels, named="", engine="stream", partition_bytes=900)
-    assert sum(json.loads(whole)["runs"][0]["lists"]["next_judged"]["lengths"])
+    whole = json.loads(_report([run], qrels, named=""))["runs"][0]
+    parted = json.loads(_report([run], qrels, named="", engine="stream", partition_bytes=900))["runs"][0]
+    assert parted["lists"] == whole["lists"] and parted["queries"] == whole["queries"]
+    assert sum(whole["lists"]["next_judged"]["lengths"])
 
 
-def test_stream_gives_every_figure_of_one_process_at_another_relevance_level(tmp_path):
+def test_stream_gives_the_memory_engines_figures_at_another_relevance_level(tmp_path):
     run, qrels = _files(tmp_path)
-    whole = _report([run], qrels, level=3)
-    assert whole != _report([run], qrels)
-    assert whole == _report([run], qrels, level=3, engine="stream", partition_bytes=900)
+    whole = _summaries([run], qrels, level=3)
+    assert whole[0].at_k["nDCG@10"].mean != _summaries([run], qrels)[0].at_k["nDCG@10"].mean
+    assert_poisson_agrees(whole, _summaries([run], qrels, level=3, engine="stream", partition_bytes=900))
 
 
 @pytest.mark.slow
-def test_dask_on_a_local_cluster_gives_every_figure_of_one_process(tmp_path):
+def test_dask_on_a_local_cluster_gives_the_stream_engines_figures(tmp_path):
     if not os.environ.get("CI"):  # in CI Dask is installed (the test extra): the test must run
         pytest.importorskip("dask.distributed")
     run, qrels = _files(tmp_path)
-    whole = _report([run], qrels)
-    assert whole == _report([run], qrels, engine="dask", partition_bytes=2000)
+    parted = _report([run], qrels, engine="dask", partition_bytes=2000)
+    assert parted == _report([run], qrels, engine="stream", partition_bytes=_in_parts(run, 1))
+    assert_poisson_agrees(_summaries([run], qrels), _summaries([run], qrels, engine="dask", partition_bytes=2000))
 
 
 def test_a_folder_of_partition_files_reads_as_one_run(tmp_path):
@@ -132,7 +167,7 @@ def test_a_folder_of_partition_files_reads_as_one_run(tmp_path):
     folder.mkdir()
     for i in range(3):  # 30 lines a query: whole queries per file
         (folder / f"part-{i}.trec").write_text("".join(lines[i * 600 : (i + 1) * 600]))
-    whole = json.loads(_report([run], qrels))
+    whole = json.loads(_report([run], qrels, engine="stream"))
     parted = json.loads(_report([folder], qrels, engine="stream"))
     for key in ("metrics", "measures", "sweep", "counts", "fingerprints", "queries", "limits"):
         assert parted["runs"][0][key] == whole["runs"][0][key], key
@@ -257,7 +292,7 @@ def test_a_folder_of_parquet_partitions_on_dask(tmp_path):
             {"query_id": [r[0] for r in part], "doc_id": [r[2] for r in part], "score": [float(r[4]) for r in part]}
         )
         pq.write_table(table, folder / f"part-{i}.parquet")
-    whole = json.loads(_report([run], qrels))
+    whole = json.loads(_report([run], qrels, engine="stream"))
     parted = json.loads(_report([folder], qrels, engine="dask"))
     for key in ("metrics", "measures", "sweep", "counts", "fingerprints", "queries", "limits"):
         assert parted["runs"][0][key] == whole["runs"][0][key], key
@@ -276,7 +311,8 @@ def test_a_site_built_by_partitions_is_byte_identical(tmp_path):
     from ragreport.cli import main
 
     run, qrels = _files(tmp_path)
-    assert main(["build", "--qrels", str(qrels), str(run), "--out", str(tmp_path / "one"), "--quiet"]) == 0
+    one_partition = ["--engine", "stream", "--out", str(tmp_path / "one"), "--quiet"]
+    assert main(["build", "--qrels", str(qrels), str(run), *one_partition]) == 0
     from ragreport.api import build
 
     parted = evaluate([run], qrels=qrels, engine="stream", partition_bytes=900)  # about 45 partitions
@@ -300,7 +336,7 @@ def test_folder_markers_metadata_and_empty_files_are_not_partitions(tmp_path):
         (".crc", "x"),
     ):
         (folder / name).write_text(text)
-    whole = json.loads(_report([run], qrels))
+    whole = json.loads(_report([run], qrels, engine="stream"))
     parted = json.loads(_report([folder], qrels, engine="stream"))
     assert parted["runs"][0]["metrics"] == whole["runs"][0]["metrics"]
 
@@ -312,14 +348,14 @@ def test_a_gzip_partition_that_needs_the_line_reader(tmp_path):
     folder = tmp_path / "gz"
     folder.mkdir()
     (folder / "a.trec.gz").write_bytes(gz.compress(("# a comment\n" + run.read_text()).encode()))
-    whole = json.loads(_report([run], qrels))
+    whole = json.loads(_report([run], qrels, engine="stream"))
     assert json.loads(_report([folder], qrels, engine="stream"))["runs"][0]["metrics"] == whole["runs"][0]["metrics"]
 
 
 def test_partitions_holding_only_a_comment_are_empty_not_errors(tmp_path):
     run, qrels = _files(tmp_path)
     run.write_text("# written by a retriever, with a long comment line at the top\n\n" + run.read_text())
-    whole = _report([run], qrels)
+    whole = _report([run], qrels, engine="stream")
     assert _report([run], qrels, engine="stream", partition_bytes=16) == whole
 
 

@@ -17,6 +17,7 @@ from ragreport.analysis.poisson import (
     THRESHOLDS,
     WEIGHTS_STREAM,
     ResampledSums,
+    digits,
     poisson_weights,
     query_keys,
     scored_sums,
@@ -150,13 +151,38 @@ def test_sums_bands_and_p_values_do_not_depend_on_the_partitions():
     for parts in (2, 8):
         split = merged(parts)
         assert split.rows == n
-        for field in ("totals", "weighted", "weights", "flipped"):
-            np.testing.assert_allclose(getattr(split, field), getattr(whole, field), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(figures(split), figures(whole), rtol=0, atol=1e-12)
-        assert [f"{v:.3f}" for v in figures(split)] == [f"{v:.3f}" for v in figures(whole)]
+        for field in ("totals", "weighted", "weights", "flipped"):  # exact sums: the same to the bit
+            assert np.array_equal(getattr(split, field), getattr(whole, field)), field
+        assert figures(split) == figures(whole)
     # The difference's figures are the difference column's: the same weights and signs for both.
     np.testing.assert_allclose(whole.band(0, minus=1), whole.band(2), atol=1e-12)
     assert whole.p_value(0, minus=1) == whole.p_value(2)
+
+
+def test_values_are_summed_as_exact_digits():
+    # N = rint(x 2^52) in base-2^26 digits, truncated toward zero: the last digit may reach 2^26.
+    x = np.array([1.0, -1.0, 0.1, -0.3, 2.0**-60, 3.5, 0.0])
+    parts = digits(x)
+    assert parts.shape == (3, 7)  # 3.5 needs a third digit; values in [-1, 1] two
+    assert (
+        np.all(parts == np.trunc(parts)) and np.all(np.abs(parts[:-1]) < 2**26) and np.all(np.abs(parts[-1]) <= 2**26)
+    )
+    assert parts[:, 0].tolist() == [0.0, 0.0, 1.0] and parts[:, 4].tolist() == [0.0, 0.0, 0.0]  # 2^-60: below the grid
+    back = sum(parts[i] * 2.0 ** (26 * i - 52) for i in range(3))
+    assert np.all(np.abs(back - x) <= 2.0**-53)
+    assert np.array_equal(digits(-x), -parts)  # toward zero: a sign changes no digit's size
+    # Sums of such digits are whole numbers below 2^53: float64 adds them in any order exactly.
+    rng = np.random.default_rng(4)
+    values = rng.random((5_000, 2)) * np.array([1.0, -1.0])
+    keys = query_keys(np.char.add("q", np.arange(5_000).astype(str)), 1)
+    order = rng.permutation(5_000)
+    a = ResampledSums.of(keys, values, 40, 64)
+    b = ResampledSums.of(keys[order[:1234]], values[order[:1234]], 40, 64) + ResampledSums.of(
+        keys[order[1234:]], values[order[1234:]], 40, 64
+    )
+    for field in ("digit_totals", "digit_weighted", "digit_flipped", "weights"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    assert np.array_equal(a.columns([1, 0]).weighted, a.weighted[:, ::-1])
 
 
 def test_merging_rules():
@@ -280,8 +306,7 @@ def _bands(sums: ResampledSums) -> np.ndarray:
 
 def test_the_stream_engine_merges_the_same_sums_from_1_2_and_8_partitions(tmp_path):
     # Every metric at every cutoff over the scored queries, summed partition by partition: the same
-    # sums, means and bands (to 1e-12; as the pages round them, identical) however the run is cut,
-    # and the means are one process's.
+    # sums, means and bands to the bit however the run is cut, and the means are one process's.
     run, qrels = _run_and_qrels(tmp_path)
     conventions = Conventions(resamples=300)
     size = run.stat().st_size
@@ -296,10 +321,9 @@ def test_the_stream_engine_merges_the_same_sums_from_1_2_and_8_partitions(tmp_pa
     whole = merged[1]
     assert whole.rows == int(scores.scored.sum()) and whole.totals.shape == (len(scores.metrics) * len(CUTOFFS),)
     np.testing.assert_allclose(whole.means(), means, rtol=0, atol=1e-12)
-    for parts in (2, 8):
-        np.testing.assert_allclose(merged[parts].weighted, whole.weighted, rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(_bands(merged[parts]), _bands(whole), rtol=0, atol=1e-12)
-        assert np.array_equal(np.round(_bands(merged[parts]), 3), np.round(_bands(whole), 3))
+    for parts in (2, 8):  # exact sums: the same to the bit
+        assert np.array_equal(merged[parts].weighted, whole.weighted)
+        assert np.array_equal(_bands(merged[parts]), _bands(whole))
 
 
 @pytest.mark.slow
@@ -310,8 +334,8 @@ def test_the_dask_engine_merges_the_sums_of_the_stream_engine(tmp_path):
     conventions = Conventions(resamples=300)
     stream = _merged(run, qrels, conventions, engine="stream")
     dask = _merged(run, qrels, conventions, engine="dask", partition_bytes=run.stat().st_size // 4)
-    np.testing.assert_allclose(dask.weighted, stream.weighted, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(_bands(dask), _bands(stream), rtol=0, atol=1e-12)
+    assert np.array_equal(dask.weighted, stream.weighted)
+    assert np.array_equal(_bands(dask), _bands(stream))
 
 
 def test_the_effect_band_agrees_with_the_in_memory_bootstrap_of_d_z():

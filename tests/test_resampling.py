@@ -243,8 +243,16 @@ def test_a_run_s_bands_are_the_loop_over_its_resamples():
     assert (low[0], high[0]) == pytest.approx((summary.at_k[label].low, summary.at_k[label].high), abs=1e-15)
 
 
-def test_runs_scored_by_partitions_share_the_resampling_as_in_memory(tmp_path):
-    """The stream engine bands several runs in one resampling too: the figures of memory."""
+def test_runs_scored_by_partitions_take_their_bands_from_the_poisson_sums(tmp_path):
+    """The stream engine's figures are the memory engine's but for the resampling: its bands are
+    the Poisson bootstrap's (docs/conventions.md section 29), within Monte Carlo error of the
+    memory engine's at 2,000 resamples; a comparison's differences, d_z, wins and p-values are the
+    per-query differences' (identical), its bands the Poisson sums' of those differences, which
+    over the same queries are the two runs' Poisson resampled means subtracted."""
+    from helpers import assert_poisson_agrees, band_tolerance
+
+    from ragreport.analysis.poisson import ResampledSums, query_keys
+
     runs, qrels = _runs(40, 7)
     (tmp_path / "qrels.txt").write_text(
         "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
@@ -258,17 +266,38 @@ def test_runs_scored_by_partitions_share_the_resampling_as_in_memory(tmp_path):
             lines += [f"{q} Q0 {d} {r + 1} {s!r} {name}\n" for r, (d, s) in enumerate(ranked)]
         path.write_text("".join(lines))
         paths.append(str(path))
-    conventions = Conventions(resamples=100, seed=5)
+    conventions = Conventions(resamples=2000, seed=5)
     qrels_path = str(tmp_path / "qrels.txt")
     memory = evaluate(paths, qrels=qrels_path, k=5, conventions=conventions)
     stream = evaluate(paths, qrels=qrels_path, k=5, conventions=conventions, engine="stream")
-    for a, b in zip(memory, stream):
-        assert a.name == b.name
-        for label, interval in a.at_k.items():
-            other = b.at_k[label]
-            assert (interval.mean, interval.low, interval.high) == pytest.approx(
-                (other.mean, other.low, other.high), abs=1e-15, nan_ok=True
+    assert_poisson_agrees(memory, stream)
+    tolerance = band_tolerance(memory[0])
+    ours, theirs = compare(stream, permutations=500), compare(memory, permutations=500)
+    assert ours is not None and theirs is not None
+    for run_ours, run_theirs in zip(ours.runs, theirs.runs):
+        d = run_ours.run_scores - run_ours.baseline_scores
+        assert np.array_equal(d, run_theirs.run_scores - run_theirs.baseline_scores)
+        sums = ResampledSums.of(query_keys(run_ours.pairing.query_ids, 5), d, 2000)
+        for j, (a, b) in enumerate(zip(run_ours.comparisons, run_theirs.comparisons)):
+            assert (a.delta, a.p, a.p_adjusted, a.wins, a.ties, a.losses) == (
+                b.delta,
+                b.p,
+                b.p_adjusted,
+                b.wins,
+                b.ties,
+                b.losses,
             )
+            assert a.effect == b.effect or (a.effect is None and b.effect is None)
+            assert (a.delta, a.low, a.high) == pytest.approx(sums.band(j), abs=1e-15)
+            sd = sums.resampled_means(j).std()
+            assert abs(a.low - b.low) <= tolerance * sd + 1e-12 and abs(a.high - b.high) <= tolerance * sd + 1e-12
+            # over the same queries: the run's Poisson resampled means minus the baseline's
+            measure = run_ours.family[j]
+            column = [m.key for m in stream[0].scores.metrics].index(measure.metric.key) * len(stream[0].scores.cutoffs)
+            column += stream[0].scores.column(5)
+            assert run_ours.pairing.same_queries
+            drawn = run_ours.run.resampled[:, column] - run_ours.baseline.resampled[:, column]
+            np.testing.assert_allclose(drawn, sums.resampled_means(j), rtol=0, atol=1e-12)
 
 
 def test_a_readings_band_and_p_are_the_loop_over_its_own_differences():

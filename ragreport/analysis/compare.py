@@ -30,7 +30,8 @@ from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READ, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
-from .intervals import percentile_band, resample_rows, shared_bootstrap_means
+from .intervals import percentile_band, resample_rows, shared_bootstrap_means, standardised_effect
+from .poisson import ResampledSums, query_keys
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
 from .summary import judgment_map
@@ -124,20 +125,6 @@ def verdict_of(low: float, high: float, p_adjusted: float, alpha: float, margin:
     if established:
         return "better" if low > 0 else "worse"
     return "band above 0" if low > 0 else "band below 0"
-
-
-def standardised_effect(mean: np.ndarray, square: np.ndarray, n: int) -> np.ndarray:
-    """d_z (Lakens 2013, for paired designs): the mean of the paired differences over their
-    standard deviation (ddof = 1), from each column's mean and mean square over ``n`` queries
-    (arrays of any shape: one figure, or every resample's). NaN when ``n < 2``; where the
-    differences are all equal (variance within 1e-12 of the mean square: rounding of ``q - m^2``),
-    ``+-inf`` for a non-zero mean and NaN for a zero one, which the caller reads as undefined."""
-    if n < 2:
-        return np.full(np.shape(mean), np.nan)
-    variance = (square - mean * mean) * (n / (n - 1))
-    flat = variance <= 1e-12 * square
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(flat, np.sign(mean) * np.inf, mean / np.sqrt(np.where(flat, 1.0, variance)))
 
 
 def _figure(value: float) -> float | None:
@@ -410,7 +397,19 @@ def paired_bands(
     the differences, the squares the effect's band takes and the readings' columns. A resample's
     d_z thus takes its mean and mean square of the differences from the same queries. A bound the
     resamples leave unbounded (all drawn differences equal) is NaN: undefined.
+
+    When the baseline's figures came from the Poisson sums (the partitioned engines,
+    docs/conventions.md section 29), so do the bands: :func:`poisson_bands`.
     """
+    if base.sums is not None:
+        out = []
+        for i, (_, pairing, d) in enumerate(compared):
+            band = poisson_bands(pairing.query_ids, d, conventions, effects)
+            if readings and readings[i].shape[1] and len(d):
+                also = poisson_bands(pairing.query_ids, readings[i], conventions, False)
+                band = (*(np.concatenate(pair) for pair in zip(band[:3], also)), *band[3:])
+            out.append(band)
+        return out
     drawn = {}
     for i, (run, pairing, _) in enumerate(compared):
         read = _drawn_differences(base, run, pairing, family)
@@ -462,6 +461,31 @@ def paired_bands(
         )
         out.append((*band, np.where(bounded, effect, np.nan), *effect_band))
     return out
+
+
+def poisson_bands(
+    query_ids: np.ndarray, differences: np.ndarray, conventions: Conventions, effects: bool = True
+) -> tuple[np.ndarray, ...]:
+    """:func:`paired_bands`' figures of one run's differences (queries ``query_ids`` x family), the
+    bands from the Poisson bootstrap (:class:`~ragreport.analysis.poisson.ResampledSums` of the
+    differences and their squares, weights hashed from the query ids): resample b's mean
+    difference is ``sum_q w_qb d_q / W_b``, over the queries both runs scored the run's resampled
+    mean minus the baseline's (the same weights); d_z's band is
+    :meth:`~ragreport.analysis.poisson.ResampledSums.effect`'s. The figures themselves are the
+    per-query differences' mean and d_z, as in memory."""
+    m = differences.shape[1]
+    if not len(differences):
+        return (np.zeros(0),) * (6 if effects else 3)
+    rows = np.hstack([differences, differences**2]) if effects else differences
+    sums = ResampledSums.of(query_keys(query_ids, conventions.seed), rows, conventions.resamples)
+    confidence = conventions.confidence
+    mean = differences.mean(axis=0)
+    _, low, high = np.array([sums.band(j, confidence=confidence) for j in range(m)]).reshape(m, 3).T
+    if not effects:
+        return mean, low, high
+    effect = standardised_effect(mean, (differences**2).mean(axis=0), len(differences))
+    _, effect_low, effect_high = np.array([sums.effect(j, m + j, confidence) for j in range(m)]).reshape(m, 3).T
+    return mean, low, high, np.where(np.isfinite(effect), effect, np.nan), effect_low, effect_high
 
 
 def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:

@@ -3,11 +3,13 @@
 :func:`evaluate_runs` reads the runs and :func:`summarise_loaded` joins each with its judgments,
 checks that they meet (:func:`~ragreport.scoring.scorable.check_scorable`), scores it and bands
 every mean; with ``engine`` ``stream`` or ``dask`` TREC runs are scored by partitions of whole
-queries (:mod:`ragreport.scoring.partition`), which hand the same figures over.
+queries (:mod:`ragreport.scoring.partition`), which hand back the per-query scores at the cutoffs
+asked for and the Poisson sums every mean and band comes from (docs/conventions.md section 29).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
+from .poisson import ResampledSums, scored_sums
 from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
 
 if TYPE_CHECKING:
@@ -134,16 +137,20 @@ def banded(
     conventions: Conventions,
     measures: Sequence[Measure],
     progress: Callable[[str], None],
+    sums: Sequence[ResampledSums] = (),
+    sweep: np.ndarray | None = None,
 ) -> list[RunSummary]:
     """Every run scored (in memory or by partitions) banded and summarised, in order. Runs of one
-    label set share its fingerprints: its label lines are made and hashed once."""
+    label set share its fingerprints: its label lines are made and hashed once. ``sums``: each
+    run's Poisson sums over the cutoffs ``sweep`` (the partitioned engines)."""
     prints: list[tuple[str, str]] = []
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
         progress(f"bands for {judged.name}")
         same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
         prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
-        out.append(summarise(judged, scores, asked, conventions, measures, values, readings, prints[i], after))
+        own = (judged, scores, asked, conventions, measures, values, readings, prints[i], after)
+        out.append(summarise(*own, sums=sums[i] if sums else None, sum_cutoffs=() if sweep is None else sweep))
     return out
 
 
@@ -223,7 +230,11 @@ def evaluate_runs(
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
     check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
     asked, cutoffs = report_cutoffs(k, kmax)
+    # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
+    # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
+    summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples)
     scored: list[Scored] = []
+    sums: list[ResampledSums] = []
     for path, meta in zip(paths, run_metas):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
@@ -240,17 +251,20 @@ def evaluate_runs(
             partition_bytes=partition_bytes or PARTITION_BYTES,
             meta=meta,
             progress=progress,
+            summed=summed,
+            returned=asked,
         )
+        sums.append(parts.sums)
         after = following(parts.judged, max(asked), parts.condensed)
         check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
         readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed, default=parts.scores)
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
-    # Scored to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
+    # Summed to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
     # one process scores from the start (all of them when --kmax was given). The heads are cut as
     # one process cuts its lists once scored: to the cutoffs asked for.
-    kept = kept_cutoffs(k, kmax, deepest(one[0].retrieved for one in scored)).tolist()
+    kept = kept_cutoffs(k, kmax, deepest(one[0].retrieved for one in scored))
+    at = {int(c): i for i, c in enumerate(cutoffs)}
+    columns = [m * len(cutoffs) + at[int(c)] for m in range(len(scored[0][1].metrics)) for c in kept]
     depth = depth_needed(asked, measures)
-    scored = [
-        (j.head(depth), s if len(kept) == len(cutoffs) else s.at_cutoffs(kept), v, r, a) for j, s, v, r, a in scored
-    ]
-    return banded(scored, asked, conventions, measures, progress)  # one resampling, as in memory
+    scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
+    return banded(scored, asked, conventions, measures, progress, [one.columns(columns) for one in sums], kept)

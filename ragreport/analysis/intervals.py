@@ -176,3 +176,17 @@ def bootstrap_interval(
         return nan, nan.copy(), nan.copy()
     low, high = percentile_band(bootstrap_means(scores, resamples, seed), confidence)
     return scores.mean(axis=0), low, high
+
+
+def standardised_effect(mean: np.ndarray, square: np.ndarray, n: int) -> np.ndarray:
+    """d_z (Lakens 2013, for paired designs): the mean of the paired differences over their
+    standard deviation (ddof = 1), from each column's mean and mean square over ``n`` queries
+    (arrays of any shape: one figure, or every resample's). NaN when ``n < 2``; where the
+    differences are all equal (variance within 1e-12 of the mean square: rounding of ``q - m^2``),
+    ``+-inf`` for a non-zero mean and NaN for a zero one, which the caller reads as undefined."""
+    if n < 2:
+        return np.full(np.shape(mean), np.nan)
+    variance = (square - mean * mean) * (n / (n - 1))
+    flat = variance <= 1e-12 * square
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(flat, np.sign(mean) * np.inf, mean / np.sqrt(np.where(flat, 1.0, variance)))

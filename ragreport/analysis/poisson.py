@@ -6,8 +6,8 @@ Chamandy, Muralidharan, Najmi and Naik ("Estimating uncertainty for massive data
 n queries in one place), each query gets an independent Poisson(1) weight per resample, so a
 resample's weighted sums of a partition add to the whole's. Here the weights are not drawn from a
 generator's stream but hashed from the query id and the resample index, so a query's weight does
-not depend on which partition holds it or where: 1, 2 or 8 partitions give the same sums up to
-floating-point rounding (about 1e-16 of their size).
+not depend on which partition holds it or where; and the sums are exact (:class:`ResampledSums`),
+so 1, 2 or 8 partitions give the same sums to the bit.
 
 - Key (:func:`query_keys`): ``key = mix64(fnv1a64(utf8(id)) XOR mix64(seed + GOLDEN))`` where
   ``fnv1a64`` is FNV-1a 64 (offset 0xcbf29ce484222325, prime 0x100000001b3) over the id's UTF-8
@@ -27,8 +27,9 @@ floating-point rounding (about 1e-16 of their size).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,8 +37,7 @@ import numpy as np
 
 from ..core.budget import check_fits
 from ..core.errors import Argument, whole_number
-from .compare import standardised_effect
-from .intervals import check_resamples, percentile_band
+from .intervals import check_resamples, percentile_band, standardised_effect
 from .randomization import MAX_PERMUTATIONS, TIE
 
 if TYPE_CHECKING:  # annotations only
@@ -202,6 +202,39 @@ def _blocks(total: int, per: int) -> Iterator[tuple[int, int]]:
         yield start, min(per, total - start)
 
 
+#: Bits of one digit of the exact sums: a digit's weighted sum stays an integer below 2^53 (exact
+#: in float64, whatever the order of its additions) while the weights total less than 2^27.
+DIGIT_BITS = 26
+#: The grid every value is rounded to before it is summed: multiples of 2^-52.
+FLOOR = -52
+
+
+def digits(values: np.ndarray) -> np.ndarray:
+    """``values`` (finite) as exact base-2^26 digits on the grid 2^-52 (digits x values' shape):
+    ``N = rint(x 2^52)``, split ``N = sum_i d_i 2^(26 i)`` by truncation toward zero, every
+    ``|d_i| < 2^26`` but the last, ``|d_last| <= 2^26``; values in [-1, 1] take two digits."""
+    n = np.rint(np.ldexp(values, -FLOOR))
+    out: list[np.ndarray] = []
+    while True:
+        high = np.trunc(np.ldexp(n, -DIGIT_BITS))
+        if not np.any(np.abs(n) > 2.0**DIGIT_BITS):
+            return np.stack([*out, n]) if out else n[None]
+        out.append(n - np.ldexp(high, DIGIT_BITS))
+        n = high
+
+
+def _padded(a: np.ndarray, count: int) -> np.ndarray:
+    return np.concatenate([a, np.zeros((count - len(a), *a.shape[1:]))]) if len(a) < count else a
+
+
+def _value(parts: np.ndarray) -> np.ndarray:
+    """The float64 value of summed digits, ``sum_i parts[i] 2^(26 i - 52)``, highest first."""
+    total = np.zeros(parts.shape[1:])
+    for i in reversed(range(len(parts))):
+        total = total + np.ldexp(parts[i], DIGIT_BITS * i + FLOOR)
+    return total
+
+
 @dataclass(frozen=True, eq=False)
 class ResampledSums:
     """The sums of a set of queries' rows (rows x columns: whatever the caller banded) from which
@@ -209,13 +242,31 @@ class ResampledSums:
     ``totals`` (sum x), per resample b the Poisson-weighted sums
     ``weighted[b] = sum_q w_qb x_q`` and ``weights[b] = sum_q w_qb``, and per permutation p the
     sign-flipped sums ``flipped[p] = sum_q s_qp x_q``. Two sets of disjoint queries add with ``+``
-    (``sum()`` of a list works): every field is a sum over queries."""
+    (``sum()`` of a list works): every field is a sum over queries.
+
+    The sums are exact, so that a figure is the same to the bit however the queries are split:
+    each value is rounded to the grid 2^-52 and cut into base-2^26 digits (:func:`digits`), and
+    each digit summed apart (``digit_totals``, ``digit_weighted``, ``digit_flipped``: digits first),
+    an integer below 2^53 while the weights total less than 2^27 (about 134 million queries);
+    ``totals``, ``weighted`` and ``flipped`` are the digits' values, ``sum_i S_i 2^(26 i - 52)``."""
 
     rows: int
-    totals: np.ndarray  # columns
-    weighted: np.ndarray  # resamples x columns
+    digit_totals: np.ndarray  # digits x columns
+    digit_weighted: np.ndarray  # digits x resamples x columns
     weights: np.ndarray  # resamples
-    flipped: np.ndarray  # permutations x columns
+    digit_flipped: np.ndarray  # digits x permutations x columns
+
+    @functools.cached_property
+    def totals(self) -> np.ndarray:
+        return _value(self.digit_totals)
+
+    @functools.cached_property
+    def weighted(self) -> np.ndarray:
+        return _value(self.digit_weighted)
+
+    @functools.cached_property
+    def flipped(self) -> np.ndarray:
+        return _value(self.digit_flipped)
 
     @classmethod
     def of(cls, keys: np.ndarray, values: np.ndarray, resamples: int, permutations: int = 0) -> ResampledSums:
@@ -228,35 +279,49 @@ class ResampledSums:
         if len(keys) != n:
             raise ValueError("one key per row")
         check_resamples(resamples, m)
-        weighted, weights = np.zeros((resamples, m)), np.zeros(resamples)
+        parts = digits(values)
+        count = len(parts)
+        weighted, weights = np.zeros((count, resamples, m)), np.zeros(resamples)
         words = -(-permutations // 64)
-        check_fits(8.0 * 64 * words * m, (Argument("permutations"), f" {permutations:,} over {m:,} columns"))
-        flipped = np.zeros((64 * words, m))
+        check_fits(8.0 * 64 * words * m * count, (Argument("permutations"), f" {permutations:,} over {m:,} columns"))
+        flipped = np.zeros((count, 64 * words, m))
         for q, size in _blocks(n, _QUERY_ROWS):
-            rows, x = keys[q : q + size], values[q : q + size]
-            for b, count in _blocks(resamples, _BLOCK_CELLS // size):
-                w = poisson_weights(rows, b, count)
-                weighted[b : b + count] += w @ x
-                weights[b : b + count] += w.sum(axis=1)
-            for j, words in _blocks(len(flipped) // 64, _BLOCK_CELLS // (64 * size)):
-                flipped[64 * j : 64 * (j + words)] += signs(rows, j, words) @ x
-        return cls(n, values.sum(axis=0), weighted, weights, flipped[:permutations])
+            rows, x = keys[q : q + size], parts[:, q : q + size]
+            for b, many in _blocks(resamples, _BLOCK_CELLS // size):
+                w = poisson_weights(rows, b, many)
+                weighted[:, b : b + many] += w @ x
+                weights[b : b + many] += w.sum(axis=1)
+            for j, words in _blocks(flipped.shape[1] // 64, _BLOCK_CELLS // (64 * size)):
+                flipped[:, 64 * j : 64 * (j + words)] += signs(rows, j, words) @ x
+        return cls(n, parts.sum(axis=1), weighted, weights, flipped[:, :permutations])
 
     def __add__(self, other: ResampledSums) -> ResampledSums:
         if not isinstance(other, ResampledSums):
             return NotImplemented
         if self.weighted.shape != other.weighted.shape or self.flipped.shape != other.flipped.shape:
             raise ValueError("sums of different columns, resamples or permutations do not add")
+        count = max(len(self.digit_totals), len(other.digit_totals))
+        a, b = (
+            [_padded(getattr(one, name), count) for name in ("digit_totals", "digit_weighted", "digit_flipped")]
+            for one in (self, other)
+        )
         return ResampledSums(
-            self.rows + other.rows,
-            self.totals + other.totals,
-            self.weighted + other.weighted,
-            self.weights + other.weights,
-            self.flipped + other.flipped,
+            self.rows + other.rows, a[0] + b[0], a[1] + b[1], self.weights + other.weights, a[2] + b[2]
         )
 
     def __radd__(self, other):  # sum()'s start, 0
         return self if isinstance(other, int) and other == 0 else NotImplemented
+
+    def columns(self, columns: Sequence[int]) -> ResampledSums:
+        """The same sums of ``columns`` alone, in that order."""
+        at = np.asarray(columns, dtype=np.int64)
+        return ResampledSums(
+            self.rows,
+            self.digit_totals[:, at],
+            self.digit_weighted[:, :, at],
+            self.weights,
+            self.digit_flipped[:, :, at],
+        )
 
     def means(self) -> np.ndarray:
         """Each column's mean, ``totals / rows`` (NaN with no row)."""
@@ -299,7 +364,7 @@ class ResampledSums:
     def effect(self, d: int, d2: int, confidence: float = 0.95) -> tuple[float, float, float]:
         """d_z = mean(d) / sd(d) (ddof 1) and its band, from columns ``d`` and ``d2`` = d^2.
 
-        The figure is :func:`~ragreport.analysis.compare.standardised_effect` of ``S1 / n`` and
+        The figure is :func:`~ragreport.analysis.intervals.standardised_effect` of ``S1 / n`` and
         ``S2 / n``; resample b's is the same of ``weighted[b, d] / W_b`` and ``weighted[b, d2] /
         W_b`` with ``W_b`` its weights' total in place of n (Poisson weights are frequency
         weights), resamples with ``W_b < 2`` left out. As in the paired bands of compare.py, a
@@ -332,5 +397,6 @@ def scored_sums(judged: JudgedRun, scores: QueryScores, *, seed: int, resamples:
     column ``m * len(scores.cutoffs) + c`` is ``scores.metrics[m]`` at ``scores.cutoffs[c]``, the
     rows those of ``scores.scored``, keyed by query id with ``seed``. The partitioned engines'
     :data:`~ragreport.scoring.partition.Summed`, with ``functools.partial`` giving seed and resamples."""
-    rows = scores.values[:, scores.scored, :].transpose(1, 0, 2).reshape(int(scores.scored.sum()), -1)
+    n_metrics, _, n_cut = scores.values.shape
+    rows = scores.values[:, scores.scored, :].transpose(1, 0, 2).reshape(int(scores.scored.sum()), n_metrics * n_cut)
     return ResampledSums.of(query_keys(judged.query_ids[scores.scored], seed), rows, resamples)

@@ -22,6 +22,7 @@ from .intervals import (
     shared_bootstrap_means,
     wilson_interval,
 )
+from .poisson import ResampledSums, query_keys
 
 if TYPE_CHECKING:
     from ..core.model import Conventions
@@ -153,7 +154,8 @@ class RunSummary:
     #: The bootstrap's resampled means (resamples x columns), the scored queries in id order: of
     #: ``scores`` (column ``metric * cutoffs + cutoff``) and of the measures by name. A paired
     #: comparison over the same queries reads its band off their differences
-    #: (docs/conventions.md section 22); None when nothing was resampled.
+    #: (docs/conventions.md section 22); None when nothing was resampled. On the partitioned
+    #: engines the Poisson bootstrap's (``sums``, section 29), and ``measure_resampled`` None.
     resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     measure_resampled: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: The judged ids past each list's top K (the deepest cutoff asked for) that condensing it to K
@@ -161,6 +163,9 @@ class RunSummary:
     #: (docs/conventions.md section 22.17); None when ``judged`` holds the whole lists.
     following: Following | None = field(default=None, repr=False, compare=False)
     steps: Steps | None = None  # what each hop of a multi-hop run added (RAG JSONL ``steps``)
+    #: The Poisson sums the means, bands and ``resampled`` came from (the partitioned engines,
+    #: docs/conventions.md section 29), a column per metric per cutoff of ``sweep``; None in memory.
+    sums: ResampledSums | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -322,6 +327,8 @@ def summarise(
     fingerprints: tuple[str, str] | None = None,
     following: Following | None = None,
     sweep: Sweep | None = None,
+    sums: ResampledSums | None = None,
+    sum_cutoffs: Sequence[int] | np.ndarray = (),
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -337,6 +344,15 @@ def summarise(
     same label set). ``sweep``: the K sweep as a stored report holds it (``ragreport render``,
     docs/conventions.md section 22.17), kept as given; ``scores`` then need hold only the cutoffs
     ``asked``, whose bands are drawn again.
+
+    ``sums``: the Poisson sums of the scored queries (:func:`~ragreport.analysis.poisson.scored_sums`,
+    column ``metric * len(sum_cutoffs) + cutoff``), which the partitioned engines add up
+    (docs/conventions.md section 29). Every metric's mean at each of ``sum_cutoffs`` (the sweep)
+    and at each cutoff asked is then ``totals / rows``, its band the percentile band of the
+    resampled means ``weighted[b] / weights[b]`` (resamples with ``weights[b] = 0`` left out),
+    which ``resampled`` holds in the columns of ``scores``; Wilson's band takes the sum of a 0/1
+    metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name get
+    the Poisson bootstrap of their per-query values, keyed by query id with the same seed.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -345,32 +361,43 @@ def summarise(
         if measures:
             raise ValueError("measures were asked for without their values")
         measure_values = np.zeros((0, judged.n_queries))
-    n_metrics, _, n_cut = scores.values.shape
+    grid = scores.cutoffs if sums is None else np.asarray(sum_cutoffs, dtype=np.int64)
+    n_metrics, n_cut = len(scores.metrics), len(grid)
     n = int(np.count_nonzero(scores.scored))
     by_id = resample_rows(judged.query_ids, scores.scored)
-    flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
     measured = np.ascontiguousarray(measure_values[:, by_id].T)
-    resampled = None
-    if n:
-        resampled = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
-        mean, (low, high) = flat.mean(axis=0), percentile_band(resampled[0], conventions.confidence)
+    drawn = measure_drawn = None
+    if sums is not None and n:  # the Poisson bootstrap's: resample b's means S_b / W_b, W_b > 0
+        drawn = _poisson_means(sums)
+        mean, (low, high) = sums.means(), percentile_band(drawn, conventions.confidence)
+    elif n:
+        flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
+        drawn, measure_drawn = shared_bootstrap_means([flat, measured], conventions.resamples, conventions.seed)
+        mean, (low, high) = flat.mean(axis=0), percentile_band(drawn, conventions.confidence)
+        del flat
     else:
         mean, low, high = (np.full(n_metrics * n_cut, np.nan) for _ in range(3))
-    del flat
     mean, low, high = (a.reshape(n_metrics, n_cut) for a in (mean, low, high))
     for row, metric in enumerate(scores.metrics):
-        if metric.interval is IntervalMethod.WILSON:
-            successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
+        if metric.interval is IntervalMethod.WILSON:  # a 0/1 value: its successes are its sum
+            if sums is None:
+                successes = (scores.values[row, scores.scored, :] > 0).sum(axis=0)
+            else:
+                successes = np.rint(sums.totals[row * n_cut : (row + 1) * n_cut]).astype(np.int64)
             low[row], high[row] = wilson_interval(successes, np.full(n_cut, n), conventions.confidence)
     if sweep is None:
         by_metric = ({m.key: a[i] for i, m in enumerate(scores.metrics)} for a in (mean, low, high))
-        sweep = Sweep(scores.cutoffs, *by_metric)
+        sweep = Sweep(grid, *by_metric)
+    place = {int(c): i for i, c in enumerate(grid)}
     at_k = {}
     for cutoff in asked:
-        c = scores.column(cutoff)
+        c = place[cutoff]
         for i, m in enumerate(scores.metrics):
             at_k[m.label(cutoff)] = Interval(float(mean[i, c]), float(low[i, c]), float(high[i, c]), m.interval)
-    measure_at = _measure_intervals(measures, measured.T, conventions, None if resampled is None else resampled[1])
+    if sums is not None and drawn is not None:  # in the columns of ``scores``, as in memory
+        drawn = drawn[:, [m * n_cut + place[int(c)] for m in range(n_metrics) for c in scores.cutoffs]]
+    keys = None if sums is None else query_keys(judged.query_ids[by_id], conventions.seed)
+    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, keys)
 
     counts = Counts(
         queries=judged.n_queries,
@@ -406,26 +433,46 @@ def summarise(
             }
             for name, values in (readings or {}).items()
         },
-        resampled=None if resampled is None else resampled[0],
-        measure_resampled=None if resampled is None else resampled[1],
+        resampled=drawn,
+        measure_resampled=measure_drawn,
         following=following,
         steps=step_figures(judged, scores.scored, asked[0], conventions),
+        sums=sums,
     )
 
 
+def _poisson_means(sums: ResampledSums) -> np.ndarray:
+    """Each resample's mean of every column, ``weighted[b] / weights[b]``, resamples with
+    ``weights[b] = 0`` left out (resamples x columns)."""
+    kept = sums.weights > 0
+    return sums.weighted[kept] / sums.weights[kept, None]
+
+
 def _measure_intervals(
-    measures: Sequence[Measure], values: np.ndarray, conventions: Conventions, resampled: np.ndarray | None = None
+    measures: Sequence[Measure],
+    values: np.ndarray,
+    conventions: Conventions,
+    resampled: np.ndarray | None = None,
+    keys: np.ndarray | None = None,
 ) -> dict[str, Interval]:
     """Bands on named measures (values: measures x scored queries in id order), as for the metrics
-    (``resampled``: their resampled means, when drawn with the metrics')."""
+    (``resampled``: their resampled means, when drawn with the metrics'; ``keys``: the queries'
+    keys of the Poisson bootstrap, whose bands they then get, as the partitioned engines' metrics)."""
     if not measures:
         return {}
     n = values.shape[1]
+
+    def banded(rows: np.ndarray) -> tuple[np.ndarray, ...]:  # queries x columns: mean, low, high
+        if keys is None or not n:
+            return bootstrap_interval(rows, conventions.resamples, conventions.seed, conventions.confidence)
+        drawn = _poisson_means(ResampledSums.of(keys, rows, conventions.resamples))
+        return rows.mean(axis=0), *percentile_band(drawn, conventions.confidence)
+
     if resampled is not None and n:
         mean = values.mean(axis=1)
         low, high = percentile_band(resampled, conventions.confidence)
     else:
-        mean, low, high = bootstrap_interval(values.T, conventions.resamples, conventions.seed, conventions.confidence)
+        mean, low, high = banded(values.T)
     # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
     # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map). The
     # resampled means above are of the values, not of their logs: the geometric members are
@@ -433,9 +480,7 @@ def _measure_intervals(
     geometric = [(i, m.metric.geometric) for i, m in enumerate(measures) if m.metric.geometric is not None]
     if geometric:
         logged = np.stack([np.log(np.maximum(values[i], epsilon)) for i, epsilon in geometric])
-        g_mean, g_low, g_high = bootstrap_interval(
-            logged.T, conventions.resamples, conventions.seed, conventions.confidence
-        )
+        g_mean, g_low, g_high = banded(logged.T)
         mean, low, high = (np.array(a, dtype=np.float64) for a in (mean, low, high))
         for j, (i, _) in enumerate(geometric):
             mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])

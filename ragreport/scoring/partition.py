@@ -91,6 +91,7 @@ def score_partition(
     measures: Sequence[Measure] = (),
     top_grade: int | None = None,
     summed: Summed | None = None,
+    returned: Sequence[int] = (),
 ) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
@@ -98,13 +99,16 @@ def score_partition(
     queries; judged queries the run lacks are scored as such, so give a partition only the
     judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own,
     and ``top_grade``, the highest grade of the whole judgments (ERR's g_max). ``summed`` adds the
-    partition's sums (:data:`Summed`) to what it gives back.
+    partition's sums (:data:`Summed`) to what it gives back; with ``returned``, the per-query
+    scores given back are those at these cutoffs alone (the sums hold every cutoff's figures).
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions, top_grade=top_grade)
     depth = depth_needed(cutoffs, measures)
     sums = None if summed is None else summed(judged, scores)
+    if returned:
+        scores = scores.at_cutoffs(returned)
     return PartitionScores(judged.head(depth), scores, values, condense(judged, depth), sums)
 
 
@@ -329,6 +333,7 @@ def score_span(
     conventions: Conventions,
     measures: tuple[Measure, ...],
     summed: Summed | None = None,
+    returned: tuple[int, ...] = (),
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
@@ -341,6 +346,7 @@ def score_span(
         measures=measures,
         top_grade=int(judgments.grades.max(initial=1)),
         summed=summed,
+        returned=returned,
     )
 
 
@@ -384,17 +390,29 @@ def judged_by_partitions(
     meta: RunMeta | None = None,
     progress: Callable[[str], None] = lambda stage: None,
     summed: Summed | None = None,
+    returned: Sequence[int] = (),
 ) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
     cluster of processes when None), put back together in file order: the lists cut to the depth
     the report reads, and every query's scores. ``read_qrels`` reads the judgments at ``qrels``
     (where the partitions are scored: a Dask worker reads them itself). With ``summed``, each
-    partition's sums (:data:`Summed`) are added up, in partition order, into the result's ``sums``."""
+    partition's sums (:data:`Summed`) are added up, in partition order, into the result's ``sums``;
+    with ``returned``, the per-query scores are gathered at these cutoffs alone."""
     check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
-    args = (qrels, read_qrels, conventions.order, tuple(int(c) for c in cutoffs), conventions, tuple(measures), summed)
+    returned = tuple(int(c) for c in returned)
+    args = (
+        qrels,
+        read_qrels,
+        conventions.order,
+        tuple(map(int, cutoffs)),
+        conventions,
+        tuple(measures),
+        summed,
+        returned,
+    )
     if engine == "dask":
         results = _on_dask(parts, args, scheduler)
     else:
@@ -425,6 +443,7 @@ def judged_by_partitions(
                 measures=measures,
                 top_grade=top,
                 summed=summed,
+                returned=returned,
             )
         )
 
