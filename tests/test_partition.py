@@ -366,3 +366,32 @@ def test_a_dask_scheduler_address_that_is_no_address_is_one_error(tmp_path):
     run, qrels = _files(tmp_path)
     with pytest.raises(UsageError, match="^engine='dask': the Dask scheduler at 'notanaddress'"):
         evaluate([run], qrels=qrels, engine="dask", scheduler="notanaddress")
+
+
+def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, capsys):
+    """report.json says its bands came from the Poisson sums; render sums the stored queries exactly
+    as the partitions did, so the pages it draws are the build's, byte for byte (two runs: the
+    comparison's paired bands too)."""
+    from ragreport.cli import main
+
+    run, qrels = _files(tmp_path)
+    other = tmp_path / "other.trec"
+    rows = [line.split() for line in run.read_text().splitlines() if line]
+    # The same lists scored another way: a different ranking of the same ids.
+    other.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % 17} o\n" for q, _, d, r, _, _ in rows))
+    built = tmp_path / "built"
+    args = ["build", "--qrels", str(qrels), str(run), str(other), "--engine", "stream", "--quiet"]
+    assert main([*args, "--out", str(built)]) == 0
+    document = json.loads((built / "report.json").read_text())
+    assert [r.get("bootstrap") for r in document["runs"]] == ["poisson", "poisson"]
+    again = tmp_path / "again"
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    for name in ("index.html", "report.json"):
+        assert (again / name).read_bytes() == (built / name).read_bytes(), name
+    memory = tmp_path / "memory"
+    assert main(["build", "--qrels", str(qrels), str(run), str(other), "--quiet", "--out", str(memory)]) == 0
+    assert "bootstrap" not in json.loads((memory / "report.json").read_text())["runs"][0]
+    document["runs"][0]["bootstrap"] = "multinomial"
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    assert main(["render", str(tmp_path / "edited.json"), "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    assert "'bootstrap' as \"poisson\" or absent, got 'multinomial'" in capsys.readouterr().err

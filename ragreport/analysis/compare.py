@@ -402,14 +402,14 @@ def paired_bands(
     docs/conventions.md section 29), so do the bands: :func:`poisson_bands`.
     """
     if base.sums is not None:
-        out = []
+        poisson = []
         for i, (_, pairing, d) in enumerate(compared):
-            band = poisson_bands(pairing.query_ids, d, conventions, effects)
+            figures = poisson_bands(pairing.query_ids, d, conventions, effects)
             if readings and readings[i].shape[1] and len(d):
-                also = poisson_bands(pairing.query_ids, readings[i], conventions, False)
-                band = (*(np.concatenate(pair) for pair in zip(band[:3], also)), *band[3:])
-            out.append(band)
-        return out
+                extra = poisson_bands(pairing.query_ids, readings[i], conventions, False)
+                figures = (*(np.concatenate(pair) for pair in zip(figures[:3], extra)), *figures[3:])
+            poisson.append(figures)
+        return poisson
     drawn = {}
     for i, (run, pairing, _) in enumerate(compared):
         read = _drawn_differences(base, run, pairing, family)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ....analysis.compare import Correction
 from ....analysis.pipeline import A, analyse_runs
+from ....analysis.poisson import scored_sums
 from ....analysis.power import MIN_EFFECT
 from ....analysis.scores import stored_scores
 from ....analysis.summary import Sweep, summarise
@@ -148,8 +149,32 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         else:  # an older schema: the condensed figures as stored
             readings = score_readings(judged, cutoffs, conventions)
             readings["condensed"] = _stored_condensed(scores, cutoffs, stored.rows)
+        bootstrap = run.get("bootstrap")
+        if bootstrap not in (None, "poisson"):
+            raise InputError(
+                where, None, f"run {stored.run.name!r}'s 'bootstrap' as \"poisson\" or absent", repr(bootstrap)
+            )
+        # A partitioned build's bands came from the Poisson sums; summed exactly, the stored queries
+        # give the very sums its partitions added up (docs/conventions.md section 29).
+        sums = (
+            None
+            if bootstrap is None
+            else scored_sums(judged, scores, seed=conventions.seed, resamples=conventions.resamples)
+        )
         summaries.append(
-            summarise(judged, scores, cutoffs, conventions, measures, values, readings, following=after, sweep=sweep)
+            summarise(
+                judged,
+                scores,
+                cutoffs,
+                conventions,
+                measures,
+                values,
+                readings,
+                following=after,
+                sweep=sweep,
+                sums=sums,
+                sum_cutoffs=cutoffs,
+            )
         )
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None

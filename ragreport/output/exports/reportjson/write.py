@@ -129,6 +129,9 @@ def run_document(
         ),
         # judgments read by ir_datasets id: the dataset and ir_datasets' version
         **({} if dataset is None else {"judgments_from": dataset}),
+        # bands from the Poisson sums (--engine stream or dask, docs/conventions.md section 29),
+        # which render draws again alike; absent for the in-memory bootstrap
+        **({"bootstrap": "poisson"} if summary.sums is not None else {}),
     }
 
 
