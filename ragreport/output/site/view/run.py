@@ -124,7 +124,7 @@ def query_table(
     ``primary`` metric at K and the difference from the baseline, then the text, the other metrics
     and the counts (docs/conventions.md section 24.1). With ``sample`` (past
     :data:`~ragreport.analysis.shown.PAGE_QUERIES` queries) only its queries are rows, said above
-    the table; the statuses' counts stay those of every query (section 29.1).
+    the table; the status filter counts the rows listed out of every query's (section 29.1).
     """
     judged, scores, k = summary.judged, summary.scores, summary.k
     statuses = list(Status)
@@ -210,14 +210,22 @@ def query_table(
         data["text_missing"] = say.TEXT_MISSING
         data["full_text"] = say.FULL_TEXT
     tally = np.bincount(np.array(every_code, dtype=np.int64), minlength=len(statuses)).tolist()
+    # A sampled table's filter counts the rows it can show, out of every query's (section 29.1).
+    shown = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
+
+    def counted(listed: int, every: int) -> str:
+        return fmt.count(every) if sample is None else f"{fmt.count(listed)} of {fmt.count(every)}"
+
     options = tuple(
-        StatusOption(i, s.label, s.meaning, fmt.count(n)) for i, (s, n) in enumerate(zip(statuses, tally)) if n
+        StatusOption(i, s.label, s.meaning, counted(m, n))
+        for i, (s, m, n) in enumerate(zip(statuses, shown, tally))
+        if n
     )
     return QueryTable(
         data=data,
         status_options=options,
         headers=tuple(headers),
-        total=fmt.count(judged.n_queries),
+        total=counted(len(rows), judged.n_queries),
         titles=tuple(titles),
         filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
         print_note=say.query_table_print_note(judged.n_queries) if sample is None else say.sampled_print_note(sample),
