@@ -21,6 +21,9 @@ SIZES = {
     "large": (20_000, 1_000),
     "wide": (100_000, 100),
     "huge": (100_000, 1_000),  # 100 million lines, about 3.7 GB of TREC text
+    # The whole report past one machine (issue 42): a million and ten million queries x 10 ids.
+    "million": (1_000_000, 10),
+    "ten_million": (10_000_000, 10),
 }
 
 
