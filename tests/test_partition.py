@@ -380,7 +380,8 @@ def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, c
     # The same lists scored another way: a different ranking of the same ids.
     other.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % 17} o\n" for q, _, d, r, _, _ in rows))
     built = tmp_path / "built"
-    args = ["build", "--qrels", str(qrels), str(run), str(other), "--engine", "stream", "--quiet"]
+    # K first and a second cutoff below it: the sums' columns run in ascending order of cutoff.
+    args = ["build", "--qrels", str(qrels), str(run), str(other), "--engine", "stream", "-k", "10,5", "--quiet"]
     assert main([*args, "--out", str(built)]) == 0
     document = json.loads((built / "report.json").read_text())
     assert [r.get("bootstrap") for r in document["runs"]] == ["poisson", "poisson"]
@@ -391,7 +392,12 @@ def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, c
     memory = tmp_path / "memory"
     assert main(["build", "--qrels", str(qrels), str(run), str(other), "--quiet", "--out", str(memory)]) == 0
     assert "bootstrap" not in json.loads((memory / "report.json").read_text())["runs"][0]
-    document["runs"][0]["bootstrap"] = "multinomial"
+    mixed = json.loads(json.dumps(document))
+    del mixed["runs"][0]["bootstrap"]  # one run said to be banded one way, the other another
+    (tmp_path / "mixed.json").write_text(json.dumps(mixed))
+    assert main(["render", str(tmp_path / "mixed.json"), "--out", str(tmp_path / "y"), "--quiet"]) == 2
+    assert "expected every run's 'bootstrap' alike (one build made them), got 'poisson'" in capsys.readouterr().err
+    document["runs"][0]["bootstrap"] = document["runs"][1]["bootstrap"] = "multinomial"
     (tmp_path / "edited.json").write_text(json.dumps(document))
     assert main(["render", str(tmp_path / "edited.json"), "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert "'bootstrap' as \"poisson\" or absent, got 'multinomial'" in capsys.readouterr().err

@@ -358,3 +358,10 @@ def test_the_effect_band_agrees_with_the_in_memory_bootstrap_of_d_z():
     spread = math.sqrt((1 + effect**2 / 2) / n)
     assert effect == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
     assert abs(low - memory_low[0]) < 0.15 * spread and abs(high - memory_high[0]) < 0.15 * spread
+
+
+def test_an_infinite_value_is_refused_not_summed_forever():
+    from ragreport.analysis.poisson import digits
+
+    with pytest.raises(ValueError, match="infinite"):
+        digits(np.array([0.5, np.inf]))

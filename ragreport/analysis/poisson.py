@@ -213,6 +213,8 @@ def digits(values: np.ndarray) -> np.ndarray:
     """``values`` (finite) as exact base-2^26 digits on the grid 2^-52 (digits x values' shape):
     ``N = rint(x 2^52)``, split ``N = sum_i d_i 2^(26 i)`` by truncation toward zero, every
     ``|d_i| < 2^26`` but the last, ``|d_last| <= 2^26``; values in [-1, 1] take two digits."""
+    if np.isinf(values).any():  # would never shrink to one digit
+        raise ValueError("an infinite value cannot be summed exactly")
     n = np.rint(np.ldexp(values, -FLOOR))
     out: list[np.ndarray] = []
     while True:

@@ -363,6 +363,8 @@ def summarise(
         measure_values = np.zeros((0, judged.n_queries))
     grid = scores.cutoffs if sums is None else np.asarray(sum_cutoffs, dtype=np.int64)
     n_metrics, n_cut = len(scores.metrics), len(grid)
+    if sums is not None and (np.any(np.diff(grid) <= 0) or sums.weighted.shape[1] != n_metrics * n_cut):
+        raise ValueError(f"the sums' columns are not the metrics at the ascending cutoffs {grid.tolist()}")
     n = int(np.count_nonzero(scores.scored))
     by_id = resample_rows(judged.query_ids, scores.scored)
     measured = np.ascontiguousarray(measure_values[:, by_id].T)

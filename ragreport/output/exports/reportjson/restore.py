@@ -150,6 +150,8 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             readings = score_readings(judged, cutoffs, conventions)
             readings["condensed"] = _stored_condensed(scores, cutoffs, stored.rows)
         bootstrap = run.get("bootstrap")
+        if bootstrap != document_["runs"][0].get("bootstrap"):  # one build: one bootstrap for every run
+            raise InputError(where, None, "every run's 'bootstrap' alike (one build made them)", repr(bootstrap))
         if bootstrap not in (None, "poisson"):
             raise InputError(
                 where, None, f"run {stored.run.name!r}'s 'bootstrap' as \"poisson\" or absent", repr(bootstrap)
@@ -173,7 +175,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
                 following=after,
                 sweep=sweep,
                 sums=sums,
-                sum_cutoffs=cutoffs,
+                sum_cutoffs=scores.cutoffs,  # the sums' columns: the scores' cutoffs, in ascending order
             )
         )
     drift_ = document_.get("drift")
