@@ -330,10 +330,13 @@ class ResampledSums:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.totals / self.rows
 
-    def resampled_means(self, column: int, minus: int | None = None) -> np.ndarray:
+    def resampled_means(self, column: int | None = None, minus: int | None = None) -> np.ndarray:
         """Each resample's mean of ``column`` (minus ``minus``: a paired difference, the same
-        weights), ``weighted / weights``, leaving out resamples whose weights total 0."""
+        weights), ``weighted / weights``, leaving out resamples whose weights total 0; of every
+        column (resamples x columns) when ``column`` is None."""
         kept = self.weights > 0
+        if column is None:
+            return self.weighted[kept] / self.weights[kept, None]
         values = self.weighted[kept, column]
         if minus is not None:
             values = values - self.weighted[kept, minus]

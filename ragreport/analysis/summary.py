@@ -370,7 +370,7 @@ def summarise(
     measured = np.ascontiguousarray(measure_values[:, by_id].T)
     drawn = measure_drawn = None
     if sums is not None and n:  # the Poisson bootstrap's: resample b's means S_b / W_b, W_b > 0
-        drawn = _poisson_means(sums)
+        drawn = sums.resampled_means()
         mean, (low, high) = sums.means(), percentile_band(drawn, conventions.confidence)
     elif n:
         flat = scores.values.transpose(1, 0, 2)[by_id].reshape(len(by_id), n_metrics * n_cut)
@@ -443,13 +443,6 @@ def summarise(
     )
 
 
-def _poisson_means(sums: ResampledSums) -> np.ndarray:
-    """Each resample's mean of every column, ``weighted[b] / weights[b]``, resamples with
-    ``weights[b] = 0`` left out (resamples x columns)."""
-    kept = sums.weights > 0
-    return sums.weighted[kept] / sums.weights[kept, None]
-
-
 def _measure_intervals(
     measures: Sequence[Measure],
     values: np.ndarray,
@@ -467,7 +460,7 @@ def _measure_intervals(
     def banded(rows: np.ndarray) -> tuple[np.ndarray, ...]:  # queries x columns: mean, low, high
         if keys is None or not n:
             return bootstrap_interval(rows, conventions.resamples, conventions.seed, conventions.confidence)
-        drawn = _poisson_means(ResampledSums.of(keys, rows, conventions.resamples))
+        drawn = ResampledSums.of(keys, rows, conventions.resamples).resampled_means()
         return rows.mean(axis=0), *percentile_band(drawn, conventions.confidence)
 
     if resampled is not None and n:
