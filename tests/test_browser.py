@@ -951,6 +951,21 @@ def test_every_page_prints_inside_an_a4_page_without_its_menus(browser, new_user
         "Array.from(document.querySelectorAll('.updatemenu-container')).filter(m => m.getClientRects().length).length"
     )
     assert shown == 0  # plotly's menus are for the screen
+    if page_name.startswith("run-"):
+        # on paper a number's header ends where its numbers do, and no scroll cue shades the last column
+        misaligned = page.evaluate(
+            """Array.from(document.querySelectorAll('table.queries thead th[data-col]')).flatMap(th => {
+              const cell = document.querySelector('table.queries tbody tr').children[Number(th.dataset.col) + 1];
+              if (!cell.classList.contains('num')) return [];
+              const text = document.createRange();
+              text.selectNodeContents(th.querySelector('button'));
+              const ends = Array.from(text.getClientRects()).map(r => r.right);
+              const gap = Math.min(...ends) - cell.getBoundingClientRect().right;  // each line's end
+              return Math.abs(gap) > 12 ? [[th.textContent.trim(), Math.round(gap)]] : []; })"""
+        )
+        assert misaligned == []
+        shade = "(b => { b.classList.add('more-right'); return getComputedStyle(b).boxShadow; })"
+        assert page.evaluate(shade + "(document.querySelector('table.queries').closest('.table-box'))") == "none"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}-print.png"), full_page=True)
     page.pdf(path=str(SCREENSHOTS / f"new-user-{page_name[:-5]}.pdf"), format="A4")

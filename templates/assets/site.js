@@ -528,6 +528,10 @@
     var textOf = function () { return undefined; };
     var textProblem = null;
     var cue = scrollCue(root.querySelector(".table-box"), root.querySelector(".scroll-cue"));
+    // A number's header aligns with its numbers: right, as they are.
+    for (var h = 0; h < headers.length; h++) {
+      if (CELL_CLASS[data.kinds[h]] === "num") { headers[h].classList.add("num"); }
+    }
 
     // Each column's order is worked out once, when it is first sorted by, and kept: ascending by its
     // value, ties in the rows' own order, a blank (missing or not a number) last; descending reverses
