@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.model import Conventions
-from .intervals import resample_rows
 from .poisson import ResampledSums, query_keys
 from .randomization import TIE
 
@@ -158,23 +157,17 @@ class PairedFigures:
     drops: tuple[tuple[tuple[str, float, float], ...], ...]
 
 
-def _summary_rows(summary: RunSummary, family: Sequence[Measure]) -> dict[int, Rows]:
-    """A summary's scored queries by bucket, the family's values (no spilled rows: a stored
-    report's runs, ``ragreport render``)."""
-    from .compare import family_values
-
-    rows = resample_rows(summary.judged.query_ids, summary.scores.scored)
-    ids = summary.judged.query_ids[rows]
-    return split_rows(ids, query_keys(ids, summary.conventions.seed), family_values(summary, rows, family))
-
-
 def _source(summary: RunSummary, family: Sequence[Measure]) -> Callable[[int], Rows | None]:
-    """A run's rows of a bucket, the family's columns: its spilled ones, else its per-query values."""
-    columns = value_columns(summary, family) if summary.paired is not None else None
-    if summary.paired is not None and columns is not None:
+    """A run's rows of a bucket, the family's columns: its spilled ones, else, for a stored
+    report's runs (``ragreport render``), its per-query values cut into buckets alike."""
+    columns = value_columns(summary, family)
+    if columns is None:
+        raise ValueError(f"{summary.name} holds no per-query value of every member of the family")
+    if summary.paired is not None:
         store, index = summary.paired
         return lambda bucket: store.rows(index, bucket, columns)
-    return _summary_rows(summary, family).get
+    buckets = bucket_rows(summary.judged, summary.scores, summary.measure_values, seed=summary.conventions.seed)
+    return lambda bucket: None if bucket not in buckets else (*buckets[bucket][:2], buckets[bucket][2][:, columns])
 
 
 def _ends(ids, base, run, d, sign: int) -> list[tuple[str, float, float, float]]:
