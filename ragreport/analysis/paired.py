@@ -244,3 +244,93 @@ def paired_figures(
         losses,
         *movers,
     )
+
+
+@dataclass(frozen=True)
+class SlicedSums:
+    """The sums of each slice (docs/conventions.md section 29): per run and slice, the measures'
+    values of its scored queries in the slice (``runs[r][s]``, None when it has none); per compared
+    run and slice, the differences on the primary metric of the queries both scored
+    (``compared[r][s]``, with the sign flips); and each slice's example queries, the largest
+    differences of any compared run (without one, the first run's lowest values), ties by id."""
+
+    runs: list[list[ResampledSums | None]]
+    compared: dict[int, list[ResampledSums | None]]
+    examples: list[tuple[str, ...]]
+
+
+def _added(total: ResampledSums | None, more: ResampledSums) -> ResampledSums:
+    return more if total is None else total + more
+
+
+def sliced_sums(
+    summaries: Sequence[RunSummary],
+    groups: Sequence[Sequence[str]],
+    measures: Sequence[Measure],
+    primary: Measure,
+    base: int | None,
+    permutations: int,
+    examples: int,
+) -> SlicedSums:
+    """Every slice's sums (``groups``: each slice's query ids), bucket by bucket: each run's rows of
+    ``measures`` and ``primary`` (:func:`paired_figures`' sources), cut by slice; with a baseline
+    (``base``, its place among ``summaries``), each other run's differences from it on ``primary``
+    over the queries both scored, cut alike."""
+    where: dict[str, list[int]] = {}
+    for s, members in enumerate(groups):
+        for q in members:
+            where.setdefault(q, []).append(s)
+
+    def inside(ids: np.ndarray) -> np.ndarray:
+        """Each row's slices (rows x slices)."""
+        out = np.zeros((len(ids), len(groups)), dtype=bool)
+        for i, q in enumerate(ids.tolist()):
+            out[i, where.get(q, [])] = True
+        return out
+
+    conventions = summaries[0].conventions
+    m = len(measures)
+    sources = [_source(summary, [*measures, primary]) for summary in summaries]
+    runs: list[list[ResampledSums | None]] = [[None] * len(groups) for _ in summaries]
+    others = [] if base is None else [r for r in range(len(summaries)) if r != base]
+    compared: dict[int, list[ResampledSums | None]] = {r: [None] * len(groups) for r in others}
+    moved: list[list[tuple[float, str]]] = [[] for _ in groups]  # (ordered by, query id)
+    for bucket in range(BUCKETS):
+        rows = [source(bucket) for source in sources]
+        for r, got in enumerate(rows):
+            if got is None:
+                continue
+            ids, keys, values = got
+            mask = inside(ids)
+            for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                at = mask[:, s]
+                runs[r][s] = _added(runs[r][s], ResampledSums.of(keys[at], values[at, :m], conventions.resamples))
+        if base is None:  # no comparison: the first run's lowest values
+            if rows[0] is not None:
+                ids, _, values = rows[0]
+                mask = inside(ids)
+                for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                    at = np.flatnonzero(mask[:, s])
+                    moved[s] += sorted(zip(values[at, m].tolist(), ids[at].tolist()))[:examples]
+            continue
+        if rows[base] is None:
+            continue
+        base_ids, base_keys, base_values = rows[base]  # type: ignore[misc]
+        largest: list[dict[str, float]] = [{} for _ in groups]
+        for r in others:
+            if rows[r] is None:
+                continue
+            run_ids, _, run_values = rows[r]  # type: ignore[misc]
+            _, at_base, at_run = np.intersect1d(base_ids, run_ids, assume_unique=True, return_indices=True)
+            ids, keys = base_ids[at_base], base_keys[at_base]
+            d = run_values[at_run, m] - base_values[at_base, m]
+            mask = inside(ids)
+            for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                at = mask[:, s]
+                more = ResampledSums.of(keys[at], d[at, None], conventions.resamples, permutations)
+                compared[r][s] = _added(compared[r][s], more)
+                for q, size in zip(ids[at].tolist(), np.abs(d[at]).tolist()):
+                    largest[s][q] = max(largest[s].get(q, 0.0), size)
+        for s, found in enumerate(largest):
+            moved[s] += sorted((-size, q) for q, size in found.items())[:examples]
+    return SlicedSums(runs, compared, [tuple(q for _, q in sorted(found)[:examples]) for found in moved])
