@@ -301,8 +301,9 @@ class ResampledSums:
                 weighted[:, b : b + many] += (w @ x).reshape(many, count, m).transpose(1, 0, 2)
                 weights[b : b + many] += w.sum(axis=1)
             for j, words in _blocks(flipped.shape[1] // 64, _BLOCK_CELLS // (64 * size)):
-                flips = x.T @ _query_signs(rows, j, words)  # (digits, columns) x permutations
-                flipped[:, 64 * j : 64 * (j + words)] += flips.reshape(count, m, 64 * words).transpose(0, 2, 1)
+                # permutations x (digits, columns): BLAS threads this shape well, not its transpose
+                flips = _query_signs(rows, j, words).T @ x
+                flipped[:, 64 * j : 64 * (j + words)] += flips.reshape(64 * words, count, m).transpose(1, 0, 2)
         return cls(n, parts.sum(axis=1), weighted, weights, flipped[:, :permutations])
 
     def __add__(self, other: ResampledSums) -> ResampledSums:
