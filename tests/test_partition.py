@@ -535,7 +535,8 @@ def test_the_spilled_buckets_go_with_the_runs_and_on_an_error(tmp_path, monkeypa
     assert not list(spill.iterdir())
     table = tmp_path / "table.jsonl"
     table.write_text('{"query_id": "q1"}\n')
-    with pytest.raises(UsageError, match="reads TREC runs"):  # found after the first run spilled
-        _summaries([run, table], qrels, engine="stream", partition_bytes=900)
-    gc.collect()
-    assert not list(spill.iterdir())
+    for runs in ([run, table], [table, run]):  # found after the first run spilled, and before any
+        with pytest.raises(UsageError, match="reads TREC runs"):
+            _summaries(runs, qrels, engine="stream", partition_bytes=900)
+        gc.collect()
+        assert not list(spill.iterdir())

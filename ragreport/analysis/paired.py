@@ -97,14 +97,18 @@ def value_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int] |
 class PairedRows:
     """Every run's bucketed rows, spilled to a temporary folder: one file per run and bucket, each
     partition's rows appended to it (three ``.npy`` arrays: ids, keys, values). Memory holds one
-    partition's rows while they are written and one bucket's while it is read. The folder goes
-    with :meth:`close`, or when the object is collected (also after an error)."""
+    partition's rows while they are written and one bucket's while it is read. The folder is made
+    with the first rows (a build that fails before leaves none) and goes with :meth:`close`, or
+    when the object is collected (also after an error)."""
 
     def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="ragreport-pairs-"))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        self.path: Path | None = None
+        self._finalizer: weakref.finalize | None = None
 
     def _file(self, run: int, bucket: int) -> Path:
+        if self.path is None:
+            self.path = Path(tempfile.mkdtemp(prefix="ragreport-pairs-"))
+            self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
         return self.path / f"{run}-{bucket}.npy"
 
     def add(self, run: int, pieces: dict[int, Rows]) -> None:
@@ -116,6 +120,8 @@ class PairedRows:
 
     def rows(self, run: int, bucket: int, columns: Sequence[int]) -> Rows | None:
         """Run ``run``'s rows in ``bucket``, its ``columns`` alone; None when the bucket is empty."""
+        if self.path is None:
+            return None
         path = self._file(run, bucket)
         if not path.exists():
             return None
@@ -130,7 +136,8 @@ class PairedRows:
         return ids, keys, values
 
     def close(self) -> None:
-        self._finalizer()
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 @dataclass(frozen=True)
