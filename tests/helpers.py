@@ -152,3 +152,41 @@ def same_but_bands(a, b, path: str = "") -> None:
         assert abs(a - b) <= 1e-12, (path, a, b)
     else:
         assert a == b, (path, a, b)
+
+
+def assert_paired_agrees(memory, parted) -> None:
+    """The partitioned engines' comparison (figures summed bucket by bucket, docs/conventions.md
+    section 29) against the memory engine's: the differences and d_z to 1e-12, wins, ties, losses
+    and the movers identical; each band's bounds within :func:`band_tolerance` of the bootstrap's
+    sd (the differences' sd over sqrt(n); d_z's, sqrt((1 + d_z^2 / 2) / n)); each p-value within
+    5 sds of two independent draws of P permutations, sqrt(2 p (1 - p) / P), and 2 / P."""
+
+    from ragreport.output.site.view.comparison import _movers
+
+    assert memory.permutations == parted.permutations
+    for a, b in zip(memory.runs, parted.runs, strict=True):
+        assert a.summed is None and b.summed is not None
+        tolerance = band_tolerance(a.baseline)
+        for m, (x, y) in enumerate(zip(a.comparisons, b.comparisons, strict=True)):
+            assert (x.metric, x.wins, x.ties, x.losses, x.queries) == (y.metric, y.wins, y.ties, y.losses, y.queries)
+            assert abs(x.delta - y.delta) <= 1e-12, x.metric
+            assert (x.effect is None) == (y.effect is None), x.metric
+            d = a.run_scores[:, m] - a.baseline_scores[:, m]
+            sd = d.std() / len(d) ** 0.5
+            for bound in ("low", "high"):
+                assert abs(getattr(x, bound) - getattr(y, bound)) <= tolerance * sd + 1e-12, (x.metric, bound)
+            if x.effect is not None:
+                assert abs(x.effect - y.effect) <= 1e-12, x.metric
+                effect_sd = ((1 + x.effect**2 / 2) / len(d)) ** 0.5
+                for bound in ("effect_low", "effect_high"):
+                    ours, theirs = getattr(y, bound), getattr(x, bound)
+                    assert (ours is None) == (theirs is None), (x.metric, bound)
+                    assert ours is None or abs(ours - theirs) <= tolerance * effect_sd, (x.metric, bound)
+            p, draws = (x.p + y.p) / 2, memory.permutations
+            assert abs(x.p - y.p) <= 5 * (2 * p * (1 - p) / draws) ** 0.5 + 2 / draws, x.metric
+        ids = a.pairing.query_ids.tolist()
+        assert ids == b.pairing.query_ids.tolist()
+        for lead in {m.metric for m in a.family if m.plain and m.cutoff == a.baseline.k}:
+            for sign in (1, -1):
+                texts = [None] * len(ids)
+                assert _movers(a, ids, texts, sign, lead) == _movers(b, ids, texts, sign, lead), lead

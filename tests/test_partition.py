@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 import pytest
-from helpers import assert_poisson_agrees
+from helpers import assert_paired_agrees, assert_poisson_agrees
 
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
@@ -154,9 +154,9 @@ def test_stream_gives_the_memory_engines_figures_at_another_relevance_level(tmp_
 def test_dask_on_a_local_cluster_gives_the_stream_engines_figures(tmp_path):
     if not os.environ.get("CI"):  # in CI Dask is installed (the test extra): the test must run
         pytest.importorskip("dask.distributed")
-    run, qrels = _files(tmp_path)
-    parted = _report([run], qrels, engine="dask", partition_bytes=2000)
-    assert parted == _report([run], qrels, engine="stream", partition_bytes=_in_parts(run, 1))
+    run, other, qrels = _pair(tmp_path)
+    parted = _report([run, other], qrels, engine="dask", partition_bytes=2000)  # the comparison summed too
+    assert parted == _report([run, other], qrels, engine="stream", partition_bytes=_in_parts(run, 1))
     assert_poisson_agrees(_summaries([run], qrels), _summaries([run], qrels, engine="dask", partition_bytes=2000))
 
 
@@ -381,7 +381,9 @@ def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, c
     other.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % 17} o\n" for q, _, d, r, _, _ in rows))
     built = tmp_path / "built"
     # K first and a second cutoff below it: the sums' columns run in ascending order of cutoff.
+    (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abc'[i % 3]}\n" for i in range(60)))
     args = ["build", "--qrels", str(qrels), str(run), str(other), "--engine", "stream", "-k", "10,5", "--quiet"]
+    args += ["--query-meta", str(tmp_path / "meta.csv")]  # the slices summed alike
     assert main([*args, "--out", str(built)]) == 0
     document = json.loads((built / "report.json").read_text())
     assert [r.get("bootstrap") for r in document["runs"]] == ["poisson", "poisson"]
@@ -401,3 +403,140 @@ def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, c
     (tmp_path / "edited.json").write_text(json.dumps(document))
     assert main(["render", str(tmp_path / "edited.json"), "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert "'bootstrap' as \"poisson\" or absent, got 'multinomial'" in capsys.readouterr().err
+
+
+def _pair(tmp_path):
+    """``_files``' run, another ranking of the same lists, and the judgments."""
+    run, qrels = _files(tmp_path)
+    other = tmp_path / "other.trec"
+    rows = [line.split() for line in run.read_text().splitlines() if line]
+    other.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % 17} o\n" for q, _, d, r, _, _ in rows))
+    return run, other, qrels
+
+
+def test_the_comparison_does_not_depend_on_the_partitions(tmp_path):
+    # Summed bucket by bucket, exactly (docs/conventions.md section 29): the same report.json.
+    run, other, qrels = _pair(tmp_path)
+    one = _report([run, other], qrels, engine="stream", partition_bytes=_in_parts(run, 1))
+    for parts in (2, 8):
+        assert _report([run, other], qrels, engine="stream", partition_bytes=_in_parts(run, parts)) == one
+    assert json.loads(one)["comparison"]["pairs"][0]["queries"] == 60
+
+
+def test_the_partitioned_comparison_gives_the_memory_engines_figures_but_for_the_draws(tmp_path):
+    run, other, qrels = _pair(tmp_path)
+    memory = analyse(_summaries([run, other], qrels)).comparison
+    assert_paired_agrees(
+        memory, analyse(_summaries([run, other], qrels, engine="stream", partition_bytes=900)).comparison
+    )
+    named = "nDCG@10,P@5,map"  # a family of a measure by name and of another cutoff than K
+    memory = analyse(_summaries([run, other], qrels, named=named), family=[named]).comparison
+    parted = _summaries([run, other], qrels, named=named, engine="stream", partition_bytes=900)
+    assert_paired_agrees(memory, analyse(parted, family=[named]).comparison)
+
+
+def _figures(comparison) -> list[tuple]:
+    fields = ("delta", "low", "high", "p", "effect", "effect_low", "effect_high", "wins", "ties", "losses", "queries")
+    return [tuple(getattr(c, f) for f in fields) for c in comparison.comparisons]
+
+
+#: Per-query metadata to slice ``_files``' queries by: three topics of about 20 queries.
+_META = {f"q{i}": {"topic": "abc"[i % 3]} for i in range(60)}
+
+
+def _sliced(slices) -> list[tuple]:
+    return [(s.value, s.queries, s.examples, repr(s.runs), repr(s.comparisons)) for s in slices.slices]
+
+
+def test_the_partitioned_comparison_reads_the_spilled_buckets_not_the_gathered_scores(tmp_path):
+    run, other, qrels = _pair(tmp_path)
+    summaries = _summaries([run, other], qrels, engine="stream", partition_bytes=900)
+    store = summaries[0].paired[0]
+    assert summaries[1].paired[0] is store and sorted(p.name for p in store.path.iterdir())[0].startswith("0-")
+    before = analyse(summaries, query_meta=_META, slice_by=["topic"])
+    rng = np.random.default_rng(5)
+    for summary in summaries:  # the per-query values the driver holds for the pages
+        summary.scores.values[...] = rng.random(summary.scores.values.shape)
+        summary.measure_values[...] = rng.random(summary.measure_values.shape)
+    after = analyse(summaries, query_meta=_META, slice_by=["topic"])
+    assert _figures(after.comparison) == _figures(before.comparison)
+    assert [rc.summed.gains for rc in after.comparison.runs] == [rc.summed.gains for rc in before.comparison.runs]
+    assert _sliced(after.slices) == _sliced(before.slices)
+
+
+@pytest.mark.parametrize("both", [False, True])
+def test_partitioned_slices_do_not_depend_on_the_partitions_and_agree_with_memory(tmp_path, both):
+    """Each slice's figures summed bucket by bucket (section 29): the same report.json with 1, 2
+    and 8 partitions; against the memory engine, the queries and the example queries identical,
+    means and differences to 1e-12, bands within the Monte Carlo tolerance, p-values too."""
+    from helpers import band_tolerance
+
+    run, other, qrels = _pair(tmp_path)
+    runs = [run, other] if both else [run]
+
+    def report(**kwargs):
+        return analyse(_summaries(runs, qrels, **kwargs), query_meta=_META, slice_by=["topic"])
+
+    one = json.dumps(document(report(engine="stream", partition_bytes=_in_parts(run, 1))), sort_keys=True)
+    for parts in (2, 8):
+        parted = report(engine="stream", partition_bytes=_in_parts(run, parts))
+        assert json.dumps(document(parted), sort_keys=True) == one
+    memory = report()
+    tolerance = band_tolerance(memory.summaries[0])
+    for a, b in zip(memory.slices.slices, parted.slices.slices, strict=True):
+        assert (a.key, a.value, a.queries, a.examples) == (b.key, b.value, b.queries, b.examples)
+        for name, figures in a.runs.items():
+            summary = next(s for s in memory.summaries if s.name == name)
+            for label, x in figures.items():
+                y = b.runs[name][label]
+                assert x.queries == y.queries and abs(x.mean - y.mean) <= 1e-12, (name, label)
+                members = [q for q in _META if _META[q]["topic"] == a.value]
+                rows = np.isin(summary.judged.query_ids, members) & summary.scores.scored
+                column = summary.scores.of(next(m for m in summary.scores.metrics if m.label(5) == label), 5)
+                sd = column[rows].std() / rows.sum() ** 0.5  # the band's: the values' over sqrt(n)
+                for bound in ("low", "high"):
+                    assert abs(getattr(x, bound) - getattr(y, bound)) <= tolerance * sd + 1e-12, (name, label, bound)
+        for x, y in zip(a.comparisons, b.comparisons, strict=True):
+            assert (x.run, x.queries) == (y.run, y.queries) and abs(x.delta - y.delta) <= 1e-12
+            p = (x.p + y.p) / 2
+            assert abs(x.p - y.p) <= 5 * (2 * p * (1 - p) / 10_000) ** 0.5 + 2 / 10_000
+
+
+def test_the_partitioned_p_value_counts_the_hashed_sign_flips(tmp_path):
+    """An independent count: the signs of section 29 (``signs``), each permutation's flipped mean
+    difference against the observed one, p = (1 + count) / (1 + permutations)."""
+    from ragreport.analysis.poisson import query_keys, signs
+
+    run, other, qrels = _pair(tmp_path)
+    comparison = analyse(
+        _summaries([run, other], qrels, engine="stream", partition_bytes=900), permutations=300
+    ).comparison
+    rc = comparison.runs[0]
+    for c in rc.comparisons:
+        differences = rc.differences(c.metric)
+        d = np.array(list(differences.values()))
+        flips = signs(query_keys(np.array(list(differences)), rc.baseline.conventions.seed), 0, 5)[:300]
+        count = (np.abs(flips @ d) / len(d) >= abs(d.sum()) / len(d) - 1e-12).sum()
+        assert c.p == (1 + count) / 301, c.metric
+
+
+def test_the_spilled_buckets_go_with_the_runs_and_on_an_error(tmp_path, monkeypatch):
+    import gc
+    import tempfile
+
+    run, other, qrels = _pair(tmp_path)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    summaries = _summaries([run, other], qrels, engine="stream", partition_bytes=900)
+    assert len(list(spill.iterdir())) == 1
+    del summaries
+    gc.collect()
+    assert not list(spill.iterdir())
+    table = tmp_path / "table.jsonl"
+    table.write_text('{"query_id": "q1"}\n')
+    for runs in ([run, table], [table, run]):  # found after the first run spilled, and before any
+        with pytest.raises(UsageError, match="reads TREC runs"):
+            _summaries(runs, qrels, engine="stream", partition_bytes=900)
+        gc.collect()
+        assert not list(spill.iterdir())

@@ -31,6 +31,7 @@ from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READ, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .intervals import percentile_band, resample_rows, shared_bootstrap_means, standardised_effect
+from .paired import PairedFigures, paired_figures
 from .poisson import ResampledSums, query_keys
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
@@ -276,6 +277,9 @@ class RunComparison:
     comparisons: tuple[Comparison, ...]  # empty when the two runs share no scored query
     same_labels: bool  # judged against the same label set (fingerprints equal)
     family: tuple[Measure, ...] = ()  # the columns of the score matrices
+    #: The figures summed from the runs' buckets (the partitioned engines, docs/conventions.md
+    #: section 29), movers included; None when they came from the score matrices.
+    summed: PairedFigures | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -488,6 +492,34 @@ def poisson_bands(
     return mean, low, high, np.where(np.isfinite(effect), effect, np.nan), effect_low, effect_high
 
 
+def _summed_figures(
+    paired: Sequence[PairedFigures],
+    pairings: Sequence[QueryPairing],
+    columns: Sequence[np.ndarray],
+    kept: Sequence[list[int]],
+    width: int,
+    conventions: Conventions,
+    permutations: int,
+) -> tuple[list[tuple[np.ndarray, ...]], list[np.ndarray]]:
+    """:func:`paired_bands`' and :func:`paired_tests`' figures of every run: the family's from the
+    summed buckets (``paired``), the readings' other columns (``kept`` past ``width``) from their
+    per-query differences, with :func:`poisson_bands` and :func:`randomization_test`."""
+    bands: list[tuple[np.ndarray, ...]] = []
+    tests: list[np.ndarray] = []
+    for summed, pairing, c, k in zip(paired, pairings, columns, kept):
+        if not len(c):
+            bands.append((np.zeros(0),) * 6)
+            tests.append(np.zeros(0))
+            continue
+        more = c[:, k[width:]]
+        extra = poisson_bands(pairing.query_ids, more, conventions, False) if more.shape[1] else (np.zeros(0),) * 3
+        both = zip((summed.delta, summed.low, summed.high), extra)
+        bands.append((*(np.concatenate(pair) for pair in both), summed.effect, summed.effect_low, summed.effect_high))
+        p = randomization_test(more, permutations, conventions.seed) if more.shape[1] else np.zeros(0)
+        tests.append(np.concatenate([summed.p, p]))
+    return bands, tests
+
+
 def paired_tests(differences: Sequence[np.ndarray], permutations: int, seed: int) -> list[np.ndarray]:
     """The randomization test of every run's differences (queries x family), the sign vectors drawn
     once for all the runs that share as many queries: their columns side by side, one product
@@ -551,16 +583,22 @@ def compare(
         for c in columns
     ]
     kept = [sorted(set(t)) for t in tested_as]
-    # A reading's own columns are banded with the same resamples as the default ones (the same
-    # seed draws the same counts, section 22.1): in the same draw.
-    bands = paired_bands(
-        base,
-        list(zip(others, pairings, differences)),
-        measures,
-        conventions,
-        readings=[c[:, k[width:]] for c, k in zip(columns, kept)],
-    )
-    tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
+    paired: list[PairedFigures | None] = [None] * len(others)
+    if base.sums is not None and all(s.label_fingerprint == base.label_fingerprint for s in others):
+        # The partitioned engines' figures: from the sums of the runs' buckets (section 29).
+        paired = [paired_figures(base, s, measures, conventions, permutations) for s in others]
+        bands, tests = _summed_figures(paired, pairings, columns, kept, width, conventions, permutations)  # type: ignore[arg-type]
+    else:
+        # A reading's own columns are banded with the same resamples as the default ones (the same
+        # seed draws the same counts, section 22.1): in the same draw.
+        bands = paired_bands(
+            base,
+            list(zip(others, pairings, differences)),
+            measures,
+            conventions,
+            readings=[c[:, k[width:]] for c, k in zip(columns, kept)],
+        )
+        tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
     figures = []  # per run: delta, low, high and p of every column
     for c, band, t, k, p in zip(columns, bands, tested_as, kept, tests):
         if not len(c):  # nothing shared: reported as such, left out of the correction
@@ -578,12 +616,21 @@ def compare(
     tested = sum(min(width, f.shape[1]) for f in figures)
     alpha_each = level(alpha, tested if correction is not Correction.NONE else 1)
     runs = []
-    for summary, pairing, b, r, d, (has_readings, _), f, band in zip(
-        others, pairings, base_scores, run_scores, differences, read, figures, bands
+    for summary, pairing, b, r, d, (has_readings, _), f, band, summed in zip(
+        others, pairings, base_scores, run_scores, differences, read, figures, bands, paired
     ):
         comparisons = []
         for m, measure in enumerate(measures if f.shape[1] else ()):
             column = d[:, m]
+            if summed is None:
+                sd = float(np.std(column, ddof=1)) if len(column) > 1 else float("nan")
+                wins, ties, losses = (
+                    int(n) for n in ((column > TIE).sum(), (np.abs(column) <= TIE).sum(), (column < -TIE).sum())
+                )
+                queries = len(column)
+            else:
+                sd, queries = float(summed.sd[m]), summed.queries
+                wins, ties, losses = int(summed.wins[m]), int(summed.ties[m]), int(summed.losses[m])
             under = {
                 name: ReadingDelta(
                     *f[:3, width * (i + 1) + m].tolist(),  # type: ignore[call-arg]
@@ -593,7 +640,6 @@ def compare(
                 )
                 for i, name in enumerate(READINGS)
             }
-            sd = float(np.std(column, ddof=1)) if len(column) > 1 else float("nan")
             delta, low, high, p = f[:, m].tolist()
             comparisons.append(
                 Comparison(
@@ -605,13 +651,13 @@ def compare(
                     high,
                     p,
                     float(next(adjusted[0])),
-                    wins=int((column > TIE).sum()),
-                    ties=int((np.abs(column) <= TIE).sum()),
-                    losses=int((column < -TIE).sum()),
-                    queries=len(column),
+                    wins=wins,
+                    ties=ties,
+                    losses=losses,
+                    queries=queries,
                     alpha=alpha,
                     readings=under if has_readings[m] else None,
-                    detectable=detectable(sd, len(column), alpha_each, permutations),
+                    detectable=detectable(sd, queries, alpha_each, permutations),
                     queries_needed=queries_needed(sd, min_effect, alpha_each, permutations),
                     min_effect=min_effect,
                     effect=_figure(band[3][m]),
@@ -620,7 +666,7 @@ def compare(
                 )
             )
         same = summary.label_fingerprint == base.label_fingerprint
-        runs.append(RunComparison(base, summary, pairing, b, r, tuple(comparisons), same, measures))
+        runs.append(RunComparison(base, summary, pairing, b, r, tuple(comparisons), same, measures, summed))
     return ComparisonReport(base.name, correction, permutations, tuple(runs), measures, chosen.named, chosen.left_out)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
+from .paired import PairedRows, bucket_rows
 from .poisson import ResampledSums, scored_sums
 from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
 
@@ -233,9 +235,13 @@ def evaluate_runs(
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
     # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
     summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples)
+    # Each partition also writes its queries' values at the cutoffs asked for by bucket of their key,
+    # spilled here, for the comparison's sums (docs/conventions.md section 29).
+    bucketed = functools.partial(bucket_rows, seed=conventions.seed)
+    store = PairedRows()
     scored: list[Scored] = []
     sums: list[ResampledSums] = []
-    for path, meta in zip(paths, run_metas):
+    for index, (path, meta) in enumerate(zip(paths, run_metas)):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
@@ -253,6 +259,8 @@ def evaluate_runs(
             progress=progress,
             summed=summed,
             returned=asked,
+            bucketed=bucketed,
+            spill=functools.partial(store.add, index),
         )
         sums.append(parts.sums)
         after = following(parts.judged, max(asked), parts.condensed)
@@ -267,4 +275,5 @@ def evaluate_runs(
     columns = [m * len(cutoffs) + at[int(c)] for m in range(len(scored[0][1].metrics)) for c in kept]
     depth = depth_needed(asked, measures)
     scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
-    return banded(scored, asked, conventions, measures, progress, [one.columns(columns) for one in sums], kept)
+    summaries = banded(scored, asked, conventions, measures, progress, [one.columns(columns) for one in sums], kept)
+    return [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]

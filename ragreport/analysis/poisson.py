@@ -189,11 +189,16 @@ def poisson_weights(keys: np.ndarray, first: int, count: int) -> np.ndarray:
 
 def signs(keys: np.ndarray, first_word: int, words: int) -> np.ndarray:
     """The signs (+1/-1) of permutations ``64 first_word .. 64 (first_word + words) - 1``
-    ((64 words) x queries, float64)."""
-    z = np.bitwise_xor(keys[None, :], stream(SIGNS_STREAM, first_word, words)[:, None])
-    packed = mix64(z).astype("<u8").view(np.uint8).reshape(words, len(keys), 8)
-    # (word, query, byte, bit) -> (word, byte, bit, query): permutation 64 j + 8 byte + bit.
-    return _BYTE_SIGNS[packed].transpose(0, 2, 3, 1).reshape(64 * words, len(keys))
+    ((64 words) x queries, float64: a transposed view of :func:`_query_signs`)."""
+    return _query_signs(keys, first_word, words).T
+
+
+def _query_signs(keys: np.ndarray, first_word: int, words: int) -> np.ndarray:
+    """:func:`signs` laid out queries first (queries x (64 words)), as the hashes come: (query,
+    word, byte, bit) is permutation 64 j + 8 byte + bit, with no transposed copy."""
+    z = np.bitwise_xor(keys[:, None], stream(SIGNS_STREAM, first_word, words)[None, :])
+    packed = mix64(z).astype("<u8").view(np.uint8).reshape(len(keys), 8 * words)
+    return _BYTE_SIGNS[packed].reshape(len(keys), 64 * words)
 
 
 def _blocks(total: int, per: int) -> Iterator[tuple[int, int]]:
@@ -288,13 +293,17 @@ class ResampledSums:
         check_fits(8.0 * 64 * words * m * count, (Argument("permutations"), f" {permutations:,} over {m:,} columns"))
         flipped = np.zeros((count, 64 * words, m))
         for q, size in _blocks(n, _QUERY_ROWS):
-            rows, x = keys[q : q + size], parts[:, q : q + size]
+            # Every digit of every column side by side: one product a block reads its weights or
+            # signs once (the sums stay whole numbers below 2^53: exact in any order).
+            rows, x = keys[q : q + size], parts[:, q : q + size].transpose(1, 0, 2).reshape(size, count * m)
             for b, many in _blocks(resamples, _BLOCK_CELLS // size):
                 w = poisson_weights(rows, b, many)
-                weighted[:, b : b + many] += w @ x
+                weighted[:, b : b + many] += (w @ x).reshape(many, count, m).transpose(1, 0, 2)
                 weights[b : b + many] += w.sum(axis=1)
             for j, words in _blocks(flipped.shape[1] // 64, _BLOCK_CELLS // (64 * size)):
-                flipped[:, 64 * j : 64 * (j + words)] += signs(rows, j, words) @ x
+                # permutations x (digits, columns): BLAS threads this shape well, not its transpose
+                flips = _query_signs(rows, j, words).T @ x
+                flipped[:, 64 * j : 64 * (j + words)] += flips.reshape(64 * words, count, m).transpose(1, 0, 2)
         return cls(n, parts.sum(axis=1), weighted, weights, flipped[:, :permutations])
 
     def __add__(self, other: ResampledSums) -> ResampledSums:

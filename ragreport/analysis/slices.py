@@ -18,6 +18,11 @@ no slice of it). For each slice:
 
 A slice whose difference has the opposite sign to the overall one with its band clear of 0 is
 said in words (:attr:`SliceReport.opposite`): the average hides it.
+
+On the partitioned engines (the runs' figures from Poisson sums) the measures' figures, the
+differences and the example queries come from the sums of the runs' buckets
+(:func:`~ragreport.analysis.paired.sliced_sums`, docs/conventions.md section 29): Poisson bands and
+p-values from hashed sign flips, within Monte Carlo error of the memory engine's.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from ..core.errors import Argument, ArgumentError
 from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
+from .paired import sliced_sums
+from .poisson import ResampledSums
 from .randomization import TIE, randomization_test
 from .scores import score_band
 from .summary import RunSummary
@@ -158,6 +165,18 @@ def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, con
     return SliceFigure(float(mean[0]), float(low[0]), float(high[0]), n)
 
 
+def _summed_figure(sums: ResampledSums | None, j: int, measure: Measure, confidence: float) -> SliceFigure:
+    """:func:`_figure` of column ``j`` of a slice's sums: the Poisson bootstrap's band, Wilson's of
+    the column's sum (the successes of a 0/1 value)."""
+    if sums is None or not sums.rows:
+        return SliceFigure(float("nan"), float("nan"), float("nan"), 0)
+    mean, low, high = sums.band(j, confidence=confidence)
+    if measure.metric.interval is IntervalMethod.WILSON:
+        bounds = wilson_interval(np.array([round(sums.totals[j])]), np.array([sums.rows]), confidence)
+        low, high = float(bounds[0][0]), float(bounds[1][0])
+    return SliceFigure(mean, low, high, sums.rows)
+
+
 def _external(external: ExternalScores, members: Sequence[str], first: RunSummary) -> dict[str, dict[str, SliceFigure]]:
     """Each run's mean of each external score over ``members`` (sorted: the id order the bootstrap
     resamples in) its rows score, banded as the whole report's (:func:`.scores.score_band`)."""
@@ -200,50 +219,79 @@ def slices(
 
     # Each compared run's paired queries: both scored, and judged alike (compare.pair_queries).
     paired_ids = {rc.run.name: set(rc.pairing.query_ids.tolist()) for rc in comparison.runs} if comparison else {}
-    found: list[Slice] = []
-    tests: list[tuple[int, str, np.ndarray]] = []  # (slice index, run, differences)
+    cut: list[tuple[str, str, list[str]]] = []  # every slice: key, value, its queries
     for key in keys:
         groups: dict[str, list[str]] = {}
         for query in sorted(meta):
             value = _text(meta[query][key]) if key in meta[query] and query in judged else None
             if value is not None:
                 groups.setdefault(value, []).append(query)
-        for value in sorted(groups):
-            members = groups[value]
-            scored = _external(external, members, summaries[0]) if external is not None else {}
-            figures = {}
-            for summary in summaries:
-                values = values_of(summary, members, measures)
+        cut += [(key, value, groups[value]) for value in sorted(groups)]
+    summed = None
+    if summaries[0].sums is not None and (comparison is None or all(rc.summed is not None for rc in comparison.runs)):
+        # The partitioned engines': from the sums of the runs' buckets (docs/conventions.md section 29).
+        place = None if comparison is None else [s.name for s in summaries].index(comparison.baseline)
+        groups_of = [members for _, _, members in cut]
+        summed = sliced_sums(summaries, groups_of, measures, primary, place, permutations, EXAMPLES)
+    found: list[Slice] = []
+    tests: list[tuple[int, str, np.ndarray | ResampledSums]] = []  # (slice index, run, differences or sums)
+    for at, (key, value, members) in enumerate(cut):
+        scored = _external(external, members, summaries[0]) if external is not None else {}
+        figures = {}
+        for r, summary in enumerate(summaries):
+            if summed is not None:
+                sums = summed.runs[r][at]
                 figures[summary.name] = {
-                    m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
+                    m.label(): _summed_figure(sums, i, m, confidence) for i, m in enumerate(measures)
                 }
-            if comparison is None:
-                held = [q for q in members if q in rows_of[summaries[0].name]]
-                worst = sorted(zip(values_of(summaries[0], held, [primary])[:, 0].tolist(), held))[:EXAMPLES]
-                found.append(
-                    Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst), scores=scored)
-                )
                 continue
-            base = by_name[comparison.baseline]
-            moved: dict[str, float] = {}
-            for paired in comparison.runs:
-                summary = by_name[paired.run.name]
-                both = [q for q in members if q in paired_ids[summary.name]]
-                if both:
-                    differences = values_of(summary, both, [primary])[:, 0] - values_of(base, both, [primary])[:, 0]
-                    tests.append((len(found), summary.name, differences))
-                    for q, d in zip(both, differences.tolist()):
-                        moved[q] = max(moved.get(q, 0.0), abs(d))
-            ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
-            examples = tuple(q for q, _ in ranked[:EXAMPLES])
-            found.append(Slice(key, value, len(members), figures, examples=examples, scores=scored))
-    p_values = [float(randomization_test(d, permutations, seed)[0]) for _, _, d in tests]
+            values = values_of(summary, members, measures)
+            figures[summary.name] = {
+                m.label(): _figure(values[:, i], m, resamples, seed, confidence) for i, m in enumerate(measures)
+            }
+        if comparison is None and summed is not None:
+            found.append(Slice(key, value, len(members), figures, examples=summed.examples[at], scores=scored))
+            continue
+        if comparison is None:
+            held = [q for q in members if q in rows_of[summaries[0].name]]
+            worst = sorted(zip(values_of(summaries[0], held, [primary])[:, 0].tolist(), held))[:EXAMPLES]
+            found.append(Slice(key, value, len(members), figures, examples=tuple(q for _, q in worst), scores=scored))
+            continue
+        if summed is not None:
+            for r, summary in enumerate(summaries):
+                one = summed.compared.get(r, [None] * len(cut))[at]
+                if one is not None:
+                    tests.append((len(found), summary.name, one))
+            found.append(Slice(key, value, len(members), figures, examples=summed.examples[at], scores=scored))
+            continue
+        base = by_name[comparison.baseline]
+        moved: dict[str, float] = {}
+        for paired in comparison.runs:
+            summary = by_name[paired.run.name]
+            both = [q for q in members if q in paired_ids[summary.name]]
+            if both:
+                differences = values_of(summary, both, [primary])[:, 0] - values_of(base, both, [primary])[:, 0]
+                tests.append((len(found), summary.name, differences))
+                for q, d in zip(both, differences.tolist()):
+                    moved[q] = max(moved.get(q, 0.0), abs(d))
+        ranked = sorted(moved.items(), key=lambda item: (-item[1], item[0]))
+        examples = tuple(q for q, _ in ranked[:EXAMPLES])
+        found.append(Slice(key, value, len(members), figures, examples=examples, scores=scored))
+    p_values = [
+        d.p_value(0) if isinstance(d, ResampledSums) else float(randomization_test(d, permutations, seed)[0])
+        for _, _, d in tests
+    ]
     adjusted = adjust(np.array(p_values), correction) if p_values else np.zeros(0)
     made: dict[int, list[SliceComparison]] = {}
     for (at, run, differences), p, p_adj in zip(tests, p_values, adjusted):
-        delta, low, high = (float(a[0]) for a in bootstrap_interval(differences, resamples, seed, confidence))
+        if isinstance(differences, ResampledSums):
+            delta, low, high = differences.band(0, confidence=confidence)
+            n = differences.rows
+        else:
+            delta, low, high = (float(a[0]) for a in bootstrap_interval(differences, resamples, seed, confidence))
+            n = len(differences)
         made.setdefault(at, []).append(
-            SliceComparison(run, primary.label(), delta, low, high, p, float(p_adj), len(differences), 1.0 - confidence)
+            SliceComparison(run, primary.label(), delta, low, high, p, float(p_adj), n, 1.0 - confidence)
         )
     done = tuple(replace(s, comparisons=tuple(made.get(i, ()))) for i, s in enumerate(found))
     overall = {c.run: c.delta for c in (comparison.comparisons if comparison else ()) if c.metric == primary.label()}

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..scoring.join import JudgedRun
     from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
+    from .paired import PairedRows
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,10 @@ class RunSummary:
     #: The Poisson sums the means, bands and ``resampled`` came from (the partitioned engines,
     #: docs/conventions.md section 29), a column per metric per cutoff of ``sweep``; None in memory.
     sums: ResampledSums | None = field(default=None, repr=False, compare=False)
+    #: Where the partitioned engines spilled this run's per-query values by bucket, and the run's
+    #: place there (:class:`~ragreport.analysis.paired.PairedRows`), from which the comparison's
+    #: figures are summed (docs/conventions.md section 29); None in memory and for a stored report.
+    paired: tuple[PairedRows, int] | None = field(default=None, repr=False, compare=False)
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""

@@ -63,6 +63,7 @@ class PartitionScores:
     measure_values: np.ndarray  # measures x queries
     condensed: JudgedRun | None = None  # the lists without their unjudged ids, cut to the same depth
     sums: Any = None  # what :data:`Summed` made of the partition's scores, when one was given
+    buckets: Any = None  # what :data:`Bucketed` made of them, until the driver spills it
 
 
 #: What each partition adds up for the partitioned bootstrap (issue 42): a picklable callable from
@@ -70,6 +71,12 @@ class PartitionScores:
 #: (:func:`ragreport.analysis.poisson.scored_sums`, handed in as the qrels reader is: scoring
 #: does not import analysis).
 Summed = Callable[[JudgedRun, QueryScores], Any]
+
+#: What each partition writes for the comparison (issue 42): a picklable callable from the
+#: partition's joined run, its scores at the cutoffs given back and its measures' values to its
+#: scored queries' rows by bucket of the hashed query key
+#: (:func:`ragreport.analysis.paired.bucket_rows`), which the driver hands to ``spill``.
+Bucketed = Callable[[JudgedRun, QueryScores, np.ndarray], Any]
 
 
 def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
@@ -92,6 +99,7 @@ def score_partition(
     top_grade: int | None = None,
     summed: Summed | None = None,
     returned: Sequence[int] = (),
+    bucketed: Bucketed | None = None,
 ) -> PartitionScores:
     """The per-query kernel: score one partition of queries.
 
@@ -100,7 +108,8 @@ def score_partition(
     judgments of its own queries (:func:`judgments_for`) and the rest to one partition of their own,
     and ``top_grade``, the highest grade of the whole judgments (ERR's g_max). ``summed`` adds the
     partition's sums (:data:`Summed`) to what it gives back; with ``returned``, the per-query
-    scores given back are those at these cutoffs alone (the sums hold every cutoff's figures).
+    scores given back are those at these cutoffs alone (the sums hold every cutoff's figures);
+    ``bucketed`` adds the partition's rows by bucket (:data:`Bucketed`) of the scores given back.
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
@@ -109,7 +118,8 @@ def score_partition(
     sums = None if summed is None else summed(judged, scores)
     if returned:
         scores = scores.at_cutoffs(returned)
-    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth), sums)
+    buckets = None if bucketed is None else bucketed(judged, scores, values)
+    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth), sums, buckets)
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
@@ -334,6 +344,7 @@ def score_span(
     measures: tuple[Measure, ...],
     summed: Summed | None = None,
     returned: tuple[int, ...] = (),
+    bucketed: Bucketed | None = None,
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
@@ -347,6 +358,7 @@ def score_span(
         top_grade=int(judgments.grades.max(initial=1)),
         summed=summed,
         returned=returned,
+        bucketed=bucketed,
     )
 
 
@@ -391,6 +403,8 @@ def judged_by_partitions(
     progress: Callable[[str], None] = lambda stage: None,
     summed: Summed | None = None,
     returned: Sequence[int] = (),
+    bucketed: Bucketed | None = None,
+    spill: Callable[[Any], None] = lambda buckets: None,
 ) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
@@ -398,7 +412,9 @@ def judged_by_partitions(
     the report reads, and every query's scores. ``read_qrels`` reads the judgments at ``qrels``
     (where the partitions are scored: a Dask worker reads them itself). With ``summed``, each
     partition's sums (:data:`Summed`) are added up, in partition order, into the result's ``sums``;
-    with ``returned``, the per-query scores are gathered at these cutoffs alone."""
+    with ``returned``, the per-query scores are gathered at these cutoffs alone. With ``bucketed``,
+    each partition's rows by bucket (:data:`Bucketed`) go to ``spill`` as the partition comes back,
+    never kept."""
     check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
@@ -412,14 +428,22 @@ def judged_by_partitions(
         tuple(measures),
         summed,
         returned,
+        bucketed,
     )
+
+    def spilled(result: PartitionScores) -> PartitionScores:
+        if result.buckets is None:
+            return result
+        spill(result.buckets)
+        return replace(result, buckets=None)
+
     if engine == "dask":
-        results = _on_dask(parts, args, scheduler)
+        results = [spilled(r) for r in _on_dask(parts, args, scheduler)]
     else:
         results = []
         for i, (file, span) in enumerate(parts):
             progress(f"reading and scoring partition {i + 1} of {len(parts)}")
-            results.append(score_span(file, span, *args))
+            results.append(spilled(score_span(file, span, *args)))
 
     query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
     distinct, counts = np.unique(query_ids, return_counts=True)
@@ -444,8 +468,10 @@ def judged_by_partitions(
                 top_grade=top,
                 summed=summed,
                 returned=returned,
+                bucketed=bucketed,
             )
         )
+        results[-1] = spilled(results[-1])
 
     def whole(runs: list[JudgedRun]) -> JudgedRun:
         return replace(JudgedRun.concat(runs), name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ....analysis.paired import MOVERS
 from ....scoring.catalogue import Metric
 from ..charts import outcome_figure, scatter_figure
 from ..media import isolated
@@ -23,13 +24,19 @@ if TYPE_CHECKING:
 
 
 #: The most queries a table of gains or losses lists.
-MOST_MOVERS = 10
+MOST_MOVERS = MOVERS
 
 
 def _movers(
     rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
 ) -> tuple[Mover, ...]:
     m = rc.labels.index(primary.label(rc.baseline.k))
+    if rc.summed is not None:  # summed bucket by bucket (docs/conventions.md section 29)
+        text_of = dict(zip(ids, texts))
+        return tuple(
+            Mover(q, text_of.get(q) or "", fmt.decimal(b), fmt.decimal(r), fmt.signed(r - b))
+            for q, b, r in (rc.summed.gains if sign > 0 else rc.summed.drops)[m]
+        )
     base, run = rc.baseline_scores[:, m], rc.run_scores[:, m]
     delta = run - base
     order = np.argsort(-sign * delta, kind="stable")

@@ -1,0 +1,343 @@
+"""The comparison's figures from sums of co-partitioned runs (issue 42; docs/conventions.md
+section 29, "The comparison, partitioned").
+
+Each partition of a run writes its scored queries' per-query values at the cutoffs asked for
+(every suite metric, then the measures by name) into buckets by the top :data:`BUCKET_BITS` bits
+of the query's key (:func:`~ragreport.analysis.poisson.query_keys`): a query falls in the same
+bucket in every run, whatever partition held it (:func:`bucket_rows`). The driver spills the
+buckets to a temporary folder (:class:`PairedRows`), so that memory holds one bucket, never every
+query. The reduce joins, bucket by bucket, the baseline's rows and a run's rows of the same queries,
+forms the family's differences ``d = run - baseline`` and ``d^2``, and adds their
+:class:`~ragreport.analysis.poisson.ResampledSums` (weights and signs hashed from the key, exact:
+the same sums however the queries are split), the counts of wins, ties and losses and the bucket's
+largest wins and losses (:func:`paired_figures`). Every figure of the comparison is read off those.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.model import Conventions
+from .poisson import ResampledSums, query_keys
+from .randomization import TIE
+
+if TYPE_CHECKING:
+    from ..scoring.join import JudgedRun
+    from ..scoring.measures import Measure
+    from ..scoring.metrics import QueryScores
+    from .summary import RunSummary
+
+#: Queries are bucketed by the top bits of their key: 64 buckets, so that a reduce holds about
+#: 1/64 of the queries (156,000 of ten million).
+BUCKET_BITS = 6
+BUCKETS = 1 << BUCKET_BITS
+#: The largest wins and losses a comparison keeps of each member (the tables of movers).
+MOVERS = 10
+
+#: A bucket's rows: query ids, their keys, and their values (queries x columns).
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def buckets_of(keys: np.ndarray) -> np.ndarray:
+    """Each key's bucket, its top :data:`BUCKET_BITS` bits."""
+    return (keys >> np.uint64(64 - BUCKET_BITS)).astype(np.int64)
+
+
+def split_rows(ids: np.ndarray, keys: np.ndarray, values: np.ndarray) -> dict[int, Rows]:
+    """The rows cut into their buckets (the buckets that hold any)."""
+    bucket = buckets_of(keys)
+    order = np.argsort(bucket, kind="stable")
+    starts = np.searchsorted(bucket[order], np.arange(BUCKETS + 1))
+    return {
+        b: (ids[at], keys[at], values[at])
+        for b in range(BUCKETS)
+        if starts[b + 1] > starts[b]
+        for at in [order[starts[b] : starts[b + 1]]]
+    }
+
+
+def bucket_rows(judged: JudgedRun, scores: QueryScores, measure_values: np.ndarray, *, seed: int) -> dict[int, Rows]:
+    """A partition's scored queries by bucket: their ids, keys and values, every metric at every
+    cutoff of ``scores`` (column ``metric * cutoffs + cutoff``, as ``scores`` holds them) and then
+    every measure by name (:func:`value_columns` reads a family's columns off them)."""
+    rows = np.flatnonzero(scores.scored)
+    n_metrics, _, n_cut = scores.values.shape
+    values = np.hstack(
+        [scores.values[:, rows, :].transpose(1, 0, 2).reshape(len(rows), n_metrics * n_cut), measure_values[:, rows].T]
+    )
+    ids = judged.query_ids[rows]
+    return split_rows(ids, query_keys(ids, seed), values)
+
+
+def value_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int] | None:
+    """The columns of :func:`bucket_rows` that hold the family's members, read as
+    :func:`~ragreport.analysis.compare.family_values` reads them; None when one is not there."""
+    scores = summary.scores
+    n_cut = len(scores.cutoffs)
+    out = []
+    for measure in family:
+        if measure.plain and measure.metric in scores.metrics and measure.cutoff in scores.cutoffs:
+            out.append(scores.metrics.index(measure.metric) * n_cut + scores.column(int(measure.cutoff)))  # type: ignore[arg-type]
+        elif measure in summary.measures:
+            out.append(len(scores.metrics) * n_cut + summary.measures.index(measure))
+        else:
+            return None
+    return out
+
+
+class PairedRows:
+    """Every run's bucketed rows, spilled to a temporary folder: one file per run and bucket, each
+    partition's rows appended to it (three ``.npy`` arrays: ids, keys, values). Memory holds one
+    partition's rows while they are written and one bucket's while it is read. The folder is made
+    with the first rows (a build that fails before leaves none) and goes with :meth:`close`, or
+    when the object is collected (also after an error)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    def _file(self, run: int, bucket: int) -> Path:
+        if self.path is None:
+            self.path = Path(tempfile.mkdtemp(prefix="ragreport-pairs-"))
+            self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        return self.path / f"{run}-{bucket}.npy"
+
+    def add(self, run: int, pieces: dict[int, Rows]) -> None:
+        """Append a partition's ``pieces`` (:func:`bucket_rows`) to run ``run``'s buckets."""
+        for bucket, arrays in pieces.items():
+            with self._file(run, bucket).open("ab") as handle:
+                for array in arrays:
+                    np.save(handle, array, allow_pickle=False)
+
+    def rows(self, run: int, bucket: int, columns: Sequence[int]) -> Rows | None:
+        """Run ``run``'s rows in ``bucket``, its ``columns`` alone; None when the bucket is empty."""
+        if self.path is None:
+            return None
+        path = self._file(run, bucket)
+        if not path.exists():
+            return None
+        parts: list[list[np.ndarray]] = [[], [], []]
+        size = os.path.getsize(path)
+        with path.open("rb") as handle:
+            while handle.tell() < size:
+                for i, part in enumerate(parts):
+                    array = np.load(handle, allow_pickle=False)
+                    part.append(array[:, columns] if i == 2 else array)
+        ids, keys, values = (np.concatenate(p) for p in parts)
+        return ids, keys, values
+
+    def close(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+
+
+@dataclass(frozen=True)
+class PairedFigures:
+    """A run against the baseline on every family member (one entry per member), from the sums of
+    their paired queries' differences: the mean difference and its band, the randomization
+    p-value, d_z and its band, the differences' sd (ddof 1), wins, ties and losses, and per member
+    the largest wins (``gains``) and losses: (query id, baseline's value, run's value), at most
+    :data:`MOVERS`, the largest first, ties by query id."""
+
+    queries: int
+    delta: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    p: np.ndarray
+    effect: np.ndarray
+    effect_low: np.ndarray
+    effect_high: np.ndarray
+    sd: np.ndarray
+    wins: np.ndarray
+    ties: np.ndarray
+    losses: np.ndarray
+    gains: tuple[tuple[tuple[str, float, float], ...], ...]
+    drops: tuple[tuple[tuple[str, float, float], ...], ...]
+
+
+def _source(summary: RunSummary, family: Sequence[Measure]) -> Callable[[int], Rows | None]:
+    """A run's rows of a bucket, the family's columns: its spilled ones, else, for a stored
+    report's runs (``ragreport render``), its per-query values cut into buckets alike."""
+    columns = value_columns(summary, family)
+    if columns is None:
+        raise ValueError(f"{summary.name} holds no per-query value of every member of the family")
+    if summary.paired is not None:
+        store, index = summary.paired
+        return lambda bucket: store.rows(index, bucket, columns)
+    buckets = bucket_rows(summary.judged, summary.scores, summary.measure_values, seed=summary.conventions.seed)
+    return lambda bucket: None if bucket not in buckets else (*buckets[bucket][:2], buckets[bucket][2][:, columns])
+
+
+def _ends(ids, base, run, d, sign: int) -> list[tuple[str, float, float, float]]:
+    """The rows moved most in direction ``sign`` (beyond :data:`TIE`), largest first, ties by id."""
+    at = np.flatnonzero(sign * d > TIE)
+    at = at[np.lexsort((ids[at], -sign * d[at]))][:MOVERS]
+    return [(str(ids[i]), float(base[i]), float(run[i]), float(d[i])) for i in at]
+
+
+def paired_figures(
+    base: RunSummary, run: RunSummary, family: Sequence[Measure], conventions: Conventions, permutations: int
+) -> PairedFigures:
+    """The comparison of ``run`` with ``base`` on ``family``, bucket by bucket: the queries both
+    scored joined by id, their differences' sums (:class:`ResampledSums` of ``d`` and ``d^2`` with
+    the resamples, of ``d`` with the signs) added over the buckets, and the figures read off them
+    (docs/conventions.md section 29). The rows come from the runs' spilled buckets
+    (``RunSummary.paired``), else from their per-query values."""
+    m = len(family)
+    sources = [_source(summary, family) for summary in (base, run)]
+    bands: list[ResampledSums] = []
+    tests: list[ResampledSums] = []
+    wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
+    ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
+    for bucket in range(BUCKETS):
+        base_rows, run_rows = (source(bucket) for source in sources)
+        if base_rows is None or run_rows is None:
+            continue
+        (base_ids, base_keys, base_values), (run_ids, _, run_values) = base_rows, run_rows
+        _, at_base, at_run = np.intersect1d(base_ids, run_ids, assume_unique=True, return_indices=True)
+        if not len(at_base):
+            continue
+        ids, keys = base_ids[at_base], base_keys[at_base]
+        b, r = base_values[at_base], run_values[at_run]
+        d = r - b
+        bands.append(ResampledSums.of(keys, np.hstack([d, d * d]), conventions.resamples))
+        tests.append(ResampledSums.of(keys, d, 0, permutations))
+        wins += (d > TIE).sum(axis=0)
+        ties += (np.abs(d) <= TIE).sum(axis=0)
+        losses += (d < -TIE).sum(axis=0)
+        for side, sign in enumerate((1, -1)):
+            for j in range(m):
+                ends[side][j] += _ends(ids, b[:, j], r[:, j], d[:, j], sign)
+    movers = [
+        tuple(
+            tuple(row[:3] for row in sorted(found, key=lambda row: (-sign * row[3], row[0]))[:MOVERS])
+            for found in ends[side]
+        )
+        for side, sign in enumerate((1, -1))
+    ]
+    empty = np.zeros(0)
+    if not bands:
+        return PairedFigures(0, *(empty,) * 11, (), ())
+    total, tested = bands[0], tests[0]
+    for more, flipped in zip(bands[1:], tests[1:]):
+        total, tested = total + more, tested + flipped
+    confidence = conventions.confidence
+    delta, low, high = np.array([total.band(j, confidence=confidence) for j in range(m)]).T
+    effect, effect_low, effect_high = np.array([total.effect(j, m + j, confidence) for j in range(m)]).T
+    n = total.rows
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = (total.totals[m:] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
+    return PairedFigures(
+        n,
+        delta,
+        low,
+        high,
+        np.array([tested.p_value(j) for j in range(m)]),
+        effect,
+        effect_low,
+        effect_high,
+        np.sqrt(np.maximum(variance, 0.0)),
+        wins,
+        ties,
+        losses,
+        *movers,
+    )
+
+
+@dataclass(frozen=True)
+class SlicedSums:
+    """The sums of each slice (docs/conventions.md section 29): per run and slice, the measures'
+    values of its scored queries in the slice (``runs[r][s]``, None when it has none); per compared
+    run and slice, the differences on the primary metric of the queries both scored
+    (``compared[r][s]``, with the sign flips); and each slice's example queries, the largest
+    differences of any compared run (without one, the first run's lowest values), ties by id."""
+
+    runs: list[list[ResampledSums | None]]
+    compared: dict[int, list[ResampledSums | None]]
+    examples: list[tuple[str, ...]]
+
+
+def _added(total: ResampledSums | None, more: ResampledSums) -> ResampledSums:
+    return more if total is None else total + more
+
+
+def sliced_sums(
+    summaries: Sequence[RunSummary],
+    groups: Sequence[Sequence[str]],
+    measures: Sequence[Measure],
+    primary: Measure,
+    base: int | None,
+    permutations: int,
+    examples: int,
+) -> SlicedSums:
+    """Every slice's sums (``groups``: each slice's query ids), bucket by bucket: each run's rows of
+    ``measures`` and ``primary`` (:func:`paired_figures`' sources), cut by slice; with a baseline
+    (``base``, its place among ``summaries``), each other run's differences from it on ``primary``
+    over the queries both scored, cut alike."""
+    where: dict[str, list[int]] = {}
+    for s, members in enumerate(groups):
+        for q in members:
+            where.setdefault(q, []).append(s)
+
+    def inside(ids: np.ndarray) -> np.ndarray:
+        """Each row's slices (rows x slices)."""
+        out = np.zeros((len(ids), len(groups)), dtype=bool)
+        for i, q in enumerate(ids.tolist()):
+            out[i, where.get(q, [])] = True
+        return out
+
+    conventions = summaries[0].conventions
+    m = len(measures)
+    sources = [_source(summary, [*measures, primary]) for summary in summaries]
+    runs: list[list[ResampledSums | None]] = [[None] * len(groups) for _ in summaries]
+    others = [] if base is None else [r for r in range(len(summaries)) if r != base]
+    compared: dict[int, list[ResampledSums | None]] = {r: [None] * len(groups) for r in others}
+    moved: list[list[tuple[float, str]]] = [[] for _ in groups]  # (ordered by, query id)
+    for bucket in range(BUCKETS):
+        rows = [source(bucket) for source in sources]
+        for r, got in enumerate(rows):
+            if got is None:
+                continue
+            ids, keys, values = got
+            mask = inside(ids)
+            for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                at = mask[:, s]
+                runs[r][s] = _added(runs[r][s], ResampledSums.of(keys[at], values[at, :m], conventions.resamples))
+        if base is None:  # no comparison: the first run's lowest values
+            if rows[0] is not None:
+                ids, _, values = rows[0]
+                mask = inside(ids)
+                for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                    at = np.flatnonzero(mask[:, s])
+                    moved[s] += sorted(zip(values[at, m].tolist(), ids[at].tolist()))[:examples]
+            continue
+        if rows[base] is None:
+            continue
+        base_ids, base_keys, base_values = rows[base]  # type: ignore[misc]
+        largest: list[dict[str, float]] = [{} for _ in groups]
+        for r in others:
+            if rows[r] is None:
+                continue
+            run_ids, _, run_values = rows[r]  # type: ignore[misc]
+            _, at_base, at_run = np.intersect1d(base_ids, run_ids, assume_unique=True, return_indices=True)
+            ids, keys = base_ids[at_base], base_keys[at_base]
+            d = run_values[at_run, m] - base_values[at_base, m]
+            mask = inside(ids)
+            for s in np.flatnonzero(mask.any(axis=0)).tolist():
+                at = mask[:, s]
+                more = ResampledSums.of(keys[at], d[at, None], conventions.resamples, permutations)
+                compared[r][s] = _added(compared[r][s], more)
+                for q, size in zip(ids[at].tolist(), np.abs(d[at]).tolist()):
+                    largest[s][q] = max(largest[s].get(q, 0.0), size)
+        for s, found in enumerate(largest):
+            moved[s] += sorted((-size, q) for q, size in found.items())[:examples]
+    return SlicedSums(runs, compared, [tuple(q for _, q in sorted(found)[:examples]) for found in moved])
