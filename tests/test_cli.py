@@ -266,3 +266,32 @@ def test_progress_is_silent_when_quiet_or_not_a_terminal():
         progress("reading")
         progress.close()
         assert stream.getvalue() == ""
+
+
+def test_a_sigterm_exits_through_the_cleanups(tmp_path):
+    """A CI timeout's SIGTERM leaves no spilled buckets behind: it exits as Ctrl-C does (143)."""
+    import signal
+    from pathlib import Path
+
+    script = (
+        "import sys, time\n"
+        "import numpy as np\n"
+        "from ragreport.cli import commands\n"
+        "from ragreport.analysis.paired import PairedRows\n"
+        "def slow(args):\n"
+        "    rows = PairedRows()\n"
+        "    rows.add(0, {0: (np.array(['q1']), np.array([1], dtype=np.uint64), np.zeros((1, 1)))})\n"
+        "    print(rows.path, flush=True)\n"
+        "    time.sleep(60)\n"
+        "    return 0\n"
+        "commands.COMMANDS['build'] = slow\n"
+        "sys.exit(commands.main(['build', '--quiet', '--out', sys.argv[1]]))\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "site")], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    spilled = Path(child.stdout.readline().strip())
+    assert spilled.is_dir()
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=30) == 128 + signal.SIGTERM
+    assert not spilled.exists()

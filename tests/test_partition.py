@@ -4,6 +4,7 @@ section 29), partitions that end where a query ends, and the errors a partitione
 
 from __future__ import annotations
 
+import html
 import json
 import os
 
@@ -394,6 +395,11 @@ def test_render_draws_a_partitioned_builds_pages_again_byte_for_byte(tmp_path, c
     memory = tmp_path / "memory"
     assert main(["build", "--qrels", str(qrels), str(run), str(other), "--quiet", "--out", str(memory)]) == 0
     assert "bootstrap" not in json.loads((memory / "report.json").read_text())["runs"][0]
+    # each page says how its figures were made: hashed weights and signs, or drawn ones
+    said = [" ".join(html.unescape((site / "index.html").read_text()).split()) for site in (built, memory)]
+    assert "paired Poisson bootstrap (1,000 resamples, seed 0): in every resample each query weighs" in said[0]
+    assert "each sign hashed from the query's id" in said[0] and "every combination" not in said[0]
+    assert "Poisson" not in said[1] and "(every combination when there are fewer)" in said[1]
     mixed = json.loads(json.dumps(document))
     del mixed["runs"][0]["bootstrap"]  # one run said to be banded one way, the other another
     (tmp_path / "mixed.json").write_text(json.dumps(mixed))
@@ -540,3 +546,45 @@ def test_the_spilled_buckets_go_with_the_runs_and_on_an_error(tmp_path, monkeypa
             _summaries(runs, qrels, engine="stream", partition_bytes=900)
         gc.collect()
         assert not list(spill.iterdir())
+
+
+def test_runs_summarised_with_other_seeds_are_compared_on_every_shared_query(tmp_path):
+    """Two partitioned evaluate calls under other seeds key (and bucket) their queries apart: their
+    comparison pairs every shared query all the same, as the memory engine's does."""
+    run, qrels = _files(tmp_path)
+    other = tmp_path / "other.trec"
+    rows = [line.split() for line in run.read_text().splitlines() if line]
+    other.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % 17} o\n" for q, _, d, r, _, _ in rows))
+    figures = []
+    for how in ({}, {"engine": "stream", "partition_bytes": 900}):
+        a = evaluate([run], qrels=qrels, conventions=Conventions(resamples=100, seed=0), **how)
+        b = evaluate([other], qrels=qrels, conventions=Conventions(resamples=100, seed=1), **how)
+        compared = analyse([*a, *b], permutations=200).comparison.runs[0]
+        first = compared.comparisons[0]
+        figures.append((len(compared.pairing.query_ids), first.queries, first.wins, first.ties, first.losses))
+        figures.append(round(first.delta, 12))
+    assert figures[:2] == figures[2:] and figures[0][1] > 50
+
+
+def test_with_three_runs_the_ranking_reads_each_pair_as_the_comparison_does(tmp_path):
+    """On a partitioned build a pair's p-value and difference are the summed ones in the comparison's
+    table and in the ranking's matrix alike (they were the gathered values' in the matrix)."""
+    run, qrels = _files(tmp_path)
+    rows = [line.split() for line in run.read_text().splitlines() if line]
+    paths = [run]
+    for name, mod in (("b", 17), ("c", 5)):
+        path = tmp_path / f"{name}.trec"
+        path.write_text("".join(f"{q} Q0 {d} {r} {int(d[3:]) % mod} {name}\n" for q, _, d, r, _, _ in rows))
+        paths.append(path)
+    summaries = _summaries(paths, qrels, engine="stream", partition_bytes=900)
+    report = document(analyse(summaries, baseline="b", permutations=300))
+    label = report["settings"]["primary"]
+    compared = {
+        frozenset((c["baseline"], c["run"])): (c["p"], c["delta"])
+        for c in report["comparisons"]
+        if c["metric"] == label
+    }
+    ranked = {frozenset((p["row"], p["column"])): (p["p"], abs(p["delta"])) for p in report["ranking"]["pairs"]}
+    assert len(compared) == 2
+    for pair, (p, delta) in compared.items():
+        assert ranked[pair] == (p, abs(delta)), pair

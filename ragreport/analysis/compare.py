@@ -584,9 +584,17 @@ def compare(
     ]
     kept = [sorted(set(t)) for t in tested_as]
     paired: list[PairedFigures | None] = [None] * len(others)
-    if base.sums is not None and all(s.label_fingerprint == base.label_fingerprint for s in others):
-        # The partitioned engines' figures: from the sums of the runs' buckets (section 29).
+    # The partitioned engines' figures: from the sums of the runs' buckets (section 29). The runs'
+    # buckets are cut by their keys, which their seed keys: runs summarised with other seeds (two
+    # evaluate calls) would meet in no bucket, so they are compared as gathered.
+    summable = all(s.label_fingerprint == base.label_fingerprint for s in others) and all(
+        s.conventions.seed == base.conventions.seed for s in others
+    )
+    if base.sums is not None and summable:
         paired = [paired_figures(base, s, measures, conventions, permutations) for s in others]
+        joined = [(f.queries, len(p.query_ids)) for f, p in zip(paired, pairings) if f is not None]
+        if any(a != b for a, b in joined):  # every paired query met in its bucket
+            raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
         bands, tests = _summed_figures(paired, pairings, columns, kept, width, conventions, permutations)  # type: ignore[arg-type]
     else:
         # A reading's own columns are banded with the same resamples as the default ones (the same

@@ -98,8 +98,8 @@ class PairedRows:
     """Every run's bucketed rows, spilled to a temporary folder: one file per run and bucket, each
     partition's rows appended to it (three ``.npy`` arrays: ids, keys, values). Memory holds one
     partition's rows while they are written and one bucket's while it is read. The folder is made
-    with the first rows (a build that fails before leaves none) and goes with :meth:`close`, or
-    when the object is collected (also after an error)."""
+    with the first rows (a build that fails before leaves none) and goes when the object is
+    collected, at exit (also after an error, Ctrl-C or SIGTERM)."""
 
     def __init__(self) -> None:
         self.path: Path | None = None
@@ -134,10 +134,6 @@ class PairedRows:
                     part.append(array[:, columns] if i == 2 else array)
         ids, keys, values = (np.concatenate(p) for p in parts)
         return ids, keys, values
-
-    def close(self) -> None:
-        if self._finalizer is not None:
-            self._finalizer()
 
 
 @dataclass(frozen=True)
@@ -184,6 +180,10 @@ def _ends(ids, base, run, d, sign: int) -> list[tuple[str, float, float, float]]
     return [(str(ids[i]), float(base[i]), float(run[i]), float(d[i])) for i in at]
 
 
+def _added(total: ResampledSums | None, more: ResampledSums) -> ResampledSums:
+    return more if total is None else total + more
+
+
 def paired_figures(
     base: RunSummary, run: RunSummary, family: Sequence[Measure], conventions: Conventions, permutations: int
 ) -> PairedFigures:
@@ -194,8 +194,10 @@ def paired_figures(
     (``RunSummary.paired``), else from their per-query values."""
     m = len(family)
     sources = [_source(summary, family) for summary in (base, run)]
-    bands: list[ResampledSums] = []
-    tests: list[ResampledSums] = []
+    # Added as the buckets come (exact sums: any order gives the same bits), so memory holds one
+    # bucket's sums and the running totals, never every bucket's.
+    total: ResampledSums | None = None
+    tested: ResampledSums | None = None
     wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
     ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
     for bucket in range(BUCKETS):
@@ -209,8 +211,8 @@ def paired_figures(
         ids, keys = base_ids[at_base], base_keys[at_base]
         b, r = base_values[at_base], run_values[at_run]
         d = r - b
-        bands.append(ResampledSums.of(keys, np.hstack([d, d * d]), conventions.resamples))
-        tests.append(ResampledSums.of(keys, d, 0, permutations))
+        total = _added(total, ResampledSums.of(keys, np.hstack([d, d * d]), conventions.resamples))
+        tested = _added(tested, ResampledSums.of(keys, d, 0, permutations))
         wins += (d > TIE).sum(axis=0)
         ties += (np.abs(d) <= TIE).sum(axis=0)
         losses += (d < -TIE).sum(axis=0)
@@ -225,11 +227,8 @@ def paired_figures(
         for side, sign in enumerate((1, -1))
     ]
     empty = np.zeros(0)
-    if not bands:
+    if total is None or tested is None:
         return PairedFigures(0, *(empty,) * 11, (), ())
-    total, tested = bands[0], tests[0]
-    for more, flipped in zip(bands[1:], tests[1:]):
-        total, tested = total + more, tested + flipped
     confidence = conventions.confidence
     delta, low, high = np.array([total.band(j, confidence=confidence) for j in range(m)]).T
     effect, effect_low, effect_high = np.array([total.effect(j, m + j, confidence) for j in range(m)]).T
@@ -266,10 +265,6 @@ class SlicedSums:
     examples: list[tuple[str, ...]]
 
 
-def _added(total: ResampledSums | None, more: ResampledSums) -> ResampledSums:
-    return more if total is None else total + more
-
-
 def sliced_sums(
     summaries: Sequence[RunSummary],
     groups: Sequence[Sequence[str]],
@@ -283,16 +278,17 @@ def sliced_sums(
     ``measures`` and ``primary`` (:func:`paired_figures`' sources), cut by slice; with a baseline
     (``base``, its place among ``summaries``), each other run's differences from it on ``primary``
     over the queries both scored, cut alike."""
-    where: dict[str, list[int]] = {}
-    for s, members in enumerate(groups):
-        for q in members:
-            where.setdefault(q, []).append(s)
+    # Each slice's members sorted, for a vectorised lookup of a bucket's ids (a dict of every
+    # query would cost a Python step and about 110 bytes a query).
+    members = [np.unique(np.asarray(list(group), dtype=str)) for group in groups]
 
     def inside(ids: np.ndarray) -> np.ndarray:
         """Each row's slices (rows x slices)."""
         out = np.zeros((len(ids), len(groups)), dtype=bool)
-        for i, q in enumerate(ids.tolist()):
-            out[i, where.get(q, [])] = True
+        for s, sorted_ids in enumerate(members):
+            if len(sorted_ids):
+                at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+                out[:, s] = sorted_ids[at] == ids
         return out
 
     conventions = summaries[0].conventions

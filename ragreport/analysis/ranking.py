@@ -42,6 +42,7 @@ from .compare import (
     verdict_of,
 )
 from .intervals import resample_rows, shared_bootstrap_means
+from .paired import paired_figures
 from .randomization import TIE
 
 if TYPE_CHECKING:
@@ -239,12 +240,20 @@ def rank_runs(
         for (i, j), p in pairings.items()
     }
     bands: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
-    for j in range(1, len(runs)):
-        above = [(runs[i], pairings[i, j], differences[i, j]) for i in range(j)]
-        bands.update(
-            zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions, effects=False))
-        )
-    tests = dict(zip(index, paired_tests([differences[key] for key in index], permutations, conventions.seed)))
+    tests: dict[tuple[int, int], np.ndarray] = {}
+    if runs[0].sums is not None and all(s.conventions.seed == conventions.seed for s in runs):
+        # The partitioned engines: each pair's figures from the sums of the runs' buckets, as the
+        # comparison's (docs/conventions.md section 29), so that a pair reads alike in both.
+        for i, j in index:
+            summed = paired_figures(runs[j], runs[i], [measure], conventions, permutations)
+            bands[i, j], tests[i, j] = (summed.delta, summed.low, summed.high), summed.p
+    else:
+        for j in range(1, len(runs)):
+            above = [(runs[i], pairings[i, j], differences[i, j]) for i in range(j)]
+            bands.update(
+                zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions, effects=False))
+            )
+        tests = dict(zip(index, paired_tests([differences[key] for key in index], permutations, conventions.seed)))
     shared = [key for key in index if len(differences[key])]
     # A pair sharing no query is left out of the correction, as a run against the baseline is.
     adjusted = dict(zip(shared, adjust([float(tests[key][0]) for key in shared], correction).tolist()))

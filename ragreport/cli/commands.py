@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 import threading
 import traceback
@@ -504,7 +505,24 @@ def _warning(found: RagreportWarning) -> None:
     print(f"ragreport: warning: {found.spelled(flag)}", file=sys.stderr, flush=True)
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: its exit status (0, 1 for a failed gate, 2 for a refusal). A SIGTERM (a CI
+    job's timeout, a container stopped) exits as Ctrl-C does, through the cleanups: the build's
+    temporary folder and the comparison's spilled buckets go, not stay behind."""
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv)
+    before = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = resolve(_parser(), argv)  # the command line over the config file over the defaults
         _check_outputs(args)

@@ -438,7 +438,7 @@ def judged_by_partitions(
         return replace(result, buckets=None)
 
     if engine == "dask":
-        results = [spilled(r) for r in _on_dask(parts, args, scheduler)]
+        results = _on_dask(parts, args, scheduler, spilled)
     else:
         results = []
         for i, (file, span) in enumerate(parts):
@@ -486,7 +486,9 @@ def judged_by_partitions(
     )
 
 
-def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
+def _on_dask(
+    parts, args, scheduler: str | None, each: Callable[[PartitionScores], PartitionScores]
+) -> list[PartitionScores]:
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -494,7 +496,7 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
     try:
         if scheduler is not None:
             with Client(scheduler, timeout=30) as client:
-                return _gather(client, parts, args)
+                return _gather(client, parts, args, each)
         # A free port for the cluster's HTTP endpoints (never 8787's "in use" warning), and its
         # workers' logs kept quiet: an input error is reported once, as one line, by the client.
         with (
@@ -507,7 +509,7 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
             ) as cluster,
             Client(cluster) as client,
         ):
-            return _gather(client, parts, args)
+            return _gather(client, parts, args, each)
     except RagreportError:
         raise
     except (OSError, ValueError, TimeoutError) as exc:
@@ -519,6 +521,15 @@ def _on_dask(parts, args, scheduler: str | None) -> list[PartitionScores]:
         ) from None
 
 
-def _gather(client, parts, args) -> list[PartitionScores]:
+def _gather(client, parts, args, each: Callable[[PartitionScores], PartitionScores]) -> list[PartitionScores]:
+    """The partitions' results in order, ``each`` applied to every one as it arrives (the driver
+    spills its buckets then: it never holds every partition's at once)."""
+    from dask.distributed import as_completed
+
     futures = [client.submit(score_span, file, span, *args, pure=False) for file, span in parts]
-    return client.gather(futures)
+    place = {future.key: i for i, future in enumerate(futures)}
+    results: list[PartitionScores | None] = [None] * len(futures)
+    for future in as_completed(futures):
+        results[place[future.key]] = each(future.result())
+        future.release()
+    return results  # type: ignore[return-value]

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from ....analysis.ranking import Ranking
 
 
-#: The most queries a table of gains or losses lists.
-MOST_MOVERS = MOVERS
-
-
 def _movers(
     rc: RunComparison, ids: list[str], texts: list[str | None], sign: int, primary: Metric
 ) -> tuple[Mover, ...]:
@@ -40,7 +36,7 @@ def _movers(
     base, run = rc.baseline_scores[:, m], rc.run_scores[:, m]
     delta = run - base
     order = np.argsort(-sign * delta, kind="stable")
-    moved = [i for i in order[:MOST_MOVERS] if sign * delta[i] > 1e-12]  # the order puts them first
+    moved = [i for i in order[:MOVERS] if sign * delta[i] > 1e-12]  # the order puts them first
     return tuple(
         Mover(
             ids[i], texts[i] or "", fmt.decimal(float(base[i])), fmt.decimal(float(run[i])), fmt.signed(float(delta[i]))
@@ -105,8 +101,8 @@ def comparison_view(
                 heading=say_comparison.pair_heading(rc.run.name, comparison.baseline),
                 gains=_movers(rc, ids, texts, +1, primary_metric),
                 losses=_movers(rc, ids, texts, -1, primary_metric),
-                gains_caption=say_comparison.movers_caption(True, primary, MOST_MOVERS),
-                losses_caption=say_comparison.movers_caption(False, primary, MOST_MOVERS),
+                gains_caption=say_comparison.movers_caption(True, primary, MOVERS),
+                losses_caption=say_comparison.movers_caption(False, primary, MOVERS),
                 scatter_label=say_comparison.scatter_label(rc.run.name, comparison.baseline),
                 outcome_label=say_comparison.outcome_label(rc.run.name),
                 scatter=scatter_figure(rc, ids, primary_metric) if pages else None,
@@ -137,6 +133,7 @@ def comparison_view(
             corrected=comparison.correction.value != "none",
             family=comparison.labels if comparison.named else (),
             left_out=tuple(m.label() for m in comparison.left_out),
+            summed=any(rc.summed is not None for rc in comparison.runs),
         ),
         notes=tuple(notes),
         rows=tuple(rows),

@@ -76,21 +76,33 @@ def comparison_method(
     corrected: bool,
     family: Sequence[str] = (),
     left_out: Sequence[str] = (),
+    summed: bool = False,
 ) -> tuple[Text, ...]:
     """How the comparison was made, sentence by sentence (``corrected``: the p-values are;
-    ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be)."""
+    ``family``: the measures ``--metrics`` chose to compare, ``left_out`` those it named that cannot be;
+    ``summed``: the figures came from the partitioned engines' sums, docs/conventions.md section 29)."""
     conf = percent(confidence)
+    if summed:  # weights and signs hashed from the query ids: the same figures however the queries were split
+        band = (
+            f"a paired Poisson bootstrap ({count(resamples)} resamples, seed {seed}): in every resample each query "
+            "weighs the same in both runs, its weight hashed from its id."
+        )
+        flips = f"flipped {count(permutations)} times, each sign hashed from the query's id, "
+    else:
+        band = (
+            f"a paired percentile bootstrap ({count(resamples)} resamples, seed {seed}): every resample draws the same "
+            "queries for both runs."
+        )
+        flips = f"flipped at random {count(permutations)} times (every combination when there are fewer), "
     together = f" {n_comparisons} comparison{'s are' if n_comparisons != 1 else ' is'} corrected together."
     sentences = (
         said(
             f"Each run is compared with the baseline {{baseline}} on the queries both scored, at K = {k}. The delta "
-            f"is the mean per-query difference (run minus baseline); its {conf} band is a paired percentile bootstrap "
-            f"({count(resamples)} resamples, seed {seed}): every resample draws the same queries for both runs.",
+            f"is the mean per-query difference (run minus baseline); its {conf} band is {band}",
             baseline=baseline,
         ),
         f"p comes from a two-sided paired randomization test: the signs of the per-query differences are "
-        f"flipped at random {count(permutations)} times (every combination when there are fewer), "
-        f"and p counts the observed difference among them, so it is never 0.",
+        f"{flips}and p counts the observed difference among them, so it is never 0.",
         correction_meaning + (together if corrected else ""),
         f"A verdict notes where the band excludes 0; it reads better or worse only when the corrected p is "
         f"below {1 - confidence:g} too. Hit@K differences use the same paired bootstrap.",
