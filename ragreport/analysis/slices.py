@@ -208,7 +208,6 @@ def slices(
     ``external`` each run's mean of each external score over it."""
     conventions = summaries[0].conventions
     resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
-    rows_of = {s.name: scored_rows(s) for s in summaries}
     judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
     by_name = {s.name: s for s in summaries}
 
@@ -217,8 +216,6 @@ def slices(
         held = rows_of[summary.name]
         return family_values(summary, np.array([held[q] for q in queries if q in held], dtype=np.int64), family)
 
-    # Each compared run's paired queries: both scored, and judged alike (compare.pair_queries).
-    paired_ids = {rc.run.name: set(rc.pairing.query_ids.tolist()) for rc in comparison.runs} if comparison else {}
     cut: list[tuple[str, str, list[str]]] = []  # every slice: key, value, its queries
     for key in keys:
         groups: dict[str, list[str]] = {}
@@ -233,6 +230,14 @@ def slices(
         place = None if comparison is None else [s.name for s in summaries].index(comparison.baseline)
         groups_of = [members for _, _, members in cut]
         summed = sliced_sums(summaries, groups_of, measures, primary, place, permutations, EXAMPLES)
+    # The gathered values' lookups, which the sums need none of (a set of every query's id).
+    rows_of = {} if summed is not None else {s.name: scored_rows(s) for s in summaries}
+    # Each compared run's paired queries: both scored, and judged alike (compare.pair_queries).
+    paired_ids = (
+        {rc.run.name: set(rc.pairing.query_ids.tolist()) for rc in comparison.runs}
+        if comparison and summed is None
+        else {}
+    )
     found: list[Slice] = []
     tests: list[tuple[int, str, np.ndarray | ResampledSums]] = []  # (slice index, run, differences or sums)
     for at, (key, value, members) in enumerate(cut):
@@ -259,7 +264,7 @@ def slices(
             continue
         if summed is not None:
             for r, summary in enumerate(summaries):
-                one = summed.compared.get(r, [None] * len(cut))[at]
+                one = summed.compared[r][at] if r in summed.compared else None
                 if one is not None:
                     tests.append((len(found), summary.name, one))
             found.append(Slice(key, value, len(members), figures, examples=summed.examples[at], scores=scored))
