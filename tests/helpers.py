@@ -81,7 +81,7 @@ def assert_poisson_agrees(memory, stream) -> None:
     """The partitioned engines' summaries (figures from the Poisson sums, docs/conventions.md
     section 29) against the memory engine's: what does not depend on resampling identical (counts,
     statuses, fingerprints, per-query scores at the cutoffs asked for, the measures by name, the
-    readings, Wilson's bands), every mean of the sweep to 1e-12, the bootstrap bounds within
+    readings per query, Wilson's bands), every mean of the sweep and of the readings to 1e-12, the bootstrap bounds within
     :func:`band_tolerance` of the memory engine's resampled means' sd."""
     import dataclasses
 
@@ -100,7 +100,11 @@ def assert_poisson_agrees(memory, stream) -> None:
             for metric in a.scores.metrics:
                 assert np.array_equal(a.scores.of(metric, cutoff), b.scores.of(metric, cutoff))
         assert np.array_equal(a.measure_values, b.measure_values)
-        np.testing.assert_equal(a.reading_at, b.reading_at)
+        np.testing.assert_equal(a.readings, b.readings)  # per query, the partitions' own readings gathered
+        assert a.reading_at.keys() == b.reading_at.keys()  # the means: from the buckets' sums (section 29)
+        for name, means in a.reading_at.items():
+            assert means.keys() == b.reading_at[name].keys()
+            np.testing.assert_allclose(list(b.reading_at[name].values()), list(means.values()), rtol=0, atol=1e-12)
         assert np.array_equal(a.sweep.cutoffs, b.sweep.cutoffs)
         tolerance, n_cut = band_tolerance(a), len(a.scores.cutoffs)
         for i, measure in enumerate(a.measures):  # a band's sd: the values' (ddof 0) over sqrt(n)
@@ -159,7 +163,8 @@ def assert_paired_agrees(memory, parted) -> None:
     section 29) against the memory engine's: the differences and d_z to 1e-12, wins, ties, losses
     and the movers identical; each band's bounds within :func:`band_tolerance` of the bootstrap's
     sd (the differences' sd over sqrt(n); d_z's, sqrt((1 + d_z^2 / 2) / n)); each p-value within
-    5 sds of two independent draws of P permutations, sqrt(2 p (1 - p) / P), and 2 / P."""
+    5 sds of two independent draws of P permutations, sqrt(2 p (1 - p) / P), and 2 / P; the same
+    of each other reading of unjudged ids (its differences' own sd)."""
 
     from ragreport.output.site.view.comparison import _movers
 
@@ -184,6 +189,20 @@ def assert_paired_agrees(memory, parted) -> None:
                     assert ours is None or abs(ours - theirs) <= tolerance * effect_sd, (x.metric, bound)
             p, draws = (x.p + y.p) / 2, memory.permutations
             assert abs(x.p - y.p) <= 5 * (2 * p * (1 - p) / draws) ** 0.5 + 2 / draws, x.metric
+            assert (x.readings is None) == (y.readings is None), x.metric
+            for name, under in (x.readings or {}).items():  # each other reading of unjudged ids, alike
+                ours = y.readings[name]
+                values = [s.reading_of(name, a.family[m].metric, a.family[m].cutoff) for s in (a.run, a.baseline)]
+                d = values[0][a.pairing.run_rows] - values[1][a.pairing.baseline_rows]
+                sd = d.std() / len(d) ** 0.5
+                assert abs(under.delta - ours.delta) <= 1e-12, (x.metric, name)
+                for bound in ("low", "high"):
+                    assert abs(getattr(under, bound) - getattr(ours, bound)) <= tolerance * sd + 1e-12, (x.metric, name)
+                # Holm's adjusted p: at most the family's size times a raw one, and its differences
+                family = len(a.family)
+                p = min(1.0, (under.p_adjusted + ours.p_adjusted) / 2)
+                spread = family * (5 * (2 * p * (1 - p) / draws) ** 0.5 + 2 / draws)
+                assert abs(under.p_adjusted - ours.p_adjusted) <= spread, (x.metric, name)
         ids = a.pairing.query_ids.tolist()
         assert ids == b.pairing.query_ids.tolist()
         for lead in {m.metric for m in a.family if m.plain and m.cutoff == a.baseline.k}:

@@ -443,7 +443,7 @@ def test_the_partitioned_comparison_gives_the_memory_engines_figures_but_for_the
 
 def _figures(comparison) -> list[tuple]:
     fields = ("delta", "low", "high", "p", "effect", "effect_low", "effect_high", "wins", "ties", "losses", "queries")
-    return [tuple(getattr(c, f) for f in fields) for c in comparison.comparisons]
+    return [(*(getattr(c, f) for f in fields), repr(c.readings)) for c in comparison.comparisons]
 
 
 #: Per-query metadata to slice ``_files``' queries by: three topics of about 20 queries.
@@ -461,11 +461,14 @@ def test_the_partitioned_comparison_reads_the_spilled_buckets_not_the_gathered_s
     assert summaries[1].paired[0] is store and sorted(p.name for p in store.path.iterdir())[0].startswith("0-")
     before = analyse(summaries, query_meta=_META, slice_by=["topic"])
     rng = np.random.default_rng(5)
+    assert all(c.readings for c in before.comparison.comparisons[:2])
     for summary in summaries:  # the per-query values the driver holds for the pages
         summary.scores.values[...] = rng.random(summary.scores.values.shape)
         summary.measure_values[...] = rng.random(summary.measure_values.shape)
+        for values in summary.readings.values():
+            values[...] = rng.random(values.shape)
     after = analyse(summaries, query_meta=_META, slice_by=["topic"])
-    assert _figures(after.comparison) == _figures(before.comparison)
+    assert _figures(after.comparison) == _figures(before.comparison)  # the readings' too
     assert [rc.summed.gains for rc in after.comparison.runs] == [rc.summed.gains for rc in before.comparison.runs]
     assert _sliced(after.slices) == _sliced(before.slices)
 

@@ -61,3 +61,53 @@ def test_read_as_relevant_matches_a_plain_reading_of_each_list(lists, level, k):
         assert int(read.first_relevant[i]) == first
         ideal = read.ideal_grades[read.ideal_offsets[i] : read.ideal_offsets[i + 1]].tolist()
         assert ideal == sorted([g for g in judged_grades.values() if g > 0] + [level] * fresh, reverse=True)
+
+
+def _pooled_run(queries: int, depth: int, seed: int, parts=(slice(None),)):
+    """Lists of ``depth`` ids from a pool of 300, 40 of them judged per query (grades 0 to 2), a
+    repeat here and there: unjudged ids at many ranks. Joined once per slice of ``parts``."""
+    rng = np.random.default_rng(seed)
+    lists, labels = [], []
+    for q in range(queries):
+        ids = [f"d{i}" for i in rng.choice(300, size=depth, replace=False)]
+        if q % 5 == 0:
+            ids[depth // 2] = ids[1]
+        lists.append((f"q{q}", ids))
+        judged = rng.choice(300, size=40, replace=False)
+        labels.append((f"q{q}", [f"d{i}" for i in judged], rng.integers(0, 3, size=40).tolist()))
+    return [join(Run.from_lists("r", lists[at]), Judgments.from_lists(labels[at])) for at in parts]
+
+
+def test_the_rate_reading_from_packed_ranks_and_summed_counts_is_the_whole_runs():
+    """What the partitioned engines do (docs/conventions.md section 29): each partition packs its
+    queries' unjudged ranks and counts its judged and relevant ids by rank; the counts add up to
+    the whole run's, and the rate reading made of the packed ranks with the summed rates is
+    :func:`at_rate`'s, past the 52 ranks one word holds."""
+    from ragreport.core.model import Conventions
+    from ragreport.scoring.readings import (
+        at_rate,
+        rank_counts,
+        rank_rates,
+        rate_weights,
+        rates_of,
+        score_readings,
+        unjudged_ranks,
+    )
+
+    judged, *halves = _pooled_run(30, 120, 4, (slice(None), slice(0, 13), slice(13, None)))
+    cutoffs = [110, 5, 53, 52]
+    depth = max(cutoffs)
+    counts = rank_counts(halves[0], depth) + rank_counts(halves[1], depth)
+    assert np.array_equal(counts, rank_counts(judged, depth))
+    assert np.array_equal(rates_of(counts), rank_rates(judged, depth))
+    assert counts[0, 60] > 0 and rates_of(counts)[60] > 0  # ranks past the first word read
+
+    packed = unjudged_ranks(judged, depth)
+    assert packed.shape == (30, 3) and np.all(packed == np.rint(packed))
+    read = score_readings(judged, cutoffs, Conventions())
+    default = read["unjudged_at_rate"] - read["unjudged_at_rate"]  # a zero array of the right shape
+    bound = np.ones_like(default)
+    expected = at_rate(judged, cutoffs, default, bound)[0]  # 0 + w (1 - 0): the weights themselves
+    weights = rate_weights(packed, rates_of(counts), cutoffs)
+    np.testing.assert_allclose(weights, expected, rtol=0, atol=1e-15)
+    assert (weights[:, 0] != weights[:, 3]).any()  # the ranks of the second word count at 110

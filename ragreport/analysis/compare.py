@@ -493,30 +493,23 @@ def poisson_bands(
 
 
 def _summed_figures(
-    paired: Sequence[PairedFigures],
-    pairings: Sequence[QueryPairing],
-    columns: Sequence[np.ndarray],
-    kept: Sequence[list[int]],
-    width: int,
-    conventions: Conventions,
-    permutations: int,
+    paired: Sequence[PairedFigures], kept: Sequence[list[int]], width: int
 ) -> tuple[list[tuple[np.ndarray, ...]], list[np.ndarray]]:
-    """:func:`paired_bands`' and :func:`paired_tests`' figures of every run: the family's from the
-    summed buckets (``paired``), the readings' other columns (``kept`` past ``width``) from their
-    per-query differences, with :func:`poisson_bands` and :func:`randomization_test`."""
+    """:func:`paired_bands`' and :func:`paired_tests`' figures of every run from its summed buckets
+    (``paired``, docs/conventions.md section 29): the family's, then the readings' columns ``kept``
+    past ``width`` (a reading's column ``j`` is ``PairedFigures.readings``' column ``j - width``)."""
     bands: list[tuple[np.ndarray, ...]] = []
     tests: list[np.ndarray] = []
-    for summed, pairing, c, k in zip(paired, pairings, columns, kept):
-        if not len(c):
+    for summed, k in zip(paired, kept):
+        if not summed.queries:
             bands.append((np.zeros(0),) * 6)
             tests.append(np.zeros(0))
             continue
-        more = c[:, k[width:]]
-        extra = poisson_bands(pairing.query_ids, more, conventions, False) if more.shape[1] else (np.zeros(0),) * 3
-        both = zip((summed.delta, summed.low, summed.high), extra)
+        more = [j - width for j in k[width:]]
+        read = np.zeros((4, 0)) if summed.readings is None else summed.readings[:, more]
+        both = zip((summed.delta, summed.low, summed.high), read[:3])
         bands.append((*(np.concatenate(pair) for pair in both), summed.effect, summed.effect_low, summed.effect_high))
-        p = randomization_test(more, permutations, conventions.seed) if more.shape[1] else np.zeros(0)
-        tests.append(np.concatenate([summed.p, p]))
+        tests.append(np.concatenate([summed.p, read[3]]))
     return bands, tests
 
 
@@ -595,7 +588,7 @@ def compare(
         joined = [(f.queries, len(p.query_ids)) for f, p in zip(paired, pairings) if f is not None]
         if any(a != b for a, b in joined):  # every paired query met in its bucket
             raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
-        bands, tests = _summed_figures(paired, pairings, columns, kept, width, conventions, permutations)  # type: ignore[arg-type]
+        bands, tests = _summed_figures(paired, kept, width)  # type: ignore[arg-type]
     else:
         # A reading's own columns are banded with the same resamples as the default ones (the same
         # seed draws the same counts, section 22.1): in the same draw.

@@ -30,7 +30,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
 from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
-from .paired import PairedRows, bucket_rows
+from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
 from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
 
@@ -265,7 +265,9 @@ def evaluate_runs(
         sums.append(parts.sums)
         after = following(parts.judged, max(asked), parts.condensed)
         check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
-        readings = score_readings(parts.judged, asked, conventions, condensed=parts.condensed, default=parts.scores)
+        readings = score_readings(parts.judged, asked, conventions, default=parts.scores, own=parts.readings)
+        if parts.ranks is not None:
+            store.ranks[index] = parts.ranks
         scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
     # Summed to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
     # one process scores from the start (all of them when --kmax was given). The heads are cut as
@@ -276,4 +278,7 @@ def evaluate_runs(
     depth = depth_needed(asked, measures)
     scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
     summaries = banded(scored, asked, conventions, measures, progress, [one.columns(columns) for one in sums], kept)
-    return [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]
+    paired = [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]
+    # Each other reading's means from the sums of the run's buckets, as the comparison's figures
+    # (docs/conventions.md section 29), not from the per-query values the pages read.
+    return [replace(summary, reading_at=reading_means(summary)) for summary in paired]

@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.model import Conventions
+from ..scoring.catalogue import READ, READINGS, Measure
+from ..scoring.readings import RANK_BITS, rank_counts, rate_weights, rates_of, unjudged_ranks
 from .poisson import ResampledSums, query_keys
 from .randomization import TIE
 
 if TYPE_CHECKING:
     from ..scoring.join import JudgedRun
-    from ..scoring.measures import Measure
     from ..scoring.metrics import QueryScores
     from .summary import RunSummary
 
@@ -65,17 +66,36 @@ def split_rows(ids: np.ndarray, keys: np.ndarray, values: np.ndarray) -> dict[in
     }
 
 
-def bucket_rows(judged: JudgedRun, scores: QueryScores, measure_values: np.ndarray, *, seed: int) -> dict[int, Rows]:
+def bucket_rows(
+    judged: JudgedRun,
+    scores: QueryScores,
+    measure_values: np.ndarray,
+    own: dict[str, np.ndarray] | None = None,
+    *,
+    seed: int,
+) -> dict[int, Rows]:
     """A partition's scored queries by bucket: their ids, keys and values, every metric at every
-    cutoff of ``scores`` (column ``metric * cutoffs + cutoff``, as ``scores`` holds them) and then
-    every measure by name (:func:`value_columns` reads a family's columns off them)."""
+    cutoff of ``scores`` (column ``metric * cutoffs + cutoff``, as ``scores`` holds them), every
+    measure by name (:func:`value_columns` reads a family's columns off them), then, with the
+    readings a query's own list gives (``own``, :func:`~ragreport.scoring.readings.own_readings`
+    at the cutoffs asked for, in their order, the report's K first), those (``unjudged_relevant``,
+    then ``condensed``, each :data:`~ragreport.scoring.catalogue.READ` x cutoffs) and the query's
+    unjudged ranks, packed
+    (:func:`~ragreport.scoring.readings.unjudged_ranks`): the third reading is made of them with
+    the whole run's rates in the reduce (:func:`reading_rows`)."""
     rows = np.flatnonzero(scores.scored)
     n_metrics, _, n_cut = scores.values.shape
-    values = np.hstack(
-        [scores.values[:, rows, :].transpose(1, 0, 2).reshape(len(rows), n_metrics * n_cut), measure_values[:, rows].T]
-    )
+    blocks = [
+        scores.values[:, rows, :].transpose(1, 0, 2).reshape(len(rows), n_metrics * n_cut),
+        measure_values[:, rows].T,
+    ]
+    if own:
+        for name in READINGS[:2]:
+            read, _, asked = own[name].shape
+            blocks.append(own[name][:, rows, :].transpose(1, 0, 2).reshape(len(rows), read * asked))
+        blocks.append(unjudged_ranks(judged, int(scores.cutoffs.max()))[rows])  # max(asked): the scores given back
     ids = judged.query_ids[rows]
-    return split_rows(ids, query_keys(ids, seed), values)
+    return split_rows(ids, query_keys(ids, seed), np.hstack(blocks))
 
 
 def value_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int] | None:
@@ -94,6 +114,55 @@ def value_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int] |
     return out
 
 
+def read_members(summaries: Sequence[RunSummary], family: Sequence[Measure]) -> list[bool]:
+    """Per family member, whether every run of ``summaries`` holds its readings of unjudged ids (as
+    :func:`~ragreport.analysis.compare.reading_differences` asks)."""
+    return [
+        m.gain is None
+        and m.metric in READ
+        and m.cutoff is not None
+        and all(s.reading_of(name, m.metric, int(m.cutoff)) is not None for s in summaries for name in READINGS)
+        for m in family
+    ]
+
+
+def reading_columns(summary: RunSummary, family: Sequence[Measure], read: Sequence[bool]) -> list[int]:
+    """The columns of :func:`bucket_rows` that :func:`reading_rows` reads besides the family's: the
+    ``unjudged_relevant`` and ``condensed`` values of each member with readings (``read``), then the
+    packed unjudged ranks."""
+    scores = summary.scores
+    start = len(scores.metrics) * len(scores.cutoffs) + len(summary.measures)
+    asked = summary.cutoffs  # the readings' cutoffs, in their order (the report's K first)
+    width = len(READ) * len(asked)
+    at = [READ.index(m.metric) * len(asked) + asked.index(int(m.cutoff)) for m, r in zip(family, read) if r]  # type: ignore[arg-type]
+    words = -(-max(asked) // RANK_BITS)
+    return (
+        [start + a for a in at]
+        + [start + width + a for a in at]
+        + list(range(start + 2 * width, start + 2 * width + words))
+    )
+
+
+def reading_rows(values: np.ndarray, read: Sequence[bool], cutoffs: Sequence[int], rates: np.ndarray) -> np.ndarray:
+    """The family's values under each other reading, :data:`~ragreport.scoring.catalogue.READINGS`
+    side by side (rows x 3 members), from a bucket's columns: the family's (``values[:, :m]``), then
+    :func:`reading_columns`' ones. ``unjudged_at_rate`` is ``default + w (unjudged_relevant -
+    default)``, ``w`` the query's mean rate over its unjudged top-K ranks with the run's ``rates``
+    (:func:`~ragreport.scoring.readings.at_rate`); a member without readings repeats its default."""
+    m = len(read)
+    at = np.flatnonzero(np.asarray(read, dtype=bool))
+    default = values[:, :m]
+    out = {name: default.copy() for name in READINGS}
+    if len(at):
+        r = len(at)
+        bound, condensed = values[:, m : m + r], values[:, m + r : m + 2 * r]
+        weights = rate_weights(values[:, m + 2 * r :], rates, [int(cutoffs[j]) for j in at.tolist()])
+        out["unjudged_relevant"][:, at] = bound
+        out["condensed"][:, at] = condensed
+        out["unjudged_at_rate"][:, at] = default[:, at] + weights * (bound - default[:, at])
+    return np.hstack([out[name] for name in READINGS])
+
+
 class PairedRows:
     """Every run's bucketed rows, spilled to a temporary folder: one file per run and bucket, each
     partition's rows appended to it (three ``.npy`` arrays: ids, keys, values). Memory holds one
@@ -104,6 +173,9 @@ class PairedRows:
     def __init__(self) -> None:
         self.path: Path | None = None
         self._finalizer: weakref.finalize | None = None
+        #: Each run's judged and relevant ids at each rank (:func:`~ragreport.scoring.readings.rank_counts`),
+        #: summed over its partitions: the rates its ``unjudged_at_rate`` reading reads.
+        self.ranks: dict[int, np.ndarray] = {}
 
     def _file(self, run: int, bucket: int) -> Path:
         if self.path is None:
@@ -158,19 +230,61 @@ class PairedFigures:
     losses: np.ndarray
     gains: tuple[tuple[tuple[str, float, float], ...], ...]
     drops: tuple[tuple[tuple[str, float, float], ...], ...]
+    #: Under each other reading of unjudged ids (:data:`~ragreport.scoring.catalogue.READINGS`
+    #: side by side, a member without readings repeating its default column): the difference, its
+    #: band and the p-value, 4 x (3 members); None when no member has readings.
+    readings: np.ndarray | None = None
 
 
-def _source(summary: RunSummary, family: Sequence[Measure]) -> Callable[[int], Rows | None]:
-    """A run's rows of a bucket, the family's columns: its spilled ones, else, for a stored
-    report's runs (``ragreport render``), its per-query values cut into buckets alike."""
-    columns = value_columns(summary, family)
-    if columns is None:
-        raise ValueError(f"{summary.name} holds no per-query value of every member of the family")
+def _source(summary: RunSummary, columns: Sequence[int]) -> Callable[[int], Rows | None]:
+    """A run's rows of a bucket, ``columns`` alone (:func:`value_columns`,
+    :func:`reading_columns`): its spilled ones, else, for a stored report's runs (``ragreport
+    render``), its per-query values cut into buckets alike."""
     if summary.paired is not None:
         store, index = summary.paired
         return lambda bucket: store.rows(index, bucket, columns)
-    buckets = bucket_rows(summary.judged, summary.scores, summary.measure_values, seed=summary.conventions.seed)
+    own = {name: summary.readings[name] for name in READINGS[:2]} if summary.readings else None
+    buckets = bucket_rows(summary.judged, summary.scores, summary.measure_values, own, seed=summary.conventions.seed)
     return lambda bucket: None if bucket not in buckets else (*buckets[bucket][:2], buckets[bucket][2][:, columns])
+
+
+def _family_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int]:
+    columns = value_columns(summary, family)
+    if columns is None:
+        raise ValueError(f"{summary.name} holds no per-query value of every member of the family")
+    return columns
+
+
+def run_rates(summary: RunSummary) -> np.ndarray:
+    """The rates of ``summary``'s ``unjudged_at_rate`` reading at ranks 1 to its deepest cutoff:
+    summed over its partitions, else (a stored report's run) counted on its lists."""
+    if summary.paired is not None and summary.paired[1] in summary.paired[0].ranks:
+        return rates_of(summary.paired[0].ranks[summary.paired[1]])
+    return rates_of(rank_counts(summary.judged, max(summary.cutoffs)))
+
+
+def reading_means(summary: RunSummary) -> dict[str, dict[str, float]]:
+    """Each other reading's mean of every :data:`~ragreport.scoring.catalogue.READ` metric at every
+    cutoff asked for (``RunSummary.reading_at``), from the exact sums of the run's buckets
+    (docs/conventions.md section 29); ``{}`` for a run without readings."""
+    if not summary.readings:
+        return {}
+    family = [Measure(m.key, c) for c in summary.cutoffs for m in READ]
+    read = [True] * len(family)
+    source = _source(summary, _family_columns(summary, family) + reading_columns(summary, family, read))
+    rates = run_rates(summary)
+    total: ResampledSums | None = None
+    for bucket in range(BUCKETS):
+        rows = source(bucket)
+        if rows is not None:
+            values = reading_rows(rows[2], read, [int(m.cutoff) for m in family], rates)  # type: ignore[arg-type]
+            total = _added(total, ResampledSums.of(rows[1], values, 0))
+    means = np.full(len(READINGS) * len(family), np.nan) if total is None else total.means()
+    labels = [m.label() for m in family]
+    return {
+        name: dict(zip(labels, means[i * len(family) : (i + 1) * len(family)].tolist()))
+        for i, name in enumerate(READINGS)
+    }
 
 
 def _ends(ids, base, run, d, sign: int) -> list[tuple[str, float, float, float]]:
@@ -193,11 +307,18 @@ def paired_figures(
     (docs/conventions.md section 29). The rows come from the runs' spilled buckets
     (``RunSummary.paired``), else from their per-query values."""
     m = len(family)
-    sources = [_source(summary, family) for summary in (base, run)]
+    read = read_members((base, run), family)
+    both = [
+        (s, _family_columns(s, family) + (reading_columns(s, family, read) if any(read) else [])) for s in (base, run)
+    ]
+    sources = [_source(summary, columns) for summary, columns in both]
+    rates = [run_rates(summary) for summary in (base, run)] if any(read) else []
+    cutoffs = [0 if f.cutoff is None else int(f.cutoff) for f in family]
     # Added as the buckets come (exact sums: any order gives the same bits), so memory holds one
     # bucket's sums and the running totals, never every bucket's.
     total: ResampledSums | None = None
     tested: ResampledSums | None = None
+    other: ResampledSums | None = None
     wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
     ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
     for bucket in range(BUCKETS):
@@ -209,10 +330,14 @@ def paired_figures(
         if not len(at_base):
             continue
         ids, keys = base_ids[at_base], base_keys[at_base]
-        b, r = base_values[at_base], run_values[at_run]
+        b, r = base_values[at_base, :m], run_values[at_run, :m]
         d = r - b
         total = _added(total, ResampledSums.of(keys, np.hstack([d, d * d]), conventions.resamples))
         tested = _added(tested, ResampledSums.of(keys, d, 0, permutations))
+        if rates:
+            under = reading_rows(run_values[at_run], read, cutoffs, rates[1])
+            under = under - reading_rows(base_values[at_base], read, cutoffs, rates[0])
+            other = _added(other, ResampledSums.of(keys, under, conventions.resamples, permutations))
         wins += (d > TIE).sum(axis=0)
         ties += (np.abs(d) <= TIE).sum(axis=0)
         losses += (d < -TIE).sum(axis=0)
@@ -235,6 +360,11 @@ def paired_figures(
     n = total.rows
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (total.totals[m:] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
+    readings = None
+    if other is not None:
+        readings = np.array(
+            [[*other.band(j, confidence=confidence), other.p_value(j)] for j in range(other.totals.shape[0])]
+        ).T
     return PairedFigures(
         n,
         delta,
@@ -248,7 +378,9 @@ def paired_figures(
         wins,
         ties,
         losses,
-        *movers,
+        movers[0],
+        movers[1],
+        readings,
     )
 
 
@@ -293,7 +425,7 @@ def sliced_sums(
 
     conventions = summaries[0].conventions
     m = len(measures)
-    sources = [_source(summary, [*measures, primary]) for summary in summaries]
+    sources = [_source(summary, _family_columns(summary, [*measures, primary])) for summary in summaries]
     runs: list[list[ResampledSums | None]] = [[None] * len(groups) for _ in summaries]
     others = [] if base is None else [r for r in range(len(summaries)) if r != base]
     compared: dict[int, list[ResampledSums | None]] = {r: [None] * len(groups) for r in others}

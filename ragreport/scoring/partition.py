@@ -39,7 +39,7 @@ from ..reading.trec import parse_run, read_run_bytes
 from .join import JudgedRun, join
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
-from .readings import condense
+from .readings import condense, own_readings, rank_counts
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20
@@ -64,6 +64,12 @@ class PartitionScores:
     condensed: JudgedRun | None = None  # the lists without their unjudged ids, cut to the same depth
     sums: Any = None  # what :data:`Summed` made of the partition's scores, when one was given
     buckets: Any = None  # what :data:`Bucketed` made of them, until the driver spills it
+    #: With :data:`Bucketed`: the readings a query's own list gives at the cutoffs given back
+    #: (:func:`~ragreport.scoring.readings.own_readings`), and the judged and relevant ids at each
+    #: rank to the deepest (:func:`~ragreport.scoring.readings.rank_counts`), which add up over
+    #: the partitions into the rates of the third reading; None without.
+    readings: dict[str, np.ndarray] | None = None
+    ranks: np.ndarray | None = None
 
 
 #: What each partition adds up for the partitioned bootstrap (issue 42): a picklable callable from
@@ -73,10 +79,10 @@ class PartitionScores:
 Summed = Callable[[JudgedRun, QueryScores], Any]
 
 #: What each partition writes for the comparison (issue 42): a picklable callable from the
-#: partition's joined run, its scores at the cutoffs given back and its measures' values to its
-#: scored queries' rows by bucket of the hashed query key
+#: partition's joined run, its scores at the cutoffs given back, its measures' values and its own
+#: readings (or None) to its scored queries' rows by bucket of the hashed query key
 #: (:func:`ragreport.analysis.paired.bucket_rows`), which the driver hands to ``spill``.
-Bucketed = Callable[[JudgedRun, QueryScores, np.ndarray], Any]
+Bucketed = Callable[[JudgedRun, QueryScores, np.ndarray, "dict[str, np.ndarray] | None"], Any]
 
 
 def depth_needed(cutoffs: Iterable[int], measures: Sequence[Measure] = ()) -> int | None:
@@ -109,17 +115,27 @@ def score_partition(
     and ``top_grade``, the highest grade of the whole judgments (ERR's g_max). ``summed`` adds the
     partition's sums (:data:`Summed`) to what it gives back; with ``returned``, the per-query
     scores given back are those at these cutoffs alone (the sums hold every cutoff's figures);
-    ``bucketed`` adds the partition's rows by bucket (:data:`Bucketed`) of the scores given back.
+    ``bucketed`` adds the partition's rows by bucket (:data:`Bucketed`) of the scores given back,
+    with the readings of unjudged ids a query's own list gives at those cutoffs and the counts
+    by rank the third reading's rates add up from.
     """
     judged = join(run, judgments, conventions.relevance_level)
     scores = score(judged, cutoffs, conventions)
     values = score_measures(judged, measures, conventions, top_grade=top_grade)
     depth = depth_needed(cutoffs, measures)
+    condensed = condense(judged, depth)
     sums = None if summed is None else summed(judged, scores)
     if returned:
         scores = scores.at_cutoffs(returned)
-    buckets = None if bucketed is None else bucketed(judged, scores, values)
-    return PartitionScores(judged.head(depth), scores, values, condense(judged, depth), sums, buckets)
+    own = ranks = buckets = None
+    if bucketed is not None:
+        # Scored even where this partition's labels are of relevant ids alone: the whole run's
+        # may not be (the driver drops them when they are, as one process never scores them).
+        at = scores.cutoffs.tolist()
+        own = own_readings(judged, at, conventions, condensed=condensed)
+        ranks = rank_counts(judged, max(at))
+        buckets = bucketed(judged, scores, values, own)
+    return PartitionScores(judged.head(depth), scores, values, condensed, sums, buckets, own, ranks)
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
@@ -477,12 +493,17 @@ def judged_by_partitions(
         return replace(JudgedRun.concat(runs), name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
 
     condensed = [r.condensed for r in results if r.condensed is not None]
+    read = [r.readings for r in results if r.readings is not None]
+    if read and len(read) != len(results):
+        raise RuntimeError("some partitions gave back readings and some did not")
     return PartitionScores(
         whole([r.judged for r in results]),
         QueryScores.concat([r.scores for r in results]),
         np.concatenate([r.measure_values for r in results], axis=1),
         whole(condensed) if len(condensed) == len(results) else None,
         None if summed is None else sum(r.sums for r in results),
+        readings={k: np.concatenate([r[k] for r in read], axis=1) for k in read[0]} if read else None,
+        ranks=np.sum([r.ranks for r in results if r.ranks is not None], axis=0) if read else None,
     )
 
 

@@ -40,7 +40,19 @@ if TYPE_CHECKING:
     from ..core.model import Conventions
     from .join import JudgedRun
 
-__all__ = ["READ", "READINGS", "at_rate", "condense", "rank_rates", "score_readings", "unjudged_as_relevant"]
+__all__ = [
+    "READ",
+    "READINGS",
+    "at_rate",
+    "condense",
+    "own_readings",
+    "rank_counts",
+    "rank_rates",
+    "rate_weights",
+    "score_readings",
+    "unjudged_as_relevant",
+    "unjudged_ranks",
+]
 
 
 def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
@@ -85,6 +97,23 @@ def unjudged_as_relevant(judged: JudgedRun, k: int) -> JudgedRun:
     )
 
 
+def rank_counts(judged: JudgedRun, depth: int) -> np.ndarray:
+    """The run's judged ids and its relevant ones at each rank 1 to ``depth`` (2 x ``depth``: row 0
+    judged, row 1 relevant; first occurrences only, over every query): whole numbers that add over
+    disjoint sets of queries, so that partitions sum them (docs/conventions.md section 29)."""
+    head = judged.head(depth)
+    seen = head.judged & ~head.repeat
+    rank = head.slot_rank.astype(np.int64) - 1
+    judged_at = np.bincount(rank[seen], minlength=depth)[:depth]
+    relevant_at = np.bincount(rank[seen & (head.grades >= head.level)], minlength=depth)[:depth]
+    return np.stack([judged_at, relevant_at]).astype(np.int64)
+
+
+def rates_of(counts: np.ndarray) -> np.ndarray:
+    """:func:`rank_rates` from :func:`rank_counts`: relevant over judged at each rank, 0 where none is judged."""
+    return np.divide(counts[1], counts[0], out=np.zeros(counts.shape[1]), where=counts[0] > 0)
+
+
 def rank_rates(judged: JudgedRun, depth: int) -> np.ndarray:
     """The share of the run's judged ids at each rank 1 to ``depth`` that are relevant (index 0 is
     rank 1): first occurrences only, over every query of the run. A rank where no query's id is
@@ -99,12 +128,7 @@ def rank_rates(judged: JudgedRun, depth: int) -> np.ndarray:
     >>> rank_rates(judged, 2).tolist()  # rank 1: d1 relevant, n2 not; rank 2: nothing judged
     [0.5, 0.0]
     """
-    head = judged.head(depth)
-    seen = head.judged & ~head.repeat
-    rank = head.slot_rank.astype(np.int64) - 1
-    judged_at = np.bincount(rank[seen], minlength=depth)[:depth]
-    relevant_at = np.bincount(rank[seen & (head.grades >= head.level)], minlength=depth)[:depth]
-    return np.divide(relevant_at, judged_at, out=np.zeros(depth), where=judged_at > 0)
+    return rates_of(rank_counts(judged, depth))
 
 
 def at_rate(judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, bound: np.ndarray) -> np.ndarray:
@@ -136,6 +160,42 @@ def at_rate(judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, boun
         many = np.bincount(query[within], minlength=head.n_queries)
         weights[:, c] = np.divide(total, many, out=np.zeros(head.n_queries), where=many > 0)
     return default + weights[None] * (bound - default)
+
+
+#: Ranks packed per float64 word by :func:`unjudged_ranks`: whole numbers below 2^52, exact.
+RANK_BITS = 52
+
+
+def unjudged_ranks(judged: JudgedRun, depth: int) -> np.ndarray:
+    """Where each query's top ``depth`` holds an unjudged id (first occurrences), packed: bit
+    ``r % 52`` of word ``r // 52`` set for rank ``r + 1`` (queries x ceil(depth / 52), float64
+    whole numbers, exact). What a partition keeps of a query for :func:`at_rate`, whose rates only
+    the whole run gives (:func:`rate_weights`)."""
+    head = judged.head(depth)
+    fresh = ~head.judged & ~head.repeat
+    rank = head.slot_rank[fresh].astype(np.int64) - 1
+    query = head.slot_query[fresh].astype(np.int64)
+    words = -(-depth // RANK_BITS)
+    out = np.zeros(head.n_queries * words)
+    # distinct powers of two summed: exact in float64
+    np.add.at(out, query * words + rank // RANK_BITS, np.ldexp(1.0, rank % RANK_BITS))
+    return out.reshape(head.n_queries, words)
+
+
+def rate_weights(packed: np.ndarray, rates: np.ndarray, cutoffs: Sequence[int]) -> np.ndarray:
+    """:func:`at_rate`'s weights (queries x ``cutoffs``) from :func:`unjudged_ranks`' words and the
+    whole run's :func:`rank_rates`: per cutoff K the mean rate over the query's unjudged top-K
+    ranks, 0 with none."""
+    depth = len(rates)
+    bits = np.arange(packed.shape[1] * RANK_BITS)
+    words = packed.astype(np.int64)[:, bits // RANK_BITS]
+    marked = ((words >> (bits % RANK_BITS)) & 1)[:, :depth].astype(np.float64)
+    out = np.zeros((len(packed), len(cutoffs)))
+    for c, k in enumerate(cutoffs):  # the report's few cutoffs, never the queries
+        many = marked[:, : int(k)].sum(axis=1)
+        total = marked[:, : int(k)] @ rates[: int(k)]
+        out[:, c] = np.divide(total, many, out=np.zeros(len(packed)), where=many > 0)
+    return out
 
 
 def _with_level_grades(
@@ -170,6 +230,7 @@ def score_readings(
     *,
     condensed: JudgedRun | None = None,
     default: QueryScores | None = None,
+    own: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Every metric of ``metrics`` at every cutoff of ``cutoffs`` under each reading of :data:`READINGS`;
     none (``{}``) when the judgments list relevant ids alone (``judged.relevant_only``).
@@ -182,19 +243,14 @@ def score_readings(
     lists (a partition condenses its lists before it cuts them, :mod:`ragreport.scoring.partition`).
     ``default``: the run's scores as the report reads them, when the caller has them (holding every
     metric and cutoff asked for), so that they are not scored again for the rate reading.
+    ``own``: :func:`own_readings` at ``cutoffs`` of these metrics when the caller has them (the
+    partitions scored them), so that only the rate reading is made here.
     """
     if judged.relevant_only:
         return {}
     cutoffs = [int(c) for c in cutoffs]
     metrics = tuple(metrics)
-    n = judged.n_queries
-    optimistic = np.zeros((len(metrics), n, len(cutoffs)))
-    for c, k in enumerate(cutoffs):  # a loop over the report's few cutoffs, never over queries
-        optimistic[:, :, c] = score(unjudged_as_relevant(judged, k), [k], conventions, metrics).values[:, :, 0]
-    if condensed is None:
-        condensed = condense(judged, max(cutoffs))
-    scores = score(condensed, cutoffs, conventions, metrics)
-    columns = [scores.column(k) for k in cutoffs]
+    read = dict(own) if own is not None else own_readings(judged, cutoffs, conventions, metrics, condensed=condensed)
     if not (
         default is not None
         and all(m in default.metrics for m in metrics)
@@ -204,5 +260,26 @@ def score_readings(
     rows = np.array([default.metrics.index(m) for m in metrics], dtype=np.int64)
     at = np.array([default.column(k) for k in cutoffs], dtype=np.int64)
     # the cutoffs first: the rows of the whole sweep first would copy it (metrics x queries x its cutoffs)
-    rated = at_rate(judged, cutoffs, default.values[:, :, at][rows], optimistic)
-    return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, columns], "unjudged_at_rate": rated}
+    read["unjudged_at_rate"] = at_rate(judged, cutoffs, default.values[:, :, at][rows], read["unjudged_relevant"])
+    return read
+
+
+def own_readings(
+    judged: JudgedRun,
+    cutoffs: Sequence[int],
+    conventions: Conventions,
+    metrics: Sequence[Metric] = READ,
+    *,
+    condensed: JudgedRun | None = None,
+) -> dict[str, np.ndarray]:
+    """The readings a query's own list gives (``unjudged_relevant`` and ``condensed``, as
+    :func:`score_readings`): what a partition scores alone, where ``unjudged_at_rate`` needs the
+    whole run's rates (:func:`rank_counts`)."""
+    n = judged.n_queries
+    optimistic = np.zeros((len(metrics), n, len(cutoffs)))
+    for c, k in enumerate(cutoffs):  # a loop over the report's few cutoffs, never over queries
+        optimistic[:, :, c] = score(unjudged_as_relevant(judged, k), [k], conventions, metrics).values[:, :, 0]
+    if condensed is None:
+        condensed = condense(judged, max(cutoffs))
+    scores = score(condensed, cutoffs, conventions, metrics)
+    return {"unjudged_relevant": optimistic, "condensed": scores.values[:, :, [scores.column(k) for k in cutoffs]]}

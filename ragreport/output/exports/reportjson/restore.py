@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ....analysis.compare import Correction
+from ....analysis.paired import reading_means
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.poisson import scored_sums
 from ....analysis.power import MIN_EFFECT
@@ -163,21 +164,21 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             if bootstrap is None
             else scored_sums(judged, scores, seed=conventions.seed, resamples=conventions.resamples)
         )
-        summaries.append(
-            summarise(
-                judged,
-                scores,
-                cutoffs,
-                conventions,
-                measures,
-                values,
-                readings,
-                following=after,
-                sweep=sweep,
-                sums=sums,
-                sum_cutoffs=scores.cutoffs,  # the sums' columns: the scores' cutoffs, in ascending order
-            )
+        summary = summarise(
+            judged,
+            scores,
+            cutoffs,
+            conventions,
+            measures,
+            values,
+            readings,
+            following=after,
+            sweep=sweep,
+            sums=sums,
+            sum_cutoffs=scores.cutoffs,  # the sums' columns: the scores' cutoffs, in ascending order
         )
+        # and the other readings' means, as the partitions' buckets summed them
+        summaries.append(summary if sums is None else dataclasses.replace(summary, reading_at=reading_means(summary)))
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
