@@ -591,3 +591,30 @@ def test_with_three_runs_the_ranking_reads_each_pair_as_the_comparison_does(tmp_
     assert len(compared) == 2
     for pair, (p, delta) in compared.items():
         assert ranked[pair] == (p, abs(delta)), pair
+
+
+def test_the_measures_figures_come_from_the_sums_the_partitions_added(tmp_path):
+    """On a partitioned build the measures by name take their means and bands from the sums each
+    partition added (section 29): given other sums, other figures; the per-query values the driver
+    gathered for the pages are not read for them."""
+    from ragreport.analysis.poisson import ResampledSums, measure_rows, query_keys
+    from ragreport.analysis.summary import summarise
+
+    run, qrels = _files(tmp_path)
+    (summary,) = _summaries([run], qrels, named="P@5,gm_map", engine="stream", partition_bytes=_in_parts(run, 3))
+    rows = np.flatnonzero(summary.scores.scored)
+    keys = query_keys(summary.judged.query_ids[rows], summary.conventions.seed)
+    values = summary.measure_values[:, rows]
+    again = summarise(
+        summary.judged,
+        summary.scores,
+        summary.cutoffs,
+        summary.conventions,
+        summary.measures,
+        np.zeros_like(summary.measure_values),  # gathered values that say nothing
+        sums=summary.sums,
+        sum_cutoffs=summary.sweep.cutoffs,
+        measure_sums=ResampledSums.of(keys, measure_rows(values, summary.measures), summary.conventions.resamples),
+    )
+    assert again.measure_at == summary.measure_at
+    assert again.measure_at["P@5"].mean == pytest.approx(values[0].mean(), abs=1e-12) and values[0].mean() > 0

@@ -139,12 +139,13 @@ def banded(
     conventions: Conventions,
     measures: Sequence[Measure],
     progress: Callable[[str], None],
-    sums: Sequence[ResampledSums] = (),
+    sums: Sequence[tuple[ResampledSums, ResampledSums | None]] = (),
     sweep: np.ndarray | None = None,
 ) -> list[RunSummary]:
     """Every run scored (in memory or by partitions) banded and summarised, in order. Runs of one
     label set share its fingerprints: its label lines are made and hashed once. ``sums``: each
-    run's Poisson sums over the cutoffs ``sweep`` (the partitioned engines)."""
+    run's Poisson sums over the cutoffs ``sweep`` and of its measures by name (the partitioned
+    engines)."""
     prints: list[tuple[str, str]] = []
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
@@ -152,7 +153,8 @@ def banded(
         same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
         prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
         own = (judged, scores, asked, conventions, measures, values, readings, prints[i], after)
-        out.append(summarise(*own, sums=sums[i] if sums else None, sum_cutoffs=() if sweep is None else sweep))
+        swept, measured = sums[i] if sums else (None, None)
+        out.append(summarise(*own, sums=swept, sum_cutoffs=() if sweep is None else sweep, measure_sums=measured))
     return out
 
 
@@ -234,7 +236,7 @@ def evaluate_runs(
     asked, cutoffs = report_cutoffs(k, kmax)
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
     # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
-    summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples)
+    summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples, measures=measures)
     # Each partition also writes its queries' values at the cutoffs asked for by bucket of their key,
     # spilled here, for the comparison's sums (docs/conventions.md section 29).
     bucketed = functools.partial(bucket_rows, seed=conventions.seed)
@@ -277,7 +279,17 @@ def evaluate_runs(
     columns = [m * len(cutoffs) + at[int(c)] for m in range(len(scored[0][1].metrics)) for c in kept]
     depth = depth_needed(asked, measures)
     scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
-    summaries = banded(scored, asked, conventions, measures, progress, [one.columns(columns) for one in sums], kept)
+    # the measures' columns follow the sweep's (scored_sums)
+    measured = list(range(len(scored[0][1].metrics) * len(cutoffs), sums[0].weighted.shape[1]))
+    summaries = banded(
+        scored,
+        asked,
+        conventions,
+        measures,
+        progress,
+        [(one.columns(columns), one.columns(measured) if measures else None) for one in sums],
+        kept,
+    )
     paired = [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]
     # Each other reading's means from the sums of the run's buckets, as the comparison's figures
     # (docs/conventions.md section 29), not from the per-query values the pages read.

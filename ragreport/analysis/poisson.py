@@ -41,6 +41,7 @@ from .intervals import check_resamples, percentile_band, standardised_effect
 from .randomization import MAX_PERMUTATIONS, TIE
 
 if TYPE_CHECKING:  # annotations only
+    from ..scoring.catalogue import Measure
     from ..scoring.join import JudgedRun
     from ..scoring.metrics import QueryScores
 
@@ -406,11 +407,31 @@ def _defined(value) -> float:
     return float(value) if np.isfinite(value) else math.nan
 
 
-def scored_sums(judged: JudgedRun, scores: QueryScores, *, seed: int, resamples: int) -> ResampledSums:
+def measure_rows(values: np.ndarray, measures: Sequence[Measure]) -> np.ndarray:
+    """The columns the measures by name are banded from (queries x columns): each measure's values
+    (``values``: measures x queries), then each geometric mean's logs, floored at its epsilon (its
+    band is of the mean log, exponentiated)."""
+    logs = [np.log(np.maximum(values[i], m.metric.geometric)) for i, m in enumerate(measures) if m.metric.geometric]
+    return np.vstack([values, *logs]).T if logs else values.T
+
+
+def scored_sums(
+    judged: JudgedRun,
+    scores: QueryScores,
+    measure_values: np.ndarray | None = None,
+    *,
+    seed: int,
+    resamples: int,
+    measures: Sequence[Measure] = (),
+) -> ResampledSums:
     """The sums of a run's (or a partition's) scored queries, a column per metric per cutoff:
-    column ``m * len(scores.cutoffs) + c`` is ``scores.metrics[m]`` at ``scores.cutoffs[c]``, the
-    rows those of ``scores.scored``, keyed by query id with ``seed``. The partitioned engines'
-    :data:`~ragreport.scoring.partition.Summed`, with ``functools.partial`` giving seed and resamples."""
+    column ``m * len(scores.cutoffs) + c`` is ``scores.metrics[m]`` at ``scores.cutoffs[c]``, then,
+    with ``measures`` and their ``measure_values`` (measures x queries), :func:`measure_rows`'
+    columns; the rows those of ``scores.scored``, keyed by query id with ``seed``. The partitioned
+    engines' :data:`~ragreport.scoring.partition.Summed`, with ``functools.partial`` giving seed,
+    resamples and measures."""
     n_metrics, _, n_cut = scores.values.shape
     rows = scores.values[:, scores.scored, :].transpose(1, 0, 2).reshape(int(scores.scored.sum()), n_metrics * n_cut)
+    if measures and measure_values is not None:
+        rows = np.hstack([rows, measure_rows(measure_values[:, scores.scored], measures)])
     return ResampledSums.of(query_keys(judged.query_ids[scores.scored], seed), rows, resamples)

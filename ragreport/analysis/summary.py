@@ -22,7 +22,7 @@ from .intervals import (
     shared_bootstrap_means,
     wilson_interval,
 )
-from .poisson import ResampledSums, query_keys
+from .poisson import ResampledSums, measure_rows, query_keys
 
 if TYPE_CHECKING:
     from ..core.model import Conventions
@@ -334,6 +334,7 @@ def summarise(
     sweep: Sweep | None = None,
     sums: ResampledSums | None = None,
     sum_cutoffs: Sequence[int] | np.ndarray = (),
+    measure_sums: ResampledSums | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -357,7 +358,9 @@ def summarise(
     resampled means ``weighted[b] / weights[b]`` (resamples with ``weights[b] = 0`` left out),
     which ``resampled`` holds in the columns of ``scores``; Wilson's band takes the sum of a 0/1
     metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name get
-    the Poisson bootstrap of their per-query values, keyed by query id with the same seed.
+    their means and the Poisson bootstrap's bands from ``measure_sums`` (the columns of
+    :func:`~ragreport.analysis.poisson.measure_rows`, which the partitions add up), else from the
+    same sums of their per-query values, keyed by query id with the same seed.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
@@ -403,8 +406,10 @@ def summarise(
             at_k[m.label(cutoff)] = Interval(float(mean[i, c]), float(low[i, c]), float(high[i, c]), m.interval)
     if sums is not None and drawn is not None:  # in the columns of ``scores``, as in memory
         drawn = drawn[:, [m * n_cut + place[int(c)] for m in range(n_metrics) for c in scores.cutoffs]]
-    keys = None if sums is None else query_keys(judged.query_ids[by_id], conventions.seed)
-    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, keys)
+    if sums is not None and measures and measure_sums is None:
+        keys = query_keys(judged.query_ids[by_id], conventions.seed)
+        measure_sums = ResampledSums.of(keys, measure_rows(measured.T, measures), conventions.resamples)
+    measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, measure_sums)
 
     counts = Counts(
         queries=judged.n_queries,
@@ -453,42 +458,44 @@ def _measure_intervals(
     values: np.ndarray,
     conventions: Conventions,
     resampled: np.ndarray | None = None,
-    keys: np.ndarray | None = None,
+    sums: ResampledSums | None = None,
 ) -> dict[str, Interval]:
     """Bands on named measures (values: measures x scored queries in id order), as for the metrics
-    (``resampled``: their resampled means, when drawn with the metrics'; ``keys``: the queries'
-    keys of the Poisson bootstrap, whose bands they then get, as the partitioned engines' metrics)."""
+    (``resampled``: their resampled means, when drawn with the metrics'; ``sums``: the Poisson sums
+    of :func:`~ragreport.analysis.poisson.measure_rows`' columns, from which the partitioned
+    engines' means and bands come, as their metrics')."""
     if not measures:
         return {}
-    n = values.shape[1]
-
-    def banded(rows: np.ndarray) -> tuple[np.ndarray, ...]:  # queries x columns: mean, low, high
-        if keys is None or not n:
-            return bootstrap_interval(rows, conventions.resamples, conventions.seed, conventions.confidence)
-        drawn = ResampledSums.of(keys, rows, conventions.resamples).resampled_means()
-        return rows.mean(axis=0), *percentile_band(drawn, conventions.confidence)
-
-    if resampled is not None and n:
-        mean = values.mean(axis=1)
-        low, high = percentile_band(resampled, conventions.confidence)
+    n, m = values.shape[1], len(measures)
+    if sums is not None and n:
+        mean = sums.means()
+        low, high = percentile_band(sums.resampled_means(), conventions.confidence)
+        successes = np.rint(sums.totals[:m]).astype(np.int64)  # a 0/1 measure's sum (Wilson's band)
     else:
-        mean, low, high = banded(values.T)
-    # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
-    # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map). The
-    # resampled means above are of the values, not of their logs: the geometric members are
-    # resampled again, logged, with the same seed (the same counts, so the same resampled queries).
-    geometric = [(i, m.metric.geometric) for i, m in enumerate(measures) if m.metric.geometric is not None]
-    if geometric:
-        logged = np.stack([np.log(np.maximum(values[i], epsilon)) for i, epsilon in geometric])
-        g_mean, g_low, g_high = banded(logged.T)
-        mean, low, high = (np.array(a, dtype=np.float64) for a in (mean, low, high))
-        for j, (i, _) in enumerate(geometric):
-            mean[i], low[i], high[i] = np.exp(g_mean[j]), np.exp(g_low[j]), np.exp(g_high[j])
+        # A geometric mean (gm_map) is the exp of the mean log, floored at its epsilon: its band is the
+        # bootstrap of the mean log, exponentiated (the percentile band follows a monotone map). The
+        # resampled means are of the values, not of their logs: the geometric members are resampled
+        # again, logged, with the same seed (the same counts, so the same resampled queries).
+        def banded(rows: np.ndarray) -> tuple[np.ndarray, ...]:  # queries x columns: mean, low, high
+            return bootstrap_interval(rows, conventions.resamples, conventions.seed, conventions.confidence)
+
+        if resampled is not None and n:
+            mean, (low, high) = values.mean(axis=1), percentile_band(resampled, conventions.confidence)
+        else:
+            mean, low, high = banded(values.T)
+        logs = measure_rows(values, measures)[:, m:]
+        if logs.shape[1]:
+            mean, low, high = (np.concatenate([a, b]) for a, b in zip((mean, low, high), banded(logs)))
+        successes = (values > 0).sum(axis=1)
+    mean, low, high = (np.array(a, dtype=np.float64) for a in (mean, low, high))
+    geometric = [i for i, measure in enumerate(measures) if measure.metric.geometric is not None]
+    for j, i in enumerate(geometric):  # the mean log's figures, exponentiated
+        mean[i], low[i], high[i] = np.exp(mean[m + j]), np.exp(low[m + j]), np.exp(high[m + j])
     out = {}
     for i, measure in enumerate(measures):
         band = float(low[i]), float(high[i])
         if measure.interval is IntervalMethod.WILSON:
-            band = wilson_interval(int((values[i] > 0).sum()), n, conventions.confidence)
+            band = wilson_interval(int(successes[i]), n, conventions.confidence)
         elif measure.interval is IntervalMethod.NONE:
             band = float("nan"), float("nan")
         out[measure.label()] = Interval(float(mean[i]), *band, measure.interval)

@@ -73,10 +73,10 @@ class PartitionScores:
 
 
 #: What each partition adds up for the partitioned bootstrap (issue 42): a picklable callable from
-#: the partition's joined run and scores to sums that add with ``+`` over disjoint queries
+#: the partition's joined run, scores and measures' values to sums that add with ``+`` over disjoint queries
 #: (:func:`ragreport.analysis.poisson.scored_sums`, handed in as the qrels reader is: scoring
 #: does not import analysis).
-Summed = Callable[[JudgedRun, QueryScores], Any]
+Summed = Callable[[JudgedRun, QueryScores, np.ndarray], Any]
 
 #: What each partition writes for the comparison (issue 42): a picklable callable from the
 #: partition's joined run, its scores at the cutoffs given back, its measures' values and its own
@@ -124,7 +124,7 @@ def score_partition(
     values = score_measures(judged, measures, conventions, top_grade=top_grade)
     depth = depth_needed(cutoffs, measures)
     condensed = condense(judged, depth)
-    sums = None if summed is None else summed(judged, scores)
+    sums = None if summed is None else summed(judged, scores, values)
     if returned:
         scores = scores.at_cutoffs(returned)
     own = ranks = buckets = None
