@@ -7,7 +7,7 @@ import datetime as dt
 from helpers import judged_run
 
 from ragreport.analysis.caveats import unjudged_share
-from ragreport.analysis.limits import limits, top_k_slots
+from ragreport.analysis.limits import limits
 from ragreport.api import score_and_summarise
 from ragreport.core.model import Conventions, Denominator, LabelSource, Missing, NoRelevant, RetrieverKind, RunMeta
 
@@ -46,7 +46,7 @@ def test_unjudged_share_counts_top_k_slots_and_names_the_pool_depth():
     assert "is 0.750." in found["unjudged"].text
 
 
-def test_top_k_slots_are_the_scored_queries_first_k_slots_in_order():
+def test_the_top_k_slots_counted_are_the_scored_queries_first_k_slots():
     """The slots' flags by a plain loop over the scored queries and their first K ranks: a repeat,
     a list shorter than K, a query not scored (nothing relevant) left out."""
     queries = [
@@ -66,8 +66,8 @@ def test_top_k_slots_are_the_scored_queries_first_k_slots_in_order():
             repeats.append(bool(judged.repeat[slot]))
     assert flags == [True, False, True, True, True, False, True]
     assert repeats == [False, False, True, False, False, False, False]
-    got_flags, got_repeats = top_k_slots(summary)
-    assert got_flags.tolist() == flags and got_repeats.tolist() == repeats
+    filled = [f for f, r in zip(flags, repeats) if not r]
+    assert summary.facts.slots == (len(filled), filled.count(False), filled.count(True)) == (6, 2, 4)
     assert unjudged_share(summary) == (2, 6)
 
 

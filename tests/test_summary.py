@@ -170,3 +170,47 @@ def test_summarise_bands_the_scores_it_is_given_and_refuses_a_cutoff_they_lack()
         summarise(judged, scores, (5,), Conventions())
     with pytest.raises(ValueError, match="without their values"):
         summarise(judged, scores, (1,), Conventions(), measures=(object(),))  # type: ignore[arg-type]
+
+
+QUERY_FACTS = st.tuples(
+    st.lists(st.sampled_from("abcdexyz"), min_size=1, max_size=7),  # a list, repeats allowed
+    st.one_of(st.none(), st.dictionaries(st.sampled_from("abcdefg"), st.integers(0, 2), max_size=4)),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(queries=st.lists(QUERY_FACTS, min_size=1, max_size=16), cut=st.integers(0, 16), k=st.integers(1, 4))
+def test_facts_add_over_partitions_as_the_whole_runs(queries, cut, k):
+    """What the counts and the limits read (docs/conventions.md section 29): two partitions'
+    facts added are the whole run's, the first ids of each kind in query order; and they are the
+    counts of a plain loop over the queries."""
+    from ragreport.analysis.summary import EXAMPLE_IDS, query_facts, query_status
+
+    triples = [(f"q{i:02d}", ids, grades) for i, (ids, grades) in enumerate(queries)]
+    cut = min(cut, len(triples))
+
+    def facts(part):
+        judged = judged_run(part)
+        scores = score(judged, [k], Conventions())
+        return judged, query_facts(judged, scores, k, query_status(judged, scores, k))
+
+    judged, whole = facts(triples)
+    parts = [facts(p)[1] for p in (triples[:cut], triples[cut:]) if p]
+    assert sum(parts[1:], parts[0]) == whole
+    graded = [(q, ids, g or {}) for q, ids, g in triples]
+    relevant = {q: sum(v >= 1 for v in g.values()) for q, _, g in graded}
+    scored = [q for q, _, g in graded if relevant[q] > 0]
+    no_relevant = [q for q, _, g in triples if g is not None and relevant[q] == 0]
+    repeats = [q for q, ids, _ in triples if len(set(ids)) < len(ids)]
+    over = [q for q in scored if relevant[q] > k]
+    for kind, expected in (("no_relevant", no_relevant), ("repeats", repeats), ("over_k", over)):
+        assert whole.ids[kind] == (len(expected), tuple(expected[:EXAMPLE_IDS])), kind
+    filled = unjudged = 0
+    for q, ids, g in graded:
+        if relevant[q] > 0:
+            firsts = [d for i, d in enumerate(ids[:k]) if d not in ids[:i]]
+            filled += len(firsts)
+            unjudged += sum(d not in g for d in firsts)
+    assert whole.slots == (filled, unjudged, filled - unjudged)
+    assert whole.labels == sum(len(g) for _, _, g in graded)
+    assert sum(whole.statuses) == len(triples)

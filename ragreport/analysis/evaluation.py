@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,17 @@ from ..scoring.readings import score_readings
 from ..scoring.scorable import check_scorable
 from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
-from .summary import RunSummary, fingerprint, judged_query_ids, label_fingerprint, same_labels, summarise
+from .summary import (
+    Facts,
+    RunSummary,
+    fingerprint,
+    judged_query_ids,
+    label_fingerprint,
+    query_facts,
+    query_status,
+    same_labels,
+    summarise,
+)
 
 if TYPE_CHECKING:
     from ..reading.registry import LoadedRun
@@ -139,13 +149,13 @@ def banded(
     conventions: Conventions,
     measures: Sequence[Measure],
     progress: Callable[[str], None],
-    sums: Sequence[tuple[ResampledSums, ResampledSums | None]] = (),
+    sums: Sequence[tuple[ResampledSums, ResampledSums | None, Facts]] = (),
     sweep: np.ndarray | None = None,
 ) -> list[RunSummary]:
     """Every run scored (in memory or by partitions) banded and summarised, in order. Runs of one
     label set share its fingerprints: its label lines are made and hashed once. ``sums``: each
-    run's Poisson sums over the cutoffs ``sweep`` and of its measures by name (the partitioned
-    engines)."""
+    run's Poisson sums over the cutoffs ``sweep`` and of its measures by name, and its facts (the
+    partitioned engines)."""
     prints: list[tuple[str, str]] = []
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
@@ -153,9 +163,41 @@ def banded(
         same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
         prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
         own = (judged, scores, asked, conventions, measures, values, readings, prints[i], after)
-        swept, measured = sums[i] if sums else (None, None)
-        out.append(summarise(*own, sums=swept, sum_cutoffs=() if sweep is None else sweep, measure_sums=measured))
+        swept, measured, facts = sums[i] if sums else (None, None, None)
+        cut = () if sweep is None else sweep
+        out.append(summarise(*own, sums=swept, sum_cutoffs=cut, measure_sums=measured, facts=facts))
     return out
+
+
+@dataclass(frozen=True)
+class PartitionSums:
+    """What each partition adds up (:data:`~ragreport.scoring.partition.Summed`): the Poisson sums of
+    its scored queries (:func:`~ragreport.analysis.poisson.scored_sums`) and the facts the counts,
+    the limits and the status filter read (:func:`~ragreport.analysis.summary.query_facts`)."""
+
+    sums: ResampledSums
+    facts: Facts
+
+    def __add__(self, other: PartitionSums) -> PartitionSums:
+        return PartitionSums(self.sums + other.sums, self.facts + other.facts)
+
+    def __radd__(self, other):  # sum()'s start, 0
+        return self if other == 0 else NotImplemented
+
+
+def partition_sums(
+    judged: JudgedRun,
+    scores: QueryScores,
+    measure_values: np.ndarray,
+    *,
+    seed: int,
+    resamples: int,
+    measures: Sequence[Measure],
+    k: int,
+) -> PartitionSums:
+    """A partition's :class:`PartitionSums` at the report's ``k``, the sums keyed with ``seed``."""
+    sums = scored_sums(judged, scores, measure_values, seed=seed, resamples=resamples, measures=measures)
+    return PartitionSums(sums, query_facts(judged, scores, k, query_status(judged, scores, k)))
 
 
 def deepest(lengths: Iterable[np.ndarray]) -> int:
@@ -236,13 +278,15 @@ def evaluate_runs(
     asked, cutoffs = report_cutoffs(k, kmax)
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
     # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
-    summed = functools.partial(scored_sums, seed=conventions.seed, resamples=conventions.resamples, measures=measures)
+    summed = functools.partial(
+        partition_sums, seed=conventions.seed, resamples=conventions.resamples, measures=measures, k=asked[0]
+    )
     # Each partition also writes its queries' values at the cutoffs asked for by bucket of their key,
     # spilled here, for the comparison's sums (docs/conventions.md section 29).
     bucketed = functools.partial(bucket_rows, seed=conventions.seed)
     store = PairedRows()
     scored: list[Scored] = []
-    sums: list[ResampledSums] = []
+    sums: list[PartitionSums] = []
     for index, (path, meta) in enumerate(zip(paths, run_metas)):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
@@ -280,14 +324,14 @@ def evaluate_runs(
     depth = depth_needed(asked, measures)
     scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
     # the measures' columns follow the sweep's (scored_sums)
-    measured = list(range(len(scored[0][1].metrics) * len(cutoffs), sums[0].weighted.shape[1]))
+    measured = list(range(len(scored[0][1].metrics) * len(cutoffs), sums[0].sums.weighted.shape[1]))
     summaries = banded(
         scored,
         asked,
         conventions,
         measures,
         progress,
-        [(one.columns(columns), one.columns(measured) if measures else None) for one in sums],
+        [(one.sums.columns(columns), one.sums.columns(measured) if measures else None, one.facts) for one in sums],
         kept,
     )
     paired = [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]

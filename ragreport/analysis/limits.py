@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..core.errors import UsageError
 from ..core.model import Denominator, LabelSource, Missing, NoRelevant, RetrieverKind
 from ..scoring.catalogue import COMPARED, JUDGED, PRECISION, RECALL, SUITE, IntervalMethod
@@ -45,22 +43,16 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
-def _ids(ids: list[str], most: int = 5) -> str:
-    shown = ", ".join(ids[:most])
-    return shown + (f" and {len(ids) - most:,} more" if len(ids) > most else "")
-
-
-def top_k_slots(summary: RunSummary) -> tuple[np.ndarray, np.ndarray]:
-    """(judged, repeat) flags of every filled top-K slot of the scored queries, in slot order."""
-    judged = summary.judged
-    positions = judged.top_slots(summary.k, summary.scores.scored)
-    return judged.judged[positions], judged.repeat[positions]
+def _ids(found: tuple[int, tuple[str, ...]]) -> str:
+    """``q1, q2, q3, q4, q5 and 12 more`` of :attr:`Facts.ids`' (how many, the first ones)."""
+    many, first = found
+    return ", ".join(first) + (f" and {many - len(first):,} more" if many > len(first) else "")
 
 
 def unjudged_share(summary: RunSummary) -> tuple[int, int]:
     """(unjudged, filled) top-K slots of the scored queries, repeats aside."""
-    judged_flags, repeat = top_k_slots(summary)
-    return int((~judged_flags & ~repeat).sum()), int((~repeat).sum())
+    filled, unjudged, _ = summary.facts.slots
+    return unjudged, filled
 
 
 def unjudged_in_top_k(summary: RunSummary, today: _dt.date) -> Limit | None:
@@ -102,8 +94,7 @@ def judge_error(summary: RunSummary, today: _dt.date) -> Limit | None:
         source = "people" if meta.label_source is LabelSource.HUMAN else "the judges"
         text = f"The labels come from {source}{who}, and the metadata states that they err."
     if meta.judge_error_rate is not None:
-        judged_flags, repeat = top_k_slots(summary)
-        labelled = int((judged_flags & ~repeat).sum())
+        labelled = summary.facts.slots[2]
         expected = meta.judge_error_rate * labelled
         shown = f"{expected:,.0f}" if expected >= 10 else f"{expected:.1f}"
         text += (
@@ -117,7 +108,7 @@ def judge_error(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 def scope(summary: RunSummary, today: _dt.date) -> Limit:
     c = summary.counts
-    n_labels = len(summary.judged.judgment_grades)
+    n_labels = summary.facts.labels
     text = (
         f"Every figure holds for K = {summary.k}, for this query set ({_plural(c.queries, 'query', 'queries')}, "
         f"{summary.query_fingerprint[:19]}…), this label set ({_plural(n_labels, 'judgment')}, "
@@ -150,23 +141,21 @@ def k_dependence(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 
 def query_weights(summary: RunSummary, today: _dt.date) -> Limit | None:
-    scored = summary.scores.scored
-    if not scored.any():
+    scored = summary.counts.scored
+    if not scored:
         return None
-    relevant = summary.judged.relevant[scored]
+    single, several, most = summary.facts.relevant
     k = summary.k
-    single = int((relevant == 1).sum())
-    several = int((relevant > 1).sum())
     text = (
-        f"Averages weigh every query equally: of the {_plural(int(scored.sum()), 'scored query', 'scored queries')}, "
+        f"Averages weigh every query equally: of the {_plural(scored, 'scored query', 'scored queries')}, "
         f"{single:,} {'has' if single == 1 else 'have'} a single relevant id and {several:,} "
-        f"{'has' if several == 1 else 'have'} several (up to {int(relevant.max()):,})."
+        f"{'has' if several == 1 else 'have'} several (up to {most:,})."
     )
-    over = summary.judged.query_ids[scored & (summary.judged.relevant > k)].tolist()
-    if over:
-        one = len(over) == 1
+    over = summary.facts.ids["over_k"]
+    if over[0]:
+        one = over[0] == 1
         text += (
-            f" {_plural(len(over), 'query', 'queries')} ({_ids(over)}) {'has' if one else 'have'} more "
+            f" {_plural(over[0], 'query', 'queries')} ({_ids(over)}) {'has' if one else 'have'} more "
             f"relevant ids than K = {k}"
         )
         if summary.conventions.denominator is Denominator.RELEVANT:
@@ -224,40 +213,37 @@ def band_width(summary: RunSummary, today: _dt.date) -> Limit | None:
 
 
 def excluded(summary: RunSummary, today: _dt.date) -> Limit | None:
-    judged = summary.judged
-    none_relevant = judged.query_ids[(judged.relevant == 0) & judged.has_judgments].tolist()
-    unjudged = judged.query_ids[~judged.has_judgments].tolist()
-    if not none_relevant and not unjudged:
+    none_relevant, unjudged = summary.facts.ids["no_relevant"], summary.facts.ids["unjudged"]
+    if not none_relevant[0] and not unjudged[0]:
         return None
     parts = []
     averaged_in = summary.conventions.no_relevant is NoRelevant.ZERO
-    if none_relevant:
-        one = len(none_relevant) == 1
+    if none_relevant[0]:
+        one = none_relevant[0] == 1
         fate = (
             "averaged in as 0 on every retrieval metric (--no-relevant zero), which pulls every mean down"
             if averaged_in
             else "left out of every average"
         )
         parts.append(
-            f"{_plural(len(none_relevant), 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
+            f"{_plural(none_relevant[0], 'judged query', 'judged queries')} ({_ids(none_relevant)}) "
             f"{'has' if one else 'have'} no id judged relevant and {'is' if one else 'are'} {fate}: the "
             f"corpus may hold no answer, a finding of its own."
         )
-    if unjudged:
-        one = len(unjudged) == 1
+    if unjudged[0]:
+        one = unjudged[0] == 1
         parts.append(
-            f"{_plural(len(unjudged), 'query', 'queries')} of the run ({_ids(unjudged)}) "
+            f"{_plural(unjudged[0], 'query', 'queries')} of the run ({_ids(unjudged)}) "
             f"{'has' if one else 'have'} no judgments at all and {'is' if one else 'are'} left out of "
             f"every average: nobody judged {'it' if one else 'them'}."
         )
-    title = "Queries with no relevant id" if not unjudged else "Queries that cannot be scored"
+    title = "Queries with no relevant id" if not unjudged[0] else "Queries that cannot be scored"
     return Limit("excluded", title, " ".join(parts))
 
 
 def missing(summary: RunSummary, today: _dt.date) -> Limit | None:
-    judged = summary.judged
-    ids = judged.query_ids[~judged.in_run & (judged.relevant > 0)].tolist()
-    if not ids:
+    ids = summary.facts.ids["missing"]
+    if not ids[0]:
         return None
     if summary.conventions.missing is Missing.ZERO:
         how = "each is scored as an empty list, 0 on every metric (trec_eval -c)"
@@ -266,7 +252,7 @@ def missing(summary: RunSummary, today: _dt.date) -> Limit | None:
     return Limit(
         "missing",
         "Judged queries the run lacks",
-        f"The run has no entry for {_plural(len(ids), 'judged query', 'judged queries')} ({_ids(ids)}): {how}.",
+        f"The run has no entry for {_plural(ids[0], 'judged query', 'judged queries')} ({_ids(ids)}): {how}.",
     )
 
 
@@ -274,7 +260,7 @@ def repeats(summary: RunSummary, today: _dt.date) -> Limit | None:
     c = summary.counts
     if c.repeats == 0:
         return None
-    ids = summary.judged.query_ids[summary.judged.repeats > 0].tolist()
+    ids = summary.facts.ids["repeats"]
     return Limit(
         "repeats",
         "Repeated ids",

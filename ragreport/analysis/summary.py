@@ -51,6 +51,92 @@ class Counts:
         return dict(self.__dict__)
 
 
+#: How many ids of each kind :class:`Facts` keeps, the first in query order: the honest limits
+#: name the first five (``q1, q2, q3, q4, q5 and 12 more``).
+EXAMPLE_IDS = 5
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the counts, the honest limits and the status filter read of a run's queries, as sums
+    that add over disjoint sets of queries in query order (``a + b``, ``a``'s queries first), so
+    that partitions add them up (docs/conventions.md section 29): no per-query array is gathered
+    for them.
+
+    ``counts``: :class:`Counts`' fields in order; ``statuses``: the queries of each
+    :class:`Status`, in its order; ``slots``: the scored queries' filled top-K slots, repeats
+    aside, then the unjudged and the judged ones among them; ``relevant``: the scored queries with
+    one relevant id, with several, and the most any has; ``labels``: the judgments; ``ids``: per
+    kind (``over_k``: scored with more relevant ids than K; ``no_relevant``: judged, none relevant;
+    ``unjudged``: no judgment; ``missing``: judged, relevant, not in the run; ``repeats``: with a
+    repeated id) how many and the first :data:`EXAMPLE_IDS` in query order.
+    """
+
+    counts: tuple[int, ...]
+    statuses: tuple[int, ...]
+    slots: tuple[int, int, int]
+    relevant: tuple[int, int, int]
+    labels: int
+    ids: dict[str, tuple[int, tuple[str, ...]]]
+
+    def __add__(self, other: Facts) -> Facts:
+        def added(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(x + y for x, y in zip(a, b))
+
+        single, several, most = added(self.relevant[:2], other.relevant[:2]) + (
+            max(self.relevant[2], other.relevant[2]),
+        )
+        return Facts(
+            added(self.counts, other.counts),
+            added(self.statuses, other.statuses),
+            added(self.slots, other.slots),  # type: ignore[arg-type]
+            (single, several, most),
+            self.labels + other.labels,
+            {
+                kind: (n + other.ids[kind][0], (first + other.ids[kind][1])[:EXAMPLE_IDS])
+                for kind, (n, first) in self.ids.items()
+            },
+        )
+
+
+def query_facts(judged: JudgedRun, scores: QueryScores, k: int, status: Sequence[Status]) -> Facts:
+    """:class:`Facts` of ``judged``'s queries at the report's ``k`` (``status``: each query's,
+    :func:`query_status`), vectorised; ``judged`` may hold only the top of each list."""
+    scored = scores.scored
+    positions = judged.top_slots(k, scored)
+    judged_slot, repeat = judged.judged[positions], judged.repeat[positions]
+    relevant = judged.relevant[scored]
+    kinds = {
+        "over_k": scored & (judged.relevant > k),
+        "no_relevant": (judged.relevant == 0) & judged.has_judgments,
+        "unjudged": ~judged.has_judgments,
+        "missing": ~judged.in_run & (judged.relevant > 0),
+        "repeats": judged.repeats > 0,
+    }
+    codes = {s: i for i, s in enumerate(Status)}
+    counts = Counts(
+        queries=judged.n_queries,
+        scored=int(np.count_nonzero(scored)),
+        excluded_no_relevant=int(((judged.relevant == 0) & ~scored).sum()),
+        no_relevant_as_zero=int(((judged.relevant == 0) & scored).sum()),
+        missing_from_run=int(kinds["missing"].sum()),
+        unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
+        repeats=int(judged.repeats.sum()),
+        queries_with_repeats=int(kinds["repeats"].sum()),
+    )
+    return Facts(
+        tuple(counts.__dict__.values()),
+        tuple(np.bincount([codes[s] for s in status], minlength=len(codes)).tolist()),
+        (int((~repeat).sum()), int((~judged_slot & ~repeat).sum()), int((judged_slot & ~repeat).sum())),
+        (int((relevant == 1).sum()), int((relevant > 1).sum()), int(relevant.max(initial=0))),
+        len(judged.judgment_grades),
+        {
+            kind: (int(mask.sum()), tuple(judged.query_ids[np.flatnonzero(mask)[:EXAMPLE_IDS]].tolist()))
+            for kind, mask in kinds.items()
+        },
+    )
+
+
 @dataclass(frozen=True)
 class Sweep:
     """Every metric's mean and band at each cutoff of ``cutoffs`` (arrays indexed like it)."""
@@ -143,6 +229,7 @@ class RunSummary:
     at_k: dict[str, Interval]  # each suite metric at each cutoff asked for ("nDCG@10"): mean and band
     sweep: Sweep
     status: tuple[Status, ...]  # each query's
+    facts: Facts  # what the counts, the limits and the status filter read, summed (section 29)
     query_fingerprint: str  # sha256: of the query set, which drift compares
     label_fingerprint: str  # and of the judgments
     measures: tuple[Measure, ...] = ()  # asked for by name (--metrics, --format trec)
@@ -335,6 +422,7 @@ def summarise(
     sums: ResampledSums | None = None,
     sum_cutoffs: Sequence[int] | np.ndarray = (),
     measure_sums: ResampledSums | None = None,
+    facts: Facts | None = None,
 ) -> RunSummary:
     """Put a band on every mean of a scored run: at each cutoff ``asked`` (the first is the report's
     K) and over the sweep (every cutoff ``scores`` holds).
@@ -411,26 +499,20 @@ def summarise(
         measure_sums = ResampledSums.of(keys, measure_rows(measured.T, measures), conventions.resamples)
     measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, measure_sums)
 
-    counts = Counts(
-        queries=judged.n_queries,
-        scored=n,
-        excluded_no_relevant=int(((judged.relevant == 0) & ~scores.scored).sum()),
-        no_relevant_as_zero=int(((judged.relevant == 0) & scores.scored).sum()),
-        missing_from_run=int((~judged.in_run & (judged.relevant > 0)).sum()),
-        unjudged_in_run=int((judged.in_run & ~judged.has_judgments).sum()),
-        repeats=int(judged.repeats.sum()),
-        queries_with_repeats=int((judged.repeats > 0).sum()),
-    )
+    status = query_status(judged, scores, asked[0])
+    if facts is None:
+        facts = query_facts(judged, scores, asked[0], status)
     return RunSummary(
         judged=judged,
         scores=scores,
         k=asked[0],
         cutoffs=asked,
         conventions=conventions,
-        counts=counts,
+        counts=Counts(*facts.counts),
         at_k=at_k,
         sweep=sweep,
-        status=query_status(judged, scores, asked[0]),
+        status=status,
+        facts=facts,
         query_fingerprint=fingerprint(judged_query_ids(judged)) if fingerprints is None else fingerprints[0],
         label_fingerprint=label_fingerprint(judged) if fingerprints is None else fingerprints[1],
         measures=tuple(measures),

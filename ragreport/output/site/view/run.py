@@ -209,7 +209,7 @@ def query_table(
         data["text_note"] = say.text_not_shown(len(chosen))
         data["text_missing"] = say.TEXT_MISSING
         data["full_text"] = say.FULL_TEXT
-    tally = np.bincount(np.array(every_code, dtype=np.int64), minlength=len(statuses)).tolist()
+    tally = summary.facts.statuses  # every query's, summed (section 29)
     # A sampled table's filter counts the rows it can show, out of every query's (section 29.1).
     shown = np.bincount(np.array(status_codes, dtype=np.int64), minlength=len(statuses)).tolist()
 
