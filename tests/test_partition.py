@@ -435,10 +435,16 @@ def test_the_partitioned_comparison_gives_the_memory_engines_figures_but_for_the
     assert_paired_agrees(
         memory, analyse(_summaries([run, other], qrels, engine="stream", partition_bytes=900)).comparison
     )
-    named = "nDCG@10,P@5,map"  # a family of a measure by name and of another cutoff than K
+    # A family of a measure by name, of another cutoff than K, and of a parameter: P(rel=2)@5 has
+    # no readings of its own (they are scored at the run's level), so it repeats its figure under
+    # each, on both engines.
+    named = "nDCG@10,P@5,map,P(rel=2)@5"
     memory = analyse(_summaries([run, other], qrels, named=named), family=[named]).comparison
     parted = _summaries([run, other], qrels, named=named, engine="stream", partition_bytes=900)
     assert_paired_agrees(memory, analyse(parted, family=[named]).comparison)
+    for found in (memory, analyse(parted, family=[named]).comparison):
+        by_label = {c.metric: c for c in found.comparisons}
+        assert by_label["P(rel=2)@5"].readings is None and by_label["P@5"].readings is not None
 
 
 def _figures(comparison) -> list[tuple]:

@@ -28,10 +28,10 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError
 from ..core.model import Choice, Conventions
-from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READ, READINGS, SUITE, Measure, Metric
+from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .intervals import percentile_band, resample_rows, shared_bootstrap_means, standardised_effect
-from .paired import PairedFigures, paired_figures
+from .paired import PairedFigures, paired_figures, read_members
 from .poisson import ResampledSums, query_keys
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
@@ -677,13 +677,7 @@ def reading_differences(
     """Per family member, whether both runs hold its readings; and per reading (in
     :data:`~ragreport.scoring.readings.READINGS` order) the paired differences, a member without
     readings repeating its default column."""
-    read = [
-        m.gain is None
-        and m.metric in READ
-        and m.cutoff is not None
-        and all(s.reading_of(name, m.metric, int(m.cutoff)) is not None for s in (base, run) for name in READINGS)
-        for m in measures
-    ]
+    read = read_members((base, run), measures)
     columns = [
         [
             run.reading_of(name, m.metric, int(m.cutoff))[pairing.run_rows]  # type: ignore[arg-type,index]

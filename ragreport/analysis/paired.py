@@ -115,10 +115,11 @@ def value_columns(summary: RunSummary, family: Sequence[Measure]) -> list[int] |
 
 
 def read_members(summaries: Sequence[RunSummary], family: Sequence[Measure]) -> list[bool]:
-    """Per family member, whether every run of ``summaries`` holds its readings of unjudged ids (as
-    :func:`~ragreport.analysis.compare.reading_differences` asks)."""
+    """Per family member, whether every run of ``summaries`` holds its readings of unjudged ids: a
+    plain measure (no gain, no parameter: the readings are scored with the run's) of a
+    :data:`~ragreport.scoring.catalogue.READ` metric at a cutoff asked for."""
     return [
-        m.gain is None
+        m.plain
         and m.metric in READ
         and m.cutoff is not None
         and all(s.reading_of(name, m.metric, int(m.cutoff)) is not None for s in summaries for name in READINGS)
@@ -299,15 +300,21 @@ def _added(total: ResampledSums | None, more: ResampledSums) -> ResampledSums:
 
 
 def paired_figures(
-    base: RunSummary, run: RunSummary, family: Sequence[Measure], conventions: Conventions, permutations: int
+    base: RunSummary,
+    run: RunSummary,
+    family: Sequence[Measure],
+    conventions: Conventions,
+    permutations: int,
+    readings: bool = True,
 ) -> PairedFigures:
     """The comparison of ``run`` with ``base`` on ``family``, bucket by bucket: the queries both
     scored joined by id, their differences' sums (:class:`ResampledSums` of ``d`` and ``d^2`` with
     the resamples, of ``d`` with the signs) added over the buckets, and the figures read off them
-    (docs/conventions.md section 29). The rows come from the runs' spilled buckets
+    (docs/conventions.md section 29); with ``readings``, the same under each other reading of
+    unjudged ids (the ranking's pairs read none). The rows come from the runs' spilled buckets
     (``RunSummary.paired``), else from their per-query values."""
     m = len(family)
-    read = read_members((base, run), family)
+    read = read_members((base, run), family) if readings else [False] * len(family)
     both = [
         (s, _family_columns(s, family) + (reading_columns(s, family, read) if any(read) else [])) for s in (base, run)
     ]
@@ -360,9 +367,9 @@ def paired_figures(
     n = total.rows
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (total.totals[m:] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
-    readings = None
+    under = None
     if other is not None:
-        readings = np.array(
+        under = np.array(
             [[*other.band(j, confidence=confidence), other.p_value(j)] for j in range(other.totals.shape[0])]
         ).T
     return PairedFigures(
@@ -380,7 +387,7 @@ def paired_figures(
         losses,
         movers[0],
         movers[1],
-        readings,
+        under,
     )
 
 

@@ -411,7 +411,11 @@ def measure_rows(values: np.ndarray, measures: Sequence[Measure]) -> np.ndarray:
     """The columns the measures by name are banded from (queries x columns): each measure's values
     (``values``: measures x queries), then each geometric mean's logs, floored at its epsilon (its
     band is of the mean log, exponentiated)."""
-    logs = [np.log(np.maximum(values[i], m.metric.geometric)) for i, m in enumerate(measures) if m.metric.geometric]
+    logs = [
+        np.log(np.maximum(values[i], m.metric.geometric))
+        for i, m in enumerate(measures)
+        if m.metric.geometric is not None
+    ]
     return np.vstack([values, *logs]).T if logs else values.T
 
 

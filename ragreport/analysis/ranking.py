@@ -245,7 +245,7 @@ def rank_runs(
         # The partitioned engines: each pair's figures from the sums of the runs' buckets, as the
         # comparison's (docs/conventions.md section 29), so that a pair reads alike in both.
         for i, j in index:
-            summed = paired_figures(runs[j], runs[i], [measure], conventions, permutations)
+            summed = paired_figures(runs[j], runs[i], [measure], conventions, permutations, readings=False)
             bands[i, j], tests[i, j] = (summed.delta, summed.low, summed.high), summed.p
     else:
         for j in range(1, len(runs)):
