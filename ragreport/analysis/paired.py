@@ -367,9 +367,9 @@ def paired_figures(
     n = total.rows
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = (total.totals[m:] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
-    under = None
+    under_readings = None
     if other is not None:
-        under = np.array(
+        under_readings = np.array(
             [[*other.band(j, confidence=confidence), other.p_value(j)] for j in range(other.totals.shape[0])]
         ).T
     return PairedFigures(
@@ -387,7 +387,7 @@ def paired_figures(
         losses,
         movers[0],
         movers[1],
-        under,
+        under_readings,
     )
 
 
