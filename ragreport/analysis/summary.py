@@ -453,6 +453,10 @@ def summarise(
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
         raise ValueError(f"the scores hold no column for every cutoff asked for ({asked})")
+    # before the bootstrap: its passes over the slots are let go before the resamples are drawn
+    status = query_status(judged, scores, asked[0])
+    if facts is None:
+        facts = query_facts(judged, scores, asked[0], status)
     if measure_values is None:
         if measures:
             raise ValueError("measures were asked for without their values")
@@ -499,9 +503,6 @@ def summarise(
         measure_sums = ResampledSums.of(keys, measure_rows(measured.T, measures), conventions.resamples)
     measure_at = _measure_intervals(measures, measured.T, conventions, measure_drawn, measure_sums)
 
-    status = query_status(judged, scores, asked[0])
-    if facts is None:
-        facts = query_facts(judged, scores, asked[0], status)
     return RunSummary(
         judged=judged,
         scores=scores,
