@@ -308,8 +308,8 @@ def paired_figures(
     readings: bool = True,
 ) -> PairedFigures:
     """The comparison of ``run`` with ``base`` on ``family``, bucket by bucket: the queries both
-    scored joined by id, their differences' sums (:class:`ResampledSums` of ``d`` and ``d^2`` with
-    the resamples, of ``d`` with the signs) added over the buckets, and the figures read off them
+    scored joined by id, their differences' sums (:class:`ResampledSums` of ``d``, ``d^2`` and ``d``
+    under each other reading, with the resamples and the signs) added over the buckets, and the figures read off them
     (docs/conventions.md section 29); with ``readings``, the same under each other reading of
     unjudged ids (the ranking's pairs read none). The rows come from the runs' spilled buckets
     (``RunSummary.paired``), else from their per-query values."""
@@ -324,8 +324,6 @@ def paired_figures(
     # Added as the buckets come (exact sums: any order gives the same bits), so memory holds one
     # bucket's sums and the running totals, never every bucket's.
     total: ResampledSums | None = None
-    tested: ResampledSums | None = None
-    other: ResampledSums | None = None
     wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
     ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
     for bucket in range(BUCKETS):
@@ -339,12 +337,13 @@ def paired_figures(
         ids, keys = base_ids[at_base], base_keys[at_base]
         b, r = base_values[at_base, :m], run_values[at_run, :m]
         d = r - b
-        total = _added(total, ResampledSums.of(keys, np.hstack([d, d * d]), conventions.resamples))
-        tested = _added(tested, ResampledSums.of(keys, d, 0, permutations))
+        # d, d^2 and d under each other reading side by side: each query's weights and signs
+        # hashed once for all of them
+        columns = [d, d * d]
         if rates:
             under = reading_rows(run_values[at_run], read, cutoffs, rates[1])
-            under = under - reading_rows(base_values[at_base], read, cutoffs, rates[0])
-            other = _added(other, ResampledSums.of(keys, under, conventions.resamples, permutations))
+            columns.append(under - reading_rows(base_values[at_base], read, cutoffs, rates[0]))
+        total = _added(total, ResampledSums.of(keys, np.hstack(columns), conventions.resamples, permutations))
         wins += (d > TIE).sum(axis=0)
         ties += (np.abs(d) <= TIE).sum(axis=0)
         losses += (d < -TIE).sum(axis=0)
@@ -359,25 +358,25 @@ def paired_figures(
         for side, sign in enumerate((1, -1))
     ]
     empty = np.zeros(0)
-    if total is None or tested is None:
+    if total is None:
         return PairedFigures(0, *(empty,) * 11, (), ())
     confidence = conventions.confidence
     delta, low, high = np.array([total.band(j, confidence=confidence) for j in range(m)]).T
     effect, effect_low, effect_high = np.array([total.effect(j, m + j, confidence) for j in range(m)]).T
     n = total.rows
     with np.errstate(invalid="ignore", divide="ignore"):
-        variance = (total.totals[m:] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
+        variance = (total.totals[m : 2 * m] / n - delta * delta) * n / (n - 1) if n > 1 else np.full(m, np.nan)
     under_readings = None
-    if other is not None:
+    if any(read):
         under_readings = np.array(
-            [[*other.band(j, confidence=confidence), other.p_value(j)] for j in range(other.totals.shape[0])]
+            [[*total.band(j, confidence=confidence), total.p_value(j)] for j in range(2 * m, 5 * m)]
         ).T
     return PairedFigures(
         n,
         delta,
         low,
         high,
-        np.array([tested.p_value(j) for j in range(m)]),
+        np.array([total.p_value(j) for j in range(m)]),
         effect,
         effect_low,
         effect_high,

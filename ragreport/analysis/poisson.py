@@ -215,10 +215,12 @@ DIGIT_BITS = 26
 FLOOR = -52
 
 
-def digits(values: np.ndarray) -> np.ndarray:
+def digits(values: np.ndarray, count: int | None = None) -> np.ndarray:
     """``values`` (finite) as exact base-2^26 digits on the grid 2^-52 (digits x values' shape):
     ``N = rint(x 2^52)``, split ``N = sum_i d_i 2^(26 i)`` by truncation toward zero, every
-    ``|d_i| < 2^26`` but the last, ``|d_last| <= 2^26``; values in [-1, 1] take two digits."""
+    ``|d_i| < 2^26`` but the last, ``|d_last| <= 2^26``; values in [-1, 1] take two digits.
+    ``count``: at least that many digits (the higher ones zero), as a block of a larger whole
+    needs to add up with the rest."""
     if np.isinf(values).any():  # would never shrink to one digit
         raise ValueError("an infinite value cannot be summed exactly")
     n = np.rint(np.ldexp(values, -FLOOR))
@@ -226,7 +228,8 @@ def digits(values: np.ndarray) -> np.ndarray:
     while True:
         high = np.trunc(np.ldexp(n, -DIGIT_BITS))
         if not np.any(np.abs(n) > 2.0**DIGIT_BITS):
-            return np.stack([*out, n]) if out else n[None]
+            out.append(n)
+            return np.stack(out + [np.zeros_like(n)] * ((count or 0) - len(out)))
         out.append(n - np.ldexp(high, DIGIT_BITS))
         n = high
 
@@ -287,16 +290,21 @@ class ResampledSums:
         if len(keys) != n:
             raise ValueError("one key per row")
         check_resamples(resamples, m)
-        parts = digits(values)
-        count = len(parts)
-        weighted, weights = np.zeros((count, resamples, m)), np.zeros(resamples)
+        # The largest value needs the most digits (a digit a factor 2^26 of the size); every block
+        # is cut into as many, so that the blocks' sums add digit by digit.
+        largest = np.maximum(values.max(axis=0, initial=0.0), -values.min(axis=0, initial=0.0))  # no |values| copy
+        count = len(digits(largest))
+        totals, weighted, weights = np.zeros((count, m)), np.zeros((count, resamples, m)), np.zeros(resamples)
         words = -(-permutations // 64)
         check_fits(8.0 * 64 * words * m * count, (Argument("permutations"), f" {permutations:,} over {m:,} columns"))
         flipped = np.zeros((count, 64 * words, m))
         for q, size in _blocks(n, _QUERY_ROWS):
             # Every digit of every column side by side: one product a block reads its weights or
-            # signs once (the sums stay whole numbers below 2^53: exact in any order).
-            rows, x = keys[q : q + size], parts[:, q : q + size].transpose(1, 0, 2).reshape(size, count * m)
+            # signs once (the sums stay whole numbers below 2^53: exact in any order). The digits
+            # are cut a block at a time: of every query at once they took five copies of the values.
+            parts = digits(values[q : q + size], count)
+            totals += parts.sum(axis=1)
+            rows, x = keys[q : q + size], parts.transpose(1, 0, 2).reshape(size, count * m)
             for b, many in _blocks(resamples, _BLOCK_CELLS // size):
                 w = poisson_weights(rows, b, many)
                 weighted[:, b : b + many] += (w @ x).reshape(many, count, m).transpose(1, 0, 2)
@@ -305,7 +313,7 @@ class ResampledSums:
                 # permutations x (digits, columns): BLAS threads this shape well, not its transpose
                 flips = _query_signs(rows, j, words).T @ x
                 flipped[:, 64 * j : 64 * (j + words)] += flips.reshape(64 * words, count, m).transpose(1, 0, 2)
-        return cls(n, parts.sum(axis=1), weighted, weights, flipped[:, :permutations])
+        return cls(n, totals, weighted, weights, flipped[:, :permutations])
 
     def __add__(self, other: ResampledSums) -> ResampledSums:
         if not isinstance(other, ResampledSums):
@@ -435,7 +443,21 @@ def scored_sums(
     engines' :data:`~ragreport.scoring.partition.Summed`, with ``functools.partial`` giving seed,
     resamples and measures."""
     n_metrics, _, n_cut = scores.values.shape
-    rows = scores.values[:, scores.scored, :].transpose(1, 0, 2).reshape(int(scores.scored.sum()), n_metrics * n_cut)
-    if measures and measure_values is not None:
-        rows = np.hstack([rows, measure_rows(measure_values[:, scores.scored], measures)])
-    return ResampledSums.of(query_keys(judged.query_ids[scores.scored], seed), rows, resamples)
+    scored = np.flatnonzero(scores.scored)
+    keys = query_keys(judged.query_ids[scored], seed)
+    total: ResampledSums | None = None
+    # A block of queries at a time (exact sums: the blocks add to the same bits): the rows of every
+    # scored query at once copied the whole matrix of scores (450 MB for 240,000 queries swept).
+    for start in range(0, max(len(scored), 1), _SUMMED_ROWS):
+        at = scored[start : start + _SUMMED_ROWS]
+        rows = scores.values[:, at, :].transpose(1, 0, 2).reshape(len(at), n_metrics * n_cut)
+        if measures and measure_values is not None:
+            rows = np.hstack([rows, measure_rows(measure_values[:, at], measures)])
+        part = ResampledSums.of(keys[start : start + _SUMMED_ROWS], rows, resamples)
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+#: Scored queries summed at a time by :func:`scored_sums`.
+_SUMMED_ROWS = 1 << 16
