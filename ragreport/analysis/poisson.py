@@ -199,7 +199,9 @@ def _query_signs(keys: np.ndarray, first_word: int, words: int) -> np.ndarray:
     word, byte, bit) is permutation 64 j + 8 byte + bit, with no transposed copy."""
     z = np.bitwise_xor(keys[:, None], stream(SIGNS_STREAM, first_word, words)[None, :])
     packed = mix64(z).astype("<u8").view(np.uint8).reshape(len(keys), 8 * words)
-    return _BYTE_SIGNS[packed].reshape(len(keys), 64 * words)
+    out = np.empty((len(keys), 8 * words, 8))
+    np.take(_BYTE_SIGNS, packed, axis=0, out=out, mode="clip")  # a quarter of a fancy index's time
+    return out.reshape(len(keys), 64 * words)
 
 
 def _blocks(total: int, per: int) -> Iterator[tuple[int, int]]:
