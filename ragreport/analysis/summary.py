@@ -448,7 +448,8 @@ def summarise(
     metric as its successes. ``scores`` need hold only the cutoffs asked; the measures by name get
     their means and the Poisson bootstrap's bands from ``measure_sums`` (the columns of
     :func:`~ragreport.analysis.poisson.measure_rows`, which the partitions add up), else from the
-    same sums of their per-query values, keyed by query id with the same seed.
+    same sums of their per-query values, keyed by query id with the same seed. ``facts``: the
+    run's :class:`Facts` as its partitions added them up; else made here from ``judged``.
     """
     asked = tuple(int(c) for c in asked)
     if not asked or any(c not in scores.cutoffs for c in asked):
