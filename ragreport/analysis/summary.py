@@ -80,17 +80,14 @@ class Facts:
     ids: dict[str, tuple[int, tuple[str, ...]]]
 
     def __add__(self, other: Facts) -> Facts:
-        def added(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        def added(a: tuple[int, ...], b: tuple[int, ...]) -> tuple:
             return tuple(x + y for x, y in zip(a, b))
 
-        single, several, most = added(self.relevant[:2], other.relevant[:2]) + (
-            max(self.relevant[2], other.relevant[2]),
-        )
         return Facts(
             added(self.counts, other.counts),
             added(self.statuses, other.statuses),
-            added(self.slots, other.slots),  # type: ignore[arg-type]
-            (single, several, most),
+            added(self.slots, other.slots),
+            (*added(self.relevant[:2], other.relevant[:2]), max(self.relevant[2], other.relevant[2])),
             self.labels + other.labels,
             {
                 kind: (n + other.ids[kind][0], (first + other.ids[kind][1])[:EXAMPLE_IDS])
