@@ -265,6 +265,10 @@ class ReadingDelta:
         return {**{key: v if np.isfinite(v) else None for key, v in figures.items()}, "verdict": self.verdict}
 
 
+#: The scatter's grid of counts is GRID_BINS x GRID_BINS.
+GRID_BINS = 20
+
+
 @dataclass(frozen=True)
 class RunComparison:
     """A run against the baseline: the pairing, per-query scores at K of both, every metric's comparison."""
@@ -280,6 +284,26 @@ class RunComparison:
     #: The figures summed from the runs' buckets (the partitioned engines, docs/conventions.md
     #: section 29), movers included; None when they came from the score matrices.
     summed: PairedFigures | None = None
+    #: The scatter's counts of paired queries (family x bins x bins) as a sampled report.json
+    #: stored them (section 29.2); None: counted from the score matrices (:meth:`grids`).
+    stored_grids: np.ndarray | None = None
+
+    @property
+    def queries(self) -> int:
+        """How many queries the two runs both scored: the summed figures' count, else the pairing's."""
+        return self.summed.queries if self.summed is not None else len(self.pairing.query_ids)
+
+    def grids(self) -> np.ndarray:
+        """Per family member, the paired queries counted on a :data:`GRID_BINS` x GRID_BINS grid of
+        [0, 1]^2, the run's value by row and the baseline's by column (the last bin closed)."""
+        if self.stored_grids is not None:
+            return self.stored_grids
+        edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
+        counts = [
+            np.histogram2d(self.run_scores[:, m], self.baseline_scores[:, m], bins=[edges, edges])[0]
+            for m in range(len(self.family))
+        ]
+        return np.array(counts, dtype=np.int64).reshape(len(self.family), GRID_BINS, GRID_BINS)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -586,8 +610,19 @@ def compare(
     if base.sums is not None and summable:
         paired = [paired_figures(base, s, measures, conventions, permutations) for s in others]
         joined = [(f.queries, len(p.query_ids)) for f, p in zip(paired, pairings) if f is not None]
-        if any(a != b for a, b in joined):  # every paired query met in its bucket
+        # every paired query met in its bucket (a sampled report's rows are its sample alone)
+        if any(a != b for a, b in joined) and not (base.paired is not None and base.paired[0].stored):
             raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
+        # which reading's column equals its default one, as the buckets found over every query
+        tested_as = [
+            list(range(width))
+            + [
+                j % width if f is not None and f.same is not None and f.same[j - width] else j
+                for j in range(width, c.shape[1])
+            ]
+            for f, c in zip(paired, columns)
+        ]
+        kept = [sorted(set(t)) for t in tested_as]
         bands, tests = _summed_figures(paired, kept, width)  # type: ignore[arg-type]
     else:
         # A reading's own columns are banded with the same resamples as the default ones (the same
@@ -601,8 +636,10 @@ def compare(
         )
         tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
     figures = []  # per run: delta, low, high and p of every column
-    for c, band, t, k, p in zip(columns, bands, tested_as, kept, tests):
-        if not len(c):  # nothing shared: reported as such, left out of the correction
+    for c, band, t, k, p, summed in zip(columns, bands, tested_as, kept, tests, paired):
+        if not (
+            len(c) if summed is None else summed.queries
+        ):  # nothing shared: reported as such, left out of the correction
             figures.append(np.zeros((4, 0)))
             continue
         full = np.empty((4, c.shape[1]))

@@ -142,6 +142,8 @@ def previous_judgments(previous: Mapping[str, Any], run: Mapping[str, Any]) -> d
     """A previous run's label set as ``{query: {id: grade}}``: its own ``judgments`` when the report
     kept them per run, else the report's when the run's fingerprints are the report's; None when the
     report (written by an earlier ragreport) lists no judgments."""
+    if previous.get("sampled"):  # a sample's judgments: what changed cannot be listed (section 29.2)
+        return None
     own = run.get("judgments")
     if isinstance(own, dict):
         return own
@@ -193,6 +195,9 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
     by_name = {s.name: s for s in summaries}
     runs: list[dict[str, Any]] = []
     shared = False
+    # A sampled report's rows and judgments are its sample's (docs/conventions.md section 29.2): its
+    # runs drift by their means alone, and what changed in its labels is not listed.
+    sampled = bool(previous.get("sampled"))
     for run in previous["runs"]:
         if not isinstance(run, dict):
             continue
@@ -202,7 +207,9 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
             kept.update((key, run[key]) for key in ("k", "conventions", "fingerprints") if key in run)
             prints = run.get("fingerprints", {})
             if (prints.get("queries"), prints.get("labels")) != (summary.query_fingerprint, summary.label_fingerprint):
-                if isinstance(run.get("judgments"), dict):
+                if sampled:
+                    pass
+                elif isinstance(run.get("judgments"), dict):
                     kept["judgments"] = run["judgments"]
                 else:
                     shared = True
@@ -216,7 +223,7 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
                 }
                 kept["queries"] = [
                     {"id": q["id"], "scored": True, **{label: q[label] for label in labels if label in q}}
-                    for q in run.get("queries", [])
+                    for q in ([] if sampled else run.get("queries", []))
                     if q.get("scored")
                 ]
         runs.append(kept)

@@ -177,6 +177,18 @@ class PairedRows:
         #: Each run's judged and relevant ids at each rank (:func:`~ragreport.scoring.readings.rank_counts`),
         #: summed over its partitions: the rates its ``unjudged_at_rate`` reading reads.
         self.ranks: dict[int, np.ndarray] = {}
+        #: Every pair's figures as :func:`paired_figures` summed them, by :func:`pair_key`: what a
+        #: sampled report.json stores, and what ``render`` of one reads back (section 29.2).
+        self.figures: dict[tuple, PairedFigures] = {}
+        #: Figures read from a sampled report.json: no rows are spilled, a pair is read or refused.
+        self.stored = False
+
+    @classmethod
+    def of_figures(cls, figures: dict[tuple, PairedFigures]) -> PairedRows:
+        """A store of figures alone (a sampled report.json's, read back by ``render``)."""
+        store = cls()
+        store.figures, store.stored = figures, True
+        return store
 
     def _file(self, run: int, bucket: int) -> Path:
         if self.path is None:
@@ -235,6 +247,15 @@ class PairedFigures:
     #: side by side, a member without readings repeating its default column): the difference, its
     #: band and the p-value, 4 x (3 members); None when no member has readings.
     readings: np.ndarray | None = None
+    #: Per column of ``readings``: whether each paired query's difference under that reading equals
+    #: its default one (no unjudged id moved it), so that it is tested as the default one.
+    same: np.ndarray | None = None
+
+
+def pair_key(base: RunSummary, run: RunSummary, family: Sequence[Measure], readings: bool) -> tuple:
+    """What :attr:`PairedRows.figures` files a pair's figures by: the two runs' names, the family's
+    labels and whether the readings were summed."""
+    return (base.name, run.name, tuple(m.label() for m in family), readings)
 
 
 def _source(summary: RunSummary, columns: Sequence[int]) -> Callable[[int], Rows | None]:
@@ -313,6 +334,26 @@ def paired_figures(
     (docs/conventions.md section 29); with ``readings``, the same under each other reading of
     unjudged ids (the ranking's pairs read none). The rows come from the runs' spilled buckets
     (``RunSummary.paired``), else from their per-query values."""
+    store = base.paired[0] if base.paired is not None else None
+    key = pair_key(base, run, family, readings)
+    if store is not None and key in store.figures:
+        return store.figures[key]
+    if store is not None and store.stored:
+        raise ValueError(f"the report holds no figures of {run.name!r} against {base.name!r} on {', '.join(key[2])}")
+    found = _summed_pair(base, run, family, conventions, permutations, readings)
+    if store is not None:
+        store.figures[key] = found
+    return found
+
+
+def _summed_pair(
+    base: RunSummary,
+    run: RunSummary,
+    family: Sequence[Measure],
+    conventions: Conventions,
+    permutations: int,
+    readings: bool,
+) -> PairedFigures:
     m = len(family)
     read = read_members((base, run), family) if readings else [False] * len(family)
     both = [
@@ -326,6 +367,7 @@ def paired_figures(
     total: ResampledSums | None = None
     wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
     ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
+    same = np.ones(len(READINGS) * m, dtype=bool)
     for bucket in range(BUCKETS):
         base_rows, run_rows = (source(bucket) for source in sources)
         if base_rows is None or run_rows is None:
@@ -342,7 +384,9 @@ def paired_figures(
         columns = [d, d * d]
         if rates:
             under = reading_rows(run_values[at_run], read, cutoffs, rates[1])
-            columns.append(under - reading_rows(base_values[at_base], read, cutoffs, rates[0]))
+            under -= reading_rows(base_values[at_base], read, cutoffs, rates[0])
+            same &= (under == np.tile(d, len(READINGS))).all(axis=0)
+            columns.append(under)
         total = _added(total, ResampledSums.of(keys, np.hstack(columns), conventions.resamples, permutations))
         wins += (d > TIE).sum(axis=0)
         ties += (np.abs(d) <= TIE).sum(axis=0)
@@ -387,6 +431,7 @@ def paired_figures(
         movers[0],
         movers[1],
         under_readings,
+        same if any(read) else None,
     )
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .limits import Limit
     from .ranking import Ranking
     from .scores import ExternalScores
+    from .shown import Shown
     from .slices import SliceReport
     from .summary import RunSummary
 
@@ -79,6 +80,9 @@ class Analysis:
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
     ranking: Ranking | None = None  # every pair of three or more runs, their ranks and tiers (section 27)
     scores: ExternalScores | None = None  # per-query scores computed outside ragreport (--scores)
+    #: The queries the pages list, as a sampled report.json stored them (``render``, section 29.2);
+    #: None: chosen from the runs (:func:`~ragreport.analysis.shown.shown_queries`).
+    sample: Shown | None = None
 
     @property
     def relevant_only(self) -> bool:

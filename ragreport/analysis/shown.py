@@ -88,7 +88,10 @@ def _ends(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -
 
 
 def shown_queries(analysis: Analysis) -> Shown | None:
-    """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries."""
+    """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries;
+    a sampled report's as it stored it (``Analysis.sample``)."""
+    if analysis.sample is not None:
+        return analysis.sample
     summaries = analysis.summaries
     every = np.unique(np.concatenate([np.asarray(as_text(s.judged.query_ids), dtype=str) for s in summaries]))
     if len(every) <= PAGE_QUERIES:

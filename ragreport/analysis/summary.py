@@ -251,10 +251,20 @@ class RunSummary:
     #: The Poisson sums the means, bands and ``resampled`` came from (the partitioned engines,
     #: docs/conventions.md section 29), a column per metric per cutoff of ``sweep``; None in memory.
     sums: ResampledSums | None = field(default=None, repr=False, compare=False)
+    #: And those of the measures by name (the columns of :func:`~ragreport.analysis.poisson.measure_rows`).
+    measure_sums: ResampledSums | None = field(default=None, repr=False, compare=False)
     #: Where the partitioned engines spilled this run's per-query values by bucket, and the run's
     #: place there (:class:`~ragreport.analysis.paired.PairedRows`), from which the comparison's
     #: figures are summed (docs/conventions.md section 29); None in memory and for a stored report.
     paired: tuple[PairedRows, int] | None = field(default=None, repr=False, compare=False)
+
+    def measure_total(self, i: int) -> int:
+        """The total over the scored queries of the ``i``-th measure by name (a count's figure, such
+        as ``num_rel_ret``): its sums' when the partitioned engines made them (a sampled report's
+        rows are its sample, section 29.2), else its values'; the same whole number either way."""
+        if self.measure_sums is not None:
+            return int(np.rint(self.measure_sums.totals[i]))
+        return int(self.measure_values[i][self.scores.scored].sum())
 
     def reading_of(self, reading: str, metric: Metric, cutoff: int) -> np.ndarray | None:
         """Every query's value of ``metric`` at ``cutoff`` under ``reading``; None when not read."""
@@ -463,7 +473,8 @@ def summarise(
     n_metrics, n_cut = len(scores.metrics), len(grid)
     if sums is not None and (np.any(np.diff(grid) <= 0) or sums.weighted.shape[1] != n_metrics * n_cut):
         raise ValueError(f"the sums' columns are not the metrics at the ascending cutoffs {grid.tolist()}")
-    n = int(np.count_nonzero(scores.scored))
+    # the scored queries the figures read: a sampled report's rows are its sample (section 29.2)
+    n = int(np.count_nonzero(scores.scored)) if sums is None else sums.rows
     by_id = resample_rows(judged.query_ids, scores.scored)
     measured = np.ascontiguousarray(measure_values[:, by_id].T)
     drawn = measure_drawn = None
@@ -520,7 +531,7 @@ def summarise(
         readings=dict(readings or {}),
         reading_at={
             name: {
-                m.label(cutoff): float(values[i, scores.scored, c].mean()) if n else float("nan")
+                m.label(cutoff): float(values[i, scores.scored, c].mean()) if scores.scored.any() else float("nan")
                 for c, cutoff in enumerate(asked)
                 for i, m in enumerate(READ)
             }
@@ -531,6 +542,7 @@ def summarise(
         following=following,
         steps=step_figures(judged, scores.scored, asked[0], conventions),
         sums=sums,
+        measure_sums=measure_sums,
     )
 
 
@@ -548,7 +560,7 @@ def _measure_intervals(
     if not measures:
         return {}
     n, m = values.shape[1], len(measures)
-    if sums is not None and n:
+    if sums is not None and sums.rows:
         mean = sums.means()
         low, high = percentile_band(sums.resampled_means(), conventions.confidence)
         successes = np.rint(sums.totals[:m]).astype(np.int64)  # a 0/1 measure's sum (Wilson's band)

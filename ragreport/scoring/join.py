@@ -147,6 +147,46 @@ class JudgedRun:
             repeat=self.repeat[keep],
         )
 
+    def rows(self, take: np.ndarray) -> JudgedRun:
+        """The queries at rows ``take`` (ascending), with their slots, ideal grades and judgments:
+        what a sampled report.json keeps of the run (docs/conventions.md section 29.2)."""
+        take = np.asarray(take, dtype=np.int64)
+        place = np.full(self.n_queries, -1, dtype=np.int64)
+        place[take] = np.arange(len(take))
+
+        def csr(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # new offsets, kept positions
+            lengths = np.diff(offsets)[take].astype(np.int64)
+            kept = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+            return kept, np.repeat(offsets[:-1][take].astype(np.int64) - kept[:-1], lengths) + np.arange(kept[-1])
+
+        offsets, slots = csr(self.offsets)
+        ideal_offsets, ideal = csr(self.ideal_offsets)
+        labels = np.flatnonzero(place[self.judgment_query] >= 0)
+        per_query = (
+            "in_run",
+            "has_judgments",
+            "relevant",
+            "retrieved",
+            "repeats",
+            "relevant_retrieved",
+            "first_relevant",
+        )
+        return replace(
+            self,
+            query_ids=self.query_ids[take],
+            query_text=tuple(self.query_text[i] if i < len(self.query_text) else None for i in take.tolist()),
+            query_meta=tuple(self.query_meta[i] for i in take.tolist()) if self.query_meta else (),
+            **{name: getattr(self, name)[take] for name in per_query},
+            offsets=offsets,
+            **{name: getattr(self, name)[slots] for name in ("doc_ids", "grades", "judged", "repeat")},
+            ideal_offsets=ideal_offsets,
+            ideal_grades=self.ideal_grades[ideal],
+            judgment_query=place[self.judgment_query[labels]].astype(self.judgment_query.dtype),
+            judgment_doc_ids=self.judgment_doc_ids[labels],
+            judgment_grades=self.judgment_grades[labels],
+            steps=None if self.steps is None else self.steps[take],
+        )
+
     @classmethod
     def concat(cls, parts: list[JudgedRun]) -> JudgedRun:
         """Partitions over disjoint queries put back together, in the order given."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...analysis.compare import GRID_BINS
 from ...scoring.catalogue import IPREC, PRIMARY, Metric
 from .media import isolated
 from .wording import charts as say
@@ -302,14 +303,10 @@ def pr_figure(summaries: Sequence[RunSummary], title: str) -> dict[str, Any]:
 
 #: Above this many queries the per-query scatter becomes a grid of counts (a page stays light).
 SCATTER_POINTS = 2000
-GRID_BINS = 20
 
 
-def _count_grid(
-    x: np.ndarray, y: np.ndarray, metric: str, base_name: str, run_name: str, visible: bool
-) -> dict[str, Any]:
+def _count_grid(counts: np.ndarray, metric: str, base_name: str, run_name: str, visible: bool) -> dict[str, Any]:
     edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
-    counts, _, _ = np.histogram2d(y, x, bins=[edges, edges])
     centres = ((edges[:-1] + edges[1:]) / 2).round(4).tolist()
     return {
         "type": "heatmap",
@@ -339,10 +336,11 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = PR
     safe_ids = [html.escape(q) for q in ids] if len(ids) <= SCATTER_POINTS else []
     labels = comparison.labels
     opened = shown.label(base.k)
+    grids = comparison.grids() if comparison.queries > SCATTER_POINTS else None
     for m, label in enumerate(labels):
         xs, ys = comparison.baseline_scores[:, m], comparison.run_scores[:, m]
-        if len(ids) > SCATTER_POINTS:
-            traces.append(_count_grid(xs, ys, label, base_name, run_name, label == opened))
+        if grids is not None:
+            traces.append(_count_grid(grids[m], label, base_name, run_name, label == opened))
             continue
         traces.append(
             {

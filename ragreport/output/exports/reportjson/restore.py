@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ....analysis.compare import Correction
+from ....analysis.compare import GRID_BINS, Correction
 from ....analysis.paired import reading_means
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.poisson import scored_sums
 from ....analysis.power import MIN_EFFECT
 from ....analysis.scores import stored_scores
-from ....analysis.summary import Sweep, summarise
+from ....analysis.summary import RunSummary, Sweep, summarise
 from ....core.errors import InputError, shorten
 from ....core.model import Gain, Judgments
 from ....reading.schema import check
@@ -40,6 +40,7 @@ from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import REBUILD, judgments_from, load_report, stored_run
+from .sampled import facts_from, ranking_from, shown_from, stored_pairs, sums_from
 from .schema import PREVIOUS
 
 
@@ -97,7 +98,11 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
                 raise TypeError(f"'{key}' is {type(settings[key]).__name__}, not text")
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(where, 1, "'settings' as ragreport writes them", f"{type(exc).__name__}: {exc}") from None
-    summaries = []
+    sampled = document_.get("sampled")
+    if sampled is not None:
+        _check_sampled(document_, sampled, where)
+    store = stored_pairs(sampled, where) if sampled is not None else None
+    summaries: list[RunSummary] = []
     for run in document_["runs"]:
         stored = stored_run(document_, run, where)
         judged = join(stored.run, stored.judgments, stored.conventions.relevance_level)
@@ -158,12 +163,16 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
                 where, None, f"run {stored.run.name!r}'s 'bootstrap' as \"poisson\" or absent", repr(bootstrap)
             )
         # A partitioned build's bands came from the Poisson sums; summed exactly, the stored queries
-        # give the very sums its partitions added up (docs/conventions.md section 29).
-        sums = (
-            None
-            if bootstrap is None
-            else scored_sums(judged, scores, seed=conventions.seed, resamples=conventions.resamples)
-        )
+        # give the very sums its partitions added up (docs/conventions.md section 29). A sampled
+        # report's rows are its sample: it stored the sums themselves (section 29.2).
+        given: dict[str, Any] = {}
+        if sampled is not None:
+            given = _stored_sums(sampled, run, where)
+            sums = given.pop("sums")
+        elif bootstrap is not None:
+            sums = scored_sums(judged, scores, seed=conventions.seed, resamples=conventions.resamples)
+        else:
+            sums = None
         summary = summarise(
             judged,
             scores,
@@ -176,9 +185,13 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             sweep=sweep,
             sums=sums,
             sum_cutoffs=scores.cutoffs,  # the sums' columns: the scores' cutoffs, in ascending order
+            **given,
         )
-        # and the other readings' means, as the partitions' buckets summed them
-        summaries.append(summary if sums is None else dataclasses.replace(summary, reading_at=reading_means(summary)))
+        if store is not None:  # the readings' means and the pairs' figures as they were summed
+            summary = dataclasses.replace(summary, reading_at=_stored_readings(run), paired=(store, len(summaries)))
+        elif sums is not None:  # the other readings' means, as the partitions' buckets summed them
+            summary = dataclasses.replace(summary, reading_at=reading_means(summary))
+        summaries.append(summary)
     drift_ = document_.get("drift")
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
@@ -192,7 +205,7 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     # figure drawn again from them; a report written before they were stored renders without them
     external = document_.get("scores")
     scores_file, scores_scale = stored_scores(external, where) if external and "values" in external else (None, {})
-    return analyse_runs(
+    analysis = analyse_runs(
         summaries,
         make=make,
         today=today,
@@ -214,6 +227,87 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         scores=scores_file,
         scores_scale=scores_scale,
         **stored_texts(document_.get("texts"), where),
+    )
+    return analysis if sampled is None else _as_sampled(analysis, document_, sampled, where)
+
+
+def _check_sampled(document: dict, sampled: Any, where: str) -> None:
+    """A sampled report renders what its sums hold: refused with what it lacks, otherwise."""
+    if not isinstance(sampled, dict) or not isinstance(sampled.get("runs"), dict):
+        raise InputError(where, None, "'sampled' as ragreport writes it (section 29.2)", type(sampled).__name__)
+    for part, name in (("drift", "--previous"), ("audit", "--audit"), ("scores", "--scores"), ("slices", "--slice")):
+        if document.get(part):
+            raise InputError(
+                where,
+                None,
+                f"no '{part}' in a report.json that holds a sample of its queries ({name}: build it again "
+                "from the run files; docs/conventions.md section 29.2)",
+                f"'{part}'",
+            )
+
+
+def _stored_sums(sampled: dict, run: dict, where: str) -> dict[str, Any]:
+    """What summarise takes of a sampled report's run in place of its rows' sums and facts."""
+    entry = sampled["runs"].get(run["name"])
+    if not isinstance(entry, dict):
+        raise InputError(where, None, f"'sampled.runs' holding run {run['name']!r}'s sums", "none")
+    prints = run.get("fingerprints")
+    if not isinstance(prints, dict) or not all(isinstance(prints.get(k), str) for k in ("queries", "labels")):
+        raise InputError(where, None, f"run {run['name']!r}'s 'fingerprints' (a sampled report's)", "none")
+    measure_sums = entry.get("measure_sums")
+    return {
+        "sums": sums_from(entry.get("sums"), where, "sampled.runs.sums"),
+        "measure_sums": None if measure_sums is None else sums_from(measure_sums, where, "sampled.runs.measure_sums"),
+        "facts": facts_from(entry.get("facts"), where),
+        "fingerprints": (prints["queries"], prints["labels"]),
+    }
+
+
+def _stored_readings(run: dict) -> dict[str, dict[str, float]]:
+    """Each other reading's mean by label, as the run's ``metrics`` stored them (NaN as null)."""
+    out: dict[str, dict[str, float]] = {}
+    for label, figure in run["metrics"].items():
+        for name, mean in (figure.get("readings") or {}).items():
+            out.setdefault(name, {})[label] = float("nan") if mean is None else float(mean)
+    return out
+
+
+def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
+    """The analysis of a sampled report's rows with what only every query gives, as stored: the
+    sample, the ranking, the scatter's grids and the queries only one run scored."""
+    comparison = analysis.comparison
+    if comparison is not None:
+        compared = sampled.get("compared") or {}
+        runs = []
+        for rc in comparison.runs:
+            entry = compared.get(rc.run.name)
+            if not isinstance(entry, dict):
+                raise InputError(where, None, f"'sampled.compared' holding run {rc.run.name!r}", "none")
+            listed = {
+                k: tuple(str(q) for q in entry.get(k) or ()) for k in ("only_baseline", "only_run", "judged_apart")
+            }
+            pairing = dataclasses.replace(
+                rc.pairing,
+                only_baseline=listed["only_baseline"],
+                only_run=listed["only_run"],
+                judged_apart=listed["judged_apart"],
+            )
+            grids = np.array(entry.get("grids"), dtype=np.int64)
+            if grids.shape != (len(rc.family), GRID_BINS, GRID_BINS):
+                raise InputError(
+                    where,
+                    None,
+                    f"'sampled.compared.grids' of {len(rc.family)} x {GRID_BINS} x {GRID_BINS} counts",
+                    str(grids.shape),
+                )
+            runs.append(dataclasses.replace(rc, pairing=pairing, stored_grids=grids))
+        comparison = dataclasses.replace(comparison, runs=tuple(runs))
+    ranking = document.get("ranking")
+    return dataclasses.replace(
+        analysis,
+        comparison=comparison,
+        ranking=None if ranking is None else ranking_from(ranking, analysis.min_effect),
+        sample=shown_from(sampled.get("shown"), where),
     )
 
 

@@ -23,6 +23,7 @@ from ...site.headline import headline
 from ...site.wording import comparison as say
 from ...site.wording import sources as say_sources
 from .migrate import pack, packed_dtype
+from .sampled import sampled_document, sampled_rows, sampling
 
 if TYPE_CHECKING:
     from ....analysis.audit import Audit
@@ -96,7 +97,7 @@ def run_document(
         if measure.metric.geometric is not None:
             entry["mean_of"] = "geometric"  # the mean over queries is geometric (gm_map)
         if measure.is_count:
-            entry["total"] = int(summary.measure_values[i][summary.scores.scored].sum())
+            entry["total"] = summary.measure_total(i)
 
     sweep: dict[str, Any] = {"k": [int(c) for c in summary.sweep.cutoffs]}
     for metric in summary.scores.metrics:
@@ -374,7 +375,7 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
         "pairs": [
             {
                 "run": rc.run.name,
-                "queries": int(len(rc.pairing.query_ids)),
+                "queries": rc.queries,
                 "same_labels": rc.same_labels,
                 "only_baseline": list(rc.pairing.only_baseline),
                 "only_run": list(rc.pairing.only_run),
@@ -382,7 +383,7 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
                 "notes": say.pair_notes(
                     rc.run.name,
                     rc.baseline.name,
-                    len(rc.pairing.query_ids),
+                    rc.queries,
                     rc.pairing.only_baseline,
                     rc.pairing.only_run,
                     rc.same_labels,
@@ -413,7 +414,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
     ``title`` is the one given to ``build``).
     """
-    summaries = analysis.summaries
+    shown = sampling(analysis)
+    # Past PAGE_QUERIES a partitioned build keeps its sample's rows and the sums (section 29.2).
+    summaries = analysis.summaries if shown is None else tuple(sampled_rows(s, shown) for s in analysis.summaries)
     fingerprints = report_fingerprints(summaries)
     # A run judged against other labels than the report's union keeps its own (JSONL runs carry
     # their judgments): a later report's drift then says what changed for it.
@@ -451,7 +454,9 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         **({"ranking": analysis.ranking.as_dict()} if analysis.ranking is not None else {}),
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
-        "query_meta": analysis.query_meta,
+        "query_meta": analysis.query_meta
+        if shown is None or analysis.query_meta is None
+        else {q: v for q, v in analysis.query_meta.items() if q in set(shown.ids.tolist())},
         **({"query_details": analysis.query_details} if analysis.query_details else {}),  # TREC topics' longer text
         "texts": None
         if analysis.doc_texts is None
@@ -471,6 +476,7 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "statuses": STATUSES,
         "query_ids": list(tables.query_index),
         "doc_ids": tables.doc_ids,
+        **({} if shown is None else {"sampled": sampled_document(analysis, shown)}),
     }
 
 

@@ -78,7 +78,7 @@ def comparison_view(
             say_comparison.pair_notes(
                 rc.run.name,
                 rc.baseline.name,
-                len(p.query_ids),
+                rc.queries,
                 p.only_baseline,
                 p.only_run,
                 rc.same_labels,

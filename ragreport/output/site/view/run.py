@@ -82,7 +82,7 @@ def _measures(summary: RunSummary) -> tuple[MeasureRow, ...]:
     for i, measure in enumerate(summary.measures):
         interval = summary.measure_at[measure.label()]
         if measure.is_count:
-            mean = fmt.count(int(summary.measure_values[i][summary.scores.scored].sum()))
+            mean = fmt.count(summary.measure_total(i))
         else:
             mean = fmt.decimal(interval.mean)
         band = "" if interval.method is IntervalMethod.NONE else fmt.band(interval.low, interval.high)
@@ -225,10 +225,10 @@ def query_table(
         data=data,
         status_options=options,
         headers=tuple(headers),
-        total=counted(len(rows), judged.n_queries),
+        total=counted(len(rows), summary.counts.queries),
         titles=tuple(titles),
         filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
-        print_note=say.query_table_print_note(judged.n_queries) if sample is None else say.sampled_print_note(sample),
+        print_note=say.query_table_print_note(summary.counts.queries) if sample is None else say.sampled_print_note(sample),
         sample_note=None if sample is None else say.sample_note(say.TABLE_LISTING, sample),
     )
 

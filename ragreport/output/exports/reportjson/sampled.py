@@ -1,0 +1,291 @@
+"""A report.json past PAGE_QUERIES (docs/conventions.md section 29.2): the queries the pages list and
+the sums that stand for every query.
+
+A partitioned build (``--engine stream``, ``--engine dask``) past
+:data:`~ragreport.analysis.shown.PAGE_QUERIES` queries writes each run's rows, lists and judgments of
+the sample alone (:func:`~ragreport.analysis.shown.shown_queries`) and, under ``sampled``, what its
+figures were made of: the sample itself, each run's Poisson sums at the cutoffs asked for (its
+means, bands and resampled means) and of its measures by name, its :class:`Facts`, every pair's
+summed comparison, and per compared run the scatter's grid and the queries only one run scored.
+``render`` reads them back instead of summing the rows (:mod:`.restore`); the ranking of three or
+more runs is read as stored. Arrays are written as base-64 little-endian float64 (exact, NaN
+included) with their shape.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ....analysis.compare import Correction
+from ....analysis.paired import PairedFigures, PairedRows
+from ....analysis.poisson import ResampledSums
+from ....analysis.ranking import Pair, Ranking, RankInterval
+from ....analysis.shown import Shown, shown_queries
+from ....analysis.summary import Facts
+from ....core.errors import InputError
+
+if TYPE_CHECKING:
+    from ....analysis.pipeline import Analysis
+    from ....analysis.summary import RunSummary
+
+_FIGURE_ARRAYS = ("delta", "low", "high", "p", "effect", "effect_low", "effect_high", "sd")
+_COUNTS = ("wins", "ties", "losses")
+
+
+def sampling(analysis: Analysis) -> Shown | None:
+    """The sample report.json holds in place of every query: a partitioned build's past
+    ``PAGE_QUERIES`` (its figures come from sums it can store); None otherwise."""
+    if not analysis.summaries or analysis.summaries[0].sums is None:
+        return None
+    return shown_queries(analysis)
+
+
+def floats(values: np.ndarray) -> dict[str, Any]:
+    values = np.ascontiguousarray(values, dtype="<f8")
+    return {"shape": list(values.shape), "float64": base64.b64encode(values.tobytes()).decode("ascii")}
+
+
+def _floats(stored: Any, where: str, field: str) -> np.ndarray:
+    try:
+        shape = tuple(int(n) for n in stored["shape"])
+        raw = base64.b64decode(stored["float64"], validate=True)
+        return np.frombuffer(raw, dtype="<f8").reshape(shape).astype(np.float64)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(where, None, f"'{field}' as a shape and its base-64 float64 values", str(exc)) from None
+
+
+def sums_document(sums: ResampledSums) -> dict[str, Any]:
+    return {
+        "rows": sums.rows,
+        **{
+            name: floats(getattr(sums, name)) for name in ("digit_totals", "digit_weighted", "weights", "digit_flipped")
+        },
+    }
+
+
+def sums_from(stored: Any, where: str, field: str) -> ResampledSums:
+    if not isinstance(stored, Mapping) or not isinstance(stored.get("rows"), int):
+        raise InputError(where, None, f"'{field}' as Poisson sums with their rows", repr(type(stored).__name__))
+    arrays = [_floats(stored.get(n), where, f"{field}.{n}") for n in ("digit_totals", "digit_weighted", "weights")]
+    flipped = _floats(stored.get("digit_flipped"), where, f"{field}.digit_flipped")
+    totals, weighted, weights = arrays
+    digits, columns = totals.shape if totals.ndim == 2 else (-1, -1)
+    if (
+        weighted.shape != (digits, len(weights), columns)
+        or flipped.ndim != 3
+        or flipped.shape[::2] != (digits, columns)
+    ):
+        raise InputError(where, None, f"'{field}' of digits x resamples x columns alike", "other shapes")
+    return ResampledSums(stored["rows"], totals, weighted, weights, flipped)
+
+
+def facts_document(facts: Facts) -> dict[str, Any]:
+    return {
+        "counts": list(facts.counts),
+        "statuses": list(facts.statuses),
+        "slots": list(facts.slots),
+        "relevant": list(facts.relevant),
+        "labels": facts.labels,
+        "ids": {kind: [n, list(first)] for kind, (n, first) in facts.ids.items()},
+    }
+
+
+def facts_from(stored: Any, where: str) -> Facts:
+    try:
+        return Facts(
+            tuple(int(n) for n in stored["counts"]),
+            tuple(int(n) for n in stored["statuses"]),
+            tuple(int(n) for n in stored["slots"]),  # type: ignore[arg-type]
+            tuple(int(n) for n in stored["relevant"]),  # type: ignore[arg-type]
+            int(stored["labels"]),
+            {str(kind): (int(n), tuple(str(q) for q in first)) for kind, (n, first) in stored["ids"].items()},
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(where, None, "'sampled.runs.facts' as ragreport writes them", repr(exc)) from None
+
+
+def _movers(side: Sequence[Sequence[tuple[str, float, float]]]) -> list[list[list[Any]]]:
+    return [[[q, b, r] for q, b, r in member] for member in side]
+
+
+def figures_document(figures: PairedFigures) -> dict[str, Any]:
+    return {
+        "queries": figures.queries,
+        **{name: floats(getattr(figures, name)) for name in _FIGURE_ARRAYS},
+        **{name: getattr(figures, name).tolist() for name in _COUNTS},
+        "gains": _movers(figures.gains),
+        "drops": _movers(figures.drops),
+        "readings": None if figures.readings is None else floats(figures.readings),
+        "same": None if figures.same is None else figures.same.tolist(),
+    }
+
+
+def figures_from(stored: Any, where: str) -> PairedFigures:
+    field = "sampled.pairs.figures"
+    try:
+
+        def movers(side: Any) -> tuple:
+            return tuple(tuple((str(q), float(b), float(r)) for q, b, r in member) for member in side)
+
+        arrays = {name: _floats(stored[name], where, f"{field}.{name}") for name in _FIGURE_ARRAYS}
+        counts = {name: np.array(stored[name], dtype=np.int64) for name in _COUNTS}
+        readings, same = stored["readings"], stored["same"]
+        return PairedFigures(
+            queries=int(stored["queries"]),
+            **arrays,
+            **counts,
+            gains=movers(stored["gains"]),
+            drops=movers(stored["drops"]),
+            readings=None if readings is None else _floats(readings, where, f"{field}.readings"),
+            same=None if same is None else np.array(same, dtype=bool),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(where, None, f"'{field}' as ragreport writes them", repr(exc)) from None
+
+
+def shown_document(shown: Shown) -> dict[str, Any]:
+    return {**{k: v for k, v in shown.__dict__.items() if k != "ids"}, "ids": shown.ids.tolist()}
+
+
+def shown_from(stored: Any, where: str) -> Shown:
+    try:
+        counts = {k: int(stored[k]) for k in ("total", "each", "wins", "losses", "drawn", "compared", "cited")}
+        baseline, metric = stored["baseline"], str(stored["metric"])
+        return Shown(
+            ids=np.array(sorted(str(q) for q in stored["ids"]), dtype=str),
+            baseline=None if baseline is None else str(baseline),
+            metric=metric,
+            **counts,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(where, None, "'sampled.shown' as ragreport writes it", repr(exc)) from None
+
+
+def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
+    """What a sampled report.json stores under ``sampled`` (the module's list)."""
+    summaries = analysis.summaries
+    store = summaries[0].paired[0] if summaries[0].paired is not None else None
+    runs = {}
+    for s in summaries:
+        # The sums' columns are each metric at each cutoff of the sweep (a build's), or of the
+        # cutoffs asked for (a sampled report's render): the sweep holds every cutoff asked for.
+        asked, n_metrics = sorted(s.cutoffs), len(s.scores.metrics)
+        grid = [int(c) for c in s.sweep.cutoffs] if s.sums.weighted.shape[1] != n_metrics * len(asked) else asked  # type: ignore[union-attr]
+        place = {c: i for i, c in enumerate(grid)}
+        columns = [m * len(grid) + place[c] for m in range(n_metrics) for c in asked]
+        runs[s.name] = {
+            "sums": sums_document(s.sums.columns(columns)),  # type: ignore[union-attr]
+            "measure_sums": None if s.measure_sums is None else sums_document(s.measure_sums),
+            "facts": facts_document(s.facts),
+        }
+    comparison = analysis.comparison
+    return {
+        "shown": shown_document(shown),
+        "runs": runs,
+        "pairs": [
+            {"baseline": key[0], "run": key[1], "family": list(key[2]), "readings": key[3], **figures_document(f)}
+            for key, f in (store.figures.items() if store is not None else ())
+        ],
+        "compared": {
+            rc.run.name: {
+                "grids": rc.grids().tolist(),
+                "only_baseline": list(rc.pairing.only_baseline),
+                "only_run": list(rc.pairing.only_run),
+                "judged_apart": list(rc.pairing.judged_apart),
+            }
+            for rc in (comparison.runs if comparison is not None else ())
+        },
+    }
+
+
+def stored_pairs(sampled: Mapping[str, Any], where: str) -> PairedRows:
+    """The pairs' figures of a sampled report as a store :func:`~ragreport.analysis.paired.paired_figures` reads."""
+    figures = {}
+    for entry in sampled.get("pairs") or []:
+        try:
+            key = (
+                str(entry["baseline"]),
+                str(entry["run"]),
+                tuple(str(f) for f in entry["family"]),
+                bool(entry["readings"]),
+            )
+        except (KeyError, TypeError) as exc:
+            raise InputError(where, None, "'sampled.pairs' naming their runs and family", repr(exc)) from None
+        figures[key] = figures_from(entry, where)
+    return PairedRows.of_figures(figures)
+
+
+def ranking_from(stored: Mapping[str, Any], margin: float) -> Ranking:
+    """The ranking of three or more runs as report.json stored it (a sampled report's render)."""
+    alpha = 1.0 - float(stored["confidence"])
+
+    def number(value: Any) -> float:
+        return float("nan") if value is None else float(value)
+
+    pairs = tuple(
+        Pair(
+            str(p["row"]),
+            str(p["column"]),
+            number(p["delta"]),
+            number(p["low"]),
+            number(p["high"]),
+            number(p["p"]),
+            number(p["p_adjusted"]),
+            int(p["queries"]),
+            alpha,
+            margin,
+        )
+        for p in stored["pairs"]
+    )
+    ranks = tuple(
+        RankInterval(str(r["run"]), number(r["mean"]), int(r["rank"]), r["low"], r["high"]) for r in stored["ranks"]
+    )
+    return Ranking(
+        str(stored["metric"]),
+        tuple(str(n) for n in stored["order"]),
+        pairs,
+        ranks,
+        tuple(tuple(str(n) for n in tier) for tier in stored["tiers"]),
+        int(stored["queries"]),
+        Correction(stored["correction"]),
+        float(stored["confidence"]),
+        int(stored["resamples"]),
+        int(stored["seed"]),
+        int(stored["permutations"]),
+    )
+
+
+def sampled_rows(summary: RunSummary, shown: Shown) -> RunSummary:
+    """The run with its sample's queries alone (their rows, lists and judgments), its figures as
+    they are: what report.json writes of it."""
+    take = np.flatnonzero(shown.mask(summary.judged.query_ids))
+    scores = summary.scores
+    return dataclasses.replace(
+        summary,
+        judged=summary.judged.rows(take),
+        scores=dataclasses.replace(
+            scores,
+            values=scores.values[:, take],
+            hits=scores.hits[take],
+            scored=scores.scored[take],
+            first_relevant_rank=scores.first_relevant_rank[take],
+        ),
+        status=tuple(summary.status[i] for i in take.tolist()),
+        measure_values=summary.measure_values[:, take],
+        readings={name: values[:, take] for name, values in summary.readings.items()},
+        following=None if summary.following is None else _following_rows(summary.following, take),
+    )
+
+
+def _following_rows(after: Any, take: np.ndarray) -> Any:
+    starts = np.concatenate([[0], np.cumsum(after.lengths)]).astype(np.int64)
+    lengths = after.lengths[take]
+    at = np.repeat(starts[:-1][take], lengths) + (
+        np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    )
+    return dataclasses.replace(after, lengths=lengths, doc_ids=after.doc_ids[at])
