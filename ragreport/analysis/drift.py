@@ -247,7 +247,11 @@ def drift(
     ``tested``: the suite metrics that get the paired test and the correction (the comparison
     family's, by default every compared metric); the others are shown, not tested.
     """
-    previous_runs = {r.get("name"): r for r in previous["runs"] if isinstance(r, dict)}
+    # a sampled report's rows are its sample's (section 29.2): its runs drift by their means alone
+    sampled = bool(previous.get("sampled"))
+    previous_runs = {
+        r.get("name"): {**r, "queries": []} if sampled else r for r in previous["runs"] if isinstance(r, dict)
+    }
     k = summaries[0].k if summaries else 0
     notes: list[str] = []
     absent: dict[str, None] = {}

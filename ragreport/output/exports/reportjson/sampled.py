@@ -188,7 +188,13 @@ def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
         "shown": shown_document(shown),
         "runs": runs,
         "pairs": [
-            {"baseline": key[0], "run": key[1], "family": list(key[2]), "readings": key[3], **figures_document(f)}
+            {
+                "baseline": key[0],
+                "run": key[1],
+                "family": list(key[2]),
+                "readings": key[3],
+                "figures": figures_document(f),
+            }
             for key, f in (store.figures.items() if store is not None else ())
         ],
         "compared": {
@@ -216,7 +222,7 @@ def stored_pairs(sampled: Mapping[str, Any], where: str) -> PairedRows:
             )
         except (KeyError, TypeError) as exc:
             raise InputError(where, None, "'sampled.pairs' naming their runs and family", repr(exc)) from None
-        figures[key] = figures_from(entry, where)
+        figures[key] = figures_from(entry.get("figures"), where)
     return PairedRows.of_figures(figures)
 
 

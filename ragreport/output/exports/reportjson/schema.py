@@ -285,6 +285,31 @@ SCORES = obj(
     required=("source", "judges", "scales"),
     null=True,
 )
+#: A partitioned build's report past PAGE_QUERIES (docs/conventions.md section 29.2): the sample and
+#: the sums its figures were made of; each array a shape and its base-64 float64 values, checked as
+#: it is read back (reportjson/sampled.py).
+FLOATS = obj({"shape": listing(COUNT), "float64": TEXT}, required=("shape", "float64"))
+SUMS = obj({"rows": COUNT, **dict.fromkeys(("digit_totals", "digit_weighted", "weights", "digit_flipped"), FLOATS)})
+SAMPLED = obj(
+    {
+        "shown": obj({"ids": TEXTS, "total": COUNT, "baseline": TEXT_OR_NULL, "metric": TEXT}),
+        "runs": mapping(obj({"sums": SUMS, "measure_sums": obj(SUMS["fields"], null=True), "facts": mapping(ANY)})),
+        "pairs": listing(
+            obj(
+                {
+                    "baseline": TEXT,
+                    "run": TEXT,
+                    "family": TEXTS,
+                    "readings": BOOLEAN,
+                    "figures": obj({"queries": COUNT}),
+                }
+            )
+        ),
+        "compared": mapping(obj({"only_baseline": TEXTS, "only_run": TEXTS, "judged_apart": TEXTS})),
+    },
+    required=("shown", "runs", "pairs", "compared"),
+    null=True,
+)
 RENDER = obj(
     {
         "date": DATE_OR_NULL,
@@ -296,6 +321,7 @@ RENDER = obj(
         "audit": AUDIT,
         "scores": SCORES,
         "query_details": mapping(TEXT, null=True),
+        "sampled": SAMPLED,
     },
     required=("settings", "judgments", "runs"),
 )

@@ -228,7 +228,9 @@ def query_table(
         total=counted(len(rows), summary.counts.queries),
         titles=tuple(titles),
         filter_label=say.FILTER_LABEL_NO_TEXT if no_text else say.FILTER_LABEL,
-        print_note=say.query_table_print_note(summary.counts.queries) if sample is None else say.sampled_print_note(sample),
+        print_note=say.query_table_print_note(summary.counts.queries)
+        if sample is None
+        else say.sampled_print_note(sample),
         sample_note=None if sample is None else say.sample_note(say.TABLE_LISTING, sample),
     )
 

@@ -1,0 +1,203 @@
+"""report.json past PAGE_QUERIES (docs/conventions.md section 29.2): a partitioned build keeps its
+sample's rows and the sums its figures were made of; render draws the build's pages from them, byte
+for byte; a sampled previous report drifts by its means."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ragreport.analysis import shown as shown_module
+from ragreport.analysis.paired import PairedFigures
+from ragreport.analysis.poisson import ResampledSums, query_keys
+from ragreport.analysis.summary import Facts
+from ragreport.cli import main
+from ragreport.core.model import Judgments, Run
+from ragreport.output.exports.reportjson.sampled import (
+    facts_document,
+    facts_from,
+    figures_document,
+    figures_from,
+    sums_document,
+    sums_from,
+)
+from ragreport.output.site import charts
+from ragreport.scoring.join import join
+
+QUERIES = 120
+
+
+@pytest.fixture
+def sampled(monkeypatch):
+    """Past 50 queries, 40 listed (5 wins and 5 losses), and the scatter a grid past 30 points."""
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
+    monkeypatch.setattr(shown_module, "SHOWN_QUERIES", 40)
+    monkeypatch.setattr(shown_module, "EXTREME_QUERIES", 5)
+    monkeypatch.setattr(charts, "SCATTER_POINTS", 30)
+
+
+def _files(tmp_path, runs: int = 2):
+    """Runs over the same lists ranked apart, pooled judgments (graded, with unjudged ids in every
+    top 10), a query no judgment names and two judged queries no run retrieves."""
+    rng = np.random.default_rng(7)
+    lists = {f"q{q}": [f"doc{d}" for d in rng.choice(300, size=20, replace=False)] for q in range(QUERIES)}
+    qrels = []
+    for q, docs in lists.items():
+        if q == "q9":
+            continue
+        for d in docs[::2]:
+            qrels.append(f"{q} 0 {d} {rng.integers(0, 3)}\n")
+    qrels += ["qx 0 doc1 2\n", "qy 0 doc2 0\n"]
+    (tmp_path / "qrels").write_text("".join(qrels))
+    paths = []
+    for r in range(runs):
+        lines = []
+        for q, docs in lists.items():
+            order = rng.permutation(len(docs)) if r else np.arange(len(docs))
+            lines += [f"{q} Q0 {docs[i]} {rank + 1} {20 - rank} r{r}\n" for rank, i in enumerate(order)]
+        path = tmp_path / f"run{r}.trec"
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return paths, str(tmp_path / "qrels")
+
+
+def _build(tmp_path, paths, qrels, out, *more):
+    args = ["build", "--qrels", qrels, *paths, "-k", "10,5", "--metrics", "P@5,nDCG@10,map,num_rel_ret", "--quiet"]
+    assert main([*args, *more, "--out", str(tmp_path / out)]) == 0
+    return tmp_path / out
+
+
+def _files_of(site):
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("runs", [2, 3])
+def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_path, sampled, monkeypatch, runs):
+    paths, qrels = _files(tmp_path, runs)
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
+    whole = _build(tmp_path, paths, qrels, "whole", "--engine", "stream")
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
+    document = json.loads((built / "report.json").read_text())
+    shown = document["sampled"]["shown"]
+    assert (shown["total"], len(shown["ids"]), shown["each"]) == (QUERIES + 2, 40, 5 // (runs - 1))
+    # Only the sample's queries are stored: their rows, their lists and their judgments.
+    assert sorted(document["query_ids"]) == sorted(shown["ids"])
+    for run in document["runs"]:
+        assert len(run["queries"]["status"]) == 40  # the run's queries and the judged ones it lacks
+        assert run["counts"]["queries"] == QUERIES + 2  # the counts are every query's
+    assert len(document["judgments"]["queries"]) <= 40
+    # Every figure is the one a build listing every query shows.
+    every = json.loads((whole / "report.json").read_text())
+    assert "sampled" not in every
+    for key in ("headline", "comparisons", "ranking"):
+        assert document.get(key) == every.get(key), key
+    for run, whole_run in zip(document["runs"], every["runs"]):
+        for key in ("metrics", "measures", "sweep", "counts", "limits", "fingerprints"):
+            assert run[key] == whole_run[key], key
+    again = tmp_path / "again"
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _files_of(again) == _files_of(built)
+
+
+def test_the_memory_engine_keeps_every_query(tmp_path, sampled):
+    paths, qrels = _files(tmp_path)
+    document = json.loads((_build(tmp_path, paths, qrels, "memory") / "report.json").read_text())
+    assert "sampled" not in document and len(document["query_ids"]) == QUERIES + 2
+
+
+def test_a_sampled_previous_report_drifts_by_its_means(tmp_path, sampled):
+    paths, qrels = _files(tmp_path)
+    before = _build(tmp_path, paths, qrels, "before", "--engine", "stream")
+    after = _build(tmp_path, paths[::-1], qrels, "after", "--previous", str(before / "report.json"))
+    then = {r["name"]: r["metrics"] for r in json.loads((before / "report.json").read_text())["runs"]}
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    rows = {(r["run"], r["metric"]): r for r in drift["rows"]}
+    assert rows and all(r["low"] is None and r["high"] is None and r["p"] is None for r in rows.values())
+    for (run, metric), row in rows.items():
+        assert row["then"] == then[run][metric]["mean"] and row["delta"] == pytest.approx(row["now"] - row["then"])
+    assert all(not r.get("queries") for r in drift["basis"]["runs"])  # no per-query scores kept
+
+
+def test_a_sampled_previous_reports_other_labels_are_not_listed(tmp_path, sampled):
+    paths, qrels = _files(tmp_path)
+    before = _build(tmp_path, paths, qrels, "before", "--engine", "stream")
+    fewer = tmp_path / "fewer"
+    fewer.write_text("".join(line for line in open(qrels) if not line.startswith("q1 ")))
+    after = _build(tmp_path, paths, str(fewer), "after", "--previous", str(before / "report.json"))
+    drift = json.loads((after / "report.json").read_text())["drift"]
+    assert not drift["comparable"] and drift["changes"] == [] and "judgments" not in drift["basis"]
+
+
+@pytest.mark.parametrize("part", ["--slice", "--previous"])
+def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys, part):
+    paths, qrels = _files(tmp_path)
+    if part == "--slice":
+        (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'ab'[i % 2]}\n" for i in range(QUERIES)))
+        more = ["--query-meta", str(tmp_path / "meta.csv"), "--slice", "topic"]
+    else:
+        more = ["--previous", str(_build(tmp_path, paths, qrels, "first") / "report.json")]
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", *more)
+    capsys.readouterr()
+    assert main(["render", str(built / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and part in err
+
+
+def test_render_refuses_a_sampled_reports_broken_sums_in_one_line(tmp_path, sampled, capsys):
+    paths, qrels = _files(tmp_path)
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
+    document = json.loads((built / "report.json").read_text())
+    document["sampled"]["runs"]["run0"]["sums"]["digit_weighted"]["float64"] = "not base 64!"
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    assert main(["render", str(tmp_path / "edited.json"), "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'sampled.runs.sums.digit_weighted'" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_stored_sums_facts_and_figures_read_back_as_written():
+    rng = np.random.default_rng(1)
+    keys = query_keys(np.array([f"q{i}" for i in range(50)]), 0)
+    sums = ResampledSums.of(keys, rng.random((50, 3)), 100, 64)
+    back = sums_from(json.loads(json.dumps(sums_document(sums))), "r.json", "sums")
+    assert back.rows == 50 and np.array_equal(back.totals, sums.totals)
+    assert np.array_equal(back.weighted, sums.weighted) and np.array_equal(back.flipped, sums.flipped)
+    facts = Facts((5, 4, 1, 0, 0, 1), (1, 2, 0, 2), (20, 3, 17), (1, 3, 7), 40, {"over_k": (2, ("q1", "é"))})
+    assert facts_from(json.loads(json.dumps(facts_document(facts))), "r.json") == facts
+    nan = np.array([np.nan, 0.25])
+    figures = PairedFigures(
+        9,
+        *(nan + i for i in range(8)),
+        *(np.array([i, 2]) for i in range(3)),
+        gains=((("q1", 0.0, 1.0),), ()),
+        drops=((), (("q2", 0.5, 0.25),)),
+        readings=np.arange(24.0).reshape(4, 6),
+        same=np.array([True, False] * 3),
+    )
+    back_figures = figures_from(json.loads(json.dumps(figures_document(figures))), "r.json")
+    for field in PairedFigures.__dataclass_fields__:
+        a, b = getattr(figures, field), getattr(back_figures, field)
+        assert np.array_equal(a, b, equal_nan=True) if isinstance(a, np.ndarray) else a == b, field
+
+
+def test_a_runs_rows_are_the_join_of_those_queries_alone():
+    """``JudgedRun.rows``: the same as joining the chosen queries' lists with their judgments."""
+    lists = [("q1", ["a", "b", "a"]), ("q2", ["c"]), ("q3", []), ("q4", ["d", "e", "f"])]
+    labels = [("q1", ["a", "z"], [1, 2]), ("q2", ["c"], [0]), ("q4", ["f", "e"], [3, 1]), ("q5", ["y"], [1])]
+    judged = join(Run.from_lists("r", lists), Judgments.from_lists(labels))
+    ids = judged.query_ids.tolist()
+    for take in ([0, 3], [1, 4], [4], [0, 1, 2, 3, 4], []):
+        chosen = {ids[i] for i in take}
+        alone = join(
+            Run.from_lists("r", [x for x in lists if x[0] in chosen]),
+            Judgments.from_lists([x for x in labels if x[0] in chosen]),
+        )
+        part = judged.rows(np.array(take, dtype=np.int64))
+        for field in ("query_ids", "offsets", "doc_ids", "grades", "judged", "repeat", "relevant", "in_run"):
+            assert np.array_equal(getattr(part, field), getattr(alone, field)), (take, field)
+        for field in ("has_judgments", "ideal_offsets", "ideal_grades", "judgment_query", "judgment_grades"):
+            assert np.array_equal(getattr(part, field), getattr(alone, field)), (take, field)
+        assert np.array_equal(part.judgment_doc_ids, alone.judgment_doc_ids), take
