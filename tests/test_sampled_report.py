@@ -73,16 +73,25 @@ def _files_of(site):
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("runs", [2, 3])
+@pytest.mark.parametrize("runs", [1, 2, 3])
 def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_path, sampled, monkeypatch, runs):
     paths, qrels = _files(tmp_path, runs)
+    # sliced by a topic (summed by slice): the slices are read as stored
+    (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abc'[i % 3]}\n" for i in range(QUERIES)))
+    more = ["--engine", "stream", "--query-meta", str(tmp_path / "meta.csv")]
+    # and the text of the queries and documents the report points at, the slices' examples among them
+    (tmp_path / "queries.tsv").write_text("".join(f"q{i}\tquestion {i}\n" for i in range(QUERIES)))
+    corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    more += ["--queries", str(tmp_path / "queries.tsv"), "--corpus", str(tmp_path / "corpus.jsonl")]
+    more += ["--text-queries", "3"]
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
-    whole = _build(tmp_path, paths, qrels, "whole", "--engine", "stream")
+    whole = _build(tmp_path, paths, qrels, "whole", *more)
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
-    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
+    built = _build(tmp_path, paths, qrels, "built", *more)
     document = json.loads((built / "report.json").read_text())
     shown = document["sampled"]["shown"]
-    assert (shown["total"], len(shown["ids"]), shown["each"]) == (QUERIES + 2, 40, 5 // (runs - 1))
+    assert (shown["total"], len(shown["ids"]), shown["each"]) == (QUERIES + 2, 40, 5 // max(1, runs - 1))
     # Only the sample's queries are stored: their rows, their lists and their judgments.
     assert sorted(document["query_ids"]) == sorted(shown["ids"])
     for run in document["runs"]:
@@ -92,11 +101,16 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     # Every figure is the one a build listing every query shows.
     every = json.loads((whole / "report.json").read_text())
     assert "sampled" not in every
-    for key in ("headline", "comparisons", "ranking"):
+    assert len(document["slices"]) == 3 and len(document["query_meta"]) <= 40 and document["texts"]["queries"]
+    for key in ("headline", "comparisons", "ranking", "slices"):
         assert document.get(key) == every.get(key), key
     for run, whole_run in zip(document["runs"], every["runs"]):
         for key in ("metrics", "measures", "sweep", "counts", "limits", "fingerprints"):
             assert run[key] == whole_run[key], key
+    # The pages say report.json holds the sample, not every query.
+    for page in ("queries.html", "run-run0.html"):
+        text = " ".join((built / page).read_text().split())
+        assert "report.json holds the same ones, and every figure." in text and "holds them all" not in text
     again = tmp_path / "again"
     assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
     assert _files_of(again) == _files_of(built)
@@ -131,14 +145,10 @@ def test_a_sampled_previous_reports_other_labels_are_not_listed(tmp_path, sample
     assert not drift["comparable"] and drift["changes"] == [] and "judgments" not in drift["basis"]
 
 
-@pytest.mark.parametrize("part", ["--slice", "--previous"])
-def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys, part):
+def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys):
     paths, qrels = _files(tmp_path)
-    if part == "--slice":
-        (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'ab'[i % 2]}\n" for i in range(QUERIES)))
-        more = ["--query-meta", str(tmp_path / "meta.csv"), "--slice", "topic"]
-    else:
-        more = ["--previous", str(_build(tmp_path, paths, qrels, "first") / "report.json")]
+    part = "--previous"
+    more = [part, str(_build(tmp_path, paths, qrels, "first") / "report.json")]
     built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", *more)
     capsys.readouterr()
     assert main(["render", str(built / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2

@@ -75,13 +75,16 @@ def test_the_largest_wins_and_losses_then_a_seeded_uniform_draw(sampled):
     analysis = _analysis()
     sample = shown_queries(analysis)
     assert sample is not None and analysis.primary_label == "nDCG@3"
-    assert (sample.total, sample.each, sample.wins, sample.losses, sample.drawn) == (N, 5, 5, 5, 30)
+    assert (sample.total, sample.each, sample.wins, sample.losses, sample.drawn) == (N, 5, 5, 5, 28)
     ids = set(sample.ids.tolist())
     assert set(WINS) | set(LOSSES) <= ids
-    # The rest: the 30 queries of smallest sample key among the others, ties (none here) by id.
-    rest = np.array(sorted({f"q{i}" for i in range(N)} - set(WINS) - set(LOSSES)))
+    # The movers the comparison's tables list past the 5 a side, which link to the query view: the
+    # sixth win of 1 and the win of 0.5 (there are 5 losses in all).
+    assert sample.cited == 2 and {"q7", "q50"} <= ids
+    # The rest: the 28 queries of smallest sample key among the others, ties (none here) by id.
+    rest = np.array(sorted({f"q{i}" for i in range(N)} - set(WINS) - set(LOSSES) - {"q7", "q50"}))
     keys = sample_keys(rest, analysis.summaries[0].conventions.seed)
-    assert ids == set(WINS) | set(LOSSES) | set(rest[np.argsort(keys)[:30]].tolist())
+    assert ids == set(WINS) | set(LOSSES) | {"q7", "q50"} | set(rest[np.argsort(keys)[:28]].tolist())
     assert sample.ids.tolist() == sorted(ids) and len(ids) == 40
 
 
@@ -134,7 +137,8 @@ def test_the_pages_list_the_sample_say_so_and_keep_every_figure(sampled, monkeyp
     assert {p: files[p] for p in files if p not in listing} == {p: whole[p] for p in whole if p not in listing}
     said = (
         "This table shows 40 of the 300 queries: the 5 largest wins and the 5 largest losses against base on "
-        "nDCG@3 and 30 drawn at random (the same for every run). report.json holds them all."
+        "nDCG@3, 2 other queries the report points to (movers, slice examples, texts) and 28 drawn at random "
+        "(the same for every run). report.json holds them all."
     )
     for run, whole_run in zip(view.runs, whole_view.runs):
         page = Page(files[f"run-{run.slug}.html"].decode("utf-8"))
@@ -209,7 +213,7 @@ def test_the_queries_the_slices_cite_are_in_the_sample_and_said(sampled):
     assert examples
     sample = shown_queries(analysis)
     assert examples <= set(sample.ids.tolist())
-    cited = examples - set(WINS) - set(LOSSES)
+    cited = (examples | {"q7", "q50"}) - set(WINS) - set(LOSSES)  # and the movers past the 5 a side
     assert sample.cited == len(cited) > 0
     assert len(sample.ids) == 40 and sample.drawn == 40 - 10 - len(cited)
     assert f"{len(cited)} other quer" in str(sample_note("This table shows", sample))

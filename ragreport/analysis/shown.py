@@ -1,8 +1,9 @@
 """Which queries the pages list past :data:`PAGE_QUERIES` (docs/conventions.md section 29.1).
 
 A page that lists a million queries weighs over 100 MB and no browser opens it comfortably; every
-figure still reads all the queries, and report.json holds them all: only the per-query listings
-(each run's table, the query view) hold the sample chosen here, the same queries for every run.
+figure still reads all the queries: only the per-query listings (each run's table, the query view)
+hold the sample chosen here, the same queries for every run, and, for a partitioned build, report.json
+(docs/conventions.md section 29.2).
 
 - Past ``PAGE_QUERIES`` distinct queries in the report (none shown apart up to it), the sample
   holds :data:`SHOWN_QUERIES` queries (all of them when there are fewer).
@@ -11,8 +12,9 @@ figure still reads all the queries, and report.json holds them all: only the per
   of the comparison), ``e = max(1, EXTREME_QUERIES // compared runs)``; without one, the run's
   ``e`` highest and ``e`` lowest scored values. Ties go by query id, as the movers' do, so the
   movers the comparison lists are among them.
-- The queries the report points to elsewhere: the slices' examples and the queries shown with
-  their text (a link from them finds its query).
+- The queries the report points to elsewhere: the comparison's movers on the primary metric (past
+  ``e`` a side), the slices' examples and the queries shown with their text (a link from them
+  finds its query).
 - The rest, up to ``SHOWN_QUERIES``, drawn uniformly: the queries (not already chosen) whose
   sample key ``mix64(key XOR r_0)`` is smallest, ``key`` the id's :func:`~.poisson.query_keys`
   under the conventions' seed and ``r_0`` the first value of the stream :data:`SHOWN_STREAM`
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
+from .paired import MOVERS
 from .poisson import mix64, query_keys, stream
 
 if TYPE_CHECKING:
@@ -64,6 +67,9 @@ class Shown:
     cited: int
     baseline: str | None
     metric: str
+    #: Whether report.json keeps every query (the memory engine) or this sample alone (the
+    #: partitioned engines, whose figures come from sums it stores: section 29.2).
+    stored_all: bool = True
 
     def mask(self, query_ids: np.ndarray) -> np.ndarray:
         """Which of ``query_ids`` (text or UTF-8 bytes) are shown."""
@@ -98,6 +104,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         return None
     label = analysis.primary_label
     sides: list[tuple[list[str], list[str]]] = []
+    movers: set[str] = set()  # the comparison tables' movers, which link to the query view
     comparison = analysis.comparison
     if comparison is not None:
         compared = [rc for rc in comparison.runs if label in rc.labels and len(rc.pairing.query_ids)]
@@ -105,7 +112,9 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         for rc in compared:
             m = rc.labels.index(label)
             ids = np.asarray(as_text(rc.pairing.query_ids), dtype=str)
-            sides.append(_ends(ids, rc.run_scores[:, m] - rc.baseline_scores[:, m], each, _MOVED))
+            moved = rc.run_scores[:, m] - rc.baseline_scores[:, m]
+            sides.append(_ends(ids, moved, each, _MOVED))
+            movers.update(q for side in _ends(ids, moved, MOVERS, _MOVED) for q in side)
     else:
         compared, each = [], EXTREME_QUERIES
         for s in summaries:
@@ -115,7 +124,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     wins = {q for high, _ in sides for q in high}
     losses = {q for _, low in sides for q in low} - wins
     slices = analysis.slices.slices if analysis.slices is not None else ()
-    pointed = np.array(sorted({q for s in slices for q in s.examples} | set(analysis.text_queries)), dtype=str)
+    pointed = np.array(sorted({q for s in slices for q in s.examples} | set(analysis.text_queries) | movers), dtype=str)
     cited = set(pointed[np.isin(pointed, every)].tolist()) - wins - losses
     chosen = np.array(sorted(wins | losses | cited), dtype=str)
     rest = every[~np.isin(every, chosen)]
@@ -132,4 +141,5 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         cited=len(cited),
         baseline=comparison.baseline if comparison is not None else None,
         metric=label,
+        stored_all=summaries[0].sums is None,
     )

@@ -299,14 +299,22 @@ def slices(
             SliceComparison(run, primary.label(), delta, low, high, p, float(p_adj), n, 1.0 - confidence)
         )
     done = tuple(replace(s, comparisons=tuple(made.get(i, ()))) for i, s in enumerate(found))
-    overall = {c.run: c.delta for c in (comparison.comparisons if comparison else ()) if c.metric == primary.label()}
-    opposite = tuple(
+    labels = tuple(m.label() for m in measures)
+    return SliceReport(
+        tuple(keys), done, labels, primary.label(), correction, opposites(done, comparison, primary.label())
+    )
+
+
+def opposites(found: Sequence[Slice], comparison: ComparisonReport | None, primary: str) -> tuple[Opposite, ...]:
+    """The slices whose difference on ``primary`` has the opposite sign to the overall one, its
+    band clear of 0 (:attr:`SliceReport.opposite`)."""
+    overall = {c.run: c.delta for c in (comparison.comparisons if comparison else ()) if c.metric == primary}
+    return tuple(
         Opposite(s, c, overall[c.run])
-        for s in done
+        for s in found
         for c in s.comparisons
         if c.run in overall
         and (c.low > TIE or c.high < -TIE)
         and np.sign(c.delta) != np.sign(overall[c.run])
         and abs(overall[c.run]) > TIE
     )
-    return SliceReport(tuple(keys), done, tuple(m.label() for m in measures), primary.label(), correction, opposite)

@@ -40,7 +40,7 @@ from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import REBUILD, judgments_from, load_report, stored_run
-from .sampled import facts_from, ranking_from, shown_from, stored_pairs, sums_from
+from .sampled import facts_from, ranking_from, shown_from, slices_from, stored_pairs, sums_from
 from .schema import PREVIOUS
 
 
@@ -217,9 +217,10 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         # the measures named with --metrics were the comparison family (report.json is never --format trec)
         family=measures or None,
         previous_basis=basis,
-        query_meta=stored_query_meta(document_.get("query_meta"), where),
+        # a sampled report's slices read every query's metadata: read as stored (_as_sampled)
+        query_meta=None if sampled is not None else stored_query_meta(document_.get("query_meta"), where),
         query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
-        slice_by=stored_slice_by(settings.get("slice_by"), where),
+        slice_by=() if sampled is not None else stored_slice_by(settings.get("slice_by"), where),
         # the audit as the judgments it was measured from, through the gate every judgment file
         # passes: a refusal names this report (render never reads the audit file), the page its file
         audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
@@ -235,7 +236,7 @@ def _check_sampled(document: dict, sampled: Any, where: str) -> None:
     """A sampled report renders what its sums hold: refused with what it lacks, otherwise."""
     if not isinstance(sampled, dict) or not isinstance(sampled.get("runs"), dict):
         raise InputError(where, None, "'sampled' as ragreport writes it (section 29.2)", type(sampled).__name__)
-    for part, name in (("drift", "--previous"), ("audit", "--audit"), ("scores", "--scores"), ("slices", "--slice")):
+    for part, name in (("drift", "--previous"), ("audit", "--audit"), ("scores", "--scores")):
         if document.get(part):
             raise InputError(
                 where,
@@ -292,22 +293,33 @@ def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
                 only_run=listed["only_run"],
                 judged_apart=listed["judged_apart"],
             )
-            grids = np.array(entry.get("grids"), dtype=np.int64)
-            if grids.shape != (len(rc.family), GRID_BINS, GRID_BINS):
-                raise InputError(
-                    where,
-                    None,
-                    f"'sampled.compared.grids' of {len(rc.family)} x {GRID_BINS} x {GRID_BINS} counts",
-                    str(grids.shape),
-                )
+            shape = (len(rc.family), GRID_BINS, GRID_BINS)
+            try:
+                grids = np.array(entry.get("grids"), dtype=np.int64)
+            except (TypeError, ValueError, OverflowError):
+                grids = np.zeros(0, dtype=np.int64)
+            if grids.shape != shape or bool((grids < 0).any()):
+                expected = f"'sampled.compared.grids' of {' x '.join(map(str, shape))} counts"
+                raise InputError(where, None, expected, f"an array of shape {grids.shape}")
             runs.append(dataclasses.replace(rc, pairing=pairing, stored_grids=grids))
         comparison = dataclasses.replace(comparison, runs=tuple(runs))
     ranking = document.get("ranking")
-    return dataclasses.replace(
+    analysis = dataclasses.replace(
         analysis,
         comparison=comparison,
-        ranking=None if ranking is None else ranking_from(ranking, analysis.min_effect),
+        ranking=None if ranking is None else ranking_from(ranking, analysis.min_effect, where),
         sample=shown_from(sampled.get("shown"), where),
+    )
+    meta = stored_query_meta(document.get("query_meta"), where)
+    analysis = dataclasses.replace(analysis, query_meta=None if meta is None else dict(sorted(meta.items())))
+    if "slices" not in sampled:  # sliced by no key
+        return analysis
+    texts = stored_texts(document.get("texts"), where)
+    return dataclasses.replace(
+        analysis,
+        slices=slices_from(document.get("slices"), sampled, analysis, where),
+        # the queries shown with their text, which the slices' examples chose among
+        **({} if not texts else {"text_queries": tuple(document["texts"]["queries"]), "doc_texts": texts["corpus"]}),
     )
 
 

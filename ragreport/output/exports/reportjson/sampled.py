@@ -26,6 +26,7 @@ from ....analysis.paired import PairedFigures, PairedRows
 from ....analysis.poisson import ResampledSums
 from ....analysis.ranking import Pair, Ranking, RankInterval
 from ....analysis.shown import Shown, shown_queries
+from ....analysis.slices import Slice, SliceComparison, SliceFigure, SliceReport, opposites
 from ....analysis.summary import Facts
 from ....core.errors import InputError
 
@@ -40,9 +41,8 @@ _COUNTS = ("wins", "ties", "losses")
 def sampling(analysis: Analysis) -> Shown | None:
     """The sample report.json holds in place of every query: a partitioned build's past
     ``PAGE_QUERIES`` (its figures come from sums it can store); None otherwise."""
-    if not analysis.summaries or analysis.summaries[0].sums is None:
-        return None
-    return shown_queries(analysis)
+    shown = shown_queries(analysis) if analysis.summaries else None
+    return None if shown is None or shown.stored_all else shown
 
 
 def floats(values: np.ndarray) -> dict[str, Any]:
@@ -149,7 +149,7 @@ def figures_from(stored: Any, where: str) -> PairedFigures:
 
 
 def shown_document(shown: Shown) -> dict[str, Any]:
-    return {**{k: v for k, v in shown.__dict__.items() if k != "ids"}, "ids": shown.ids.tolist()}
+    return {**{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all")}, "ids": shown.ids.tolist()}
 
 
 def shown_from(stored: Any, where: str) -> Shown:
@@ -160,6 +160,7 @@ def shown_from(stored: Any, where: str) -> Shown:
             ids=np.array(sorted(str(q) for q in stored["ids"]), dtype=str),
             baseline=None if baseline is None else str(baseline),
             metric=metric,
+            stored_all=False,
             **counts,
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -186,6 +187,12 @@ def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
     comparison = analysis.comparison
     return {
         "shown": shown_document(shown),
+        # the keys sliced by and the measures each slice gives, beside the stored slices' figures
+        **(
+            {}
+            if analysis.slices is None
+            else {"slices": {"keys": list(analysis.slices.keys), "measures": list(analysis.slices.measures)}}
+        ),
         "runs": runs,
         "pairs": [
             {
@@ -226,8 +233,15 @@ def stored_pairs(sampled: Mapping[str, Any], where: str) -> PairedRows:
     return PairedRows.of_figures(figures)
 
 
-def ranking_from(stored: Mapping[str, Any], margin: float) -> Ranking:
+def ranking_from(stored: Any, margin: float, where: str) -> Ranking:
     """The ranking of three or more runs as report.json stored it (a sampled report's render)."""
+    try:
+        return _ranking_from(stored, margin)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(where, None, "'ranking' as ragreport writes it", repr(exc)) from None
+
+
+def _ranking_from(stored: Any, margin: float) -> Ranking:
     alpha = 1.0 - float(stored["confidence"])
 
     def number(value: Any) -> float:
@@ -295,3 +309,56 @@ def _following_rows(after: Any, take: np.ndarray) -> Any:
         np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     )
     return dataclasses.replace(after, lengths=lengths, doc_ids=after.doc_ids[at])
+
+
+def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, where: str) -> SliceReport:
+    """The slices as a sampled report stored them (their figures in ``slices``, their keys and
+    measures in ``sampled.slices``): every slice reads every query's metadata, which it keeps the
+    sample's of."""
+    alpha = 1.0 - analysis.summaries[0].conventions.confidence
+
+    def number(value: Any) -> float:
+        return float("nan") if value is None else float(value)
+
+    def figures(by_run: Any) -> dict[str, dict[str, SliceFigure]]:
+        return {
+            str(run): {
+                str(label): SliceFigure(number(f["mean"]), number(f["low"]), number(f["high"]), int(f["queries"]))
+                for label, f in of.items()
+            }
+            for run, of in by_run.items()
+        }
+
+    try:
+        found = tuple(
+            Slice(
+                str(s["key"]),
+                str(s["value"]),
+                int(s["queries"]),
+                figures(s["runs"]),
+                tuple(
+                    SliceComparison(
+                        str(c["run"]),
+                        str(c["metric"]),
+                        number(c["delta"]),
+                        number(c["low"]),
+                        number(c["high"]),
+                        number(c["p"]),
+                        number(c["p_adjusted"]),
+                        int(c["queries"]),
+                        alpha,
+                    )
+                    for c in s["comparisons"]
+                ),
+                tuple(str(q) for q in s["examples"]),
+            )
+            for s in stored
+        )
+        meta = sampled["slices"]
+        keys, measures = tuple(str(k) for k in meta["keys"]), tuple(str(m) for m in meta["measures"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(where, None, "'slices' and 'sampled.slices' as ragreport writes them", repr(exc)) from None
+    primary = analysis.primary_label
+    return SliceReport(
+        keys, found, measures, primary, analysis.correction, opposites(found, analysis.comparison, primary)
+    )

@@ -226,10 +226,11 @@ def sample_note(listing: str, shown: Shown) -> Text:
     if shown.compared:
         ends += f" on {shown.metric}"
     if shown.cited:
-        ends += f", {counted(shown.cited, 'other query')} the report points to (slice examples, texts)"
+        ends += f", {counted(shown.cited, 'other query')} the report points to (movers, slice examples, texts)"
+    kept = "report.json holds them all." if shown.stored_all else "report.json holds the same ones, and every figure."
     return said(
         f"{listing} {count(len(shown.ids))} of the {count(shown.total)} queries: {ends} and "
-        f"{count(shown.drawn)} drawn at random (the same for every run). report.json holds them all.",
+        f"{count(shown.drawn)} drawn at random (the same for every run). {kept}",
         **({"base": shown.baseline or ""} if shown.compared else {}),
     )
 
@@ -237,7 +238,8 @@ def sample_note(listing: str, shown: Shown) -> Text:
 def sampled_print_note(shown: Shown) -> str:
     return (
         f"On paper this table holds the rows shown on screen when it was printed (every one of the "
-        f"{count(len(shown.ids))} listed unless filtered); report.json holds all {count(shown.total)}."
+        f"{count(len(shown.ids))} listed unless filtered); "
+        + (f"report.json holds all {count(shown.total)}." if shown.stored_all else "report.json holds the same ones.")
     )
 
 
@@ -245,7 +247,8 @@ def unknown(shown: Shown) -> str:
     """The query view's words for an id it does not hold, once it holds a sample."""
     return (
         f"No query this view holds has that id: it holds {count(len(shown.ids))} of the "
-        f"{count(shown.total)} queries; report.json holds them all."
+        f"{count(shown.total)} queries; "
+        + ("report.json holds them all." if shown.stored_all else "so does report.json: the run files hold the others.")
     )
 
 
