@@ -5,6 +5,7 @@ for byte; a sampled previous report drifts by its means."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from ragreport.analysis import shown as shown_module
 from ragreport.analysis.paired import PairedFigures
 from ragreport.analysis.poisson import ResampledSums, query_keys
-from ragreport.analysis.summary import Facts
+from ragreport.analysis.summary import FACT_KINDS, Counts, Facts, Status
 from ragreport.cli import main
 from ragreport.core.model import Judgments, Run
 from ragreport.output.exports.reportjson.sampled import (
@@ -38,9 +39,10 @@ def sampled(monkeypatch):
     monkeypatch.setattr(charts, "SCATTER_POINTS", 30)
 
 
-def _files(tmp_path, runs: int = 2):
-    """Runs over the same lists ranked apart, pooled judgments (graded, with unjudged ids in every
-    top 10), a query no judgment names and two judged queries no run retrieves."""
+def _files(tmp_path, runs: int = 2, lacking: tuple[str, ...] = (), low: int = 0):
+    """Runs over the same lists ranked apart, pooled judgments (graded from ``low`` to 2, with
+    unjudged ids in every top 10), a query no judgment names and two judged queries no run
+    retrieves, one of them judged with a grade 0; the second run lacks the queries ``lacking``."""
     rng = np.random.default_rng(7)
     lists = {f"q{q}": [f"doc{d}" for d in rng.choice(300, size=20, replace=False)] for q in range(QUERIES)}
     qrels = []
@@ -48,13 +50,15 @@ def _files(tmp_path, runs: int = 2):
         if q == "q9":
             continue
         for d in docs[::2]:
-            qrels.append(f"{q} 0 {d} {rng.integers(0, 3)}\n")
+            qrels.append(f"{q} 0 {d} {rng.integers(low, 3)}\n")
     qrels += ["qx 0 doc1 2\n", "qy 0 doc2 0\n"]
     (tmp_path / "qrels").write_text("".join(qrels))
     paths = []
     for r in range(runs):
         lines = []
         for q, docs in lists.items():
+            if r == 1 and q in lacking:
+                continue
             order = rng.permutation(len(docs)) if r else np.arange(len(docs))
             lines += [f"{q} Q0 {docs[i]} {rank + 1} {20 - rank} r{r}\n" for rank, i in enumerate(order)]
         path = tmp_path / f"run{r}.trec"
@@ -116,6 +120,46 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     assert _files_of(again) == _files_of(built)
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        "a run lacking queries",  # the runs' label arrays differ: the report's fingerprints are a union
+        "judgments of relevant ids alone",  # no reading of unjudged ids, no Judged@K
+        "one grade 0, outside the sample",  # the sample's judgments alone would read as relevant-only
+        "a 0/1 measure by name",  # Wilson's band of the sum, every query's
+    ],
+)
+def test_a_sampled_reports_figures_are_every_querys(tmp_path, sampled, monkeypatch, case):
+    lacking = ("q3", "q17", "q40", "q41", "q77") if case == "a run lacking queries" else ()
+    paths, qrels = _files(tmp_path, lacking=lacking, low=0 if case == "a run lacking queries" else 1)
+    if case == "judgments of relevant ids alone":
+        (tmp_path / "qrels").write_text(
+            "".join(line for line in open(qrels) if not line.endswith(" 2\n") and "qy" not in line)
+        )
+    more = [
+        "--engine",
+        "stream",
+        *(["--metrics", "nDCG@10,Hit@5,success@3"] if case == "a 0/1 measure by name" else []),
+    ]
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
+    whole = json.loads((_build(tmp_path, paths, qrels, "whole", *more) / "report.json").read_text())
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
+    built = _build(tmp_path, paths, qrels, "built", *more)
+    document = json.loads((built / "report.json").read_text())
+    if case == "one grade 0, outside the sample":
+        assert "qy" not in document["sampled"]["shown"]["ids"] and not whole["relevant_only"]
+    if case == "judgments of relevant ids alone":
+        assert whole["relevant_only"]
+    for key in ("fingerprints", "relevant_only", "headline", "comparisons", "comparison"):
+        assert document[key] == whole[key], key
+    for run, whole_run in zip(document["runs"], whole["runs"]):
+        for key in ("metrics", "measures", "counts", "limits", "fingerprints"):
+            assert run[key] == whole_run[key], key
+    again = tmp_path / "again"
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _files_of(again) == _files_of(built)
+
+
 def test_the_memory_engine_keeps_every_query(tmp_path, sampled):
     paths, qrels = _files(tmp_path)
     document = json.loads((_build(tmp_path, paths, qrels, "memory") / "report.json").read_text())
@@ -145,15 +189,38 @@ def test_a_sampled_previous_reports_other_labels_are_not_listed(tmp_path, sample
     assert not drift["comparable"] and drift["changes"] == [] and "judgments" not in drift["basis"]
 
 
+@pytest.mark.parametrize("labels", ["same", "fewer"])
+def test_a_sampled_reports_drift_is_read_as_stored(tmp_path, sampled, labels):
+    """The drift pairs every query's scores then and now: a sampled report keeps it as the build
+    made it (its change lists' first items and counts), and render draws the same page."""
+    paths, qrels = _files(tmp_path)
+    previous = _build(tmp_path, paths, qrels, "first")
+    if labels == "fewer":  # 29 judged queries gone (q0 to q29 but q9): more changes than a page lists
+        fewer = tmp_path / "fewer"
+        fewer.write_text(
+            "".join(line for line in open(qrels) if not line.startswith(tuple(f"q{i} " for i in range(30))))
+        )
+        qrels = str(fewer)
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", "--previous", str(previous / "report.json"))
+    drift = json.loads((built / "report.json").read_text())["drift"]
+    if labels == "fewer":
+        assert drift["changes"][0]["queries_removed"]["count"] == 29  # q9 was never judged and not drift["comparable"]
+    else:
+        assert drift["comparable"] and all(r["low"] is not None for r in drift["rows"])
+    again = tmp_path / "again"
+    assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
+    assert _files_of(again) == _files_of(built)
+
+
 def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys):
     paths, qrels = _files(tmp_path)
-    part = "--previous"
-    more = [part, str(_build(tmp_path, paths, qrels, "first") / "report.json")]
-    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", *more)
-    capsys.readouterr()
-    assert main(["render", str(built / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
+    document = json.loads((built / "report.json").read_text())
+    document["audit"] = {"source": "human.qrels", "labels": {"q1": {"doc1": 1}}}
+    (tmp_path / "audited.json").write_text(json.dumps(document))
+    assert main(["render", str(tmp_path / "audited.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and part in err
+    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and "--audit" in err
 
 
 def test_render_refuses_a_sampled_reports_broken_sums_in_one_line(tmp_path, sampled, capsys):
@@ -164,7 +231,7 @@ def test_render_refuses_a_sampled_reports_broken_sums_in_one_line(tmp_path, samp
     (tmp_path / "edited.json").write_text(json.dumps(document))
     assert main(["render", str(tmp_path / "edited.json"), "--out", str(tmp_path / "x"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "'sampled.runs.sums.digit_weighted'" in err
+    assert len(err.splitlines()) == 1 and "'sampled.runs.run0.sums.digit_weighted'" in err
     assert not (tmp_path / "x").exists()
 
 
@@ -175,8 +242,9 @@ def test_the_stored_sums_facts_and_figures_read_back_as_written():
     back = sums_from(json.loads(json.dumps(sums_document(sums))), "r.json", "sums")
     assert back.rows == 50 and np.array_equal(back.totals, sums.totals)
     assert np.array_equal(back.weighted, sums.weighted) and np.array_equal(back.flipped, sums.flipped)
-    facts = Facts((5, 4, 1, 0, 0, 1), (1, 2, 0, 2), (20, 3, 17), (1, 3, 7), 40, {"over_k": (2, ("q1", "é"))})
-    assert facts_from(json.loads(json.dumps(facts_document(facts))), "r.json") == facts
+    ids = {kind: (i, ("q1", "é")[:i]) for i, kind in enumerate(FACT_KINDS)}
+    facts = Facts(tuple(range(len(fields(Counts)))), tuple(range(len(Status))), (20, 3, 17), (1, 3, 7), 40, ids)
+    assert facts_from(json.loads(json.dumps(facts_document(facts))), "r.json", "facts") == facts
     nan = np.array([np.nan, 0.25])
     figures = PairedFigures(
         9,
@@ -187,7 +255,7 @@ def test_the_stored_sums_facts_and_figures_read_back_as_written():
         readings=np.arange(24.0).reshape(4, 6),
         same=np.array([True, False] * 3),
     )
-    back_figures = figures_from(json.loads(json.dumps(figures_document(figures))), "r.json")
+    back_figures = figures_from(json.loads(json.dumps(figures_document(figures))), "r.json", "figures", 2)
     for field in PairedFigures.__dataclass_fields__:
         a, b = getattr(figures, field), getattr(back_figures, field)
         assert np.array_equal(a, b, equal_nan=True) if isinstance(a, np.ndarray) else a == b, field

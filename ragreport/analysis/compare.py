@@ -593,13 +593,6 @@ def compare(
     # default column, so that each reading is corrected over the family the default one is.
     read = [reading_differences(base, s, p, measures, d) for s, p, d in zip(others, pairings, differences)]
     columns = [np.concatenate([d, *extra], axis=1) for d, (_, extra) in zip(differences, read)]
-    # A reading's column equal, value for value, to its default one (no unjudged id moved it) is
-    # tested as that one: the same resamples and sign flips would give the same figures.
-    tested_as = [
-        [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(c.shape[1])]
-        for c in columns
-    ]
-    kept = [sorted(set(t)) for t in tested_as]
     paired: list[PairedFigures | None] = [None] * len(others)
     # The partitioned engines' figures: from the sums of the runs' buckets (section 29). The runs'
     # buckets are cut by their keys, which their seed keys: runs summarised with other seeds (two
@@ -613,18 +606,26 @@ def compare(
         # every paired query met in its bucket (a sampled report's rows are its sample alone)
         if any(a != b for a, b in joined) and not (base.paired is not None and base.paired[0].stored):
             raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
-        # which reading's column equals its default one, as the buckets found over every query
-        tested_as = [
-            list(range(width))
-            + [
-                j % width if f is not None and f.same is not None and f.same[j - width] else j
-                for j in range(width, c.shape[1])
-            ]
+        # A reading's column equal, value for value, to its default one (no unjudged id moved it, or
+        # no member has readings) is tested as that one, as the buckets found over every query.
+        equal = [
+            np.ones(c.shape[1] - width, dtype=bool) if f is None or f.same is None else f.same
             for f, c in zip(paired, columns)
+        ]
+        tested_as = [
+            [j if j < width or not e[j - width] else j % width for j in range(c.shape[1])]
+            for c, e in zip(columns, equal)
         ]
         kept = [sorted(set(t)) for t in tested_as]
         bands, tests = _summed_figures(paired, kept, width)  # type: ignore[arg-type]
     else:
+        # A reading's column equal, value for value, to its default one (no unjudged id moved it) is
+        # tested as that one: the same resamples and sign flips would give the same figures.
+        tested_as = [
+            [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(c.shape[1])]
+            for c in columns
+        ]
+        kept = [sorted(set(t)) for t in tested_as]
         # A reading's own columns are banded with the same resamples as the default ones (the same
         # seed draws the same counts, section 22.1): in the same draw.
         bands = paired_bands(
@@ -637,9 +638,7 @@ def compare(
         tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
     figures = []  # per run: delta, low, high and p of every column
     for c, band, t, k, p, summed in zip(columns, bands, tested_as, kept, tests, paired):
-        if not (
-            len(c) if summed is None else summed.queries
-        ):  # nothing shared: reported as such, left out of the correction
+        if not (len(c) if summed is None else summed.queries):  # nothing shared: left out of the correction
             figures.append(np.zeros((4, 0)))
             continue
         full = np.empty((4, c.shape[1]))

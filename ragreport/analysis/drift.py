@@ -34,7 +34,7 @@ _EARLIER_DEFAULTS = {"no_relevant": "exclude", "relevance_level": 1}
 
 #: How many items of each kind of change report.json lists (the counts are always whole).
 FIRST_FEW = 20
-_CHANGE_FIELDS = ("queries_added", "queries_removed", "judgments_added", "judgments_removed", "regraded")
+CHANGE_FIELDS = ("queries_added", "queries_removed", "judgments_added", "judgments_removed", "regraded")
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,19 @@ class LabelChange:
     judgments_added: tuple[tuple[str, str, int], ...]
     judgments_removed: tuple[tuple[str, str, int], ...]
     regraded: tuple[tuple[str, str, int, int], ...]
+    #: How many of each kind there are, when the lists hold only the first few (a drift read back
+    #: from report.json, which keeps :data:`FIRST_FEW`); None: the lists are whole.
+    counts: Mapping[str, int] | None = field(default=None, compare=False)
+
+    def count(self, kind: str) -> int:
+        """How many changes of ``kind`` (a field's name) there are."""
+        return len(getattr(self, kind)) if self.counts is None else self.counts[kind]
 
     def as_dict(self) -> dict[str, Any]:
-        parts = {key: getattr(self, key) for key in _CHANGE_FIELDS}
+        parts = {key: getattr(self, key) for key in CHANGE_FIELDS}
         return {
             "runs": list(self.runs),
-            **{key: {"count": len(v), "first": [list(i) for i in v[:FIRST_FEW]]} for key, v in parts.items()},
+            **{key: {"count": self.count(key), "first": [list(i) for i in v[:FIRST_FEW]]} for key, v in parts.items()},
         }
 
 
@@ -113,6 +120,7 @@ class Drift:
     runs: int = 0  # how many runs this report has
     basis: Mapping[str, Any] | None = field(default=None, compare=False)  # see drift_basis
     family: tuple[str, ...] = ()  # the metrics tested (the comparison family's suite metrics at K)
+    previous_sampled: bool = False  # the previous report holds a sample of its queries (section 29.2)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -142,7 +150,7 @@ def previous_judgments(previous: Mapping[str, Any], run: Mapping[str, Any]) -> d
     """A previous run's label set as ``{query: {id: grade}}``: its own ``judgments`` when the report
     kept them per run, else the report's when the run's fingerprints are the report's; None when the
     report (written by an earlier ragreport) lists no judgments."""
-    if previous.get("sampled"):  # a sample's judgments: what changed cannot be listed (section 29.2)
+    if is_sampled(previous):  # a sample's judgments: what changed cannot be listed
         return None
     own = run.get("judgments")
     if isinstance(own, dict):
@@ -195,9 +203,7 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
     by_name = {s.name: s for s in summaries}
     runs: list[dict[str, Any]] = []
     shared = False
-    # A sampled report's rows and judgments are its sample's (docs/conventions.md section 29.2): its
-    # runs drift by their means alone, and what changed in its labels is not listed.
-    sampled = bool(previous.get("sampled"))
+    sampled = is_sampled(previous)
     for run in previous["runs"]:
         if not isinstance(run, dict):
             continue
@@ -207,10 +213,9 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
             kept.update((key, run[key]) for key in ("k", "conventions", "fingerprints") if key in run)
             prints = run.get("fingerprints", {})
             if (prints.get("queries"), prints.get("labels")) != (summary.query_fingerprint, summary.label_fingerprint):
-                if sampled:
-                    pass
-                elif isinstance(run.get("judgments"), dict):
-                    kept["judgments"] = run["judgments"]
+                if isinstance(run.get("judgments"), dict):
+                    if not sampled:
+                        kept["judgments"] = run["judgments"]
                 else:
                     shared = True
             elif run.get("k") == summary.k:
@@ -228,9 +233,18 @@ def drift_basis(previous: Mapping[str, Any], summaries: Sequence[RunSummary]) ->
                 ]
         runs.append(kept)
     basis: dict[str, Any] = {"date": previous.get("date"), "fingerprints": previous.get("fingerprints"), "runs": runs}
-    if shared and "judgments" in previous:
+    if shared and "judgments" in previous and not sampled:
         basis["judgments"] = previous["judgments"]
+    if sampled:
+        basis["sampled"] = True
     return basis
+
+
+def is_sampled(previous: Mapping[str, Any]) -> bool:
+    """Whether a previous report (or its drift basis) holds a sample of its queries' rows and
+    judgments (docs/conventions.md section 29.2): its runs drift by their means alone, and what
+    changed in its labels is not listed."""
+    return bool(previous.get("sampled"))
 
 
 def drift(
@@ -247,8 +261,7 @@ def drift(
     ``tested``: the suite metrics that get the paired test and the correction (the comparison
     family's, by default every compared metric); the others are shown, not tested.
     """
-    # a sampled report's rows are its sample's (section 29.2): its runs drift by their means alone
-    sampled = bool(previous.get("sampled"))
+    sampled = is_sampled(previous)
     previous_runs = {
         r.get("name"): {**r, "queries": []} if sampled else r for r in previous["runs"] if isinstance(r, dict)
     }
@@ -276,7 +289,7 @@ def drift(
                 unlisted.append(summary.name)
             else:
                 found = label_change((summary.name,), listed, judgment_map(summary.judged))
-                changed_alike.setdefault(tuple(getattr(found, f) for f in _CHANGE_FIELDS), []).append(summary.name)
+                changed_alike.setdefault(tuple(getattr(found, f) for f in CHANGE_FIELDS), []).append(summary.name)
             continue
         if then.get("k") != summary.k:
             notes.append(
@@ -338,6 +351,7 @@ def drift(
         runs=len(summaries),
         basis=drift_basis(previous, summaries),
         family=tuple(m.label(k) for m in tested if m.label(k) not in absent),
+        previous_sampled=sampled,
     )
 
 

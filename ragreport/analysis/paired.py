@@ -252,6 +252,10 @@ class PairedFigures:
     same: np.ndarray | None = None
 
 
+class PairNotStored(LookupError):
+    """A sampled report.json holds no figures of a pair its analysis compares (a hand-edited one)."""
+
+
 def pair_key(base: RunSummary, run: RunSummary, family: Sequence[Measure], readings: bool) -> tuple:
     """What :attr:`PairedRows.figures` files a pair's figures by: the two runs' names, the family's
     labels and whether the readings were summed."""
@@ -339,7 +343,7 @@ def paired_figures(
     if store is not None and key in store.figures:
         return store.figures[key]
     if store is not None and store.stored:
-        raise ValueError(f"the report holds no figures of {run.name!r} against {base.name!r} on {', '.join(key[2])}")
+        raise PairNotStored(f"none of {run.name!r} against {base.name!r} on {', '.join(key[2])}")
     found = _summed_pair(base, run, family, conventions, permutations, readings)
     if store is not None:
         store.figures[key] = found

@@ -54,6 +54,8 @@ class Counts:
 #: How many ids of each kind :class:`Facts` keeps, the first in query order: the honest limits
 #: name the first five (``q1, q2, q3, q4, q5 and 12 more``).
 EXAMPLE_IDS = 5
+#: The kinds of query :class:`Facts` counts by id, which the honest limits name.
+FACT_KINDS = ("over_k", "no_relevant", "unjudged", "missing", "repeats")
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,10 @@ def report_judgments(summaries) -> dict[str, dict[str, int]]:
 
 def report_fingerprints(summaries) -> dict[str, str]:
     """Fingerprints of the whole report: the union of its runs' query sets and label sets."""
+    prints = {(s.query_fingerprint, s.label_fingerprint) for s in summaries}
+    if len(prints) == 1:  # the same sets (a sampled report's runs hold a sample of them: section 29.2)
+        queries, labels = prints.pop()
+        return {"queries": queries, "labels": labels}
     distinct = distinct_label_sets(summaries)
     if len(distinct) == 1:  # one label set: the union is its own, fingerprinted by summarise already
         # (a run's query ids are distinct and so are a label set's (query, id) pairs: no line twice)
@@ -559,7 +565,8 @@ def _measure_intervals(
     engines' means and bands come, as their metrics')."""
     if not measures:
         return {}
-    n, m = values.shape[1], len(measures)
+    # the scored queries: the sums' (a sampled report's rows are its sample, section 29.2)
+    n, m = (values.shape[1] if sums is None else sums.rows), len(measures)
     if sums is not None and sums.rows:
         mean = sums.means()
         low, high = percentile_band(sums.resampled_means(), conventions.confidence)

@@ -171,7 +171,7 @@ class JudgedRun:
             "relevant_retrieved",
             "first_relevant",
         )
-        return replace(
+        part = replace(
             self,
             query_ids=self.query_ids[take],
             query_text=tuple(self.query_text[i] if i < len(self.query_text) else None for i in take.tolist()),
@@ -186,6 +186,14 @@ class JudgedRun:
             judgment_grades=self.judgment_grades[labels],
             steps=None if self.steps is None else self.steps[take],
         )
+        return part.pinned(self.relevant_only)
+
+    def pinned(self, relevant_only: bool) -> JudgedRun:
+        """The same run whose :attr:`relevant_only` is ``relevant_only``: a property of the whole
+        label set, which a sample of its queries keeps (their grades alone could say otherwise)."""
+        part = replace(self)
+        part.__dict__["relevant_only"] = relevant_only  # the cached property's own slot
+        return part
 
     @classmethod
     def concat(cls, parts: list[JudgedRun]) -> JudgedRun:

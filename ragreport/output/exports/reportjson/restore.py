@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ....analysis.compare import GRID_BINS, Correction
-from ....analysis.paired import reading_means
+from ....analysis.paired import PairNotStored, reading_means
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.poisson import scored_sums
 from ....analysis.power import MIN_EFFECT
@@ -40,7 +40,7 @@ from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import REBUILD, judgments_from, load_report, stored_run
-from .sampled import facts_from, ranking_from, shown_from, slices_from, stored_pairs, sums_from
+from .sampled import drift_from, facts_from, ranking_from, shown_from, slices_from, stored_pairs, sums_from
 from .schema import PREVIOUS
 
 
@@ -104,6 +104,12 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     store = stored_pairs(sampled, where) if sampled is not None else None
     summaries: list[RunSummary] = []
     for run in document_["runs"]:
+        counts, rows = run.get("counts"), len(run["queries"])
+        counted = counts.get("queries") if isinstance(counts, dict) else None
+        if sampled is None and isinstance(counted, int) and counted != rows:  # a sample's rows without its sums
+            raise InputError(
+                where, None, f"run {run['name']!r}'s {counted} queries, or 'sampled' beside a sample", f"{rows} rows"
+            )
         stored = stored_run(document_, run, where)
         judged = join(stored.run, stored.judgments, stored.conventions.relevance_level)
         if judged.query_ids.tolist() != [str(row["id"]) for row in stored.rows]:
@@ -117,6 +123,8 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             first_relevant=stored.first_relevant,
             steps=_stored_steps(run, judged.n_queries, where),
         )
+        if sampled is not None:  # its rows are a sample: the label set's kind as the build found it
+            judged = judged.pinned(_stored_relevant_only(document_, where))
         # Scored again at the cutoffs asked for alone: the sweep is read as stored, its bands not
         # drawn again (docs/conventions.md section 22.17); the bands at the cutoffs are.
         # The suite's metrics the report holds: one made before a metric was added (or after one
@@ -167,7 +175,10 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
         # report's rows are its sample: it stored the sums themselves (section 29.2).
         given: dict[str, Any] = {}
         if sampled is not None:
-            given = _stored_sums(sampled, run, where)
+            # the suite's columns at each cutoff asked for; the measures', a geometric one's logs too
+            width = len(scores.metrics) * len(scores.cutoffs)
+            logs = sum(m.metric.geometric is not None for m in measures)
+            given = _stored_sums(sampled, run, where, width, len(measures) + logs if measures else None)
             sums = given.pop("sums")
         elif bootstrap is not None:
             sums = scored_sums(judged, scores, seed=conventions.seed, resamples=conventions.resamples)
@@ -188,7 +199,9 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
             **given,
         )
         if store is not None:  # the readings' means and the pairs' figures as they were summed
-            summary = dataclasses.replace(summary, reading_at=_stored_readings(run), paired=(store, len(summaries)))
+            summary = dataclasses.replace(
+                summary, reading_at=_stored_readings(run, where), paired=(store, len(summaries))
+            )
         elif sums is not None:  # the other readings' means, as the partitions' buckets summed them
             summary = dataclasses.replace(summary, reading_at=reading_means(summary))
         summaries.append(summary)
@@ -196,6 +209,8 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     basis = (drift_["basis"], drift_["previous"]) if isinstance(drift_, dict) and drift_.get("basis") else None
     if isinstance(drift_, dict) and basis is None:
         raise InputError(where, 1, f"'drift.basis' (written before ragreport render; {REBUILD})", "none")
+    if sampled is not None:  # its drift paired every query's scores: read as stored (_as_sampled)
+        basis = None
     if basis is not None:  # the basis is read as a previous report is: every field drift reads checked
         if not isinstance(basis[0], dict) or not isinstance(basis[1], str):
             raise InputError(where, None, "'drift.basis' as an object and 'drift.previous' as text", "other types")
@@ -205,30 +220,33 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     # figure drawn again from them; a report written before they were stored renders without them
     external = document_.get("scores")
     scores_file, scores_scale = stored_scores(external, where) if external and "values" in external else (None, {})
-    analysis = analyse_runs(
-        summaries,
-        make=make,
-        today=today,
-        baseline=settings.get("baseline"),
-        correction=correction,
-        permutations=permutations,
-        min_effect=min_effect,
-        primary=settings.get("primary"),
-        # the measures named with --metrics were the comparison family (report.json is never --format trec)
-        family=measures or None,
-        previous_basis=basis,
-        # a sampled report's slices read every query's metadata: read as stored (_as_sampled)
-        query_meta=None if sampled is not None else stored_query_meta(document_.get("query_meta"), where),
-        query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
-        slice_by=() if sampled is not None else stored_slice_by(settings.get("slice_by"), where),
-        # the audit as the judgments it was measured from, through the gate every judgment file
-        # passes: a refusal names this report (render never reads the audit file), the page its file
-        audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
-        audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
-        scores=scores_file,
-        scores_scale=scores_scale,
-        **stored_texts(document_.get("texts"), where),
-    )
+    try:
+        analysis = analyse_runs(
+            summaries,
+            make=make,
+            today=today,
+            baseline=settings.get("baseline"),
+            correction=correction,
+            permutations=permutations,
+            min_effect=min_effect,
+            primary=settings.get("primary"),
+            # the measures named with --metrics were the comparison family (report.json is never --format trec)
+            family=measures or None,
+            previous_basis=basis,
+            # a sampled report's slices read every query's metadata: read as stored (_as_sampled)
+            query_meta=None if sampled is not None else stored_query_meta(document_.get("query_meta"), where),
+            query_details=document_.get("query_details"),  # the declared schema checked it: text by query id
+            slice_by=() if sampled is not None else stored_slice_by(settings.get("slice_by"), where),
+            # the audit as the judgments it was measured from, through the gate every judgment file
+            # passes: a refusal names this report (render never reads the audit file), the page its file
+            audit=_stored_audit(audit, where) if isinstance(audit, dict) else None,
+            audit_source=str(audit["source"]) if isinstance(audit, dict) else None,
+            scores=scores_file,
+            scores_scale=scores_scale,
+            **stored_texts(document_.get("texts"), where),
+        )
+    except PairNotStored as exc:  # a hand-edited sampled report
+        raise InputError(where, None, "'sampled.pairs' holding every pair the report compares", str(exc)) from None
     return analysis if sampled is None else _as_sampled(analysis, document_, sampled, where)
 
 
@@ -236,7 +254,11 @@ def _check_sampled(document: dict, sampled: Any, where: str) -> None:
     """A sampled report renders what its sums hold: refused with what it lacks, otherwise."""
     if not isinstance(sampled, dict) or not isinstance(sampled.get("runs"), dict):
         raise InputError(where, None, "'sampled' as ragreport writes it (section 29.2)", type(sampled).__name__)
-    for part, name in (("drift", "--previous"), ("audit", "--audit"), ("scores", "--scores")):
+    if (len(document["runs"]) > 2) != ("ranking" in document) or (document.get("slices") and "slices" not in sampled):
+        raise InputError(where, None, "'ranking' for three runs or more, 'sampled.slices' beside 'slices'", "other")
+    if any(run.get("bootstrap") != "poisson" for run in document["runs"]):  # a partitioned build's alone
+        raise InputError(where, None, "every run's 'bootstrap' \"poisson\" in a report holding a sample", "another")
+    for part, name in (("audit", "--audit"), ("scores", "--scores")):
         if document.get(part):
             raise InputError(
                 where,
@@ -247,28 +269,53 @@ def _check_sampled(document: dict, sampled: Any, where: str) -> None:
             )
 
 
-def _stored_sums(sampled: dict, run: dict, where: str) -> dict[str, Any]:
-    """What summarise takes of a sampled report's run in place of its rows' sums and facts."""
-    entry = sampled["runs"].get(run["name"])
+def _stored_text_queries(document: dict, where: str) -> tuple[str, ...]:
+    queries = document["texts"]["queries"]
+    if not all(isinstance(q, str) for q in queries):
+        raise InputError(where, None, "'texts.queries' as query ids", "another value")
+    return tuple(queries)
+
+
+def _stored_relevant_only(document: dict, where: str) -> bool:
+    """Whether the report's judgments list relevant ids alone, as a sampled report stored it."""
+    if not isinstance(document.get("relevant_only"), bool):
+        raise InputError(where, None, "'relevant_only' as true or false (a report holding a sample)", "none")
+    return document["relevant_only"]
+
+
+def _stored_sums(sampled: dict, run: dict, where: str, columns: int, measured: int | None) -> dict[str, Any]:
+    """What summarise takes of a sampled report's run in place of its rows' sums and facts: the
+    sums of ``columns`` columns, and of ``measured`` (None: no measure by name)."""
+    name = run["name"]
+    entry = sampled["runs"].get(name)
     if not isinstance(entry, dict):
-        raise InputError(where, None, f"'sampled.runs' holding run {run['name']!r}'s sums", "none")
+        raise InputError(where, None, f"'sampled.runs' holding run {name!r}'s sums", "none")
     prints = run.get("fingerprints")
     if not isinstance(prints, dict) or not all(isinstance(prints.get(k), str) for k in ("queries", "labels")):
-        raise InputError(where, None, f"run {run['name']!r}'s 'fingerprints' (a sampled report's)", "none")
-    measure_sums = entry.get("measure_sums")
+        raise InputError(where, None, f"run {name!r}'s 'fingerprints' (a sampled report's)", "none")
+    field = f"sampled.runs.{name}"
+    if (entry.get("measure_sums") is None) != (measured is None):
+        raise InputError(where, None, f"'{field}.measure_sums' for the measures by name, and only then", "other")
     return {
-        "sums": sums_from(entry.get("sums"), where, "sampled.runs.sums"),
-        "measure_sums": None if measure_sums is None else sums_from(measure_sums, where, "sampled.runs.measure_sums"),
-        "facts": facts_from(entry.get("facts"), where),
+        "sums": sums_from(entry.get("sums"), where, f"{field}.sums", columns),
+        "measure_sums": None
+        if measured is None
+        else sums_from(entry["measure_sums"], where, f"{field}.measure_sums", measured),
+        "facts": facts_from(entry.get("facts"), where, f"{field}.facts"),
         "fingerprints": (prints["queries"], prints["labels"]),
     }
 
 
-def _stored_readings(run: dict) -> dict[str, dict[str, float]]:
+def _stored_readings(run: dict, where: str) -> dict[str, dict[str, float]]:
     """Each other reading's mean by label, as the run's ``metrics`` stored them (NaN as null)."""
     out: dict[str, dict[str, float]] = {}
     for label, figure in run["metrics"].items():
-        for name, mean in (figure.get("readings") or {}).items():
+        readings = figure.get("readings") or {}
+        if not isinstance(readings, dict) or not all(
+            m is None or (isinstance(m, (int, float)) and not isinstance(m, bool)) for m in readings.values()
+        ):
+            raise InputError(where, None, f"run {run['name']!r}'s '{label}.readings' as numbers by reading", "other")
+        for name, mean in readings.items():
             out.setdefault(name, {})[label] = float("nan") if mean is None else float(mean)
     return out
 
@@ -307,11 +354,17 @@ def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
     analysis = dataclasses.replace(
         analysis,
         comparison=comparison,
-        ranking=None if ranking is None else ranking_from(ranking, analysis.min_effect, where),
+        ranking=None
+        if ranking is None
+        else ranking_from(ranking, analysis.min_effect, [s.name for s in analysis.summaries], where),
         sample=shown_from(sampled.get("shown"), where),
     )
     meta = stored_query_meta(document.get("query_meta"), where)
-    analysis = dataclasses.replace(analysis, query_meta=None if meta is None else dict(sorted(meta.items())))
+    analysis = dataclasses.replace(
+        analysis,
+        query_meta=None if meta is None else dict(sorted(meta.items())),
+        drift=None if document.get("drift") is None else drift_from(document["drift"], sampled, analysis, where),
+    )
     if "slices" not in sampled:  # sliced by no key
         return analysis
     texts = stored_texts(document.get("texts"), where)
@@ -319,7 +372,7 @@ def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
         analysis,
         slices=slices_from(document.get("slices"), sampled, analysis, where),
         # the queries shown with their text, which the slices' examples chose among
-        **({} if not texts else {"text_queries": tuple(document["texts"]["queries"]), "doc_texts": texts["corpus"]}),
+        **({} if not texts else {"text_queries": _stored_text_queries(document, where), "doc_texts": texts["corpus"]}),
     )
 
 

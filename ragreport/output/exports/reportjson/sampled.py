@@ -8,8 +8,8 @@ figures were made of: the sample itself, each run's Poisson sums at the cutoffs 
 means, bands and resampled means) and of its measures by name, its :class:`Facts`, every pair's
 summed comparison, and per compared run the scatter's grid and the queries only one run scored.
 ``render`` reads them back instead of summing the rows (:mod:`.restore`); the ranking of three or
-more runs is read as stored. Arrays are written as base-64 little-endian float64 (exact, NaN
-included) with their shape.
+more runs and the slices are read as stored (each reads every query's values or metadata). Arrays
+are written as base-64 little-endian float64 (exact, NaN included) with their shape.
 """
 
 from __future__ import annotations
@@ -17,17 +17,19 @@ from __future__ import annotations
 import base64
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ....analysis.compare import Correction
+from ....analysis.drift import CHANGE_FIELDS, Drift, DriftRow, LabelChange
 from ....analysis.paired import PairedFigures, PairedRows
 from ....analysis.poisson import ResampledSums
 from ....analysis.ranking import Pair, Ranking, RankInterval
 from ....analysis.shown import Shown, shown_queries
 from ....analysis.slices import Slice, SliceComparison, SliceFigure, SliceReport, opposites
-from ....analysis.summary import Facts
+from ....analysis.summary import FACT_KINDS, Counts, Facts, Status
 from ....core.errors import InputError
 
 if TYPE_CHECKING:
@@ -45,6 +47,10 @@ def sampling(analysis: Analysis) -> Shown | None:
     return None if shown is None or shown.stored_all else shown
 
 
+def _got(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
 def floats(values: np.ndarray) -> dict[str, Any]:
     values = np.ascontiguousarray(values, dtype="<f8")
     return {"shape": list(values.shape), "float64": base64.b64encode(values.tobytes()).decode("ascii")}
@@ -56,7 +62,7 @@ def _floats(stored: Any, where: str, field: str) -> np.ndarray:
         raw = base64.b64decode(stored["float64"], validate=True)
         return np.frombuffer(raw, dtype="<f8").reshape(shape).astype(np.float64)
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(where, None, f"'{field}' as a shape and its base-64 float64 values", str(exc)) from None
+        raise InputError(where, None, f"'{field}' as a shape and its base-64 float64 values", _got(exc)) from None
 
 
 def sums_document(sums: ResampledSums) -> dict[str, Any]:
@@ -68,19 +74,18 @@ def sums_document(sums: ResampledSums) -> dict[str, Any]:
     }
 
 
-def sums_from(stored: Any, where: str, field: str) -> ResampledSums:
+def sums_from(stored: Any, where: str, field: str, columns: int | None = None) -> ResampledSums:
+    """Poisson sums as :func:`sums_document` wrote them, of ``columns`` columns when given."""
     if not isinstance(stored, Mapping) or not isinstance(stored.get("rows"), int):
         raise InputError(where, None, f"'{field}' as Poisson sums with their rows", repr(type(stored).__name__))
     arrays = [_floats(stored.get(n), where, f"{field}.{n}") for n in ("digit_totals", "digit_weighted", "weights")]
     flipped = _floats(stored.get("digit_flipped"), where, f"{field}.digit_flipped")
     totals, weighted, weights = arrays
-    digits, columns = totals.shape if totals.ndim == 2 else (-1, -1)
-    if (
-        weighted.shape != (digits, len(weights), columns)
-        or flipped.ndim != 3
-        or flipped.shape[::2] != (digits, columns)
-    ):
-        raise InputError(where, None, f"'{field}' of digits x resamples x columns alike", "other shapes")
+    digits, width = totals.shape if totals.ndim == 2 else (-1, -1)
+    shapes = (weighted.shape, weights.ndim, flipped.shape[::2] if flipped.ndim == 3 else ())
+    if shapes != ((digits, len(weights), width), 1, (digits, width)) or (columns is not None and width != columns):
+        expected = f"'{field}' of digits x resamples x {'' if columns is None else columns} columns alike"
+        raise InputError(where, None, expected, f"shapes {totals.shape}, {weighted.shape}, {weights.shape}")
     return ResampledSums(stored["rows"], totals, weighted, weights, flipped)
 
 
@@ -95,9 +100,9 @@ def facts_document(facts: Facts) -> dict[str, Any]:
     }
 
 
-def facts_from(stored: Any, where: str) -> Facts:
+def facts_from(stored: Any, where: str, field: str) -> Facts:
     try:
-        return Facts(
+        facts = Facts(
             tuple(int(n) for n in stored["counts"]),
             tuple(int(n) for n in stored["statuses"]),
             tuple(int(n) for n in stored["slots"]),  # type: ignore[arg-type]
@@ -106,7 +111,11 @@ def facts_from(stored: Any, where: str) -> Facts:
             {str(kind): (int(n), tuple(str(q) for q in first)) for kind, (n, first) in stored["ids"].items()},
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(where, None, "'sampled.runs.facts' as ragreport writes them", repr(exc)) from None
+        raise InputError(where, None, f"'{field}' as ragreport writes them", _got(exc)) from None
+    sizes = (len(facts.counts), len(facts.statuses), len(facts.slots), len(facts.relevant), sorted(facts.ids))
+    if sizes != (len(fields(Counts)), len(Status), 3, 3, sorted(FACT_KINDS)):
+        raise InputError(where, None, f"'{field}' with every count ragreport writes", f"sizes {sizes}")
+    return facts
 
 
 def _movers(side: Sequence[Sequence[tuple[str, float, float]]]) -> list[list[list[Any]]]:
@@ -125,8 +134,8 @@ def figures_document(figures: PairedFigures) -> dict[str, Any]:
     }
 
 
-def figures_from(stored: Any, where: str) -> PairedFigures:
-    field = "sampled.pairs.figures"
+def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFigures:
+    """A pair's figures as :func:`figures_document` wrote them, of ``members`` family members."""
     try:
 
         def movers(side: Any) -> tuple:
@@ -135,7 +144,7 @@ def figures_from(stored: Any, where: str) -> PairedFigures:
         arrays = {name: _floats(stored[name], where, f"{field}.{name}") for name in _FIGURE_ARRAYS}
         counts = {name: np.array(stored[name], dtype=np.int64) for name in _COUNTS}
         readings, same = stored["readings"], stored["same"]
-        return PairedFigures(
+        found = PairedFigures(
             queries=int(stored["queries"]),
             **arrays,
             **counts,
@@ -145,7 +154,15 @@ def figures_from(stored: Any, where: str) -> PairedFigures:
             same=None if same is None else np.array(same, dtype=bool),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(where, None, f"'{field}' as ragreport writes them", repr(exc)) from None
+        raise InputError(where, None, f"'{field}' as ragreport writes them", _got(exc)) from None
+    shapes = [getattr(found, name).shape for name in (*_FIGURE_ARRAYS, *_COUNTS)]
+    fits = all(shape == (members,) for shape in shapes) and len(found.gains) == len(found.drops) == members
+    if found.readings is not None or found.same is not None:  # the readings' figures, and which equal the default
+        fits = fits and found.readings is not None and found.readings.shape == (4, 3 * members)
+        fits = fits and found.same is not None and found.same.shape == (3 * members,)
+    if not fits or found.queries < 0:
+        raise InputError(where, None, f"'{field}' of {members} family members", f"shapes {sorted(set(shapes))}")
+    return found
 
 
 def shown_document(shown: Shown) -> dict[str, Any]:
@@ -164,7 +181,7 @@ def shown_from(stored: Any, where: str) -> Shown:
             **counts,
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(where, None, "'sampled.shown' as ragreport writes it", repr(exc)) from None
+        raise InputError(where, None, "'sampled.shown' as ragreport writes it", _got(exc)) from None
 
 
 def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
@@ -185,8 +202,24 @@ def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
             "facts": facts_document(s.facts),
         }
     comparison = analysis.comparison
+    drift = analysis.drift
     return {
         "shown": shown_document(shown),
+        # what the drift's page reads beside the stored 'drift' (it pairs every query's scores)
+        **(
+            {}
+            if drift is None
+            else {
+                "drift": {
+                    "unlisted": list(drift.unlisted),
+                    "tested": drift.tested,
+                    "k": drift.k,
+                    "runs": drift.runs,
+                    "family": list(drift.family),
+                    "previous_sampled": drift.previous_sampled,
+                }
+            }
+        ),
         # the keys sliced by and the measures each slice gives, beside the stored slices' figures
         **(
             {}
@@ -218,7 +251,7 @@ def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
 
 def stored_pairs(sampled: Mapping[str, Any], where: str) -> PairedRows:
     """The pairs' figures of a sampled report as a store :func:`~ragreport.analysis.paired.paired_figures` reads."""
-    figures = {}
+    figures: dict[tuple, PairedFigures] = {}
     for entry in sampled.get("pairs") or []:
         try:
             key = (
@@ -228,17 +261,30 @@ def stored_pairs(sampled: Mapping[str, Any], where: str) -> PairedRows:
                 bool(entry["readings"]),
             )
         except (KeyError, TypeError) as exc:
-            raise InputError(where, None, "'sampled.pairs' naming their runs and family", repr(exc)) from None
-        figures[key] = figures_from(entry.get("figures"), where)
+            raise InputError(where, None, "'sampled.pairs' naming their runs and family", _got(exc)) from None
+        figures[key] = figures_from(entry.get("figures"), where, f"sampled.pairs[{len(figures)}].figures", len(key[2]))
     return PairedRows.of_figures(figures)
 
 
-def ranking_from(stored: Any, margin: float, where: str) -> Ranking:
-    """The ranking of three or more runs as report.json stored it (a sampled report's render)."""
+def ranking_from(stored: Any, margin: float, runs: Sequence[str], where: str) -> Ranking:
+    """The ranking of three or more runs as report.json stored it (a sampled report's render):
+    every one of ``runs`` ranked once, each pair once."""
     try:
-        return _ranking_from(stored, margin)
+        ranking = _ranking_from(stored, margin)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(where, None, "'ranking' as ragreport writes it", repr(exc)) from None
+        raise InputError(where, None, "'ranking' as ragreport writes it", _got(exc)) from None
+    n = len(runs)
+    whole = (
+        sorted(ranking.order) == sorted(runs)
+        and [r.run for r in ranking.ranks] == list(ranking.order)
+        and len({frozenset((p.row, p.column)) for p in ranking.pairs} - {frozenset((r,)) for r in runs})
+        == len(ranking.pairs)
+        == n * (n - 1) // 2
+        and all(isinstance(v, int) or v is None for r in ranking.ranks for v in (r.low, r.high))
+    )
+    if not whole:
+        raise InputError(where, None, f"'ranking' of the runs {', '.join(map(repr, runs))}, each pair once", "another")
+    return ranking
 
 
 def _ranking_from(stored: Any, margin: float) -> Ranking:
@@ -357,8 +403,51 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
         meta = sampled["slices"]
         keys, measures = tuple(str(k) for k in meta["keys"]), tuple(str(m) for m in meta["measures"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(where, None, "'slices' and 'sampled.slices' as ragreport writes them", repr(exc)) from None
+        raise InputError(where, None, "'slices' and 'sampled.slices' as ragreport writes them", _got(exc)) from None
+    names = {s.name for s in analysis.summaries}
+    named = {run for one in found for run in (*one.runs, *(c.run for c in one.comparisons))}
+    if not named <= names:
+        raise InputError(where, None, "'slices' of the report's runs", f"run {sorted(named - names)[0]!r}")
     primary = analysis.primary_label
     return SliceReport(
         keys, found, measures, primary, analysis.correction, opposites(found, analysis.comparison, primary)
     )
+
+
+def drift_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, where: str) -> Drift:
+    """The drift as a sampled report stored it ('drift', and what its page reads beside it in
+    'sampled.drift'): it pairs every query's scores then and now, which the report keeps the
+    sample's of. A change list holds its first :data:`~ragreport.analysis.drift.FIRST_FEW` items
+    and its count."""
+    try:
+        extra = sampled["drift"]
+        changes = tuple(
+            LabelChange(
+                tuple(str(r) for r in c["runs"]),
+                **{kind: tuple(tuple(item) for item in c[kind]["first"]) for kind in CHANGE_FIELDS},
+                counts={kind: int(c[kind]["count"]) for kind in CHANGE_FIELDS},
+            )
+            for c in stored["changes"]
+        )
+        rows = tuple(DriftRow(**row) for row in stored["rows"])
+        return Drift(
+            str(stored["previous"]),
+            stored["previous_date"],
+            bool(stored["comparable"]),
+            tuple(str(r) for r in stored["reasons"]),
+            tuple(str(n) for n in stored["notes"]),
+            rows,
+            unchanged=tuple(str(r) for r in stored["unchanged"]),
+            changes=changes,
+            unlisted=tuple(str(r) for r in extra["unlisted"]),
+            correction=Correction(stored["correction"]),
+            alpha=1.0 - analysis.summaries[0].conventions.confidence,
+            tested=int(extra["tested"]),
+            k=int(extra["k"]),
+            runs=int(extra["runs"]),
+            basis=stored["basis"],
+            family=tuple(str(m) for m in extra["family"]),
+            previous_sampled=bool(extra["previous_sampled"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(where, None, "'drift' and 'sampled.drift' as ragreport writes them", _got(exc)) from None

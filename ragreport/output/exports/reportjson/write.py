@@ -415,9 +415,11 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     ``title`` is the one given to ``build``).
     """
     shown = sampling(analysis)
-    # Past PAGE_QUERIES a partitioned build keeps its sample's rows and the sums (section 29.2).
+    # Past PAGE_QUERIES a partitioned build keeps its sample's rows and the sums (section 29.2);
+    # the fingerprints are every query's.
+    fingerprints = report_fingerprints(analysis.summaries)
     summaries = analysis.summaries if shown is None else tuple(sampled_rows(s, shown) for s in analysis.summaries)
-    fingerprints = report_fingerprints(summaries)
+    listed = None if shown is None else set(shown.ids.tolist())
     # A run judged against other labels than the report's union keeps its own (JSONL runs carry
     # their judgments): a later report's drift then says what changed for it.
     own = {
@@ -454,10 +456,10 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         **({"ranking": analysis.ranking.as_dict()} if analysis.ranking is not None else {}),
         "drift": None if analysis.drift is None else analysis.drift.as_dict(),
         "slices": slices_document(analysis.slices),
-        "query_meta": analysis.query_meta
-        if shown is None or analysis.query_meta is None
-        else {q: v for q, v in analysis.query_meta.items() if q in set(shown.ids.tolist())},
-        **({"query_details": analysis.query_details} if analysis.query_details else {}),  # TREC topics' longer text
+        "query_meta": _listed(analysis.query_meta, listed),
+        **(
+            {"query_details": _listed(analysis.query_details, listed)} if analysis.query_details else {}
+        ),  # TREC topics' longer text
         "texts": None
         if analysis.doc_texts is None
         else {
@@ -478,6 +480,13 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
         "doc_ids": tables.doc_ids,
         **({} if shown is None else {"sampled": sampled_document(analysis, shown)}),
     }
+
+
+def _listed(by_query: Mapping[str, Any] | None, listed: set[str] | None) -> Mapping[str, Any] | None:
+    """``by_query`` of the queries report.json lists: every one, or a sampled report's (29.2)."""
+    if by_query is None or listed is None:
+        return by_query
+    return {q: v for q, v in by_query.items() if q in listed}
 
 
 def audit_document(audit: Audit | None) -> dict[str, Any] | None:

@@ -11,12 +11,12 @@ from .cells import delta_matrix, difference_row, reach
 from .model import DriftView
 
 if TYPE_CHECKING:
-    from ....analysis.drift import Drift
+    from ....analysis.drift import Drift, LabelChange
 
 
-def _counted(items: tuple, written: Any) -> tuple[int, list[str]]:
+def _counted(change: LabelChange, kind: str, written: Any) -> tuple[int, list[str]]:
     """A count and the first few items of a change list, each written as the list shows it."""
-    return len(items), [written(*item) for item in items[: say_comparison.FIRST_SHOWN]]
+    return change.count(kind), [written(*item) for item in getattr(change, kind)[: say_comparison.FIRST_SHOWN]]
 
 
 def drift_view(found: Drift, primary: str) -> DriftView:
@@ -52,11 +52,11 @@ def drift_view(found: Drift, primary: str) -> DriftView:
         say_comparison.drift_change(
             c.runs,
             len(c.runs) == found.runs,
-            _counted(c.queries_added, say_comparison.query_item),
-            _counted(c.queries_removed, say_comparison.query_item),
-            _counted(c.judgments_added, say_comparison.judgment_item),
-            _counted(c.judgments_removed, say_comparison.judgment_item),
-            _counted(c.regraded, say_comparison.regrade_item),
+            _counted(c, "queries_added", say_comparison.query_item),
+            _counted(c, "queries_removed", say_comparison.query_item),
+            _counted(c, "judgments_added", say_comparison.judgment_item),
+            _counted(c, "judgments_removed", say_comparison.judgment_item),
+            _counted(c, "regraded", say_comparison.regrade_item),
         )
         for c in found.changes
     )
@@ -67,7 +67,7 @@ def drift_view(found: Drift, primary: str) -> DriftView:
         notes=tuple(fmt.Text((fmt.Quoted(n),)) for n in found.notes),
         same_line=fmt.Text((say_comparison.DRIFT_SAME,)) if found.comparable else None,
         rows=tuple(rows),
-        changes=changes + tuple(say_comparison.drift_unlisted(run) for run in found.unlisted),
+        changes=changes + tuple(say_comparison.drift_unlisted(run, found.previous_sampled) for run in found.unlisted),
         method=say_comparison.drift_method(1.0 - found.alpha, found.correction.value, found.tested)
         if found.tested
         else "",

@@ -330,10 +330,16 @@ def regrade_item(query: str, doc: str, then: int, now: int) -> str:
     return f"{query}/{doc} {then} → {now}"
 
 
-def drift_unlisted(run: str) -> Text:
-    """A run whose previous label set is not listed (a report from an earlier ragreport)."""
+def drift_unlisted(run: str, sampled: bool = False) -> Text:
+    """A run whose previous label set is not listed (a report from an earlier ragreport, or one that
+    holds a sample of its queries: docs/conventions.md section 29.2)."""
+    why = (
+        "it holds the judgments of a sample of its queries alone"
+        if sampled
+        else "it was written by an earlier ragreport"
+    )
     return said(
-        "The previous report does not list the judgments of {run} (it was written by an earlier ragreport), so what "
+        f"The previous report does not list the judgments of {{run}} ({why}), so what "
         "changed cannot be shown beyond the fingerprints.",
         run=run,
     )
