@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .join import first_of_each
+from .join import first_of_each, rows_of
 
 if TYPE_CHECKING:
     from .join import JudgedRun
@@ -84,6 +84,11 @@ class Following:
     depth: int
     lengths: np.ndarray
     doc_ids: np.ndarray
+
+    def rows(self, take: np.ndarray) -> Following:
+        """The queries at rows ``take`` (ascending) alone (a sampled report.json's, section 29.2)."""
+        offsets, at = rows_of(np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64), take)
+        return Following(self.depth, np.diff(offsets), self.doc_ids[at])
 
 
 def following(judged: JudgedRun, depth: int, condensed: JudgedRun | None = None) -> Following:

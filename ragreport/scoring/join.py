@@ -153,14 +153,8 @@ class JudgedRun:
         take = np.asarray(take, dtype=np.int64)
         place = np.full(self.n_queries, -1, dtype=np.int64)
         place[take] = np.arange(len(take))
-
-        def csr(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # new offsets, kept positions
-            lengths = np.diff(offsets)[take].astype(np.int64)
-            kept = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-            return kept, np.repeat(offsets[:-1][take].astype(np.int64) - kept[:-1], lengths) + np.arange(kept[-1])
-
-        offsets, slots = csr(self.offsets)
-        ideal_offsets, ideal = csr(self.ideal_offsets)
+        offsets, slots = rows_of(self.offsets, take)
+        ideal_offsets, ideal = rows_of(self.ideal_offsets, take)
         labels = np.flatnonzero(place[self.judgment_query] >= 0)
         per_query = (
             "in_run",
@@ -226,6 +220,14 @@ class JudgedRun:
             judgment_doc_ids=np.concatenate(common_kind(*[p.judgment_doc_ids for p in parts])),
             judgment_query=np.concatenate([p.judgment_query + s for p, s in zip(parts, shift)]),
         )
+
+
+def rows_of(offsets: np.ndarray, take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``take`` (ascending) of a CSR layout: their offsets, and the positions of their items
+    in the items of every row (gathered per row, not a scan of every item)."""
+    lengths = np.diff(offsets)[take].astype(np.int64)
+    kept = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return kept, np.repeat(offsets[:-1][take].astype(np.int64) - kept[:-1], lengths) + np.arange(kept[-1])
 
 
 def grade_type(grades: np.ndarray) -> np.dtype:

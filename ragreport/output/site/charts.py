@@ -338,10 +338,10 @@ def scatter_figure(comparison: RunComparison, ids: list[str], shown: Metric = PR
     opened = shown.label(base.k)
     grids = comparison.grids() if comparison.queries > SCATTER_POINTS else None
     for m, label in enumerate(labels):
-        xs, ys = comparison.baseline_scores[:, m], comparison.run_scores[:, m]
         if grids is not None:
             traces.append(_count_grid(grids[m], label, base_name, run_name, label == opened))
             continue
+        xs, ys = comparison.baseline_scores[:, m], comparison.run_scores[:, m]
         traces.append(
             {
                 "type": "scatter",

@@ -322,7 +322,9 @@ def _stored_readings(run: dict, where: str) -> dict[str, dict[str, float]]:
 
 def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
     """The analysis of a sampled report's rows with what only every query gives, as stored: the
-    sample, the ranking, the scatter's grids and the queries only one run scored."""
+    sample, the ranking, the scatter's grids, the queries only one run scored, the drift, the
+    slices (with the queries shown with their text, which their examples chose among) and the
+    sample's metadata."""
     comparison = analysis.comparison
     if comparison is not None:
         compared = sampled.get("compared") or {}

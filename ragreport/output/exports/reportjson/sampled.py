@@ -51,12 +51,12 @@ def _got(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def floats(values: np.ndarray) -> dict[str, Any]:
+def floats_document(values: np.ndarray) -> dict[str, Any]:
     values = np.ascontiguousarray(values, dtype="<f8")
     return {"shape": list(values.shape), "float64": base64.b64encode(values.tobytes()).decode("ascii")}
 
 
-def _floats(stored: Any, where: str, field: str) -> np.ndarray:
+def floats_from(stored: Any, where: str, field: str) -> np.ndarray:
     try:
         shape = tuple(int(n) for n in stored["shape"])
         raw = base64.b64decode(stored["float64"], validate=True)
@@ -69,7 +69,8 @@ def sums_document(sums: ResampledSums) -> dict[str, Any]:
     return {
         "rows": sums.rows,
         **{
-            name: floats(getattr(sums, name)) for name in ("digit_totals", "digit_weighted", "weights", "digit_flipped")
+            name: floats_document(getattr(sums, name))
+            for name in ("digit_totals", "digit_weighted", "weights", "digit_flipped")
         },
     }
 
@@ -78,8 +79,8 @@ def sums_from(stored: Any, where: str, field: str, columns: int | None = None) -
     """Poisson sums as :func:`sums_document` wrote them, of ``columns`` columns when given."""
     if not isinstance(stored, Mapping) or not isinstance(stored.get("rows"), int):
         raise InputError(where, None, f"'{field}' as Poisson sums with their rows", repr(type(stored).__name__))
-    arrays = [_floats(stored.get(n), where, f"{field}.{n}") for n in ("digit_totals", "digit_weighted", "weights")]
-    flipped = _floats(stored.get("digit_flipped"), where, f"{field}.digit_flipped")
+    arrays = [floats_from(stored.get(n), where, f"{field}.{n}") for n in ("digit_totals", "digit_weighted", "weights")]
+    flipped = floats_from(stored.get("digit_flipped"), where, f"{field}.digit_flipped")
     totals, weighted, weights = arrays
     digits, width = totals.shape if totals.ndim == 2 else (-1, -1)
     shapes = (weighted.shape, weights.ndim, flipped.shape[::2] if flipped.ndim == 3 else ())
@@ -125,11 +126,11 @@ def _movers(side: Sequence[Sequence[tuple[str, float, float]]]) -> list[list[lis
 def figures_document(figures: PairedFigures) -> dict[str, Any]:
     return {
         "queries": figures.queries,
-        **{name: floats(getattr(figures, name)) for name in _FIGURE_ARRAYS},
+        **{name: floats_document(getattr(figures, name)) for name in _FIGURE_ARRAYS},
         **{name: getattr(figures, name).tolist() for name in _COUNTS},
         "gains": _movers(figures.gains),
         "drops": _movers(figures.drops),
-        "readings": None if figures.readings is None else floats(figures.readings),
+        "readings": None if figures.readings is None else floats_document(figures.readings),
         "same": None if figures.same is None else figures.same.tolist(),
     }
 
@@ -141,7 +142,7 @@ def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFig
         def movers(side: Any) -> tuple:
             return tuple(tuple((str(q), float(b), float(r)) for q, b, r in member) for member in side)
 
-        arrays = {name: _floats(stored[name], where, f"{field}.{name}") for name in _FIGURE_ARRAYS}
+        arrays = {name: floats_from(stored[name], where, f"{field}.{name}") for name in _FIGURE_ARRAYS}
         counts = {name: np.array(stored[name], dtype=np.int64) for name in _COUNTS}
         readings, same = stored["readings"], stored["same"]
         found = PairedFigures(
@@ -150,7 +151,7 @@ def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFig
             **counts,
             gains=movers(stored["gains"]),
             drops=movers(stored["drops"]),
-            readings=None if readings is None else _floats(readings, where, f"{field}.readings"),
+            readings=None if readings is None else floats_from(readings, where, f"{field}.readings"),
             same=None if same is None else np.array(same, dtype=bool),
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -344,17 +345,8 @@ def sampled_rows(summary: RunSummary, shown: Shown) -> RunSummary:
         status=tuple(summary.status[i] for i in take.tolist()),
         measure_values=summary.measure_values[:, take],
         readings={name: values[:, take] for name, values in summary.readings.items()},
-        following=None if summary.following is None else _following_rows(summary.following, take),
+        following=None if summary.following is None else summary.following.rows(take),
     )
-
-
-def _following_rows(after: Any, take: np.ndarray) -> Any:
-    starts = np.concatenate([[0], np.cumsum(after.lengths)]).astype(np.int64)
-    lengths = after.lengths[take]
-    at = np.repeat(starts[:-1][take], lengths) + (
-        np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    )
-    return dataclasses.replace(after, lengths=lengths, doc_ids=after.doc_ids[at])
 
 
 def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, where: str) -> SliceReport:
