@@ -47,6 +47,11 @@ def sampling(analysis: Analysis) -> Shown | None:
     return None if shown is None or shown.stored_all else shown
 
 
+def _number(value: Any) -> float:
+    """A stored figure: null is NaN (report.json writes NaN as null)."""
+    return float("nan") if value is None else float(value)
+
+
 def _got(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -290,19 +295,15 @@ def ranking_from(stored: Any, margin: float, runs: Sequence[str], where: str) ->
 
 def _ranking_from(stored: Any, margin: float) -> Ranking:
     alpha = 1.0 - float(stored["confidence"])
-
-    def number(value: Any) -> float:
-        return float("nan") if value is None else float(value)
-
     pairs = tuple(
         Pair(
             str(p["row"]),
             str(p["column"]),
-            number(p["delta"]),
-            number(p["low"]),
-            number(p["high"]),
-            number(p["p"]),
-            number(p["p_adjusted"]),
+            _number(p["delta"]),
+            _number(p["low"]),
+            _number(p["high"]),
+            _number(p["p"]),
+            _number(p["p_adjusted"]),
             int(p["queries"]),
             alpha,
             margin,
@@ -310,7 +311,7 @@ def _ranking_from(stored: Any, margin: float) -> Ranking:
         for p in stored["pairs"]
     )
     ranks = tuple(
-        RankInterval(str(r["run"]), number(r["mean"]), int(r["rank"]), r["low"], r["high"]) for r in stored["ranks"]
+        RankInterval(str(r["run"]), _number(r["mean"]), int(r["rank"]), r["low"], r["high"]) for r in stored["ranks"]
     )
     return Ranking(
         str(stored["metric"]),
@@ -355,13 +356,10 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
     sample's of."""
     alpha = 1.0 - analysis.summaries[0].conventions.confidence
 
-    def number(value: Any) -> float:
-        return float("nan") if value is None else float(value)
-
     def figures(by_run: Any) -> dict[str, dict[str, SliceFigure]]:
         return {
             str(run): {
-                str(label): SliceFigure(number(f["mean"]), number(f["low"]), number(f["high"]), int(f["queries"]))
+                str(label): SliceFigure(_number(f["mean"]), _number(f["low"]), _number(f["high"]), int(f["queries"]))
                 for label, f in of.items()
             }
             for run, of in by_run.items()
@@ -378,11 +376,11 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
                     SliceComparison(
                         str(c["run"]),
                         str(c["metric"]),
-                        number(c["delta"]),
-                        number(c["low"]),
-                        number(c["high"]),
-                        number(c["p"]),
-                        number(c["p_adjusted"]),
+                        _number(c["delta"]),
+                        _number(c["low"]),
+                        _number(c["high"]),
+                        _number(c["p"]),
+                        _number(c["p_adjusted"]),
                         int(c["queries"]),
                         alpha,
                     )
