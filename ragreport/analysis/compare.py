@@ -589,10 +589,11 @@ def compare(
     base_scores = [family_values(base, p.baseline_rows, measures) for p in pairings]
     run_scores = [family_values(s, p.run_rows, measures) for s, p in zip(others, pairings)]
     differences = [r - b for b, r in zip(base_scores, run_scores)]
-    # The other readings' differences as more columns: a member without readings repeats its
-    # default column, so that each reading is corrected over the family the default one is.
-    read = [reading_differences(base, s, p, measures, d) for s, p, d in zip(others, pairings, differences)]
-    columns = [np.concatenate([d, *extra], axis=1) for d, (_, extra) in zip(differences, read)]
+    # Each member's difference under the other readings of unjudged ids is tested as more columns,
+    # reading by reading: a member without readings repeats its default column, so that each
+    # reading is corrected over the family the default one is.
+    read = [read_members((base, s), measures) for s in others]
+    n_columns = width * (1 + len(READINGS))
     paired: list[PairedFigures | None] = [None] * len(others)
     # The partitioned engines' figures: from the sums of the runs' buckets (section 29). The runs'
     # buckets are cut by their keys, which their seed keys: runs summarised with other seeds (two
@@ -607,25 +608,25 @@ def compare(
         if any(a != b for a, b in joined) and not (base.paired is not None and base.paired[0].stored):
             raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
         # A reading's column equal, value for value, to its default one (no unjudged id moved it, or
-        # no member has readings) is tested as that one, as the buckets found over every query.
-        equal = [
-            np.ones(c.shape[1] - width, dtype=bool) if f is None or f.same is None else f.same
-            for f, c in zip(paired, columns)
-        ]
-        tested_as = [
-            [j if j < width or not e[j - width] else j % width for j in range(c.shape[1])]
-            for c, e in zip(columns, equal)
-        ]
+        # no member has readings) is tested as that one, as the buckets found over every query:
+        # no per-query column of the readings is gathered.
+        equal = [np.ones(n_columns - width, dtype=bool) if f is None or f.same is None else f.same for f in paired]
+        tested_as = [[j if j < width or not e[j - width] else j % width for j in range(n_columns)] for e in equal]
         kept = [sorted(set(t)) for t in tested_as]
+        shared = [0 if f is None else f.queries for f in paired]
         bands, tests = _summed_figures(paired, kept, width)  # type: ignore[arg-type]
     else:
+        extra = [reading_differences(base, s, p, measures, d)[1] for s, p, d in zip(others, pairings, differences)]
+        columns = [np.concatenate([d, *more], axis=1) for d, more in zip(differences, extra)]
+        del extra
         # A reading's column equal, value for value, to its default one (no unjudged id moved it) is
         # tested as that one: the same resamples and sign flips would give the same figures.
         tested_as = [
-            [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(c.shape[1])]
+            [j % width if j >= width and np.array_equal(c[:, j], c[:, j % width]) else j for j in range(n_columns)]
             for c in columns
         ]
         kept = [sorted(set(t)) for t in tested_as]
+        shared = [len(c) for c in columns]
         # A reading's own columns are banded with the same resamples as the default ones (the same
         # seed draws the same counts, section 22.1): in the same draw.
         bands = paired_bands(
@@ -636,12 +637,13 @@ def compare(
             readings=[c[:, k[width:]] for c, k in zip(columns, kept)],
         )
         tests = paired_tests([c[:, k] for c, k in zip(columns, kept)], permutations, conventions.seed)
+        del columns
     figures = []  # per run: delta, low, high and p of every column
-    for c, band, t, k, p, summed in zip(columns, bands, tested_as, kept, tests, paired):
-        if not (len(c) if summed is None else summed.queries):  # nothing shared: left out of the correction
+    for band, t, k, p, n in zip(bands, tested_as, kept, tests, shared):
+        if not n:  # nothing shared: reported as such, left out of the correction
             figures.append(np.zeros((4, 0)))
             continue
-        full = np.empty((4, c.shape[1]))
+        full = np.empty((4, n_columns))
         full[:3, k] = band[:3]
         full[3, k] = p
         figures.append(full[:, t])
@@ -653,7 +655,7 @@ def compare(
     tested = sum(min(width, f.shape[1]) for f in figures)
     alpha_each = level(alpha, tested if correction is not Correction.NONE else 1)
     runs = []
-    for summary, pairing, b, r, d, (has_readings, _), f, band, summed in zip(
+    for summary, pairing, b, r, d, has_readings, f, band, summed in zip(
         others, pairings, base_scores, run_scores, differences, read, figures, bands, paired
     ):
         comparisons = []
