@@ -389,7 +389,8 @@ def _summed_pair(
         if rates:
             under = reading_rows(run_values[at_run], read, cutoffs, rates[1])
             under -= reading_rows(base_values[at_base], read, cutoffs, rates[0])
-            same &= (under == np.tile(d, len(READINGS))).all(axis=0)
+            for i in range(len(READINGS)):  # which readings' differences are the default ones, so far
+                same[i * m : (i + 1) * m] &= (under[:, i * m : (i + 1) * m] == d).all(axis=0)
             columns.append(under)
         total = _added(total, ResampledSums.of(keys, np.hstack(columns), conventions.resamples, permutations))
         wins += (d > TIE).sum(axis=0)
