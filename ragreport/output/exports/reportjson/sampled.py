@@ -8,8 +8,9 @@ figures were made of: the sample itself, each run's Poisson sums at the cutoffs 
 means, bands and resampled means) and of its measures by name, its :class:`Facts`, every pair's
 summed comparison, and per compared run the scatter's grid and the queries only one run scored.
 ``render`` reads them back instead of summing the rows (:mod:`.restore`); the ranking of three or
-more runs and the slices are read as stored (each reads every query's values or metadata). Arrays
-are written as base-64 little-endian float64 (exact, NaN included) with their shape.
+more runs, the slices and the drift are read as stored (each reads every query's values or
+metadata). Arrays are written as base-64 little-endian float64 (exact, NaN included) with their
+shape.
 """
 
 from __future__ import annotations
