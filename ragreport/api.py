@@ -19,6 +19,7 @@ from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
 from .analysis.pipeline import Analysis, analyse_runs, report_queries
 from .analysis.power import MIN_EFFECT
+from .analysis.shown import held_sample
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
@@ -99,6 +100,9 @@ class Report(Analysis, Rows):
 
     def _summaries(self) -> Sequence[RunSummary]:
         return self.summaries
+
+    def _sampled(self) -> str | None:
+        return held_sample(self)
 
     def _repr_html_(self) -> str:
         from .output.site.render import render_notebook

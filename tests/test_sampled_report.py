@@ -279,3 +279,24 @@ def test_a_runs_rows_are_the_join_of_those_queries_alone():
         for field in ("has_judgments", "ideal_offsets", "ideal_grades", "judgment_query", "judgment_grades"):
             assert np.array_equal(getattr(part, field), getattr(alone, field)), (take, field)
         assert np.array_equal(part.judgment_doc_ids, alone.judgment_doc_ids), take
+
+
+def test_per_query_rows_are_every_querys_or_refused(tmp_path, sampled, capsys):
+    """``score -q`` prints every query's rows past the threshold; a report holding the sample has
+    only its sample's to give, so ``render -q`` and the API refuse rather than print part of them."""
+    from ragreport.api import reanalyse
+
+    paths, qrels = _files(tmp_path)
+    args = ["score", "--qrels", qrels, *paths, "-k", "10", "--engine", "stream", "--format", "csv", "-q"]
+    assert main(args) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert main(args[:-5] + ["--format", "csv", "-q"]) == 0  # the memory engine's: every scored query
+    assert rows == capsys.readouterr().out.splitlines()[1:] and len({row.split(",")[1] for row in rows}) == 120
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
+    capsys.readouterr()
+    assert main(["render", str(built / "report.json"), "--format", "csv", "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "the report holds 40 of its 122 queries" in err
+    assert main(["render", str(built / "report.json"), "--format", "csv"]) == 0  # the figures: every query's
+    with pytest.raises(ValueError, match="the report holds 40 of its 122 queries"):
+        reanalyse(built / "report.json").to_records(per_query=True)

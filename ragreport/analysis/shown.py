@@ -143,3 +143,15 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         metric=label,
         stored_all=summaries[0].sums is None,
     )
+
+
+def held_sample(analysis: Analysis) -> str | None:
+    """Why ``analysis`` cannot give every query's rows, when it was read back from a report.json
+    that holds the sample alone (docs/conventions.md section 29.2); None when it holds them all."""
+    sample = analysis.sample
+    if sample is None or sample.stored_all:
+        return None
+    return (
+        f"the report holds {len(sample.ids):,} of its {sample.total:,} queries (docs/conventions.md "
+        "section 29.2): score the run files for every query's"
+    )

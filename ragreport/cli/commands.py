@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .. import api
 from ..analysis.compare import Correction, choose_family
 from ..analysis.pipeline import Analysis, release_sweep
+from ..analysis.shown import held_sample
 from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
 from ..core.errors import (
     Argument,
@@ -293,10 +294,14 @@ def _print(args: argparse.Namespace, analysis: Analysis, title: str | None, rule
     user's word, which the runner would read as a workflow command: text for people shows it as
     ``\\x3a:``, CSV quotes the field (the value unchanged)."""
     fmt = args.format
-    document = report_document(analysis, title)
+    per_query = args.per_query
+    if per_query and held_sample(analysis) is not None:  # render -q of a report holding a sample
+        raise UsageError(f"-q lists every query: {held_sample(analysis)}")
+    # per-query rows are every query's, also past PAGE_QUERIES (section 29.2)
+    document = report_document(analysis, title, every_query=per_query)
     results = check_gates(document, rules)
     if fmt in DATA_FORMATS:
-        text = DATA_FORMATS[fmt](with_gates(document, results, rules), args.per_query)
+        text = DATA_FORMATS[fmt](with_gates(document, results, rules), per_query)
     else:  # for people: the view, without what only the site draws
         from ..output.site.view.build import build_view
 

@@ -79,11 +79,19 @@ class Rows:
     def _summaries(self) -> Sequence[RunSummary]:
         raise NotImplementedError
 
+    def _sampled(self) -> str | None:
+        """What the summaries' queries are a sample of, when they are one (a report.json that
+        holds the queries its pages list: docs/conventions.md section 29.2); None: every query."""
+        return None
+
     def to_records(self, per_query: bool = False) -> list[dict[str, Any]]:
         """The figures as plain rows, runs in order, metrics in the suite's order: one dict per run and
         metric (``run``, ``metric``, ``mean``, ``low``, ``high``, ``interval``, ``n``: the scored
         queries), or with ``per_query`` one per run, query and metric (``run``, ``query``,
-        ``metric``, ``value``: None for a query left out of the averages, ``status``)."""
+        ``metric``, ``value``: None for a query left out of the averages, ``status``); refused
+        (a ``ValueError``) for a report that holds a sample of its queries."""
+        if per_query and self._sampled() is not None:
+            raise ValueError(f"per-query rows: {self._sampled()}")
         return query_records(self._summaries()) if per_query else summary_records(self._summaries())
 
     def to_dataframe(self, per_query: bool = False) -> Any:

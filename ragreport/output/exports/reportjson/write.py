@@ -396,7 +396,7 @@ def comparison_document(comparison: ComparisonReport | None) -> dict[str, Any] |
     }
 
 
-def report_document(analysis: Analysis, title: str | None = None) -> dict[str, Any]:
+def report_document(analysis: Analysis, title: str | None = None, every_query: bool = False) -> dict[str, Any]:
     """The whole report document (``schema`` ``ragreport/4``): what report.json holds.
 
     Top level: ``generator``, ``date`` (the latest run's), ``fingerprints`` of the report's query set
@@ -412,9 +412,11 @@ def report_document(analysis: Analysis, title: str | None = None) -> dict[str, A
     ``drift`` (null without ``--previous``; its ``basis`` is what it read of
     the previous report), ``gates`` (the checks of ``--fail-on``, ``--require`` and ``--max-drop``;
     empty without them) and ``settings`` (the resolved options, :func:`settings_document`;
-    ``title`` is the one given to ``build``).
+    ``title`` is the one given to ``build``). Past PAGE_QUERIES a partitioned build's runs hold the
+    sample's rows and ``sampled`` the sums (:mod:`.sampled`), unless ``every_query`` (``-q``'s
+    per-query rows).
     """
-    shown = sampling(analysis)
+    shown = None if every_query else sampling(analysis)
     # Past PAGE_QUERIES a partitioned build keeps its sample's rows and the sums (section 29.2);
     # the fingerprints are every query's.
     fingerprints = report_fingerprints(analysis.summaries)
