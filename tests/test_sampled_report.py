@@ -203,6 +203,7 @@ def test_a_sampled_reports_drift_is_read_as_stored(tmp_path, sampled, labels):
         qrels = str(fewer)
     built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", "--previous", str(previous / "report.json"))
     drift = json.loads((built / "report.json").read_text())["drift"]
+    assert all("queries" not in run for run in drift["basis"]["runs"])  # read as stored: no scores kept
     if labels == "fewer":
         assert drift["changes"][0]["queries_removed"]["count"] == 29  # q9 was never judged and not drift["comparable"]
     else:

@@ -456,7 +456,7 @@ def report_document(analysis: Analysis, title: str | None = None, every_query: b
         # every pair of three or more runs, their rank intervals and tiers (section 27); absent for
         # fewer runs, and before issue 38. render ranks the runs again from their per-query scores.
         **({"ranking": analysis.ranking.as_dict()} if analysis.ranking is not None else {}),
-        "drift": None if analysis.drift is None else analysis.drift.as_dict(),
+        "drift": None if analysis.drift is None else _drift_document(analysis.drift.as_dict(), shown is not None),
         "slices": slices_document(analysis.slices),
         "query_meta": _listed(analysis.query_meta, listed),
         **(
@@ -482,6 +482,17 @@ def report_document(analysis: Analysis, title: str | None = None, every_query: b
         "doc_ids": tables.doc_ids,
         **({} if shown is None else {"sampled": sampled_document(analysis, shown)}),
     }
+
+
+def _drift_document(drift: dict[str, Any], sampled: bool) -> dict[str, Any]:
+    """The drift as report.json keeps it. A sampled report's is read back as stored (section 29.2):
+    its basis keeps no previous per-query scores, which only drawing the drift again reads (a
+    previous report of a million queries would put them all back)."""
+    basis = drift.get("basis")
+    if not sampled or not isinstance(basis, dict):
+        return drift
+    runs = [{k: v for k, v in run.items() if k != "queries"} for run in basis.get("runs", [])]
+    return {**drift, "basis": {**basis, "runs": runs}}
 
 
 def _listed(by_query: Mapping[str, Any] | None, listed: set[str] | None) -> Mapping[str, Any] | None:
