@@ -299,5 +299,7 @@ def test_per_query_rows_are_every_querys_or_refused(tmp_path, sampled, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "the report holds 40 of its 122 queries" in err
     assert main(["render", str(built / "report.json"), "--format", "csv"]) == 0  # the figures: every query's
+    report = reanalyse(built / "report.json")
     with pytest.raises(ValueError, match="the report holds 40 of its 122 queries"):
-        reanalyse(built / "report.json").to_records(per_query=True)
+        report.to_records(per_query=True)
+    assert report.queries == 122 and "queries=122," in repr(report)

@@ -91,6 +91,14 @@ class Analysis:
         return all(s.judged.relevant_only for s in self.summaries)
 
     @property
+    def queries(self) -> int:
+        """How many distinct queries the runs cover: every query's count, also when the summaries
+        hold a stored sample of them (a report.json past PAGE_QUERIES, section 29.2)."""
+        if self.sample is not None and not self.sample.stored_all:
+            return self.sample.total
+        return report_queries(self.summaries)
+
+    @property
     def primary_label(self) -> str:
         """The primary metric at the report's K: ``nDCG@10``."""
         return self.primary.label(self.summaries[0].k)
@@ -99,7 +107,7 @@ class Analysis:
         """One line: ``Report(runs=4, queries=500, k=10, primary='nDCG@10', baseline='bm25')``."""
         baseline = self.comparison.baseline if self.comparison is not None else None
         return (
-            f"{type(self).__name__}(runs={len(self.summaries)}, queries={report_queries(self.summaries)}, "
+            f"{type(self).__name__}(runs={len(self.summaries)}, queries={self.queries}, "
             f"k={self.summaries[0].k}, primary={self.primary_label!r}, baseline={baseline!r})"
         )
 
