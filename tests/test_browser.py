@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -51,6 +52,17 @@ document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.vi
 """
 
 
+def wait_until(page, expression: str, timeout: float = 15.0) -> None:
+    """Poll ``expression`` with ``page.evaluate`` until it is true. Playwright's
+    ``wait_for_function`` polls a string by evaluating it inside the page, which the report's
+    Content-Security-Policy (no 'unsafe-eval') refuses whenever the first check is false."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(50)
+
+
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
@@ -87,7 +99,7 @@ class Visit:
 
     def charts(self, count: int) -> list[tuple[int, int]]:
         """Wait for ``count`` plotly charts; return (traces given, traces drawn) for each."""
-        self.page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}")
+        wait_until(self.page, f"document.querySelectorAll('.js-plotly-plot').length >= {count}")
         return [
             tuple(pair)
             for pair in self.page.evaluate(
@@ -139,7 +151,7 @@ def test_index_chart_renders_and_the_metric_selector_switches(browser, sample_si
     assert shown() == [at, at + 1]  # the primary metric first: nDCG's band and mean
     visit.page.click("#sweep .updatemenu-header-group")
     visit.page.locator("#sweep .updatemenu-dropdown-button", has_text=re.compile(r"^R@K$")).click()
-    visit.page.wait_for_function(f"{sweep}.data[{2 * SUITE.index(RECALL) + 1}].visible === true")
+    wait_until(visit.page, f"{sweep}.data[{2 * SUITE.index(RECALL) + 1}].visible === true")
     at = 2 * SUITE.index(RECALL)
     assert shown() == [at, at + 1]  # Recall's band and mean
     assert "Hit@5" in visit.page.inner_text("#suite") and "0.778" in visit.page.inner_text("#suite")
@@ -214,7 +226,7 @@ def test_single_file_says_so_in_place_of_each_chart_without_decompression_stream
     page.on("console", lambda m: errors.append(f"{m.type}: {m.text}"))
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
     page.goto((sample_site / "one.html").resolve().as_uri())
-    page.wait_for_function("document.querySelectorAll('.chart-missing').length >= 3")
+    wait_until(page, "document.querySelectorAll('.chart-missing').length >= 3")
     holders = page.eval_on_selector_all("[data-figure]", "hs => hs.map(h => h.textContent)")
     assert len(holders) == 3 and all("newer browser" in t and "DecompressionStream" in t for t in holders)
     assert page.evaluate("typeof window.Plotly") == "undefined"
@@ -487,7 +499,7 @@ def test_four_runs_pairwise_matrix_scrolls_in_its_box_with_a_cue(browser, four_r
     before = page.evaluate(state)
     assert before["wide"] > before["shown"] and before["cue"], before
     page.evaluate("document.querySelector('#pairs .table-box').scrollLeft = 10000")
-    page.wait_for_function("document.querySelector('#pairs .scroll-cue').hidden")
+    wait_until(page, "document.querySelector('#pairs .scroll-cue').hidden")
     after = page.evaluate(state)
     assert not after["cue"] and abs(after["stuck"]) <= 2, after  # the run column stays in view
     _fits(page)
@@ -1158,7 +1170,7 @@ def test_the_per_query_table_at_1400_shows_every_metric_and_a_cue_for_the_rest(b
     assert "more-right" in page.get_attribute(".query-table .table-box", "class")
     cue.click()
     page.evaluate("document.querySelector('.query-table .table-box').scrollLeft = 10000")
-    page.wait_for_function("document.querySelector('.query-table .scroll-cue').hidden")
+    wait_until(page, "document.querySelector('.query-table .scroll-cue').hidden")
     assert "more-right" not in page.get_attribute(".query-table .table-box", "class")
     page.click("button.expand[aria-label='Show the top 10 for query 1']")
     assert page.inner_text("tr.detail caption") == "Top 10 for query 1"
