@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -27,6 +27,7 @@ from .limits import build_day, limits
 from .power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from .randomization import MAX_PERMUTATIONS
 from .ranking import rank_runs
+from .shown import shown_queries
 from .slices import slice_keys, slices
 from .summary import RunSummary
 from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
@@ -80,8 +81,8 @@ class Analysis:
     audit: Audit | None = None  # the model's labels audited by human labels (--audit, section 25)
     ranking: Ranking | None = None  # every pair of three or more runs, their ranks and tiers (section 27)
     scores: ExternalScores | None = None  # per-query scores computed outside ragreport (--scores)
-    #: The queries the pages list, as a sampled report.json stored them (``render``, section 29.2);
-    #: None: chosen from the runs (:func:`~ragreport.analysis.shown.shown_queries`).
+    #: The queries the pages list past PAGE_QUERIES (:func:`~ragreport.analysis.shown.shown_queries`,
+    #: chosen once; a sampled report.json's as stored, section 29.2); None: every query.
     sample: Shown | None = None
 
     @property
@@ -94,7 +95,7 @@ class Analysis:
     def queries(self) -> int:
         """How many distinct queries the runs cover: every query's count, also when the summaries
         hold a stored sample of them (a report.json past PAGE_QUERIES, section 29.2)."""
-        if self.sample is not None and not self.sample.stored_all:
+        if self.sample is not None and self.sample.read_back:
             return self.sample.total
         return report_queries(self.summaries)
 
@@ -241,7 +242,7 @@ def analyse_runs(
     sliced = (
         {q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())} if keys else None
     )
-    return make(
+    found = make(
         tuple(summaries),
         tuple(run_limits),
         today,
@@ -261,3 +262,5 @@ def analyse_runs(
         scores=found_scores,
         query_details=dict(sorted(query_details.items())) if query_details else None,
     )
+    # the pages and report.json list the same queries: chosen once, from the whole analysis
+    return replace(found, sample=shown_queries(found))

@@ -70,6 +70,8 @@ class Shown:
     #: Whether report.json keeps every query (the memory engine) or this sample alone (the
     #: partitioned engines, whose figures come from sums it stores: section 29.2).
     stored_all: bool = True
+    #: Read back from such a report.json (``render``): the runs' rows are these queries' alone.
+    read_back: bool = False
 
     def mask(self, query_ids: np.ndarray) -> np.ndarray:
         """Which of ``query_ids`` (text or UTF-8 bytes) are shown."""
@@ -94,10 +96,8 @@ def _ends(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -
 
 
 def shown_queries(analysis: Analysis) -> Shown | None:
-    """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries;
-    a sampled report's as it stored it (``Analysis.sample``)."""
-    if analysis.sample is not None:
-        return analysis.sample
+    """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries:
+    what :func:`~ragreport.analysis.pipeline.analyse_runs` keeps as ``Analysis.sample``."""
     summaries = analysis.summaries
     every = np.unique(np.concatenate([np.asarray(as_text(s.judged.query_ids), dtype=str) for s in summaries]))
     if len(every) <= PAGE_QUERIES:
@@ -149,7 +149,7 @@ def held_sample(analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot give every query's rows, when it was read back from a report.json
     that holds the sample alone (docs/conventions.md section 29.2); None when it holds them all."""
     sample = analysis.sample
-    if sample is None or sample.stored_all:
+    if sample is None or not sample.read_back:
         return None
     return (
         f"the report holds {len(sample.ids):,} of its {sample.total:,} queries (docs/conventions.md "

@@ -3,7 +3,7 @@ the sums that stand for every query.
 
 A partitioned build (``--engine stream``, ``--engine dask``) past
 :data:`~ragreport.analysis.shown.PAGE_QUERIES` queries writes each run's rows, lists and judgments of
-the sample alone (:func:`~ragreport.analysis.shown.shown_queries`) and, under ``sampled``, what its
+the sample alone (``Analysis.sample``) and, under ``sampled``, what its
 figures were made of: the sample itself, each run's Poisson sums at the cutoffs asked for (its
 means, bands and resampled means) and of its measures by name, its :class:`Facts`, every pair's
 summed comparison, and per compared run the scatter's grid and the queries only one run scored.
@@ -28,10 +28,11 @@ from ....analysis.drift import CHANGE_FIELDS, Drift, DriftRow, LabelChange
 from ....analysis.paired import PairedFigures, PairedRows
 from ....analysis.poisson import ResampledSums
 from ....analysis.ranking import Pair, Ranking, RankInterval
-from ....analysis.shown import Shown, shown_queries
+from ....analysis.shown import Shown
 from ....analysis.slices import Slice, SliceComparison, SliceFigure, SliceReport, opposites
 from ....analysis.summary import FACT_KINDS, Counts, Facts, Status
 from ....core.errors import InputError
+from .migrate import pack
 
 if TYPE_CHECKING:
     from ....analysis.pipeline import Analysis
@@ -44,7 +45,7 @@ _COUNTS = ("wins", "ties", "losses")
 def sampling(analysis: Analysis) -> Shown | None:
     """The sample report.json holds in place of every query: a partitioned build's past
     ``PAGE_QUERIES`` (its figures come from sums it can store); None otherwise."""
-    shown = shown_queries(analysis) if analysis.summaries else None
+    shown = analysis.sample
     return None if shown is None or shown.stored_all else shown
 
 
@@ -58,8 +59,7 @@ def _got(exc: Exception) -> str:
 
 
 def floats_document(values: np.ndarray) -> dict[str, Any]:
-    values = np.ascontiguousarray(values, dtype="<f8")
-    return {"shape": list(values.shape), "float64": base64.b64encode(values.tobytes()).decode("ascii")}
+    return {"shape": list(np.shape(values)), "float64": pack(values, "<f8")}
 
 
 def floats_from(stored: Any, where: str, field: str) -> np.ndarray:
@@ -173,7 +173,10 @@ def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFig
 
 
 def shown_document(shown: Shown) -> dict[str, Any]:
-    return {**{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all")}, "ids": shown.ids.tolist()}
+    return {
+        **{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all", "read_back")},
+        "ids": shown.ids.tolist(),
+    }
 
 
 def shown_from(stored: Any, where: str) -> Shown:
@@ -185,6 +188,7 @@ def shown_from(stored: Any, where: str) -> Shown:
             baseline=None if baseline is None else str(baseline),
             metric=metric,
             stored_all=False,
+            read_back=True,
             **counts,
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from .... import __version__
 from ....analysis.caveats import RULES
 from ....analysis.limits import Limit
-from ....analysis.shown import shown_queries
 from ....analysis.summary import Status
 from ....scoring.metrics import FIXED_RULES
 from ..charts import forest_figure, has_pr_curve, index_sweep_figure, pr_figure, pr_points
@@ -93,7 +92,7 @@ def build_view(
     baseline = comparison.baseline if comparison is not None else None
     verdicts = {(r.run, r.metric): (r.verdict, r.verdict_class) for r in comparison.rows} if comparison else {}
     differences = per_query_differences(analysis) if pages else {}
-    sample = shown_queries(analysis) if pages else None  # past PAGE_QUERIES, the queries listed (29.1)
+    sample = analysis.sample if pages else None  # past PAGE_QUERIES, the queries listed (29.1)
     # First: made in a child process for a large report while the rest is built (22.25).
     query_view = QueryView(analysis, sample) if pages else None
     texts = text_table(analysis.doc_texts) if pages else None
