@@ -129,6 +129,7 @@ def evaluate(
     scheduler: str | None = None,
     partition_bytes: int | None = None,
     whole_lists: bool = True,
+    sample_on: str | Measure | None = None,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -186,6 +187,12 @@ def evaluate(
     whole_lists : bool, default True
         Keep each run's whole lists; False cuts them, once scored, to the depth the report reads
         (as ``ragreport build`` does: 13% less memory at 100,000 queries x 100 ids).
+    sample_on : str or Measure, optional
+        With ``engine="stream"`` or ``"dask"`` and one or two runs, past 100,000 queries: keep
+        only the rows of the sample the pages list, its extremes on this measure (the report's
+        primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
+        ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
+        query's; analyse the results with no previous report, slice, audit or outside scores.
 
     Returns
     -------
@@ -242,6 +249,7 @@ def evaluate(
             scheduler=scheduler,
             partition_bytes=partition_bytes,
             cut_lists=not whole_lists,
+            sample_on=None if sample_on is None else measures_named(sample_on)[0],
         )
     )
 

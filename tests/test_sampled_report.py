@@ -303,3 +303,91 @@ def test_per_query_rows_are_every_querys_or_refused(tmp_path, sampled, capsys):
     with pytest.raises(ValueError, match="the report holds 40 of its 122 queries"):
         report.to_records(per_query=True)
     assert report.queries == 122 and "queries=122," in repr(report)
+
+
+def _partitioned(monkeypatch, gathered: bool = False):
+    """Builds by partitions of about 1,500 bytes (a dozen queries); with ``gathered``, builds that
+    gather every query's rows past PAGE_QUERIES, as before the sample was chosen from the buckets
+    (section 29.2): what a build that keeps the sample's rows alone must equal."""
+    from ragreport import api
+    from ragreport.analysis import evaluation
+
+    evaluate = evaluation.evaluate_runs
+
+    def parts(*args, **kwargs):
+        return evaluate(*args, **{**kwargs, "partition_bytes": 1500, **({"sample_on": None} if gathered else {})})
+
+    monkeypatch.setattr(api, "evaluate_runs", parts)
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+@pytest.mark.parametrize("engine", ["stream", "dask"])
+def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes(
+    tmp_path, sampled, monkeypatch, runs, engine
+):
+    """Past PAGE_QUERIES a build of one or two runs reads back its sample's rows alone (its other
+    rows written to disk by partition, never gathered): the same site, byte for byte, as a build
+    that gathers every row and lists the same sample."""
+    if engine == "dask":
+        pytest.importorskip("dask.distributed")
+    paths, qrels = _files(tmp_path, runs, lacking=("q3", "q17", "q40"), low=0)
+    (tmp_path / "queries.tsv").write_text("".join(f"q{i}\tquestion {i}\n" for i in range(QUERIES)))
+    corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    more = ["--engine", engine, "--queries", str(tmp_path / "queries.tsv")]
+    more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "3"]
+    held = []
+    from ragreport.scoring import partition
+
+    add = partition.HeldPartitions.add
+
+    def kept(self, place, part):
+        held.append(self)
+        return add(self, place, part)
+
+    monkeypatch.setattr(partition.HeldPartitions, "add", kept)
+    _partitioned(monkeypatch)
+    lean = _build(tmp_path, paths, qrels, "lean", *more)
+    assert held and all(h.spilled for h in held) and len(held[0].query_ids) > 5  # every row went to disk
+    _partitioned(monkeypatch, gathered=True)
+    gathered = _build(tmp_path, paths, qrels, "gathered", *more)
+    assert _files_of(lean) == _files_of(gathered)
+    document = json.loads((lean / "report.json").read_text())
+    assert len(document["sampled"]["shown"]["ids"]) == 40 and document["texts"]["queries"]
+
+
+def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_path, sampled):
+    from ragreport import api
+
+    paths, qrels = _files(tmp_path, 2)
+    results = api.evaluate(paths, qrels=qrels, engine="stream", partition_bytes=2000, sample_on="nDCG@10")
+    store = results[0].paired[0]
+    ids = store.choice.ids
+    assert len(ids) == 40 and store.choice.total == QUERIES + 2
+    for summary in results:
+        assert sorted(summary.judged.query_ids.tolist()) == sorted(ids.tolist())
+        assert summary.counts.queries == QUERIES + 2  # the counts are every query's
+    report = api.analyse(results)
+    assert report.queries == QUERIES + 2 and report.sample.rows_only and not report.sample.stored_all
+    with pytest.raises(ValueError, match="holds 40 of its 122 queries"):
+        report.to_records(per_query=True)
+    # a report leading with another metric than the sample's extremes were chosen on is refused
+    with pytest.raises(ValueError, match="the sample's extremes are on nDCG@10"):
+        api.analyse(results, primary="AP")
+
+
+def test_a_build_past_the_threshold_refuses_ids_that_never_meet_as_the_memory_engine(
+    tmp_path, sampled, monkeypatch, capsys
+):
+    """What is refused is read off every partition's counts (Meeting), not off the sample."""
+    paths, qrels = _files(tmp_path, 1)
+    (tmp_path / "other.trec").write_text(open(paths[0]).read().replace(" doc", " DOC-"))
+    messages = []
+    for engine in ("memory", "stream"):
+        if engine == "stream":
+            _partitioned(monkeypatch)
+        args = ["build", "--qrels", qrels, str(tmp_path / "other.trec"), "--engine", engine, "--quiet"]
+        assert main([*args, "--out", str(tmp_path / engine)]) == 2
+        messages.append(capsys.readouterr().err.strip())
+    assert messages[0] == messages[1] and "share no document id on any query" in messages[0]
+    assert not (tmp_path / "stream").exists()

@@ -21,7 +21,7 @@ For every run other than the baseline and every measure of the comparison family
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,7 +31,7 @@ from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .intervals import percentile_band, resample_rows, shared_bootstrap_means, standardised_effect
-from .paired import PairedFigures, paired_figures, read_members
+from .paired import PairedFigures, grid_counts, paired_figures, read_members
 from .poisson import ResampledSums, query_keys
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
@@ -265,10 +265,6 @@ class ReadingDelta:
         return {**{key: v if np.isfinite(v) else None for key, v in figures.items()}, "verdict": self.verdict}
 
 
-#: The scatter's grid of counts is GRID_BINS x GRID_BINS.
-GRID_BINS = 20
-
-
 @dataclass(frozen=True)
 class RunComparison:
     """A run against the baseline: the pairing, per-query scores at K of both, every metric's comparison."""
@@ -298,12 +294,9 @@ class RunComparison:
         [0, 1]^2, the run's value by row and the baseline's by column (the last bin closed)."""
         if self.stored_grids is not None:
             return self.stored_grids
-        edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
-        counts = [
-            np.histogram2d(self.run_scores[:, m], self.baseline_scores[:, m], bins=[edges, edges])[0]
-            for m in range(len(self.family))
-        ]
-        return np.array(counts, dtype=np.int64).reshape(len(self.family), GRID_BINS, GRID_BINS)
+        if self.summed is not None and self.summed.grids is not None:  # counted bucket by bucket
+            return self.summed.grids
+        return grid_counts(self.run_scores, self.baseline_scores)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -586,6 +579,16 @@ def compare(
     width = len(measures)
     others = [s for s in summaries if s is not base]
     pairings = [pair_queries(base, s) for s in others]
+    store = base.paired[0] if base.paired is not None else None
+    if store is not None and store.choice is not None:  # the rows are a sample: its lists are the whole runs'
+        pairings = [
+            replace(
+                p,
+                only_baseline=store.apart[base.paired[1], s.paired[1]],  # type: ignore[index]
+                only_run=store.apart[s.paired[1], base.paired[1]],  # type: ignore[index]
+            )
+            for s, p in zip(others, pairings)
+        ]
     base_scores = [family_values(base, p.baseline_rows, measures) for p in pairings]
     run_scores = [family_values(s, p.run_rows, measures) for s, p in zip(others, pairings)]
     differences = [r - b for b, r in zip(base_scores, run_scores)]
@@ -605,7 +608,7 @@ def compare(
         paired = [paired_figures(base, s, measures, conventions, permutations) for s in others]
         joined = [(f.queries, len(p.query_ids)) for f, p in zip(paired, pairings) if f is not None]
         # every paired query met in its bucket (a sampled report's rows are its sample alone)
-        if any(a != b for a, b in joined) and not (base.paired is not None and base.paired[0].stored):
+        if any(a != b for a, b in joined) and not (store is not None and store.sampled):
             raise RuntimeError(f"the buckets paired {joined} queries (summed, paired): a broken partition")
         # A reading's column equal, value for value, to its default one (no unjudged id moved it, or
         # no member has readings) is tested as that one, as the buckets found over every query:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
-from ..core.model import Conventions
+from ..core.model import Conventions, Run, RunMeta
 from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
 from ..reading.registry import detect_file_format, load_inputs, load_qrels
@@ -27,9 +27,17 @@ from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, kept_cutoffs, report_cutoffs
 from ..scoring.join import JudgedRun, join
 from ..scoring.measures import Measure, score_measures
 from ..scoring.metrics import score
-from ..scoring.partition import PARTITION_BYTES, check_engine, depth_needed, judged_by_partitions
-from ..scoring.readings import score_readings
+from ..scoring.partition import (
+    PARTITION_BYTES,
+    HeldPartitions,
+    cached_qrels,
+    check_engine,
+    depth_needed,
+    judged_by_partitions,
+)
+from ..scoring.readings import rates_of, score_readings
 from ..scoring.scorable import check_scorable
+from . import shown
 from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
 from .summary import (
@@ -151,16 +159,18 @@ def banded(
     progress: Callable[[str], None],
     sums: Sequence[tuple[ResampledSums, ResampledSums | None, Facts]] = (),
     sweep: np.ndarray | None = None,
+    labels: tuple[str, str] | None = None,
 ) -> list[RunSummary]:
     """Every run scored (in memory or by partitions) banded and summarised, in order. Runs of one
     label set share its fingerprints: its label lines are made and hashed once. ``sums``: each
     run's Poisson sums over the cutoffs ``sweep`` and of its measures by name, and its facts (the
-    partitioned engines)."""
+    partitioned engines); ``labels``: the fingerprints of the label set every run shares, when the
+    runs hold a sample of its queries."""
     prints: list[tuple[str, str]] = []
     out = []
     for i, (judged, scores, values, readings, after) in enumerate(scored):
         progress(f"bands for {judged.name}")
-        same = next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
+        same = labels or next((prints[j] for j in range(i) if same_labels(scored[j][0], judged)), None)
         prints.append(same or (fingerprint(judged_query_ids(judged)), label_fingerprint(judged)))
         own = (judged, scores, asked, conventions, measures, values, readings, prints[i], after)
         swept, measured, facts = sums[i] if sums else (None, None, None)
@@ -233,12 +243,17 @@ def evaluate_runs(
     scheduler: str | None = None,
     partition_bytes: int | None = None,
     cut_lists: bool = False,
+    sample_on: Measure | None = None,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
     ``cut_lists``: each run's lists cut once scored to the depth the report reads (``ragreport
     build``; the partition engines cut them anyway): the deepest cutoff asked for, K, or a measure's;
-    a caller then cannot read the slots below."""
+    a caller then cannot read the slots below. ``sample_on``: with a partition engine, past
+    ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
+    measure, the primary metric at K; docs/conventions.md section 29.2), the figures still every
+    query's: for one or two runs analysed with no previous report, slice, audit or outside scores,
+    which read every query's rows (``ragreport build``)."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine != "memory" and columns is not None:  # a table is read whole, one row per query
@@ -285,12 +300,16 @@ def evaluate_runs(
     # spilled here, for the comparison's sums (docs/conventions.md section 29).
     bucketed = functools.partial(bucket_rows, seed=conventions.seed)
     store = PairedRows()
-    scored: list[Scored] = []
+    held: list[HeldPartitions] = []
     sums: list[PartitionSums] = []
+    depth = depth_needed(asked, measures)
     for index, (path, meta) in enumerate(zip(paths, run_metas)):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
+        # Past PAGE_QUERIES a build keeps its sample's rows alone (section 29.2): the others are
+        # written to disk as they come, and never gathered.
+        hold = HeldPartitions(depth, max(asked), None if sample_on is None else shown.PAGE_QUERIES)
         parts = judged_by_partitions(
             path,
             qrels,
@@ -307,22 +326,51 @@ def evaluate_runs(
             returned=asked,
             bucketed=bucketed,
             spill=functools.partial(store.add, index),
+            hold=hold,
         )
+        name = run_name(meta, path)
+        meeting = hold.meeting
+        assert meeting is not None  # every run has a partition
+        if not meeting.clean:  # the whole run's counts decide; a refusal names ids of its first partition
+            examples = hold.examples() if hold.spilled else hold.rows()[0]
+            check_scorable(replace(examples, name=name, source=str(path)), str(qrels), conventions, meeting=meeting)
         sums.append(parts.sums)
-        after = following(parts.judged, max(asked), parts.condensed)
-        check_scorable(parts.judged, str(qrels), conventions, after)  # the judged ids past the heads
-        readings = score_readings(parts.judged, asked, conventions, default=parts.scores, own=parts.readings)
         if parts.ranks is not None:
             store.ranks[index] = parts.ranks
-        scored.append((parts.judged, parts.scores, parts.measure_values if measures else None, readings, after))
+        held.append(hold)
+    judgments = cached_qrels(str(Path(qrels).resolve()), load_qrels)
+    every = np.unique(np.concatenate([ids for hold in held for ids in hold.query_ids]).astype(str))
+    shared_prints = None
+    wanted = None
+    if sample_on is not None and len(every) > shown.PAGE_QUERIES:
+        # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
+        # rows are read back. Every run shares the label set of one qrels file: fingerprinted whole.
+        store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed)
+        store.apart = {
+            (i, j): tuple(np.setdiff1d(held[i].scored_ids(), held[j].scored_ids()).tolist())
+            for i in range(len(held))
+            for j in range(len(held))
+            if i != j
+        }
+        wanted = store.choice.ids
+        whole = join(Run.empty(), judgments, conventions.relevance_level)
+        shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))
+        del whole
+    scored: list[Scored] = []
+    for index, (hold, path, meta) in enumerate(zip(held, paths, run_metas)):
+        judged, scores, values, own, after = hold.rows(wanted)
+        judged = replace(judged, name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
+        if wanted is not None:  # a property of the whole label set, which a sample of its queries keeps
+            judged = judged.pinned(hold.relevant_only)
+        rates = rates_of(store.ranks[index]) if index in store.ranks else None
+        readings = score_readings(judged, asked, conventions, default=scores, own=own, rates=rates)
+        scored.append((judged, scores, values if measures else None, readings, after))
     # Summed to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
-    # one process scores from the start (all of them when --kmax was given). The heads are cut as
-    # one process cuts its lists once scored: to the cutoffs asked for.
-    kept = kept_cutoffs(k, kmax, deepest(one[0].retrieved for one in scored))
+    # one process scores from the start (all of them when --kmax was given).
+    kept = kept_cutoffs(k, kmax, max(hold.longest for hold in held))
+    del held
     at = {int(c): i for i, c in enumerate(cutoffs)}
     columns = [m * len(cutoffs) + at[int(c)] for m in range(len(scored[0][1].metrics)) for c in kept]
-    depth = depth_needed(asked, measures)
-    scored = [(j.head(depth), s, v, r, a) for j, s, v, r, a in scored]
     # the measures' columns follow the sweep's (scored_sums)
     measured = list(range(len(scored[0][1].metrics) * len(cutoffs), sums[0].sums.weighted.shape[1]))
     summaries = banded(
@@ -333,6 +381,7 @@ def evaluate_runs(
         progress,
         [(one.sums.columns(columns), one.sums.columns(measured) if measures else None, one.facts) for one in sums],
         kept,
+        shared_prints,
     )
     paired = [replace(summary, paired=(store, i)) for i, summary in enumerate(summaries)]
     # Each other reading's means from the sums of the run's buckets, as the comparison's figures

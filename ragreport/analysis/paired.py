@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,8 +44,30 @@ BUCKETS = 1 << BUCKET_BITS
 #: The largest wins and losses a comparison keeps of each member (the tables of movers).
 MOVERS = 10
 
+#: The scatter's bins a side, on [0, 1] (a sampled comparison's grid of paired queries).
+GRID_BINS = 20
+
 #: A bucket's rows: query ids, their keys, and their values (queries x columns).
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def grid_counts(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Per column of the two (queries x members) matrices, the queries counted on a
+    :data:`GRID_BINS` x GRID_BINS grid of [0, 1]^2, ``rows``' value by row and ``columns``' by
+    column: numpy's ``histogram2d`` with equal bins, the last one closed, a value outside dropped."""
+    edges = np.linspace(0.0, 1.0, GRID_BINS + 1)
+
+    def bins(values: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(edges, values, side="right") - 1
+        at[values == edges[-1]] = GRID_BINS - 1
+        return at
+
+    out = np.zeros((rows.shape[1], GRID_BINS, GRID_BINS), dtype=np.int64)
+    for m in range(rows.shape[1]):
+        r, c = bins(rows[:, m]), bins(columns[:, m])
+        inside = (r >= 0) & (r < GRID_BINS) & (c >= 0) & (c < GRID_BINS)
+        out[m] = np.bincount(r[inside] * GRID_BINS + c[inside], minlength=GRID_BINS * GRID_BINS).reshape(GRID_BINS, -1)
+    return out
 
 
 def buckets_of(keys: np.ndarray) -> np.ndarray:
@@ -182,6 +204,18 @@ class PairedRows:
         self.figures: dict[tuple, PairedFigures] = {}
         #: Figures read from a sampled report.json: no rows are spilled, a pair is read or refused.
         self.stored = False
+        #: The sample whose rows alone the runs hold, chosen from these buckets before any row was
+        #: gathered (:func:`~ragreport.analysis.shown.choose_sample`); None: they hold every query's.
+        self.choice: Any = None
+        #: With :attr:`choice`: per pair of runs (by their places), the queries the first scored and
+        #: the second did not, sorted (what the pairing lists, section 10).
+        self.apart: dict[tuple[int, int], tuple[str, ...]] = {}
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the runs' rows are a sample of their queries: a sampled report.json read back,
+        or a build that kept its sample's rows alone."""
+        return self.stored or self.choice is not None
 
     @classmethod
     def of_figures(cls, figures: dict[tuple, PairedFigures]) -> PairedRows:
@@ -250,6 +284,9 @@ class PairedFigures:
     #: Per column of ``readings``: whether each paired query's difference under that reading equals
     #: its default one (no unjudged id moved it), so that it is tested as the default one.
     same: np.ndarray | None = None
+    #: The paired queries counted on the scatter's grid (family x bins x bins, as
+    #: :meth:`~ragreport.analysis.compare.RunComparison.grids`); None when read back from a report.
+    grids: np.ndarray | None = None
 
 
 class PairNotStored(LookupError):
@@ -372,6 +409,7 @@ def _summed_pair(
     wins, ties, losses = (np.zeros(m, dtype=np.int64) for _ in range(3))
     ends: list[list[list]] = [[[] for _ in range(m)] for _ in range(2)]
     same = np.ones(len(READINGS) * m, dtype=bool)
+    grids = np.zeros((m, GRID_BINS, GRID_BINS), dtype=np.int64)
     for bucket in range(BUCKETS):
         base_rows, run_rows = (source(bucket) for source in sources)
         if base_rows is None or run_rows is None:
@@ -393,6 +431,7 @@ def _summed_pair(
                 same[i * m : (i + 1) * m] &= (under[:, i * m : (i + 1) * m] == d).all(axis=0)
             columns.append(under)
         total = _added(total, ResampledSums.of(keys, np.hstack(columns), conventions.resamples, permutations))
+        grids += grid_counts(r, b)
         wins += (d > TIE).sum(axis=0)
         ties += (np.abs(d) <= TIE).sum(axis=0)
         losses += (d < -TIE).sum(axis=0)
@@ -437,6 +476,7 @@ def _summed_pair(
         movers[1],
         under_readings,
         same if any(read) else None,
+        grids,
     )
 
 

@@ -95,7 +95,7 @@ class Analysis:
     def queries(self) -> int:
         """How many distinct queries the runs cover: every query's count, also when the summaries
         hold a stored sample of them (a report.json past PAGE_QUERIES, section 29.2)."""
-        if self.sample is not None and self.sample.read_back:
+        if self.sample is not None and self.sample.rows_only:
             return self.sample.total
         return report_queries(self.summaries)
 
@@ -173,7 +173,9 @@ def analyse_runs(
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
     if queries is not None:
-        summaries = with_query_text(summaries, queries)
+        store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+        sampled = store is not None and store.choice is not None  # the runs hold their sample's rows
+        summaries = with_query_text(summaries, queries, "the sample's" if sampled else "the report's")
         query_details = query_details or longer_texts(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous_basis is not None

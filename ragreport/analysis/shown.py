@@ -30,10 +30,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.ids import as_text
-from .paired import MOVERS
+from ..scoring.catalogue import SUITE
+from .paired import BUCKETS, MOVERS, PairedRows
 from .poisson import mix64, query_keys, stream
 
 if TYPE_CHECKING:
+    from ..scoring.measures import Measure
     from .pipeline import Analysis
 
 #: Up to this many queries in a report, the pages list every one: at 100,000 queries a run page
@@ -70,8 +72,9 @@ class Shown:
     #: Whether report.json keeps every query (the memory engine) or this sample alone (the
     #: partitioned engines, whose figures come from sums it stores: section 29.2).
     stored_all: bool = True
-    #: Read back from such a report.json (``render``): the runs' rows are these queries' alone.
-    read_back: bool = False
+    #: The runs' rows are these queries' alone: read back from such a report.json (``render``),
+    #: or kept alone by the build that chose them (:class:`SampleChoice`).
+    rows_only: bool = False
 
     def mask(self, query_ids: np.ndarray) -> np.ndarray:
         """Which of ``query_ids`` (text or UTF-8 bytes) are shown."""
@@ -83,6 +86,16 @@ def sample_keys(query_ids: np.ndarray, seed: int) -> np.ndarray:
     keys = query_keys(query_ids, seed)
     keys ^= stream(SHOWN_STREAM, 0, 1)[0]
     return mix64(keys)
+
+
+def _smallest(ids: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` ids of the smallest ``keys``, ties by id: the keys up to the nth smallest alone sorted."""
+    if n <= 0:
+        return ids[:0]
+    if n < len(keys):
+        at = np.flatnonzero(keys <= np.partition(keys, n - 1)[n - 1])
+        ids, keys = ids[at], keys[at]
+    return ids[np.lexsort((ids, keys))[:n]]
 
 
 def _ends(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -> tuple[list[str], list[str]]:
@@ -99,6 +112,9 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries:
     what :func:`~ragreport.analysis.pipeline.analyse_runs` keeps as ``Analysis.sample``."""
     summaries = analysis.summaries
+    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+    if store is not None and store.choice is not None:
+        return _chosen(analysis, store.choice)
     every = np.unique(np.concatenate([np.asarray(as_text(s.judged.query_ids), dtype=str) for s in summaries]))
     if len(every) <= PAGE_QUERIES:
         return None
@@ -129,7 +145,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     chosen = np.array(sorted(wins | losses | cited), dtype=str)
     rest = every[~np.isin(every, chosen)]
     room = max(0, SHOWN_QUERIES - len(chosen))
-    drawn = rest[np.lexsort((rest, sample_keys(rest, summaries[0].conventions.seed)))[:room]]
+    drawn = _smallest(rest, sample_keys(rest, summaries[0].conventions.seed), room)
     return Shown(
         ids=np.sort(np.concatenate([chosen, drawn])),
         total=len(every),
@@ -145,11 +161,101 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     )
 
 
+@dataclass(frozen=True)
+class SampleChoice:
+    """The sample a partitioned build chose before it gathered any row, so as to read back its
+    rows alone (docs/conventions.md section 29.2), by this module's rules: ``high`` and ``low``
+    the extremes on ``metric`` (with two runs, the second's largest wins over the first and its
+    largest losses; with one, its highest and lowest values), as many as the extremes or the
+    comparison's movers take, then the draw, out of ``total`` queries. The queries shown with
+    their text are chosen among the sample's."""
+
+    ids: np.ndarray
+    total: int
+    high: tuple[str, ...]
+    low: tuple[str, ...]
+    metric: str
+
+
+def choose_sample(
+    store: PairedRows, runs: int, every: np.ndarray, measure: Measure, asked: tuple[int, ...], seed: int
+) -> SampleChoice:
+    """The sample of a build of one or two runs whose rows are kept for it alone: the extremes on
+    ``measure`` (a suite metric at a cutoff of ``asked``) read bucket by bucket off ``store``
+    (each bucket's ``EXTREME_QUERIES`` a side, then the whole's), the draw from ``every`` id (sorted)."""
+    if runs > 2:
+        raise ValueError("a sample is chosen before the rows are gathered for one or two runs alone")
+    column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
+    moved = _MOVED if runs == 2 else None
+    # the extremes, and with two runs the comparison's movers (a side each), whichever are more
+    most = max(EXTREME_QUERIES, MOVERS if runs == 2 else 0)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    for bucket in range(BUCKETS):
+        rows = [store.rows(r, bucket, [column]) for r in range(runs)]
+        if any(r is None for r in rows):
+            continue
+        ids, _, values = rows[0]  # type: ignore[misc]
+        values = values[:, 0]
+        if runs == 2:
+            other, _, more = rows[1]  # type: ignore[misc]
+            _, at, at_other = np.intersect1d(ids, other, assume_unique=True, return_indices=True)
+            ids, values = ids[at], more[at_other, 0] - values[at]
+        high, low = _ends(ids, values, most, moved)
+        place = {q: i for i, q in enumerate(ids.tolist())}
+        ends = np.unique(np.array([place[q] for q in high + low], dtype=np.int64))
+        found.append((ids[ends], values[ends]))
+    ids = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=str)
+    values = np.concatenate([f[1] for f in found]) if found else np.zeros(0)
+    high, low = _ends(ids, values, most, moved)
+    movers = high[:MOVERS] + low[:MOVERS] if runs == 2 else []
+    chosen = np.array(sorted(set(high[:EXTREME_QUERIES]) | set(low[:EXTREME_QUERIES]) | set(movers)), dtype=str)
+    rest = every[~np.isin(every, chosen)]
+    drawn = _smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen)))
+    return SampleChoice(np.sort(np.concatenate([chosen, drawn])), len(every), tuple(high), tuple(low), measure.label())
+
+
+def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
+    """The :class:`Shown` of a sample chosen before the rows were gathered, counted as
+    :func:`shown_queries` counts: the wins and losses against the baseline, the queries the report
+    points to besides them, and the rest drawn."""
+    label = analysis.primary_label
+    if choice.metric != label:
+        raise ValueError(f"the sample's extremes are on {choice.metric}; the report leads with {label}")
+    high, low, compared = choice.high, choice.low, 0
+    comparison = analysis.comparison
+    pointed = set(analysis.text_queries)
+    each = EXTREME_QUERIES
+    if comparison is not None:
+        (rc,) = comparison.runs  # a sample is chosen so for two runs at most
+        compared = int(bool(rc.queries))
+        each = max(1, EXTREME_QUERIES // max(1, compared))
+        if comparison.baseline != analysis.summaries[0].name:  # the first run's wins are the second's losses
+            high, low = low, high
+        pointed |= set(high[:MOVERS]) | set(low[:MOVERS])
+    wins = set(high[:each])
+    losses = set(low[:each]) - wins
+    cited = (pointed & set(choice.ids.tolist())) - wins - losses
+    return Shown(
+        ids=choice.ids,
+        total=choice.total,
+        each=each,
+        wins=len(wins),
+        losses=len(losses),
+        drawn=len(choice.ids) - len(wins) - len(losses) - len(cited),
+        compared=compared,
+        cited=len(cited),
+        baseline=comparison.baseline if comparison is not None else None,
+        metric=label,
+        stored_all=False,
+        rows_only=True,
+    )
+
+
 def held_sample(analysis: Analysis) -> str | None:
     """Why ``analysis`` cannot give every query's rows, when it was read back from a report.json
     that holds the sample alone (docs/conventions.md section 29.2); None when it holds them all."""
     sample = analysis.sample
-    if sample is None or not sample.read_back:
+    if sample is None or not sample.rows_only:
         return None
     return (
         f"the report holds {len(sample.ids):,} of its {sample.total:,} queries (docs/conventions.md "

@@ -50,12 +50,19 @@ class _Asked(set):
 
 
 def check_matched(
-    source: str, gives: str, wanted: set[str], found: Iterable[str], theirs: Sequence[str], what: str
+    source: str,
+    gives: str,
+    wanted: set[str],
+    found: Iterable[str],
+    theirs: Sequence[str],
+    what: str,
+    whose: str = "the report's",
 ) -> None:
     """Refuse a file that gives ``gives`` (``"the text of"``) none of the report's ``wanted`` ids,
     ``what`` they are (``"queries"``): its ids are spelled otherwise, or it is another collection's.
     Warn, with the counts, of one that gives it for only some. ``found``: the ids it gives it for
-    (any others are ignored); ``theirs``: a few of its ids, shown beside the report's. Nothing is
+    (any others are ignored); ``theirs``: a few of its ids, shown beside the report's; ``whose``:
+    whose ids the wanted ones are, in the message (``"the sample's"``). Nothing is
     wanted: nothing to check. A file that gives it for every wanted id and more is the usual case
     (a topic file of a whole track for some of its queries)."""
     if not wanted:
@@ -64,18 +71,21 @@ def check_matched(
     if not matched:
         held = f"it has {some_ids(theirs)}; " if theirs else ""
         raise UsageError(
-            f"{source} gives {gives} none of the report's {what} ({held}the report has "
+            f"{source} gives {gives} none of {whose} {what} ({held}the report has "
             f"{some_ids(sorted(wanted))}): check that both use the same ids"
         )
     if matched < len(wanted):
         left = len(wanted) - matched
         rest = f"the other {left:,} {'has' if left == 1 else 'have'} none"
-        warn(f"{source} gives {gives} {matched:,} of the report's {len(wanted):,} {what}; {rest}")
+        warn(f"{source} gives {gives} {matched:,} of {whose} {len(wanted):,} {what}; {rest}")
 
 
-def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str]) -> list[RunSummary]:
+def with_query_text(
+    summaries: Sequence[RunSummary], given: str | Path | Mapping[str, str], whose: str = "the report's"
+) -> list[RunSummary]:
     """The summaries with each query's text from ``given`` where the run gives none; a file that
-    gives the text of none of the report's queries, or of only some, as :func:`check_matched` says."""
+    gives the text of none of their queries (``whose``: the report's, or its sample's, when they
+    hold a sample of them), or of only some, as :func:`check_matched` says."""
     from ..reading import irds
     from ..reading.texts import read_queries
 
@@ -88,7 +98,7 @@ def with_query_text(summaries: Sequence[RunSummary], given: str | Path | Mapping
     else:
         texts = {str(q): t for q, t in given.items()}
     if dataset is not None or isinstance(given, (str, Path)):
-        check_matched(_named(given), "the text of", set(wanted), texts, wanted.met, "queries")
+        check_matched(_named(given), "the text of", set(wanted), texts, wanted.met, "queries", whose)
     out = []
     for summary in summaries:
         judged = summary.judged

@@ -201,6 +201,7 @@ def _analyse(
     progress: Callable[[str], None],
     previous: str | Path | api.History | None = None,
     whole_lists: bool = True,
+    sample_rows: bool = False,
 ) -> Analysis:
     # --primary and the comparison family (--metrics) are checked before any run is read: a
     # misspelt name costs no scoring time.
@@ -214,7 +215,12 @@ def _analyse(
             "--qrels needs run files to score: without runs ragreport scores its preloaded sample, "
             "which carries its own judgments"
         )
-    choose_family(family, k, args.primary, compares=compares)
+    chosen = choose_family(family, k, args.primary, compares=compares)
+    # Past PAGE_QUERIES a partitioned build of one or two runs keeps its sample's rows alone, where
+    # nothing it shows reads every query's rows (docs/conventions.md section 29.2).
+    every_row = previous is not None or args.slice or args.query_meta or getattr(args, "audit", None)
+    every_row = every_row or getattr(args, "scores", None)
+    sampled = sample_rows and args.engine != "memory" and len(args.inputs) <= 2 and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(
         args.inputs,
@@ -224,6 +230,7 @@ def _analyse(
         progress=progress,
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
+        sample_on=Measure(chosen.lead.key, k) if sampled else None,
         **{
             name: getattr(args, name)
             for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")
@@ -272,7 +279,7 @@ def _build(args: argparse.Namespace) -> int:
     with closing(Progress(quiet=args.quiet)) as progress:
         # The whole sweep's per-query scores go once the bands and the comparison are drawn, the
         # lists once scored (docs/conventions.md section 22.9).
-        analysis = release_sweep(_analyse(args, progress, whole_lists=False))
+        analysis = release_sweep(_analyse(args, progress, whole_lists=False, sample_rows=True))
         written, results, _ = _write(args, analysis, progress, args.title, rules)
     return _ci_outputs(args, analysis, results, wrote=written)
 

@@ -90,6 +90,13 @@ class Following:
         offsets, at = rows_of(np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64), take)
         return Following(self.depth, np.diff(offsets), self.doc_ids[at])
 
+    @classmethod
+    def concat(cls, parts: list[Following]) -> Following:
+        """Partitions over disjoint queries put back together, in the order given."""
+        return cls(
+            parts[0].depth, np.concatenate([p.lengths for p in parts]), np.concatenate([p.doc_ids for p in parts])
+        )
+
 
 def following(judged: JudgedRun, depth: int, condensed: JudgedRun | None = None) -> Following:
     """The judged ids past each list's top ``depth`` slots that condensing to ``depth`` reads.

@@ -81,6 +81,16 @@ class QueryScores:
             hits=np.ascontiguousarray(self.hits[:, columns]),
         )
 
+    def rows(self, take: np.ndarray) -> QueryScores:
+        """The queries at rows ``take`` alone (a sample of them, docs/conventions.md section 29.2)."""
+        return replace(
+            self,
+            values=self.values[:, take],
+            hits=self.hits[take],
+            scored=self.scored[take],
+            first_relevant_rank=self.first_relevant_rank[take],
+        )
+
     @classmethod
     def concat(cls, parts: Sequence[QueryScores]) -> QueryScores:
         """Scores of partitions over disjoint queries (same cutoffs and metrics), in the order given."""

@@ -17,9 +17,14 @@ the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
+import pickle
+import shutil
+import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,10 +41,12 @@ from ..reading.gate import problem
 from ..reading.meta import run_name
 from ..reading.rows import run_from_columns
 from ..reading.trec import parse_run, read_run_bytes
+from .condensed import Following, following
 from .join import JudgedRun, join
 from .measures import Measure, score_measures
 from .metrics import QueryScores, score
 from .readings import condense, own_readings, rank_counts
+from .scorable import Meeting
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20
@@ -70,6 +77,17 @@ class PartitionScores:
     #: the partitions into the rates of the third reading; None without.
     readings: dict[str, np.ndarray] | None = None
     ranks: np.ndarray | None = None
+
+    def rows(self, take: np.ndarray) -> PartitionScores:
+        """The queries at rows ``take`` alone (their condensed lists dropped), sums and counts as they are."""
+        return replace(
+            self,
+            judged=self.judged.rows(take),
+            scores=self.scores.rows(take),
+            measure_values=self.measure_values[:, take],
+            condensed=None,
+            readings=None if self.readings is None else {k: v[:, take] for k, v in self.readings.items()},
+        )
 
 
 #: What each partition adds up for the partitioned bootstrap (issue 42): a picklable callable from
@@ -138,9 +156,122 @@ def score_partition(
     return PartitionScores(judged.head(depth), scores, values, condensed, sums, buckets, own, ranks)
 
 
+#: A query's rows as :class:`HeldPartitions` keeps them: the judged run cut to the depth the report
+#: reads, its scores at the cutoffs asked for, its measures' values, the readings of unjudged ids its
+#: own list gives (None: none scored) and the judged ids past its head (:func:`following`).
+Rows = tuple[JudgedRun, QueryScores, np.ndarray, "dict[str, np.ndarray] | None", Following]
+
+
+class HeldPartitions:
+    """A run's partitions as they come back from scoring, in file order: each one's rows
+    (:data:`Rows`), and every query's id. Past ``spill_from`` queries they are written to a
+    temporary folder, so that memory holds the ids alone, and :meth:`rows` reads back those of the
+    queries asked for (a build past ``PAGE_QUERIES`` keeps its sample's, docs/conventions.md
+    section 29.2); None: always held in memory. The folder goes when the object is collected,
+    at exit too. :attr:`meeting` adds up what :func:`~ragreport.scoring.scorable.check_scorable`
+    reads of every partition."""
+
+    def __init__(self, depth: int | None, asked: int, spill_from: int | None = None) -> None:
+        self.depth, self.asked, self.spill_from = depth, asked, spill_from
+        self._ids: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by place: query ids, scored flags
+        self._held: dict[int, Rows | Path] = {}
+        self.meeting: Meeting | None = None
+        self.path: Path | None = None
+        self.longest = 0  # the longest list, whole: where the default sweep ends
+
+    @property
+    def query_ids(self) -> list[np.ndarray]:
+        """Each partition's query ids, in file order."""
+        return [self._ids[i][0] for i in sorted(self._ids)]
+
+    @property
+    def spilled(self) -> bool:
+        """Whether the rows were written to disk (the run passed ``spill_from`` queries)."""
+        return self.path is not None
+
+    @property
+    def relevant_only(self) -> bool:
+        """:attr:`~ragreport.scoring.join.JudgedRun.relevant_only` of the whole run."""
+        assert self.meeting is not None
+        return self.meeting.labels > 0 and not self.meeting.below
+
+    def scored_ids(self) -> np.ndarray:
+        """The ids of the queries scored, sorted."""
+        return np.sort(np.concatenate([ids[scored] for ids, scored in self._ids.values()]).astype(str))
+
+    def add(self, place: int, part: PartitionScores) -> PartitionScores:
+        """Hold ``part``'s rows, the ``place``-th partition of the file (they may come back in any
+        order); give it back without a query (its sums and counts by rank kept)."""
+        after = following(part.judged, self.asked, part.condensed)
+        meeting = Meeting.of(part.judged, after)
+        self.meeting = meeting if self.meeting is None else self.meeting + meeting
+        # a copy of the head: the cached per-slot arrays the scoring made are not kept
+        head = dataclasses.replace(part.judged.head(self.depth))
+        rows = (head, part.scores, part.measure_values, part.readings, after)
+        self._ids[place] = (part.judged.query_ids, part.scores.scored)
+        self.longest = max(self.longest, int(part.judged.retrieved.max(initial=0)))
+        self._held[place] = rows
+        if self.spill_from is not None and sum(len(ids) for ids, _ in self._ids.values()) > self.spill_from:
+            self._held = {i: self._spilled(i, one) for i, one in self._held.items()}
+        return part.rows(np.zeros(0, dtype=np.int64))
+
+    def _spilled(self, index: int, rows: Rows | Path) -> Path:
+        if isinstance(rows, Path):
+            return rows
+        if self.path is None:
+            self.path = Path(tempfile.mkdtemp(prefix="ragreport-rows-"))
+            weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        file = self.path / f"{index}.pickle"
+        with file.open("wb") as handle:
+            pickle.dump(rows, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        return file
+
+    def _read(self, place: int) -> Rows:
+        held = self._held[place]
+        if not isinstance(held, Path):
+            return held
+        with held.open("rb") as handle:
+            return pickle.load(handle)
+
+    def rows(self, wanted: np.ndarray | None = None) -> Rows:
+        """The rows of the queries ``wanted`` (sorted text ids) in file order; every query's when None."""
+        parts: list[Rows] = []
+        places = sorted(self._ids)
+        for i in places:
+            ids = self._ids[i][0]
+            take = None if wanted is None else np.flatnonzero(np.isin(ids, wanted))
+            # a partition none of whose queries is wanted is not read (the last is, if none was)
+            if take is not None and not len(take) and (parts or i != places[-1]):
+                continue
+            judged, scores, values, readings, after = self._read(i)
+            if take is not None:
+                judged, scores, values, after = judged.rows(take), scores.rows(take), values[:, take], after.rows(take)
+                readings = None if readings is None else {k: v[:, take] for k, v in readings.items()}
+            parts.append((judged, scores, values, readings, after))
+        read = [p[3] for p in parts if p[3] is not None]
+        if read and len(read) != len(parts):
+            raise RuntimeError("some partitions gave back readings and some did not")
+        return (
+            JudgedRun.concat([p[0] for p in parts]),
+            QueryScores.concat([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts], axis=1),
+            {k: np.concatenate([r[k] for r in read], axis=1) for k in read[0]} if read else None,
+            Following.concat([p[4] for p in parts]),
+        )
+
+    def examples(self) -> JudgedRun:
+        """The first and the last partitions' judged runs, together: where a refusal of the whole run
+        (:attr:`meeting`) finds the ids it names (the last holds the judged queries no list has)."""
+        places = sorted(self._held)
+        return JudgedRun.concat([self._read(i)[0] for i in sorted({places[0], places[-1]})])
+
+
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
     """The judgments of ``query_ids`` (of every other query when ``keep`` is False), in file order."""
-    wanted = np.isin(judgments.query_ids, np.asarray(list(query_ids), dtype=str), invert=not keep)
+    given = query_ids if isinstance(query_ids, np.ndarray) and query_ids.dtype.kind == "U" else None
+    if given is None:
+        given = np.asarray(list(query_ids), dtype=str)
+    wanted = np.isin(judgments.query_ids, given, invert=not keep)
     lengths = np.diff(judgments.offsets)
     rows = np.repeat(wanted, lengths)
     return Judgments(
@@ -212,15 +343,15 @@ QrelsReader = Callable[[str], Judgments]
 
 
 @functools.lru_cache(maxsize=4)
-def _cached_qrels(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) -> Judgments:
+def _read_once(path: str, stamp: tuple[int, int], read_qrels: QrelsReader) -> Judgments:
     return read_qrels(path)
 
 
-def _qrels(path: str, read_qrels: QrelsReader) -> Judgments:
+def cached_qrels(path: str, read_qrels: QrelsReader) -> Judgments:
     """The judgments at ``path``, read once per process (a Dask worker scores many partitions); a
     dataset by id (``irds:``) is kept by ir_datasets' cache, a file read again once it changes."""
     stat = None if path.startswith("irds:") else Path(path).stat()
-    return _cached_qrels(path, (stat.st_mtime_ns, stat.st_size) if stat else (0, 0), read_qrels)
+    return _read_once(path, (stat.st_mtime_ns, stat.st_size) if stat else (0, 0), read_qrels)
 
 
 def _line_of(path: Path, offset: int) -> int:
@@ -364,7 +495,7 @@ def score_span(
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
-    judgments = _qrels(qrels, read_qrels)
+    judgments = cached_qrels(qrels, read_qrels)
     return score_partition(
         run,
         judgments_for(judgments, run.query_ids.tolist()),
@@ -421,6 +552,7 @@ def judged_by_partitions(
     returned: Sequence[int] = (),
     bucketed: Bucketed | None = None,
     spill: Callable[[Any], None] = lambda buckets: None,
+    hold: HeldPartitions | None = None,
 ) -> PartitionScores:
     """The run at ``path`` scored partition by partition (``stream``: here, one after another, so
     memory holds one partition at a time; ``dask``: on the cluster at ``scheduler``, or on a local
@@ -430,7 +562,8 @@ def judged_by_partitions(
     partition's sums (:data:`Summed`) are added up, in partition order, into the result's ``sums``;
     with ``returned``, the per-query scores are gathered at these cutoffs alone. With ``bucketed``,
     each partition's rows by bucket (:data:`Bucketed`) go to ``spill`` as the partition comes back,
-    never kept."""
+    never kept. With ``hold``, each partition's rows go to it as it comes back, and the result holds
+    no query: its sums and counts by rank alone."""
     check_engine(engine, allowed=("stream", "dask"))  # memory reads a run whole, not by partitions
     qrels = str(Path(qrels).resolve())
     parts = partitions_of(path, partition_bytes)
@@ -447,11 +580,11 @@ def judged_by_partitions(
         bucketed,
     )
 
-    def spilled(result: PartitionScores) -> PartitionScores:
-        if result.buckets is None:
-            return result
-        spill(result.buckets)
-        return replace(result, buckets=None)
+    def spilled(place: int, result: PartitionScores) -> PartitionScores:
+        if result.buckets is not None:
+            spill(result.buckets)
+            result = replace(result, buckets=None)
+        return result if hold is None else hold.add(place, result)
 
     if engine == "dask":
         results = _on_dask(parts, args, scheduler, spilled)
@@ -459,9 +592,10 @@ def judged_by_partitions(
         results = []
         for i, (file, span) in enumerate(parts):
             progress(f"reading and scoring partition {i + 1} of {len(parts)}")
-            results.append(spilled(score_span(file, span, *args)))
+            results.append(spilled(i, score_span(file, span, *args)))
 
-    query_ids = np.concatenate([r.judged.query_ids for r in results]) if results else np.zeros(0, dtype=str)
+    ids = hold.query_ids if hold is not None else [r.judged.query_ids for r in results]
+    query_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=str)
     distinct, counts = np.unique(query_ids, return_counts=True)
     if (counts > 1).any():
         twice = str(distinct[counts > 1][0])
@@ -470,8 +604,8 @@ def judged_by_partitions(
             Argument("engine", engine),
             " needs each query's lines together in one file (sort the run by query)",
         )
-    judgments = _qrels(qrels, read_qrels)
-    rest = judgments_for(judgments, query_ids.tolist(), keep=False)
+    judgments = cached_qrels(qrels, read_qrels)
+    rest = judgments_for(judgments, query_ids, keep=False)
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         top = int(judgments.grades.max(initial=1))
         results.append(
@@ -487,7 +621,7 @@ def judged_by_partitions(
                 bucketed=bucketed,
             )
         )
-        results[-1] = spilled(results[-1])
+        results[-1] = spilled(len(parts), results[-1])
 
     def whole(runs: list[JudgedRun]) -> JudgedRun:
         return replace(JudgedRun.concat(runs), name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
@@ -508,7 +642,7 @@ def judged_by_partitions(
 
 
 def _on_dask(
-    parts, args, scheduler: str | None, each: Callable[[PartitionScores], PartitionScores]
+    parts, args, scheduler: str | None, each: Callable[[int, PartitionScores], PartitionScores]
 ) -> list[PartitionScores]:
     try:
         from dask.distributed import Client, LocalCluster
@@ -542,15 +676,15 @@ def _on_dask(
         ) from None
 
 
-def _gather(client, parts, args, each: Callable[[PartitionScores], PartitionScores]) -> list[PartitionScores]:
-    """The partitions' results in order, ``each`` applied to every one as it arrives (the driver
-    spills its buckets then: it never holds every partition's at once)."""
+def _gather(client, parts, args, each: Callable[[int, PartitionScores], PartitionScores]) -> list[PartitionScores]:
+    """The partitions' results in order, ``each`` applied to every one (with its place) as it
+    arrives (the driver spills its buckets then: it never holds every partition's at once)."""
     from dask.distributed import as_completed
 
     futures = [client.submit(score_span, file, span, *args, pure=False) for file, span in parts]
     place = {future.key: i for i, future in enumerate(futures)}
     results: list[PartitionScores | None] = [None] * len(futures)
     for future in as_completed(futures):
-        results[place[future.key]] = each(future.result())
+        results[place[future.key]] = each(place[future.key], future.result())
         future.release()
     return results  # type: ignore[return-value]

@@ -131,13 +131,16 @@ def rank_rates(judged: JudgedRun, depth: int) -> np.ndarray:
     return rates_of(rank_counts(judged, depth))
 
 
-def at_rate(judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, bound: np.ndarray) -> np.ndarray:
+def at_rate(
+    judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, bound: np.ndarray, rates: np.ndarray | None = None
+) -> np.ndarray:
     """The ``unjudged_at_rate`` reading: per query and cutoff K, ``default + w * (bound - default)``,
     with ``w`` the mean of :func:`rank_rates` over the query's unjudged top-K ids (first
     occurrences; 0 when it has none, where ``bound`` is ``default``). ``default`` and ``bound``
-    (``unjudged_relevant``) are metrics x queries x ``cutoffs``. For P@K this is the expected P@K
-    had each unjudged id at rank i been relevant with probability rate(i); for the other metrics
-    the same share of the way between the two readings.
+    (``unjudged_relevant``) are metrics x queries x ``cutoffs``; ``rates``: the whole run's, when
+    ``judged`` holds a sample of its queries (:func:`rates_of` its partitions' summed counts). For
+    P@K this is the expected P@K had each unjudged id at rank i been relevant with probability
+    rate(i); for the other metrics the same share of the way between the two readings.
 
     Examples
     --------
@@ -150,7 +153,7 @@ def at_rate(judged: JudgedRun, cutoffs: Sequence[int], default: np.ndarray, boun
     """
     depth = max(int(k) for k in cutoffs)
     head = judged.head(depth)
-    rates = rank_rates(head, depth)
+    rates = rank_rates(head, depth) if rates is None else rates
     fresh = ~head.judged & ~head.repeat
     rank, query = head.slot_rank[fresh].astype(np.int64), head.slot_query[fresh]
     weights = np.zeros(default.shape[1:])
@@ -231,6 +234,7 @@ def score_readings(
     condensed: JudgedRun | None = None,
     default: QueryScores | None = None,
     own: dict[str, np.ndarray] | None = None,
+    rates: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Every metric of ``metrics`` at every cutoff of ``cutoffs`` under each reading of :data:`READINGS`;
     none (``{}``) when the judgments list relevant ids alone (``judged.relevant_only``).
@@ -244,7 +248,8 @@ def score_readings(
     ``default``: the run's scores as the report reads them, when the caller has them (holding every
     metric and cutoff asked for), so that they are not scored again for the rate reading.
     ``own``: :func:`own_readings` at ``cutoffs`` of these metrics when the caller has them (the
-    partitions scored them), so that only the rate reading is made here.
+    partitions scored them), so that only the rate reading is made here. ``rates``: the rates of
+    the whole run's ranks (:func:`at_rate`), when ``judged`` holds a sample of its queries.
     """
     if judged.relevant_only:
         return {}
@@ -260,7 +265,8 @@ def score_readings(
     rows = np.array([default.metrics.index(m) for m in metrics], dtype=np.int64)
     at = np.array([default.column(k) for k in cutoffs], dtype=np.int64)
     # the cutoffs first: the rows of the whole sweep first would copy it (metrics x queries x its cutoffs)
-    read["unjudged_at_rate"] = at_rate(judged, cutoffs, default.values[:, :, at][rows], read["unjudged_relevant"])
+    bound = read["unjudged_relevant"]
+    read["unjudged_at_rate"] = at_rate(judged, cutoffs, default.values[:, :, at][rows], bound, rates)
     return read
 
 

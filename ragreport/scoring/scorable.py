@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError, UsageError, warn
@@ -9,6 +11,62 @@ from ..core.ids import as_text
 from ..core.model import Conventions, NoRelevant
 from .condensed import Following
 from .join import JudgedRun
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """What :func:`check_scorable` reads of a run, as counts that add up over partitions of its
+    queries (a run whose partitions are never gathered, docs/conventions.md section 29.2): the
+    queries the run lists, the judgments list and both list; the ids retrieved and the judgments;
+    the queries where a retrieved id (at any depth) is a judged id of the query, and those with an
+    id judged relevant; and the queries :data:`REFUSE_FROM` counts (a list, and ids judged both
+    relevant and not); and the judgments graded below the relevance level."""
+
+    listed: int
+    judged: int
+    shared: int
+    retrieved: int
+    labels: int
+    met: int
+    relevant: int
+    pooled: int
+    below: int  # judgments graded below the relevance level
+
+    @classmethod
+    def of(cls, judged: JudgedRun, following: Following | None = None) -> Meeting:
+        """The counts of ``judged`` (its heads, with ``following``: see :func:`ids_missed`)."""
+        met = judged.relevant_retrieved > 0
+        met[judged.slot_query[judged.judged]] = True
+        if following is not None:
+            met |= following.lengths > 0
+        below = judged.judgment_grades < judged.level
+        not_relevant = np.bincount(judged.judgment_query[below], minlength=judged.n_queries)
+        relevant = judged.relevant > 0
+        return cls(
+            int(judged.in_run.sum()),
+            int(judged.has_judgments.sum()),
+            int((judged.in_run & judged.has_judgments).sum()),
+            len(judged.doc_ids),
+            len(judged.judgment_query),
+            int(met.sum()),
+            int(relevant.sum()),
+            int((relevant & (not_relevant > 0) & (judged.retrieved > 0)).sum()),
+            int(not_relevant.sum()),
+        )
+
+    def __add__(self, other: Meeting) -> Meeting:
+        return Meeting(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    @property
+    def missed(self) -> bool:
+        """Whether the run retrieves ids, the judgments judge ids, and no retrieved id is a judged
+        id of its query (:func:`ids_missed`)."""
+        return bool(self.labels and self.retrieved and not self.met)
+
+    @property
+    def clean(self) -> bool:
+        """Whether :func:`check_scorable` has nothing to refuse or warn of."""
+        return bool(self.listed and self.judged and self.shared and self.relevant and not self.missed)
 
 
 def some_ids(ids) -> str:
@@ -21,6 +79,7 @@ def check_scorable(
     judgments_source: str,
     conventions: Conventions = Conventions(),
     following: Following | None = None,
+    meeting: Meeting | None = None,
 ) -> None:
     """Refuse a run that no judgment speaks to: ids that never meet are a mistake, not a score of 0.
 
@@ -38,7 +97,10 @@ def check_scorable(
         Read for ``no_relevant`` and the relevance level.
     following : Following, optional
         The judged ids past each list's head when ``judged`` holds only the heads (a run scored by
-        partitions): :func:`ids_meet` reads them.
+        partitions): :func:`ids_missed` reads them.
+    meeting : Meeting, optional
+        The whole run's counts, when ``judged`` holds only some of its queries (partitions never
+        gathered): what is refused is read off them, the examples a message names off ``judged``.
 
     Returns
     -------
@@ -64,20 +126,22 @@ def check_scorable(
     ...
     ragreport.core.errors.UsageError: ... share no query id (the run has 'q1'; the judgments have 'q9'): ...
     """
+    counts = meeting if meeting is not None else Meeting.of(judged, following)
     run_ids = judged.query_ids[judged.in_run]
     judged_ids = judged.query_ids[judged.has_judgments]
     where = f"{judged.source} and {judgments_source}" if judged.source != judgments_source else judged.source
-    if not judged.in_run.any():  # an empty run (an empty data frame, partitions with no line)
+    if not counts.listed:  # an empty run (an empty data frame, partitions with no line)
         raise UsageError(f"{judged.source or judged.name}: the run has no rows, so nothing can be scored")
-    if not judged.has_judgments.any():
+    if not counts.judged:
         raise UsageError(f"{judgments_source}: the judgments judge no query, so nothing can be scored")
-    if not (judged.in_run & judged.has_judgments).any():
+    if not counts.shared:
         raise UsageError(
             f"{where} share no query id (the run has {some_ids(run_ids)}; the judgments have "
             f"{some_ids(judged_ids)}): check that both use the same ids"
         )
-    _check_ids_meet(judged, judgments_source, following)
-    if (judged.relevant > 0).any():
+    if counts.missed:
+        _refuse_missed(judged, judgments_source, counts.pooled)
+    if counts.relevant:
         return
     if conventions.no_relevant is not NoRelevant.ZERO:
         raise ArgumentError(
@@ -86,7 +150,7 @@ def check_scorable(
             Argument("no_relevant", "zero"),
             " scores every judged query 0, as trec_eval does)",
         )
-    if not len(judged.judgment_query):
+    if not counts.labels:
         raise UsageError(f"{where}: the judgments judge no id at all, so nothing can be scored")
 
 
@@ -104,14 +168,10 @@ def ids_missed(judged: JudgedRun, following: Following | None = None) -> bool:
     anywhere in a whole list is one of its whole-list facts, and ``following`` holds the judged ids
     past the head that condensing reads, at least one wherever the list holds one past its top.
     """
-    if not len(judged.judgment_query) or not len(judged.doc_ids):
-        return False
-    if judged.judged.any() or judged.relevant_retrieved.any():
-        return False
-    return following is None or not following.lengths.any()
+    return Meeting.of(judged, following).missed
 
 
-def _check_ids_meet(judged: JudgedRun, judgments_source: str, following: Following | None) -> None:
+def _refuse_missed(judged: JudgedRun, judgments_source: str, pooled: int) -> None:
     """Refuse a run none of whose retrieved ids is a judged id of its query, on every query, where
     chance cannot explain it; else score it and warn, naming it (docs/conventions.md section 20.1).
 
@@ -122,8 +182,6 @@ def _check_ids_meet(judged: JudgedRun, judgments_source: str, following: Followi
     (ranx's ``test_reciprocal_rank_single_no_match``), or judgments that list only relevant ids,
     are a retriever's miss as much as a mistake.
     """
-    if not ids_missed(judged, following):
-        return
     # Examples from one query both sides list ids for, so that the two spellings can be set side by side.
     listed = np.bincount(judged.judgment_query, minlength=judged.n_queries) > 0
     both = np.flatnonzero(judged.in_run & listed & (judged.lengths > 0))
@@ -141,8 +199,6 @@ def _check_ids_meet(judged: JudgedRun, judgments_source: str, following: Followi
         f"{named} and {judgments_source} share no document id on any "
         f"query (for query {query!r} the run has {_listed(ids)}; the judgments have {_listed(graded)})"
     )
-    not_relevant = np.bincount(judged.judgment_query[judged.judgment_grades < judged.level], minlength=judged.n_queries)
-    pooled = int(((judged.relevant > 0) & (not_relevant > 0) & (judged.retrieved > 0)).sum())
     own = judgments_source == judged.source  # a RAG JSONL's rows carry them
     if pooled >= REFUSE_FROM and not own:
         raise UsageError(f"{mismatch}: check that both use the same ids")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...analysis.compare import GRID_BINS
+from ...analysis.paired import GRID_BINS
 from ...scoring.catalogue import IPREC, PRIMARY, Metric
 from .media import isolated
 from .wording import charts as say

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ....analysis.compare import GRID_BINS, Correction
-from ....analysis.paired import PairNotStored, reading_means
+from ....analysis.compare import Correction
+from ....analysis.paired import GRID_BINS, PairNotStored, reading_means
 from ....analysis.pipeline import A, analyse_runs
 from ....analysis.poisson import scored_sums
 from ....analysis.power import MIN_EFFECT

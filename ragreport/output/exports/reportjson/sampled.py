@@ -174,7 +174,7 @@ def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFig
 
 def shown_document(shown: Shown) -> dict[str, Any]:
     return {
-        **{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all", "read_back")},
+        **{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all", "rows_only")},
         "ids": shown.ids.tolist(),
     }
 
@@ -188,7 +188,7 @@ def shown_from(stored: Any, where: str) -> Shown:
             baseline=None if baseline is None else str(baseline),
             metric=metric,
             stored_all=False,
-            read_back=True,
+            rows_only=True,
             **counts,
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -337,17 +337,10 @@ def sampled_rows(summary: RunSummary, shown: Shown) -> RunSummary:
     """The run with its sample's queries alone (their rows, lists and judgments), its figures as
     they are: what report.json writes of it."""
     take = np.flatnonzero(shown.mask(summary.judged.query_ids))
-    scores = summary.scores
     return dataclasses.replace(
         summary,
         judged=summary.judged.rows(take),
-        scores=dataclasses.replace(
-            scores,
-            values=scores.values[:, take],
-            hits=scores.hits[take],
-            scored=scores.scored[take],
-            first_relevant_rank=scores.first_relevant_rank[take],
-        ),
+        scores=summary.scores.rows(take),
         status=tuple(summary.status[i] for i in take.tolist()),
         measure_values=summary.measure_values[:, take],
         readings={name: values[:, take] for name, values in summary.readings.items()},
