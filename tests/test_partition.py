@@ -14,11 +14,14 @@ from helpers import assert_paired_agrees, assert_poisson_agrees
 
 from ragreport.api import analyse, document, evaluate
 from ragreport.core.errors import InputError, UsageError
+from ragreport.core.ids import as_text
 from ragreport.core.model import Conventions
 from ragreport.reading.registry import load_qrels, load_runs
+from ragreport.scoring import partition
 from ragreport.scoring.join import join
 from ragreport.scoring.measures import parse_measures
 from ragreport.scoring.partition import (
+    JudgmentIndex,
     depth_needed,
     judged_by_partitions,
     judgments_for,
@@ -624,3 +627,49 @@ def test_the_measures_figures_come_from_the_sums_the_partitions_added(tmp_path):
     )
     assert again.measure_at == summary.measure_at
     assert again.measure_at["P@5"].mean == pytest.approx(values[0].mean(), abs=1e-12) and values[0].mean() > 0
+
+
+def _same_judgments(got, want):
+    assert got.query_ids.tolist() == want.query_ids.tolist()
+    assert got.offsets.tolist() == want.offsets.tolist() and got.grades.tolist() == want.grades.tolist()
+    assert as_text(got.doc_ids) == as_text(want.doc_ids)
+
+
+@pytest.mark.parametrize("span", [300, 1000, 2500])
+def test_the_judgment_index_reads_what_the_whole_file_holds(tmp_path, monkeypatch, span):
+    """Judgments read from the spans holding some queries are the whole file's of those queries."""
+    _, qrels = _files(tmp_path)
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", span)
+    index = JudgmentIndex.of(qrels)
+    whole = load_qrels(qrels)
+    assert index is not None and len(index.spans) == len(query_spans(qrels, span)) > 1
+    assert index.top_grade == int(whole.grades.max())
+    rng = np.random.default_rng(0)
+    ids = whole.query_ids.tolist()
+    for wanted in ([], ids, ["q0"], ["nowhere", "q3"], *(rng.choice(ids, size=n).tolist() for n in (2, 9, 30))):
+        for keep in (True, False):
+            _same_judgments(index.judgments(np.array(wanted, dtype=str), keep), judgments_for(whole, wanted, keep))
+
+
+@pytest.mark.parametrize("case", ["small", "a query in two places", "gzip", "a header line"])
+def test_qrels_the_index_cannot_read_are_read_whole(tmp_path, monkeypatch, case):
+    _, qrels = _files(tmp_path)
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", 10_000_000 if case == "small" else 300)
+    lines = qrels.read_text().splitlines(keepends=True)
+    if case == "a query in two places":
+        qrels.write_text("".join(lines[1:] + lines[:1]))  # q0's first line after every other query's
+    elif case == "gzip":
+        import gzip
+
+        qrels.write_bytes(gzip.compress(qrels.read_bytes()))
+    elif case == "a header line":
+        qrels.write_text("query-id 0 corpus-id score\n" + "".join(lines))
+    assert JudgmentIndex.of(qrels) is None
+
+
+def test_a_stream_build_reading_the_qrels_by_spans_gives_the_same_report(tmp_path, monkeypatch):
+    run, qrels = _files(tmp_path)
+    whole = _report([run], qrels, engine="stream", partition_bytes=900)
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", 700)
+    assert partition.cached_index(str(qrels.resolve())) is not None
+    assert _report([run], qrels, engine="stream", partition_bytes=900) == whole

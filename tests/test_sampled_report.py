@@ -346,6 +346,8 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
         return add(self, place, part)
 
     monkeypatch.setattr(partition.HeldPartitions, "add", kept)
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", 2000)  # the qrels read by spans, never whole
+    assert partition.cached_index(str((tmp_path / "qrels").resolve())) is not None
     _partitioned(monkeypatch)
     lean = _build(tmp_path, paths, qrels, "lean", *more)
     assert held and all(h.spilled for h in held) and len(held[0].query_ids) > 5  # every row went to disk

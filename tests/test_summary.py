@@ -105,6 +105,7 @@ def test_the_label_fingerprint_is_the_sha256_of_the_sorted_lines_written_out():
     import hashlib
 
     from ragreport.analysis import summary
+    from ragreport.core.ids import as_bytes
 
     judged = judged_run(
         [("q2", ["é"], {"é": 3, "z": -1}), ("q1", [], {"中": 12, "a😀": 0, "a": 1})], extra_judged=[("q3", {"b": 2})]
@@ -118,7 +119,7 @@ def test_the_label_fingerprint_is_the_sha256_of_the_sorted_lines_written_out():
             assert summary.label_fingerprint(judged) == expected
             for kind in (object, np.str_, np.bytes_):
                 ids = judged.judgment_doc_ids
-                as_kind = np.array(summary._utf8(ids).tolist(), dtype=np.bytes_) if kind is np.bytes_ else ids
+                as_kind = np.array(as_bytes(ids).tolist(), dtype=np.bytes_) if kind is np.bytes_ else ids
                 if kind is not np.bytes_:
                     as_kind = np.array([b.decode() if isinstance(b, bytes) else b for b in ids.tolist()], dtype=kind)
                 other = dataclasses.replace(judged, judgment_doc_ids=as_kind, query_ids=judged.query_ids.astype(object))
@@ -214,3 +215,30 @@ def test_facts_add_over_partitions_as_the_whole_runs(queries, cut, k):
     assert whole.slots == (filled, unjudged, filled - unjudged)
     assert whole.labels == sum(len(g) for _, _, g in graded)
     assert sum(whole.statuses) == len(triples)
+
+
+def test_the_label_sets_fingerprints_made_a_range_at_a_time_are_the_whole_ones(monkeypatch):
+    """The label lines cut by ranges of query ids, each range sorted and hashed in turn, hash as the
+    whole set sorted at once (a prefix sorts first: q1 before q10; UTF-8 ids sort by code point)."""
+    from ragreport.analysis import summary
+    from ragreport.core.ids import as_bytes
+    from ragreport.core.model import Judgments, Run
+    from ragreport.scoring.join import join
+    from ragreport.scoring.partition import judgments_for
+
+    ids = ["q1", "q10", "q2", "q100", "é1", "e1", "q1x", "z", "Q1"]
+    rng = np.random.default_rng(2)
+    judgments = Judgments.from_lists(
+        [(q, [f"d{i}" for i in rng.choice(20, size=rng.integers(1, 6), replace=False)], []) for q in ids]
+    )
+    judgments = Judgments(
+        judgments.query_ids, judgments.offsets, judgments.doc_ids, rng.integers(-1, 4, size=len(judgments.doc_ids))
+    )
+    whole = join(Run.empty(), judgments)
+    expected = (summary.fingerprint(summary.judged_query_ids(whole)), summary.label_fingerprint(whole))
+    every = np.sort(as_bytes(judgments.query_ids))
+    for ranges in (1, 2, 3, 64):
+        monkeypatch.setattr(summary, "_RANGES", ranges)
+        for cut in (1, 4, 9):  # the judgments given in parts of `cut` queries, in file order
+            parts = [judgments_for(judgments, ids[i : i + cut]) for i in range(0, len(ids), cut)]
+            assert summary.judgments_fingerprints(parts, every) == expected

@@ -30,6 +30,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import (
     PARTITION_BYTES,
     HeldPartitions,
+    cached_index,
     cached_qrels,
     check_engine,
     depth_needed,
@@ -45,6 +46,7 @@ from .summary import (
     RunSummary,
     fingerprint,
     judged_query_ids,
+    judgments_fingerprints,
     label_fingerprint,
     query_facts,
     query_status,
@@ -338,7 +340,6 @@ def evaluate_runs(
         if parts.ranks is not None:
             store.ranks[index] = parts.ranks
         held.append(hold)
-    judgments = cached_qrels(str(Path(qrels).resolve()), load_qrels)
     every = np.unique(np.concatenate([ids for hold in held for ids in hold.query_ids]).astype(str))
     shared_prints = None
     wanted = None
@@ -353,9 +354,14 @@ def evaluate_runs(
             if i != j
         }
         wanted = store.choice.ids
-        whole = join(Run.empty(), judgments, conventions.relevance_level)
-        shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))
-        del whole
+        labels_at = str(Path(qrels).resolve())
+        spans = cached_index(labels_at)
+        if spans is not None:  # the label set read a span at a time, never whole
+            shared_prints = judgments_fingerprints(spans.each(), np.sort(np.concatenate(spans.ids)))
+        else:
+            whole = join(Run.empty(), cached_qrels(labels_at, load_qrels), conventions.relevance_level)
+            shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))
+            del whole
     scored: list[Scored] = []
     for index, (hold, path, meta) in enumerate(zip(held, paths, run_metas)):
         judged, scores, values, own, after = hold.rows(wanted)

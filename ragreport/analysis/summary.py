@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.ids import as_text
+from ..core.ids import as_bytes, as_text
 from ..scoring.catalogue import HIT, JUDGED, READ, RECALL, IntervalMethod
 from ..scoring.metrics import score
 from .intervals import (
@@ -25,7 +27,7 @@ from .intervals import (
 from .poisson import ResampledSums, measure_rows, query_keys
 
 if TYPE_CHECKING:
-    from ..core.model import Conventions
+    from ..core.model import Conventions, Judgments
     from ..scoring.catalogue import Metric
     from ..scoring.condensed import Following
     from ..scoring.join import JudgedRun
@@ -316,18 +318,6 @@ def label_lines(judged: JudgedRun) -> list[str]:
 _HASHED_LINES = 1 << 16
 
 
-def _utf8(ids: np.ndarray) -> np.ndarray:
-    """Ids of either kind as a numpy array of their UTF-8 bytes."""
-    if ids.dtype.kind == "S":
-        return ids
-    if ids.dtype.kind == "U":
-        try:
-            return ids.astype(np.bytes_)  # ASCII ids (the usual), converted in C
-        except UnicodeEncodeError:
-            return np.char.encode(ids, "utf-8")
-    return np.array([str(i).encode("utf-8") for i in ids.tolist()], dtype=np.bytes_)
-
-
 def label_fingerprint(judged: JudgedRun) -> str:
     """:func:`fingerprint` of :func:`label_lines`, made as bytes by array operations: each line's
     UTF-8 bytes joined by numpy's string additions, the lines sorted as bytes (UTF-8's order of
@@ -335,20 +325,72 @@ def label_fingerprint(judged: JudgedRun) -> str:
     at a time. The same digest, without a Python string per judgment (700,000 at the wide size).
     An id holds no NUL (docs/conventions.md section 17), so numpy's padding of a line with NULs
     adds nothing to it."""
-    if not len(judged.judgment_grades):
-        return fingerprint([])
-    # Each distinct grade's decimal text (as str writes a whole number) made once: a label set holds a handful.
-    distinct, back = np.unique(judged.judgment_grades, return_inverse=True)
-    grades = np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
-    lines = np.char.add(_utf8(judged.query_ids)[judged.judgment_query], b"\t")
-    lines = np.char.add(np.char.add(np.char.add(lines, _utf8(judged.judgment_doc_ids)), b"\t"), grades)
+    lines = _label_bytes(
+        as_bytes(judged.query_ids)[judged.judgment_query], judged.judgment_doc_ids, judged.judgment_grades
+    )
     lines.sort()
     digest = hashlib.sha256()
+    _hashed(digest, lines, first=True)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _label_bytes(queries: np.ndarray, doc_ids: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """Each judgment's line ``query<TAB>id<TAB>grade`` as UTF-8 bytes (``queries``: each one's query id, as bytes)."""
+    if not len(grades):
+        return np.zeros(0, dtype="S1")
+    # Each distinct grade's decimal text (as str writes a whole number) made once: a label set holds a handful.
+    distinct, back = np.unique(grades, return_inverse=True)
+    texts = np.array([str(g).encode("ascii") for g in distinct.tolist()], dtype=np.bytes_)[back.reshape(-1)]
+    lines = np.char.add(np.char.add(queries, b"\t"), as_bytes(doc_ids))
+    return np.char.add(np.char.add(lines, b"\t"), texts)
+
+
+def _hashed(digest, lines: np.ndarray, first: bool) -> None:
+    """``lines`` (sorted) added to ``digest`` joined by newlines, after one unless ``first``."""
     for start in range(0, len(lines), _HASHED_LINES):
-        if start:
+        if start or not first:
             digest.update(b"\n")
         digest.update(b"\n".join(lines[start : start + _HASHED_LINES].tolist()))
-    return f"sha256:{digest.hexdigest()}"
+
+
+#: Label lines are cut into this many ranges of query ids by :func:`judgments_fingerprints`.
+_RANGES = 64
+
+
+def judgments_fingerprints(parts: Iterable[Judgments], query_ids: np.ndarray) -> tuple[str, str]:
+    """``fingerprint(judged_query_ids)`` and :func:`label_fingerprint` of the label set whose
+    judgments ``parts`` yields (of disjoint queries), ``query_ids`` every query it judges, sorted
+    as UTF-8 bytes: the label lines written to files by range of their query id as they come, then
+    each range sorted and hashed in order (a range's lines all sort before the next's), so that
+    memory holds one range's lines, never the whole label set's (docs/conventions.md section 29.2)."""
+    digest = hashlib.sha256()
+    _hashed(digest, query_ids, first=True)
+    queries = f"sha256:{digest.hexdigest()}"
+    starts = query_ids[:: max(1, -(-len(query_ids) // _RANGES))]
+    with tempfile.TemporaryDirectory(prefix="ragreport-labels-") as folder:
+        files = [Path(folder) / f"{r}.npy" for r in range(len(starts))]
+        for part in parts:
+            ids = as_bytes(part.query_ids)
+            lines = _label_bytes(np.repeat(ids, np.diff(part.offsets)), part.doc_ids, part.grades)
+            ranges = np.searchsorted(starts, np.repeat(ids, np.diff(part.offsets)), side="right") - 1
+            for r in np.unique(ranges).tolist():
+                with files[r].open("ab") as handle:
+                    np.save(handle, lines[ranges == r], allow_pickle=False)
+        digest = hashlib.sha256()
+        first = True
+        for file in files:
+            if not file.exists():
+                continue
+            pieces = []
+            with file.open("rb") as handle:
+                size = file.stat().st_size
+                while handle.tell() < size:
+                    pieces.append(np.load(handle, allow_pickle=False))
+            lines = np.concatenate(pieces)
+            lines.sort()
+            _hashed(digest, lines, first)
+            first = first and not len(lines)
+    return queries, f"sha256:{digest.hexdigest()}"
 
 
 def judgment_map(judged: JudgedRun) -> dict[str, dict[str, int]]:

@@ -46,11 +46,12 @@ def read_run_bytes(
     return passed(run)
 
 
-def read_qrels_bytes(path: str | Path) -> Judgments | None:
-    """Strictly laid out TREC qrels read by :mod:`ragreport.reading.trecbytes`; None when the file is not
-    strict or names a (query, id) pair twice (the line-by-line reader then decides)."""
+def read_qrels_bytes(path: str | Path, span: tuple[int, int] | None = None) -> Judgments | None:
+    """Strictly laid out TREC qrels (bytes ``span`` of them) read by :mod:`ragreport.reading.trecbytes`;
+    None when the file is not strict or names a (query, id) pair twice (the line-by-line reader
+    then decides)."""
     path = Path(path)
-    columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True)
+    columns = trecbytes.read_columns(path, 4, id_column=2, number_column=3, integers=True, span=span)
     if columns is None:
         return None
     qids, line_query, counts = trecbytes.query_index(columns)

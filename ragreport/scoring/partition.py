@@ -25,7 +25,7 @@ import pickle
 import shutil
 import tempfile
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -33,14 +33,14 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError, InputError, RagreportError, UsageError
-from ..core.ids import FORBIDDEN_ID_CHARACTERS
+from ..core.ids import FORBIDDEN_ID_CHARACTERS, as_bytes, common_kind
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
 from ..reading.files import data_lines, decode_text, read_text, refuse_special, stem
 from ..reading.gate import problem
 from ..reading.meta import run_name
 from ..reading.rows import run_from_columns
-from ..reading.trec import parse_run, read_run_bytes
+from ..reading.trec import parse_run, read_qrels_bytes, read_run_bytes
 from .condensed import Following, following
 from .join import JudgedRun, join
 from .measures import Measure, score_measures
@@ -50,6 +50,8 @@ from .scorable import Meeting
 
 #: Bytes of run file per partition by default.
 PARTITION_BYTES = 64 << 20
+#: Bytes of TREC qrels per span of a :class:`JudgmentIndex`; qrels under twice this are read whole.
+QRELS_SPAN_BYTES = 16 << 20
 
 ENGINES = ("memory", "stream", "dask")
 
@@ -337,6 +339,99 @@ def _query_before(handle, start: int) -> bytes | None:
     return None
 
 
+class JudgmentIndex:
+    """Strict TREC qrels read by spans of about :data:`QRELS_SPAN_BYTES` that end where a query's
+    lines end, each span's query ids kept (sorted, as UTF-8 bytes), never its judgments: the
+    judgments of some queries are read from the spans that hold them, one span at a time, so that
+    memory holds a partition's judgments and the ids, not the whole label set (ten million queries'
+    judgments are about 5 GB). The same judgments, in file order, as the file read whole
+    (:func:`~ragreport.reading.trec.read_qrels_bytes`)."""
+
+    def __init__(self, path: Path, spans: list[tuple[int, int]], ids: list[np.ndarray], top_grade: int) -> None:
+        self.path, self.spans, self.ids, self.top_grade = path, spans, ids, top_grade
+        self._last: tuple[int, Judgments] | None = None  # the span read last: a partition's next often starts in it
+
+    @classmethod
+    def of(cls, path: Path) -> JudgmentIndex | None:
+        """The index of the qrels at ``path``; None when they are read whole instead: under twice
+        :data:`QRELS_SPAN_BYTES`, gzipped, not strict TREC qrels, or a query's lines in two places."""
+        span_bytes = QRELS_SPAN_BYTES
+        if not path.is_file() or path.stat().st_size < 2 * span_bytes:
+            return None
+        try:
+            spans = query_spans(path, span_bytes)
+        except UsageError:  # gzip
+            return None
+        ids, top = [], 1
+        for span in spans:
+            judgments = read_qrels_bytes(path, span)
+            if judgments is None:
+                return None
+            ids.append(np.sort(as_bytes(judgments.query_ids)))
+            top = max(top, int(judgments.grades.max(initial=1)))
+        every = np.concatenate(ids)
+        if len(np.unique(every)) != len(every):
+            return None
+        return cls(path, spans, ids, top)
+
+    def _read(self, i: int) -> Judgments:
+        if self._last is None or self._last[0] != i:
+            judgments = read_qrels_bytes(self.path, self.spans[i])
+            assert judgments is not None  # read so when indexed
+            self._last = (i, judgments)
+        return self._last[1]
+
+    def judgments(self, query_ids: np.ndarray, keep: bool = True) -> Judgments:
+        """The judgments of ``query_ids`` (text; of every other query when ``keep`` is False), in file order."""
+        text = np.unique(query_ids)
+        wanted = as_bytes(text)
+        parts = []
+        for i, ids in enumerate(self.ids):
+            inside = np.isin(ids, wanted)
+            if inside.any() if keep else not inside.all():
+                parts.append(judgments_for(self._read(i), text, keep))
+        return concat_judgments(parts, str(self.path))
+
+    def each(self) -> Iterator[Judgments]:
+        """Every span's judgments, in file order."""
+        for i in range(len(self.spans)):
+            yield self._read(i)
+
+
+def concat_judgments(parts: Sequence[Judgments], source: str) -> Judgments:
+    """Judgments of disjoint queries put back together, in the order given."""
+    if not parts:
+        return Judgments(
+            np.zeros(0, dtype=str),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(0, dtype="S1"),
+            np.zeros(0, dtype=np.int64),
+            source,
+        )
+    ends = np.cumsum([0] + [len(p.doc_ids) for p in parts[:-1]])
+    return Judgments(
+        query_ids=np.concatenate([p.query_ids for p in parts]),
+        offsets=np.concatenate([[0]] + [p.offsets[1:] + e for p, e in zip(parts, ends)]).astype(np.int64),
+        doc_ids=np.concatenate(common_kind(*[p.doc_ids for p in parts])),
+        grades=np.concatenate([p.grades for p in parts]),
+        source=source,
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _index_once(path: str, stamp: tuple[int, int], span_bytes: int) -> JudgmentIndex | None:
+    return JudgmentIndex.of(Path(path))
+
+
+def cached_index(path: str) -> JudgmentIndex | None:
+    """The :class:`JudgmentIndex` of the qrels at ``path``, made once per process (a Dask worker
+    scores many partitions); None for qrels read whole (``irds:``, small, not strict TREC)."""
+    if path.startswith("irds:") or not Path(path).is_file():
+        return None
+    stat = Path(path).stat()
+    return _index_once(path, (stat.st_mtime_ns, stat.st_size), QRELS_SPAN_BYTES)
+
+
 #: Reads a qrels file in whatever format it is in (the reading stage's ``load_qrels``): handed in by
 #: the caller, so that this engine needs only the TREC run readers, not every format's.
 QrelsReader = Callable[[str], Judgments]
@@ -495,14 +590,19 @@ def score_span(
 ) -> PartitionScores:
     """Read, join and score one partition where it runs (a Dask worker reads the files itself)."""
     run = read_partition(path, span, order)
-    judgments = cached_qrels(qrels, read_qrels)
+    index = cached_index(qrels)
+    if index is not None:  # the judgments of the partition's queries alone, from the spans holding them
+        own, top = index.judgments(np.asarray(run.query_ids, dtype=str)), index.top_grade
+    else:
+        judgments = cached_qrels(qrels, read_qrels)
+        own, top = judgments_for(judgments, run.query_ids.tolist()), int(judgments.grades.max(initial=1))
     return score_partition(
         run,
-        judgments_for(judgments, run.query_ids.tolist()),
+        own,
         cutoffs=cutoffs,
         conventions=conventions,
         measures=measures,
-        top_grade=int(judgments.grades.max(initial=1)),
+        top_grade=top,
         summed=summed,
         returned=returned,
         bucketed=bucketed,
@@ -604,10 +704,13 @@ def judged_by_partitions(
             Argument("engine", engine),
             " needs each query's lines together in one file (sort the run by query)",
         )
-    judgments = cached_qrels(qrels, read_qrels)
-    rest = judgments_for(judgments, query_ids, keep=False)
+    index = cached_index(qrels)
+    if index is not None:
+        rest, top = index.judgments(query_ids.astype(str), keep=False), index.top_grade
+    else:
+        judgments = cached_qrels(qrels, read_qrels)
+        rest, top = judgments_for(judgments, query_ids, keep=False), int(judgments.grades.max(initial=1))
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
-        top = int(judgments.grades.max(initial=1))
         results.append(
             score_partition(
                 Run.empty(),
