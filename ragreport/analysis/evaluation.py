@@ -253,7 +253,7 @@ def evaluate_runs(
     build``; the partition engines cut them anyway): the deepest cutoff asked for, K, or a measure's;
     a caller then cannot read the slots below. ``sample_on``: with a partition engine, past
     ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
-    measure, the primary metric at K; docs/conventions.md section 29.2), the figures still every
+    measure, the primary metric at K; docs/conventions.md section 29.3), the figures still every
     query's: for one or two runs analysed with no previous report, slice, audit or outside scores,
     which read every query's rows (``ragreport build``)."""
     if k is None:
@@ -340,19 +340,22 @@ def evaluate_runs(
         if parts.ranks is not None:
             store.ranks[index] = parts.ranks
         held.append(hold)
-    every = np.unique(np.concatenate([ids for hold in held for ids in hold.query_ids]).astype(str))
+    every = None if sample_on is None else np.unique(np.concatenate([i for h in held for i in h.query_ids]))
     shared_prints = None
     wanted = None
-    if sample_on is not None and len(every) > shown.PAGE_QUERIES:
+    if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
-        # rows are read back. Every run shares the label set of one qrels file: fingerprinted whole.
+        # rows are read back (section 29.3). Every run shares the label set of one qrels file.
+        every = every.astype(str)
         store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed)
+        scored_ids = [hold.scored_ids() for hold in held]
         store.apart = {
-            (i, j): tuple(np.setdiff1d(held[i].scored_ids(), held[j].scored_ids()).tolist())
+            (i, j): tuple(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True).tolist())
             for i in range(len(held))
             for j in range(len(held))
             if i != j
         }
+        del scored_ids
         wanted = store.choice.ids
         labels_at = str(Path(qrels).resolve())
         spans = cached_index(labels_at)
