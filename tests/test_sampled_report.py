@@ -393,3 +393,27 @@ def test_a_build_past_the_threshold_refuses_ids_that_never_meet_as_the_memory_en
         messages.append(capsys.readouterr().err.strip())
     assert messages[0] == messages[1] and "share no document id on any query" in messages[0]
     assert not (tmp_path / "stream").exists()
+
+
+def test_the_rows_written_to_disk_go_once_the_sample_is_read_back_and_on_an_error(tmp_path, sampled, monkeypatch):
+    import gc
+    import tempfile
+
+    from ragreport import api
+    from ragreport.core.errors import UsageError
+
+    paths, qrels = _files(tmp_path, 2)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    results = api.evaluate(paths, qrels=qrels, engine="stream", partition_bytes=2000, sample_on="nDCG@10")
+    gc.collect()
+    assert [p.name.startswith("ragreport-pairs-") for p in spill.iterdir()] == [True]  # the rows' folder went
+    del results
+    gc.collect()
+    assert not list(spill.iterdir())
+    (tmp_path / "table.jsonl").write_text('{"query_id": "q1"}\n')
+    with pytest.raises(UsageError, match="reads TREC runs"):
+        api.evaluate([paths[0], tmp_path / "table.jsonl"], qrels=qrels, engine="stream", sample_on="nDCG@10")
+    gc.collect()
+    assert not list(spill.iterdir())

@@ -360,7 +360,7 @@ def evaluate_runs(
         labels_at = str(Path(qrels).resolve())
         spans = cached_index(labels_at)
         if spans is not None:  # the label set read a span at a time, never whole
-            shared_prints = judgments_fingerprints(spans.each(), np.sort(np.concatenate(spans.ids)))
+            shared_prints = judgments_fingerprints(spans.each(), spans.ids)
         else:
             whole = join(Run.empty(), cached_qrels(labels_at, load_qrels), conventions.relevance_level)
             shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))

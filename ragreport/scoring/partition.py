@@ -341,14 +341,14 @@ def _query_before(handle, start: int) -> bytes | None:
 
 class JudgmentIndex:
     """Strict TREC qrels read by spans of about :data:`QRELS_SPAN_BYTES` that end where a query's
-    lines end, each span's query ids kept (sorted, as UTF-8 bytes), never its judgments: the
-    judgments of some queries are read from the spans that hold them, one span at a time, so that
-    memory holds a partition's judgments and the ids, not the whole label set (ten million queries'
-    judgments are about 5 GB). The same judgments, in file order, as the file read whole
-    (:func:`~ragreport.reading.trec.read_qrels_bytes`)."""
+    lines end, every query id kept (``ids``: sorted, as UTF-8 bytes) with the span holding it
+    (``span_of``), never the judgments: the judgments of some queries are read from the spans that
+    hold them, one span at a time, so that memory holds a partition's judgments and the ids, not the
+    whole label set (ten million queries' judgments are about 5 GB). The same judgments, in file
+    order, as the file read whole (:func:`~ragreport.reading.trec.read_qrels_bytes`)."""
 
-    def __init__(self, path: Path, spans: list[tuple[int, int]], ids: list[np.ndarray], top_grade: int) -> None:
-        self.path, self.spans, self.ids, self.top_grade = path, spans, ids, top_grade
+    def __init__(self, path: Path, spans: list[tuple[int, int]], ids: np.ndarray, span_of: np.ndarray, top: int):
+        self.path, self.spans, self.ids, self.span_of, self.top_grade = path, spans, ids, span_of, top
         self._last: tuple[int, Judgments] | None = None  # the span read last: a partition's next often starts in it
 
     @classmethod
@@ -367,12 +367,15 @@ class JudgmentIndex:
             judgments = read_qrels_bytes(path, span)
             if judgments is None:
                 return None
-            ids.append(np.sort(as_bytes(judgments.query_ids)))
+            ids.append(as_bytes(judgments.query_ids))
             top = max(top, int(judgments.grades.max(initial=1)))
         every = np.concatenate(ids)
-        if len(np.unique(every)) != len(every):
+        order = np.argsort(every, kind="stable")
+        every = every[order]
+        if (every[1:] == every[:-1]).any():  # a query in two spans: its lines are in two places
             return None
-        return cls(path, spans, ids, top)
+        span_of = np.repeat(np.arange(len(spans), dtype=np.int32), [len(i) for i in ids])[order]
+        return cls(path, spans, every, span_of, top)
 
     def _read(self, i: int) -> Judgments:
         if self._last is None or self._last[0] != i:
@@ -385,11 +388,11 @@ class JudgmentIndex:
         """The judgments of ``query_ids`` (text; of every other query when ``keep`` is False), in file order."""
         text = np.unique(query_ids)
         wanted = as_bytes(text)
-        parts = []
-        for i, ids in enumerate(self.ids):
-            inside = np.isin(ids, wanted)
-            if inside.any() if keep else not inside.all():
-                parts.append(judgments_for(self._read(i), text, keep))
+        at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        found = self.span_of[at[self.ids[at] == wanted]]  # the span of each wanted id the qrels hold
+        held, sizes = (np.bincount(s, minlength=len(self.spans)) for s in (found, self.span_of))
+        spans = np.flatnonzero(held > 0) if keep else np.flatnonzero(held < sizes)
+        parts = [judgments_for(self._read(int(i)), text, keep) for i in spans]
         return concat_judgments(parts, str(self.path))
 
     def each(self) -> Iterator[Judgments]:
