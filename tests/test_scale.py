@@ -1,7 +1,8 @@
 """The ten-million-query path at a size CI runs (issue 42, docs/conventions.md section 29): two runs
 of 20,000 queries x 10 ids built by ``--engine stream`` in 4 partitions, the pages sampled (their
-bound lowered to 10,000 queries so that this size crosses it), against the same build in one
-partition and against the memory engine."""
+bound lowered to 10,000 queries so that this size crosses it) and only the sample's rows kept, the
+qrels read by spans (section 29.3), against the same build in one partition, against a build that
+gathers every row, and against the memory engine."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sitetools import Page
 from ragreport.analysis import shown as shown_module
 from ragreport.api import analyse, build, evaluate
 from ragreport.core.model import Conventions
+from ragreport.scoring import partition
 from ragreport.scoring.partition import query_spans
 
 QUERIES, DEPTH = 20_000, 10
@@ -49,19 +51,27 @@ def test_twenty_thousand_queries_in_four_partitions(tmp_path, monkeypatch):
     (base, cand), qrels = _write(tmp_path)
     four = -(-base.stat().st_size // 4)
     assert len(query_spans(base, four)) == 4
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", -(-qrels.stat().st_size // 4))  # the qrels in 4 spans
+    assert len(partition.cached_index(str(qrels.resolve())).spans) == 4
     conventions = Conventions(resamples=300)
     args = {"qrels": qrels, "k": 10, "conventions": conventions}
     sites = {}
-    for name, how in (("one", {"partition_bytes": 1 << 40}), ("four", {"partition_bytes": four})):
+    for name, how in (
+        ("one", {"partition_bytes": 1 << 40, "sample_on": "nDCG@10"}),
+        ("four", {"partition_bytes": four, "sample_on": "nDCG@10"}),
+        ("gathered", {"partition_bytes": four}),  # every row gathered: the same pages
+    ):
         summaries = evaluate([base, cand], engine="stream", **how, **args)
         build(analyse(summaries, permutations=500), out=tmp_path / name)
         sites[name] = summaries
+    assert len(sites["four"][0].judged.query_ids) == 1_000  # the sample's rows alone
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
-    for name in files:  # the split changes no byte of any page or export
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "four" / name).read_bytes(), name
+    for name in files:  # neither the split nor the rows kept change a byte of any page or export
+        for other in ("four", "gathered"):
+            assert (tmp_path / "one" / name).read_bytes() == (tmp_path / other / name).read_bytes(), (name, other)
 
     memory = evaluate([base, cand], **args)
-    assert_poisson_agrees(memory, sites["four"])
+    assert_poisson_agrees(memory, sites["gathered"])
     build(analyse(memory, permutations=500), out=tmp_path / "memory")
     stored = json.loads((tmp_path / "four" / "report.json").read_text())
     in_memory = json.loads((tmp_path / "memory" / "report.json").read_text())
