@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
+from ..core.ids import as_text
 from ..core.model import Conventions, Run, RunMeta
 from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
@@ -346,11 +347,10 @@ def evaluate_runs(
     if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
-        every = every.astype(str)
         store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed)
         scored_ids = [hold.scored_ids() for hold in held]
         store.apart = {
-            (i, j): tuple(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True).tolist())
+            (i, j): tuple(as_text(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True)))
             for i in range(len(held))
             for j in range(len(held))
             if i != j

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.ids import as_text
+from ..core.ids import as_bytes, as_text
 from ..scoring.catalogue import SUITE
 from .paired import BUCKETS, MOVERS, PairedRows
 from .poisson import mix64, query_keys, stream
@@ -182,7 +182,8 @@ def choose_sample(
 ) -> SampleChoice:
     """The sample of a build of one or two runs whose rows are kept for it alone: the extremes on
     ``measure`` (a suite metric at a cutoff of ``asked``) read bucket by bucket off ``store``
-    (each bucket's ``EXTREME_QUERIES`` a side, then the whole's), the draw from ``every`` id (sorted)."""
+    (each bucket's ``EXTREME_QUERIES`` a side, then the whole's), the draw from ``every`` id
+    (sorted, as UTF-8 bytes: their order is the text's, and so are their keys)."""
     if runs > 2:
         raise ValueError("a sample is chosen before the rows are gathered for one or two runs alone")
     column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
@@ -209,9 +210,10 @@ def choose_sample(
     high, low = _ends(ids, values, most, moved)
     movers = high[:MOVERS] + low[:MOVERS] if runs == 2 else []
     chosen = np.array(sorted(set(high[:EXTREME_QUERIES]) | set(low[:EXTREME_QUERIES]) | set(movers)), dtype=str)
-    rest = every[~np.isin(every, chosen)]
-    drawn = _smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen)))
-    return SampleChoice(np.sort(np.concatenate([chosen, drawn])), len(every), tuple(high), tuple(low), measure.label())
+    rest = every[~np.isin(every, as_bytes(chosen))]
+    drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen))))
+    ids = np.sort(np.concatenate([chosen, np.array(drawn, dtype=str)]))
+    return SampleChoice(ids, len(every), tuple(high), tuple(low), measure.label())
 
 
 def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError, InputError, RagreportError, UsageError
-from ..core.ids import FORBIDDEN_ID_CHARACTERS, as_bytes, common_kind
+from ..core.ids import FORBIDDEN_ID_CHARACTERS, as_bytes, as_text, common_kind
 from ..core.model import Conventions, Judgments, Order, Run, RunMeta
 from ..reading.delimited import DOC_COLUMNS, QUERY_COLUMNS
 from ..reading.files import data_lines, decode_text, read_text, refuse_special, stem
@@ -183,7 +183,7 @@ class HeldPartitions:
 
     @property
     def query_ids(self) -> list[np.ndarray]:
-        """Each partition's query ids, in file order."""
+        """Each partition's query ids (UTF-8 bytes: a quarter of text's memory), in file order."""
         return [self._ids[i][0] for i in sorted(self._ids)]
 
     @property
@@ -198,8 +198,8 @@ class HeldPartitions:
         return self.meeting.labels > 0 and not self.meeting.below
 
     def scored_ids(self) -> np.ndarray:
-        """The ids of the queries scored, sorted."""
-        return np.sort(np.concatenate([ids[scored] for ids, scored in self._ids.values()]).astype(str))
+        """The ids of the queries scored, sorted (UTF-8 bytes)."""
+        return np.sort(np.concatenate([ids[scored] for ids, scored in self._ids.values()]))
 
     def add(self, place: int, part: PartitionScores) -> PartitionScores:
         """Hold ``part``'s rows, the ``place``-th partition of the file (they may come back in any
@@ -210,7 +210,7 @@ class HeldPartitions:
         # a copy of the head: the cached per-slot arrays the scoring made are not kept
         head = dataclasses.replace(part.judged.head(self.depth))
         rows = (head, part.scores, part.measure_values, part.readings, after)
-        self._ids[place] = (part.judged.query_ids, part.scores.scored)
+        self._ids[place] = (as_bytes(part.judged.query_ids), part.scores.scored)
         self.longest = max(self.longest, int(part.judged.retrieved.max(initial=0)))
         self._held[place] = rows
         if self.spill_from is not None and sum(len(ids) for ids, _ in self._ids.values()) > self.spill_from:
@@ -236,7 +236,9 @@ class HeldPartitions:
             return pickle.load(handle)
 
     def rows(self, wanted: np.ndarray | None = None) -> Rows:
-        """The rows of the queries ``wanted`` (sorted text ids) in file order; every query's when None."""
+        """The rows of the queries ``wanted`` (ids) in file order; every query's when None."""
+        if wanted is not None:
+            wanted = np.unique(as_bytes(wanted))
         parts: list[Rows] = []
         places = sorted(self._ids)
         for i in places:
@@ -385,14 +387,22 @@ class JudgmentIndex:
         return self._last[1]
 
     def judgments(self, query_ids: np.ndarray, keep: bool = True) -> Judgments:
-        """The judgments of ``query_ids`` (text; of every other query when ``keep`` is False), in file order."""
-        text = np.unique(query_ids)
-        wanted = as_bytes(text)
+        """The judgments of ``query_ids`` (text or UTF-8 bytes; of every other query when ``keep``
+        is False), in file order."""
+        wanted = np.unique(as_bytes(query_ids))
         at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
-        found = self.span_of[at[self.ids[at] == wanted]]  # the span of each wanted id the qrels hold
-        held, sizes = (np.bincount(s, minlength=len(self.spans)) for s in (found, self.span_of))
+        at = at[self.ids[at] == wanted]  # the wanted ids the qrels hold, by their place in ``ids``
+        held, sizes = (np.bincount(self.span_of[a], minlength=len(self.spans)) for a in (at, slice(None)))
         spans = np.flatnonzero(held > 0) if keep else np.flatnonzero(held < sizes)
-        parts = [judgments_for(self._read(int(i)), text, keep) for i in spans]
+        # each span's own wanted ids, as text: a few, where every wanted id would be millions
+        by_span = at[np.argsort(self.span_of[at], kind="stable")]
+        starts = np.searchsorted(self.span_of[by_span], np.arange(len(self.spans) + 1))
+        parts = [
+            judgments_for(
+                self._read(int(i)), np.array(as_text(self.ids[by_span[starts[i] : starts[i + 1]]]), dtype=str), keep
+            )
+            for i in spans
+        ]
         return concat_judgments(parts, str(self.path))
 
     def each(self) -> Iterator[Judgments]:
@@ -697,11 +707,11 @@ def judged_by_partitions(
             progress(f"reading and scoring partition {i + 1} of {len(parts)}")
             results.append(spilled(i, score_span(file, span, *args)))
 
-    ids = hold.query_ids if hold is not None else [r.judged.query_ids for r in results]
-    query_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=str)
+    ids = hold.query_ids if hold is not None else [as_bytes(r.judged.query_ids) for r in results]
+    query_ids = np.concatenate(ids) if ids else np.zeros(0, dtype="S1")
     distinct, counts = np.unique(query_ids, return_counts=True)
     if (counts > 1).any():
-        twice = str(distinct[counts > 1][0])
+        twice = as_text(distinct[counts > 1][:1])[0]
         raise ArgumentError(
             f"{path}: query {twice!r} has lines in two partitions; ",
             Argument("engine", engine),
@@ -709,10 +719,11 @@ def judged_by_partitions(
         )
     index = cached_index(qrels)
     if index is not None:
-        rest, top = index.judgments(query_ids.astype(str), keep=False), index.top_grade
+        rest, top = index.judgments(query_ids, keep=False), index.top_grade
     else:
         judgments = cached_qrels(qrels, read_qrels)
-        rest, top = judgments_for(judgments, query_ids, keep=False), int(judgments.grades.max(initial=1))
+        text = np.array(as_text(query_ids), dtype=str)  # qrels read whole: under 32 MB of them, or not TREC
+        rest, top = judgments_for(judgments, text, keep=False), int(judgments.grades.max(initial=1))
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(
             score_partition(
