@@ -19,7 +19,7 @@ from .analysis.compare import Correction
 from .analysis.evaluation import evaluate_runs, score_and_summarise
 from .analysis.pipeline import Analysis, analyse_runs, report_queries
 from .analysis.power import MIN_EFFECT
-from .analysis.shown import held_sample
+from .analysis.shown import held_sample, sample_choice
 from .analysis.summary import RunSummary
 from .analysis.texts import TEXT_QUERIES
 from .core.model import Conventions, Judgments
@@ -73,10 +73,21 @@ class Results(list, Rows):
     def _summaries(self) -> Sequence[RunSummary]:
         return self
 
+    def _sampled(self) -> str | None:
+        choice = sample_choice(self)
+        if choice is None:
+            return None
+        return (
+            f"the results hold {len(choice.ids):,} of their {choice.total:,} queries (docs/conventions.md "
+            "section 29.3): evaluate without sample_on for every query's"
+        )
+
     def __repr__(self) -> str:
         """One line: ``Results(runs=4, queries=500, k=10)``; a notebook shows the table."""
         k = self[0].k if self else None
-        return f"Results(runs={len(self)}, queries={report_queries(self)}, k={k})"
+        choice = sample_choice(self)
+        queries = report_queries(self) if choice is None else choice.total
+        return f"Results(runs={len(self)}, queries={queries}, k={k})"
 
     def _repr_html_(self) -> str:
         return analyse(self)._repr_html_()
@@ -130,6 +141,7 @@ def evaluate(
     partition_bytes: int | None = None,
     whole_lists: bool = True,
     sample_on: str | Measure | None = None,
+    sample_texts: int = 0,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -193,6 +205,9 @@ def evaluate(
         primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
         ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
         query's; analyse the results with no previous report, slice, audit or outside scores.
+    sample_texts : int, default 0
+        With ``sample_on``: how many queries the pages will show with their text (``analyse``'s
+        ``text_queries``, with a ``corpus``), which the sample then holds.
 
     Returns
     -------
@@ -250,6 +265,7 @@ def evaluate(
             partition_bytes=partition_bytes,
             cut_lists=not whole_lists,
             sample_on=None if sample_on is None else measures_named(sample_on)[0],
+            sample_texts=sample_texts,
         )
     )
 

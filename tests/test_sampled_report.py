@@ -335,7 +335,8 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     more = ["--engine", engine, "--queries", str(tmp_path / "queries.tsv")]
-    more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "3"]
+    # more queries with their text than the extremes hold (5 a side): the sample holds them too
+    more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "12"]
     held = []
     from ragreport.scoring import partition
 
@@ -371,11 +372,26 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
         assert summary.counts.queries == QUERIES + 2  # the counts are every query's
     report = api.analyse(results)
     assert report.queries == QUERIES + 2 and report.sample.rows_only and not report.sample.stored_all
-    with pytest.raises(ValueError, match="holds 40 of its 122 queries"):
-        report.to_records(per_query=True)
+    assert repr(results) == f"Results(runs=2, queries={QUERIES + 2}, k=10)"
+    for rows in (report, results):  # per-query rows of every query: refused, not a part of them
+        with pytest.raises(ValueError, match="of (its|their) 122 queries"):
+            rows.to_records(per_query=True)
     # a report leading with another metric than the sample's extremes were chosen on is refused
     with pytest.raises(ValueError, match="the sample's extremes are on nDCG@10"):
         api.analyse(results, primary="AP")
+    # and what reads every query's rows: a drift, slices, more texts than the sample holds
+    (tmp_path / "corpus.jsonl").write_text('{"_id": "doc1", "text": "a"}\n')
+    previous = tmp_path / "previous.json"
+    previous.write_text(json.dumps(api.document(api.analyse(api.evaluate(paths, qrels=qrels)))))
+    for given, word in (
+        ({"previous": str(previous)}, "previous"),
+        ({"slice_by": ["topic"]}, "slice_by"),
+        ({"corpus": str(tmp_path / "corpus.jsonl"), "text_queries": 3}, "text_queries"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            api.analyse(results, **given)
+    with pytest.raises(ValueError, match="one or two runs, not 3"):
+        api.evaluate([*paths, paths[0]], qrels=qrels, engine="stream", sample_on="nDCG@10")
 
 
 def test_a_build_past_the_threshold_refuses_ids_that_never_meet_as_the_memory_engine(
@@ -417,3 +433,19 @@ def test_the_rows_written_to_disk_go_once_the_sample_is_read_back_and_on_an_erro
         api.evaluate([paths[0], tmp_path / "table.jsonl"], qrels=qrels, engine="stream", sample_on="nDCG@10")
     gc.collect()
     assert not list(spill.iterdir())
+
+
+def test_a_refusal_past_the_threshold_names_ids_when_the_first_partition_holds_no_list(
+    tmp_path, sampled, monkeypatch, capsys
+):
+    """A folder whose first partition file holds only a comment: the refusal's examples come from
+    the first partition holding a list."""
+    paths, qrels = _files(tmp_path, 1)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.trec").write_text("# nothing here\n")
+    (folder / "b.trec").write_text(open(paths[0]).read().replace(" doc", " DOC-"))
+    args = ["build", "--qrels", qrels, str(folder), "--engine", "stream", "--quiet", "--out", str(tmp_path / "x")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "share no document id on any query (for query 'q0' the run has 'DOC-" in err

@@ -31,6 +31,7 @@ from ..scoring.metrics import score
 from ..scoring.partition import (
     PARTITION_BYTES,
     HeldPartitions,
+    Rows,
     cached_index,
     cached_qrels,
     check_engine,
@@ -247,6 +248,7 @@ def evaluate_runs(
     partition_bytes: int | None = None,
     cut_lists: bool = False,
     sample_on: Measure | None = None,
+    sample_texts: int = 0,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
@@ -256,7 +258,8 @@ def evaluate_runs(
     ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
     measure, the primary metric at K; docs/conventions.md section 29.3), the figures still every
     query's: for one or two runs analysed with no previous report, slice, audit or outside scores,
-    which read every query's rows (``ragreport build``)."""
+    which read every query's rows (``ragreport build``); ``sample_texts``: how many queries the
+    pages show with their text (``text_queries``, with a ``corpus``), which the sample then holds."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine != "memory" and columns is not None:  # a table is read whole, one row per query
@@ -288,6 +291,9 @@ def evaluate_runs(
             "; give both",
         )
     check_meta_count(metas, len(pairs))
+    if sample_on is not None and len(pairs) > 2:
+        # the library's alone: the command line keeps every row past two runs
+        raise ValueError(f"sample_on keeps a sample's rows for one or two runs, not {len(pairs)}")
     paths = [Path(run) for _, run in pairs]
     # Every run's metadata and name before any is scored: a clash of names is found at once,
     # not after the first runs took their time.
@@ -303,14 +309,16 @@ def evaluate_runs(
     # spilled here, for the comparison's sums (docs/conventions.md section 29).
     bucketed = functools.partial(bucket_rows, seed=conventions.seed)
     store = PairedRows()
-    held: list[HeldPartitions] = []
+    held: list[HeldPartitions] = []  # with sample_on: every run's, until the sample is chosen
+    gathered: list[tuple[Rows, bool]] = []  # each run's rows, and whether its labels are relevant ids alone
     sums: list[PartitionSums] = []
     depth = depth_needed(asked, measures)
+    longest = 0
     for index, (path, meta) in enumerate(zip(paths, run_metas)):
         if path.is_file() and path.suffix.lower() != ".parquet" and detect_file_format(path)[0] != "trec":
             raise ArgumentError(f"{path}: ", Argument("engine", engine), " reads TREC runs; this file is not one")
         progress(f"reading and scoring {path.name} by partitions ({engine})")
-        # Past PAGE_QUERIES a build keeps its sample's rows alone (section 29.2): the others are
+        # Past PAGE_QUERIES a build keeps its sample's rows alone (section 29.3): the others are
         # written to disk as they come, and never gathered.
         hold = HeldPartitions(depth, max(asked), None if sample_on is None else shown.PAGE_QUERIES)
         parts = judged_by_partitions(
@@ -331,23 +339,27 @@ def evaluate_runs(
             spill=functools.partial(store.add, index),
             hold=hold,
         )
-        name = run_name(meta, path)
         meeting = hold.meeting
         assert meeting is not None  # every run has a partition
-        if not meeting.clean:  # the whole run's counts decide; a refusal names ids of its first partition
+        if not meeting.clean:  # the whole run's counts decide; a refusal names ids of its first lists
             examples = hold.examples() if hold.spilled else hold.rows()[0]
-            check_scorable(replace(examples, name=name, source=str(path)), str(qrels), conventions, meeting=meeting)
+            named = replace(examples, name=run_name(meta, path), source=str(path))
+            check_scorable(named, str(qrels), conventions, meeting=meeting)
         sums.append(parts.sums)
         if parts.ranks is not None:
             store.ranks[index] = parts.ranks
-        held.append(hold)
-    every = None if sample_on is None else np.unique(np.concatenate([i for h in held for i in h.query_ids]))
-    shared_prints = None
-    wanted = None
+        longest = max(longest, hold.longest)
+        if sample_on is None:  # gathered now, as one process holds a run, before the next is scored
+            gathered.append((hold.rows(), hold.relevant_only))
+        else:
+            held.append(hold)
+    del hold, parts
+    wanted = shared_prints = None
+    every = np.unique(np.concatenate([i for h in held for i in h.query_ids])) if held else None
     if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
-        store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed)
+        store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed, sample_texts)
         scored_ids = [hold.scored_ids() for hold in held]
         store.apart = {
             (i, j): tuple(as_text(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True)))
@@ -365,19 +377,22 @@ def evaluate_runs(
             whole = join(Run.empty(), cached_qrels(labels_at, load_qrels), conventions.relevance_level)
             shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))
             del whole
+    del every
+    while held:  # each run's rows read back, and its partitions let go, before the next's
+        gathered.append((held[0].rows(wanted), held.pop(0).relevant_only))
     scored: list[Scored] = []
-    for index, (hold, path, meta) in enumerate(zip(held, paths, run_metas)):
-        judged, scores, values, own, after = hold.rows(wanted)
+    for index, ((judged, scores, values, own, after), relevant_only) in enumerate(gathered):
+        path, meta = paths[index], run_metas[index]
         judged = replace(judged, name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
-        if wanted is not None:  # a property of the whole label set, which a sample of its queries keeps
-            judged = judged.pinned(hold.relevant_only)
+        if wanted is not None:  # the whole label set's kind, which its sample keeps
+            judged = judged.pinned(relevant_only)
         rates = rates_of(store.ranks[index]) if index in store.ranks else None
         readings = score_readings(judged, asked, conventions, default=scores, own=own, rates=rates)
         scored.append((judged, scores, values if measures else None, readings, after))
+    del gathered
     # Summed to the cap of the default sweep; now the runs' depth is known, kept to the cutoffs
     # one process scores from the start (all of them when --kmax was given).
-    kept = kept_cutoffs(k, kmax, max(hold.longest for hold in held))
-    del held
+    kept = kept_cutoffs(k, kmax, longest)
     at = {int(c): i for i, c in enumerate(cutoffs)}
     columns = [m * len(cutoffs) + at[int(c)] for m in range(len(scored[0][1].metrics)) for c in kept]
     # the measures' columns follow the sweep's (scored_sums)

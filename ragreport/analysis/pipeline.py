@@ -27,7 +27,7 @@ from .limits import build_day, limits
 from .power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
 from .randomization import MAX_PERMUTATIONS
 from .ranking import rank_runs
-from .shown import shown_queries
+from .shown import sample_choice, shown_queries
 from .slices import slice_keys, slices
 from .summary import RunSummary
 from .texts import MAX_TEXT_QUERIES, TEXT_QUERIES, longer_texts, merged_query_meta, shown_texts, with_query_text
@@ -113,6 +113,23 @@ class Analysis:
         )
 
 
+def _check_sampled(choice, previous, query_meta, slice_by, audit, scores, corpus, text_queries: int) -> None:
+    """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3)."""
+    given = {"previous": previous, "query_meta": query_meta, "slice_by": slice_by, "audit": audit, "scores": scores}
+    for name, value in given.items():
+        if value is not None and not (isinstance(value, (list, tuple)) and not value):
+            raise ArgumentError(
+                Argument(name),
+                " reads every query's rows; these results hold their sample's alone: evaluate without sample_on",
+            )
+    if corpus is not None and text_queries > choice.texts:
+        raise ArgumentError(
+            Argument("text_queries"),
+            f" asks for {text_queries} queries with their text; the sample holds {choice.texts}: evaluate with "
+            f"sample_texts={text_queries}",
+        )
+
+
 def report_queries(summaries: Sequence[RunSummary]) -> int:
     """How many distinct queries the runs cover (judged or retrieved)."""
     return len({q for s in summaries for q in s.judged.query_ids.tolist()})
@@ -172,10 +189,11 @@ def analyse_runs(
     permutations = whole_number(permutations, Argument("permutations"), 1, MAX_PERMUTATIONS)
     text_queries = whole_number(text_queries, Argument("text_queries"), 0, MAX_TEXT_QUERIES)
     today = today or build_day()
+    choice = sample_choice(summaries)  # the runs hold the rows of this sample alone (section 29.3)
+    if choice is not None:
+        _check_sampled(choice, previous_basis, query_meta, slice_by, audit, scores, corpus, text_queries)
     if queries is not None:
-        store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
-        sampled = store is not None and store.choice is not None  # the runs hold their sample's rows
-        summaries = with_query_text(summaries, queries, "the sample's" if sampled else "the report's")
+        summaries = with_query_text(summaries, queries, "the report's" if choice is None else "the sample's")
         query_details = query_details or longer_texts(summaries, queries)
     k = summaries[0].k if summaries else SAMPLE_K
     compares = len(summaries) > 1 or previous_basis is not None

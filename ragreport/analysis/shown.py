@@ -35,8 +35,11 @@ from .paired import BUCKETS, MOVERS, PairedRows
 from .poisson import mix64, query_keys, stream
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..scoring.measures import Measure
     from .pipeline import Analysis
+    from .summary import RunSummary
 
 #: Up to this many queries in a report, the pages list every one: at 100,000 queries a run page
 #: is about 12 MB and queries.html about 7 MB, which a browser opens in a few seconds (issue 24);
@@ -112,9 +115,9 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     """The sample the pages list (the module's rules), None up to :data:`PAGE_QUERIES` queries:
     what :func:`~ragreport.analysis.pipeline.analyse_runs` keeps as ``Analysis.sample``."""
     summaries = analysis.summaries
-    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
-    if store is not None and store.choice is not None:
-        return _chosen(analysis, store.choice)
+    choice = sample_choice(summaries)
+    if choice is not None:
+        return _chosen(analysis, choice)
     every = np.unique(np.concatenate([np.asarray(as_text(s.judged.query_ids), dtype=str) for s in summaries]))
     if len(every) <= PAGE_QUERIES:
         return None
@@ -175,15 +178,29 @@ class SampleChoice:
     high: tuple[str, ...]
     low: tuple[str, ...]
     metric: str
+    texts: int = 0  # the queries the texts go to that the sample holds (the most moved, or the lowest)
+
+
+def _most_moved(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` ids of the largest ``|values|``, ties by id: the queries shown with their text."""
+    return ids[np.lexsort((ids, -np.abs(values)))[:n]]
 
 
 def choose_sample(
-    store: PairedRows, runs: int, every: np.ndarray, measure: Measure, asked: tuple[int, ...], seed: int
+    store: PairedRows,
+    runs: int,
+    every: np.ndarray,
+    measure: Measure,
+    asked: tuple[int, ...],
+    seed: int,
+    texts: int = 0,
 ) -> SampleChoice:
     """The sample of a build of one or two runs whose rows are kept for it alone: the extremes on
     ``measure`` (a suite metric at a cutoff of ``asked``) read bucket by bucket off ``store``
     (each bucket's ``EXTREME_QUERIES`` a side, then the whole's), the draw from ``every`` id
-    (sorted, as UTF-8 bytes: their order is the text's, and so are their keys)."""
+    (sorted, as UTF-8 bytes: their order is the text's, and so are their keys); with ``texts``, the
+    queries the pages show with their text, chosen as among every query (the ``texts`` largest
+    differences either way, with one run its lowest values: :func:`~.texts.shown_texts`)."""
     if runs > 2:
         raise ValueError("a sample is chosen before the rows are gathered for one or two runs alone")
     column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
@@ -202,18 +219,20 @@ def choose_sample(
             _, at, at_other = np.intersect1d(ids, other, assume_unique=True, return_indices=True)
             ids, values = ids[at], more[at_other, 0] - values[at]
         high, low = _ends(ids, values, most, moved)
+        text = _most_moved(ids, values, texts) if runs == 2 else _ends(ids, values, texts, None)[1]
         place = {q: i for i, q in enumerate(ids.tolist())}
-        ends = np.unique(np.array([place[q] for q in high + low], dtype=np.int64))
+        ends = np.unique(np.array([place[q] for q in [*high, *low, *text]], dtype=np.int64))
         found.append((ids[ends], values[ends]))
     ids = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=str)
     values = np.concatenate([f[1] for f in found]) if found else np.zeros(0)
     high, low = _ends(ids, values, most, moved)
     movers = high[:MOVERS] + low[:MOVERS] if runs == 2 else []
-    chosen = np.array(sorted(set(high[:EXTREME_QUERIES]) | set(low[:EXTREME_QUERIES]) | set(movers)), dtype=str)
+    text = list(_most_moved(ids, values, texts)) if runs == 2 else _ends(ids, values, texts, None)[1]
+    chosen = np.array(sorted({*high[:EXTREME_QUERIES], *low[:EXTREME_QUERIES], *movers, *text}), dtype=str)
     rest = every[~np.isin(every, as_bytes(chosen))]
     drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen))))
     ids = np.sort(np.concatenate([chosen, np.array(drawn, dtype=str)]))
-    return SampleChoice(ids, len(every), tuple(high), tuple(low), measure.label())
+    return SampleChoice(ids, len(every), tuple(high), tuple(low), measure.label(), texts)
 
 
 def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
@@ -253,9 +272,17 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
     )
 
 
+def sample_choice(summaries: Sequence[RunSummary]) -> SampleChoice | None:
+    """The sample whose rows alone ``summaries`` hold, when a partitioned build chose it (section
+    29.3); None when they hold every query's."""
+    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+    return None if store is None else store.choice
+
+
 def held_sample(analysis: Analysis) -> str | None:
-    """Why ``analysis`` cannot give every query's rows, when it was read back from a report.json
-    that holds the sample alone (docs/conventions.md section 29.2); None when it holds them all."""
+    """Why ``analysis`` cannot give every query's rows, when its runs hold the sample's alone (read
+    back from a report.json that holds it, docs/conventions.md section 29.2, or kept so by the
+    build, section 29.3); None when they hold them all."""
     sample = analysis.sample
     if sample is None or not sample.rows_only:
         return None

@@ -231,6 +231,7 @@ def _analyse(
         partition_bytes=args.partition_mb << 20,
         whole_lists=whole_lists,
         sample_on=Measure(chosen.lead.key, k) if sampled else None,
+        sample_texts=args.text_queries if sampled and args.corpus else 0,
         **{
             name: getattr(args, name)
             for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")

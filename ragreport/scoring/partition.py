@@ -264,10 +264,12 @@ class HeldPartitions:
         )
 
     def examples(self) -> JudgedRun:
-        """The first and the last partitions' judged runs, together: where a refusal of the whole run
-        (:attr:`meeting`) finds the ids it names (the last holds the judged queries no list has)."""
+        """The first partition holding a list and the last one, together: where a refusal of the
+        whole run (:attr:`meeting`) finds the ids it names (the last holds the judged queries no list
+        has); read only then."""
         places = sorted(self._held)
-        return JudgedRun.concat([self._read(i)[0] for i in sorted({places[0], places[-1]})])
+        first = next((i for i in places if len(self._read(i)[0].doc_ids)), places[0])
+        return JudgedRun.concat([self._read(i)[0] for i in sorted({first, places[-1]})])
 
 
 def judgments_for(judgments: Judgments, query_ids: Iterable[str], keep: bool = True) -> Judgments:
@@ -356,7 +358,7 @@ class JudgmentIndex:
     @classmethod
     def of(cls, path: Path) -> JudgmentIndex | None:
         """The index of the qrels at ``path``; None when they are read whole instead: under twice
-        :data:`QRELS_SPAN_BYTES`, gzipped, not strict TREC qrels, or a query's lines in two places."""
+        :data:`QRELS_SPAN_BYTES`, gzipped, not strict TREC qrels, or a query's lines in two spans."""
         span_bytes = QRELS_SPAN_BYTES
         if not path.is_file() or path.stat().st_size < 2 * span_bytes:
             return None
@@ -380,11 +382,12 @@ class JudgmentIndex:
         return cls(path, spans, every, span_of, top)
 
     def _read(self, i: int) -> Judgments:
-        if self._last is None or self._last[0] != i:
+        last = self._last  # read once: a Dask worker's threads share the index
+        if last is None or last[0] != i:
             judgments = read_qrels_bytes(self.path, self.spans[i])
             assert judgments is not None  # read so when indexed
-            self._last = (i, judgments)
-        return self._last[1]
+            last = self._last = (i, judgments)
+        return last[1]
 
     def judgments(self, query_ids: np.ndarray, keep: bool = True) -> Judgments:
         """The judgments of ``query_ids`` (text or UTF-8 bytes; of every other query when ``keep``
