@@ -139,6 +139,12 @@ def main() -> None:
         # T = S + P / w: the driver's serial work S and the partitions' work P, from the two points
         parallel = 2 * (one - two)
         print(f"\nspeed-up of 2 workers over 1: {one / two:.2f}x (S = {one - parallel:.0f} s, P = {parallel:.0f} s)")
+        print("| workers | projected seconds, S + P / w |")
+        print("| ---: | ---: |")
+        for machines in args.machines:
+            print(f"| {machines} | {one - parallel + parallel / machines:.0f} |")
+        if args.build:  # the stream run's partitions are not its whole time: no per-partition projection
+            return
     per_partition = stream_seconds / partitions
     print(f"\none partition on one worker: {per_partition:.2f} s (the stream run over {partitions} partitions)")
     print("| machines (one worker each) | projected seconds |")
