@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +30,8 @@ from ragreport.scoring.partition import (
     read_partition,
     score_partition,
 )
+
+DATA = Path(__file__).parent / "data"
 
 
 def _files(tmp_path, queries=60, depth=30, seed=3):
@@ -673,3 +676,29 @@ def test_a_stream_build_reading_the_qrels_by_spans_gives_the_same_report(tmp_pat
     monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", 700)
     assert partition.cached_index(str(qrels.resolve())) is not None
     assert _report([run], qrels, engine="stream", partition_bytes=900) == whole
+
+
+@pytest.mark.parametrize(
+    "name, indexed",
+    [
+        ("trec_eval_test/qrels.test", True),  # trec_eval's own test qrels, as its repository holds them
+        ("trec_eval_test/qrels.rel_level", True),
+        ("trec_eval_test/qrels.test.with-comments", True),
+        ("trec_eval_test/qrels.comment.test", True),
+        ("trec_eval_edge/qrels.dup", False),  # a (query, id) pair twice: the line reader decides
+        ("beir_qrels.tsv", False),  # BEIR's header line: not strict TREC
+    ],
+)
+def test_the_judgment_index_on_real_qrels_layouts(monkeypatch, name, indexed):
+    """Qrels written by their own tools, cut into five spans: the whole file's judgments, or read whole."""
+    path = DATA / name
+    monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", max(64, path.stat().st_size // 5))
+    index = JudgmentIndex.of(path)
+    assert (index is not None) == indexed
+    if index is None:
+        return
+    whole = load_qrels(path)
+    assert len(index.spans) >= 3
+    for keep in (True, False):
+        for wanted in (whole.query_ids, whole.query_ids[::3], whole.query_ids[:1]):
+            _same_judgments(index.judgments(wanted, keep), judgments_for(whole, wanted.tolist(), keep))
