@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from .randomization import TIE
 if TYPE_CHECKING:
     from ..scoring.join import JudgedRun
     from ..scoring.metrics import QueryScores
+    from .shown import SampleChoice
     from .summary import RunSummary
 
 #: Queries are bucketed by the top bits of their key: 64 buckets, so that a reduce holds about
@@ -206,7 +207,7 @@ class PairedRows:
         self.stored = False
         #: The sample whose rows alone the runs hold, chosen from these buckets before any row was
         #: gathered (:func:`~ragreport.analysis.shown.choose_sample`); None: they hold every query's.
-        self.choice: Any = None
+        self.choice: SampleChoice | None = None
         #: With :attr:`choice`: per pair of runs (by their places), the queries the first scored and
         #: the second did not, sorted (what the pairing lists, section 10).
         self.apart: dict[tuple[int, int], tuple[str, ...]] = {}

@@ -101,14 +101,20 @@ def _smallest(ids: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
     return ids[np.lexsort((ids, keys))[:n]]
 
 
-def _ends(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -> tuple[list[str], list[str]]:
-    """The ``each`` ids of the highest and of the lowest ``values`` (ties by id); with ``moved``
-    only values above it, and below minus it."""
+def _end_rows(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the ``each`` highest and of the ``each`` lowest ``values`` (ties by id); with
+    ``moved`` only values above it, and below minus it."""
     high = np.lexsort((ids, -values))
     low = np.lexsort((ids, values))
     if moved is not None:
         high, low = high[values[high] > moved], low[values[low] < -moved]
-    return ids[high[:each]].tolist(), ids[low[:each]].tolist()
+    return high[:each], low[:each]
+
+
+def _ends(ids: np.ndarray, values: np.ndarray, each: int, moved: float | None) -> tuple[list[str], list[str]]:
+    """The ids of :func:`_end_rows`."""
+    high, low = _end_rows(ids, values, each, moved)
+    return ids[high].tolist(), ids[low].tolist()
 
 
 def shown_queries(analysis: Analysis) -> Shown | None:
@@ -181,9 +187,10 @@ class SampleChoice:
     texts: int = 0  # the queries the texts go to that the sample holds (the most moved, or the lowest)
 
 
-def _most_moved(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """The ``n`` ids of the largest ``|values|``, ties by id: the queries shown with their text."""
-    return ids[np.lexsort((ids, -np.abs(values)))[:n]]
+def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, runs: int) -> np.ndarray:
+    """The rows of the queries shown with their text (:func:`~.texts.shown_texts`): with two runs the
+    ``n`` largest ``|values|``, with one the ``n`` lowest values; ties by id."""
+    return np.lexsort((ids, -np.abs(values)))[:n] if runs == 2 else _end_rows(ids, values, n, None)[1]
 
 
 def choose_sample(
@@ -218,16 +225,13 @@ def choose_sample(
             other, _, more = rows[1]  # type: ignore[misc]
             _, at, at_other = np.intersect1d(ids, other, assume_unique=True, return_indices=True)
             ids, values = ids[at], more[at_other, 0] - values[at]
-        high, low = _ends(ids, values, most, moved)
-        text = _most_moved(ids, values, texts) if runs == 2 else _ends(ids, values, texts, None)[1]
-        place = {q: i for i, q in enumerate(ids.tolist())}
-        ends = np.unique(np.array([place[q] for q in [*high, *low, *text]], dtype=np.int64))
+        ends = np.unique(np.concatenate([*_end_rows(ids, values, most, moved), _text_rows(ids, values, texts, runs)]))
         found.append((ids[ends], values[ends]))
     ids = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=str)
     values = np.concatenate([f[1] for f in found]) if found else np.zeros(0)
     high, low = _ends(ids, values, most, moved)
     movers = high[:MOVERS] + low[:MOVERS] if runs == 2 else []
-    text = list(_most_moved(ids, values, texts)) if runs == 2 else _ends(ids, values, texts, None)[1]
+    text = ids[_text_rows(ids, values, texts, runs)].tolist()
     chosen = np.array(sorted({*high[:EXTREME_QUERIES], *low[:EXTREME_QUERIES], *movers, *text}), dtype=str)
     rest = every[~np.isin(every, as_bytes(chosen))]
     drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen))))

@@ -169,7 +169,7 @@ class HeldPartitions:
     (:data:`Rows`), and every query's id. Past ``spill_from`` queries they are written to a
     temporary folder, so that memory holds the ids alone, and :meth:`rows` reads back those of the
     queries asked for (a build past ``PAGE_QUERIES`` keeps its sample's, docs/conventions.md
-    section 29.2); None: always held in memory. The folder goes when the object is collected,
+    section 29.3); None: always held in memory. The folder goes when the object is collected,
     at exit too. :attr:`meeting` adds up what :func:`~ragreport.scoring.scorable.check_scorable`
     reads of every partition."""
 
@@ -722,10 +722,10 @@ def judged_by_partitions(
         )
     index = cached_index(qrels)
     if index is not None:
-        rest, top = index.judgments(query_ids, keep=False), index.top_grade
+        rest, top = index.judgments(distinct, keep=False), index.top_grade  # distinct: unique already
     else:
         judgments = cached_qrels(qrels, read_qrels)
-        text = np.array(as_text(query_ids), dtype=str)  # qrels read whole: under 32 MB of them, or not TREC
+        text = np.array(as_text(distinct), dtype=str)  # qrels read whole: under 32 MB of them, or not TREC
         rest, top = judgments_for(judgments, text, keep=False), int(judgments.grades.max(initial=1))
     if len(rest.query_ids):  # judged queries no partition has: one partition of their own
         results.append(
