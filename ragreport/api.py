@@ -142,6 +142,7 @@ def evaluate(
     whole_lists: bool = True,
     sample_on: str | Measure | None = None,
     sample_texts: int = 0,
+    sample_baseline: str | None = None,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -200,7 +201,7 @@ def evaluate(
         Keep each run's whole lists; False cuts them, once scored, to the depth the report reads
         (as ``ragreport build`` does: 13% less memory at 100,000 queries x 100 ids).
     sample_on : str or Measure, optional
-        With ``engine="stream"`` or ``"dask"`` and one or two runs, past 100,000 queries: keep
+        With ``engine="stream"`` or ``"dask"``, past 100,000 queries: keep
         only the rows of the sample the pages list, its extremes on this measure (the report's
         primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
         ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
@@ -208,6 +209,9 @@ def evaluate(
     sample_texts : int, default 0
         With ``sample_on``: how many queries the pages will show with their text (``analyse``'s
         ``text_queries``, with a ``corpus``), which the sample then holds.
+    sample_baseline : str, optional
+        With ``sample_on``: the run the sample's wins and losses are against, the report's
+        ``baseline`` (default the first run); with three runs or more, ``analyse`` keeps it.
 
     Returns
     -------
@@ -266,6 +270,7 @@ def evaluate(
             cut_lists=not whole_lists,
             sample_on=None if sample_on is None else measures_named(sample_on)[0],
             sample_texts=sample_texts,
+            sample_baseline=sample_baseline,
         )
     )
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from ragreport.analysis.compare import Correction, compare
+from ragreport.analysis.compare import Correction, _resampled_columns, compare
 from ragreport.analysis.intervals import shared_bootstrap_means
 from ragreport.analysis.ranking import competition_ranks, rank_intervals, rank_runs, tiers
 from ragreport.api import analyse, evaluate, reanalyse
@@ -100,6 +100,45 @@ def test_read_off_the_runs_resamples_as_one_draw_would_give():
     drawn = shared_bootstrap_means([matrix], conv.resamples, conv.seed)[0]
     low, high = rank_intervals(drawn, conv.confidence)
     assert [(r.low, r.high) for r in ranking.ranks] == list(zip(low.tolist(), high.tolist()))
+
+
+def _trec(path, run: dict[str, dict[str, float]]) -> str:
+    path.write_text("".join(f"{q} Q0 {d} 0 {v} r\n" for q, docs in run.items() for d, v in docs.items()))
+    return str(path)
+
+
+@pytest.mark.parametrize("lacking", [False, True])
+def test_the_partitioned_engines_rank_by_the_poisson_means_of_the_queries_every_run_scored(tmp_path, lacking):
+    """The stream engine's rank intervals: each resample's means weigh the queries every run scored
+    by their hashed Poisson weights (docs/conventions.md section 27), as a sum over those queries
+    made here with the stated weights gives; over a run's own queries, its bootstrap's means."""
+    from ragreport.analysis.paired import common_means
+    from ragreport.analysis.poisson import poisson_weights, query_keys
+
+    runs = {"A": _run(10), "B": _run(9), "C": _run(1), "D": _run(5)}
+    if lacking:  # D misses q9: ranked over q0-q8
+        runs["D"] = {q: v for q, v in runs["D"].items() if q != "q9"}
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 r 1\n" for q in QRELS))
+    paths = [_trec(tmp_path / f"{name}.trec", run) for name, run in runs.items()]
+    conventions = Conventions(missing=Missing.SKIP, resamples=400)
+    summaries = evaluate(paths, qrels=str(tmp_path / "qrels"), k=1, engine="stream", conventions=conventions)
+    ranking = rank_runs(summaries, LEAD)
+    common = [f"q{i}" for i in range(9 if lacking else 10)]
+    assert ranking.queries == len(common)
+    hits = {"A": 10, "B": 9, "C": 1, "D": 5}  # nDCG@1 is 1 on the first ``hits`` queries
+    values = np.array([[float(int(q[1:]) < hits[name]) for name in runs] for q in common])
+    weights = poisson_weights(query_keys(np.array(common), conventions.seed), 0, conventions.resamples)
+    kept = weights.sum(axis=1) > 0
+    means = (weights @ values)[kept] / weights.sum(axis=1)[kept, None]
+    by_mean = [list(runs).index(name) for name in ranking.order]
+    low, high = rank_intervals(means[:, by_mean], conventions.confidence)
+    assert [(r.low, r.high) for r in ranking.ranks] == list(zip(low.tolist(), high.tolist()))
+    drawn, count = common_means(summaries, LEAD)
+    np.testing.assert_allclose(drawn, means, rtol=0, atol=1e-15)
+    if not lacking:  # every run scored the same queries: their own bootstraps' means, to the bit
+        assert count == 10 and all(
+            np.array_equal(drawn[:, [i]], _resampled_columns(s, [LEAD])) for i, s in enumerate(summaries)
+        )
 
 
 # --- Ranks and intervals by hand -------------------------------------------------------------------

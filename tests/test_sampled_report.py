@@ -320,7 +320,7 @@ def _partitioned(monkeypatch, gathered: bool = False):
     monkeypatch.setattr(api, "evaluate_runs", parts)
 
 
-@pytest.mark.parametrize("runs", [1, 2])
+@pytest.mark.parametrize("runs", [1, 2, 3])
 @pytest.mark.parametrize("engine", ["stream", "dask"])
 def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes(
     tmp_path, sampled, monkeypatch, runs, engine
@@ -390,8 +390,14 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     ):
         with pytest.raises(ValueError, match=word):
             api.analyse(results, **given)
-    with pytest.raises(ValueError, match="one or two runs, not 3"):
-        api.evaluate([*paths, paths[0]], qrels=qrels, engine="stream", sample_on="nDCG@10")
+    # past two runs the pairs with the baseline are the sample's: analysed against another, refused
+    three, _ = _files(tmp_path / "three", 3) if (tmp_path / "three").mkdir() is None else ((), None)
+    results = api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="run1")
+    assert api.analyse(results, baseline="run1").sample.baseline == "run1"
+    with pytest.raises(ValueError, match="the sample's extremes are against 'run1'.*sample_baseline='run0'"):
+        api.analyse(results)
+    with pytest.raises(ValueError, match="'bm25' names no run; the runs are 'run0', 'run1', 'run2'"):
+        api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="bm25")
 
 
 def test_a_build_past_the_threshold_refuses_ids_that_never_meet_as_the_memory_engine(

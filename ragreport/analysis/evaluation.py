@@ -249,6 +249,7 @@ def evaluate_runs(
     cut_lists: bool = False,
     sample_on: Measure | None = None,
     sample_texts: int = 0,
+    sample_baseline: str | None = None,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
@@ -257,9 +258,11 @@ def evaluate_runs(
     a caller then cannot read the slots below. ``sample_on``: with a partition engine, past
     ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
     measure, the primary metric at K; docs/conventions.md section 29.3), the figures still every
-    query's: for one or two runs analysed with no previous report, slice, audit or outside scores,
-    which read every query's rows (``ragreport build``); ``sample_texts``: how many queries the
-    pages show with their text (``text_queries``, with a ``corpus``), which the sample then holds."""
+    query's: for runs analysed with no previous report, slice, audit or outside scores, which read
+    every query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
+    their text (``text_queries``, with a ``corpus``), which the sample then holds;
+    ``sample_baseline``: the run the sample's extremes are against (the report's baseline; the
+    first run by default), which the analysis of three runs or more must keep."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine != "memory" and columns is not None:  # a table is read whole, one row per query
@@ -291,14 +294,17 @@ def evaluate_runs(
             "; give both",
         )
     check_meta_count(metas, len(pairs))
-    if sample_on is not None and len(pairs) > 2:
-        # the library's alone: the command line keeps every row past two runs
-        raise ValueError(f"sample_on keeps a sample's rows for one or two runs, not {len(pairs)}")
     paths = [Path(run) for _, run in pairs]
     # Every run's metadata and name before any is scored: a clash of names is found at once,
     # not after the first runs took their time.
     run_metas = [meta_for(path, metas[i] if metas else None) for i, path in enumerate(paths)]
-    check_unique_names((run_name(meta, path), str(path)) for meta, path in zip(run_metas, paths))
+    names = [run_name(meta, path) for meta, path in zip(run_metas, paths)]
+    check_unique_names(zip(names, map(str, paths)))
+    if sample_baseline is not None and sample_baseline not in names:  # refused before any run is scored
+        raise ArgumentError(
+            Argument("baseline"), f" {sample_baseline!r} names no run; the runs are {', '.join(map(repr, names))}"
+        )
+    sample_base = 0 if sample_baseline is None else names.index(sample_baseline)
     asked, cutoffs = report_cutoffs(k, kmax)
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
     # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
@@ -359,7 +365,9 @@ def evaluate_runs(
     if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
-        store.choice = shown.choose_sample(store, len(held), every, sample_on, asked, conventions.seed, sample_texts)
+        store.choice = shown.choose_sample(
+            store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base
+        )
         scored_ids = [hold.scored_ids() for hold in held]
         store.apart = {
             (i, j): tuple(as_text(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True)))
@@ -383,7 +391,7 @@ def evaluate_runs(
     scored: list[Scored] = []
     for index, ((judged, scores, values, own, after), relevant_only) in enumerate(gathered):
         path, meta = paths[index], run_metas[index]
-        judged = replace(judged, name=run_name(meta, path), meta=meta or RunMeta(), source=str(path))
+        judged = replace(judged, name=names[index], meta=meta or RunMeta(), source=str(path))
         if wanted is not None:  # the whole label set's kind, which its sample keeps
             judged = judged.pinned(relevant_only)
         rates = rates_of(store.ranks[index]) if index in store.ranks else None

@@ -481,6 +481,36 @@ def _summed_pair(
     )
 
 
+def common_means(summaries: Sequence[RunSummary], measure: Measure) -> tuple[np.ndarray | None, int]:
+    """Each run's resampled means of ``measure`` (resamples x runs) over the queries every run of
+    ``summaries`` scored, and how many those are (None and 0 when there are none): bucket by bucket,
+    the runs' rows joined by id and their :class:`ResampledSums` added, so that every run's mean in
+    a resample weighs the same queries alike (the ranking's rank intervals, docs/conventions.md
+    section 27). Over a run's own queries they are its bootstrap's resampled means, to the bit."""
+    sources = [_source(summary, _family_columns(summary, [measure])) for summary in summaries]
+    total: ResampledSums | None = None
+    for bucket in range(BUCKETS):
+        rows = [source(bucket) for source in sources]
+        if any(r is None for r in rows):
+            continue
+        common = rows[0][0]  # type: ignore[index]
+        for ids, _, _ in rows[1:]:  # type: ignore[misc]
+            common = np.intersect1d(common, ids, assume_unique=True)
+        if not len(common):
+            continue
+        columns, keys = [], []
+        for ids, its_keys, values in rows:  # type: ignore[misc]
+            order = np.argsort(ids, kind="stable")
+            at = order[np.searchsorted(ids[order], common)]
+            columns.append(values[at, 0])
+            keys.append(its_keys[at])  # a query's key is the same in every run
+        more = ResampledSums.of(keys[0], np.stack(columns, axis=1), summaries[0].conventions.resamples)
+        total = _added(total, more)
+    if total is None:
+        return None, 0
+    return total.resampled_means(), total.rows
+
+
 @dataclass(frozen=True)
 class SlicedSums:
     """The sums of each slice (docs/conventions.md section 29): per run and slice, the measures'

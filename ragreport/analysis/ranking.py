@@ -16,7 +16,9 @@ With three or more runs (two are the comparison with the baseline, :mod:`.compar
   interval the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of its ranks, taken
   as order statistics (the lower and the higher: never an interpolated rank). When every run's own
   bootstrap resampled exactly those queries with one seed and count of resamples, its resampled
-  means are read, not drawn again (section 22.2).
+  means are read, not drawn again (section 22.2). On the partitioned engines the pairs and the
+  resampled means come from the sums of the runs' buckets
+  (:func:`~.paired.paired_figures`, :func:`~.paired.common_means`): no per-query value is gathered.
 - **Tiers** (:func:`tiers`): walking the runs by mean, a run joins the current tier unless the
   tier's first run is clearly better than it (the pair's verdict ``better``); then it starts the
   next tier.
@@ -42,7 +44,7 @@ from .compare import (
     verdict_of,
 )
 from .intervals import resample_rows, shared_bootstrap_means
-from .paired import paired_figures
+from .paired import common_means, paired_figures
 from .randomization import TIE
 
 if TYPE_CHECKING:
@@ -233,28 +235,37 @@ def rank_runs(
     runs = [summaries[i] for i in order]
     shown = np.array([means[i] for i in order])
     index = [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
-    # The column run is the "baseline" of its pairs: its rows minus theirs read the other way.
-    pairings = {(i, j): pair_queries(runs[j], runs[i]) for i, j in index}
-    differences = {
-        (i, j): family_values(runs[i], p.run_rows, [measure]) - family_values(runs[j], p.baseline_rows, [measure])
-        for (i, j), p in pairings.items()
-    }
     bands: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
     tests: dict[tuple[int, int], np.ndarray] = {}
-    if runs[0].sums is not None and all(s.conventions.seed == conventions.seed for s in runs):
+    paired: dict[tuple[int, int], int] = {}  # the queries each pair shares
+    summable = runs[0].sums is not None and all(
+        (s.conventions.seed, s.label_fingerprint) == (conventions.seed, runs[0].label_fingerprint) for s in runs
+    )
+    if summable:
         # The partitioned engines: each pair's figures from the sums of the runs' buckets, as the
-        # comparison's (docs/conventions.md section 29), so that a pair reads alike in both.
+        # comparison's (docs/conventions.md section 29), so that a pair reads alike in both, and
+        # the rank intervals from the sums of the queries every run scored.
         for i, j in index:
             summed = paired_figures(runs[j], runs[i], [measure], conventions, permutations, readings=False)
             bands[i, j], tests[i, j] = (summed.delta, summed.low, summed.high), summed.p
+            paired[i, j] = summed.queries
+        drawn, queries = common_means(runs, measure)
     else:
+        # The column run is the "baseline" of its pairs: its rows minus theirs read the other way.
+        pairings = {(i, j): pair_queries(runs[j], runs[i]) for i, j in index}
+        differences = {
+            (i, j): family_values(runs[i], p.run_rows, [measure]) - family_values(runs[j], p.baseline_rows, [measure])
+            for (i, j), p in pairings.items()
+        }
         for j in range(1, len(runs)):
             above = [(runs[i], pairings[i, j], differences[i, j]) for i in range(j)]
             bands.update(
                 zip(((i, j) for i in range(j)), paired_bands(runs[j], above, [measure], conventions, effects=False))
             )
         tests = dict(zip(index, paired_tests([differences[key] for key in index], permutations, conventions.seed)))
-    shared = [key for key in index if len(differences[key])]
+        paired = {key: len(d) for key, d in differences.items()}
+        drawn, queries = _common_draws(runs, pairings, measure)
+    shared = [key for key in index if paired[key]]
     # A pair sharing no query is left out of the correction, as a run against the baseline is.
     adjusted = dict(zip(shared, adjust([float(tests[key][0]) for key in shared], correction).tolist()))
     alpha = 1.0 - conventions.confidence
@@ -263,13 +274,14 @@ def rank_runs(
     def pair(i: int, j: int) -> Pair:
         """The pair of the ith and the jth run by mean: NaN figures when they share no query."""
         delta, low, high, p = (float(v[0]) if len(v) else nan for v in (*bands[i, j], tests[i, j]))
-        shared = len(differences[i, j])
-        return Pair(runs[i].name, runs[j].name, delta, low, high, p, adjusted.get((i, j), nan), shared, alpha, margin)
+        return Pair(
+            runs[i].name, runs[j].name, delta, low, high, p, adjusted.get((i, j), nan), paired[i, j], alpha, margin
+        )
 
     pairs = tuple(pair(i, j) for i, j in index)
     by_names = {(p.row, p.column): p for p in pairs}
     ranked = competition_ranks(shown[None, :])[0]
-    low, high, queries = _intervals(runs, pairings, measure)
+    low, high = (None, None) if drawn is None else rank_intervals(drawn, conventions.confidence)
     ranks = tuple(
         RankInterval(
             s.name,
@@ -297,15 +309,14 @@ def rank_runs(
     )
 
 
-def _intervals(
-    runs: Sequence[RunSummary], pairings: dict, measure: Measure
-) -> tuple[np.ndarray | None, np.ndarray | None, int]:
-    """The rank intervals over the queries every pairing holds (and how many): each run's resampled
-    means read off its own bootstrap when it resampled exactly those queries with the others'
-    resamples and seed, else drawn once for all the runs together."""
+def _common_draws(runs: Sequence[RunSummary], pairings: dict, measure: Measure) -> tuple[np.ndarray | None, int]:
+    """The runs' resampled means (resamples x runs) over the queries every pairing holds (and how
+    many; None when there are none): each run's read off its own bootstrap when it resampled
+    exactly those queries with the others' resamples and seed, else drawn once for all the runs
+    together."""
     ids = reduce(np.intersect1d, (p.query_ids for p in pairings.values()))
     if not len(ids):
-        return None, None, 0
+        return None, 0
     conventions = runs[0].conventions
     rows = []
     for s in runs:
@@ -317,9 +328,6 @@ def _intervals(
         for s, (own, common) in zip(runs, rows)
     ]
     if all(r is not None for r in read):
-        drawn = np.hstack(read)  # type: ignore[arg-type]
-    else:
-        values = np.hstack([family_values(s, common, [measure]) for s, (_, common) in zip(runs, rows)])
-        drawn = shared_bootstrap_means([values], conventions.resamples, conventions.seed)[0]
-    low, high = rank_intervals(drawn, conventions.confidence)
-    return low, high, len(ids)
+        return np.hstack(read), len(ids)  # type: ignore[arg-type]
+    values = np.hstack([family_values(s, common, [measure]) for s, (_, common) in zip(runs, rows)])
+    return shared_bootstrap_means([values], conventions.resamples, conventions.seed)[0], len(ids)

@@ -173,70 +173,115 @@ def shown_queries(analysis: Analysis) -> Shown | None:
 @dataclass(frozen=True)
 class SampleChoice:
     """The sample a partitioned build chose before it gathered any row, so as to read back its
-    rows alone (docs/conventions.md section 29.2), by this module's rules: ``high`` and ``low``
-    the extremes on ``metric`` (with two runs, the second's largest wins over the first and its
-    largest losses; with one, its highest and lowest values), as many as the extremes or the
-    comparison's movers take, then the draw, out of ``total`` queries. The queries shown with
-    their text are chosen among the sample's."""
+    rows alone (docs/conventions.md section 29.2), by this module's rules: per run compared with
+    ``baseline`` (the runs but it, in their order) its largest wins and its largest losses on
+    ``metric`` (``sides``: as many as the extremes or the comparison's movers take; with one run,
+    its highest and lowest values), ``compared`` of them sharing a query with it, then the draw,
+    out of ``total`` queries. The queries shown with their text are chosen among the sample's."""
 
     ids: np.ndarray
     total: int
-    high: tuple[str, ...]
-    low: tuple[str, ...]
+    sides: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
     metric: str
     texts: int = 0  # the queries the texts go to that the sample holds (the most moved, or the lowest)
+    baseline: str | None = None  # None: one run
+    compared: int = 0
 
 
-def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, runs: int) -> np.ndarray:
-    """The rows of the queries shown with their text (:func:`~.texts.shown_texts`): with two runs the
-    ``n`` largest ``|values|``, with one the ``n`` lowest values; ties by id."""
-    return np.lexsort((ids, -np.abs(values)))[:n] if runs == 2 else _end_rows(ids, values, n, None)[1]
+def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, compared: bool) -> np.ndarray:
+    """The rows of the queries shown with their text (:func:`~.texts.shown_texts`): with a comparison
+    the ``n`` largest ``values`` (each query's largest difference either way), with one run the ``n``
+    lowest values; ties by id."""
+    return np.lexsort((ids, -values))[:n] if compared else _end_rows(ids, values, n, None)[1]
+
+
+def _most_moved(moved: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's largest ``|d|`` over the runs' (ids, d), its ids sorted."""
+    ids = np.concatenate([i for i, _ in moved])
+    sizes = np.abs(np.concatenate([d for _, d in moved]))
+    unique, at = np.unique(ids, return_inverse=True)
+    largest = np.zeros(len(unique))
+    np.maximum.at(largest, at, sizes)
+    return unique, largest
 
 
 def choose_sample(
     store: PairedRows,
-    runs: int,
+    names: Sequence[str],
     every: np.ndarray,
     measure: Measure,
     asked: tuple[int, ...],
     seed: int,
     texts: int = 0,
+    baseline: int = 0,
 ) -> SampleChoice:
-    """The sample of a build of one or two runs whose rows are kept for it alone: the extremes on
-    ``measure`` (a suite metric at a cutoff of ``asked``) read bucket by bucket off ``store``
-    (each bucket's ``EXTREME_QUERIES`` a side, then the whole's), the draw from ``every`` id
-    (sorted, as UTF-8 bytes: their order is the text's, and so are their keys); with ``texts``, the
-    queries the pages show with their text, chosen as among every query (the ``texts`` largest
-    differences either way, with one run its lowest values: :func:`~.texts.shown_texts`)."""
-    if runs > 2:
-        raise ValueError("a sample is chosen before the rows are gathered for one or two runs alone")
+    """The sample of a build whose rows are kept for it alone, the runs ``names`` in ``store``'s
+    order compared with the run at ``baseline``: the extremes on ``measure`` (a suite metric at a
+    cutoff of ``asked``) read bucket by bucket off ``store`` (each bucket's ``EXTREME_QUERIES`` a
+    side a run, then the whole's), the draw from ``every`` id (sorted, as UTF-8 bytes: their order
+    is the text's, and so are their keys); with ``texts``, the queries the pages show with their
+    text, chosen as among every query (the ``texts`` largest differences either way over the
+    compared runs, with one run its lowest values: :func:`~.texts.shown_texts`)."""
     column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
-    moved = _MOVED if runs == 2 else None
-    # the extremes, and with two runs the comparison's movers (a side each), whichever are more
-    most = max(EXTREME_QUERIES, MOVERS if runs == 2 else 0)
-    found: list[tuple[np.ndarray, np.ndarray]] = []
+    others = [r for r in range(len(names)) if r != baseline]
+    compares = bool(others)
+    moved = _MOVED if compares else None
+    # the extremes, and with a comparison its movers (a side each), whichever are more
+    most = max(EXTREME_QUERIES, MOVERS if compares else 0)
+    found: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in others or [baseline]]
+    paired = [0] * len(found)
+    text_found: list[tuple[np.ndarray, np.ndarray]] = []
     for bucket in range(BUCKETS):
-        rows = [store.rows(r, bucket, [column]) for r in range(runs)]
-        if any(r is None for r in rows):
+        base = store.rows(baseline, bucket, [column])
+        if base is None:
             continue
-        ids, _, values = rows[0]  # type: ignore[misc]
-        values = values[:, 0]
-        if runs == 2:
-            other, _, more = rows[1]  # type: ignore[misc]
-            _, at, at_other = np.intersect1d(ids, other, assume_unique=True, return_indices=True)
-            ids, values = ids[at], more[at_other, 0] - values[at]
-        ends = np.unique(np.concatenate([*_end_rows(ids, values, most, moved), _text_rows(ids, values, texts, runs)]))
-        found.append((ids[ends], values[ends]))
-    ids = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=str)
-    values = np.concatenate([f[1] for f in found]) if found else np.zeros(0)
-    high, low = _ends(ids, values, most, moved)
-    movers = high[:MOVERS] + low[:MOVERS] if runs == 2 else []
-    text = ids[_text_rows(ids, values, texts, runs)].tolist()
-    chosen = np.array(sorted({*high[:EXTREME_QUERIES], *low[:EXTREME_QUERIES], *movers, *text}), dtype=str)
-    rest = every[~np.isin(every, as_bytes(chosen))]
-    drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen))))
-    ids = np.sort(np.concatenate([chosen, np.array(drawn, dtype=str)]))
-    return SampleChoice(ids, len(every), tuple(high), tuple(low), measure.label(), texts)
+        ids, _, values = base
+        if not compares:
+            ends = np.unique(
+                np.concatenate([*_end_rows(ids, values[:, 0], most, None), _text_rows(ids, values[:, 0], texts, False)])
+            )
+            found[0].append((ids[ends], values[ends, 0]))
+            continue
+        differences = []
+        for place, r in enumerate(others):
+            rows = store.rows(r, bucket, [column])
+            if rows is None:
+                continue
+            _, at, at_other = np.intersect1d(ids, rows[0], assume_unique=True, return_indices=True)
+            d = rows[2][at_other, 0] - values[at, 0]
+            paired[place] += len(d)
+            ends = np.unique(np.concatenate(_end_rows(ids[at], d, most, moved)))
+            found[place].append((ids[at][ends], d[ends]))
+            differences.append((ids[at], d))
+        if differences and texts:
+            both, largest = _most_moved(differences)
+            top = _text_rows(both, largest, texts, True)
+            text_found.append((both[top], largest[top]))
+    sides = []
+    for pieces in found:
+        ids = np.concatenate([f[0] for f in pieces]) if pieces else np.zeros(0, dtype=str)
+        values = np.concatenate([f[1] for f in pieces]) if pieces else np.zeros(0)
+        high, low = _ends(ids, values, most, moved)
+        sides.append((tuple(high), tuple(low)))
+        if not compares and texts:
+            text_found.append((ids, values))
+    compared = sum(1 for n in paired if n) if compares else 0
+    each = max(1, EXTREME_QUERIES // max(1, compared))
+    chosen_sides = [side for side, n in zip(sides, paired) if n] if compares else sides
+    chosen = {q for high, low in chosen_sides for q in (*high[:each], *low[:each])}
+    if compares:
+        chosen |= {q for high, low in chosen_sides for q in (*high[:MOVERS], *low[:MOVERS])}
+    if texts and text_found:
+        ids = np.concatenate([f[0] for f in text_found])
+        values = np.concatenate([f[1] for f in text_found])
+        chosen |= set(ids[_text_rows(ids, values, texts, compares)].tolist())
+    chosen_ids = np.array(sorted(chosen), dtype=str)
+    rest = every[~np.isin(every, as_bytes(chosen_ids))]
+    drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen_ids))))
+    ids = np.sort(np.concatenate([chosen_ids, np.array(drawn, dtype=str)]))
+    return SampleChoice(
+        ids, len(every), tuple(sides), measure.label(), texts, names[baseline] if compares else None, compared
+    )
 
 
 def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
@@ -246,19 +291,24 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
     label = analysis.primary_label
     if choice.metric != label:
         raise ValueError(f"the sample's extremes are on {choice.metric}; the report leads with {label}")
-    high, low, compared = choice.high, choice.low, 0
+    sides, compared = choice.sides, choice.compared
     comparison = analysis.comparison
     pointed = set(analysis.text_queries)
     each = EXTREME_QUERIES
     if comparison is not None:
-        (rc,) = comparison.runs  # a sample is chosen so for two runs at most
-        compared = int(bool(rc.queries))
+        if comparison.baseline != choice.baseline:
+            # two runs: the first run's wins are the second's losses; past two the pairs differ
+            if len(analysis.summaries) > 2:
+                raise ValueError(
+                    f"the sample's extremes are against {choice.baseline!r}; the report's baseline is "
+                    f"{comparison.baseline!r}: evaluate with sample_baseline={comparison.baseline!r}"
+                )
+            sides = tuple((low, high) for high, low in sides)
+        sides = tuple(side for side, rc in zip(sides, comparison.runs) if rc.queries)
         each = max(1, EXTREME_QUERIES // max(1, compared))
-        if comparison.baseline != analysis.summaries[0].name:  # the first run's wins are the second's losses
-            high, low = low, high
-        pointed |= set(high[:MOVERS]) | set(low[:MOVERS])
-    wins = set(high[:each])
-    losses = set(low[:each]) - wins
+        pointed |= {q for high, low in sides for q in (*high[:MOVERS], *low[:MOVERS])}
+    wins = {q for high, _ in sides for q in high[:each]}
+    losses = {q for _, low in sides for q in low[:each]} - wins
     cited = (pointed & set(choice.ids.tolist())) - wins - losses
     return Shown(
         ids=choice.ids,

@@ -216,11 +216,13 @@ def _analyse(
             "which carries its own judgments"
         )
     chosen = choose_family(family, k, args.primary, compares=compares)
-    # Past PAGE_QUERIES a partitioned build of one or two runs keeps its sample's rows alone, where
+    if isinstance(previous, (str, Path)):
+        load_previous(previous)  # read before any run is: a broken report is one line, not a wasted scoring
+    # Past PAGE_QUERIES a partitioned build keeps its sample's rows alone, where
     # nothing it shows reads every query's rows (docs/conventions.md section 29.2).
     every_row = previous is not None or args.slice or args.query_meta or getattr(args, "audit", None)
     every_row = every_row or getattr(args, "scores", None)
-    sampled = sample_rows and args.engine != "memory" and len(args.inputs) <= 2 and not every_row
+    sampled = sample_rows and args.engine != "memory" and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(
         args.inputs,
@@ -232,6 +234,7 @@ def _analyse(
         whole_lists=whole_lists,
         sample_on=Measure(chosen.lead.key, k) if sampled else None,
         sample_texts=args.text_queries if sampled and args.corpus else 0,
+        sample_baseline=args.baseline if sampled else None,
         **{
             name: getattr(args, name)
             for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")
