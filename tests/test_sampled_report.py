@@ -361,6 +361,46 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     assert len(document["sampled"]["shown"]["ids"]) == 40 and document["texts"]["queries"]
 
 
+def test_a_build_keeping_its_samples_rows_drifts_from_a_sampled_report_as_a_gathered_build(
+    tmp_path, sampled, monkeypatch
+):
+    """A previous report that holds a sample drifts by its means (section 29.2): a build keeping its
+    own sample's rows alone writes the gathered build's bytes; a previous report that holds every
+    query's pairs them, and the build gathers every row."""
+    from ragreport.scoring import partition
+
+    paths, qrels = _files(tmp_path, 2, lacking=("q3",), low=0)
+    _partitioned(monkeypatch)
+    before = _build(tmp_path, paths, qrels, "before", "--engine", "stream")
+    assert json.loads((before / "report.json").read_text())["sampled"]
+    held = []
+    add = partition.HeldPartitions.add
+
+    def kept(self, place, part):
+        held.append(self)
+        return add(self, place, part)
+
+    monkeypatch.setattr(partition.HeldPartitions, "add", kept)
+    more = ["--engine", "stream", "--previous", str(before / "report.json")]
+    lean = _build(tmp_path, paths[::-1], qrels, "lean", *more)
+    assert held and all(h.spilled for h in held)
+    _partitioned(monkeypatch, gathered=True)
+    gathered = _build(tmp_path, paths[::-1], qrels, "gathered", *more)
+    assert _files_of(lean) == _files_of(gathered)
+    drift = json.loads((lean / "report.json").read_text())["drift"]
+    assert drift["comparable"] and {r["run"] for r in drift["rows"]} == {"run0", "run1"}
+    # a previous report of every query's rows: the drift pairs them, every row gathered
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
+    whole = _build(tmp_path, paths, qrels, "whole", "--engine", "stream")
+    monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
+    held.clear()
+    _partitioned(monkeypatch)
+    paired = _build(tmp_path, paths, qrels, "paired", "--engine", "stream", "--previous", str(whole / "report.json"))
+    assert held and not any(h.spilled for h in held)
+    rows = json.loads((paired / "report.json").read_text())["drift"]["rows"]
+    assert all(r["low"] is not None for r in rows)
+
+
 def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_path, sampled):
     from ragreport import api
 

@@ -21,7 +21,7 @@ from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
 from .audit import audited_limits, measure_audit
 from .compare import Correction, choose_family, compare
-from .drift import drift
+from .drift import drift, is_sampled
 from .evaluation import _quiet
 from .limits import build_day, limits
 from .power import EFFECT_RANGE, MIN_EFFECT, MIN_EFFECT_LOW
@@ -114,8 +114,11 @@ class Analysis:
 
 
 def _check_sampled(choice, previous, query_meta, slice_by, audit, scores, corpus, text_queries: int) -> None:
-    """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3)."""
-    given = {"previous": previous, "query_meta": query_meta, "slice_by": slice_by, "audit": audit, "scores": scores}
+    """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
+    a drift from a report that holds every query's (one that holds a sample drifts by the means)."""
+    pairs_queries = previous is not None and not is_sampled(previous[0])
+    given = {"previous": previous if pairs_queries else None, "query_meta": query_meta, "slice_by": slice_by}
+    given |= {"audit": audit, "scores": scores}
     for name, value in given.items():
         if value is not None and not (isinstance(value, (list, tuple)) and not value):
             raise ArgumentError(

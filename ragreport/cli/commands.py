@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import api
 from ..analysis.compare import Correction, choose_family
+from ..analysis.drift import is_sampled
 from ..analysis.pipeline import Analysis, release_sweep
 from ..analysis.shown import held_sample
 from ..config import FROM_FILE, ConfigError, resolve, resolved_settings
@@ -216,12 +217,16 @@ def _analyse(
             "which carries its own judgments"
         )
     chosen = choose_family(family, k, args.primary, compares=compares)
-    if isinstance(previous, (str, Path)):
-        load_previous(previous)  # read before any run is: a broken report is one line, not a wasted scoring
-    # Past PAGE_QUERIES a partitioned build keeps its sample's rows alone, where
-    # nothing it shows reads every query's rows (docs/conventions.md section 29.2).
-    every_row = previous is not None or args.slice or args.query_meta or getattr(args, "audit", None)
-    every_row = every_row or getattr(args, "scores", None)
+    # read before any run is: a broken report is one line, not a wasted scoring
+    basis = load_previous(previous) if isinstance(previous, (str, Path)) else None
+    if isinstance(previous, api.History):
+        basis = previous.previous
+    # Past PAGE_QUERIES a partitioned build keeps its sample's rows alone, where nothing it shows
+    # reads every query's rows (docs/conventions.md section 29.3): a drift from a sampled report
+    # reads the means alone.
+    every_row = basis is not None and not is_sampled(basis)
+    every_row = every_row or bool(args.slice or args.query_meta or getattr(args, "audit", None))
+    every_row = every_row or getattr(args, "scores", None) is not None
     sampled = sample_rows and args.engine != "memory" and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(
