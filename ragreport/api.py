@@ -143,6 +143,8 @@ def evaluate(
     sample_on: str | Measure | None = None,
     sample_texts: int = 0,
     sample_baseline: str | None = None,
+    sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
+    sample_slice_by: Sequence[str] = (),
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -205,14 +207,17 @@ def evaluate(
         only the rows of the sample the pages list, its extremes on this measure (the report's
         primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
         ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
-        query's; analyse the results with no slice, audit, outside scores or previous report holding
-        every query's rows (one holding a sample drifts by its means).
+        query's; analyse the results with no audit, outside scores or previous report holding every
+        query's rows (one holding a sample drifts by its means), and slices only by ``sample_meta``.
     sample_texts : int, default 0
         With ``sample_on``: how many queries the pages will show with their text (``analyse``'s
         ``text_queries``, with a ``corpus``), which the sample then holds.
     sample_baseline : str, optional
         With ``sample_on``: the run the sample's wins and losses are against, the report's
         ``baseline`` (default the first run); with three runs or more, ``analyse`` keeps it.
+    sample_meta, sample_slice_by : optional
+        With ``sample_on``: the queries' metadata and the keys ``analyse`` will slice by (its
+        ``query_meta`` and ``slice_by``), whose slices' example queries the sample then holds.
 
     Returns
     -------
@@ -272,6 +277,8 @@ def evaluate(
             sample_on=None if sample_on is None else measures_named(sample_on)[0],
             sample_texts=sample_texts,
             sample_baseline=sample_baseline,
+            sample_meta=sample_meta,
+            sample_slice_by=sample_slice_by,
         )
     )
 

@@ -335,10 +335,13 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     more = ["--engine", engine, "--queries", str(tmp_path / "queries.tsv")]
-    # more queries with their text than the extremes hold (5 a side): the sample holds them too
-    more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "12"]
+    if engine == "stream":  # more queries with their text than the extremes hold (5 a side): held too
+        more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "12"]
     if runs == 3 and engine == "dask":  # the extremes against another run than the first
         more += ["--baseline", "run2"]
+    # sliced by a topic: the slices' examples are listed, and the texts go to them first
+    (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abcd'[i % 4]}\n" for i in range(QUERIES)))
+    more += ["--query-meta", str(tmp_path / "meta.csv")]
     held = []
     from ragreport.scoring import partition
 
@@ -358,7 +361,9 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     gathered = _build(tmp_path, paths, qrels, "gathered", *more)
     assert _files_of(lean) == _files_of(gathered)
     document = json.loads((lean / "report.json").read_text())
-    assert len(document["sampled"]["shown"]["ids"]) == 40 and document["texts"]["queries"]
+    assert len(document["sampled"]["shown"]["ids"]) == 40 and bool(document.get("texts")) == (engine == "stream")
+    examples = {q for s in document["slices"] for q in s["examples"]}
+    assert len(document["slices"]) == 4 and examples <= set(document["sampled"]["shown"]["ids"])
 
 
 def test_a_build_keeping_its_samples_rows_drifts_from_a_sampled_report_as_a_gathered_build(
@@ -438,6 +443,16 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     assert api.analyse(results, baseline="run1").sample.baseline == "run1"
     with pytest.raises(ValueError, match="the sample's extremes are against 'run1'.*sample_baseline='run0'"):
         api.analyse(results)
+    # a sample chosen with the slices' examples: analysed with the metadata it was chosen by
+    meta = {f"q{i}": {"topic": "ab"[i % 2]} for i in range(QUERIES)}
+    results = api.evaluate(paths, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_meta=meta)
+    report = api.analyse(results, query_meta=meta)
+    assert {q for s in report.slices.slices for q in s.examples} <= set(report.sample.ids.tolist())
+    with pytest.raises(ValueError, match="query_meta.* is the metadata these results' sample was chosen"):
+        api.analyse(results)
+    outside = [q for q in meta if q not in set(report.sample.ids.tolist())][:3]  # a slice of queries not held
+    with pytest.raises(ValueError, match="the sample holds other slices' examples"):
+        api.analyse(results, query_meta={q: {"topic": "c" if q in outside else "d"} for q in meta})
     with pytest.raises(ValueError, match="'bm25' names no run; the runs are 'run0', 'run1', 'run2'"):
         api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="bm25")
 

@@ -10,7 +10,7 @@ asked for and the Poisson sums every mean and band comes from (docs/conventions.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from ..core.ids import as_text
 from ..core.model import Conventions, Run, RunMeta
 from ..reading.memory import is_in_memory, named_inputs
 from ..reading.meta import check_meta_count, check_unique_names, meta_for, run_name
+from ..reading.querymeta import read_query_meta
 from ..reading.registry import detect_file_format, load_inputs, load_qrels
 from ..scoring.condensed import Following, condense, following
 from ..scoring.cutoffs import DEFAULT_K, SAMPLE_K, kept_cutoffs, report_cutoffs
@@ -43,6 +44,7 @@ from ..scoring.scorable import check_scorable
 from . import shown
 from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
+from .slices import EXAMPLES, slice_groups, slice_keys
 from .summary import (
     Facts,
     RunSummary,
@@ -250,6 +252,8 @@ def evaluate_runs(
     sample_on: Measure | None = None,
     sample_texts: int = 0,
     sample_baseline: str | None = None,
+    sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
+    sample_slice_by: Sequence[str] = (),
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
@@ -262,7 +266,9 @@ def evaluate_runs(
     every query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
     their text (``text_queries``, with a ``corpus``), which the sample then holds;
     ``sample_baseline``: the run the sample's extremes are against (the report's baseline; the
-    first run by default), which the analysis of three runs or more must keep."""
+    first run by default), which the analysis of three runs or more must keep; ``sample_meta`` and
+    ``sample_slice_by``: the queries' metadata and the keys the analysis slices by
+    (``query_meta``, ``slice_by``), whose slices' example queries the sample then holds."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine != "memory" and columns is not None:  # a table is read whole, one row per query
@@ -365,8 +371,15 @@ def evaluate_runs(
     if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
+        store.every = every
+        store.judged = np.unique(np.concatenate([hold.judged_ids() for hold in held]))
+        groups = None
+        if sample_meta is not None:  # the slices' examples: the sample holds them (section 29.3)
+            by_query = read_query_meta(sample_meta) if isinstance(sample_meta, (str, Path)) else sample_meta
+            keys = slice_keys(by_query, sample_slice_by) if by_query else ()
+            groups = [members for _, _, members in slice_groups(by_query, keys, store.judged)] if keys else []
         store.choice = shown.choose_sample(
-            store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base
+            store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base, groups, EXAMPLES
         )
         scored_ids = [hold.scored_ids() for hold in held]
         store.apart = {
@@ -385,7 +398,6 @@ def evaluate_runs(
             whole = join(Run.empty(), cached_qrels(labels_at, load_qrels), conventions.relevance_level)
             shared_prints = (fingerprint(judged_query_ids(whole)), label_fingerprint(whole))
             del whole
-    del every
     while held:  # each run's rows read back, and its partitions let go, before the next's
         gathered.append((held[0].rows(wanted), held.pop(0).relevant_only))
     scored: list[Scored] = []

@@ -15,6 +15,7 @@ largest wins and losses (:func:`paired_figures`). Every figure of the comparison
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -211,6 +212,10 @@ class PairedRows:
         #: With :attr:`choice`: per pair of runs (by their places), the queries the first scored and
         #: the second did not, sorted (what the pairing lists, section 10).
         self.apart: dict[tuple[int, int], tuple[str, ...]] = {}
+        #: With :attr:`choice`: every query's id, and those judged in any run (sorted UTF-8 bytes):
+        #: what the queries' metadata and the slices are matched against.
+        self.every: np.ndarray | None = None
+        self.judged: np.ndarray | None = None
 
     @property
     def sampled(self) -> bool:
@@ -537,6 +542,31 @@ def sliced_sums(
     ``measures`` and ``primary`` (:func:`paired_figures`' sources), cut by slice; with a baseline
     (``base``, its place among ``summaries``), each other run's differences from it on ``primary``
     over the queries both scored, cut alike."""
+    sources = [_source(summary, _family_columns(summary, [*measures, primary])) for summary in summaries]
+    return _sliced(sources, groups, len(measures), base, summaries[0].conventions.resamples, permutations, examples)
+
+
+def slice_examples(
+    store: PairedRows, runs: int, groups: Sequence[Sequence[str]], column: int, base: int | None, examples: int
+) -> list[tuple[str, ...]]:
+    """Each slice's example queries as :func:`sliced_sums` finds them, off the ``runs`` runs'
+    spilled buckets in ``store`` (``column``: the primary metric's), no sum made: what a build
+    keeping its sample's rows alone lists (docs/conventions.md section 29.3)."""
+    sources = [functools.partial(store.rows, r, columns=[column]) for r in range(runs)]
+    return _sliced(sources, groups, 0, base, 0, 0, examples).examples
+
+
+def _sliced(
+    sources: Sequence[Callable[[int], Rows | None]],
+    groups: Sequence[Sequence[str]],
+    m: int,
+    base: int | None,
+    resamples: int,
+    permutations: int,
+    examples: int,
+) -> SlicedSums:
+    """:func:`sliced_sums` of the runs' bucket ``sources`` (``m`` measures' columns, then the
+    primary metric's); with no ``resamples``, the examples alone."""
     # Each slice's members sorted, for a vectorised lookup of a bucket's ids (a dict of every
     # query would cost a Python step and about 110 bytes a query).
     members = [np.unique(np.asarray(list(group), dtype=str)) for group in groups]
@@ -550,23 +580,20 @@ def sliced_sums(
                 out[:, s] = sorted_ids[at] == ids
         return out
 
-    conventions = summaries[0].conventions
-    m = len(measures)
-    sources = [_source(summary, _family_columns(summary, [*measures, primary])) for summary in summaries]
-    runs: list[list[ResampledSums | None]] = [[None] * len(groups) for _ in summaries]
-    others = [] if base is None else [r for r in range(len(summaries)) if r != base]
+    runs: list[list[ResampledSums | None]] = [[None] * len(groups) for _ in sources]
+    others = [] if base is None else [r for r in range(len(sources)) if r != base]
     compared: dict[int, list[ResampledSums | None]] = {r: [None] * len(groups) for r in others}
     moved: list[list[tuple[float, str]]] = [[] for _ in groups]  # (ordered by, query id)
     for bucket in range(BUCKETS):
         rows = [source(bucket) for source in sources]
         for r, got in enumerate(rows):
-            if got is None:
+            if got is None or not resamples:
                 continue
             ids, keys, values = got
             mask = inside(ids)
             for s in np.flatnonzero(mask.any(axis=0)).tolist():
                 at = mask[:, s]
-                runs[r][s] = _added(runs[r][s], ResampledSums.of(keys[at], values[at, :m], conventions.resamples))
+                runs[r][s] = _added(runs[r][s], ResampledSums.of(keys[at], values[at, :m], resamples))
         if base is None:  # no comparison: the first run's lowest values
             if rows[0] is not None:
                 ids, _, values = rows[0]
@@ -589,8 +616,9 @@ def sliced_sums(
             mask = inside(ids)
             for s in np.flatnonzero(mask.any(axis=0)).tolist():
                 at = mask[:, s]
-                more = ResampledSums.of(keys[at], d[at, None], conventions.resamples, permutations)
-                compared[r][s] = _added(compared[r][s], more)
+                if resamples:
+                    more = ResampledSums.of(keys[at], d[at, None], resamples, permutations)
+                    compared[r][s] = _added(compared[r][s], more)
                 for q, size in zip(ids[at].tolist(), np.abs(d[at]).tolist()):
                     largest[s][q] = max(largest[s].get(q, 0.0), size)
         for s, found in enumerate(largest):

@@ -117,8 +117,13 @@ def _check_sampled(choice, previous, query_meta, slice_by, audit, scores, corpus
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
     a drift from a report that holds every query's (one that holds a sample drifts by the means)."""
     pairs_queries = previous is not None and not is_sampled(previous[0])
-    given = {"previous": previous if pairs_queries else None, "query_meta": query_meta, "slice_by": slice_by}
-    given |= {"audit": audit, "scores": scores}
+    given = {"previous": previous if pairs_queries else None, "audit": audit, "scores": scores}
+    if not choice.sliced:  # a sample chosen with the slices holds their examples
+        given |= {"query_meta": query_meta, "slice_by": slice_by}
+    elif query_meta is None:
+        raise ArgumentError(
+            Argument("query_meta"), " is the metadata these results' sample was chosen to slice by: give it again"
+        )
     for name, value in given.items():
         if value is not None and not (isinstance(value, (list, tuple)) and not value):
             raise ArgumentError(

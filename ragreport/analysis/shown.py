@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core.ids import as_bytes, as_text
 from ..scoring.catalogue import SUITE
-from .paired import BUCKETS, MOVERS, PairedRows
+from .paired import BUCKETS, MOVERS, PairedRows, slice_examples
 from .poisson import mix64, query_keys, stream
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ class SampleChoice:
     texts: int = 0  # the queries the texts go to that the sample holds (the most moved, or the lowest)
     baseline: str | None = None  # None: one run
     compared: int = 0
+    sliced: bool = False  # it holds the slices' examples (the build sliced its queries)
 
 
 def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, compared: bool) -> np.ndarray:
@@ -195,10 +196,10 @@ def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, compared: bool) -> n
     return np.lexsort((ids, -values))[:n] if compared else _end_rows(ids, values, n, None)[1]
 
 
-def _most_moved(moved: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each query's largest ``|d|`` over the runs' (ids, d), its ids sorted."""
-    ids = np.concatenate([i for i, _ in moved])
-    sizes = np.abs(np.concatenate([d for _, d in moved]))
+def _largest(found: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's largest value over the (ids, values) ``found``, its ids sorted."""
+    ids = np.concatenate([i for i, _ in found]).astype(str)
+    sizes = np.concatenate([v for _, v in found])
     unique, at = np.unique(ids, return_inverse=True)
     largest = np.zeros(len(unique))
     np.maximum.at(largest, at, sizes)
@@ -214,6 +215,8 @@ def choose_sample(
     seed: int,
     texts: int = 0,
     baseline: int = 0,
+    slices: Sequence[Sequence[str]] | None = None,
+    examples: int = 0,
 ) -> SampleChoice:
     """The sample of a build whose rows are kept for it alone, the runs ``names`` in ``store``'s
     order compared with the run at ``baseline``: the extremes on ``measure`` (a suite metric at a
@@ -221,7 +224,9 @@ def choose_sample(
     side a run, then the whole's), the draw from ``every`` id (sorted, as UTF-8 bytes: their order
     is the text's, and so are their keys); with ``texts``, the queries the pages show with their
     text, chosen as among every query (the ``texts`` largest differences either way over the
-    compared runs, with one run its lowest values: :func:`~.texts.shown_texts`)."""
+    compared runs, with one run its lowest values: :func:`~.texts.shown_texts`); with ``slices``
+    (each slice's queries), each slice's ``examples`` example queries
+    (:func:`~.paired.slice_examples`), which the texts go to first."""
     column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
     others = [r for r in range(len(names)) if r != baseline]
     compares = bool(others)
@@ -254,7 +259,7 @@ def choose_sample(
             found[place].append((ids[at][ends], d[ends]))
             differences.append((ids[at], d))
         if differences and texts:
-            both, largest = _most_moved(differences)
+            both, largest = _largest([(i, np.abs(d)) for i, d in differences])
             top = _text_rows(both, largest, texts, True)
             text_found.append((both[top], largest[top]))
     sides = []
@@ -263,24 +268,35 @@ def choose_sample(
         values = np.concatenate([f[1] for f in pieces]) if pieces else np.zeros(0)
         high, low = _ends(ids, values, most, moved)
         sides.append((tuple(high), tuple(low)))
-        if not compares and texts:
-            text_found.append((ids, values))
+        if not compares and texts:  # its lowest values: shown_texts' score 1 - v, the largest first
+            text_found.append((ids, 1.0 - values))
     compared = sum(1 for n in paired if n) if compares else 0
     each = max(1, EXTREME_QUERIES // max(1, compared))
     chosen_sides = [side for side, n in zip(sides, paired) if n] if compares else sides
     chosen = {q for high, low in chosen_sides for q in (*high[:each], *low[:each])}
     if compares:
         chosen |= {q for high, low in chosen_sides for q in (*high[:MOVERS], *low[:MOVERS])}
+    if slices:
+        found_examples = slice_examples(store, len(names), slices, column, baseline if compares else None, examples)
+        cited = [q for one in found_examples for q in one]
+        chosen |= set(cited)
+        text_found.append((np.array(cited, dtype=str), np.full(len(cited), np.inf)))  # the texts' first
     if texts and text_found:
-        ids = np.concatenate([f[0] for f in text_found])
-        values = np.concatenate([f[1] for f in text_found])
-        chosen |= set(ids[_text_rows(ids, values, texts, compares)].tolist())
+        ids, scores = _largest(text_found)
+        chosen |= set(ids[np.lexsort((ids, -scores))[:texts]].tolist())
     chosen_ids = np.array(sorted(chosen), dtype=str)
     rest = every[~np.isin(every, as_bytes(chosen_ids))]
     drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen_ids))))
     ids = np.sort(np.concatenate([chosen_ids, np.array(drawn, dtype=str)]))
     return SampleChoice(
-        ids, len(every), tuple(sides), measure.label(), texts, names[baseline] if compares else None, compared
+        ids,
+        len(every),
+        tuple(sides),
+        measure.label(),
+        texts,
+        names[baseline] if compares else None,
+        compared,
+        slices is not None,
     )
 
 
@@ -293,7 +309,12 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
         raise ValueError(f"the sample's extremes are on {choice.metric}; the report leads with {label}")
     sides, compared = choice.sides, choice.compared
     comparison = analysis.comparison
-    pointed = set(analysis.text_queries)
+    examples = {q for s in (analysis.slices.slices if analysis.slices is not None else ()) for q in s.examples}
+    if not examples <= set(choice.ids.tolist()):
+        raise ValueError(
+            "the sample holds other slices' examples: evaluate with the query metadata the report slices by"
+        )
+    pointed = set(analysis.text_queries) | examples
     each = EXTREME_QUERIES
     if comparison is not None:
         if comparison.baseline != choice.baseline:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
+from ..core.ids import as_bytes
 from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
@@ -155,6 +156,33 @@ def slice_keys(meta: QueryMeta, asked: Sequence[str] = ()) -> tuple[str, ...]:
     return tuple(key for key in sorted(present) if strings[key] and MIN_VALUES <= len(present[key]) <= MAX_VALUES)
 
 
+def judged_ids(summaries: Sequence[RunSummary]) -> np.ndarray:
+    """The ids of the queries judged in any run, sorted (UTF-8 bytes): every query's also when the
+    runs hold a sample's rows alone (docs/conventions.md section 29.3)."""
+    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+    if store is not None and store.judged is not None:
+        return store.judged
+    return np.unique(np.concatenate([as_bytes(s.judged.query_ids[s.judged.has_judgments]) for s in summaries]))
+
+
+def slice_groups(meta: QueryMeta, keys: Sequence[str], judged: np.ndarray) -> list[tuple[str, str, list[str]]]:
+    """Every slice of ``keys``: its key, its value and its queries, those of ``meta`` holding the
+    value among the ``judged`` ids (sorted UTF-8 bytes, :func:`judged_ids`), sorted; by key, then
+    value."""
+    queries = sorted(meta)
+    held = np.isin(as_bytes(np.array(queries, dtype=str)), judged) if queries else np.zeros(0, dtype=bool)
+    judged_queries = [q for q, h in zip(queries, held.tolist()) if h]
+    cut: list[tuple[str, str, list[str]]] = []
+    for key in keys:
+        groups: dict[str, list[str]] = {}
+        for query in judged_queries:
+            value = _text(meta[query][key]) if key in meta[query] else None
+            if value is not None:
+                groups.setdefault(value, []).append(query)
+        cut += [(key, value, groups[value]) for value in sorted(groups)]
+    return cut
+
+
 def _figure(values: np.ndarray, measure: Measure, resamples: int, seed: int, confidence: float) -> SliceFigure:
     n = len(values)
     if n == 0:
@@ -208,7 +236,6 @@ def slices(
     ``external`` each run's mean of each external score over it."""
     conventions = summaries[0].conventions
     resamples, seed, confidence = conventions.resamples, conventions.seed, conventions.confidence
-    judged = {q for s in summaries for q in s.judged.query_ids[s.judged.has_judgments].tolist()}
     by_name = {s.name: s for s in summaries}
 
     def values_of(summary: RunSummary, queries: Sequence[str], family: Sequence[Measure]) -> np.ndarray:
@@ -216,14 +243,7 @@ def slices(
         held = rows_of[summary.name]
         return family_values(summary, np.array([held[q] for q in queries if q in held], dtype=np.int64), family)
 
-    cut: list[tuple[str, str, list[str]]] = []  # every slice: key, value, its queries
-    for key in keys:
-        groups: dict[str, list[str]] = {}
-        for query in sorted(meta):
-            value = _text(meta[query][key]) if key in meta[query] and query in judged else None
-            if value is not None:
-                groups.setdefault(value, []).append(query)
-        cut += [(key, value, groups[value]) for value in sorted(groups)]
+    cut = slice_groups(meta, keys, judged_ids(summaries))
     summed = None
     if summaries[0].sums is not None and (comparison is None or all(rc.summed is not None for rc in comparison.runs)):
         # The partitioned engines': from the sums of the runs' buckets (docs/conventions.md section 29).

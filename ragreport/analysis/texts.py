@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import UsageError, os_text, warn
-from ..core.ids import as_text
+from ..core.ids import as_bytes, as_text
 from ..scoring.scorable import some_ids
 from .compare import family_values
 
@@ -52,7 +52,7 @@ class _Asked(set):
 def check_matched(
     source: str,
     gives: str,
-    wanted: set[str],
+    wanted: set[str] | np.ndarray,
     found: Iterable[str],
     theirs: Sequence[str],
     what: str,
@@ -65,14 +65,20 @@ def check_matched(
     whose ids the wanted ones are, in the message (``"the sample's"``). Nothing is
     wanted: nothing to check. A file that gives it for every wanted id and more is the usual case
     (a topic file of a whole track for some of its queries)."""
-    if not wanted:
+    if not len(wanted):
         return
-    matched = sum(1 for i in found if i in wanted)
+    if isinstance(wanted, np.ndarray):  # sorted UTF-8 bytes: every query of runs holding a sample's rows
+        given = np.array(list(found), dtype=str)
+        matched = int(np.isin(as_bytes(given), wanted).sum()) if len(given) else 0
+        first = as_text(wanted[:4])
+    else:
+        matched = sum(1 for i in found if i in wanted)
+        first = sorted(wanted)[:4]
     if not matched:
         held = f"it has {some_ids(theirs)}; " if theirs else ""
         raise UsageError(
             f"{source} gives {gives} none of {whose} {what} ({held}the report has "
-            f"{some_ids(sorted(wanted))}): check that both use the same ids"
+            f"{some_ids(first)}): check that both use the same ids"
         )
     if matched < len(wanted):
         left = len(wanted) - matched
@@ -126,7 +132,12 @@ def merged_query_meta(
     if given is not None:
         extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
         if isinstance(given, (str, Path)):
-            wanted = {q for s in summaries for q in s.judged.query_ids.tolist()}
+            store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+            wanted: set[str] | np.ndarray = (
+                store.every
+                if store is not None and store.every is not None
+                else {q for s in summaries for q in s.judged.query_ids.tolist()}
+            )
             check_matched(_named(given), "metadata for", wanted, extra, list(extra)[:4], "queries")
         for query, fields in extra.items():
             merged.setdefault(str(query), {}).update(fields)

@@ -225,7 +225,7 @@ def _analyse(
     # reads every query's rows (docs/conventions.md section 29.3): a drift from a sampled report
     # reads the means alone.
     every_row = basis is not None and not is_sampled(basis)
-    every_row = every_row or bool(args.slice or args.query_meta or getattr(args, "audit", None))
+    every_row = every_row or getattr(args, "audit", None) is not None
     every_row = every_row or getattr(args, "scores", None) is not None
     sampled = sample_rows and args.engine != "memory" and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
@@ -240,6 +240,8 @@ def _analyse(
         sample_on=Measure(chosen.lead.key, k) if sampled else None,
         sample_texts=args.text_queries if sampled and args.corpus else 0,
         sample_baseline=args.baseline if sampled else None,
+        sample_meta=args.query_meta if sampled else None,
+        sample_slice_by=args.slice if sampled else (),
         **{
             name: getattr(args, name)
             for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")

@@ -175,7 +175,7 @@ class HeldPartitions:
 
     def __init__(self, depth: int | None, asked: int, spill_from: int | None = None) -> None:
         self.depth, self.asked, self.spill_from = depth, asked, spill_from
-        self._ids: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by place: query ids, scored flags
+        self._ids: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # by place: ids, scored, judged
         self._held: dict[int, Rows | Path] = {}
         self.meeting: Meeting | None = None
         self.path: Path | None = None
@@ -199,7 +199,11 @@ class HeldPartitions:
 
     def scored_ids(self) -> np.ndarray:
         """The ids of the queries scored, sorted (UTF-8 bytes)."""
-        return np.sort(np.concatenate([ids[scored] for ids, scored in self._ids.values()]))
+        return np.sort(np.concatenate([ids[scored] for ids, scored, _ in self._ids.values()]))
+
+    def judged_ids(self) -> np.ndarray:
+        """The ids of the queries with judgments, sorted (UTF-8 bytes)."""
+        return np.sort(np.concatenate([ids[judged] for ids, _, judged in self._ids.values()]))
 
     def add(self, place: int, part: PartitionScores) -> PartitionScores:
         """Hold ``part``'s rows, the ``place``-th partition of the file (they may come back in any
@@ -210,10 +214,10 @@ class HeldPartitions:
         # a copy of the head: the cached per-slot arrays the scoring made are not kept
         head = dataclasses.replace(part.judged.head(self.depth))
         rows = (head, part.scores, part.measure_values, part.readings, after)
-        self._ids[place] = (as_bytes(part.judged.query_ids), part.scores.scored)
+        self._ids[place] = (as_bytes(part.judged.query_ids), part.scores.scored, part.judged.has_judgments)
         self.longest = max(self.longest, int(part.judged.retrieved.max(initial=0)))
         self._held[place] = rows
-        if self.spill_from is not None and sum(len(ids) for ids, _ in self._ids.values()) > self.spill_from:
+        if self.spill_from is not None and sum(len(ids) for ids, _, _ in self._ids.values()) > self.spill_from:
             self._held = {i: self._spilled(i, one) for i, one in self._held.items()}
         return part.rows(np.zeros(0, dtype=np.int64))
 
