@@ -378,6 +378,7 @@ def evaluate_runs(
             by_query = read_query_meta(sample_meta) if isinstance(sample_meta, (str, Path)) else sample_meta
             keys = slice_keys(by_query, sample_slice_by) if by_query else ()
             groups = [members for _, _, members in slice_groups(by_query, keys, store.judged)] if keys else []
+            del by_query  # read again by the analysis: not held while the rows are read back
         store.choice = shown.choose_sample(
             store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base, groups, EXAMPLES
         )
