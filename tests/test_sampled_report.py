@@ -432,7 +432,7 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     previous.write_text(json.dumps(api.document(api.analyse(api.evaluate(paths, qrels=qrels)))))
     for given, word in (
         ({"previous": str(previous)}, "previous"),
-        ({"slice_by": ["topic"]}, "slice_by"),
+        ({"query_meta": {"q1": {"topic": "a"}}}, "query_meta"),
         ({"corpus": str(tmp_path / "corpus.jsonl"), "text_queries": 3}, "text_queries"),
     ):
         with pytest.raises(ValueError, match=word):

@@ -262,8 +262,8 @@ def evaluate_runs(
     a caller then cannot read the slots below. ``sample_on``: with a partition engine, past
     ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
     measure, the primary metric at K; docs/conventions.md section 29.3), the figures still every
-    query's: for runs analysed with no previous report, slice, audit or outside scores, which read
-    every query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
+    query's: for runs analysed with no audit, outside scores or previous report listing every query,
+    which read every query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
     their text (``text_queries``, with a ``corpus``), which the sample then holds;
     ``sample_baseline``: the run the sample's extremes are against (the report's baseline; the
     first run by default), which the analysis of three runs or more must keep; ``sample_meta`` and

@@ -113,13 +113,13 @@ class Analysis:
         )
 
 
-def _check_sampled(choice, previous, query_meta, slice_by, audit, scores, corpus, text_queries: int) -> None:
+def _check_sampled(choice, previous, query_meta, audit, scores, corpus, text_queries: int) -> None:
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
     a drift from a report that holds every query's (one that holds a sample drifts by the means)."""
     pairs_queries = previous is not None and not is_sampled(previous[0])
     given = {"previous": previous if pairs_queries else None, "audit": audit, "scores": scores}
-    if not choice.sliced:  # a sample chosen with the slices holds their examples
-        given |= {"query_meta": query_meta, "slice_by": slice_by}
+    if not choice.sliced:  # a sample chosen with the slices holds their examples (no metadata: no slice)
+        given |= {"query_meta": query_meta}
     elif query_meta is None:
         raise ArgumentError(
             Argument("query_meta"), " is the metadata these results' sample was chosen to slice by: give it again"
@@ -199,7 +199,7 @@ def analyse_runs(
     today = today or build_day()
     choice = sample_choice(summaries)  # the runs hold the rows of this sample alone (section 29.3)
     if choice is not None:
-        _check_sampled(choice, previous_basis, query_meta, slice_by, audit, scores, corpus, text_queries)
+        _check_sampled(choice, previous_basis, query_meta, audit, scores, corpus, text_queries)
     if queries is not None:
         summaries = with_query_text(summaries, queries, "the report's" if choice is None else "the sample's")
         query_details = query_details or longer_texts(summaries, queries)
