@@ -325,7 +325,7 @@ def _partitioned(monkeypatch, gathered: bool = False):
 def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes(
     tmp_path, sampled, monkeypatch, runs, engine
 ):
-    """Past PAGE_QUERIES a build of one or two runs reads back its sample's rows alone (its other
+    """Past PAGE_QUERIES a build reads back its sample's rows alone (its other
     rows written to disk by partition, never gathered): the same site, byte for byte, as a build
     that gathers every row and lists the same sample."""
     if engine == "dask":
@@ -337,7 +337,7 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     more = ["--engine", engine, "--queries", str(tmp_path / "queries.tsv")]
     if engine == "stream":  # more queries with their text than the extremes hold (5 a side): held too
         more += ["--corpus", str(tmp_path / "corpus.jsonl"), "--text-queries", "12"]
-    if runs == 3 and engine == "dask":  # the extremes against another run than the first
+    if runs == 3 and engine == "stream":  # the extremes and the texts against another run than the first
         more += ["--baseline", "run2"]
     # sliced by a topic: the slices' examples are listed, and the texts go to them first
     (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abcd'[i % 4]}\n" for i in range(QUERIES)))
@@ -441,7 +441,9 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     three, _ = _files(tmp_path / "three", 3) if (tmp_path / "three").mkdir() is None else ((), None)
     results = api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="run1")
     assert api.analyse(results, baseline="run1").sample.baseline == "run1"
-    with pytest.raises(ValueError, match="the sample's extremes are against 'run1'.*sample_baseline='run0'"):
+    with pytest.raises(
+        ValueError, match="'run0' is not the run the sample's extremes are against.*sample_baseline='run0'"
+    ):
         api.analyse(results)
     # a sample chosen with the slices' examples: analysed with the metadata it was chosen by
     meta = {f"q{i}": {"topic": "ab"[i % 2]} for i in range(QUERIES)}
@@ -453,6 +455,12 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     outside = [q for q in meta if q not in set(report.sample.ids.tolist())][:3]  # a slice of queries not held
     with pytest.raises(ValueError, match="the sample holds other slices' examples"):
         api.analyse(results, query_meta={q: {"topic": "c" if q in outside else "d"} for q in meta})
+    # sliced by two keys, analysed by one: the second key's examples would be counted as drawn
+    both = {q: {**fields, "lang": "c" if q in outside else "d"} for q, fields in meta.items()}
+    results = api.evaluate(paths, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_meta=both)
+    assert len(api.analyse(results, query_meta=both).slices.slices) == 4
+    with pytest.raises(ValueError, match="the sample holds other slices' examples"):
+        api.analyse(results, query_meta=both, slice_by=["topic"])
     with pytest.raises(ValueError, match="'bm25' names no run; the runs are 'run0', 'run1', 'run2'"):
         api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="bm25")
 

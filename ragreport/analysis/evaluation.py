@@ -307,9 +307,8 @@ def evaluate_runs(
     names = [run_name(meta, path) for meta, path in zip(run_metas, paths)]
     check_unique_names(zip(names, map(str, paths)))
     if sample_baseline is not None and sample_baseline not in names:  # refused before any run is scored
-        raise ArgumentError(
-            Argument("baseline"), f" {sample_baseline!r} names no run; the runs are {', '.join(map(repr, names))}"
-        )
+        these = f" (the run is {names[0]!r})" if len(names) == 1 else f"; the runs are {', '.join(map(repr, names))}"
+        raise ArgumentError(Argument("baseline"), f" {sample_baseline!r} names no run{these}")
     sample_base = 0 if sample_baseline is None else names.index(sample_baseline)
     asked, cutoffs = report_cutoffs(k, kmax)
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
@@ -371,23 +370,30 @@ def evaluate_runs(
     if sample_on is not None and every is not None and len(every) > shown.PAGE_QUERIES:
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
-        store.every = every
-        store.judged = np.unique(np.concatenate([hold.judged_ids() for hold in held]))
         groups = None
         if sample_meta is not None:  # the slices' examples: the sample holds them (section 29.3)
+            # what the analysis matches the metadata and cuts the slices against: every query's
+            store.every = every
+            store.judged = np.unique(np.concatenate([hold.judged_ids() for hold in held]))
             by_query = read_query_meta(sample_meta) if isinstance(sample_meta, (str, Path)) else sample_meta
-            keys = slice_keys(by_query, sample_slice_by) if by_query else ()
+            try:
+                keys = slice_keys(by_query, sample_slice_by) if by_query else ()
+            except ArgumentError:  # refused by the analysis, after its check of the metadata's ids
+                keys = ()
             groups = [members for _, _, members in slice_groups(by_query, keys, store.judged)] if keys else []
             del by_query  # read again by the analysis: not held while the rows are read back
         store.choice = shown.choose_sample(
             store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base, groups, EXAMPLES
         )
+        del groups
         scored_ids = [hold.scored_ids() for hold in held]
+        # the queries one run scored and the other did not, for each pair with the baseline (either
+        # way: with two runs the analysis may take either as the baseline)
         store.apart = {
             (i, j): tuple(as_text(np.setdiff1d(scored_ids[i], scored_ids[j], assume_unique=True)))
             for i in range(len(held))
             for j in range(len(held))
-            if i != j
+            if i != j and sample_base in (i, j)
         }
         del scored_ids
         wanted = store.choice.ids

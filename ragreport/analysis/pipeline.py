@@ -113,14 +113,22 @@ class Analysis:
         )
 
 
-def _check_sampled(choice, previous, query_meta, audit, scores, corpus, text_queries: int) -> None:
+def _check_sampled(choice, baseline, runs, previous, query_meta, audit, scores, corpus, text_queries: int) -> None:
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
-    a drift from a report that holds every query's (one that holds a sample drifts by the means)."""
+    a drift from a report that holds every query's (one that holds a sample drifts by the means);
+    past two runs, another ``baseline`` than the sample's extremes are against (two runs' extremes
+    are the same pair's, its wins the other's losses)."""
+    if len(runs) > 2 and (baseline or runs[0]) != choice.baseline:
+        raise ArgumentError(
+            Argument("baseline"),
+            f" {baseline or runs[0]!r} is not the run the sample's extremes are against ({choice.baseline!r}): "
+            f"evaluate with sample_baseline={baseline or runs[0]!r}",
+        )
     pairs_queries = previous is not None and not is_sampled(previous[0])
     given = {"previous": previous if pairs_queries else None, "audit": audit, "scores": scores}
-    if not choice.sliced:  # a sample chosen with the slices holds their examples (no metadata: no slice)
+    if choice.examples is None:  # a sample chosen with the slices holds their examples (no metadata: no slice)
         given |= {"query_meta": query_meta}
-    elif query_meta is None:
+    elif query_meta is None and choice.examples:
         raise ArgumentError(
             Argument("query_meta"), " is the metadata these results' sample was chosen to slice by: give it again"
         )
@@ -199,7 +207,17 @@ def analyse_runs(
     today = today or build_day()
     choice = sample_choice(summaries)  # the runs hold the rows of this sample alone (section 29.3)
     if choice is not None:
-        _check_sampled(choice, previous_basis, query_meta, audit, scores, corpus, text_queries)
+        _check_sampled(
+            choice,
+            baseline,
+            [s.name for s in summaries],
+            previous_basis,
+            query_meta,
+            audit,
+            scores,
+            corpus,
+            text_queries,
+        )
     if queries is not None:
         summaries = with_query_text(summaries, queries, "the report's" if choice is None else "the sample's")
         query_details = query_details or longer_texts(summaries, queries)
@@ -267,8 +285,15 @@ def analyse_runs(
     run_limits = [limits(s, today) for s in summaries]
     if found_audit is not None:
         run_limits = [audited_limits(ls, s, found_audit) for ls, s in zip(run_limits, summaries)]
+    held = None if choice is None else set(choice.ids.tolist())  # the pages and report.json list the sample's
     sliced = (
-        {q: {key: fields[key] for key in keys if key in fields} for q, fields in sorted(meta.items())} if keys else None
+        {
+            q: {key: fields[key] for key in keys if key in fields}
+            for q, fields in sorted(meta.items())
+            if held is None or q in held
+        }
+        if keys
+        else None
     )
     found = make(
         tuple(summaries),

@@ -173,7 +173,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
 @dataclass(frozen=True)
 class SampleChoice:
     """The sample a partitioned build chose before it gathered any row, so as to read back its
-    rows alone (docs/conventions.md section 29.2), by this module's rules: per run compared with
+    rows alone (docs/conventions.md section 29.3), by this module's rules: per run compared with
     ``baseline`` (the runs but it, in their order) its largest wins and its largest losses on
     ``metric`` (``sides``: as many as the extremes or the comparison's movers take; with one run,
     its highest and lowest values), ``compared`` of them sharing a query with it, then the draw,
@@ -186,7 +186,8 @@ class SampleChoice:
     texts: int = 0  # the queries the texts go to that the sample holds (the most moved, or the lowest)
     baseline: str | None = None  # None: one run
     compared: int = 0
-    sliced: bool = False  # it holds the slices' examples (the build sliced its queries)
+    #: The slices' example queries it holds (None: chosen with no metadata to slice by).
+    examples: tuple[str, ...] | None = None
 
 
 def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, compared: bool) -> np.ndarray:
@@ -276,6 +277,7 @@ def choose_sample(
     chosen = {q for high, low in chosen_sides for q in (*high[:each], *low[:each])}
     if compares:
         chosen |= {q for high, low in chosen_sides for q in (*high[:MOVERS], *low[:MOVERS])}
+    cited: list[str] = []
     if slices:
         found_examples = slice_examples(store, len(names), slices, column, baseline if compares else None, examples)
         cited = [q for one in found_examples for q in one]
@@ -296,7 +298,7 @@ def choose_sample(
         texts,
         names[baseline] if compares else None,
         compared,
-        slices is not None,
+        None if slices is None else tuple(sorted(set(cited))),
     )
 
 
@@ -310,20 +312,14 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
     sides, compared = choice.sides, choice.compared
     comparison = analysis.comparison
     examples = {q for s in (analysis.slices.slices if analysis.slices is not None else ()) for q in s.examples}
-    if not examples <= set(choice.ids.tolist()):
+    if examples != set(choice.examples or ()):
         raise ValueError(
-            "the sample holds other slices' examples: evaluate with the query metadata the report slices by"
+            "the sample holds other slices' examples: evaluate with the query metadata and keys the report slices by"
         )
     pointed = set(analysis.text_queries) | examples
     each = EXTREME_QUERIES
     if comparison is not None:
-        if comparison.baseline != choice.baseline:
-            # two runs: the first run's wins are the second's losses; past two the pairs differ
-            if len(analysis.summaries) > 2:
-                raise ValueError(
-                    f"the sample's extremes are against {choice.baseline!r}; the report's baseline is "
-                    f"{comparison.baseline!r}: evaluate with sample_baseline={comparison.baseline!r}"
-                )
+        if comparison.baseline != choice.baseline:  # two runs (pipeline refuses more): one's wins, the other's losses
             sides = tuple((low, high) for high, low in sides)
         sides = tuple(side for side, rc in zip(sides, comparison.runs) if rc.queries)
         each = max(1, EXTREME_QUERIES // max(1, compared))

@@ -225,6 +225,7 @@ def _analyse(
     # reads every query's rows (docs/conventions.md section 29.3): a drift from a sampled report
     # reads the means alone.
     every_row = basis is not None and not is_sampled(basis)
+    del basis  # read again by the analysis: not held while the runs are scored
     every_row = every_row or getattr(args, "audit", None) is not None
     every_row = every_row or getattr(args, "scores", None) is not None
     sampled = sample_rows and args.engine != "memory" and not every_row
