@@ -320,6 +320,21 @@ def _partitioned(monkeypatch, gathered: bool = False):
     monkeypatch.setattr(api, "evaluate_runs", parts)
 
 
+def _held(monkeypatch) -> list:
+    """Every run's HeldPartitions of the builds to come, as they take a partition."""
+    from ragreport.scoring import partition
+
+    held: list = []
+    add = partition.HeldPartitions.add
+
+    def kept(self, place, part):
+        held.append(self)
+        return add(self, place, part)
+
+    monkeypatch.setattr(partition.HeldPartitions, "add", kept)
+    return held
+
+
 @pytest.mark.parametrize("runs", [1, 2, 3])
 @pytest.mark.parametrize("engine", ["stream", "dask"])
 def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes(
@@ -342,16 +357,9 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     # sliced by a topic: the slices' examples are listed, and the texts go to them first
     (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abcd'[i % 4]}\n" for i in range(QUERIES)))
     more += ["--query-meta", str(tmp_path / "meta.csv")]
-    held = []
+    held = _held(monkeypatch)
     from ragreport.scoring import partition
 
-    add = partition.HeldPartitions.add
-
-    def kept(self, place, part):
-        held.append(self)
-        return add(self, place, part)
-
-    monkeypatch.setattr(partition.HeldPartitions, "add", kept)
     monkeypatch.setattr(partition, "QRELS_SPAN_BYTES", 2000)  # the qrels read by spans, never whole
     assert partition.cached_index(str((tmp_path / "qrels").resolve())) is not None
     _partitioned(monkeypatch)
@@ -372,20 +380,12 @@ def test_a_build_keeping_its_samples_rows_drifts_from_a_sampled_report_as_a_gath
     """A previous report that holds a sample drifts by its means (section 29.2): a build keeping its
     own sample's rows alone writes the gathered build's bytes; a previous report that holds every
     query's pairs them, and the build gathers every row."""
-    from ragreport.scoring import partition
 
     paths, qrels = _files(tmp_path, 2, lacking=("q3",), low=0)
     _partitioned(monkeypatch)
     before = _build(tmp_path, paths, qrels, "before", "--engine", "stream")
     assert json.loads((before / "report.json").read_text())["sampled"]
-    held = []
-    add = partition.HeldPartitions.add
-
-    def kept(self, place, part):
-        held.append(self)
-        return add(self, place, part)
-
-    monkeypatch.setattr(partition.HeldPartitions, "add", kept)
+    held = _held(monkeypatch)
     more = ["--engine", "stream", "--previous", str(before / "report.json")]
     lean = _build(tmp_path, paths[::-1], qrels, "lean", *more)
     assert held and all(h.spilled for h in held)
