@@ -165,3 +165,13 @@ def test_a_forged_report_with_bad_slices_or_texts_is_one_line(tmp_path, capsys, 
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"ragreport: error: {forged}:1: expected ") and expected in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_slices_count_reads_as_every_count_does():
+    from ragreport.analysis.compare import Correction
+    from ragreport.analysis.slices import Slice, SliceReport
+    from ragreport.output.site.view.slices import slices_view
+
+    report = SliceReport(("topic",), (Slice("topic", "a", 12345, {}),), (), "nDCG@10", Correction.HOLM, ())
+    (table,) = slices_view(report, (), None, 0.95).tables
+    assert [row.queries for row in table.rows] == ["12,345"]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class SliceRow:
     value: str
-    queries: int
+    queries: str  # the count, as every count is shown (1,000)
     small: bool
     figures: tuple[BandCell, ...]
     deltas: tuple[BandCell, ...]
@@ -100,7 +100,7 @@ def slices_view(report: SliceReport, runs: tuple[str, ...], baseline: str | None
                 for r in runs
                 for name, f in s.scores.get(r, {}).items()
             )
-            rows.append(SliceRow(s.value, s.queries, s.small, figures, deltas, s.examples, scores))
+            rows.append(SliceRow(s.value, fmt.count(s.queries), s.small, figures, deltas, s.examples, scores))
         tables.append(
             SliceTable(
                 key,
