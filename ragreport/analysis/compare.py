@@ -31,7 +31,7 @@ from ..core.model import Choice, Conventions
 from ..scoring.catalogue import COMPARED, PLAUSIBLE, PRIMARY, READINGS, SUITE, Measure, Metric
 from ..scoring.measures import parse_measures, parse_primary
 from .intervals import percentile_band, resample_rows, shared_bootstrap_means, standardised_effect
-from .paired import PairedFigures, grid_counts, paired_figures, read_members
+from .paired import PairedFigures, grid_counts, paired_figures, paired_store, read_members, summed_alike
 from .poisson import ResampledSums, query_keys
 from .power import MIN_EFFECT, detectable, level, queries_needed
 from .randomization import TIE, randomization_test
@@ -579,7 +579,7 @@ def compare(
     width = len(measures)
     others = [s for s in summaries if s is not base]
     pairings = [pair_queries(base, s) for s in others]
-    store = base.paired[0] if base.paired is not None else None
+    store = paired_store([base])
     if store is not None and store.choice is not None:  # the rows are a sample: its lists are the whole runs'
         pairings = [
             replace(
@@ -598,13 +598,8 @@ def compare(
     read = [read_members((base, s), measures) for s in others]
     n_columns = width * (1 + len(READINGS))
     paired: list[PairedFigures | None] = [None] * len(others)
-    # The partitioned engines' figures: from the sums of the runs' buckets (section 29). The runs'
-    # buckets are cut by their keys, which their seed keys: runs summarised with other seeds (two
-    # evaluate calls) would meet in no bucket, so they are compared as gathered.
-    summable = all(s.label_fingerprint == base.label_fingerprint for s in others) and all(
-        s.conventions.seed == base.conventions.seed for s in others
-    )
-    if base.sums is not None and summable:
+    # The partitioned engines' figures: from the sums of the runs' buckets (section 29).
+    if summed_alike([base, *others]):
         paired = [paired_figures(base, s, measures, conventions, permutations) for s in others]
         joined = [(f.queries, len(p.query_ids)) for f, p in zip(paired, pairings) if f is not None]
         # every paired query met in its bucket (a sampled report's rows are its sample alone)

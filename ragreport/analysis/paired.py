@@ -261,6 +261,21 @@ class PairedRows:
         return ids, keys, values
 
 
+def paired_store(summaries: Sequence[RunSummary]) -> PairedRows | None:
+    """The store of the runs' spilled buckets (every run of one evaluation shares the first's);
+    None for runs summarised in memory."""
+    return summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+
+
+def summed_alike(summaries: Sequence[RunSummary]) -> bool:
+    """Whether the runs are compared from their buckets' sums: a partitioned engine's runs of one
+    label set and one seed (the buckets are cut by keys the seed makes: runs summarised with other
+    seeds, two evaluate calls, would meet in no bucket, and are compared as gathered)."""
+    first = summaries[0]
+    alike = (first.conventions.seed, first.label_fingerprint)
+    return first.sums is not None and all((s.conventions.seed, s.label_fingerprint) == alike for s in summaries)
+
+
 @dataclass(frozen=True)
 class PairedFigures:
     """A run against the baseline on every family member (one entry per member), from the sums of
@@ -381,7 +396,7 @@ def paired_figures(
     (docs/conventions.md section 29); with ``readings``, the same under each other reading of
     unjudged ids (the ranking's pairs read none). The rows come from the runs' spilled buckets
     (``RunSummary.paired``), else from their per-query values."""
-    store = base.paired[0] if base.paired is not None else None
+    store = paired_store([base])
     key = pair_key(base, run, family, readings)
     if store is not None and key in store.figures:
         return store.figures[key]
@@ -486,6 +501,12 @@ def _summed_pair(
     )
 
 
+def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The rows of ``ids`` that hold ``wanted`` (each of them there), in ``wanted``'s order."""
+    order = np.argsort(ids, kind="stable")
+    return order[np.searchsorted(ids[order], wanted)]
+
+
 def common_means(summaries: Sequence[RunSummary], measure: Measure) -> tuple[np.ndarray | None, int]:
     """Each run's resampled means of ``measure`` (resamples x runs) over the queries every run of
     ``summaries`` scored, and how many those are (None and 0 when there are none): bucket by bucket,
@@ -503,14 +524,10 @@ def common_means(summaries: Sequence[RunSummary], measure: Measure) -> tuple[np.
             common = np.intersect1d(common, ids, assume_unique=True)
         if not len(common):
             continue
-        columns, keys = [], []
-        for ids, its_keys, values in rows:  # type: ignore[misc]
-            order = np.argsort(ids, kind="stable")
-            at = order[np.searchsorted(ids[order], common)]
-            columns.append(values[at, 0])
-            keys.append(its_keys[at])  # a query's key is the same in every run
-        more = ResampledSums.of(keys[0], np.stack(columns, axis=1), summaries[0].conventions.resamples)
-        total = _added(total, more)
+        at = [_positions(ids, common) for ids, _, _ in rows]  # type: ignore[misc]
+        values = np.stack([r[2][a, 0] for r, a in zip(rows, at)], axis=1)  # type: ignore[index]
+        # a query's key is the same in every run: the first's
+        total = _added(total, ResampledSums.of(rows[0][1][at[0]], values, summaries[0].conventions.resamples))  # type: ignore[index]
     if total is None:
         return None, 0
     return total.resampled_means(), total.rows

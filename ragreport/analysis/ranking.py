@@ -44,7 +44,7 @@ from .compare import (
     verdict_of,
 )
 from .intervals import resample_rows, shared_bootstrap_means
-from .paired import common_means, paired_figures
+from .paired import common_means, paired_figures, summed_alike
 from .randomization import TIE
 
 if TYPE_CHECKING:
@@ -238,10 +238,7 @@ def rank_runs(
     bands: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
     tests: dict[tuple[int, int], np.ndarray] = {}
     paired: dict[tuple[int, int], int] = {}  # the queries each pair shares
-    summable = runs[0].sums is not None and all(
-        (s.conventions.seed, s.label_fingerprint) == (conventions.seed, runs[0].label_fingerprint) for s in runs
-    )
-    if summable:
+    if summed_alike(runs):
         # The partitioned engines: each pair's figures from the sums of the runs' buckets, as the
         # comparison's (docs/conventions.md section 29), so that a pair reads alike in both, and
         # the rank intervals from the sums of the queries every run scored.

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core.ids import as_bytes, as_text
 from ..scoring.catalogue import SUITE
-from .paired import BUCKETS, MOVERS, PairedRows, slice_examples
+from .paired import BUCKETS, MOVERS, PairedRows, paired_store, slice_examples
 from .poisson import mix64, query_keys, stream
 
 if TYPE_CHECKING:
@@ -190,11 +190,11 @@ class SampleChoice:
     examples: tuple[str, ...] | None = None
 
 
-def _text_rows(ids: np.ndarray, values: np.ndarray, n: int, compared: bool) -> np.ndarray:
-    """The rows of the queries shown with their text (:func:`~.texts.shown_texts`): with a comparison
-    the ``n`` largest ``values`` (each query's largest difference either way), with one run the ``n``
-    lowest values; ties by id."""
-    return np.lexsort((ids, -values))[:n] if compared else _end_rows(ids, values, n, None)[1]
+def _text_rows(ids: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
+    """The rows of the ``n`` queries shown first with their text, the largest ``scores`` first, ties
+    by id: :func:`~.texts.shown_texts`' score, each query's largest difference either way over the
+    compared runs, with one run ``1 - value`` (its lowest values first)."""
+    return np.lexsort((ids, -scores))[:n]
 
 
 def _largest(found: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -244,7 +244,7 @@ def choose_sample(
         ids, _, values = base
         if not compares:
             ends = np.unique(
-                np.concatenate([*_end_rows(ids, values[:, 0], most, None), _text_rows(ids, values[:, 0], texts, False)])
+                np.concatenate([*_end_rows(ids, values[:, 0], most, None), _text_rows(ids, 1.0 - values[:, 0], texts)])
             )
             found[0].append((ids[ends], values[ends, 0]))
             continue
@@ -261,7 +261,7 @@ def choose_sample(
             differences.append((ids[at], d))
         if differences and texts:
             both, largest = _largest([(i, np.abs(d)) for i, d in differences])
-            top = _text_rows(both, largest, texts, True)
+            top = _text_rows(both, largest, texts)
             text_found.append((both[top], largest[top]))
     sides = []
     for pieces in found:
@@ -269,7 +269,7 @@ def choose_sample(
         values = np.concatenate([f[1] for f in pieces]) if pieces else np.zeros(0)
         high, low = _ends(ids, values, most, moved)
         sides.append((tuple(high), tuple(low)))
-        if not compares and texts:  # its lowest values: shown_texts' score 1 - v, the largest first
+        if not compares and texts:
             text_found.append((ids, 1.0 - values))
     compared = sum(1 for n in paired if n) if compares else 0
     each = max(1, EXTREME_QUERIES // max(1, compared))
@@ -285,7 +285,7 @@ def choose_sample(
         text_found.append((np.array(cited, dtype=str), np.full(len(cited), np.inf)))  # the texts' first
     if texts and text_found:
         ids, scores = _largest(text_found)
-        chosen |= set(ids[np.lexsort((ids, -scores))[:texts]].tolist())
+        chosen |= set(ids[_text_rows(ids, scores, texts)].tolist())
     chosen_ids = np.array(sorted(chosen), dtype=str)
     rest = every[~np.isin(every, as_bytes(chosen_ids))]
     drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen_ids))))
@@ -346,7 +346,7 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
 def sample_choice(summaries: Sequence[RunSummary]) -> SampleChoice | None:
     """The sample whose rows alone ``summaries`` hold, when a partitioned build chose it (section
     29.3); None when they hold every query's."""
-    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+    store = paired_store(summaries)
     return None if store is None else store.choice
 
 

@@ -38,7 +38,7 @@ from ..core.ids import as_bytes
 from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
-from .paired import sliced_sums
+from .paired import paired_store, sliced_sums
 from .poisson import ResampledSums
 from .randomization import TIE, randomization_test
 from .scores import score_band
@@ -159,7 +159,7 @@ def slice_keys(meta: QueryMeta, asked: Sequence[str] = ()) -> tuple[str, ...]:
 def judged_ids(summaries: Sequence[RunSummary]) -> np.ndarray:
     """The ids of the queries judged in any run, sorted (UTF-8 bytes): every query's also when the
     runs hold a sample's rows alone (docs/conventions.md section 29.3)."""
-    store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+    store = paired_store(summaries)
     if store is not None and store.judged is not None:
         return store.judged
     return np.unique(np.concatenate([as_bytes(s.judged.query_ids[s.judged.has_judgments]) for s in summaries]))

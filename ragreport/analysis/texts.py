@@ -23,6 +23,7 @@ from ..core.errors import UsageError, os_text, warn
 from ..core.ids import as_bytes, as_text
 from ..scoring.scorable import some_ids
 from .compare import family_values
+from .paired import paired_store
 
 #: How many queries' top K are shown with the documents' text by default (--text-queries).
 TEXT_QUERIES = 1_000
@@ -132,7 +133,7 @@ def merged_query_meta(
     if given is not None:
         extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
         if isinstance(given, (str, Path)):
-            store = summaries[0].paired[0] if summaries and summaries[0].paired is not None else None
+            store = paired_store(summaries)
             wanted: set[str] | np.ndarray = (
                 store.every
                 if store is not None and store.every is not None

@@ -199,11 +199,14 @@ class HeldPartitions:
 
     def scored_ids(self) -> np.ndarray:
         """The ids of the queries scored, sorted (UTF-8 bytes)."""
-        return np.sort(np.concatenate([ids[scored] for ids, scored, _ in self._ids.values()]))
+        return self._ids_where(1)
 
     def judged_ids(self) -> np.ndarray:
         """The ids of the queries with judgments, sorted (UTF-8 bytes)."""
-        return np.sort(np.concatenate([ids[judged] for ids, _, judged in self._ids.values()]))
+        return self._ids_where(2)
+
+    def _ids_where(self, flag: int) -> np.ndarray:
+        return np.sort(np.concatenate([kept[0][kept[flag]] for kept in self._ids.values()]))
 
     def add(self, place: int, part: PartitionScores) -> PartitionScores:
         """Hold ``part``'s rows, the ``place``-th partition of the file (they may come back in any

@@ -25,7 +25,7 @@ import numpy as np
 
 from ....analysis.compare import Correction
 from ....analysis.drift import CHANGE_FIELDS, Drift, DriftRow, LabelChange
-from ....analysis.paired import PairedFigures, PairedRows
+from ....analysis.paired import PairedFigures, PairedRows, paired_store
 from ....analysis.poisson import ResampledSums
 from ....analysis.ranking import Pair, Ranking, RankInterval
 from ....analysis.shown import Shown
@@ -198,7 +198,7 @@ def shown_from(stored: Any, where: str) -> Shown:
 def sampled_document(analysis: Analysis, shown: Shown) -> dict[str, Any]:
     """What a sampled report.json stores under ``sampled`` (the module's list)."""
     summaries = analysis.summaries
-    store = summaries[0].paired[0] if summaries[0].paired is not None else None
+    store = paired_store(summaries)
     runs = {}
     for s in summaries:
         # The sums' columns are each metric at each cutoff of the sweep (a build's), or of the
