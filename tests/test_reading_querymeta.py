@@ -43,3 +43,29 @@ def test_errors_name_the_file_and_line(tmp_path, name, content, expected):
     path.write_text(content)
     with pytest.raises(InputError, match=expected):
         read_query_meta(path)
+
+
+def test_held_by_column_each_value_once(tmp_path):
+    path = tmp_path / "meta.jsonl"
+    lines = ['{"qid": "q3", "n": 1}', '{"qid": "q1", "topic": "a", "n": 1.0}', '{"qid": "q2", "topic": "a", "n": "1"}']
+    path.write_text("\n".join(lines + ['{"qid": "q0", "n": -0.0, "hard": true}', '{"qid": "q4", "n": 0.0}']) + "\n")
+    table = read_query_meta(path)
+    assert list(table) == ["q0", "q1", "q2", "q3", "q4"]  # sorted
+    assert table.names == ("n", "topic", "hard")  # as first met
+    codes, distinct = table.column("n")
+    # 1, 1.0 and "1" stay three values of their own types; -0.0 keeps its sign
+    assert [type(v).__name__ for v in distinct] == ["int", "float", "str", "float", "float"]
+    assert str(distinct[3]) == "-0.0" and codes.tolist() == [3, 1, 2, 0, 4]
+    assert table["q3"] == {"n": 1} and type(table["q1"]["n"]) is float and table["q0"]["hard"] is True
+    assert "q9" not in table and "q1" in table and 1 not in table
+    assert table.column("topic")[0].tolist() == [-1, 0, 0, -1, -1]
+    with pytest.raises(KeyError):
+        table["q9"]
+    assert dict(table.items()) == {q: table[q] for q in table}
+
+
+def test_a_query_twice_is_named_at_its_first_repeat_in_file_order(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("qid,topic\nb,1\na,2\nc,3\na,4\nb,5\n")
+    with pytest.raises(InputError, match=r"m.csv:5: expected each query once \('a' is also on line 3\)"):
+        read_query_meta(path)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragreport.analysis.compare import Correction, Family, compare
-from ragreport.analysis.slices import slice_keys, slices
+from ragreport.analysis.slices import slice_groups, slice_keys, slices
 from ragreport.api import evaluate
 from ragreport.core.errors import UsageError
+from ragreport.core.ids import as_bytes
+from ragreport.reading.querymeta import read_query_meta
 from ragreport.scoring.catalogue import PRECISION, Measure
 
 P1, HIT1 = Measure("P", 1), Measure("Hit", 1)
@@ -109,3 +114,31 @@ def test_numbers_and_booleans_name_slices_when_asked():
     expected = {str(r): np.mean([0.0 if q < 5 else 1.0 for q in range(15) if q % 3 == r]) for r in range(3)}
     assert lengths == pytest.approx(expected)
     assert not any(math.isnan(v) for v in lengths.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(
+            st.characters(min_codepoint=48, max_codepoint=0x4E00, exclude_categories=("Cs",)), min_size=1, max_size=4
+        ),
+        st.dictionaries(
+            st.sampled_from(["topic", "lang", "n"]),
+            st.one_of(st.sampled_from(["a", "b", "1", "é"]), st.integers(0, 2), st.booleans(), st.just(1.0)),
+        ),
+        max_size=30,
+    ),
+    st.data(),
+)
+def test_metadata_by_column_slices_as_the_mapping_does(tmp_path_factory, meta, data):
+    """The file read by column gives the keys and the slices its mapping of mappings gives: ids
+    sorted as text, 1 and "1" one slice, a query without the key in none of its slices."""
+    meta = {q.strip(): fields for q, fields in meta.items() if q.strip()}
+    path = tmp_path_factory.mktemp("meta") / "meta.jsonl"
+    path.write_text("".join(json.dumps({"qid": q, **fields}) + "\n" for q, fields in meta.items()), encoding="utf-8")
+    table = read_query_meta(path)
+    assert dict(table.items()) == meta
+    judged = np.unique(as_bytes(np.array(data.draw(st.lists(st.sampled_from(sorted(meta) or ["x"]))) or ["x"])))
+    keys = ("topic", "lang", "n")
+    assert slice_groups(table, keys, judged) == slice_groups(meta, keys, judged)
+    assert slice_keys(table) == slice_keys(meta)

@@ -286,15 +286,8 @@ def analyse_runs(
     if found_audit is not None:
         run_limits = [audited_limits(ls, s, found_audit) for ls, s in zip(run_limits, summaries)]
     held = None if choice is None else set(choice.ids.tolist())  # the pages and report.json list the sample's
-    sliced = (
-        {
-            q: {key: fields[key] for key in keys if key in fields}
-            for q, fields in sorted(meta.items())
-            if held is None or q in held
-        }
-        if keys
-        else None
-    )
+    listed = meta.items() if held is None else ((q, meta[q]) for q in held if q in meta)
+    sliced = {q: {key: f[key] for key in keys if key in f} for q, f in sorted(listed)} if keys else None
     found = make(
         tuple(summaries),
         tuple(run_limits),

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import Argument, ArgumentError
-from ..core.ids import as_bytes
+from ..core.ids import as_bytes, as_text
+from ..reading.querymeta import QueryMetaTable
 from ..scoring.catalogue import IntervalMethod, Measure
 from .compare import ComparisonReport, Correction, adjust, family_values, scored_rows, verdict_of
 from .intervals import bootstrap_interval, wilson_interval
@@ -139,12 +140,15 @@ def slice_keys(meta: QueryMeta, asked: Sequence[str] = ()) -> tuple[str, ...]:
     values are all strings with :data:`MIN_VALUES` to :data:`MAX_VALUES` distinct values."""
     present: dict[str, set[object]] = {}
     strings: dict[str, bool] = {}
-    for fields in meta.values():
-        for key, value in fields.items():
-            present.setdefault(key, set())
-            strings[key] = strings.get(key, True) and isinstance(value, str)
-            if _text(value) is not None:
-                present[key].add(_text(value))
+    found = (
+        zip(meta.names, meta.distinct)
+        if isinstance(meta, QueryMetaTable)
+        else ((key, (value,)) for fields in meta.values() for key, value in fields.items())
+    )
+    for key, values in found:
+        present.setdefault(key, set())
+        strings[key] = strings.get(key, True) and all(isinstance(value, str) for value in values)
+        present[key].update(text for text in map(_text, values) if text is not None)
     if asked:
         missing = [key for key in asked if key not in present]
         if missing:
@@ -169,6 +173,8 @@ def slice_groups(meta: QueryMeta, keys: Sequence[str], judged: np.ndarray) -> li
     """Every slice of ``keys``: its key, its value and its queries, those of ``meta`` holding the
     value among the ``judged`` ids (sorted UTF-8 bytes, :func:`judged_ids`), sorted; by key, then
     value."""
+    if isinstance(meta, QueryMetaTable):  # by column: a million queries' codes, not their mappings
+        return _table_groups(meta, keys, judged)
     queries = sorted(meta)
     held = np.isin(as_bytes(np.array(queries, dtype=str)), judged) if queries else np.zeros(0, dtype=bool)
     judged_queries = [q for q, h in zip(queries, held.tolist()) if h]
@@ -180,6 +186,26 @@ def slice_groups(meta: QueryMeta, keys: Sequence[str], judged: np.ndarray) -> li
             if value is not None:
                 groups.setdefault(value, []).append(query)
         cut += [(key, value, groups[value]) for value in sorted(groups)]
+    return cut
+
+
+def _table_groups(meta: QueryMetaTable, keys: Sequence[str], judged: np.ndarray) -> list[tuple[str, str, list[str]]]:
+    """:func:`slice_groups` of metadata held by column (its ids sorted as the slices list them)."""
+    held = np.isin(meta.ids, judged)
+    ids = meta.ids[held]
+    cut: list[tuple[str, str, list[str]]] = []
+    for key in (k for k in keys if k in meta.names):
+        codes, distinct = meta.column(key)
+        codes = codes[held]
+        of_text: dict[str, list[int]] = {}  # 1 and "1" are one slice, as their texts are
+        for code, value in enumerate(distinct):
+            text = _text(value)
+            if text is not None:
+                of_text.setdefault(text, []).append(code)
+        for text in sorted(of_text):
+            members = ids[np.isin(codes, of_text[text])]
+            if len(members):
+                cut.append((key, text, as_text(members)))
     return cut
 
 

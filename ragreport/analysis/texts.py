@@ -62,18 +62,18 @@ def check_matched(
     """Refuse a file that gives ``gives`` (``"the text of"``) none of the report's ``wanted`` ids,
     ``what`` they are (``"queries"``): its ids are spelled otherwise, or it is another collection's.
     Warn, with the counts, of one that gives it for only some. ``found``: the ids it gives it for
-    (any others are ignored); ``theirs``: a few of its ids, shown beside the report's; ``whose``:
-    whose ids the wanted ones are, in the message (``"the sample's"``). Nothing is
+    (any others are ignored; text, or an array of either kind); ``theirs``: a few of its ids, shown
+    beside the report's; ``whose``: whose ids the wanted ones are, in the message (``"the sample's"``). Nothing is
     wanted: nothing to check. A file that gives it for every wanted id and more is the usual case
     (a topic file of a whole track for some of its queries)."""
     if not len(wanted):
         return
     if isinstance(wanted, np.ndarray):  # sorted UTF-8 bytes: every query of runs holding a sample's rows
-        given = np.array(list(found), dtype=str)
+        given = found if isinstance(found, np.ndarray) else np.array(list(found), dtype=str)
         matched = int(np.isin(as_bytes(given), wanted).sum()) if len(given) else 0
         first = as_text(wanted[:4])
     else:
-        matched = sum(1 for i in found if i in wanted)
+        matched = sum(1 for i in (as_text(found) if isinstance(found, np.ndarray) else found) if i in wanted)
         first = sorted(wanted)[:4]
     if not matched:
         held = f"it has {some_ids(theirs)}; " if theirs else ""
@@ -118,10 +118,11 @@ def with_query_text(
 
 def merged_query_meta(
     summaries: Sequence[RunSummary], given: str | Path | Mapping[str, Mapping[str, object]] | None
-) -> dict[str, dict[str, object]]:
+) -> Mapping[str, Mapping[str, object]]:
     """Per-query metadata: what the runs carry (the first run that gives a query's wins), each
     query's keys replaced by those ``given`` (a ``--query-meta`` file or a mapping). A file that
-    gives metadata for none of the report's queries, or for only some, as :func:`check_matched` says."""
+    gives metadata for none of the report's queries, or for only some, as :func:`check_matched`
+    says. A file alone, for runs that carry none (TREC runs), is kept by column."""
     from ..reading.querymeta import read_query_meta
 
     merged: dict[str, dict[str, object]] = {}
@@ -130,18 +131,23 @@ def merged_query_meta(
         for query, fields in zip(judged.query_ids.tolist(), judged.query_meta):
             if fields and query not in merged:
                 merged[query] = dict(fields)
-    if given is not None:
-        extra = read_query_meta(given) if isinstance(given, (str, Path)) else given
-        if isinstance(given, (str, Path)):
-            store = paired_store(summaries)
-            wanted: set[str] | np.ndarray = (
-                store.every
-                if store is not None and store.every is not None
-                else {q for s in summaries for q in s.judged.query_ids.tolist()}
-            )
-            check_matched(_named(given), "metadata for", wanted, extra, list(extra)[:4], "queries")
-        for query, fields in extra.items():
-            merged.setdefault(str(query), {}).update(fields)
+    if given is None:
+        return merged
+    if not isinstance(given, (str, Path)):
+        extra: Mapping[str, Mapping[str, object]] = given
+    else:
+        extra = table = read_query_meta(given)
+        store = paired_store(summaries)
+        wanted: set[str] | np.ndarray = (
+            store.every
+            if store is not None and store.every is not None
+            else {q for s in summaries for q in s.judged.query_ids.tolist()}
+        )
+        check_matched(_named(given), "metadata for", wanted, table.ids, as_text(table.ids[:4]), "queries")
+        if not merged:
+            return table
+    for query, fields in extra.items():
+        merged.setdefault(str(query), {}).update(fields)
     return merged
 
 

@@ -10,19 +10,151 @@
   Values are JSON scalars (text, numbers, booleans); lists and objects are refused.
 
 A query listed twice is an error; so is a line without an id. Every error names the file and line.
+
+The file is held by column (:class:`QueryMetaTable`): each key's distinct values once, a code per
+query, the ids as one sorted array. A million queries of one key take 20 MB, not the 500 MB of a
+mapping of mappings (docs/conventions.md section 29.3).
 """
 
 from __future__ import annotations
 
 import csv
+from array import array
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
+import numpy as np
+
 from ..core.errors import InputError, shorten
+from ..core.ids import as_bytes, as_text
 from .files import read_text
 from .jsontext import LongDigits, load_json_line
 
 #: The names of a query id's column or key, in the order they are looked for.
 ID_NAMES = ("query_id", "qid", "id", "query-id", "_id")
+
+
+@dataclass(frozen=True, eq=False)
+class QueryMetaTable(Mapping[str, Mapping[str, object]]):
+    """Per-query metadata by column, read as ``{query id: {key: value}}`` (a query's mapping made
+    when asked for): ``ids`` the query ids (sorted UTF-8 bytes), ``names`` the keys, ``distinct`` each
+    key's distinct values, ``codes`` a ``(queries, keys)`` matrix of indices into them (-1: the
+    query has no value for the key)."""
+
+    ids: np.ndarray
+    names: tuple[str, ...]
+    distinct: tuple[tuple[object, ...], ...]
+    codes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(as_text(self.ids))
+
+    def _row(self, query: object) -> int | None:
+        if not isinstance(query, str) or not len(self.ids):
+            return None
+        key = np.array([query.encode("utf-8", "surrogatepass")], dtype="S")
+        at = int(np.searchsorted(self.ids, key[0]))
+        return at if at < len(self.ids) and self.ids[at] == key[0] else None
+
+    def __contains__(self, query: object) -> bool:
+        return self._row(query) is not None
+
+    def __getitem__(self, query: str) -> dict[str, object]:
+        at = self._row(query)
+        if at is None:
+            raise KeyError(query)
+        codes = self.codes[at].tolist()
+        return {key: self.distinct[j][c] for j, (key, c) in enumerate(zip(self.names, codes)) if c >= 0}
+
+    def items(self) -> Iterator[tuple[str, dict[str, object]]]:  # type: ignore[override]
+        """Every query's id and mapping, row by row (no search per query)."""
+        for query, codes in zip(as_text(self.ids), self.codes.tolist()):
+            yield query, {key: self.distinct[j][c] for j, (key, c) in enumerate(zip(self.names, codes)) if c >= 0}
+
+    def column(self, key: str) -> tuple[np.ndarray, tuple[object, ...]]:
+        """``key``'s code for every query (-1: none) and its distinct values."""
+        j = self.names.index(key)
+        return self.codes[:, j], self.distinct[j]
+
+
+#: Ids held as Python text at a time while a file is read: a million of them would take 60 MB.
+_BLOCK = 1 << 16
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.split("\\n")``, a line at a time (a million-line list of lines would take 60 MB)."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
+
+
+class _Columns:
+    """The table as its rows are read: each query's id and line, each key's codes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows = 0
+        self.ids: list[str] = []  # the last ids read, until a block of them is made bytes
+        self.blocks: list[np.ndarray] = []
+        self.lines = array("q")
+        self.keys: dict[str, int] = {}
+        self.codes: list[array] = []
+        self.seen: list[dict[tuple[type, object], int]] = []
+        self.values: list[list[object]] = []
+
+    def add(self, query: str, number: int, fields: Mapping[str, object]) -> None:
+        row = self.rows
+        self.rows += 1
+        self.ids.append(query)
+        if len(self.ids) == _BLOCK:
+            self.blocks.append(as_bytes(np.array(self.ids, dtype=str)))
+            self.ids = []
+        self.lines.append(number)
+        for key, value in fields.items():
+            j = self.keys.get(key)
+            if j is None:
+                j = self.keys[key] = len(self.keys)
+                self.codes.append(array("i"))
+                self.seen.append({})
+                self.values.append([])
+            # by type as well: 1, 1.0, True and "1" are four values; -0.0 is not 0.0
+            seen = self.seen[j]
+            code = seen.setdefault((type(value), repr(value) if isinstance(value, float) else value), len(seen))
+            if code == len(self.values[j]):
+                self.values[j].append(value)
+            column = self.codes[j]
+            column.extend(array("i", [-1]) * (row - len(column)))
+            column.append(code)
+
+    def table(self) -> QueryMetaTable:
+        """The table, its ids sorted; a query listed twice refused naming its second line."""
+        rows = self.rows
+        blocks = self.blocks + ([as_bytes(np.array(self.ids, dtype=str))] if self.ids else [])
+        ids = np.concatenate(blocks) if blocks else np.zeros(0, dtype="S1")
+        self.ids, self.blocks = [], []
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        twice = np.flatnonzero(ids[1:] == ids[:-1])
+        if len(twice):
+            lines = np.frombuffer(self.lines, dtype=np.int64)[order]
+            at = twice[np.argmin(lines[twice + 1])]
+            query = as_text(ids[at : at + 1])[0]
+            first = int(lines[at])
+            raise InputError(
+                self.path, int(lines[at + 1]), f"each query once ({query!r} is also on line {first})", "it again"
+            )
+        codes = np.full((rows, len(self.keys)), -1, dtype=np.int32)
+        for j, column in enumerate(self.codes):
+            codes[: len(column), j] = np.frombuffer(column, dtype=np.int32)
+        return QueryMetaTable(ids, tuple(self.keys), tuple(map(tuple, self.values)), codes[order])
 
 
 def _scalar(value: object, path: Path, line: int, key: str) -> object:
@@ -36,10 +168,9 @@ def _scalar(value: object, path: Path, line: int, key: str) -> object:
     raise InputError(path, line, f"a text, number or boolean for {key!r}", f"a JSON {type(value).__name__}")
 
 
-def _jsonl(path: Path, text: str) -> dict[str, dict[str, object]]:
-    found: dict[str, dict[str, object]] = {}
-    where: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), 1):
+def _jsonl(path: Path, text: str) -> QueryMetaTable:
+    found = _Columns(path)
+    for number, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         record = load_json_line(path, number, line, "query metadata")
@@ -49,27 +180,24 @@ def _jsonl(path: Path, text: str) -> dict[str, dict[str, object]]:
         raw = record.pop(id_key)
         if isinstance(raw, bool) or not isinstance(raw, (str, int)) or not str(raw).strip():
             raise InputError(path, number, "a query id (text or an integer)", shorten(repr(raw)))
-        query = str(raw).strip()
-        if query in where:
-            raise InputError(path, number, f"each query once ({query!r} is also on line {where[query]})", "it again")
-        where[query] = number
         nested = record.get("meta")
         fields: dict = nested if isinstance(nested, dict) else record
-        found[query] = {
-            str(k): _scalar(v, path, number, str(k)) for k, v in fields.items() if v is not None and k != "meta"
-        }
-    return found
+        found.add(
+            str(raw).strip(),
+            number,
+            {str(k): _scalar(v, path, number, str(k)) for k, v in fields.items() if v is not None and k != "meta"},
+        )
+    return found.table()
 
 
-def _delimited(path: Path, text: str) -> dict[str, dict[str, object]]:
-    lines = text.split("\n")
-    header_line = next((i for i, line in enumerate(lines) if line.strip()), None)
+def _delimited(path: Path, text: str) -> QueryMetaTable:
+    found = _Columns(path)
+    lines = _lines(text)
+    header_line, first = next(((i, line) for i, line in enumerate(lines) if line.strip()), (None, ""))
     if header_line is None:
-        return {}
-    delimiter = "\t" if "\t" in lines[header_line] else ","
-    reader = csv.reader(lines[header_line:], delimiter=delimiter, strict=True)
-    found: dict[str, dict[str, object]] = {}
-    where: dict[str, int] = {}
+        return found.table()
+    delimiter = "\t" if "\t" in first else ","
+    reader = csv.reader(chain([first], lines), delimiter=delimiter, strict=True)
     try:
         header = [h.strip() for h in next(reader)]
         twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
@@ -85,19 +213,19 @@ def _delimited(path: Path, text: str) -> dict[str, dict[str, object]]:
             query = row[id_column].strip()
             if not query:
                 raise InputError(path, number, f"a query id in column {header[id_column]!r}", "an empty cell")
-            if query in where:
-                raise InputError(
-                    path, number, f"each query once ({query!r} is also on line {where[query]})", "it again"
-                )
-            where[query] = number
-            found[query] = {k: v.strip() for i, (k, v) in enumerate(zip(header, row)) if i != id_column and v.strip()}
+            found.add(
+                query,
+                number,
+                {k: v.strip() for i, (k, v) in enumerate(zip(header, row)) if i != id_column and v.strip()},
+            )
     except csv.Error as exc:
         raise InputError(path, header_line + reader.line_num, "CSV or TSV as RFC 4180 quotes it", str(exc)) from None
-    return found
+    return found.table()
 
 
-def read_query_meta(path: str | Path) -> dict[str, dict[str, object]]:
-    """``{query id: {key: value}}`` from a ``--query-meta`` file (the module's docstring says which)."""
+def read_query_meta(path: str | Path) -> QueryMetaTable:
+    """``{query id: {key: value}}``, held by column, from a ``--query-meta`` file (the module's
+    docstring says which)."""
     path = Path(path)
     text = read_text(path)
     first = next((line for line in text.split("\n") if line.strip()), "")
