@@ -145,6 +145,7 @@ def evaluate(
     sample_baseline: str | None = None,
     sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     sample_slice_by: Sequence[str] = (),
+    sample_audit: Any = None,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 
@@ -207,8 +208,9 @@ def evaluate(
         only the rows of the sample the pages list, its extremes on this measure (the report's
         primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
         ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
-        query's; analyse the results with no audit, outside scores or previous report holding every
-        query's rows (one holding a sample drifts by its means), and slices only by ``sample_meta``.
+        query's; analyse the results with no outside scores or previous report holding every
+        query's rows (one holding a sample drifts by its means), slices only by ``sample_meta`` and
+        an audit only by ``sample_audit``.
     sample_texts : int, default 0
         With ``sample_on``: how many queries the pages will show with their text (``analyse``'s
         ``text_queries``, with a ``corpus``), which the sample then holds.
@@ -218,6 +220,9 @@ def evaluate(
     sample_meta, sample_slice_by : optional
         With ``sample_on``: the queries' metadata and the keys ``analyse`` will slice by (its
         ``query_meta`` and ``slice_by``), whose slices' example queries the sample then holds.
+    sample_audit : optional
+        With ``sample_on``: the audit ``analyse`` will read (its ``audit``), whose audited queries
+        the sample then holds (docs/conventions.md section 29.3).
 
     Returns
     -------
@@ -279,6 +284,7 @@ def evaluate(
             sample_baseline=sample_baseline,
             sample_meta=sample_meta,
             sample_slice_by=sample_slice_by,
+            sample_audit=sample_audit,
         )
     )
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from ragreport.analysis.compare import Correction, _resampled_columns, compare
+from ragreport.analysis.compare import Correction, compare, resampled_columns
 from ragreport.analysis.intervals import shared_bootstrap_means
 from ragreport.analysis.ranking import competition_ranks, rank_intervals, rank_runs, tiers
 from ragreport.api import analyse, evaluate, reanalyse
@@ -137,7 +137,7 @@ def test_the_partitioned_engines_rank_by_the_poisson_means_of_the_queries_every_
     np.testing.assert_allclose(drawn, means, rtol=0, atol=1e-15)
     if not lacking:  # every run scored the same queries: their own bootstraps' means, to the bit
         assert count == 10 and all(
-            np.array_equal(drawn[:, [i]], _resampled_columns(s, [LEAD])) for i, s in enumerate(summaries)
+            np.array_equal(drawn[:, [i]], resampled_columns(s, [LEAD])) for i, s in enumerate(summaries)
         )
 
 

@@ -73,6 +73,18 @@ def _build(tmp_path, paths, qrels, out, *more):
     return tmp_path / out
 
 
+def _audit(tmp_path, qrels, first: int = 20, many: int = 15) -> str:
+    """Human labels of ``many`` queries from ``q{first}`` on: the model's, every third grade moved up by one (mod 3)."""
+    lines = [line.split() for line in open(qrels)]
+    wanted = {f"q{i}" for i in range(first, first + many)}
+    audited = [
+        (q, d, (int(g) + 1) % 3 if n % 3 == 0 else int(g)) for n, (q, _, d, g) in enumerate(lines) if q in wanted
+    ]
+    path = tmp_path / f"audit{first}.qrels"
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in audited))
+    return str(path)
+
+
 def _files_of(site):
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
@@ -88,25 +100,26 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     more += ["--queries", str(tmp_path / "queries.tsv"), "--corpus", str(tmp_path / "corpus.jsonl")]
-    more += ["--text-queries", "3"]
+    more += ["--text-queries", "3", "--audit", _audit(tmp_path, qrels)]
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
     whole = _build(tmp_path, paths, qrels, "whole", *more)
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
     built = _build(tmp_path, paths, qrels, "built", *more)
     document = json.loads((built / "report.json").read_text())
     shown = document["sampled"]["shown"]
-    assert (shown["total"], len(shown["ids"]), shown["each"]) == (QUERIES + 2, 40, 5 // max(1, runs - 1))
+    listed = len(shown["ids"])  # 40, or more where the extremes and the 15 audited queries take more
+    assert (shown["total"], shown["each"]) == (QUERIES + 2, 5 // max(1, runs - 1)) and listed >= 40
     # Only the sample's queries are stored: their rows, their lists and their judgments.
     assert sorted(document["query_ids"]) == sorted(shown["ids"])
     for run in document["runs"]:
-        assert len(run["queries"]["status"]) == 40  # the run's queries and the judged ones it lacks
+        assert len(run["queries"]["status"]) == listed  # the run's queries and the judged ones it lacks
         assert run["counts"]["queries"] == QUERIES + 2  # the counts are every query's
-    assert len(document["judgments"]["queries"]) <= 40
+    assert len(document["judgments"]["queries"]) <= listed
     # Every figure is the one a build listing every query shows.
     every = json.loads((whole / "report.json").read_text())
     assert "sampled" not in every
-    assert len(document["slices"]) == 3 and len(document["query_meta"]) <= 40 and document["texts"]["queries"]
-    for key in ("headline", "comparisons", "ranking", "slices"):
+    assert len(document["slices"]) == 3 and len(document["query_meta"]) <= listed and document["texts"]["queries"]
+    for key in ("headline", "comparisons", "ranking", "slices", "audit"):
         assert document.get(key) == every.get(key), key
     for run, whole_run in zip(document["runs"], every["runs"]):
         for key in ("metrics", "measures", "sweep", "counts", "limits", "fingerprints"):
@@ -215,13 +228,15 @@ def test_a_sampled_reports_drift_is_read_as_stored(tmp_path, sampled, labels):
 
 def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys):
     paths, qrels = _files(tmp_path)
-    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream")
-    document = json.loads((built / "report.json").read_text())
-    document["audit"] = {"source": "human.qrels", "labels": {"q1": {"doc1": 1}}}
-    (tmp_path / "audited.json").write_text(json.dumps(document))
-    assert main(["render", str(tmp_path / "audited.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
+    scores = tmp_path / "scores.csv"  # outside scores gather every row: report.json holds the sample
+    scores.write_text(
+        "query_id,run,faithfulness\n" + "".join(f"q{i},run{r},{i % 2}\n" for i in range(9) for r in (0, 1))
+    )
+    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", "--scores", str(scores))
+    assert json.loads((built / "report.json").read_text())["sampled"]
+    assert main(["render", str(built / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and "--audit" in err
+    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and "--scores" in err
 
 
 def test_render_refuses_a_sampled_reports_broken_sums_in_one_line(tmp_path, sampled, capsys):
@@ -357,6 +372,9 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     # sliced by a topic: the slices' examples are listed, and the texts go to them first
     (tmp_path / "meta.csv").write_text("qid,topic\n" + "".join(f"q{i},{'abcd'[i % 4]}\n" for i in range(QUERIES)))
     more += ["--query-meta", str(tmp_path / "meta.csv")]
+    # audited by human labels on 15 queries, a grade in three read otherwise: the audited queries are
+    # listed, and the corrected figures read their rows beside the sums
+    more += ["--audit", _audit(tmp_path, qrels)]
     held = _held(monkeypatch)
     from ragreport.scoring import partition
 
@@ -369,9 +387,14 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     gathered = _build(tmp_path, paths, qrels, "gathered", *more)
     assert _files_of(lean) == _files_of(gathered)
     document = json.loads((lean / "report.json").read_text())
-    assert len(document["sampled"]["shown"]["ids"]) == 40 and bool(document.get("texts")) == (engine == "stream")
+    # 40, or more where the extremes and the queries the report points to (15 audited) take more
+    assert len(document["sampled"]["shown"]["ids"]) >= 40 and bool(document.get("texts")) == (engine == "stream")
     examples = {q for s in document["slices"] for q in s["examples"]}
     assert len(document["slices"]) == 4 and examples <= set(document["sampled"]["shown"]["ids"])
+    assert set(document["audit"]["labels"]) <= set(document["sampled"]["shown"]["ids"])
+    figures = [f for by_metric in document["audit"]["runs"].values() for f in by_metric.values()]
+    assert len(document["audit"]["runs"]) == runs and all(f["corrected"]["low"] is not None for f in figures)
+    assert len(document["audit"]["comparisons"]) == runs - 1  # nDCG@10 (the suite at K) of each compared run
 
 
 def test_a_build_keeping_its_samples_rows_drifts_from_a_sampled_report_as_a_gathered_build(
@@ -430,8 +453,10 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     (tmp_path / "corpus.jsonl").write_text('{"_id": "doc1", "text": "a"}\n')
     previous = tmp_path / "previous.json"
     previous.write_text(json.dumps(api.document(api.analyse(api.evaluate(paths, qrels=qrels)))))
+    audit = _audit(tmp_path, qrels)
     for given, word in (
         ({"previous": str(previous)}, "previous"),
+        ({"audit": audit}, "audit reads every query's rows"),
         ({"query_meta": {"q1": {"topic": "a"}}}, "query_meta"),
         ({"corpus": str(tmp_path / "corpus.jsonl"), "text_queries": 3}, "text_queries"),
     ):
@@ -461,6 +486,15 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     assert len(api.analyse(results, query_meta=both).slices.slices) == 4
     with pytest.raises(ValueError, match="the sample holds other slices' examples"):
         api.analyse(results, query_meta=both, slice_by=["topic"])
+    # a sample chosen with an audit holds its queries: analysed with that audit, and no other
+    results = api.evaluate(paths, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_audit=audit)
+    report = api.analyse(results, audit=audit)
+    assert len(report.audit.labels) == 15 and set(report.audit.labels) <= set(report.sample.ids.tolist())
+    assert report.audit.comparisons and report.sample.cited >= 15 - report.sample.wins - report.sample.losses
+    with pytest.raises(ValueError, match="audit.* is the audit these results' sample was chosen to hold"):
+        api.analyse(results)
+    with pytest.raises(ValueError, match="audit audits other queries than these results' sample holds"):
+        api.analyse(results, audit=_audit(tmp_path, qrels, first=60))
     with pytest.raises(ValueError, match="'bm25' names no run; the runs are 'run0', 'run1', 'run2'"):
         api.evaluate(three, qrels=qrels, engine="stream", sample_on="nDCG@10", sample_baseline="bm25")
 

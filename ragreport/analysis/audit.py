@@ -17,6 +17,13 @@ The band leaves out the two means' covariance (the audited queries are among the
 ``cov(f, y - f) / N``: ``-var(error) / N`` for a judge whose error is unrelated to the true score,
 so the band errs wide. A simulation (tests/test_corrected.py) with a planted bias of 0.05, 400
 queries and 40 audited covers the truth in 97% of trials at 95%, the model-only band in under 1%.
+
+On the partitioned engines (docs/conventions.md section 29.4) the N side is read off the sums, never
+off every query's row: ``mean_N(f)`` is the run's mean, ``var_N(f) / N`` the variance (ddof 1) of
+its Poisson bootstrap's resampled means (the sums hold no squares), and for a paired difference the
+comparison's summed mean and sd (``sd^2 / N``, exact). The audited queries' rows, which the rest
+reads, are among those the pages list (section 29.1), so a build that keeps its sample's rows alone
+gives the same figures.
 """
 
 from __future__ import annotations
@@ -35,11 +42,11 @@ from ..core.model import Judgments, Run
 from ..reading.gate import has_passed
 from ..reading.memory import JUDGMENT_FORMS, ObjectError, is_in_memory, judgments_from_object
 from ..reading.registry import load_qrels
-from ..scoring.catalogue import Metric
+from ..scoring.catalogue import Measure, Metric
 from ..scoring.join import join
 from ..scoring.metrics import score
 from .agreement import Agreement, agreement, kendall_tau
-from .compare import Comparison, ComparisonReport, adjust, verdict_of
+from .compare import Comparison, ComparisonReport, adjust, resampled_columns, verdict_of
 from .intervals import as_columns, z_value
 from .limits import Limit
 from .summary import RunSummary, report_judgments
@@ -125,6 +132,12 @@ def read_audit(audit: object, name: str = "audit") -> tuple[Judgments, str]:
     raise ObjectError(name, f"a path, {JUDGMENT_FORMS}, or Judgments", f"a {type(audit).__name__}")
 
 
+def audited_queries(audit: Judgments) -> tuple[str, ...]:
+    """The queries the audit labels (at least one judged id), sorted."""
+    held = np.diff(audit.offsets) > 0
+    return tuple(sorted(str(q) for q in audit.query_ids[held].tolist()))
+
+
 def audit_labels(audit: Judgments) -> dict[str, dict[str, int]]:
     """The audit's human labels as ``{query: {id: grade}}``."""
     ids, grades, at = as_text(audit.doc_ids), audit.grades.tolist(), audit.offsets.tolist()
@@ -151,16 +164,32 @@ def check_audit(human: Mapping[str, Mapping[str, int]], model: Mapping[str, Mapp
         )
 
 
+#: A column per metric: the mean, the squared standard error of the mean (``var / N``, ddof 1) and N.
+Spread = tuple[np.ndarray, np.ndarray, int]
+
+
+def spread(values: np.ndarray) -> Spread:
+    """Each column's mean and ``var / N`` (ddof 1; NaN under two rows), and the rows' count."""
+    values = as_columns(values)
+    n = values.shape[0]
+    if n < 2:
+        return values.mean(axis=0) if n else np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan), n
+    return values.mean(axis=0), values.var(axis=0, ddof=1) / n, n
+
+
 @dataclass(frozen=True)
 class _Scored:
-    """One run's family scores, a column per metric: ``model`` under the model's labels on every
-    scored query, and ``human`` under the human labels on the audited queries scored under both
-    label sets; each with its rows by query id (``row``, ``human_row``), in the run's order."""
+    """One run's family scores, a column per metric: ``model`` under the model's labels on the
+    scored queries the run holds (every one, or past PAGE_QUERIES on the partitioned engines its
+    sample's, which holds the audited ones), ``human`` under the human labels on the audited queries
+    scored under both label sets, each with its rows by query id (``row``, ``human_row``), in the
+    run's order; ``whole`` the model-label scores' :data:`Spread` over every scored query."""
 
     row: dict[str, int]
     model: np.ndarray
     human_row: dict[str, int]
     human: np.ndarray
+    whole: Spread
 
 
 def _take(values: np.ndarray, rows: Mapping[str, int], queries: Iterable[str]) -> np.ndarray:
@@ -176,6 +205,17 @@ def _audited_run(judged_run: Run, audited: Sequence[str]) -> Run:
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     slots = np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]), dtype=np.int64)
     return Run(name=judged_run.name, query_ids=query_ids[rows], offsets=offsets, doc_ids=judged_run.doc_ids[slots])
+
+
+def _summed_spread(summary: RunSummary, metrics: Sequence[Metric]) -> Spread:
+    """The :data:`Spread` of a run whose figures are Poisson sums: its means, and the variance of
+    its resampled means for ``var / N`` (the module's docstring)."""
+    drawn = resampled_columns(summary, [Measure(metric.key, summary.k) for metric in metrics])
+    mean = np.array([summary.at_k[metric.label(summary.k)].mean for metric in metrics])
+    n = summary.counts.scored
+    if drawn is None or n < 2:
+        return mean, np.full(len(metrics), np.nan), n
+    return mean, drawn.var(axis=0, ddof=1), n
 
 
 def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metrics: Sequence[Metric]) -> _Scored:
@@ -194,7 +234,8 @@ def _scored(summary: RunSummary, truth: Judgments, audited: Sequence[str], metri
     pairs = zip(again.query_ids[human_rows].tolist(), human_rows.tolist())
     kept = sorted((row[str(q)], j) for q, j in pairs if str(q) in row)  # the run's order, as the model rows are
     human = human_scores.values[:, np.array([j for _, j in kept], dtype=np.int64), human_scores.column(k)].T
-    return _Scored(row, model, {ids[i]: n for n, (i, _) in enumerate(kept)}, human)
+    whole = spread(model) if summary.sums is None else _summed_spread(summary, metrics)
+    return _Scored(row, model, {ids[i]: n for n, (i, _) in enumerate(kept)}, human, whole)
 
 
 def _unit(figure: Figure) -> Figure:
@@ -211,7 +252,7 @@ def under_both(scored: _Scored, summary: RunSummary, metrics: Sequence[Metric]) 
     confidence = summary.conventions.confidence
     f_audited = _take(scored.model, scored.row, scored.human_row)
     model, human = mean_bands(f_audited, confidence), mean_bands(scored.human, confidence)
-    corrected = corrected_means(scored.model, f_audited, scored.human, confidence)
+    corrected = corrected_from(scored.whole, f_audited, scored.human, confidence)
     return tuple(
         UnderBoth(summary.name, metric.label(summary.k), len(scored.human_row), _unit(m), _unit(h), _unit(c))
         for metric, m, h, c in zip(metrics, model, human, corrected)
@@ -238,13 +279,18 @@ def corrected_comparisons(
         if not columns:
             continue
         run, base = scored[pair.run.name], scored[pair.baseline.name]
-        paired = [q for q in run.row if q in base.row]
-        both = [q for q in paired if q in run.human_row and q in base.human_row]
-        d_all = _take(run.model, run.row, paired) - _take(base.model, base.row, paired)
+        both = [q for q in run.human_row if q in base.human_row]
+        if pair.summed is None:
+            paired = [q for q in run.row if q in base.row]
+            whole = spread(_take(run.model, run.row, paired) - _take(base.model, base.row, paired))
+        else:  # every paired query's difference summed: its mean and sd (exact)
+            at = [pair.labels.index(label) for label in labels]
+            n = pair.summed.queries
+            whole = (pair.summed.delta[at], pair.summed.sd[at] ** 2 / n if n > 1 else np.full(len(at), np.nan), n)
         d_model = _take(run.model, run.row, both) - _take(base.model, base.row, both)
         d_human = _take(run.human, run.human_row, both) - _take(base.human, base.human_row, both)
         confidence = pair.run.conventions.confidence
-        corrected = corrected_means(d_all, d_model, d_human, confidence)
+        corrected = corrected_from(whole, d_model, d_human, confidence)
         human_bands = mean_bands(d_human, confidence)
         for i in columns:
             found.append((pair.run.name, held[labels[i]], human_bands[i], corrected[i], len(both)))
@@ -410,13 +456,21 @@ def corrected_means(
     """Each column's prediction-powered mean and its normal band (rows are queries): ``model_all``
     the model-label scores of every scored query, ``model_audited``/``human_audited`` the two
     scores of each audited one, a column per metric."""
-    f = as_columns(model_all)
+    return corrected_from(spread(model_all), model_audited, human_audited, confidence)
+
+
+def corrected_from(
+    whole: Spread, model_audited: np.ndarray, human_audited: np.ndarray, confidence: float = 0.95
+) -> list[Figure]:
+    """:func:`corrected_means` with every scored query's model-label scores given by their
+    :data:`Spread` (mean, ``var / N``, N): ``theta = mean + mean_n(y - f)``, band ``theta +- z *
+    sqrt(var / N + var_n(y - f) / n)``; NaN under two queries on either side."""
+    mean, error, n = whole
     gap = as_columns(human_audited) - as_columns(model_audited)
-    width = f.shape[1]
-    if f.shape[0] < 2 or gap.shape[0] < 2:
-        return [_NAN] * width
-    theta = f.mean(axis=0) + gap.mean(axis=0)
-    half = z_value(confidence) * np.sqrt(f.var(axis=0, ddof=1) / f.shape[0] + gap.var(axis=0, ddof=1) / gap.shape[0])
+    if n < 2 or gap.shape[0] < 2:
+        return [_NAN] * len(mean)
+    theta = mean + gap.mean(axis=0)
+    half = z_value(confidence) * np.sqrt(error + gap.var(axis=0, ddof=1) / gap.shape[0])
     return [(float(t), float(t - h), float(t + h)) for t, h in zip(theta, half)]
 
 

@@ -352,7 +352,7 @@ class Family:
     left_out: tuple[Measure, ...] = ()
 
 
-def _resampled_columns(summary: RunSummary, family: Sequence[Measure]) -> np.ndarray | None:
+def resampled_columns(summary: RunSummary, family: Sequence[Measure]) -> np.ndarray | None:
     """The family's columns of the run's resampled means (as :func:`family_values` reads them), or
     None when a member is not among them."""
     if summary.resampled is None:
@@ -384,7 +384,7 @@ def _drawn_differences(
     for summary, rows in ((base, pairing.baseline_rows), (run, pairing.run_rows)):
         if not np.array_equal(resample_rows(summary.judged.query_ids, summary.scores.scored), rows):
             return None
-    base_drawn, run_drawn = _resampled_columns(base, family), _resampled_columns(run, family)
+    base_drawn, run_drawn = resampled_columns(base, family), resampled_columns(run, family)
     return None if base_drawn is None or run_drawn is None else run_drawn - base_drawn
 
 

@@ -42,6 +42,7 @@ from ..scoring.partition import (
 from ..scoring.readings import rates_of, score_readings
 from ..scoring.scorable import check_scorable
 from . import shown
+from .audit import audited_queries, read_audit
 from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
 from .slices import EXAMPLES, slice_groups, slice_keys
@@ -254,6 +255,7 @@ def evaluate_runs(
     sample_baseline: str | None = None,
     sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     sample_slice_by: Sequence[str] = (),
+    sample_audit: Any = None,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
@@ -268,7 +270,8 @@ def evaluate_runs(
     ``sample_baseline``: the run the sample's extremes are against (the report's baseline; the
     first run by default), which the analysis of three runs or more must keep; ``sample_meta`` and
     ``sample_slice_by``: the queries' metadata and the keys the analysis slices by
-    (``query_meta``, ``slice_by``), whose slices' example queries the sample then holds."""
+    (``query_meta``, ``slice_by``), whose slices' example queries the sample then holds;
+    ``sample_audit``: the audit the analysis reads (``audit``), whose audited queries it holds."""
     if k is None:
         k = DEFAULT_K if _given(inputs) else SAMPLE_K
     if engine != "memory" and columns is not None:  # a table is read whole, one row per query
@@ -310,6 +313,8 @@ def evaluate_runs(
         these = f" (the run is {names[0]!r})" if len(names) == 1 else f"; the runs are {', '.join(map(repr, names))}"
         raise ArgumentError(Argument("baseline"), f" {sample_baseline!r} names no run{these}")
     sample_base = 0 if sample_baseline is None else names.index(sample_baseline)
+    # read before any run is scored: a broken audit is one line, not a wasted scoring
+    audited = None if sample_on is None or sample_audit is None else audited_queries(read_audit(sample_audit)[0])
     asked, cutoffs = report_cutoffs(k, kmax)
     # Each partition adds up the Poisson sums of its queries at every cutoff and hands back its
     # per-query scores at the cutoffs asked for alone: the sweep's figures come from the sums.
@@ -383,7 +388,17 @@ def evaluate_runs(
             groups = [members for _, _, members in slice_groups(by_query, keys, store.judged)] if keys else []
             del by_query  # read again by the analysis: not held while the rows are read back
         store.choice = shown.choose_sample(
-            store, names, every, sample_on, asked, conventions.seed, sample_texts, sample_base, groups, EXAMPLES
+            store,
+            names,
+            every,
+            sample_on,
+            asked,
+            conventions.seed,
+            sample_texts,
+            sample_base,
+            groups,
+            EXAMPLES,
+            audited,
         )
         del groups
         scored_ids = [hold.scored_ids() for hold in held]

@@ -19,7 +19,7 @@ from ..core.model import Judgments
 from ..scoring.catalogue import COMPARED, PRIMARY, SUITE, Metric
 from ..scoring.cutoffs import SAMPLE_K
 from ..scoring.measures import Measure
-from .audit import audited_limits, measure_audit
+from .audit import audited_limits, audited_queries, measure_audit, read_audit
 from .compare import Correction, choose_family, compare
 from .drift import drift, is_sampled
 from .evaluation import _quiet
@@ -125,7 +125,15 @@ def _check_sampled(choice, baseline, runs, previous, query_meta, audit, scores, 
             f"evaluate with sample_baseline={baseline or runs[0]!r}",
         )
     pairs_queries = previous is not None and not is_sampled(previous[0])
-    given = {"previous": previous if pairs_queries else None, "audit": audit, "scores": scores}
+    given = {"previous": previous if pairs_queries else None, "scores": scores}
+    if choice.audited is None:  # a sample chosen with the audit holds its queries (section 29.3)
+        given |= {"audit": audit}
+    elif audit is None:
+        raise ArgumentError(Argument("audit"), " is the audit these results' sample was chosen to hold: give it again")
+    elif audited_queries(read_audit(audit)[0]) != choice.audited:  # its other queries' rows are not held
+        raise ArgumentError(
+            Argument("audit"), " audits other queries than these results' sample holds: evaluate with sample_audit=it"
+        )
     if choice.examples is None:  # a sample chosen with the slices holds their examples (no metadata: no slice)
         given |= {"query_meta": query_meta}
     elif query_meta is None and choice.examples:

@@ -35,12 +35,12 @@ import numpy as np
 
 from .compare import (
     Correction,
-    _resampled_columns,
     adjust,
     family_values,
     pair_queries,
     paired_bands,
     paired_tests,
+    resampled_columns,
     verdict_of,
 )
 from .intervals import resample_rows, shared_bootstrap_means
@@ -321,7 +321,7 @@ def _common_draws(runs: Sequence[RunSummary], pairings: dict, measure: Measure) 
         rows.append((scored, scored[np.searchsorted(s.judged.query_ids[scored], ids)]))
     same_draws = len({(s.conventions.resamples, s.conventions.seed) for s in runs}) == 1
     read = [
-        _resampled_columns(s, [measure]) if same_draws and np.array_equal(own, common) else None
+        resampled_columns(s, [measure]) if same_draws and np.array_equal(own, common) else None
         for s, (own, common) in zip(runs, rows)
     ]
     if all(r is not None for r in read):

@@ -14,7 +14,7 @@ hold the sample chosen here, the same queries for every run, and, for a partitio
   movers the comparison lists are among them.
 - The queries the report points to elsewhere: the comparison's movers on the primary metric (past
   ``e`` a side), the slices' examples and the queries shown with their text (a link from them
-  finds its query).
+  finds its query), and the audited queries (``--audit``: the corrected figures read their rows).
 - The rest, up to ``SHOWN_QUERIES``, drawn uniformly: the queries (not already chosen) whose
   sample key ``mix64(key XOR r_0)`` is smallest, ``key`` the id's :func:`~.poisson.query_keys`
   under the conventions' seed and ``r_0`` the first value of the stream :data:`SHOWN_STREAM`
@@ -60,7 +60,8 @@ class Shown:
     """The queries the pages list: ``ids`` (sorted), out of ``total``; ``each`` extremes a side
     per run (``compared`` runs: 0 without a comparison), ``wins`` and ``losses`` the distinct
     queries so chosen (the highest and lowest values without a comparison), ``cited`` the other
-    queries the report points to (slice examples, queries shown with their text), ``drawn`` the rest."""
+    queries the report points to (slice examples, queries shown with their text, audited queries),
+    ``drawn`` the rest."""
 
     ids: np.ndarray
     total: int
@@ -149,7 +150,10 @@ def shown_queries(analysis: Analysis) -> Shown | None:
     wins = {q for high, _ in sides for q in high}
     losses = {q for _, low in sides for q in low} - wins
     slices = analysis.slices.slices if analysis.slices is not None else ()
-    pointed = np.array(sorted({q for s in slices for q in s.examples} | set(analysis.text_queries) | movers), dtype=str)
+    audited = set(analysis.audit.labels) if analysis.audit is not None else set()
+    pointed = np.array(
+        sorted({q for s in slices for q in s.examples} | set(analysis.text_queries) | movers | audited), dtype=str
+    )
     cited = set(pointed[np.isin(pointed, every)].tolist()) - wins - losses
     chosen = np.array(sorted(wins | losses | cited), dtype=str)
     rest = every[~np.isin(every, chosen)]
@@ -188,6 +192,8 @@ class SampleChoice:
     compared: int = 0
     #: The slices' example queries it holds (None: chosen with no metadata to slice by).
     examples: tuple[str, ...] | None = None
+    #: The audit's audited queries (all of them, sorted; None: chosen with no audit).
+    audited: tuple[str, ...] | None = None
 
 
 def _text_rows(ids: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
@@ -218,6 +224,7 @@ def choose_sample(
     baseline: int = 0,
     slices: Sequence[Sequence[str]] | None = None,
     examples: int = 0,
+    audited: Sequence[str] | None = None,
 ) -> SampleChoice:
     """The sample of a build whose rows are kept for it alone, the runs ``names`` in ``store``'s
     order compared with the run at ``baseline``: the extremes on ``measure`` (a suite metric at a
@@ -227,7 +234,8 @@ def choose_sample(
     text, chosen as among every query (the ``texts`` largest differences either way over the
     compared runs, with one run its lowest values: :func:`~.texts.shown_texts`); with ``slices``
     (each slice's queries), each slice's ``examples`` example queries
-    (:func:`~.paired.slice_examples`), which the texts go to first."""
+    (:func:`~.paired.slice_examples`), which the texts go to first; with ``audited`` (an audit's
+    queries), those of them among ``every``."""
     column = SUITE.index(measure.metric) * len(asked) + list(asked).index(int(measure.cutoff))  # type: ignore[arg-type]
     others = [r for r in range(len(names)) if r != baseline]
     compares = bool(others)
@@ -286,6 +294,9 @@ def choose_sample(
     if texts and text_found:
         ids, scores = _largest(text_found)
         chosen |= set(ids[_text_rows(ids, scores, texts)].tolist())
+    if audited:
+        asked_ids = np.array(audited, dtype=str)
+        chosen |= set(asked_ids[np.isin(as_bytes(asked_ids), every)].tolist())
     chosen_ids = np.array(sorted(chosen), dtype=str)
     rest = every[~np.isin(every, as_bytes(chosen_ids))]
     drawn = as_text(_smallest(rest, sample_keys(rest, seed), max(0, SHOWN_QUERIES - len(chosen_ids))))
@@ -299,6 +310,7 @@ def choose_sample(
         names[baseline] if compares else None,
         compared,
         None if slices is None else tuple(sorted(set(cited))),
+        None if audited is None else tuple(sorted(audited)),
     )
 
 
@@ -316,7 +328,7 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
         raise ValueError(
             "the sample holds other slices' examples: evaluate with the query metadata and keys the report slices by"
         )
-    pointed = set(analysis.text_queries) | examples
+    pointed = set(analysis.text_queries) | examples | set(analysis.audit.labels if analysis.audit is not None else ())
     each = EXTREME_QUERIES
     if comparison is not None:
         if comparison.baseline != choice.baseline:  # two runs (pipeline refuses more): one's wins, the other's losses

@@ -226,7 +226,6 @@ def _analyse(
     # reads the means alone.
     every_row = basis is not None and not is_sampled(basis)
     del basis  # read again by the analysis: not held while the runs are scored
-    every_row = every_row or getattr(args, "audit", None) is not None
     every_row = every_row or getattr(args, "scores", None) is not None
     sampled = sample_rows and args.engine != "memory" and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
@@ -243,6 +242,7 @@ def _analyse(
         sample_baseline=args.baseline if sampled else None,
         sample_meta=args.query_meta if sampled else None,
         sample_slice_by=args.slice if sampled else (),
+        sample_audit=getattr(args, "audit", None) if sampled else None,
         **{
             name: getattr(args, name)
             for name in ("qrels", "k", "kmax", "input_format", "labels", "columns", "id_from", "engine", "scheduler")

@@ -258,15 +258,14 @@ def _check_sampled(document: dict, sampled: Any, where: str) -> None:
         raise InputError(where, None, "'ranking' for three runs or more, 'sampled.slices' beside 'slices'", "other")
     if any(run.get("bootstrap") != "poisson" for run in document["runs"]):  # a partitioned build's alone
         raise InputError(where, None, "every run's 'bootstrap' \"poisson\" in a report holding a sample", "another")
-    for part, name in (("audit", "--audit"), ("scores", "--scores")):
-        if document.get(part):
-            raise InputError(
-                where,
-                None,
-                f"no '{part}' in a report.json that holds a sample of its queries ({name}: build it again "
-                "from the run files; docs/conventions.md section 29.2)",
-                f"'{part}'",
-            )
+    if document.get("scores"):
+        raise InputError(
+            where,
+            None,
+            "no 'scores' in a report.json that holds a sample of its queries (--scores: build it again "
+            "from the run files; docs/conventions.md section 29.2)",
+            "'scores'",
+        )
 
 
 def _stored_text_queries(document: dict, where: str) -> tuple[str, ...]:
