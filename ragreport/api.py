@@ -208,9 +208,9 @@ def evaluate(
         only the rows of the sample the pages list, its extremes on this measure (the report's
         primary metric at K, ``"nDCG@10"``), the other rows written to disk and never gathered, as
         ``ragreport build`` does (docs/conventions.md section 29.2). Every figure is still every
-        query's; analyse the results with no outside scores or previous report holding every
-        query's rows (one holding a sample drifts by its means), slices only by ``sample_meta`` and
-        an audit only by ``sample_audit``.
+        query's; analyse the results with no previous report holding every query's rows (one
+        holding a sample drifts by its means), slices only by ``sample_meta`` and an audit only by
+        ``sample_audit``.
     sample_texts : int, default 0
         With ``sample_on``: how many queries the pages will show with their text (``analyse``'s
         ``text_queries``, with a ``corpus``), which the sample then holds.

@@ -15,6 +15,7 @@ from ragreport.analysis.paired import PairedFigures
 from ragreport.analysis.poisson import ResampledSums, query_keys
 from ragreport.analysis.summary import FACT_KINDS, Counts, Facts, Status
 from ragreport.cli import main
+from ragreport.core.errors import InputError
 from ragreport.core.model import Judgments, Run
 from ragreport.output.exports.reportjson.sampled import (
     facts_document,
@@ -85,6 +86,20 @@ def _audit(tmp_path, qrels, first: int = 20, many: int = 15) -> str:
     return str(path)
 
 
+def _scores(tmp_path, runs: int) -> str:
+    """Outside scores of every judged query of each run: a 0/1 faithfulness and a 1-5 grade."""
+    rng = np.random.default_rng(3)
+    rows = [
+        f"q{i},run{r},{rng.integers(0, 2)},{rng.integers(1, 6)}\n"
+        for i in range(QUERIES)
+        if i != 9
+        for r in range(runs)
+    ]
+    path = tmp_path / "scores.csv"
+    path.write_text("query_id,run,faithfulness,grade\n" + "".join(rows))
+    return str(path)
+
+
 def _files_of(site):
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
@@ -100,7 +115,7 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     corpus = [{"_id": f"doc{d}", "title": f"title {d}", "text": f"text of doc{d}"} for d in range(300)]
     (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     more += ["--queries", str(tmp_path / "queries.tsv"), "--corpus", str(tmp_path / "corpus.jsonl")]
-    more += ["--text-queries", "3", "--audit", _audit(tmp_path, qrels)]
+    more += ["--text-queries", "3", "--audit", _audit(tmp_path, qrels), "--scores", _scores(tmp_path, runs)]
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
     whole = _build(tmp_path, paths, qrels, "whole", *more)
     monkeypatch.setattr(shown_module, "PAGE_QUERIES", 50)
@@ -121,8 +136,13 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     assert len(document["slices"]) == 3 and len(document["query_meta"]) <= listed and document["texts"]["queries"]
     for key in ("headline", "comparisons", "ranking", "slices", "audit"):
         assert document.get(key) == every.get(key), key
+    # outside scores: every figure the whole build's, the values the listed queries' alone
+    assert {k: v for k, v in document["scores"].items() if k != "values"} == {
+        k: v for k, v in every["scores"].items() if k != "values"
+    }
+    assert all(set(by_query) <= set(shown["ids"]) for by_query in document["scores"]["values"].values())
     for run, whole_run in zip(document["runs"], every["runs"]):
-        for key in ("metrics", "measures", "sweep", "counts", "limits", "fingerprints"):
+        for key in ("metrics", "measures", "sweep", "counts", "limits", "fingerprints", "scores"):
             assert run[key] == whole_run[key], key
     # The pages say report.json holds the sample, not every query.
     for page in ("queries.html", "run-run0.html"):
@@ -224,19 +244,6 @@ def test_a_sampled_reports_drift_is_read_as_stored(tmp_path, sampled, labels):
     again = tmp_path / "again"
     assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
     assert _files_of(again) == _files_of(built)
-
-
-def test_render_refuses_a_sampled_report_with_what_it_cannot_draw_again(tmp_path, sampled, capsys):
-    paths, qrels = _files(tmp_path)
-    scores = tmp_path / "scores.csv"  # outside scores gather every row: report.json holds the sample
-    scores.write_text(
-        "query_id,run,faithfulness\n" + "".join(f"q{i},run{r},{i % 2}\n" for i in range(9) for r in (0, 1))
-    )
-    built = _build(tmp_path, paths, qrels, "built", "--engine", "stream", "--scores", str(scores))
-    assert json.loads((built / "report.json").read_text())["sampled"]
-    assert main(["render", str(built / "report.json"), "--out", str(tmp_path / "again"), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "holds a sample of its queries" in err and "--scores" in err
 
 
 def test_render_refuses_a_sampled_reports_broken_sums_in_one_line(tmp_path, sampled, capsys):
@@ -375,6 +382,7 @@ def test_a_build_keeping_its_samples_rows_alone_writes_the_gathered_builds_bytes
     # audited by human labels on 15 queries, a grade in three read otherwise: the audited queries are
     # listed, and the corrected figures read their rows beside the sums
     more += ["--audit", _audit(tmp_path, qrels)]
+    more += ["--scores", _scores(tmp_path, runs)]  # outside scores: matched against every judged query
     held = _held(monkeypatch)
     from ragreport.scoring import partition
 
@@ -442,6 +450,14 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
         assert summary.counts.queries == QUERIES + 2  # the counts are every query's
     report = api.analyse(results)
     assert report.queries == QUERIES + 2 and report.sample.rows_only and not report.sample.stored_all
+    # outside scores are matched against every query the judgments hold, not the sample's alone
+    scores = _scores(tmp_path, 2)
+    figure = api.analyse(results, scores=scores).scores.figure("run1", "grade")
+    assert (figure.queries, figure.judged) == (QUERIES - 1, QUERIES + 1)  # all but q9; qx and qy judged
+    with open(scores, "a") as lines:
+        lines.write("qz,run0,1,3\n")
+    with pytest.raises(InputError, match=rf"scores.csv:{2 * QUERIES}: expected a query the judgments of run 'run0'"):
+        api.analyse(results, scores=scores)
     assert repr(results) == f"Results(runs=2, queries={QUERIES + 2}, k=10)"
     for rows in (report, results):  # per-query rows of every query: refused, not a part of them
         with pytest.raises(ValueError, match="of (its|their) 122 queries"):

@@ -264,8 +264,8 @@ def evaluate_runs(
     a caller then cannot read the slots below. ``sample_on``: with a partition engine, past
     ``PAGE_QUERIES`` queries, keep only the rows of the sample the pages list (its extremes on this
     measure, the primary metric at K; docs/conventions.md section 29.3), the figures still every
-    query's: for runs analysed with no audit, outside scores or previous report listing every query,
-    which read every query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
+    query's: for runs analysed with no previous report listing every query, which pairs every
+    query's rows (``ragreport build``); ``sample_texts``: how many queries the pages show with
     their text (``text_queries``, with a ``corpus``), which the sample then holds;
     ``sample_baseline``: the run the sample's extremes are against (the report's baseline; the
     first run by default), which the analysis of three runs or more must keep; ``sample_meta`` and
@@ -376,16 +376,16 @@ def evaluate_runs(
         # The sample the pages list, chosen from the buckets and every id (section 29.1); only its
         # rows are read back (section 29.3). Every run shares the label set of one qrels file.
         groups = None
+        # what the analysis matches the metadata, the slices and outside scores against: every query's
+        store.every, store.judged = every, [hold.judged_ids() for hold in held]
         if sample_meta is not None:  # the slices' examples: the sample holds them (section 29.3)
-            # what the analysis matches the metadata and cuts the slices against: every query's
-            store.every = every
-            store.judged = np.unique(np.concatenate([hold.judged_ids() for hold in held]))
             by_query = read_query_meta(sample_meta) if isinstance(sample_meta, (str, Path)) else sample_meta
             try:
                 keys = slice_keys(by_query, sample_slice_by) if by_query else ()
             except ArgumentError:  # refused by the analysis, after its check of the metadata's ids
                 keys = ()
-            groups = [members for _, _, members in slice_groups(by_query, keys, store.judged)] if keys else []
+            any_judged = np.unique(np.concatenate(store.judged))
+            groups = [members for _, _, members in slice_groups(by_query, keys, any_judged)] if keys else []
             del by_query  # read again by the analysis: not held while the rows are read back
         store.choice = shown.choose_sample(
             store,

@@ -212,10 +212,10 @@ class PairedRows:
         #: With :attr:`choice`: per pair of runs (by their places), the queries the first scored and
         #: the second did not, sorted (what the pairing lists, section 10).
         self.apart: dict[tuple[int, int], tuple[str, ...]] = {}
-        #: With :attr:`choice`: every query's id, and those judged in any run (sorted UTF-8 bytes):
-        #: what the queries' metadata and the slices are matched against.
+        #: With :attr:`choice`: every query's id, and each run's judged ones (sorted UTF-8 bytes):
+        #: what the queries' metadata, the slices and outside scores are matched against.
         self.every: np.ndarray | None = None
-        self.judged: np.ndarray | None = None
+        self.judged: list[np.ndarray] | None = None
 
     @property
     def sampled(self) -> bool:

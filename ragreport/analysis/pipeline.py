@@ -113,7 +113,7 @@ class Analysis:
         )
 
 
-def _check_sampled(choice, baseline, runs, previous, query_meta, audit, scores, corpus, text_queries: int) -> None:
+def _check_sampled(choice, baseline, runs, previous, query_meta, audit, corpus, text_queries: int) -> None:
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
     a drift from a report that holds every query's (one that holds a sample drifts by the means);
     past two runs, another ``baseline`` than the sample's extremes are against (two runs' extremes
@@ -125,7 +125,7 @@ def _check_sampled(choice, baseline, runs, previous, query_meta, audit, scores, 
             f"evaluate with sample_baseline={baseline or runs[0]!r}",
         )
     pairs_queries = previous is not None and not is_sampled(previous[0])
-    given = {"previous": previous if pairs_queries else None, "scores": scores}
+    given = {"previous": previous if pairs_queries else None}
     if choice.audited is None:  # a sample chosen with the audit holds its queries (section 29.3)
         given |= {"audit": audit}
     elif audit is None:
@@ -222,7 +222,6 @@ def analyse_runs(
             previous_basis,
             query_meta,
             audit,
-            scores,
             corpus,
             text_queries,
         )

@@ -29,9 +29,11 @@ import numpy as np
 
 from ..core.errors import Argument, ArgumentError, InputError
 from ..core.grammar import read_number
+from ..core.ids import as_bytes
 from ..scoring.catalogue import IntervalMethod
 from .compare import Comparison, Correction, adjust
 from .intervals import Interval, bootstrap_interval, wilson_interval
+from .paired import paired_store
 from .randomization import TIE, randomization_test
 
 if TYPE_CHECKING:
@@ -162,10 +164,18 @@ def _json(value: Any) -> Any:
     return None if isinstance(value, float) and not np.isfinite(value) else value
 
 
-def _rows_by_run(file: ScoreFile, summaries: Sequence[RunSummary]) -> dict[str, dict[str, int]]:
-    """Per run, each query's row, every row checked against the report's runs and judged queries."""
-    names = [s.name for s in summaries]
-    judged = {s.name: set(s.judged.query_ids[s.judged.has_judgments].tolist()) for s in summaries}
+def judged_of(summaries: Sequence[RunSummary]) -> dict[str, np.ndarray]:
+    """Each run's judged query ids (sorted UTF-8 bytes): every query's also when the runs hold a
+    sample's rows alone (docs/conventions.md section 29.3)."""
+    store = paired_store(summaries)
+    if store is not None and store.judged is not None:
+        return {s.name: store.judged[s.paired[1]] for s in summaries if s.paired is not None}
+    return {s.name: np.unique(as_bytes(s.judged.query_ids[s.judged.has_judgments])) for s in summaries}
+
+
+def _rows_by_run(file: ScoreFile, judged: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
+    """Per run, each query's row, every row checked against the report's runs and ``judged`` queries."""
+    names = list(judged)
     rows: dict[str, dict[str, int]] = {name: {} for name in names}
     shown = ", ".join(map(repr, names))
     for i, (qid, run, line) in enumerate(zip(file.query_ids, file.runs, file.lines)):
@@ -174,12 +184,23 @@ def _rows_by_run(file: ScoreFile, summaries: Sequence[RunSummary]) -> dict[str, 
         run = names[0] if run is None else run
         if run not in rows:
             raise InputError(file.source, line, f"a run of the report ({shown})", repr(run))
-        if qid not in judged[run]:
-            raise InputError(file.source, line, f"a query the judgments of run {run!r} hold", f"query {qid!r}")
         if qid in rows[run]:
             earlier = file.lines[rows[run][qid]]
             raise InputError(file.source, line, f"one row per run and query ({run!r} {qid!r} is on line {earlier})")
         rows[run][qid] = i
+    # a query none of the run's judgments hold: the first such row in the file named
+    outside = [
+        (file.lines[at], run, q)
+        for run, by_query in rows.items()
+        if by_query
+        for q, at, held in zip(
+            by_query, by_query.values(), np.isin(as_bytes(np.array(list(by_query), dtype=str)), judged[run]).tolist()
+        )
+        if not held
+    ]
+    if outside:
+        line, run, q = min(outside)
+        raise InputError(file.source, line, f"a query the judgments of run {run!r} hold", f"query {q!r}")
     return rows
 
 
@@ -210,7 +231,8 @@ def external_scores(
     (None: no comparison), ``scales`` the ``--scores-scale`` values (or, from a stored report,
     the given scales already read, keyed by score name)."""
     conventions = summaries[0].conventions
-    rows = _rows_by_run(file, summaries)
+    judged_ids = judged_of(summaries)
+    rows = _rows_by_run(file, judged_ids)
     given = dict(scales) if isinstance(scales, Mapping) else parse_scales(scales)
     unknown = [name for name in given if name is not None and name not in file.names]
     if unknown:
@@ -230,7 +252,7 @@ def external_scores(
     figures = []
     for s in summaries:
         at = np.fromiter(ordered[s.name].values(), dtype=np.int64, count=len(ordered[s.name]))
-        judged = int(np.count_nonzero(s.judged.has_judgments))
+        judged = len(judged_ids[s.name])
         for j, name in enumerate(file.names):
             band = score_band(file.values[at, j], found[name], conventions)
             figures.append(ScoreFigure(s.name, name, band, len(at), judged))

@@ -165,7 +165,7 @@ def judged_ids(summaries: Sequence[RunSummary]) -> np.ndarray:
     runs hold a sample's rows alone (docs/conventions.md section 29.3)."""
     store = paired_store(summaries)
     if store is not None and store.judged is not None:
-        return store.judged
+        return np.unique(np.concatenate(store.judged))
     return np.unique(np.concatenate([as_bytes(s.judged.query_ids[s.judged.has_judgments]) for s in summaries]))
 
 

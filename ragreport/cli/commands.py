@@ -226,7 +226,6 @@ def _analyse(
     # reads the means alone.
     every_row = basis is not None and not is_sampled(basis)
     del basis  # read again by the analysis: not held while the runs are scored
-    every_row = every_row or getattr(args, "scores", None) is not None
     sampled = sample_rows and args.engine != "memory" and not every_row
     # Every other keyword of the library is the option of its own name (parser.KEYWORD_FLAGS).
     results = api.evaluate(

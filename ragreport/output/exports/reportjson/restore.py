@@ -40,7 +40,16 @@ from ....scoring.metrics import score
 from ....scoring.readings import READ, score_readings
 from .migrate import expanded
 from .read import REBUILD, judgments_from, load_report, stored_run
-from .sampled import drift_from, facts_from, ranking_from, shown_from, slices_from, stored_pairs, sums_from
+from .sampled import (
+    drift_from,
+    facts_from,
+    ranking_from,
+    scores_from,
+    shown_from,
+    slices_from,
+    stored_pairs,
+    sums_from,
+)
 from .schema import PREVIOUS
 
 
@@ -219,7 +228,12 @@ def reanalysed(report: str | Path | dict, source: str | None, make: type[A]) -> 
     # the external scores' per-query values and given scales (checked by the declared schema): every
     # figure drawn again from them; a report written before they were stored renders without them
     external = document_.get("scores")
-    scores_file, scores_scale = stored_scores(external, where) if external and "values" in external else (None, {})
+    # (a sampled report's read as stored: its values are the sample's, _as_sampled)
+    scores_file, scores_scale = (
+        stored_scores(external, where)
+        if isinstance(external, dict) and "values" in external and sampled is None
+        else (None, {})
+    )
     try:
         analysis = analyse_runs(
             summaries,
@@ -258,14 +272,6 @@ def _check_sampled(document: dict, sampled: Any, where: str) -> None:
         raise InputError(where, None, "'ranking' for three runs or more, 'sampled.slices' beside 'slices'", "other")
     if any(run.get("bootstrap") != "poisson" for run in document["runs"]):  # a partitioned build's alone
         raise InputError(where, None, "every run's 'bootstrap' \"poisson\" in a report holding a sample", "another")
-    if document.get("scores"):
-        raise InputError(
-            where,
-            None,
-            "no 'scores' in a report.json that holds a sample of its queries (--scores: build it again "
-            "from the run files; docs/conventions.md section 29.2)",
-            "'scores'",
-        )
 
 
 def _stored_text_queries(document: dict, where: str) -> tuple[str, ...]:
@@ -361,8 +367,10 @@ def _as_sampled(analysis: A, document: dict, sampled: dict, where: str) -> A:
         sample=shown_from(sampled.get("shown"), where),
     )
     meta = stored_query_meta(document.get("query_meta"), where)
+    external = document.get("scores")
     analysis = dataclasses.replace(
         analysis,
+        scores=scores_from(external, document["runs"], where) if external else None,
         query_meta=None if meta is None else dict(sorted(meta.items())),
         drift=None if document.get("drift") is None else drift_from(document["drift"], sampled, analysis, where),
     )

@@ -23,15 +23,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ....analysis.compare import Correction
+from ....analysis.compare import Comparison, Correction
 from ....analysis.drift import CHANGE_FIELDS, Drift, DriftRow, LabelChange
+from ....analysis.intervals import Interval
 from ....analysis.paired import PairedFigures, PairedRows, paired_store
 from ....analysis.poisson import ResampledSums
 from ....analysis.ranking import Pair, Ranking, RankInterval
+from ....analysis.scores import GIVEN, ExternalScores, Scale, ScoreFigure
 from ....analysis.shown import Shown
 from ....analysis.slices import Slice, SliceComparison, SliceFigure, SliceReport, opposites
 from ....analysis.summary import FACT_KINDS, Counts, Facts, Status
 from ....core.errors import InputError
+from ....scoring.catalogue import IntervalMethod
 from .migrate import pack
 
 if TYPE_CHECKING:
@@ -385,6 +388,7 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
                     for c in s["comparisons"]
                 ),
                 tuple(str(q) for q in s["examples"]),
+                figures(s.get("scores") or {}),
             )
             for s in stored
         )
@@ -400,6 +404,68 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
     return SliceReport(
         keys, found, measures, primary, analysis.correction, opposites(found, analysis.comparison, primary)
     )
+
+
+def scores_from(stored: Any, runs: Sequence[Mapping[str, Any]], where: str) -> ExternalScores:
+    """Outside scores (``--scores``) as a sampled report stored them: their figures in each run's
+    ``scores``, their comparisons and scales in ``scores``, and the listed queries' values. Every
+    figure reads every query's values, which the report keeps the sample's of."""
+
+    def number(value: Any) -> float | None:
+        return None if value is None else float(value)
+
+    try:
+        names = tuple(str(name) for name in stored["names"])
+        scales = {
+            str(name): Scale(
+                float(s["low"]), float(s["high"]), bool(s["binary"]), s["how"] == GIVEN, "no scale given" in s["scale"]
+            )
+            for name, s in stored["scales"].items()
+        }
+        figures = tuple(
+            ScoreFigure(
+                str(run["name"]),
+                str(name),
+                Interval(_number(f["mean"]), _number(f["low"]), _number(f["high"]), IntervalMethod(f["interval"])),
+                int(f["queries"]),
+                int(f["judged"]),
+            )
+            for run in runs
+            for name, f in (run.get("scores") or {}).items()
+        )
+        comparisons = tuple(
+            Comparison(
+                baseline=str(c["baseline"]),
+                run=str(c["run"]),
+                metric=str(c["metric"]),
+                delta=_number(c["delta"]),
+                low=_number(c["low"]),
+                high=_number(c["high"]),
+                p=_number(c["p"]),
+                p_adjusted=_number(c["p_adjusted"]),
+                wins=int(c["wins"]),
+                ties=int(c["ties"]),
+                losses=int(c["losses"]),
+                queries=int(c["queries"]),
+                alpha=_number(c["alpha"]),
+                detectable=number(c.get("detectable")),
+                queries_needed=None if c.get("queries_needed") is None else int(c["queries_needed"]),
+                min_effect=number(c.get("min_effect")),
+                effect=number(c.get("effect")),
+                effect_low=number(c.get("effect_low")),
+                effect_high=number(c.get("effect_high")),
+            )
+            for c in stored["comparisons"]
+        )
+        values = {
+            str(run): {str(q): tuple(float(x) for x in v) for q, v in by_query.items()}
+            for run, by_query in stored["values"].items()
+        }
+        baseline = None if stored["baseline"] is None else str(stored["baseline"])
+        judges = tuple(str(j) for j in stored["judges"])
+        return ExternalScores(str(stored["source"]), judges, names, scales, figures, comparisons, baseline, values)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(where, None, "'scores' as ragreport writes it", _got(exc)) from None
 
 
 def drift_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, where: str) -> Drift:

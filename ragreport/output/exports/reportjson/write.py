@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ....analysis.compare import ComparisonReport
     from ....analysis.limits import Limit
     from ....analysis.pipeline import Analysis
+    from ....analysis.scores import ExternalScores
     from ....analysis.slices import SliceReport
     from ....analysis.summary import RunSummary
     from ..gates import GateResult, GateRules
@@ -471,7 +472,7 @@ def report_document(analysis: Analysis, title: str | None = None, every_query: b
         "audit": audit_document(analysis.audit),
         # per-query scores computed outside ragreport (--scores): their file, judges, scales and
         # comparisons; absent without them
-        **({} if analysis.scores is None else {"scores": analysis.scores.as_dict()}),
+        **({} if analysis.scores is None else {"scores": _scores_document(analysis.scores, listed)}),
         "gates": [],
         "settings": settings_document(analysis, title),
         # written once, indexed by the runs and judgments above (docs/conventions.md sections 22.4,
@@ -493,6 +494,15 @@ def _drift_document(drift: dict[str, Any], sampled: bool) -> dict[str, Any]:
         return drift
     runs = [{k: v for k, v in run.items() if k != "queries"} for run in basis.get("runs", [])]
     return {**drift, "basis": {**basis, "runs": runs}}
+
+
+def _scores_document(scores: ExternalScores, listed: set[str] | None) -> dict[str, Any]:
+    """report.json's ``scores``: a sampled report's values its listed queries' (their figures are
+    read as stored, section 29.2)."""
+    document = scores.as_dict()
+    if listed is not None:
+        document["values"] = {run: _listed(by_query, listed) for run, by_query in document["values"].items()}
+    return document
 
 
 def _listed(by_query: Mapping[str, Any] | None, listed: set[str] | None) -> Mapping[str, Any] | None:

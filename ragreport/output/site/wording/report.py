@@ -226,7 +226,8 @@ def sample_note(listing: str, shown: Shown) -> Text:
     if shown.compared:
         ends += f" on {shown.metric}"
     if shown.cited:
-        ends += f", {counted(shown.cited, 'other query')} the report points to (movers, slice examples, texts, audited queries)"
+        pointed = "movers, slice examples, texts, audited queries"
+        ends += f", {counted(shown.cited, 'other query')} the report points to ({pointed})"
     kept = "report.json holds them all." if shown.stored_all else "report.json holds the same ones, and every figure."
     return said(
         f"{listing} {count(len(shown.ids))} of the {count(shown.total)} queries: {ends} and "
