@@ -145,7 +145,7 @@ def evaluate(
     sample_baseline: str | None = None,
     sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     sample_slice_by: Sequence[str] = (),
-    sample_audit: Any = None,
+    sample_audit: str | Path | Mapping[str, Mapping[str, int]] | Judgments | None = None,
 ) -> Results:
     """Load, join, score and summarise every run: every metric of the suite with its band.
 

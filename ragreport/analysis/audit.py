@@ -284,7 +284,8 @@ def corrected_comparisons(
             paired = [q for q in run.row if q in base.row]
             whole = spread(_take(run.model, run.row, paired) - _take(base.model, base.row, paired))
         else:  # every paired query's difference summed: its mean and sd (exact)
-            at = [pair.labels.index(label) for label in labels]
+            # (a label the comparison does not hold is not among ``columns``: its figure is not read)
+            at = [pair.labels.index(label) if label in pair.labels else 0 for label in labels]
             n = pair.summed.queries
             whole = (pair.summed.delta[at], pair.summed.sd[at] ** 2 / n if n > 1 else np.full(len(at), np.nan), n)
         d_model = _take(run.model, run.row, both) - _take(base.model, base.row, both)

@@ -42,7 +42,7 @@ from ..scoring.partition import (
 from ..scoring.readings import rates_of, score_readings
 from ..scoring.scorable import check_scorable
 from . import shown
-from .audit import audited_queries, read_audit
+from .audit import AuditSource, audited_queries, read_audit
 from .paired import PairedRows, bucket_rows, reading_means
 from .poisson import ResampledSums, scored_sums
 from .slices import EXAMPLES, slice_groups, slice_keys
@@ -255,7 +255,7 @@ def evaluate_runs(
     sample_baseline: str | None = None,
     sample_meta: str | Path | Mapping[str, Mapping[str, object]] | None = None,
     sample_slice_by: Sequence[str] = (),
-    sample_audit: Any = None,
+    sample_audit: AuditSource | None = None,
 ) -> list[RunSummary]:
     """Every run read, joined, scored and summarised, in order; the preloaded sample when
     ``inputs`` is empty (:func:`ragreport.api.evaluate` says what each argument takes).
