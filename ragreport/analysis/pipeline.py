@@ -117,7 +117,8 @@ def _check_sampled(choice, baseline, runs, previous, query_meta, audit, corpus, 
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
     a drift from a report that holds every query's (one that holds a sample drifts by the means);
     past two runs, another ``baseline`` than the sample's extremes are against (two runs' extremes
-    are the same pair's, its wins the other's losses)."""
+    are the same pair's, its wins the other's losses); metadata or an audit other than the sample
+    was chosen to hold the examples or the audited queries of."""
     if len(runs) > 2 and (baseline or runs[0]) != choice.baseline:
         raise ArgumentError(
             Argument("baseline"),
