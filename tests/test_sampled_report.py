@@ -151,6 +151,10 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     again = tmp_path / "again"
     assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
     assert _files_of(again) == _files_of(built)
+    if runs == 2:  # and the build that lists every query: its audit drawn again from its sums too
+        monkeypatch.setattr(shown_module, "PAGE_QUERIES", 1000)
+        assert main(["render", str(whole / "report.json"), "--out", str(tmp_path / "whole-again"), "--quiet"]) == 0
+        assert _files_of(tmp_path / "whole-again") == _files_of(whole)
 
 
 @pytest.mark.parametrize(
