@@ -66,8 +66,10 @@ def _records(path: Path, text: str | None) -> list[tuple[int, dict[str, Any]]]:
     rows, textual = table_rows(path, text)
     for line, row in rows:
         typed(row, dict, path, line, "an object per row")
-    if textual:
-        return [(line, {k: v.strip() for k, v in row.items()}) for line, row in rows]
+    if textual:  # in place: a second list of every row would double the file's peak
+        for _, row in rows:
+            for key, value in row.items():
+                row[key] = value.strip()
     return rows
 
 
@@ -96,7 +98,10 @@ def read_scores(path: str | Path, text: str | None = None, columns: ColumnMap | 
     lines: list[int] = []
     judges: dict[str, None] = {}  # in order of first appearance
     values: list[list[float]] = []
-    for number, record in records:
+    first_line = records[0][0]
+    records.reverse()  # popped from the end, in file order: each row let go once read, not held to the end
+    while records:
+        number, record = records.pop()
         key = id_col if id_col is not None and record.get(id_col) not in (None, "") else query_col
         if key is None or record.get(key) in (None, ""):
             under = " or ".join(repr(c) for c in (id_col, query_col) if c is not None)
@@ -119,7 +124,7 @@ def read_scores(path: str | Path, text: str | None = None, columns: ColumnMap | 
         lines.append(number)
         values.append(row)
     if not names:
-        raise InputError(path, records[0][0], "at least one column of numeric scores", "none")
+        raise InputError(path, first_line, "at least one column of numeric scores", "none")
     # A column first seen on a later row is missing from the rows before it: refused there.
     first_short = next((i for i, row in enumerate(values) if len(row) < len(names)), None)
     if first_short is not None:

@@ -102,7 +102,7 @@ def _delimited_rows(path: Path, text: str) -> Rows:
     """(line, row) of a CSV/TSV table with a header; the line is where the row ends (a quoted cell
     may span lines). Blank lines are skipped; a line opening ``#`` is a row like any other (a
     question may start with one)."""
-    first = next((line for line in text.split("\n") if line.strip(BLANKS)), None)
+    first = next((line for line in io.StringIO(text) if line.strip(BLANKS)), None)  # no list of every line
     if first is None:
         raise InputError(path, None, "a header row and rows", "an empty file")
     tab = bare_name(path).lower().endswith(".tsv") or ("\t" in first and "," not in first)
