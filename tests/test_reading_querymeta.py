@@ -36,6 +36,9 @@ def test_jsonl_flat_or_with_a_meta_object(tmp_path):
         ("m.jsonl", '{"topic": "a"}\n', r"m.jsonl:1: expected a query id under one of"),
         ("m.jsonl", '{"qid": "q1", "topic": ["a"]}\n', r"m.jsonl:1: expected a text, number or boolean for 'topic'"),
         ("m.jsonl", '{"qid": "q1"}\n{"qid": \n', r"m.jsonl:2: expected one JSON object per line"),
+        # the first bad line is named: a query listed twice before a broken line
+        ("m.jsonl", '{"qid": "a"}\n{"qid": "a"}\n{"qid": \n', r"m.jsonl:2: expected each query once"),
+        ("m.csv", "qid,t\na,1\na,2\nb,1,extra\n", r"m.csv:3: expected each query once \('a' is also on line 2\)"),
     ],
 )
 def test_errors_name_the_file_and_line(tmp_path, name, content, expected):

@@ -148,6 +148,7 @@ def test_render_of_a_sampled_report_draws_the_builds_pages_byte_for_byte(tmp_pat
     for page in ("queries.html", "run-run0.html"):
         text = " ".join((built / page).read_text().split())
         assert "report.json holds the same ones, and every figure." in text and "holds them all" not in text
+        assert "the report points to (movers, slice examples, texts, audited queries)" in text  # an audit's
     again = tmp_path / "again"
     assert main(["render", str(built / "report.json"), "--out", str(again), "--quiet"]) == 0
     assert _files_of(again) == _files_of(built)
@@ -476,7 +477,7 @@ def test_the_results_of_a_build_keeping_its_samples_rows_hold_them_alone(tmp_pat
     audit = _audit(tmp_path, qrels)
     for given, word in (
         ({"previous": str(previous)}, "previous"),
-        ({"audit": audit}, "audit reads every query's rows"),
+        ({"audit": audit}, "audit reads the rows of its queries, which .* evaluate with sample_audit=it"),
         ({"query_meta": {"q1": {"topic": "a"}}}, "query_meta"),
         ({"corpus": str(tmp_path / "corpus.jsonl"), "text_queries": 3}, "text_queries"),
     ):

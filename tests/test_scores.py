@@ -144,6 +144,16 @@ def test_a_given_scale_is_stated_and_values_outside_it_refused(write):
             "s.csv:3: expected one row per run and query ('run_a' 'q1' is on line 2)",
         ),
         ("s.csv", "id,run,note\nq1,run_a,fine\n", "s.csv:2: expected at least one column of numeric scores, got none"),
+        (  # the first bad row is named: a query not judged before a row given twice, or another run
+            "s.csv",
+            "id,run,x\nq1,run_a,1\nq9,run_a,1\nq2,run_a,0\nq2,run_a,1\n",
+            "s.csv:3: expected a query the judgments of run 'run_a' hold, got query 'q9'",
+        ),
+        (
+            "s.csv",
+            "id,run,x\nq9,run_b,1\nq1,run_c,1\n",
+            "s.csv:2: expected a query the judgments of run 'run_b' hold, got query 'q9'",
+        ),
     ],
 )
 def test_bad_score_files_are_one_line_naming_the_file_and_line(write, name, text, message):

@@ -137,7 +137,7 @@ def test_the_pages_list_the_sample_say_so_and_keep_every_figure(sampled, monkeyp
     assert {p: files[p] for p in files if p not in listing} == {p: whole[p] for p in whole if p not in listing}
     said = (
         "This table shows 40 of the 300 queries: the 5 largest wins and the 5 largest losses against base on "
-        "nDCG@3, 2 other queries the report points to (movers, slice examples, texts, audited queries) and 28 drawn at random "
+        "nDCG@3, 2 other queries the report points to (movers, slice examples, texts) and 28 drawn at random "
         "(the same for every run). report.json holds them all."
     )
     for run, whole_run in zip(view.runs, whole_view.runs):

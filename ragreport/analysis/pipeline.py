@@ -127,11 +127,16 @@ def _check_sampled(choice, baseline, runs, previous, query_meta, audit, corpus, 
         )
     pairs_queries = previous is not None and not is_sampled(previous[0])
     given = {"previous": previous if pairs_queries else None}
-    if choice.audited is None:  # a sample chosen with the audit holds its queries (section 29.3)
-        given |= {"audit": audit}
-    elif audit is None:
+    # a sample chosen with an audit holds its audited queries' rows (section 29.3), and no other's
+    if choice.audited is None and audit is not None:
+        raise ArgumentError(
+            Argument("audit"),
+            " reads the rows of its queries, which these results' sample was not chosen to hold: "
+            "evaluate with sample_audit=it",
+        )
+    if choice.audited is not None and audit is None:
         raise ArgumentError(Argument("audit"), " is the audit these results' sample was chosen to hold: give it again")
-    elif audited_queries(read_audit(audit)[0]) != choice.audited:  # its other queries' rows are not held
+    if choice.audited is not None and audited_queries(read_audit(audit)[0]) != choice.audited:
         raise ArgumentError(
             Argument("audit"), " audits other queries than these results' sample holds: evaluate with sample_audit=it"
         )

@@ -174,21 +174,36 @@ def judged_of(summaries: Sequence[RunSummary]) -> dict[str, np.ndarray]:
 
 
 def _rows_by_run(file: ScoreFile, judged: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
-    """Per run, each query's row, every row checked against the report's runs and ``judged`` queries."""
+    """Per run, each query's row, every row checked against the report's runs and ``judged``
+    queries; the first row in the file that fails is named."""
     names = list(judged)
     rows: dict[str, dict[str, int]] = {name: {} for name in names}
     shown = ", ".join(map(repr, names))
-    for i, (qid, run, line) in enumerate(zip(file.query_ids, file.runs, file.lines)):
-        if run is None and len(names) > 1:
-            raise InputError(file.source, line, f"a 'run' column naming one of the report's runs ({shown})", "none")
-        run = names[0] if run is None else run
-        if run not in rows:
-            raise InputError(file.source, line, f"a run of the report ({shown})", repr(run))
-        if qid in rows[run]:
-            earlier = file.lines[rows[run][qid]]
-            raise InputError(file.source, line, f"one row per run and query ({run!r} {qid!r} is on line {earlier})")
-        rows[run][qid] = i
-    # a query none of the run's judgments hold: the first such row in the file named
+    try:
+        for i, (qid, run, line) in enumerate(zip(file.query_ids, file.runs, file.lines)):
+            if run is None and len(names) > 1:
+                expected = f"a 'run' column naming one of the report's runs ({shown})"
+                raise InputError(file.source, line, expected, "none")
+            run = names[0] if run is None else run
+            if run not in rows:
+                raise InputError(file.source, line, f"a run of the report ({shown})", repr(run))
+            if qid in rows[run]:
+                earlier = file.lines[rows[run][qid]]
+                expected = f"one row per run and query ({run!r} {qid!r} is on line {earlier})"
+                raise InputError(file.source, line, expected)
+            rows[run][qid] = i
+    except InputError as exc:
+        _check_judged(file, rows, judged, before=exc.line)
+        raise
+    _check_judged(file, rows, judged)
+    return rows
+
+
+def _check_judged(
+    file: ScoreFile, rows: Mapping[str, Mapping[str, int]], judged: Mapping[str, np.ndarray], before: int | None = None
+) -> None:
+    """Refuse the first of ``rows`` (before line ``before``) whose query the run's ``judged`` ids
+    lack: the ids of every row checked at once (a set of a million ids would take 100 MB)."""
     outside = [
         (file.lines[at], run, q)
         for run, by_query in rows.items()
@@ -196,12 +211,11 @@ def _rows_by_run(file: ScoreFile, judged: Mapping[str, np.ndarray]) -> dict[str,
         for q, at, held in zip(
             by_query, by_query.values(), np.isin(as_bytes(np.array(list(by_query), dtype=str)), judged[run]).tolist()
         )
-        if not held
+        if not held and (before is None or file.lines[at] < before)
     ]
     if outside:
         line, run, q = min(outside)
         raise InputError(file.source, line, f"a query the judgments of run {run!r} hold", f"query {q!r}")
-    return rows
 
 
 def score_band(values: np.ndarray, scale: Scale, conventions: Conventions) -> Interval:

@@ -79,6 +79,8 @@ class Shown:
     #: The runs' rows are these queries' alone: read back from such a report.json (``render``),
     #: or kept alone by the build that chose them (:class:`SampleChoice`).
     rows_only: bool = False
+    #: Whether the queries the report points to hold an audit's audited queries (``--audit``).
+    audited: bool = False
 
     def mask(self, query_ids: np.ndarray) -> np.ndarray:
         """Which of ``query_ids`` (text or UTF-8 bytes) are shown."""
@@ -171,6 +173,7 @@ def shown_queries(analysis: Analysis) -> Shown | None:
         baseline=comparison.baseline if comparison is not None else None,
         metric=label,
         stored_all=summaries[0].sums is None,
+        audited=bool(audited),
     )
 
 
@@ -352,6 +355,7 @@ def _chosen(analysis: Analysis, choice: SampleChoice) -> Shown:
         metric=label,
         stored_all=False,
         rows_only=True,
+        audited=analysis.audit is not None,
     )
 
 

@@ -134,12 +134,11 @@ class _Columns:
             column.extend(array("i", [-1]) * (row - len(column)))
             column.append(code)
 
-    def table(self) -> QueryMetaTable:
-        """The table, its ids sorted; a query listed twice refused naming its second line."""
-        rows = self.rows
+    def sorted_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ids read so far, sorted, and their order; a query listed twice refused naming its
+        second line (the first such line in the file)."""
         blocks = self.blocks + ([as_bytes(np.array(self.ids, dtype=str))] if self.ids else [])
         ids = np.concatenate(blocks) if blocks else np.zeros(0, dtype="S1")
-        self.ids, self.blocks = [], []
         order = np.argsort(ids, kind="stable")
         ids = ids[order]
         twice = np.flatnonzero(ids[1:] == ids[:-1])
@@ -151,7 +150,13 @@ class _Columns:
             raise InputError(
                 self.path, int(lines[at + 1]), f"each query once ({query!r} is also on line {first})", "it again"
             )
-        codes = np.full((rows, len(self.keys)), -1, dtype=np.int32)
+        return ids, order
+
+    def table(self) -> QueryMetaTable:
+        """The table, its ids sorted (:meth:`sorted_ids`)."""
+        ids, order = self.sorted_ids()
+        self.ids, self.blocks = [], []
+        codes = np.full((self.rows, len(self.keys)), -1, dtype=np.int32)
         for j, column in enumerate(self.codes):
             codes[: len(column), j] = np.frombuffer(column, dtype=np.int32)
         return QueryMetaTable(ids, tuple(self.keys), tuple(map(tuple, self.values)), codes[order])
@@ -168,8 +173,7 @@ def _scalar(value: object, path: Path, line: int, key: str) -> object:
     raise InputError(path, line, f"a text, number or boolean for {key!r}", f"a JSON {type(value).__name__}")
 
 
-def _jsonl(path: Path, text: str) -> QueryMetaTable:
-    found = _Columns(path)
+def _jsonl(path: Path, text: str, found: _Columns) -> None:
     for number, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
@@ -187,15 +191,13 @@ def _jsonl(path: Path, text: str) -> QueryMetaTable:
             number,
             {str(k): _scalar(v, path, number, str(k)) for k, v in fields.items() if v is not None and k != "meta"},
         )
-    return found.table()
 
 
-def _delimited(path: Path, text: str) -> QueryMetaTable:
-    found = _Columns(path)
+def _delimited(path: Path, text: str, found: _Columns) -> None:
     lines = _lines(text)
     header_line, first = next(((i, line) for i, line in enumerate(lines) if line.strip()), (None, ""))
     if header_line is None:
-        return found.table()
+        return
     delimiter = "\t" if "\t" in first else ","
     reader = csv.reader(chain([first], lines), delimiter=delimiter, strict=True)
     try:
@@ -220,7 +222,6 @@ def _delimited(path: Path, text: str) -> QueryMetaTable:
             )
     except csv.Error as exc:
         raise InputError(path, header_line + reader.line_num, "CSV or TSV as RFC 4180 quotes it", str(exc)) from None
-    return found.table()
 
 
 def read_query_meta(path: str | Path) -> QueryMetaTable:
@@ -228,7 +229,11 @@ def read_query_meta(path: str | Path) -> QueryMetaTable:
     docstring says which)."""
     path = Path(path)
     text = read_text(path)
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if first.lstrip().startswith("{"):
-        return _jsonl(path, text)
-    return _delimited(path, text)
+    first = next((line for line in _lines(text) if line.strip()), "")
+    found = _Columns(path)
+    try:
+        (_jsonl if first.lstrip().startswith("{") else _delimited)(path, text, found)
+    except InputError:
+        found.sorted_ids()  # a query listed twice on an earlier line is the first error
+        raise
+    return found.table()

@@ -176,8 +176,10 @@ def figures_from(stored: Any, where: str, field: str, members: int) -> PairedFig
 
 
 def shown_document(shown: Shown) -> dict[str, Any]:
+    """``sampled.shown``: its counts, ids and whether it holds audited queries (only when it does)."""
     return {
-        **{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all", "rows_only")},
+        **{k: v for k, v in shown.__dict__.items() if k not in ("ids", "stored_all", "rows_only", "audited")},
+        **({"audited": True} if shown.audited else {}),
         "ids": shown.ids.tolist(),
     }
 
@@ -192,6 +194,7 @@ def shown_from(stored: Any, where: str) -> Shown:
             metric=metric,
             stored_all=False,
             rows_only=True,
+            audited=bool(stored.get("audited", False)),  # absent before the audit joined the sample
             **counts,
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -226,7 +226,7 @@ def sample_note(listing: str, shown: Shown) -> Text:
     if shown.compared:
         ends += f" on {shown.metric}"
     if shown.cited:
-        pointed = "movers, slice examples, texts, audited queries"
+        pointed = "movers, slice examples, texts" + (", audited queries" if shown.audited else "")
         ends += f", {counted(shown.cited, 'other query')} the report points to ({pointed})"
     kept = "report.json holds them all." if shown.stored_all else "report.json holds the same ones, and every figure."
     return said(
