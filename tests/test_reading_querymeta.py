@@ -72,3 +72,17 @@ def test_a_query_twice_is_named_at_its_first_repeat_in_file_order(tmp_path):
     path.write_text("qid,topic\nb,1\na,2\nc,3\na,4\nb,5\n")
     with pytest.raises(InputError, match=r"m.csv:5: expected each query once \('a' is also on line 3\)"):
         read_query_meta(path)
+
+
+def test_the_row_number_pandas_writes_first_is_not_a_key(tmp_path):
+    # exactly as pandas' DataFrame.to_csv() writes a frame (index=True, its default): an unnamed
+    # first column of row numbers, booleans as True/False, a missing value as an empty cell
+    path = tmp_path / "meta.csv"
+    path.write_text(",query_id,topic,hard\n0,q1,billing,True\n1,q2,shipping,False\n2,q3,,True\n")
+    table = read_query_meta(path)
+    assert table.names == ("topic", "hard")
+    assert dict(table.items()) == {
+        "q1": {"topic": "billing", "hard": "True"},
+        "q2": {"topic": "shipping", "hard": "False"},
+        "q3": {"hard": "True"},
+    }

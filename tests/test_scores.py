@@ -443,3 +443,13 @@ def test_score_as_text_and_markdown_prints_the_scores_tables_and_their_slices(wr
     # never a row of the ranked-list table
     suite = md[md.index("| metric |") : md.index("Hit@K carries")]
     assert "faithfulness" not in suite and "grade" not in suite
+
+
+def test_the_row_number_pandas_writes_first_is_no_score(tmp_path):
+    from ragreport.reading.scores import read_scores
+
+    # exactly as pandas' DataFrame.to_csv() writes a frame of scores (index=True, its default)
+    path = tmp_path / "scores.csv"
+    path.write_text(",query_id,run,faithfulness\n0,q1,run_a,1\n1,q2,run_a,0\n")
+    found = read_scores(path)
+    assert found.names == ("faithfulness",) and found.values.tolist() == [[1.0], [0.0]]

@@ -113,7 +113,9 @@ class Analysis:
         )
 
 
-def _check_sampled(choice, baseline, runs, previous, query_meta, audit, corpus, text_queries: int) -> None:
+def _check_sampled(
+    choice, baseline, runs, previous, query_meta, audit: Judgments | None, corpus, text_queries: int
+) -> None:
     """Refuse what reads every query's rows of runs that hold their sample's alone (section 29.3):
     a drift from a report that holds every query's (one that holds a sample drifts by the means);
     past two runs, another ``baseline`` than the sample's extremes are against (two runs' extremes
@@ -136,7 +138,7 @@ def _check_sampled(choice, baseline, runs, previous, query_meta, audit, corpus, 
         )
     if choice.audited is not None and audit is None:
         raise ArgumentError(Argument("audit"), " is the audit these results' sample was chosen to hold: give it again")
-    if choice.audited is not None and audited_queries(read_audit(audit)[0]) != choice.audited:
+    if choice.audited is not None and audit is not None and audited_queries(audit) != choice.audited:
         raise ArgumentError(
             Argument("audit"), " audits other queries than these results' sample holds: evaluate with sample_audit=it"
         )
@@ -221,6 +223,9 @@ def analyse_runs(
     today = today or build_day()
     choice = sample_choice(summaries)  # the runs hold the rows of this sample alone (section 29.3)
     if choice is not None:
+        if audit is not None and not isinstance(audit, Judgments):  # read once: checked, then measured
+            audit, where = read_audit(audit)
+            audit_source = audit_source or Path(where).name
         _check_sampled(
             choice,
             baseline,

@@ -3,7 +3,8 @@
 
 - CSV or TSV with a header: the query id's column is the first of ``query_id``, ``qid``, ``id``,
   ``query-id``, ``_id`` the header names, else the first column; every other column is a key, its
-  cells the values (text; an empty cell: the query has no value for that key). The delimiter is
+  cells the values (text; an empty cell: the query has no value for that key). A column with no
+  name is not a key: it is the row number pandas' ``to_csv`` writes first unless told not to. The delimiter is
   the tab when the header holds one, else the comma; quoting follows RFC 4180.
 - JSONL: one object per line with the id under one of those keys; the other keys are the
   metadata, or the keys of its ``meta`` object when it has one (as RAG JSONL lines carry them).
@@ -12,7 +13,7 @@
 A query listed twice is an error; so is a line without an id. Every error names the file and line.
 
 The file is held by column (:class:`QueryMetaTable`): each key's distinct values once, a code per
-query, the ids as one sorted array. A million queries of one key take 20 MB, not the 500 MB of a
+query, the ids as one sorted array. A million queries of one key take 11 MB, not the 500 MB of a
 mapping of mappings (docs/conventions.md section 29.3).
 """
 
@@ -68,13 +69,15 @@ class QueryMetaTable(Mapping[str, Mapping[str, object]]):
         at = self._row(query)
         if at is None:
             raise KeyError(query)
-        codes = self.codes[at].tolist()
-        return {key: self.distinct[j][c] for j, (key, c) in enumerate(zip(self.names, codes)) if c >= 0}
+        return self._fields(self.codes[at].tolist())
 
     def items(self) -> Iterator[tuple[str, dict[str, object]]]:  # type: ignore[override]
         """Every query's id and mapping, row by row (no search per query)."""
         for query, codes in zip(as_text(self.ids), self.codes.tolist()):
-            yield query, {key: self.distinct[j][c] for j, (key, c) in enumerate(zip(self.names, codes)) if c >= 0}
+            yield query, self._fields(codes)
+
+    def _fields(self, codes: list[int]) -> dict[str, object]:
+        return {key: self.distinct[j][c] for j, (key, c) in enumerate(zip(self.names, codes)) if c >= 0}
 
     def column(self, key: str) -> tuple[np.ndarray, tuple[object, ...]]:
         """``key``'s code for every query (-1: none) and its distinct values."""
@@ -218,7 +221,7 @@ def _delimited(path: Path, text: str, found: _Columns) -> None:
             found.add(
                 query,
                 number,
-                {k: v.strip() for i, (k, v) in enumerate(zip(header, row)) if i != id_column and v.strip()},
+                {k: v.strip() for i, (k, v) in enumerate(zip(header, row)) if i != id_column and k and v.strip()},
             )
     except csv.Error as exc:
         raise InputError(path, header_line + reader.line_num, "CSV or TSV as RFC 4180 quotes it", str(exc)) from None

@@ -90,7 +90,8 @@ def read_scores(path: str | Path, text: str | None = None, columns: ColumnMap | 
     run_col, judge_col = (mapped.column(role, present, path, required=False) for role in ("run", "judge"))
     # Not scores: the roles' columns, and the default names of each (a numeric 'id' is no score).
     roles = {c for c in (id_col, query_col, run_col, judge_col) if c is not None}
-    reserved = roles | {*SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY}
+    # A column with no name is no score: the row number pandas' to_csv writes first by default.
+    reserved = roles | {*SCORE_ID_KEYS, RUN_KEY, JUDGE_KEY, ""}
     names: list[str] = []
     skipped: set[str] = set()  # columns opened by text: not scores
     qids: list[str] = []

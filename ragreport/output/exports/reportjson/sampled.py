@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
@@ -409,13 +410,29 @@ def slices_from(stored: Any, sampled: Mapping[str, Any], analysis: Analysis, whe
     )
 
 
+#: The stored comparison's fields read as other than a float (``readings`` is not stored by scores).
+_COMPARISON_KINDS = {"baseline": str, "run": str, "metric": str, "queries_needed": int} | dict.fromkeys(
+    ("wins", "ties", "losses", "queries"), int
+)
+
+
+def _comparison(stored: Mapping[str, Any]) -> Comparison:
+    """A :class:`Comparison` as ``as_dict`` wrote it: null a NaN figure, or an absent optional one."""
+    made: dict[str, Any] = {}
+    for one in fields(Comparison):
+        if one.name != "readings":
+            value = stored[one.name] if one.default is dataclasses.MISSING else stored.get(one.name)
+            optional = one.default is None
+            made[one.name] = (
+                (None if optional else math.nan) if value is None else _COMPARISON_KINDS.get(one.name, float)(value)
+            )
+    return Comparison(**made)
+
+
 def scores_from(stored: Any, runs: Sequence[Mapping[str, Any]], where: str) -> ExternalScores:
     """Outside scores (``--scores``) as a sampled report stored them: their figures in each run's
     ``scores``, their comparisons and scales in ``scores``, and the listed queries' values. Every
     figure reads every query's values, which the report keeps the sample's of."""
-
-    def number(value: Any) -> float | None:
-        return None if value is None else float(value)
 
     try:
         names = tuple(str(name) for name in stored["names"])
@@ -436,30 +453,7 @@ def scores_from(stored: Any, runs: Sequence[Mapping[str, Any]], where: str) -> E
             for run in runs
             for name, f in (run.get("scores") or {}).items()
         )
-        comparisons = tuple(
-            Comparison(
-                baseline=str(c["baseline"]),
-                run=str(c["run"]),
-                metric=str(c["metric"]),
-                delta=_number(c["delta"]),
-                low=_number(c["low"]),
-                high=_number(c["high"]),
-                p=_number(c["p"]),
-                p_adjusted=_number(c["p_adjusted"]),
-                wins=int(c["wins"]),
-                ties=int(c["ties"]),
-                losses=int(c["losses"]),
-                queries=int(c["queries"]),
-                alpha=_number(c["alpha"]),
-                detectable=number(c.get("detectable")),
-                queries_needed=None if c.get("queries_needed") is None else int(c["queries_needed"]),
-                min_effect=number(c.get("min_effect")),
-                effect=number(c.get("effect")),
-                effect_low=number(c.get("effect_low")),
-                effect_high=number(c.get("effect_high")),
-            )
-            for c in stored["comparisons"]
-        )
+        comparisons = tuple(_comparison(c) for c in stored["comparisons"])
         values = {
             str(run): {str(q): tuple(float(x) for x in v) for q, v in by_query.items()}
             for run, by_query in stored["values"].items()
